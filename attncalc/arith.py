@@ -1,0 +1,155 @@
+"""The three ways a mechanism's arithmetic is carried out.
+
+A mechanism is written once against :class:`Chain` and run in up to two passes:
+
+* ``exact``: inputs are sympy expressions in numpy object arrays; each step's result is
+  simplified a little and checked for size, and a result that grows too large falls back to
+  floats (with a one-line note) for that step and every later one.
+* ``float``: plain float64 numpy arrays (exact mode off, or too large a problem).
+* ``hand``: float64, but every step's result is rounded to ``decimals`` (half away from zero) and
+  carried forward, the way a worked example is done with a pen.
+
+An array's dtype says what it is: ``object`` holds exact values, ``float64`` holds numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any, Callable
+
+import numpy as np
+
+from .problem import Given
+
+MAX_EXACT_OPS = 120  # operations in one entry's exact form before falling back to numbers
+MAX_EXACT_ENTRIES = 400  # input entries above which exact mode is skipped altogether
+
+
+def is_exact(x: np.ndarray) -> bool:
+    return x.dtype == object
+
+
+def to_float(x: np.ndarray) -> np.ndarray:
+    """Evaluate an array (exact or not) to float64."""
+    if not is_exact(x):
+        return np.asarray(x, dtype=float)
+    out = np.empty(x.shape, dtype=float)
+    for idx, e in np.ndenumerate(x):
+        out[idx] = float(e)
+    return out
+
+
+def round_half_up(x: float, decimals: int) -> float:
+    """Round as people do by hand: 0.0625 -> 0.063 at 3 decimals (not banker's rounding)."""
+    if not math.isfinite(x):
+        return x
+    q = Decimal(repr(x)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    return float(q) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+_round_vec = np.vectorize(round_half_up, otypes=[float])
+
+
+def round_array(x: np.ndarray, decimals: int) -> np.ndarray:
+    x = np.asarray(x, dtype=float)
+    if x.size == 0:
+        return x
+    return _round_vec(x, decimals)
+
+
+class Chain:
+    """One pass of arithmetic: exact, float or hand (rounded and carried)."""
+
+    def __init__(self, mode: str, decimals: int = 3) -> None:
+        assert mode in ("exact", "float", "hand")
+        self.mode = mode
+        self.decimals = decimals
+        self.notes: list[str] = []
+        self.degraded_at: str | None = None
+
+    # -- inputs ------------------------------------------------------------------------
+    def given(self, g: Given) -> np.ndarray:
+        if self.mode == "exact" and self.degraded_at is None:
+            return g.exact()
+        return g.floats.copy()
+
+    def const(self, exact: Callable[[], Any], float_value: float) -> Any:
+        """A derived constant such as sqrt(d_k): exact when exact, rounded in the hand chain.
+
+        ``exact`` is a thunk so that sympy is imported only by the exact chain.
+        """
+        if self.mode == "exact" and self.degraded_at is None:
+            return exact()
+        if self.mode == "hand":
+            return round_half_up(float_value, self.decimals)
+        return float_value
+
+    # -- elementwise ---------------------------------------------------------------------
+    def exp(self, x: np.ndarray) -> np.ndarray:
+        return self._map(x, "exp", np.exp)
+
+    def tanh(self, x: np.ndarray) -> np.ndarray:
+        return self._map(x, "tanh", np.tanh)
+
+    def log(self, x: np.ndarray) -> np.ndarray:
+        return self._map(x, "log", np.log)
+
+    def _map(self, x: np.ndarray, name: str, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        if is_exact(x):
+            import sympy as sp
+
+            f = getattr(sp, name)
+            out = np.empty(x.shape, dtype=object)
+            for idx, e in np.ndenumerate(x):
+                out[idx] = f(e)
+            return out
+        with np.errstate(over="ignore", divide="ignore"):
+            return fn(np.asarray(x, dtype=float))
+
+    # -- linear algebra ------------------------------------------------------------------
+    def coerce(self, *xs: np.ndarray) -> list[np.ndarray]:
+        """All exact, or (if any is a float array) all float."""
+        if all(is_exact(x) for x in xs):
+            return list(xs)
+        return [to_float(x) for x in xs]
+
+    def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        a, b = self.coerce(a, b)
+        out = a @ b
+        return np.asarray(out, dtype=object) if is_exact(a) else out
+
+    def together(self, x: np.ndarray) -> np.ndarray:
+        """Combine sums of fractions over one denominator, where that stays small."""
+        if not is_exact(x):
+            return x
+        import sympy as sp
+
+        out = np.empty(x.shape, dtype=object)
+        for idx, e in np.ndenumerate(x):
+            out[idx] = sp.together(e) if sp.count_ops(e) <= MAX_EXACT_OPS else e
+        return out
+
+    # -- step boundary -------------------------------------------------------------------
+    def finish(self, step_id: str, x: np.ndarray) -> np.ndarray:
+        """Called on every step's result: rounds (hand) or checks size (exact)."""
+        if self.mode == "hand":
+            return round_array(x, self.decimals)
+        if is_exact(x):
+            import sympy as sp
+
+            x = self.together(x)
+            biggest = max((sp.count_ops(e) for e in x.flat), default=0)
+            if biggest > MAX_EXACT_OPS:
+                self.degraded_at = step_id
+                self.notes.append(
+                    f"Exact forms stop at '{step_id}': an entry grew past {MAX_EXACT_OPS} operations, "
+                    "so it and the later steps are computed numerically."
+                )
+                return to_float(x)
+        return x
+
+    def skip_exact(self, reason: str) -> None:
+        """Give up exact forms before starting (called before the first input is read)."""
+        self.degraded_at = "start"
+        self.notes.append(reason)

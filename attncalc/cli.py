@@ -1,0 +1,193 @@
+"""The command line: parse options, call load_problem -> solve -> render, print or write.
+
+Heavy modules (numpy, sympy, the renderers) are imported inside the commands, so that
+``attncalc --help`` costs little more than importing typer.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from . import __version__
+
+app = typer.Typer(
+    name="attncalc",
+    help="Worked derivations of attention mechanisms, exact and numeric.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+class SolveFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+class ListFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    sys.stderr.write(f"attncalc: error: {message}\n")
+    raise typer.Exit(code)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"attncalc {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Worked derivations of attention mechanisms, exact and numeric.
+
+    Start with `attncalc new attention > p.toml`, then `attncalc solve p.toml`.
+    """
+
+
+def write_output(path: str, text: str, force: bool) -> None:
+    """Write text to path through a temporary file and a rename; never overwrite without force."""
+    target = Path(path)
+    if target.exists() and not force:
+        _fail(f"{path}: already exists; pass --force to overwrite it")
+    directory = target.parent if str(target.parent) else Path(".")
+    if not directory.is_dir():
+        _fail(f"{path}: the folder {directory} does not exist")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@app.command()
+def solve(
+    problem: Annotated[str, typer.Argument(help="Problem file (.toml, .yaml/.yml or .json).", show_default=False)],
+    format: Annotated[SolveFormat, typer.Option("--format", "-f", help="Output format.")] = SolveFormat.text,
+    output: Annotated[
+        str | None, typer.Option("--output", "-o", help="Write to this file instead of standard output.")
+    ] = None,
+    decimals: Annotated[
+        int | None, typer.Option("--decimals", min=0, max=12, help="Decimals shown (overrides the problem's settings).")
+    ] = None,
+    exact: Annotated[
+        bool | None, typer.Option("--exact/--no-exact", help="Derive exact forms too (default: the problem's settings).")
+    ] = None,
+    carry: Annotated[
+        bool | None,
+        typer.Option("--carry/--no-carry", help="Round every step and carry it forward, as by hand (default: settings)."),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite the --output file if it exists.")] = False,
+    width: Annotated[int | None, typer.Option("--width", min=40, help="Terminal width for the text view.")] = None,
+) -> None:
+    """Print the worked derivation of a problem."""
+    from .errors import AttncalcError
+    from .mechanisms import solve as solve_problem
+    from .problem import load_problem
+
+    try:
+        derivation = solve_problem(load_problem(problem), exact=exact, decimals=decimals, carry_rounded=carry)
+    except AttncalcError as exc:
+        _fail(str(exc))
+    if format is SolveFormat.json:
+        from .render.json import render
+
+        text = render(derivation)
+    else:
+        text = _text_view(derivation, to_terminal=output is None, width=width)
+        if output is None:
+            return
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        write_output(output, text, force)
+
+
+def _text_view(derivation: object, to_terminal: bool, width: int | None) -> str:
+    from rich.console import Console
+
+    from .render.text import TextRenderer
+
+    renderer = TextRenderer(derivation)  # type: ignore[arg-type]
+    if to_terminal:
+        console = Console(width=width) if width else Console()
+        renderer.print(console)
+        return ""
+    console = Console(width=width or 100, color_system=None, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+    renderer.print(console)
+    return console.export_text()
+
+
+@app.command()
+def new(
+    kind: Annotated[str, typer.Argument(help="attention | self-attention | softmax", show_default=False)],
+    score: Annotated[
+        str | None, typer.Option("--score", help="For attention: dot | scaled-dot | general | additive | concat.")
+    ] = None,
+) -> None:
+    """Print a commented template problem file for KIND (it solves as it is)."""
+    from . import catalog
+    from .templates import template
+
+    if kind not in catalog.KINDS:
+        _fail(f"unknown kind {kind!r}; choose one of: {', '.join(catalog.KINDS)}")
+    if score is not None:
+        if kind != "attention":
+            _fail("--score applies to kind 'attention' only")
+        if score not in catalog.SCORES:
+            _fail(f"unknown score {score!r}; choose one of: {', '.join(catalog.SCORES)}")
+    sys.stdout.write(template(kind, score))
+
+
+@app.command(name="list")
+def list_(
+    format: Annotated[ListFormat, typer.Option("--format", "-f", help="Output format.")] = ListFormat.text,
+) -> None:
+    """List the kinds, score functions and step ids."""
+    from . import catalog
+
+    if format is ListFormat.json:
+        import json
+
+        data = {
+            "kinds": catalog.KINDS,
+            "scores": catalog.SCORES,
+            "step_ids": {k: [s for s, _ in v] for k, v in catalog.STEP_IDS.items()},
+        }
+        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        return
+    lines = ["Kinds:"]
+    lines += [f"  {k:<16} {v}" for k, v in catalog.KINDS.items()]
+    lines += ["", "Scores (kind attention; self-attention takes scaled-dot or dot):"]
+    lines += [f"  {k:<16} {v}" for k, v in catalog.SCORES.items()]
+    for kind, ids in catalog.STEP_IDS.items():
+        lines += ["", f"Step ids for {kind}, in order:"]
+        lines += [f"  {i:<20} {why}" for i, why in ids]
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+def main() -> None:
+    """Entry point of the ``attncalc`` console script."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,201 @@
+"""The derivation: frozen data that every renderer reads and no renderer changes.
+
+A :class:`Step` records, like micrograd's ``Value``, the operation and the operands that produced
+its result, so that a renderer can write the substitution out ("e_2 = 1·0 + 1·2 = 2"). Each step
+holds three views of its result:
+
+* ``value``: the true value as float64 (in exact mode, the exact value evaluated);
+* ``exact``: the exact sympy forms (object array), or ``None`` where the inputs or the size did
+  not allow them;
+* ``shown``: what the worked example displays before formatting: the true value, or with
+  ``carry_rounded`` the hand chain's value, rounded at every step and carried forward.
+
+Operands stored on a step come from the same chain as ``shown``, so every line of a written-out
+substitution is consistent with the numbers next to it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .problem import Problem
+
+
+@dataclass(frozen=True, eq=False)
+class Step:
+    """One step of a worked derivation."""
+
+    id: str
+    title: str
+    formula: str  # plain text, e.g. "e_i = s · h_i"
+    latex: str  # the same formula in LaTeX
+    symbol: str  # the name of one entry, used when expanding: "e", "alpha", "c"
+    value: Any  # float64 array (a str for a prediction)
+    exact: Any = None  # object array of sympy expressions, or None
+    shown: Any = None  # float64 array (or str) as displayed, before formatting
+    rows: tuple[str, ...] | None = None  # labels of the first axis (tokens, vocabulary)
+    cols: tuple[str, ...] | None = None  # labels of the second axis
+    explain: str = ""  # one sentence: what this step does and why
+    note: str = ""  # a remark that applies to this problem (e.g. why the maximum was subtracted)
+
+
+@dataclass(frozen=True, eq=False)
+class Product(Step):
+    """result = left @ right (+ bias): dot products, matrix products and weighted sums.
+
+    ``first`` says which operand is written first in each term ("q_k·h_ik" puts the right one
+    first) so the expansion reads as the textbooks write it.
+    """
+
+    left: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    right: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    bias: np.ndarray | None = None
+    first: str = "left"
+
+    def pairs(self, idx: tuple[int, ...]) -> list[tuple[float, float]]:
+        """The (written-first, written-second) factors summed for one entry of the result."""
+        L, R = self.left, self.right
+        if L.ndim == 1:
+            col = R[:, idx[0]] if R.ndim == 2 else R
+            terms = list(zip(L.tolist(), col.tolist()))
+        else:
+            row = L[idx[0]]
+            col = R[:, idx[1]] if R.ndim == 2 else R
+            terms = list(zip(row.tolist(), col.tolist()))
+        if self.first == "right":
+            terms = [(b, a) for a, b in terms]
+        return terms
+
+    def bias_at(self, idx: tuple[int, ...]) -> float | None:
+        if self.bias is None:
+            return None
+        return float(self.bias[idx[-1]] if self.bias.ndim == 1 else self.bias[idx])
+
+
+@dataclass(frozen=True, eq=False)
+class Map(Step):
+    """result = f(arg) entry by entry; ``fn`` is exp, tanh, scale (times ``param``) or shifted exp."""
+
+    fn: str = "exp"
+    arg: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    param: np.ndarray | None = None  # scale factor, or the per-row maximum subtracted
+    param_text: str = ""  # how the parameter is written, e.g. "1/√2"
+
+
+@dataclass(frozen=True, eq=False)
+class Sum(Step):
+    """result = the sum of ``arg`` (row by row for a matrix)."""
+
+    arg: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+
+@dataclass(frozen=True, eq=False)
+class Divide(Step):
+    """result = num / den, with den one number (or one per row)."""
+
+    num: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    den: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+
+@dataclass(frozen=True, eq=False)
+class Add(Step):
+    """result = the sum of ``parts`` entry by entry (broadcast along rows)."""
+
+    parts: tuple[np.ndarray, ...] = ()
+    part_names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class Concat(Step):
+    """result = the parts, stacked one after the other."""
+
+    parts: tuple[np.ndarray, ...] = ()
+    part_names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class Mask(Step):
+    """result = arg where ``allowed``, −∞ elsewhere."""
+
+    arg: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    allowed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+
+
+@dataclass(frozen=True, eq=False)
+class Softmax(Step):
+    """result = softmax(arg), with the exponentials and their sum written inline."""
+
+    arg: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    exps: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    total: float = 0.0
+    shift: float = 0.0  # the maximum subtracted before exponentiating (0 when not)
+
+
+@dataclass(frozen=True, eq=False)
+class Argmax(Step):
+    """result = the label of the largest probability."""
+
+    probs: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    labels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class Loss(Step):
+    """result = −ln p[target]."""
+
+    prob: float = 0.0
+    target: int = 0
+    label: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class Gradient(Step):
+    """result = (p − y) / T."""
+
+    probs: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    onehot: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    temperature: float = 1.0
+
+
+STEP_TYPES: tuple[type[Step], ...] = (Product, Map, Sum, Divide, Add, Concat, Mask, Softmax, Argmax, Loss, Gradient)
+
+
+@dataclass(frozen=True, eq=False)
+class Input:
+    """A given quantity, shown before the steps."""
+
+    name: str  # key in the problem file: "query", "W_out"
+    symbol: str  # as the maths writes it: "s_t", "W_out"
+    value: np.ndarray
+    exact: np.ndarray | None
+    rows: tuple[str, ...] | None = None
+    cols: tuple[str, ...] | None = None
+    text: str = ""  # how the problem file wrote each entry, where that is not a plain number
+    role: str = ""  # one phrase: "decoder state (query)"
+
+
+@dataclass(frozen=True, eq=False)
+class Derivation:
+    """A solved problem: its inputs, its steps in order, and notes about how it was computed."""
+
+    problem: Problem
+    inputs: tuple[Input, ...]
+    steps: tuple[Step, ...]
+    notes: tuple[str, ...]
+    decimals: int
+    carry_rounded: bool
+    exact_requested: bool
+    headline: str = ""  # one line: the answer in words ("Prediction: B")
+
+    def step(self, step_id: str) -> Step:
+        for s in self.steps:
+            if s.id == step_id:
+                return s
+        raise KeyError(step_id)
+
+    @property
+    def step_ids(self) -> list[str]:
+        return [s.id for s in self.steps]

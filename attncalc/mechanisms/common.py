@@ -1,0 +1,193 @@
+"""Pieces every mechanism shares: the stable softmax steps and conversions between chains."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..arith import Chain, is_exact, to_float
+from ..derivation import Divide, Map, Softmax, Step, Sum
+
+SHIFT_THRESHOLD = 20.0  # |score| above which exp() is unwieldy by hand; 709 overflows float64
+OVERFLOW = 709.78
+
+
+@dataclass(frozen=True)
+class SoftmaxNames:
+    """How one softmax is written: ids of its three steps and the symbols of its entries."""
+
+    exps_id: str = "exponentials"
+    sum_id: str = "exp_sum"
+    out_id: str = "weights"
+    arg: str = "e"  # symbol of the argument: scores e_i, logits z_i
+    out: str = "α"  # symbol of the result: α_i, p_i
+    out_title: str = "Attention weights"
+
+
+def finite_max(x: np.ndarray, axis: int | None = None) -> np.ndarray:
+    """Row (or overall) maximum, ignoring −∞ from masks; works for exact arrays too."""
+    f = to_float(x)
+    f = np.where(np.isneginf(f), np.nan, f)
+    idx = np.nanargmax(f, axis=-1) if axis is not None else np.nanargmax(f)
+    if axis is None:
+        return np.asarray(x.flat[idx])
+    return np.asarray([x[i, j] for i, j in enumerate(idx)], dtype=x.dtype)
+
+
+def finite_min(x: np.ndarray) -> np.ndarray:
+    """Row minimum (per last axis) ignoring −∞, for exact softmax forms."""
+    f = to_float(x)
+    f = np.where(np.isneginf(f), np.nan, f)
+    idx = np.nanargmin(f, axis=-1)
+    if x.ndim == 1:
+        return np.asarray(x[int(idx)])
+    return np.asarray([x[i, j] for i, j in enumerate(idx)], dtype=x.dtype)
+
+
+def should_shift(scores: np.ndarray, mode: str) -> bool:
+    if mode == "always":
+        return True
+    if mode == "never":
+        return False
+    f = to_float(scores)
+    finite = f[np.isfinite(f)]
+    return bool(finite.size) and float(np.max(np.abs(finite))) > SHIFT_THRESHOLD
+
+
+def shift_note(scores: np.ndarray, mode: str) -> str:
+    f = to_float(scores)
+    finite = f[np.isfinite(f)]
+    top = float(np.max(finite))
+    low = float(np.min(finite))
+    if mode == "always":
+        why = "as asked (settings.shift_max)"
+    elif top > OVERFLOW:
+        why = f"exp({_g(top)}) is about 10^{int(top / math.log(10))}, which overflows double precision (max ≈ 1.8·10^308)"
+    elif abs(top) > OVERFLOW or low < -OVERFLOW:
+        why = f"exp({_g(top)}) underflows to 0 in double precision, which would leave 0/0"
+    else:
+        big = top if abs(top) >= abs(low) else low
+        why = f"exp({_g(big)}) ≈ {math.exp(big):.3g} is unwieldy by hand"
+    return (
+        f"The maximum score was subtracted before exponentiating: {why}. "
+        "This changes nothing, since softmax(e) = softmax(e − max e): the factor exp(−max e) cancels "
+        "between numerator and denominator."
+    )
+
+
+def _g(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def softmax_steps(
+    chain: Chain,
+    scores: np.ndarray,
+    names: SoftmaxNames,
+    shift_mode: str,
+    rows: tuple[str, ...] | None,
+    cols: tuple[str, ...] | None,
+) -> tuple[list[Step], np.ndarray]:
+    """exponentials, exp_sum and the normalised weights, row by row for a matrix."""
+    shifted = should_shift(scores, shift_mode)
+    matrix = scores.ndim == 2
+    a, o = names.arg, names.out
+    if shifted:
+        m = finite_max(scores, axis=-1 if matrix else None)
+        arg = scores - (m[:, None] if matrix else m)
+        exps = chain.finish(names.exps_id, chain.exp(arg))
+        note = shift_note(scores, shift_mode)
+        fn = "shift_exp"
+        formula = f"exp({a}_i − m), m = max {a}"
+        latex = rf"\exp({a}_i - m),\quad m = \max_j {a}_j"
+    else:
+        m = None
+        exps = chain.finish(names.exps_id, chain.exp(scores))
+        note = ""
+        fn = "exp"
+        formula = f"exp({a}_i)"
+        latex = rf"\exp({a}_i)"
+    if matrix:
+        formula = formula.replace("_i", "_ij").replace("max ", "max_j ")
+        latex = latex.replace("_i", "_{ij}")
+    exps_step = Map(
+        id=names.exps_id, title="Exponentials", formula=formula, latex=latex, symbol=f"exp({a})",
+        value=exps, rows=rows, cols=cols, fn=fn, arg=scores,
+        param=None if m is None else np.asarray(m), note=note,
+        explain="Softmax turns scores into positive numbers by exponentiating each one.",
+    )
+    total = np.sum(exps, axis=-1) if not matrix else np.array([sum(r) for r in exps], dtype=exps.dtype)
+    if not matrix and is_exact(exps):
+        total = np.asarray(sum(exps.tolist()), dtype=object)
+    total = chain.finish(names.sum_id, np.asarray(total, dtype=exps.dtype))
+    sum_step = Sum(
+        id=names.sum_id, title="Sum of exponentials" + (" (per row)" if matrix else ""),
+        formula="Z_i = Σ_j exp(…)_ij" if matrix else "Z = Σ_j exp(…)_j",
+        latex=r"Z_i = \sum_j \exp(\cdot)_{ij}" if matrix else r"Z = \sum_j \exp(\cdot)_j",
+        symbol="Z", value=total, rows=rows if matrix else None, arg=exps,
+        explain="The normaliser: dividing by it makes the weights sum to 1.",
+    )
+    weights = _normalise(chain, scores, exps, total, m, matrix)
+    weights = chain.finish(names.out_id, weights)
+    out_step = Divide(
+        id=names.out_id, title=names.out_title,
+        formula=f"{o}_ij = exp(…)_ij / Z_i" if matrix else f"{o}_i = exp(…)_i / Z",
+        latex=(rf"{_tex(o)}_{{ij}} = \frac{{\exp(\cdot)_{{ij}}}}{{Z_i}}" if matrix
+               else rf"{_tex(o)}_i = \frac{{\exp(\cdot)_i}}{{Z}}"),
+        symbol=o, value=weights, rows=rows, cols=cols, num=exps, den=total,
+        explain="Each exponential divided by the sum: positive and summing to 1"
+        + (" along every row." if matrix else "."),
+    )
+    return [exps_step, sum_step, out_step], weights
+
+
+def _normalise(
+    chain: Chain, scores: np.ndarray, exps: np.ndarray, total: np.ndarray, shift: np.ndarray | None, matrix: bool
+) -> np.ndarray:
+    if not is_exact(exps) or not is_exact(total):
+        e, t = chain.coerce(exps, total)
+        return e / (t[:, None] if matrix else t)
+    # Exact: divide top and bottom by exp(reference) so that exp(1)/(exp(1) + 2exp(2)) prints
+    # as 1/(1 + 2e). The reference is the smallest finite score, or the maximum already
+    # subtracted when the derivation shifted.
+    ref = shift if shift is not None else finite_min(scores)
+    rel = chain.together(scores - (ref[:, None] if matrix else ref))
+    er = chain.exp(rel)
+    if matrix:
+        den = np.array([sum(r) for r in er], dtype=object)
+        return np.asarray(er / den[:, None], dtype=object)
+    return np.asarray(er / sum(er.tolist()), dtype=object)
+
+
+def _tex(symbol: str) -> str:
+    return {"α": r"\alpha", "p": "p"}.get(symbol, symbol)
+
+
+def labels_or_none(tokens: Any) -> tuple[str, ...] | None:
+    return tuple(tokens) if tokens is not None else None
+
+
+def softmax_inline(
+    chain: Chain, z: np.ndarray, step_id: str, title: str, arg: str, out: str, shift_mode: str,
+    rows: tuple[str, ...] | None,
+) -> Softmax:
+    """A softmax written as one step (exponentials and their sum shown inline): output layers."""
+    shifted = should_shift(z, shift_mode)
+    m = finite_max(z) if shifted else None
+    exps = chain.exp(z - m if m is not None else z)
+    if chain.mode == "hand":
+        exps = chain.finish(step_id + ".exp", exps)
+    total = np.asarray(sum(exps.tolist()), dtype=exps.dtype)
+    if chain.mode == "hand":
+        total = chain.finish(step_id + ".sum", total)
+    p = chain.finish(step_id, _normalise(chain, z, exps, total, m, False))
+    return Softmax(
+        id=step_id, title=title, formula=f"{out}_i = exp({arg}_i) / Σ_j exp({arg}_j)",
+        latex=rf"{out}_i = \frac{{\exp({arg}_i)}}{{\sum_j \exp({arg}_j)}}", symbol=out,
+        value=p, rows=rows, arg=z, exps=exps, total=float(to_float(np.asarray(total))),
+        shift=float(to_float(np.asarray(m))) if m is not None else 0.0,
+        note=shift_note(z, shift_mode) if shifted else "",
+        explain="Softmax over the vocabulary turns the logits into probabilities.",
+    )

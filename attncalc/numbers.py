@@ -1,0 +1,271 @@
+"""attncalc's own grammar for exact numbers in problem files.
+
+A number field holds a TOML/YAML/JSON number or a string such as ``"1/3"``, ``"sqrt(2)/2"``,
+``"exp(-1)"``, ``"2e"`` is *not* allowed (write ``"2*e"``), ``"-0.25"`` or ``"pi^2"``.
+
+The grammar (recursive descent; nothing is ever handed to ``eval`` or ``sympify``)::
+
+    expr   := term (("+" | "-") term)*
+    term   := unary (("*" | "/") unary)*
+    unary  := ("+" | "-") unary | power
+    power  := atom ("^" unary)?            # right-associative, binds tighter than unary minus
+    atom   := NUMBER | "e" | "pi" | FUNC "(" expr ")" | "(" expr ")"
+    FUNC   := sqrt | exp | ln | log | tanh  (log is the natural logarithm)
+
+A parsed number is a small tree of tuples that evaluates to a float with :mod:`math` (no sympy
+needed) or to an exact sympy expression. Decimals are exact: ``0.3`` is 3/10.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Union
+
+from .errors import NumberSyntaxError
+
+# A node is ("num", Fraction) | ("const", name) | ("neg", node) | (op, node, node) | ("call", fn, node)
+Node = tuple[Any, ...]
+
+MAX_LENGTH = 200
+MAX_DEPTH = 40
+MAX_DIGITS = 40
+MAX_POWER = 64
+
+FUNCTIONS = ("sqrt", "exp", "ln", "log", "tanh")
+CONSTANTS = ("e", "pi")
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+(?![A-Za-z_(]))?)|(?P<name>[A-Za-z_]\w*)|(?P<op>\*\*|[-+*/^()\u2212]))"
+)
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    pos = 0
+    text = text.rstrip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m or m.end() == pos:
+            raise NumberSyntaxError(f"unexpected character {text[pos:].lstrip()[:1]!r}")
+        pos = m.end()
+        if m.group("num") is not None:
+            out.append(("num", m.group("num")))
+        elif m.group("name") is not None:
+            out.append(("name", m.group("name")))
+        else:
+            op = m.group("op")
+            out.append(("op", {"**": "^", "\u2212": "-"}.get(op, op)))
+    return out
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.toks = _tokens(text)
+        self.i = 0
+        self.depth = 0
+
+    def peek(self) -> tuple[str, str] | None:
+        return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def take(self) -> tuple[str, str]:
+        tok = self.peek()
+        if tok is None:
+            raise NumberSyntaxError("the expression ends too early")
+        self.i += 1
+        return tok
+
+    def expect(self, op: str) -> None:
+        tok = self.take()
+        if tok != ("op", op):
+            raise NumberSyntaxError(f"expected {op!r}, found {tok[1]!r}")
+
+    def parse(self) -> Node:
+        if not self.toks:
+            raise NumberSyntaxError("empty expression")
+        node = self.expr()
+        if self.peek() is not None:
+            raise NumberSyntaxError(f"unexpected {self.peek()[1]!r}")  # type: ignore[index]
+        return node
+
+    def _nest(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise NumberSyntaxError("the expression is nested too deeply")
+
+    def expr(self) -> Node:
+        node = self.term()
+        while self.peek() in (("op", "+"), ("op", "-")):
+            op = self.take()[1]
+            node = ("add" if op == "+" else "sub", node, self.term())
+        return node
+
+    def term(self) -> Node:
+        node = self.unary()
+        while self.peek() in (("op", "*"), ("op", "/")):
+            op = self.take()[1]
+            node = ("mul" if op == "*" else "div", node, self.unary())
+        return node
+
+    def unary(self) -> Node:
+        tok = self.peek()
+        if tok in (("op", "+"), ("op", "-")):
+            self.take()
+            self._nest()
+            inner = self.unary()
+            self.depth -= 1
+            return ("neg", inner) if tok == ("op", "-") else inner
+        return self.power()
+
+    def power(self) -> Node:
+        base = self.atom()
+        if self.peek() == ("op", "^"):
+            self.take()
+            self._nest()
+            exponent = self.unary()
+            self.depth -= 1
+            return ("pow", base, exponent)
+        return base
+
+    def atom(self) -> Node:
+        kind, text = self.take()
+        if kind == "num":
+            digits = len(re.sub(r"[^0-9]", "", text.split("e")[0].split("E")[0]))
+            if digits > MAX_DIGITS:
+                raise NumberSyntaxError(f"a number with more than {MAX_DIGITS} digits")
+            return ("num", Fraction(Decimal(text)))
+        if kind == "name":
+            if text in CONSTANTS:
+                return ("const", text)
+            if text in FUNCTIONS:
+                self.expect("(")
+                self._nest()
+                arg = self.expr()
+                self.depth -= 1
+                self.expect(")")
+                return ("call", "ln" if text == "log" else text, arg)
+            raise NumberSyntaxError(
+                f"unknown name {text!r} (allowed: {', '.join(FUNCTIONS + CONSTANTS)})"
+            )
+        if text == "(":
+            self._nest()
+            node = self.expr()
+            self.depth -= 1
+            self.expect(")")
+            return node
+        raise NumberSyntaxError(f"unexpected {text!r}")
+
+
+def parse_number(raw: object) -> Node:
+    """Parse one number field (int, float, Decimal or string) into a node; raise on anything else."""
+    if isinstance(raw, bool):
+        raise NumberSyntaxError(f"expected a number, got the boolean {str(raw).lower()}")
+    if isinstance(raw, int):
+        if abs(raw) >= 10**MAX_DIGITS:
+            raise NumberSyntaxError(f"a number with more than {MAX_DIGITS} digits")
+        return ("num", Fraction(raw))
+    if isinstance(raw, Decimal):
+        if not raw.is_finite():
+            raise NumberSyntaxError(f"{raw} is not a finite number")
+        return parse_number(str(raw))
+    if isinstance(raw, float):
+        if not math.isfinite(raw):
+            raise NumberSyntaxError(f"{raw} is not a finite number")
+        return ("num", Fraction(Decimal(repr(raw))))
+    if isinstance(raw, str):
+        if len(raw) > MAX_LENGTH:
+            raise NumberSyntaxError(f"the expression is longer than {MAX_LENGTH} characters")
+        if raw.strip().lower() in ("nan", "inf", "+inf", "-inf", "infinity", "-infinity"):
+            raise NumberSyntaxError(f"{raw.strip()} is not a finite number")
+        node = _Parser(raw).parse()
+        to_float(node)  # reject values that overflow or leave the reals, at load time
+        return node
+    kind = {list: "a list", dict: "a table", type(None): "nothing"}.get(type(raw), type(raw).__name__)
+    raise NumberSyntaxError(f"expected a number, got {kind}")
+
+
+def to_float(node: Node) -> float:
+    """Evaluate a node with floating point; raise NumberSyntaxError outside the finite reals."""
+    try:
+        value = _float(node)
+    except (OverflowError, ZeroDivisionError, ValueError) as exc:
+        raise NumberSyntaxError(_math_problem(exc)) from None
+    if not math.isfinite(value):
+        raise NumberSyntaxError("the value is not a finite number")
+    return value
+
+
+def _math_problem(exc: Exception) -> str:
+    if isinstance(exc, ZeroDivisionError):
+        return "division by zero"
+    if isinstance(exc, OverflowError):
+        return "the value is too large"
+    return "the value is not a real number (square root or logarithm of a negative number?)"
+
+
+def _float(node: Node) -> float:
+    tag = node[0]
+    if tag == "num":
+        return float(node[1])
+    if tag == "const":
+        return math.e if node[1] == "e" else math.pi
+    if tag == "neg":
+        return -_float(node[1])
+    if tag == "call":
+        x = _float(node[2])
+        fn = {"sqrt": math.sqrt, "exp": math.exp, "ln": math.log, "tanh": math.tanh}[node[1]]
+        return float(fn(x))
+    a, b = _float(node[1]), _float(node[2])
+    if tag == "add":
+        return a + b
+    if tag == "sub":
+        return a - b
+    if tag == "mul":
+        return a * b
+    if tag == "div":
+        return a / b
+    if tag == "pow":
+        if abs(b) > MAX_POWER and abs(a) != 1:
+            raise OverflowError
+        result = a**b
+        if isinstance(result, complex):
+            raise ValueError
+        return float(result)
+    raise AssertionError(tag)
+
+
+def to_exact(node: Node) -> Any:
+    """Evaluate a node to an exact sympy expression (sympy is imported only here)."""
+    import sympy as sp
+
+    tag = node[0]
+    if tag == "num":
+        frac: Fraction = node[1]
+        return sp.Rational(frac.numerator, frac.denominator)
+    if tag == "const":
+        return sp.E if node[1] == "e" else sp.pi
+    if tag == "neg":
+        return -to_exact(node[1])
+    if tag == "call":
+        x = to_exact(node[2])
+        fn = {"sqrt": sp.sqrt, "exp": sp.exp, "ln": sp.log, "tanh": sp.tanh}[node[1]]
+        return fn(x)
+    a, b = to_exact(node[1]), to_exact(node[2])
+    ops = {
+        "add": lambda: a + b,
+        "sub": lambda: a - b,
+        "mul": lambda: a * b,
+        "div": lambda: a / b,
+        "pow": lambda: a**b,
+    }
+    return ops[tag]()
+
+
+def is_plain(node: Node) -> bool:
+    """True for a node that is a plain rational literal (no functions or constants)."""
+    return node[0] == "num"
+
+
+Number = Union[int, float, str, Decimal]

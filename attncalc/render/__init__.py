@@ -1,0 +1,1 @@
+"""Renderers: each turns one Derivation into one output format, and none changes it."""

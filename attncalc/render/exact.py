@@ -1,0 +1,47 @@
+"""Exact forms as text and LaTeX (sympy's printers, with Euler's number written e)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def exact_text(expr: Any) -> str:
+    """``1/(1 + 2*e)``: sympy's string printer, with E written e and -oo as -inf."""
+    from sympy.printing.str import StrPrinter
+
+    class _Printer(StrPrinter):  # type: ignore[misc]
+        def _print_Exp1(self, expr: Any) -> str:
+            return "e"
+
+        def _print_NegativeInfinity(self, expr: Any) -> str:
+            return "-inf"
+
+    return str(_Printer().doprint(expr))
+
+
+def exact_nested(x: Any) -> Any:
+    """Nested lists of exact_text strings in the array's nesting."""
+    a = np.asarray(x, dtype=object)
+    if a.ndim == 0:
+        return exact_text(a.item())
+    return [exact_nested(v) for v in a]
+
+
+def is_interesting(x: Any, decimals: int) -> bool:
+    """True when the exact form says more than the decimals do (irrational, or a long fraction)."""
+    a = np.asarray(x, dtype=object)
+    for e in a.flat:
+        if not getattr(e, "is_Rational", False):
+            if getattr(e, "is_infinite", False):
+                continue
+            return True
+        q = int(e.q)
+        while q % 2 == 0:
+            q //= 2
+        while q % 5 == 0:
+            q //= 5
+        if q != 1:
+            return True
+    return False

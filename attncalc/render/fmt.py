@@ -1,0 +1,100 @@
+"""Number formatting and expansion helpers shared by every renderer (no rich, no sympy here)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ..arith import round_half_up
+
+ENTRY_LIMIT = 16  # entries written out per step before the expansion is elided
+TERM_LIMIT = 8  # terms written out per sum before the middle is elided
+HEAD, TAIL = 3, 1  # what an elided list keeps
+
+
+def fmt(x: Any, decimals: int, minus: str = "-", inf: str = "∞") -> str:
+    """A number as a worked example writes it.
+
+    Whole numbers print without decimals ("2"); a number that is exactly representable at the
+    shown precision drops trailing zeros ("0.39", "0.5"); anything else shows ``decimals``
+    places ("0.155"). Tiny non-zero values that would round to 0 use scientific notation.
+    """
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return (minus if x < 0 else "") + inf
+    if abs(x) >= 1e12:
+        return _minus(f"{x:.{max(decimals, 1)}e}", minus)
+    if x == round(x) and abs(x) < 1e12:
+        return _minus(str(int(round(x))), minus)
+    r = round_half_up(x, decimals)
+    if r == 0.0:
+        return _minus(f"{x:.{max(decimals - 1, 1)}e}", minus)
+    text = f"{r:.{decimals}f}"
+    if abs(r - x) <= 1e-12 * max(1.0, abs(x)) and "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return _minus(text, minus)
+
+
+def _minus(text: str, minus: str) -> str:
+    return text.replace("-", minus) if minus != "-" else text
+
+
+def fmt_array(x: Any, decimals: int, minus: str = "-", inf: str = "∞") -> Any:
+    """Nested lists of formatted strings, in the array's nesting (a str stays a str)."""
+    if isinstance(x, str):
+        return x
+    a = np.asarray(x, dtype=float)
+    if a.ndim == 0:
+        return fmt(a, decimals, minus, inf)
+    return [fmt_array(v, decimals, minus, inf) for v in a]
+
+
+def paren(text: str, minus: str = "-") -> str:
+    """Wrap a negative factor in parentheses: 0.6·(-0.4)."""
+    return f"({text})" if text.startswith(minus) else text
+
+
+def elide(items: list[Any], limit: int = ENTRY_LIMIT) -> Iterator[Any | None]:
+    """The items, or the first few, None (for "⋮"), and the last one when there are too many."""
+    if len(items) <= limit:
+        yield from items
+        return
+    yield from items[:HEAD]
+    yield None
+    yield from items[-TAIL:]
+
+
+def entry_indices(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
+    return [tuple(int(i) for i in idx) for idx in np.ndindex(*shape)] if shape else [()]
+
+
+def entry_label(symbol: str, idx: tuple[int, ...], rows: tuple[str, ...] | None = None) -> str:
+    """e_2, S[1,3], exp(e_2): 1-based, as the maths writes it."""
+    if not idx:
+        return symbol
+    if symbol.endswith(")") and "(" in symbol:  # a function of a symbol: exp(e) -> exp(e_2)
+        fn, inner = symbol[:-1].split("(", 1)
+        return f"{fn}({entry_label(inner, idx)})"
+    if len(idx) == 1:
+        return f"{symbol}_{idx[0] + 1}"
+    return f"{symbol}[{idx[0] + 1},{idx[1] + 1}]"
+
+
+def position_labels(labels: tuple[str, ...] | None, n: int, prefix: str = "") -> list[str]:
+    if labels is not None:
+        return list(labels)
+    return [f"{prefix}{i + 1}" for i in range(n)]
+
+
+def bar(weight: float, width: int = 20) -> str:
+    """A weight drawn as a bar of block characters, readable without colour."""
+    if not math.isfinite(weight) or weight <= 0:
+        return ""
+    eighths = round(min(weight, 1.0) * width * 8)
+    full, rest = divmod(eighths, 8)
+    return "█" * full + ("", "▏", "▎", "▍", "▌", "▋", "▊", "▉")[rest]

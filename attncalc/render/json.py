@@ -1,0 +1,63 @@
+"""The JSON view fixed by INTERFACE.md: one object with the steps' value, exact and shown forms."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+
+from ..derivation import Derivation, Step
+from .exact import exact_nested
+from .fmt import fmt_array
+
+
+def _floats(x: Any) -> Any:
+    """Nested float lists; −∞ (a masked score) becomes null, since JSON has no infinity."""
+    if isinstance(x, str):
+        return x
+    a = np.asarray(x, dtype=float)
+    if a.ndim == 0:
+        v = float(a)
+        return v if math.isfinite(v) else None
+    return [_floats(v) for v in a]
+
+
+def step_dict(step: Step, decimals: int) -> dict[str, Any]:
+    exact = None
+    if isinstance(step.value, str):
+        exact = step.value
+    elif step.exact is not None:
+        exact = exact_nested(step.exact)
+    out: dict[str, Any] = {
+        "id": step.id,
+        "title": step.title,
+        "formula": step.formula,
+        "latex": step.latex,
+        "value": _floats(step.value),
+        "exact": exact,
+        "shown": fmt_array(step.shown, decimals, inf="inf"),
+    }
+    if step.note:
+        out["note"] = step.note
+    return out
+
+
+def to_dict(d: Derivation) -> dict[str, Any]:
+    p = d.problem
+    return {
+        "title": p.title,
+        "kind": p.kind,
+        "score": p.score,
+        "convention": "row" if p.row_convention else "column",
+        "decimals": d.decimals,
+        "carry_rounded": d.carry_rounded,
+        "exact": d.exact_requested,
+        "steps": [step_dict(s, d.decimals) for s in d.steps],
+        "notes": list(d.notes),
+    }
+
+
+def render(d: Derivation) -> str:
+    return json.dumps(to_dict(d), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,349 @@
+"""The terminal view: a derivation as a worked example, with rich.
+
+Every step type has a ``_step_<TypeName>`` method that writes its substitution out; a test holds
+every type in :data:`attncalc.derivation.STEP_TYPES` to having one. Meaning never rests on colour
+alone: weights are drawn as bars of block characters, and every table is labelled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from ..derivation import (
+    Add, Argmax, Concat, Derivation, Divide, Gradient, Input, Loss, Map, Mask, Product, Softmax, Step, Sum,
+)
+from .exact import exact_text, is_interesting
+from .fmt import (
+    ENTRY_LIMIT, TERM_LIMIT, bar, elide, entry_indices, entry_label, fmt, paren, position_labels,
+)
+
+ROW_LIMIT = 32  # table rows shown before the middle is elided
+COL_LIMIT = 10  # table columns shown before the middle is elided
+EXACT_WIDTH = 90  # characters of an exact form shown before it is cut
+
+
+class TextRenderer:
+    """Renders a derivation to rich renderables (and so to any rich Console)."""
+
+    def __init__(self, derivation: Derivation) -> None:
+        self.d = derivation
+        self.dec = derivation.decimals
+
+    # ------------------------------------------------------------------ public
+    def renderables(self) -> list[RenderableType]:
+        d = self.d
+        out: list[RenderableType] = [self._header()]
+        out.append(Text("Given", style="bold underline"))
+        for inp in d.inputs:
+            out.append(self._input(inp))
+        for k, step in enumerate(d.steps, 1):
+            out.append(Text(""))
+            out.append(self._step(k, step))
+            if step.id == "weights" and d.problem.kind == "attention":
+                out.append(self._attention_table())
+        if d.headline:
+            out.append(Text(""))
+            out.append(Panel(Text(d.headline, style="bold"), box=box.HEAVY, expand=False))
+        out.append(Text(""))
+        for note in d.notes:
+            out.append(Padding(Text("Note: " + note, style="dim"), (0, 0, 0, 0)))
+        return out
+
+    def print(self, console: Console) -> None:
+        for r in self.renderables():
+            console.print(r)
+
+    # ------------------------------------------------------------------ pieces
+    def _header(self) -> RenderableType:
+        p = self.d.problem
+        bits = [p.kind]
+        if p.score:
+            bits.append(f"{p.score} score")
+        if p.kind != "softmax":
+            bits.append("row convention (x W)" if p.row_convention else "column convention (W x)")
+        body = Text(p.title, style="bold")
+        body.append("\n" + " · ".join(bits), style="italic")
+        if p.description:
+            body.append("\n" + p.description.strip())
+        return Panel(body, box=box.ROUNDED, expand=False)
+
+    def _input(self, inp: Input) -> RenderableType:
+        head = Text(f"{inp.symbol}", style="bold")
+        head.append(f"  {inp.role}" if inp.role else "", style="dim")
+        if inp.value.ndim == 1:
+            return Text.assemble(head, "  = ", self._vector(inp.value, inp.rows))
+        return Group(head, self._matrix(inp.value, inp.rows, inp.cols, inp.symbol))
+
+    def _step(self, k: int, step: Step) -> RenderableType:
+        title = Text(f"Step {k} · {step.title}", style="bold")
+        title.append(f"   [{step.id}]", style="dim")
+        parts: list[RenderableType] = [title, Padding(Text(step.formula, style="cyan"), (0, 0, 0, 2))]
+        if step.explain:
+            parts.append(Padding(Text(step.explain, style="italic dim"), (0, 0, 0, 2)))
+        if step.note:
+            parts.append(Padding(Text("Note: " + step.note, style="yellow"), (0, 0, 0, 2)))
+        method = getattr(self, f"_step_{type(step).__name__}")
+        body: list[RenderableType] = list(method(step))
+        parts.extend(body)
+        parts.extend(self._exact(step))
+        return Group(*parts)
+
+    def _exact(self, step: Step) -> list[RenderableType]:
+        if step.exact is None or not is_interesting(step.exact, self.dec):
+            return []
+        a = np.asarray(step.exact, dtype=object)
+        lines: list[RenderableType] = []
+        if a.ndim == 0:
+            return [Text(f"  exact: {step.symbol} = {self._cut(exact_text(a.item()))}", style="green")]
+        for idx in elide(entry_indices(a.shape), 6):
+            if idx is None:
+                lines.append(Text("    ⋮", style="green"))
+                continue
+            label = entry_label(step.symbol, idx)
+            lines.append(Text(f"  exact: {label} = {self._cut(exact_text(a[idx]))}", style="green"))
+        return lines
+
+    def _cut(self, s: str) -> str:
+        return s if len(s) <= EXACT_WIDTH else s[: EXACT_WIDTH - 1] + "…"
+
+    # ------------------------------------------------------------------ values
+    def n(self, x: Any) -> str:
+        return fmt(x, self.dec)
+
+    def _vector(self, v: np.ndarray, labels: tuple[str, ...] | None = None) -> Text:
+        items = [self.n(x) for x in np.asarray(v).ravel()]
+        shown = [x if x is not None else "…" for x in elide(items, 12)]
+        return Text("[" + ", ".join(shown) + "]")
+
+    def _matrix(self, m: np.ndarray, rows: tuple[str, ...] | None, cols: tuple[str, ...] | None,
+                symbol: str = "", bars: bool = False) -> Table:
+        m = np.asarray(m, dtype=float)
+        n_r, n_c = m.shape
+        t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
+        t.add_column("", style="bold")
+        col_idx = list(elide(list(range(n_c)), COL_LIMIT))
+        col_names = position_labels(cols, n_c)
+        for j in col_idx:
+            t.add_column("…" if j is None else col_names[j], justify="right")
+        row_names = position_labels(rows, n_r)
+        for i in elide(list(range(n_r)), ROW_LIMIT):
+            if i is None:
+                t.add_row("⋮", *["⋮"] * len(col_idx))
+                continue
+            cells = []
+            for j in col_idx:
+                if j is None:
+                    cells.append("…")
+                    continue
+                cell = self.n(m[i, j])
+                if bars:
+                    cell += " " + bar(m[i, j], 6).ljust(6)
+                cells.append(cell)
+            t.add_row(row_names[i], *cells)
+        if n_r > ROW_LIMIT or n_c > COL_LIMIT:
+            t.caption = f"{n_r}×{n_c}; the middle is elided (--format json gives every entry)"
+        return t
+
+    def _result(self, step: Step) -> RenderableType:
+        """The step's shown value: a line for a vector or number, a table for a matrix."""
+        v = np.asarray(step.shown)
+        if v.ndim == 2:
+            return self._matrix(v, step.rows, step.cols, step.symbol, bars=step.id == "weights")
+        if v.ndim == 0:
+            return Text(f"  {step.symbol} = {self.n(v)}", style="bold")
+        return Text.assemble(Text(f"  {step.symbol} = ", style="bold"), self._vector(v))
+
+    def _label(self, step: Step, idx: tuple[int, ...]) -> str:
+        label = entry_label(step.symbol, idx)
+        if len(idx) == 1 and step.rows is not None and step.rows[idx[0]] != label:
+            label += f" ({step.rows[idx[0]]})"
+        return label
+
+    def _lines(self, step: Step, line_for: Any, shape: tuple[int, ...] | None = None) -> Iterable[RenderableType]:
+        shape = np.asarray(step.shown).shape if shape is None else shape
+        for idx in elide(entry_indices(shape), ENTRY_LIMIT):
+            if idx is None:
+                total = int(np.prod(shape))
+                yield Text(f"    ⋮   ({total - 4} more entries, computed the same way)", style="dim")
+                continue
+            yield Text("  " + line_for(idx))
+
+    def _sum_text(self, terms: list[str]) -> str:
+        shown = [t if t is not None else "…" for t in elide(terms, TERM_LIMIT)]
+        return " + ".join(shown).replace("+ -", "− ").replace("+ −", "− ")
+
+    # ------------------------------------------------------------------ step types
+    def _step_Product(self, s: Product) -> Iterable[RenderableType]:
+        shown = np.asarray(s.shown)
+
+        def line(idx: tuple[int, ...]) -> str:
+            terms = [f"{paren(self.n(a))}·{paren(self.n(b))}" for a, b in s.pairs(idx)]
+            b = s.bias_at(idx)
+            if b is not None:
+                terms.append(self.n(b))
+            return f"{self._label(s, idx)} = {self._sum_text(terms)} = {self.n(shown[idx])}"
+
+        if s.note and "identity" in s.note:
+            yield self._result(s)
+            return
+        yield from self._lines(s, line)
+        yield self._result(s)
+
+    def _step_Map(self, s: Map) -> Iterable[RenderableType]:
+        shown = np.asarray(s.shown)
+        param = None if s.param is None else np.asarray(s.param, dtype=float)
+
+        def line(idx: tuple[int, ...]) -> str:
+            x = self.n(s.arg[idx])
+            if s.fn == "exp":
+                expr = f"exp({x})"
+            elif s.fn == "shift_exp":
+                m = param[idx[0]] if param is not None and param.ndim == 1 else param
+                expr = f"exp({x} − {paren(self.n(m))})"
+            elif s.fn == "tanh":
+                expr = f"tanh({x})"
+            elif s.fn == "divide":
+                expr = f"{paren(x)} / {s.param_text or self.n(param)}"
+                if s.param_text.startswith("√"):
+                    expr = f"{paren(x)} / {self.n(param)}"
+            else:
+                expr = f"{paren(x)} · {self.n(param)}"
+            if np.isneginf(s.arg[idx]):
+                return f"{self._label(s, idx)} = {expr} = 0  (masked)" if s.fn in ("exp", "shift_exp") else f"{self._label(s, idx)} = −∞"
+            return f"{self._label(s, idx)} = {expr} = {self.n(shown[idx])}"
+
+        if s.fn == "divide" and s.param_text.startswith("√"):
+            yield Text(f"  {s.param_text} = {self.n(param)}")
+        yield from self._lines(s, line)
+        yield self._result(s)
+
+    def _step_Sum(self, s: Sum) -> Iterable[RenderableType]:
+        arg = np.asarray(s.arg)
+        shown = np.asarray(s.shown)
+        if arg.ndim == 1:
+            terms = [self.n(x) for x in arg]
+            yield Text(f"  Z = {self._sum_text(terms)} = {self.n(shown)}")
+            return
+
+        def line(idx: tuple[int, ...]) -> str:
+            terms = [self.n(x) for x in arg[idx[0]]]
+            return f"{self._label(s, idx)} = {self._sum_text(terms)} = {self.n(shown[idx])}"
+
+        yield from self._lines(s, line)
+        yield self._result(s)
+
+    def _step_Divide(self, s: Divide) -> Iterable[RenderableType]:
+        shown = np.asarray(s.shown)
+        den = np.asarray(s.den)
+
+        def line(idx: tuple[int, ...]) -> str:
+            z = den[idx[0]] if den.ndim == 1 else den
+            return f"{self._label(s, idx)} = {self.n(s.num[idx])} / {self.n(z)} = {self.n(shown[idx])}"
+
+        yield from self._lines(s, line)
+        yield self._result(s)
+        total = float(np.sum(shown)) if shown.ndim == 1 else None
+        if total is not None:
+            yield Text(f"  check: the weights sum to {self.n(total)}", style="dim")
+
+    def _step_Add(self, s: Add) -> Iterable[RenderableType]:
+        shown = np.asarray(s.shown)
+
+        def line(idx: tuple[int, ...]) -> str:
+            terms = [self.n(np.asarray(p)[idx]) for p in s.parts]
+            return f"{self._label(s, idx)} = {self._sum_text(terms)} = {self.n(shown[idx])}"
+
+        yield from self._lines(s, line)
+        yield self._result(s)
+
+    def _step_Concat(self, s: Concat) -> Iterable[RenderableType]:
+        pieces = [f"{name} = {self._vector(p).plain}" for name, p in zip(s.part_names, s.parts, strict=True)]
+        yield Text("  " + ",  ".join(pieces))
+        yield self._result(s)
+
+    def _step_Mask(self, s: Mask) -> Iterable[RenderableType]:
+        blocked = [(i, j) for i, j in zip(*np.nonzero(~np.asarray(s.allowed)), strict=True)]
+        labels = [entry_label("S'", (int(i), int(j))) for i, j in blocked]
+        shown = [x if x is not None else "…" for x in elide(labels, 12)]
+        yield Text(f"  set to −∞: {', '.join(shown)}" if labels else "  nothing is masked")
+        yield self._result(s)
+
+    def _step_Softmax(self, s: Softmax) -> Iterable[RenderableType]:
+        labels = position_labels(s.rows, len(s.arg))
+        shift = f" − {paren(self.n(s.shift))}" if s.shift else ""
+        for i in elide(list(range(len(s.arg))), ENTRY_LIMIT):
+            if i is None:
+                yield Text("    ⋮")
+                continue
+            yield Text(f"  exp({self.n(s.arg[i])}{shift}) = {self.n(s.exps[i])}   ({labels[i]})")
+        yield Text(f"  sum = {self._sum_text([self.n(x) for x in s.exps])} = {self.n(s.total)}")
+        for i in elide(list(range(len(s.arg))), ENTRY_LIMIT):
+            if i is None:
+                yield Text("    ⋮")
+                continue
+            yield Text(f"  p({labels[i]}) = {self.n(s.exps[i])} / {self.n(s.total)} = {self.n(s.shown[i])}")
+
+    def _step_Argmax(self, s: Argmax) -> Iterable[RenderableType]:
+        probs = np.asarray(s.probs)
+        best = int(np.argmax(probs))
+        t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+        t.add_column("entry", style="bold")
+        t.add_column("p", justify="right")
+        t.add_column("")
+        for i in elide(list(range(len(probs))), ROW_LIMIT):
+            if i is None:
+                t.add_row("⋮", "⋮", "")
+                continue
+            mark = "  ◀ largest" if i == best else ""
+            t.add_row(s.labels[i], self.n(probs[i]), bar(float(probs[i]), 20) + mark)
+        yield t
+        yield Text(f"  ŷ = {s.value}", style="bold")
+
+    def _step_Loss(self, s: Loss) -> Iterable[RenderableType]:
+        yield Text(f"  L = −ln p({s.label}) = −ln({self.n(s.prob)}) = {self.n(s.shown)}")
+
+    def _step_Gradient(self, s: Gradient) -> Iterable[RenderableType]:
+        shown = np.asarray(s.shown)
+        T = f" / {fmt(s.temperature, self.dec)}" if s.temperature != 1 else ""
+
+        def line(idx: tuple[int, ...]) -> str:
+            core = f"{self.n(s.probs[idx])} − {self.n(s.onehot[idx])}"
+            core = f"({core}){T}" if T else core
+            return f"{self._label(s, idx)} = {core} = {self.n(shown[idx])}"
+
+        yield from self._lines(s, line)
+        yield self._result(s)
+
+    # ------------------------------------------------------------------ summary table
+    def _attention_table(self) -> RenderableType:
+        d = self.d
+        ids = ["scores", "scaled_scores", "exponentials", "weights"]
+        present = [d.step(i) for i in ids if i in d.step_ids]
+        n = len(np.asarray(d.step("weights").shown))
+        t = Table(title="Attention over the encoder states", box=box.SIMPLE_HEAVY, title_justify="left")
+        t.add_column("i", justify="right")
+        t.add_column("token")
+        heads = {"scores": "score e_i", "scaled_scores": "scaled e'_i", "exponentials": "exp", "weights": "weight α_i"}
+        for s in present:
+            t.add_column(heads[s.id], justify="right")
+        t.add_column("α_i as a bar (full = 1)")
+        labels = position_labels(d.problem.tokens, n, "h_")
+        w = np.asarray(d.step("weights").shown, dtype=float)
+        best = int(np.argmax(w))
+        for i in elide(list(range(n)), ROW_LIMIT):
+            if i is None:
+                t.add_row("⋮", "", *[""] * len(present), "")
+                continue
+            cells = [self.n(np.asarray(s.shown)[i]) for s in present]
+            mark = " ◀ most" if i == best else ""
+            t.add_row(str(i + 1), labels[i], *cells, bar(float(w[i])) + mark)
+        return t
