@@ -15,14 +15,15 @@ An array's dtype says what it is: ``object`` holds exact values, ``float64`` hol
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from .problem import Given
 
-MAX_EXACT_OPS = 120  # operations in one entry's exact form before falling back to numbers
+MAX_EXACT_SIZE = 200  # nodes in one entry's exact form before falling back to numbers
 MAX_EXACT_ENTRIES = 400  # input entries above which exact mode is skipped altogether
 
 
@@ -55,7 +56,26 @@ def round_array(x: np.ndarray, decimals: int) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     if x.size == 0:
         return x
-    return _round_vec(x, decimals)
+    return np.asarray(_round_vec(x, decimals), dtype=float)
+
+
+def expr_size(e: Any) -> int:
+    """Nodes in an expression tree: a cheap stand-in for sympy's count_ops."""
+    size, stack = 0, [e]
+    while stack:
+        node = stack.pop()
+        size += 1
+        stack.extend(node.args)
+    return size
+
+
+def _has_fraction_terms(e: Any) -> bool:
+    """True for a sum with a term like x/(1 + 2e), whose terms together() can combine."""
+    import sympy as sp
+
+    if not isinstance(e, sp.Add):
+        return any(_has_fraction_terms(a) for a in getattr(e, "args", ()))
+    return any(isinstance(sp.fraction(t)[1], sp.Add) for t in e.args)
 
 
 class Chain:
@@ -127,7 +147,7 @@ class Chain:
 
         out = np.empty(x.shape, dtype=object)
         for idx, e in np.ndenumerate(x):
-            out[idx] = sp.together(e) if sp.count_ops(e) <= MAX_EXACT_OPS else e
+            out[idx] = sp.together(e) if _has_fraction_terms(e) and expr_size(e) <= MAX_EXACT_SIZE else e
         return out
 
     # -- step boundary -------------------------------------------------------------------
@@ -136,14 +156,12 @@ class Chain:
         if self.mode == "hand":
             return round_array(x, self.decimals)
         if is_exact(x):
-            import sympy as sp
-
             x = self.together(x)
-            biggest = max((sp.count_ops(e) for e in x.flat), default=0)
-            if biggest > MAX_EXACT_OPS:
+            biggest = max((expr_size(e) for e in x.flat), default=0)
+            if biggest > MAX_EXACT_SIZE:
                 self.degraded_at = step_id
                 self.notes.append(
-                    f"Exact forms stop at '{step_id}': an entry grew past {MAX_EXACT_OPS} operations, "
+                    f"Exact forms stop at '{step_id}': an entry grew past {MAX_EXACT_SIZE} terms, "
                     "so it and the later steps are computed numerically."
                 )
                 return to_float(x)

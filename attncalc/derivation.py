@@ -60,11 +60,11 @@ class Product(Step):
         L, R = self.left, self.right
         if L.ndim == 1:
             col = R[:, idx[0]] if R.ndim == 2 else R
-            terms = list(zip(L.tolist(), col.tolist()))
+            terms = list(zip(L.tolist(), col.tolist(), strict=True))
         else:
             row = L[idx[0]]
             col = R[:, idx[1]] if R.ndim == 2 else R
-            terms = list(zip(row.tolist(), col.tolist()))
+            terms = list(zip(row.tolist(), col.tolist(), strict=True))
         if self.first == "right":
             terms = [(b, a) for a, b in terms]
         return terms

@@ -22,7 +22,7 @@ import math
 import re
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Union
+from typing import Any
 
 from .errors import NumberSyntaxError
 
@@ -146,9 +146,7 @@ class _Parser:
                 self.depth -= 1
                 self.expect(")")
                 return ("call", "ln" if text == "log" else text, arg)
-            raise NumberSyntaxError(
-                f"unknown name {text!r} (allowed: {', '.join(FUNCTIONS + CONSTANTS)})"
-            )
+            raise NumberSyntaxError(f"unknown name {text!r} (allowed: {', '.join(FUNCTIONS + CONSTANTS)})")
         if text == "(":
             self._nest()
             node = self.expr()
@@ -261,11 +259,3 @@ def to_exact(node: Node) -> Any:
         "pow": lambda: a**b,
     }
     return ops[tag]()
-
-
-def is_plain(node: Node) -> bool:
-    """True for a node that is a plain rational literal (no functions or constants)."""
-    return node[0] == "num"
-
-
-Number = Union[int, float, str, Decimal]

@@ -64,7 +64,7 @@ class Head:
     combine: str  # add | concat
     order: str  # context-query | query-context (concat only)
     W_c: Given | None
-    W_out: Given
+    W_out: Given | None  # None: the head stops at the combined (or attentional) vector
     b_out: Given | None
     vocab: tuple[str, ...] | None
 
@@ -265,7 +265,9 @@ def read_raw(path: str | Path) -> dict[str, Any]:
         try:
             raw = json.loads(text, parse_float=Decimal)
         except json.JSONDecodeError as exc:
-            raise ProblemError(file, "", f"is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+            raise ProblemError(
+                file, "", f"is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+            ) from None
     else:
         try:
             raw = tomllib.loads(text, parse_float=Decimal)
@@ -323,8 +325,16 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
     if head_raw is not None and kind != "attention":
         raise r.fail("head", f"an output head belongs to kind 'attention', not {kind!r}")
 
-    common = dict(path=file, title=title, kind=kind, score=score, tokens=tokens, settings=settings,
-                  description=description, answers=dict(answers))
+    common = dict(
+        path=file,
+        title=title,
+        kind=kind,
+        score=score,
+        tokens=tokens,
+        settings=settings,
+        description=description,
+        answers=dict(answers),
+    )
     if kind == "attention":
         given, head = _attention(r, given_raw, score or "dot", settings, head_raw)
         n = given["keys"].shape[0]
@@ -460,27 +470,38 @@ def _head(r: _Reader, raw: Any, d_q: int, d_v: int, row: bool) -> Head:
     W_c = None
     if combine == "add":
         if "W_c" in t:
-            raise r.fail("head.W_c", "W_c is used only with combine = \"concat\"")
+            raise r.fail("head.W_c", 'W_c is used only with combine = "concat"')
         if d_q != d_v:
-            raise r.fail("head.combine", f"\"add\" needs the query (length {d_q}) and the context (length {d_v}) to match")
+            raise r.fail(
+                "head.combine", f'"add" needs the query (length {d_q}) and the context (length {d_v}) to match'
+            )
         width = d_q
     else:
         if "W_c" not in t:
-            raise r.fail("head.W_c", "missing: combine = \"concat\" computes tanh(W_c [c; s])")
+            raise r.fail("head.W_c", 'missing: combine = "concat" computes tanh(W_c [c; s])')
         W_c = r.matrix(t["W_c"], "head.W_c")
         cat = d_q + d_v
         have = W_c.shape[0] if row else W_c.shape[1]
         if have != cat:
             want = f"{cat}×h" if row else f"h×{cat}"
-            raise r.fail("head.W_c", f"is {_shape(W_c)}, but [c; s] has length {d_v}+{d_q}={cat}: the {conv} convention needs {want}")
+            raise r.fail(
+                "head.W_c",
+                f"is {_shape(W_c)}, but [c; s] has length {d_v}+{d_q}={cat}: the {conv} convention needs {want}",
+            )
         width = W_c.shape[1] if row else W_c.shape[0]
     if "W_out" not in t:
-        raise r.fail("head.W_out", "missing: the output layer's weights")
+        for key in ("b_out", "vocab"):
+            if key in t:
+                raise r.fail(f"head.{key}", "needs head.W_out, the output layer's weights")
+        return Head(combine, order, W_c, None, None, None)
     W_out = r.matrix(t["W_out"], "head.W_out")
     have = W_out.shape[0] if row else W_out.shape[1]
     if have != width:
         want = f"{width}×V" if row else f"V×{width}"
-        raise r.fail("head.W_out", f"is {_shape(W_out)}, but the vector it multiplies has length {width}: the {conv} convention needs {want}")
+        raise r.fail(
+            "head.W_out",
+            f"is {_shape(W_out)}, but the vector it multiplies has length {width}: the {conv} convention needs {want}",
+        )
     V = W_out.shape[1] if row else W_out.shape[0]
     b_out = None
     if "b_out" in t:
@@ -493,7 +514,9 @@ def _head(r: _Reader, raw: Any, d_q: int, d_v: int, row: bool) -> Head:
     return Head(combine, order, W_c, W_out, b_out, vocab)
 
 
-def _self_attention(r: _Reader, t: dict[str, Any], settings: Settings) -> tuple[dict[str, Given], np.ndarray | None, str | None]:
+def _self_attention(
+    r: _Reader, t: dict[str, Any], settings: Settings
+) -> tuple[dict[str, Given], np.ndarray | None, str | None]:
     X = r.matrix(_require(r, t, "X", "the input rows x_i"), "given.X")
     n, d = X.shape
     g = {"X": X}
@@ -512,7 +535,10 @@ def _self_attention(r: _Reader, t: dict[str, Any], settings: Settings) -> tuple[
         widths[name] = M.shape[1] if row else M.shape[0]
         g[name] = M
     if widths["W_Q"] != widths["W_K"]:
-        raise r.fail("given.W_K", f"gives keys of width {widths['W_K']} but W_Q gives queries of width {widths['W_Q']}; Q Kᵀ needs them equal")
+        raise r.fail(
+            "given.W_K",
+            f"gives keys of width {widths['W_K']} but W_Q gives queries of width {widths['W_Q']}; Q Kᵀ needs them equal",
+        )
     mask = None
     mask_text = None
     if "mask" in t:
@@ -533,7 +559,9 @@ def _self_attention(r: _Reader, t: dict[str, Any], settings: Settings) -> tuple[
     return g, mask, mask_text
 
 
-def _softmax(r: _Reader, t: dict[str, Any], tokens: tuple[str, ...] | None) -> tuple[dict[str, Given], int | None, tuple[str, ...] | None]:
+def _softmax(
+    r: _Reader, t: dict[str, Any], tokens: tuple[str, ...] | None
+) -> tuple[dict[str, Given], int | None, tuple[str, ...] | None]:
     logits = r.vector(_require(r, t, "logits", "the logits z"), "given.logits")
     V = logits.shape[0]
     vocab = r.labels(t["vocab"], "given.vocab") if "vocab" in t else tokens
@@ -544,7 +572,10 @@ def _softmax(r: _Reader, t: dict[str, Any], tokens: tuple[str, ...] | None) -> t
         raw = t["target"]
         if isinstance(raw, int) and not isinstance(raw, bool):
             if not 0 <= raw < V:
-                raise r.fail("given.target", f"index {raw} is out of range: with {V} logits it runs from 0 to {V - 1} (0-based, as in PyTorch)")
+                raise r.fail(
+                    "given.target",
+                    f"index {raw} is out of range: with {V} logits it runs from 0 to {V - 1} (0-based, as in PyTorch)",
+                )
             target = raw
         elif isinstance(raw, str):
             if vocab is None or raw not in vocab:

@@ -58,7 +58,7 @@ keys = [[1, 0], [0, 2], [1, 1]]  # encoder states h_1..h_n, one per row
 '''
 
 
-SELF_ATTENTION = f'''# attncalc problem: scaled dot-product self-attention.
+SELF_ATTENTION = f"""# attncalc problem: scaled dot-product self-attention.
 # Solve it with:  attncalc solve this-file.toml
 title = "Self-attention over three tokens"
 kind = "self-attention"
@@ -72,10 +72,10 @@ W_Q = [[1, 0], [0, 1]]
 W_K = [[1, 0], [0, 1]]
 W_V = [[1, 0], [0, 1]]
 # mask = "causal"        # or a 0/1 matrix, 1 = may attend
-{_SETTINGS}'''
+{_SETTINGS}"""
 
 
-SOFTMAX = '''# attncalc problem: softmax, cross-entropy and its gradient.
+SOFTMAX = """# attncalc problem: softmax, cross-entropy and its gradient.
 # Solve it with:  attncalc solve this-file.toml
 title = "Softmax with cross-entropy"
 kind = "softmax"
@@ -88,7 +88,7 @@ target = "cat"                   # a label, or a 0-based index as in PyTorch (0 
 [settings]
 decimals = 3
 # temperature = 2        # softmax(z / T)
-'''
+"""
 
 
 def template(kind: str, score: str | None = None) -> str:

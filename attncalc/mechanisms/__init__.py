@@ -60,7 +60,9 @@ def solve(
             "they can differ in the last digit from the true values."
         )
     else:
-        notes.append(f"Shown values are the true values rounded to {decimals} decimals; nothing rounded is carried forward.")
+        notes.append(
+            f"Shown values are the true values rounded to {decimals} decimals; nothing rounded is carried forward."
+        )
 
     steps = tuple(_merge(p, h) for p, h in zip(primary, shown_steps, strict=True))
     return Derivation(
@@ -79,14 +81,16 @@ def _all_given(problem: Problem) -> list:  # type: ignore[type-arg]
     out = list(problem.given.values())
     if problem.head is not None:
         out += [g for g in (problem.head.W_c, problem.head.W_out, problem.head.b_out) if g is not None]
+        out += [g for g in (problem.head.W_c, problem.head.W_out, problem.head.b_out) if g is not None]
     return out
 
 
 def _merge(primary: Step, shown: Step) -> Step:
     """True value and exact form from the primary pass; shown value and operands from `shown`."""
-    if isinstance(primary, Argmax):
-        return dataclasses.replace(shown, value=primary.value, exact=None, shown=shown.value,
-                                   probs=to_float(np.asarray(shown.probs)))
+    if isinstance(primary, Argmax) and isinstance(shown, Argmax):
+        return dataclasses.replace(
+            shown, value=primary.value, exact=None, shown=shown.value, probs=to_float(np.asarray(shown.probs))
+        )
     exact = primary.value if is_exact(np.asarray(primary.value)) else None
     changes: dict[str, object] = {
         "value": to_float(np.asarray(primary.value)),

@@ -40,11 +40,11 @@ def inputs(p: Problem) -> list[Input]:
         out.append(Input(key, symbol, given.floats, None, rows=rows, role=role))
     if p.head is not None:
         h = p.head
-        for key, given in (("W_c", h.W_c), ("W_out", h.W_out), ("b_out", h.b_out)):
-            if given is not None:
+        for key, weights in (("W_c", h.W_c), ("W_out", h.W_out), ("b_out", h.b_out)):
+            if weights is not None:
                 rows = h.vocab if key == "W_out" and not p.row_convention else None
                 cols = h.vocab if key == "W_out" and p.row_convention else None
-                out.append(Input(key, key, given.floats, None, rows=rows, cols=cols, role=f"head: {key}"))
+                out.append(Input(key, key, weights.floats, None, rows=rows, cols=cols, role=f"head: {key}"))
     return out
 
 
@@ -61,44 +61,82 @@ def run(p: Problem, chain: Chain) -> list[Step]:
 
     if p.score in ("dot", "scaled-dot"):
         e = chain.finish("scores", chain.matmul(K, q))  # (n,)
-        steps.append(Product(
-            id="scores", title="Alignment scores", formula="e_i = s · h_i", latex=r"e_i = s^\top h_i",
-            symbol="e", value=e, rows=tok, left=K, right=q, first="right",
-            explain="Each score is the dot product of the decoder state with one encoder state: "
-                    "the more they point the same way, the higher the score.",
-        ))
+        steps.append(
+            Product(
+                id="scores",
+                title="Alignment scores",
+                formula="e_i = s · h_i",
+                latex=r"e_i = s^\top h_i",
+                symbol="e",
+                value=e,
+                rows=tok,
+                left=K,
+                right=q,
+                first="right",
+                explain="Each score is the dot product of the decoder state with one encoder state: "
+                "the more they point the same way, the higher the score.",
+            )
+        )
         if p.score == "scaled-dot":
             e = _scale(p, chain, e, d_k, steps)
     elif p.score == "general":
         W = chain.given(g["W"])
         Wm = W if row else W.T
         TK = chain.finish("transformed_keys", chain.matmul(K, Wm))  # (n, d_q)
-        steps.append(Product(
-            id="transformed_keys", title="Transformed encoder states",
-            formula="h_i W" if row else "W h_i", latex=r"h_i W" if row else r"W h_i",
-            symbol="Wh", value=TK, rows=tok, left=K, right=Wm, first="left" if row else "right",
-            explain="The general score first maps every encoder state into the decoder's space with W.",
-        ))
+        steps.append(
+            Product(
+                id="transformed_keys",
+                title="Transformed encoder states",
+                formula="h_i W" if row else "W h_i",
+                latex=r"h_i W" if row else r"W h_i",
+                symbol="Wh",
+                value=TK,
+                rows=tok,
+                left=K,
+                right=Wm,
+                first="left" if row else "right",
+                explain="The general score first maps every encoder state into the decoder's space with W.",
+            )
+        )
         e = chain.finish("scores", chain.matmul(TK, q))
-        steps.append(Product(
-            id="scores", title="Alignment scores",
-            formula="e_i = (h_i W) · s" if row else "e_i = s · (W h_i)",
-            latex=r"e_i = (h_i W)\, s^\top" if row else r"e_i = s^\top W h_i",
-            symbol="e", value=e, rows=tok, left=TK, right=q, first="right",
-            explain="Each score is the dot product of the decoder state with a transformed encoder state.",
-        ))
+        steps.append(
+            Product(
+                id="scores",
+                title="Alignment scores",
+                formula="e_i = (h_i W) · s" if row else "e_i = s · (W h_i)",
+                latex=r"e_i = (h_i W)\, s^\top" if row else r"e_i = s^\top W h_i",
+                symbol="e",
+                value=e,
+                rows=tok,
+                left=TK,
+                right=q,
+                first="right",
+                explain="Each score is the dot product of the decoder state with a transformed encoder state.",
+            )
+        )
     else:
         e = _feedforward_scores(p, chain, q, K, steps)
 
-    soft, alpha = softmax_steps(chain, e, SoftmaxNames(), p.settings.shift_max, tok, None)
+    names = SoftmaxNames(arg="e'" if p.score == "scaled-dot" else "e")
+    soft, alpha = softmax_steps(chain, e, names, p.settings.shift_max, tok, None)
     steps.extend(soft)
     c = chain.finish("context", chain.matmul(alpha, V))  # (d_v,)
-    steps.append(Product(
-        id="context", title="Context vector", formula=f"c = Σ_i α_i {vsym}_i",
-        latex=rf"c = \sum_i \alpha_i {vsym}_i", symbol="c", value=c, left=alpha, right=V, first="left",
-        explain="The context is the weighted average of the " + ("encoder states" if vsym == "h" else "values")
-                + ", each weighted by its attention weight.",
-    ))
+    steps.append(
+        Product(
+            id="context",
+            title="Context vector",
+            formula=f"c = Σ_i α_i {vsym}_i",
+            latex=rf"c = \sum_i \alpha_i {vsym}_i",
+            symbol="c",
+            value=c,
+            left=alpha,
+            right=V,
+            first="left",
+            explain="The context is the weighted average of the "
+            + ("encoder states" if vsym == "h" else "values")
+            + ", each weighted by its attention weight.",
+        )
+    )
     if p.head is not None:
         steps.extend(_head(p, chain, q, c))
     return steps
@@ -115,11 +153,22 @@ def _scale(p: Problem, chain: Chain, e: np.ndarray, d_k: int, steps: list[Step])
         factor, fn, text = root, "divide", f"√{d_k}"
         formula, latex = f"e'_i = e_i / √d_k, d_k = {d_k}", rf"e'_i = \frac{{e_i}}{{\sqrt{{d_k}}}},\ d_k = {d_k}"
     out = chain.finish("scaled_scores", e * factor if fn == "scale" else e / factor)
-    steps.append(Map(
-        id="scaled_scores", title="Scaled scores", formula=formula, latex=latex, symbol="e'",
-        value=out, rows=p.tokens, fn=fn, arg=e, param=np.asarray(factor), param_text=text,
-        explain="Dividing by √d_k keeps dot products of long vectors from saturating the softmax.",
-    ))
+    steps.append(
+        Map(
+            id="scaled_scores",
+            title="Scaled scores",
+            formula=formula,
+            latex=latex,
+            symbol="e'",
+            value=out,
+            rows=p.tokens,
+            fn=fn,
+            arg=e,
+            param=np.asarray(factor),
+            param_text=text,
+            explain="Dividing by √d_k keeps dot products of long vectors from saturating the softmax.",
+        )
+    )
     return out
 
 
@@ -141,21 +190,53 @@ def _feedforward_scores(p: Problem, chain: Chain, q: np.ndarray, K: np.ndarray, 
         W_q, W_k = chain.given(g["W_q"]), chain.given(g["W_k"])
         if row:
             pq = chain.finish("projected_query", chain.matmul(q, W_q))
-            steps.append(Product(id="projected_query", title="Projected query", formula="s W_q", latex="s W_q",
-                                 symbol="s W_q", value=pq, left=q, right=W_q, first="left",
-                                 explain="The decoder state, projected into the attention space."))
+            steps.append(
+                Product(
+                    id="projected_query",
+                    title="Projected query",
+                    formula="s W_q",
+                    latex="s W_q",
+                    symbol="s W_q",
+                    value=pq,
+                    left=q,
+                    right=W_q,
+                    first="left",
+                    explain="The decoder state, projected into the attention space.",
+                )
+            )
         else:
             pq = chain.finish("projected_query", chain.matmul(W_q, q))
-            steps.append(Product(id="projected_query", title="Projected query", formula="W_q s", latex="W_q s",
-                                 symbol="W_q s", value=pq, left=W_q, right=q, first="left",
-                                 explain="The decoder state, projected into the attention space."))
+            steps.append(
+                Product(
+                    id="projected_query",
+                    title="Projected query",
+                    formula="W_q s",
+                    latex="W_q s",
+                    symbol="W_q s",
+                    value=pq,
+                    left=W_q,
+                    right=q,
+                    first="left",
+                    explain="The decoder state, projected into the attention space.",
+                )
+            )
         Wk = W_k if row else W_k.T
         pk = chain.finish("projected_keys", chain.matmul(K, Wk))
-        steps.append(Product(id="projected_keys", title="Projected keys",
-                             formula="h_i W_k" if row else "W_k h_i", latex="h_i W_k" if row else "W_k h_i",
-                             symbol="W_k h", value=pk, rows=tok, left=K, right=Wk,
-                             first="left" if row else "right",
-                             explain="Every encoder state, projected into the same space."))
+        steps.append(
+            Product(
+                id="projected_keys",
+                title="Projected keys",
+                formula="h_i W_k" if row else "W_k h_i",
+                latex="h_i W_k" if row else "W_k h_i",
+                symbol="W_k h",
+                value=pk,
+                rows=tok,
+                left=K,
+                right=Wk,
+                first="left" if row else "right",
+                explain="Every encoder state, projected into the same space.",
+            )
+        )
         parts = [np.array([pq] * n, dtype=pq.dtype), pk]
         names = ["W_q s", "W_k h_i"] if not row else ["s W_q", "h_i W_k"]
         if "b" in g:
@@ -164,10 +245,20 @@ def _feedforward_scores(p: Problem, chain: Chain, q: np.ndarray, K: np.ndarray, 
             names.append("b")
         parts = chain.coerce(*parts)
         pre = chain.finish("pre_activation", sum(parts[1:], parts[0]))
-        steps.append(Add(id="pre_activation", title="Pre-activation", formula=" + ".join(names),
-                         latex=" + ".join(names), symbol="a", value=pre, rows=tok,
-                         parts=tuple(parts), part_names=tuple(names),
-                         explain="The projected query and the projected key are added, key by key."))
+        steps.append(
+            Add(
+                id="pre_activation",
+                title="Pre-activation",
+                formula=" + ".join(names),
+                latex=" + ".join(names),
+                symbol="a",
+                value=pre,
+                rows=tok,
+                parts=tuple(parts),
+                part_names=tuple(names),
+                explain="The projected query and the projected key are added, key by key.",
+            )
+        )
     else:
         W = chain.given(g["W"])
         Qrep = np.array([q] * n, dtype=q.dtype)
@@ -175,22 +266,53 @@ def _feedforward_scores(p: Problem, chain: Chain, q: np.ndarray, K: np.ndarray, 
         C = np.concatenate([qk, Kc], axis=1)  # (n, d_q + d_k): [s; h_i] per row
         Wm = W if row else W.T
         pre = chain.finish("pre_activation", chain.matmul(C, Wm))
-        steps.append(Product(id="pre_activation", title="Pre-activation",
-                             formula="[s; h_i] W" if row else "W [s; h_i]",
-                             latex=r"[s; h_i]\, W" if row else r"W [s; h_i]", symbol="a", value=pre, rows=tok,
-                             left=C, right=Wm, first="left" if row else "right",
-                             explain="The decoder state and each encoder state are stacked into one vector and "
-                                     "multiplied by W."))
+        steps.append(
+            Product(
+                id="pre_activation",
+                title="Pre-activation",
+                formula="[s; h_i] W" if row else "W [s; h_i]",
+                latex=r"[s; h_i]\, W" if row else r"W [s; h_i]",
+                symbol="a",
+                value=pre,
+                rows=tok,
+                left=C,
+                right=Wm,
+                first="left" if row else "right",
+                explain="The decoder state and each encoder state are stacked into one vector and multiplied by W.",
+            )
+        )
     hidden = chain.finish("hidden", chain.tanh(pre))
-    steps.append(Map(id="hidden", title="Hidden layer", formula="tanh(a_i)", latex=r"\tanh(a_i)",
-                     symbol="tanh", value=hidden, rows=tok, fn="tanh", arg=pre,
-                     explain="tanh squashes every entry into (−1, 1)."))
+    steps.append(
+        Map(
+            id="hidden",
+            title="Hidden layer",
+            formula="tanh(a_i)",
+            latex=r"\tanh(a_i)",
+            symbol="tanh",
+            value=hidden,
+            rows=tok,
+            fn="tanh",
+            arg=pre,
+            explain="tanh squashes every entry into (−1, 1).",
+        )
+    )
     v = chain.given(g["v"])
     e = chain.finish("scores", chain.matmul(hidden, v))
-    steps.append(Product(id="scores", title="Alignment scores", formula="e_i = v_a · tanh(a_i)",
-                         latex=r"e_i = v_a^\top \tanh(a_i)", symbol="e", value=e, rows=tok,
-                         left=hidden, right=v, first="right",
-                         explain="The scoring vector v_a reads one number off each hidden vector."))
+    steps.append(
+        Product(
+            id="scores",
+            title="Alignment scores",
+            formula="e_i = v_a · tanh(a_i)",
+            latex=r"e_i = v_a^\top \tanh(a_i)",
+            symbol="e",
+            value=e,
+            rows=tok,
+            left=hidden,
+            right=v,
+            first="right",
+            explain="The scoring vector v_a reads one number off each hidden vector.",
+        )
+    )
     return e
 
 
@@ -202,18 +324,37 @@ def _head(p: Problem, chain: Chain, q: np.ndarray, c: np.ndarray) -> list[Step]:
     qc, cc = chain.coerce(q, c)
     if h.combine == "add":
         u = chain.finish("combined", qc + cc)
-        steps.append(Add(id="combined", title="Combined vector", formula="u = s + c", latex="u = s + c",
-                         symbol="u", value=u, parts=(qc, cc), part_names=("s", "c"),
-                         explain="The decoder state and the context vector are added."))
+        steps.append(
+            Add(
+                id="combined",
+                title="Combined vector",
+                formula="u = s + c",
+                latex="u = s + c",
+                symbol="u",
+                value=u,
+                parts=(qc, cc),
+                part_names=("s", "c"),
+                explain="The decoder state and the context vector are added.",
+            )
+        )
         top = u
     else:
         order = (cc, qc) if h.order == "context-query" else (qc, cc)
         names = ("c", "s") if h.order == "context-query" else ("s", "c")
         u = chain.finish("combined", np.concatenate(order))
-        steps.append(Concat(id="combined", title="Concatenation", formula=f"u = [{names[0]}; {names[1]}]",
-                            latex=f"u = [{names[0]}; {names[1]}]", symbol="u", value=u, parts=order,
-                            part_names=names,
-                            explain="The context vector and the decoder state are stacked into one vector."))
+        steps.append(
+            Concat(
+                id="combined",
+                title="Concatenation",
+                formula=f"u = [{names[0]}; {names[1]}]",
+                latex=f"u = [{names[0]}; {names[1]}]",
+                symbol="u",
+                value=u,
+                parts=order,
+                part_names=names,
+                explain="The context vector and the decoder state are stacked into one vector.",
+            )
+        )
         assert h.W_c is not None
         W_c = chain.given(h.W_c)
         if row:
@@ -222,14 +363,36 @@ def _head(p: Problem, chain: Chain, q: np.ndarray, c: np.ndarray) -> list[Step]:
         else:
             z = chain.finish("combined_projection", chain.matmul(W_c, u))
             left, right, first = W_c, u, "left"
-        steps.append(Product(id="combined_projection", title="Projection of the combined vector",
-                             formula="u W_c" if row else "W_c u", latex="u W_c" if row else "W_c u", symbol="z",
-                             value=z, left=left, right=right, first=first,
-                             explain="W_c mixes the context and the decoder state."))
+        steps.append(
+            Product(
+                id="combined_projection",
+                title="Projection of the combined vector",
+                formula="u W_c" if row else "W_c u",
+                latex="u W_c" if row else "W_c u",
+                symbol="z",
+                value=z,
+                left=left,
+                right=right,
+                first=first,
+                explain="W_c mixes the context and the decoder state.",
+            )
+        )
         top = chain.finish("attentional", chain.tanh(z))
-        steps.append(Map(id="attentional", title="Attentional hidden state", formula="h̃ = tanh(z)",
-                         latex=r"\tilde h = \tanh(z)", symbol="h̃", value=top, fn="tanh", arg=z,
-                         explain="tanh gives the attentional hidden state that feeds the output layer."))
+        steps.append(
+            Map(
+                id="attentional",
+                title="Attentional hidden state",
+                formula="h̃ = tanh(z)",
+                latex=r"\tilde h = \tanh(z)",
+                symbol="h̃",
+                value=top,
+                fn="tanh",
+                arg=z,
+                explain="tanh gives the attentional hidden state that feeds the output layer.",
+            )
+        )
+    if h.W_out is None:
+        return steps
     W_out = chain.given(h.W_out)
     b = chain.given(h.b_out) if h.b_out is not None else None
     if row:
@@ -243,18 +406,41 @@ def _head(p: Problem, chain: Chain, q: np.ndarray, c: np.ndarray) -> list[Step]:
         logits = logits + b
     logits = chain.finish("logits", logits)
     sym = "u" if h.combine == "add" else "h̃"
-    steps.append(Product(id="logits", title="Logits",
-                         formula=(f"z = {sym} W_out" if row else f"z = W_out {sym}") + (" + b_out" if b is not None else ""),
-                         latex=((f"z = {sym} W_{{out}}" if row else f"z = W_{{out}} {sym}")
-                                + (" + b_{out}" if b is not None else "")).replace("h̃", r"\tilde h"),
-                         symbol="z", value=logits, rows=h.vocab, left=lo, right=ro, bias=b, first="left",
-                         explain="The output layer gives one score per vocabulary entry."))
-    probs = softmax_inline(chain, logits, "probabilities", "Output probabilities", "z", "p",
-                           p.settings.shift_max, h.vocab)
+    steps.append(
+        Product(
+            id="logits",
+            title="Logits",
+            formula=(f"z = {sym} W_out" if row else f"z = W_out {sym}") + (" + b_out" if b is not None else ""),
+            latex=(
+                (f"z = {sym} W_{{out}}" if row else f"z = W_{{out}} {sym}") + (" + b_{out}" if b is not None else "")
+            ).replace("h̃", r"\tilde h"),
+            symbol="z",
+            value=logits,
+            rows=h.vocab,
+            left=lo,
+            right=ro,
+            bias=b,
+            first="left",
+            explain="The output layer gives one score per vocabulary entry.",
+        )
+    )
+    probs = softmax_inline(
+        chain, logits, "probabilities", "Output probabilities", "z", "p", p.settings.shift_max, h.vocab
+    )
     steps.append(probs)
     labels = h.vocab or tuple(str(i + 1) for i in range(len(h.W_out.floats if not row else h.W_out.floats.T)))
     best = int(np.argmax(to_float(probs.value)))
-    steps.append(Argmax(id="prediction", title="Prediction", formula="ŷ = argmax_i p_i", latex=r"\hat y = \arg\max_i p_i",
-                        symbol="ŷ", value=labels[best], probs=probs.value, labels=labels,
-                        explain="The prediction is the vocabulary entry with the highest probability."))
+    steps.append(
+        Argmax(
+            id="prediction",
+            title="Prediction",
+            formula="ŷ = argmax_i p_i",
+            latex=r"\hat y = \arg\max_i p_i",
+            symbol="ŷ",
+            value=labels[best],
+            probs=probs.value,
+            labels=labels,
+            explain="The prediction is the vocabulary entry with the highest probability.",
+        )
+    )
     return steps

@@ -31,10 +31,10 @@ def finite_max(x: np.ndarray, axis: int | None = None) -> np.ndarray:
     """Row (or overall) maximum, ignoring −∞ from masks; works for exact arrays too."""
     f = to_float(x)
     f = np.where(np.isneginf(f), np.nan, f)
-    idx = np.nanargmax(f, axis=-1) if axis is not None else np.nanargmax(f)
     if axis is None:
-        return np.asarray(x.flat[idx])
-    return np.asarray([x[i, j] for i, j in enumerate(idx)], dtype=x.dtype)
+        return np.asarray(x.flat[int(np.nanargmax(f))])
+    idx = np.nanargmax(f, axis=-1)
+    return np.asarray([x[i, j] for i, j in enumerate(np.atleast_1d(idx))], dtype=x.dtype)
 
 
 def finite_min(x: np.ndarray) -> np.ndarray:
@@ -65,7 +65,9 @@ def shift_note(scores: np.ndarray, mode: str) -> str:
     if mode == "always":
         why = "as asked (settings.shift_max)"
     elif top > OVERFLOW:
-        why = f"exp({_g(top)}) is about 10^{int(top / math.log(10))}, which overflows double precision (max ≈ 1.8·10^308)"
+        why = (
+            f"exp({_g(top)}) is about 10^{int(top / math.log(10))}, which overflows double precision (max ≈ 1.8·10^308)"
+        )
     elif abs(top) > OVERFLOW or low < -OVERFLOW:
         why = f"exp({_g(top)}) underflows to 0 in double precision, which would leave 0/0"
     else:
@@ -113,9 +115,18 @@ def softmax_steps(
         formula = formula.replace("_i", "_ij").replace("max ", "max_j ")
         latex = latex.replace("_i", "_{ij}")
     exps_step = Map(
-        id=names.exps_id, title="Exponentials", formula=formula, latex=latex, symbol=f"exp({a})",
-        value=exps, rows=rows, cols=cols, fn=fn, arg=scores,
-        param=None if m is None else np.asarray(m), note=note,
+        id=names.exps_id,
+        title="Exponentials",
+        formula=formula,
+        latex=latex,
+        symbol=f"exp({a})",
+        value=exps,
+        rows=rows,
+        cols=cols,
+        fn=fn,
+        arg=scores,
+        param=None if m is None else np.asarray(m),
+        note=note,
         explain="Softmax turns scores into positive numbers by exponentiating each one.",
     )
     total = np.sum(exps, axis=-1) if not matrix else np.array([sum(r) for r in exps], dtype=exps.dtype)
@@ -123,20 +134,33 @@ def softmax_steps(
         total = np.asarray(sum(exps.tolist()), dtype=object)
     total = chain.finish(names.sum_id, np.asarray(total, dtype=exps.dtype))
     sum_step = Sum(
-        id=names.sum_id, title="Sum of exponentials" + (" (per row)" if matrix else ""),
+        id=names.sum_id,
+        title="Sum of exponentials" + (" (per row)" if matrix else ""),
         formula="Z_i = Σ_j exp(…)_ij" if matrix else "Z = Σ_j exp(…)_j",
         latex=r"Z_i = \sum_j \exp(\cdot)_{ij}" if matrix else r"Z = \sum_j \exp(\cdot)_j",
-        symbol="Z", value=total, rows=rows if matrix else None, arg=exps,
+        symbol="Z",
+        value=total,
+        rows=rows if matrix else None,
+        arg=exps,
         explain="The normaliser: dividing by it makes the weights sum to 1.",
     )
     weights = _normalise(chain, scores, exps, total, m, matrix)
     weights = chain.finish(names.out_id, weights)
     out_step = Divide(
-        id=names.out_id, title=names.out_title,
+        id=names.out_id,
+        title=names.out_title,
         formula=f"{o}_ij = exp(…)_ij / Z_i" if matrix else f"{o}_i = exp(…)_i / Z",
-        latex=(rf"{_tex(o)}_{{ij}} = \frac{{\exp(\cdot)_{{ij}}}}{{Z_i}}" if matrix
-               else rf"{_tex(o)}_i = \frac{{\exp(\cdot)_i}}{{Z}}"),
-        symbol=o, value=weights, rows=rows, cols=cols, num=exps, den=total,
+        latex=(
+            rf"{_tex(o)}_{{ij}} = \frac{{\exp(\cdot)_{{ij}}}}{{Z_i}}"
+            if matrix
+            else rf"{_tex(o)}_i = \frac{{\exp(\cdot)_i}}{{Z}}"
+        ),
+        symbol=o,
+        value=weights,
+        rows=rows,
+        cols=cols,
+        num=exps,
+        den=total,
         explain="Each exponential divided by the sum: positive and summing to 1"
         + (" along every row." if matrix else "."),
     )
@@ -148,7 +172,8 @@ def _normalise(
 ) -> np.ndarray:
     if not is_exact(exps) or not is_exact(total):
         e, t = chain.coerce(exps, total)
-        return e / (t[:, None] if matrix else t)
+        ratio: np.ndarray = e / (t[:, None] if matrix else t)
+        return ratio
     # Exact: divide top and bottom by exp(reference) so that exp(1)/(exp(1) + 2exp(2)) prints
     # as 1/(1 + 2e). The reference is the smallest finite score, or the maximum already
     # subtracted when the derivation shifted.
@@ -158,7 +183,8 @@ def _normalise(
     if matrix:
         den = np.array([sum(r) for r in er], dtype=object)
         return np.asarray(er / den[:, None], dtype=object)
-    return np.asarray(er / sum(er.tolist()), dtype=object)
+    out: np.ndarray = np.asarray(er / sum(er.tolist()), dtype=object)
+    return out
 
 
 def _tex(symbol: str) -> str:
@@ -170,7 +196,13 @@ def labels_or_none(tokens: Any) -> tuple[str, ...] | None:
 
 
 def softmax_inline(
-    chain: Chain, z: np.ndarray, step_id: str, title: str, arg: str, out: str, shift_mode: str,
+    chain: Chain,
+    z: np.ndarray,
+    step_id: str,
+    title: str,
+    arg: str,
+    out: str,
+    shift_mode: str,
     rows: tuple[str, ...] | None,
 ) -> Softmax:
     """A softmax written as one step (exponentials and their sum shown inline): output layers."""
@@ -184,9 +216,16 @@ def softmax_inline(
         total = chain.finish(step_id + ".sum", total)
     p = chain.finish(step_id, _normalise(chain, z, exps, total, m, False))
     return Softmax(
-        id=step_id, title=title, formula=f"{out}_i = exp({arg}_i) / Σ_j exp({arg}_j)",
-        latex=rf"{out}_i = \frac{{\exp({arg}_i)}}{{\sum_j \exp({arg}_j)}}", symbol=out,
-        value=p, rows=rows, arg=z, exps=exps, total=float(to_float(np.asarray(total))),
+        id=step_id,
+        title=title,
+        formula=f"{out}_i = exp({arg}_i) / Σ_j exp({arg}_j)",
+        latex=rf"{out}_i = \frac{{\exp({arg}_i)}}{{\sum_j \exp({arg}_j)}}",
+        symbol=out,
+        value=p,
+        rows=rows,
+        arg=z,
+        exps=exps,
+        total=float(to_float(np.asarray(total))),
         shift=float(to_float(np.asarray(m))) if m is not None else 0.0,
         note=shift_note(z, shift_mode) if shifted else "",
         explain="Softmax over the vocabulary turns the logits into probabilities.",

@@ -28,7 +28,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     tok = p.tokens
     row = p.row_convention
     X = chain.given(p.given["X"])  # (n, d)
-    n, d = X.shape
+    d = X.shape[1]
     steps: list[Step] = []
     proj: dict[str, np.ndarray] = {}
     for name in ("Q", "K", "V"):
@@ -44,48 +44,100 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         proj[name] = M
         formula = f"{name} = X {key}" if row else f"{name} = X {key}ᵀ  (row i: {key} x_i)"
         latex = f"{name} = X W_{name}" if row else rf"{name} = X W_{name}^\top"
-        steps.append(Product(
-            id=name, title={"Q": "Queries", "K": "Keys", "V": "Values"}[name], formula=formula, latex=latex,
-            symbol=name, value=M, rows=tok, left=X, right=Wm, first="left", note=note,
-            explain=f"Row i of {name} is token i's {({'Q': 'query', 'K': 'key', 'V': 'value'})[name]} vector.",
-        ))
+        steps.append(
+            Product(
+                id=name,
+                title={"Q": "Queries", "K": "Keys", "V": "Values"}[name],
+                formula=formula,
+                latex=latex,
+                symbol=name,
+                value=M,
+                rows=tok,
+                left=X,
+                right=Wm,
+                first="left",
+                note=note,
+                explain=f"Row i of {name} is token i's {({'Q': 'query', 'K': 'key', 'V': 'value'})[name]} vector.",
+            )
+        )
     Q, K, V = proj["Q"], proj["K"], proj["V"]
     d_k = K.shape[1]
     S = chain.finish("scores", chain.matmul(Q, K.T))  # (n, n)
-    steps.append(Product(
-        id="scores", title="Scores", formula="S = Q Kᵀ  (S_ij = q_i · k_j)", latex=r"S = Q K^\top",
-        symbol="S", value=S, rows=tok, cols=tok, left=Q, right=K.T, first="left",
-        explain="Entry (i, j) is the dot product of token i's query with token j's key.",
-    ))
+    steps.append(
+        Product(
+            id="scores",
+            title="Scores",
+            formula="S = Q Kᵀ  (S_ij = q_i · k_j)",
+            latex=r"S = Q K^\top",
+            symbol="S",
+            value=S,
+            rows=tok,
+            cols=tok,
+            left=Q,
+            right=K.T,
+            first="left",
+            explain="Entry (i, j) is the dot product of token i's query with token j's key.",
+        )
+    )
     if p.score == "scaled-dot":
         root = chain.const(lambda: _sqrt_exact(d_k), math.sqrt(d_k))
         S = chain.finish("scaled_scores", S / root)
-        steps.append(Map(
-            id="scaled_scores", title="Scaled scores", formula=f"S' = S / √d_k, d_k = {d_k}",
-            latex=rf"S' = \frac{{S}}{{\sqrt{{d_k}}}},\ d_k = {d_k}", symbol="S'", value=S, rows=tok, cols=tok,
-            fn="divide", arg=steps[-1].value, param=np.asarray(root), param_text=f"√{d_k}",
-            explain="Dividing by √d_k keeps the scores of long vectors from saturating the softmax.",
-        ))
+        steps.append(
+            Map(
+                id="scaled_scores",
+                title="Scaled scores",
+                formula=f"S' = S / √d_k, d_k = {d_k}",
+                latex=rf"S' = \frac{{S}}{{\sqrt{{d_k}}}},\ d_k = {d_k}",
+                symbol="S'",
+                value=S,
+                rows=tok,
+                cols=tok,
+                fn="divide",
+                arg=steps[-1].value,
+                param=np.asarray(root),
+                param_text=f"√{d_k}",
+                explain="Dividing by √d_k keeps the scores of long vectors from saturating the softmax.",
+            )
+        )
     if p.mask is not None:
         before = S
         S = chain.finish("masked_scores", _apply_mask(S, p.mask))
         what = "causal: token i sees tokens 1..i" if p.mask_text == "causal" else "1 = may attend"
-        steps.append(Mask(
-            id="masked_scores", title="Masked scores", formula=f"−∞ where the mask is 0 ({what})",
-            latex=r"S'_{ij} = -\infty \text{ where } M_{ij} = 0", symbol="S'", value=S, rows=tok, cols=tok,
-            arg=before, allowed=p.mask,
-            explain="A masked position gets score −∞, so its exponential is 0 and it receives no weight.",
-        ))
+        steps.append(
+            Mask(
+                id="masked_scores",
+                title="Masked scores",
+                formula=f"−∞ where the mask is 0 ({what})",
+                latex=r"S'_{ij} = -\infty \text{ where } M_{ij} = 0",
+                symbol="S'",
+                value=S,
+                rows=tok,
+                cols=tok,
+                arg=before,
+                allowed=p.mask,
+                explain="A masked position gets score −∞, so its exponential is 0 and it receives no weight.",
+            )
+        )
     arg = "S'" if p.score == "scaled-dot" or p.mask is not None else "S"
     names = SoftmaxNames(arg=arg, out="A", out_title="Attention weights (row-wise softmax)")
     soft, A = softmax_steps(chain, S, names, p.settings.shift_max, tok, tok)
     steps.extend(soft)
     Z = chain.finish("output", chain.matmul(A, V))
-    steps.append(Product(
-        id="output", title="Output", formula="Z = A V  (z_i = Σ_j A_ij v_j)", latex=r"Z = A V",
-        symbol="z", value=Z, rows=tok, left=A, right=V, first="left",
-        explain="Each output row is the weighted average of the value vectors, weighted by that row of A.",
-    ))
+    steps.append(
+        Product(
+            id="output",
+            title="Output",
+            formula="Z = A V  (z_i = Σ_j A_ij v_j)",
+            latex=r"Z = A V",
+            symbol="z",
+            value=Z,
+            rows=tok,
+            left=A,
+            right=V,
+            first="left",
+            explain="Each output row is the weighted average of the value vectors, weighted by that row of A.",
+        )
+    )
     return steps
 
 

@@ -6,19 +6,24 @@ from typing import Any
 
 import numpy as np
 
+_PRINTER: Any = None
+
 
 def exact_text(expr: Any) -> str:
     """``1/(1 + 2*e)``: sympy's string printer, with E written e and -oo as -inf."""
-    from sympy.printing.str import StrPrinter
+    global _PRINTER
+    if _PRINTER is None:
+        from sympy.printing.str import StrPrinter
 
-    class _Printer(StrPrinter):  # type: ignore[misc]
-        def _print_Exp1(self, expr: Any) -> str:
-            return "e"
+        class _Printer(StrPrinter):  # type: ignore[misc]
+            def _print_Exp1(self, expr: Any) -> str:
+                return "e"
 
-        def _print_NegativeInfinity(self, expr: Any) -> str:
-            return "-inf"
+            def _print_NegativeInfinity(self, expr: Any) -> str:
+                return "-inf"
 
-    return str(_Printer().doprint(expr))
+        _PRINTER = _Printer()
+    return str(_PRINTER.doprint(expr))
 
 
 def exact_nested(x: Any) -> Any:

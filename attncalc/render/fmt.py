@@ -30,7 +30,7 @@ def fmt(x: Any, decimals: int, minus: str = "-", inf: str = "∞") -> str:
     if abs(x) >= 1e12:
         return _minus(f"{x:.{max(decimals, 1)}e}", minus)
     if x == round(x) and abs(x) < 1e12:
-        return _minus(str(int(round(x))), minus)
+        return _minus(str(round(x)), minus)
     r = round_half_up(x, decimals)
     if r == 0.0:
         return _minus(f"{x:.{max(decimals - 1, 1)}e}", minus)

@@ -19,16 +19,37 @@ from rich.table import Table
 from rich.text import Text
 
 from ..derivation import (
-    Add, Argmax, Concat, Derivation, Divide, Gradient, Input, Loss, Map, Mask, Product, Softmax, Step, Sum,
+    Add,
+    Argmax,
+    Concat,
+    Derivation,
+    Divide,
+    Gradient,
+    Input,
+    Loss,
+    Map,
+    Mask,
+    Product,
+    Softmax,
+    Step,
+    Sum,
 )
 from .exact import exact_text, is_interesting
 from .fmt import (
-    ENTRY_LIMIT, TERM_LIMIT, bar, elide, entry_indices, entry_label, fmt, paren, position_labels,
+    ENTRY_LIMIT,
+    TERM_LIMIT,
+    bar,
+    elide,
+    entry_indices,
+    entry_label,
+    fmt,
+    paren,
+    position_labels,
 )
 
 ROW_LIMIT = 32  # table rows shown before the middle is elided
 COL_LIMIT = 10  # table columns shown before the middle is elided
-EXACT_WIDTH = 90  # characters of an exact form shown before it is cut
+EXACT_WIDTH = 96  # characters of an exact-form line shown before it is cut
 
 
 class TextRenderer:
@@ -55,7 +76,7 @@ class TextRenderer:
             out.append(Panel(Text(d.headline, style="bold"), box=box.HEAVY, expand=False))
         out.append(Text(""))
         for note in d.notes:
-            out.append(Padding(Text("Note: " + note, style="dim"), (0, 0, 0, 0)))
+            out.append(Text("Note: " + note, style="dim"))
         return out
 
     def print(self, console: Console) -> None:
@@ -86,11 +107,11 @@ class TextRenderer:
     def _step(self, k: int, step: Step) -> RenderableType:
         title = Text(f"Step {k} · {step.title}", style="bold")
         title.append(f"   [{step.id}]", style="dim")
-        parts: list[RenderableType] = [title, Padding(Text(step.formula, style="cyan"), (0, 0, 0, 2))]
+        parts: list[RenderableType] = [title, Padding(Text(step.formula, style="cyan"), (0, 0, 0, 2), expand=False)]
         if step.explain:
-            parts.append(Padding(Text(step.explain, style="italic dim"), (0, 0, 0, 2)))
+            parts.append(Padding(Text(step.explain, style="italic dim"), (0, 0, 0, 2), expand=False))
         if step.note:
-            parts.append(Padding(Text("Note: " + step.note, style="yellow"), (0, 0, 0, 2)))
+            parts.append(Padding(Text("Note: " + step.note, style="yellow"), (0, 0, 0, 2), expand=False))
         method = getattr(self, f"_step_{type(step).__name__}")
         body: list[RenderableType] = list(method(step))
         parts.extend(body)
@@ -103,13 +124,13 @@ class TextRenderer:
         a = np.asarray(step.exact, dtype=object)
         lines: list[RenderableType] = []
         if a.ndim == 0:
-            return [Text(f"  exact: {step.symbol} = {self._cut(exact_text(a.item()))}", style="green")]
+            return [Text(self._cut(f"  exact: {step.symbol} = {exact_text(a.item())}"), style="green")]
         for idx in elide(entry_indices(a.shape), 6):
             if idx is None:
                 lines.append(Text("    ⋮", style="green"))
                 continue
             label = entry_label(step.symbol, idx)
-            lines.append(Text(f"  exact: {label} = {self._cut(exact_text(a[idx]))}", style="green"))
+            lines.append(Text(self._cut(f"  exact: {label} = {exact_text(a[idx])}"), style="green"))
         return lines
 
     def _cut(self, s: str) -> str:
@@ -124,8 +145,14 @@ class TextRenderer:
         shown = [x if x is not None else "…" for x in elide(items, 12)]
         return Text("[" + ", ".join(shown) + "]")
 
-    def _matrix(self, m: np.ndarray, rows: tuple[str, ...] | None, cols: tuple[str, ...] | None,
-                symbol: str = "", bars: bool = False) -> Table:
+    def _matrix(
+        self,
+        m: np.ndarray,
+        rows: tuple[str, ...] | None,
+        cols: tuple[str, ...] | None,
+        symbol: str = "",
+        bars: bool = False,
+    ) -> Table:
         m = np.asarray(m, dtype=float)
         n_r, n_c = m.shape
         t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
@@ -218,7 +245,11 @@ class TextRenderer:
             else:
                 expr = f"{paren(x)} · {self.n(param)}"
             if np.isneginf(s.arg[idx]):
-                return f"{self._label(s, idx)} = {expr} = 0  (masked)" if s.fn in ("exp", "shift_exp") else f"{self._label(s, idx)} = −∞"
+                return (
+                    f"{self._label(s, idx)} = {expr} = 0  (masked)"
+                    if s.fn in ("exp", "shift_exp")
+                    else f"{self._label(s, idx)} = −∞"
+                )
             return f"{self._label(s, idx)} = {expr} = {self.n(shown[idx])}"
 
         if s.fn == "divide" and s.param_text.startswith("√"):
@@ -253,7 +284,7 @@ class TextRenderer:
         yield self._result(s)
         total = float(np.sum(shown)) if shown.ndim == 1 else None
         if total is not None:
-            yield Text(f"  check: the weights sum to {self.n(total)}", style="dim")
+            yield Text(f"  check: {s.symbol}_1 + … + {s.symbol}_{len(shown)} = {self.n(total)}", style="dim")
 
     def _step_Add(self, s: Add) -> Iterable[RenderableType]:
         shown = np.asarray(s.shown)

@@ -1,0 +1,124 @@
+"""Rendering: every step type has a text method, every example renders, goldens pin the view.
+
+Golden files are refreshed only on purpose: ``ATTNCALC_UPDATE_GOLDEN=1 pytest tests/test_render.py``,
+then read the diff before committing it.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rich.console import Console
+
+from attncalc import catalog
+from attncalc.derivation import STEP_TYPES
+from attncalc.render.fmt import fmt
+from attncalc.render.json import to_dict
+from attncalc.render.text import TextRenderer
+
+from .helpers import PROBLEM_FILES, solve_file
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def text_of(d: object, width: int = 100) -> str:
+    buf = io.StringIO()
+    TextRenderer(d).print(Console(width=width, color_system=None, file=buf))  # type: ignore[arg-type]
+    return buf.getvalue()
+
+
+def test_every_step_type_has_a_text_method() -> None:
+    """A new step type cannot be added without teaching the terminal view to write it out."""
+    for cls in STEP_TYPES:
+        assert callable(getattr(TextRenderer, f"_step_{cls.__name__}", None)), cls.__name__
+
+
+@pytest.mark.parametrize("path", PROBLEM_FILES, ids=[p.name for p in PROBLEM_FILES])
+def test_every_example_solves_and_renders(path: Path) -> None:
+    """Each file in problems/ solves, renders to text and JSON, emits catalogued ids in order."""
+    d = solve_file(path.name)
+    text = text_of(d)
+    assert d.problem.title in text
+    for s in d.steps:
+        assert f"[{s.id}]" in text
+    data = to_dict(d)
+    assert [s["id"] for s in data["steps"]] == d.step_ids
+    order = [i for i, _ in catalog.STEP_IDS[d.problem.kind]]
+    assert d.step_ids == [i for i in order if i in d.step_ids], "steps out of the catalogue's order"
+    for s in d.steps:
+        if not isinstance(s.value, str):
+            v = np.asarray(s.value, dtype=float)
+            assert not np.any(np.isnan(v)), s.id
+    first = path.read_text().lstrip()
+    assert first.startswith("#"), "each example starts with a comment saying what it shows"
+
+
+@pytest.mark.parametrize(
+    "name", ["decoder-dot", "self-attention-scaled", "luong-general", "softmax-large-scores", "long-sentence"]
+)
+def test_golden_text_view(name: str) -> None:
+    """The terminal view of a few examples, as a person sees it at 100 columns."""
+    text = text_of(solve_file(f"{name}.toml"))
+    golden = GOLDEN / f"{name}.txt"
+    if os.environ.get("ATTNCALC_UPDATE_GOLDEN"):
+        golden.write_text(text)
+    assert text == golden.read_text()
+
+
+def test_carried_golden_text_view() -> None:
+    """The decoder example with carried rounding, as the document's author worked it."""
+    text = text_of(solve_file("decoder-dot.toml", carry_rounded=True))
+    golden = GOLDEN / "decoder-dot-carried.txt"
+    if os.environ.get("ATTNCALC_UPDATE_GOLDEN"):
+        golden.write_text(text)
+    assert text == golden.read_text()
+    assert "c_1 = 0.155·1 + 0.422·0 + 0.422·1 = 0.577" in text
+
+
+def test_text_view_writes_substitutions_out() -> None:
+    """Each dot product and each weight division is written out entry by entry."""
+    text = text_of(solve_file("decoder-dot.toml"))
+    assert "e_2 (x2) = 1·0 + 1·2 = 2" in text
+    assert "α_1 (x1) = 2.718 / 17.496 = 0.155" in text
+    assert "exact: α_1 = 1/(1 + 2*e)" in text
+    assert "Prediction: B" in text
+
+
+def test_large_problem_stays_readable() -> None:
+    """12 tokens of width 10: expansions are elided, the attention table keeps every token."""
+    d = solve_file("long-sentence.toml")
+    text = text_of(d)
+    assert "⋮" in text and " … " in text  # elided entries and elided terms
+    table = text[text.index("Attention over the encoder states") :]
+    for token in d.problem.tokens:
+        assert token in table
+    assert max(len(line) for line in text.splitlines()) <= 100
+
+
+def test_negative_factors_are_parenthesised() -> None:
+    """0.6·(-0.4), as a careful hand calculation writes a negative factor."""
+    text = text_of(solve_file("luong-general.toml"))
+    assert "(-0.4)·" in text or "·(-0.4)" in text
+
+
+@pytest.mark.parametrize(
+    ("x", "decimals", "shown"),
+    [
+        (2.0, 3, "2"),
+        (0.155362, 3, "0.155"),
+        (0.39, 3, "0.39"),
+        (0.5, 3, "0.5"),
+        (0.4999999, 3, "0.500"),
+        (-0.0001, 3, "-1.00e-04"),
+        (1.0625, 3, "1.063"),
+        (float("-inf"), 3, "-∞"),
+        (-0.12, 3, "-0.12"),
+    ],
+)
+def test_number_format(x: float, decimals: int, shown: str) -> None:
+    """Whole numbers bare, exact short decimals unpadded, others to `decimals`, ties rounded up."""
+    assert fmt(x, decimals) == shown
