@@ -162,3 +162,30 @@ def test_cross_entropy_and_gradient_by_hand() -> None:
     p = softmax(z)
     assert np.isclose(float(value(d, "loss")), -np.log(p[1]))
     assert np.allclose(value(d, "gradient"), p - np.array([0, 1, 0]))
+
+
+def test_exact_forms_that_grow_too_large_fall_back_with_a_note() -> None:
+    """luong-concat's exact forms outgrow the limit: a one-line note, numbers after, values still right."""
+    d = solve_file("luong-concat.toml")
+    notes = [n for n in d.notes if "Exact forms stop" in n]
+    assert len(notes) == 1
+    stopped = notes[0].split("'")[1]
+    ids = d.step_ids
+    k = ids.index(stopped)
+    assert all(d.steps[i].exact is not None for i in range(k))
+    assert all(s.exact is None for s in d.steps[k:] if not isinstance(s.value, str))
+    floats = solve_file("luong-concat.toml", exact=False)
+    for a, b in zip(d.steps, floats.steps, strict=True):
+        if not isinstance(a.value, str):
+            assert np.allclose(a.value, b.value, rtol=1e-12, atol=1e-12)
+
+
+def test_large_problems_skip_exact_forms_with_a_note() -> None:
+    """More than 400 input entries: exact forms are skipped up front, and the derivation says so."""
+    from .helpers import solve_raw
+
+    rng = np.random.default_rng(0)
+    X = np.round(rng.uniform(-1, 1, size=(30, 16)), 2).tolist()
+    d = solve_raw({"kind": "self-attention", "given": {"X": X}})
+    assert any("Exact forms skipped" in n for n in d.notes)
+    assert all(s.exact is None for s in d.steps)

@@ -80,6 +80,8 @@ def entry_label(symbol: str, idx: tuple[int, ...], rows: tuple[str, ...] | None 
     if symbol.endswith(")") and "(" in symbol:  # a function of a symbol: exp(e) -> exp(e_2)
         fn, inner = symbol[:-1].split("(", 1)
         return f"{fn}({entry_label(inner, idx)})"
+    if " " in symbol:  # a product such as "W_q s": (W_q s)_1
+        symbol = f"({symbol})"
     if len(idx) == 1:
         return f"{symbol}_{idx[0] + 1}"
     return f"{symbol}[{idx[0] + 1},{idx[1] + 1}]"

@@ -49,6 +49,7 @@ from .fmt import (
 
 ROW_LIMIT = 32  # table rows shown before the middle is elided
 COL_LIMIT = 10  # table columns shown before the middle is elided
+EXACT_GROUPS = 6  # distinct exact forms shown per step
 EXACT_WIDTH = 96  # characters of an exact-form line shown before it is cut
 
 
@@ -119,18 +120,21 @@ class TextRenderer:
         return Group(*parts)
 
     def _exact(self, step: Step) -> list[RenderableType]:
+        """Exact forms that say more than the decimals, equal entries grouped on one line."""
         if step.exact is None or not is_interesting(step.exact, self.dec):
             return []
         a = np.asarray(step.exact, dtype=object)
+        groups: dict[str, list[str]] = {}
+        for idx in entry_indices(a.shape):
+            if is_interesting(a[idx], self.dec):
+                groups.setdefault(exact_text(a[idx]), []).append(entry_label(step.symbol, idx))
         lines: list[RenderableType] = []
-        if a.ndim == 0:
-            return [Text(self._cut(f"  exact: {step.symbol} = {exact_text(a.item())}"), style="green")]
-        for idx in elide(entry_indices(a.shape), 6):
-            if idx is None:
-                lines.append(Text("    ⋮", style="green"))
-                continue
-            label = entry_label(step.symbol, idx)
-            lines.append(Text(self._cut(f"  exact: {label} = {exact_text(a[idx])}"), style="green"))
+        for text, labels in list(groups.items())[:EXACT_GROUPS]:
+            names = " = ".join(labels[:3]) + (f" = … ({len(labels)} entries)" if len(labels) > 3 else "")
+            lines.append(Text(self._cut(f"  exact: {names} = {text}"), style="green"))
+        if len(groups) > EXACT_GROUPS:
+            more = len(groups) - EXACT_GROUPS
+            lines.append(Text(f"    ⋮   ({more} more exact forms; --format json lists them all)", style="green"))
         return lines
 
     def _cut(self, s: str) -> str:
@@ -206,7 +210,7 @@ class TextRenderer:
 
     def _sum_text(self, terms: list[str]) -> str:
         shown = [t if t is not None else "…" for t in elide(terms, TERM_LIMIT)]
-        return " + ".join(shown).replace("+ -", "− ").replace("+ −", "− ")
+        return " + ".join(shown).replace("+ -", "- ")
 
     # ------------------------------------------------------------------ step types
     def _step_Product(self, s: Product) -> Iterable[RenderableType]:
