@@ -34,10 +34,10 @@ from ..derivation import (
     Step,
     Sum,
 )
+from . import expand
 from .exact import exact_text, is_interesting
 from .fmt import (
     ENTRY_LIMIT,
-    TERM_LIMIT,
     bar,
     elide,
     entry_indices,
@@ -208,97 +208,47 @@ class TextRenderer:
                 continue
             yield Text("  " + line_for(idx))
 
-    def _sum_text(self, terms: list[str]) -> str:
-        shown = [t if t is not None else "…" for t in elide(terms, TERM_LIMIT)]
-        return " + ".join(shown).replace("+ -", "- ")
+    def _written(self, s: Step) -> Iterable[RenderableType]:
+        """Each entry written out, "label = rhs = result", then the result."""
+        shown = np.asarray(s.shown)
+
+        def line(idx: tuple[int, ...]) -> str:
+            if isinstance(s, Map) and np.isneginf(s.arg[idx]):
+                if s.fn in ("exp", "shift_exp"):
+                    return f"{self._label(s, idx)} = {expand.rhs(s, idx, self.dec)} = 0  (masked)"
+                return f"{self._label(s, idx)} = −∞"
+            return f"{self._label(s, idx)} = {expand.rhs(s, idx, self.dec)} = {self.n(shown[idx])}"
+
+        yield from self._lines(s, line)
+        yield self._result(s)
 
     # ------------------------------------------------------------------ step types
     def _step_Product(self, s: Product) -> Iterable[RenderableType]:
-        shown = np.asarray(s.shown)
-
-        def line(idx: tuple[int, ...]) -> str:
-            terms = [f"{paren(self.n(a))}·{paren(self.n(b))}" for a, b in s.pairs(idx)]
-            b = s.bias_at(idx)
-            if b is not None:
-                terms.append(self.n(b))
-            return f"{self._label(s, idx)} = {self._sum_text(terms)} = {self.n(shown[idx])}"
-
         if s.note and "identity" in s.note:
             yield self._result(s)
             return
-        yield from self._lines(s, line)
-        yield self._result(s)
+        yield from self._written(s)
 
     def _step_Map(self, s: Map) -> Iterable[RenderableType]:
-        shown = np.asarray(s.shown)
-        param = None if s.param is None else np.asarray(s.param, dtype=float)
-
-        def line(idx: tuple[int, ...]) -> str:
-            x = self.n(s.arg[idx])
-            if s.fn == "exp":
-                expr = f"exp({x})"
-            elif s.fn == "shift_exp":
-                m = param[idx[0]] if param is not None and param.ndim == 1 else param
-                expr = f"exp({x} − {paren(self.n(m))})"
-            elif s.fn == "tanh":
-                expr = f"tanh({x})"
-            elif s.fn == "divide":
-                expr = f"{paren(x)} / {s.param_text or self.n(param)}"
-                if s.param_text.startswith("√"):
-                    expr = f"{paren(x)} / {self.n(param)}"
-            else:
-                expr = f"{paren(x)} · {self.n(param)}"
-            if np.isneginf(s.arg[idx]):
-                return (
-                    f"{self._label(s, idx)} = {expr} = 0  (masked)"
-                    if s.fn in ("exp", "shift_exp")
-                    else f"{self._label(s, idx)} = −∞"
-                )
-            return f"{self._label(s, idx)} = {expr} = {self.n(shown[idx])}"
-
         if s.fn == "divide" and s.param_text.startswith("√"):
-            yield Text(f"  {s.param_text} = {self.n(param)}")
-        yield from self._lines(s, line)
-        yield self._result(s)
+            yield Text(f"  {s.param_text} = {self.n(s.param)}")
+        yield from self._written(s)
 
     def _step_Sum(self, s: Sum) -> Iterable[RenderableType]:
-        arg = np.asarray(s.arg)
-        shown = np.asarray(s.shown)
-        if arg.ndim == 1:
-            terms = [self.n(x) for x in arg]
-            yield Text(f"  Z = {self._sum_text(terms)} = {self.n(shown)}")
+        if np.asarray(s.arg).ndim == 1:
+            yield Text(f"  Z = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}")
             return
-
-        def line(idx: tuple[int, ...]) -> str:
-            terms = [self.n(x) for x in arg[idx[0]]]
-            return f"{self._label(s, idx)} = {self._sum_text(terms)} = {self.n(shown[idx])}"
-
-        yield from self._lines(s, line)
-        yield self._result(s)
+        yield from self._written(s)
 
     def _step_Divide(self, s: Divide) -> Iterable[RenderableType]:
+        yield from self._written(s)
         shown = np.asarray(s.shown)
-        den = np.asarray(s.den)
-
-        def line(idx: tuple[int, ...]) -> str:
-            z = den[idx[0]] if den.ndim == 1 else den
-            return f"{self._label(s, idx)} = {self.n(s.num[idx])} / {self.n(z)} = {self.n(shown[idx])}"
-
-        yield from self._lines(s, line)
-        yield self._result(s)
-        total = float(np.sum(shown)) if shown.ndim == 1 else None
-        if total is not None:
+        if shown.ndim == 1:
+            total = float(np.sum(shown))
             yield Text(f"  check: {s.symbol}_1 + … + {s.symbol}_{len(shown)} = {self.n(total)}", style="dim")
 
     def _step_Add(self, s: Add) -> Iterable[RenderableType]:
-        shown = np.asarray(s.shown)
-
-        def line(idx: tuple[int, ...]) -> str:
-            terms = [self.n(np.asarray(p)[idx]) for p in s.parts]
-            return f"{self._label(s, idx)} = {self._sum_text(terms)} = {self.n(shown[idx])}"
-
-        yield from self._lines(s, line)
-        yield self._result(s)
+        yield from self._written(s)
 
     def _step_Concat(self, s: Concat) -> Iterable[RenderableType]:
         pieces = [f"{name} = {self._vector(p).plain}" for name, p in zip(s.part_names, s.parts, strict=True)]
@@ -320,12 +270,12 @@ class TextRenderer:
                 yield Text("    ⋮")
                 continue
             yield Text(f"  exp({self.n(s.arg[i])}{shift}) = {self.n(s.exps[i])}   ({labels[i]})")
-        yield Text(f"  sum = {self._sum_text([self.n(x) for x in s.exps])} = {self.n(s.total)}")
+        yield Text(f"  sum = {expand.sum_text([self.n(x) for x in s.exps])} = {self.n(s.total)}")
         for i in elide(list(range(len(s.arg))), ENTRY_LIMIT):
             if i is None:
                 yield Text("    ⋮")
                 continue
-            yield Text(f"  p({labels[i]}) = {self.n(s.exps[i])} / {self.n(s.total)} = {self.n(s.shown[i])}")
+            yield Text(f"  p({labels[i]}) = {expand.rhs(s, (i,), self.dec)} = {self.n(s.shown[i])}")
 
     def _step_Argmax(self, s: Argmax) -> Iterable[RenderableType]:
         probs = np.asarray(s.probs)
@@ -344,19 +294,10 @@ class TextRenderer:
         yield Text(f"  ŷ = {s.value}", style="bold")
 
     def _step_Loss(self, s: Loss) -> Iterable[RenderableType]:
-        yield Text(f"  L = −ln p({s.label}) = −ln({self.n(s.prob)}) = {self.n(s.shown)}")
+        yield Text(f"  L = −ln p({s.label}) = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}")
 
     def _step_Gradient(self, s: Gradient) -> Iterable[RenderableType]:
-        shown = np.asarray(s.shown)
-        T = f" / {fmt(s.temperature, self.dec)}" if s.temperature != 1 else ""
-
-        def line(idx: tuple[int, ...]) -> str:
-            core = f"{self.n(s.probs[idx])} − {self.n(s.onehot[idx])}"
-            core = f"({core}){T}" if T else core
-            return f"{self._label(s, idx)} = {core} = {self.n(shown[idx])}"
-
-        yield from self._lines(s, line)
-        yield self._result(s)
+        yield from self._written(s)
 
     # ------------------------------------------------------------------ summary table
     def _attention_table(self) -> RenderableType:
