@@ -69,6 +69,12 @@ def expr_size(e: Any) -> int:
     return size
 
 
+def _sqrt(n: int) -> Any:
+    import sympy as sp
+
+    return sp.sqrt(n)
+
+
 def _has_fraction_terms(e: Any) -> bool:
     """True for a sum with a term like x/(1 + 2e), whose terms together() can combine."""
     import sympy as sp
@@ -78,21 +84,70 @@ def _has_fraction_terms(e: Any) -> bool:
     return any(isinstance(sp.fraction(t)[1], sp.Add) for t in e.args)
 
 
-class Chain:
-    """One pass of arithmetic: exact, float or hand (rounded and carried)."""
+MISTAKES: dict[str, str] = {
+    "no_scale": "the 1/√d_k scale was left out",
+    "dk_not_sqrt": "the scores were divided by d_k instead of √d_k",
+    "softmax_wrong_axis": "the softmax was taken down each column instead of along each row",
+    "qk_transposed": "the scores were computed as K Qᵀ instead of Q Kᵀ (the score matrix is transposed)",
+    "w_transposed": "Wᵀ was used instead of W: the row and column conventions were mixed up",
+    "not_normalised": "the exponentials were not divided by their sum",
+    "no_tanh": "tanh was left out",
+    "keys_not_values": "the weights were applied to the keys instead of the values",
+    "concat_swapped": "the two halves of the concatenation were swapped",
+}
 
-    def __init__(self, mode: str, decimals: int = 3) -> None:
+
+class MistakeNotApplicable(Exception):
+    """A named mistake that cannot happen in this problem (e.g. transposing a non-square W)."""
+
+
+class Chain:
+    """One pass of arithmetic: exact, float or hand (rounded and carried).
+
+    ``overrides`` replaces a step's result by given numbers (a student's answers) for everything
+    after it, while ``computed`` keeps what the step itself gave; ``mistake`` switches on one of
+    the usual slips of :data:`MISTAKES` so that ``check`` can see whether it reproduces an answer.
+    """
+
+    def __init__(
+        self,
+        mode: str,
+        decimals: int = 3,
+        overrides: dict[str, np.ndarray] | None = None,
+        mistake: str | None = None,
+    ) -> None:
         assert mode in ("exact", "float", "hand")
+        assert mistake is None or mistake in MISTAKES
         self.mode = mode
         self.decimals = decimals
         self.notes: list[str] = []
         self.degraded_at: str | None = None
+        self.overrides = overrides or {}
+        self.computed: dict[str, np.ndarray] = {}
+        self.mistake = mistake
 
     # -- inputs ------------------------------------------------------------------------
     def given(self, g: Given) -> np.ndarray:
         if self.mode == "exact" and self.degraded_at is None:
             return g.exact()
         return g.floats.copy()
+
+    def weight(self, g: Given) -> np.ndarray:
+        """A weight matrix (transposed under the mistake ``w_transposed``)."""
+        W = self.given(g)
+        if self.mistake == "w_transposed":
+            if W.ndim != 2 or W.shape[0] != W.shape[1] or np.array_equal(to_float(W), to_float(W).T):
+                raise MistakeNotApplicable
+            return W.T
+        return W
+
+    def sqrt_dk(self, d_k: int) -> Any:
+        """√d_k (d_k under the mistake ``dk_not_sqrt``, 1 under ``no_scale``)."""
+        if self.mistake == "no_scale":
+            return 1
+        if self.mistake == "dk_not_sqrt":
+            return d_k
+        return self.const(lambda: _sqrt(d_k), math.sqrt(d_k))
 
     def const(self, exact: Callable[[], Any], float_value: float) -> Any:
         """A derived constant such as sqrt(d_k): exact when exact, rounded in the hand chain.
@@ -110,6 +165,8 @@ class Chain:
         return self._map(x, "exp", np.exp)
 
     def tanh(self, x: np.ndarray) -> np.ndarray:
+        if self.mistake == "no_tanh":
+            return x
         return self._map(x, "tanh", np.tanh)
 
     def log(self, x: np.ndarray) -> np.ndarray:
@@ -152,7 +209,14 @@ class Chain:
 
     # -- step boundary -------------------------------------------------------------------
     def finish(self, step_id: str, x: np.ndarray) -> np.ndarray:
-        """Called on every step's result: rounds (hand) or checks size (exact)."""
+        """Called on every step's result: rounds (hand) or checks size (exact), then applies overrides."""
+        x = self._finish(step_id, x)
+        self.computed[step_id] = x
+        if step_id in self.overrides:
+            return np.asarray(self.overrides[step_id], dtype=float).reshape(np.shape(x))
+        return x
+
+    def _finish(self, step_id: str, x: np.ndarray) -> np.ndarray:
         if self.mode == "hand":
             return round_array(x, self.decimals)
         if is_exact(x):

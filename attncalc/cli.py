@@ -140,6 +140,73 @@ def _text_view(derivation: object, to_terminal: bool, width: int | None) -> str:
 
 
 @app.command()
+def check(
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            help="PROBLEM, then ANSWERS files (TOML/YAML/JSON keyed by step id). With no ANSWERS, the "
+            "problem's own [answers] table is graded. An answers file may name its own problem with "
+            'problem = "path".',
+            show_default=False,
+        ),
+    ],
+    format: Annotated[ListFormat, typer.Option("--format", "-f", help="Report format.")] = ListFormat.text,
+    rtol: Annotated[
+        float | None, typer.Option("--rtol", min=0, help="Relative tolerance instead of the answer's precision.")
+    ] = None,
+    atol: Annotated[
+        float | None, typer.Option("--atol", min=0, help="Absolute tolerance instead of the answer's precision.")
+    ] = None,
+    sigfigs: Annotated[
+        int | None, typer.Option("--sigfigs", min=1, max=15, help="Judge to N significant figures.")
+    ] = None,
+    width: Annotated[int | None, typer.Option("--width", min=40, help="Terminal width for the text report.")] = None,
+) -> None:
+    """Grade hand answers step by step: correct, carried (an earlier error) or wrong, with the slip named.
+
+    Exit code 0 when every given answer is correct, 1 when any is not, 2 on bad input.
+    """
+    from .check import Tolerance, load_answers
+    from .check import check as grade
+    from .errors import AttncalcError
+    from .problem import load_problem, read_raw
+
+    tol = Tolerance(rtol=rtol, atol=atol, sigfigs=sigfigs)
+    reports = []
+    try:
+        problem = None
+        answer_paths = paths
+        first = read_raw(paths[0])
+        if "kind" in first or "problem" not in first:  # PROBLEM [ANSWERS...]
+            problem = load_problem(paths[0])
+            answer_paths = paths[1:]
+            if not answer_paths:
+                if not problem.answers:
+                    _fail(f"{paths[0]}: answers: none to check; give an ANSWERS file or an [answers] table")
+                reports.append(grade(problem, problem.answers, paths[0], tol, key_prefix="answers."))
+        for path in answer_paths:
+            raw, own_problem = load_answers(path)
+            if own_problem is None and problem is None:
+                _fail(f"{path}: problem: this answers file names no problem; give the PROBLEM file first")
+            target = load_problem(own_problem) if own_problem else problem
+            assert target is not None
+            reports.append(grade(target, raw, path, tol))
+    except AttncalcError as exc:
+        _fail(str(exc))
+    if format is ListFormat.json:
+        from .render.check_view import reports_json
+
+        sys.stdout.write(reports_json(reports))
+    else:
+        from rich.console import Console
+
+        from .render.check_view import print_reports
+
+        print_reports(reports, Console(width=width) if width else Console())
+    raise typer.Exit(0 if all(r.all_correct for r in reports) else 1)
+
+
+@app.command()
 def new(
     kind: Annotated[str, typer.Argument(help="attention | self-attention | softmax", show_default=False)],
     score: Annotated[

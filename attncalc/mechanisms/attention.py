@@ -7,11 +7,9 @@ document does with its stacked encoder states ``H W``.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from ..arith import Chain, to_float
+from ..arith import Chain, MistakeNotApplicable, to_float
 from ..derivation import Add, Argmax, Concat, Input, Map, Product, Step
 from ..problem import Problem
 from .common import SoftmaxNames, softmax_inline, softmax_steps
@@ -54,7 +52,10 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     tok = p.tokens
     q = chain.given(g["query"])  # (d_q,)
     K = chain.given(g["keys"])  # (n, d_k)
-    V = K if g["values"] is g["keys"] else chain.given(g["values"])  # (n, d_v)
+    same = g["values"] is g["keys"]
+    if chain.mistake == "keys_not_values" and same:
+        raise MistakeNotApplicable
+    V = K if same or chain.mistake == "keys_not_values" else chain.given(g["values"])  # (n, d_v)
     vsym = "h" if g["values"] is g["keys"] else "v"
     steps: list[Step] = []
     d_k = K.shape[1]
@@ -80,7 +81,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         if p.score == "scaled-dot":
             e = _scale(p, chain, e, d_k, steps)
     elif p.score == "general":
-        W = chain.given(g["W"])
+        W = chain.weight(g["W"])
         Wm = W if row else W.T
         TK = chain.finish("transformed_keys", chain.matmul(K, Wm))  # (n, d_q)
         steps.append(
@@ -145,11 +146,11 @@ def run(p: Problem, chain: Chain) -> list[Step]:
 def _scale(p: Problem, chain: Chain, e: np.ndarray, d_k: int, steps: list[Step]) -> np.ndarray:
     if "scale" in p.given:
         s = p.given["scale"]
-        factor = chain.const(lambda: s.exact()[0], float(s.floats[0]))
+        factor = 1 if chain.mistake == "no_scale" else chain.const(lambda: s.exact()[0], float(s.floats[0]))
         fn, text = "scale", _num_text(float(s.floats[0]))
         formula, latex = "e'_i = e_i · scale", r"e'_i = e_i \cdot \text{scale}"
     else:
-        root = chain.const(lambda: _sqrt_exact(d_k), math.sqrt(d_k))
+        root = chain.sqrt_dk(d_k)
         factor, fn, text = root, "divide", f"√{d_k}"
         formula, latex = f"e'_i = e_i / √d_k, d_k = {d_k}", rf"e'_i = \frac{{e_i}}{{\sqrt{{d_k}}}},\ d_k = {d_k}"
     out = chain.finish("scaled_scores", e * factor if fn == "scale" else e / factor)
@@ -172,12 +173,6 @@ def _scale(p: Problem, chain: Chain, e: np.ndarray, d_k: int, steps: list[Step])
     return out
 
 
-def _sqrt_exact(n: int) -> object:
-    import sympy as sp
-
-    return sp.sqrt(n)
-
-
 def _num_text(x: float) -> str:
     return f"{x:g}"
 
@@ -187,7 +182,7 @@ def _feedforward_scores(p: Problem, chain: Chain, q: np.ndarray, K: np.ndarray, 
     g, row, tok = p.given, p.row_convention, p.tokens
     n = K.shape[0]
     if p.score == "additive":
-        W_q, W_k = chain.given(g["W_q"]), chain.given(g["W_k"])
+        W_q, W_k = chain.weight(g["W_q"]), chain.weight(g["W_k"])
         if row:
             pq = chain.finish("projected_query", chain.matmul(q, W_q))
             steps.append(
@@ -260,10 +255,11 @@ def _feedforward_scores(p: Problem, chain: Chain, q: np.ndarray, K: np.ndarray, 
             )
         )
     else:
-        W = chain.given(g["W"])
+        W = chain.weight(g["W"])
         Qrep = np.array([q] * n, dtype=q.dtype)
         qk, Kc = chain.coerce(Qrep, K)
-        C = np.concatenate([qk, Kc], axis=1)  # (n, d_q + d_k): [s; h_i] per row
+        halves = [Kc, qk] if chain.mistake == "concat_swapped" else [qk, Kc]
+        C = np.concatenate(halves, axis=1)  # (n, d_q + d_k): [s; h_i] per row
         Wm = W if row else W.T
         pre = chain.finish("pre_activation", chain.matmul(C, Wm))
         steps.append(
@@ -339,8 +335,9 @@ def _head(p: Problem, chain: Chain, q: np.ndarray, c: np.ndarray) -> list[Step]:
         )
         top = u
     else:
-        order = (cc, qc) if h.order == "context-query" else (qc, cc)
-        names = ("c", "s") if h.order == "context-query" else ("s", "c")
+        context_first = (h.order == "context-query") != (chain.mistake == "concat_swapped")
+        order = (cc, qc) if context_first else (qc, cc)
+        names = ("c", "s") if context_first else ("s", "c")
         u = chain.finish("combined", np.concatenate(order))
         steps.append(
             Concat(
@@ -356,7 +353,7 @@ def _head(p: Problem, chain: Chain, q: np.ndarray, c: np.ndarray) -> list[Step]:
             )
         )
         assert h.W_c is not None
-        W_c = chain.given(h.W_c)
+        W_c = chain.weight(h.W_c)
         if row:
             z = chain.finish("combined_projection", chain.matmul(u, W_c))
             left, right, first = u, W_c, "left"
@@ -393,7 +390,7 @@ def _head(p: Problem, chain: Chain, q: np.ndarray, c: np.ndarray) -> list[Step]:
         )
     if h.W_out is None:
         return steps
-    W_out = chain.given(h.W_out)
+    W_out = chain.weight(h.W_out)
     b = chain.given(h.b_out) if h.b_out is not None else None
     if row:
         left, right = top, W_out

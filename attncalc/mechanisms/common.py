@@ -129,7 +129,12 @@ def softmax_steps(
         note=note,
         explain="Softmax turns scores into positive numbers by exponentiating each one.",
     )
-    total = np.sum(exps, axis=-1) if not matrix else np.array([sum(r) for r in exps], dtype=exps.dtype)
+    axis_rows = not (matrix and chain.mistake == "softmax_wrong_axis")
+    total = (
+        np.sum(exps, axis=-1)
+        if not matrix
+        else np.array([sum(r) for r in (exps if axis_rows else exps.T)], dtype=exps.dtype)
+    )
     if not matrix and is_exact(exps):
         total = np.asarray(sum(exps.tolist()), dtype=object)
     total = chain.finish(names.sum_id, np.asarray(total, dtype=exps.dtype))
@@ -144,7 +149,12 @@ def softmax_steps(
         arg=exps,
         explain="The normaliser: dividing by it makes the weights sum to 1.",
     )
-    weights = _normalise(chain, scores, exps, total, m, matrix)
+    if chain.mistake == "not_normalised":
+        weights = exps
+    elif not axis_rows:
+        weights = exps / total[None, :]
+    else:
+        weights = _normalise(chain, scores, exps, total, m, matrix)
     weights = chain.finish(names.out_id, weights)
     out_step = Divide(
         id=names.out_id,

@@ -6,8 +6,6 @@ q_i = W_Q x_i, i.e. Q = X W_Qᵀ.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..arith import Chain
@@ -34,7 +32,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     for name in ("Q", "K", "V"):
         key = f"W_{name}"
         if key in p.given:
-            W = chain.given(p.given[key])
+            W = chain.weight(p.given[key])
             Wm = W if row else W.T
             note = ""
         else:
@@ -62,7 +60,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         )
     Q, K, V = proj["Q"], proj["K"], proj["V"]
     d_k = K.shape[1]
-    S = chain.finish("scores", chain.matmul(Q, K.T))  # (n, n)
+    S = chain.matmul(K, Q.T) if chain.mistake == "qk_transposed" else chain.matmul(Q, K.T)
+    S = chain.finish("scores", S)  # (n, n)
     steps.append(
         Product(
             id="scores",
@@ -80,7 +79,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         )
     )
     if p.score == "scaled-dot":
-        root = chain.const(lambda: _sqrt_exact(d_k), math.sqrt(d_k))
+        root = chain.sqrt_dk(d_k)
         S = chain.finish("scaled_scores", S / root)
         steps.append(
             Map(
@@ -122,7 +121,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     names = SoftmaxNames(arg=arg, out="A", out_title="Attention weights (row-wise softmax)")
     soft, A = softmax_steps(chain, S, names, p.settings.shift_max, tok, tok)
     steps.extend(soft)
-    Z = chain.finish("output", chain.matmul(A, V))
+    Z = chain.finish("output", chain.matmul(A, K if chain.mistake == "keys_not_values" else V))
     steps.append(
         Product(
             id="output",
@@ -149,12 +148,6 @@ def _identity_exact(d: int) -> np.ndarray:
         for j in range(d):
             out[i, j] = sp.Integer(1 if i == j else 0)
     return out
-
-
-def _sqrt_exact(n: int) -> object:
-    import sympy as sp
-
-    return sp.sqrt(n)
 
 
 def _apply_mask(S: np.ndarray, allowed: np.ndarray) -> np.ndarray:

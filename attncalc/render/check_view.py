@@ -1,0 +1,116 @@
+"""Reports of ``attncalc check``: a rich table for people, JSON for scripts (INTERFACE.md)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ..check import Report, StepResult
+
+MARKS = {"correct": ("✓ correct", "green"), "carried": ("↪ carried", "yellow"), "wrong": ("✗ wrong", "bold red")}
+
+
+def result_dict(r: StepResult) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": r.id,
+        "verdict": r.verdict,
+        "given": r.given,
+        "expected": r.expected,
+        "wrong_entries": r.wrong_entries,
+        "note": r.note,
+    }
+    if r.mistake:
+        out["mistake"] = r.mistake
+    if r.began_at:
+        out["began_at"] = r.began_at
+    return out
+
+
+def report_dict(rep: Report) -> dict[str, Any]:
+    return {"summary": rep.summary, "results": [result_dict(r) for r in rep.results]}
+
+
+def reports_json(reports: list[Report]) -> str:
+    if len(reports) == 1:
+        data: dict[str, Any] = report_dict(reports[0])
+    else:
+        total = {"correct": 0, "carried": 0, "wrong": 0}
+        for rep in reports:
+            for k, v in rep.summary.items():
+                total[k] += v
+        data = {
+            "submissions": [{"problem": r.problem, "answers": r.answers, **report_dict(r)} for r in reports],
+            "total": total,
+            "all_correct": sum(1 for r in reports if r.all_correct),
+        }
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _given_cell(r: StepResult) -> str:
+    """The answer as written, wrong entries between ⟨ ⟩ so they show without colour."""
+    wrong = {tuple(e) for e in r.wrong_entries}
+
+    def walk(x: Any, idx: tuple[int, ...]) -> str:
+        if isinstance(x, list):
+            return "[" + ", ".join(walk(v, (*idx, i)) for i, v in enumerate(x)) + "]"
+        text = str(x)
+        return f"⟨{text}⟩" if idx in wrong and r.verdict == "wrong" else text
+
+    return walk(r.given_shown if r.given_shown is not None else r.given, ())
+
+
+def _value_cell(x: Any) -> str:
+    if isinstance(x, list):
+        return "[" + ", ".join(_value_cell(v) for v in x) + "]"
+    if x is None:
+        return "−∞"
+    if isinstance(x, str):
+        return x
+    return f"{x:g}"
+
+
+def report_renderable(rep: Report) -> RenderableType:
+    t = Table(title=f"{rep.answers}  (problem {rep.problem})", title_justify="left", box=box.SIMPLE_HEAVY)
+    t.add_column("step")
+    t.add_column("verdict")
+    t.add_column("given")
+    t.add_column("expected")
+    t.add_column("note", ratio=1)
+    for r in rep.results:
+        mark, style = MARKS[r.verdict]
+        t.add_row(r.id, Text(mark, style=style), _given_cell(r), _value_cell(r.expected), r.note)
+    return Group(t, Text(summary_line(rep)))
+
+
+def summary_line(rep: Report) -> str:
+    s = rep.summary
+    line = f"{s['correct']} correct, {s['carried']} carried, {s['wrong']} wrong"
+    if rep.first_error:
+        line += f"; the first error is at {rep.first_error}"
+    elif rep.all_correct:
+        line += "; all correct"
+    return line
+
+
+def print_reports(reports: list[Report], console: Console) -> None:
+    if len(reports) == 1:
+        console.print(report_renderable(reports[0]))
+        return
+    total = {"correct": 0, "carried": 0, "wrong": 0}
+    width = max(len(r.answers) for r in reports)
+    for rep in reports:
+        mark = "✓" if rep.all_correct else "✗"
+        console.print(f"{mark} {rep.answers:<{width}}  {summary_line(rep)}", highlight=False)
+        for k, v in rep.summary.items():
+            total[k] += v
+    perfect = sum(1 for r in reports if r.all_correct)
+    console.print(
+        f"Total: {len(reports)} submissions, {perfect} all correct; steps: {total['correct']} correct, "
+        f"{total['carried']} carried, {total['wrong']} wrong",
+        highlight=False,
+    )
