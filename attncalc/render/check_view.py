@@ -105,7 +105,7 @@ def print_reports(reports: list[Report], console: Console) -> None:
     width = max(len(r.answers) for r in reports)
     for rep in reports:
         mark = "✓" if rep.all_correct else "✗"
-        console.print(f"{mark} {rep.answers:<{width}}  {summary_line(rep)}", highlight=False)
+        console.print(f"{mark} {rep.answers:<{width}}  {summary_line(rep)}", highlight=False, soft_wrap=True)
         for k, v in rep.summary.items():
             total[k] += v
     perfect = sum(1 for r in reports if r.all_correct)
@@ -113,4 +113,5 @@ def print_reports(reports: list[Report], console: Console) -> None:
         f"Total: {len(reports)} submissions, {perfect} all correct; steps: {total['correct']} correct, "
         f"{total['carried']} carried, {total['wrong']} wrong",
         highlight=False,
+        soft_wrap=True,
     )
