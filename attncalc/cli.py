@@ -11,7 +11,7 @@ import sys
 import tempfile
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -30,6 +30,16 @@ app = typer.Typer(
 class SolveFormat(StrEnum):
     text = "text"
     json = "json"
+    markdown = "markdown"
+    latex = "latex"
+    pdf = "pdf"
+    html = "html"
+
+
+class SheetKind(StrEnum):
+    solution = "solution"
+    answers = "answers"
+    question = "question"
 
 
 class ListFormat(StrEnum):
@@ -60,7 +70,7 @@ def _root(
     """
 
 
-def write_output(path: str, text: str, force: bool) -> None:
+def write_output(path: str, text: str | bytes, force: bool) -> None:
     """Write text to path through a temporary file and a rename; never overwrite without force."""
     target = Path(path)
     if target.exists() and not force:
@@ -70,8 +80,12 @@ def write_output(path: str, text: str, force: bool) -> None:
         _fail(f"{path}: the folder {directory} does not exist")
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        if isinstance(text, bytes):
+            with os.fdopen(fd, "wb") as fb:
+                fb.write(text)
+        else:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -80,11 +94,26 @@ def write_output(path: str, text: str, force: bool) -> None:
 
 @app.command()
 def solve(
-    problem: Annotated[str, typer.Argument(help="Problem file (.toml, .yaml/.yml or .json).", show_default=False)],
+    problems: Annotated[
+        list[str],
+        typer.Argument(
+            help="Problem files (.toml, .yaml/.yml or .json); several make one numbered sheet.", show_default=False
+        ),
+    ],
     format: Annotated[SolveFormat, typer.Option("--format", "-f", help="Output format.")] = SolveFormat.text,
     output: Annotated[
-        str | None, typer.Option("--output", "-o", help="Write to this file instead of standard output.")
+        str | None,
+        typer.Option(
+            "--output", "-o", help="Write to this file instead of standard output (pdf: default PROBLEM.pdf)."
+        ),
     ] = None,
+    sheet: Annotated[
+        SheetKind,
+        typer.Option("--sheet", help="markdown/latex/pdf/html: question (no results), answers, or the full solution."),
+    ] = SheetKind.solution,
+    fragment: Annotated[
+        bool, typer.Option("--fragment", help="latex/html: only the body, to paste into a document.")
+    ] = False,
     decimals: Annotated[
         int | None, typer.Option("--decimals", min=0, max=12, help="Decimals shown (overrides the problem's settings).")
     ] = None,
@@ -101,21 +130,41 @@ def solve(
     force: Annotated[bool, typer.Option("--force", help="Overwrite the --output file if it exists.")] = False,
     width: Annotated[int | None, typer.Option("--width", min=40, help="Terminal width for the text view.")] = None,
 ) -> None:
-    """Print the worked derivation of a problem."""
+    """Print the worked derivation of one or more problems, or write it as a sheet."""
     from .errors import AttncalcError
     from .mechanisms import solve as solve_problem
     from .problem import load_problem
 
     try:
-        derivation = solve_problem(load_problem(problem), exact=exact, decimals=decimals, carry_rounded=carry)
+        derivations = [
+            solve_problem(load_problem(p), exact=exact, decimals=decimals, carry_rounded=carry) for p in problems
+        ]
+        if format is SolveFormat.pdf:
+            from .render.pdf import compile_pdf
+            from .render.writers import render as render_sheet
+
+            target = output or str(Path(problems[0]).with_suffix(".pdf").name)
+            if Path(target).exists() and not force:
+                _fail(f"{target}: already exists; pass --force to overwrite it")
+            pdf = compile_pdf(render_sheet(derivations, "latex", sheet.value))
+            write_output(target, pdf, force)
+            sys.stderr.write(f"attncalc: wrote {target}\n")
+            return
     except AttncalcError as exc:
         _fail(str(exc))
     if format is SolveFormat.json:
-        from .render.json import render
+        import json
 
-        text = render(derivation)
+        from .render.json import to_dict
+
+        data = [to_dict(d) for d in derivations]
+        text = json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False) + "\n"
+    elif format in (SolveFormat.markdown, SolveFormat.latex, SolveFormat.html):
+        from .render.writers import render as render_sheet
+
+        text = render_sheet(derivations, format.value, sheet.value, fragment)
     else:
-        text = _text_view(derivation, to_terminal=output is None, width=width)
+        text = _text_view(derivations, to_terminal=output is None, width=width)
         if output is None:
             return
     if output is None:
@@ -124,19 +173,21 @@ def solve(
         write_output(output, text, force)
 
 
-def _text_view(derivation: object, to_terminal: bool, width: int | None) -> str:
+def _text_view(derivations: list[Any], to_terminal: bool, width: int | None) -> str:
     from rich.console import Console
+    from rich.rule import Rule
 
     from .render.text import TextRenderer
 
-    renderer = TextRenderer(derivation)  # type: ignore[arg-type]
     if to_terminal:
         console = Console(width=width) if width else Console()
-        renderer.print(console)
-        return ""
-    console = Console(width=width or 100, color_system=None, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
-    renderer.print(console)
-    return console.export_text()
+    else:
+        console = Console(width=width or 100, color_system=None, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+    for k, d in enumerate(derivations):
+        if len(derivations) > 1:
+            console.print(Rule(f"Problem {k + 1}"))
+        TextRenderer(d).print(console)
+    return "" if to_terminal else console.export_text()
 
 
 @app.command()

@@ -199,3 +199,19 @@ class Derivation:
     @property
     def step_ids(self) -> list[str]:
         return [s.id for s in self.steps]
+
+    # Jupyter shows a derivation as a solution sheet (renderers are imported only when asked).
+    def _repr_markdown_(self) -> str:
+        from .render.writers import render
+
+        return render([self], "markdown")
+
+    def _repr_latex_(self) -> str:
+        from .render.writers import render
+
+        return render([self], "latex", fragment=True)
+
+    def _repr_html_(self) -> str:
+        from .render.writers import render
+
+        return render([self], "html", fragment=True)

@@ -1,0 +1,374 @@
+"""Solution, answers and question sheets as a format-neutral list of blocks.
+
+The builder walks a derivation once (one ``_step_<TypeName>`` method per step type, in the
+manner of sympy's printers); the Markdown, LaTeX and HTML writers then typeset the same blocks.
+Mathematics in blocks is written in attncalc's plain notation ("e_2 = 1·0 + 1·2 = 2",
+"S'[1,3]", "√2", "exp(e_1)"), which each writer converts with its own small translator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..derivation import (
+    Add,
+    Argmax,
+    Concat,
+    Derivation,
+    Divide,
+    Gradient,
+    Input,
+    Loss,
+    Map,
+    Mask,
+    Product,
+    Softmax,
+    Step,
+    Sum,
+)
+from . import expand
+from .exact import is_interesting
+from .fmt import ENTRY_LIMIT, elide, entry_indices, entry_label, fmt, position_labels
+
+SHEETS = ("solution", "answers", "question")
+MATRIX_LIMIT = 12  # rows/columns of a matrix shown before the middle is elided
+EXACT_GROUPS = 6
+
+
+# ------------------------------------------------------------------------------ blocks
+
+
+@dataclass(frozen=True)
+class Heading:
+    text: str
+    level: int = 2
+
+
+@dataclass(frozen=True)
+class Para:
+    text: str
+    style: str = "normal"  # normal | explain | note | result
+
+
+@dataclass(frozen=True)
+class MathLines:
+    """Lines of plain-notation mathematics, each with an optional text remark."""
+
+    lines: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """lhs = a vector or matrix of formatted numbers, with optional row/column labels."""
+
+    lhs: str
+    cells: tuple[tuple[str, ...], ...]
+    rows: tuple[str, ...] | None = None
+    cols: tuple[str, ...] | None = None
+    shade: tuple[tuple[float, ...], ...] | None = None  # 0..1 per cell (weights)
+    vector: bool = False
+
+
+@dataclass(frozen=True)
+class Table:
+    """A labelled table; ``shade`` gives a 0..1 level per row for the last column (weights)."""
+
+    header: tuple[str, ...]  # plain-notation math allowed
+    rows: tuple[tuple[str, ...], ...]
+    shade: tuple[float, ...] | None = None
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Exact:
+    """Exact forms: (labels joined by =, sympy expression)."""
+
+    items: tuple[tuple[str, Any], ...]
+    more: int = 0
+
+
+Block = Heading | Para | MathLines | Matrix | Table | Exact
+BLOCK_TYPES = (Heading, Para, MathLines, Matrix, Table, Exact)
+
+
+@dataclass
+class Sheet:
+    title: str
+    kind: str  # solution | answers | question
+    blocks: list[Block] = field(default_factory=list)
+
+
+# ------------------------------------------------------------------------------ builder
+
+
+def build(derivations: list[Derivation], kind: str = "solution") -> Sheet:
+    """The sheet for one or more derivations (numbered problems when there are several)."""
+    if kind not in SHEETS:
+        raise ValueError(kind)
+    several = len(derivations) > 1
+    title = derivations[0].problem.title if not several else f"{len(derivations)} problems"
+    label = {"solution": "Solution", "answers": "Answers", "question": "Questions"}[kind]
+    sheet = Sheet(f"{title}: {label.lower()}" if not several else f"{label}: {title}", kind)
+    for k, d in enumerate(derivations, 1):
+        b = _Builder(d, sheet.blocks)
+        heading = f"Problem {k}. {d.problem.title}" if several else d.problem.title
+        b.add(Heading(heading, 1 if not several else 2))
+        {"solution": b.solution, "answers": b.answers, "question": b.question}[kind]()
+    return sheet
+
+
+class _Builder:
+    def __init__(self, d: Derivation, out: list[Block]) -> None:
+        self.d = d
+        self.dec = d.decimals
+        self.out = out
+
+    def add(self, block: Block) -> None:
+        self.out.append(block)
+
+    def n(self, x: Any) -> str:
+        return fmt(x, self.dec)
+
+    # -- the three sheets -----------------------------------------------------------
+    def givens(self) -> None:
+        p = self.d.problem
+        if p.description:
+            self.add(Para(p.description.strip()))
+        bits = [p.kind] + ([f"{p.score} score"] if p.score else [])
+        if p.kind != "softmax":
+            bits.append("row convention (x W)" if p.row_convention else "column convention (W x)")
+        self.add(Para(" · ".join(bits), "explain"))
+        self.add(Heading("Given", 3))
+        for inp in self.d.inputs:
+            self.add(self._input(inp))
+
+    def question(self) -> None:
+        self.givens()
+        self.add(Heading("Compute", 3))
+        lines = [(f"{s.formula}", f"{k}. {s.title} [{s.id}]") for k, s in enumerate(self.d.steps, 1)]
+        self.add(MathLines(tuple(lines)))
+        self.add(Para(f"Give every value to {self.dec} decimals.", "explain"))
+
+    def answers(self) -> None:
+        rows = []
+        for s in self.d.steps:
+            rows.append((s.id, s.title, self._inline_value(s)))
+        self.add(Table(("step", "", "value"), tuple(rows)))
+        if self.d.headline:
+            self.add(Para(self.d.headline, "result"))
+        self.add(Para(self._rounding_note(), "explain"))
+
+    def solution(self) -> None:
+        self.givens()
+        for k, s in enumerate(self.d.steps, 1):
+            self.add(Heading(f"Step {k}. {s.title} [{s.id}]", 3))
+            self.add(MathLines(((s.formula, ""),)))
+            if s.explain:
+                self.add(Para(s.explain, "explain"))
+            if s.note:
+                self.add(Para(s.note, "note"))
+            getattr(self, f"_step_{type(s).__name__}")(s)
+            self._exact(s)
+            if s.id == "weights" and self.d.problem.kind == "attention":
+                self._attention_table()
+        if self.d.headline:
+            self.add(Para(self.d.headline, "result"))
+        for note in self.d.notes:
+            self.add(Para(note, "explain"))
+
+    def _rounding_note(self) -> str:
+        return next((n for n in self.d.notes if n.startswith("Shown values")), "")
+
+    # -- pieces --------------------------------------------------------------------
+    def _input(self, inp: Input) -> Block:
+        v = np.asarray(inp.value)
+        return self._matrix(inp.symbol, v, inp.rows, inp.cols)
+
+    def _matrix(
+        self,
+        lhs: str,
+        v: np.ndarray,
+        rows: tuple[str, ...] | None = None,
+        cols: tuple[str, ...] | None = None,
+        shade: bool = False,
+    ) -> Block:
+        v = np.asarray(v, dtype=float)
+        if v.ndim == 0:
+            return MathLines(((f"{lhs} = {self.n(v)}", ""),))
+        if v.ndim == 1:
+            vec: tuple[str, ...] = tuple(
+                x if x is not None else "…" for x in elide([self.n(x) for x in v], MATRIX_LIMIT)
+            )
+            return Matrix(lhs, (vec,), rows, None, None, vector=True)
+        r_idx = list(elide(list(range(v.shape[0])), MATRIX_LIMIT))
+        c_idx = list(elide(list(range(v.shape[1])), MATRIX_LIMIT))
+        rl = position_labels(rows, v.shape[0])
+        cl = position_labels(cols, v.shape[1])
+        cells = tuple(
+            tuple("⋮" if i is None else ("…" if j is None else self.n(v[i, j])) for j in c_idx) for i in r_idx
+        )
+        sh = None
+        if shade:
+            sh = tuple(tuple(0.0 if i is None or j is None else float(v[i, j]) for j in c_idx) for i in r_idx)
+        return Matrix(
+            lhs,
+            cells,
+            tuple("⋮" if i is None else rl[i] for i in r_idx),
+            tuple("…" if j is None else cl[j] for j in c_idx),
+            sh,
+        )
+
+    def _result(self, s: Step) -> None:
+        self.add(self._matrix(s.symbol, np.asarray(s.shown), s.rows, s.cols, shade=s.id == "weights"))
+
+    def _inline_value(self, s: Step) -> str:
+        if isinstance(s.shown, str):
+            return s.shown
+        v = np.asarray(s.shown, dtype=float)
+        if v.ndim == 0:
+            return self.n(v)
+        if v.ndim == 1:
+            return (
+                "[" + ", ".join(x if x is not None else "…" for x in elide([self.n(x) for x in v], MATRIX_LIMIT)) + "]"
+            )
+        rows = [
+            "[" + ", ".join(x if x is not None else "…" for x in elide([self.n(x) for x in r], MATRIX_LIMIT)) + "]"
+            for r in v
+        ]
+        return "[" + ", ".join(x if x is not None else "…" for x in elide(rows, MATRIX_LIMIT)) + "]"
+
+    def _label(self, s: Step, idx: tuple[int, ...]) -> tuple[str, str]:
+        label = entry_label(s.symbol, idx)
+        token = s.rows[idx[0]] if len(idx) == 1 and s.rows is not None else ""
+        return label, token
+
+    def _written(self, s: Step) -> None:
+        shown = np.asarray(s.shown)
+        lines: list[tuple[str, str]] = []
+        for idx in elide(entry_indices(shown.shape), ENTRY_LIMIT):
+            if idx is None:
+                lines.append(("⋮", f"{int(np.prod(shown.shape)) - 4} more entries, computed the same way"))
+                continue
+            label, token = self._label(s, idx)
+            if isinstance(s, Map) and np.isneginf(s.arg[idx]):
+                if s.fn in ("exp", "shift_exp"):
+                    lines.append((f"{label} = {expand.rhs(s, idx, self.dec)} = 0", f"masked {token}".strip()))
+                else:
+                    lines.append((f"{label} = −∞", "masked"))
+                continue
+            lines.append((f"{label} = {expand.rhs(s, idx, self.dec)} = {self.n(shown[idx])}", token))
+        self.add(MathLines(tuple(lines)))
+        self._result(s)
+
+    def _exact(self, s: Step) -> None:
+        if s.exact is None or not is_interesting(s.exact, self.dec):
+            return
+        a = np.asarray(s.exact, dtype=object)
+        groups: dict[Any, list[str]] = {}
+        for idx in entry_indices(a.shape):
+            if is_interesting(a[idx], self.dec):
+                groups.setdefault(a[idx], []).append(entry_label(s.symbol, idx))
+        items = []
+        for expr, labels in list(groups.items())[:EXACT_GROUPS]:
+            names = " = ".join(labels[:3]) + (" = …" if len(labels) > 3 else "")
+            items.append((names, expr))
+        self.add(Exact(tuple(items), max(0, len(groups) - EXACT_GROUPS)))
+
+    def _attention_table(self) -> None:
+        d = self.d
+        ids = [i for i in ("scores", "scaled_scores", "exponentials", "weights") if i in d.step_ids]
+        heads = {"scores": "e_i", "scaled_scores": "e'_i", "exponentials": "exp(e_i)", "weights": "α_i"}
+        w = np.asarray(d.step("weights").shown, dtype=float)
+        labels = position_labels(d.problem.tokens, len(w), "h_")
+        rows = []
+        idx = list(elide(list(range(len(w))), 32))
+        for i in idx:
+            if i is None:
+                rows.append(("⋮",) + ("",) * (len(ids) + 1))
+                continue
+            rows.append((str(i + 1), labels[i], *(self.n(np.asarray(d.step(x).shown)[i]) for x in ids)))
+        shade = tuple(0.0 if i is None else float(w[i]) for i in idx)
+        self.add(
+            Table(("i", "token", *(heads[x] for x in ids)), tuple(rows), shade, "Attention over the encoder states")
+        )
+
+    # -- step types ----------------------------------------------------------------
+    def _step_Product(self, s: Product) -> None:
+        if s.note and "identity" in s.note:
+            self._result(s)
+            return
+        self._written(s)
+
+    def _step_Map(self, s: Map) -> None:
+        if s.fn == "divide" and s.param_text.startswith("√"):
+            self.add(MathLines(((f"{s.param_text} = {self.n(s.param)}", ""),)))
+        self._written(s)
+
+    def _step_Sum(self, s: Sum) -> None:
+        if np.asarray(s.arg).ndim == 1:
+            self.add(MathLines(((f"Z = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}", ""),)))
+            return
+        self._written(s)
+
+    def _step_Divide(self, s: Divide) -> None:
+        self._written(s)
+
+    def _step_Add(self, s: Add) -> None:
+        self._written(s)
+
+    def _step_Concat(self, s: Concat) -> None:
+        parts = [f"{name} = [{', '.join(self.n(x) for x in p)}]" for name, p in zip(s.part_names, s.parts, strict=True)]
+        self.add(MathLines(tuple((x, "") for x in parts)))
+        self._result(s)
+
+    def _step_Mask(self, s: Mask) -> None:
+        blocked = [
+            entry_label("S'", (int(i), int(j))) for i, j in zip(*np.nonzero(~np.asarray(s.allowed)), strict=True)
+        ]
+        shown = [x if x is not None else "…" for x in elide(blocked, 12)]
+        self.add(MathLines(((", ".join(shown) + " = −∞", "masked") if blocked else ("", "nothing is masked"),)))
+        self._result(s)
+
+    def _step_Softmax(self, s: Softmax) -> None:
+        labels = position_labels(s.rows, len(s.arg))
+        shift = f" − {self.n(s.shift)}" if s.shift else ""
+        lines = []
+        for i in elide(list(range(len(s.arg))), ENTRY_LIMIT):
+            if i is None:
+                lines.append(("⋮", ""))
+                continue
+            lines.append((f"exp({self.n(s.arg[i])}{shift}) = {self.n(s.exps[i])}", labels[i]))
+        lines.append((f"Σ = {expand.sum_text([self.n(x) for x in s.exps])} = {self.n(s.total)}", ""))
+        for i in elide(list(range(len(s.arg))), ENTRY_LIMIT):
+            if i is None:
+                lines.append(("⋮", ""))
+                continue
+            lines.append((f"p_{i + 1} = {expand.rhs(s, (i,), self.dec)} = {self.n(s.shown[i])}", labels[i]))
+        self.add(MathLines(tuple(lines)))
+
+    def _step_Argmax(self, s: Argmax) -> None:
+        probs = np.asarray(s.probs, dtype=float)
+        best = int(np.argmax(probs))
+        rows = tuple(
+            (lab, self.n(p), "largest" if i == best else "")
+            for i, (lab, p) in enumerate(zip(s.labels, probs, strict=True))
+        )
+        self.add(Table(("entry", "p", ""), rows, tuple(float(p) for p in probs)))
+        self.add(MathLines(((f"ŷ = {s.value}", ""),)))
+
+    def _step_Loss(self, s: Loss) -> None:
+        self.add(
+            MathLines(((f"L = −ln p_{s.target + 1} = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}", s.label),))
+        )
+
+    def _step_Gradient(self, s: Gradient) -> None:
+        self._written(s)
+
+
+STEP_METHODS = {
+    cls: getattr(_Builder, f"_step_{cls.__name__}", None)
+    for cls in (Product, Map, Sum, Divide, Add, Concat, Mask, Softmax, Argmax, Loss, Gradient)
+}

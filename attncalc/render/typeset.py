@@ -1,0 +1,149 @@
+"""Translate attncalc's plain mathematical notation into LaTeX math and into HTML.
+
+The plain notation is the one the terminal view prints ("e_2 = 1·0 + 1·2 = 2", "S'[1,3]",
+"exp(e_1)", "√2", "W_Qᵀ", "9.023e-232"); it is small and produced only by attncalc, so a
+tokenizer with a fixed vocabulary translates it faithfully. Words that are not mathematics
+("where", "target") become \\text{...} in LaTeX.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+_TOKEN = re.compile(
+    r"(?P<sci>\d+(?:\.\d+)?e[+-]?\d+)"
+    r"|(?P<num>\d+(?:\.\d+)?)"
+    r"|(?P<idx>\[\d+,\d+\])"
+    r"|(?P<word>[A-Za-z]+)"
+    r"|(?P<sub>_(?:[A-Za-z0-9]+))"
+    r"|(?P<space>\s+)"
+    r"|(?P<other>.)",
+    re.S,
+)
+
+_FUNCS = {
+    "exp": r"\exp",
+    "tanh": r"\tanh",
+    "ln": r"\ln",
+    "max": r"\max",
+    "argmax": r"\operatorname{argmax}",
+    "log": r"\log",
+    "sqrt": r"\sqrt",
+}
+_SYMBOLS = {
+    "·": r"\cdot ",
+    "−": "-",
+    "…": r"\dots ",
+    "⋮": r"\vdots ",
+    "∞": r"\infty ",
+    "α": r"\alpha ",
+    "Σ": r"\sum ",
+    "∂": r"\partial ",
+    "ŷ": r"\hat{y}",
+    "ᵀ": r"^{\top}",
+    "≈": r"\approx ",
+    ";": r";\,",
+    "%": r"\%",
+    "#": r"\#",
+    "&": r"\&",
+    "$": r"\$",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\sim ",
+    "^": r"\hat{}",
+    "\\": r"\backslash ",
+    "′": "'",
+    "◀": "",
+    "×": r"\times ",
+}
+_TEXT_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "$": r"\$",
+    "&": r"\&",
+    "#": r"\#",
+    "^": r"\^{}",
+    "_": r"\_",
+    "%": r"\%",
+    "~": r"\~{}",
+}
+
+
+def tex_text(s: str) -> str:
+    """Escape plain text for LaTeX text mode."""
+    out = "".join(_TEXT_ESCAPES.get(c, c) for c in s)
+    return out.replace("−", "-").replace("…", r"\ldots{}").replace("·", r"$\cdot$").replace("√", r"$\surd$")
+
+
+def to_tex(plain: str) -> str:
+    """Plain notation → LaTeX math (without the surrounding $)."""
+    tokens = [(m.lastgroup or "", m.group()) for m in _TOKEN.finditer(plain.replace("h\u0303", "\x00"))]
+    pieces: list[str] = []  # " " marks a space, resolved at the end
+    sqrt_open = False
+    for i, (kind, text) in enumerate(tokens):
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
+        if kind == "sci":
+            mant, exp = text.split("e")
+            piece = rf"{mant}\times 10^{{{int(exp)}}}"
+        elif kind == "num":
+            piece = text
+        elif kind == "idx":
+            piece = "_{" + text[1:-1] + "}"
+        elif kind == "word":
+            if text in _FUNCS:
+                piece = _FUNCS[text]
+            elif len(text) == 1 or (nxt[0] == "sub" and len(text) <= 3):
+                piece = text
+            else:
+                piece = rf"\text{{{tex_text(text)}}}"
+        elif kind == "sub":
+            piece = "_{" + text[1:] + "}"
+        elif kind == "space":
+            pieces.append(r"\quad " if len(text) > 1 else " ")
+            continue
+        elif text == "\x00":
+            piece = r"\tilde{h}"
+        elif text == "√":
+            pieces.append(r"\sqrt{")
+            sqrt_open = True
+            continue
+        else:
+            piece = _SYMBOLS.get(text, text)
+        pieces.append(piece)
+        if sqrt_open and nxt[0] != "sub":
+            pieces.append("}")
+            sqrt_open = False
+    if sqrt_open:
+        pieces.append("}")
+    out: list[str] = []
+    for k, piece in enumerate(pieces):
+        if piece == " ":
+            before = pieces[k - 1] if k else ""
+            after = pieces[k + 1] if k + 1 < len(pieces) else ""
+            out.append(r"\ " if before.startswith(r"\text") or after.startswith(r"\text") else " ")
+        else:
+            out.append(piece)
+    return "".join(out).strip()
+
+
+def to_html(plain: str) -> str:
+    """Plain notation → HTML with <sub>/<sup> (no MathML needed for these lines)."""
+    out: list[str] = []
+    for m in _TOKEN.finditer(plain):
+        kind, text = m.lastgroup, m.group()
+        if kind == "sci":
+            mant, exp = text.split("e")
+            out.append(f"{mant}×10<sup>{int(exp)}</sup>")
+        elif kind == "idx":
+            out.append(f"<sub>{text[1:-1]}</sub>")
+        elif kind == "sub":
+            out.append(f"<sub>{html.escape(text[1:])}</sub>")
+        elif kind == "word" and len(text) == 1:
+            out.append(f"<i>{text}</i>")
+        elif text == "ᵀ":
+            out.append("<sup>T</sup>")
+        else:
+            out.append(html.escape(text))
+    return "".join(out)

@@ -1,0 +1,338 @@
+"""Markdown, LaTeX and HTML writers of a :class:`~attncalc.render.sheet.Sheet`.
+
+Each writer has one ``_block_<TypeName>`` method per block type (a test holds them to it) and
+knows nothing of attention: the sheet builder decided what to say, the writer only typesets it.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from .sheet import Exact, Heading, MathLines, Matrix, Para, Sheet, Table
+from .typeset import tex_text, to_html, to_tex
+
+
+class Writer:
+    """Base: dispatch on block type."""
+
+    def __init__(self, sheet: Sheet) -> None:
+        self.sheet = sheet
+        self.out: list[str] = []
+
+    def body(self) -> str:
+        for block in self.sheet.blocks:
+            getattr(self, f"_block_{type(block).__name__}")(block)
+        return "\n".join(self.out).rstrip() + "\n"
+
+
+# ---------------------------------------------------------------------------------- Markdown
+
+
+def _md_escape(s: str) -> str:
+    return s.replace("\\", "\\\\").replace("*", "\\*").replace("_", "\\_").replace("|", "\\|").replace("$", "\\$")
+
+
+def _md_cell(s: str) -> str:
+    return s.replace("|", "\\|")
+
+
+class MarkdownWriter(Writer):
+    """Pipe tables and $...$ / $$...$$ math, as GitHub and Jupyter render them."""
+
+    def write(self) -> str:
+        return self.body()
+
+    def _block_Heading(self, b: Heading) -> None:
+        self.out += ["#" * b.level + " " + b.text, ""]
+
+    def _block_Para(self, b: Para) -> None:
+        text = _md_escape(b.text)
+        text = {"explain": f"*{text}*", "note": f"> **Note:** {text}", "result": f"**{text}**"}.get(b.style, text)
+        self.out += [text, ""]
+
+    def _block_MathLines(self, b: MathLines) -> None:
+        if len(b.lines) == 1 and not b.lines[0][1]:
+            self.out += ["$$", to_tex(b.lines[0][0]), "$$", ""]
+            return
+        for math, remark in b.lines:
+            line = f"- ${to_tex(math)}$" if math else "-"
+            if remark:
+                line += f" ({_md_escape(remark)})"
+            self.out.append(line)
+        self.out.append("")
+
+    def _block_Matrix(self, b: Matrix) -> None:
+        if b.vector:
+            sep = ",\\ "
+            self.out += [f"${to_tex(b.lhs)} = [{sep.join(to_tex(c) for c in b.cells[0])}]$", ""]
+            return
+        cols = b.cols or tuple(str(j + 1) for j in range(len(b.cells[0])))
+        rows = b.rows or tuple(str(i + 1) for i in range(len(b.cells)))
+        self.out.append("| $" + to_tex(b.lhs) + "$ | " + " | ".join(_md_cell(c) for c in cols) + " |")
+        self.out.append("|---|" + "---:|" * len(cols))
+        for label, row in zip(rows, b.cells, strict=True):
+            self.out.append(f"| {_md_cell(label)} | " + " | ".join(row) + " |")
+        self.out.append("")
+
+    def _block_Table(self, b: Table) -> None:
+        if b.caption:
+            self.out += [f"**{_md_escape(b.caption)}**", ""]
+        header = [
+            f"${to_tex(h)}$" if h and h not in ("i", "token", "step", "value", "entry", "p") else h for h in b.header
+        ]
+        if b.shade is not None:
+            header.append("bar")
+        self.out.append("| " + " | ".join(header) + " |")
+        self.out.append("|" + "---|" * len(header))
+        for k, row in enumerate(b.rows):
+            cells = [_md_cell(c) for c in row]
+            if b.shade is not None:
+                w = b.shade[k]
+                cells.append("█" * round(w * 20) if w > 0 else "")
+            self.out.append("| " + " | ".join(cells) + " |")
+        self.out.append("")
+
+    def _block_Exact(self, b: Exact) -> None:
+        from sympy import latex
+
+        for labels, expr in b.items:
+            self.out.append(f"- exact: ${to_tex(labels)} = {latex(expr)}$")
+        if b.more:
+            self.out.append(f"- … and {b.more} more exact forms")
+        self.out.append("")
+
+
+# ---------------------------------------------------------------------------------- LaTeX
+
+LATEX_PREAMBLE = r"""\documentclass[11pt]{article}
+\usepackage[T1]{fontenc}
+\usepackage[margin=2cm]{geometry}
+\usepackage{amsmath,amssymb}
+\usepackage{booktabs}
+\usepackage[table]{xcolor}
+\setlength{\parindent}{0pt}
+\setlength{\parskip}{4pt}
+\definecolor{attnshade}{RGB}{40,90,200}
+\setcounter{MaxMatrixCols}{30}
+"""
+
+
+def _tex_safe(s: str) -> str:
+    """Text mode, with the symbols the sheets use typeset as maths."""
+    out = tex_text(s)
+    for ch, rep in {
+        "ᵀ": r"$^\top$",
+        "α": r"$\alpha$",
+        "Σ": r"$\Sigma$",
+        "∞": r"$\infty$",
+        "∂": r"$\partial$",
+        "≈": r"$\approx$",
+        "ŷ": r"$\hat y$",
+        "◀": "",
+        "′": "'",
+        "⋮": r"$\vdots$",
+        "⟨": r"$\langle$",
+        "⟩": r"$\rangle$",
+        "█": "",
+        "×": r"$\times$",
+        "→": r"$\to$",
+    }.items():
+        out = out.replace(ch, rep)
+    out = out.replace("h\u0303", r"$\tilde h$")
+    return "".join(c if ord(c) < 0x100 or c == "$" else "?" for c in out)
+
+
+class LatexWriter(Writer):
+    """A complete document (amsmath, booktabs, xcolor/colortbl) or, with fragment, its body."""
+
+    def write(self, fragment: bool = False) -> str:
+        body = self.body()
+        if fragment:
+            return body
+        title = _tex_safe(self.sheet.title)
+        return LATEX_PREAMBLE + f"\\title{{{title}}}\n\\date{{}}\n\\begin{{document}}\n" + body + "\\end{document}\n"
+
+    def _block_Heading(self, b: Heading) -> None:
+        cmd = {1: "section*", 2: "subsection*", 3: "subsubsection*"}.get(b.level, "paragraph*")
+        self.out.append(f"\\{cmd}{{{_tex_safe(b.text)}}}")
+
+    def _block_Para(self, b: Para) -> None:
+        t = _tex_safe(b.text)
+        t = {"explain": f"\\textit{{{t}}}", "note": f"\\textbf{{Note:}} {t}", "result": f"\\textbf{{{t}}}"}.get(
+            b.style, t
+        )
+        self.out += [t, ""]
+
+    def _block_MathLines(self, b: MathLines) -> None:
+        self.out.append("\\begin{flushleft}")
+        for math, remark in b.lines:
+            line = f"${to_tex(math)}$" if math else ""
+            if remark:
+                line += f"\\quad ({_tex_safe(remark)})"
+            self.out.append(line + "\\\\")
+        self.out.append("\\end{flushleft}")
+
+    def _block_Matrix(self, b: Matrix) -> None:
+        if b.vector:
+            cells = " & ".join(to_tex(c) for c in b.cells[0])
+            self.out.append(f"\\[ {to_tex(b.lhs)} = \\begin{{bmatrix}} {cells} \\end{{bmatrix}} \\]")
+            return
+        cols = b.cols or tuple(str(j + 1) for j in range(len(b.cells[0])))
+        rows = b.rows or tuple(str(i + 1) for i in range(len(b.cells)))
+        self.out.append("\\begin{center}\\begin{tabular}{l" + "r" * len(cols) + "}")
+        self.out.append("\\toprule")
+        self.out.append(f"${to_tex(b.lhs)}$ & " + " & ".join(_tex_safe(c) for c in cols) + " \\\\")
+        self.out.append("\\midrule")
+        for i, (label, row) in enumerate(zip(rows, b.cells, strict=True)):
+            cells: list[str] = []
+            for j, c in enumerate(row):
+                cell = f"${to_tex(c)}$"
+                if b.shade is not None:
+                    cell = f"\\cellcolor{{attnshade!{round(60 * max(0.0, min(1.0, b.shade[i][j])))}}}" + cell
+                cells.append(cell)
+            self.out.append(f"{_tex_safe(label)} & " + " & ".join(cells) + " \\\\")
+        self.out.append("\\bottomrule\n\\end{tabular}\\end{center}")
+
+    def _block_Table(self, b: Table) -> None:
+        self.out.append("\\begin{center}")
+        if b.caption:
+            self.out.append(f"\\textbf{{{_tex_safe(b.caption)}}}\\\\[2pt]")
+        self.out.append("\\begin{tabular}{" + "l" * len(b.header) + "}")
+        self.out.append("\\toprule")
+        self.out.append(" & ".join(f"${to_tex(h)}$" if h else "" for h in b.header) + " \\\\")
+        self.out.append("\\midrule")
+        for k, row in enumerate(b.rows):
+            cells = [_tex_safe(c) for c in row]
+            if b.shade is not None and k < len(b.shade):
+                level = round(60 * max(0.0, min(1.0, b.shade[k])))
+                cells[-1] = f"\\cellcolor{{attnshade!{level}}}" + cells[-1] if row[-1] else cells[-1]
+                if b.header[-1] == "" and len(cells) > 2:
+                    cells[1] = f"\\cellcolor{{attnshade!{level}}}" + cells[1]
+            self.out.append(" & ".join(cells) + " \\\\")
+        self.out.append("\\bottomrule\n\\end{tabular}\n\\end{center}")
+
+    def _block_Exact(self, b: Exact) -> None:
+        from sympy import latex
+
+        self.out.append("\\begin{flushleft}")
+        for labels, expr in b.items:
+            self.out.append(f"exact: $\\displaystyle {to_tex(labels)} = {latex(expr)}$\\\\[2pt]")
+        if b.more:
+            self.out.append(f"\\ldots{{}} and {b.more} more exact forms\\\\")
+        self.out.append("\\end{flushleft}")
+
+
+# ---------------------------------------------------------------------------------- HTML
+
+HTML_STYLE = """
+body { font-family: "DejaVu Serif", Georgia, serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem;
+       color: #111; line-height: 1.45; }
+h1 { font-size: 1.6rem; border-bottom: 2px solid #333; } h2 { font-size: 1.3rem; } h3 { font-size: 1.05rem; margin-bottom: .2rem; }
+p.explain { font-style: italic; color: #444; } p.note { border-left: 4px solid #c90; padding-left: .6rem; }
+p.result { font-weight: bold; font-size: 1.15rem; }
+ul.math { list-style: none; padding-left: 1rem; margin: .3rem 0; } ul.math li { margin: .1rem 0; }
+.m { font-family: "DejaVu Serif", "STIX Two Math", serif; } .r { color: #555; margin-left: .6rem; }
+table { border-collapse: collapse; margin: .5rem 0 .8rem 1rem; } caption { text-align: left; font-weight: bold; }
+th, td { padding: .15rem .6rem; text-align: right; } th { border-bottom: 1px solid #333; }
+td.label, th.label { text-align: left; font-weight: bold; }
+.bar { display: inline-block; height: .7rem; background: #2a5ac8; vertical-align: middle; }
+math { font-size: 1.05em; }
+@media print { body { margin: 0; max-width: none; } h3 { break-after: avoid; } table, ul.math { break-inside: avoid; }
+  .bar, td { print-color-adjust: exact; -webkit-print-color-adjust: exact; } }
+"""
+
+
+def _shade(w: float) -> str:
+    return f' style="background: rgba(42, 90, 200, {0.45 * max(0.0, min(1.0, w)):.3f})"'
+
+
+class HtmlWriter(Writer):
+    """One self-contained page: inline CSS, MathML for exact forms, no external fetch."""
+
+    def write(self, fragment: bool = False) -> str:
+        body = self.body()
+        if fragment:
+            return body
+        title = html.escape(self.sheet.title)
+        return (
+            '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f"<title>{title}</title>\n<style>{HTML_STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n"
+        )
+
+    def _block_Heading(self, b: Heading) -> None:
+        self.out.append(f"<h{b.level}>{html.escape(b.text)}</h{b.level}>")
+
+    def _block_Para(self, b: Para) -> None:
+        prefix = "<b>Note:</b> " if b.style == "note" else ""
+        self.out.append(f'<p class="{b.style}">{prefix}{html.escape(b.text)}</p>')
+
+    def _block_MathLines(self, b: MathLines) -> None:
+        self.out.append('<ul class="math">')
+        for math, remark in b.lines:
+            r = f'<span class="r">({html.escape(remark)})</span>' if remark else ""
+            self.out.append(f'<li><span class="m">{to_html(math)}</span>{r}</li>')
+        self.out.append("</ul>")
+
+    def _block_Matrix(self, b: Matrix) -> None:
+        if b.vector:
+            self.out.append(f'<p><span class="m">{to_html(b.lhs)} = [{", ".join(b.cells[0])}]</span></p>')
+            return
+        cols = b.cols or tuple(str(j + 1) for j in range(len(b.cells[0])))
+        rows = b.rows or tuple(str(i + 1) for i in range(len(b.cells)))
+        t = [f'<table><thead><tr><th class="label"><span class="m">{to_html(b.lhs)}</span></th>']
+        t += [f"<th>{html.escape(c)}</th>" for c in cols]
+        t.append("</tr></thead><tbody>")
+        for i, (label, row) in enumerate(zip(rows, b.cells, strict=True)):
+            t.append(f'<tr><td class="label">{html.escape(label)}</td>')
+            for j, c in enumerate(row):
+                style = _shade(b.shade[i][j]) if b.shade is not None else ""
+                t.append(f"<td{style}>{html.escape(c)}</td>")
+            t.append("</tr>")
+        t.append("</tbody></table>")
+        self.out.append("".join(t))
+
+    def _block_Table(self, b: Table) -> None:
+        t = ["<table>"]
+        if b.caption:
+            t.append(f"<caption>{html.escape(b.caption)}</caption>")
+        t.append("<thead><tr>" + "".join(f'<th><span class="m">{to_html(h)}</span></th>' for h in b.header))
+        if b.shade is not None:
+            t.append("<th>bar</th>")
+        t.append("</tr></thead><tbody>")
+        for k, row in enumerate(b.rows):
+            cells = "".join(f"<td>{html.escape(c)}</td>" for c in row)
+            if b.shade is not None:
+                w = b.shade[k]
+                cells += f'<td style="text-align:left"><span class="bar" style="width:{8 * w:.2f}rem"></span></td>'
+            t.append(f"<tr>{cells}</tr>")
+        t.append("</tbody></table>")
+        self.out.append("".join(t))
+
+    def _block_Exact(self, b: Exact) -> None:
+        from sympy import mathml
+
+        self.out.append('<ul class="math">')
+        for labels, expr in b.items:
+            mm = mathml(expr, printer="presentation").replace("&ExponentialE;", "e").replace("&#8519;", "e")
+            self.out.append(
+                f'<li>exact: <span class="m">{to_html(labels)}</span> = '
+                f'<math xmlns="http://www.w3.org/1998/Math/MathML">{mm}</math></li>'
+            )
+        if b.more:
+            self.out.append(f"<li>… and {b.more} more exact forms</li>")
+        self.out.append("</ul>")
+
+
+WRITERS: dict[str, type[Writer]] = {"markdown": MarkdownWriter, "latex": LatexWriter, "html": HtmlWriter}
+
+
+def render(derivations: list[Any], fmt: str, sheet: str = "solution", fragment: bool = False) -> str:
+    """Render derivations as a Markdown, LaTeX or HTML sheet."""
+    from .sheet import build
+
+    s = build(derivations, sheet)
+    w = WRITERS[fmt](s)
+    if isinstance(w, MarkdownWriter):
+        return w.write()
+    return w.write(fragment=fragment)  # type: ignore[attr-defined, no-any-return]
