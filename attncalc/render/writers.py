@@ -175,8 +175,8 @@ class LatexWriter(Writer):
 
     def _block_Matrix(self, b: Matrix) -> None:
         if b.vector:
-            cells = " & ".join(to_tex(c) for c in b.cells[0])
-            self.out.append(f"\\[ {to_tex(b.lhs)} = \\begin{{bmatrix}} {cells} \\end{{bmatrix}} \\]")
+            entries = " & ".join(to_tex(c) for c in b.cells[0])
+            self.out.append(f"\\[ {to_tex(b.lhs)} = \\begin{{bmatrix}} {entries} \\end{{bmatrix}} \\]")
             return
         cols = b.cols or tuple(str(j + 1) for j in range(len(b.cells[0])))
         rows = b.rows or tuple(str(i + 1) for i in range(len(b.cells)))
