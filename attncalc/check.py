@@ -15,6 +15,7 @@ For every answered step the verdict is, in this order:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -36,6 +37,7 @@ from .render.fmt import entry_label, fmt, paren
 
 _PLAIN_DECIMAL = re.compile(r"^\s*[-+−]?\d*\.(\d+)\s*$")
 SLACK = 1e-9
+SHIFTS = ("never", "always")
 
 
 # ------------------------------------------------------------------------------ answers
@@ -235,26 +237,41 @@ class _Runs:
         self.problem = problem
         self.mech = MECHANISMS[problem.kind]
         self.overrides = {a.id: np.asarray(a.values, dtype=float) for a in answers if not isinstance(a.values, str)}
-        self._cache: dict[tuple[str, int, bool, str | None], tuple[dict[str, np.ndarray], dict[str, Step]] | None] = {}
+        self._cache: dict[tuple[Any, ...], tuple[dict[str, np.ndarray], dict[str, Step]] | None] = {}
 
     def get(
-        self, mode: str, decimals: int = 3, overrides: bool = False, mistake: str | None = None
+        self,
+        mode: str,
+        decimals: int = 3,
+        overrides: bool = False,
+        mistake: str | None = None,
+        shift: str | None = None,
     ) -> tuple[dict[str, np.ndarray], dict[str, Step]] | None:
-        key = (mode, decimals, overrides, mistake)
+        """One run; ``shift`` overrides settings.shift_max (a student may or may not subtract the maximum)."""
+        key = (mode, decimals, overrides, mistake, shift)
         if key not in self._cache:
             chain = Chain(mode, decimals, overrides=self.overrides if overrides else None, mistake=mistake)
+            problem = self.problem
+            if shift is not None:
+                problem = dataclasses.replace(problem, settings=dataclasses.replace(problem.settings, shift_max=shift))
             try:
                 with np.errstate(all="ignore"):
-                    steps = self.mech.run(self.problem, chain)
+                    steps = self.mech.run(problem, chain)
                 self._cache[key] = (chain.computed, {s.id: s for s in steps})
             except (MistakeNotApplicable, ValueError, IndexError):
                 self._cache[key] = None
         return self._cache[key]
 
     def value(
-        self, step_id: str, mode: str, decimals: int = 3, overrides: bool = False, mistake: str | None = None
+        self,
+        step_id: str,
+        mode: str,
+        decimals: int = 3,
+        overrides: bool = False,
+        mistake: str | None = None,
+        shift: str | None = None,
     ) -> np.ndarray | None:
-        got = self.get(mode, decimals, overrides, mistake)
+        got = self.get(mode, decimals, overrides, mistake, shift)
         if got is None or step_id not in got[0]:
             return None
         return np.asarray(got[0][step_id], dtype=float)
@@ -317,9 +334,12 @@ def _grade(
         return out
 
     ok_true = matches(true)
+    for shift in SHIFTS:  # exponentials with or without the maximum subtracted are both right
+        ok_true |= matches(runs.value(ans.id, "float", shift=shift))
     ok = ok_true.copy()
     for k in sorted({int(x) for x in decs.flat if x >= 0}):
-        ok |= matches(runs.value(ans.id, "hand", k))
+        for shift in (None, *SHIFTS):
+            ok |= matches(runs.value(ans.id, "hand", k, shift=shift))
     if ok.all():
         note = (
             ""
@@ -331,9 +351,11 @@ def _grade(
         )
         return StepResult(ans.id, step.title, "correct", _nested(given), expected, [], note, given_shown=shown_given)
 
-    mine = matches(runs.value(ans.id, "float", overrides=True))
-    for k in sorted({int(x) for x in decs.flat if x >= 0}):
-        mine |= matches(runs.value(ans.id, "hand", k, overrides=True))
+    mine = np.zeros(given.shape, dtype=bool)
+    for shift in (None, *SHIFTS):
+        mine |= matches(runs.value(ans.id, "float", overrides=True, shift=shift))
+        for k in sorted({int(x) for x in decs.flat if x >= 0}):
+            mine |= matches(runs.value(ans.id, "hand", k, overrides=True, shift=shift))
     earlier_wrong = [k for k, v in status.items() if v != "correct"]
     if (ok | mine).all():
         if not earlier_wrong:
