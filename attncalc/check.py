@@ -334,12 +334,12 @@ def _grade(
         return out
 
     ok_true = matches(true)
-    for shift in SHIFTS:  # exponentials with or without the maximum subtracted are both right
-        ok_true |= matches(runs.value(ans.id, "float", shift=shift))
+    for alt in SHIFTS:  # exponentials with or without the maximum subtracted are both right
+        ok_true |= matches(runs.value(ans.id, "float", shift=alt))
     ok = ok_true.copy()
     for k in sorted({int(x) for x in decs.flat if x >= 0}):
-        for shift in (None, *SHIFTS):
-            ok |= matches(runs.value(ans.id, "hand", k, shift=shift))
+        for maybe in (None, *SHIFTS):
+            ok |= matches(runs.value(ans.id, "hand", k, shift=maybe))
     if ok.all():
         note = (
             ""
@@ -352,10 +352,11 @@ def _grade(
         return StepResult(ans.id, step.title, "correct", _nested(given), expected, [], note, given_shown=shown_given)
 
     mine = np.zeros(given.shape, dtype=bool)
-    for shift in (None, *SHIFTS):
-        mine |= matches(runs.value(ans.id, "float", overrides=True, shift=shift))
+    shifts: tuple[str | None, ...] = (None, *SHIFTS)
+    for maybe in shifts:
+        mine |= matches(runs.value(ans.id, "float", overrides=True, shift=maybe))
         for k in sorted({int(x) for x in decs.flat if x >= 0}):
-            mine |= matches(runs.value(ans.id, "hand", k, overrides=True, shift=shift))
+            mine |= matches(runs.value(ans.id, "hand", k, overrides=True, shift=maybe))
     earlier_wrong = [k for k, v in status.items() if v != "correct"]
     if (ok | mine).all():
         if not earlier_wrong:
