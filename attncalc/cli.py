@@ -257,6 +257,93 @@ def check(
     raise typer.Exit(0 if all(r.all_correct for r in reports) else 1)
 
 
+class GenFormat(StrEnum):
+    markdown = "markdown"
+    latex = "latex"
+    pdf = "pdf"
+    html = "html"
+    moodle = "moodle"
+
+
+@app.command()
+def generate(
+    out: Annotated[
+        str, typer.Option("--out", help="Folder to write the variants and sheets into (created if missing).")
+    ],
+    kind: Annotated[str, typer.Option("--kind", help="attention | self-attention | softmax")] = "attention",
+    score: Annotated[
+        str,
+        typer.Option(
+            "--score",
+            help="attention: dot | scaled-dot | general | additive | concat; self-attention: scaled-dot | dot",
+        ),
+    ] = "dot",
+    tokens: Annotated[int, typer.Option("--tokens", help="Positions (keys, rows of X, or logits).")] = 3,
+    dim: Annotated[int, typer.Option("--dim", help="Width of each vector.")] = 2,
+    head: Annotated[bool, typer.Option("--head", help="attention: add an output layer and a prediction.")] = False,
+    mask: Annotated[str | None, typer.Option("--mask", help="self-attention: causal.")] = None,
+    count: Annotated[int, typer.Option("--count", help="How many variants.")] = 1,
+    seed: Annotated[int, typer.Option("--seed", help="The seed: the same options and seed give the same files.")] = 0,
+    values: Annotated[
+        str, typer.Option("--values", help="int (small integers) | decimal (one decimal) | mixed")
+    ] = "int",
+    allow_ties: Annotated[bool, typer.Option("--allow-ties", help="Keep variants whose top two weights tie.")] = False,
+    decimals: Annotated[int, typer.Option("--decimals", min=0, max=6, help="Decimals asked for and shown.")] = 3,
+    format: Annotated[
+        GenFormat, typer.Option("--format", "-f", help="Sheets' format (moodle: a quiz.xml plus Markdown sheets).")
+    ] = GenFormat.markdown,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite files already in --out.")] = False,
+) -> None:
+    """Write seeded homework: one problem file per variant, answer keys, and question, answers and solution sheets."""
+    from .errors import AttncalcError
+    from .generate import Options, answers_toml, moodle_xml, problem_toml
+    from .generate import generate as make
+
+    opts = Options(kind, score, tokens, dim, head, mask, count, seed, values, allow_ties, decimals)
+    try:
+        result = make(opts)
+        files: dict[str, str | bytes] = {}
+        for k, (raw, d) in enumerate(zip(result.problems, result.derivations, strict=True), 1):
+            name = f"variant-{k:02d}.toml"
+            files[name] = problem_toml(raw, seed)
+            files[f"answers/{name}"] = answers_toml(d, f"../{name}")
+        sheet_fmt = "markdown" if format is GenFormat.moodle else format.value
+        files.update(_sheets(result.derivations, sheet_fmt, seed, count))
+        if format is GenFormat.moodle:
+            files["quiz.xml"] = moodle_xml(result.derivations, seed)
+    except AttncalcError as exc:
+        _fail(str(exc))
+    folder = Path(out)
+    clash = [n for n in files if (folder / n).exists()]
+    if clash and not force:
+        _fail(f"{folder / clash[0]}: already exists ({len(clash)} files would be overwritten); pass --force")
+    (folder / "answers").mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        write_output(str(folder / name), content, True)
+    rejected = sum(result.rejected.values())
+    why = ", ".join(f"{n} {reason}" for reason, n in result.rejected.most_common())
+    sys.stderr.write(
+        f"attncalc: wrote {count} variants (seed {seed}) and their sheets to {folder}; "
+        f"rejected {rejected} draws{': ' + why if why else ''}\n"
+    )
+
+
+def _sheets(derivations: list[Any], fmt: str, seed: int, count: int) -> dict[str, str | bytes]:
+    from .render.writers import render
+
+    ext = {"markdown": "md", "latex": "tex", "html": "html", "pdf": "pdf"}[fmt]
+    out: dict[str, str | bytes] = {}
+    for sheet, name in (("question", "questions"), ("answers", "answers"), ("solution", "solutions")):
+        title = f"Attention homework, {count} variant{'s' if count > 1 else ''} (seed {seed}): {name}"
+        if fmt == "pdf":
+            from .render.pdf import compile_pdf
+
+            out[f"{name}.pdf"] = compile_pdf(render(derivations, "latex", sheet, title=title))
+        else:
+            out[f"{name}.{ext}"] = render(derivations, fmt, sheet, title=title)
+    return out
+
+
 @app.command()
 def new(
     kind: Annotated[str, typer.Argument(help="attention | self-attention | softmax", show_default=False)],

@@ -5,7 +5,8 @@
 Each command runs N times in a fresh process (the way a person runs it); the median wall time is
 reported. Targets (issue 2): --help within 1.5x of `import typer`; solving the Luong problem in
 exact mode under half the time of a PyTorch one-liner printing the same numbers; a 256-token
-self-attention with exact mode off under a second. No test asserts timings: this script reports.
+self-attention with exact mode off under a second; 200 generated variants with Markdown sheets in a
+few seconds. No test asserts timings: this script reports.
 """
 
 from __future__ import annotations

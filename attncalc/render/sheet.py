@@ -104,18 +104,23 @@ class Sheet:
 # ------------------------------------------------------------------------------ builder
 
 
-def build(derivations: list[Derivation], kind: str = "solution") -> Sheet:
+def build(derivations: list[Derivation], kind: str = "solution", title: str | None = None) -> Sheet:
     """The sheet for one or more derivations (numbered problems when there are several)."""
     if kind not in SHEETS:
         raise ValueError(kind)
     several = len(derivations) > 1
-    title = derivations[0].problem.title if not several else f"{len(derivations)} problems"
     label = {"solution": "Solution", "answers": "Answers", "question": "Questions"}[kind]
-    sheet = Sheet(f"{title}: {label.lower()}" if not several else f"{label}: {title}", kind)
+    explicit = title is not None
+    if title is None:
+        title = derivations[0].problem.title if not several else f"{len(derivations)} problems"
+        title = f"{title}: {label.lower()}" if not several else f"{label}: {title}"
+    sheet = Sheet(title, kind)
+    if several or explicit:
+        sheet.blocks.append(Heading(title, 1))
     for k, d in enumerate(derivations, 1):
         b = _Builder(d, sheet.blocks)
         heading = f"Problem {k}. {d.problem.title}" if several else d.problem.title
-        b.add(Heading(heading, 1 if not several else 2))
+        b.add(Heading(heading, 2 if sheet.blocks else 1))
         {"solution": b.solution, "answers": b.answers, "question": b.question}[kind]()
     return sheet
 

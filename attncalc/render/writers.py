@@ -327,11 +327,13 @@ class HtmlWriter(Writer):
 WRITERS: dict[str, type[Writer]] = {"markdown": MarkdownWriter, "latex": LatexWriter, "html": HtmlWriter}
 
 
-def render(derivations: list[Any], fmt: str, sheet: str = "solution", fragment: bool = False) -> str:
+def render(
+    derivations: list[Any], fmt: str, sheet: str = "solution", fragment: bool = False, title: str | None = None
+) -> str:
     """Render derivations as a Markdown, LaTeX or HTML sheet."""
     from .sheet import build
 
-    s = build(derivations, sheet)
+    s = build(derivations, sheet, title)
     w = WRITERS[fmt](s)
     if isinstance(w, MarkdownWriter):
         return w.write()

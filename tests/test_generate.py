@@ -1,0 +1,127 @@
+"""attncalc generate: determinism, fit variants, keys that check as correct, Moodle XML."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from attncalc.generate import Options, generate
+from attncalc.problem import load_problem
+
+KINDS = [
+    ["--kind", "attention", "--score", "dot", "--head"],
+    ["--kind", "attention", "--score", "scaled-dot", "--tokens", "4", "--dim", "3", "--values", "decimal"],
+    ["--kind", "attention", "--score", "general", "--values", "mixed"],
+    ["--kind", "attention", "--score", "additive"],
+    ["--kind", "attention", "--score", "concat"],
+    ["--kind", "self-attention", "--mask", "causal"],
+    ["--kind", "softmax", "--tokens", "4"],
+]
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_same_seed_same_bytes_other_seed_other_variants(cli: Any, tmp_path: Path) -> None:
+    """Two runs with the same options and seed write identical files; another seed differs."""
+    args = ["generate", "--count", "6", "--head", "--format", "moodle"]
+    assert cli(*args, "--seed", "42", "--out", str(tmp_path / "a")).exit_code == 0
+    assert cli(*args, "--seed", "42", "--out", str(tmp_path / "b")).exit_code == 0
+    assert cli(*args, "--seed", "43", "--out", str(tmp_path / "c")).exit_code == 0
+    a, b, c = (files_of(tmp_path / x) for x in "abc")
+    assert a == b
+    assert a["variant-01.toml"] != c["variant-01.toml"]
+    assert {"questions.md", "answers.md", "solutions.md", "quiz.xml", "answers/variant-06.toml"} <= set(a)
+    assert b"seed 42" in a["questions.md"]
+
+
+@pytest.mark.parametrize("opts", KINDS, ids=[" ".join(k[1:4]) for k in KINDS])
+def test_every_variant_solves_and_its_key_checks_correct(cli: Any, tmp_path: Path, opts: list[str]) -> None:
+    """Each generated problem solves, and `check` of its own answers file is all correct (exit 0)."""
+    result = cli("generate", *opts, "--count", "4", "--seed", "5", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.stderr
+    assert "rejected" in result.stderr
+    for k in range(1, 5):
+        assert cli("solve", str(tmp_path / f"variant-{k:02d}.toml"), "-f", "json").exit_code == 0
+        check = cli("check", str(tmp_path / "answers" / f"variant-{k:02d}.toml"), "-f", "json")
+        assert check.exit_code == 0, check.stdout
+
+
+def test_question_sheet_has_no_results(tmp_path: Path, cli: Any) -> None:
+    """The question sheet lists what to compute and none of the key's weights."""
+    cli("generate", "--count", "3", "--seed", "9", "--out", str(tmp_path))
+    questions = (tmp_path / "questions.md").read_text()
+    answers = (tmp_path / "answers.md").read_text()
+    assert "Compute" in questions and "Problem 3." in questions
+    import re
+
+    weights = re.findall(r"\| weights \| [^|]* \| \[([^\]]+)\]", answers)
+    assert len(weights) == 3
+    for row in weights:
+        for v in row.split(", "):
+            if len(v.strip("-0.")) >= 2:
+                assert v not in questions
+
+
+def test_does_not_overwrite_without_force(cli: Any, tmp_path: Path) -> None:
+    """A second run into the same folder exits 2 unless --force."""
+    assert cli("generate", "--out", str(tmp_path)).exit_code == 0
+    again = cli("generate", "--out", str(tmp_path))
+    assert again.exit_code == 2 and "--force" in again.stderr
+    assert cli("generate", "--out", str(tmp_path), "--force").exit_code == 0
+
+
+def test_bad_options_exit_2(cli: Any, tmp_path: Path) -> None:
+    """Unknown kinds and out-of-range sizes are bad input."""
+    for args in (["--kind", "rnn"], ["--tokens", "1"], ["--dim", "9"], ["--values", "big"], ["--mask", "causal"]):
+        result = cli("generate", *args, "--out", str(tmp_path))
+        assert result.exit_code == 2, args
+
+
+def test_moodle_quiz_parses_with_questions_and_tolerances(cli: Any, tmp_path: Path) -> None:
+    """quiz.xml: one category per variant, one question per step, tolerance 0.5e-3 at 3 decimals."""
+    cli("generate", "--count", "2", "--seed", "3", "--head", "--format", "moodle", "--out", str(tmp_path))
+    root = ET.parse(tmp_path / "quiz.xml").getroot()
+    questions = root.findall("question")
+    categories = [q for q in questions if q.get("type") == "category"]
+    steps = [q for q in questions if q.get("type") != "category"]
+    assert len(categories) == 2
+    d = load_problem(tmp_path / "variant-01.toml")
+    from attncalc.mechanisms import solve
+
+    n_steps = len(solve(d).steps)
+    assert len(steps) == 2 * n_steps
+    numerical = [q for q in steps if q.get("type") == "numerical"]
+    assert numerical and all(q.find("answer/tolerance").text == "0.0005" for q in numerical)
+    cloze = [q for q in steps if q.get("type") == "cloze"]
+    text = cloze[0].find("questiontext/text").text
+    assert "{1:NUMERICAL:=" in text and ":0.0005}" in text
+    assert any(q.get("type") == "shortanswer" for q in steps)  # the prediction
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(0, 10**6),
+    st.sampled_from(["dot", "scaled-dot", "general"]),
+    st.integers(2, 5),
+    st.sampled_from(["int", "decimal", "mixed"]),
+)
+def test_degeneracy_rules_hold(seed: int, score: str, tokens: int, values: str) -> None:
+    """No variant has tied top weights, a weight above 0.95 or below 0.01, a zero row, or a twin."""
+    res = generate(Options(score=score, tokens=tokens, dim=2, count=4, seed=seed, values=values))
+    seen = set()
+    for raw, d in zip(res.problems, res.derivations, strict=True):
+        w = np.sort(np.asarray(d.step("weights").value))[::-1]
+        assert w[0] <= 0.95 and w[-1] >= 0.01 and w[0] - w[1] >= 0.001
+        assert all(any(x != 0 for x in row) for row in raw["given"]["keys"])
+        assert any(x != 0 for x in raw["given"]["query"])
+        key = repr(raw["given"])
+        assert key not in seen
+        seen.add(key)
