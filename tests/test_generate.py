@@ -125,3 +125,14 @@ def test_degeneracy_rules_hold(seed: int, score: str, tokens: int, values: str) 
         key = repr(raw["given"])
         assert key not in seen
         seen.add(key)
+
+
+@pytest.mark.skipif(__import__("shutil").which("pdflatex") is None, reason="pdflatex is not installed")
+def test_pdf_homework_is_byte_identical_for_the_same_seed(cli: Any, tmp_path: Path) -> None:
+    """--format pdf twice with one seed: the same PDFs, byte for byte (fixed date and trailer id)."""
+    for name in ("a", "b"):
+        result = cli("generate", "--count", "2", "--seed", "11", "--format", "pdf", "--out", str(tmp_path / name))
+        assert result.exit_code == 0, result.stderr
+    a, b = files_of(tmp_path / "a"), files_of(tmp_path / "b")
+    assert {"questions.pdf", "answers.pdf", "solutions.pdf"} <= set(a)
+    assert a == b

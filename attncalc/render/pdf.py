@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -30,7 +31,9 @@ def compile_pdf(tex: str, timeout: float = 120.0) -> bytes:
         src.write_text(tex, encoding="utf-8")
         cmd = [exe, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "sheet.tex"]
         try:
-            run = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout, check=False)
+            # a fixed date and trailer id make the same sheet the same bytes (homework from one seed)
+            env = {**os.environ, "SOURCE_DATE_EPOCH": "0", "FORCE_SOURCE_DATE": "1"}
+            run = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout, check=False, env=env)
         except subprocess.TimeoutExpired:
             raise ToolError(f"pdflatex did not finish within {timeout:.0f} s") from None
         pdf = Path(tmp) / "sheet.pdf"

@@ -106,6 +106,7 @@ class MarkdownWriter(Writer):
 # ---------------------------------------------------------------------------------- LaTeX
 
 LATEX_PREAMBLE = r"""\documentclass[11pt]{article}
+\ifdefined\pdftrailerid\pdftrailerid{}\fi
 \usepackage[T1]{fontenc}
 \usepackage[margin=2cm]{geometry}
 \usepackage{amsmath,amssymb}
