@@ -80,6 +80,7 @@ class Table:
     rows: tuple[tuple[str, ...], ...]
     shade: tuple[float, ...] | None = None
     caption: str = ""
+    math_cols: tuple[int, ...] = ()  # columns whose cells are plain-notation mathematics
 
 
 @dataclass(frozen=True)
@@ -153,8 +154,8 @@ class _Builder:
     def question(self) -> None:
         self.givens()
         self.add(Heading("Compute", 3))
-        lines = [(f"{s.formula}", f"{k}. {s.title} [{s.id}]") for k, s in enumerate(self.d.steps, 1)]
-        self.add(MathLines(tuple(lines)))
+        rows = tuple((str(k), f"{s.title} [{s.id}]", s.formula) for k, s in enumerate(self.d.steps, 1))
+        self.add(Table(("#", "step", "compute"), rows, math_cols=(2,)))
         self.add(Para(f"Give every value to {self.dec} decimals.", "explain"))
 
     def answers(self) -> None:

@@ -37,6 +37,9 @@ def _md_cell(s: str) -> str:
     return s.replace("|", "\\|")
 
 
+PLAIN_HEADERS = ("i", "token", "step", "value", "entry", "p", "#", "compute")
+
+
 class MarkdownWriter(Writer):
     """Pipe tables and $...$ / $$...$$ math, as GitHub and Jupyter render them."""
 
@@ -78,15 +81,13 @@ class MarkdownWriter(Writer):
     def _block_Table(self, b: Table) -> None:
         if b.caption:
             self.out += [f"**{_md_escape(b.caption)}**", ""]
-        header = [
-            f"${to_tex(h)}$" if h and h not in ("i", "token", "step", "value", "entry", "p") else h for h in b.header
-        ]
+        header = [f"${to_tex(h)}$" if h and h not in PLAIN_HEADERS else h for h in b.header]
         if b.shade is not None:
             header.append("bar")
         self.out.append("| " + " | ".join(header) + " |")
         self.out.append("|" + "---|" * len(header))
         for k, row in enumerate(b.rows):
-            cells = [_md_cell(c) for c in row]
+            cells = [f"${to_tex(c)}$" if j in b.math_cols else _md_cell(c) for j, c in enumerate(row)]
             if b.shade is not None:
                 w = b.shade[k]
                 cells.append("█" * round(w * 20) if w > 0 else "")
@@ -201,10 +202,12 @@ class LatexWriter(Writer):
             self.out.append(f"\\textbf{{{_tex_safe(b.caption)}}}\\\\[2pt]")
         self.out.append("\\begin{tabular}{" + "l" * len(b.header) + "}")
         self.out.append("\\toprule")
-        self.out.append(" & ".join(f"${to_tex(h)}$" if h else "" for h in b.header) + " \\\\")
+        self.out.append(
+            " & ".join(f"${to_tex(h)}$" if h and h not in PLAIN_HEADERS else _tex_safe(h) for h in b.header) + " \\\\"
+        )
         self.out.append("\\midrule")
         for k, row in enumerate(b.rows):
-            cells = [_tex_safe(c) for c in row]
+            cells = [f"${to_tex(c)}$" if j in b.math_cols else _tex_safe(c) for j, c in enumerate(row)]
             if b.shade is not None and k < len(b.shade):
                 level = round(60 * max(0.0, min(1.0, b.shade[k])))
                 cells[-1] = f"\\cellcolor{{attnshade!{level}}}" + cells[-1] if row[-1] else cells[-1]
@@ -302,7 +305,12 @@ class HtmlWriter(Writer):
             t.append("<th>bar</th>")
         t.append("</tr></thead><tbody>")
         for k, row in enumerate(b.rows):
-            cells = "".join(f"<td>{html.escape(c)}</td>" for c in row)
+            cells = "".join(
+                f'<td class="label"><span class="m">{to_html(c)}</span></td>'
+                if j in b.math_cols
+                else f"<td>{html.escape(c)}</td>"
+                for j, c in enumerate(row)
+            )
             if b.shade is not None:
                 w = b.shade[k]
                 cells += f'<td style="text-align:left"><span class="bar" style="width:{8 * w:.2f}rem"></span></td>'
