@@ -12,7 +12,7 @@ import numpy as np
 from ..arith import Chain, MistakeNotApplicable, to_float
 from ..derivation import Add, Argmax, Concat, Input, Map, Product, Step
 from ..problem import Problem
-from .common import SoftmaxNames, softmax_inline, softmax_steps
+from .common import SoftmaxNames, softmax_inline, softmax_steps, sqrt_dk_step
 
 
 def inputs(p: Problem) -> list[Input]:
@@ -144,30 +144,27 @@ def run(p: Problem, chain: Chain) -> list[Step]:
 
 
 def _scale(p: Problem, chain: Chain, e: np.ndarray, d_k: int, steps: list[Step]) -> np.ndarray:
-    if "scale" in p.given:
-        s = p.given["scale"]
-        factor = 1 if chain.mistake == "no_scale" else chain.const(lambda: s.exact()[0], float(s.floats[0]))
-        fn, text = "scale", _num_text(float(s.floats[0]))
-        formula, latex = "e'_i = e_i · scale", r"e'_i = e_i \cdot \text{scale}"
-    else:
-        root = chain.sqrt_dk(d_k)
-        factor, fn, text = root, "divide", f"√{d_k}"
-        formula, latex = f"e'_i = e_i / √d_k, d_k = {d_k}", rf"e'_i = \frac{{e_i}}{{\sqrt{{d_k}}}},\ d_k = {d_k}"
-    out = chain.finish("scaled_scores", e * factor if fn == "scale" else e / factor)
+    if "scale" not in p.given:
+        step, out = sqrt_dk_step(chain, e, d_k, ("e'_i", "e_i", "e'"), p.tokens)
+        steps.append(step)
+        return out
+    s = p.given["scale"]
+    factor = 1 if chain.mistake == "no_scale" else chain.const(lambda: s.exact()[0], float(s.floats[0]))
+    out = chain.finish("scaled_scores", e * factor)
     steps.append(
         Map(
             id="scaled_scores",
             title="Scaled scores",
-            formula=formula,
-            latex=latex,
+            formula="e'_i = e_i · scale",
+            latex=r"e'_i = e_i \cdot \text{scale}",
             symbol="e'",
             value=out,
             rows=p.tokens,
-            fn=fn,
+            fn="scale",
             arg=e,
             param=np.asarray(factor),
-            param_text=text,
-            explain="Dividing by √d_k keeps dot products of long vectors from saturating the softmax.",
+            param_text=_num_text(float(s.floats[0])),
+            explain="The given scale multiplies every score before the softmax.",
         )
     )
     return out

@@ -201,6 +201,36 @@ def _tex(symbol: str) -> str:
     return {"α": r"\alpha", "p": "p"}.get(symbol, symbol)
 
 
+def sqrt_dk_step(
+    chain: Chain,
+    scores: np.ndarray,
+    d_k: int,
+    names: tuple[str, str, str],
+    rows: tuple[str, ...] | None,
+    cols: tuple[str, ...] | None = None,
+) -> tuple[Map, np.ndarray]:
+    """scaled_scores = scores / √d_k; ``names`` = (result entry, argument entry, result symbol)."""
+    lhs, rhs, symbol = names
+    root = chain.sqrt_dk(d_k)
+    value = chain.finish("scaled_scores", scores / root)
+    step = Map(
+        id="scaled_scores",
+        title="Scaled scores",
+        formula=f"{lhs} = {rhs} / √d_k, d_k = {d_k}",
+        latex=rf"{lhs} = \frac{{{rhs}}}{{\sqrt{{d_k}}}},\ d_k = {d_k}",
+        symbol=symbol,
+        value=value,
+        rows=rows,
+        cols=cols,
+        fn="divide",
+        arg=scores,
+        param=np.asarray(root),
+        param_text=f"√{d_k}",
+        explain="Dividing by √d_k keeps the dot products of long vectors from saturating the softmax.",
+    )
+    return step, value
+
+
 def labels_or_none(tokens: Any) -> tuple[str, ...] | None:
     return tuple(tokens) if tokens is not None else None
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..arith import Chain
-from ..derivation import Input, Map, Mask, Product, Step
+from ..derivation import Input, Mask, Product, Step
 from ..problem import Problem
-from .common import SoftmaxNames, softmax_steps
+from .common import SoftmaxNames, softmax_steps, sqrt_dk_step
 
 
 def inputs(p: Problem) -> list[Input]:
@@ -79,25 +79,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         )
     )
     if p.score == "scaled-dot":
-        root = chain.sqrt_dk(d_k)
-        S = chain.finish("scaled_scores", S / root)
-        steps.append(
-            Map(
-                id="scaled_scores",
-                title="Scaled scores",
-                formula=f"S' = S / √d_k, d_k = {d_k}",
-                latex=rf"S' = \frac{{S}}{{\sqrt{{d_k}}}},\ d_k = {d_k}",
-                symbol="S'",
-                value=S,
-                rows=tok,
-                cols=tok,
-                fn="divide",
-                arg=steps[-1].value,
-                param=np.asarray(root),
-                param_text=f"√{d_k}",
-                explain="Dividing by √d_k keeps the scores of long vectors from saturating the softmax.",
-            )
-        )
+        step, S = sqrt_dk_step(chain, S, d_k, ("S'", "S", "S'"), tok, tok)
+        steps.append(step)
     if p.mask is not None:
         before = S
         S = chain.finish("masked_scores", _apply_mask(S, p.mask))
