@@ -173,7 +173,6 @@ class Input:
     exact: np.ndarray | None
     rows: tuple[str, ...] | None = None
     cols: tuple[str, ...] | None = None
-    text: str = ""  # how the problem file wrote each entry, where that is not a plain number
     role: str = ""  # one phrase: "decoder state (query)"
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -229,10 +228,6 @@ def sqrt_dk_step(
         explain="Dividing by √d_k keeps the dot products of long vectors from saturating the softmax.",
     )
     return step, value
-
-
-def labels_or_none(tokens: Any) -> tuple[str, ...] | None:
-    return tuple(tokens) if tokens is not None else None
 
 
 def softmax_inline(
