@@ -45,7 +45,9 @@ def round_half_up(x: float, decimals: int) -> float:
     """Round as people do by hand: 0.0625 -> 0.063 at 3 decimals (not banker's rounding)."""
     if not math.isfinite(x):
         return x
-    q = Decimal(repr(x)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    # 12 significant digits first: sums of decimals carry binary noise (0.1645 is stored as
+    # 0.16449999999999998), and by hand 0.1645 rounds up.
+    q = Decimal(f"{x:.12g}").quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
     return float(q) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
