@@ -122,3 +122,31 @@ def test_negative_factors_are_parenthesised() -> None:
 def test_number_format(x: float, decimals: int, shown: str) -> None:
     """Whole numbers bare, exact short decimals unpadded, others to `decimals`, ties rounded up."""
     assert fmt(x, decimals) == shown
+
+
+def test_lines_whose_written_numbers_do_not_give_the_result_say_so() -> None:
+    """Not carried, 0.155 + 0.422 is shown = 0.578 (the truth); the line says the written numbers give 0.577."""
+    text = text_of(solve_file("decoder-dot.toml"))
+    assert "c_1 = 0.155·1 + 0.422·0 + 0.422·1 = 0.578   (as written: 0.577)" in text
+    # exp(1.578) by hand is 4.8448 -> 4.845; the shown 4.844 comes from z_1 = 1.57768
+    assert "exp(1.578) = 4.844   (A; as written: 4.845)" in text
+    assert "e_2 (x2) = 1·0 + 1·2 = 2\n" in text  # consistent lines carry no remark
+
+
+@pytest.mark.parametrize("path", PROBLEM_FILES, ids=[p.name for p in PROBLEM_FILES])
+def test_carried_views_are_consistent_line_by_line(path: Path) -> None:
+    """With carry_rounded every written-out line follows from the numbers written on it."""
+    assert "as written:" not in text_of(solve_file(path.name, carry_rounded=True), width=200)
+
+
+def test_hand_rounding_ignores_binary_noise() -> None:
+    """2.675 rounds up to 2.68 by hand, though the double nearest it is 2.67499999999999982..."""
+    from decimal import Decimal
+
+    from attncalc.arith import round_half_up
+
+    stored = 2.675
+    assert Decimal(stored) < Decimal("2.675")  # the stored value falls just short of the tie
+    assert round_half_up(2.675, 2) == 2.68
+    assert round_half_up(0.16449999999999998, 3) == 0.165  # a sum of products of decimals, as computed
+    assert round_half_up(0.0625, 3) == 0.063 and round_half_up(-0.0625, 3) == -0.063

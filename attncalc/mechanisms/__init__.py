@@ -61,7 +61,9 @@ def solve(
         )
     else:
         notes.append(
-            f"Shown values are the true values rounded to {decimals} decimals; nothing rounded is carried forward."
+            f"Shown values are the true values rounded to {decimals} decimals; nothing rounded is carried forward. "
+            "Where a written-out line's rounded numbers give another last digit, the line adds "
+            "'as written: …' (solve --carry works every step from the rounded numbers instead)."
         )
 
     steps = tuple(_merge(p, h) for p, h in zip(primary, shown_steps, strict=True))

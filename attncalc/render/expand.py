@@ -7,15 +7,18 @@ are not written out one by one (Concat, Mask, Argmax) have none.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from ..arith import round_half_up
 from ..derivation import Add, Divide, Gradient, Loss, Map, Product, Softmax, Step, Sum
 from .fmt import TERM_LIMIT, elide, fmt, paren
 
 Num = Callable[[Any], str]
+Rnd = Callable[[Any], float]
 
 
 def sum_text(terms: list[str]) -> str:
@@ -73,6 +76,94 @@ def _rhs_Loss(s: Loss, idx: tuple[int, ...], n: Num) -> str:
 def _rhs_Gradient(s: Gradient, idx: tuple[int, ...], n: Num) -> str:
     core = f"{n(s.probs[idx])} − {n(s.onehot[idx])}"
     return f"({core}) / {n(s.temperature)}" if s.temperature != 1 else core
+
+
+# -- the same right-hand sides evaluated with the numbers as written ---------------------------
+
+
+def _val_Product(s: Product, idx: tuple[int, ...], r: Rnd) -> float:
+    b = s.bias_at(idx)
+    return sum(r(a) * r(c) for a, c in s.pairs(idx)) + (r(b) if b is not None else 0.0)
+
+
+def _val_Map(s: Map, idx: tuple[int, ...], r: Rnd) -> float:
+    x = r(s.arg[idx])
+    param = None if s.param is None else np.asarray(s.param, dtype=float)
+    if s.fn == "exp":
+        return math.exp(x)
+    if s.fn == "shift_exp":
+        m = param[idx[0]] if param is not None and param.ndim == 1 else param
+        return math.exp(x - r(m))
+    if s.fn == "tanh":
+        return math.tanh(x)
+    return x / r(param) if s.fn == "divide" else x * r(param)
+
+
+def _val_Sum(s: Sum, idx: tuple[int, ...], r: Rnd) -> float:
+    arg = np.asarray(s.arg)
+    return sum(r(x) for x in (arg if arg.ndim == 1 else arg[idx[0]]))
+
+
+def _val_Divide(s: Divide, idx: tuple[int, ...], r: Rnd) -> float:
+    den = np.asarray(s.den)
+    return r(s.num[idx]) / r(den[idx[0]] if den.ndim == 1 else den)
+
+
+def _val_Add(s: Add, idx: tuple[int, ...], r: Rnd) -> float:
+    return sum(r(np.asarray(p)[idx]) for p in s.parts)
+
+
+def _val_Softmax(s: Softmax, idx: tuple[int, ...], r: Rnd) -> float:
+    return r(s.exps[idx]) / r(s.total)
+
+
+def _val_Loss(s: Loss, idx: tuple[int, ...], r: Rnd) -> float:
+    return -math.log(r(s.prob))
+
+
+def _val_Gradient(s: Gradient, idx: tuple[int, ...], r: Rnd) -> float:
+    return (r(s.probs[idx]) - r(s.onehot[idx])) / s.temperature
+
+
+def rounded_gives(step: Step, idx: tuple[int, ...], shown: float, decimals: int) -> str | None:
+    """When the written-out numbers (rounded as shown) do not give the shown result, what they give.
+
+    Without carry_rounded a step's result comes from the unrounded values, so "0.155 + 0.422 = 0.578"
+    can appear; the views say so on the line instead of leaving the reader to find a slip that is not there.
+    """
+    fn = globals().get(f"_val_{type(step).__name__}")
+    if fn is None or not math.isfinite(shown):
+        return None
+
+    def r(x: Any) -> float:
+        v = float(x)
+        return round_half_up(v, decimals) if math.isfinite(v) else v
+
+    try:
+        with np.errstate(all="ignore"):
+            value = float(fn(step, idx, r))
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
+    return None if _same(value, shown, decimals) else fmt(round_half_up(value, decimals), decimals)
+
+
+def _same(a: float, b: float, decimals: int) -> bool:
+    """Equal once both are rounded as shown (0.69 and 0.6899 are; formatting may drop zeros)."""
+    return abs(round_half_up(a, decimals) - round_half_up(b, decimals)) < 0.5 * 10.0**-decimals
+
+
+def aside(step: Step, idx: tuple[int, ...], shown: float, decimals: int) -> str:
+    """The remark a view appends to a line whose written numbers do not give its result ("" if they do)."""
+    got = rounded_gives(step, idx, shown, decimals)
+    return f"as written: {got}" if got else ""
+
+
+def softmax_exp_aside(s: Softmax, i: int, decimals: int) -> str:
+    """The same remark for a Softmax step's inline line "exp(z_i) = …"."""
+    x = round_half_up(float(s.arg[i]), decimals) - round_half_up(s.shift, decimals)
+    if _same(math.exp(x), float(s.exps[i]), decimals):
+        return ""
+    return f"as written: {fmt(round_half_up(math.exp(x), decimals), decimals)}"
 
 
 def rhs(step: Step, idx: tuple[int, ...], decimals: int) -> str | None:

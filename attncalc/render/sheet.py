@@ -265,7 +265,8 @@ class _Builder:
                 else:
                     lines.append((f"{label} = −∞", "masked"))
                 continue
-            lines.append((f"{label} = {expand.rhs(s, idx, self.dec)} = {self.n(shown[idx])}", token))
+            remark = "; ".join(x for x in (token, expand.aside(s, idx, float(shown[idx]), self.dec)) if x)
+            lines.append((f"{label} = {expand.rhs(s, idx, self.dec)} = {self.n(shown[idx])}", remark))
         self.add(MathLines(tuple(lines)))
         self._result(s)
 
@@ -315,7 +316,8 @@ class _Builder:
 
     def _step_Sum(self, s: Sum) -> None:
         if np.asarray(s.arg).ndim == 1:
-            self.add(MathLines(((f"Z = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}", ""),)))
+            remark = expand.aside(s, (), float(s.shown), self.dec)
+            self.add(MathLines(((f"Z = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}", remark),)))
             return
         self._written(s)
 
@@ -346,13 +348,15 @@ class _Builder:
             if i is None:
                 lines.append(("⋮", ""))
                 continue
-            lines.append((f"exp({self.n(s.arg[i])}{shift}) = {self.n(s.exps[i])}", labels[i]))
+            remark = "; ".join(x for x in (labels[i], expand.softmax_exp_aside(s, i, self.dec)) if x)
+            lines.append((f"exp({self.n(s.arg[i])}{shift}) = {self.n(s.exps[i])}", remark))
         lines.append((f"Σ = {expand.sum_text([self.n(x) for x in s.exps])} = {self.n(s.total)}", ""))
         for i in elide(list(range(len(s.arg))), ENTRY_LIMIT):
             if i is None:
                 lines.append(("⋮", ""))
                 continue
-            lines.append((f"p_{i + 1} = {expand.rhs(s, (i,), self.dec)} = {self.n(s.shown[i])}", labels[i]))
+            remark = "; ".join(x for x in (labels[i], expand.aside(s, (i,), float(s.shown[i]), self.dec)) if x)
+            lines.append((f"p_{i + 1} = {expand.rhs(s, (i,), self.dec)} = {self.n(s.shown[i])}", remark))
         self.add(MathLines(tuple(lines)))
 
     def _step_Argmax(self, s: Argmax) -> None:

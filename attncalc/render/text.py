@@ -217,10 +217,15 @@ class TextRenderer:
                 if s.fn in ("exp", "shift_exp"):
                     return f"{self._label(s, idx)} = {expand.rhs(s, idx, self.dec)} = 0  (masked)"
                 return f"{self._label(s, idx)} = −∞"
-            return f"{self._label(s, idx)} = {expand.rhs(s, idx, self.dec)} = {self.n(shown[idx])}"
+            text = f"{self._label(s, idx)} = {expand.rhs(s, idx, self.dec)} = {self.n(shown[idx])}"
+            return text + self._aside(s, idx, shown[idx])
 
         yield from self._lines(s, line)
         yield self._result(s)
+
+    def _aside(self, s: Step, idx: tuple[int, ...], shown: Any) -> str:
+        note = expand.aside(s, idx, float(shown), self.dec)
+        return f"   ({note})" if note else ""
 
     # ------------------------------------------------------------------ step types
     def _step_Product(self, s: Product) -> Iterable[RenderableType]:
@@ -236,7 +241,7 @@ class TextRenderer:
 
     def _step_Sum(self, s: Sum) -> Iterable[RenderableType]:
         if np.asarray(s.arg).ndim == 1:
-            yield Text(f"  Z = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}")
+            yield Text(f"  Z = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}" + self._aside(s, (), s.shown))
             return
         yield from self._written(s)
 
@@ -269,13 +274,17 @@ class TextRenderer:
             if i is None:
                 yield Text("    ⋮")
                 continue
-            yield Text(f"  exp({self.n(s.arg[i])}{shift}) = {self.n(s.exps[i])}   ({labels[i]})")
+            remark = "; ".join(x for x in (labels[i], expand.softmax_exp_aside(s, i, self.dec)) if x)
+            yield Text(f"  exp({self.n(s.arg[i])}{shift}) = {self.n(s.exps[i])}   ({remark})")
         yield Text(f"  sum = {expand.sum_text([self.n(x) for x in s.exps])} = {self.n(s.total)}")
         for i in elide(list(range(len(s.arg))), ENTRY_LIMIT):
             if i is None:
                 yield Text("    ⋮")
                 continue
-            yield Text(f"  p({labels[i]}) = {expand.rhs(s, (i,), self.dec)} = {self.n(s.shown[i])}")
+            yield Text(
+                f"  p({labels[i]}) = {expand.rhs(s, (i,), self.dec)} = {self.n(s.shown[i])}"
+                + self._aside(s, (i,), s.shown[i])
+            )
 
     def _step_Argmax(self, s: Argmax) -> Iterable[RenderableType]:
         probs = np.asarray(s.probs)
@@ -294,7 +303,9 @@ class TextRenderer:
         yield Text(f"  ŷ = {s.value}", style="bold")
 
     def _step_Loss(self, s: Loss) -> Iterable[RenderableType]:
-        yield Text(f"  L = −ln p({s.label}) = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}")
+        yield Text(
+            f"  L = −ln p({s.label}) = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}" + self._aside(s, (), s.shown)
+        )
 
     def _step_Gradient(self, s: Gradient) -> Iterable[RenderableType]:
         yield from self._written(s)
