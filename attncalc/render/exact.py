@@ -50,3 +50,21 @@ def is_interesting(x: Any, decimals: int) -> bool:
         if q != 1:
             return True
     return False
+
+
+EXACT_GROUPS = 6  # distinct exact forms shown per step
+
+
+def exact_groups(exact: Any, symbol: str, decimals: int) -> tuple[list[tuple[list[str], Any]], int]:
+    """The step's interesting exact forms, entries sharing a form grouped: ([(labels, expr)], how many more)."""
+    from .fmt import entry_indices, entry_label
+
+    if exact is None or not is_interesting(exact, decimals):
+        return [], 0
+    a = np.asarray(exact, dtype=object)
+    groups: dict[Any, list[str]] = {}
+    for idx in entry_indices(a.shape):
+        if is_interesting(a[idx], decimals):
+            groups.setdefault(a[idx], []).append(entry_label(symbol, idx))
+    items = [(labels, expr) for expr, labels in groups.items()]
+    return items[:EXACT_GROUPS], max(0, len(items) - EXACT_GROUPS)

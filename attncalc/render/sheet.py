@@ -30,12 +30,11 @@ from ..derivation import (
     Sum,
 )
 from . import expand
-from .exact import is_interesting
+from .exact import exact_groups
 from .fmt import ENTRY_LIMIT, elide, entry_indices, entry_label, fmt, position_labels
 
 SHEETS = ("solution", "answers", "question")
 MATRIX_LIMIT = 12  # rows/columns of a matrix shown before the middle is elided
-EXACT_GROUPS = 6
 
 
 # ------------------------------------------------------------------------------ blocks
@@ -271,18 +270,10 @@ class _Builder:
         self._result(s)
 
     def _exact(self, s: Step) -> None:
-        if s.exact is None or not is_interesting(s.exact, self.dec):
-            return
-        a = np.asarray(s.exact, dtype=object)
-        groups: dict[Any, list[str]] = {}
-        for idx in entry_indices(a.shape):
-            if is_interesting(a[idx], self.dec):
-                groups.setdefault(a[idx], []).append(entry_label(s.symbol, idx))
-        items = []
-        for expr, labels in list(groups.items())[:EXACT_GROUPS]:
-            names = " = ".join(labels[:3]) + (" = …" if len(labels) > 3 else "")
-            items.append((names, expr))
-        self.add(Exact(tuple(items), max(0, len(groups) - EXACT_GROUPS)))
+        groups, more = exact_groups(s.exact, s.symbol, self.dec)
+        if groups:
+            items = [(" = ".join(labels[:3]) + (" = …" if len(labels) > 3 else ""), expr) for labels, expr in groups]
+            self.add(Exact(tuple(items), more))
 
     def _attention_table(self) -> None:
         d = self.d

@@ -35,7 +35,7 @@ from ..derivation import (
     Sum,
 )
 from . import expand
-from .exact import exact_text, is_interesting
+from .exact import exact_groups, exact_text
 from .fmt import (
     ENTRY_LIMIT,
     bar,
@@ -49,7 +49,6 @@ from .fmt import (
 
 ROW_LIMIT = 32  # table rows shown before the middle is elided
 COL_LIMIT = 10  # table columns shown before the middle is elided
-EXACT_GROUPS = 6  # distinct exact forms shown per step
 EXACT_WIDTH = 96  # characters of an exact-form line shown before it is cut
 
 
@@ -121,19 +120,12 @@ class TextRenderer:
 
     def _exact(self, step: Step) -> list[RenderableType]:
         """Exact forms that say more than the decimals, equal entries grouped on one line."""
-        if step.exact is None or not is_interesting(step.exact, self.dec):
-            return []
-        a = np.asarray(step.exact, dtype=object)
-        groups: dict[str, list[str]] = {}
-        for idx in entry_indices(a.shape):
-            if is_interesting(a[idx], self.dec):
-                groups.setdefault(exact_text(a[idx]), []).append(entry_label(step.symbol, idx))
+        groups, more = exact_groups(step.exact, step.symbol, self.dec)
         lines: list[RenderableType] = []
-        for text, labels in list(groups.items())[:EXACT_GROUPS]:
+        for labels, expr in groups:
             names = " = ".join(labels[:3]) + (f" = … ({len(labels)} entries)" if len(labels) > 3 else "")
-            lines.append(Text(self._cut(f"  exact: {names} = {text}"), style="green"))
-        if len(groups) > EXACT_GROUPS:
-            more = len(groups) - EXACT_GROUPS
+            lines.append(Text(self._cut(f"  exact: {names} = {exact_text(expr)}"), style="green"))
+        if more:
             lines.append(Text(f"    ⋮   ({more} more exact forms; --format json lists them all)", style="green"))
         return lines
 
