@@ -96,6 +96,9 @@ MISTAKES: dict[str, str] = {
     "no_tanh": "tanh was left out",
     "keys_not_values": "the weights were applied to the keys instead of the values",
     "concat_swapped": "the two halves of the concatenation were swapped",
+    "sgd_for_adam": "a plain SGD step (θ − lr·g) was taken where Adam was asked for",
+    "gru_update_swapped": "the update gate was used the other way round (z and 1 − z swapped)",
+    "sigmoid_for_tanh": "σ was used where the candidate needs tanh",
 }
 
 
@@ -173,6 +176,37 @@ class Chain:
 
     def log(self, x: np.ndarray) -> np.ndarray:
         return self._map(x, "log", np.log)
+
+    def sigmoid(self, x: np.ndarray) -> np.ndarray:
+        """σ(x) = 1 / (1 + e^(−x)); exact forms as sympy writes them."""
+        if is_exact(x):
+            import sympy as sp
+
+            out = np.empty(x.shape, dtype=object)
+            for idx, e in np.ndenumerate(x):
+                out[idx] = 1 / (1 + sp.exp(-e))
+            return out
+        with np.errstate(over="ignore"):
+            return np.asarray(1.0 / (1.0 + np.exp(-np.asarray(x, dtype=float))), dtype=float)
+
+    def relu(self, x: np.ndarray) -> np.ndarray:
+        if is_exact(x):
+            import sympy as sp
+
+            out = np.empty(x.shape, dtype=object)
+            for idx, e in np.ndenumerate(x):
+                out[idx] = sp.Max(e, 0)
+            return out
+        return np.asarray(np.maximum(np.asarray(x, dtype=float), 0.0), dtype=float)
+
+    def sqrt(self, x: np.ndarray) -> np.ndarray:
+        return self._map(x, "sqrt", np.sqrt)
+
+    def number(self, exact: Callable[[], Any], float_value: float) -> Any:
+        """A number given by the problem's settings (a learning rate): exact when exact, never rounded."""
+        if self.mode == "exact" and self.degraded_at is None:
+            return exact()
+        return float_value
 
     def _map(self, x: np.ndarray, name: str, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
         if is_exact(x):

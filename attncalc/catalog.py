@@ -10,6 +10,10 @@ KINDS: dict[str, str] = {
     "attention": "one decoder step: a query attends over encoder states (keys/values), optional output head",
     "self-attention": "every row of X attends over all rows: Q = X W_Q, K = X W_K, V = X W_V",
     "softmax": "softmax of logits with temperature; with a target, cross-entropy loss and its gradient",
+    "rnn": "a plain recurrent cell over a sequence: h_t = tanh(W [h_{t-1}; x_t] + b); optional output layer and training step",
+    "lstm": "an LSTM cell over a sequence, gate by gate (f, i, c~, c, o, h); optional output layer and training step",
+    "gru": "a GRU cell over a sequence (r, z, h~, h), reset before/after, either update direction; optional output layer",
+    "seq2seq": "encoder (RNN/LSTM/GRU, optionally bidirectional) + attentive decoder (Bahdanau or Luong), loss, gradient, update",
 }
 
 SCORES: dict[str, str] = {
@@ -21,6 +25,74 @@ SCORES: dict[str, str] = {
 }
 
 SELF_ATTENTION_SCORES = ("scaled-dot", "dot")
+
+# Step ids by kind, in derivation order; "t" stands for a time step (1, 2, ...) and ids with it
+# repeat per step in the order listed. Blocks of per-step ids and of sequence-wide ids alternate.
+_OUTPUT_PER_STEP = [
+    ("t.logits", "with W_out: z_t = W_out u_t + b_out"),
+    ("t.probabilities", "with W_out: softmax of the logits"),
+    ("t.prediction", "with W_out: the most probable entry"),
+    ("t.loss", "with targets: -ln p_t(target)"),
+]
+_TRAINING = [
+    ("sequence_probability", "with targets: the product of the target probabilities"),
+    ("loss", "with targets: total cross-entropy, the sum of the step losses"),
+    ("t.grad_logits", "with targets: dL/dz_t = p_t - y_t, per step"),
+    ("grad_W_out", "with targets: dL/dW_out = sum_t (p_t - y_t) u_t^T"),
+    ("grad_b_out", "with targets and b_out: sum_t (p_t - y_t)"),
+    ("W_out_new", "with [training]: W_out after one SGD or Adam step"),
+    ("b_out_new", "with [training] and b_out: b_out after the step"),
+]
+_LSTM = [
+    ("t.hx", "the concatenation [h_{t-1}; x_t] (when a gate is computed)"),
+    ("t.f_pre", "W_f [h; x] + b_f (omitted when the gate is stated)"),
+    ("t.f", "forget gate sigma(...)"),
+    ("t.i_pre", "W_i [h; x] + b_i"),
+    ("t.i", "input gate"),
+    ("t.c_tilde_pre", "W_c [h; x] + b_c"),
+    ("t.c_tilde", "candidate tanh(...)"),
+    ("t.retained", "f_t * c_{t-1}, entry by entry"),
+    ("t.new", "i_t * c~_t"),
+    ("t.c", "cell state: retained + new"),
+    ("t.o_pre", "W_o [h; x] + b_o"),
+    ("t.o", "output gate"),
+    ("t.tanh_c", "tanh(c_t)"),
+    ("t.h", "hidden state o_t * tanh(c_t)"),
+]
+_GRU = [
+    ("t.hx", "the concatenation [h_{t-1}; x_t]"),
+    ("t.r_pre", "W_r [h; x] + b_r"),
+    ("t.r", "reset gate"),
+    ("t.z_pre", "W_z [h; x] + b_z"),
+    ("t.z", "update gate"),
+    ("t.rh", "reset before: r_t * h_{t-1}"),
+    ("t.rhx", "reset before: [r_t * h_{t-1}; x_t]"),
+    ("t.xn", "reset after: W_in x_t + b_in"),
+    ("t.hn", "reset after: W_hn h_{t-1} + b_hn"),
+    ("t.h_tilde_pre", "the candidate's pre-activation"),
+    ("t.h_tilde", "candidate state tanh(...)"),
+    ("t.h", "hidden state: (1 - z) h~ + z h (update keep) or z h~ + (1 - z) h (replace)"),
+]
+_RNN = [
+    ("t.hx", "the concatenation [h_{t-1}; x_t]"),
+    ("t.h_pre", "W [h; x] + b"),
+    ("t.h", "hidden state tanh(...) (or relu)"),
+]
+
+
+def _cell_ids(prefix: str, which: str) -> list[tuple[str, str]]:
+    return [(prefix + i, d) for i, d in {"lstm": _LSTM, "gru": _GRU, "rnn": _RNN}[which]]
+
+
+def _any_cell(prefix: str) -> list[tuple[str, str]]:
+    """The ids of every cell type, in one order all three respect."""
+    merged = dict(_RNN[:2])
+    merged.update(dict(_LSTM[1:]))
+    merged.update(dict(_GRU[1:]))
+    merged["t.h"] = "hidden state"
+    merged.pop("t.h")
+    return [(prefix + i, d) for i, d in merged.items()] + [(prefix + "t.h", "hidden state")]
+
 
 # Step ids by kind, in derivation order. Parenthesised remarks say when a step applies.
 STEP_IDS: dict[str, list[tuple[str, str]]] = {
@@ -63,4 +135,47 @@ STEP_IDS: dict[str, list[tuple[str, str]]] = {
         ("loss", "with a target: cross-entropy -ln p_target"),
         ("gradient", "with a target: d loss / d logits = (p - y) / T"),
     ],
+    "rnn": _cell_ids("", "rnn") + _OUTPUT_PER_STEP + _TRAINING,
+    "lstm": _cell_ids("", "lstm") + _OUTPUT_PER_STEP + _TRAINING,
+    "gru": _cell_ids("", "gru") + _OUTPUT_PER_STEP + _TRAINING,
+    "seq2seq": [
+        *_any_cell("encoder."),
+        *[(i.replace("encoder.", "encoder.fwd.", 1), "bidirectional: forward cell") for i, _ in _any_cell("encoder.")],
+        *[
+            (i.replace("encoder.", "encoder.bwd.", 1), "bidirectional: backward cell, t = n..1")
+            for i, _ in _any_cell("encoder.")
+        ],
+        ("encoder.t.state", "bidirectional: h_t = [forward h_t; backward h_t]"),
+        ("projected_keys", "additive score: W_k h_i for every encoder state, computed once"),
+        ("decoder.t.input", "Bahdanau: [y_{t-1}; c_t]; Luong with input feeding: [y_{t-1}; h~_{t-1}]"),
+        *_any_cell("decoder."),
+        ("decoder.t.scores", "scores over the encoder states: Bahdanau from s_{t-1} (before the cell), Luong from h_t"),
+        ("decoder.t.projected_query", "additive score: W_q s"),
+        ("decoder.t.hidden", "additive score: tanh(W_q s + W_k h_i), per source position"),
+        ("decoder.t.weights", "softmax of the scores"),
+        ("decoder.t.context", "c_t = sum_i alpha_i h_i"),
+        ("decoder.t.combined", "Luong: [c_t; h_t]"),
+        ("decoder.t.attentional_pre", "Luong: W_c [c_t; h_t]"),
+        ("decoder.t.attentional", "Luong: h~_t = tanh(W_c [c_t; h_t])"),
+        *[("decoder." + i, d) for i, d in _OUTPUT_PER_STEP],
+        *[(i if not i.startswith("t.") else "decoder." + i, d) for i, d in _TRAINING],
+    ],
 }
+
+
+def template(step_id: str) -> str:
+    """The catalogue entry of a step id: time steps become "t" ("encoder.2.f" -> "encoder.t.f")."""
+    return ".".join("t" if part.isdigit() else part for part in step_id.split("."))
+
+
+def order_key(kind: str, step_id: str) -> tuple[int, int, int]:
+    """Sort key that puts a kind's step ids in derivation order (per-step blocks, then sequence-wide ids)."""
+    ids = [i for i, _ in STEP_IDS[kind]]
+    tpl = template(step_id)
+    idx = ids.index(tpl)
+    block = 0
+    for k in range(1, idx + 1):
+        if ("t" in ids[k].split(".")) != ("t" in ids[k - 1].split(".")):
+            block += 1
+    t = next((int(p) for p in step_id.split(".") if p.isdigit()), 0)
+    return block, t, idx

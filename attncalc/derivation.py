@@ -77,7 +77,11 @@ class Product(Step):
 
 @dataclass(frozen=True, eq=False)
 class Map(Step):
-    """result = f(arg) entry by entry; ``fn`` is exp, tanh, scale (times ``param``) or shifted exp."""
+    """result = f(arg) entry by entry.
+
+    ``fn`` is exp, tanh, sigmoid, relu, divide (by ``param``), scale (times ``param``) or
+    shift_exp (exp of arg minus the row maximum in ``param``).
+    """
 
     fn: str = "exp"
     arg: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -160,7 +164,60 @@ class Gradient(Step):
     temperature: float = 1.0
 
 
-STEP_TYPES: tuple[type[Step], ...] = (Product, Map, Sum, Divide, Add, Concat, Mask, Softmax, Argmax, Loss, Gradient)
+@dataclass(frozen=True, eq=False)
+class Combine(Step):
+    """result = Σ_k Π_j factor_kj, entry by entry: the gated updates of recurrent cells.
+
+    ``terms`` holds, per term, its factors (arrays of the result's shape, or scalars); a factor
+    whose flag in ``complement`` is set enters as (1 − factor), as the GRU's update gate does.
+    "c = f⊙c_prev + i⊙c̃" is two terms of two factors; a product of probabilities is one term.
+    """
+
+    terms: tuple[tuple[np.ndarray, ...], ...] = ()
+    complement: tuple[tuple[bool, ...], ...] = ()
+    scalar_product: bool = False  # one term whose factors are the entries of a vector (a product of numbers)
+
+
+@dataclass(frozen=True, eq=False)
+class Stated(Step):
+    """A value stated by the problem (a gate given as numbers), shown in its place in the sequence."""
+
+
+@dataclass(frozen=True, eq=False)
+class Update(Step):
+    """One optimiser step on a parameter: SGD (θ − lr·g) or Adam's first step.
+
+    For Adam (t = 1, m_0 = v_0 = 0): m = (1 − β1) g, v = (1 − β2) g², m̂ = m / (1 − β1),
+    v̂ = v / (1 − β2), θ' = θ − lr · m̂ / (√v̂ + ε).
+    """
+
+    param: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    grad: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    optimizer: str = "sgd"
+    lr: float = 0.1
+    beta1: float = 0.9
+    beta2: float = 0.999
+    eps: float = 1e-8
+    m_hat: np.ndarray | None = None
+    v_hat: np.ndarray | None = None
+
+
+STEP_TYPES: tuple[type[Step], ...] = (
+    Product,
+    Map,
+    Sum,
+    Divide,
+    Add,
+    Concat,
+    Mask,
+    Softmax,
+    Argmax,
+    Loss,
+    Gradient,
+    Combine,
+    Stated,
+    Update,
+)
 
 
 @dataclass(frozen=True, eq=False)

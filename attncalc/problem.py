@@ -19,6 +19,7 @@ import numpy as np
 from . import catalog
 from .errors import NumberSyntaxError, ProblemError
 from .numbers import Node, parse_number, to_exact, to_float
+from .problem_rnn import Recurrent, Seq2Seq
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,10 +86,14 @@ class Problem:
     target: int | None = None  # softmax: 0-based index
     vocab: tuple[str, ...] | None = None  # softmax labels
     answers: dict[str, Any] = field(default_factory=dict)
+    recurrent: Recurrent | None = None  # kinds rnn, lstm, gru
+    seq2seq: Seq2Seq | None = None  # kind seq2seq
 
     @property
     def row_convention(self) -> bool:
         """True when weights multiply from the right (x W), as in the transformer papers."""
+        if self.kind in RECURRENT_KINDS:
+            return False
         if self.settings.convention == "default":
             return self.kind == "self-attention"
         return self.settings.convention == "row"
@@ -96,7 +101,22 @@ class Problem:
 
 # --------------------------------------------------------------------------- allowed keys
 
-TOP_KEYS = ("title", "kind", "score", "tokens", "description", "given", "head", "settings", "answers")
+TOP_KEYS = (
+    "title",
+    "kind",
+    "score",
+    "tokens",
+    "description",
+    "given",
+    "head",
+    "settings",
+    "answers",
+    "cell",
+    "encoder",
+    "decoder",
+    "training",
+)
+RECURRENT_KINDS = ("rnn", "lstm", "gru", "seq2seq")
 SETTINGS_KEYS = ("decimals", "carry_rounded", "exact", "convention", "temperature", "shift_max")
 HEAD_KEYS = ("combine", "order", "W_c", "W_out", "b_out", "vocab")
 GIVEN_KEYS: dict[str, tuple[str, ...]] = {
@@ -312,7 +332,17 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
     elif kind == "self-attention":
         score = r.string(raw.get("score", "scaled-dot"), "score", catalog.SELF_ATTENTION_SCORES)
     elif "score" in raw:
-        raise r.fail("score", "a softmax problem has no score function; remove this key")
+        where = "decoder.score" if kind == "seq2seq" else ""
+        raise r.fail(
+            "score",
+            f"a {kind} problem has no top-level score function" + (f"; use {where}" if where else "; remove this key"),
+        )
+    for key in ("cell", "encoder", "decoder", "training"):
+        if key in raw and not _kind_has(kind, key):
+            raise r.fail(key, f"does not apply to kind {kind!r}")
+    tokens_early = r.labels(raw["tokens"], "tokens") if "tokens" in raw else None
+    if kind in RECURRENT_KINDS:
+        return _recurrent_problem(r, raw, kind, file, title, description, settings, tokens_early)
 
     if "given" not in raw:
         raise r.fail("given", "missing: the [given] table holds the inputs")
@@ -346,6 +376,56 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         return Problem(given=given, head=None, mask=mask, mask_text=mask_text, **common)  # type: ignore[arg-type]
     given, target, vocab = _softmax(r, given_raw, tokens)
     return Problem(given=given, head=None, target=target, vocab=vocab, **common)  # type: ignore[arg-type]
+
+
+def _kind_has(kind: str, key: str) -> bool:
+    if key in ("cell",):
+        return kind in ("rnn", "lstm", "gru")
+    if key in ("encoder", "decoder"):
+        return kind == "seq2seq"
+    return kind in RECURRENT_KINDS  # training
+
+
+def _recurrent_problem(
+    r: _Reader,
+    raw: dict[str, Any],
+    kind: str,
+    file: str,
+    title: str,
+    description: str,
+    settings: Settings,
+    tokens: tuple[str, ...] | None,
+) -> Problem:
+    from . import problem_rnn
+
+    answers = r.table(raw.get("answers"), "answers", tuple(raw.get("answers") or ()))
+    if "head" in raw:
+        raise r.fail(
+            "head", f"an output head belongs to kind 'attention'; a {kind} problem gives W_out with its other inputs"
+        )
+    common: dict[str, Any] = dict(
+        path=file,
+        title=title,
+        kind=kind,
+        score=None,
+        tokens=tokens,
+        given={},
+        head=None,
+        settings=settings,
+        description=description,
+        answers=dict(answers),
+    )
+    if kind == "seq2seq":
+        if "given" in raw:
+            raise r.fail("given", "a seq2seq problem puts its inputs under [encoder] and [decoder]")
+        s2s = problem_rnn.seq2seq(r, raw)
+        _check_tokens(r, tokens, s2s.x.shape[0], "encoder.x has")
+        return Problem(seq2seq=s2s, **common)
+    if "given" not in raw:
+        raise r.fail("given", "missing: the [given] table holds the inputs")
+    rec = problem_rnn.recurrent(r, kind, raw["given"], raw.get("cell"), raw.get("training"))
+    _check_tokens(r, tokens, rec.steps, "the sequence has")
+    return Problem(recurrent=rec, **common)
 
 
 def _check_tokens(r: _Reader, tokens: tuple[str, ...] | None, n: int, what: str) -> None:

@@ -15,12 +15,16 @@ import numpy as np
 from ..arith import MAX_EXACT_ENTRIES, Chain, is_exact, to_float
 from ..derivation import Argmax, Derivation, Step
 from ..problem import Problem
-from . import attention, self_attention, softmax
+from . import attention, recurrent, self_attention, seq2seq, softmax
 
 MECHANISMS: dict[str, ModuleType] = {
     "attention": attention,
     "self-attention": self_attention,
     "softmax": softmax,
+    "rnn": recurrent,
+    "lstm": recurrent,
+    "gru": recurrent,
+    "seq2seq": seq2seq,
 }
 
 
@@ -41,7 +45,7 @@ def solve(
     notes: list[str] = []
     if exact:
         chain = Chain("exact", decimals)
-        size = sum(g.floats.size for g in _all_given(problem))
+        size = sum(np.asarray(i.value).size for i in mech.inputs(problem))
         if size > MAX_EXACT_ENTRIES:
             chain.skip_exact(
                 f"Exact forms skipped: the problem has {size} input entries (more than {MAX_EXACT_ENTRIES}); "
@@ -79,14 +83,6 @@ def solve(
     )
 
 
-def _all_given(problem: Problem) -> list:  # type: ignore[type-arg]
-    out = list(problem.given.values())
-    if problem.head is not None:
-        out += [g for g in (problem.head.W_c, problem.head.W_out, problem.head.b_out) if g is not None]
-        out += [g for g in (problem.head.W_c, problem.head.W_out, problem.head.b_out) if g is not None]
-    return out
-
-
 def _merge(primary: Step, shown: Step) -> Step:
     """True value and exact form from the primary pass; shown value and operands from `shown`."""
     if isinstance(primary, Argmax) and isinstance(shown, Argmax):
@@ -102,16 +98,25 @@ def _merge(primary: Step, shown: Step) -> Step:
     for f in dataclasses.fields(shown):
         if f.name in changes or f.name in Step.__dataclass_fields__:
             continue
-        v = getattr(shown, f.name)
-        if isinstance(v, np.ndarray):
-            changes[f.name] = to_float(v) if v.dtype != bool else v
-        elif isinstance(v, tuple) and v and isinstance(v[0], np.ndarray):
-            changes[f.name] = tuple(to_float(x) for x in v)
+        changes[f.name] = _floats(getattr(shown, f.name))
     return dataclasses.replace(shown, **changes)  # type: ignore[arg-type]
 
 
+def _floats(v: object) -> object:
+    """Operands as float64 arrays (nested tuples of arrays too), for the renderers."""
+    if isinstance(v, np.ndarray):
+        return to_float(v) if v.dtype != bool else v
+    if isinstance(v, tuple) and v and isinstance(v[0], (np.ndarray, tuple)):
+        return tuple(_floats(x) for x in v)
+    return v
+
+
 def _headline(steps: tuple[Step, ...]) -> str:
-    for s in steps:
-        if isinstance(s, Argmax):
-            return f"Prediction: {s.value}"
-    return ""
+    picks = [str(s.value) for s in steps if isinstance(s, Argmax)]
+    if len(picks) > 1:
+        line = f"Predicted sequence: {' '.join(picks)}"
+        loss = next((s for s in steps if s.id == "loss"), None)
+        if loss is not None:
+            line += f"  ·  loss L = {float(np.asarray(loss.value)):.4g}"
+        return line
+    return f"Prediction: {picks[0]}" if picks else ""

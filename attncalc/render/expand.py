@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..arith import round_half_up
-from ..derivation import Add, Divide, Gradient, Loss, Map, Product, Softmax, Step, Sum
+from ..derivation import Add, Combine, Divide, Gradient, Loss, Map, Product, Softmax, Step, Sum, Update
 from .fmt import TERM_LIMIT, elide, fmt, paren
 
 Num = Callable[[Any], str]
@@ -42,8 +42,10 @@ def _rhs_Map(s: Map, idx: tuple[int, ...], n: Num) -> str:
     if s.fn == "shift_exp":
         m = param[idx[0]] if param is not None and param.ndim == 1 else param
         return f"exp({x} − {paren(n(m))})"
-    if s.fn == "tanh":
-        return f"tanh({x})"
+    if s.fn in ("tanh", "relu"):
+        return f"{s.fn}({x})"
+    if s.fn == "sigmoid":
+        return f"σ({x})"
     if s.fn == "divide":
         return f"{paren(x)} / {n(param)}"
     return f"{paren(x)} · {n(param)}"
@@ -70,7 +72,45 @@ def _rhs_Softmax(s: Softmax, idx: tuple[int, ...], n: Num) -> str:
 
 
 def _rhs_Loss(s: Loss, idx: tuple[int, ...], n: Num) -> str:
-    return f"−ln({n(s.prob)})"
+    return f"−ln({n(_at(s.prob, idx))})"
+
+
+def _at(x: Any, idx: tuple[int, ...]) -> Any:
+    a = np.asarray(x)
+    return a[idx] if a.ndim else a
+
+
+def _factors(s: Combine, k: int, idx: tuple[int, ...]) -> list[tuple[Any, bool]]:
+    """The factors of term k at one entry, each with its (1 − x) flag."""
+    if s.scalar_product:
+        return [(x, False) for x in np.asarray(s.terms[0][0]).ravel()]
+    return [(_at(f, idx), c) for f, c in zip(s.terms[k], s.complement[k], strict=True)]
+
+
+def _rhs_Combine(s: Combine, idx: tuple[int, ...], n: Num) -> str:
+    terms = []
+    for k in range(len(s.terms)):
+        parts = [f"(1 − {n(x)})" if c else paren(n(x)) for x, c in _factors(s, k, idx)]
+        terms.append("·".join(parts))
+    return sum_text(terms)
+
+
+def _rhs_Update(s: Update, idx: tuple[int, ...], n: Num) -> str:
+    theta, g = n(_at(s.param, idx)), n(_at(s.grad, idx))
+    if s.optimizer == "adam" and s.m_hat is not None and s.v_hat is not None:
+        root = math.sqrt(float(_at(s.v_hat, idx)))
+        return f"{theta} − {s.lr:g}·{paren(n(_at(s.m_hat, idx)))} / ({n(root)} + {s.eps:g})"
+    return f"{theta} − {s.lr:g}·{paren(g)}"
+
+
+def update_decimals(s: Update, decimals: int) -> int:
+    """Enough decimals to see an update: a step of 0.000476 needs 6 even when the sheet shows 2."""
+    delta = np.abs(np.asarray(s.value, dtype=float) - np.asarray(s.param, dtype=float))
+    delta = delta[delta > 0]
+    if not delta.size:
+        return decimals
+    need = -math.floor(math.log10(float(np.min(delta)))) + 2
+    return int(min(max(decimals, need), 10))
 
 
 def _rhs_Gradient(s: Gradient, idx: tuple[int, ...], n: Num) -> str:
@@ -96,6 +136,10 @@ def _val_Map(s: Map, idx: tuple[int, ...], r: Rnd) -> float:
         return math.exp(x - r(m))
     if s.fn == "tanh":
         return math.tanh(x)
+    if s.fn == "sigmoid":
+        return 1.0 / (1.0 + math.exp(-x))
+    if s.fn == "relu":
+        return max(x, 0.0)
     return x / r(param) if s.fn == "divide" else x * r(param)
 
 
@@ -118,7 +162,24 @@ def _val_Softmax(s: Softmax, idx: tuple[int, ...], r: Rnd) -> float:
 
 
 def _val_Loss(s: Loss, idx: tuple[int, ...], r: Rnd) -> float:
-    return -math.log(r(s.prob))
+    return -math.log(r(_at(s.prob, idx)))
+
+
+def _val_Combine(s: Combine, idx: tuple[int, ...], r: Rnd) -> float:
+    total = 0.0
+    for k in range(len(s.terms)):
+        term = 1.0
+        for x, c in _factors(s, k, idx):
+            term *= (1.0 - r(x)) if c else r(x)
+        total += term
+    return total
+
+
+def _val_Update(s: Update, idx: tuple[int, ...], r: Rnd) -> float:
+    if s.optimizer == "adam" and s.m_hat is not None and s.v_hat is not None:
+        root = math.sqrt(float(_at(s.v_hat, idx)))
+        return r(_at(s.param, idx)) - s.lr * r(_at(s.m_hat, idx)) / (r(root) + s.eps)
+    return r(_at(s.param, idx)) - s.lr * r(_at(s.grad, idx))
 
 
 def _val_Gradient(s: Gradient, idx: tuple[int, ...], r: Rnd) -> float:

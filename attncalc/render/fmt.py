@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,7 +12,7 @@ import numpy as np
 from ..arith import round_half_up
 
 ENTRY_LIMIT = 16  # entries written out per step before the expansion is elided
-TERM_LIMIT = 8  # terms written out per sum before the middle is elided
+TERM_LIMIT = 12  # terms written out per sum before the middle is elided
 HEAD, TAIL = 3, 1  # what an elided list keeps
 
 
@@ -82,9 +83,14 @@ def entry_label(symbol: str, idx: tuple[int, ...], rows: tuple[str, ...] | None 
         return f"{fn}({entry_label(inner, idx)})"
     if " " in symbol:  # a product such as "W_q s": (W_q s)_1
         symbol = f"({symbol})"
+    if len(idx) == 1 and _TIMED.search(symbol):  # a state at a time step: f_2 -> f_2,1 (step 2, entry 1)
+        return f"{symbol},{idx[0] + 1}"
     if len(idx) == 1:
         return f"{symbol}_{idx[0] + 1}"
     return f"{symbol}[{idx[0] + 1},{idx[1] + 1}]"
+
+
+_TIMED = re.compile(r"_\d+$")
 
 
 def position_labels(labels: tuple[str, ...] | None, n: int, prefix: str = "") -> list[str]:

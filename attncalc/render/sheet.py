@@ -16,6 +16,7 @@ import numpy as np
 from ..derivation import (
     Add,
     Argmax,
+    Combine,
     Concat,
     Derivation,
     Divide,
@@ -26,10 +27,12 @@ from ..derivation import (
     Mask,
     Product,
     Softmax,
+    Stated,
     Step,
     Sum,
+    Update,
 )
-from . import expand
+from . import expand, timeline
 from .exact import exact_groups
 from .fmt import ENTRY_LIMIT, elide, entry_indices, entry_label, fmt, position_labels
 
@@ -142,10 +145,7 @@ class _Builder:
         p = self.d.problem
         if p.description:
             self.add(Para(p.description.strip()))
-        bits = [p.kind] + ([f"{p.score} score"] if p.score else [])
-        if p.kind != "softmax":
-            bits.append("row convention (x W)" if p.row_convention else "column convention (W x)")
-        self.add(Para(" · ".join(bits), "explain"))
+        self.add(Para(" · ".join(describe(p)), "explain"))
         self.add(Heading("Given", 3))
         for inp in self.d.inputs:
             self.add(self._input(inp))
@@ -168,7 +168,12 @@ class _Builder:
 
     def solution(self) -> None:
         self.givens()
+        tl = timeline.Timeline(self.d) if timeline.applies(self.d) else None
+        if tl is not None:
+            self.add(Table(tuple(tl.header), tuple(tuple(r) for r in tl.rows(self.n)), caption=tl.title))
         for k, s in enumerate(self.d.steps, 1):
+            if tl is not None and s.id in tl.section_starts:
+                self.add(Heading(tl.section_starts[s.id], 3))
             self.add(Heading(f"Step {k}. {s.title} [{s.id}]", 3))
             self.add(MathLines(((s.formula, ""),)))
             if s.explain:
@@ -179,6 +184,16 @@ class _Builder:
             self._exact(s)
             if s.id == "weights" and self.d.problem.kind == "attention":
                 self._attention_table()
+            if tl is not None and s.id in tl.table_after:
+                block = tl.table_after[s.id]
+                header, rows, caption = tl.gate_rows(block, self.n)
+                self.add(
+                    Table(
+                        tuple(header),
+                        tuple(tuple(r) for r in rows),
+                        caption=f"Gates at {block.title}" + (f"; {caption}" if caption else ""),
+                    )
+                )
         if self.d.headline:
             self.add(Para(self.d.headline, "result"))
         for note in self.d.notes:
@@ -308,7 +323,7 @@ class _Builder:
     def _step_Sum(self, s: Sum) -> None:
         if np.asarray(s.arg).ndim == 1:
             remark = expand.aside(s, (), float(s.shown), self.dec)
-            self.add(MathLines(((f"Z = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}", remark),)))
+            self.add(MathLines(((f"{s.symbol} = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}", remark),)))
             return
         self._written(s)
 
@@ -368,8 +383,57 @@ class _Builder:
     def _step_Gradient(self, s: Gradient) -> None:
         self._written(s)
 
+    def _step_Combine(self, s: Combine) -> None:
+        if s.scalar_product:
+            remark = expand.aside(s, (), float(s.shown), self.dec)
+            self.add(MathLines(((f"{s.symbol} = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}", remark),)))
+            return
+        self._written(s)
+
+    def _step_Stated(self, s: Stated) -> None:
+        self._result(s)
+
+    def _step_Update(self, s: Update) -> None:
+        saved, self.dec = self.dec, expand.update_decimals(s, self.dec)
+        try:
+            if self.dec != saved:
+                self.add(Para(f"Shown to {self.dec} decimals so that the change is visible.", "explain"))
+            self._written(s)
+        finally:
+            self.dec = saved
+
 
 STEP_METHODS = {
     cls: getattr(_Builder, f"_step_{cls.__name__}", None)
-    for cls in (Product, Map, Sum, Divide, Add, Concat, Mask, Softmax, Argmax, Loss, Gradient)
+    for cls in (Product, Map, Sum, Divide, Add, Concat, Mask, Softmax, Argmax, Loss, Gradient, Combine, Stated, Update)
+}
+
+
+def describe(p: Any) -> list[str]:
+    """One line about the problem's kind: score and convention, or cell and layout."""
+    if p.kind in ("rnn", "lstm", "gru"):
+        cell = p.recurrent.cell
+        bits = [p.kind]
+        if cell is not None:
+            bits.append(LAYOUT_WORDS[cell.layout])
+            if cell.kind == "gru":
+                bits.append(f"reset {cell.reset}, update {cell.update}")
+        else:
+            bits.append("gate values stated")
+        return bits
+    if p.kind == "seq2seq":
+        s = p.seq2seq
+        enc = f"{'bidirectional ' if s.reverse is not None else ''}{s.encoder.kind.upper()} encoder"
+        att = f"{s.attention.capitalize()} attention ({s.score} score{', input feeding' if s.input_feeding else ''})"
+        return [p.kind, enc, f"{s.decoder.kind.upper()} decoder", att]
+    bits = [p.kind] + ([f"{p.score} score"] if p.score else [])
+    if p.kind != "softmax":
+        bits.append("row convention (x W)" if p.row_convention else "column convention (W x)")
+    return bits
+
+
+LAYOUT_WORDS = {
+    "gates": "per-gate weights on [h; x]",
+    "pytorch": "PyTorch layout (weight_ih, weight_hh)",
+    "keras": "Keras layout (kernel, recurrent_kernel)",
 }

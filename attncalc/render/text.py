@@ -21,6 +21,7 @@ from rich.text import Text
 from ..derivation import (
     Add,
     Argmax,
+    Combine,
     Concat,
     Derivation,
     Divide,
@@ -31,10 +32,12 @@ from ..derivation import (
     Mask,
     Product,
     Softmax,
+    Stated,
     Step,
     Sum,
+    Update,
 )
-from . import expand
+from . import expand, timeline
 from .exact import exact_groups, exact_text
 from .fmt import (
     ENTRY_LIMIT,
@@ -46,6 +49,7 @@ from .fmt import (
     paren,
     position_labels,
 )
+from .sheet import describe
 
 ROW_LIMIT = 32  # table rows shown before the middle is elided
 COL_LIMIT = 10  # table columns shown before the middle is elided
@@ -66,11 +70,20 @@ class TextRenderer:
         out.append(Text("Given", style="bold underline"))
         for inp in d.inputs:
             out.append(self._input(inp))
+        tl = timeline.Timeline(d) if timeline.applies(d) else None
+        if tl is not None:
+            out.append(Text(""))
+            out.append(self._timeline(tl))
         for k, step in enumerate(d.steps, 1):
+            if tl is not None and step.id in tl.section_starts:
+                out.append(Text(""))
+                out.append(Text(tl.section_starts[step.id], style="bold reverse"))
             out.append(Text(""))
             out.append(self._step(k, step))
             if step.id == "weights" and d.problem.kind == "attention":
                 out.append(self._attention_table())
+            if tl is not None and step.id in tl.table_after:
+                out.append(self._gate_table(tl, tl.table_after[step.id]))
         if d.headline:
             out.append(Text(""))
             out.append(Panel(Text(d.headline, style="bold"), box=box.HEAVY, expand=False))
@@ -86,11 +99,7 @@ class TextRenderer:
     # ------------------------------------------------------------------ pieces
     def _header(self) -> RenderableType:
         p = self.d.problem
-        bits = [p.kind]
-        if p.score:
-            bits.append(f"{p.score} score")
-        if p.kind != "softmax":
-            bits.append("row convention (x W)" if p.row_convention else "column convention (W x)")
+        bits = describe(p)
         body = Text(p.title, style="bold")
         body.append("\n" + " · ".join(bits), style="italic")
         if p.description:
@@ -233,7 +242,9 @@ class TextRenderer:
 
     def _step_Sum(self, s: Sum) -> Iterable[RenderableType]:
         if np.asarray(s.arg).ndim == 1:
-            yield Text(f"  Z = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}" + self._aside(s, (), s.shown))
+            yield Text(
+                f"  {s.symbol} = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}" + self._aside(s, (), s.shown)
+            )
             return
         yield from self._written(s)
 
@@ -301,6 +312,45 @@ class TextRenderer:
 
     def _step_Gradient(self, s: Gradient) -> Iterable[RenderableType]:
         yield from self._written(s)
+
+    def _step_Combine(self, s: Combine) -> Iterable[RenderableType]:
+        if s.scalar_product:
+            yield Text(
+                f"  {s.symbol} = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}" + self._aside(s, (), s.shown)
+            )
+            return
+        yield from self._written(s)
+
+    def _step_Stated(self, s: Stated) -> Iterable[RenderableType]:
+        yield self._result(s)
+
+    def _step_Update(self, s: Update) -> Iterable[RenderableType]:
+        dec = expand.update_decimals(s, self.dec)
+        saved, self.dec = self.dec, dec
+        try:
+            if dec != saved:
+                yield Text(f"  (shown to {dec} decimals so that the change is visible)", style="dim")
+            yield from self._written(s)
+        finally:
+            self.dec = saved
+
+    # ------------------------------------------------------------------ recurrent views
+    def _timeline(self, tl: timeline.Timeline) -> RenderableType:
+        t = Table(title=tl.title, box=box.SIMPLE_HEAVY, title_justify="left")
+        for name in tl.header:
+            t.add_column(name, justify="left" if name in ("step", "token", "input", "target", "ŷ") else "right")
+        for row in tl.rows(self.n):
+            t.add_row(*row)
+        return t
+
+    def _gate_table(self, tl: timeline.Timeline, block: timeline.Block) -> RenderableType:
+        header, rows, caption = tl.gate_rows(block, self.n)
+        t = Table(title=f"Gates at {block.title}", box=box.SIMPLE_HEAD, title_justify="left", caption=caption or None)
+        for k, name in enumerate(header):
+            t.add_column(name, justify="left" if k == 0 else "right", style="bold" if k == 0 else "")
+        for row in rows:
+            t.add_row(*row)
+        return t
 
     # ------------------------------------------------------------------ summary table
     def _attention_table(self) -> RenderableType:

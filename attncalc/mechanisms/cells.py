@@ -1,0 +1,448 @@
+"""One time step of an RNN, LSTM or GRU cell, written out gate by gate.
+
+Every cell is computed from the canonical form of :mod:`attncalc.problem_rnn` (per gate ``Wx``,
+``Wh``, ``bx``, ``bh``), whatever layout the problem gave its weights in. A pre-activation is
+written as one product over the concatenation [h; x] with the two biases added together, as the
+papers write it; the GRU candidate with the reset gate applied after the recurrent product
+(PyTorch, Keras) keeps its two halves apart, since r multiplies only one of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..arith import Chain, is_exact
+from ..derivation import Add, Combine, Concat, Map, Product, Stated, Step
+from ..problem import Given
+from ..problem_rnn import Cell
+
+# How each gate is named in ids and symbols, and its activation.
+GATE_NAME = {"f": "f", "i": "i", "g": "c_tilde", "o": "o", "r": "r", "z": "z", "n": "h_tilde", "h": "h"}
+GATE_SYMBOL = {"f": "f", "i": "i", "g": "c\u0303", "o": "o", "r": "r", "z": "z", "n": "h\u0303", "h": "h"}
+GATE_TITLE = {
+    "f": "Forget gate",
+    "i": "Input gate",
+    "g": "Candidate cell values",
+    "o": "Output gate",
+    "r": "Reset gate",
+    "z": "Update gate",
+    "n": "Candidate state",
+    "h": "Hidden state",
+}
+GATE_WHY = {
+    "f": "The forget gate decides, entry by entry, how much of the old cell state to keep (σ lies in (0, 1)).",
+    "i": "The input gate decides how much of the candidate to write into the cell.",
+    "g": "The candidate holds the new content, squashed into (−1, 1) by tanh.",
+    "o": "The output gate decides how much of the squashed cell state to expose as h.",
+    "r": "The reset gate decides how much of the previous state enters the candidate.",
+    "z": "The update gate interpolates between the previous state and the candidate.",
+    "n": "The candidate state, from the input and the (reset) previous state.",
+    "h": "A plain recurrent cell: the new state is a squashed affine map of [h; x].",
+}
+
+
+@dataclass(frozen=True)
+class Names:
+    """How one run of a cell is written: id prefix per step, and the symbols of its states."""
+
+    prefix: str = ""  # "" | "encoder." | "encoder.fwd." | "decoder."
+    h: str = "h"  # symbol of the hidden state (the decoder's is s)
+    x: str = "x"  # symbol of the input
+
+
+def vec(chain: Chain, g: Given) -> np.ndarray:
+    return chain.given(g)
+
+
+def _sub(symbol: str, t: int) -> str:
+    return f"{symbol}_{t}"
+
+
+def cell_step(
+    chain: Chain,
+    cell: Cell | None,
+    kind: str,
+    t: int,
+    names: Names,
+    x: np.ndarray | None,
+    h: np.ndarray,
+    c: np.ndarray | None,
+    stated: dict[str, Given],
+    h_label: str,
+    x_label: str,
+) -> tuple[list[Step], np.ndarray, np.ndarray | None]:
+    """The steps of time step ``t`` and the new (h, c). ``h_label``/``x_label`` name the operands."""
+    pre = f"{names.prefix}{t}."
+    steps: list[Step] = []
+    hs = names.h
+    computed = [g for g in _order(kind) if g not in stated and g != "n"] + (
+        ["n"] if kind == "gru" and "n" not in stated else []
+    )
+    hx = None
+    if x is not None and any(g != "n" for g in computed):
+        hx = _concat(chain, pre + "hx", [h, x], [h_label, x_label], f"[{h_label}; {x_label}]")
+        steps.append(hx[0])
+    values: dict[str, np.ndarray] = {}
+
+    def gate(g: str) -> None:
+        sym = _sub(GATE_SYMBOL[g], t)
+        gid = pre + GATE_NAME[g]
+        if g in stated:
+            v = chain.finish(gid, chain.given(stated[g]))
+            steps.append(
+                Stated(
+                    id=gid,
+                    title=f"{GATE_TITLE[g]} (given)",
+                    formula=f"{sym} as stated by the problem",
+                    latex=sym,
+                    symbol=sym,
+                    value=v,
+                    explain="The problem states these values instead of the weights that produce them.",
+                )
+            )
+            values[g] = v
+            return
+        assert cell is not None and hx is not None
+        W = np.concatenate([chain.given(cell.Wh[g]), chain.given(cell.Wx[g])], axis=1)
+        b = chain.given(cell.bx[g]) + chain.given(cell.bh[g])
+        z = chain.finish(gid + "_pre", chain.matmul(W, hx[1]) + b)
+        W_name = _weight_name(cell, g)
+        steps.append(
+            Product(
+                id=gid + "_pre",
+                title=f"{GATE_TITLE[g]}: pre-activation",
+                formula=f"{W_name}·[{h_label}; {x_label}] + {_bias_name(cell, g)}",
+                latex=f"{W_name} [{h_label}; {x_label}] + {_bias_name(cell, g)}",
+                symbol=f"z{GATE_SYMBOL[g]}_{t}" if g in ("g", "n") else f"z{g}_{t}",
+                value=z,
+                left=W,
+                right=hx[1],
+                bias=b,
+                explain=_layout_note(cell, g),
+            )
+        )
+        act = "tanh" if g in ("g", "n", "h") else "sigmoid"
+        if g == "h" and cell.nonlinearity == "relu":
+            act = "relu"
+        if g == "g" and chain.mistake == "sigmoid_for_tanh":
+            act = "sigmoid"
+        fn = {"tanh": chain.tanh, "sigmoid": chain.sigmoid, "relu": chain.relu}[act]
+        v = chain.finish(gid, fn(z))
+        shown_act = {"sigmoid": "σ", "tanh": "tanh", "relu": "relu"}[act]
+        steps.append(
+            Map(
+                id=gid,
+                title=GATE_TITLE[g],
+                formula=f"{sym} = {shown_act}({steps[-1].symbol})",
+                latex=f"{sym} = {shown_act}({steps[-1].symbol})",
+                symbol=sym,
+                value=v,
+                fn=act,
+                arg=z,
+                explain=GATE_WHY[g],
+            )
+        )
+        values[g] = v
+
+    if kind == "rnn":
+        gate("h")
+        return steps, values["h"], None
+    if kind == "lstm":
+        assert c is not None
+        for g in ("f", "i", "g"):
+            gate(g)
+        f, i, cand = values["f"], values["i"], values["g"]
+        c_prev_name = _sub("c", t - 1)
+        kept = chain.finish(pre + "retained", _mul(f, c))
+        steps.append(
+            _combine(
+                pre + "retained",
+                "Retained memory",
+                f"f_{t} ⊙ {c_prev_name}",
+                f"(f⊙c)_{t}",
+                kept,
+                ((f, c),),
+                explain="What the forget gate keeps of the previous cell state.",
+            )
+        )
+        new = chain.finish(pre + "new", _mul(i, cand))
+        steps.append(
+            _combine(
+                pre + "new",
+                "New memory",
+                f"i_{t} ⊙ c\u0303_{t}",
+                f"(i⊙c\u0303)_{t}",
+                new,
+                ((i, cand),),
+                explain="What the input gate writes of the candidate.",
+            )
+        )
+        c_new = chain.finish(pre + "c", kept + new)
+        steps.append(
+            Add(
+                id=pre + "c",
+                title="Cell state",
+                formula=f"c_{t} = f_{t} ⊙ {c_prev_name} + i_{t} ⊙ c\u0303_{t}",
+                latex=f"c_{t} = f_{t} ⊙ {c_prev_name} + i_{t} ⊙ c\u0303_{t}",
+                symbol=_sub("c", t),
+                value=c_new,
+                parts=(kept, new),
+                part_names=("retained", "new"),
+                explain="The new cell state: the retained memory plus the new memory.",
+            )
+        )
+        gate("o")
+        tc = chain.finish(pre + "tanh_c", chain.tanh(c_new))
+        steps.append(
+            Map(
+                id=pre + "tanh_c",
+                title="Squashed cell state",
+                formula=f"tanh(c_{t})",
+                latex=f"tanh(c_{t})",
+                symbol=f"tanh(c_{t})",
+                value=tc,
+                fn="tanh",
+                arg=c_new,
+                explain="tanh squashes the cell state into (−1, 1) before the output gate scales it.",
+            )
+        )
+        o = values["o"]
+        h_new = chain.finish(pre + "h", _mul(o, tc))
+        steps.append(
+            _combine(
+                pre + "h",
+                "Hidden state",
+                f"{hs}_{t} = o_{t} ⊙ tanh(c_{t})",
+                _sub(hs, t),
+                h_new,
+                ((o, tc),),
+                explain="The hidden state: the output gate times the squashed cell state.",
+            )
+        )
+        return steps, h_new, c_new
+    # GRU
+    for g in ("r", "z"):
+        gate(g)
+    r, z = values["r"], values["z"]
+    if "n" in stated:
+        gate("n")
+    else:
+        assert cell is not None and x is not None
+        n_sym = _sub("h\u0303", t)
+        if cell.reset == "before":
+            rh = chain.finish(pre + "rh", _mul(r, h))
+            steps.append(
+                _combine(
+                    pre + "rh",
+                    "Reset previous state",
+                    f"r_{t} ⊙ {h_label}",
+                    f"(r⊙{hs})_{t}",
+                    rh,
+                    ((r, h),),
+                    explain="The reset gate scales the previous state before it enters the candidate (Cho et al.).",
+                )
+            )
+            rhx = _concat(
+                chain, pre + "rhx", [rh, x], [f"r_{t} ⊙ {h_label}", x_label], f"[r_{t} ⊙ {h_label}; {x_label}]"
+            )
+            steps.append(rhx[0])
+            W = np.concatenate([chain.given(cell.Wh["n"]), chain.given(cell.Wx["n"])], axis=1)
+            b = chain.given(cell.bx["n"]) + chain.given(cell.bh["n"])
+            zn = chain.finish(pre + "h_tilde_pre", chain.matmul(W, rhx[1]) + b)
+            steps.append(
+                Product(
+                    id=pre + "h_tilde_pre",
+                    title="Candidate state: pre-activation",
+                    formula=f"{_weight_name(cell, 'n')}·[r_{t} ⊙ {h_label}; {x_label}] + {_bias_name(cell, 'n')}",
+                    latex=f"{_weight_name(cell, 'n')} [r_{t} ⊙ {h_label}; {x_label}] + {_bias_name(cell, 'n')}",
+                    symbol=f"zh\u0303_{t}",
+                    value=zn,
+                    left=W,
+                    right=rhx[1],
+                    bias=b,
+                    explain=_layout_note(cell, "n"),
+                )
+            )
+        else:
+            Wx, bx = chain.given(cell.Wx["n"]), chain.given(cell.bx["n"])
+            Wh, bh = chain.given(cell.Wh["n"]), chain.given(cell.bh["n"])
+            xn = chain.finish(pre + "xn", chain.matmul(Wx, x) + bx)
+            steps.append(
+                Product(
+                    id=pre + "xn",
+                    title="Candidate: input part",
+                    formula=f"W_in·{x_label} + b_in",
+                    latex=f"W_in {x_label} + b_in",
+                    symbol=f"xn_{t}",
+                    value=xn,
+                    left=Wx,
+                    right=x,
+                    bias=bx,
+                    explain=_layout_note(cell, "n"),
+                )
+            )
+            hn = chain.finish(pre + "hn", chain.matmul(Wh, h) + bh)
+            steps.append(
+                Product(
+                    id=pre + "hn",
+                    title="Candidate: recurrent part",
+                    formula=f"W_hn·{h_label} + b_hn",
+                    latex=f"W_hn {h_label} + b_hn",
+                    symbol=f"hn_{t}",
+                    value=hn,
+                    left=Wh,
+                    right=h,
+                    bias=bh,
+                    explain="With the reset gate applied after the product (PyTorch, Keras reset_after), this part is computed on its own.",
+                )
+            )
+            zn = chain.finish(pre + "h_tilde_pre", xn + _mul(r, hn))
+            steps.append(
+                _combine(
+                    pre + "h_tilde_pre",
+                    "Candidate state: pre-activation",
+                    f"xn_{t} + r_{t} ⊙ hn_{t}",
+                    f"zh\u0303_{t}",
+                    zn,
+                    ((xn,), (r, hn)),
+                    explain="The reset gate scales the recurrent part only.",
+                )
+            )
+        n = chain.finish(pre + "h_tilde", chain.tanh(zn))
+        steps.append(
+            Map(
+                id=pre + "h_tilde",
+                title=GATE_TITLE["n"],
+                formula=f"{n_sym} = tanh(zh\u0303_{t})",
+                latex=f"{n_sym} = tanh(zh\u0303_{t})",
+                symbol=n_sym,
+                value=n,
+                fn="tanh",
+                arg=zn,
+                explain=GATE_WHY["n"],
+            )
+        )
+        values["n"] = n
+    n = values["n"]
+    keep = (cell.update if cell is not None else "keep") == "keep"
+    if chain.mistake == "gru_update_swapped":
+        keep = not keep
+    terms = ((z, n), (z, h))  # factors; the first factor of one term enters as (1 − z)
+    comp = ((True, False), (False, False)) if keep else ((False, False), (True, False))
+    one = np.ones_like(z) if not is_exact(z) else np.array([1] * len(z), dtype=object)
+    h_new = chain.finish(pre + "h", (one - z) * n + z * h if keep else z * n + (one - z) * h)
+    formula = (
+        f"{hs}_{t} = (1 − z_{t}) ⊙ h\u0303_{t} + z_{t} ⊙ {h_label}"
+        if keep
+        else f"{hs}_{t} = z_{t} ⊙ h\u0303_{t} + (1 − z_{t}) ⊙ {h_label}"
+    )
+    why = (
+        "z keeps the previous state and 1 − z takes the candidate (PyTorch, Keras, Cho et al. 2014)."
+        if keep
+        else "z takes the candidate and 1 − z keeps the previous state (Bahdanau et al. 2014)."
+    )
+    steps.append(
+        Combine(
+            id=pre + "h",
+            title="Hidden state",
+            formula=formula,
+            latex=formula,
+            symbol=_sub(hs, t),
+            value=h_new,
+            terms=terms,
+            complement=comp,
+            explain=why,
+        )
+    )
+    return steps, h_new, None
+
+
+def _order(kind: str) -> tuple[str, ...]:
+    return {"rnn": ("h",), "lstm": ("f", "i", "g", "o"), "gru": ("r", "z", "n")}[kind]
+
+
+def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if is_exact(a) != is_exact(b):
+        from ..arith import to_float
+
+        out: np.ndarray = to_float(a) * to_float(b)
+        return out
+    prod: np.ndarray = a * b
+    return prod
+
+
+def _concat(chain: Chain, sid: str, parts: list[np.ndarray], names: list[str], label: str) -> tuple[Concat, np.ndarray]:
+    parts = chain.coerce(*parts)
+    v = chain.finish(sid, np.concatenate(parts))
+    step = Concat(
+        id=sid,
+        title="Concatenated input",
+        formula=f"{label}",
+        latex=label,
+        symbol=label,
+        value=v,
+        parts=tuple(parts),
+        part_names=tuple(names),
+        explain="The gates all read the previous state and the input, stacked into one vector.",
+    )
+    return step, v
+
+
+def _combine(
+    sid: str,
+    title: str,
+    formula: str,
+    symbol: str,
+    value: np.ndarray,
+    terms: tuple[tuple[np.ndarray, ...], ...],
+    explain: str = "",
+) -> Combine:
+    return Combine(
+        id=sid,
+        title=title,
+        formula=formula,
+        latex=formula,
+        symbol=symbol,
+        value=value,
+        terms=terms,
+        complement=tuple(tuple(False for _ in term) for term in terms),
+        explain=explain,
+    )
+
+
+def _weight_name(cell: Cell, g: str) -> str:
+    if cell.layout == "gates":
+        from ..problem_rnn import GATE_KEYS
+
+        return GATE_KEYS[cell.kind][g][0]
+    return f"W_{g}"
+
+
+def _bias_name(cell: Cell, g: str) -> str:
+    if cell.layout == "gates":
+        from ..problem_rnn import GATE_KEYS
+
+        return GATE_KEYS[cell.kind][g][1]
+    return f"b_{g}"
+
+
+def _layout_note(cell: Cell, g: str) -> str:
+    if cell.layout == "gates":
+        return ""
+    from ..problem_rnn import STACK_ORDER
+
+    order = STACK_ORDER[(cell.kind, cell.layout)]
+    k = order.index(g)
+    d = cell.d_h
+    rows = f"{k * d + 1}–{(k + 1) * d}"
+    if cell.layout == "pytorch":
+        return (
+            f"From PyTorch's stacked weights (gate order {', '.join(order)}): W_{g} = [rows {rows} of weight_hh | "
+            f"rows {rows} of weight_ih], b_{g} = bias_ih + bias_hh on those rows."
+        )
+    return (
+        f"From Keras's kernels (gate order {', '.join(order)}): W_{g} = [columns {rows} of recurrent_kernel | "
+        f"columns {rows} of kernel], transposed; b_{g} = bias on those columns."
+    )

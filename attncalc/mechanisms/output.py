@@ -1,0 +1,285 @@
+"""The output layer and one training step, shared by the recurrent kinds and seq2seq.
+
+Per step: logits = W_out u + b_out, the softmax, the prediction and (with a target) the
+cross-entropy −ln p_target. Over the sequence: the probability of the target sequence, the total
+loss, ∂L/∂logits = p − y at every step, ∂L/∂W_out = Σ_t (p_t − y_t) u_tᵀ, ∂L/∂b_out = Σ_t (p_t − y_t),
+and one SGD or Adam update of W_out and b_out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..arith import Chain, is_exact, to_float
+from ..derivation import Argmax, Combine, Gradient, Loss, Product, Step, Sum, Update
+from ..numbers import to_exact
+from ..numbers import to_float as node_float
+from ..problem_rnn import OutputLayer, Training
+from .common import softmax_inline
+
+
+def one_step(
+    chain: Chain,
+    out: OutputLayer,
+    u: np.ndarray,
+    pre: str,
+    t: int,
+    u_name: str,
+    shift_mode: str,
+) -> tuple[list[Step], np.ndarray, np.ndarray | None]:
+    """logits, probabilities, prediction and (with a target) loss of step ``t``.
+
+    Returns the steps, the probabilities and the step's loss (None without targets), as carried.
+    """
+    W = chain.given(out.W_out)
+    b = chain.given(out.b_out) if out.b_out is not None else None
+    V = W.shape[0]
+    labels = out.vocab or tuple(f"w{k + 1}" for k in range(V))
+    z = chain.matmul(W, u)
+    if b is not None:
+        z = z + b
+    z = chain.finish(pre + "logits", z)
+    steps: list[Step] = [
+        Product(
+            id=pre + "logits",
+            title="Logits",
+            formula=f"z_{t} = W_out·{u_name}" + (" + b_out" if b is not None else ""),
+            latex=f"z_{t} = W_out {u_name}" + (" + b_out" if b is not None else ""),
+            symbol=f"z_{t}",
+            value=z,
+            rows=labels,
+            left=W,
+            right=u,
+            bias=b,
+            explain="The output layer scores every vocabulary entry: one dot product per row of W_out.",
+        )
+    ]
+    soft = softmax_inline(chain, z, pre + "probabilities", "Probabilities", f"z_{t}", f"p_{t}", shift_mode, labels)
+    steps.append(soft)
+    probs = np.asarray(soft.value)
+    steps.append(
+        Argmax(
+            id=pre + "prediction",
+            title="Prediction",
+            formula=f"ŷ_{t} = argmax p_{t}",
+            latex=f"ŷ_{t} = argmax p_{t}",
+            symbol=f"ŷ_{t}",
+            value=labels[int(np.argmax(to_float(probs)))],
+            probs=probs,
+            labels=labels,
+            explain="Greedy decoding picks the most probable entry.",
+        )
+    )
+    loss = None
+    if out.targets is not None:
+        k = out.targets[t - 1]
+        p_t = probs[k]
+        loss = chain.finish(pre + "loss", _log_simplified(-chain.log(np.asarray([p_t], dtype=probs.dtype))).reshape(()))
+        steps.append(
+            Loss(
+                id=pre + "loss",
+                title="Cross-entropy at this step",
+                formula=f"L_{t} = −ln p_{t}({labels[k]})",
+                latex=f"L_{t} = −ln p_{t}({labels[k]})",
+                symbol=f"L_{t}",
+                value=loss,
+                prob=float(to_float(np.asarray([p_t]))[0]),
+                target=k,
+                label=labels[k],
+                explain="With teacher forcing the target token is known at every step; the loss is −ln of its probability.",
+            )
+        )
+    return steps, probs, loss
+
+
+def sequence_steps(
+    chain: Chain,
+    out: OutputLayer,
+    us: list[np.ndarray],
+    probs: list[np.ndarray],
+    losses: list[np.ndarray],
+    prefixes: list[str],
+    u_name: str,
+    training: Training | None,
+) -> list[Step]:
+    """Sequence probability, total loss, gradients and the update (needs targets)."""
+    assert out.targets is not None
+    targets = out.targets
+    T = len(probs)
+    V = len(to_float(probs[0]))
+    labels = out.vocab or tuple(f"w{k + 1}" for k in range(V))
+    steps: list[Step] = []
+    chosen = [p[k] for p, k in zip(probs, targets, strict=True)]
+    exact = all(is_exact(np.asarray(p)) for p in probs)
+    chosen_arr = np.asarray(chosen, dtype=object if exact else float)
+    prod = chosen_arr[0]
+    for x in chosen_arr[1:]:
+        prod = prod * x
+    seq = chain.finish("sequence_probability", np.asarray(prod, dtype=chosen_arr.dtype))
+    steps.append(
+        Combine(
+            id="sequence_probability",
+            title="Probability of the target sequence",
+            formula="P(y) = " + " · ".join(f"p_{t}({labels[k]})" for t, k in enumerate(targets, 1)),
+            latex="P(y) = " + " · ".join(f"p_{t}({labels[k]})" for t, k in enumerate(targets, 1)),
+            symbol="P(y)",
+            value=seq,
+            terms=((chosen_arr,),),
+            complement=((False,),),
+            scalar_product=True,
+            explain="The chain rule of probability: the sequence's probability is the product of each step's.",
+        )
+    )
+    items = [np.asarray(x).reshape(()).item() for x in losses]
+    if all(is_exact(np.asarray(x)) for x in losses):
+        per_step = np.asarray(items, dtype=object)
+    else:
+        per_step = to_float(np.asarray(items, dtype=object))
+    total = per_step[0]
+    for x in per_step[1:]:
+        total = total + x
+    total = chain.finish("loss", _log_simplified(np.asarray([total], dtype=per_step.dtype)).reshape(()))
+    steps.append(
+        Sum(
+            id="loss",
+            title="Total cross-entropy loss",
+            formula="L = " + " + ".join(f"L_{t}" for t in range(1, T + 1)),
+            latex="L = " + " + ".join(f"L_{t}" for t in range(1, T + 1)),
+            symbol="L",
+            value=total,
+            arg=per_step,
+            explain="The sequence loss is the sum of the step losses, −ln P(y).",
+        )
+    )
+    grads = []
+    for t, (p, k, pre) in enumerate(zip(probs, targets, prefixes, strict=True), 1):
+        y = np.zeros(V, dtype=object if is_exact(p) else float)
+        if is_exact(p):
+            y[:] = 0
+        y[k] = 1
+        g = chain.finish(pre + "grad_logits", p - y)
+        steps.append(
+            Gradient(
+                id=pre + "grad_logits",
+                title="Gradient with respect to the logits",
+                formula=f"∂L/∂z_{t} = p_{t} − y_{t}",
+                latex=f"∂L/∂z_{t} = p_{t} − y_{t}",
+                symbol=f"∂L/∂z_{t}",
+                value=g,
+                rows=labels,
+                probs=p,
+                onehot=to_float(y),
+                explain="For softmax with cross-entropy the gradient is the prediction minus the one-hot target.",
+            )
+        )
+        grads.append(g)
+    G = np.stack(chain.coerce(*grads))  # T × V
+    U = np.stack(chain.coerce(*us))  # T × d
+    G, U = chain.coerce(G, U)
+    dW = chain.finish("grad_W_out", chain.matmul(G.T, U))
+    d = U.shape[1]
+    steps.append(
+        Product(
+            id="grad_W_out",
+            title="Gradient with respect to W_out",
+            formula=f"∂L/∂W_out = Σ_t (p_t − y_t) {u_name}_tᵀ",
+            latex=f"∂L/∂W_out = Σ_t (p_t − y_t) {u_name}_tᵀ",
+            symbol="∂L/∂W",
+            value=dW,
+            rows=labels,
+            cols=tuple(f"{u_name}[{j + 1}]" for j in range(d)),
+            left=G.T,
+            right=U,
+            explain=f"Row v, column j: the sum over steps of the logit gradient for v times entry j of {u_name}_t.",
+        )
+    )
+    db = None
+    if out.b_out is not None:
+        db = chain.finish("grad_b_out", np.asarray([sum(row.tolist()) for row in G.T], dtype=G.dtype))
+        steps.append(
+            Sum(
+                id="grad_b_out",
+                title="Gradient with respect to b_out",
+                formula="∂L/∂b_out = Σ_t (p_t − y_t)",
+                latex="∂L/∂b_out = Σ_t (p_t − y_t)",
+                symbol="∂L/∂b",
+                value=db,
+                rows=labels,
+                arg=G.T,
+                explain="The bias gradient is the sum of the logit gradients over the steps.",
+            )
+        )
+    if training is None:
+        return steps
+    steps.append(update(chain, "W_out_new", "W_out", out.W_out, dW, training, labels, None))
+    if out.b_out is not None and db is not None:
+        steps.append(update(chain, "b_out_new", "b_out", out.b_out, db, training, labels, None))
+    return steps
+
+
+def update(
+    chain: Chain,
+    sid: str,
+    name: str,
+    param_given: object,
+    grad: np.ndarray,
+    training: Training,
+    rows: tuple[str, ...] | None,
+    cols: tuple[str, ...] | None,
+) -> Update:
+    theta = chain.given(param_given)  # type: ignore[arg-type]
+    theta, grad = chain.coerce(theta, grad)
+    lr = chain.number(lambda: to_exact(training.lr), node_float(training.lr))
+    opt = training.optimizer
+    if opt == "adam" and chain.mistake != "sgd_for_adam":
+        b1 = chain.number(lambda: to_exact(training.beta1), node_float(training.beta1))
+        b2 = chain.number(lambda: to_exact(training.beta2), node_float(training.beta2))
+        eps = chain.number(lambda: to_exact(training.eps), node_float(training.eps))
+        m = (1 - b1) * grad
+        v = (1 - b2) * grad * grad
+        m_hat = m / (1 - b1)
+        v_hat = v / (1 - b2)
+        new = theta - lr * m_hat / (chain.sqrt(v_hat) + eps)
+        formula = f"{name}' = {name} − lr · m̂ / (√v̂ + ε), where m̂ = g and √v̂ = |g| at the first step"
+        explain = (
+            "Adam's first step (t = 1, m₀ = v₀ = 0): m = (1 − β1) g and v = (1 − β2) g², and the bias corrections "
+            "divide them by (1 − β1) and (1 − β2) again, so m̂ = g and v̂ = g²: every entry moves by about lr, "
+            "against the sign of its gradient."
+        )
+    else:
+        m_hat = v_hat = None
+        new = theta - lr * grad
+        formula = f"{name}' = {name} − lr · ∂L/∂{name}"
+        explain = "Plain gradient descent: every entry moves against its gradient, scaled by the learning rate."
+    new = chain.finish(sid, new)
+    return Update(
+        id=sid,
+        title=f"Updated {name} ({'Adam' if opt == 'adam' else 'SGD'}, lr = {node_float(training.lr):g})",
+        formula=formula,
+        latex=formula,
+        symbol=f"{name}'",
+        value=new,
+        rows=rows,
+        cols=cols,
+        param=theta,
+        grad=grad,
+        optimizer=opt if chain.mistake != "sgd_for_adam" else "sgd",
+        lr=node_float(training.lr),
+        beta1=node_float(training.beta1),
+        beta2=node_float(training.beta2),
+        eps=node_float(training.eps),
+        m_hat=m_hat,
+        v_hat=v_hat,
+        explain=explain,
+    )
+
+
+def _log_simplified(x: np.ndarray) -> np.ndarray:
+    if not is_exact(x):
+        return x
+    import sympy as sp
+
+    out = np.empty(x.shape, dtype=object)
+    for idx, e in np.ndenumerate(x):
+        out[idx] = sp.expand_log(e, force=True)
+    return out

@@ -1,0 +1,85 @@
+"""Kinds ``rnn``, ``lstm``, ``gru``: a cell run over a sequence, gate by gate, with an optional
+output layer (logits, softmax, loss per step), the gradient of the loss and one update."""
+
+from __future__ import annotations
+
+from ..arith import Chain, MistakeNotApplicable
+from ..derivation import Input, Step
+from ..problem import Problem
+from . import output
+from .cells import Names, cell_step
+
+MISTAKES_BY_KIND = {"sigmoid_for_tanh": ("lstm",), "gru_update_swapped": ("gru",)}
+
+
+def check_mistake(chain: Chain, kinds: set[str], optimizer: str | None) -> None:
+    """Raise MistakeNotApplicable for a slip that cannot happen in this problem."""
+    m = chain.mistake
+    if m is None:
+        return
+    if m == "sgd_for_adam":
+        if optimizer != "adam":
+            raise MistakeNotApplicable
+        return
+    if m not in MISTAKES_BY_KIND or not kinds & set(MISTAKES_BY_KIND[m]):
+        raise MistakeNotApplicable
+
+
+def inputs(p: Problem) -> list[Input]:
+    rec = p.recurrent
+    assert rec is not None
+    out: list[Input] = []
+    if rec.x is not None:
+        rows = p.tokens or tuple(f"x_{t + 1}" for t in range(rec.steps))
+        out.append(Input("x", "x", rec.x.floats, None, rows=rows, role="inputs, one row per step"))
+    out.append(Input("h0", "h_0", rec.h0.floats, None, role="initial hidden state"))
+    if rec.c0 is not None:
+        out.append(Input("c0", "c_0", rec.c0.floats, None, role="initial cell state"))
+    if rec.cell is not None:
+        for g in rec.cell.shown:
+            out.append(Input(g.name, g.name, g.floats, None, role=_role(g.name, rec.cell.layout)))
+    if rec.output is not None:
+        o = rec.output
+        out.append(Input("W_out", "W_out", o.W_out.floats, None, rows=o.vocab, role="output layer, one row per entry"))
+        if o.b_out is not None:
+            out.append(Input("b_out", "b_out", o.b_out.floats, None, rows=o.vocab, role="output bias"))
+    return out
+
+
+def _role(name: str, layout: str) -> str:
+    if layout == "pytorch":
+        return {"weight_ih": "input weights, gates stacked", "weight_hh": "recurrent weights, gates stacked"}.get(
+            name, "bias"
+        )
+    if layout == "keras":
+        return {"kernel": "input kernel (x W), gates side by side", "recurrent_kernel": "recurrent kernel"}.get(
+            name, "bias"
+        )
+    return "acts on [h; x]" if name.startswith("W") else "bias"
+
+
+def run(p: Problem, chain: Chain) -> list[Step]:
+    rec = p.recurrent
+    assert rec is not None
+    check_mistake(chain, {p.kind}, rec.training.optimizer if rec.training else None)
+    h = chain.given(rec.h0)
+    c = chain.given(rec.c0) if rec.c0 is not None else None
+    steps: list[Step] = []
+    names = Names()
+    hs, probs, losses, prefixes = [], [], [], []
+    for t in range(1, rec.steps + 1):
+        x = chain.given(rec.x)[t - 1] if rec.x is not None else None
+        stated = rec.stated[t - 1] if t - 1 < len(rec.stated) else {}
+        body, h, c = cell_step(chain, rec.cell, p.kind, t, names, x, h, c, stated, f"h_{t - 1}", f"x_{t}")
+        steps.extend(body)
+        hs.append(h)
+        if rec.output is not None:
+            out_steps, pr, loss = output.one_step(chain, rec.output, h, f"{t}.", t, f"h_{t}", p.settings.shift_max)
+            steps.extend(out_steps)
+            probs.append(pr)
+            if loss is not None:
+                losses.append(loss)
+            prefixes.append(f"{t}.")
+    if rec.output is not None and rec.output.targets is not None:
+        steps.extend(output.sequence_steps(chain, rec.output, hs, probs, losses, prefixes, "h", rec.training))
+    return steps

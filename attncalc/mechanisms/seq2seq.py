@@ -1,0 +1,368 @@
+"""Kind ``seq2seq``: an encoder, an attentive decoder with teacher forcing, the loss, its gradient
+with respect to the output layer, and one update.
+
+Bahdanau (2014) scores the encoder states with the previous decoder state s_{t-1}, and the cell
+reads [y_{t-1}; c_t]; the logits come from s_t. Luong (2015) runs the cell first (on y_{t-1}, or
+[y_{t-1}; h~_{t-1}] with input feeding), scores with h_t, and the logits come from the attentional
+state h~_t = tanh(W_c [c_t; h_t]).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..arith import Chain
+from ..derivation import Concat, Input, Map, Product, Step
+from ..problem import Problem
+from . import output
+from .cells import Names, cell_step
+from .common import softmax_inline
+from .recurrent import check_mistake
+
+
+def inputs(p: Problem) -> list[Input]:
+    s = p.seq2seq
+    assert s is not None
+    rows = p.tokens or tuple(f"x_{i + 1}" for i in range(s.x.shape[0]))
+    out = [Input("encoder.x", "x", s.x.floats, None, rows=rows, role="source embeddings, one row per token")]
+    for where, cell in (("encoder", s.encoder), ("encoder.reverse", s.reverse), ("decoder", s.decoder)):
+        if cell is None:
+            continue
+        for g in cell.shown:
+            out.append(Input(f"{where}.{g.name}", f"{g.name}", g.floats, None, role=f"{where} weights"))
+    T = s.inputs.shape[0]
+    out.append(
+        Input(
+            "decoder.inputs",
+            "y",
+            s.inputs.floats,
+            None,
+            rows=tuple(f"y_{t}" for t in range(T)),
+            role="decoder inputs (teacher forcing: y_0 = <s>, then the targets)",
+        )
+    )
+    for name, gv in (("W_a", s.W_a), ("W_q", s.W_q), ("W_k", s.W_k), ("v", s.v), ("W_att", s.W_c)):
+        if gv is not None:
+            out.append(Input(f"decoder.{name}", name, gv.floats, None, role="attention"))
+    o = s.output
+    out.append(Input("decoder.W_out", "W_out", o.W_out.floats, None, rows=o.vocab, role="output layer"))
+    if o.b_out is not None:
+        out.append(Input("decoder.b_out", "b_out", o.b_out.floats, None, rows=o.vocab, role="output bias"))
+    return out
+
+
+def run(p: Problem, chain: Chain) -> list[Step]:
+    s = p.seq2seq
+    assert s is not None
+    check_mistake(chain, {s.encoder.kind, s.decoder.kind}, s.training.optimizer if s.training else None)
+    steps: list[Step] = []
+    X = chain.given(s.x)
+    n = X.shape[0]
+    labels = p.tokens or tuple(f"h_{i + 1}" for i in range(n))
+
+    # -- encoder ----------------------------------------------------------------------------
+    def run_cell(cell, names: Names, order: list[int], arrow: str) -> tuple[list, list, np.ndarray | None]:  # type: ignore[no-untyped-def]
+        h = chain.given(s.enc_h0)
+        c = chain.given(s.enc_c0) if s.enc_c0 is not None else None
+        hs: dict[int, np.ndarray] = {}
+        prev = None
+        for t in order:
+            h_label = f"h{arrow}_{prev}" if prev is not None else f"h{arrow}_0"
+            body, h, c = cell_step(chain, cell, cell.kind, t, names, X[t - 1], h, c, {}, h_label, f"x_{t}")
+            steps.extend(body)
+            hs[t] = h
+            prev = t
+        return [hs[t] for t in range(1, n + 1)], [], c
+
+    if s.reverse is None:
+        H_list, _, c_last = run_cell(s.encoder, Names("encoder."), list(range(1, n + 1)), "")
+        final_h = H_list[-1]
+        final_c = c_last
+    else:
+        fwd, _, c_f = run_cell(s.encoder, Names("encoder.fwd.", h="h→"), list(range(1, n + 1)), "→")
+        bwd, _, c_b = run_cell(s.reverse, Names("encoder.bwd.", h="h←"), list(range(n, 0, -1)), "←")
+        H_list = []
+        for t in range(1, n + 1):
+            parts = chain.coerce(fwd[t - 1], bwd[t - 1])
+            v = chain.finish(f"encoder.{t}.state", np.concatenate(parts))
+            steps.append(
+                Concat(
+                    id=f"encoder.{t}.state",
+                    title="Encoder state (both directions)",
+                    formula=f"h_{t} = [h→_{t}; h←_{t}]",
+                    latex=f"h_{t} = [h→_{t}; h←_{t}]",
+                    symbol=f"h_{t}",
+                    value=v,
+                    parts=tuple(parts),
+                    part_names=(f"h→_{t}", f"h←_{t}"),
+                    explain="A bidirectional encoder describes each word by what comes before it and what comes after.",
+                )
+            )
+            H_list.append(v)
+        final_h = np.concatenate(chain.coerce(fwd[-1], bwd[0]))
+        final_c = np.concatenate(chain.coerce(c_f, c_b)) if c_f is not None and c_b is not None else None
+    H = np.stack(chain.coerce(*H_list))
+
+    # -- attention pieces that do not depend on the step -------------------------------------
+    Kp = None
+    if s.score == "additive":
+        assert s.W_k is not None
+        Kp = chain.finish("projected_keys", chain.matmul(H, chain.given(s.W_k).T))
+        steps.append(
+            Product(
+                id="projected_keys",
+                title="Projected encoder states",
+                formula="W_k h_i for every source position",
+                latex="W_k h_i",
+                symbol="W_k h",
+                value=Kp,
+                rows=labels,
+                left=H,
+                right=chain.given(s.W_k).T,
+                explain="The additive score's key projection does not change from step to step: it is computed once.",
+            )
+        )
+
+    # -- decoder ----------------------------------------------------------------------------
+    dec = s.decoder
+    h = chain.given(s.dec_h0) if s.dec_h0 is not None else final_h
+    c = (chain.given(s.dec_c0) if s.dec_c0 is not None else final_c) if dec.kind == "lstm" else None
+    Y = chain.given(s.inputs)
+    T = Y.shape[0]
+    h_tilde = None
+    us, probs, losses, prefixes = [], [], [], []
+    u_name = "h̃" if s.attention == "luong" else "s"
+    for t in range(1, T + 1):
+        pre = f"decoder.{t}."
+        y = Y[t - 1]
+        if s.attention == "bahdanau":
+            ctx = _attend(chain, s, steps, pre, t, h, f"s_{t - 1}", H, Kp, labels, p.settings.shift_max)
+            inp = _concat(chain, steps, pre + "input", [y, ctx], [f"y_{t - 1}", f"c_{t}"], "Decoder input")
+            body, h, c = cell_step(
+                chain, dec, dec.kind, t, Names("decoder.", h="s"), inp, h, c, {}, f"s_{t - 1}", f"[y_{t - 1}; c_{t}]"
+            )
+            steps.extend(body)
+            u = h
+        else:
+            if s.input_feeding:
+                prev = h_tilde if h_tilde is not None else np.zeros(s.W_c.shape[0]) if s.W_c is not None else None  # type: ignore[union-attr]
+                assert prev is not None
+                inp = _concat(
+                    chain,
+                    steps,
+                    pre + "input",
+                    [y, prev],
+                    [f"y_{t - 1}", f"h̃_{t - 1}"],
+                    "Decoder input (input feeding)",
+                )
+                x_label = f"[y_{t - 1}; h̃_{t - 1}]"
+            else:
+                inp, x_label = y, f"y_{t - 1}"
+            body, h, c = cell_step(chain, dec, dec.kind, t, Names("decoder."), inp, h, c, {}, f"h_{t - 1}", x_label)
+            steps.extend(body)
+            ctx = _attend(chain, s, steps, pre, t, h, f"h_{t}", H, Kp, labels, p.settings.shift_max)
+            comb = _concat(chain, steps, pre + "combined", [ctx, h], [f"c_{t}", f"h_{t}"], "Context and state")
+            assert s.W_c is not None
+            Wc = chain.given(s.W_c)
+            a_pre = chain.finish(pre + "attentional_pre", chain.matmul(Wc, comb))
+            steps.append(
+                Product(
+                    id=pre + "attentional_pre",
+                    title="Attentional state: pre-activation",
+                    formula=f"W_att·[c_{t}; h_{t}]",
+                    latex=f"W_att [c_{t}; h_{t}]",
+                    symbol=f"a_{t}",
+                    value=a_pre,
+                    left=Wc,
+                    right=comb,
+                    explain="Luong's attentional layer mixes the context with the decoder state.",
+                )
+            )
+            h_tilde = chain.finish(pre + "attentional", chain.tanh(a_pre))
+            steps.append(
+                Map(
+                    id=pre + "attentional",
+                    title="Attentional state",
+                    formula=f"h̃_{t} = tanh(W_att [c_{t}; h_{t}])",
+                    latex=f"h̃_{t} = tanh(W_att [c_{t}; h_{t}])",
+                    symbol=f"h̃_{t}",
+                    value=h_tilde,
+                    fn="tanh",
+                    arg=a_pre,
+                    explain="h̃_t feeds the output layer" + (" and the next step's input." if s.input_feeding else "."),
+                )
+            )
+            u = h_tilde
+        out_steps, pr, loss = output.one_step(chain, s.output, u, pre, t, f"{u_name}_{t}", p.settings.shift_max)
+        steps.extend(out_steps)
+        us.append(u)
+        probs.append(pr)
+        if loss is not None:
+            losses.append(loss)
+        prefixes.append(pre)
+    steps.extend(output.sequence_steps(chain, s.output, us, probs, losses, prefixes, u_name, s.training))
+    return steps
+
+
+def _concat(
+    chain: Chain, steps: list[Step], sid: str, parts: list[np.ndarray], names: list[str], title: str
+) -> np.ndarray:
+    parts = chain.coerce(*parts)
+    v = chain.finish(sid, np.concatenate(parts))
+    label = "[" + "; ".join(names) + "]"
+    steps.append(
+        Concat(
+            id=sid,
+            title=title,
+            formula=label,
+            latex=label,
+            symbol=label,
+            value=v,
+            parts=tuple(parts),
+            part_names=tuple(names),
+        )
+    )
+    return v
+
+
+def _attend(
+    chain: Chain,
+    s: object,
+    steps: list[Step],
+    pre: str,
+    t: int,
+    q: np.ndarray,
+    q_name: str,
+    H: np.ndarray,
+    Kp: np.ndarray | None,
+    labels: tuple[str, ...],
+    shift_mode: str,
+) -> np.ndarray:
+    """scores, weights and context of one decoder step; returns the context."""
+    score = s.score  # type: ignore[attr-defined]
+    if score == "dot":
+        H_, q_ = chain.coerce(H, q)
+        e = chain.finish(pre + "scores", chain.matmul(H_, q_))
+        steps.append(
+            Product(
+                id=pre + "scores",
+                title="Attention scores",
+                formula=f"e_{t},i = {q_name} · h_i",
+                latex=f"e_{t},i = {q_name} · h_i",
+                symbol=f"e_{t}",
+                value=e,
+                rows=labels,
+                left=H_,
+                right=q_,
+                first="right",
+                explain=f"Each encoder state is scored by its dot product with {q_name}.",
+            )
+        )
+    elif score == "general":
+        Wa = chain.given(s.W_a)  # type: ignore[attr-defined]
+        Wa, q_ = chain.coerce(Wa, q)
+        qp = chain.finish(pre + "projected_query", chain.matmul(Wa.T, q_))
+        steps.append(
+            Product(
+                id=pre + "projected_query",
+                title="Query through W_a",
+                formula=f"W_aᵀ {q_name}",
+                latex=f"W_aᵀ {q_name}",
+                symbol=f"W_aᵀ{q_name}",
+                value=qp,
+                left=Wa.T,
+                right=q_,
+                explain=f"{q_name} · (W_a h_i) = (W_aᵀ {q_name}) · h_i: W_a is applied once, to the query.",
+            )
+        )
+        H_, qp_ = chain.coerce(H, qp)
+        e = chain.finish(pre + "scores", chain.matmul(H_, qp_))
+        steps.append(
+            Product(
+                id=pre + "scores",
+                title="Attention scores (general)",
+                formula=f"e_{t},i = (W_aᵀ {q_name}) · h_i",
+                latex=f"e_{t},i = (W_aᵀ {q_name}) · h_i",
+                symbol=f"e_{t}",
+                value=e,
+                rows=labels,
+                left=H_,
+                right=qp_,
+                first="right",
+            )
+        )
+    else:
+        Wq = chain.given(s.W_q)  # type: ignore[attr-defined]
+        v = chain.given(s.v)  # type: ignore[attr-defined]
+        Wq, q_ = chain.coerce(Wq, q)
+        qp = chain.finish(pre + "projected_query", chain.matmul(Wq, q_))
+        steps.append(
+            Product(
+                id=pre + "projected_query",
+                title="Projected query",
+                formula=f"W_q {q_name}",
+                latex=f"W_q {q_name}",
+                symbol=f"W_q{q_name}",
+                value=qp,
+                left=Wq,
+                right=q_,
+            )
+        )
+        assert Kp is not None
+        Kp_, qp_ = chain.coerce(Kp, qp)
+        hidden = chain.finish(pre + "hidden", chain.tanh(Kp_ + qp_[None, :]))
+        steps.append(
+            Map(
+                id=pre + "hidden",
+                title="Hidden layer of the score",
+                formula=f"tanh(W_q {q_name} + W_k h_i)",
+                latex=f"tanh(W_q {q_name} + W_k h_i)",
+                symbol=f"u_{t}",
+                value=hidden,
+                rows=labels,
+                fn="tanh",
+                arg=Kp_ + qp_[None, :],
+                explain="Bahdanau's additive score: a one-layer network over the query and each key.",
+            )
+        )
+        hid, v_ = chain.coerce(hidden, v)
+        e = chain.finish(pre + "scores", chain.matmul(hid, v_))
+        steps.append(
+            Product(
+                id=pre + "scores",
+                title="Attention scores (additive)",
+                formula=f"e_{t},i = v · tanh(W_q {q_name} + W_k h_i)",
+                latex=f"e_{t},i = v · tanh(W_q {q_name} + W_k h_i)",
+                symbol=f"e_{t}",
+                value=e,
+                rows=labels,
+                left=hid,
+                right=v_,
+                first="right",
+            )
+        )
+    w = softmax_inline(chain, e, pre + "weights", "Attention weights", f"e_{t}", f"α_{t}", shift_mode, labels)
+    steps.append(_retitle(w))
+    alpha = np.asarray(w.value)
+    alpha_, H_ = chain.coerce(alpha, H)
+    ctx = chain.finish(pre + "context", chain.matmul(alpha_, H_))
+    steps.append(
+        Product(
+            id=pre + "context",
+            title="Context vector",
+            formula=f"c_{t} = Σ_i α_{t},i h_i",
+            latex=f"c_{t} = Σ_i α_{t},i h_i",
+            symbol=f"c_{t}",
+            value=ctx,
+            left=alpha_,
+            right=H_,
+            explain="The context is the attention-weighted average of the encoder states.",
+        )
+    )
+    return ctx
+
+
+def _retitle(step: Step) -> Step:
+    import dataclasses
+
+    return dataclasses.replace(step, explain="Softmax turns the scores into weights that sum to 1.")

@@ -1,0 +1,641 @@
+"""Problem files for the recurrent kinds (rnn, lstm, gru) and seq2seq, validated at the edge.
+
+Whatever layout the weights are given in (the papers' per-gate matrices over [h; x], PyTorch's
+stacked ``weight_ih``/``weight_hh`` or Keras's ``kernel``/``recurrent_kernel``), they are split here
+into one canonical :class:`Cell`: per gate an input matrix ``Wx`` (d_h × d_x), a recurrent matrix
+``Wh`` (d_h × d_h) and two biases. The mechanisms never see a layout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .numbers import parse_number
+
+if TYPE_CHECKING:
+    from .problem import Given, _Reader
+
+CELLS = ("rnn", "lstm", "gru")
+LAYOUTS = ("gates", "pytorch", "keras")
+
+# Canonical gate names and the order each layout stacks them in.
+GATES = {"rnn": ("h",), "lstm": ("i", "f", "g", "o"), "gru": ("r", "z", "n")}
+STACK_ORDER = {
+    ("lstm", "pytorch"): ("i", "f", "g", "o"),
+    ("lstm", "keras"): ("i", "f", "g", "o"),
+    ("gru", "pytorch"): ("r", "z", "n"),
+    ("gru", "keras"): ("z", "r", "n"),
+    ("rnn", "pytorch"): ("h",),
+    ("rnn", "keras"): ("h",),
+}
+# Per-gate layout: the key of each gate's matrix over [h; x] and of its bias.
+GATE_KEYS = {
+    "lstm": {"f": ("W_f", "b_f"), "i": ("W_i", "b_i"), "g": ("W_c", "b_c"), "o": ("W_o", "b_o")},
+    "gru": {"z": ("W_z", "b_z"), "r": ("W_r", "b_r"), "n": ("W_h", "b_h")},
+    "rnn": {"h": ("W", "b")},
+}
+# Gate values a problem may state instead of computing them (the LSTM document does this).
+STATED = {"lstm": ("f", "i", "c_tilde", "o"), "gru": ("r", "z", "h_tilde"), "rnn": ()}
+STATED_GATE = {"c_tilde": "g", "h_tilde": "n", "f": "f", "i": "i", "o": "o", "r": "r", "z": "z"}
+
+LAYOUT_KEYS = {
+    "gates": (*tuple(k for cell in GATE_KEYS.values() for pair in cell.values() for k in pair), "b_hn"),
+    "pytorch": ("weight_ih", "weight_hh", "bias_ih", "bias_hh"),
+    "keras": ("kernel", "recurrent_kernel", "bias"),
+}
+CELL_OPTIONS = ("cell", "layout", "reset", "update", "nonlinearity", "bidirectional")
+TRAINING_KEYS = ("optimizer", "lr", "beta1", "beta2", "eps")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One recurrent cell in canonical form (see the module docstring)."""
+
+    kind: str  # rnn | lstm | gru
+    layout: str  # gates | pytorch | keras: how the file gave it (for the explanations)
+    d_x: int
+    d_h: int
+    Wx: dict[str, Given]  # gate -> d_h × d_x
+    Wh: dict[str, Given]  # gate -> d_h × d_h
+    bx: dict[str, Given]  # gate -> d_h (input-side bias; the only bias in the per-gate layout)
+    bh: dict[str, Given]  # gate -> d_h (recurrent-side bias; zeros in the per-gate layout unless b_hn)
+    reset: str = "after"  # gru: where r is applied: "after" W_hn h (PyTorch, Keras) or "before" (Cho, Bahdanau)
+    update: str = (
+        "keep"  # gru: z keeps the old state (PyTorch, Keras, Cho) or "replace": z takes the new one (Bahdanau)
+    )
+    nonlinearity: str = "tanh"  # rnn: tanh | relu
+    shown: tuple[Given, ...] = ()  # the weights as written in the file, for the inputs section
+
+    @property
+    def gates(self) -> tuple[str, ...]:
+        return tuple(g for g in GATES[self.kind] if g in self.Wx)
+
+
+@dataclass(frozen=True)
+class Training:
+    optimizer: str = "sgd"  # sgd | adam
+    lr: Any = None  # number tree
+    beta1: Any = None
+    beta2: Any = None
+    eps: Any = None
+
+
+@dataclass(frozen=True)
+class OutputLayer:
+    W_out: Given  # V × d
+    b_out: Given | None
+    vocab: tuple[str, ...] | None
+    targets: tuple[int, ...] | None  # one per step, 0-based
+
+
+@dataclass(frozen=True)
+class Recurrent:
+    """Kinds rnn, lstm, gru: one cell run over a sequence (or one step)."""
+
+    cell: Cell | None  # None when every gate of every step is stated
+    x: Given | None  # T × d_x
+    h0: Given
+    c0: Given | None
+    stated: tuple[dict[str, Given], ...]  # per step: stated gate values (canonical names)
+    steps: int
+    output: OutputLayer | None
+    training: Training | None
+
+
+@dataclass(frozen=True)
+class Seq2Seq:
+    encoder: Cell
+    reverse: Cell | None  # the backward encoder when bidirectional
+    x: Given  # source embeddings, n × d_x
+    enc_h0: Given
+    enc_c0: Given | None
+    decoder: Cell
+    attention: str  # bahdanau | luong
+    score: str  # dot | general | additive
+    input_feeding: bool
+    inputs: Given  # decoder input embeddings y_0 .. y_{T-1} (teacher forcing), T × d_y
+    dec_h0: Given | None  # None: the encoder's final state
+    dec_c0: Given | None
+    W_a: Given | None  # general: d_dec × d_enc
+    W_q: Given | None  # additive
+    W_k: Given | None
+    v: Given | None
+    W_c: Given | None  # luong: d_att × (d_enc + d_dec)
+    output: OutputLayer
+    training: Training | None
+
+
+# ------------------------------------------------------------------------------ helpers
+
+
+def _zeros(name: str, n: int) -> Given:
+    from .problem import Given
+
+    return Given.from_floats(name, np.zeros(n))
+
+
+def _slice(g: Given, name: str, rows: slice | None = None, cols: slice | None = None, transpose: bool = False) -> Given:
+    from .problem import Given
+
+    nodes, floats = g.nodes, g.floats
+    if transpose:
+        nodes, floats = nodes.T, floats.T
+    if rows is not None:
+        nodes, floats = nodes[rows], floats[rows]
+    if cols is not None:
+        nodes, floats = nodes[:, cols], floats[:, cols]
+    return Given(name, nodes.copy(), floats.copy())
+
+
+def _vector_or_rows(r: _Reader, raw: Any, key: str) -> Given:
+    """A vector (one step) or a matrix (one row per step), always returned as rows."""
+    from .problem import Given
+
+    if isinstance(raw, list) and raw and not any(isinstance(x, list) for x in raw):
+        v = r.vector(raw, key)
+        return Given(v.name, v.nodes.reshape(1, -1), v.floats.reshape(1, -1))
+    return r.matrix(raw, key)
+
+
+def _need_shape(r: _Reader, g: Given, key: str, want: tuple[int, ...], why: str) -> None:
+    if g.shape != want:
+        have = "×".join(map(str, g.shape))
+        need = "×".join(map(str, want))
+        raise r.fail(key, f"is {have}, but {why} it must be {need}")
+
+
+def _targets(r: _Reader, raw: Any, key: str, vocab: tuple[str, ...] | None, V: int, T: int) -> tuple[int, ...]:
+    if not isinstance(raw, list) or not raw:
+        raise r.fail(key, "expected a list of target tokens, one per step (labels or 0-based indices)")
+    if len(raw) != T:
+        raise r.fail(key, f"has {len(raw)} targets but there are {T} steps: one target per step")
+    out = []
+    for k, item in enumerate(raw, 1):
+        if isinstance(item, int) and not isinstance(item, bool):
+            if not 0 <= item < V:
+                raise r.fail(key, f"entry {k}: index {item} is out of range 0..{V - 1} (0-based, as in PyTorch)")
+            out.append(item)
+        elif isinstance(item, str):
+            if vocab is None or item not in vocab:
+                raise r.fail(key, f"entry {k}: {item!r} is not in the vocabulary" + ("" if vocab else " (give vocab)"))
+            out.append(vocab.index(item))
+        else:
+            raise r.fail(key, f"entry {k}: expected a label or an index")
+    return tuple(out)
+
+
+def output_layer(r: _Reader, t: dict[str, Any], prefix: str, width: int, T: int, required: bool) -> OutputLayer | None:
+    if "W_out" not in t:
+        for k in ("b_out", "vocab", "targets"):
+            if k in t:
+                raise r.fail(f"{prefix}{k}", f"needs {prefix}W_out, the output layer's weights")
+        if required:
+            raise r.fail(f"{prefix}W_out", "missing: the output layer's weights (one row per vocabulary entry)")
+        return None
+    W_out = r.matrix(t["W_out"], f"{prefix}W_out")
+    if W_out.shape[1] != width:
+        raise r.fail(
+            f"{prefix}W_out", f"has rows of width {W_out.shape[1]}, but the vector it multiplies has length {width}"
+        )
+    V = W_out.shape[0]
+    b_out = None
+    if "b_out" in t:
+        b_out = r.vector(t["b_out"], f"{prefix}b_out")
+        if b_out.shape[0] != V:
+            raise r.fail(f"{prefix}b_out", f"has length {b_out.shape[0]} but W_out gives {V} logits")
+    vocab = r.labels(t["vocab"], f"{prefix}vocab") if "vocab" in t else None
+    if vocab is not None and len(vocab) != V:
+        raise r.fail(f"{prefix}vocab", f"has {len(vocab)} labels but W_out gives {V} logits")
+    targets = _targets(r, t["targets"], f"{prefix}targets", vocab, V, T) if "targets" in t else None
+    return OutputLayer(W_out, b_out, vocab, targets)
+
+
+def training(r: _Reader, raw: Any, has_targets: bool) -> Training | None:
+    if raw is None:
+        return None
+    t = r.table(raw, "training", TRAINING_KEYS)
+    if not has_targets:
+        raise r.fail("training", "a training step needs targets (and an output layer) to compute a gradient")
+    opt = r.string(t.get("optimizer", "sgd"), "training.optimizer", ("sgd", "adam"))
+    nums = {}
+    defaults = {"lr": "0.1" if opt == "sgd" else "0.001", "beta1": "0.9", "beta2": "0.999", "eps": "1e-8"}
+    for k, default in defaults.items():
+        raw_v = t.get(k, default)
+        if k != "lr" and opt == "sgd" and k in t:
+            raise r.fail(f"training.{k}", "belongs to optimizer 'adam'")
+        node = r.number(raw_v, f"training.{k}") if k in t else parse_number(default)
+        from .numbers import to_float
+
+        v = to_float(node)
+        if k == "lr" and not v > 0:
+            raise r.fail("training.lr", "must be greater than 0")
+        if k in ("beta1", "beta2") and not 0 <= v < 1:
+            raise r.fail(f"training.{k}", "must be at least 0 and below 1")
+        if k == "eps" and v < 0:
+            raise r.fail("training.eps", "must not be negative")
+        nums[k] = node
+    return Training(opt, nums["lr"], nums["beta1"], nums["beta2"], nums["eps"])
+
+
+# ------------------------------------------------------------------------------ cells
+
+
+def cell_options(r: _Reader, t: dict[str, Any], where: str, kind: str | None) -> dict[str, Any]:
+    """Read cell, layout, reset, update, nonlinearity from a table (the [cell], [encoder] or [decoder] table)."""
+    pre = f"{where}." if where else ""
+    if kind is None:
+        kind = r.string(t.get("cell", "gru"), f"{pre}cell", CELLS)
+    layout = r.string(t.get("layout", "gates"), f"{pre}layout", LAYOUTS)
+    opts: dict[str, Any] = {"kind": kind, "layout": layout}
+    if kind == "gru":
+        default_reset = "before" if layout == "gates" else "after"
+        opts["reset"] = r.string(t.get("reset", default_reset), f"{pre}reset", ("after", "before"))
+        opts["update"] = r.string(t.get("update", "keep"), f"{pre}update", ("keep", "replace"))
+    else:
+        for k in ("reset", "update"):
+            if k in t:
+                raise r.fail(f"{pre}{k}", "applies to a GRU cell only")
+    if kind == "rnn":
+        opts["nonlinearity"] = r.string(t.get("nonlinearity", "tanh"), f"{pre}nonlinearity", ("tanh", "relu"))
+    elif "nonlinearity" in t:
+        raise r.fail(f"{pre}nonlinearity", "applies to an rnn cell only")
+    return opts
+
+
+def read_cell(
+    r: _Reader, t: dict[str, Any], pre: str, opts: dict[str, Any], d_x: int | None, d_h: int | None, optional: bool
+) -> Cell | None:
+    """The cell's weights from table ``t`` (keys prefixed ``pre`` in messages), in canonical form."""
+    kind, layout = opts["kind"], opts["layout"]
+    other = [
+        k for lay, keys in LAYOUT_KEYS.items() if lay != layout for k in keys if k in t and k not in LAYOUT_KEYS[layout]
+    ]
+    if other:
+        owner = next(lay for lay, keys in LAYOUT_KEYS.items() if other[0] in keys)
+        if other[0] == "W_c" and pre == "decoder.":
+            raise r.fail(
+                f"{pre}W_c", "is the LSTM candidate's weights; Luong's attentional matrix is written W_att here"
+            )
+        raise r.fail(f"{pre}{other[0]}", f"belongs to layout {owner!r}, but this cell's layout is {layout!r}")
+    gates = GATES[kind]
+    Wx: dict[str, Given] = {}
+    Wh: dict[str, Given] = {}
+    bx: dict[str, Given] = {}
+    bh: dict[str, Given] = {}
+    shown: list[Given] = []
+    if layout == "gates":
+        keys = GATE_KEYS[kind]
+        present = [g for g in gates if keys[g][0] in t]
+        for g in gates:
+            if keys[g][1] in t and keys[g][0] not in t:
+                raise r.fail(f"{pre}{keys[g][1]}", f"needs {pre}{keys[g][0]}, the gate's weights")
+        if not present:
+            if optional:
+                return None
+            raise r.fail(
+                f"{pre}{keys[gates[0]][0]}",
+                f"missing: the {kind} cell's weights ({', '.join(k[0] for k in keys.values())})",
+            )
+        for g in present:
+            wk, bk = keys[g]
+            W = r.matrix(t[wk], f"{pre}{wk}")
+            if d_h is None:
+                d_h = W.shape[0]
+            if d_x is None:
+                d_x = W.shape[1] - d_h
+            _need_shape(
+                r, W, f"{pre}{wk}", (d_h, d_h + d_x), f"acting on [h; x] with h of length {d_h} and x of length {d_x}"
+            )
+            shown.append(W)
+            Wh[g] = _slice(W, wk, cols=slice(0, d_h))
+            Wx[g] = _slice(W, wk, cols=slice(d_h, d_h + d_x))
+            if bk in t:
+                b = r.vector(t[bk], f"{pre}{bk}")
+                _need_shape(r, b, f"{pre}{bk}", (d_h,), "for a hidden state of that length")
+                shown.append(b)
+                bx[g] = b
+            else:
+                bx[g] = _zeros(bk, d_h)
+            bh[g] = _zeros(bk, d_h)
+        if "b_hn" in t:
+            if kind != "gru" or opts.get("reset") != "after":
+                raise r.fail(f"{pre}b_hn", 'is the recurrent bias of a GRU with reset = "after"')
+            assert d_h is not None
+            b = r.vector(t["b_hn"], f"{pre}b_hn")
+            _need_shape(r, b, f"{pre}b_hn", (d_h,), "for a hidden state of that length")
+            shown.append(b)
+            if "n" in bh:
+                bh["n"] = b
+    else:
+        G = len(gates)
+        order = STACK_ORDER[(kind, layout)]
+        if layout == "pytorch":
+            wi_key, wh_key = "weight_ih", "weight_hh"
+        else:
+            wi_key, wh_key = "kernel", "recurrent_kernel"
+        for k in (wi_key, wh_key):
+            if k not in t:
+                if optional and not any(x in t for x in LAYOUT_KEYS[layout]):
+                    return None
+                raise r.fail(f"{pre}{k}", f"missing: the {layout} layout gives {wi_key} and {wh_key}")
+        Wi = r.matrix(t[wi_key], f"{pre}{wi_key}")
+        Whh = r.matrix(t[wh_key], f"{pre}{wh_key}")
+        shown += [Wi, Whh]
+        if layout == "keras":  # keras stores x W: transpose to W x
+            Wi_T, Wh_T = _slice(Wi, wi_key, transpose=True), _slice(Whh, wh_key, transpose=True)
+        else:
+            Wi_T, Wh_T = Wi, Whh
+        rows_total = Wi_T.shape[0]
+        if rows_total % G:
+            raise r.fail(
+                f"{pre}{wi_key}",
+                f"stacks {G} gates ({', '.join(order)}), so its {'columns' if layout == 'keras' else 'rows'} must be a multiple of {G}; it has {rows_total}",
+            )
+        if d_h is None:
+            d_h = rows_total // G
+        if d_x is None:
+            d_x = Wi_T.shape[1]
+        gate_word = f"{G} gates ({', '.join(order)}) of hidden size {d_h} and input size {d_x}"
+        want_i = (d_x, G * d_h) if layout == "keras" else (G * d_h, d_x)
+        want_h = (d_h, G * d_h) if layout == "keras" else (G * d_h, d_h)
+        _need_shape(r, Wi, f"{pre}{wi_key}", want_i, f"with {gate_word}")
+        _need_shape(r, Whh, f"{pre}{wh_key}", want_h, f"with {gate_word}")
+        biases: tuple[Given | None, Given | None] = (None, None)
+        if layout == "pytorch":
+            b_i = r.vector(t["bias_ih"], f"{pre}bias_ih") if "bias_ih" in t else None
+            b_h = r.vector(t["bias_hh"], f"{pre}bias_hh") if "bias_hh" in t else None
+            for key, bb in (("bias_ih", b_i), ("bias_hh", b_h)):
+                if bb is not None:
+                    _need_shape(r, bb, f"{pre}{key}", (G * d_h,), f"with {gate_word}")
+                    shown.append(bb)
+            biases = (b_i, b_h)
+        elif "bias" in t:
+            raw = t["bias"]
+            if kind == "gru" and opts.get("reset") == "after":
+                if not (isinstance(raw, list) and raw and isinstance(raw[0], list)):
+                    raise r.fail(
+                        f"{pre}bias",
+                        f'a Keras GRU with reset = "after" has two bias rows (input, recurrent): shape 2×{G * d_h}',
+                    )
+                B = r.matrix(raw, f"{pre}bias")
+                _need_shape(r, B, f"{pre}bias", (2, G * d_h), f"with {gate_word} and reset after")
+                shown.append(B)
+                biases = (_flat(_slice(B, "bias", rows=slice(0, 1))), _flat(_slice(B, "bias", rows=slice(1, 2))))
+            else:
+                b = r.vector(raw, f"{pre}bias")
+                _need_shape(r, b, f"{pre}bias", (G * d_h,), f"with {gate_word}")
+                shown.append(b)
+                biases = (b, None)
+        for k, g in enumerate(order):
+            sl = slice(k * d_h, (k + 1) * d_h)
+            Wx[g] = _slice(Wi_T, f"{wi_key}[{g}]", rows=sl)
+            Wh[g] = _slice(Wh_T, f"{wh_key}[{g}]", rows=sl)
+            bx[g] = _slice(biases[0], f"b_{g}", rows=sl) if biases[0] is not None else _zeros(f"b_{g}", d_h)
+            bh[g] = _slice(biases[1], f"b_h{g}", rows=sl) if biases[1] is not None else _zeros(f"b_h{g}", d_h)
+    assert d_x is not None and d_h is not None
+    return Cell(
+        kind=kind,
+        layout=layout,
+        d_x=d_x,
+        d_h=d_h,
+        Wx=Wx,
+        Wh=Wh,
+        bx=bx,
+        bh=bh,
+        reset=opts.get("reset", "after"),
+        update=opts.get("update", "keep"),
+        nonlinearity=opts.get("nonlinearity", "tanh"),
+        shown=tuple(shown),
+    )
+
+
+def _flat(g: Given) -> Given:
+    from .problem import Given
+
+    return Given(g.name, g.nodes.reshape(-1), g.floats.reshape(-1))
+
+
+# ------------------------------------------------------------------------------ kinds
+
+
+RECURRENT_GIVEN = ("x", "h0", "c0", "gates", "W_out", "b_out", "vocab", "targets")
+
+
+def recurrent(r: _Reader, kind: str, given_raw: Any, cell_raw: Any, training_raw: Any) -> Recurrent:
+    allowed = RECURRENT_GIVEN + LAYOUT_KEYS["gates"] + LAYOUT_KEYS["pytorch"] + LAYOUT_KEYS["keras"]
+    t = r.table(given_raw, "given", allowed)
+    if kind != "lstm" and "c0" in t:
+        raise r.fail("given.c0", "only an LSTM has a cell state")
+    ct = r.table(cell_raw, "cell", tuple(k for k in CELL_OPTIONS if k not in ("cell", "bidirectional")))
+    opts = cell_options(r, ct, "cell", kind)
+    x = _vector_or_rows(r, t["x"], "given.x") if "x" in t else None
+    stated_raw = t.get("gates", [])
+    if not isinstance(stated_raw, list) or not all(isinstance(s, dict) for s in stated_raw):
+        raise r.fail("given.gates", "expected a list of tables, one per step: [[given.gates]] with gate values")
+    if stated_raw and kind == "rnn":
+        raise r.fail("given.gates", "an rnn cell has no gates to state")
+    d_x = x.shape[1] if x is not None else None
+    h0 = r.vector(t["h0"], "given.h0") if "h0" in t else None
+    d_h = h0.shape[0] if h0 is not None else None
+    stated: list[dict[str, Given]] = []
+    for k, table in enumerate(stated_raw, 1):
+        where = f"given.gates[{k}]"
+        row = r.table(table, where, STATED[kind])
+        gates = {}
+        for name, raw in row.items():
+            v = r.vector(raw, f"{where}.{name}")
+            if d_h is None:
+                d_h = v.shape[0]
+            _need_shape(r, v, f"{where}.{name}", (d_h,), "for the hidden size")
+            gates[STATED_GATE[name]] = v
+        stated.append(gates)
+    cell = read_cell(r, t, "given.", opts, d_x, d_h, optional=True)
+    if cell is not None:
+        d_x, d_h = cell.d_x, cell.d_h
+    if x is None and cell is not None and cell.gates:
+        raise r.fail("given.x", "missing: the inputs x_t, one row per step")
+    T = x.shape[0] if x is not None else len(stated)
+    if T == 0:
+        raise r.fail("given.x", "missing: the inputs x_t (or [[given.gates]] stating every gate of every step)")
+    if len(stated) > T:
+        raise r.fail("given.gates", f"states gates for {len(stated)} steps but x has {T} rows")
+    if x is not None and d_x is not None and x.shape[1] != d_x:
+        raise r.fail("given.x", f"has rows of width {x.shape[1]}, but the weights take inputs of length {d_x}")
+    if d_h is None:
+        raise r.fail("given.h0", "missing: with no weights and no gates the hidden size is unknown")
+    for k in range(T):
+        have = stated[k] if k < len(stated) else {}
+        for g in GATES[kind]:
+            if g not in have and (cell is None or g not in cell.Wx):
+                name = next((n for n, c in STATED_GATE.items() if c == g), g)
+                key = GATE_KEYS[kind][g][0] if opts["layout"] == "gates" else LAYOUT_KEYS[opts["layout"]][0]
+                raise r.fail(
+                    f"given.gates[{k + 1}].{name}" if stated else f"given.{key}",
+                    f"step {k + 1} needs gate {name}: state its value under [[given.gates]] or give {key}",
+                )
+    h0 = h0 if h0 is not None else _zeros("h0", d_h)
+    _need_shape(r, h0, "given.h0", (d_h,), "for the hidden size")
+    c0 = None
+    if kind == "lstm":
+        c0 = r.vector(t["c0"], "given.c0") if "c0" in t else _zeros("c0", d_h)
+        _need_shape(r, c0, "given.c0", (d_h,), "for the hidden size")
+    out = output_layer(r, t, "given.", d_h, T, required=False)
+    train = training(r, training_raw, out is not None and out.targets is not None)
+    return Recurrent(cell, x, h0, c0, tuple(stated), T, out, train)
+
+
+ENCODER_KEYS = (
+    CELL_OPTIONS + ("x", "h0", "c0", "reverse") + LAYOUT_KEYS["gates"] + LAYOUT_KEYS["pytorch"] + LAYOUT_KEYS["keras"]
+)
+DECODER_KEYS = (
+    ("cell", "layout", "reset", "update", "nonlinearity", "attention", "score", "input_feeding", "inputs", "h0", "c0")
+    + ("W_a", "W_q", "W_k", "v", "W_att", "W_out", "b_out", "vocab", "targets")
+    + LAYOUT_KEYS["gates"]
+    + LAYOUT_KEYS["pytorch"]
+    + LAYOUT_KEYS["keras"]
+)
+
+
+def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
+    if "encoder" not in raw:
+        raise r.fail("encoder", "missing: the [encoder] table (cell, x and the weights)")
+    if "decoder" not in raw:
+        raise r.fail("decoder", "missing: the [decoder] table (cell, inputs, attention, output layer)")
+    e = r.table(raw["encoder"], "encoder", ENCODER_KEYS)
+    d = r.table(raw["decoder"], "decoder", DECODER_KEYS)
+    eo = cell_options(r, e, "encoder", None)
+    if "x" not in e:
+        raise r.fail("encoder.x", "missing: the source embeddings x_1..x_n, one row per token")
+    x = _vector_or_rows(r, e["x"], "encoder.x")
+    bidir = e.get("bidirectional", False)
+    if not isinstance(bidir, bool):
+        raise r.fail("encoder.bidirectional", "expected true or false")
+    enc_h0 = r.vector(e["h0"], "encoder.h0") if "h0" in e else None
+    enc = read_cell(r, e, "encoder.", eo, x.shape[1], enc_h0.shape[0] if enc_h0 else None, optional=False)
+    assert enc is not None
+    reverse = None
+    if bidir:
+        if "reverse" not in e:
+            raise r.fail(
+                "encoder.reverse",
+                "missing: a bidirectional encoder needs the backward cell's weights in [encoder.reverse]",
+            )
+        rt = r.table(e["reverse"], "encoder.reverse", LAYOUT_KEYS[eo["layout"]])
+        reverse = read_cell(r, rt, "encoder.reverse.", eo, enc.d_x, enc.d_h, optional=False)
+    elif "reverse" in e:
+        raise r.fail("encoder.reverse", "set encoder.bidirectional = true to use a backward cell")
+    enc_h0 = enc_h0 or _zeros("h0", enc.d_h)
+    _need_shape(r, enc_h0, "encoder.h0", (enc.d_h,), "for the encoder's hidden size")
+    enc_c0 = None
+    if enc.kind == "lstm":
+        enc_c0 = r.vector(e["c0"], "encoder.c0") if "c0" in e else _zeros("c0", enc.d_h)
+        _need_shape(r, enc_c0, "encoder.c0", (enc.d_h,), "for the encoder's hidden size")
+    d_enc = enc.d_h * (2 if bidir else 1)
+
+    do = cell_options(r, d, "decoder", None)
+    attention = r.string(d.get("attention", "luong"), "decoder.attention", ("bahdanau", "luong"))
+    score = r.string(
+        d.get("score", "dot" if attention == "luong" else "additive"), "decoder.score", ("dot", "general", "additive")
+    )
+    feed = d.get("input_feeding", False)
+    if not isinstance(feed, bool):
+        raise r.fail("decoder.input_feeding", "expected true or false")
+    if feed and attention != "luong":
+        raise r.fail(
+            "decoder.input_feeding", "input feeding belongs to Luong attention (Bahdanau feeds the context already)"
+        )
+    if "inputs" not in d:
+        raise r.fail(
+            "decoder.inputs", "missing: the decoder's input embeddings y_0..y_{T-1} (teacher forcing), one row per step"
+        )
+    inputs = _vector_or_rows(r, d["inputs"], "decoder.inputs")
+    T, d_y = inputs.shape
+    dec_h0 = r.vector(d["h0"], "decoder.h0") if "h0" in d else None
+    # The decoder cell's input: Bahdanau [y; c]; Luong y, or [y; h̃] with input feeding (width known once W_c is read).
+    W_c = r.matrix(d["W_att"], "decoder.W_att") if "W_att" in d else None
+    if attention == "luong" and W_c is None:
+        raise r.fail("decoder.W_att", "missing: Luong attention computes h̃_t = tanh(W_att [c_t; h_t]) (Luong's W_c)")
+    if attention == "bahdanau" and W_c is not None:
+        raise r.fail("decoder.W_att", "is used by Luong attention only")
+    d_att = W_c.shape[0] if W_c is not None else 0
+    d_in = d_y + (d_enc if attention == "bahdanau" else 0) + (d_att if feed else 0)
+    dec = read_cell(r, d, "decoder.", do, d_in, dec_h0.shape[0] if dec_h0 else None, optional=False)
+    assert dec is not None
+    if dec_h0 is None and dec.d_h != d_enc:
+        raise r.fail(
+            "decoder.h0",
+            f"missing: the decoder starts from the encoder's final state only when the sizes match "
+            f"(encoder gives {d_enc}, decoder has {dec.d_h}); give decoder.h0",
+        )
+    if dec_h0 is not None:
+        _need_shape(r, dec_h0, "decoder.h0", (dec.d_h,), "for the decoder's hidden size")
+    dec_c0 = None
+    if dec.kind == "lstm":
+        if "c0" in d:
+            dec_c0 = r.vector(d["c0"], "decoder.c0")
+            _need_shape(r, dec_c0, "decoder.c0", (dec.d_h,), "for the decoder's hidden size")
+        elif enc.kind != "lstm" or dec.d_h != d_enc:
+            raise r.fail("decoder.c0", "missing: the decoder's initial cell state (the encoder has none of that size)")
+    elif "c0" in d:
+        raise r.fail("decoder.c0", "only an LSTM decoder has a cell state")
+    W_a = W_q = W_k = v = None
+    if score == "general":
+        if "W_a" not in d:
+            raise r.fail("decoder.W_a", "missing: the general score s · (W_a h_i)")
+        W_a = r.matrix(d["W_a"], "decoder.W_a")
+        _need_shape(
+            r,
+            W_a,
+            "decoder.W_a",
+            (dec.d_h, d_enc),
+            f"with decoder states of length {dec.d_h} and encoder states of length {d_enc}",
+        )
+    elif score == "additive":
+        for k in ("W_q", "W_k", "v"):
+            if k not in d:
+                raise r.fail(f"decoder.{k}", "missing: the additive score v · tanh(W_q s + W_k h_i)")
+        v = r.vector(d["v"], "decoder.v")
+        a = v.shape[0]
+        W_q = r.matrix(d["W_q"], "decoder.W_q")
+        W_k = r.matrix(d["W_k"], "decoder.W_k")
+        _need_shape(r, W_q, "decoder.W_q", (a, dec.d_h), f"with v of length {a} and decoder states of length {dec.d_h}")
+        _need_shape(r, W_k, "decoder.W_k", (a, d_enc), f"with v of length {a} and encoder states of length {d_enc}")
+    elif dec.d_h != d_enc:
+        raise r.fail(
+            "decoder.score", f"dot needs decoder states ({dec.d_h}) and encoder states ({d_enc}) of the same length"
+        )
+    for k, sc in (("W_a", "general"), ("W_q", "additive"), ("W_k", "additive"), ("v", "additive")):
+        if k in d and score != sc:
+            raise r.fail(f"decoder.{k}", f"belongs to score {sc!r}")
+    if W_c is not None:
+        _need_shape(r, W_c, "decoder.W_att", (d_att, d_enc + dec.d_h), f"acting on [c; h] of length {d_enc}+{dec.d_h}")
+    width = d_att if attention == "luong" else dec.d_h
+    out = output_layer(r, d, "decoder.", width, T, required=True)
+    assert out is not None
+    if out.targets is None:
+        raise r.fail("decoder.targets", "missing: the target tokens, one per decoder step (teacher forcing)")
+    train = training(r, raw.get("training"), True)
+    return Seq2Seq(
+        encoder=enc,
+        reverse=reverse,
+        x=x,
+        enc_h0=enc_h0,
+        enc_c0=enc_c0,
+        decoder=dec,
+        attention=attention,
+        score=score,
+        input_feeding=feed,
+        inputs=inputs,
+        dec_h0=dec_h0,
+        dec_c0=dec_c0,
+        W_a=W_a,
+        W_q=W_q,
+        W_k=W_k,
+        v=v,
+        W_c=W_c,
+        output=out,
+        training=train,
+    )
