@@ -336,11 +336,11 @@ def read_cell(
             wi_key, wh_key = "weight_ih", "weight_hh"
         else:
             wi_key, wh_key = "kernel", "recurrent_kernel"
-        for k in (wi_key, wh_key):
-            if k not in t:
+        for key_w in (wi_key, wh_key):
+            if key_w not in t:
                 if optional and not any(x in t for x in LAYOUT_KEYS[layout]):
                     return None
-                raise r.fail(f"{pre}{k}", f"missing: the {layout} layout gives {wi_key} and {wh_key}")
+                raise r.fail(f"{pre}{key_w}", f"missing: the {layout} layout gives {wi_key} and {wh_key}")
         Wi = r.matrix(t[wi_key], f"{pre}{wi_key}")
         Whh = r.matrix(t[wh_key], f"{pre}{wh_key}")
         shown += [Wi, Whh]
