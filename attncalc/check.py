@@ -95,6 +95,7 @@ def parse_answers(raw: dict[str, Any], derivation: Derivation, file: str, key_pr
     """Validate answers against a derivation's steps: known ids, right shapes, numbers."""
     valid = derivation.step_ids
     out: list[Answer] = []
+    raw = flatten_ids(raw)
     default_dec = _file_decimals(raw)
     for step_id, value in raw.items():
         key = f"{key_prefix}{step_id}"
@@ -117,6 +118,18 @@ def parse_answers(raw: dict[str, Any], derivation: Derivation, file: str, key_pr
         out.append(Answer(step_id, vals, decs))
     order = {s: i for i, s in enumerate(valid)}
     return sorted(out, key=lambda a: order[a.id])
+
+
+def flatten_ids(raw: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested tables to dotted step ids: TOML reads `encoder.2.f = [...]` as {"encoder": {"2": {"f": ...}}}."""
+    out: dict[str, Any] = {}
+    for k, v in raw.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(flatten_ids(v, key + "."))
+        else:
+            out[key] = v
+    return out
 
 
 def _shape_words(shape: tuple[int, ...]) -> str:

@@ -99,4 +99,94 @@ def template(kind: str, score: str | None = None) -> str:
         return SELF_ATTENTION
     if kind == "softmax":
         return SOFTMAX
-    raise KeyError(kind)
+    if kind == "seq2seq":
+        return SEQ2SEQ
+    return RECURRENT[kind]
+
+
+RECURRENT = {
+    "lstm": """# An LSTM cell over two steps, weights in the papers' per-gate form: W_* acts on [h; x].
+title = "LSTM, two steps"
+kind = "lstm"
+
+[given]
+x = [[1, 0], [0, 1]]          # one row per step
+# h0 = [0, 0]  c0 = [0, 0]    # zeros when omitted
+W_f = [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]]
+W_i = [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]]
+W_c = [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]]
+W_o = [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]]
+b_f = [1, 1]                  # biases are zero when omitted
+# A gate may be stated instead of computed, per step:  [[given.gates]]  i = [0.8, 0.7]
+# Output layer and loss: W_out = [[...], ...]  b_out = [...]  vocab = [...]  targets = [...]
+
+[cell]
+layout = "gates"              # gates | pytorch (weight_ih, weight_hh, bias_ih, bias_hh) | keras (kernel, recurrent_kernel, bias)
+
+[settings]
+decimals = 3
+""",
+    "gru": """# A GRU cell in PyTorch's layout (gates stacked r, z, n).
+title = "GRU, one step"
+kind = "gru"
+
+[given]
+x = [1, 0]
+h0 = [0.5, -0.5]
+weight_ih = [[0.1, 0.2], [0.3, -0.1], [0.2, 0.1], [-0.2, 0.3], [0.5, -0.4], [0.1, 0.2]]
+weight_hh = [[0.2, 0], [0.1, 0.3], [-0.1, 0.2], [0.3, 0.1], [0.2, -0.2], [0, 0.4]]
+
+[cell]
+layout = "pytorch"
+reset = "after"               # after: r ⊙ (W_hn h + b_hn) (PyTorch, Keras) | before: W (r ⊙ h) (Cho, Bahdanau)
+update = "keep"               # keep: h = (1 - z) h~ + z h (PyTorch, Keras, Cho) | replace: h = z h~ + (1 - z) h (Bahdanau)
+""",
+    "rnn": """# A plain RNN: h_t = tanh(W [h_{t-1}; x_t] + b), with an output layer and one SGD step.
+title = "RNN language model"
+kind = "rnn"
+
+[given]
+x = [[1, 0], [0, 1]]
+W = [[0.5, -0.5, 1, 0], [0.25, 0.5, 0, 1]]
+b = [0, 0.1]
+W_out = [[1, 0], [0, 1], [1, -1]]
+vocab = ["a", "b", "<eos>"]
+targets = ["b", "<eos>"]
+
+[training]
+optimizer = "sgd"             # sgd | adam (first step)
+lr = 0.1
+""",
+}
+
+SEQ2SEQ = """# A small encoder-decoder with Luong dot attention and teacher forcing.
+title = "seq2seq with Luong attention"
+kind = "seq2seq"
+tokens = ["je", "suis"]
+
+[encoder]
+cell = "gru"                  # rnn | lstm | gru
+layout = "gates"
+x = [[1, 0], [0, 1]]          # source embeddings
+W_r = [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]]
+W_z = [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]]
+W_h = [[0.5, 0, 1, 0], [0, 0.5, 0, 1]]
+# bidirectional = true  and  [encoder.reverse] with the backward cell's weights
+
+[decoder]
+cell = "gru"
+attention = "luong"           # luong: score with h_t, then h~ = tanh(W_att [c; h]) | bahdanau: score with s_{t-1}
+score = "dot"                 # dot | general (W_a) | additive (W_q, W_k, v)
+inputs = [[0, 0], [1, 0]]     # y_0 = <s>, then the targets' embeddings (teacher forcing)
+W_r = [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]]
+W_z = [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]]
+W_h = [[0.5, 0, 1, 0], [0, 0.5, 0, 1]]
+W_att = [[1, 0, 0, 1], [0, 1, 1, 0]]
+W_out = [[1, 0], [0, 1], [-1, 1]]
+vocab = ["I", "am", "<eos>"]
+targets = ["I", "am"]
+
+[training]
+optimizer = "sgd"
+lr = 0.5
+"""

@@ -142,7 +142,8 @@ def test_every_problem_compiles_with_pdflatex(cli: Any, tmp_path: Path, path: Pa
     text = subprocess.run(["pdftotext", "-layout", str(out), "-"], capture_output=True, text=True, check=True).stdout
     d = solve_file(path.name)
     assert d.problem.title.split(":")[0].replace('"', "") in text.replace("”", "").replace("“", "")
-    final = "weights" if "weights" in d.step_ids else "probabilities"
+    numeric = [s.id for s in d.steps if not isinstance(s.value, str)]
+    final = next((i for i in ("weights", "probabilities", "loss") if i in d.step_ids), numeric[-1])
     for v in shown_values(d, final)[:4]:
         flat = v if isinstance(v, str) else None
         for x in [flat] if flat else v[:4]:

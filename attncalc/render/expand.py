@@ -105,7 +105,7 @@ def _rhs_Update(s: Update, idx: tuple[int, ...], n: Num) -> str:
 
 def update_decimals(s: Update, decimals: int) -> int:
     """Enough decimals to see an update: a step of 0.000476 needs 6 even when the sheet shows 2."""
-    delta = np.abs(np.asarray(s.value, dtype=float) - np.asarray(s.param, dtype=float))
+    delta = np.abs(np.asarray(s.shown, dtype=float) - np.asarray(s.param, dtype=float))
     delta = delta[delta > 0]
     if not delta.size:
         return decimals

@@ -394,7 +394,7 @@ class _Builder:
         self._result(s)
 
     def _step_Update(self, s: Update) -> None:
-        saved, self.dec = self.dec, expand.update_decimals(s, self.dec)
+        saved, self.dec = self.dec, expand.update_decimals(s, self.dec) if not self.d.carry_rounded else self.dec
         try:
             if self.dec != saved:
                 self.add(Para(f"Shown to {self.dec} decimals so that the change is visible.", "explain"))

@@ -325,7 +325,7 @@ class TextRenderer:
         yield self._result(s)
 
     def _step_Update(self, s: Update) -> Iterable[RenderableType]:
-        dec = expand.update_decimals(s, self.dec)
+        dec = expand.update_decimals(s, self.dec) if not self.d.carry_rounded else self.dec
         saved, self.dec = self.dec, dec
         try:
             if dec != saved:

@@ -16,12 +16,13 @@ _TOKEN = re.compile(
     r"|(?P<num>\d+(?:\.\d+)?)"
     r"|(?P<idx>\[\d+,\d+\])"
     r"|(?P<word>[A-Za-z]+)"
-    r"|(?P<sub>_(?:[A-Za-z0-9]+))"
+    r"|(?P<sub>_(?:[A-Za-z0-9]+(?:,[0-9]+)?))"
     r"|(?P<space>\s+)"
     r"|(?P<other>.)",
     re.S,
 )
 
+_ACCENTED = {"\x00": r"\tilde{h}", "\x01": r"\tilde{c}", "\x02": r"\hat{m}", "\x03": r"\hat{v}"}
 _FUNCS = {
     "exp": r"\exp",
     "tanh": r"\tanh",
@@ -56,6 +57,13 @@ _SYMBOLS = {
     "′": "'",
     "◀": "",
     "×": r"\times ",
+    "⊙": r"\odot ",
+    "σ": r"\sigma ",
+    "ε": r"\varepsilon ",
+    "→": r"\rightarrow ",
+    "←": r"\leftarrow ",
+    "|": r"|",
+    "₀": "_0",
 }
 _TEXT_ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -79,7 +87,9 @@ def tex_text(s: str) -> str:
 
 def to_tex(plain: str) -> str:
     """Plain notation → LaTeX math (without the surrounding $)."""
-    tokens = [(m.lastgroup or "", m.group()) for m in _TOKEN.finditer(plain.replace("h\u0303", "\x00"))]
+    for base, code in (("h", "\x00"), ("c", "\x01"), ("m", "\x02"), ("v", "\x03")):
+        plain = plain.replace(base + "\u0303", code).replace(base + "\u0302", code)
+    tokens = [(m.lastgroup or "", m.group()) for m in _TOKEN.finditer(plain)]
     pieces: list[str] = []  # " " marks a space, resolved at the end
     sqrt_open = False
     for i, (kind, text) in enumerate(tokens):
@@ -103,8 +113,8 @@ def to_tex(plain: str) -> str:
         elif kind == "space":
             pieces.append(r"\quad " if len(text) > 1 else " ")
             continue
-        elif text == "\x00":
-            piece = r"\tilde{h}"
+        elif text in _ACCENTED:
+            piece = _ACCENTED[text]
         elif text == "√":
             pieces.append(r"\sqrt{")
             sqrt_open = True
@@ -125,7 +135,12 @@ def to_tex(plain: str) -> str:
             out.append(r"\ " if before.startswith(r"\text") or after.startswith(r"\text") else " ")
         else:
             out.append(piece)
-    return "".join(out).strip()
+    text = "".join(out)
+    # a state at a time step written with its entry: p_1 then _i -> p_{1,i} (no double subscript)
+    text = re.sub(r"_\{([^{}]*)\}_\{([^{}]*)\}", r"_{\1,\2}", text)
+    text = re.sub(r"_\{([^{}]*)\}'_\{([^{}]*)\}", r"'_{\1,\2}", text)
+    # pdflatex without extra fonts has no glyphs beyond Latin-1 (Bengali labels, say)
+    return "".join(c if ord(c) < 0x100 else "?" for c in text).strip()
 
 
 def to_html(plain: str) -> str:

@@ -139,9 +139,16 @@ def _tex_safe(s: str) -> str:
         "█": "",
         "×": r"$\times$",
         "→": r"$\to$",
+        "←": r"$\leftarrow$",
+        "⊙": r"$\odot$",
+        "σ": r"$\sigma$",
+        "ε": r"$\varepsilon$",
+        "₀": r"$_0$",
+        "−": "-",
     }.items():
         out = out.replace(ch, rep)
-    out = out.replace("h\u0303", r"$\tilde h$")
+    for base in "hcmv":
+        out = out.replace(base + "\u0303", rf"$\tilde {base}$").replace(base + "\u0302", rf"$\hat {base}$")
     return "".join(c if ord(c) < 0x100 or c == "$" else "?" for c in out)
 
 
