@@ -346,7 +346,10 @@ def _sheets(derivations: list[Any], fmt: str, seed: int, count: int) -> dict[str
 
 @app.command()
 def new(
-    kind: Annotated[str, typer.Argument(help="attention | self-attention | softmax", show_default=False)],
+    kind: Annotated[
+        str,
+        typer.Argument(help="attention | self-attention | softmax | rnn | lstm | gru | seq2seq", show_default=False),
+    ],
     score: Annotated[
         str | None, typer.Option("--score", help="For attention: dot | scaled-dot | general | additive | concat.")
     ] = None,
