@@ -265,3 +265,15 @@ def softmax_inline(
         note=shift_note(z, shift_mode) if shifted else "",
         explain="Softmax over the vocabulary turns the logits into probabilities.",
     )
+
+
+def simplify_log(x: np.ndarray) -> np.ndarray:
+    """ln of exact products and quotients expanded (−ln(3/10) prints as −ln 3 + ln 10)."""
+    if not is_exact(x):
+        return x
+    import sympy as sp
+
+    out = np.empty(x.shape, dtype=object)
+    for idx, e in np.ndenumerate(x):
+        out[idx] = sp.expand_log(e, force=True)
+    return out

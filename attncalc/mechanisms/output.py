@@ -15,7 +15,7 @@ from ..derivation import Argmax, Combine, Gradient, Loss, Product, Step, Sum, Up
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..problem_rnn import OutputLayer, Training
-from .common import softmax_inline
+from .common import simplify_log, softmax_inline
 
 
 def one_step(
@@ -74,7 +74,7 @@ def one_step(
     if out.targets is not None:
         k = out.targets[t - 1]
         p_t = probs[k]
-        loss = chain.finish(pre + "loss", _log_simplified(-chain.log(np.asarray([p_t], dtype=probs.dtype))).reshape(()))
+        loss = chain.finish(pre + "loss", simplify_log(-chain.log(np.asarray([p_t], dtype=probs.dtype))).reshape(()))
         steps.append(
             Loss(
                 id=pre + "loss",
@@ -138,7 +138,7 @@ def sequence_steps(
     total = per_step[0]
     for x in per_step[1:]:
         total = total + x
-    total = chain.finish("loss", _log_simplified(np.asarray([total], dtype=per_step.dtype)).reshape(()))
+    total = chain.finish("loss", simplify_log(np.asarray([total], dtype=per_step.dtype)).reshape(()))
     steps.append(
         Sum(
             id="loss",
@@ -272,14 +272,3 @@ def update(
         v_hat=v_hat,
         explain=explain,
     )
-
-
-def _log_simplified(x: np.ndarray) -> np.ndarray:
-    if not is_exact(x):
-        return x
-    import sympy as sp
-
-    out = np.empty(x.shape, dtype=object)
-    for idx, e in np.ndenumerate(x):
-        out[idx] = sp.expand_log(e, force=True)
-    return out

@@ -9,7 +9,7 @@ from ..derivation import Gradient, Input, Loss, Map, Step
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..problem import Problem
-from .common import SoftmaxNames, softmax_steps
+from .common import SoftmaxNames, simplify_log, softmax_steps
 
 
 def inputs(p: Problem) -> list[Input]:
@@ -53,7 +53,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     label = labels[t] if labels else str(t)
     p_t = probs[t]
     loss_value = -chain.log(np.asarray([p_t], dtype=probs.dtype))
-    loss = chain.finish("loss", _simplify_log(loss_value)).reshape(())
+    loss = chain.finish("loss", simplify_log(loss_value)).reshape(())
     steps.append(
         Loss(
             id="loss",
@@ -91,14 +91,3 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         )
     )
     return steps
-
-
-def _simplify_log(x: np.ndarray) -> np.ndarray:
-    if not is_exact(x):
-        return x
-    import sympy as sp
-
-    out = np.empty(x.shape, dtype=object)
-    for idx, e in np.ndenumerate(x):
-        out[idx] = sp.expand_log(e, force=True)
-    return out
