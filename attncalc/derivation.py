@@ -31,7 +31,7 @@ class Step:
     id: str
     title: str
     formula: str  # plain text, e.g. "e_i = s · h_i"
-    latex: str  # the same formula in LaTeX
+    latex: str  # the same formula in LaTeX ("": typeset from ``formula`` by the renderers)
     symbol: str  # the name of one entry, used when expanding: "e", "alpha", "c"
     value: Any  # float64 array (a str for a prediction)
     exact: Any = None  # object array of sympy expressions, or None

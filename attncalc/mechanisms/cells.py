@@ -96,7 +96,7 @@ def cell_step(
                     id=gid,
                     title=f"{GATE_TITLE[g]} (given)",
                     formula=f"{sym} as stated by the problem",
-                    latex=sym,
+                    latex="",
                     symbol=sym,
                     value=v,
                     explain="The problem states these values instead of the weights that produce them.",
@@ -109,13 +109,14 @@ def cell_step(
         b = chain.given(cell.bx[g]) + chain.given(cell.bh[g])
         z = chain.finish(gid + "_pre", chain.matmul(W, hx[1]) + b)
         W_name = _weight_name(cell, g)
+        z_sym = f"z{GATE_SYMBOL[g]}_{t}"
         steps.append(
             Product(
                 id=gid + "_pre",
                 title=f"{GATE_TITLE[g]}: pre-activation",
-                formula=f"{W_name}·[{h_label}; {x_label}] + {_bias_name(cell, g)}",
-                latex=f"{W_name} [{h_label}; {x_label}] + {_bias_name(cell, g)}",
-                symbol=f"z{GATE_SYMBOL[g]}_{t}" if g in ("g", "n") else f"z{g}_{t}",
+                formula=f"{z_sym} = {W_name}·[{h_label}; {x_label}] + {_bias_name(cell, g)}",
+                latex="",
+                symbol=z_sym,
                 value=z,
                 left=W,
                 right=hx[1],
@@ -136,7 +137,7 @@ def cell_step(
                 id=gid,
                 title=GATE_TITLE[g],
                 formula=f"{sym} = {shown_act}({steps[-1].symbol})",
-                latex=f"{sym} = {shown_act}({steps[-1].symbol})",
+                latex="",
                 symbol=sym,
                 value=v,
                 fn=act,
@@ -160,7 +161,7 @@ def cell_step(
             _combine(
                 pre + "retained",
                 "Retained memory",
-                f"f_{t} ⊙ {c_prev_name}",
+                f"(f⊙c)_{t} = f_{t} ⊙ {c_prev_name}",
                 f"(f⊙c)_{t}",
                 kept,
                 ((f, c),),
@@ -172,7 +173,7 @@ def cell_step(
             _combine(
                 pre + "new",
                 "New memory",
-                f"i_{t} ⊙ c\u0303_{t}",
+                f"(i⊙c\u0303)_{t} = i_{t} ⊙ c\u0303_{t}",
                 f"(i⊙c\u0303)_{t}",
                 new,
                 ((i, cand),),
@@ -185,7 +186,7 @@ def cell_step(
                 id=pre + "c",
                 title="Cell state",
                 formula=f"c_{t} = f_{t} ⊙ {c_prev_name} + i_{t} ⊙ c\u0303_{t}",
-                latex=f"c_{t} = f_{t} ⊙ {c_prev_name} + i_{t} ⊙ c\u0303_{t}",
+                latex="",
                 symbol=_sub("c", t),
                 value=c_new,
                 parts=(kept, new),
@@ -200,7 +201,7 @@ def cell_step(
                 id=pre + "tanh_c",
                 title="Squashed cell state",
                 formula=f"tanh(c_{t})",
-                latex=f"tanh(c_{t})",
+                latex="",
                 symbol=f"tanh(c_{t})",
                 value=tc,
                 fn="tanh",
@@ -255,8 +256,8 @@ def cell_step(
                 Product(
                     id=pre + "h_tilde_pre",
                     title="Candidate state: pre-activation",
-                    formula=f"{_weight_name(cell, 'n')}·[r_{t} ⊙ {h_label}; {x_label}] + {_bias_name(cell, 'n')}",
-                    latex=f"{_weight_name(cell, 'n')} [r_{t} ⊙ {h_label}; {x_label}] + {_bias_name(cell, 'n')}",
+                    formula=f"zh\u0303_{t} = {_weight_name(cell, 'n')}·[r_{t} ⊙ {h_label}; {x_label}] + {_bias_name(cell, 'n')}",
+                    latex="",
                     symbol=f"zh\u0303_{t}",
                     value=zn,
                     left=W,
@@ -273,14 +274,14 @@ def cell_step(
                 Product(
                     id=pre + "xn",
                     title="Candidate: input part",
-                    formula=f"W_in·{x_label} + b_in",
-                    latex=f"W_in {x_label} + b_in",
+                    formula=f"xn_{t} = W_in·{x_label} + b_in",
+                    latex="",
                     symbol=f"xn_{t}",
                     value=xn,
                     left=Wx,
                     right=x,
                     bias=bx,
-                    explain=_layout_note(cell, "n"),
+                    explain=_layout_note(cell, "n", "input"),
                 )
             )
             hn = chain.finish(pre + "hn", chain.matmul(Wh, h) + bh)
@@ -288,14 +289,15 @@ def cell_step(
                 Product(
                     id=pre + "hn",
                     title="Candidate: recurrent part",
-                    formula=f"W_hn·{h_label} + b_hn",
-                    latex=f"W_hn {h_label} + b_hn",
+                    formula=f"hn_{t} = W_hn·{h_label} + b_hn",
+                    latex="",
                     symbol=f"hn_{t}",
                     value=hn,
                     left=Wh,
                     right=h,
                     bias=bh,
-                    explain="With the reset gate applied after the product (PyTorch, Keras reset_after), this part is computed on its own.",
+                    explain="With the reset gate applied after the product (PyTorch, Keras reset_after), this part "
+                    "is computed on its own. " + _layout_note(cell, "n", "recurrent"),
                 )
             )
             zn = chain.finish(pre + "h_tilde_pre", xn + _mul(r, hn))
@@ -303,7 +305,7 @@ def cell_step(
                 _combine(
                     pre + "h_tilde_pre",
                     "Candidate state: pre-activation",
-                    f"xn_{t} + r_{t} ⊙ hn_{t}",
+                    f"zh\u0303_{t} = xn_{t} + r_{t} ⊙ hn_{t}",
                     f"zh\u0303_{t}",
                     zn,
                     ((xn,), (r, hn)),
@@ -316,7 +318,7 @@ def cell_step(
                 id=pre + "h_tilde",
                 title=GATE_TITLE["n"],
                 formula=f"{n_sym} = tanh(zh\u0303_{t})",
-                latex=f"{n_sym} = tanh(zh\u0303_{t})",
+                latex="",
                 symbol=n_sym,
                 value=n,
                 fn="tanh",
@@ -348,7 +350,7 @@ def cell_step(
             id=pre + "h",
             title="Hidden state",
             formula=formula,
-            latex=formula,
+            latex="",
             symbol=_sub(hs, t),
             value=h_new,
             terms=terms,
@@ -380,7 +382,7 @@ def _concat(chain: Chain, sid: str, parts: list[np.ndarray], names: list[str], l
         id=sid,
         title="Concatenated input",
         formula=f"{label}",
-        latex=label,
+        latex="",
         symbol=label,
         value=v,
         parts=tuple(parts),
@@ -403,7 +405,7 @@ def _combine(
         id=sid,
         title=title,
         formula=formula,
-        latex=formula,
+        latex="",
         symbol=symbol,
         value=value,
         terms=terms,
@@ -428,7 +430,8 @@ def _bias_name(cell: Cell, g: str) -> str:
     return f"b_{g}"
 
 
-def _layout_note(cell: Cell, g: str) -> str:
+def _layout_note(cell: Cell, g: str, part: str = "both") -> str:
+    """Where a gate's weights sit in the stacked layouts; ``part`` is input, recurrent or both (over [h; x])."""
     if cell.layout == "gates":
         return ""
     from ..problem_rnn import STACK_ORDER
@@ -436,13 +439,23 @@ def _layout_note(cell: Cell, g: str) -> str:
     order = STACK_ORDER[(cell.kind, cell.layout)]
     k = order.index(g)
     d = cell.d_h
-    rows = f"{k * d + 1}–{(k + 1) * d}"
+    span = f"{k * d + 1}–{(k + 1) * d}"
     if cell.layout == "pytorch":
+        where = f"From PyTorch's stacked weights (gate order {', '.join(order)}): "
+        sides = {"input": ("weight_ih", "bias_ih"), "recurrent": ("weight_hh", "bias_hh")}
+        if part in sides:
+            W, b = sides[part]
+            return where + f"rows {span} of {W}, and of {b}."
         return (
-            f"From PyTorch's stacked weights (gate order {', '.join(order)}): W_{g} = [rows {rows} of weight_hh | "
-            f"rows {rows} of weight_ih], b_{g} = bias_ih + bias_hh on those rows."
+            where
+            + f"W_{g} = [rows {span} of weight_hh | rows {span} of weight_ih], b_{g} = bias_ih + bias_hh on those rows."
         )
-    return (
-        f"From Keras's kernels (gate order {', '.join(order)}): W_{g} = [columns {rows} of recurrent_kernel | "
-        f"columns {rows} of kernel], transposed; b_{g} = bias on those columns."
+    where = f"From Keras's kernels (gate order {', '.join(order)}): "
+    if part == "input":
+        return where + f"columns {span} of kernel, transposed, and of bias row 1."
+    if part == "recurrent":
+        return where + f"columns {span} of recurrent_kernel, transposed, and of bias row 2."
+    return where + (
+        f"W_{g} = [columns {span} of recurrent_kernel | columns {span} of kernel], transposed; "
+        f"b_{g} = bias on those columns."
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -250,11 +251,12 @@ def softmax_inline(
     if chain.mode == "hand":
         total = chain.finish(step_id + ".sum", total)
     p = chain.finish(step_id, _normalise(chain, z, exps, total, m, False))
+    o_i, a_i, a_j = entry(out, "i"), entry(arg, "i"), entry(arg, "j")
     return Softmax(
         id=step_id,
         title=title,
-        formula=f"{out}_i = exp({arg}_i) / Σ_j exp({arg}_j)",
-        latex=rf"{out}_i = \frac{{\exp({arg}_i)}}{{\sum_j \exp({arg}_j)}}",
+        formula=f"{o_i} = exp({a_i}) / Σ_j exp({a_j})",
+        latex=rf"{tex_entry(out, 'i')} = \frac{{\exp({tex_entry(arg, 'i')})}}{{\sum_j \exp({tex_entry(arg, 'j')})}}",
         symbol=out,
         value=p,
         rows=rows,
@@ -277,3 +279,16 @@ def simplify_log(x: np.ndarray) -> np.ndarray:
     for idx, e in np.ndenumerate(x):
         out[idx] = sp.expand_log(e, force=True)
     return out
+
+
+_TIMED = re.compile(r"_(\d+)$")
+
+
+def entry(symbol: str, index: str) -> str:
+    """An entry of a symbol in formulas: p_i, or p_1,i for a state at time step 1."""
+    return f"{symbol},{index}" if _TIMED.search(symbol) else f"{symbol}_{index}"
+
+
+def tex_entry(symbol: str, index: str) -> str:
+    """The same in LaTeX: p_i, or p_{1,i}."""
+    return _TIMED.sub(rf"_{{\1,{index}}}", symbol) if _TIMED.search(symbol) else f"{symbol}_{index}"

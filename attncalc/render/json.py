@@ -11,6 +11,7 @@ import numpy as np
 from ..derivation import Derivation, Step
 from .exact import exact_nested
 from .fmt import fmt_array
+from .typeset import to_tex
 
 
 def _floats(x: Any) -> Any:
@@ -34,7 +35,7 @@ def step_dict(step: Step, decimals: int) -> dict[str, Any]:
         "id": step.id,
         "title": step.title,
         "formula": step.formula,
-        "latex": step.latex,
+        "latex": step.latex or to_tex(step.formula),
         "value": _floats(step.value),
         "exact": exact,
         "shown": fmt_array(step.shown, decimals, inf="inf"),

@@ -170,7 +170,8 @@ class _Builder:
         self.givens()
         tl = timeline.Timeline(self.d) if timeline.applies(self.d) else None
         if tl is not None:
-            self.add(Table(tuple(tl.header), tuple(tuple(r) for r in tl.rows(self.n)), caption=tl.title))
+            for table in tl.tables(self.n):
+                self.add(Table(tuple(table.header), tuple(tuple(r) for r in table.rows), caption=table.title))
         for k, s in enumerate(self.d.steps, 1):
             if tl is not None and s.id in tl.section_starts:
                 self.add(Heading(tl.section_starts[s.id], 3))
@@ -362,7 +363,9 @@ class _Builder:
                 lines.append(("⋮", ""))
                 continue
             remark = "; ".join(x for x in (labels[i], expand.aside(s, (i,), float(s.shown[i]), self.dec)) if x)
-            lines.append((f"p_{i + 1} = {expand.rhs(s, (i,), self.dec)} = {self.n(s.shown[i])}", remark))
+            lines.append(
+                (f"{entry_label(s.symbol, (i,))} = {expand.rhs(s, (i,), self.dec)} = {self.n(s.shown[i])}", remark)
+            )
         self.add(MathLines(tuple(lines)))
 
     def _step_Argmax(self, s: Argmax) -> None:

@@ -72,8 +72,9 @@ class TextRenderer:
             out.append(self._input(inp))
         tl = timeline.Timeline(d) if timeline.applies(d) else None
         if tl is not None:
-            out.append(Text(""))
-            out.append(self._timeline(tl))
+            for table in tl.tables(self.n):
+                out.append(Text(""))
+                out.append(self._overview(table))
         for k, step in enumerate(d.steps, 1):
             if tl is not None and step.id in tl.section_starts:
                 out.append(Text(""))
@@ -83,6 +84,7 @@ class TextRenderer:
             if step.id == "weights" and d.problem.kind == "attention":
                 out.append(self._attention_table())
             if tl is not None and step.id in tl.table_after:
+                out.append(Text(""))
                 out.append(self._gate_table(tl, tl.table_after[step.id]))
         if d.headline:
             out.append(Text(""))
@@ -285,7 +287,7 @@ class TextRenderer:
                 yield Text("    ⋮")
                 continue
             yield Text(
-                f"  p({labels[i]}) = {expand.rhs(s, (i,), self.dec)} = {self.n(s.shown[i])}"
+                f"  {s.symbol}({labels[i]}) = {expand.rhs(s, (i,), self.dec)} = {self.n(s.shown[i])}"
                 + self._aside(s, (i,), s.shown[i])
             )
 
@@ -335,11 +337,11 @@ class TextRenderer:
             self.dec = saved
 
     # ------------------------------------------------------------------ recurrent views
-    def _timeline(self, tl: timeline.Timeline) -> RenderableType:
-        t = Table(title=tl.title, box=box.SIMPLE_HEAVY, title_justify="left")
-        for name in tl.header:
-            t.add_column(name, justify="left" if name in ("step", "token", "input", "target", "ŷ") else "right")
-        for row in tl.rows(self.n):
+    def _overview(self, table: timeline.Overview) -> RenderableType:
+        t = Table(title=table.title, box=box.SIMPLE_HEAVY, title_justify="left")
+        for name in table.header:
+            t.add_column(name, justify="right" if name in ("p(target)", "L_t") else "left")
+        for row in table.rows:
             t.add_row(*row)
         return t
 

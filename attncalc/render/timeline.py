@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..derivation import Derivation, Step
+from ..derivation import Derivation, Loss, Step
 from .fmt import elide
 
 WIDE = 8  # state entries shown in full; wider states keep the first three and the last
@@ -36,6 +36,15 @@ GATE_ROWS = (
 
 def applies(d: Derivation) -> bool:
     return d.problem.kind in ("rnn", "lstm", "gru", "seq2seq")
+
+
+@dataclass(frozen=True)
+class Overview:
+    """One table of the timeline."""
+
+    title: str
+    header: list[str]
+    rows: list[list[str]]
 
 
 @dataclass(frozen=True)
@@ -72,63 +81,77 @@ class Timeline:
                 self.table_after[last_of[b.prefix]] = b
         if d.problem.kind == "seq2seq":
             for s in d.steps:
-                head = s.id.split(".")[0]
-                label = {"encoder": "Encoder", "decoder": "Decoder"}.get(head, "Loss, gradient and update")
+                label = _section(s.id)
                 if label not in self.section_starts.values():
                     self.section_starts[s.id] = label
-        self.title = "Timeline"
 
     # -- the timeline ----------------------------------------------------------------
-    @property
-    def header(self) -> list[str]:
-        h = ["step", "token"]
-        if any(self._get(b.prefix + "c") is not None for b in self.blocks):
-            h.append("c_t")
-        h.append("h_t")
-        if any(self._get(b.prefix + "weights") is not None for b in self.blocks):
-            h.append("attends most to")
-        if any(self._get(b.prefix + "prediction") is not None for b in self.blocks):
-            h += ["ŷ", "target", "p(target)", "L_t"]
-        return h
-
-    def rows(self, n: Callable[[Any], str]) -> list[list[str]]:
-        out = []
-        header = self.header
+    def tables(self, n: Callable[[Any], str]) -> list[Overview]:
+        """The timeline as narrow tables: states per step, then predictions and losses per step."""
         p = self.d.problem
-        for b in self.blocks:
-            if b.prefix.startswith("encoder.") and b.prefix.count(".") == 3 and self._get(b.prefix + "h") is None:
+        out = []
+        if p.kind == "seq2seq":
+            enc = [b for b in self.blocks if _side(b) == "encoder"]
+            both = [b for b in enc if self._get(b.prefix + "state") is not None]
+            out.append(self._states("Encoder states", both or enc, n, "h_t"))
+            s_name = "s_t" if p.seq2seq is not None and p.seq2seq.attention == "bahdanau" else "h_t"
+            out.append(self._states("Decoder states", [b for b in self.blocks if _side(b) == "decoder"], n, s_name))
+        else:
+            out.append(self._states("States", self.blocks, n, "h_t"))
+        preds = [b for b in self.blocks if self._get(b.prefix + "prediction") is not None]
+        if preds:
+            out.append(self._predictions(preds, n))
+        return [t for t in out if t.rows]
+
+    def _states(self, title: str, blocks: list[Block], n: Callable[[Any], str], h_name: str) -> Overview:
+        has_c = any(self._get(b.prefix + "c") is not None for b in blocks)
+        header = ["t", "input", *(["c_t"] if has_c else []), h_name]
+        rows = []
+        for b in blocks:
+            h = self._get(b.prefix + "state") or self._get(b.prefix + "h")
+            if h is None:
                 continue
-            row = {"step": b.title, "token": self._token(b)}
             c = self._get(b.prefix + "c")
-            row["c_t"] = self.vec(c.shown, n) if c is not None else ""
-            h = self._get(b.prefix + "h") or self._get(b.prefix + "state")
-            row["h_t"] = self.vec(h.shown, n) if h is not None else ""
+            cells = [_time(b), self._token(b)]
+            if has_c:
+                cells.append(self.vec(c.shown, n) if c is not None else "")
+            rows.append([*cells, self.vec(h.shown, n)])
+        return Overview(title, header, rows)
+
+    def _predictions(self, blocks: list[Block], n: Callable[[Any], str]) -> Overview:
+        p = self.d.problem
+        attends = any(self._get(b.prefix + "weights") is not None for b in blocks)
+        header = ["t", *(["attends most to"] if attends else []), "ŷ", "target", "p(target)", "L_t"]
+        rows = []
+        for b in blocks:
+            row = [_time(b)]
             w = self._get(b.prefix + "weights")
-            if w is not None:
-                k = int(np.argmax(np.asarray(w.shown, dtype=float)))
-                labels = p.tokens or tuple(f"h_{i + 1}" for i in range(len(np.asarray(w.shown))))
-                row["attends most to"] = f"{labels[k]} ({n(np.asarray(w.shown)[k])})"
+            if attends and w is not None:
+                weights = np.asarray(w.shown, dtype=float)
+                k = int(np.argmax(weights))
+                labels = p.tokens or tuple(f"h_{i + 1}" for i in range(len(weights)))
+                row.append(f"{labels[k]} ({n(weights[k])})")
             pred = self._get(b.prefix + "prediction")
             loss = self._get(b.prefix + "loss")
-            if pred is not None:
-                row["ŷ"] = str(pred.value)
-                if loss is not None:
-                    target = getattr(loss, "label", "")
-                    row["target"] = target + ("  ✓" if target == pred.value else "  ✗")
-                    row["p(target)"] = n(getattr(loss, "prob", float("nan")))
-                    row["L_t"] = n(loss.shown)
-            out.append([row.get(k, "") for k in header])
-        return out
+            assert pred is not None
+            row.append(str(pred.value))
+            if isinstance(loss, Loss):
+                row += [loss.label + ("  ✓" if loss.label == pred.value else "  ✗"), n(loss.prob), n(loss.shown)]
+            else:
+                row += ["", "", ""]
+            rows.append(row)
+        return Overview("Predictions", header, rows)
 
     def _token(self, b: Block) -> str:
         p = self.d.problem
-        parts = b.prefix.rstrip(".").split(".")
-        t = int(parts[-1])
-        if parts[0] in ("encoder",) or p.kind != "seq2seq":
-            if p.tokens is not None and t - 1 < len(p.tokens):
-                return p.tokens[t - 1]
-            return f"x_{t}"
-        return f"y_{t - 1}"
+        t = int(b.prefix.rstrip(".").split(".")[-1])
+        if _side(b) == "decoder":
+            return f"y_{t - 1}"
+        if p.tokens is not None and t - 1 < len(p.tokens):
+            return p.tokens[t - 1]
+        if p.recurrent is not None and p.recurrent.x is None:
+            return "(gates given)"
+        return f"x_{t}"
 
     # -- gate tables -----------------------------------------------------------------
     def _rows_of(self, b: Block) -> list[tuple[str, Step]]:
@@ -160,6 +183,28 @@ class Timeline:
 
     def _get(self, sid: str) -> Step | None:
         return self.by_id.get(sid)
+
+
+TRAINING_IDS = ("sequence_probability", "loss", "grad_W_out", "grad_b_out", "W_out_new", "b_out_new")
+
+
+def _section(step_id: str) -> str:
+    """The part of a seq2seq derivation a step belongs to."""
+    if step_id.startswith("encoder."):
+        return "Encoder"
+    if step_id in TRAINING_IDS or step_id.endswith(".grad_logits"):
+        return "Loss, gradient and update"
+    return "Decoder"
+
+
+def _side(b: Block) -> str:
+    return b.prefix.split(".")[0] if b.prefix.split(".")[0] in ("encoder", "decoder") else ""
+
+
+def _time(b: Block) -> str:
+    """The time column: 2, or 2 → / 2 ← for the two directions of a bidirectional encoder."""
+    parts = b.prefix.rstrip(".").split(".")
+    return parts[-1] + {"fwd": " →", "bwd": " ←"}.get(parts[1], "") if len(parts) == 3 else parts[-1]
 
 
 def _block_title(prefix: str) -> str:
