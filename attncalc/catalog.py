@@ -86,11 +86,7 @@ def _cell_ids(prefix: str, which: str) -> list[tuple[str, str]]:
 
 def _any_cell(prefix: str) -> list[tuple[str, str]]:
     """The ids of every cell type, in one order all three respect."""
-    merged = dict(_RNN[:2])
-    merged.update(dict(_LSTM[1:]))
-    merged.update(dict(_GRU[1:]))
-    merged["t.h"] = "hidden state"
-    merged.pop("t.h")
+    merged = dict(_RNN[:2]) | dict(_LSTM[1:-1]) | dict(_GRU[1:-1])  # each list ends with t.h
     return [(prefix + i, d) for i, d in merged.items()] + [(prefix + "t.h", "hidden state")]
 
 

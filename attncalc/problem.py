@@ -12,14 +12,16 @@ import tomllib
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import catalog
 from .errors import NumberSyntaxError, ProblemError
 from .numbers import Node, parse_number, to_exact, to_float
-from .problem_rnn import Recurrent, Seq2Seq
+
+if TYPE_CHECKING:  # problem_rnn reads its tables with this module's _Reader and Given
+    from .problem_rnn import Recurrent, Seq2Seq
 
 
 @dataclass(frozen=True, eq=False)

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .numbers import parse_number
+from .numbers import parse_number, to_float
+from .problem import Given
 
 if TYPE_CHECKING:
-    from .problem import Given, _Reader
+    from .problem import _Reader
 
 CELLS = ("rnn", "lstm", "gru")
 LAYOUTS = ("gates", "pytorch", "keras")
@@ -132,14 +133,10 @@ class Seq2Seq:
 
 
 def _zeros(name: str, n: int) -> Given:
-    from .problem import Given
-
     return Given.from_floats(name, np.zeros(n))
 
 
 def _slice(g: Given, name: str, rows: slice | None = None, cols: slice | None = None, transpose: bool = False) -> Given:
-    from .problem import Given
-
     nodes, floats = g.nodes, g.floats
     if transpose:
         nodes, floats = nodes.T, floats.T
@@ -152,8 +149,6 @@ def _slice(g: Given, name: str, rows: slice | None = None, cols: slice | None = 
 
 def _vector_or_rows(r: _Reader, raw: Any, key: str) -> Given:
     """A vector (one step) or a matrix (one row per step), always returned as rows."""
-    from .problem import Given
-
     if isinstance(raw, list) and raw and not any(isinstance(x, list) for x in raw):
         v = r.vector(raw, key)
         return Given(v.name, v.nodes.reshape(1, -1), v.floats.reshape(1, -1))
@@ -223,12 +218,9 @@ def training(r: _Reader, raw: Any, has_targets: bool) -> Training | None:
     nums = {}
     defaults = {"lr": "0.1" if opt == "sgd" else "0.001", "beta1": "0.9", "beta2": "0.999", "eps": "1e-8"}
     for k, default in defaults.items():
-        raw_v = t.get(k, default)
         if k != "lr" and opt == "sgd" and k in t:
             raise r.fail(f"training.{k}", "belongs to optimizer 'adam'")
-        node = r.number(raw_v, f"training.{k}") if k in t else parse_number(default)
-        from .numbers import to_float
-
+        node = r.number(t[k], f"training.{k}") if k in t else parse_number(default)
         v = to_float(node)
         if k == "lr" and not v > 0:
             raise r.fail("training.lr", "must be greater than 0")
@@ -413,8 +405,6 @@ def read_cell(
 
 
 def _flat(g: Given) -> Given:
-    from .problem import Given
-
     return Given(g.name, g.nodes.reshape(-1), g.floats.reshape(-1))
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from ..arith import Chain, is_exact
 from ..derivation import Add, Combine, Concat, Map, Product, Stated, Step
 from ..problem import Given
-from ..problem_rnn import Cell
+from ..problem_rnn import GATES, Cell
 
 # How each gate is named in ids and symbols, and its activation.
 GATE_NAME = {"f": "f", "i": "i", "g": "c_tilde", "o": "o", "r": "r", "z": "z", "n": "h_tilde", "h": "h"}
@@ -49,11 +49,6 @@ class Names:
 
     prefix: str = ""  # "" | "encoder." | "encoder.fwd." | "decoder."
     h: str = "h"  # symbol of the hidden state (the decoder's is s)
-    x: str = "x"  # symbol of the input
-
-
-def vec(chain: Chain, g: Given) -> np.ndarray:
-    return chain.given(g)
 
 
 def _sub(symbol: str, t: int) -> str:
@@ -77,11 +72,8 @@ def cell_step(
     pre = f"{names.prefix}{t}."
     steps: list[Step] = []
     hs = names.h
-    computed = [g for g in _order(kind) if g not in stated and g != "n"] + (
-        ["n"] if kind == "gru" and "n" not in stated else []
-    )
-    hx = None
-    if x is not None and any(g != "n" for g in computed):
+    hx = None  # [h; x], read by every computed gate except the GRU candidate (which builds its own)
+    if x is not None and any(g != "n" and g not in stated for g in GATES[kind]):
         hx = _concat(chain, pre + "hx", [h, x], [h_label, x_label], f"[{h_label}; {x_label}]")
         steps.append(hx[0])
     values: dict[str, np.ndarray] = {}
@@ -359,10 +351,6 @@ def cell_step(
         )
     )
     return steps, h_new, None
-
-
-def _order(kind: str) -> tuple[str, ...]:
-    return {"rnn": ("h",), "lstm": ("f", "i", "g", "o"), "gru": ("r", "z", "n")}[kind]
 
 
 def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:

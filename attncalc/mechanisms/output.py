@@ -14,6 +14,7 @@ from ..arith import Chain, is_exact, to_float
 from ..derivation import Argmax, Combine, Gradient, Loss, Product, Step, Sum, Update
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
+from ..problem import Given
 from ..problem_rnn import OutputLayer, Training
 from .common import simplify_log, softmax_inline
 
@@ -221,13 +222,13 @@ def update(
     chain: Chain,
     sid: str,
     name: str,
-    param_given: object,
+    param_given: Given,
     grad: np.ndarray,
     training: Training,
     rows: tuple[str, ...] | None,
     cols: tuple[str, ...] | None,
 ) -> Update:
-    theta = chain.given(param_given)  # type: ignore[arg-type]
+    theta = chain.given(param_given)
     theta, grad = chain.coerce(theta, grad)
     lr = chain.number(lambda: to_exact(training.lr), node_float(training.lr))
     opt = training.optimizer

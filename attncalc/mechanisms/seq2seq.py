@@ -14,6 +14,7 @@ import numpy as np
 from ..arith import Chain
 from ..derivation import Concat, Input, Map, Product, Step
 from ..problem import Problem
+from ..problem_rnn import Cell, Seq2Seq
 from . import output
 from .cells import Names, cell_step
 from .common import softmax_inline
@@ -61,7 +62,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     labels = p.tokens or tuple(f"h_{i + 1}" for i in range(n))
 
     # -- encoder ----------------------------------------------------------------------------
-    def run_cell(cell, names: Names, order: list[int], arrow: str) -> tuple[list, list, np.ndarray | None]:  # type: ignore[no-untyped-def]
+    def run_cell(cell: Cell, names: Names, order: list[int], arrow: str) -> tuple[list[np.ndarray], np.ndarray | None]:
+        """The cell over the positions in ``order``: its states by position (1..n), and its last cell state."""
         h = chain.given(s.enc_h0)
         c = chain.given(s.enc_c0) if s.enc_c0 is not None else None
         hs: dict[int, np.ndarray] = {}
@@ -72,15 +74,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             steps.extend(body)
             hs[t] = h
             prev = t
-        return [hs[t] for t in range(1, n + 1)], [], c
+        return [hs[t] for t in range(1, n + 1)], c
 
     if s.reverse is None:
-        H_list, _, c_last = run_cell(s.encoder, Names("encoder."), list(range(1, n + 1)), "")
+        H_list, c_last = run_cell(s.encoder, Names("encoder."), list(range(1, n + 1)), "")
         final_h = H_list[-1]
         final_c = c_last
     else:
-        fwd, _, c_f = run_cell(s.encoder, Names("encoder.fwd.", h="h→"), list(range(1, n + 1)), "→")
-        bwd, _, c_b = run_cell(s.reverse, Names("encoder.bwd.", h="h←"), list(range(n, 0, -1)), "←")
+        fwd, c_f = run_cell(s.encoder, Names("encoder.fwd.", h="h→"), list(range(1, n + 1)), "→")
+        bwd, c_b = run_cell(s.reverse, Names("encoder.bwd.", h="h←"), list(range(n, 0, -1)), "←")
         H_list = []
         for t in range(1, n + 1):
             parts = chain.coerce(fwd[t - 1], bwd[t - 1])
@@ -129,7 +131,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     c = (chain.given(s.dec_c0) if s.dec_c0 is not None else final_c) if dec.kind == "lstm" else None
     Y = chain.given(s.inputs)
     T = Y.shape[0]
-    h_tilde = None
+    # Luong's input feeding starts from h~_0 = 0
+    h_tilde = np.zeros(s.W_c.shape[0]) if s.W_c is not None else np.zeros(0)
     us, probs, losses, prefixes = [], [], [], []
     u_name = "h̃" if s.attention == "luong" else "s"
     for t in range(1, T + 1):
@@ -145,13 +148,11 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             u = h
         else:
             if s.input_feeding:
-                prev = h_tilde if h_tilde is not None else np.zeros(s.W_c.shape[0]) if s.W_c is not None else None  # type: ignore[union-attr]
-                assert prev is not None
                 inp = _concat(
                     chain,
                     steps,
                     pre + "input",
-                    [y, prev],
+                    [y, h_tilde],
                     [f"y_{t - 1}", f"h̃_{t - 1}"],
                     "Decoder input (input feeding)",
                 )
@@ -227,7 +228,7 @@ def _concat(
 
 def _attend(
     chain: Chain,
-    s: object,
+    s: Seq2Seq,
     steps: list[Step],
     pre: str,
     t: int,
@@ -239,61 +240,48 @@ def _attend(
     shift_mode: str,
 ) -> np.ndarray:
     """scores, weights and context of one decoder step; returns the context."""
-    score = s.score  # type: ignore[attr-defined]
-    if score == "dot":
-        H_, q_ = chain.coerce(H, q)
-        e = chain.finish(pre + "scores", chain.matmul(H_, q_))
+    score = s.score
+    if score in ("dot", "general"):
+        query, query_name = q, q_name
+        if score == "general":
+            assert s.W_a is not None
+            Wa, q_ = chain.coerce(chain.given(s.W_a), q)
+            query = chain.finish(pre + "projected_query", chain.matmul(Wa.T, q_))
+            query_name = f"(W_aᵀ {q_name})"
+            steps.append(
+                Product(
+                    id=pre + "projected_query",
+                    title="Query through W_a",
+                    formula=f"W_aᵀ {q_name}  (a vector of length d_enc)",
+                    latex="",
+                    symbol=f"W_aᵀ {q_name}",
+                    value=query,
+                    left=Wa.T,
+                    right=q_,
+                    explain=f"{q_name} · (W_a h_i) = (W_aᵀ {q_name}) · h_i: W_a is applied once, to the query.",
+                )
+            )
+        H_, query_ = chain.coerce(H, query)
+        e = chain.finish(pre + "scores", chain.matmul(H_, query_))
         steps.append(
             Product(
                 id=pre + "scores",
-                title="Attention scores",
-                formula=f"e_{t},i = {q_name} · h_i",
+                title="Attention scores" + (" (general)" if score == "general" else ""),
+                formula=f"e_{t},i = {query_name} · h_i",
                 latex="",
                 symbol=f"e_{t}",
                 value=e,
                 rows=labels,
                 left=H_,
-                right=q_,
+                right=query_,
                 first="right",
-                explain=f"Each encoder state is scored by its dot product with {q_name}.",
-            )
-        )
-    elif score == "general":
-        Wa = chain.given(s.W_a)  # type: ignore[attr-defined]
-        Wa, q_ = chain.coerce(Wa, q)
-        qp = chain.finish(pre + "projected_query", chain.matmul(Wa.T, q_))
-        steps.append(
-            Product(
-                id=pre + "projected_query",
-                title="Query through W_a",
-                formula=f"W_aᵀ {q_name}  (a vector of length d_enc)",
-                latex="",
-                symbol=f"W_aᵀ {q_name}",
-                value=qp,
-                left=Wa.T,
-                right=q_,
-                explain=f"{q_name} · (W_a h_i) = (W_aᵀ {q_name}) · h_i: W_a is applied once, to the query.",
-            )
-        )
-        H_, qp_ = chain.coerce(H, qp)
-        e = chain.finish(pre + "scores", chain.matmul(H_, qp_))
-        steps.append(
-            Product(
-                id=pre + "scores",
-                title="Attention scores (general)",
-                formula=f"e_{t},i = (W_aᵀ {q_name}) · h_i",
-                latex="",
-                symbol=f"e_{t}",
-                value=e,
-                rows=labels,
-                left=H_,
-                right=qp_,
-                first="right",
+                explain=f"Each encoder state is scored by its dot product with {query_name}.",
             )
         )
     else:
-        Wq = chain.given(s.W_q)  # type: ignore[attr-defined]
-        v = chain.given(s.v)  # type: ignore[attr-defined]
+        assert s.W_q is not None and s.v is not None
+        Wq = chain.given(s.W_q)
+        v = chain.given(s.v)
         Wq, q_ = chain.coerce(Wq, q)
         qp = chain.finish(pre + "projected_query", chain.matmul(Wq, q_))
         steps.append(

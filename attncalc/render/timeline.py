@@ -18,7 +18,6 @@ from .fmt import elide
 
 WIDE = 8  # state entries shown in full; wider states keep the first three and the last
 GATE_ROWS = (
-    ("hx", "[h; x]"),
     ("f", "f  forget"),
     ("i", "i  input"),
     ("c_tilde", "c̃  candidate"),
@@ -158,7 +157,7 @@ class Timeline:
         out = []
         for key, label in GATE_ROWS:
             s = self._get(b.prefix + key)
-            if s is not None and key != "hx":
+            if s is not None:
                 out.append((label, s))
         return out if len(out) > 1 else []
 
