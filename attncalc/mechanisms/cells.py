@@ -87,7 +87,7 @@ def cell_step(
                 Stated(
                     id=gid,
                     title=f"{GATE_TITLE[g]} (given)",
-                    formula=f"{sym} as stated by the problem",
+                    formula=sym,
                     latex="",
                     symbol=sym,
                     value=v,
