@@ -249,7 +249,9 @@ class Chain:
         x = self._finish(step_id, x)
         self.computed[step_id] = x
         if step_id in self.overrides:
-            return np.asarray(self.overrides[step_id], dtype=float).reshape(np.shape(x))
+            given = np.asarray(self.overrides[step_id], dtype=float).reshape(np.shape(x))
+            open_ = np.isnan(given)  # entries the answer left out ("?") keep the computed value
+            return np.where(open_, to_float(x), given) if open_.any() else given
         return x
 
     def _finish(self, step_id: str, x: np.ndarray) -> np.ndarray:

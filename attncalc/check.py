@@ -36,6 +36,8 @@ from .render import expand
 from .render.fmt import entry_label, fmt, paren
 
 _PLAIN_DECIMAL = re.compile(r"^\s*[-+−]?\d*\.(\d+)\s*$")
+UNANSWERED = "?"  # an entry left out of an answer: not graded
+UNANSWERED_DECIMALS = -2
 SLACK = 1e-9
 SHIFTS = ("never", "always")
 
@@ -115,6 +117,7 @@ def parse_answers(raw: dict[str, Any], derivation: Derivation, file: str, key_pr
         vals, decs = _numbers(value, file, key, default_dec)
         if vals.shape != shape:
             raise ProblemError(file, key, f"expected {_shape_words(shape)}, got {_shape_words(vals.shape)}")
+        _unanswered(file, key, vals)
         out.append(Answer(step_id, vals, decs))
     order = {s: i for i, s in enumerate(valid)}
     return sorted(out, key=lambda a: order[a.id])
@@ -144,6 +147,8 @@ def _numbers(value: Any, file: str, key: str, default_dec: int) -> tuple[np.ndar
     def one(x: Any, where: str) -> tuple[float, int]:
         if isinstance(x, str) and x.strip() in ("-inf", "−inf", "-∞", "−∞"):
             return -math.inf, 0
+        if isinstance(x, str) and x.strip() == UNANSWERED:
+            return math.nan, UNANSWERED_DECIMALS
         try:
             node = parse_number(x)
         except NumberSyntaxError as exc:
@@ -162,6 +167,11 @@ def _numbers(value: Any, file: str, key: str, default_dec: int) -> tuple[np.ndar
         return arr[..., 0], arr[..., 1].astype(int)
     v, d = one(value, "")
     return np.array(v), np.array(d)
+
+
+def _unanswered(file: str, key: str, vals: np.ndarray) -> None:
+    if np.isnan(vals).all():
+        raise ProblemError(file, key, f"every entry is {UNANSWERED!r}: answer at least one, or leave the step out")
 
 
 def _decimals_of(x: Any, default: int) -> int:
@@ -338,12 +348,15 @@ def _grade(
     shown_given = _given_text(given, decs)
     expected = _rounded(true, truth.decimals)
 
+    open_ = np.array(np.isnan(given), dtype=bool)  # entries written "?": not graded, so they match anything
+
     def matches(target: np.ndarray | None, units: float = 0.5) -> np.ndarray:
         if target is None or target.shape != given.shape:
-            return np.zeros(given.shape, dtype=bool)
-        out = np.zeros(given.shape, dtype=bool)
+            return open_.copy()
+        out = open_.copy()
         for idx in np.ndindex(*given.shape):
-            out[idx] = tol.close(float(given[idx]), float(target[idx]), int(decs[idx]), units)
+            if not open_[idx]:
+                out[idx] = tol.close(float(given[idx]), float(target[idx]), int(decs[idx]), units)
         return out
 
     precisions = sorted({int(x) for x in decs.flat if x >= 0})
@@ -421,7 +434,8 @@ def _named_mistake(step_id: str, given: np.ndarray, true: np.ndarray, runs: _Run
             plain = runs.value(step_id, "float", overrides=overrides)
             if v is None or plain is None or v.shape != true.shape:
                 continue
-            if np.allclose(v, plain, rtol=1e-9, atol=1e-12):  # the slip makes no difference here
+            answered = ~np.isnan(given)
+            if np.allclose(v[answered], plain[answered], rtol=1e-9, atol=1e-12):  # no difference where answered
                 continue
             if matches(v, units=1.0).all():
                 return name
@@ -485,6 +499,8 @@ def _given_text(given: np.ndarray, decs: np.ndarray) -> Any:
     """The answer as it was written: 1.760 keeps its trailing zero."""
     if given.ndim == 0:
         d = int(decs)
+        if d == UNANSWERED_DECIMALS:
+            return UNANSWERED
         return fmt(float(given), 6) if d < 0 or not math.isfinite(float(given)) else f"{float(given):.{d}f}"
     return [_given_text(g, d) for g, d in zip(given, decs, strict=True)]
 
@@ -492,6 +508,8 @@ def _given_text(given: np.ndarray, decs: np.ndarray) -> Any:
 def _nested(x: np.ndarray) -> Any:
     if x.ndim == 0:
         v = float(x)
+        if math.isnan(v):
+            return UNANSWERED
         return v if math.isfinite(v) else None
     return [_nested(v) for v in x]
 

@@ -10,7 +10,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..check import Report, StepResult
+from ..check import UNANSWERED, Report, StepResult
 
 MARKS = {"correct": ("✓ correct", "green"), "carried": ("↪ carried", "yellow"), "wrong": ("✗ wrong", "bold red")}
 
@@ -51,9 +51,33 @@ def reports_json(reports: list[Report]) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
+def _entries(x: Any, idx: tuple[int, ...] = ()) -> list[tuple[tuple[int, ...], Any]]:
+    if isinstance(x, list):
+        return [e for i, v in enumerate(x) for e in _entries(v, (*idx, i))]
+    return [(idx, x)]
+
+
+def _partial(r: StepResult) -> list[tuple[int, ...]] | None:
+    """The answered entries of an answer that left some out ("?"); None when all were answered."""
+    given = _entries(r.given_shown) if isinstance(r.given_shown, list) else []
+    if not any(v == UNANSWERED for _, v in given):
+        return None
+    return [idx for idx, v in given if v != UNANSWERED]
+
+
+def _at(idx: tuple[int, ...]) -> str:
+    return "[" + ",".join(str(i + 1) for i in idx) + "]"
+
+
 def _given_cell(r: StepResult) -> str:
-    """The answer as written, wrong entries between ⟨ ⟩ so they show without colour."""
+    """The answer as written, wrong entries between ⟨ ⟩ so they show without colour; of a partial
+    answer only the answered entries, by position ("[2,2] 0.476")."""
     wrong = {tuple(e) for e in r.wrong_entries}
+    answered = _partial(r)
+    if answered is not None:
+        values = dict(_entries(r.given_shown))
+        marked = [f"⟨{values[i]}⟩" if i in wrong and r.verdict == "wrong" else str(values[i]) for i in answered]
+        return ", ".join(f"{_at(i)} {v}" for i, v in zip(answered, marked, strict=True))
 
     def walk(x: Any, idx: tuple[int, ...]) -> str:
         if isinstance(x, list):
@@ -62,6 +86,14 @@ def _given_cell(r: StepResult) -> str:
         return f"⟨{text}⟩" if idx in wrong and r.verdict == "wrong" else text
 
     return walk(r.given_shown if r.given_shown is not None else r.given, ())
+
+
+def _expected_cell(r: StepResult) -> str:
+    answered = _partial(r)
+    if answered is None:
+        return _value_cell(r.expected)
+    values = dict(_entries(r.expected))
+    return ", ".join(f"{_at(i)} {_value_cell(values[i])}" for i in answered)
 
 
 def _value_cell(x: Any) -> str:
@@ -83,7 +115,7 @@ def report_renderable(rep: Report) -> RenderableType:
     t.add_column("note", ratio=1)
     for r in rep.results:
         mark, style = MARKS[r.verdict]
-        t.add_row(r.id, Text(mark, style=style), _given_cell(r), _value_cell(r.expected), r.note)
+        t.add_row(r.id, Text(mark, style=style), _given_cell(r), _expected_cell(r), r.note)
     return Group(t, Text(summary_line(rep)))
 
 
