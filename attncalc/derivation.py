@@ -188,10 +188,11 @@ class Update(Step):
     """One optimiser step on a parameter: SGD (θ − lr·g) or Adam's first step.
 
     For Adam (t = 1, m_0 = v_0 = 0): m = (1 − β1) g, v = (1 − β2) g², m̂ = m / (1 − β1),
-    v̂ = v / (1 − β2), θ' = θ − lr · m̂ / (√v̂ + ε).
+    v̂ = v / (1 − β2), θ' = θ − lr · m̂ / (√v̂ + ε). Without ``param`` (θ unknown) the step is the
+    change Δθ = −lr·g or −lr · m̂ / (√v̂ + ε).
     """
 
-    param: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    param: np.ndarray | None = None
     grad: np.ndarray = field(default_factory=lambda: np.zeros(0))
     optimizer: str = "sgd"
     lr: float = 0.1

@@ -21,7 +21,7 @@ from .errors import NumberSyntaxError, ProblemError
 from .numbers import Node, parse_number, to_exact, to_float
 
 if TYPE_CHECKING:  # problem_rnn reads its tables with this module's _Reader and Given
-    from .problem_rnn import Recurrent, Seq2Seq
+    from .problem_rnn import Recurrent, Seq2Seq, Training
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,6 +90,8 @@ class Problem:
     answers: dict[str, Any] = field(default_factory=dict)
     recurrent: Recurrent | None = None  # kinds rnn, lstm, gru
     seq2seq: Seq2Seq | None = None  # kind seq2seq
+    training: Training | None = None  # kind softmax: one update of W_out (and b_out)
+    labels: tuple[str, ...] | None = None  # kind sequence: the target token of each step
 
     @property
     def row_convention(self) -> bool:
@@ -124,7 +126,8 @@ HEAD_KEYS = ("combine", "order", "W_c", "W_out", "b_out", "vocab")
 GIVEN_KEYS: dict[str, tuple[str, ...]] = {
     "attention": ("query", "keys", "values", "scale", "W", "W_q", "W_k", "v", "b"),
     "self-attention": ("X", "W_Q", "W_K", "W_V", "mask"),
-    "softmax": ("logits", "target", "vocab"),
+    "softmax": ("logits", "target", "vocab", "hidden", "W_out", "b_out"),
+    "sequence": ("probabilities", "targets"),
 }
 SCORE_KEYS: dict[str, tuple[str, ...]] = {
     "dot": (),
@@ -376,8 +379,18 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         given, mask, mask_text = _self_attention(r, given_raw, settings)
         _check_tokens(r, tokens, given["X"].shape[0], "given.X has")
         return Problem(given=given, head=None, mask=mask, mask_text=mask_text, **common)  # type: ignore[arg-type]
+    if kind == "sequence":
+        given, labels = _sequence(r, given_raw, tokens)
+        return Problem(given=given, head=None, labels=labels, **common)  # type: ignore[arg-type]
     given, target, vocab = _softmax(r, given_raw, tokens)
-    return Problem(given=given, head=None, target=target, vocab=vocab, **common)  # type: ignore[arg-type]
+    train = None
+    if "training" in raw:
+        from .problem_rnn import training
+
+        if "hidden" not in given:
+            raise r.fail("training", "a training step updates W_out: give given.hidden (and given.W_out to see W_out')")
+        train = training(r, raw["training"], target is not None)
+    return Problem(given=given, head=None, target=target, vocab=vocab, training=train, **common)  # type: ignore[arg-type]
 
 
 def _kind_has(kind: str, key: str) -> bool:
@@ -385,7 +398,7 @@ def _kind_has(kind: str, key: str) -> bool:
         return kind in ("rnn", "lstm", "gru")
     if key in ("encoder", "decoder"):
         return kind == "seq2seq"
-    return kind in RECURRENT_KINDS  # training
+    return kind in RECURRENT_KINDS or kind == "softmax"  # training
 
 
 def _recurrent_problem(
@@ -644,11 +657,45 @@ def _self_attention(
 def _softmax(
     r: _Reader, t: dict[str, Any], tokens: tuple[str, ...] | None
 ) -> tuple[dict[str, Given], int | None, tuple[str, ...] | None]:
-    logits = r.vector(_require(r, t, "logits", "the logits z"), "given.logits")
-    V = logits.shape[0]
+    """Logits given, or computed by an output layer from a hidden state: z = W_out h + b_out."""
+    given: dict[str, Given] = {}
+    if "W_out" in t:
+        if "logits" in t:
+            raise r.fail(
+                "given.logits", "give either the logits or W_out with hidden (the logits are then W_out·hidden + b_out)"
+            )
+        hidden = r.vector(
+            _require(r, t, "hidden", "the vector W_out multiplies (the logits are W_out·hidden)"), "given.hidden"
+        )
+        W_out = r.matrix(t["W_out"], "given.W_out")
+        if W_out.shape[1] != hidden.shape[0]:
+            raise r.fail(
+                "given.W_out",
+                f"has rows of width {W_out.shape[1]}, but given.hidden has length {hidden.shape[0]}: "
+                "one row per vocabulary entry, as wide as hidden",
+            )
+        V = W_out.shape[0]
+        given.update(hidden=hidden, W_out=W_out)
+        if "b_out" in t:
+            b_out = r.vector(t["b_out"], "given.b_out")
+            if b_out.shape[0] != V:
+                raise r.fail("given.b_out", f"has length {b_out.shape[0]} but W_out gives {V} logits")
+            given["b_out"] = b_out
+        what = "W_out gives"
+    else:
+        if "b_out" in t:
+            raise r.fail("given.b_out", "needs given.W_out and given.hidden (the logits are W_out·hidden + b_out)")
+        logits = r.vector(
+            _require(r, t, "logits", "the logits z (or W_out and hidden, to compute them)"), "given.logits"
+        )
+        given["logits"] = logits
+        V = logits.shape[0]
+        if "hidden" in t:
+            given["hidden"] = r.vector(t["hidden"], "given.hidden")
+        what = "there are"
     vocab = r.labels(t["vocab"], "given.vocab") if "vocab" in t else tokens
     if vocab is not None and len(vocab) != V:
-        raise r.fail("given.vocab", f"has {len(vocab)} labels but there are {V} logits")
+        raise r.fail("given.vocab", f"has {len(vocab)} labels but {what} {V} logits")
     target = None
     if "target" in t:
         raw = t["target"]
@@ -666,4 +713,26 @@ def _softmax(
             target = vocab.index(raw)
         else:
             raise r.fail("given.target", f"expected a 0-based index or a vocabulary label, got {_describe(raw)}")
-    return {"logits": logits}, target, vocab
+    if "hidden" in given and "W_out" not in given and target is None:
+        raise r.fail("given.hidden", "is used for the gradient with respect to W_out, which needs given.target")
+    return given, target, vocab
+
+
+def _sequence(
+    r: _Reader, t: dict[str, Any], tokens: tuple[str, ...] | None
+) -> tuple[dict[str, Given], tuple[str, ...] | None]:
+    """The probability a model gave the target token at each step."""
+    probs = r.vector(
+        _require(r, t, "probabilities", "the probability of the target token at each step"), "given.probabilities"
+    )
+    for k, v in enumerate(probs.floats, 1):
+        if not 0 < v <= 1:
+            why = "−ln 0 is infinite" if v == 0 else "a probability lies in (0, 1]"
+            raise r.fail("given.probabilities", f"entry {k} is {v:g}: {why}")
+    labels = r.labels(t["targets"], "given.targets") if "targets" in t else tokens
+    if labels is not None and len(labels) != probs.shape[0]:
+        raise r.fail(
+            "given.targets" if "targets" in t else "tokens",
+            f"has {len(labels)} labels but there are {probs.shape[0]} probabilities: one target per step",
+        )
+    return {"probabilities": probs}, labels

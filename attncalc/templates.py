@@ -84,10 +84,33 @@ kind = "softmax"
 logits = [2, 1, 0.1]
 vocab = ["cat", "dog", "bird"]   # optional labels
 target = "cat"                   # a label, or a 0-based index as in PyTorch (0 = first)
+# Or compute the logits with an output layer, z = W_out h + b_out (then leave out logits):
+# W_out = [[1, 0.5], [0.5, 1], [0, 0.2]]   # one row per vocabulary entry
+# b_out = [0, 0, 0]
+# hidden = [1, 1]       # h: with a target this also gives dL/dW_out (with logits too)
 
 [settings]
 decimals = 3
 # temperature = 2        # softmax(z / T)
+
+# One training step on W_out (needs hidden and a target; without W_out the change is shown):
+# [training]
+# optimizer = "adam"     # or "sgd"
+# lr = 0.001
+"""
+
+
+SEQUENCE = """# attncalc problem: a sequence's probability and loss from its step probabilities.
+# Solve it with:  attncalc solve this-file.toml
+title = "Sequence probability, cross-entropy and perplexity"
+kind = "sequence"
+
+[given]
+probabilities = [0.5, 0.8, 0.9]    # p_t: the probability the model gave the target token at step t
+targets = ["the", "cat", "<END>"]  # optional: the target tokens, for the labels
+
+[settings]
+decimals = 3
 """
 
 
@@ -99,6 +122,8 @@ def template(kind: str, score: str | None = None) -> str:
         return SELF_ATTENTION
     if kind == "softmax":
         return SOFTMAX
+    if kind == "sequence":
+        return SEQUENCE
     if kind == "seq2seq":
         return SEQ2SEQ
     return RECURRENT[kind]

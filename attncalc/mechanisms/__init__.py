@@ -15,12 +15,13 @@ import numpy as np
 from ..arith import MAX_EXACT_ENTRIES, Chain, is_exact, to_float
 from ..derivation import Argmax, Derivation, Step
 from ..problem import Problem
-from . import attention, recurrent, self_attention, seq2seq, softmax
+from . import attention, recurrent, self_attention, seq2seq, sequence, softmax
 
 MECHANISMS: dict[str, ModuleType] = {
     "attention": attention,
     "self-attention": self_attention,
     "softmax": softmax,
+    "sequence": sequence,
     "rnn": recurrent,
     "lstm": recurrent,
     "gru": recurrent,

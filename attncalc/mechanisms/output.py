@@ -106,52 +106,10 @@ def sequence_steps(
     """Sequence probability, total loss, gradients and the update (needs targets)."""
     assert out.targets is not None
     targets = out.targets
-    T = len(probs)
     V = len(to_float(probs[0]))
     labels = out.vocab or tuple(f"w{k + 1}" for k in range(V))
-    steps: list[Step] = []
     chosen = [p[k] for p, k in zip(probs, targets, strict=True)]
-    exact = all(is_exact(np.asarray(p)) for p in probs)
-    chosen_arr = np.asarray(chosen, dtype=object if exact else float)
-    prod = chosen_arr[0]
-    for x in chosen_arr[1:]:
-        prod = prod * x
-    seq = chain.finish("sequence_probability", np.asarray(prod, dtype=chosen_arr.dtype))
-    steps.append(
-        Combine(
-            id="sequence_probability",
-            title="Probability of the target sequence",
-            formula="P(y) = " + " · ".join(f"p_{t}({labels[k]})" for t, k in enumerate(targets, 1)),
-            latex="",
-            symbol="P(y)",
-            value=seq,
-            terms=((chosen_arr,),),
-            complement=((False,),),
-            scalar_product=True,
-            explain="The chain rule of probability: the sequence's probability is the product of each step's.",
-        )
-    )
-    items = [np.asarray(x).reshape(()).item() for x in losses]
-    if all(is_exact(np.asarray(x)) for x in losses):
-        per_step = np.asarray(items, dtype=object)
-    else:
-        per_step = to_float(np.asarray(items, dtype=object))
-    total = per_step[0]
-    for x in per_step[1:]:
-        total = total + x
-    total = chain.finish("loss", simplify_log(np.asarray([total], dtype=per_step.dtype)).reshape(()))
-    steps.append(
-        Sum(
-            id="loss",
-            title="Total cross-entropy loss",
-            formula="L = " + " + ".join(f"L_{t}" for t in range(1, T + 1)),
-            latex="",
-            symbol="L",
-            value=total,
-            arg=per_step,
-            explain="The sequence loss is the sum of the step losses, −ln P(y).",
-        )
-    )
+    steps: list[Step] = list(totals(chain, chosen, losses, [f"p_{t}({labels[k]})" for t, k in enumerate(targets, 1)]))
     grads = []
     for t, (p, k, pre) in enumerate(zip(probs, targets, prefixes, strict=True), 1):
         y = np.zeros(V, dtype=object if is_exact(p) else float)
@@ -218,18 +176,65 @@ def sequence_steps(
     return steps
 
 
+def totals(chain: Chain, chosen: list[np.ndarray], losses: list[np.ndarray], names: list[str]) -> tuple[Step, Step]:
+    """The probability of the target sequence (the product of each step's) and the total loss (the sum)."""
+    T = len(chosen)
+    exact = all(is_exact(np.asarray(p)) for p in chosen)
+    chosen_arr = np.asarray(chosen, dtype=object if exact else float)
+    prod = chosen_arr[0]
+    for x in chosen_arr[1:]:
+        prod = prod * x
+    seq = chain.finish("sequence_probability", np.asarray(prod, dtype=chosen_arr.dtype))
+    seq_step = Combine(
+        id="sequence_probability",
+        title="Probability of the target sequence",
+        formula="P(y) = " + " · ".join(names),
+        latex="",
+        symbol="P(y)",
+        value=seq,
+        terms=((chosen_arr,),),
+        complement=((False,),),
+        scalar_product=True,
+        explain="The chain rule of probability: the sequence's probability is the product of each step's.",
+    )
+    items = [np.asarray(x).reshape(()).item() for x in losses]
+    if all(is_exact(np.asarray(x)) for x in losses):
+        per_step = np.asarray(items, dtype=object)
+    else:
+        per_step = to_float(np.asarray(items, dtype=object))
+    total = per_step[0]
+    for x in per_step[1:]:
+        total = total + x
+    total = chain.finish("loss", simplify_log(np.asarray([total], dtype=per_step.dtype)).reshape(()))
+    loss_step = Sum(
+        id="loss",
+        title="Total cross-entropy loss",
+        formula="L = " + " + ".join(f"L_{t}" for t in range(1, T + 1)),
+        latex="",
+        symbol="L",
+        value=total,
+        arg=per_step,
+        explain="The sequence loss is the sum of the step losses, −ln P(y).",
+    )
+    return seq_step, loss_step
+
+
 def update(
     chain: Chain,
     sid: str,
     name: str,
-    param_given: Given,
+    param_given: Given | None,
     grad: np.ndarray,
     training: Training,
     rows: tuple[str, ...] | None,
     cols: tuple[str, ...] | None,
 ) -> Update:
-    theta = chain.given(param_given)
-    theta, grad = chain.coerce(theta, grad)
+    """One optimiser step on ``name``; without ``param_given`` (the parameter unknown) the change alone."""
+    if param_given is not None:
+        theta, grad = chain.coerce(chain.given(param_given), grad)
+        start, lhs = f"{name} − ", f"{name}'"
+    else:
+        theta, start, lhs = None, "−", f"Δ{name}"
     lr = chain.number(lambda: to_exact(training.lr), node_float(training.lr))
     opt = training.optimizer
     if opt == "adam" and chain.mistake != "sgd_for_adam":
@@ -240,8 +245,8 @@ def update(
         v = (1 - b2) * grad * grad
         m_hat = m / (1 - b1)
         v_hat = v / (1 - b2)
-        new = theta - lr * m_hat / (chain.sqrt(v_hat) + eps)
-        formula = f"{name}' = {name} − lr · m̂ / (√v̂ + ε), where m̂ = g and √v̂ = |g| at the first step"
+        new = -(lr * m_hat / (chain.sqrt(v_hat) + eps))
+        formula = f"{lhs} = {start}lr · m̂ / (√v̂ + ε), where m̂ = g and √v̂ = |g| at the first step"
         explain = (
             "Adam's first step (t = 1, m₀ = v₀ = 0): m = (1 − β1) g and v = (1 − β2) g², and the bias corrections "
             "divide them by (1 − β1) and (1 − β2) again, so m̂ = g and v̂ = g²: every entry moves by about lr, "
@@ -249,16 +254,21 @@ def update(
         )
     else:
         m_hat = v_hat = None
-        new = theta - lr * grad
-        formula = f"{name}' = {name} − lr · ∂L/∂{name}"
+        new = -(lr * grad)
+        formula = f"{lhs} = {start}lr · ∂L/∂{name}"
         explain = "Plain gradient descent: every entry moves against its gradient, scaled by the learning rate."
+    if theta is not None:
+        new = theta + new
+    else:
+        explain += f" {name} itself is not given, so this is the change to add to it."
     new = chain.finish(sid, new)
+    what = "Updated" if theta is not None else "Change of"
     return Update(
         id=sid,
-        title=f"Updated {name} ({'Adam' if opt == 'adam' else 'SGD'}, lr = {node_float(training.lr):g})",
+        title=f"{what} {name} ({'Adam' if opt == 'adam' else 'SGD'}, lr = {node_float(training.lr):g})",
         formula=formula,
         latex="",
-        symbol=f"{name}'",
+        symbol=lhs,
         value=new,
         rows=rows,
         cols=cols,

@@ -1,25 +1,67 @@
-"""Kind ``softmax``: p = softmax(z / T); with a target, loss = −ln p_target and ∂loss/∂z = (p − y)/T."""
+"""Kind ``softmax``: p = softmax(z / T); with a target, loss = −ln p_target and ∂loss/∂z = (p − y)/T.
+
+The logits are given, or computed by an output layer z = W_out h + b_out. With the hidden state h
+the gradient reaches the output weights, ∂L/∂W_out = (∂L/∂z) hᵀ, and ``[training]`` takes one SGD or
+Adam step on them (shown as the change alone when W_out itself is not given).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..arith import Chain, is_exact, to_float
-from ..derivation import Gradient, Input, Loss, Map, Step
+from ..derivation import Gradient, Input, Loss, Map, Product, Step
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..problem import Problem
 from .common import SoftmaxNames, simplify_log, softmax_steps
+from .output import update
 
 
 def inputs(p: Problem) -> list[Input]:
-    return [Input("logits", "z", p.given["logits"].floats, None, rows=p.vocab, role="logits")]
+    g = p.given
+    out: list[Input] = []
+    if "logits" in g:
+        out.append(Input("logits", "z", g["logits"].floats, None, rows=p.vocab, role="logits"))
+    if "W_out" in g:
+        out.append(
+            Input("W_out", "W_out", g["W_out"].floats, None, rows=p.vocab, role="output layer, one row per entry")
+        )
+    if "b_out" in g:
+        out.append(Input("b_out", "b_out", g["b_out"].floats, None, rows=p.vocab, role="output bias"))
+    if "hidden" in g:
+        out.append(Input("hidden", "h", g["hidden"].floats, None, role="the hidden state the logits come from"))
+    return out
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    z = chain.given(p.given["logits"])
     labels = p.vocab
     steps: list[Step] = []
+    if "W_out" in p.given:
+        W = chain.given(p.given["W_out"])
+        h = chain.given(p.given["hidden"])
+        b = chain.given(p.given["b_out"]) if "b_out" in p.given else None
+        z = chain.matmul(W, h)
+        if b is not None:
+            z = z + b
+        z = chain.finish("logits", z)
+        steps.append(
+            Product(
+                id="logits",
+                title="Logits",
+                formula="z = W_out·h" + (" + b_out" if b is not None else ""),
+                latex="",
+                symbol="z",
+                value=z,
+                rows=labels,
+                left=W,
+                right=h,
+                bias=b,
+                explain="The output layer scores every vocabulary entry: one dot product per row of W_out.",
+            )
+        )
+    else:
+        z = chain.given(p.given["logits"])
     T_node = p.settings.temperature
     T_float = node_float(T_node) if T_node is not None else 1.0
     T = chain.const(lambda: to_exact(T_node), T_float) if T_node is not None else 1
@@ -90,4 +132,40 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             + (", divided by T." if T_float != 1 else "."),
         )
     )
+    if "hidden" not in p.given:
+        return steps
+    steps.extend(_output_weights(p, chain, grad, labels))
+    return steps
+
+
+def _output_weights(p: Problem, chain: Chain, grad: np.ndarray, labels: tuple[str, ...] | None) -> list[Step]:
+    """∂L/∂W_out = g hᵀ (g = ∂L/∂z), then one optimiser step on W_out and b_out."""
+    h = chain.given(p.given["hidden"])
+    g, h = chain.coerce(grad, h)
+    d = h.shape[0]
+    cols = tuple(f"h[{j + 1}]" for j in range(d))
+    dW = chain.finish("grad_W_out", chain.matmul(g.reshape(-1, 1), h.reshape(1, -1)))
+    steps: list[Step] = [
+        Product(
+            id="grad_W_out",
+            title="Gradient with respect to W_out",
+            formula="∂L/∂W_out = (∂L/∂z) hᵀ",
+            latex="",
+            symbol="∂L/∂W",
+            value=dW,
+            rows=labels,
+            cols=cols,
+            left=g.reshape(-1, 1),
+            right=h.reshape(1, -1),
+            explain="Row v, column j: the logit gradient of v times entry j of h (z_v = w_v·h + b_v).",
+        )
+    ]
+    if p.training is None:
+        return steps
+    if "W_out" in p.given:
+        steps.append(update(chain, "W_out_new", "W_out", p.given["W_out"], dW, p.training, labels, cols))
+        if "b_out" in p.given:
+            steps.append(update(chain, "b_out_new", "b_out", p.given["b_out"], grad, p.training, labels, None))
+    else:
+        steps.append(update(chain, "W_out_change", "W_out", None, dW, p.training, labels, cols))
     return steps

@@ -96,16 +96,18 @@ def _rhs_Combine(s: Combine, idx: tuple[int, ...], n: Num) -> str:
 
 
 def _rhs_Update(s: Update, idx: tuple[int, ...], n: Num) -> str:
-    theta, g = n(_at(s.param, idx)), n(_at(s.grad, idx))
+    g = n(_at(s.grad, idx))
+    start = f"{n(_at(s.param, idx))} − " if s.param is not None else "−"
     if s.optimizer == "adam" and s.m_hat is not None and s.v_hat is not None:
         root = math.sqrt(float(_at(s.v_hat, idx)))
-        return f"{theta} − {s.lr:g}·{paren(n(_at(s.m_hat, idx)))} / ({n(root)} + {s.eps:g})"
-    return f"{theta} − {s.lr:g}·{paren(g)}"
+        return f"{start}{s.lr:g}·{paren(n(_at(s.m_hat, idx)))} / ({n(root)} + {s.eps:g})"
+    return f"{start}{s.lr:g}·{paren(g)}"
 
 
 def update_decimals(s: Update, decimals: int) -> int:
     """Enough decimals to see an update: a step of 0.000476 needs 6 even when the sheet shows 2."""
-    delta = np.abs(np.asarray(s.shown, dtype=float) - np.asarray(s.param, dtype=float))
+    before = np.asarray(s.param, dtype=float) if s.param is not None else 0.0
+    delta = np.abs(np.asarray(s.shown, dtype=float) - before)
     delta = delta[delta > 0]
     if not delta.size:
         return decimals
@@ -176,10 +178,11 @@ def _val_Combine(s: Combine, idx: tuple[int, ...], r: Rnd) -> float:
 
 
 def _val_Update(s: Update, idx: tuple[int, ...], r: Rnd) -> float:
+    theta = r(_at(s.param, idx)) if s.param is not None else 0.0
     if s.optimizer == "adam" and s.m_hat is not None and s.v_hat is not None:
         root = math.sqrt(float(_at(s.v_hat, idx)))
-        return r(_at(s.param, idx)) - s.lr * r(_at(s.m_hat, idx)) / (r(root) + s.eps)
-    return r(_at(s.param, idx)) - s.lr * r(_at(s.grad, idx))
+        return theta - s.lr * r(_at(s.m_hat, idx)) / (r(root) + s.eps)
+    return theta - s.lr * r(_at(s.grad, idx))
 
 
 def _val_Gradient(s: Gradient, idx: tuple[int, ...], r: Rnd) -> float:

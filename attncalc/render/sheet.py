@@ -319,6 +319,10 @@ class _Builder:
     def _step_Map(self, s: Map) -> None:
         if s.fn == "divide" and s.param_text.startswith("√"):
             self.add(MathLines(((f"{s.param_text} = {self.n(s.param)}", ""),)))
+        if np.asarray(s.shown).ndim == 0:  # one number: one line
+            remark = expand.aside(s, (), float(s.shown), self.dec)
+            self.add(MathLines(((f"{s.symbol} = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}", remark),)))
+            return
         self._written(s)
 
     def _step_Sum(self, s: Sum) -> None:
@@ -380,7 +384,9 @@ class _Builder:
 
     def _step_Loss(self, s: Loss) -> None:
         self.add(
-            MathLines(((f"L = −ln p_{s.target + 1} = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}", s.label),))
+            MathLines(
+                ((f"{s.symbol} = −ln p_{s.target + 1} = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}", s.label),)
+            )
         )
 
     def _step_Gradient(self, s: Gradient) -> None:
@@ -430,7 +436,9 @@ def describe(p: Any) -> list[str]:
         att = f"{s.attention.capitalize()} attention ({s.score} score{', input feeding' if s.input_feeding else ''})"
         return [p.kind, enc, f"{s.decoder.kind.upper()} decoder", att]
     bits = [p.kind] + ([f"{p.score} score"] if p.score else [])
-    if p.kind != "softmax":
+    if p.kind == "softmax" and "W_out" in p.given:
+        bits.append("output layer z = W_out h + b_out")
+    if p.kind not in ("softmax", "sequence"):
         bits.append("row convention (x W)" if p.row_convention else "column convention (W x)")
     return bits
 

@@ -240,6 +240,11 @@ class TextRenderer:
     def _step_Map(self, s: Map) -> Iterable[RenderableType]:
         if s.fn == "divide" and s.param_text.startswith("√"):
             yield Text(f"  {s.param_text} = {self.n(s.param)}")
+        if np.asarray(s.shown).ndim == 0:  # one number: one line
+            yield Text(
+                f"  {s.symbol} = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}" + self._aside(s, (), s.shown)
+            )
+            return
         yield from self._written(s)
 
     def _step_Sum(self, s: Sum) -> Iterable[RenderableType]:
@@ -309,7 +314,8 @@ class TextRenderer:
 
     def _step_Loss(self, s: Loss) -> Iterable[RenderableType]:
         yield Text(
-            f"  L = −ln p({s.label}) = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}" + self._aside(s, (), s.shown)
+            f"  {s.symbol} = −ln p({s.label}) = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}"
+            + self._aside(s, (), s.shown)
         )
 
     def _step_Gradient(self, s: Gradient) -> Iterable[RenderableType]:

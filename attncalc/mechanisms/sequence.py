@@ -1,0 +1,98 @@
+"""Kind ``sequence``: what a sequence model's step probabilities of the targets add up to.
+
+Given p_t, the probability the model gave the target token at step t (teacher forcing): the step
+losses L_t = −ln p_t, the probability of the whole target sequence P(y) = Π_t p_t, the total loss
+L = Σ_t L_t = −ln P(y), the loss per token L / T and the perplexity exp(L / T), the geometric mean of the 1/p_t.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..arith import Chain, to_float
+from ..derivation import Input, Loss, Map, Step
+from ..problem import Problem
+from .common import simplify_log
+from .output import totals
+
+
+def _labels(p: Problem) -> tuple[str, ...]:
+    n = p.given["probabilities"].shape[0]
+    return p.labels or tuple(f"y_{t}" for t in range(1, n + 1))
+
+
+def inputs(p: Problem) -> list[Input]:
+    rows = tuple(f"{t}: {w}" for t, w in enumerate(_labels(p), 1))
+    return [
+        Input(
+            "probabilities",
+            "p_t",
+            p.given["probabilities"].floats,
+            None,
+            rows=rows,
+            role="the probability of the target token at each step",
+        )
+    ]
+
+
+def run(p: Problem, chain: Chain) -> list[Step]:
+    probs = chain.given(p.given["probabilities"])
+    labels = _labels(p)
+    T = probs.shape[0]
+    steps: list[Step] = []
+    losses = []
+    for t in range(1, T + 1):
+        p_t = probs[t - 1 : t]
+        loss = chain.finish(f"{t}.loss", simplify_log(-chain.log(p_t)).reshape(()))
+        losses.append(loss)
+        steps.append(
+            Loss(
+                id=f"{t}.loss",
+                title=f"Cross-entropy at step {t}",
+                formula=f"L_{t} = −ln p_{t}({labels[t - 1]})",
+                latex="",
+                symbol=f"L_{t}",
+                value=loss,
+                prob=float(to_float(p_t)[0]),
+                target=t - 1,  # written p_t: the given probability of step t
+                label=labels[t - 1],
+                explain="The loss at a step is −ln of the probability the model gave the right token."
+                if t == 1
+                else "",
+            )
+        )
+    chosen = [probs[t] for t in range(T)]
+    steps.extend(totals(chain, chosen, losses, [f"p_{t}({w})" for t, w in enumerate(labels, 1)]))
+    total = steps[-1].value
+    mean = chain.finish("mean_loss", np.asarray(total / T))  # an exact total stays exact: sympy divides by the int
+    steps.append(
+        Map(
+            id="mean_loss",
+            title="Loss per token",
+            formula=f"L/T = L / {T}",
+            latex="",
+            symbol="L/T",
+            value=mean,
+            fn="divide",
+            arg=np.asarray(total),
+            param=np.asarray(T),
+            param_text=str(T),
+            explain="The mean cross-entropy per token, in nats.",
+        )
+    )
+    ppl = chain.finish("perplexity", chain.exp(mean.reshape(1)).reshape(()))
+    steps.append(
+        Map(
+            id="perplexity",
+            title="Perplexity",
+            formula="PPL = exp(L / T)",
+            latex="",
+            symbol="PPL",
+            value=ppl,
+            fn="exp",
+            arg=mean,
+            explain="Perplexity is exp of the mean loss per token, 1 / P(y)^(1/T): the number of equally likely "
+            "choices that would be as uncertain as the model was.",
+        )
+    )
+    return steps
