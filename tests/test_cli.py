@@ -102,7 +102,8 @@ def test_text_to_file_has_no_colour_codes(cli: Any, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("kind", "score"), [("attention", s) for s in catalog.SCORES] + [("self-attention", None), ("softmax", None)]
+    ("kind", "score"),
+    [("attention", s) for s in catalog.SCORES] + [(k, None) for k in catalog.KINDS if k != "attention"],
 )
 def test_new_templates_solve_as_they_are(cli: Any, tmp_path: Path, kind: str, score: str | None) -> None:
     """Every template printed by `attncalc new` is commented and solves without edits."""
