@@ -153,3 +153,29 @@ def test_hand_rounding_ignores_binary_noise() -> None:
     assert round_half_up(2.675, 2) == 2.68
     assert round_half_up(0.16449999999999998, 3) == 0.165  # a sum of products of decimals, as computed
     assert round_half_up(0.0625, 3) == 0.063 and round_half_up(-0.0625, 3) == -0.063
+
+
+@pytest.mark.parametrize("path", PROBLEM_FILES, ids=[p.name for p in PROBLEM_FILES])
+def test_text_view_fits_a_standard_terminal(path: Path) -> None:
+    """At 80 columns nothing runs past the edge, and each row of a timeline table stays on one line."""
+    from rich.cells import cell_len
+
+    d = solve_file(path.name)
+    lines = text_of(d, width=80).splitlines()
+    assert max(cell_len(line) for line in lines) <= 80
+    rows: list[str] = []
+    for k, line in enumerate(lines):
+        if line.strip() in ("States", "Encoder states", "Decoder states", "Predictions"):
+            body = lines[k + 4 :]  # title, blank, header, rule
+            rows.extend(body[: body.index(next(x for x in body if not x.strip()))])
+    if d.problem.kind in ("rnn", "lstm", "gru", "seq2seq"):
+        assert rows
+    for row in rows:
+        assert row.count("[") == row.count("]"), row  # a state vector broken over two lines
+        assert row.split()[0].isdigit(), row  # every line of the table starts a new time step
+
+
+def test_a_long_given_vector_moves_to_its_own_line() -> None:
+    text = text_of(solve_file("lstm-doc-sequence.toml"), width=80)
+    assert "p_t  the probability of the target token at each step\n  = [0.85, 0.78, 0.92, 0.94]\n" in text
+    assert "= [0.85, 0.78, 0.92, 0.94]" in text_of(solve_file("lstm-doc-sequence.toml"), width=120).splitlines()[5]

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 from rich import box
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
@@ -112,7 +112,7 @@ class TextRenderer:
         head = Text(f"{inp.symbol}", style="bold")
         head.append(f"  {inp.role}" if inp.role else "", style="dim")
         if inp.value.ndim == 1:
-            return Text.assemble(head, "  = ", self._vector(inp.value, inp.rows))
+            return _Fit(head, self._vector(inp.value, inp.rows))
         return Group(head, self._matrix(inp.value, inp.rows, inp.cols, inp.symbol))
 
     def _step(self, k: int, step: Step) -> RenderableType:
@@ -384,3 +384,18 @@ class TextRenderer:
             mark = " ◀ most" if i == best else ""
             t.add_row(str(i + 1), labels[i], *cells, bar(float(w[i])) + mark)
         return t
+
+
+class _Fit:
+    """"name  role  = vector" on one line when it fits the console, else the vector on its own line."""
+
+    def __init__(self, head: Text, value: Text) -> None:
+        self.head, self.value = head, value
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        one = Text.assemble(self.head, "  = ", self.value)
+        if one.cell_len <= options.max_width:
+            yield one
+            return
+        yield self.head
+        yield Padding(Text.assemble("= ", self.value), (0, 0, 0, 2), expand=False)
