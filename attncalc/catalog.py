@@ -81,6 +81,15 @@ _RNN = [
 ]
 
 
+_DECODER_ATTENTION = [
+    ("decoder.t.projected_query", "additive score: W_q s"),
+    ("decoder.t.hidden", "additive score: tanh(W_q s + W_k h_i), per source position"),
+    ("decoder.t.scores", "scores over the encoder states: Bahdanau from s_{t-1} (before the cell), Luong from h_t"),
+    ("decoder.t.weights", "softmax of the scores"),
+    ("decoder.t.context", "c_t = sum_i alpha_i h_i"),
+]
+
+
 def _cell_ids(prefix: str, which: str) -> list[tuple[str, str]]:
     return [(prefix + i, d) for i, d in {"lstm": _LSTM, "gru": _GRU, "rnn": _RNN}[which]]
 
@@ -161,11 +170,7 @@ STEP_IDS: dict[str, list[tuple[str, str]]] = {
         ("projected_keys", "additive score: W_k h_i for every encoder state, computed once"),
         ("decoder.t.input", "Bahdanau: [y_{t-1}; c_t]; Luong with input feeding: [y_{t-1}; h~_{t-1}]"),
         *_any_cell("decoder."),
-        ("decoder.t.scores", "scores over the encoder states: Bahdanau from s_{t-1} (before the cell), Luong from h_t"),
-        ("decoder.t.projected_query", "additive score: W_q s"),
-        ("decoder.t.hidden", "additive score: tanh(W_q s + W_k h_i), per source position"),
-        ("decoder.t.weights", "softmax of the scores"),
-        ("decoder.t.context", "c_t = sum_i alpha_i h_i"),
+        *_DECODER_ATTENTION,
         ("decoder.t.combined", "Luong: [c_t; h_t]"),
         ("decoder.t.attentional_pre", "Luong: W_c [c_t; h_t]"),
         ("decoder.t.attentional", "Luong: h~_t = tanh(W_c [c_t; h_t])"),
@@ -180,14 +185,35 @@ def template(step_id: str) -> str:
     return ".".join("t" if part.isdigit() else part for part in step_id.split("."))
 
 
-def order_key(kind: str, step_id: str) -> tuple[int, int, int]:
-    """Sort key that puts a kind's step ids in derivation order (per-step blocks, then sequence-wide ids)."""
+def step_order(kind: str, attention: str | None = None) -> list[str]:
+    """A kind's step ids in derivation order. STEP_IDS lists seq2seq in Luong's order (the cell, then
+    attention from its new state); Bahdanau attends from the previous state, so the decoder's
+    attention ids come before its input and cell."""
     ids = [i for i, _ in STEP_IDS[kind]]
+    if kind == "seq2seq" and attention == "bahdanau":
+        attend = [i for i, _ in _DECODER_ATTENTION]
+        rest = [i for i in ids if i not in attend]
+        at = rest.index("decoder.t.input")
+        ids = rest[:at] + attend + rest[at:]
+    return ids
+
+
+def order_key(kind: str, step_id: str, attention: str | None = None) -> tuple[int, int, int]:
+    """Sort key that puts a kind's step ids in derivation order (per-step blocks, then sequence-wide ids)."""
+    ids = step_order(kind, attention)
     tpl = template(step_id)
     idx = ids.index(tpl)
+
+    def group(i: str) -> str | None:
+        """What repeats per time step together: "encoder.fwd" for encoder.fwd.t.f; None for a sequence-wide id."""
+        parts = i.split(".")
+        return ".".join(parts[: parts.index("t")]) if "t" in parts else None
+
     block = 0
     for k in range(1, idx + 1):
-        if ("t" in ids[k].split(".")) != ("t" in ids[k - 1].split(".")):
+        if group(ids[k]) != group(ids[k - 1]) or group(ids[k]) is None:
             block += 1
     t = next((int(p) for p in step_id.split(".") if p.isdigit()), 0)
+    if group(tpl) == "encoder.bwd":  # the backward encoder reads the sequence from its end
+        t = -t
     return block, t, idx

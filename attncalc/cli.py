@@ -348,7 +348,9 @@ def _sheets(derivations: list[Any], fmt: str, seed: int, count: int) -> dict[str
 def new(
     kind: Annotated[
         str,
-        typer.Argument(help="attention | self-attention | softmax | sequence | rnn | lstm | gru | seq2seq", show_default=False),
+        typer.Argument(
+            help="attention | self-attention | softmax | sequence | rnn | lstm | gru | seq2seq", show_default=False
+        ),
     ],
     score: Annotated[
         str | None, typer.Option("--score", help="For attention: dot | scaled-dot | general | additive | concat.")

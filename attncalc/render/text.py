@@ -387,7 +387,7 @@ class TextRenderer:
 
 
 class _Fit:
-    """"name  role  = vector" on one line when it fits the console, else the vector on its own line."""
+    """ "name  role  = vector" on one line when it fits the console, else the vector on its own line."""
 
     def __init__(self, head: Text, value: Text) -> None:
         self.head, self.value = head, value
