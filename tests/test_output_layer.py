@@ -175,6 +175,8 @@ def test_check_flags_the_sequence_probability_and_accepts_the_rounded_total_loss
         ["1.loss", "2.loss", "3.loss", "4.loss", "loss"], "correct"
     )
     assert "hand chain" in losses["loss"]["note"] and "8.805" in losses["loss"]["note"]
+    exposure = report(cli, PROBLEMS / "answers" / "lstm-doc-exposure.toml")  # 0.6·0.4·0.7·0.8 = 0.1344
+    assert exposure["sequence_probability"]["verdict"] == "correct"
 
 
 def test_check_names_the_sgd_step_the_document_calls_adam(cli: Any) -> None:
