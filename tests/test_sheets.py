@@ -152,6 +152,24 @@ def test_every_problem_compiles_with_pdflatex(cli: Any, tmp_path: Path, path: Pa
             assert x.replace("-", "−") in text or x in text, (final, x)
 
 
+@pytest.mark.parametrize("path", PROBLEM_FILES, ids=[p.name for p in PROBLEM_FILES])
+def test_latex_sheets_typeset_every_character(path: Path) -> None:
+    """No character falls back to "?": Greek letters, marks and dashes have LaTeX forms, and words in
+    scripts pdflatex cannot set (the LSTM document's Bengali) are transliterated."""
+    tex = render([solve_file(path.name)], "latex")
+    assert "?" not in tex
+
+
+@needs_pdflatex
+@needs_pdftotext
+def test_bengali_labels_reach_the_pdf_transliterated(cli: Any, tmp_path: Path) -> None:
+    out = tmp_path / "sheet.pdf"
+    assert cli("solve", str(PROBLEMS / "lstm-doc-output-2.toml"), "-f", "pdf", "-o", str(out)).exit_code == 0
+    text = subprocess.run(["pdftotext", "-layout", str(out), "-"], capture_output=True, text=True, check=True).stdout
+    for word in ("bamladeske", "bamlades", "bhalobasi"):  # বাংলাদেশকে, বাংলাদেশ, ভালোবাসি
+        assert word in text
+
+
 @needs_pdflatex
 def test_latex_fragment_pastes_into_a_document(tmp_path: Path) -> None:
     """--fragment has no preamble and compiles inside one."""

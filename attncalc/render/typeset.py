@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
+from itertools import groupby
 
 _TOKEN = re.compile(
     r"(?P<sci>\d+(?:\.\d+)?e[+-]?\d+)"
@@ -32,13 +34,32 @@ _FUNCS = {
     "log": r"\log",
     "sqrt": r"\sqrt",
 }
+# Greek letters the notes and formulas use (β1 of Adam, Δθ of an update), as LaTeX commands
+GREEK = {
+    "α": "alpha",
+    "β": "beta",
+    "γ": "gamma",
+    "δ": "delta",
+    "Δ": "Delta",
+    "ε": "varepsilon",
+    "η": "eta",
+    "θ": "theta",
+    "λ": "lambda",
+    "μ": "mu",
+    "π": "pi",
+    "σ": "sigma",
+    "τ": "tau",
+    "φ": "phi",
+    "ω": "omega",
+    "Σ": "Sigma",
+}
 _SYMBOLS = {
+    **{ch: f"\\{name} " for ch, name in GREEK.items()},
     "·": r"\cdot ",
     "−": "-",
     "…": r"\dots ",
     "⋮": r"\vdots ",
     "∞": r"\infty ",
-    "α": r"\alpha ",
     "Σ": r"\sum ",
     "∂": r"\partial ",
     "ŷ": r"\hat{y}",
@@ -58,8 +79,6 @@ _SYMBOLS = {
     "◀": "",
     "×": r"\times ",
     "⊙": r"\odot ",
-    "σ": r"\sigma ",
-    "ε": r"\varepsilon ",
     "→": r"\rightarrow ",
     "←": r"\leftarrow ",
     "|": r"|",
@@ -79,14 +98,36 @@ _TEXT_ESCAPES = {
 }
 
 
+def _foreign(c: str) -> bool:
+    """A letter of a script pdflatex cannot set without extra fonts (Bengali, Cyrillic, Han, ...)."""
+    if ord(c) < 0x100 or 0x300 <= ord(c) < 0x370:  # Latin-1 and the combining accents (h̃, m̂)
+        return False
+    if unicodedata.category(c)[0] not in "LM":
+        return False
+    return not unicodedata.name(c, "").startswith(("GREEK", "LATIN"))
+
+
+def transliterate(text: str) -> str:
+    """Words in such scripts written in Latin letters: আমি → ami, so a LaTeX sheet keeps its labels."""
+    if not any(_foreign(c) for c in text):
+        return text
+    from anyascii import anyascii
+
+    return "".join(
+        anyascii(run) if foreign else run for foreign, run in ((k, "".join(g)) for k, g in groupby(text, key=_foreign))
+    )
+
+
 def tex_text(s: str) -> str:
     """Escape plain text for LaTeX text mode."""
+    s = transliterate(s)
     out = "".join(_TEXT_ESCAPES.get(c, c) for c in s)
     return out.replace("−", "-").replace("…", r"\ldots{}").replace("·", r"$\cdot$").replace("√", r"$\surd$")
 
 
 def to_tex(plain: str) -> str:
     """Plain notation → LaTeX math (without the surrounding $)."""
+    plain = transliterate(plain)
     for base, code in (("h", "\x00"), ("c", "\x01"), ("m", "\x02"), ("v", "\x03")):
         plain = plain.replace(base + "\u0303", code).replace(base + "\u0302", code)
     tokens = [(m.lastgroup or "", m.group()) for m in _TOKEN.finditer(plain)]
@@ -139,7 +180,7 @@ def to_tex(plain: str) -> str:
     # a state at a time step written with its entry: p_1 then _i -> p_{1,i} (no double subscript)
     text = re.sub(r"_\{([^{}]*)\}_\{([^{}]*)\}", r"_{\1,\2}", text)
     text = re.sub(r"_\{([^{}]*)\}'_\{([^{}]*)\}", r"'_{\1,\2}", text)
-    # pdflatex without extra fonts has no glyphs beyond Latin-1 (Bengali labels, say)
+    # pdflatex without extra fonts has no glyphs beyond Latin-1 (foreign words are transliterated above)
     return "".join(c if ord(c) < 0x100 else "?" for c in text).strip()
 
 

@@ -10,7 +10,7 @@ import html
 from typing import Any
 
 from .sheet import Exact, Heading, MathLines, Matrix, Para, Sheet, Table
-from .typeset import tex_text, to_html, to_tex
+from .typeset import GREEK, tex_text, to_html, to_tex
 
 
 class Writer:
@@ -124,9 +124,11 @@ def _tex_safe(s: str) -> str:
     """Text mode, with the symbols the sheets use typeset as maths."""
     out = tex_text(s)
     for ch, rep in {
+        **{ch: f"$\\{name}$" for ch, name in GREEK.items()},
         "ᵀ": r"$^\top$",
-        "α": r"$\alpha$",
-        "Σ": r"$\Sigma$",
+        "✓": r"$\checkmark$",
+        "✗": r"$\times$",
+        "–": "--",
         "∞": r"$\infty$",
         "∂": r"$\partial$",
         "≈": r"$\approx$",
@@ -141,8 +143,6 @@ def _tex_safe(s: str) -> str:
         "→": r"$\to$",
         "←": r"$\leftarrow$",
         "⊙": r"$\odot$",
-        "σ": r"$\sigma$",
-        "ε": r"$\varepsilon$",
         "₀": r"$_0$",
         "−": "-",
     }.items():
