@@ -160,6 +160,21 @@ def test_latex_sheets_typeset_every_character(path: Path) -> None:
     assert "?" not in tex
 
 
+@pytest.mark.parametrize(
+    ("plain", "tex"),
+    [("আমি", "ami"), ("Привет", "Privet"), ("hᵀ", "hᵀ"), ("α β", "α β"), ("m̂ h̃", "m̂ h̃"), ("ŷ", "ŷ")],
+)
+def test_only_scripts_pdflatex_cannot_set_are_transliterated(plain: str, tex: str) -> None:
+    from attncalc.render.typeset import transliterate
+
+    assert transliterate(plain) == tex
+
+
+def test_transposes_stay_transposes_in_latex() -> None:
+    tex = render([solve_file("lstm-doc-update.toml")], "latex")
+    assert r"\partial L/\partial W_{out} = (\partial L/\partial z) h^{\top}" in tex
+
+
 @needs_pdflatex
 @needs_pdftotext
 def test_bengali_labels_reach_the_pdf_transliterated(cli: Any, tmp_path: Path) -> None:

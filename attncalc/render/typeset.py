@@ -104,7 +104,9 @@ def _foreign(c: str) -> bool:
         return False
     if unicodedata.category(c)[0] not in "LM":
         return False
-    return not unicodedata.name(c, "").startswith(("GREEK", "LATIN"))
+    if c in _SYMBOLS:
+        return False
+    return not unicodedata.name(c, "").startswith(("GREEK", "LATIN", "MODIFIER", "COMBINING"))
 
 
 def transliterate(text: str) -> str:
