@@ -346,7 +346,8 @@ def _grade(
     decs = np.asarray(ans.decimals)
     true = np.asarray(step.value, dtype=float)
     shown_given = _given_text(given, decs)
-    expected = _rounded(true, truth.decimals)
+    finest = max((int(x) for x in decs.flat if x >= 0), default=0)
+    expected = _rounded(true, max(truth.decimals, finest))  # 0.000014 for an answer written 0.000001
 
     open_ = np.array(np.isnan(given), dtype=bool)  # entries written "?": not graded, so they match anything
 

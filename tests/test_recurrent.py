@@ -98,3 +98,17 @@ def test_gates_stay_in_range(seed: int) -> None:
             assert np.all((v > 0) & (v < 1)), s.id
         if name in ("c_tilde", "tanh_c", "h"):
             assert np.all(np.abs(v) < 1), s.id
+
+
+def test_check_flags_the_retention_slip_and_accepts_the_carried_rounding(cli: Any) -> None:
+    """c_t = 0.8^t (f = σ(ln 4) = 4/5, nothing new written): 0.8^10 = 0.1074, 0.8^20 = 0.01153,
+    0.8^50 = 1.427e-5; the document writes 0.107, 0.011 and 0.000001."""
+    d = solve_file("lstm-doc-retention.toml")
+    for t in (10, 20, 50):
+        assert math.isclose(float(np.asarray(d.step(f"{t}.c").value)[0]), 0.8**t, rel_tol=1e-12)
+    assert d.step("50.c").exact is not None  # exactly 4^50/5^50
+    result = cli("check", str(PROBLEMS / "answers" / "lstm-doc-retention.toml"), "--format", "json")
+    got = {r["id"]: r for r in json.loads(result.stdout)["results"]}
+    assert got["10.c"]["verdict"] == "correct"
+    assert got["20.c"]["verdict"] == "correct" and "hand chain" in got["20.c"]["note"]
+    assert got["50.c"]["verdict"] == "wrong" and got["50.c"]["expected"] == [0.000014]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
 from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
@@ -103,6 +104,8 @@ def _value_cell(x: Any) -> str:
         return "−∞"
     if isinstance(x, str):
         return x
+    if x != 0 and abs(x) < 1e-4:  # the value rounded to the answer's precision: 0.000014, not 1.4e-05
+        return np.format_float_positional(x, trim="-")
     return f"{x:g}"
 
 
