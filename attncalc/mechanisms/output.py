@@ -32,29 +32,11 @@ def one_step(
 
     Returns the steps, the probabilities and the step's loss (None without targets), as carried.
     """
-    W = chain.given(out.W_out)
-    b = chain.given(out.b_out) if out.b_out is not None else None
-    V = W.shape[0]
+    V = out.W_out.shape[0]
     labels = out.vocab or tuple(f"w{k + 1}" for k in range(V))
-    z = chain.matmul(W, u)
-    if b is not None:
-        z = z + b
-    z = chain.finish(pre + "logits", z)
-    steps: list[Step] = [
-        Product(
-            id=pre + "logits",
-            title="Logits",
-            formula=f"z_{t} = W_out·{u_name}" + (" + b_out" if b is not None else ""),
-            latex="",
-            symbol=f"z_{t}",
-            value=z,
-            rows=labels,
-            left=W,
-            right=u,
-            bias=b,
-            explain="The output layer scores every vocabulary entry: one dot product per row of W_out.",
-        )
-    ]
+    logits = logits_step(chain, out.W_out, out.b_out, u, pre + "logits", f"z_{t}", u_name, labels)
+    z = np.asarray(logits.value)  # as finished: the answerer's own logits when check carries them
+    steps: list[Step] = [logits]
     soft = softmax_inline(chain, z, pre + "probabilities", "Probabilities", f"z_{t}", f"p_{t}", shift_mode, labels)
     steps.append(soft)
     probs = np.asarray(soft.value)
@@ -91,6 +73,37 @@ def one_step(
             )
         )
     return steps, probs, loss
+
+
+def logits_step(
+    chain: Chain,
+    W_out: Given,
+    b_out: Given | None,
+    u: np.ndarray,
+    sid: str,
+    symbol: str,
+    u_name: str,
+    labels: tuple[str, ...] | None,
+) -> Product:
+    """z = W_out u + b_out, one dot product per vocabulary entry."""
+    W = chain.given(W_out)
+    b = chain.given(b_out) if b_out is not None else None
+    z = chain.matmul(W, u)
+    if b is not None:
+        z = z + b
+    return Product(
+        id=sid,
+        title="Logits",
+        formula=f"{symbol} = W_out·{u_name}" + (" + b_out" if b is not None else ""),
+        latex="",
+        symbol=symbol,
+        value=chain.finish(sid, z),
+        rows=labels,
+        left=W,
+        right=u,
+        bias=b,
+        explain="The output layer scores every vocabulary entry: one dot product per row of W_out.",
+    )
 
 
 def sequence_steps(

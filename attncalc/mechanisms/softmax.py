@@ -15,7 +15,7 @@ from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..problem import Problem
 from .common import SoftmaxNames, simplify_log, softmax_steps
-from .output import update
+from .output import logits_step, update
 
 
 def inputs(p: Problem) -> list[Input]:
@@ -38,28 +38,10 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     labels = p.vocab
     steps: list[Step] = []
     if "W_out" in p.given:
-        W = chain.given(p.given["W_out"])
         h = chain.given(p.given["hidden"])
-        b = chain.given(p.given["b_out"]) if "b_out" in p.given else None
-        z = chain.matmul(W, h)
-        if b is not None:
-            z = z + b
-        z = chain.finish("logits", z)
-        steps.append(
-            Product(
-                id="logits",
-                title="Logits",
-                formula="z = W_out·h" + (" + b_out" if b is not None else ""),
-                latex="",
-                symbol="z",
-                value=z,
-                rows=labels,
-                left=W,
-                right=h,
-                bias=b,
-                explain="The output layer scores every vocabulary entry: one dot product per row of W_out.",
-            )
-        )
+        logits = logits_step(chain, p.given["W_out"], p.given.get("b_out"), h, "logits", "z", "h", labels)
+        steps.append(logits)
+        z = np.asarray(logits.value)
     else:
         z = chain.given(p.given["logits"])
     T_node = p.settings.temperature
