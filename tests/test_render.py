@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -163,6 +164,8 @@ def test_text_view_fits_a_standard_terminal(path: Path) -> None:
     d = solve_file(path.name)
     lines = text_of(d, width=80).splitlines()
     assert max(cell_len(line) for line in lines) <= 80
+    for line in lines:  # a long written-out line continues indented, never at the margin
+        assert not re.match(r"[-+−=·/] ", line), line
     rows: list[str] = []
     for k, line in enumerate(lines):
         if line.strip() in ("States", "Encoder states", "Decoder states", "Predictions"):

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.padding import Padding
 from rich.panel import Panel
@@ -135,7 +136,7 @@ class TextRenderer:
         lines: list[RenderableType] = []
         for labels, expr in groups:
             names = " = ".join(labels[:3]) + (f" = … ({len(labels)} entries)" if len(labels) > 3 else "")
-            lines.append(Text(self._cut(f"  exact: {names} = {exact_text(expr)}"), style="green"))
+            lines.append(Hanging(self._cut(f"  exact: {names} = {exact_text(expr)}"), style="green"))
         if more:
             lines.append(Text(f"    ⋮   ({more} more exact forms; --format json lists them all)", style="green"))
         return lines
@@ -209,7 +210,7 @@ class TextRenderer:
                 total = int(np.prod(shape))
                 yield Text(f"    ⋮   ({total - 4} more entries, computed the same way)", style="dim")
                 continue
-            yield Text("  " + line_for(idx))
+            yield Hanging("  " + line_for(idx))
 
     def _written(self, s: Step) -> Iterable[RenderableType]:
         """Each entry written out, "label = rhs = result", then the result."""
@@ -226,6 +227,12 @@ class TextRenderer:
         yield from self._lines(s, line)
         yield self._result(s)
 
+    def _one_line(self, s: Step) -> RenderableType:
+        """A step whose result is one number: "symbol = written out = result"."""
+        return Hanging(
+            f"  {s.symbol} = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}" + self._aside(s, (), s.shown)
+        )
+
     def _aside(self, s: Step, idx: tuple[int, ...], shown: Any) -> str:
         note = expand.aside(s, idx, float(shown), self.dec)
         return f"   ({note})" if note else ""
@@ -241,17 +248,13 @@ class TextRenderer:
         if s.fn == "divide" and s.param_text.startswith("√"):
             yield Text(f"  {s.param_text} = {self.n(s.param)}")
         if np.asarray(s.shown).ndim == 0:  # one number: one line
-            yield Text(
-                f"  {s.symbol} = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}" + self._aside(s, (), s.shown)
-            )
+            yield self._one_line(s)
             return
         yield from self._written(s)
 
     def _step_Sum(self, s: Sum) -> Iterable[RenderableType]:
         if np.asarray(s.arg).ndim == 1:
-            yield Text(
-                f"  {s.symbol} = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}" + self._aside(s, (), s.shown)
-            )
+            yield self._one_line(s)
             return
         yield from self._written(s)
 
@@ -286,7 +289,7 @@ class TextRenderer:
                 continue
             remark = "; ".join(x for x in (labels[i], expand.softmax_exp_aside(s, i, self.dec)) if x)
             yield Text(f"  exp({self.n(s.arg[i])}{shift}) = {self.n(s.exps[i])}   ({remark})")
-        yield Text(f"  sum = {expand.sum_text([self.n(x) for x in s.exps])} = {self.n(s.total)}")
+        yield Hanging(f"  sum = {expand.sum_text([self.n(x) for x in s.exps])} = {self.n(s.total)}")
         for i in elide(list(range(len(s.arg))), ENTRY_LIMIT):
             if i is None:
                 yield Text("    ⋮")
@@ -313,7 +316,7 @@ class TextRenderer:
         yield Text(f"  ŷ = {s.value}", style="bold")
 
     def _step_Loss(self, s: Loss) -> Iterable[RenderableType]:
-        yield Text(
+        yield Hanging(
             f"  {s.symbol} = −ln p({s.label}) = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}"
             + self._aside(s, (), s.shown)
         )
@@ -323,9 +326,7 @@ class TextRenderer:
 
     def _step_Combine(self, s: Combine) -> Iterable[RenderableType]:
         if s.scalar_product:
-            yield Text(
-                f"  {s.symbol} = {expand.rhs(s, (), self.dec)} = {self.n(s.shown)}" + self._aside(s, (), s.shown)
-            )
+            yield self._one_line(s)
             return
         yield from self._written(s)
 
@@ -399,3 +400,36 @@ class _Fit:
             return
         yield self.head
         yield Padding(Text.assemble("= ", self.value), (0, 0, 0, 2), expand=False)
+
+
+class Hanging:
+    """A written-out line that, when too long for the console, breaks before an operator and indents
+    what follows, so "+ 0.3·0.9 − 0.5 = 0.22" does not start a line of its own at the margin."""
+
+    OPERATORS = ("+", "−", "-", "=", "/", "·")
+
+    def __init__(self, text: str, hang: int = 6, style: str = "") -> None:
+        self.text, self.hang, self.style = text, hang, style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        if cell_len(self.text) <= width:
+            yield Text(self.text, style=self.style)
+            return
+        indent = len(self.text) - len(self.text.lstrip(" "))
+        units: list[str] = []  # an operator travels with its operand
+        for word in self.text.strip().split(" "):
+            if units and units[-1] in self.OPERATORS:
+                units[-1] += " " + word
+            else:
+                units.append(word)
+        lines, line = [], " " * indent + units[0]
+        for unit in units[1:]:
+            if cell_len(line) + 1 + cell_len(unit) > width and line.strip():
+                lines.append(line)
+                line = " " * (indent + self.hang) + unit
+            else:
+                line += " " + unit
+        lines.append(line)
+        for text in lines:
+            yield Text(text, style=self.style)
