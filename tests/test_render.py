@@ -182,3 +182,15 @@ def test_a_long_given_vector_moves_to_its_own_line() -> None:
     text = text_of(solve_file("lstm-doc-sequence.toml"), width=80)
     assert "p_t  the probability of the target token at each step\n  = [0.85, 0.78, 0.92, 0.94]\n" in text
     assert "= [0.85, 0.78, 0.92, 0.94]" in text_of(solve_file("lstm-doc-sequence.toml"), width=120).splitlines()[5]
+
+
+@pytest.mark.parametrize("name", ["seq2seq-luong.toml", "seq2seq-bahdanau.toml", "lstm-doc-encoder.toml"])
+def test_each_gate_table_follows_its_cells_hidden_state(name: str) -> None:
+    """The table of a step's gates closes the cell's steps: right after h_t, before attention or output."""
+    text = text_of(solve_file(name), width=80)
+    blocks = re.findall(r"Gates at ([^\n]*?\d+)", text)
+    assert blocks
+    for block in blocks:
+        before = text[: text.index(f"Gates at {block}")]
+        last_step = re.findall(r"\[([\w.]+)\]\n", before)[-1]
+        assert re.fullmatch(rf"(.*\.)?{block.split()[-1]}\.h", last_step), (block, last_step)

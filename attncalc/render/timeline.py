@@ -70,7 +70,7 @@ class Timeline:
                 continue
             prefix = ".".join(parts[: digits[0] + 1]) + "."
             rest = ".".join(parts[digits[0] + 1 :])
-            if rest in dict(GATE_ROWS) or rest.endswith("_pre"):
+            if rest in dict(GATE_ROWS):  # the cell's steps (not Luong's attentional_pre)
                 last_of[prefix] = s.id
             if prefix not in seen:
                 seen.add(prefix)
