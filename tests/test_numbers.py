@@ -26,6 +26,11 @@ from attncalc.numbers import parse_number, to_exact, to_float
         ("(1 + 2) * 3 - 4 / 8", sp.Rational(17, 2)),
         ("1e-3", sp.Rational(1, 1000)),
         ("ln(e)", sp.Integer(1)),
+        ("ln(2)", sp.log(2)),
+        ("log(2)", sp.log(2)),  # log is the natural logarithm, as documented
+        ("tanh(1/2)", sp.tanh(sp.Rational(1, 2))),
+        ("2**3", sp.Integer(8)),  # ** is the same as ^
+        ("2^-3", sp.Rational(1, 8)),
         ("−1", sp.Integer(-1)),  # a typographic minus sign, as pasted from a PDF
     ],
 )
