@@ -237,10 +237,13 @@ def check(
                 reports.append(grade(problem, problem.answers, paths[0], tol, key_prefix="answers."))
         for path in answer_paths:
             raw, own_problem = load_answers(path)
-            if own_problem is None and problem is None:
+            # a PROBLEM on the command line wins: the file's own problem = is followed only without one
+            if problem is not None:
+                target = problem
+            elif own_problem is not None:
+                target = load_problem(own_problem)
+            else:
                 _fail(f"{path}: problem: this answers file names no problem; give the PROBLEM file first")
-            target = load_problem(own_problem) if own_problem else problem
-            assert target is not None
             reports.append(grade(target, raw, path, tol))
     except AttncalcError as exc:
         _fail(str(exc))
