@@ -190,6 +190,21 @@ def _text_view(derivations: list[Any], to_terminal: bool, width: int | None) -> 
     return "" if to_terminal else console.export_text()
 
 
+# keys only a problem file has (an answers file holds step ids, [answers] and problem =)
+_PROBLEM_ONLY_KEYS = {
+    "kind",
+    "title",
+    "description",
+    "score",
+    "tokens",
+    "given",
+    "head",
+    "settings",
+    "cell",
+    "training",
+}
+
+
 @app.command()
 def check(
     paths: Annotated[
@@ -228,6 +243,11 @@ def check(
         problem = None
         answer_paths = paths
         first = read_raw(paths[0])
+        if "problem" not in first and not set(first) & _PROBLEM_ONLY_KEYS:
+            _fail(
+                f'{paths[0]}: no problem named: add problem = "path/to/problem.toml" to the file, '
+                "or give the problem first: attncalc check PROBLEM ANSWERS"
+            )
         if "kind" in first or "problem" not in first:  # PROBLEM [ANSWERS...]
             problem = load_problem(paths[0])
             answer_paths = paths[1:]

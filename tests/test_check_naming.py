@@ -26,6 +26,19 @@ def test_problem_on_the_command_line_wins_over_the_answers_files_own(cli: Any, t
     assert "nowhere" not in result.output
 
 
+def test_an_answers_file_naming_no_problem_says_how_to_name_one(cli: Any, tmp_path: Path) -> None:
+    """check ANSWERS without problem = and without PROBLEM: one line saying the problem is missing, exit 2."""
+    answers = tmp_path / "answers.toml"
+    answers.write_text("scores = [1, 2, 2]\nweights = [0.155, 0.422, 0.422]\n", encoding="utf-8")
+    result = cli("check", str(answers))
+    assert result.exit_code == 2
+    err = result.stderr.strip()
+    assert len(err.splitlines()) == 1
+    assert str(answers) in err and "no problem named" in err
+    assert 'problem = "path/to/problem.toml"' in err and "attncalc check PROBLEM ANSWERS" in err
+    assert "unknown key" not in err and "Traceback" not in result.output
+
+
 def test_a_problem_file_missing_its_kind_still_says_so(cli: Any, tmp_path: Path) -> None:
     """A problem file without kind (it has [given]) keeps its own message, not the answers one."""
     p = tmp_path / "p.toml"
