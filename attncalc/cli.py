@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -71,25 +70,14 @@ def _root(
 
 
 def write_output(path: str, text: str | bytes, force: bool) -> None:
-    """Write text to path through a temporary file and a rename; never overwrite without force."""
-    target = Path(path)
-    if target.exists() and not force:
-        _fail(f"{path}: already exists; pass --force to overwrite it")
-    directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        _fail(f"{path}: the folder {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
+    """Write text to path atomically with the umask's mode; never overwrite without force."""
+    from .errors import AttncalcError
+    from .files import write_atomic
+
     try:
-        if isinstance(text, bytes):
-            with os.fdopen(fd, "wb") as fb:
-                fb.write(text)
-        else:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        write_atomic(path, text, force)
+    except AttncalcError as exc:
+        _fail(str(exc))
 
 
 @app.command()
