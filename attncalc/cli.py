@@ -97,7 +97,10 @@ def solve(
     ] = None,
     sheet: Annotated[
         SheetKind,
-        typer.Option("--sheet", help="markdown/latex/pdf/html: question (no results), answers, or the full solution."),
+        typer.Option(
+            "--sheet",
+            help="markdown/latex/pdf/html: question (no results), answers, or the full solution (text, json: solution only).",
+        ),
     ] = SheetKind.solution,
     fragment: Annotated[
         bool, typer.Option("--fragment", help="latex/html: only the body, to paste into a document.")
@@ -119,6 +122,11 @@ def solve(
     width: Annotated[int | None, typer.Option("--width", min=40, help="Terminal width for the text view.")] = None,
 ) -> None:
     """Print the worked derivation of one or more problems, or write it as a sheet."""
+    if sheet is not SheetKind.solution and format in (SolveFormat.text, SolveFormat.json):
+        _fail(
+            f"--sheet {sheet.value}: the {format.value} view is the full solution; "
+            "use --format markdown, latex, pdf or html for a question or answers sheet"
+        )
     from .errors import AttncalcError
     from .mechanisms import solve as solve_problem
     from .problem import load_problem
