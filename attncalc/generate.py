@@ -2,7 +2,7 @@
 
 All randomness comes from one ``random.Random(seed)``, so the same options and seed give the same
 variants on every machine. A draw is rejected and redrawn when its top two weights tie (unless
-ties are allowed), its largest weight is above 0.95 or its smallest below 0.01, an input row is all
+ties are allowed) or its top two output probabilities tie (always: the key names one prediction), its largest weight is above 0.95 or its smallest below 0.01, an input row is all
 zeros, it repeats an earlier variant, or its exact forms stop being readable before the weights.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .derivation import Derivation
+from .derivation import Argmax, Derivation
 from .errors import ProblemError
 from .mechanisms import solve
 from .problem import parse_problem
@@ -132,6 +132,9 @@ def degeneracy(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
             return "a row of zeros"
     if "query" in g and all(x == 0 for x in g["query"]):
         return "a row of zeros"
+    for step in d.steps:  # a key must name one prediction: top probabilities that tie have none
+        if isinstance(step, Argmax) and len(step.tied(tol=10.0 ** (-o.decimals))) > 1:
+            return "top probabilities tie (no single prediction)"
     final = "weights" if "weights" in d.step_ids else "probabilities"
     w = np.atleast_2d(np.asarray(d.step(final).value, dtype=float))
     for row in w:
