@@ -315,7 +315,7 @@ def generate(
 ) -> None:
     """Write seeded homework: one problem file per variant, answer keys, and question, answers and solution sheets."""
     from .errors import AttncalcError
-    from .generate import Options, answers_toml, moodle_xml, problem_toml
+    from .generate import Options, answers_toml, problem_toml
     from .generate import generate as make
 
     opts = Options(kind, score, tokens, dim, head, mask, count, seed, values, allow_ties, decimals)
@@ -329,6 +329,8 @@ def generate(
         sheet_fmt = "markdown" if format is GenFormat.moodle else format.value
         files.update(_sheets(result.derivations, sheet_fmt, seed, count))
         if format is GenFormat.moodle:
+            from .render.moodle import moodle_xml
+
             files["quiz.xml"] = moodle_xml(result.derivations, seed)
     except AttncalcError as exc:
         _fail(str(exc))
