@@ -327,6 +327,10 @@ def check(
 def _grade_prediction(ans: Answer, step: Step, runs: _Runs, status: dict[str, str]) -> StepResult:
     assert isinstance(step, Argmax)
     given = str(ans.values)
+    tied = step.tied()
+    if given in tied and len(tied) > 1:  # any of the tied tokens is the prediction
+        note = f"The probabilities of {', '.join(tied)} tie; any of them is the prediction."
+        return StepResult(ans.id, step.title, "correct", given, step.value, [], note, given_shown=given)
     if given == step.value:
         return StepResult(ans.id, step.title, "correct", given, step.value, [], given_shown=given)
     mine = runs.get("float", overrides=True)

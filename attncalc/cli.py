@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -71,25 +70,14 @@ def _root(
 
 
 def write_output(path: str, text: str | bytes, force: bool) -> None:
-    """Write text to path through a temporary file and a rename; never overwrite without force."""
-    target = Path(path)
-    if target.exists() and not force:
-        _fail(f"{path}: already exists; pass --force to overwrite it")
-    directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        _fail(f"{path}: the folder {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
+    """Write text to path atomically with the umask's mode; never overwrite without force."""
+    from .errors import AttncalcError
+    from .files import write_atomic
+
     try:
-        if isinstance(text, bytes):
-            with os.fdopen(fd, "wb") as fb:
-                fb.write(text)
-        else:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        write_atomic(path, text, force)
+    except AttncalcError as exc:
+        _fail(str(exc))
 
 
 @app.command()
@@ -109,7 +97,10 @@ def solve(
     ] = None,
     sheet: Annotated[
         SheetKind,
-        typer.Option("--sheet", help="markdown/latex/pdf/html: question (no results), answers, or the full solution."),
+        typer.Option(
+            "--sheet",
+            help="markdown/latex/pdf/html: question (no results), answers, or the full solution (text, json: solution only).",
+        ),
     ] = SheetKind.solution,
     fragment: Annotated[
         bool, typer.Option("--fragment", help="latex/html: only the body, to paste into a document.")
@@ -131,6 +122,11 @@ def solve(
     width: Annotated[int | None, typer.Option("--width", min=40, help="Terminal width for the text view.")] = None,
 ) -> None:
     """Print the worked derivation of one or more problems, or write it as a sheet."""
+    if sheet is not SheetKind.solution and format in (SolveFormat.text, SolveFormat.json):
+        _fail(
+            f"--sheet {sheet.value}: the {format.value} view is the full solution; "
+            "use --format markdown, latex, pdf or html for a question or answers sheet"
+        )
     from .errors import AttncalcError
     from .mechanisms import solve as solve_problem
     from .problem import load_problem
@@ -190,6 +186,21 @@ def _text_view(derivations: list[Any], to_terminal: bool, width: int | None) -> 
     return "" if to_terminal else console.export_text()
 
 
+# keys only a problem file has (an answers file holds step ids, [answers] and problem =)
+_PROBLEM_ONLY_KEYS = {
+    "kind",
+    "title",
+    "description",
+    "score",
+    "tokens",
+    "given",
+    "head",
+    "settings",
+    "cell",
+    "training",
+}
+
+
 @app.command()
 def check(
     paths: Annotated[
@@ -228,6 +239,11 @@ def check(
         problem = None
         answer_paths = paths
         first = read_raw(paths[0])
+        if "problem" not in first and not set(first) & _PROBLEM_ONLY_KEYS:
+            _fail(
+                f'{paths[0]}: no problem named: add problem = "path/to/problem.toml" to the file, '
+                "or give the problem first: attncalc check PROBLEM ANSWERS"
+            )
         if "kind" in first or "problem" not in first:  # PROBLEM [ANSWERS...]
             problem = load_problem(paths[0])
             answer_paths = paths[1:]
@@ -237,10 +253,13 @@ def check(
                 reports.append(grade(problem, problem.answers, paths[0], tol, key_prefix="answers."))
         for path in answer_paths:
             raw, own_problem = load_answers(path)
-            if own_problem is None and problem is None:
+            # a PROBLEM on the command line wins: the file's own problem = is followed only without one
+            if problem is not None:
+                target = problem
+            elif own_problem is not None:
+                target = load_problem(own_problem)
+            else:
                 _fail(f"{path}: problem: this answers file names no problem; give the PROBLEM file first")
-            target = load_problem(own_problem) if own_problem else problem
-            assert target is not None
             reports.append(grade(target, raw, path, tol))
     except AttncalcError as exc:
         _fail(str(exc))
@@ -296,7 +315,7 @@ def generate(
 ) -> None:
     """Write seeded homework: one problem file per variant, answer keys, and question, answers and solution sheets."""
     from .errors import AttncalcError
-    from .generate import Options, answers_toml, moodle_xml, problem_toml
+    from .generate import Options, answers_toml, problem_toml
     from .generate import generate as make
 
     opts = Options(kind, score, tokens, dim, head, mask, count, seed, values, allow_ties, decimals)
@@ -310,6 +329,8 @@ def generate(
         sheet_fmt = "markdown" if format is GenFormat.moodle else format.value
         files.update(_sheets(result.derivations, sheet_fmt, seed, count))
         if format is GenFormat.moodle:
+            from .render.moodle import moodle_xml
+
             files["quiz.xml"] = moodle_xml(result.derivations, seed)
     except AttncalcError as exc:
         _fail(str(exc))

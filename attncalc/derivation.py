@@ -145,6 +145,14 @@ class Argmax(Step):
     probs: np.ndarray = field(default_factory=lambda: np.zeros(0))
     labels: tuple[str, ...] = ()
 
+    def tied(self, tol: float = 1e-12) -> tuple[str, ...]:
+        """The labels whose probability is the largest to within tol (one label when nothing ties)."""
+        p = np.asarray(self.probs, dtype=float).ravel()
+        if p.size == 0 or len(self.labels) != p.size:
+            return (str(self.value),)
+        top = float(np.max(p))
+        return tuple(lab for lab, x in zip(self.labels, p, strict=True) if top - float(x) <= tol * max(1.0, top))
+
 
 @dataclass(frozen=True, eq=False)
 class Loss(Step):

@@ -2,7 +2,7 @@
 
 All randomness comes from one ``random.Random(seed)``, so the same options and seed give the same
 variants on every machine. A draw is rejected and redrawn when its top two weights tie (unless
-ties are allowed), its largest weight is above 0.95 or its smallest below 0.01, an input row is all
+ties are allowed) or its top two output probabilities tie (always: the key names one prediction), its largest weight is above 0.95 or its smallest below 0.01, an input row is all
 zeros, it repeats an earlier variant, or its exact forms stop being readable before the weights.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .derivation import Derivation
+from .derivation import Argmax, Derivation
 from .errors import ProblemError
 from .mechanisms import solve
 from .problem import parse_problem
@@ -132,6 +132,9 @@ def degeneracy(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
             return "a row of zeros"
     if "query" in g and all(x == 0 for x in g["query"]):
         return "a row of zeros"
+    for step in d.steps:  # a key must name one prediction: top probabilities that tie have none
+        if isinstance(step, Argmax) and len(step.tied(tol=10.0 ** (-o.decimals))) > 1:
+            return "top probabilities tie (no single prediction)"
     final = "weights" if "weights" in d.step_ids else "probabilities"
     w = np.atleast_2d(np.asarray(d.step(final).value, dtype=float))
     for row in w:
@@ -234,47 +237,3 @@ def _shown_toml(x: Any) -> str:
     if isinstance(x, list):
         return "[" + ", ".join(_shown_toml(v) for v in x) + "]"
     return '"-inf"' if x == "-inf" else x
-
-
-def moodle_xml(derivations: list[Derivation], seed: int) -> str:
-    """A Moodle quiz: per variant a category, per step a numerical (one number) or cloze question."""
-    from xml.sax.saxutils import escape
-
-    from .render.json import to_dict
-
-    out = ['<?xml version="1.0" encoding="UTF-8"?>', "<quiz>"]
-    for k, d in enumerate(derivations, 1):
-        tol = 0.5 * 10.0 ** (-d.decimals)
-        out.append(
-            f'<question type="category"><category><text>$course$/attncalc seed {seed}/variant {k}</text>'
-            "</category></question>"
-        )
-        for s in to_dict(d)["steps"]:
-            name = escape(f"Variant {k}: {s['title']} [{s['id']}]")
-            prompt = escape(
-                f"{d.problem.title}, step {s['id']}: {s['title']} ({s['formula']}). Give {d.decimals} decimals."
-            )
-            if s["id"] == "prediction":
-                out.append(
-                    f'<question type="shortanswer"><name><text>{name}</text></name>'
-                    f'<questiontext format="html"><text>{prompt}</text></questiontext>'
-                    f'<answer fraction="100"><text>{escape(str(s["shown"]))}</text></answer></question>'
-                )
-                continue
-            values: np.ndarray = np.atleast_1d(np.asarray(s["value"], dtype=float)).ravel()
-            if np.ndim(s["value"]) == 0:
-                out.append(
-                    f'<question type="numerical"><name><text>{name}</text></name>'
-                    f'<questiontext format="html"><text>{prompt}</text></questiontext>'
-                    f'<answer fraction="100"><text>{float(s["value"]):.{d.decimals}f}</text>'
-                    f"<tolerance>{tol}</tolerance></answer></question>"
-                )
-                continue
-            fields = " ".join(f"{{1:NUMERICAL:={v:.{d.decimals}f}:{tol}}}" if np.isfinite(v) else "−∞" for v in values)
-            out.append(
-                f'<question type="cloze"><name><text>{name}</text></name>'
-                f'<questiontext format="html"><text><![CDATA[{prompt} {fields}]]></text></questiontext>'
-                "</question>"
-            )
-    out.append("</quiz>")
-    return "\n".join(out) + "\n"

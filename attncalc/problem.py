@@ -511,7 +511,9 @@ def _attention(
                 f"the {score} score needs q and k_i of the same length",
             )
         if "scale" in t:
-            g["scale"] = _given("given.scale", np.array([r.number(t["scale"], "given.scale")], dtype=object))
+            nodes = np.empty(1, dtype=object)  # np.array([node]) would unpack the node's tuple
+            nodes[0] = r.number(t["scale"], "given.scale")
+            g["scale"] = _given("given.scale", nodes)
     elif score == "general":
         W = r.matrix(_require(r, t, "W", "the general score's weight matrix"), "given.W")
         want = (d_k, d_q) if row else (d_q, d_k)

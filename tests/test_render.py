@@ -117,7 +117,8 @@ def test_negative_factors_are_parenthesised() -> None:
         (0.39, 3, "0.39"),
         (0.5, 3, "0.5"),
         (0.4999999, 3, "0.500"),
-        (-0.0001, 3, "-1.00e-04"),
+        (-0.0001, 3, "-0.0001"),  # rounds to 0 at 3 decimals: its leading digits, positional
+        (-1.234e-13, 3, "-1.23e-13"),  # below 1e-12: scientific
         (1.0625, 3, "1.063"),
         (float("-inf"), 3, "-∞"),
         (-0.12, 3, "-0.12"),

@@ -14,6 +14,7 @@ from ..arith import round_half_up
 ENTRY_LIMIT = 16  # entries written out per step before the expansion is elided
 TERM_LIMIT = 12  # terms written out per sum before the middle is elided
 HEAD, TAIL = 3, 1  # what an elided list keeps
+SMALLEST_POSITIONAL = 1e-12  # smaller non-zero values print in scientific notation
 
 
 def fmt(x: Any, decimals: int, minus: str = "-", inf: str = "∞") -> str:
@@ -21,7 +22,9 @@ def fmt(x: Any, decimals: int, minus: str = "-", inf: str = "∞") -> str:
 
     Whole numbers print without decimals ("2"); a number that is exactly representable at the
     shown precision drops trailing zeros ("0.39", "0.5"); anything else shows ``decimals``
-    places ("0.155"). Tiny non-zero values that would round to 0 use scientific notation.
+    places ("0.155"). A non-zero value that would round to 0 shows its leading significant digits
+    instead (0.27 at 0 decimals, 0.0000143 at 3); only values below 1e-12 (and from 1e12 up) use
+    scientific notation.
     """
     x = float(x)
     if math.isnan(x):
@@ -33,12 +36,25 @@ def fmt(x: Any, decimals: int, minus: str = "-", inf: str = "∞") -> str:
     if x == round(x) and abs(x) < 1e12:
         return _minus(str(round(x)), minus)
     r = round_half_up(x, decimals)
-    if r == 0.0:
-        return _minus(f"{x:.{max(decimals - 1, 1)}e}", minus)
+    if r == 0.0:  # a non-zero value "0" would hide: show its leading digits instead
+        places = _places_for_small(x, decimals)
+        if places is None:
+            return _minus(f"{x:.{max(decimals - 1, 1)}e}", minus)
+        decimals, r = places, round_half_up(x, places)
     text = f"{r:.{decimals}f}"
     if abs(r - x) <= 1e-12 * max(1.0, abs(x)) and "." in text:
         text = text.rstrip("0").rstrip(".")
     return _minus(text, minus)
+
+
+def _places_for_small(x: float, decimals: int) -> int | None:
+    """Decimals that show a value rounding to 0 with two significant digits (three when three or more
+    decimals were asked for): 0.27 at 0 decimals is 0.27, 0.8^50 at 3 is 0.0000143. None below
+    SMALLEST_POSITIONAL, where a row of zeros would be unreadable and scientific notation stays."""
+    if abs(x) < SMALLEST_POSITIONAL:
+        return None
+    digits = 3 if decimals >= 3 else 2
+    return -math.floor(math.log10(abs(x))) + digits - 1
 
 
 def _minus(text: str, minus: str) -> str:

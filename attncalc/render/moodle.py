@@ -1,0 +1,103 @@
+"""The Moodle quiz written by ``generate --format moodle``: per variant a category, per step a
+numerical question (one number), a cloze question (one field per entry) or a short answer (the
+prediction). Every question shows the variant's givens as HTML tables, so each one can be answered
+on its own (Moodle shuffles and draws questions one by one)."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import numpy as np
+
+from ..derivation import Derivation
+from .fmt import entry_indices, entry_label, fmt
+
+
+def moodle_xml(derivations: list[Derivation], seed: int) -> str:
+    """The quiz as Moodle XML: well-formed, question texts as XHTML in CDATA."""
+    from .json import to_dict
+
+    out = ['<?xml version="1.0" encoding="UTF-8"?>', "<quiz>"]
+    for k, d in enumerate(derivations, 1):
+        tol = 0.5 * 10.0 ** (-d.decimals)
+        out.append(
+            f'<question type="category"><category><text>$course$/attncalc seed {seed}/variant {k}</text>'
+            "</category></question>"
+        )
+        givens = givens_html(d)
+        title = "" if d.problem.title == f"Variant {k}" else f": {html.escape(d.problem.title)}"
+        for step, s in zip(d.steps, to_dict(d)["steps"], strict=True):
+            name = html.escape(f"Variant {k}: {s['title']} [{s['id']}]")
+            head = f"<p><b>Variant {k}</b>{title}</p>{givens}"
+            ask = f"Compute <b>{html.escape(s['title'])}</b> [{s['id']}]: {html.escape(s['formula'])}."
+            if s["id"].endswith("prediction"):
+                text = f"{head}<p>{ask} Give the label.</p>"
+                out.append(
+                    f'<question type="shortanswer"><name><text>{name}</text></name>'
+                    f'<questiontext format="html"><text><![CDATA[{text}]]></text></questiontext>'
+                    f'<answer fraction="100"><text>{html.escape(str(s["shown"]))}</text></answer></question>'
+                )
+                continue
+            text = f"{head}<p>{ask} Give {d.decimals} decimals.</p>"
+            values: np.ndarray = np.atleast_1d(np.asarray(s["value"], dtype=float)).ravel()
+            if np.ndim(s["value"]) == 0:
+                out.append(
+                    f'<question type="numerical"><name><text>{name}</text></name>'
+                    f'<questiontext format="html"><text><![CDATA[{text}]]></text></questiontext>'
+                    f'<answer fraction="100"><text>{float(s["value"]):.{d.decimals}f}</text>'
+                    f"<tolerance>{tol}</tolerance></answer></question>"
+                )
+                continue
+            shape = np.shape(s["value"])
+            fields = "<br/>".join(
+                f"{html.escape(_label(step.symbol, idx, step.rows))} = "
+                + (f"{{1:NUMERICAL:={v:.{d.decimals}f}:{tol}}}" if np.isfinite(v) else "−∞")
+                for idx, v in zip(entry_indices(shape), values, strict=True)
+            )
+            out.append(
+                f'<question type="cloze"><name><text>{name}</text></name>'
+                f'<questiontext format="html"><text><![CDATA[{text}<p>{fields}</p>]]></text></questiontext>'
+                "</question>"
+            )
+    out.append("</quiz>")
+    return "\n".join(out) + "\n"
+
+
+def givens_html(d: Derivation) -> str:
+    """The givens of a derivation: one small table per input (title = its key in the problem file),
+    then the mask and the target when the problem has them."""
+    parts = ["<p>Given:</p>"]
+    for i in d.inputs:
+        parts.append(_table(i.name, f"{i.symbol}: {i.role}", np.asarray(i.value, dtype=float), i.rows, d.decimals))
+    p = d.problem
+    if p.mask_text == "causal":
+        parts.append('<p title="mask">Mask: causal (each position attends to itself and the ones before it).</p>')
+    elif p.mask is not None:
+        parts.append(_table("mask", "mask: 1 = may attend", np.asarray(p.mask, dtype=float), p.tokens, 0))
+    if p.target is not None and p.vocab is not None:
+        parts.append(f'<p title="target">Target: {html.escape(p.vocab[p.target])}</p>')
+    return "".join(parts)
+
+
+def _table(key: str, caption: str, value: np.ndarray, rows: Any, decimals: int) -> str:
+    t = [f'<table title="{html.escape(key)}" border="1"><caption>{html.escape(caption)}</caption>']
+    if value.ndim == 1:
+        if rows is not None and len(rows) == len(value):
+            t.append("<tr>" + "".join(f"<th>{html.escape(str(r))}</th>" for r in rows) + "</tr>")
+        t.append("<tr>" + "".join(f"<td>{fmt(x, decimals)}</td>" for x in value) + "</tr>")
+    else:
+        t.append("<tr><th></th>" + "".join(f"<th>{j + 1}</th>" for j in range(value.shape[1])) + "</tr>")
+        for r, row in enumerate(value):
+            label = html.escape(str(rows[r])) if rows is not None and r < len(rows) else str(r + 1)
+            t.append(f"<tr><th>{label}</th>" + "".join(f"<td>{fmt(x, decimals)}</td>" for x in row) + "</tr>")
+    t.append("</table>")
+    return "".join(t)
+
+
+def _label(symbol: str, idx: tuple[int, ...], rows: Any) -> str:
+    """e_2 (cat): the entry's name, and its token or label when the step has them."""
+    name = entry_label(symbol, idx)
+    if rows is not None and idx and idx[0] < len(rows):
+        name += f" ({rows[idx[0]]})"
+    return name

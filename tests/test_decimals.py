@@ -1,0 +1,66 @@
+"""--decimals 0..12: positional numbers throughout, and the formatting rule pinned by hand."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from attncalc.render.fmt import fmt
+
+from .helpers import PROBLEMS
+
+SCIENTIFIC = re.compile(r"\d\.?\d*[eE][+-]?\d")
+
+
+def _shown(data: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+
+    def walk(x: Any) -> None:
+        if isinstance(x, list):
+            for v in x:
+                walk(v)
+        else:
+            out.append(str(x))
+
+    for step in data["steps"]:
+        walk(step["shown"])
+    return out
+
+
+@pytest.mark.parametrize("name", ["lecture-dot.toml", "decoder-dot.toml", "softmax-cross-entropy.toml"])
+@pytest.mark.parametrize("decimals", range(13))
+def test_every_decimals_prints_positional_numbers(cli: Any, name: str, decimals: int) -> None:
+    """No e-/e+ notation in the text view or the JSON shown forms, whatever decimals asks for."""
+    path = str(PROBLEMS / name)
+    text = cli("solve", path, "--decimals", str(decimals), "--width", "200")
+    assert text.exit_code == 0, text.output
+    assert not SCIENTIFIC.search(text.stdout), SCIENTIFIC.findall(text.stdout)
+    data = json.loads(cli("solve", path, "--decimals", str(decimals), "-f", "json").stdout)
+    assert data["decimals"] == decimals
+    shown = _shown(data)
+    assert not [s for s in shown if SCIENTIFIC.search(s)]
+
+
+@pytest.mark.parametrize(
+    ("x", "decimals", "want"),
+    [
+        (0.27, 0, "0.27"),  # a weight at 0 decimals: "0" would hide it; two significant digits
+        (0.3, 0, "0.3"),  # exactly 3/10: no padding
+        (0.05, 0, "0.05"),
+        (-0.042, 1, "-0.042"),
+        (2.718281828459045, 0, "3"),
+        (1.5, 0, "2"),  # half away from zero, as by hand
+        (0.6224593312018546, 0, "1"),
+        (0.6224593312018546, 5, "0.62246"),
+        (0.8**50, 3, "0.0000143"),  # 1.4272476927059604e-05, three significant digits
+        (0.8**50, 1, "0.000014"),
+        (1 / 3, 12, "0.333333333333"),
+        (0.39, 3, "0.39"),
+        (2.0, 4, "2"),
+    ],
+)
+def test_fmt_by_hand(x: float, decimals: int, want: str) -> None:
+    assert fmt(x, decimals) == want
