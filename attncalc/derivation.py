@@ -154,6 +154,14 @@ class Argmax(Step):
         return tuple(lab for lab, x in zip(self.labels, p, strict=True) if top - float(x) <= tol * max(1.0, top))
 
 
+def tie_note(s: Argmax) -> str:
+    """ " (a tie: B, C are equally likely; argmax takes the first)" when the largest probabilities tie, else ""."""
+    tied = s.tied()
+    if len(tied) < 2:
+        return ""
+    return f" (a tie: {', '.join(tied)} are equally likely; argmax takes the first)"
+
+
 @dataclass(frozen=True, eq=False)
 class Loss(Step):
     """result = −ln p[target]."""

@@ -70,3 +70,12 @@ def test_generate_rejects_draws_whose_prediction_would_tie(cli: Any, tmp_path: P
     result = cli("generate", "--head", "--count", "40", "--seed", "7", "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
     assert f"{res.rejected[reason]} {reason}" in result.stderr
+
+
+def test_solve_says_the_prediction_is_a_tie(cli: Any, tmp_path: Path) -> None:
+    """The worked derivation does not present B as the only answer when p_B = p_C: it names the tie."""
+    (tmp_path / "p.json").write_text(json.dumps(TIED), encoding="utf-8")
+    text = cli("solve", str(tmp_path / "p.json"), "--width", "100").stdout
+    assert "Prediction: B (a tie: B, C are equally likely" in text
+    md = cli("solve", str(tmp_path / "p.json"), "-f", "markdown").stdout
+    assert "a tie: B, C are equally likely" in md

@@ -13,7 +13,7 @@ from types import ModuleType
 import numpy as np
 
 from ..arith import MAX_EXACT_ENTRIES, Chain, is_exact, to_float
-from ..derivation import Argmax, Derivation, Step
+from ..derivation import Argmax, Derivation, Step, tie_note
 from ..problem import Problem
 from . import attention, recurrent, self_attention, seq2seq, sequence, softmax
 
@@ -114,10 +114,11 @@ def _floats(v: object) -> object:
 
 def _headline(steps: tuple[Step, ...]) -> str:
     picks = [str(s.value) for s in steps if isinstance(s, Argmax)]
+    ties = [tie_note(s) for s in steps if isinstance(s, Argmax)]
     if len(picks) > 1:
         line = f"Predicted sequence: {' '.join(picks)}"
         loss = next((s for s in steps if s.id == "loss"), None)
         if loss is not None:
             line += f"  ·  loss L = {float(np.asarray(loss.value)):.4g}"
         return line
-    return f"Prediction: {picks[0]}" if picks else ""
+    return f"Prediction: {picks[0]}{ties[0]}" if picks else ""

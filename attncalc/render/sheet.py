@@ -31,6 +31,7 @@ from ..derivation import (
     Step,
     Sum,
     Update,
+    tie_note,
 )
 from . import expand, timeline
 from .exact import exact_groups
@@ -375,12 +376,13 @@ class _Builder:
     def _step_Argmax(self, s: Argmax) -> None:
         probs = np.asarray(s.probs, dtype=float)
         best = int(np.argmax(probs))
+        tied = s.tied()
         rows = tuple(
-            (lab, self.n(p), "largest" if i == best else "")
+            (lab, self.n(p), "largest" if i == best or lab in tied else "")
             for i, (lab, p) in enumerate(zip(s.labels, probs, strict=True))
         )
         self.add(Table(("entry", "p", ""), rows, tuple(float(p) for p in probs)))
-        self.add(MathLines(((f"ŷ = {s.value}", ""),)))
+        self.add(MathLines(((f"ŷ = {s.value}", tie_note(s).strip()),)))
 
     def _step_Loss(self, s: Loss) -> None:
         self.add(

@@ -37,6 +37,7 @@ from ..derivation import (
     Step,
     Sum,
     Update,
+    tie_note,
 )
 from . import expand, timeline
 from .exact import exact_groups, exact_text
@@ -302,6 +303,7 @@ class TextRenderer:
     def _step_Argmax(self, s: Argmax) -> Iterable[RenderableType]:
         probs = np.asarray(s.probs)
         best = int(np.argmax(probs))
+        tied = s.tied()
         t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
         t.add_column("entry", style="bold")
         t.add_column("p", justify="right")
@@ -310,10 +312,10 @@ class TextRenderer:
             if i is None:
                 t.add_row("⋮", "⋮", "")
                 continue
-            mark = "  ◀ largest" if i == best else ""
+            mark = "  ◀ largest" if i == best or s.labels[i] in tied else ""
             t.add_row(s.labels[i], self.n(probs[i]), bar(float(probs[i]), 20) + mark)
         yield t
-        yield Text(f"  ŷ = {s.value}", style="bold")
+        yield Text(f"  ŷ = {s.value}" + tie_note(s), style="bold")
 
     def _step_Loss(self, s: Loss) -> Iterable[RenderableType]:
         yield Hanging(
