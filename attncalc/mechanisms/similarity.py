@@ -107,9 +107,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             np.asarray(-np.broadcast_to(B2[None, :, :], diff3.shape)).reshape(diff_shape),
         )
         diff = chain.finish("differences", np.asarray(diff3, dtype=diff3.dtype).reshape(diff_shape))
-        pair_names = tuple(
-            f"{la[i]} − {lb[j]}" for i in range(A2.shape[0]) for j in range(B2.shape[0])
-        )
+        pair_names = tuple(f"{la[i]} − {lb[j]}" for i in range(A2.shape[0]) for j in range(B2.shape[0]))
         steps.append(
             Add(
                 id="differences",
@@ -124,7 +122,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 explain="Subtract entry by entry: the vector from b to a.",
             )
         )
-        arg = diff.reshape(shape + (A.shape[-1],))
+        arg = diff.reshape((*shape, A.shape[-1]))
         total = np.asarray((arg * arg).sum(axis=-1), dtype=arg.dtype)
         dist = chain.finish("distances", total if chain.mistake == "distance_squared" else chain.sqrt(total))
         steps.append(
