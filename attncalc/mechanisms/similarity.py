@@ -47,6 +47,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     A2, B2 = A.reshape(-1, A.shape[-1]), B.reshape(-1, B.shape[-1])
     shape = (() if flat_a else (A2.shape[0],)) + (() if flat_b else (B2.shape[0],))
     steps: list[Step] = []
+    ai, bj = ("a" if flat_a else "a_i"), ("b" if flat_b else "b_j")
+    ak, bk = ("a_k" if flat_a else "a_ik"), ("b_k" if flat_b else "b_jk")
 
     dots = None
     if "dot" in ms or "cosine" in ms:
@@ -56,7 +58,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             Product(
                 id="dots",
                 title="Dot products",
-                formula="a · b = Σ_k a_k b_k" if not shape else "a_i · b_j = Σ_k a_ik b_jk",
+                formula=f"{ai} · {bj} = Σ_k {ak} {bk}",
                 latex="",
                 symbol="a·b",
                 value=dots,
@@ -84,8 +86,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 Cosine(
                     id="cosines",
                     title="Cosine similarities",
-                    formula="cos(a, b) = a · b / (‖a‖ ‖b‖)" if not shape else "cos_ij = a_i · b_j / (‖a_i‖ ‖b_j‖)",
-                    latex=r"\cos(a, b) = \frac{a \cdot b}{\lVert a\rVert\, \lVert b\rVert}",
+                    formula=f"cos({ai}, {bj}) = {ai} · {bj} / (‖{ai}‖ ‖{bj}‖)",
+                    latex="",
                     symbol="cos",
                     value=cos,
                     rows=rows,
@@ -112,7 +114,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             Add(
                 id="differences",
                 title="Differences",
-                formula="a − b" if not shape else "a_i − b_j, one row per pair (i, j)",
+                formula=f"{ai} − {bj}" + (", one row per pair" if shape else ""),
                 latex="",
                 symbol="a−b" if not shape else "d",
                 value=diff,
@@ -129,8 +131,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             Norm(
                 id="distances",
                 title="Euclidean distances",
-                formula="‖a − b‖ = √(Σ_k (a_k − b_k)²)" if not shape else "‖a_i − b_j‖ = √(Σ_k (a_ik − b_jk)²)",
-                latex=r"\lVert a - b\rVert = \sqrt{\sum_k (a_k - b_k)^2}",
+                formula=f"‖{ai} − {bj}‖ = √(Σ_k ({ak} − {bk})²)",
+                latex="",
                 symbol="dist",
                 value=dist,
                 rows=rows,
@@ -151,7 +153,7 @@ def _norm_step(
         id=step_id,
         title=f"Length{'s of the rows' if i else ''} {whose}",
         formula=f"‖{v}{sub}‖ = √(Σ_k {v}_{i}k²)",
-        latex=rf"\lVert {v}{sub}\rVert = \sqrt{{\sum_k {v}_{{{i}k}}^2}}",
+        latex="",
         symbol=f"‖{v}‖",
         value=value,
         rows=rows,

@@ -33,6 +33,7 @@ _FUNCS = {
     "argmax": r"\operatorname{argmax}",
     "log": r"\log",
     "sqrt": r"\sqrt",
+    "cos": r"\cos",
 }
 # Greek letters the notes and formulas use (β1 of Adam, Δθ of an update), as LaTeX commands
 GREEK = {
