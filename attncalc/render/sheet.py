@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..derivation import (
+    STEP_TYPES,
     Add,
     Argmax,
     Combine,
@@ -436,27 +437,7 @@ class _Builder:
         self.add(Table(heads, tuple(rows), None, title))
 
 
-STEP_METHODS = {
-    cls: getattr(_Builder, f"_step_{cls.__name__}", None)
-    for cls in (
-        Product,
-        Map,
-        Sum,
-        Divide,
-        Add,
-        Concat,
-        Mask,
-        Softmax,
-        Argmax,
-        Loss,
-        Gradient,
-        Combine,
-        Stated,
-        Update,
-        Norm,
-        Cosine,
-    )
-}
+STEP_METHODS = {cls: getattr(_Builder, f"_step_{cls.__name__}", None) for cls in STEP_TYPES}
 
 
 def describe(p: Any) -> list[str]:
