@@ -99,6 +99,9 @@ MISTAKES: dict[str, str] = {
     "sgd_for_adam": "a plain SGD step (θ − lr·g) was taken where Adam was asked for",
     "gru_update_swapped": "the update gate was used the other way round (z and 1 − z swapped)",
     "sigmoid_for_tanh": "σ was used where the candidate needs tanh",
+    "norm_squared": "the square root was left out: ‖a‖² = Σ a_k² was used as the length ‖a‖",
+    "cosine_one_norm": "the dot product was divided by ‖a_i‖ only, not by ‖a_i‖ ‖b_j‖",
+    "distance_squared": "the square root was left out: the squared distance Σ (a_k − b_k)² was given",
 }
 
 

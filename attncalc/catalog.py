@@ -15,6 +15,13 @@ KINDS: dict[str, str] = {
     "lstm": "an LSTM cell over a sequence, gate by gate (f, i, c~, c, o, h); optional output layer and training step",
     "gru": "a GRU cell over a sequence (r, z, h~, h), reset before/after, either update direction; optional output layer",
     "seq2seq": "encoder (RNN/LSTM/GRU, optionally bidirectional) + attentive decoder (Bahdanau or Luong), loss, gradient, update",
+    "similarity": "every row of A compared with every row of B (default A): dot products, cosines, euclidean distances",
+}
+
+MEASURES: dict[str, str] = {
+    "dot": "a_i . b_j",
+    "cosine": "a_i . b_j / (|a_i| |b_j|), from -1 to 1",
+    "euclidean": "|a_i - b_j| = sqrt(sum_k (a_ik - b_jk)^2)",
 }
 
 SCORES: dict[str, str] = {
@@ -155,6 +162,14 @@ STEP_IDS: dict[str, list[tuple[str, str]]] = {
         ("loss", "the total cross-entropy, the sum of the step losses (= -ln P(y))"),
         ("mean_loss", "L / T, the loss per token"),
         ("perplexity", "exp(L / T), the geometric mean of 1/p_t"),
+    ],
+    "similarity": [
+        ("dots", "dot, cosine: a_i . b_j for every pair"),
+        ("norms_A", "cosine, euclidean: |a_i| = sqrt(sum_k a_ik^2)"),
+        ("norms_B", "cosine, euclidean: |b_j| (when B is given)"),
+        ("cosines", "cosine: a_i . b_j / (|a_i| |b_j|)"),
+        ("differences", "euclidean: a_i - b_j, one row per pair (i, j) in order"),
+        ("distances", "euclidean: |a_i - b_j|"),
     ],
     "rnn": _cell_ids("", "rnn") + _OUTPUT_PER_STEP + _TRAINING,
     "lstm": _cell_ids("", "lstm") + _OUTPUT_PER_STEP + _TRAINING,

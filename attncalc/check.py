@@ -461,7 +461,7 @@ def _slip_note(ans: Answer, step: Step, runs: _Runs, bad: np.ndarray, decimals: 
     idxs = [tuple(int(i) for i in idx) for idx in zip(*np.nonzero(bad), strict=True)] if given.ndim else [()]
     for idx in idxs[:3]:
         k = max(int(decs[idx]), decimals) if decs.ndim else max(int(decs), decimals)
-        label = entry_label(step.symbol, idx)
+        label = _entry_name(runs.problem, step, idx)
         right = fmt(value[idx], k)
         wrote = _given_text(given[idx], decs[idx] if decs.ndim else decs)
         rhs = expand.rhs(mine_step, idx, k) if mine_step is not None else None
@@ -482,6 +482,15 @@ def _slip_note(ans: Answer, step: Step, runs: _Runs, bad: np.ndarray, decimals: 
     if given.ndim == 1 and ans.id in ("weights", "probabilities") and abs(float(given.sum()) - 1) > 0.02:
         parts.append(f"these add up to {fmt(float(given.sum()), 3)}, not 1")
     return "; ".join(parts) + "."
+
+
+def _entry_name(problem: Problem, step: Step, idx: tuple[int, ...]) -> str:
+    """e_2, or for a similarity the vectors' names: cos(C, C′)."""
+    if problem.kind == "similarity":
+        from .problem_similarity import entry_name
+
+        return entry_name(problem, step.id, idx)
+    return entry_label(step.symbol, idx)
 
 
 def _single_product(step: Product, idx: tuple[int, ...], delta: float, k: int) -> str:

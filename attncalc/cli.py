@@ -370,7 +370,8 @@ def new(
     kind: Annotated[
         str,
         typer.Argument(
-            help="attention | self-attention | softmax | sequence | rnn | lstm | gru | seq2seq", show_default=False
+            help="attention | self-attention | softmax | sequence | rnn | lstm | gru | seq2seq | similarity",
+            show_default=False,
         ),
     ],
     score: Annotated[
@@ -395,7 +396,7 @@ def new(
 def list_(
     format: Annotated[ListFormat, typer.Option("--format", "-f", help="Output format.")] = ListFormat.text,
 ) -> None:
-    """List the kinds, score functions and step ids."""
+    """List the kinds, score functions, similarity measures and step ids."""
     from . import catalog
 
     if format is ListFormat.json:
@@ -404,6 +405,7 @@ def list_(
         data = {
             "kinds": catalog.KINDS,
             "scores": catalog.SCORES,
+            "measures": catalog.MEASURES,
             "step_ids": {k: [s for s, _ in v] for k, v in catalog.STEP_IDS.items()},
         }
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
@@ -412,6 +414,8 @@ def list_(
     lines += [f"  {k:<16} {v}" for k, v in catalog.KINDS.items()]
     lines += ["", "Scores (kind attention; self-attention takes scaled-dot or dot):"]
     lines += [f"  {k:<16} {v}" for k, v in catalog.SCORES.items()]
+    lines += ["", "Measures (kind similarity; measure = one name or a list):"]
+    lines += [f"  {k:<16} {v}" for k, v in catalog.MEASURES.items()]
     for kind, ids in catalog.STEP_IDS.items():
         lines += ["", f"Step ids for {kind}, in order:"]
         lines += [f"  {i:<20} {why}" for i, why in ids]

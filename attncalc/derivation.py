@@ -219,6 +219,25 @@ class Update(Step):
     v_hat: np.ndarray | None = None
 
 
+@dataclass(frozen=True, eq=False)
+class Norm(Step):
+    """result = √(Σ_k x_k²) of each vector in ``arg`` (shape: the result's shape plus one axis).
+
+    Lengths ‖a_i‖ and distances ‖a_i − b_j‖ (``arg`` then holds the differences).
+    """
+
+    arg: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+
+@dataclass(frozen=True, eq=False)
+class Cosine(Step):
+    """result = num / (den_a · den_b) entry by entry: a dot product over the product of two lengths."""
+
+    num: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    den_a: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    den_b: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+
 STEP_TYPES: tuple[type[Step], ...] = (
     Product,
     Map,
@@ -234,6 +253,8 @@ STEP_TYPES: tuple[type[Step], ...] = (
     Combine,
     Stated,
     Update,
+    Norm,
+    Cosine,
 )
 
 

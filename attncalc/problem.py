@@ -92,6 +92,8 @@ class Problem:
     seq2seq: Seq2Seq | None = None  # kind seq2seq
     training: Training | None = None  # kind softmax: one update of W_out (and b_out)
     labels: tuple[str, ...] | None = None  # kind sequence: the target token of each step
+    measures: tuple[str, ...] = ()  # kind similarity: dot, cosine, euclidean (in the catalogue's order)
+    labels_B: tuple[str, ...] | None = None  # kind similarity: labels of the rows of B
 
     @property
     def row_convention(self) -> bool:
@@ -109,6 +111,7 @@ TOP_KEYS = (
     "title",
     "kind",
     "score",
+    "measure",
     "tokens",
     "description",
     "given",
@@ -128,6 +131,7 @@ GIVEN_KEYS: dict[str, tuple[str, ...]] = {
     "self-attention": ("X", "W_Q", "W_K", "W_V", "mask"),
     "softmax": ("logits", "target", "vocab", "hidden", "W_out", "b_out"),
     "sequence": ("probabilities", "targets"),
+    "similarity": ("A", "B", "labels_B"),
 }
 SCORE_KEYS: dict[str, tuple[str, ...]] = {
     "dot": (),
@@ -342,6 +346,8 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
             "score",
             f"a {kind} problem has no top-level score function" + (f"; use {where}" if where else "; remove this key"),
         )
+    if "measure" in raw and kind != "similarity":
+        raise r.fail("measure", f"a {kind} problem has no measure; 'measure' belongs to kind 'similarity'")
     for key in ("cell", "encoder", "decoder", "training"):
         if key in raw and not _kind_has(kind, key):
             raise r.fail(key, f"does not apply to kind {kind!r}")
@@ -379,6 +385,11 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         given, mask, mask_text = _self_attention(r, given_raw, settings)
         _check_tokens(r, tokens, given["X"].shape[0], "given.X has")
         return Problem(given=given, head=None, mask=mask, mask_text=mask_text, **common)  # type: ignore[arg-type]
+    if kind == "similarity":
+        from .problem_similarity import similarity
+
+        given, measures, labels_B = similarity(r, raw, given_raw, tokens)
+        return Problem(given=given, head=None, measures=measures, labels_B=labels_B, **common)  # type: ignore[arg-type]
     if kind == "sequence":
         given, labels = _sequence(r, given_raw, tokens)
         return Problem(given=given, head=None, labels=labels, **common)  # type: ignore[arg-type]

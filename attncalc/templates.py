@@ -126,7 +126,26 @@ def template(kind: str, score: str | None = None) -> str:
         return SEQUENCE
     if kind == "seq2seq":
         return SEQ2SEQ
+    if kind == "similarity":
+        return SIMILARITY
     return RECURRENT[kind]
+
+
+SIMILARITY = """# How alike are word vectors? Every row of A is compared with every row of B.
+title = "Word-vector similarity"
+kind = "similarity"
+measure = ["dot", "cosine", "euclidean"]  # any of: dot | cosine | euclidean (or one name, "cosine")
+tokens = ["cat", "dog"]                   # optional: labels of the rows of A, one each
+
+[given]
+A = [[3, 4], [1, 0]]          # one vector [...] or rows [[...], ...]
+B = [[4, 3], [0, 2], [1, 1]]  # optional (default: A against itself); same length as A's rows
+labels_B = ["cow", "car", "sun"]  # optional: labels of the rows of B, one each
+
+[settings]
+decimals = 3
+# carry_rounded = true   # round every step (dots, lengths) and carry it forward, as by hand
+"""
 
 
 RECURRENT = {

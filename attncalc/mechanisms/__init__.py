@@ -15,7 +15,7 @@ import numpy as np
 from ..arith import MAX_EXACT_ENTRIES, Chain, is_exact, to_float
 from ..derivation import Argmax, Derivation, Step, tie_note
 from ..problem import Problem
-from . import attention, recurrent, self_attention, seq2seq, sequence, softmax
+from . import attention, recurrent, self_attention, seq2seq, sequence, similarity, softmax
 
 MECHANISMS: dict[str, ModuleType] = {
     "attention": attention,
@@ -26,6 +26,7 @@ MECHANISMS: dict[str, ModuleType] = {
     "lstm": recurrent,
     "gru": recurrent,
     "seq2seq": seq2seq,
+    "similarity": similarity,
 }
 
 

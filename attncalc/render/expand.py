@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..arith import round_half_up
-from ..derivation import Add, Combine, Divide, Gradient, Loss, Map, Product, Softmax, Step, Sum, Update
+from ..derivation import Add, Combine, Cosine, Divide, Gradient, Loss, Map, Norm, Product, Softmax, Step, Sum, Update
 from .fmt import TERM_LIMIT, elide, fmt, paren
 
 Num = Callable[[Any], str]
@@ -120,6 +120,16 @@ def _rhs_Gradient(s: Gradient, idx: tuple[int, ...], n: Num) -> str:
     return f"({core}) / {n(s.temperature)}" if s.temperature != 1 else core
 
 
+def _rhs_Norm(s: Norm, idx: tuple[int, ...], n: Num) -> str:
+    vec = np.asarray(s.arg)[idx]
+    squares = sum_text([f"{paren(n(x))}²" for x in vec])
+    return f"√({squares}) = √{paren(n(float(np.sum(vec * vec))))}"
+
+
+def _rhs_Cosine(s: Cosine, idx: tuple[int, ...], n: Num) -> str:
+    return f"{n(_at(s.num, idx))} / ({n(_at(s.den_a, idx))}·{n(_at(s.den_b, idx))})"
+
+
 # -- the same right-hand sides evaluated with the numbers as written ---------------------------
 
 
@@ -187,6 +197,14 @@ def _val_Update(s: Update, idx: tuple[int, ...], r: Rnd) -> float:
 
 def _val_Gradient(s: Gradient, idx: tuple[int, ...], r: Rnd) -> float:
     return (r(s.probs[idx]) - r(s.onehot[idx])) / s.temperature
+
+
+def _val_Norm(s: Norm, idx: tuple[int, ...], r: Rnd) -> float:
+    return math.sqrt(sum(r(x) ** 2 for x in np.asarray(s.arg)[idx]))
+
+
+def _val_Cosine(s: Cosine, idx: tuple[int, ...], r: Rnd) -> float:
+    return r(_at(s.num, idx)) / (r(_at(s.den_a, idx)) * r(_at(s.den_b, idx)))
 
 
 def rounded_gives(step: Step, idx: tuple[int, ...], shown: float, decimals: int) -> str | None:

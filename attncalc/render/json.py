@@ -47,7 +47,7 @@ def step_dict(step: Step, decimals: int) -> dict[str, Any]:
 
 def to_dict(d: Derivation) -> dict[str, Any]:
     p = d.problem
-    return {
+    out: dict[str, Any] = {
         "title": p.title,
         "kind": p.kind,
         "score": p.score,
@@ -58,6 +58,9 @@ def to_dict(d: Derivation) -> dict[str, Any]:
         "steps": [step_dict(s, d.decimals) for s in d.steps],
         "notes": list(d.notes),
     }
+    if p.kind == "similarity":
+        out["measures"] = list(p.measures)
+    return out
 
 
 def render(d: Derivation) -> str:

@@ -14,10 +14,12 @@ from typing import Any
 import numpy as np
 
 from ..derivation import (
+    STEP_TYPES,
     Add,
     Argmax,
     Combine,
     Concat,
+    Cosine,
     Derivation,
     Divide,
     Gradient,
@@ -25,6 +27,7 @@ from ..derivation import (
     Loss,
     Map,
     Mask,
+    Norm,
     Product,
     Softmax,
     Stated,
@@ -196,6 +199,11 @@ class _Builder:
                         caption=f"Gates at {block.title}" + (f"; {caption}" if caption else ""),
                     )
                 )
+        if self.d.problem.kind == "similarity":
+            from . import simtable
+
+            if simtable.applies(self.d):
+                self._similarity_table()
         if self.d.headline:
             self.add(Para(self.d.headline, "result"))
         for note in self.d.notes:
@@ -263,6 +271,10 @@ class _Builder:
         return "[" + ", ".join(x if x is not None else "…" for x in elide(rows, MATRIX_LIMIT)) + "]"
 
     def _label(self, s: Step, idx: tuple[int, ...]) -> tuple[str, str]:
+        if self.d.problem.kind == "similarity":  # entries named by their vectors: cat·chat, ‖cat‖
+            from ..problem_similarity import entry_name
+
+            return entry_name(self.d.problem, s.id, idx), ""
         label = entry_label(s.symbol, idx)
         token = s.rows[idx[0]] if len(idx) == 1 and s.rows is not None else ""
         return label, token
@@ -284,7 +296,8 @@ class _Builder:
             remark = "; ".join(x for x in (token, expand.aside(s, idx, float(shown[idx]), self.dec)) if x)
             lines.append((f"{label} = {expand.rhs(s, idx, self.dec)} = {self.n(shown[idx])}", remark))
         self.add(MathLines(tuple(lines)))
-        self._result(s)
+        if shown.ndim or self.d.problem.kind != "similarity":  # a similarity's one number is its own line
+            self._result(s)
 
     def _exact(self, s: Step) -> None:
         groups, more = exact_groups(s.exact, s.symbol, self.dec)
@@ -413,11 +426,20 @@ class _Builder:
         finally:
             self.dec = saved
 
+    def _step_Norm(self, s: Norm) -> None:
+        self._written(s)
 
-STEP_METHODS = {
-    cls: getattr(_Builder, f"_step_{cls.__name__}", None)
-    for cls in (Product, Map, Sum, Divide, Add, Concat, Mask, Softmax, Argmax, Loss, Gradient, Combine, Stated, Update)
-}
+    def _step_Cosine(self, s: Cosine) -> None:
+        self._written(s)
+
+    def _similarity_table(self) -> None:
+        from . import simtable
+
+        heads, rows, title = simtable.table(self.d, self.n)
+        self.add(Table(heads, tuple(rows), None, title))
+
+
+STEP_METHODS = {cls: getattr(_Builder, f"_step_{cls.__name__}", None) for cls in STEP_TYPES}
 
 
 def describe(p: Any) -> list[str]:
@@ -437,6 +459,8 @@ def describe(p: Any) -> list[str]:
         enc = f"{'bidirectional ' if s.reverse is not None else ''}{s.encoder.kind.upper()} encoder"
         att = f"{s.attention.capitalize()} attention ({s.score} score{', input feeding' if s.input_feeding else ''})"
         return [p.kind, enc, f"{s.decoder.kind.upper()} decoder", att]
+    if p.kind == "similarity":
+        return [p.kind, ", ".join(p.measures), "B = A" if "B" not in p.given else "A against B"]
     bits = [p.kind] + ([f"{p.score} score"] if p.score else [])
     if p.kind == "softmax" and "W_out" in p.given:
         bits.append("output layer z = W_out h + b_out")

@@ -24,6 +24,7 @@ from ..derivation import (
     Argmax,
     Combine,
     Concat,
+    Cosine,
     Derivation,
     Divide,
     Gradient,
@@ -31,6 +32,7 @@ from ..derivation import (
     Loss,
     Map,
     Mask,
+    Norm,
     Product,
     Softmax,
     Stated,
@@ -39,7 +41,7 @@ from ..derivation import (
     Update,
     tie_note,
 )
-from . import expand, timeline
+from . import expand, simtable, timeline
 from .exact import exact_groups, exact_text
 from .fmt import (
     ENTRY_LIMIT,
@@ -88,6 +90,9 @@ class TextRenderer:
             if tl is not None and step.id in tl.table_after:
                 out.append(Text(""))
                 out.append(self._gate_table(tl, tl.table_after[step.id]))
+        if simtable.applies(d):
+            out.append(Text(""))
+            out.append(self._similarity_table())
         if d.headline:
             out.append(Text(""))
             out.append(Panel(Text(d.headline, style="bold"), box=box.HEAVY, expand=False))
@@ -199,6 +204,10 @@ class TextRenderer:
         return Text.assemble(Text(f"  {step.symbol} = ", style="bold"), self._vector(v))
 
     def _label(self, step: Step, idx: tuple[int, ...]) -> str:
+        if self.d.problem.kind == "similarity":  # entries named by their vectors: cat·chat, ‖cat‖
+            from ..problem_similarity import entry_name
+
+            return entry_name(self.d.problem, step.id, idx)
         label = entry_label(step.symbol, idx)
         if len(idx) == 1 and step.rows is not None and step.rows[idx[0]] != label:
             label += f" ({step.rows[idx[0]]})"
@@ -226,7 +235,8 @@ class TextRenderer:
             return text + self._aside(s, idx, shown[idx])
 
         yield from self._lines(s, line)
-        yield self._result(s)
+        if shown.ndim or self.d.problem.kind != "similarity":  # a similarity's one number is its own line
+            yield self._result(s)
 
     def _one_line(self, s: Step) -> RenderableType:
         """A step whose result is one number: "symbol = written out = result"."""
@@ -344,6 +354,21 @@ class TextRenderer:
             yield from self._written(s)
         finally:
             self.dec = saved
+
+    def _step_Norm(self, s: Norm) -> Iterable[RenderableType]:
+        yield from self._written(s)
+
+    def _step_Cosine(self, s: Cosine) -> Iterable[RenderableType]:
+        yield from self._written(s)
+
+    def _similarity_table(self) -> RenderableType:
+        heads, rows, title = simtable.table(self.d, self.n)
+        t = Table(title=title, box=box.SIMPLE_HEAVY, title_justify="left")
+        for k, h in enumerate(heads):
+            t.add_column(h, justify="right" if 1 < k < len(heads) - 1 else "left")
+        for row in rows:
+            t.add_row(*row)
+        return t
 
     # ------------------------------------------------------------------ recurrent views
     def _overview(self, table: timeline.Overview) -> RenderableType:

@@ -33,6 +33,7 @@ _FUNCS = {
     "argmax": r"\operatorname{argmax}",
     "log": r"\log",
     "sqrt": r"\sqrt",
+    "cos": r"\cos",
 }
 # Greek letters the notes and formulas use (β1 of Adam, Δθ of an update), as LaTeX commands
 GREEK = {
@@ -76,6 +77,7 @@ _SYMBOLS = {
     "^": r"\hat{}",
     "\\": r"\backslash ",
     "′": "'",
+    "″": "''",
     "◀": "",
     "×": r"\times ",
     "⊙": r"\odot ",
@@ -83,6 +85,8 @@ _SYMBOLS = {
     "←": r"\leftarrow ",
     "|": r"|",
     "₀": "_0",
+    "‖": r"\| ",
+    "²": "^{2}",
 }
 _TEXT_ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -135,6 +139,8 @@ def to_tex(plain: str) -> str:
     tokens = [(m.lastgroup or "", m.group()) for m in _TOKEN.finditer(plain)]
     pieces: list[str] = []  # " " marks a space, resolved at the end
     sqrt_open = False
+    sqrt_groups: list[int] = []  # paren depths at which a √( … ) group closes its \sqrt{ … }
+    depth = 0
     for i, (kind, text) in enumerate(tokens):
         nxt = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
         if kind == "sci":
@@ -158,11 +164,24 @@ def to_tex(plain: str) -> str:
             continue
         elif text in _ACCENTED:
             piece = _ACCENTED[text]
+        elif text == "√" and nxt[1] == "(":  # √(0.8² + 0.2²): the root covers the whole group
+            pieces.append(r"\sqrt{")
+            sqrt_groups.append(depth + 1)
+            continue
+        elif text == "(" and sqrt_groups and sqrt_groups[-1] == depth + 1 and pieces[-1] == r"\sqrt{":
+            depth += 1
+            continue
+        elif text == ")" and sqrt_groups and sqrt_groups[-1] == depth:
+            depth -= 1
+            sqrt_groups.pop()
+            pieces.append("}")
+            continue
         elif text == "√":
             pieces.append(r"\sqrt{")
             sqrt_open = True
             continue
         else:
+            depth += {"(": 1, ")": -1}.get(text, 0)
             piece = _SYMBOLS.get(text, text)
         pieces.append(piece)
         if sqrt_open and nxt[0] != "sub":
