@@ -93,7 +93,7 @@ class Timeline:
             enc = [b for b in self.blocks if _side(b) == "encoder"]
             both = [b for b in enc if self._get(b.prefix + "state") is not None]
             out.append(self._states("Encoder states", both or enc, n, "h_t"))
-            s_name = "s_t" if p.seq2seq is not None and p.seq2seq.attention == "bahdanau" else "h_t"
+            s_name = "s_t" if p.seq2seq is not None and p.seq2seq.attention != "luong" else "h_t"
             out.append(self._states("Decoder states", [b for b in self.blocks if _side(b) == "decoder"], n, s_name))
         else:
             out.append(self._states("States", self.blocks, n, "h_t"))
