@@ -113,8 +113,9 @@ def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
     if bidir and "gates" in e:
         raise r.fail("encoder.gates", "stated gates are for a one-directional encoder")
     enc_h0 = r.vector(e["h0"], "encoder.h0") if "h0" in e else None
-    enc_stated, enc_dh = stated_gates(r, e.get("gates"), "encoder", eo["kind"], enc_h0.shape[0] if enc_h0 else None)
-    enc = read_cell(r, e, "encoder.", eo, x.shape[1], enc_dh, optional=bool(enc_stated))
+    enc = read_cell(r, e, "encoder.", eo, x.shape[1], enc_h0.shape[0] if enc_h0 else None, optional="gates" in e)
+    enc_dh = enc.d_h if enc is not None else (enc_h0.shape[0] if enc_h0 else None)
+    enc_stated, enc_dh = stated_gates(r, e.get("gates"), "encoder", eo["kind"], enc_dh)
     if enc is None:
         assert enc_dh is not None
         enc = _stated_only(eo["kind"], eo["layout"], x.shape[1], enc_dh)
@@ -156,14 +157,13 @@ def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
         raise r.fail(
             "decoder.input_feeding", "input feeding belongs to Luong attention (Bahdanau feeds the context already)"
         )
-    dec_stated, dec_dh = stated_gates(r, d.get("gates"), "decoder", do["kind"], None)
     has_weights = any(k in d for k in LAYOUT_KEYS[do["layout"]])
-    if "inputs" not in d and (attention != "none" or has_weights or not dec_stated):
+    if "inputs" not in d and (attention != "none" or has_weights or not d.get("gates")):
         raise r.fail(
             "decoder.inputs", "missing: the decoder's input embeddings y_0..y_{T-1} (teacher forcing), one row per step"
         )
     inputs = _vector_or_rows(r, d["inputs"], "decoder.inputs") if "inputs" in d else None
-    T, d_y = inputs.shape if inputs is not None else (len(dec_stated), 0)
+    d_y = inputs.shape[1] if inputs is not None else 0
     dec_h0 = r.vector(d["h0"], "decoder.h0") if "h0" in d else None
     # The decoder cell's input: Bahdanau [y; c]; Luong y, or [y; h̃] with input feeding; none y.
     W_c = r.matrix(d["W_att"], "decoder.W_att") if "W_att" in d else None
@@ -173,7 +173,12 @@ def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
         raise r.fail("decoder.W_att", "is used by Luong attention only")
     d_att = W_c.shape[0] if W_c is not None else 0
     d_in = d_y + (d_enc if attention == "bahdanau" else 0) + (d_att if feed else 0)
-    dec = read_cell(r, d, "decoder.", do, d_in, dec_dh, optional=bool(dec_stated))
+    dec = read_cell(r, d, "decoder.", do, d_in, None, optional="gates" in d)
+    dec_dh = dec.d_h if dec is not None else None
+    dec_stated, dec_dh = stated_gates(r, d.get("gates"), "decoder", do["kind"], dec_dh)
+    T = inputs.shape[0] if inputs is not None else len(dec_stated)
+    if T == 0:
+        raise r.fail("decoder.gates", "states no step: give decoder.inputs, or one [[decoder.gates]] table per step")
     if dec is None:
         d_h = dec_dh if dec_dh is not None else (dec_h0.shape[0] if dec_h0 is not None else d_enc)
         dec = _stated_only(do["kind"], do["layout"], d_in, d_h)

@@ -108,3 +108,70 @@ def test_seq2seq_without_attention_matches_a_torch_model(style: tuple[str, str, 
     assert np.allclose(val(d, "b_out_new"), bt.detach().numpy(), atol=TOL, rtol=0)
     ids = [s.id for s in d.steps]
     assert not any(i.endswith((".scores", ".weights", ".context", ".input")) for i in ids)
+
+
+def test_seq2seq_encoder_h0_c0_start_the_encoder() -> None:
+    """[encoder] h0 / c0 are the encoder's initial state; the decoder then starts from its final one."""
+    rng = np.random.default_rng(3)
+    n, d_x, d_e = 2, 2, 2
+    enc = torch_cell("lstm", d_x, d_e, 31)
+    dec = torch_cell("lstm", 2, d_e, 32)
+    X, Y = rng.uniform(-1, 1, size=(n, d_x)), rng.uniform(-1, 1, size=(2, 2))
+    h0, c0 = rng.uniform(-1, 1, size=d_e), rng.uniform(-1, 1, size=d_e)
+    encoder = {"cell": "lstm", "layout": "pytorch", **layout_tables("lstm", weights_of(enc), "pytorch")[0]}
+    encoder |= {"x": X.tolist(), "h0": h0.tolist(), "c0": c0.tolist()}
+    decoder = {"cell": "lstm", "layout": "pytorch", **layout_tables("lstm", weights_of(dec), "pytorch")[0]}
+    decoder |= {"attention": "none", "inputs": Y.tolist(), "W_out": [[1, 0], [0, 1]], "targets": [0, 1]}
+    d = solve_raw({"kind": "seq2seq", "encoder": encoder, "decoder": decoder}, exact=False)
+    with torch.no_grad():
+        h, c = torch.tensor(h0), torch.tensor(c0)
+        for i in range(n):
+            h, c = _step(enc, "lstm", torch.tensor(X[i]), h, c)
+        assert np.allclose(val(d, f"encoder.{n}.h"), h.numpy(), atol=TOL, rtol=0)
+        for t in range(2):
+            h, c = _step(dec, "lstm", torch.tensor(Y[t]), h, c)
+        assert np.allclose(val(d, "decoder.2.h"), h.numpy(), atol=TOL, rtol=0)
+        assert np.allclose(val(d, "decoder.2.c"), c.numpy(), atol=TOL, rtol=0)
+
+
+def test_rnn_nonlinearity_relu_matches_torch() -> None:
+    """[cell] nonlinearity = "relu": h_t = relu(W [h; x] + b), as torch.nn.RNNCell(nonlinearity="relu")."""
+    torch.manual_seed(41)
+    cell = torch.nn.RNNCell(2, 3, nonlinearity="relu").double()
+    rng = np.random.default_rng(41)
+    xs = rng.uniform(-1, 1, size=(3, 2))
+    given, opts = layout_tables("rnn", weights_of(cell), "gates")
+    given["x"] = xs.tolist()
+    d = solve_raw({"kind": "rnn", "given": given, "cell": {**opts, "nonlinearity": "relu"}}, exact=False)
+    with torch.no_grad():
+        h = torch.zeros(1, 3, dtype=torch.float64)
+        for t in range(3):
+            h = cell(torch.tensor(xs[t]).unsqueeze(0), h)
+            assert np.allclose(val(d, f"{t + 1}.h"), h.numpy()[0], atol=TOL, rtol=0)
+
+
+def test_adam_beta1_beta2_eps_match_torch_optim() -> None:
+    """[training] beta1, beta2, eps are Adam's betas and eps (torch.optim.Adam(betas=(beta1, beta2), eps))."""
+    rng = np.random.default_rng(43)
+    W_out = rng.uniform(-1, 1, size=(3, 2))
+    b_out = rng.uniform(-1, 1, size=3)
+    xs = rng.uniform(-1, 1, size=(2, 2))
+    W = rng.uniform(-1, 1, size=(2, 4))
+    raw = {
+        "kind": "rnn",
+        "given": {"x": xs.tolist(), "W": W.tolist(), "W_out": W_out.tolist(), "b_out": b_out.tolist()}
+        | {"vocab": ["a", "b", "c"], "targets": ["c", "a"]},
+        "training": {"optimizer": "adam", "lr": 0.05, "beta1": 0.5, "beta2": 0.75, "eps": 0.01},
+    }
+    d = solve_raw(raw, exact=False)
+    Wt = torch.tensor(W_out, requires_grad=True)
+    bt = torch.tensor(b_out, requires_grad=True)
+    h = torch.zeros(2, dtype=torch.float64)
+    zs = []
+    for t in range(2):
+        h = torch.tanh(torch.tensor(W) @ torch.cat([h, torch.tensor(xs[t])]))
+        zs.append(Wt @ h + bt)
+    F.cross_entropy(torch.stack(zs), torch.tensor([2, 0]), reduction="sum").backward()
+    torch.optim.Adam([Wt, bt], lr=0.05, betas=(0.5, 0.75), eps=0.01).step()
+    assert np.allclose(val(d, "W_out_new"), Wt.detach().numpy(), atol=TOL, rtol=0)
+    assert np.allclose(val(d, "b_out_new"), bt.detach().numpy(), atol=TOL, rtol=0)
