@@ -82,6 +82,7 @@ def test_text_view_says_where_the_decoder_starts_at_80_columns() -> None:
     flat = " ".join(text.split())
     assert "The decoder starts from the encoder's final state: s_0 = h_3 = [0.44, 0.72, 0.44, 0.74]" in flat
     assert "no attention" in flat
+    assert "1   (gates given)" in text  # the decoder reads no inputs here: its gates are stated
 
 
 def _small(**decoder: Any) -> dict[str, Any]:

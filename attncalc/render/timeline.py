@@ -145,7 +145,7 @@ class Timeline:
         p = self.d.problem
         t = int(b.prefix.rstrip(".").split(".")[-1])
         if _side(b) == "decoder":
-            return f"y_{t - 1}"
+            return "(gates given)" if p.seq2seq is not None and p.seq2seq.inputs is None else f"y_{t - 1}"
         if p.tokens is not None and t - 1 < len(p.tokens):
             return p.tokens[t - 1]
         if p.recurrent is not None and p.recurrent.x is None:
