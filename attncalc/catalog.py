@@ -14,7 +14,7 @@ KINDS: dict[str, str] = {
     "rnn": "a plain recurrent cell over a sequence: h_t = tanh(W [h_{t-1}; x_t] + b); optional output layer and training step",
     "lstm": "an LSTM cell over a sequence, gate by gate (f, i, c~, c, o, h); optional output layer and training step",
     "gru": "a GRU cell over a sequence (r, z, h~, h), reset before/after, either update direction; optional output layer",
-    "seq2seq": "encoder (RNN/LSTM/GRU, optionally bidirectional) + attentive decoder (Bahdanau or Luong), loss, gradient, update",
+    "seq2seq": "encoder (RNN/LSTM/GRU, optionally bidirectional) + decoder (Bahdanau, Luong or no attention), loss, gradient, update",
     "similarity": "every row of A compared with every row of B (default A): dot products, cosines, euclidean distances",
 }
 

@@ -444,7 +444,9 @@ def _recurrent_problem(
     if kind == "seq2seq":
         if "given" in raw:
             raise r.fail("given", "a seq2seq problem puts its inputs under [encoder] and [decoder]")
-        s2s = problem_rnn.seq2seq(r, raw)
+        from .problem_seq2seq import seq2seq
+
+        s2s = seq2seq(r, raw)
         _check_tokens(r, tokens, s2s.x.shape[0], "encoder.x has")
         return Problem(seq2seq=s2s, **common)
     if "given" not in raw:

@@ -113,11 +113,11 @@ class Seq2Seq:
     x: Given  # source embeddings, n × d_x
     enc_h0: Given
     enc_c0: Given | None
-    decoder: Cell
-    attention: str  # bahdanau | luong
+    decoder: Cell  # its Wx is empty when every gate of every decoder step is stated
+    attention: str  # bahdanau | luong | none
     score: str  # dot | general | additive
     input_feeding: bool
-    inputs: Given  # decoder input embeddings y_0 .. y_{T-1} (teacher forcing), T × d_y
+    inputs: Given | None  # decoder input embeddings y_0 .. y_{T-1} (teacher forcing), T × d_y
     dec_h0: Given | None  # None: the encoder's final state
     dec_c0: Given | None
     W_a: Given | None  # general: d_dec × d_enc
@@ -125,8 +125,11 @@ class Seq2Seq:
     W_k: Given | None
     v: Given | None
     W_c: Given | None  # luong: d_att × (d_enc + d_dec)
-    output: OutputLayer
+    output: OutputLayer | None  # None only without attention (the derivation ends at the decoder states)
     training: Training | None
+    steps: int = 0  # decoder steps T
+    enc_stated: tuple[dict[str, Given], ...] = ()  # per encoder step: stated gate values ([[encoder.gates]])
+    dec_stated: tuple[dict[str, Given], ...] = ()  # per decoder step ([[decoder.gates]])
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -475,157 +478,3 @@ def recurrent(r: _Reader, kind: str, given_raw: Any, cell_raw: Any, training_raw
     out = output_layer(r, t, "given.", d_h, T, required=False)
     train = training(r, training_raw, out is not None and out.targets is not None)
     return Recurrent(cell, x, h0, c0, tuple(stated), T, out, train)
-
-
-ENCODER_KEYS = (
-    CELL_OPTIONS + ("x", "h0", "c0", "reverse") + LAYOUT_KEYS["gates"] + LAYOUT_KEYS["pytorch"] + LAYOUT_KEYS["keras"]
-)
-DECODER_KEYS = (
-    ("cell", "layout", "reset", "update", "nonlinearity", "attention", "score", "input_feeding", "inputs", "h0", "c0")
-    + ("W_a", "W_q", "W_k", "v", "W_att", "W_out", "b_out", "vocab", "targets")
-    + LAYOUT_KEYS["gates"]
-    + LAYOUT_KEYS["pytorch"]
-    + LAYOUT_KEYS["keras"]
-)
-
-
-def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
-    if "encoder" not in raw:
-        raise r.fail("encoder", "missing: the [encoder] table (cell, x and the weights)")
-    if "decoder" not in raw:
-        raise r.fail("decoder", "missing: the [decoder] table (cell, inputs, attention, output layer)")
-    e = r.table(raw["encoder"], "encoder", ENCODER_KEYS)
-    d = r.table(raw["decoder"], "decoder", DECODER_KEYS)
-    eo = cell_options(r, e, "encoder", None)
-    if "x" not in e:
-        raise r.fail("encoder.x", "missing: the source embeddings x_1..x_n, one row per token")
-    x = _vector_or_rows(r, e["x"], "encoder.x")
-    bidir = e.get("bidirectional", False)
-    if not isinstance(bidir, bool):
-        raise r.fail("encoder.bidirectional", "expected true or false")
-    enc_h0 = r.vector(e["h0"], "encoder.h0") if "h0" in e else None
-    enc = read_cell(r, e, "encoder.", eo, x.shape[1], enc_h0.shape[0] if enc_h0 else None, optional=False)
-    assert enc is not None
-    reverse = None
-    if bidir:
-        if "reverse" not in e:
-            raise r.fail(
-                "encoder.reverse",
-                "missing: a bidirectional encoder needs the backward cell's weights in [encoder.reverse]",
-            )
-        rt = r.table(e["reverse"], "encoder.reverse", LAYOUT_KEYS[eo["layout"]])
-        reverse = read_cell(r, rt, "encoder.reverse.", eo, enc.d_x, enc.d_h, optional=False)
-    elif "reverse" in e:
-        raise r.fail("encoder.reverse", "set encoder.bidirectional = true to use a backward cell")
-    enc_h0 = enc_h0 or _zeros("h0", enc.d_h)
-    _need_shape(r, enc_h0, "encoder.h0", (enc.d_h,), "for the encoder's hidden size")
-    enc_c0 = None
-    if enc.kind == "lstm":
-        enc_c0 = r.vector(e["c0"], "encoder.c0") if "c0" in e else _zeros("c0", enc.d_h)
-        _need_shape(r, enc_c0, "encoder.c0", (enc.d_h,), "for the encoder's hidden size")
-    d_enc = enc.d_h * (2 if bidir else 1)
-
-    do = cell_options(r, d, "decoder", None)
-    attention = r.string(d.get("attention", "luong"), "decoder.attention", ("bahdanau", "luong"))
-    score = r.string(
-        d.get("score", "dot" if attention == "luong" else "additive"), "decoder.score", ("dot", "general", "additive")
-    )
-    feed = d.get("input_feeding", False)
-    if not isinstance(feed, bool):
-        raise r.fail("decoder.input_feeding", "expected true or false")
-    if feed and attention != "luong":
-        raise r.fail(
-            "decoder.input_feeding", "input feeding belongs to Luong attention (Bahdanau feeds the context already)"
-        )
-    if "inputs" not in d:
-        raise r.fail(
-            "decoder.inputs", "missing: the decoder's input embeddings y_0..y_{T-1} (teacher forcing), one row per step"
-        )
-    inputs = _vector_or_rows(r, d["inputs"], "decoder.inputs")
-    T, d_y = inputs.shape
-    dec_h0 = r.vector(d["h0"], "decoder.h0") if "h0" in d else None
-    # The decoder cell's input: Bahdanau [y; c]; Luong y, or [y; h̃] with input feeding (width known once W_c is read).
-    W_c = r.matrix(d["W_att"], "decoder.W_att") if "W_att" in d else None
-    if attention == "luong" and W_c is None:
-        raise r.fail("decoder.W_att", "missing: Luong attention computes h̃_t = tanh(W_att [c_t; h_t]) (Luong's W_c)")
-    if attention == "bahdanau" and W_c is not None:
-        raise r.fail("decoder.W_att", "is used by Luong attention only")
-    d_att = W_c.shape[0] if W_c is not None else 0
-    d_in = d_y + (d_enc if attention == "bahdanau" else 0) + (d_att if feed else 0)
-    dec = read_cell(r, d, "decoder.", do, d_in, dec_h0.shape[0] if dec_h0 else None, optional=False)
-    assert dec is not None
-    if dec_h0 is None and dec.d_h != d_enc:
-        raise r.fail(
-            "decoder.h0",
-            f"missing: the decoder starts from the encoder's final state only when the sizes match "
-            f"(encoder gives {d_enc}, decoder has {dec.d_h}); give decoder.h0",
-        )
-    if dec_h0 is not None:
-        _need_shape(r, dec_h0, "decoder.h0", (dec.d_h,), "for the decoder's hidden size")
-    dec_c0 = None
-    if dec.kind == "lstm":
-        if "c0" in d:
-            dec_c0 = r.vector(d["c0"], "decoder.c0")
-            _need_shape(r, dec_c0, "decoder.c0", (dec.d_h,), "for the decoder's hidden size")
-        elif enc.kind != "lstm" or dec.d_h != d_enc:
-            raise r.fail("decoder.c0", "missing: the decoder's initial cell state (the encoder has none of that size)")
-    elif "c0" in d:
-        raise r.fail("decoder.c0", "only an LSTM decoder has a cell state")
-    W_a = W_q = W_k = v = None
-    if score == "general":
-        if "W_a" not in d:
-            raise r.fail("decoder.W_a", "missing: the general score s · (W_a h_i)")
-        W_a = r.matrix(d["W_a"], "decoder.W_a")
-        _need_shape(
-            r,
-            W_a,
-            "decoder.W_a",
-            (dec.d_h, d_enc),
-            f"with decoder states of length {dec.d_h} and encoder states of length {d_enc}",
-        )
-    elif score == "additive":
-        for k in ("W_q", "W_k", "v"):
-            if k not in d:
-                raise r.fail(f"decoder.{k}", "missing: the additive score v · tanh(W_q s + W_k h_i)")
-        v = r.vector(d["v"], "decoder.v")
-        a = v.shape[0]
-        W_q = r.matrix(d["W_q"], "decoder.W_q")
-        W_k = r.matrix(d["W_k"], "decoder.W_k")
-        _need_shape(r, W_q, "decoder.W_q", (a, dec.d_h), f"with v of length {a} and decoder states of length {dec.d_h}")
-        _need_shape(r, W_k, "decoder.W_k", (a, d_enc), f"with v of length {a} and encoder states of length {d_enc}")
-    elif dec.d_h != d_enc:
-        raise r.fail(
-            "decoder.score", f"dot needs decoder states ({dec.d_h}) and encoder states ({d_enc}) of the same length"
-        )
-    for k, sc in (("W_a", "general"), ("W_q", "additive"), ("W_k", "additive"), ("v", "additive")):
-        if k in d and score != sc:
-            raise r.fail(f"decoder.{k}", f"belongs to score {sc!r}")
-    if W_c is not None:
-        _need_shape(r, W_c, "decoder.W_att", (d_att, d_enc + dec.d_h), f"acting on [c; h] of length {d_enc}+{dec.d_h}")
-    width = d_att if attention == "luong" else dec.d_h
-    out = output_layer(r, d, "decoder.", width, T, required=True)
-    assert out is not None
-    if out.targets is None:
-        raise r.fail("decoder.targets", "missing: the target tokens, one per decoder step (teacher forcing)")
-    train = training(r, raw.get("training"), True)
-    return Seq2Seq(
-        encoder=enc,
-        reverse=reverse,
-        x=x,
-        enc_h0=enc_h0,
-        enc_c0=enc_c0,
-        decoder=dec,
-        attention=attention,
-        score=score,
-        input_feeding=feed,
-        inputs=inputs,
-        dec_h0=dec_h0,
-        dec_c0=dec_c0,
-        W_a=W_a,
-        W_q=W_q,
-        W_k=W_k,
-        v=v,
-        W_c=W_c,
-        output=out,
-        training=train,
-    )

@@ -220,6 +220,9 @@ W_h = [[0.5, 0, 1, 0], [0, 0.5, 0, 1]]
 [decoder]
 cell = "gru"
 attention = "luong"           # luong: score with h_t, then h~ = tanh(W_att [c; h]) | bahdanau: score with s_{t-1}
+                              # | none: no attention (no score, W_att: logits from s_t)
+# The decoder starts from the encoder's final state; h0 = [...] (and c0 for an LSTM) overrides it.
+# A gate may be stated instead of computed: [[decoder.gates]] per step (f, i, c_tilde, o / r, z, h_tilde).
 score = "dot"                 # dot | general (W_a) | additive (W_q, W_k, v)
 inputs = [[0, 0], [1, 0]]     # y_0 = <s>, then the targets' embeddings (teacher forcing)
 W_r = [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]]

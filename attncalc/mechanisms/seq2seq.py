@@ -1,24 +1,26 @@
-"""Kind ``seq2seq``: an encoder, an attentive decoder with teacher forcing, the loss, its gradient
-with respect to the output layer, and one update.
+"""Kind ``seq2seq``: an encoder, a decoder (attentive, or not) with teacher forcing, the loss, its
+gradient with respect to the output layer, and one update.
 
 Bahdanau (2014) scores the encoder states with the previous decoder state s_{t-1}, and the cell
 reads [y_{t-1}; c_t]; the logits come from s_t. Luong (2015) runs the cell first (on y_{t-1}, or
 [y_{t-1}; h~_{t-1}] with input feeding), scores with h_t, and the logits come from the attentional
-state h~_t = tanh(W_c [c_t; h_t]).
+state h~_t = tanh(W_c [c_t; h_t]). Without attention (Sutskever et al. 2014, the LSTM document) the
+cell reads y_{t-1} and the logits come from s_t. Every decoder starts from the encoder's final state
+unless the problem gives decoder.h0 / decoder.c0, and the first decoder step says so.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..arith import Chain
+from ..arith import Chain, to_float
 from ..derivation import Concat, Input, Map, Product, Step
 from ..problem import Problem
 from ..problem_rnn import Cell, Seq2Seq
 from . import output
 from .cells import Names, cell_step
-from .common import softmax_inline
 from .recurrent import check_mistake
+from .seq2seq_attend import attend as _attend
 
 
 def inputs(p: Problem) -> list[Input]:
@@ -31,21 +33,27 @@ def inputs(p: Problem) -> list[Input]:
             continue
         for g in cell.shown:
             out.append(Input(f"{where}.{g.name}", f"{g.name}", g.floats, None, role=f"{where} weights"))
-    T = s.inputs.shape[0]
-    out.append(
-        Input(
-            "decoder.inputs",
-            "y",
-            s.inputs.floats,
-            None,
-            rows=tuple(f"y_{t}" for t in range(T)),
-            role="decoder inputs (teacher forcing: y_0 = <s>, then the targets)",
+    if s.inputs is not None:
+        out.append(
+            Input(
+                "decoder.inputs",
+                "y",
+                s.inputs.floats,
+                None,
+                rows=tuple(f"y_{t}" for t in range(s.steps)),
+                role="decoder inputs (teacher forcing: y_0 = <s>, then the targets)",
+            )
         )
-    )
+    for name, g0 in (("h0", s.dec_h0), ("c0", s.dec_c0)):
+        if g0 is not None:
+            sym = ("s_0" if s.attention != "luong" else "h_0") if name == "h0" else "c_0"
+            out.append(Input(f"decoder.{name}", sym, g0.floats, None, role="decoder's initial state (given)"))
     for name, gv in (("W_a", s.W_a), ("W_q", s.W_q), ("W_k", s.W_k), ("v", s.v), ("W_att", s.W_c)):
         if gv is not None:
             out.append(Input(f"decoder.{name}", name, gv.floats, None, role="attention"))
     o = s.output
+    if o is None:
+        return out
     out.append(Input("decoder.W_out", "W_out", o.W_out.floats, None, rows=o.vocab, role="output layer"))
     if o.b_out is not None:
         out.append(Input("decoder.b_out", "b_out", o.b_out.floats, None, rows=o.vocab, role="output bias"))
@@ -70,7 +78,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         prev = None
         for t in order:
             h_label = f"h{arrow}_{prev}" if prev is not None else f"h{arrow}_0"
-            body, h, c = cell_step(chain, cell, cell.kind, t, names, X[t - 1], h, c, {}, h_label, f"x_{t}")
+            stated = s.enc_stated[t - 1] if t - 1 < len(s.enc_stated) else {}
+            body, h, c = cell_step(chain, cell, cell.kind, t, names, X[t - 1], h, c, stated, h_label, f"x_{t}")
             steps.extend(body)
             hs[t] = h
             prev = t
@@ -129,24 +138,45 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     dec = s.decoder
     h = chain.given(s.dec_h0) if s.dec_h0 is not None else final_h
     c = (chain.given(s.dec_c0) if s.dec_c0 is not None else final_c) if dec.kind == "lstm" else None
-    Y = chain.given(s.inputs)
-    T = Y.shape[0]
+    Y = chain.given(s.inputs) if s.inputs is not None else None
+    T = s.steps
+    start = _start_note(chain, s, h, c, final_h, final_c, n)
     # Luong's input feeding starts from h~_0 = 0
     h_tilde = np.zeros(s.W_c.shape[0]) if s.W_c is not None else np.zeros(0)
     us, probs, losses, prefixes = [], [], [], []
     u_name = "h̃" if s.attention == "luong" else "s"
     for t in range(1, T + 1):
         pre = f"decoder.{t}."
-        y = Y[t - 1]
-        if s.attention == "bahdanau":
+        y = Y[t - 1] if Y is not None else None
+        stated = s.dec_stated[t - 1] if t - 1 < len(s.dec_stated) else {}
+        first = len(steps)
+        if s.attention == "none":
+            body, h, c = cell_step(
+                chain, dec, dec.kind, t, Names("decoder.", h="s"), y, h, c, stated, f"s_{t - 1}", f"y_{t - 1}"
+            )
+            steps.extend(body)
+            u = h
+        elif s.attention == "bahdanau":
+            assert y is not None
             ctx = _attend(chain, s, steps, pre, t, h, f"s_{t - 1}", H, Kp, labels, p.settings.shift_max)
             inp = _concat(chain, steps, pre + "input", [y, ctx], [f"y_{t - 1}", f"c_{t}"], "Decoder input")
             body, h, c = cell_step(
-                chain, dec, dec.kind, t, Names("decoder.", h="s"), inp, h, c, {}, f"s_{t - 1}", f"[y_{t - 1}; c_{t}]"
+                chain,
+                dec,
+                dec.kind,
+                t,
+                Names("decoder.", h="s"),
+                inp,
+                h,
+                c,
+                stated,
+                f"s_{t - 1}",
+                f"[y_{t - 1}; c_{t}]",
             )
             steps.extend(body)
             u = h
         else:
+            assert y is not None
             if s.input_feeding:
                 inp = _concat(
                     chain,
@@ -159,7 +189,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 x_label = f"[y_{t - 1}; h̃_{t - 1}]"
             else:
                 inp, x_label = y, f"y_{t - 1}"
-            body, h, c = cell_step(chain, dec, dec.kind, t, Names("decoder."), inp, h, c, {}, f"h_{t - 1}", x_label)
+            body, h, c = cell_step(chain, dec, dec.kind, t, Names("decoder."), inp, h, c, stated, f"h_{t - 1}", x_label)
             steps.extend(body)
             ctx = _attend(chain, s, steps, pre, t, h, f"h_{t}", H, Kp, labels, p.settings.shift_max)
             comb = _concat(chain, steps, pre + "combined", [ctx, h], [f"c_{t}", f"h_{t}"], "Context and state")
@@ -194,6 +224,10 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 )
             )
             u = h_tilde
+        if t == 1 and len(steps) > first:
+            steps[first] = _with_note(steps[first], start)
+        if s.output is None:
+            continue
         out_steps, pr, loss = output.one_step(chain, s.output, u, pre, t, f"{u_name}_{t}", p.settings.shift_max)
         steps.extend(out_steps)
         us.append(u)
@@ -201,8 +235,48 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         if loss is not None:
             losses.append(loss)
         prefixes.append(pre)
-    steps.extend(output.sequence_steps(chain, s.output, us, probs, losses, prefixes, u_name, s.training))
+    if s.output is not None:
+        steps.extend(output.sequence_steps(chain, s.output, us, probs, losses, prefixes, u_name, s.training))
     return steps
+
+
+def _start_note(
+    chain: Chain,
+    s: Seq2Seq,
+    h: np.ndarray,
+    c: np.ndarray | None,
+    final_h: np.ndarray,
+    final_c: np.ndarray | None,
+    n: int,
+) -> str:
+    """One sentence saying where the decoder starts, with the numbers."""
+
+    def vec(v: np.ndarray) -> str:
+        from ..render.fmt import fmt
+
+        return "[" + ", ".join(fmt(float(x), chain.decimals) for x in to_float(np.asarray(v)).reshape(-1)) + "]"
+
+    sym = "h_0" if s.attention == "luong" else "s_0"
+    enc_h = f"[h→_{n}; h←_1]" if s.reverse is not None else f"h_{n}"
+    enc_c = f"[c→_{n}; c←_1]" if s.reverse is not None else f"c_{n}"
+    parts = []
+    if s.dec_h0 is not None:
+        parts.append(f"{sym} = {vec(h)} (given: decoder.h0)")
+    else:
+        parts.append(f"{sym} = {enc_h} = {vec(h)}")
+    if c is not None:
+        parts.append(f"c_0 = {vec(c)} (given: decoder.c0)" if s.dec_c0 is not None else f"c_0 = {enc_c} = {vec(c)}")
+    given = s.dec_h0 is not None and (c is None or s.dec_c0 is not None)
+    where = "from the given initial state" if given else "from the encoder's final state"
+    if s.reverse is not None and not given:
+        where += " (each direction's last state, as PyTorch's h_n)"
+    return f"The decoder starts {where}: " + ", ".join(parts) + "."
+
+
+def _with_note(step: Step, note: str) -> Step:
+    import dataclasses
+
+    return dataclasses.replace(step, note=(note + " " + step.note).strip())
 
 
 def _concat(
@@ -224,133 +298,3 @@ def _concat(
         )
     )
     return v
-
-
-def _attend(
-    chain: Chain,
-    s: Seq2Seq,
-    steps: list[Step],
-    pre: str,
-    t: int,
-    q: np.ndarray,
-    q_name: str,
-    H: np.ndarray,
-    Kp: np.ndarray | None,
-    labels: tuple[str, ...],
-    shift_mode: str,
-) -> np.ndarray:
-    """scores, weights and context of one decoder step; returns the context."""
-    score = s.score
-    if score in ("dot", "general"):
-        query, query_name = q, q_name
-        if score == "general":
-            assert s.W_a is not None
-            Wa, q_ = chain.coerce(chain.given(s.W_a), q)
-            query = chain.finish(pre + "projected_query", chain.matmul(Wa.T, q_))
-            query_name = f"(W_aᵀ {q_name})"
-            steps.append(
-                Product(
-                    id=pre + "projected_query",
-                    title="Query through W_a",
-                    formula=f"W_aᵀ {q_name}  (a vector of length d_enc)",
-                    latex="",
-                    symbol=f"W_aᵀ {q_name}",
-                    value=query,
-                    left=Wa.T,
-                    right=q_,
-                    explain=f"{q_name} · (W_a h_i) = (W_aᵀ {q_name}) · h_i: W_a is applied once, to the query.",
-                )
-            )
-        H_, query_ = chain.coerce(H, query)
-        e = chain.finish(pre + "scores", chain.matmul(H_, query_))
-        steps.append(
-            Product(
-                id=pre + "scores",
-                title="Attention scores" + (" (general)" if score == "general" else ""),
-                formula=f"e_{t},i = {query_name} · h_i",
-                latex="",
-                symbol=f"e_{t}",
-                value=e,
-                rows=labels,
-                left=H_,
-                right=query_,
-                first="right",
-                explain=f"Each encoder state is scored by its dot product with {query_name}.",
-            )
-        )
-    else:
-        assert s.W_q is not None and s.v is not None
-        Wq = chain.given(s.W_q)
-        v = chain.given(s.v)
-        Wq, q_ = chain.coerce(Wq, q)
-        qp = chain.finish(pre + "projected_query", chain.matmul(Wq, q_))
-        steps.append(
-            Product(
-                id=pre + "projected_query",
-                title="Projected query",
-                formula=f"W_q {q_name}  (one number per row of W_q)",
-                latex="",
-                symbol=f"W_q {q_name}",
-                value=qp,
-                left=Wq,
-                right=q_,
-            )
-        )
-        assert Kp is not None
-        Kp_, qp_ = chain.coerce(Kp, qp)
-        hidden = chain.finish(pre + "hidden", chain.tanh(Kp_ + qp_[None, :]))
-        steps.append(
-            Map(
-                id=pre + "hidden",
-                title="Hidden layer of the score",
-                formula=f"u_{t} = tanh(W_q {q_name} + W_k h_i), one row per source position i",
-                latex="",
-                symbol=f"u_{t}",
-                value=hidden,
-                rows=labels,
-                fn="tanh",
-                arg=Kp_ + qp_[None, :],
-                explain="Bahdanau's additive score: a one-layer network over the query and each key.",
-            )
-        )
-        hid, v_ = chain.coerce(hidden, v)
-        e = chain.finish(pre + "scores", chain.matmul(hid, v_))
-        steps.append(
-            Product(
-                id=pre + "scores",
-                title="Attention scores (additive)",
-                formula=f"e_{t},i = v · tanh(W_q {q_name} + W_k h_i)",
-                latex="",
-                symbol=f"e_{t}",
-                value=e,
-                rows=labels,
-                left=hid,
-                right=v_,
-                first="right",
-            )
-        )
-    w = softmax_inline(chain, e, pre + "weights", "Attention weights", f"e_{t}", f"α_{t}", shift_mode, labels)
-    steps.append(_retitle(w))
-    alpha = np.asarray(w.value)
-    alpha_, H_ = chain.coerce(alpha, H)
-    ctx = chain.finish(pre + "context", chain.matmul(alpha_, H_))
-    steps.append(
-        Product(
-            id=pre + "context",
-            title="Context vector",
-            formula=f"c_{t} = Σ_i α_{t},i h_i",
-            latex="",
-            symbol=f"c_{t}",
-            value=ctx,
-            left=alpha_,
-            right=H_,
-            explain="The context is the attention-weighted average of the encoder states.",
-        )
-    )
-    return ctx
-
-
-def _retitle(step: Step) -> Step:
-    import dataclasses
-
-    return dataclasses.replace(step, explain="Softmax turns the scores into weights that sum to 1.")

@@ -457,7 +457,11 @@ def describe(p: Any) -> list[str]:
     if p.kind == "seq2seq":
         s = p.seq2seq
         enc = f"{'bidirectional ' if s.reverse is not None else ''}{s.encoder.kind.upper()} encoder"
-        att = f"{s.attention.capitalize()} attention ({s.score} score{', input feeding' if s.input_feeding else ''})"
+        att = (
+            "no attention (the decoder starts from the encoder's final state)"
+            if s.attention == "none"
+            else f"{s.attention.capitalize()} attention ({s.score} score{', input feeding' if s.input_feeding else ''})"
+        )
         return [p.kind, enc, f"{s.decoder.kind.upper()} decoder", att]
     if p.kind == "similarity":
         return [p.kind, ", ".join(p.measures), "B = A" if "B" not in p.given else "A against B"]

@@ -93,7 +93,7 @@ class Timeline:
             enc = [b for b in self.blocks if _side(b) == "encoder"]
             both = [b for b in enc if self._get(b.prefix + "state") is not None]
             out.append(self._states("Encoder states", both or enc, n, "h_t"))
-            s_name = "s_t" if p.seq2seq is not None and p.seq2seq.attention == "bahdanau" else "h_t"
+            s_name = "s_t" if p.seq2seq is not None and p.seq2seq.attention != "luong" else "h_t"
             out.append(self._states("Decoder states", [b for b in self.blocks if _side(b) == "decoder"], n, s_name))
         else:
             out.append(self._states("States", self.blocks, n, "h_t"))
@@ -145,7 +145,7 @@ class Timeline:
         p = self.d.problem
         t = int(b.prefix.rstrip(".").split(".")[-1])
         if _side(b) == "decoder":
-            return f"y_{t - 1}"
+            return "(gates given)" if p.seq2seq is not None and p.seq2seq.inputs is None else f"y_{t - 1}"
         if p.tokens is not None and t - 1 < len(p.tokens):
             return p.tokens[t - 1]
         if p.recurrent is not None and p.recurrent.x is None:
