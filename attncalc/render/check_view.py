@@ -8,10 +8,12 @@ from typing import Any
 import numpy as np
 from rich import box
 from rich.console import Console, Group, RenderableType
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
 from ..check import UNANSWERED, Report, StepResult
+from .check_blocks import step_block
 
 MARKS = {"correct": ("✓ correct", "green"), "carried": ("↪ carried", "yellow"), "wrong": ("✗ wrong", "bold red")}
 
@@ -73,6 +75,16 @@ def _at(idx: tuple[int, ...]) -> str:
 def _given_cell(r: StepResult) -> str:
     """The answer as written, wrong entries between ⟨ ⟩ so they show without colour; of a partial
     answer only the answered entries, by position ("[2,2] 0.476")."""
+    rows = _given_rows(r)
+    return rows if isinstance(rows, str) else "[" + ", ".join(rows) + "]"
+
+
+def _is_matrix(x: Any) -> bool:
+    return isinstance(x, list) and len(x) > 0 and all(isinstance(v, list) for v in x)
+
+
+def _given_rows(r: StepResult) -> str | list[str]:
+    """The given answer as one string, or one string a row for a matrix (for the block layout)."""
     wrong = {tuple(e) for e in r.wrong_entries}
     answered = _partial(r)
     if answered is not None:
@@ -86,12 +98,22 @@ def _given_cell(r: StepResult) -> str:
         text = str(x)
         return f"⟨{text}⟩" if idx in wrong and r.verdict == "wrong" else text
 
-    return walk(r.given_shown if r.given_shown is not None else r.given, ())
+    shown = r.given_shown if r.given_shown is not None else r.given
+    if _is_matrix(shown):
+        return [walk(row, (i,)) for i, row in enumerate(shown)]
+    return walk(shown, ())
 
 
 def _expected_cell(r: StepResult) -> str:
+    rows = _expected_rows(r)
+    return rows if isinstance(rows, str) else "[" + ", ".join(rows) + "]"
+
+
+def _expected_rows(r: StepResult) -> str | list[str]:
     answered = _partial(r)
     if answered is None:
+        if _is_matrix(r.expected):
+            return [_value_cell(row) for row in r.expected]
         return _value_cell(r.expected)
     values = dict(_entries(r.expected))
     return ", ".join(f"{_at(i)} {_value_cell(values[i])}" for i in answered)
@@ -109,8 +131,32 @@ def _value_cell(x: Any) -> str:
     return f"{x:g}"
 
 
-def report_renderable(rep: Report) -> RenderableType:
-    t = Table(title=f"{rep.answers}  (problem {rep.problem})", title_justify="left", box=box.SIMPLE_HEAVY)
+def report_renderable(rep: Report, width: int | None = None) -> RenderableType:
+    """The report as a table when the table fits ``width`` without wrapping a cell, otherwise as one
+    block per step (check_blocks), so that at 80 columns no step id, value or note is cut."""
+    t = _table(rep)
+    if width is not None and _natural_width(t) > width:
+        return _blocks(rep, width)
+    return Group(Text(f"{rep.answers}  (problem {rep.problem})"), t, Text(summary_line(rep)))
+
+
+def _natural_width(t: Table) -> int:
+    wide = Console(width=100_000)
+    return Measurement.get(wide, wide.options, t).maximum
+
+
+def _blocks(rep: Report, width: int) -> RenderableType:
+    lines: list[RenderableType] = [Text(f"{rep.answers}  (problem {rep.problem})"), Text("")]
+    for r in rep.results:
+        mark, style = MARKS[r.verdict]
+        rows = [("given", _given_rows(r)), ("expected", _expected_rows(r)), ("note", r.note)]
+        lines.extend(step_block(mark, style, r.id, rows, width))
+    lines += [Text(""), Text(summary_line(rep))]
+    return Group(*lines)
+
+
+def _table(rep: Report) -> Table:
+    t = Table(box=box.SIMPLE_HEAVY)
     t.add_column("step")
     t.add_column("verdict")
     t.add_column("given")
@@ -119,7 +165,7 @@ def report_renderable(rep: Report) -> RenderableType:
     for r in rep.results:
         mark, style = MARKS[r.verdict]
         t.add_row(r.id, Text(mark, style=style), _given_cell(r), _expected_cell(r), r.note)
-    return Group(t, Text(summary_line(rep)))
+    return t
 
 
 def summary_line(rep: Report) -> str:
@@ -134,7 +180,7 @@ def summary_line(rep: Report) -> str:
 
 def print_reports(reports: list[Report], console: Console) -> None:
     if len(reports) == 1:
-        console.print(report_renderable(reports[0]))
+        console.print(report_renderable(reports[0], console.width))
         return
     total = {"correct": 0, "carried": 0, "wrong": 0}
     width = max(len(r.answers) for r in reports)

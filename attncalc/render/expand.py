@@ -226,7 +226,17 @@ def rounded_gives(step: Step, idx: tuple[int, ...], shown: float, decimals: int)
             value = float(fn(step, idx, r))
     except (ValueError, ZeroDivisionError, OverflowError):
         return None
-    return None if _same(value, shown, decimals) else fmt(round_half_up(value, decimals), decimals)
+    return None if _same(value, shown, decimals) else written(value, decimals)
+
+
+def written(x: float, decimals: int) -> str:
+    """A hand-rounded number at the shown precision, with all its decimals: 15.80, not 15.8 (fmt drops
+    trailing zeros of a value that is exact at that precision, but "as written" is a rounded result)."""
+    r = round_half_up(x, decimals)
+    if decimals < 0 or not math.isfinite(r) or abs(r) >= 1e12:
+        return fmt(r, max(decimals, 0))
+    text = f"{r:.{decimals}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0.0 else text
 
 
 def _same(a: float, b: float, decimals: int) -> bool:
@@ -245,7 +255,7 @@ def softmax_exp_aside(s: Softmax, i: int, decimals: int) -> str:
     x = round_half_up(float(s.arg[i]), decimals) - round_half_up(s.shift, decimals)
     if _same(math.exp(x), float(s.exps[i]), decimals):
         return ""
-    return f"as written: {fmt(round_half_up(math.exp(x), decimals), decimals)}"
+    return f"as written: {written(math.exp(x), decimals)}"
 
 
 def rhs(step: Step, idx: tuple[int, ...], decimals: int) -> str | None:

@@ -58,6 +58,7 @@ from .sheet import describe
 ROW_LIMIT = 32  # table rows shown before the middle is elided
 COL_LIMIT = 10  # table columns shown before the middle is elided
 EXACT_WIDTH = 96  # characters of an exact-form line shown before it is cut
+CUT_POINTER = "(… ends an exact form cut to fit; --format json and the sheets, -f markdown or -f pdf, give it in full)"
 
 
 class TextRenderer:
@@ -66,6 +67,7 @@ class TextRenderer:
     def __init__(self, derivation: Derivation) -> None:
         self.d = derivation
         self.dec = derivation.decimals
+        self._told_cut = False  # the pointer to the full exact forms is given once per derivation
 
     # ------------------------------------------------------------------ public
     def renderables(self) -> list[RenderableType]:
@@ -142,7 +144,11 @@ class TextRenderer:
         lines: list[RenderableType] = []
         for labels, expr in groups:
             names = " = ".join(labels[:3]) + (f" = … ({len(labels)} entries)" if len(labels) > 3 else "")
-            lines.append(Hanging(self._cut(f"  exact: {names} = {exact_text(expr)}"), style="green"))
+            line = self._cut(f"  exact: {names} = {exact_text(expr)}")
+            lines.append(Hanging(line, style="green"))
+            if line.endswith("…") and not self._told_cut:
+                self._told_cut = True
+                lines.append(Hanging("    " + CUT_POINTER, hang=0, style="green"))
         if more:
             lines.append(Text(f"    ⋮   ({more} more exact forms; --format json lists them all)", style="green"))
         return lines

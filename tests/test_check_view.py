@@ -1,0 +1,69 @@
+"""The check report read at 80 columns: nothing cut, nothing past the edge (the block layout)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.cells import cell_len
+
+from attncalc.render.check_blocks import value_lines, wrap_words
+
+from .helpers import PROBLEMS
+
+ANSWERS = sorted((PROBLEMS / "answers").glob("*.toml"))
+
+
+def _leaves(x: Any) -> list[Any]:
+    return [e for v in x for e in _leaves(v)] if isinstance(x, list) else [x]
+
+
+@pytest.mark.parametrize("path", ANSWERS, ids=lambda p: p.stem)
+def test_every_answers_file_reads_whole_at_80_columns(cli: Any, path: Path) -> None:
+    text = cli("check", str(path), "--width", "80").stdout
+    data = json.loads(cli("check", str(path), "--format", "json").stdout)
+    lines = text.splitlines()
+    assert max(cell_len(line.rstrip()) for line in lines) <= 80
+    assert "…" not in text
+    words = set(text.split())
+    for r in data["results"]:
+        assert r["id"] in words, r["id"]  # whole, on its own
+        for word in r["note"].split():
+            assert word in words, (r["id"], word)
+        for entry in _leaves(r["given"]):
+            if isinstance(entry, str) and not _num(entry):
+                assert entry == "?" or entry in text, entry  # a token (a prediction)
+            elif entry is not None:  # every answered number is shown (as written)
+                assert any(f"{float(w.strip('[],⟨⟩')):g}" == f"{float(entry):g}" for w in words if _num(w)), entry
+
+
+def _num(w: str) -> bool:
+    try:
+        float(w.strip("[],⟨⟩"))
+    except ValueError:
+        return False
+    return True
+
+
+def test_a_matrix_is_written_row_by_row(cli: Any) -> None:
+    text = cli("check", str(PROBLEMS / "answers" / "luong-general.toml"), "--width", "80").stdout
+    # transformed_keys is the 3×3 matrix W·h: the document's rows, one a line, wrong entries marked
+    assert "  given     [0.65, ⟨0.22⟩, ⟨0.02⟩]\n            [⟨0.76⟩, ⟨0.22⟩, 0.53]\n" in text
+
+
+def test_wide_terminal_keeps_the_table(cli: Any) -> None:
+    text = cli("check", str(PROBLEMS / "answers" / "lecture-dot.toml"), "--width", "200").stdout
+    assert "step" in text and "verdict" in text and "expected" in text.splitlines()[2]
+
+
+def test_wrapping_never_cuts_a_word_or_an_entry() -> None:
+    note = "alpha beta gamma delta epsilon zeta eta theta"
+    lines = wrap_words(note, 12)
+    assert all(cell_len(line) <= 12 for line in lines)
+    assert " ".join(lines).split() == note.split()
+    row = "[" + ", ".join(f"0.{i}{i}{i}" for i in range(1, 10)) + "]"
+    parts = value_lines(row, 20)
+    assert all(cell_len(p) <= 20 for p in parts)
+    assert " ".join(parts).replace(", ", " ").replace(",", "") == row.replace(",", "")
