@@ -352,36 +352,36 @@ def _head(p: Problem, chain: Chain, q: np.ndarray, c: np.ndarray) -> list[Step]:
         assert h.W_c is not None
         W_c = chain.weight(h.W_c)
         if row:
-            z = chain.finish("combined_projection", chain.matmul(u, W_c))
+            m = chain.finish("combined_projection", chain.matmul(u, W_c))
             left, right, first = u, W_c, "left"
         else:
-            z = chain.finish("combined_projection", chain.matmul(W_c, u))
+            m = chain.finish("combined_projection", chain.matmul(W_c, u))
             left, right, first = W_c, u, "left"
         steps.append(
             Product(
                 id="combined_projection",
                 title="Projection of the combined vector",
-                formula="u W_c" if row else "W_c u",
-                latex="u W_c" if row else "W_c u",
-                symbol="z",
-                value=z,
+                formula="m = u W_c" if row else "m = W_c u",
+                latex="m = u W_c" if row else "m = W_c u",
+                symbol="m",
+                value=m,
                 left=left,
                 right=right,
                 first=first,
-                explain="W_c mixes the context and the decoder state.",
+                explain="W_c mixes the context and the decoder state into m, the input of tanh.",
             )
         )
-        top = chain.finish("attentional", chain.tanh(z))
+        top = chain.finish("attentional", chain.tanh(m))
         steps.append(
             Map(
                 id="attentional",
                 title="Attentional hidden state",
-                formula="h̃ = tanh(z)",
-                latex=r"\tilde h = \tanh(z)",
+                formula="h̃ = tanh(m)",
+                latex=r"\tilde h = \tanh(m)",
                 symbol="h̃",
                 value=top,
                 fn="tanh",
-                arg=z,
+                arg=m,
                 explain="tanh gives the attentional hidden state that feeds the output layer.",
             )
         )

@@ -104,15 +104,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     names = SoftmaxNames(arg=arg, out="A", out_title="Attention weights (row-wise softmax)")
     soft, A = softmax_steps(chain, S, names, p.settings.shift_max, tok, tok)
     steps.extend(soft)
-    Z = chain.finish("output", chain.matmul(A, K if chain.mistake == "keys_not_values" else V))
+    out = chain.finish("output", chain.matmul(A, K if chain.mistake == "keys_not_values" else V))
     steps.append(
         Product(
             id="output",
             title="Output",
-            formula="Z = A V  (z_i = Σ_j A_ij v_j)",
-            latex=r"Z = A V",
-            symbol="z",
-            value=Z,
+            formula="O = A V  (o_i = Σ_j A_ij v_j)",
+            latex=r"O = A V",
+            symbol="o",
+            value=out,
             rows=tok,
             left=A,
             right=V,

@@ -7,12 +7,56 @@ from typing import Any
 import numpy as np
 
 _PRINTER: Any = None
+_LATEX: Any = None
+_MATHML: Any = None
+
+SHORT_DECIMALS = 6  # a rational whose decimal expansion ends within this many places is shown as a decimal
+
+
+def short_decimal(q: Any) -> str | None:
+    """``"0.218"`` for 109/500: the finite decimal of a non-integer rational with at most SHORT_DECIMALS places.
+
+    None for integers and for genuine fractions (1/3) or long expansions; the decimal is exact, the
+    same number the problem file's decimal stands for.
+    """
+    if not getattr(q, "is_Rational", False) or getattr(q, "is_Integer", False):
+        return None
+    num, den = int(q.p), int(q.q)
+    twos = fives = 0
+    while den % 2 == 0:
+        den //= 2
+        twos += 1
+    while den % 5 == 0:
+        den //= 5
+        fives += 1
+    places = max(twos, fives)
+    if den != 1 or places > SHORT_DECIMALS:
+        return None
+    scaled = abs(num) * 10**places // int(q.q)
+    digits = str(scaled).rjust(places + 1, "0")
+    text = f"{digits[:-places]}.{digits[-places:]}".rstrip("0")
+    return ("-" if num < 0 else "") + text
+
+
+def _decimal_coeff(expr: Any) -> tuple[str, Any] | None:
+    """(``"0.3"``, x) for 3*x/10 when the rest has no denominator; None otherwise.
+
+    Only coefficients whose denominator has a factor 5 (the mark of a decimal input): halves and
+    quarters of a surd stay fractions (sqrt(2)/2, not 0.5*sqrt(2)).
+    """
+    coeff, rest = expr.as_coeff_Mul()
+    text = short_decimal(coeff)
+    if text is None or int(coeff.q) % 5 != 0 or rest.as_numer_denom()[1] != 1:
+        return None
+    return text, rest
 
 
 def exact_text(expr: Any) -> str:
-    """``1/(1 + 2*e)``: sympy's string printer, with E written e and -oo as -inf."""
+    """``1/(1 + 2*e)``, ``exp(0.218)``: sympy's string printer, with E written e, -oo as -inf and
+    short decimals (109/500) as decimals (0.218)."""
     global _PRINTER
     if _PRINTER is None:
+        from sympy.printing.precedence import PRECEDENCE
         from sympy.printing.str import StrPrinter
 
         class _Printer(StrPrinter):  # type: ignore[misc]
@@ -22,8 +66,92 @@ def exact_text(expr: Any) -> str:
             def _print_NegativeInfinity(self, expr: Any) -> str:
                 return "-inf"
 
+            def _print_Rational(self, expr: Any) -> str:
+                text = short_decimal(expr)
+                return text if text is not None else str(super()._print_Rational(expr))
+
+            def _print_Mul(self, expr: Any) -> str:
+                split = _decimal_coeff(expr)
+                if split is None:
+                    return str(super()._print_Mul(expr))
+                text, rest = split
+                sign = "-" if text.startswith("-") else ""
+                return f"{sign}{text.lstrip('-')}*{self.parenthesize(rest, PRECEDENCE['Mul'])}"
+
         _PRINTER = _Printer()
     return str(_PRINTER.doprint(expr))
+
+
+def exact_latex(expr: Any) -> str:
+    """sympy's LaTeX with short decimals written as decimals (``e^{0.218}``, ``0.3 x``)."""
+    global _LATEX
+    if _LATEX is None:
+        from sympy.printing.latex import LatexPrinter
+        from sympy.printing.precedence import PRECEDENCE
+
+        class _Latex(LatexPrinter):  # type: ignore[misc]
+            def _print_Rational(self, expr: Any) -> str:
+                text = short_decimal(expr)
+                return text if text is not None else str(super()._print_Rational(expr))
+
+            def _print_Mul(self, expr: Any) -> str:
+                split = _decimal_coeff(expr)
+                if split is None:
+                    return str(super()._print_Mul(expr))
+                text, rest = split
+                return f"{text} {self.parenthesize(rest, PRECEDENCE['Mul'])}"
+
+        _LATEX = _Latex()
+    return str(_LATEX.doprint(expr))
+
+
+def exact_mathml(expr: Any) -> str:
+    """Presentation MathML with e for Euler's number and short decimals as decimals."""
+    global _MATHML
+    if _MATHML is None:
+        from sympy.printing.mathml import MathMLPresentationPrinter
+
+        class _MathML(MathMLPresentationPrinter):  # type: ignore[misc]
+            def _print_Rational(self, expr: Any) -> Any:
+                text = short_decimal(expr)
+                if text is None:
+                    return super()._print_Rational(expr)
+                row = self.dom.createElement("mrow")
+                if text.startswith("-"):
+                    minus = self.dom.createElement("mo")
+                    minus.appendChild(self.dom.createTextNode("-"))
+                    row.appendChild(minus)
+                num = self.dom.createElement("mn")
+                num.appendChild(self.dom.createTextNode(text.lstrip("-")))
+                row.appendChild(num)
+                return row
+
+            def _print_Mul(self, expr: Any) -> Any:
+                split = _decimal_coeff(expr)
+                if split is None:
+                    return super()._print_Mul(expr)
+                row = self._print_Rational(expr.as_coeff_Mul()[0])
+                times = self.dom.createElement("mo")
+                times.appendChild(self.dom.createTextNode("&InvisibleTimes;"))
+                row.appendChild(times)
+                rest = split[1]
+                row.appendChild(self._print(rest) if not rest.is_Add else self._paren(rest))
+                return row
+
+            def _paren(self, expr: Any) -> Any:
+                fenced = self.dom.createElement("mrow")
+                for part in ("(", None, ")"):
+                    if part is None:
+                        fenced.appendChild(self._print(expr))
+                        continue
+                    mo = self.dom.createElement("mo")
+                    mo.appendChild(self.dom.createTextNode(part))
+                    fenced.appendChild(mo)
+                return fenced
+
+        _MATHML = _MathML()
+    text = str(_MATHML.doprint(expr))
+    return text.replace("&ExponentialE;", "e").replace("&#8519;", "e")
 
 
 def exact_nested(x: Any) -> Any:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from .exact import exact_latex, exact_mathml
 from .sheet import Exact, Heading, MathLines, Matrix, Para, Sheet, Table
 from .typeset import GREEK, tex_text, to_html, to_tex
 
@@ -95,10 +96,8 @@ class MarkdownWriter(Writer):
         self.out.append("")
 
     def _block_Exact(self, b: Exact) -> None:
-        from sympy import latex
-
         for labels, expr in b.items:
-            self.out.append(f"- exact: ${to_tex(labels)} = {latex(expr)}$")
+            self.out.append(f"- exact: ${to_tex(labels)} = {exact_latex(expr)}$")
         if b.more:
             self.out.append(f"- … and {b.more} more exact forms")
         self.out.append("")
@@ -226,11 +225,9 @@ class LatexWriter(Writer):
         self.out.append("\\bottomrule\n\\end{tabular}\n\\end{center}")
 
     def _block_Exact(self, b: Exact) -> None:
-        from sympy import latex
-
         self.out.append("\\begin{flushleft}")
         for labels, expr in b.items:
-            self.out.append(f"exact: $\\displaystyle {to_tex(labels)} = {latex(expr)}$\\\\[2pt]")
+            self.out.append(f"exact: $\\displaystyle {to_tex(labels)} = {exact_latex(expr)}$\\\\[2pt]")
         if b.more:
             self.out.append(f"\\ldots{{}} and {b.more} more exact forms\\\\")
         self.out.append("\\end{flushleft}")
@@ -328,11 +325,9 @@ class HtmlWriter(Writer):
         self.out.append("".join(t))
 
     def _block_Exact(self, b: Exact) -> None:
-        from sympy import mathml
-
         self.out.append('<ul class="math">')
         for labels, expr in b.items:
-            mm = mathml(expr, printer="presentation").replace("&ExponentialE;", "e").replace("&#8519;", "e")
+            mm = exact_mathml(expr)
             self.out.append(
                 f'<li>exact: <span class="m">{to_html(labels)}</span> = '
                 f'<math xmlns="http://www.w3.org/1998/Math/MathML">{mm}</math></li>'

@@ -1,0 +1,48 @@
+"""Symbols: one letter, one meaning, and every symbol in a formula defined in the same view."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pytest
+
+from attncalc.render.writers import render
+
+from .helpers import PROBLEM_FILES, solve_file
+
+SINGLE = [
+    f.name for f in PROBLEM_FILES if any(k in f.read_text() for k in ('"attention"', '"self-attention"', '"softmax"'))
+]
+
+
+@pytest.mark.parametrize("name", SINGLE)
+def test_no_symbol_names_two_steps(name: str) -> None:
+    """Z (softmax sum) is not also the self-attention output; z (logits) is not also W_c [c; s]."""
+    d = solve_file(name)
+    if d.problem.kind not in ("attention", "self-attention", "softmax"):
+        pytest.skip("recurrent kinds are sectioned per encoder/decoder")
+    owners: dict[str, list[str]] = defaultdict(list)
+    for s in d.steps:
+        owners[s.symbol].append(s.id)
+    # masking refines the scaled scores in place (S' before and after the mask): one quantity
+    dup = {k: v for k, v in owners.items() if len(v) > 1 and set(v) != {"scaled_scores", "masked_scores"}}
+    assert not dup
+    assert not {"Z", "z"} & {s.symbol for s in d.steps if s.id == "output"}
+
+
+def test_luong_concat_head_names_the_projection_before_tanh_uses_it() -> None:
+    d = solve_file("luong-general.toml")
+    steps = {s.id: s for s in d.steps}
+    assert steps["combined_projection"].formula.startswith("m = ")
+    assert steps["attentional"].formula == "h̃ = tanh(m)"
+    q = render([d], "markdown", sheet="question")
+    assert q.index("$m = u W_{c}$") < q.index(r"$\tilde{h} = \tanh(m)$")
+    assert r"\tanh(z)" not in q
+
+
+def test_self_attention_output_is_o_as_in_vaswani() -> None:
+    d = solve_file("self-attention-scaled.toml")
+    out = next(s for s in d.steps if s.id == "output")
+    assert out.formula.startswith("O = A V")
+    assert out.symbol == "o"
+    assert next(s for s in d.steps if s.id == "exp_sum").symbol == "Z"
