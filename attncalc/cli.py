@@ -380,7 +380,7 @@ def new(
 ) -> None:
     """Print a commented template problem file for KIND (it solves as it is)."""
     from . import catalog
-    from .templates import template
+    from .kinds import template
 
     if kind not in catalog.KINDS:
         _fail(f"unknown kind {kind!r}; choose one of: {', '.join(catalog.KINDS)}")
@@ -390,6 +390,28 @@ def new(
         if score not in catalog.SCORES:
             _fail(f"unknown score {score!r}; choose one of: {', '.join(catalog.SCORES)}")
     sys.stdout.write(template(kind, score))
+
+
+@app.command()
+def schema(
+    kind: Annotated[
+        str | None,
+        typer.Argument(
+            help="A kind (attention, rnn, ...); without one, one schema covering every kind, selected by `kind`.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Print the JSON Schema (draft 2020-12) of a problem file, for editors to complete keys and flag mistakes."""
+    from . import kinds
+    from .schema.json_schema import dumps, kind_schema, whole_schema
+
+    if kind is None:
+        sys.stdout.write(dumps(whole_schema(kinds.declarations())))
+        return
+    if kind not in kinds.KINDS:
+        _fail(f"unknown kind {kind!r}; choose one of: {', '.join(kinds.KINDS)}")
+    sys.stdout.write(dumps(kind_schema(kinds.entry(kind).declaration)))
 
 
 @app.command(name="list")

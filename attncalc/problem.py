@@ -6,7 +6,6 @@ No other module reads the raw dictionaries. Every problem found here raises
 
 from __future__ import annotations
 
-import difflib
 import json
 import tomllib
 from dataclasses import dataclass, field
@@ -19,6 +18,9 @@ import numpy as np
 from . import catalog
 from .errors import NumberSyntaxError, ProblemError
 from .numbers import Node, parse_number, to_exact, to_float
+from .schema import feedforward as ff
+from .schema.common import SETTINGS_ALL
+from .schema.validate import names, suggest
 
 if TYPE_CHECKING:  # problem_rnn reads its tables with this module's _Reader and Given
     from .problem_rnn import Recurrent, Seq2Seq, Training
@@ -107,6 +109,8 @@ class Problem:
 
 # --------------------------------------------------------------------------- allowed keys
 
+# The allowed keys come from the kinds' declarations (attncalc/schema/); TOP_KEYS lists every kind's
+# top-level keys in the order the unknown-key message names them (a test holds it to the declarations).
 TOP_KEYS = (
     "title",
     "kind",
@@ -124,31 +128,17 @@ TOP_KEYS = (
     "training",
 )
 RECURRENT_KINDS = ("rnn", "lstm", "gru", "seq2seq")
-SETTINGS_KEYS = ("decimals", "carry_rounded", "exact", "convention", "temperature", "shift_max")
-HEAD_KEYS = ("combine", "order", "W_c", "W_out", "b_out", "vocab")
+SETTINGS_KEYS = names(SETTINGS_ALL)
+HEAD_KEYS = names(ff.HEAD)
 GIVEN_KEYS: dict[str, tuple[str, ...]] = {
-    "attention": ("query", "keys", "values", "scale", "W", "W_q", "W_k", "v", "b"),
-    "self-attention": ("X", "W_Q", "W_K", "W_V", "mask"),
-    "softmax": ("logits", "target", "vocab", "hidden", "W_out", "b_out"),
-    "sequence": ("probabilities", "targets"),
-    "similarity": ("A", "B", "labels_B"),
+    "attention": names(ff.ATTENTION_GIVEN),
+    "self-attention": names(ff.SELF_ATTENTION_GIVEN),
+    "softmax": names(ff.SOFTMAX_GIVEN),
+    "sequence": names(ff.SEQUENCE_GIVEN),
+    "similarity": names(ff.SIMILARITY_GIVEN),
 }
-SCORE_KEYS: dict[str, tuple[str, ...]] = {
-    "dot": (),
-    "scaled-dot": ("scale",),
-    "general": ("W",),
-    "additive": ("W_q", "W_k", "v", "b"),
-    "concat": ("W", "v"),
-}
-
-
-def _suggest(word: str, options: tuple[str, ...] | list[str]) -> str:
-    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    if not close:
-        lowered = {o.lower(): o for o in options}
-        if word.lower() in lowered:
-            close = [lowered[word.lower()]]
-    return f" (did you mean {close[0]!r}?)" if close else ""
+SCORE_KEYS: dict[str, tuple[str, ...]] = {score: names(t) for score, t in ff.SCORE_GIVEN.items()}
+_suggest = suggest
 
 
 class _Reader:
@@ -327,6 +317,8 @@ def load_problem(path: str | Path) -> Problem:
 def parse_problem(raw: dict[str, Any], file: str) -> Problem:
     """Validate an already-read problem table."""
     r = _Reader(file)
+    if isinstance(raw, dict) and "$schema" in raw:  # names the JSON Schema an editor checks the file with
+        raw = {k: v for k, v in raw.items() if k != "$schema"}
     r.table(raw, "", TOP_KEYS)
     if "kind" not in raw:
         raise r.fail("kind", f"missing; choose one of: {', '.join(catalog.KINDS)}")

@@ -19,8 +19,13 @@ from .problem import Given
 if TYPE_CHECKING:
     from .problem import _Reader
 
-CELLS = ("rnn", "lstm", "gru")
-LAYOUTS = ("gates", "pytorch", "keras")
+from .schema import common as decl
+from .schema.recurrent import CELL_TABLE
+from .schema.recurrent import RECURRENT_GIVEN as _GIVEN_TABLE
+from .schema.validate import names
+
+CELLS = decl.CELLS
+LAYOUTS = decl.LAYOUTS
 
 # Canonical gate names and the order each layout stacks them in.
 GATES = {"rnn": ("h",), "lstm": ("i", "f", "g", "o"), "gru": ("r", "z", "n")}
@@ -39,16 +44,12 @@ GATE_KEYS = {
     "rnn": {"h": ("W", "b")},
 }
 # Gate values a problem may state instead of computing them (the LSTM document does this).
-STATED = {"lstm": ("f", "i", "c_tilde", "o"), "gru": ("r", "z", "h_tilde"), "rnn": ()}
+STATED = decl.STATED
 STATED_GATE = {"c_tilde": "g", "h_tilde": "n", "f": "f", "i": "i", "o": "o", "r": "r", "z": "z"}
 
-LAYOUT_KEYS = {
-    "gates": (*tuple(k for cell in GATE_KEYS.values() for pair in cell.values() for k in pair), "b_hn"),
-    "pytorch": ("weight_ih", "weight_hh", "bias_ih", "bias_hh"),
-    "keras": ("kernel", "recurrent_kernel", "bias"),
-}
-CELL_OPTIONS = ("cell", "layout", "reset", "update", "nonlinearity", "bidirectional")
-TRAINING_KEYS = ("optimizer", "lr", "beta1", "beta2", "eps")
+LAYOUT_KEYS = {layout: tuple(k.name for k in keys) for layout, keys in decl.LAYOUT_KEYS.items()}
+CELL_OPTIONS = tuple(k.name for k in decl.CELL_OPTIONS)
+TRAINING_KEYS = names(decl.TRAINING_TABLE)
 
 
 @dataclass(frozen=True)
@@ -414,15 +415,11 @@ def _flat(g: Given) -> Given:
 # ------------------------------------------------------------------------------ kinds
 
 
-RECURRENT_GIVEN = ("x", "h0", "c0", "gates", "W_out", "b_out", "vocab", "targets")
-
-
 def recurrent(r: _Reader, kind: str, given_raw: Any, cell_raw: Any, training_raw: Any) -> Recurrent:
-    allowed = RECURRENT_GIVEN + LAYOUT_KEYS["gates"] + LAYOUT_KEYS["pytorch"] + LAYOUT_KEYS["keras"]
-    t = r.table(given_raw, "given", allowed)
+    t = r.table(given_raw, "given", names(_GIVEN_TABLE))
     if kind != "lstm" and "c0" in t:
         raise r.fail("given.c0", "only an LSTM has a cell state")
-    ct = r.table(cell_raw, "cell", tuple(k for k in CELL_OPTIONS if k not in ("cell", "bidirectional")))
+    ct = r.table(cell_raw, "cell", names(CELL_TABLE))
     opts = cell_options(r, ct, "cell", kind)
     x = _vector_or_rows(r, t["x"], "given.x") if "x" in t else None
     stated_raw = t.get("gates", [])

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .problem_rnn import (
-    CELL_OPTIONS,
     GATE_KEYS,
     GATES,
     LAYOUT_KEYS,
@@ -28,26 +27,16 @@ from .problem_rnn import (
     read_cell,
     training,
 )
+from .schema.recurrent import DECODER as DECL_DECODER
+from .schema.recurrent import ENCODER as DECL_ENCODER
+from .schema.validate import names
 
 if TYPE_CHECKING:
     from .problem import Given, _Reader
 
-ENCODER_KEYS = (
-    CELL_OPTIONS
-    + ("x", "h0", "c0", "reverse", "gates")
-    + LAYOUT_KEYS["gates"]
-    + LAYOUT_KEYS["pytorch"]
-    + LAYOUT_KEYS["keras"]
-)
+ENCODER_KEYS = names(DECL_ENCODER)
 ATTENTION_KEYS = ("score", "input_feeding", "W_a", "W_q", "W_k", "v", "W_att")
-DECODER_KEYS = (
-    ("cell", "layout", "reset", "update", "nonlinearity", "attention", "inputs", "h0", "c0", "gates")
-    + ATTENTION_KEYS
-    + ("W_out", "b_out", "vocab", "targets")
-    + LAYOUT_KEYS["gates"]
-    + LAYOUT_KEYS["pytorch"]
-    + LAYOUT_KEYS["keras"]
-)
+DECODER_KEYS = names(DECL_DECODER)
 
 
 def stated_gates(
