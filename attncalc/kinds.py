@@ -60,7 +60,7 @@ KINDS: dict[str, KindEntry] = {
         KindEntry(
             "attention",
             f"{_FF}:ATTENTION",
-            "attncalc.problem:_attention",
+            "attncalc.parse.attention:read",
             "attncalc.mechanisms.attention",
             "attncalc.catalog:STEP_IDS.attention",
             "attncalc.templates:attention",
@@ -69,7 +69,7 @@ KINDS: dict[str, KindEntry] = {
         KindEntry(
             "self-attention",
             f"{_FF}:SELF_ATTENTION",
-            "attncalc.problem:_self_attention",
+            "attncalc.parse.self_attention:read",
             "attncalc.mechanisms.self_attention",
             "attncalc.catalog:STEP_IDS.self-attention",
             "attncalc.templates:SELF_ATTENTION",
@@ -78,7 +78,7 @@ KINDS: dict[str, KindEntry] = {
         KindEntry(
             "softmax",
             f"{_FF}:SOFTMAX",
-            "attncalc.problem:_softmax",
+            "attncalc.parse.softmax:read",
             "attncalc.mechanisms.softmax",
             "attncalc.catalog:STEP_IDS.softmax",
             "attncalc.templates:SOFTMAX",
@@ -87,7 +87,7 @@ KINDS: dict[str, KindEntry] = {
         KindEntry(
             "sequence",
             f"{_FF}:SEQUENCE",
-            "attncalc.problem:_sequence",
+            "attncalc.parse.sequence:read",
             "attncalc.mechanisms.sequence",
             "attncalc.catalog:STEP_IDS.sequence",
             "attncalc.templates:SEQUENCE",
@@ -97,7 +97,7 @@ KINDS: dict[str, KindEntry] = {
             KindEntry(
                 k,
                 f"{_RNN}:{k.upper()}",
-                "attncalc.problem_rnn:recurrent",
+                "attncalc.parse.recurrent:recurrent",
                 "attncalc.mechanisms.recurrent",
                 f"attncalc.catalog:STEP_IDS.{k}",
                 f"attncalc.templates:RECURRENT.{k}",
@@ -108,7 +108,7 @@ KINDS: dict[str, KindEntry] = {
         KindEntry(
             "seq2seq",
             f"{_RNN}:SEQ2SEQ",
-            "attncalc.problem_seq2seq:seq2seq",
+            "attncalc.parse.seq2seq:seq2seq",
             "attncalc.mechanisms.seq2seq",
             "attncalc.catalog:STEP_IDS.seq2seq",
             "attncalc.templates:SEQ2SEQ",
@@ -117,7 +117,7 @@ KINDS: dict[str, KindEntry] = {
         KindEntry(
             "similarity",
             f"{_FF}:SIMILARITY",
-            "attncalc.problem_similarity:similarity",
+            "attncalc.parse.similarity:similarity",
             "attncalc.mechanisms.similarity",
             "attncalc.catalog:STEP_IDS.similarity",
             "attncalc.templates:SIMILARITY",

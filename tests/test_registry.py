@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
-from attncalc import catalog, kinds, problem, problem_rnn, problem_seq2seq
+from attncalc import catalog, kinds, problem
 from attncalc.mechanisms import MECHANISMS
+from attncalc.parse import output as parse_output
+from attncalc.parse import seq2seq as parse_seq2seq
 from attncalc.schema.decl import KindSchema
 
 from .helpers import json_of
@@ -70,9 +72,9 @@ def test_validation_reads_the_declarations() -> None:
     assert problem.SETTINGS_KEYS == decls["softmax"].top["settings"].table.names  # type: ignore[union-attr]
     enc = decls["seq2seq"].top["encoder"].table
     dec = decls["seq2seq"].top["decoder"].table
-    assert problem_seq2seq.ENCODER_KEYS == enc.names  # type: ignore[union-attr]
-    assert problem_seq2seq.DECODER_KEYS == dec.names  # type: ignore[union-attr]
-    assert problem_rnn.TRAINING_KEYS == decls["lstm"].top["training"].table.names  # type: ignore[union-attr]
+    assert parse_seq2seq.ENCODER_KEYS == enc.names  # type: ignore[union-attr]
+    assert parse_seq2seq.DECODER_KEYS == dec.names  # type: ignore[union-attr]
+    assert parse_output.TRAINING_KEYS == decls["lstm"].top["training"].table.names  # type: ignore[union-attr]
     for kind in ("rnn", "lstm", "gru"):
         assert set(decls[kind].top.names) - {"$schema"} == {
             "title",

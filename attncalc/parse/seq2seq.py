@@ -11,28 +11,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .problem_rnn import (
-    GATE_KEYS,
-    GATES,
-    LAYOUT_KEYS,
-    STATED,
-    STATED_GATE,
-    Cell,
-    Seq2Seq,
-    _need_shape,
-    _vector_or_rows,
-    _zeros,
-    cell_options,
-    output_layer,
-    read_cell,
-    training,
-)
-from .schema.recurrent import DECODER as DECL_DECODER
-from .schema.recurrent import ENCODER as DECL_ENCODER
-from .schema.validate import names
+from ..schema.recurrent import DECODER as DECL_DECODER
+from ..schema.recurrent import ENCODER as DECL_ENCODER
+from ..schema.validate import names
+from .output import output_layer, training
+from .reader import _need_shape, _vector_or_rows, _zeros
+from .recurrent import GATE_KEYS, LAYOUT_KEYS, STATED, STATED_GATE, cell_options, read_cell
+from .types import GATES, Cell, Seq2Seq
 
 if TYPE_CHECKING:
-    from .problem import Given, _Reader
+    from .reader import _Reader
+    from .types import Given
 
 ENCODER_KEYS = names(DECL_ENCODER)
 ATTENTION_KEYS = ("score", "input_feeding", "W_a", "W_q", "W_k", "v", "W_att")
