@@ -100,3 +100,28 @@ def test_every_declared_key_has_a_description() -> None:
 
     for d in kinds.declarations():
         walk(d.top, f"{d.kind}: ")
+
+
+@pytest.mark.parametrize("kind", list(catalog.KINDS))
+def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> None:
+    """The template's example values are its own; its key comments are the declared descriptions."""
+    from attncalc import templates
+
+    raw = {
+        "attention": templates._attention("additive"),
+        "self-attention": templates._SELF_ATTENTION,
+        "softmax": templates._SOFTMAX,
+        "sequence": templates._SEQUENCE,
+        "similarity": templates._SIMILARITY,
+        "seq2seq": templates._SEQ2SEQ,
+    }.get(kind) or templates._RECURRENT[kind]
+    paths = templates._PLACEHOLDER.findall(raw)
+    assert paths, "the template takes at least one comment from the declaration"
+    out = cli("new", kind, *(["--score", "additive"] if kind == "attention" else [])).stdout
+    assert "«" not in out
+    decl = kinds.entry(kind).declaration
+    from attncalc.schema.feedforward import SCORE_GIVEN
+
+    for path in paths:
+        doc = SCORE_GIVEN[path.split(":")[0]].doc_of(path.split(":")[1]) if ":" in path else decl.doc_of(path)
+        assert f"# {doc}\n" in out, path

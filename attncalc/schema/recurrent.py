@@ -106,7 +106,8 @@ DECODER = table(
     Key(
         "score",
         "choice",
-        "dot | general (W_a) | additive (W_q, W_k, v); default dot for luong, additive for bahdanau",
+        "dot | general (W_a) | additive (W_q, W_k, v)",
+        default=None,
         choices=("dot", "general", "additive"),
     ),
     Key("input_feeding", "bool", "luong: feed h~_{t-1} with the next input", default=False),
