@@ -60,7 +60,7 @@ KINDS: dict[str, KindEntry] = {
         KindEntry(
             "attention",
             f"{_FF}:ATTENTION",
-            "attncalc.parse.attention:read",
+            "attncalc.parse.attention:parse",
             "attncalc.mechanisms.attention",
             "attncalc.catalog:STEP_IDS.attention",
             "attncalc.templates:attention",
@@ -69,7 +69,7 @@ KINDS: dict[str, KindEntry] = {
         KindEntry(
             "self-attention",
             f"{_FF}:SELF_ATTENTION",
-            "attncalc.parse.self_attention:read",
+            "attncalc.parse.self_attention:parse",
             "attncalc.mechanisms.self_attention",
             "attncalc.catalog:STEP_IDS.self-attention",
             "attncalc.templates:SELF_ATTENTION",
@@ -78,7 +78,7 @@ KINDS: dict[str, KindEntry] = {
         KindEntry(
             "softmax",
             f"{_FF}:SOFTMAX",
-            "attncalc.parse.softmax:read",
+            "attncalc.parse.softmax:parse",
             "attncalc.mechanisms.softmax",
             "attncalc.catalog:STEP_IDS.softmax",
             "attncalc.templates:SOFTMAX",
@@ -87,7 +87,7 @@ KINDS: dict[str, KindEntry] = {
         KindEntry(
             "sequence",
             f"{_FF}:SEQUENCE",
-            "attncalc.parse.sequence:read",
+            "attncalc.parse.sequence:parse",
             "attncalc.mechanisms.sequence",
             "attncalc.catalog:STEP_IDS.sequence",
             "attncalc.templates:SEQUENCE",
@@ -97,7 +97,7 @@ KINDS: dict[str, KindEntry] = {
             KindEntry(
                 k,
                 f"{_RNN}:{k.upper()}",
-                "attncalc.parse.recurrent:recurrent",
+                "attncalc.parse.recurrent:parse",
                 "attncalc.mechanisms.recurrent",
                 f"attncalc.catalog:STEP_IDS.{k}",
                 f"attncalc.templates:RECURRENT.{k}",
@@ -108,7 +108,7 @@ KINDS: dict[str, KindEntry] = {
         KindEntry(
             "seq2seq",
             f"{_RNN}:SEQ2SEQ",
-            "attncalc.parse.seq2seq:seq2seq",
+            "attncalc.parse.seq2seq:parse",
             "attncalc.mechanisms.seq2seq",
             "attncalc.catalog:STEP_IDS.seq2seq",
             "attncalc.templates:SEQ2SEQ",
@@ -117,7 +117,7 @@ KINDS: dict[str, KindEntry] = {
         KindEntry(
             "similarity",
             f"{_FF}:SIMILARITY",
-            "attncalc.parse.similarity:similarity",
+            "attncalc.parse.similarity:parse",
             "attncalc.mechanisms.similarity",
             "attncalc.catalog:STEP_IDS.similarity",
             "attncalc.templates:SIMILARITY",

@@ -73,7 +73,7 @@ def test_the_graph_is_what_it_claims() -> None:
     graph = _graph()
     assert "attncalc.parse.reader" in graph["attncalc.parse.attention"]
     assert "attncalc.parse.recurrent" in graph["attncalc.parse.seq2seq"]
-    assert "attncalc.parse.self_attention" in graph["attncalc.parse.top"]
+    assert "attncalc.kinds" in graph["attncalc.parse.top"]
     assert "attncalc.schema.decl" in graph["attncalc.schema.feedforward"]
 
 

@@ -8,8 +8,8 @@ import numpy as np
 
 from ..schema import feedforward as ff
 from ..schema.validate import names
-from .reader import _given, _Reader, _require, _shape
-from .types import Given, Head, Settings
+from .reader import _check_tokens, _given, _Reader, _require, _shape
+from .types import Given, Head, Problem, Settings
 
 HEAD_KEYS = names(ff.HEAD)
 SCORE_KEYS: dict[str, tuple[str, ...]] = {score: names(t) for score, t in ff.SCORE_GIVEN.items()}
@@ -140,3 +140,10 @@ def _head(r: _Reader, raw: Any, d_q: int, d_v: int, row: bool) -> Head:
     if vocab is not None and len(vocab) != V:
         raise r.fail("head.vocab", f"has {len(vocab)} labels but W_out gives {V} logits")
     return Head(combine, order, W_c, W_out, b_out, vocab)
+
+
+def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+    """Kind attention, past the top level (see :func:`attncalc.parse.top.parse_problem`)."""
+    given, head = read(r, raw["given"], common["score"] or "dot", common["settings"], raw.get("head"))
+    _check_tokens(r, common["tokens"], given["keys"].shape[0], "given.keys has")
+    return Problem(given=given, head=head, **common)

@@ -15,8 +15,8 @@ from ..schema.recurrent import CELL_TABLE
 from ..schema.recurrent import RECURRENT_GIVEN as _GIVEN_TABLE
 from ..schema.validate import names
 from .output import output_layer, training
-from .reader import _flat, _need_shape, _Reader, _slice, _vector_or_rows, _zeros
-from .types import GATES, Cell, Given, Recurrent
+from .reader import _check_tokens, _flat, _need_shape, _Reader, _slice, _vector_or_rows, _zeros
+from .types import GATES, Cell, Given, Problem, Recurrent
 
 CELLS = decl.CELLS
 LAYOUTS = decl.LAYOUTS
@@ -280,3 +280,12 @@ def recurrent(r: _Reader, kind: str, given_raw: Any, cell_raw: Any, training_raw
     out = output_layer(r, t, "given.", d_h, T, required=False)
     train = training(r, training_raw, out is not None and out.targets is not None)
     return Recurrent(cell, x, h0, c0, tuple(stated), T, out, train)
+
+
+def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+    """Kinds rnn, lstm and gru, past the top level."""
+    if "given" not in raw:
+        raise r.fail("given", "missing: the [given] table holds the inputs")
+    rec = recurrent(r, common["kind"], raw["given"], raw.get("cell"), raw.get("training"))
+    _check_tokens(r, common["tokens"], rec.steps, "the sequence has")
+    return Problem(recurrent=rec, **common)

@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from .reader import _Reader, _require, _shape
-from .types import Given, Settings
+from .reader import _check_tokens, _Reader, _require, _shape
+from .types import Given, Problem, Settings
 
 
 def read(r: _Reader, t: dict[str, Any], settings: Settings) -> tuple[dict[str, Given], np.ndarray | None, str | None]:
@@ -51,3 +51,10 @@ def read(r: _Reader, t: dict[str, Any], settings: Settings) -> tuple[dict[str, G
             if empty:
                 raise r.fail("given.mask", f"row {empty[0]} lets the position attend to nothing; every row needs a 1")
     return g, mask, mask_text
+
+
+def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+    """Kind self-attention, past the top level."""
+    given, mask, mask_text = read(r, raw["given"], common["settings"])
+    _check_tokens(r, common["tokens"], given["X"].shape[0], "given.X has")
+    return Problem(given=given, head=None, mask=mask, mask_text=mask_text, **common)

@@ -15,9 +15,9 @@ from ..schema.recurrent import DECODER as DECL_DECODER
 from ..schema.recurrent import ENCODER as DECL_ENCODER
 from ..schema.validate import names
 from .output import output_layer, training
-from .reader import _need_shape, _vector_or_rows, _zeros
+from .reader import _check_tokens, _need_shape, _vector_or_rows, _zeros
 from .recurrent import GATE_KEYS, LAYOUT_KEYS, STATED, STATED_GATE, cell_options, read_cell
-from .types import GATES, Cell, Seq2Seq
+from .types import GATES, Cell, Problem, Seq2Seq
 
 if TYPE_CHECKING:
     from .reader import _Reader
@@ -240,3 +240,12 @@ def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
         enc_stated=tuple(enc_stated),
         dec_stated=tuple(dec_stated),
     )
+
+
+def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+    """Kind seq2seq, past the top level: [encoder] and [decoder] instead of [given]."""
+    if "given" in raw:
+        raise r.fail("given", "a seq2seq problem puts its inputs under [encoder] and [decoder]")
+    s2s = seq2seq(r, raw)
+    _check_tokens(r, common["tokens"], s2s.x.shape[0], "encoder.x has")
+    return Problem(seq2seq=s2s, **common)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .reader import _Reader, _require
-from .types import Given
+from .types import Given, Problem
 
 
 def read(
@@ -26,3 +26,9 @@ def read(
             f"has {len(labels)} labels but there are {probs.shape[0]} probabilities: one target per step",
         )
     return {"probabilities": probs}, labels
+
+
+def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+    """Kind sequence, past the top level."""
+    given, labels = read(r, raw["given"], common["tokens"])
+    return Problem(given=given, head=None, labels=labels, **common)

@@ -10,11 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from .. import catalog
 from .reader import _describe, _require
-from .types import Given
+from .types import Given, Problem
 
 if TYPE_CHECKING:
     from .reader import _Reader
-    from .types import Problem
 
 
 def _vectors(r: _Reader, raw: Any, key: str) -> Given:
@@ -84,6 +83,12 @@ def similarity(
         for name, g in given.items():
             _nonzero(r, g, name)
     return given, measures, labels_B
+
+
+def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+    """Kind similarity, past the top level."""
+    given, measures, labels_B = similarity(r, raw, raw["given"], common["tokens"])
+    return Problem(given=given, head=None, measures=measures, labels_B=labels_B, **common)
 
 
 def _nonzero(r: _Reader, g: Given, name: str) -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .output import training
 from .reader import _describe, _Reader, _require, _suggest
-from .types import Given
+from .types import Given, Problem
 
 
 def read(
@@ -70,3 +71,14 @@ def read(
     if "hidden" in given and "W_out" not in given and target is None:
         raise r.fail("given.hidden", "is used for the gradient with respect to W_out, which needs given.target")
     return given, target, vocab
+
+
+def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+    """Kind softmax, past the top level: the logits, then the optional [training] step."""
+    given, target, vocab = read(r, raw["given"], common["tokens"])
+    train = None
+    if "training" in raw:
+        if "hidden" not in given:
+            raise r.fail("training", "a training step updates W_out: give given.hidden (and given.W_out to see W_out')")
+        train = training(r, raw["training"], target is not None)
+    return Problem(given=given, head=None, target=target, vocab=vocab, training=train, **common)

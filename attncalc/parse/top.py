@@ -6,20 +6,16 @@ top-level keys in the order the unknown-key message names them (a test holds it 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .. import catalog
+from .. import kinds
 from ..numbers import to_float
 from ..schema import feedforward as ff
 from ..schema.common import SETTINGS_ALL
 from ..schema.validate import names
-from . import attention, self_attention, sequence, softmax
-from .output import training
-from .reader import _check_tokens, _describe, _Reader, read_raw
-from .recurrent import recurrent
-from .seq2seq import seq2seq
-from .similarity import similarity
+from .reader import _describe, _Reader, read_raw
 from .types import RECURRENT_KINDS, Problem, Settings
 
 # The allowed keys come from the kinds' declarations (attncalc/schema/); TOP_KEYS lists every kind's
@@ -62,123 +58,50 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         raw = {k: v for k, v in raw.items() if k != "$schema"}
     r.table(raw, "", TOP_KEYS)
     if "kind" not in raw:
-        raise r.fail("kind", f"missing; choose one of: {', '.join(catalog.KINDS)}")
-    kind = r.string(raw["kind"], "kind", tuple(catalog.KINDS))
+        raise r.fail("kind", f"missing; choose one of: {', '.join(kinds.KINDS)}")
+    kind = r.string(raw["kind"], "kind", tuple(kinds.KINDS))
     title = r.string(raw.get("title", Path(file).stem), "title")
     description = r.string(raw.get("description", ""), "description")
     settings = _settings(r, raw.get("settings"), kind)
 
+    decl = kinds.entry(kind).declaration
     score: str | None = None
-    if kind == "attention":
-        score = r.string(raw.get("score", "dot"), "score", tuple(catalog.SCORES))
-    elif kind == "self-attention":
-        score = r.string(raw.get("score", "scaled-dot"), "score", catalog.SELF_ATTENTION_SCORES)
+    if "score" in decl.top:  # attention, self-attention: their own choices and default
+        key = decl.top["score"]
+        score = r.string(raw.get("score", key.default), "score", key.choices)
     elif "score" in raw:
         where = "decoder.score" if kind == "seq2seq" else ""
         raise r.fail(
             "score",
             f"a {kind} problem has no top-level score function" + (f"; use {where}" if where else "; remove this key"),
         )
-    if "measure" in raw and kind != "similarity":
+    if "measure" in raw and "measure" not in decl.top:
         raise r.fail("measure", f"a {kind} problem has no measure; 'measure' belongs to kind 'similarity'")
-    for key in ("cell", "encoder", "decoder", "training"):
-        if key in raw and not _kind_has(kind, key):
-            raise r.fail(key, f"does not apply to kind {kind!r}")
-    tokens_early = r.labels(raw["tokens"], "tokens") if "tokens" in raw else None
-    if kind in RECURRENT_KINDS:
-        return _recurrent_problem(r, raw, kind, file, title, description, settings, tokens_early)
-
-    if "given" not in raw:
-        raise r.fail("given", "missing: the [given] table holds the inputs")
-    allowed = GIVEN_KEYS[kind]
-    given_raw = r.table(raw["given"], "given", allowed)
+    for key_name in ("cell", "encoder", "decoder", "training"):
+        if key_name in raw and key_name not in decl.top:
+            raise r.fail(key_name, f"does not apply to kind {kind!r}")
     tokens = r.labels(raw["tokens"], "tokens") if "tokens" in raw else None
-    answers = r.table(raw.get("answers"), "answers", tuple(raw.get("answers") or ()))
-
-    head_raw = raw.get("head")
-    if head_raw is not None and kind != "attention":
-        raise r.fail("head", f"an output head belongs to kind 'attention', not {kind!r}")
-
-    common = dict(
-        path=file,
-        title=title,
-        kind=kind,
-        score=score,
-        tokens=tokens,
-        settings=settings,
-        description=description,
-        answers=dict(answers),
-    )
-    if kind == "attention":
-        given, head = attention.read(r, given_raw, score or "dot", settings, head_raw)
-        n = given["keys"].shape[0]
-        _check_tokens(r, tokens, n, "given.keys has")
-        return Problem(given=given, head=head, **common)  # type: ignore[arg-type]
-    if kind == "self-attention":
-        given, mask, mask_text = self_attention.read(r, given_raw, settings)
-        _check_tokens(r, tokens, given["X"].shape[0], "given.X has")
-        return Problem(given=given, head=None, mask=mask, mask_text=mask_text, **common)  # type: ignore[arg-type]
-    if kind == "similarity":
-        given, measures, labels_B = similarity(r, raw, given_raw, tokens)
-        return Problem(given=given, head=None, measures=measures, labels_B=labels_B, **common)  # type: ignore[arg-type]
-    if kind == "sequence":
-        given, labels = sequence.read(r, given_raw, tokens)
-        return Problem(given=given, head=None, labels=labels, **common)  # type: ignore[arg-type]
-    given, target, vocab = softmax.read(r, given_raw, tokens)
-    train = None
-    if "training" in raw:
-        if "hidden" not in given:
-            raise r.fail("training", "a training step updates W_out: give given.hidden (and given.W_out to see W_out')")
-        train = training(r, raw["training"], target is not None)
-    return Problem(given=given, head=None, target=target, vocab=vocab, training=train, **common)  # type: ignore[arg-type]
-
-
-def _kind_has(kind: str, key: str) -> bool:
-    if key in ("cell",):
-        return kind in ("rnn", "lstm", "gru")
-    if key in ("encoder", "decoder"):
-        return kind == "seq2seq"
-    return kind in RECURRENT_KINDS or kind == "softmax"  # training
-
-
-def _recurrent_problem(
-    r: _Reader,
-    raw: dict[str, Any],
-    kind: str,
-    file: str,
-    title: str,
-    description: str,
-    settings: Settings,
-    tokens: tuple[str, ...] | None,
-) -> Problem:
-    answers = r.table(raw.get("answers"), "answers", tuple(raw.get("answers") or ()))
-    if "head" in raw:
-        raise r.fail(
-            "head", f"an output head belongs to kind 'attention'; a {kind} problem gives W_out with its other inputs"
-        )
     common: dict[str, Any] = dict(
-        path=file,
-        title=title,
-        kind=kind,
-        score=None,
-        tokens=tokens,
-        given={},
-        head=None,
-        settings=settings,
-        description=description,
-        answers=dict(answers),
+        path=file, title=title, kind=kind, score=score, tokens=tokens, settings=settings, description=description
     )
-    if kind == "seq2seq":
-        if "given" in raw:
-            raise r.fail("given", "a seq2seq problem puts its inputs under [encoder] and [decoder]")
-        s2s = seq2seq(r, raw)
-        _check_tokens(r, tokens, s2s.x.shape[0], "encoder.x has")
-        return Problem(seq2seq=s2s, **common)
-    if "given" not in raw:
-        raise r.fail("given", "missing: the [given] table holds the inputs")
-    rec = recurrent(r, kind, raw["given"], raw.get("cell"), raw.get("training"))
-    _check_tokens(r, tokens, rec.steps, "the sequence has")
-    return Problem(recurrent=rec, **common)
+    if kind in RECURRENT_KINDS:
+        answers = r.table(raw.get("answers"), "answers", tuple(raw.get("answers") or ()))
+        if "head" in raw:
+            raise r.fail(
+                "head",
+                f"an output head belongs to kind 'attention'; a {kind} problem gives W_out with its other inputs",
+            )
+        common.update(given={}, head=None)
+    else:
+        if "given" not in raw:
+            raise r.fail("given", "missing: the [given] table holds the inputs")
+        r.table(raw["given"], "given", decl.top["given"].table.names)  # type: ignore[union-attr]
+        answers = r.table(raw.get("answers"), "answers", tuple(raw.get("answers") or ()))
+        if raw.get("head") is not None and "head" not in decl.top:
+            raise r.fail("head", f"an output head belongs to kind 'attention', not {kind!r}")
+    common["answers"] = dict(answers)
+    parser: Callable[[_Reader, dict[str, Any], dict[str, Any]], Problem] = kinds.entry(kind).load("parser")
+    return parser(r, raw, common)
 
 
 def _settings(r: _Reader, raw: Any, kind: str) -> Settings:
