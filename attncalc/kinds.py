@@ -4,10 +4,13 @@ Each entry names, by module path (``"module:attribute"``), the kind's schema dec
 parser, its mechanism, its step ids, its ``attncalc new`` template and its homework drawer (or
 ``None``: ``attncalc generate`` does not cover the kind yet). The paths are strings, loaded only
 when asked for, so that ``attncalc --help`` and ``attncalc list`` import neither numpy nor sympy.
+``parse_problem``, the mechanisms' table, ``attncalc new``, ``list``, ``schema`` and ``generate``
+read this table.
 
-Adding a kind: write its declaration (``attncalc/schema/``), its parser, its mechanism
-(``attncalc/mechanisms/``), its step ids (``attncalc/catalog.py``) and its template
-(``attncalc/templates.py``), then add one entry here.
+Adding a kind: declare its file (keys, types, shapes, defaults, descriptions) in ``attncalc/schema/``;
+write its parser ``parse(reader, raw, common) -> Problem`` in ``attncalc/parse/``, its mechanism
+(``inputs`` and ``run``) in ``attncalc/mechanisms/``, its step ids in ``attncalc/catalog.py`` and its
+template in ``attncalc/templates.py`` (comments as «path» placeholders); then add one entry here.
 """
 
 from __future__ import annotations
