@@ -212,3 +212,19 @@ def test_unknown_key_messages_unchanged(cli: Any, tmp_path: Path) -> None:
         f"attncalc: error: {p}: cell.layot: unknown key (did you mean 'layout'?); "
         "allowed here: layout, reset, update, nonlinearity\n"
     )
+
+
+@pytest.mark.parametrize("which", [("attention",), ()])
+def test_the_score_decides_the_given_keys(cli: Any, which: tuple[str, ...]) -> None:
+    """As the parser does: general needs W; a key of another score (W with the default dot score,
+    scale with general) is flagged; additive with its four keys passes."""
+    schema = _schema(cli, *which)
+    base = {"kind": "attention", "given": {"query": [1, 1], "keys": [[1, 0], [0, 2]]}}
+    general = {**base, "score": "general"}
+    assert any("W" in e for e in _errors(schema, general))
+    assert _errors(schema, {**general, "given": {**base["given"], "W": [[1, 0], [0, 1]]}}) == []
+    assert _errors(schema, {**base, "given": {**base["given"], "W": [[1, 0], [0, 1]]}})  # dot (default)
+    assert _errors(schema, {**general, "given": {**base["given"], "W": [[1, 0], [0, 1]], "scale": 2}})
+    additive = {"W_q": [[1, 0]], "W_k": [[0, 1]], "v": [1], "b": [0]}
+    assert _errors(schema, {**base, "score": "additive", "given": {**base["given"], **additive}}) == []
+    assert _errors(schema, {**base, "score": "additive", "given": base["given"]})

@@ -119,12 +119,24 @@ def table(*keys: Key, doc: str = "") -> Table:
 
 
 @dataclass(frozen=True)
+class Select:
+    """A choice that decides which keys of a table apply: attention's ``score`` picks the keys of
+    ``[given]`` its score function needs (required ones must be there, other choices' keys not)."""
+
+    key: str  # the top-level choice, "score"
+    table: str  # the table it governs, "given"
+    keys: dict[str, Table]  # per value: its own keys
+    always: tuple[str, ...] = ()  # keys of the table every value allows
+
+
+@dataclass(frozen=True)
 class KindSchema:
     """A kind's problem file: its top-level keys (``kind`` among them) and what they hold."""
 
     kind: str
     summary: str  # the one line `attncalc list` shows
     top: Table
+    selects: tuple[Select, ...] = ()
 
     def doc_of(self, path: str) -> str:
         return self.top.doc_of(path)

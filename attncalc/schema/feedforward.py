@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import catalog
 from .common import ANSWERS, DESCRIPTION, SCHEMA, SETTINGS, SETTINGS_SOFTMAX, TITLE, TOKENS, TRAINING
-from .decl import Key, KindSchema, Table, table
+from .decl import Key, KindSchema, Select, Table, table
 
 
 def _kind(name: str) -> Key:
@@ -87,6 +87,7 @@ ATTENTION = KindSchema(
         ANSWERS,
         SCHEMA,
     ),
+    selects=(Select("score", "given", SCORE_GIVEN, always=("query", "keys", "values")),),
 )
 
 # -------------------------------------------------------------------- self-attention

@@ -116,9 +116,29 @@ def table_schema(t: Table) -> dict[str, Any]:
     return out
 
 
+def _selects(k: KindSchema, body: dict[str, Any]) -> dict[str, Any]:
+    """Per value of a selecting choice: the keys it requires, and the other values' keys it forbids."""
+    rules = []
+    for sel in k.selects:
+        choice = k.top[sel.key]
+        for value, own in sel.keys.items():
+            others = {n for t in sel.keys.values() for n in t.names} - set(own.names) - set(sel.always)
+            governed: dict[str, Any] = {"properties": {n: False for n in sorted(others)}}
+            required = [key.name for key in own.keys if key.required]
+            if required:
+                governed["required"] = required
+            cond: dict[str, Any] = {"properties": {sel.key: {"const": value}}}
+            if value != choice.default:  # the default applies when the key is absent too
+                cond["required"] = [sel.key]
+            rules.append({"if": cond, "then": {"properties": {sel.table: governed}}})
+    if rules:
+        body["allOf"] = rules
+    return body
+
+
 def kind_schema(k: KindSchema) -> dict[str, Any]:
     """One kind's schema, complete with its $defs."""
-    body = table_schema(k.top)
+    body = _selects(k, table_schema(k.top))
     body["description"] = k.summary
     return {"$schema": DRAFT, "title": f"attncalc problem, kind {k.kind}", **body, "$defs": DEFS}
 
@@ -128,7 +148,7 @@ def whole_schema(kinds: list[KindSchema]) -> dict[str, Any]:
     defs: dict[str, Any] = dict(DEFS)
     branches = []
     for k in kinds:
-        body = table_schema(k.top)
+        body = _selects(k, table_schema(k.top))
         body["description"] = k.summary
         defs[f"kind-{k.kind}"] = body
         branches.append(
