@@ -379,17 +379,38 @@ def new(
     ] = None,
 ) -> None:
     """Print a commented template problem file for KIND (it solves as it is)."""
-    from . import catalog
-    from .templates import template
+    from . import catalog, kinds
 
-    if kind not in catalog.KINDS:
-        _fail(f"unknown kind {kind!r}; choose one of: {', '.join(catalog.KINDS)}")
+    if kind not in kinds.KINDS:
+        _fail(f"unknown kind {kind!r}; choose one of: {', '.join(kinds.KINDS)}")
     if score is not None:
         if kind != "attention":
             _fail("--score applies to kind 'attention' only")
         if score not in catalog.SCORES:
             _fail(f"unknown score {score!r}; choose one of: {', '.join(catalog.SCORES)}")
-    sys.stdout.write(template(kind, score))
+    sys.stdout.write(kinds.template(kind, score))
+
+
+@app.command()
+def schema(
+    kind: Annotated[
+        str | None,
+        typer.Argument(
+            help="A kind (attention, rnn, ...); without one, one schema covering every kind, selected by `kind`.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Print the JSON Schema (draft 2020-12) of a problem file, for editors to complete keys and flag mistakes."""
+    from . import kinds
+    from .schema.json_schema import dumps, kind_schema, whole_schema
+
+    if kind is None:
+        sys.stdout.write(dumps(whole_schema(kinds.declarations())))
+        return
+    if kind not in kinds.KINDS:
+        _fail(f"unknown kind {kind!r}; choose one of: {', '.join(kinds.KINDS)}")
+    sys.stdout.write(dumps(kind_schema(kinds.entry(kind).declaration)))
 
 
 @app.command(name="list")
@@ -397,26 +418,29 @@ def list_(
     format: Annotated[ListFormat, typer.Option("--format", "-f", help="Output format.")] = ListFormat.text,
 ) -> None:
     """List the kinds, score functions, similarity measures and step ids."""
-    from . import catalog
+    from . import catalog, kinds
 
+    summaries = {k: e.declaration.summary for k, e in kinds.KINDS.items()}
+    # the step ids are listed feed-forward kinds first, then the recurrent ones (the catalogue's order)
+    step_ids = {k: kinds.entry(k).load("step_ids") for k in catalog.STEP_IDS}
     if format is ListFormat.json:
         import json
 
         data = {
-            "kinds": catalog.KINDS,
+            "kinds": summaries,
             "scores": catalog.SCORES,
             "measures": catalog.MEASURES,
-            "step_ids": {k: [s for s, _ in v] for k, v in catalog.STEP_IDS.items()},
+            "step_ids": {k: [s for s, _ in v] for k, v in step_ids.items()},
         }
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         return
     lines = ["Kinds:"]
-    lines += [f"  {k:<16} {v}" for k, v in catalog.KINDS.items()]
+    lines += [f"  {k:<16} {v}" for k, v in summaries.items()]
     lines += ["", "Scores (kind attention; self-attention takes scaled-dot or dot):"]
     lines += [f"  {k:<16} {v}" for k, v in catalog.SCORES.items()]
     lines += ["", "Measures (kind similarity; measure = one name or a list):"]
     lines += [f"  {k:<16} {v}" for k, v in catalog.MEASURES.items()]
-    for kind, ids in catalog.STEP_IDS.items():
+    for kind, ids in step_ids.items():
         lines += ["", f"Step ids for {kind}, in order:"]
         lines += [f"  {i:<20} {why}" for i, why in ids]
     sys.stdout.write("\n".join(lines) + "\n")

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from . import kinds
 from .derivation import Argmax, Derivation
 from .errors import ProblemError
 from .mechanisms import solve
@@ -67,8 +68,10 @@ class _Draw:
 
 def _check_options(o: Options) -> None:
     where = "generate"
-    if o.kind not in ("attention", "self-attention", "softmax"):
-        raise ProblemError(where, "--kind", f"unknown kind {o.kind!r}; choose attention, self-attention or softmax")
+    covered = kinds.with_drawer()  # the kinds whose registry entry names a drawer
+    if o.kind not in covered:
+        choose = f"{', '.join(covered[:-1])} or {covered[-1]}"
+        raise ProblemError(where, "--kind", f"unknown kind {o.kind!r}; choose {choose}")
     if o.kind == "attention" and o.score not in ("dot", "scaled-dot", "general", "additive", "concat"):
         raise ProblemError(where, "--score", f"unknown score {o.score!r}")
     if o.kind == "self-attention" and o.score not in ("dot", "scaled-dot"):

@@ -2,55 +2,60 @@
 
 from __future__ import annotations
 
+import re
+
+_PLACEHOLDER = re.compile("«([^»]+)»")
+
 _SETTINGS = """
 [settings]
-decimals = 3             # digits shown
-carry_rounded = false    # true: round every step to `decimals` and carry it forward, as by hand
-exact = true             # also derive exact forms (1/(1 + 2e) rather than 0.155)
-# convention = "column"  # "column": weights act as W x (papers); "row": x W (stacked rows, PyTorch)
-# shift_max = "auto"     # subtract the maximum score before exp: auto | always | never
+decimals = 3             # «settings.decimals»
+carry_rounded = false    # «settings.carry_rounded»
+exact = true             # «settings.exact»
+# convention = "column"  # «settings.convention»
+# shift_max = "auto"     # «settings.shift_max»
 """
 
 _ATTENTION_HEAD = """
 # Optional output head: what the decoder does with the context vector c.
 [head]
-combine = "add"          # add: u = s + c | concat: u = tanh(W_c [c; s]) (needs W_c; see `order`)
-# order = "context-query"  # concat only: [c; s] (default) or "query-context" for [s; c]
-W_out = [[1, 0], [0, 1]] # one row per vocabulary entry (column convention)
+combine = "add"          # «head.combine»
+# order = "context-query"  # «head.order»
+W_out = [[1, 0], [0, 1]] # «head.W_out»
 # b_out = [0, 0]
 vocab = ["A", "B"]
 """
 
 _SCORE_GIVEN = {
     "dot": "",
-    "scaled-dot": '# scale = "1/sqrt(2)"    # optional; default 1/sqrt(d_k)\n',
-    "general": "W = [[1, 0], [0, 1]]     # score_i = s . (W h_i); square here, (len(s) x len(h_i)) in general\n",
+    "scaled-dot": '# scale = "1/sqrt(2)"    # «scaled-dot:scale»\n',
+    "general": "W = [[1, 0], [0, 1]]     # «general:W»\n",
     "additive": (
-        "W_q = [[1, 0], [0, 1]]   # (a x len(s)): projects the query\n"
-        "W_k = [[1, 1], [0, 1]]   # (a x len(h_i)): projects each key\n"
-        "v = [1, -1]              # length a: reads a score off tanh(W_q s + W_k h_i + b)\n"
+        "W_q = [[1, 0], [0, 1]]   # «additive:W_q»\n"
+        "W_k = [[1, 1], [0, 1]]   # «additive:W_k»\n"
+        "v = [1, -1]              # «additive:v»\n"
         "# b = [0, 0]\n"
     ),
-    "concat": (
-        "W = [[1, 0, 1, 0], [0, 1, 0, 1]]  # (a x (len(s) + len(h_i))): acts on [s; h_i]\n"
-        "v = [1, 1]                         # length a\n"
-    ),
+    "concat": ("W = [[1, 0, 1, 0], [0, 1, 0, 1]]  # «concat:W»\nv = [1, 1]                         # «concat:v»\n"),
 }
 
 
 def attention(score: str) -> str:
+    return _fill("attention", _attention(score))
+
+
+def _attention(score: str) -> str:
     return f'''# attncalc problem: one decoder step of attention ({score} score).
 # Solve it with:  attncalc solve this-file.toml
 # Numbers may be integers, decimals (exact: 0.3 is 3/10) or strings such as "1/3", "sqrt(2)", "exp(-1)".
 title = "Attention with the {score} score"
 kind = "attention"
-score = "{score}"        # dot | scaled-dot | general | additive | concat
-tokens = ["I", "love", "you"]   # optional labels, one per encoder state
+score = "{score}"        # «score»
+tokens = ["I", "love", "you"]   # «tokens»
 
 [given]
-query = [1, 1]                   # decoder state s
-keys = [[1, 0], [0, 2], [1, 1]]  # encoder states h_1..h_n, one per row
-# values = [[1, 0], [0, 1], [1, 1]]  # defaults to the keys
+query = [1, 1]                   # «given.query»
+keys = [[1, 0], [0, 2], [1, 1]]  # «given.keys»
+# values = [[1, 0], [0, 1], [1, 1]]  # «given.values»
 {_SCORE_GIVEN[score]}{_ATTENTION_HEAD}{_SETTINGS}
 # Optional hand answers for `attncalc check`, keyed by step id (see `attncalc list`):
 # [answers]
@@ -58,40 +63,40 @@ keys = [[1, 0], [0, 2], [1, 1]]  # encoder states h_1..h_n, one per row
 '''
 
 
-SELF_ATTENTION = f"""# attncalc problem: scaled dot-product self-attention.
+_SELF_ATTENTION = f"""# attncalc problem: scaled dot-product self-attention.
 # Solve it with:  attncalc solve this-file.toml
 title = "Self-attention over three tokens"
 kind = "self-attention"
-score = "scaled-dot"     # scaled-dot (divide by sqrt(d_k)) | dot
+score = "scaled-dot"     # «score»
 tokens = ["x1", "x2", "x3"]
 
 [given]
-X = [[1, 0], [0, 1], [1, 1]]     # one row per token
+X = [[1, 0], [0, 1], [1, 1]]     # «given.X»
 # W_Q, W_K, W_V default to the identity; Q = X W_Q in the (default) row convention
 W_Q = [[1, 0], [0, 1]]
 W_K = [[1, 0], [0, 1]]
 W_V = [[1, 0], [0, 1]]
-# mask = "causal"        # or a 0/1 matrix, 1 = may attend
+# mask = "causal"        # «given.mask»
 {_SETTINGS}"""
 
 
-SOFTMAX = """# attncalc problem: softmax, cross-entropy and its gradient.
+_SOFTMAX = """# attncalc problem: softmax, cross-entropy and its gradient.
 # Solve it with:  attncalc solve this-file.toml
 title = "Softmax with cross-entropy"
 kind = "softmax"
 
 [given]
 logits = [2, 1, 0.1]
-vocab = ["cat", "dog", "bird"]   # optional labels
-target = "cat"                   # a label, or a 0-based index as in PyTorch (0 = first)
+vocab = ["cat", "dog", "bird"]   # «given.vocab»
+target = "cat"                   # «given.target»
 # Or compute the logits with an output layer, z = W_out h + b_out (then leave out logits):
-# W_out = [[1, 0.5], [0.5, 1], [0, 0.2]]   # one row per vocabulary entry
+# W_out = [[1, 0.5], [0.5, 1], [0, 0.2]]   # «given.W_out»
 # b_out = [0, 0, 0]
-# hidden = [1, 1]       # h: with a target this also gives dL/dW_out (with logits too)
+# hidden = [1, 1]       # «given.hidden»
 
 [settings]
 decimals = 3
-# temperature = 2        # softmax(z / T)
+# temperature = 2        # «settings.temperature»
 
 # One training step on W_out (needs hidden and a target; without W_out the change is shown):
 # [training]
@@ -100,14 +105,14 @@ decimals = 3
 """
 
 
-SEQUENCE = """# attncalc problem: a sequence's probability and loss from its step probabilities.
+_SEQUENCE = """# attncalc problem: a sequence's probability and loss from its step probabilities.
 # Solve it with:  attncalc solve this-file.toml
 title = "Sequence probability, cross-entropy and perplexity"
 kind = "sequence"
 
 [given]
-probabilities = [0.5, 0.8, 0.9]    # p_t: the probability the model gave the target token at step t
-targets = ["the", "cat", "<END>"]  # optional: the target tokens, for the labels
+probabilities = [0.5, 0.8, 0.9]    # «given.probabilities»
+targets = ["the", "cat", "<END>"]  # «given.targets»
 
 [settings]
 decimals = 3
@@ -131,16 +136,16 @@ def template(kind: str, score: str | None = None) -> str:
     return RECURRENT[kind]
 
 
-SIMILARITY = """# How alike are word vectors? Every row of A is compared with every row of B.
+_SIMILARITY = """# How alike are word vectors? Every row of A is compared with every row of B.
 title = "Word-vector similarity"
 kind = "similarity"
-measure = ["dot", "cosine", "euclidean"]  # any of: dot | cosine | euclidean (or one name, "cosine")
-tokens = ["cat", "dog"]                   # optional: labels of the rows of A, one each
+measure = ["dot", "cosine", "euclidean"]  # «measure»
+tokens = ["cat", "dog"]                   # «tokens»
 
 [given]
-A = [[3, 4], [1, 0]]          # one vector [...] or rows [[...], ...]
-B = [[4, 3], [0, 2], [1, 1]]  # optional (default: A against itself); same length as A's rows
-labels_B = ["cow", "car", "sun"]  # optional: labels of the rows of B, one each
+A = [[3, 4], [1, 0]]          # «given.A»
+B = [[4, 3], [0, 2], [1, 1]]  # «given.B»
+labels_B = ["cow", "car", "sun"]  # «given.labels_B»
 
 [settings]
 decimals = 3
@@ -148,13 +153,13 @@ decimals = 3
 """
 
 
-RECURRENT = {
+_RECURRENT = {
     "lstm": """# An LSTM cell over two steps, weights in the papers' per-gate form: W_* acts on [h; x].
 title = "LSTM, two steps"
 kind = "lstm"
 
 [given]
-x = [[1, 0], [0, 1]]          # one row per step
+x = [[1, 0], [0, 1]]          # «given.x»
 # h0 = [0, 0]  c0 = [0, 0]    # zeros when omitted
 W_f = [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]]
 W_i = [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]]
@@ -165,7 +170,7 @@ b_f = [1, 1]                  # biases are zero when omitted
 # Output layer and loss: W_out = [[...], ...]  b_out = [...]  vocab = [...]  targets = [...]
 
 [cell]
-layout = "gates"              # gates | pytorch (weight_ih, weight_hh, bias_ih, bias_hh) | keras (kernel, recurrent_kernel, bias)
+layout = "gates"              # «cell.layout»
 
 [settings]
 decimals = 3
@@ -182,8 +187,8 @@ weight_hh = [[0.2, 0], [0.1, 0.3], [-0.1, 0.2], [0.3, 0.1], [0.2, -0.2], [0, 0.4
 
 [cell]
 layout = "pytorch"
-reset = "after"               # after: r ⊙ (W_hn h + b_hn) (PyTorch, Keras) | before: W (r ⊙ h) (Cho, Bahdanau)
-update = "keep"               # keep: h = (1 - z) h~ + z h (PyTorch, Keras, Cho) | replace: h = z h~ + (1 - z) h (Bahdanau)
+reset = "after"               # «cell.reset»
+update = "keep"               # «cell.update»
 """,
     "rnn": """# A plain RNN: h_t = tanh(W [h_{t-1}; x_t] + b), with an output layer and one SGD step.
 title = "RNN language model"
@@ -198,20 +203,20 @@ vocab = ["a", "b", "<eos>"]
 targets = ["b", "<eos>"]
 
 [training]
-optimizer = "sgd"             # sgd | adam (first step)
+optimizer = "sgd"             # «training.optimizer»
 lr = 0.1
 """,
 }
 
-SEQ2SEQ = """# A small encoder-decoder with Luong dot attention and teacher forcing.
+_SEQ2SEQ = """# A small encoder-decoder with Luong dot attention and teacher forcing.
 title = "seq2seq with Luong attention"
 kind = "seq2seq"
 tokens = ["je", "suis"]
 
 [encoder]
-cell = "gru"                  # rnn | lstm | gru
+cell = "gru"                  # «encoder.cell»
 layout = "gates"
-x = [[1, 0], [0, 1]]          # source embeddings
+x = [[1, 0], [0, 1]]          # «encoder.x»
 W_r = [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]]
 W_z = [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]]
 W_h = [[0.5, 0, 1, 0], [0, 0.5, 0, 1]]
@@ -223,8 +228,8 @@ attention = "luong"           # luong: score with h_t, then h~ = tanh(W_att [c; 
                               # | none: no attention (no score, W_att: logits from s_t)
 # The decoder starts from the encoder's final state; h0 = [...] (and c0 for an LSTM) overrides it.
 # A gate may be stated instead of computed: [[decoder.gates]] per step (f, i, c_tilde, o / r, z, h_tilde).
-score = "dot"                 # dot | general (W_a) | additive (W_q, W_k, v)
-inputs = [[0, 0], [1, 0]]     # y_0 = <s>, then the targets' embeddings (teacher forcing)
+score = "dot"                 # «decoder.score»
+inputs = [[0, 0], [1, 0]]     # «decoder.inputs»
 W_r = [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]]
 W_z = [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]]
 W_h = [[0.5, 0, 1, 0], [0, 0.5, 0, 1]]
@@ -237,3 +242,29 @@ targets = ["I", "am"]
 optimizer = "sgd"
 lr = 0.5
 """
+
+
+def _fill(kind: str, text: str) -> str:
+    """Each «path» becomes the declared description of that key (attncalc/schema/): the comments of a
+    template are the declaration's, the example values are the template's."""
+    from .kinds import entry
+    from .schema.feedforward import SCORE_GIVEN
+
+    decl = entry(kind).declaration
+
+    def doc(m: re.Match[str]) -> str:
+        path = m.group(1)
+        if ":" in path:  # a score function's own key, "general:W"
+            score, key = path.split(":")
+            return SCORE_GIVEN[score].doc_of(key)
+        return decl.doc_of(path)
+
+    return _PLACEHOLDER.sub(doc, text)
+
+
+SELF_ATTENTION = _fill("self-attention", _SELF_ATTENTION)
+SOFTMAX = _fill("softmax", _SOFTMAX)
+SEQUENCE = _fill("sequence", _SEQUENCE)
+SIMILARITY = _fill("similarity", _SIMILARITY)
+SEQ2SEQ = _fill("seq2seq", _SEQ2SEQ)
+RECURRENT = {kind: _fill(kind, text) for kind, text in _RECURRENT.items()}

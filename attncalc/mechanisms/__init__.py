@@ -14,20 +14,11 @@ import numpy as np
 
 from ..arith import MAX_EXACT_ENTRIES, Chain, is_exact, to_float
 from ..derivation import Argmax, Derivation, Step, tie_note
+from ..kinds import KINDS
 from ..problem import Problem
-from . import attention, recurrent, self_attention, seq2seq, sequence, similarity, softmax
 
-MECHANISMS: dict[str, ModuleType] = {
-    "attention": attention,
-    "self-attention": self_attention,
-    "softmax": softmax,
-    "sequence": sequence,
-    "rnn": recurrent,
-    "lstm": recurrent,
-    "gru": recurrent,
-    "seq2seq": seq2seq,
-    "similarity": similarity,
-}
+# each kind's mechanism, as the registry of kinds (attncalc/kinds.py) names it
+MECHANISMS: dict[str, ModuleType] = {kind: entry.load("mechanism") for kind, entry in KINDS.items()}
 
 
 def solve(

@@ -1,6 +1,6 @@
 """One time step of an RNN, LSTM or GRU cell, written out gate by gate.
 
-Every cell is computed from the canonical form of :mod:`attncalc.problem_rnn` (per gate ``Wx``,
+Every cell is computed from the canonical form of :mod:`attncalc.parse.types` (per gate ``Wx``,
 ``Wh``, ``bx``, ``bh``), whatever layout the problem gave its weights in. A pre-activation is
 written as one product over the concatenation [h; x] with the two biases added together, as the
 papers write it; the GRU candidate with the reset gate applied after the recurrent product
@@ -15,8 +15,8 @@ import numpy as np
 
 from ..arith import Chain, is_exact
 from ..derivation import Add, Combine, Concat, Map, Product, Stated, Step
+from ..parse.types import GATES, Cell
 from ..problem import Given
-from ..problem_rnn import GATES, Cell
 
 # How each gate is named in ids and symbols, and its activation.
 GATE_NAME = {"f": "f", "i": "i", "g": "c_tilde", "o": "o", "r": "r", "z": "z", "n": "h_tilde", "h": "h"}
@@ -404,7 +404,7 @@ def _combine(
 
 def _weight_name(cell: Cell, g: str) -> str:
     if cell.layout == "gates":
-        from ..problem_rnn import GATE_KEYS
+        from ..parse.recurrent import GATE_KEYS
 
         return GATE_KEYS[cell.kind][g][0]
     return f"W_{g}"
@@ -412,7 +412,7 @@ def _weight_name(cell: Cell, g: str) -> str:
 
 def _bias_name(cell: Cell, g: str) -> str:
     if cell.layout == "gates":
-        from ..problem_rnn import GATE_KEYS
+        from ..parse.recurrent import GATE_KEYS
 
         return GATE_KEYS[cell.kind][g][1]
     return f"b_{g}"
@@ -422,7 +422,7 @@ def _layout_note(cell: Cell, g: str, part: str = "both") -> str:
     """Where a gate's weights sit in the stacked layouts; ``part`` is input, recurrent or both (over [h; x])."""
     if cell.layout == "gates":
         return ""
-    from ..problem_rnn import STACK_ORDER
+    from ..parse.recurrent import STACK_ORDER
 
     order = STACK_ORDER[(cell.kind, cell.layout)]
     k = order.index(g)

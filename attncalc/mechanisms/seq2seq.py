@@ -15,8 +15,8 @@ import numpy as np
 
 from ..arith import Chain, to_float
 from ..derivation import Concat, Input, Map, Product, Step
+from ..parse.types import Cell, Seq2Seq
 from ..problem import Problem
-from ..problem_rnn import Cell, Seq2Seq
 from . import output
 from .cells import Names, cell_step
 from .recurrent import check_mistake

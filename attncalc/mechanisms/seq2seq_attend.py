@@ -7,7 +7,7 @@ import numpy as np
 
 from ..arith import Chain
 from ..derivation import Map, Product, Step
-from ..problem_rnn import Seq2Seq
+from ..parse.types import Seq2Seq
 from .common import softmax_inline
 
 

@@ -1,4 +1,4 @@
-"""Problem files for the recurrent kinds (rnn, lstm, gru) and seq2seq, validated at the edge.
+"""Kinds rnn, lstm and gru (and the cells of seq2seq): the cell's options and weights, validated at the edge.
 
 Whatever layout the weights are given in (the papers' per-gate matrices over [h; x], PyTorch's
 stacked ``weight_ih``/``weight_hh`` or Keras's ``kernel``/``recurrent_kernel``), they are split here
@@ -8,22 +8,20 @@ into one canonical :class:`Cell`: per gate an input matrix ``Wx`` (d_h × d_x), 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import numpy as np
+from ..schema import common as decl
+from ..schema.recurrent import CELL_TABLE
+from ..schema.recurrent import RECURRENT_GIVEN as _GIVEN_TABLE
+from ..schema.validate import names
+from .output import output_layer, training
+from .reader import _check_tokens, _flat, _need_shape, _Reader, _slice, _vector_or_rows, _zeros
+from .types import GATES, Cell, Given, Problem, Recurrent
 
-from .numbers import parse_number, to_float
-from .problem import Given
+CELLS = decl.CELLS
+LAYOUTS = decl.LAYOUTS
 
-if TYPE_CHECKING:
-    from .problem import _Reader
-
-CELLS = ("rnn", "lstm", "gru")
-LAYOUTS = ("gates", "pytorch", "keras")
-
-# Canonical gate names and the order each layout stacks them in.
-GATES = {"rnn": ("h",), "lstm": ("i", "f", "g", "o"), "gru": ("r", "z", "n")}
+# The order each layout stacks the gates in.
 STACK_ORDER = {
     ("lstm", "pytorch"): ("i", "f", "g", "o"),
     ("lstm", "keras"): ("i", "f", "g", "o"),
@@ -39,200 +37,12 @@ GATE_KEYS = {
     "rnn": {"h": ("W", "b")},
 }
 # Gate values a problem may state instead of computing them (the LSTM document does this).
-STATED = {"lstm": ("f", "i", "c_tilde", "o"), "gru": ("r", "z", "h_tilde"), "rnn": ()}
+STATED = decl.STATED
 STATED_GATE = {"c_tilde": "g", "h_tilde": "n", "f": "f", "i": "i", "o": "o", "r": "r", "z": "z"}
 
-LAYOUT_KEYS = {
-    "gates": (*tuple(k for cell in GATE_KEYS.values() for pair in cell.values() for k in pair), "b_hn"),
-    "pytorch": ("weight_ih", "weight_hh", "bias_ih", "bias_hh"),
-    "keras": ("kernel", "recurrent_kernel", "bias"),
-}
-CELL_OPTIONS = ("cell", "layout", "reset", "update", "nonlinearity", "bidirectional")
-TRAINING_KEYS = ("optimizer", "lr", "beta1", "beta2", "eps")
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One recurrent cell in canonical form (see the module docstring)."""
-
-    kind: str  # rnn | lstm | gru
-    layout: str  # gates | pytorch | keras: how the file gave it (for the explanations)
-    d_x: int
-    d_h: int
-    Wx: dict[str, Given]  # gate -> d_h × d_x
-    Wh: dict[str, Given]  # gate -> d_h × d_h
-    bx: dict[str, Given]  # gate -> d_h (input-side bias; the only bias in the per-gate layout)
-    bh: dict[str, Given]  # gate -> d_h (recurrent-side bias; zeros in the per-gate layout unless b_hn)
-    reset: str = "after"  # gru: where r is applied: "after" W_hn h (PyTorch, Keras) or "before" (Cho, Bahdanau)
-    update: str = (
-        "keep"  # gru: z keeps the old state (PyTorch, Keras, Cho) or "replace": z takes the new one (Bahdanau)
-    )
-    nonlinearity: str = "tanh"  # rnn: tanh | relu
-    shown: tuple[Given, ...] = ()  # the weights as written in the file, for the inputs section
-
-    @property
-    def gates(self) -> tuple[str, ...]:
-        return tuple(g for g in GATES[self.kind] if g in self.Wx)
-
-
-@dataclass(frozen=True)
-class Training:
-    optimizer: str = "sgd"  # sgd | adam
-    lr: Any = None  # number tree
-    beta1: Any = None
-    beta2: Any = None
-    eps: Any = None
-
-
-@dataclass(frozen=True)
-class OutputLayer:
-    W_out: Given  # V × d
-    b_out: Given | None
-    vocab: tuple[str, ...] | None
-    targets: tuple[int, ...] | None  # one per step, 0-based
-
-
-@dataclass(frozen=True)
-class Recurrent:
-    """Kinds rnn, lstm, gru: one cell run over a sequence (or one step)."""
-
-    cell: Cell | None  # None when every gate of every step is stated
-    x: Given | None  # T × d_x
-    h0: Given
-    c0: Given | None
-    stated: tuple[dict[str, Given], ...]  # per step: stated gate values (canonical names)
-    steps: int
-    output: OutputLayer | None
-    training: Training | None
-
-
-@dataclass(frozen=True)
-class Seq2Seq:
-    encoder: Cell
-    reverse: Cell | None  # the backward encoder when bidirectional
-    x: Given  # source embeddings, n × d_x
-    enc_h0: Given
-    enc_c0: Given | None
-    decoder: Cell  # its Wx is empty when every gate of every decoder step is stated
-    attention: str  # bahdanau | luong | none
-    score: str  # dot | general | additive
-    input_feeding: bool
-    inputs: Given | None  # decoder input embeddings y_0 .. y_{T-1} (teacher forcing), T × d_y
-    dec_h0: Given | None  # None: the encoder's final state
-    dec_c0: Given | None
-    W_a: Given | None  # general: d_dec × d_enc
-    W_q: Given | None  # additive
-    W_k: Given | None
-    v: Given | None
-    W_c: Given | None  # luong: d_att × (d_enc + d_dec)
-    output: OutputLayer | None  # None only without attention (the derivation ends at the decoder states)
-    training: Training | None
-    steps: int = 0  # decoder steps T
-    enc_stated: tuple[dict[str, Given], ...] = ()  # per encoder step: stated gate values ([[encoder.gates]])
-    dec_stated: tuple[dict[str, Given], ...] = ()  # per decoder step ([[decoder.gates]])
-
-
-# ------------------------------------------------------------------------------ helpers
-
-
-def _zeros(name: str, n: int) -> Given:
-    return Given.from_floats(name, np.zeros(n))
-
-
-def _slice(g: Given, name: str, rows: slice | None = None, cols: slice | None = None, transpose: bool = False) -> Given:
-    nodes, floats = g.nodes, g.floats
-    if transpose:
-        nodes, floats = nodes.T, floats.T
-    if rows is not None:
-        nodes, floats = nodes[rows], floats[rows]
-    if cols is not None:
-        nodes, floats = nodes[:, cols], floats[:, cols]
-    return Given(name, nodes.copy(), floats.copy())
-
-
-def _vector_or_rows(r: _Reader, raw: Any, key: str) -> Given:
-    """A vector (one step) or a matrix (one row per step), always returned as rows."""
-    if isinstance(raw, list) and raw and not any(isinstance(x, list) for x in raw):
-        v = r.vector(raw, key)
-        return Given(v.name, v.nodes.reshape(1, -1), v.floats.reshape(1, -1))
-    return r.matrix(raw, key)
-
-
-def _need_shape(r: _Reader, g: Given, key: str, want: tuple[int, ...], why: str) -> None:
-    if g.shape != want:
-        have = "×".join(map(str, g.shape))
-        need = "×".join(map(str, want))
-        raise r.fail(key, f"is {have}, but {why} it must be {need}")
-
-
-def _targets(r: _Reader, raw: Any, key: str, vocab: tuple[str, ...] | None, V: int, T: int) -> tuple[int, ...]:
-    if not isinstance(raw, list) or not raw:
-        raise r.fail(key, "expected a list of target tokens, one per step (labels or 0-based indices)")
-    if len(raw) != T:
-        raise r.fail(key, f"has {len(raw)} targets but there are {T} steps: one target per step")
-    out = []
-    for k, item in enumerate(raw, 1):
-        if isinstance(item, int) and not isinstance(item, bool):
-            if not 0 <= item < V:
-                raise r.fail(key, f"entry {k}: index {item} is out of range 0..{V - 1} (0-based, as in PyTorch)")
-            out.append(item)
-        elif isinstance(item, str):
-            if vocab is None or item not in vocab:
-                raise r.fail(key, f"entry {k}: {item!r} is not in the vocabulary" + ("" if vocab else " (give vocab)"))
-            out.append(vocab.index(item))
-        else:
-            raise r.fail(key, f"entry {k}: expected a label or an index")
-    return tuple(out)
-
-
-def output_layer(r: _Reader, t: dict[str, Any], prefix: str, width: int, T: int, required: bool) -> OutputLayer | None:
-    if "W_out" not in t:
-        for k in ("b_out", "vocab", "targets"):
-            if k in t:
-                raise r.fail(f"{prefix}{k}", f"needs {prefix}W_out, the output layer's weights")
-        if required:
-            raise r.fail(f"{prefix}W_out", "missing: the output layer's weights (one row per vocabulary entry)")
-        return None
-    W_out = r.matrix(t["W_out"], f"{prefix}W_out")
-    if W_out.shape[1] != width:
-        raise r.fail(
-            f"{prefix}W_out", f"has rows of width {W_out.shape[1]}, but the vector it multiplies has length {width}"
-        )
-    V = W_out.shape[0]
-    b_out = None
-    if "b_out" in t:
-        b_out = r.vector(t["b_out"], f"{prefix}b_out")
-        if b_out.shape[0] != V:
-            raise r.fail(f"{prefix}b_out", f"has length {b_out.shape[0]} but W_out gives {V} logits")
-    vocab = r.labels(t["vocab"], f"{prefix}vocab") if "vocab" in t else None
-    if vocab is not None and len(vocab) != V:
-        raise r.fail(f"{prefix}vocab", f"has {len(vocab)} labels but W_out gives {V} logits")
-    targets = _targets(r, t["targets"], f"{prefix}targets", vocab, V, T) if "targets" in t else None
-    return OutputLayer(W_out, b_out, vocab, targets)
-
-
-def training(r: _Reader, raw: Any, has_targets: bool) -> Training | None:
-    if raw is None:
-        return None
-    t = r.table(raw, "training", TRAINING_KEYS)
-    if not has_targets:
-        raise r.fail("training", "a training step needs targets (and an output layer) to compute a gradient")
-    opt = r.string(t.get("optimizer", "sgd"), "training.optimizer", ("sgd", "adam"))
-    nums = {}
-    defaults = {"lr": "0.1" if opt == "sgd" else "0.001", "beta1": "0.9", "beta2": "0.999", "eps": "1e-8"}
-    for k, default in defaults.items():
-        if k != "lr" and opt == "sgd" and k in t:
-            raise r.fail(f"training.{k}", "belongs to optimizer 'adam'")
-        node = r.number(t[k], f"training.{k}") if k in t else parse_number(default)
-        v = to_float(node)
-        if k == "lr" and not v > 0:
-            raise r.fail("training.lr", "must be greater than 0")
-        if k in ("beta1", "beta2") and not 0 <= v < 1:
-            raise r.fail(f"training.{k}", "must be at least 0 and below 1")
-        if k == "eps" and v < 0:
-            raise r.fail("training.eps", "must not be negative")
-        nums[k] = node
-    return Training(opt, nums["lr"], nums["beta1"], nums["beta2"], nums["eps"])
+LAYOUT_KEYS = {layout: tuple(k.name for k in keys) for layout, keys in decl.LAYOUT_KEYS.items()}
+CELL_OPTIONS = tuple(k.name for k in decl.CELL_OPTIONS)
+TRAINING_KEYS = names(decl.TRAINING_TABLE)
 
 
 # ------------------------------------------------------------------------------ cells
@@ -407,22 +217,14 @@ def read_cell(
     )
 
 
-def _flat(g: Given) -> Given:
-    return Given(g.name, g.nodes.reshape(-1), g.floats.reshape(-1))
-
-
 # ------------------------------------------------------------------------------ kinds
 
 
-RECURRENT_GIVEN = ("x", "h0", "c0", "gates", "W_out", "b_out", "vocab", "targets")
-
-
 def recurrent(r: _Reader, kind: str, given_raw: Any, cell_raw: Any, training_raw: Any) -> Recurrent:
-    allowed = RECURRENT_GIVEN + LAYOUT_KEYS["gates"] + LAYOUT_KEYS["pytorch"] + LAYOUT_KEYS["keras"]
-    t = r.table(given_raw, "given", allowed)
+    t = r.table(given_raw, "given", names(_GIVEN_TABLE))
     if kind != "lstm" and "c0" in t:
         raise r.fail("given.c0", "only an LSTM has a cell state")
-    ct = r.table(cell_raw, "cell", tuple(k for k in CELL_OPTIONS if k not in ("cell", "bidirectional")))
+    ct = r.table(cell_raw, "cell", names(CELL_TABLE))
     opts = cell_options(r, ct, "cell", kind)
     x = _vector_or_rows(r, t["x"], "given.x") if "x" in t else None
     stated_raw = t.get("gates", [])
@@ -478,3 +280,12 @@ def recurrent(r: _Reader, kind: str, given_raw: Any, cell_raw: Any, training_raw
     out = output_layer(r, t, "given.", d_h, T, required=False)
     train = training(r, training_raw, out is not None and out.targets is not None)
     return Recurrent(cell, x, h0, c0, tuple(stated), T, out, train)
+
+
+def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+    """Kinds rnn, lstm and gru, past the top level."""
+    if "given" not in raw:
+        raise r.fail("given", "missing: the [given] table holds the inputs")
+    rec = recurrent(r, common["kind"], raw["given"], raw.get("cell"), raw.get("training"))
+    _check_tokens(r, common["tokens"], rec.steps, "the sequence has")
+    return Problem(recurrent=rec, **common)

@@ -11,43 +11,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .problem_rnn import (
-    CELL_OPTIONS,
-    GATE_KEYS,
-    GATES,
-    LAYOUT_KEYS,
-    STATED,
-    STATED_GATE,
-    Cell,
-    Seq2Seq,
-    _need_shape,
-    _vector_or_rows,
-    _zeros,
-    cell_options,
-    output_layer,
-    read_cell,
-    training,
-)
+from ..schema.recurrent import DECODER as DECL_DECODER
+from ..schema.recurrent import ENCODER as DECL_ENCODER
+from ..schema.validate import names
+from .output import output_layer, training
+from .reader import _check_tokens, _need_shape, _vector_or_rows, _zeros
+from .recurrent import GATE_KEYS, LAYOUT_KEYS, STATED, STATED_GATE, cell_options, read_cell
+from .types import GATES, Cell, Problem, Seq2Seq
 
 if TYPE_CHECKING:
-    from .problem import Given, _Reader
+    from .reader import _Reader
+    from .types import Given
 
-ENCODER_KEYS = (
-    CELL_OPTIONS
-    + ("x", "h0", "c0", "reverse", "gates")
-    + LAYOUT_KEYS["gates"]
-    + LAYOUT_KEYS["pytorch"]
-    + LAYOUT_KEYS["keras"]
-)
+ENCODER_KEYS = names(DECL_ENCODER)
 ATTENTION_KEYS = ("score", "input_feeding", "W_a", "W_q", "W_k", "v", "W_att")
-DECODER_KEYS = (
-    ("cell", "layout", "reset", "update", "nonlinearity", "attention", "inputs", "h0", "c0", "gates")
-    + ATTENTION_KEYS
-    + ("W_out", "b_out", "vocab", "targets")
-    + LAYOUT_KEYS["gates"]
-    + LAYOUT_KEYS["pytorch"]
-    + LAYOUT_KEYS["keras"]
-)
+DECODER_KEYS = names(DECL_DECODER)
 
 
 def stated_gates(
@@ -262,3 +240,12 @@ def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
         enc_stated=tuple(enc_stated),
         dec_stated=tuple(dec_stated),
     )
+
+
+def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+    """Kind seq2seq, past the top level: [encoder] and [decoder] instead of [given]."""
+    if "given" in raw:
+        raise r.fail("given", "a seq2seq problem puts its inputs under [encoder] and [decoder]")
+    s2s = seq2seq(r, raw)
+    _check_tokens(r, common["tokens"], s2s.x.shape[0], "encoder.x has")
+    return Problem(seq2seq=s2s, **common)

@@ -1,0 +1,150 @@
+"""The one table of kinds: where everything about a kind is found.
+
+Each entry names, by module path (``"module:attribute"``), the kind's schema declaration, its
+parser, its mechanism, its step ids, its ``attncalc new`` template and its homework drawer (or
+``None``: ``attncalc generate`` does not cover the kind yet). The paths are strings, loaded only
+when asked for, so that ``attncalc --help`` and ``attncalc list`` import neither numpy nor sympy.
+``parse_problem``, the mechanisms' table, ``attncalc new``, ``list``, ``schema`` and ``generate``
+read this table.
+
+Adding a kind: declare its file (keys, types, shapes, defaults, descriptions) in ``attncalc/schema/``;
+write its parser ``parse(reader, raw, common) -> Problem`` in ``attncalc/parse/``, its mechanism
+(``inputs`` and ``run``) in ``attncalc/mechanisms/``, its step ids in ``attncalc/catalog.py`` and its
+template in ``attncalc/templates.py`` (comments as «path» placeholders); then add one entry here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .schema.decl import KindSchema
+
+
+@dataclass(frozen=True)
+class KindEntry:
+    name: str
+    schema: str  # the declaration: keys, types, shapes, defaults, descriptions
+    parser: str  # file table -> typed problem (the validation past the declaration: shapes, cross-key rules)
+    mechanism: str  # the module with inputs(problem) and run(problem, chain)
+    step_ids: str  # the kind's step ids, in derivation order
+    template: str  # the text `attncalc new KIND` prints (a function of the score for attention)
+    drawer: str | None  # the homework drawer of `attncalc generate`; None: not covered yet
+
+    def load(self, what: str) -> Any:
+        """The object a field names (``entry.load("schema")``)."""
+        path = getattr(self, what)
+        if path is None:
+            raise LookupError(f"kind {self.name!r} has no {what}")
+        return load(path)
+
+    @property
+    def declaration(self) -> KindSchema:
+        return self.load("schema")  # type: ignore[no-any-return]
+
+
+def load(path: str) -> Any:
+    module, _, attr = path.partition(":")
+    obj: Any = importlib.import_module(module)
+    for part in attr.split(".") if attr else ():
+        obj = obj[part] if isinstance(obj, dict) else getattr(obj, part)
+    return obj
+
+
+_FF = "attncalc.schema.feedforward"
+_RNN = "attncalc.schema.recurrent"
+_DRAW = "attncalc.generate:draw_problem"
+
+KINDS: dict[str, KindEntry] = {
+    e.name: e
+    for e in (
+        KindEntry(
+            "attention",
+            f"{_FF}:ATTENTION",
+            "attncalc.parse.attention:parse",
+            "attncalc.mechanisms.attention",
+            "attncalc.catalog:STEP_IDS.attention",
+            "attncalc.templates:attention",
+            _DRAW,
+        ),
+        KindEntry(
+            "self-attention",
+            f"{_FF}:SELF_ATTENTION",
+            "attncalc.parse.self_attention:parse",
+            "attncalc.mechanisms.self_attention",
+            "attncalc.catalog:STEP_IDS.self-attention",
+            "attncalc.templates:SELF_ATTENTION",
+            _DRAW,
+        ),
+        KindEntry(
+            "softmax",
+            f"{_FF}:SOFTMAX",
+            "attncalc.parse.softmax:parse",
+            "attncalc.mechanisms.softmax",
+            "attncalc.catalog:STEP_IDS.softmax",
+            "attncalc.templates:SOFTMAX",
+            _DRAW,
+        ),
+        KindEntry(
+            "sequence",
+            f"{_FF}:SEQUENCE",
+            "attncalc.parse.sequence:parse",
+            "attncalc.mechanisms.sequence",
+            "attncalc.catalog:STEP_IDS.sequence",
+            "attncalc.templates:SEQUENCE",
+            None,
+        ),
+        *(
+            KindEntry(
+                k,
+                f"{_RNN}:{k.upper()}",
+                "attncalc.parse.recurrent:parse",
+                "attncalc.mechanisms.recurrent",
+                f"attncalc.catalog:STEP_IDS.{k}",
+                f"attncalc.templates:RECURRENT.{k}",
+                None,
+            )
+            for k in ("rnn", "lstm", "gru")
+        ),
+        KindEntry(
+            "seq2seq",
+            f"{_RNN}:SEQ2SEQ",
+            "attncalc.parse.seq2seq:parse",
+            "attncalc.mechanisms.seq2seq",
+            "attncalc.catalog:STEP_IDS.seq2seq",
+            "attncalc.templates:SEQ2SEQ",
+            None,
+        ),
+        KindEntry(
+            "similarity",
+            f"{_FF}:SIMILARITY",
+            "attncalc.parse.similarity:parse",
+            "attncalc.mechanisms.similarity",
+            "attncalc.catalog:STEP_IDS.similarity",
+            "attncalc.templates:SIMILARITY",
+            None,
+        ),
+    )
+}
+
+
+def entry(kind: str) -> KindEntry:
+    return KINDS[kind]
+
+
+def declarations() -> list[KindSchema]:
+    """Every kind's declaration, in the table's order."""
+    return [e.declaration for e in KINDS.values()]
+
+
+def template(kind: str, score: str | None = None) -> str:
+    """The text `attncalc new KIND` prints."""
+    t = entry(kind).load("template")
+    return t(score or "dot") if callable(t) else str(t)
+
+
+def with_drawer() -> list[str]:
+    """The kinds `attncalc generate` covers."""
+    return [k for k, e in KINDS.items() if e.drawer is not None]

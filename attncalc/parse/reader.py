@@ -1,0 +1,242 @@
+"""Reading problem files (TOML, YAML, JSON) and checking raw values: the reader every parser shares.
+
+Every problem found here raises :class:`~attncalc.errors.ProblemError` naming the file, the key and
+what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import NumberSyntaxError, ProblemError
+from ..numbers import Node, parse_number, to_float
+from ..schema.validate import suggest
+from .types import Given
+
+_suggest = suggest
+
+
+class _Reader:
+    """Validates one raw table; knows the file name for every message."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+
+    def fail(self, key: str, message: str) -> ProblemError:
+        return ProblemError(self.file, key, message)
+
+    def table(self, raw: Any, key: str, allowed: tuple[str, ...]) -> dict[str, Any]:
+        if raw is None:
+            return {}
+        if not isinstance(raw, dict):
+            raise self.fail(key, f"expected a table of keys, got {_describe(raw)}")
+        for k in raw:
+            if k not in allowed:
+                where = f"{key}.{k}" if key else str(k)
+                raise self.fail(
+                    where,
+                    f"unknown key{_suggest(str(k), allowed)}; allowed here: {', '.join(allowed)}",
+                )
+        return raw
+
+    def string(self, raw: Any, key: str, choices: tuple[str, ...] | None = None) -> str:
+        if not isinstance(raw, str):
+            raise self.fail(key, f"expected a string, got {_describe(raw)}")
+        if choices is not None and raw not in choices:
+            raise self.fail(key, f"unknown value {raw!r}{_suggest(raw, choices)}; choose one of: {', '.join(choices)}")
+        return raw
+
+    def labels(self, raw: Any, key: str) -> tuple[str, ...]:
+        if not isinstance(raw, list) or not raw:
+            raise self.fail(key, f"expected a non-empty list of labels, got {_describe(raw)}")
+        out = []
+        for i, item in enumerate(raw, 1):
+            if isinstance(item, bool) or not isinstance(item, (str, int, float, Decimal)):
+                raise self.fail(key, f"entry {i}: expected a label, got {_describe(item)}")
+            out.append(str(item))
+        return tuple(out)
+
+    def number(self, raw: Any, key: str) -> Node:
+        try:
+            return parse_number(raw)
+        except NumberSyntaxError as exc:
+            raise self.fail(key, _number_message(raw, exc)) from None
+
+    def vector(self, raw: Any, key: str) -> Given:
+        if not isinstance(raw, list):
+            raise self.fail(key, f"expected a vector (a list of numbers), got {_describe(raw)}")
+        if not raw:
+            raise self.fail(key, "the vector is empty")
+        if any(isinstance(x, list) for x in raw):
+            raise self.fail(key, "expected a vector (a list of numbers), got a matrix (a list of rows)")
+        nodes = np.empty(len(raw), dtype=object)
+        for i, x in enumerate(raw):
+            nodes[i] = self.number_at(x, key, f"entry {i + 1}")
+        return _given(key, nodes)
+
+    def matrix(self, raw: Any, key: str) -> Given:
+        if not isinstance(raw, list):
+            raise self.fail(key, f"expected a matrix (a list of rows), got {_describe(raw)}")
+        if not raw:
+            raise self.fail(key, "the matrix is empty")
+        if not all(isinstance(r, list) for r in raw):
+            if not any(isinstance(r, list) for r in raw):
+                raise self.fail(key, "expected a matrix (a list of rows), got a vector; write one row as [[...]]")
+            bad = next(i for i, r in enumerate(raw, 1) if not isinstance(r, list))
+            raise self.fail(key, f"row {bad} is not a list")
+        widths = [len(r) for r in raw]
+        if widths[0] == 0:
+            raise self.fail(key, "row 1 is empty")
+        for i, w in enumerate(widths, 1):
+            if w != widths[0]:
+                raise self.fail(key, f"ragged rows: row 1 has {widths[0]} entries but row {i} has {w}")
+        nodes = np.empty((len(raw), widths[0]), dtype=object)
+        for i, row in enumerate(raw):
+            for j, x in enumerate(row):
+                if isinstance(x, list):
+                    raise self.fail(key, f"row {i + 1}, entry {j + 1}: expected a number, got a list")
+                nodes[i, j] = self.number_at(x, key, f"row {i + 1}, entry {j + 1}")
+        return _given(key, nodes)
+
+    def number_at(self, raw: Any, key: str, where: str) -> Node:
+        try:
+            return parse_number(raw)
+        except NumberSyntaxError as exc:
+            raise self.fail(key, f"{where}: {_number_message(raw, exc)}") from None
+
+
+def _given(key: str, nodes: np.ndarray) -> Given:
+    floats = np.empty(nodes.shape, dtype=float)
+    for idx, node in np.ndenumerate(nodes):
+        floats[idx] = to_float(node)
+    return Given(key.split(".")[-1], nodes, floats)
+
+
+def _number_message(raw: Any, exc: Exception) -> str:
+    shown = repr(raw) if isinstance(raw, str) else _describe(raw)
+    if isinstance(raw, str):
+        return f"{shown} is not a number: {exc}"
+    return str(exc)
+
+
+def _describe(raw: Any) -> str:
+    if isinstance(raw, bool):
+        return f"the boolean {str(raw).lower()}"
+    if isinstance(raw, dict):
+        return "a table"
+    if isinstance(raw, list):
+        return "a list"
+    if isinstance(raw, str):
+        return f"the string {raw!r}"
+    if raw is None:
+        return "nothing (null)"
+    return f"{type(raw).__name__} {raw!r}"
+
+
+# --------------------------------------------------------------------------- reading files
+
+
+def read_raw(path: str | Path) -> dict[str, Any]:
+    """Read a TOML, YAML or JSON file into a dict, decimals kept as exact ``Decimal``."""
+    p = Path(path)
+    file = str(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise ProblemError(file, "", "no such file") from None
+    except IsADirectoryError:
+        raise ProblemError(file, "", "is a directory, not a problem file") from None
+    except OSError as exc:
+        raise ProblemError(file, "", f"cannot be read: {exc.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ProblemError(file, "", "is not a UTF-8 text file") from None
+    suffix = p.suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        raw = _read_yaml(file, text)
+    elif suffix == ".json":
+        try:
+            raw = json.loads(text, parse_float=Decimal)
+        except json.JSONDecodeError as exc:
+            raise ProblemError(
+                file, "", f"is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+            ) from None
+    else:
+        try:
+            raw = tomllib.loads(text, parse_float=Decimal)
+        except tomllib.TOMLDecodeError as exc:
+            raise ProblemError(file, "", f"is not valid TOML: {exc}") from None
+    if not isinstance(raw, dict):
+        raise ProblemError(file, "", f"expected a table of keys at the top, got {_describe(raw)}")
+    return raw
+
+
+def _read_yaml(file: str, text: str) -> Any:
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ProblemError(file, "", f"is not valid YAML: {problem}{where}") from None
+
+
+# --------------------------------------------------------------------------- shared checks
+
+
+def _check_tokens(r: _Reader, tokens: tuple[str, ...] | None, n: int, what: str) -> None:
+    if tokens is not None and len(tokens) != n:
+        raise r.fail("tokens", f"{len(tokens)} labels, but {what} {n} rows (one label per position)")
+
+
+def _require(r: _Reader, t: dict[str, Any], key: str, why: str) -> Any:
+    if key not in t:
+        raise r.fail(f"given.{key}", f"missing: {why}")
+    return t[key]
+
+
+def _shape(g: Given) -> str:
+    return "×".join(str(s) for s in g.shape)
+
+
+def _zeros(name: str, n: int) -> Given:
+    return Given.from_floats(name, np.zeros(n))
+
+
+def _slice(g: Given, name: str, rows: slice | None = None, cols: slice | None = None, transpose: bool = False) -> Given:
+    nodes, floats = g.nodes, g.floats
+    if transpose:
+        nodes, floats = nodes.T, floats.T
+    if rows is not None:
+        nodes, floats = nodes[rows], floats[rows]
+    if cols is not None:
+        nodes, floats = nodes[:, cols], floats[:, cols]
+    return Given(name, nodes.copy(), floats.copy())
+
+
+def _vector_or_rows(r: _Reader, raw: Any, key: str) -> Given:
+    """A vector (one step) or a matrix (one row per step), always returned as rows."""
+    if isinstance(raw, list) and raw and not any(isinstance(x, list) for x in raw):
+        v = r.vector(raw, key)
+        return Given(v.name, v.nodes.reshape(1, -1), v.floats.reshape(1, -1))
+    return r.matrix(raw, key)
+
+
+def _need_shape(r: _Reader, g: Given, key: str, want: tuple[int, ...], why: str) -> None:
+    if g.shape != want:
+        have = "×".join(map(str, g.shape))
+        need = "×".join(map(str, want))
+        raise r.fail(key, f"is {have}, but {why} it must be {need}")
+
+
+def _flat(g: Given) -> Given:
+    return Given(g.name, g.nodes.reshape(-1), g.floats.reshape(-1))

@@ -1,0 +1,138 @@
+"""Parsing of kind ``similarity``: the vectors compared and the measures asked for.
+
+Every row of ``given.A`` is compared with every row of ``given.B`` (default: A with itself). A flat
+vector stands for one row and drops its axis from the results, so two flat vectors give numbers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .. import catalog
+from .reader import _describe, _require
+from .types import Given, Problem
+
+if TYPE_CHECKING:
+    from .reader import _Reader
+
+
+def _vectors(r: _Reader, raw: Any, key: str) -> Given:
+    """One vector, or rows of vectors."""
+    if isinstance(raw, list) and raw and isinstance(raw[0], list):
+        return r.matrix(raw, key)
+    return r.vector(raw, key)
+
+
+def _rows(g: Given) -> int:
+    return 1 if len(g.shape) == 1 else g.shape[0]
+
+
+def _measures(r: _Reader, raw: Any) -> tuple[str, ...]:
+    choices = tuple(catalog.MEASURES)
+    if raw is None:
+        return ("dot",)
+    items = raw if isinstance(raw, list) else [raw]
+    if not items:
+        raise r.fail("measure", f"the list is empty; choose from: {', '.join(choices)}")
+    seen: list[str] = []
+    for item in items:
+        if not isinstance(item, str):
+            raise r.fail("measure", f"expected a measure name or a list of them, got {_describe(item)}")
+        name = r.string(item, "measure", choices)
+        if name in seen:
+            raise r.fail("measure", f"{name!r} is listed twice")
+        seen.append(name)
+    return tuple(m for m in choices if m in seen)  # computed in the catalogue's order
+
+
+def similarity(
+    r: _Reader, raw: dict[str, Any], t: dict[str, Any], tokens: tuple[str, ...] | None
+) -> tuple[dict[str, Given], tuple[str, ...], tuple[str, ...] | None]:
+    """The givens A (and B), the measures, and the labels of B's rows."""
+    measures = _measures(r, raw.get("measure"))
+    A = _vectors(r, _require(r, t, "A", "the vector (or rows of vectors) to compare"), "given.A")
+    given = {"A": A}
+    if "B" in t:
+        B = _vectors(r, t["B"], "given.B")
+        if B.shape[-1] != A.shape[-1]:
+            what = "has" if len(B.shape) == 1 else "has rows of"
+            raise r.fail(
+                "given.B",
+                f"{what} {B.shape[-1]} entries but A's {'vector has' if len(A.shape) == 1 else 'rows have'} "
+                f"{A.shape[-1]}: a · b and a − b need vectors of the same length",
+            )
+        given["B"] = B
+    if tokens is not None and len(tokens) != _rows(A):
+        raise r.fail(
+            "tokens",
+            f"{len(tokens)} labels, but given.A has {_rows(A)} {'row' if _rows(A) == 1 else 'rows'} "
+            "(tokens label the rows of A, one each)",
+        )
+    labels_B = None
+    if "labels_B" in t:
+        if "B" not in given:
+            raise r.fail("given.labels_B", "labels the rows of B, but B is not given (A is compared with itself)")
+        labels_B = r.labels(t["labels_B"], "given.labels_B")
+        if len(labels_B) != _rows(given["B"]):
+            raise r.fail(
+                "given.labels_B",
+                f"{len(labels_B)} labels, but given.B has {_rows(given['B'])} "
+                f"{'row' if _rows(given['B']) == 1 else 'rows'} (one label each)",
+            )
+    if "cosine" in measures:
+        for name, g in given.items():
+            _nonzero(r, g, name)
+    return given, measures, labels_B
+
+
+def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+    """Kind similarity, past the top level."""
+    given, measures, labels_B = similarity(r, raw, raw["given"], common["tokens"])
+    return Problem(given=given, head=None, measures=measures, labels_B=labels_B, **common)
+
+
+def _nonzero(r: _Reader, g: Given, name: str) -> None:
+    rows = [g.floats] if len(g.shape) == 1 else list(g.floats)
+    for i, row in enumerate(rows, 1):
+        if not row.any():
+            where = "is the zero vector" if len(g.shape) == 1 else f"row {i} is the zero vector"
+            raise r.fail(
+                f"given.{name}",
+                f"{where}: its length is 0, so the cosine (a · b / (‖a‖ ‖b‖)) is undefined; "
+                "drop 'cosine' from measure or change the row",
+            )
+
+
+def labels(p: Problem) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Labels of the rows of A and of B (B = A: A's labels): tokens and labels_B, or a_i and b_j."""
+    A = p.given["A"]
+    a = p.tokens or (("a",) if len(A.shape) == 1 else tuple(f"a_{i}" for i in range(1, A.shape[0] + 1)))
+    if "B" not in p.given:
+        return a, a
+    B = p.given["B"]
+    b = p.labels_B or (("b",) if len(B.shape) == 1 else tuple(f"b_{j}" for j in range(1, B.shape[0] + 1)))
+    return a, b
+
+
+def entry_name(p: Problem, step_id: str, idx: tuple[int, ...]) -> str:
+    """How one entry of a similarity step is written: cat·chat, ‖cat‖, cos(cat, sat), (cat − sat)_2."""
+    la, lb = labels(p)
+    flat_a = len(p.given["A"].shape) == 1
+    B = p.given.get("B", p.given["A"])
+    flat_b = len(B.shape) == 1
+    k = list(idx)
+    if step_id == "norms_A":
+        return f"‖{la[0 if flat_a else k[0]]}‖"
+    if step_id == "norms_B":
+        return f"‖{lb[0 if flat_b else k[0]]}‖"
+    if step_id == "differences":
+        pair, comp = (0, k[0]) if len(k) == 1 else (k[0], k[1])
+        i, j = divmod(pair, 1 if flat_b else B.shape[0])
+        return f"({la[i]} − {lb[j]})_{comp + 1}"
+    i = 0 if flat_a else k.pop(0)
+    j = 0 if flat_b else k.pop(0)
+    if step_id == "dots":
+        return f"{la[i]}·{lb[j]}"
+    if step_id == "cosines":
+        return f"cos({la[i]}, {lb[j]})"
+    return f"‖{la[i]} − {lb[j]}‖"

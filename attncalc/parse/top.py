@@ -1,0 +1,130 @@
+"""A problem file's top level: the kind, the title, [settings]; then the kind's own parser.
+
+The allowed keys come from the kinds' declarations (attncalc/schema/); TOP_KEYS lists every kind's
+top-level keys in the order the unknown-key message names them (a test holds it to the declarations).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .. import kinds
+from ..numbers import to_float
+from ..schema import feedforward as ff
+from ..schema.common import SETTINGS_ALL
+from ..schema.validate import names
+from .reader import _describe, _Reader, read_raw
+from .types import RECURRENT_KINDS, Problem, Settings
+
+# The allowed keys come from the kinds' declarations (attncalc/schema/); TOP_KEYS lists every kind's
+# top-level keys in the order the unknown-key message names them (a test holds it to the declarations).
+TOP_KEYS = (
+    "title",
+    "kind",
+    "score",
+    "measure",
+    "tokens",
+    "description",
+    "given",
+    "head",
+    "settings",
+    "answers",
+    "cell",
+    "encoder",
+    "decoder",
+    "training",
+)
+SETTINGS_KEYS = names(SETTINGS_ALL)
+GIVEN_KEYS: dict[str, tuple[str, ...]] = {
+    "attention": names(ff.ATTENTION_GIVEN),
+    "self-attention": names(ff.SELF_ATTENTION_GIVEN),
+    "softmax": names(ff.SOFTMAX_GIVEN),
+    "sequence": names(ff.SEQUENCE_GIVEN),
+    "similarity": names(ff.SIMILARITY_GIVEN),
+}
+
+
+def load_problem(path: str | Path) -> Problem:
+    """Read and validate a problem file."""
+    return parse_problem(read_raw(path), str(path))
+
+
+def parse_problem(raw: dict[str, Any], file: str) -> Problem:
+    """Validate an already-read problem table."""
+    r = _Reader(file)
+    if isinstance(raw, dict) and "$schema" in raw:  # names the JSON Schema an editor checks the file with
+        raw = {k: v for k, v in raw.items() if k != "$schema"}
+    r.table(raw, "", TOP_KEYS)
+    if "kind" not in raw:
+        raise r.fail("kind", f"missing; choose one of: {', '.join(kinds.KINDS)}")
+    kind = r.string(raw["kind"], "kind", tuple(kinds.KINDS))
+    title = r.string(raw.get("title", Path(file).stem), "title")
+    description = r.string(raw.get("description", ""), "description")
+    settings = _settings(r, raw.get("settings"), kind)
+
+    decl = kinds.entry(kind).declaration
+    score: str | None = None
+    if "score" in decl.top:  # attention, self-attention: their own choices and default
+        key = decl.top["score"]
+        score = r.string(raw.get("score", key.default), "score", key.choices)
+    elif "score" in raw:
+        where = "decoder.score" if kind == "seq2seq" else ""
+        raise r.fail(
+            "score",
+            f"a {kind} problem has no top-level score function" + (f"; use {where}" if where else "; remove this key"),
+        )
+    if "measure" in raw and "measure" not in decl.top:
+        raise r.fail("measure", f"a {kind} problem has no measure; 'measure' belongs to kind 'similarity'")
+    for key_name in ("cell", "encoder", "decoder", "training"):
+        if key_name in raw and key_name not in decl.top:
+            raise r.fail(key_name, f"does not apply to kind {kind!r}")
+    tokens = r.labels(raw["tokens"], "tokens") if "tokens" in raw else None
+    common: dict[str, Any] = dict(
+        path=file, title=title, kind=kind, score=score, tokens=tokens, settings=settings, description=description
+    )
+    if kind in RECURRENT_KINDS:
+        answers = r.table(raw.get("answers"), "answers", tuple(raw.get("answers") or ()))
+        if "head" in raw:
+            raise r.fail(
+                "head",
+                f"an output head belongs to kind 'attention'; a {kind} problem gives W_out with its other inputs",
+            )
+        common.update(given={}, head=None)
+    else:
+        if "given" not in raw:
+            raise r.fail("given", "missing: the [given] table holds the inputs")
+        r.table(raw["given"], "given", decl.top["given"].table.names)  # type: ignore[union-attr]
+        answers = r.table(raw.get("answers"), "answers", tuple(raw.get("answers") or ()))
+        if raw.get("head") is not None and "head" not in decl.top:
+            raise r.fail("head", f"an output head belongs to kind 'attention', not {kind!r}")
+    common["answers"] = dict(answers)
+    parser: Callable[[_Reader, dict[str, Any], dict[str, Any]], Problem] = kinds.entry(kind).load("parser")
+    return parser(r, raw, common)
+
+
+def _settings(r: _Reader, raw: Any, kind: str) -> Settings:
+    t = r.table(raw, "settings", SETTINGS_KEYS)
+    decimals = t.get("decimals", 3)
+    if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 12:
+        raise r.fail("settings.decimals", f"expected a whole number from 0 to 12, got {_describe(decimals)}")
+    flags = {}
+    for key, default in (("carry_rounded", False), ("exact", True)):
+        value = t.get(key, default)
+        if not isinstance(value, bool):
+            raise r.fail(f"settings.{key}", f"expected true or false, got {_describe(value)}")
+        flags[key] = value
+    convention = r.string(t.get("convention", "default"), "settings.convention", ("default", "row", "column"))
+    shift = t.get("shift_max", "auto")
+    if isinstance(shift, bool):
+        shift = "always" if shift else "never"
+    shift = r.string(shift, "settings.shift_max", ("auto", "always", "never"))
+    temperature = None
+    if "temperature" in t:
+        if kind != "softmax":
+            raise r.fail("settings.temperature", "temperature applies to kind 'softmax' only")
+        temperature = r.number(t["temperature"], "settings.temperature")
+        if to_float(temperature) <= 0:
+            raise r.fail("settings.temperature", "must be greater than 0")
+    return Settings(decimals, flags["carry_rounded"], flags["exact"], convention, temperature, shift)

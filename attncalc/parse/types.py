@@ -1,0 +1,182 @@
+"""The typed problem: what a problem file becomes once it is read and validated.
+
+The mechanisms, the checker and the renderers read these objects; only :mod:`attncalc.parse` sees
+the raw tables. Whatever layout a recurrent cell's weights were given in, :class:`Cell` holds them in
+one canonical form: per gate an input matrix ``Wx`` (d_h × d_x), a recurrent matrix ``Wh``
+(d_h × d_h) and two biases.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..numbers import Node, parse_number, to_exact
+
+RECURRENT_KINDS = ("rnn", "lstm", "gru", "seq2seq")
+# Canonical gate names of each cell.
+GATES = {"rnn": ("h",), "lstm": ("i", "f", "g", "o"), "gru": ("r", "z", "n")}
+
+
+@dataclass(frozen=True, eq=False)
+class Given:
+    """A vector or matrix from the problem file: the parsed number trees and their float values."""
+
+    name: str
+    nodes: np.ndarray  # object array of number trees, shape (n,) or (n, m)
+    floats: np.ndarray  # float64, same shape
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.floats.shape)
+
+    def exact(self) -> np.ndarray:
+        """The exact values as an object array of sympy expressions (imports sympy)."""
+        out = np.empty(self.nodes.shape, dtype=object)
+        for idx, node in np.ndenumerate(self.nodes):
+            out[idx] = to_exact(node)
+        return out
+
+    @classmethod
+    def from_floats(cls, name: str, values: np.ndarray) -> Given:
+        """A given built in code (templates, generators) from plain numbers."""
+        nodes = np.empty(values.shape, dtype=object)
+        for idx, x in np.ndenumerate(values):
+            nodes[idx] = parse_number(float(x))
+        return cls(name, nodes, np.asarray(values, dtype=float))
+
+
+@dataclass(frozen=True)
+class Settings:
+    decimals: int = 3
+    carry_rounded: bool = False
+    exact: bool = True
+    convention: str = "default"  # default | row | column
+    temperature: Node | None = None
+    shift_max: str = "auto"  # auto | always | never
+
+
+@dataclass(frozen=True)
+class Head:
+    combine: str  # add | concat
+    order: str  # context-query | query-context (concat only)
+    W_c: Given | None
+    W_out: Given | None  # None: the head stops at the combined (or attentional) vector
+    b_out: Given | None
+    vocab: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One recurrent cell in canonical form (see the module docstring)."""
+
+    kind: str  # rnn | lstm | gru
+    layout: str  # gates | pytorch | keras: how the file gave it (for the explanations)
+    d_x: int
+    d_h: int
+    Wx: dict[str, Given]  # gate -> d_h × d_x
+    Wh: dict[str, Given]  # gate -> d_h × d_h
+    bx: dict[str, Given]  # gate -> d_h (input-side bias; the only bias in the per-gate layout)
+    bh: dict[str, Given]  # gate -> d_h (recurrent-side bias; zeros in the per-gate layout unless b_hn)
+    reset: str = "after"  # gru: where r is applied: "after" W_hn h (PyTorch, Keras) or "before" (Cho, Bahdanau)
+    update: str = (
+        "keep"  # gru: z keeps the old state (PyTorch, Keras, Cho) or "replace": z takes the new one (Bahdanau)
+    )
+    nonlinearity: str = "tanh"  # rnn: tanh | relu
+    shown: tuple[Given, ...] = ()  # the weights as written in the file, for the inputs section
+
+    @property
+    def gates(self) -> tuple[str, ...]:
+        return tuple(g for g in GATES[self.kind] if g in self.Wx)
+
+
+@dataclass(frozen=True)
+class Training:
+    optimizer: str = "sgd"  # sgd | adam
+    lr: Any = None  # number tree
+    beta1: Any = None
+    beta2: Any = None
+    eps: Any = None
+
+
+@dataclass(frozen=True)
+class OutputLayer:
+    W_out: Given  # V × d
+    b_out: Given | None
+    vocab: tuple[str, ...] | None
+    targets: tuple[int, ...] | None  # one per step, 0-based
+
+
+@dataclass(frozen=True)
+class Recurrent:
+    """Kinds rnn, lstm, gru: one cell run over a sequence (or one step)."""
+
+    cell: Cell | None  # None when every gate of every step is stated
+    x: Given | None  # T × d_x
+    h0: Given
+    c0: Given | None
+    stated: tuple[dict[str, Given], ...]  # per step: stated gate values (canonical names)
+    steps: int
+    output: OutputLayer | None
+    training: Training | None
+
+
+@dataclass(frozen=True)
+class Seq2Seq:
+    encoder: Cell
+    reverse: Cell | None  # the backward encoder when bidirectional
+    x: Given  # source embeddings, n × d_x
+    enc_h0: Given
+    enc_c0: Given | None
+    decoder: Cell  # its Wx is empty when every gate of every decoder step is stated
+    attention: str  # bahdanau | luong | none
+    score: str  # dot | general | additive
+    input_feeding: bool
+    inputs: Given | None  # decoder input embeddings y_0 .. y_{T-1} (teacher forcing), T × d_y
+    dec_h0: Given | None  # None: the encoder's final state
+    dec_c0: Given | None
+    W_a: Given | None  # general: d_dec × d_enc
+    W_q: Given | None  # additive
+    W_k: Given | None
+    v: Given | None
+    W_c: Given | None  # luong: d_att × (d_enc + d_dec)
+    output: OutputLayer | None  # None only without attention (the derivation ends at the decoder states)
+    training: Training | None
+    steps: int = 0  # decoder steps T
+    enc_stated: tuple[dict[str, Given], ...] = ()  # per encoder step: stated gate values ([[encoder.gates]])
+    dec_stated: tuple[dict[str, Given], ...] = ()  # per decoder step ([[decoder.gates]])
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    title: str
+    kind: str
+    score: str | None
+    tokens: tuple[str, ...] | None
+    given: dict[str, Given]
+    head: Head | None
+    settings: Settings
+    description: str = ""
+    mask: np.ndarray | None = None  # self-attention: bool (n, n), True = may attend
+    mask_text: str | None = None  # "causal" or None for an explicit matrix
+    target: int | None = None  # softmax: 0-based index
+    vocab: tuple[str, ...] | None = None  # softmax labels
+    answers: dict[str, Any] = field(default_factory=dict)
+    recurrent: Recurrent | None = None  # kinds rnn, lstm, gru
+    seq2seq: Seq2Seq | None = None  # kind seq2seq
+    training: Training | None = None  # kind softmax: one update of W_out (and b_out)
+    labels: tuple[str, ...] | None = None  # kind sequence: the target token of each step
+    measures: tuple[str, ...] = ()  # kind similarity: dot, cosine, euclidean (in the catalogue's order)
+    labels_B: tuple[str, ...] | None = None  # kind similarity: labels of the rows of B
+
+    @property
+    def row_convention(self) -> bool:
+        """True when weights multiply from the right (x W), as in the transformer papers."""
+        if self.kind in RECURRENT_KINDS:
+            return False
+        if self.settings.convention == "default":
+            return self.kind == "self-attention"
+        return self.settings.convention == "row"

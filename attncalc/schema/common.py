@@ -1,0 +1,155 @@
+"""Keys shared by several kinds: the top-level keys, [settings], [training], output layers, cells."""
+
+from __future__ import annotations
+
+from .decl import Key, Table, table
+
+TITLE = Key("title", "string", "a heading for the derivation (default: the file's name)")
+DESCRIPTION = Key("description", "string", "a sentence or two shown under the title", default="")
+TOKENS = Key("tokens", "labels", "optional labels, one per position")
+ANSWERS = Key("answers", "any", "hand answers for `attncalc check`, keyed by step id (see `attncalc list`)")
+SCHEMA = Key("$schema", "string", "the JSON Schema an editor checks this file with (ignored by attncalc)")
+
+SETTINGS_KEYS = (
+    Key("decimals", "integer", "digits shown", default=3, min=0, max=12),
+    Key(
+        "carry_rounded", "bool", "true: round every step to `decimals` and carry it forward, as by hand", default=False
+    ),
+    Key("exact", "bool", "also derive exact forms (1/(1 + 2e) rather than 0.155)", default=True),
+    Key(
+        "convention",
+        "choice",
+        '"column": weights act as W x (papers); "row": x W (stacked rows, PyTorch)',
+        default="default",
+        choices=("default", "row", "column"),
+    ),
+    Key("temperature", "number", "softmax(z / T)"),
+    Key(
+        "shift_max",
+        "choice",
+        "subtract the maximum score before exp: auto | always | never",
+        default="auto",
+        choices=("auto", "always", "never"),
+        also=("bool",),
+    ),
+)
+# every settings key (the unknown-key check); `temperature` belongs to kind softmax only
+SETTINGS_ALL = Table(SETTINGS_KEYS, "how the derivation is shown and rounded")
+SETTINGS_TABLE = Table(tuple(k for k in SETTINGS_KEYS if k.name != "temperature"), SETTINGS_ALL.doc)
+SETTINGS = Key("settings", "table", "how the derivation is shown and rounded", table=SETTINGS_TABLE)
+SETTINGS_SOFTMAX = SETTINGS.but(table=SETTINGS_ALL)
+
+TRAINING_TABLE = table(
+    Key("optimizer", "choice", "sgd | adam (first step)", default="sgd", choices=("sgd", "adam")),
+    Key("lr", "number", "the learning rate (default 0.1 for sgd, 0.001 for adam)"),
+    Key("beta1", "number", "adam: first-moment decay", default="0.9"),
+    Key("beta2", "number", "adam: second-moment decay", default="0.999"),
+    Key("eps", "number", "adam: added to the root of the second moment", default="1e-8"),
+    doc="one training step on the output layer",
+)
+TRAINING = Key("training", "table", "one update of W_out (and b_out): needs targets", table=TRAINING_TABLE)
+
+# the output layer of the recurrent kinds and the seq2seq decoder
+W_OUT = Key("W_out", "matrix", "one row per vocabulary entry", shape=("V", "d_h"))
+B_OUT = Key("b_out", "vector", "the output layer's bias", shape=("V",))
+VOCAB = Key("vocab", "labels", "the labels of the vocabulary entries, one per row of W_out")
+TARGETS = Key("targets", "indices", "the target of each step: a vocab label or a 0-based index")
+OUTPUT_KEYS = (W_OUT, B_OUT, VOCAB, TARGETS)
+
+# ------------------------------------------------------------------ recurrent cells
+
+CELLS = ("rnn", "lstm", "gru")
+LAYOUTS = ("gates", "pytorch", "keras")
+
+CELL = Key("cell", "choice", "rnn | lstm | gru", default="gru", choices=CELLS)
+LAYOUT = Key(
+    "layout",
+    "choice",
+    "gates | pytorch (weight_ih, weight_hh, bias_ih, bias_hh) | keras (kernel, recurrent_kernel, bias)",
+    default="gates",
+    choices=LAYOUTS,
+)
+RESET = Key(
+    "reset",
+    "choice",
+    "after: r ⊙ (W_hn h + b_hn) (PyTorch, Keras) | before: W (r ⊙ h) (Cho, Bahdanau)",
+    choices=("after", "before"),
+)
+UPDATE = Key(
+    "update",
+    "choice",
+    "keep: h = (1 - z) h~ + z h (PyTorch, Keras, Cho) | replace: h = z h~ + (1 - z) h (Bahdanau)",
+    default="keep",
+    choices=("keep", "replace"),
+)
+NONLINEARITY = Key("nonlinearity", "choice", "rnn: tanh | relu", default="tanh", choices=("tanh", "relu"))
+BIDIRECTIONAL = Key(
+    "bidirectional", "bool", "true: a backward cell too, its weights in [encoder.reverse]", default=False
+)
+CELL_OPTIONS = (CELL, LAYOUT, RESET, UPDATE, NONLINEARITY, BIDIRECTIONAL)
+
+_MX = "matrix"
+GATE_LAYOUT_KEYS = (
+    Key("W_f", _MX, "lstm: the forget gate's weights over [h; x]"),
+    Key("b_f", "vector", "lstm: the forget gate's bias (zero when omitted)"),
+    Key("W_i", _MX, "lstm: the input gate's weights over [h; x]"),
+    Key("b_i", "vector", "lstm: the input gate's bias"),
+    Key("W_c", _MX, "lstm: the candidate's weights over [h; x]"),
+    Key("b_c", "vector", "lstm: the candidate's bias"),
+    Key("W_o", _MX, "lstm: the output gate's weights over [h; x]"),
+    Key("b_o", "vector", "lstm: the output gate's bias"),
+    Key("W_z", _MX, "gru: the update gate's weights over [h; x]"),
+    Key("b_z", "vector", "gru: the update gate's bias"),
+    Key("W_r", _MX, "gru: the reset gate's weights over [h; x]"),
+    Key("b_r", "vector", "gru: the reset gate's bias"),
+    Key("W_h", _MX, "gru: the candidate's weights over [h; x]"),
+    Key("b_h", "vector", "gru: the candidate's bias"),
+    Key("W", _MX, "rnn: the weights over [h; x]"),
+    Key("b", "vector", "rnn: the bias"),
+    Key("b_hn", "vector", 'gru with reset = "after": the recurrent bias of the candidate'),
+)
+PYTORCH_LAYOUT_KEYS = (
+    Key("weight_ih", _MX, "the input weights, gates stacked by rows (i, f, g, o or r, z, n)"),
+    Key("weight_hh", _MX, "the recurrent weights, gates stacked by rows"),
+    Key("bias_ih", "vector", "the input-side biases, stacked"),
+    Key("bias_hh", "vector", "the recurrent-side biases, stacked"),
+)
+KERAS_LAYOUT_KEYS = (
+    Key("kernel", _MX, "the input weights (x W), gates stacked by columns (i, f, c, o or z, r, h)"),
+    Key("recurrent_kernel", _MX, "the recurrent weights (h W), gates stacked by columns"),
+    Key(
+        "bias",
+        "vector",
+        "the biases, stacked (a GRU with reset after: two rows, input and recurrent)",
+        also=("matrix",),
+    ),
+)
+LAYOUT_KEYS = {"gates": GATE_LAYOUT_KEYS, "pytorch": PYTORCH_LAYOUT_KEYS, "keras": KERAS_LAYOUT_KEYS}
+ALL_LAYOUT_KEYS = GATE_LAYOUT_KEYS + PYTORCH_LAYOUT_KEYS + KERAS_LAYOUT_KEYS
+
+# gate values a problem may state instead of computing them, one table per step
+STATED = {"lstm": ("f", "i", "c_tilde", "o"), "gru": ("r", "z", "h_tilde"), "rnn": ()}
+_STATED_DOC = {
+    "f": "the forget gate's value",
+    "i": "the input gate's value",
+    "c_tilde": "the candidate's value",
+    "o": "the output gate's value",
+    "r": "the reset gate's value",
+    "z": "the update gate's value",
+    "h_tilde": "the candidate's value",
+}
+
+
+def stated_gates(cells: tuple[str, ...]) -> Key:
+    """``[[...gates]]``: the gate values stated for each step (of the cells named)."""
+    names = [g for c in cells for g in STATED[c]]
+    return Key(
+        "gates",
+        "tables",
+        "gate values stated instead of computed, one table per step",
+        table=table(*(Key(n, "vector", _STATED_DOC[n], shape=("d_h",)) for n in dict.fromkeys(names))),
+    )
+
+
+H0 = Key("h0", "vector", "the initial hidden state (zeros when omitted)", shape=("d_h",))
+C0 = Key("c0", "vector", "lstm: the initial cell state (zeros when omitted)", shape=("d_h",))

@@ -1,0 +1,141 @@
+"""The declarations of the recurrent kinds: rnn, lstm, gru (one cell over a sequence) and seq2seq."""
+
+from __future__ import annotations
+
+from .. import catalog
+from .common import (
+    ALL_LAYOUT_KEYS,
+    ANSWERS,
+    BIDIRECTIONAL,
+    C0,
+    CELL,
+    DESCRIPTION,
+    H0,
+    LAYOUT,
+    NONLINEARITY,
+    OUTPUT_KEYS,
+    RESET,
+    SCHEMA,
+    SETTINGS,
+    TITLE,
+    TOKENS,
+    TRAINING,
+    UPDATE,
+    stated_gates,
+)
+from .decl import Key, KindSchema, table
+
+X = Key("x", "vectors", "one row per step", shape=("T", "d_x"))
+
+# [given] of rnn, lstm and gru: the unknown-key check accepts the keys of every layout and cell, and the
+# parser then names the layout or cell a key belongs to
+RECURRENT_GIVEN = table(
+    X,
+    H0,
+    C0,
+    stated_gates(("lstm", "gru")),
+    *OUTPUT_KEYS,
+    *ALL_LAYOUT_KEYS,
+    doc="the inputs, the weights (in the [cell] layout), optional stated gates and output layer",
+)
+
+# [cell]: the options of the one cell (its kind is the problem's kind)
+CELL_TABLE = table(LAYOUT, RESET, UPDATE, NONLINEARITY, doc="the cell's layout and options")
+
+
+def _recurrent(kind: str) -> KindSchema:
+    return KindSchema(
+        kind,
+        catalog.KINDS[kind],
+        table(
+            TITLE,
+            Key("kind", "choice", "the kind of problem (see `attncalc list`)", choices=(kind,), required=True),
+            TOKENS.but(doc="optional labels, one per step"),
+            DESCRIPTION,
+            Key("given", "table", RECURRENT_GIVEN.doc, table=RECURRENT_GIVEN, required=True),
+            SETTINGS,
+            ANSWERS,
+            Key("cell", "table", CELL_TABLE.doc, table=CELL_TABLE),
+            TRAINING,
+            SCHEMA,
+        ),
+    )
+
+
+RNN = _recurrent("rnn")
+LSTM = _recurrent("lstm")
+GRU = _recurrent("gru")
+
+# -------------------------------------------------------------------- seq2seq
+
+REVERSE = table(*ALL_LAYOUT_KEYS, doc="the backward cell's weights, in the encoder's layout")
+
+ENCODER = table(
+    CELL,
+    LAYOUT,
+    RESET,
+    UPDATE,
+    NONLINEARITY,
+    BIDIRECTIONAL,
+    X.but(doc="source embeddings", required=True, shape=("n", "d_x")),
+    H0,
+    C0,
+    Key("reverse", "table", REVERSE.doc, table=REVERSE),
+    stated_gates(("lstm", "gru")),
+    *ALL_LAYOUT_KEYS,
+    doc="the encoder: its cell, options, inputs and weights",
+)
+
+DECODER = table(
+    CELL,
+    LAYOUT,
+    RESET,
+    UPDATE,
+    NONLINEARITY,
+    Key(
+        "attention",
+        "choice",
+        "luong: score with h_t, then h~ = tanh(W_att [c; h]) | bahdanau: score with s_{t-1} | none: no attention",
+        default="luong",
+        choices=("bahdanau", "luong", "none"),
+    ),
+    Key("inputs", "vectors", "y_0 = <s>, then the targets' embeddings (teacher forcing)", shape=("T", "d_y")),
+    H0.but(doc="overrides the start (default: the encoder's final state)"),
+    C0.but(doc="lstm: overrides the start's cell state"),
+    stated_gates(("lstm", "gru")),
+    Key(
+        "score",
+        "choice",
+        "dot | general (W_a) | additive (W_q, W_k, v)",
+        default=None,
+        choices=("dot", "general", "additive"),
+    ),
+    Key("input_feeding", "bool", "luong: feed h~_{t-1} with the next input", default=False),
+    Key("W_a", "matrix", "general score: score = s . (W_a h_i)"),
+    Key("W_q", "matrix", "additive score: projects the decoder state"),
+    Key("W_k", "matrix", "additive score: projects each encoder state"),
+    Key("v", "vector", "additive score: the scoring vector"),
+    Key("W_att", "matrix", "luong: h~ = tanh(W_att [c; h]) (the paper's W_c)"),
+    *OUTPUT_KEYS,
+    *ALL_LAYOUT_KEYS,
+    doc="the decoder: its cell, attention, inputs, weights and output layer",
+)
+
+SEQ2SEQ = KindSchema(
+    "seq2seq",
+    catalog.KINDS["seq2seq"],
+    table(
+        TITLE,
+        Key("kind", "choice", "the kind of problem (see `attncalc list`)", choices=("seq2seq",), required=True),
+        TOKENS.but(doc="optional labels of the source tokens, one per row of encoder.x"),
+        DESCRIPTION,
+        SETTINGS,
+        ANSWERS,
+        Key("encoder", "table", ENCODER.doc, table=ENCODER, required=True),
+        Key("decoder", "table", DECODER.doc, table=DECODER, required=True),
+        TRAINING,
+        SCHEMA,
+    ),
+)
+
+ALL: tuple[KindSchema, ...] = (RNN, LSTM, GRU, SEQ2SEQ)

@@ -1,0 +1,127 @@
+"""The registry of kinds (attncalc/kinds.py): one entry per kind, and everything about a kind is
+reachable from it: its declaration, parser, mechanism, step ids, template and homework drawer."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from attncalc import catalog, kinds, problem
+from attncalc.mechanisms import MECHANISMS
+from attncalc.parse import output as parse_output
+from attncalc.parse import seq2seq as parse_seq2seq
+from attncalc.schema.decl import KindSchema
+
+from .helpers import json_of
+
+DRAWN = ["attention", "self-attention", "softmax"]  # what `attncalc generate --kind` covers today
+
+
+def test_one_entry_per_listed_kind(cli: Any) -> None:
+    listed = json_of(cli("list", "--format", "json"))
+    assert list(kinds.KINDS) == list(listed["kinds"])
+    assert all(kinds.KINDS[k].name == k for k in kinds.KINDS)
+
+
+@pytest.mark.parametrize("kind", list(catalog.KINDS))
+def test_everything_about_a_kind_is_reachable(cli: Any, kind: str, tmp_path: Path) -> None:
+    e = kinds.entry(kind)
+    listed = json_of(cli("list", "--format", "json"))
+    decl = e.declaration
+    assert isinstance(decl, KindSchema) and decl.kind == kind
+    assert decl.summary == listed["kinds"][kind]
+    assert decl.top["kind"].choices == (kind,)
+    assert callable(e.load("parser"))
+    mech = e.load("mechanism")
+    assert callable(mech.run) and callable(mech.inputs)
+    assert MECHANISMS[kind] is mech
+    assert [i for i, _ in e.load("step_ids")] == listed["step_ids"][kind]
+    template = cli("new", kind).stdout
+    assert kinds.template(kind) == template
+    # the template is a problem of this kind that the declared schema describes
+    raw = tomllib.loads(template)
+    assert raw["kind"] == kind and set(raw) <= set(decl.top.names)
+    if kind in DRAWN:
+        assert callable(e.load("drawer"))
+        result = cli("generate", "--kind", kind, "--score", "dot", "--out", str(tmp_path / kind))
+        assert result.exit_code == 0, result.output
+    else:
+        assert e.drawer is None  # the explicit "no drawer": generate does not cover the kind yet
+        with pytest.raises(LookupError):
+            e.load("drawer")
+        result = cli("generate", "--kind", kind, "--out", str(tmp_path / kind))
+        assert result.exit_code == 2
+        assert f"unknown kind {kind!r}; choose attention, self-attention or softmax" in result.stderr
+
+
+def test_drawers_are_the_generated_kinds() -> None:
+    assert kinds.with_drawer() == DRAWN
+
+
+def test_validation_reads_the_declarations() -> None:
+    """The unknown-key check's allowed keys are the declared keys, in the declared order."""
+    decls = {d.kind: d for d in kinds.declarations()}
+    top = {n for d in decls.values() for n in d.top.names} - {"$schema"}
+    assert set(problem.TOP_KEYS) == top
+    for kind, allowed in problem.GIVEN_KEYS.items():
+        assert allowed == decls[kind].top["given"].table.names  # type: ignore[union-attr]
+    assert problem.HEAD_KEYS == decls["attention"].top["head"].table.names  # type: ignore[union-attr]
+    assert problem.SETTINGS_KEYS == decls["softmax"].top["settings"].table.names  # type: ignore[union-attr]
+    enc = decls["seq2seq"].top["encoder"].table
+    dec = decls["seq2seq"].top["decoder"].table
+    assert parse_seq2seq.ENCODER_KEYS == enc.names  # type: ignore[union-attr]
+    assert parse_seq2seq.DECODER_KEYS == dec.names  # type: ignore[union-attr]
+    assert parse_output.TRAINING_KEYS == decls["lstm"].top["training"].table.names  # type: ignore[union-attr]
+    for kind in ("rnn", "lstm", "gru"):
+        assert set(decls[kind].top.names) - {"$schema"} == {
+            "title",
+            "kind",
+            "tokens",
+            "description",
+            "given",
+            "settings",
+            "answers",
+            "cell",
+            "training",
+        }
+
+
+def test_every_declared_key_has_a_description() -> None:
+    """The descriptions feed the templates, the editors' hovers and the JSON Schema: none is empty."""
+
+    def walk(t: Any, where: str) -> None:
+        for k in t.keys:
+            assert k.doc.strip() and "\n" not in k.doc, f"{where}{k.name}"
+            if k.table is not None:
+                walk(k.table, f"{where}{k.name}.")
+
+    for d in kinds.declarations():
+        walk(d.top, f"{d.kind}: ")
+
+
+@pytest.mark.parametrize("kind", list(catalog.KINDS))
+def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> None:
+    """The template's example values are its own; its key comments are the declared descriptions."""
+    from attncalc import templates
+
+    raw = {
+        "attention": templates._attention("additive"),
+        "self-attention": templates._SELF_ATTENTION,
+        "softmax": templates._SOFTMAX,
+        "sequence": templates._SEQUENCE,
+        "similarity": templates._SIMILARITY,
+        "seq2seq": templates._SEQ2SEQ,
+    }.get(kind) or templates._RECURRENT[kind]
+    paths = templates._PLACEHOLDER.findall(raw)
+    assert paths, "the template takes at least one comment from the declaration"
+    out = cli("new", kind, *(["--score", "additive"] if kind == "attention" else [])).stdout
+    assert "«" not in out
+    decl = kinds.entry(kind).declaration
+    from attncalc.schema.feedforward import SCORE_GIVEN
+
+    for path in paths:
+        doc = SCORE_GIVEN[path.split(":")[0]].doc_of(path.split(":")[1]) if ":" in path else decl.doc_of(path)
+        assert f"# {doc}\n" in out, path
