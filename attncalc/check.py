@@ -241,6 +241,9 @@ class Report(ReportViews):
             f"{s['carried']} carried, {s['wrong']} wrong>"
         )
 
+    # IPython prefers a class's own __repr__ to an inherited _repr_pretty_: name it here too
+    _repr_pretty_ = ReportViews._repr_pretty_
+
     @property
     def summary(self) -> dict[str, int]:
         counts = {"correct": 0, "carried": 0, "wrong": 0}

@@ -322,3 +322,6 @@ class Derivation(DerivationViews):
         shown = ", ".join(ids[:8]) + (f", … ({len(ids)} in all)" if len(ids) > 8 else "")
         answer = f"; {self.headline}" if self.headline else ""
         return f"<Derivation {p.title!r} ({how}): steps {shown}{answer}>"
+
+    # IPython prefers a class's own __repr__ to an inherited _repr_pretty_: name it here too
+    _repr_pretty_ = DerivationViews._repr_pretty_
