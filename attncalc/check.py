@@ -34,6 +34,7 @@ from .numbers import parse_number, to_float
 from .problem import Problem, read_raw
 from .render import expand
 from .render.fmt import entry_label, fmt, paren
+from .views import ReportViews
 
 _PLAIN_DECIMAL = re.compile(r"^\s*[-+−]?\d*\.(\d+)\s*$")
 UNANSWERED = "?"  # an entry left out of an answer: not graded
@@ -225,11 +226,23 @@ class StepResult:
     given_shown: Any = None  # the answer as written (strings)
 
 
-@dataclass(frozen=True)
-class Report:
+@dataclass(frozen=True, repr=False)
+class Report(ReportViews):
+    """The grades of one answers file; ``to_json()`` and ``to_text()`` are what ``attncalc check`` prints."""
+
     problem: str
     answers: str
     results: list[StepResult] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (
+            f"<Report {self.answers} on {self.problem}: {s['correct']} correct, "
+            f"{s['carried']} carried, {s['wrong']} wrong>"
+        )
+
+    # IPython prefers a class's own __repr__ to an inherited _repr_pretty_: name it here too
+    _repr_pretty_ = ReportViews._repr_pretty_
 
     @property
     def summary(self) -> dict[str, int]:

@@ -6,7 +6,6 @@ Heavy modules (numpy, sympy, the renderers) are imported inside the commands, so
 
 from __future__ import annotations
 
-import os
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -170,20 +169,21 @@ def solve(
 
 
 def _text_view(derivations: list[Any], to_terminal: bool, width: int | None) -> str:
+    if not to_terminal:
+        from .render.exports import text_view
+
+        return text_view(derivations, width or 100)
     from rich.console import Console
     from rich.rule import Rule
 
     from .render.text import TextRenderer
 
-    if to_terminal:
-        console = Console(width=width) if width else Console()
-    else:
-        console = Console(width=width or 100, color_system=None, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+    console = Console(width=width) if width else Console()
     for k, d in enumerate(derivations):
         if len(derivations) > 1:
             console.print(Rule(f"Problem {k + 1}"))
         TextRenderer(d).print(console)
-    return "" if to_terminal else console.export_text()
+    return ""
 
 
 # keys only a problem file has (an answers file holds step ids, [answers] and problem =)
@@ -314,55 +314,25 @@ def generate(
     force: Annotated[bool, typer.Option("--force", help="Overwrite files already in --out.")] = False,
 ) -> None:
     """Write seeded homework: one problem file per variant, answer keys, and question, answers and solution sheets."""
+    from .api import homework_files, write_homework
     from .errors import AttncalcError
-    from .generate import Options, answers_toml, problem_toml
+    from .generate import Options
     from .generate import generate as make
 
     opts = Options(kind, score, tokens, dim, head, mask, count, seed, values, allow_ties, decimals)
+    folder = Path(out)
     try:
         result = make(opts)
-        files: dict[str, str | bytes] = {}
-        for k, (raw, d) in enumerate(zip(result.problems, result.derivations, strict=True), 1):
-            name = f"variant-{k:02d}.toml"
-            files[name] = problem_toml(raw, seed)
-            files[f"answers/{name}"] = answers_toml(d, f"../{name}")
-        sheet_fmt = "markdown" if format is GenFormat.moodle else format.value
-        files.update(_sheets(result.derivations, sheet_fmt, seed, count))
-        if format is GenFormat.moodle:
-            from .render.moodle import moodle_xml
-
-            files["quiz.xml"] = moodle_xml(result.derivations, seed)
+        files = homework_files(result.problems, result.derivations, format.value, seed)
+        write_homework(folder, files, force)
     except AttncalcError as exc:
         _fail(str(exc))
-    folder = Path(out)
-    clash = [n for n in files if (folder / n).exists()]
-    if clash and not force:
-        _fail(f"{folder / clash[0]}: already exists ({len(clash)} files would be overwritten); pass --force")
-    (folder / "answers").mkdir(parents=True, exist_ok=True)
-    for name, content in files.items():
-        write_output(str(folder / name), content, True)
     rejected = sum(result.rejected.values())
     why = ", ".join(f"{n} {reason}" for reason, n in result.rejected.most_common())
     sys.stderr.write(
         f"attncalc: wrote {count} variants (seed {seed}) and their sheets to {folder}; "
         f"rejected {rejected} draws{': ' + why if why else ''}\n"
     )
-
-
-def _sheets(derivations: list[Any], fmt: str, seed: int, count: int) -> dict[str, str | bytes]:
-    from .render.writers import render
-
-    ext = {"markdown": "md", "latex": "tex", "html": "html", "pdf": "pdf"}[fmt]
-    out: dict[str, str | bytes] = {}
-    for sheet, name in (("question", "questions"), ("answers", "answers"), ("solution", "solutions")):
-        title = f"Attention homework, {count} variant{'s' if count > 1 else ''} (seed {seed}): {name}"
-        if fmt == "pdf":
-            from .render.pdf import compile_pdf
-
-            out[f"{name}.pdf"] = compile_pdf(render(derivations, "latex", sheet, title=title))
-        else:
-            out[f"{name}.{ext}"] = render(derivations, fmt, sheet, title=title)
-    return out
 
 
 @app.command()

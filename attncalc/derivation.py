@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .problem import Problem
+from .views import DerivationViews
 
 
 @dataclass(frozen=True, eq=False)
@@ -271,9 +272,14 @@ class Input:
     role: str = ""  # one phrase: "decoder state (query)"
 
 
-@dataclass(frozen=True, eq=False)
-class Derivation:
-    """A solved problem: its inputs, its steps in order, and notes about how it was computed."""
+@dataclass(frozen=True, eq=False, repr=False)
+class Derivation(DerivationViews):
+    """A solved problem: its inputs, its steps in order, and notes about how it was computed.
+
+    ``d["weights"]`` is one step's true value as plain Python (a float, nested lists of floats, or
+    the label of a prediction); ``d.to_markdown()``, ``to_latex()``, ``to_html()``, ``to_text()``
+    and ``to_json()`` are the views ``attncalc solve`` writes (see :mod:`attncalc.views`).
+    """
 
     problem: Problem
     inputs: tuple[Input, ...]
@@ -294,18 +300,28 @@ class Derivation:
     def step_ids(self) -> list[str]:
         return [s.id for s in self.steps]
 
-    # Jupyter shows a derivation as a solution sheet (renderers are imported only when asked).
-    def _repr_markdown_(self) -> str:
-        from .render.writers import render
+    def __getitem__(self, step_id: str) -> Any:
+        """The true value of step ``step_id`` (in exact mode, the exact value evaluated).
 
-        return render([self], "markdown")
+        A float for one number, a list of floats for a vector, a list of lists for a matrix
+        (a masked score is ``float("-inf")``), a str for a prediction. Rounded values are in
+        ``d.step(step_id).shown``; exact forms in ``d.step(step_id).exact``.
+        """
+        for s in self.steps:
+            if s.id == step_id:
+                return s.value if isinstance(s.value, str) else np.asarray(s.value, dtype=float).tolist()
+        raise KeyError(f"no step {step_id!r} in this derivation; its steps are: {', '.join(self.step_ids)}")
 
-    def _repr_latex_(self) -> str:
-        from .render.writers import render
+    def __contains__(self, step_id: object) -> bool:
+        return any(s.id == step_id for s in self.steps)
 
-        return render([self], "latex", fragment=True)
+    def __repr__(self) -> str:
+        p = self.problem
+        how = p.kind + (f", {p.score}" if p.score else "")
+        ids = self.step_ids
+        shown = ", ".join(ids[:8]) + (f", … ({len(ids)} in all)" if len(ids) > 8 else "")
+        answer = f"; {self.headline}" if self.headline else ""
+        return f"<Derivation {p.title!r} ({how}): steps {shown}{answer}>"
 
-    def _repr_html_(self) -> str:
-        from .render.writers import render
-
-        return render([self], "html", fragment=True)
+    # IPython prefers a class's own __repr__ to an inherited _repr_pretty_: name it here too
+    _repr_pretty_ = DerivationViews._repr_pretty_

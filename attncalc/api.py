@@ -1,0 +1,234 @@
+"""The Python API: ``attncalc.solve``, ``attncalc.check`` and ``attncalc.generate``.
+
+They return the objects the commands render (a :class:`~attncalc.derivation.Derivation`, a
+:class:`~attncalc.check.Report`, the generated variants) and raise
+:class:`~attncalc.errors.AttncalcError` (a :class:`~attncalc.errors.ProblemError` for bad input)
+with the one line the command prints after ``attncalc: error:``; they never exit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .check import Report, Tolerance, load_answers
+from .check import check as _grade
+from .derivation import Derivation
+from .errors import AttncalcError, ProblemError
+from .generate import Options, answers_toml, problem_toml
+from .generate import generate as _draw
+from .mechanisms import solve as _solve
+from .problem import Problem, load_problem, parse_problem
+
+#: keyword arguments of solve() that are top-level keys of a problem file
+TOP_LEVEL = ("kind", "score", "measure", "title", "description", "tokens")
+#: keyword arguments of solve() that are tables of a problem file (each takes a dict)
+TABLES = ("given", "settings", "head", "cell", "training", "encoder", "decoder", "answers")
+
+ProblemLike = str | Path | Mapping[str, Any] | Problem
+
+
+def _plain(x: Any) -> Any:
+    """Python numbers and lists from numpy arrays, numpy scalars and tuples (the parser reads lists)."""
+    if isinstance(x, Mapping):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if type(x).__module__ == "numpy" and hasattr(x, "tolist"):
+        return _plain(x.tolist())
+    return x
+
+
+def _from_keywords(keys: dict[str, Any]) -> dict[str, Any]:
+    raw: dict[str, Any] = {}
+    given: dict[str, Any] = dict(keys.pop("given", None) or {})
+    for name, value in keys.items():
+        if name in TOP_LEVEL or name in TABLES:
+            raw[name] = value
+        else:
+            given[name] = value
+    if given:
+        raw["given"] = given
+    return raw
+
+
+def problem_of(problem: ProblemLike, label: str = "<dict>") -> Problem:
+    """A typed problem from a path, a dict shaped like a problem file, or a Problem as it is."""
+    if isinstance(problem, Problem):
+        return problem
+    if isinstance(problem, (str, Path)):
+        return load_problem(problem)
+    if isinstance(problem, Mapping):
+        raw = _plain(problem)
+        if "title" not in raw and isinstance(raw.get("kind"), str):
+            raw = {"title": f"{raw['kind']} problem", **raw}
+        return parse_problem(raw, label)
+    raise ProblemError(label, "", f"expected a path, a dict or a Problem, got {type(problem).__name__}")
+
+
+def solve(
+    problem: ProblemLike | None = None,
+    /,
+    *,
+    decimals: int | None = None,
+    exact: bool | None = None,
+    carry: bool | None = None,
+    **keys: Any,
+) -> Derivation:
+    """Solve a problem and return its derivation, as ``attncalc solve`` computes it.
+
+    ``problem`` is the path of a problem file (TOML, YAML or JSON), or a dict with the same keys
+    as a problem file. Or give the problem as keywords instead: ``kind``, ``score``, ``measure``,
+    ``title``, ``description`` and ``tokens`` are top-level keys; ``settings``, ``head``, ``cell``,
+    ``training``, ``encoder``, ``decoder`` (and ``given``, ``answers``) take a dict each for that
+    table; every other keyword is a key of ``[given]``::
+
+        d = attncalc.solve(kind="attention", score="dot", query=[1, 1], keys=[[1, 0], [0, 2]])
+        d["weights"]  # [0.2689..., 0.7310...]
+
+    Numbers may be ints, floats, strings of the number grammar ("1/3", "sqrt(2)") or numpy
+    arrays. ``decimals``, ``exact`` and ``carry`` override the problem's settings as
+    ``--decimals``, ``--exact/--no-exact`` and ``--carry/--no-carry`` do. Bad input raises
+    :class:`~attncalc.errors.ProblemError` naming the file (``<dict>`` or ``<keywords>``) and key.
+    """
+    if problem is not None and keys:
+        raise ProblemError(
+            "attncalc.solve", ", ".join(sorted(keys)), "give a problem (a path or a dict) or keywords, not both"
+        )
+    if problem is None:
+        if not keys:
+            raise ProblemError("attncalc.solve", "", "no problem: give a path, a dict, or keywords such as kind=...")
+        target = problem_of(_from_keywords(keys), "<keywords>")
+    else:
+        target = problem_of(problem)
+    return _solve(target, exact=exact, decimals=decimals, carry_rounded=carry)
+
+
+def check(
+    problem: ProblemLike,
+    answers: str | Path | Mapping[str, Any] | None = None,
+    *,
+    rtol: float | None = None,
+    atol: float | None = None,
+    sigfigs: int | None = None,
+) -> Report:
+    """Grade answers against a problem step by step, as ``attncalc check PROBLEM ANSWERS`` does.
+
+    ``answers`` is the path of an answers file or a dict keyed by step id (``{"weights": [0.27,
+    0.73]}``; numbers as written keep their decimals when given as strings, ``"0.270"``); None
+    grades the problem's own ``[answers]`` table. ``rtol``, ``atol`` and ``sigfigs`` are the
+    command's tolerances. Returns the :class:`~attncalc.check.Report`: ``report.all_correct``,
+    ``report.results``, ``report.to_json()`` (the command's JSON), ``report.to_text()``.
+    """
+    target = problem_of(problem)
+    tol = Tolerance(rtol=rtol, atol=atol, sigfigs=sigfigs)
+    if answers is None:
+        if not target.answers:
+            raise ProblemError(target.path, "answers", "none to check; give answers or an [answers] table")
+        return _grade(target, target.answers, target.path, tol, key_prefix="answers.")
+    if isinstance(answers, (str, Path)):
+        raw, _own_problem = load_answers(answers)  # the problem given here wins, as on the command line
+        return _grade(target, raw, str(answers), tol)
+    if isinstance(answers, Mapping):
+        return _grade(target, _plain(answers), "<answers>", tol)
+    raise ProblemError("<answers>", "", f"expected a path or a dict of step ids, got {type(answers).__name__}")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One generated variant: its problem table, its derivation, and its key (step id → shown value)."""
+
+    problem: dict[str, Any]
+    derivation: Derivation
+    key: dict[str, Any]
+
+
+def generate(
+    *,
+    kind: str = "attention",
+    score: str = "dot",
+    tokens: int = 3,
+    dim: int = 2,
+    head: bool = False,
+    mask: str | None = None,
+    count: int = 1,
+    seed: int = 0,
+    values: str = "int",
+    allow_ties: bool = False,
+    decimals: int = 3,
+    out: str | Path | None = None,
+    format: str = "markdown",
+    force: bool = False,
+) -> list[Variant]:
+    """Draw seeded homework variants, as ``attncalc generate`` does with the same options.
+
+    Returns the variants; each ``key`` is the answers file's content as a dict (the true values at
+    ``decimals``, as strings) and grades as all correct with ``attncalc.check(v.problem, v.key)``.
+    Nothing is written unless ``out`` names a folder: then the command's files are written there
+    (problem files, answer keys, sheets in ``format``), never over existing files without ``force``.
+    """
+    opts = Options(kind, score, tokens, dim, head, mask, count, seed, values, allow_ties, decimals)
+    result = _draw(opts)
+    variants = []
+    for raw, d in zip(result.problems, result.derivations, strict=True):
+        key = {s["id"]: s["shown"] for s in d.to_json()["steps"]}
+        variants.append(Variant(raw, d, key))
+    if out is not None:
+        write_homework(Path(out), homework_files(result.problems, result.derivations, format, seed), force)
+    return variants
+
+
+# ------------------------------------------------------------------ the files `generate` writes
+
+FORMATS = ("markdown", "latex", "pdf", "html", "moodle")
+
+
+def homework_files(
+    problems: list[dict[str, Any]], derivations: list[Derivation], fmt: str, seed: int
+) -> dict[str, str | bytes]:
+    """The files of a homework set by name: variants, answer keys, and the three sheets in fmt."""
+    if fmt not in FORMATS:
+        raise ProblemError("generate", "--format", f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+    files: dict[str, str | bytes] = {}
+    for k, (raw, d) in enumerate(zip(problems, derivations, strict=True), 1):
+        name = f"variant-{k:02d}.toml"
+        files[name] = problem_toml(raw, seed)
+        files[f"answers/{name}"] = answers_toml(d, f"../{name}")
+    files.update(_sheets(derivations, "markdown" if fmt == "moodle" else fmt, seed, len(derivations)))
+    if fmt == "moodle":
+        from .render.moodle import moodle_xml
+
+        files["quiz.xml"] = moodle_xml(derivations, seed)
+    return files
+
+
+def _sheets(derivations: list[Derivation], fmt: str, seed: int, count: int) -> dict[str, str | bytes]:
+    from .render.writers import render
+
+    ext = {"markdown": "md", "latex": "tex", "html": "html", "pdf": "pdf"}[fmt]
+    out: dict[str, str | bytes] = {}
+    for sheet, name in (("question", "questions"), ("answers", "answers"), ("solution", "solutions")):
+        title = f"Attention homework, {count} variant{'s' if count > 1 else ''} (seed {seed}): {name}"
+        if fmt == "pdf":
+            from .render.pdf import compile_pdf
+
+            out[f"{name}.pdf"] = compile_pdf(render(derivations, "latex", sheet, title=title))
+        else:
+            out[f"{name}.{ext}"] = render(derivations, fmt, sheet, title=title)
+    return out
+
+
+def write_homework(folder: Path, files: dict[str, str | bytes], force: bool) -> None:
+    """Write the files into folder (created if missing); refuse, naming one, if any exists without force."""
+    from .files import write_atomic
+
+    clash = [n for n in files if (folder / n).exists()]
+    if clash and not force:
+        raise AttncalcError(
+            f"{folder / clash[0]}: already exists ({len(clash)} files would be overwritten); pass --force"
+        )
+    (folder / "answers").mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        write_atomic(str(folder / name), content, True)

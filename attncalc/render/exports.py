@@ -1,0 +1,85 @@
+"""The views ``attncalc solve`` and ``attncalc check`` write, registered in :mod:`attncalc.views`.
+
+Each function renders exactly what the command writes for the same options, so a derivation's
+``to_markdown()`` is ``attncalc solve --format markdown`` and the CLI and the Python API cannot
+drift apart. Importing this module is cheap: each renderer loads when first called.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from ..views import register
+
+if TYPE_CHECKING:
+    from ..check import Report
+    from ..derivation import Derivation
+
+
+def text_view(derivations: list[Derivation], width: int) -> str:
+    """The terminal view of one or more derivations as plain text, at a fixed width (no colours)."""
+    from rich.console import Console
+    from rich.rule import Rule
+
+    from .text import TextRenderer
+
+    with open(os.devnull, "w") as sink:
+        console = Console(width=width, color_system=None, record=True, file=sink)
+        for k, d in enumerate(derivations):
+            if len(derivations) > 1:
+                console.print(Rule(f"Problem {k + 1}"))
+            TextRenderer(d).print(console)
+        return console.export_text()
+
+
+@register("derivation", "text")
+def derivation_text(d: Derivation, width: int = 80) -> str:
+    return text_view([d], width)
+
+
+@register("derivation", "json")
+def derivation_json(d: Derivation) -> dict[str, Any]:
+    from .json import to_dict
+
+    return to_dict(d)
+
+
+@register("derivation", "markdown")
+def derivation_markdown(d: Derivation, sheet: str = "solution") -> str:
+    from .writers import render
+
+    return render([d], "markdown", sheet)
+
+
+@register("derivation", "latex")
+def derivation_latex(d: Derivation, sheet: str = "solution", fragment: bool = False) -> str:
+    from .writers import render
+
+    return render([d], "latex", sheet, fragment)
+
+
+@register("derivation", "html")
+def derivation_html(d: Derivation, sheet: str = "solution", fragment: bool = False) -> str:
+    from .writers import render
+
+    return render([d], "html", sheet, fragment)
+
+
+@register("report", "json")
+def report_json(rep: Report) -> dict[str, Any]:
+    from .check_view import report_dict
+
+    return report_dict(rep)
+
+
+@register("report", "text")
+def report_text(rep: Report, width: int = 80) -> str:
+    from rich.console import Console
+
+    from .check_view import print_reports
+
+    with open(os.devnull, "w") as sink:
+        console = Console(width=width, color_system=None, record=True, file=sink)
+        print_reports([rep], console)
+        return console.export_text()

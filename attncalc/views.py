@@ -1,0 +1,105 @@
+"""Views of the result objects, looked up in a table so that the model never imports a renderer.
+
+The model (``derivation.py``, ``check.py``) defines *what* a result is; the renderers in
+``render/`` know *how* to show it. A renderer registers one function per (object, format) here,
+and the result classes inherit the methods below, which only look the function up. The table is
+filled by :mod:`attncalc.render.exports`, which the package's ``__init__`` imports (it is cheap:
+the renderers themselves load on first use). This module imports nothing from attncalc.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+View = Callable[..., Any]
+
+_TABLE: dict[tuple[str, str], View] = {}
+
+
+def register(what: str, fmt: str) -> Callable[[View], View]:
+    """Decorator: ``@register("derivation", "markdown")`` installs a view of one object type."""
+
+    def add(fn: View) -> View:
+        _TABLE[(what, fmt)] = fn
+        return fn
+
+    return add
+
+
+def view(what: str, fmt: str) -> View | None:
+    """The registered view, or None when no renderer registered one."""
+    return _TABLE.get((what, fmt))
+
+
+def show(obj: object, what: str, fmt: str, **options: Any) -> Any:
+    """Render obj (a ``what``) as ``fmt``; LookupError when no renderer is registered for it."""
+    fn = _TABLE.get((what, fmt))
+    if fn is None:
+        raise LookupError(f"no {fmt} view of a {what} is registered; import attncalc.render.exports")
+    return fn(obj, **options)
+
+
+def _maybe(obj: object, what: str, fmt: str, **options: Any) -> str | None:
+    """For Jupyter's _repr_*_ hooks: None (no such representation) instead of an error."""
+    fn = _TABLE.get((what, fmt))
+    return None if fn is None else str(fn(obj, **options))
+
+
+class DerivationViews:
+    """The views of a derivation: sheets, text, JSON, and the Jupyter representations."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The derivation as ``attncalc solve --format json`` writes it, as a dict.
+
+        ``json.dumps(d.to_json(), indent=2, ensure_ascii=False) + "\\n"`` is the command's output.
+        """
+        out: dict[str, Any] = show(self, "derivation", "json")
+        return out
+
+    def to_markdown(self, sheet: str = "solution") -> str:
+        """The Markdown sheet (``--format markdown``); sheet is solution, answers or question."""
+        return str(show(self, "derivation", "markdown", sheet=sheet))
+
+    def to_latex(self, sheet: str = "solution", fragment: bool = False) -> str:
+        """The LaTeX document (``--format latex``), or only its body with fragment=True."""
+        return str(show(self, "derivation", "latex", sheet=sheet, fragment=fragment))
+
+    def to_html(self, sheet: str = "solution", fragment: bool = False) -> str:
+        """The HTML page (``--format html``), or only its body with fragment=True."""
+        return str(show(self, "derivation", "html", sheet=sheet, fragment=fragment))
+
+    def to_text(self, width: int = 80) -> str:
+        """The terminal view without colours, as ``attncalc solve --width W -o FILE`` writes it."""
+        return str(show(self, "derivation", "text", width=width))
+
+    # Jupyter shows a derivation as a solution sheet; IPython's terminal shows the text view.
+    def _repr_markdown_(self) -> str | None:
+        return _maybe(self, "derivation", "markdown", sheet="solution")
+
+    def _repr_latex_(self) -> str | None:
+        return _maybe(self, "derivation", "latex", sheet="solution", fragment=True)
+
+    def _repr_html_(self) -> str | None:
+        return _maybe(self, "derivation", "html", sheet="solution", fragment=True)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        text = None if cycle else _maybe(self, "derivation", "text", width=80)
+        p.text(repr(self) if text is None else text.rstrip("\n"))
+
+
+class ReportViews:
+    """The views of a check report: the JSON and text that ``attncalc check`` prints."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as ``attncalc check --format json`` writes it (for one answers file), as a dict."""
+        out: dict[str, Any] = show(self, "report", "json")
+        return out
+
+    def to_text(self, width: int = 80) -> str:
+        """The report table without colours, as ``attncalc check --width W`` prints it."""
+        return str(show(self, "report", "text", width=width))
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        text = None if cycle else _maybe(self, "report", "text", width=80)
+        p.text(repr(self) if text is None else text.rstrip("\n"))
