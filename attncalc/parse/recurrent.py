@@ -220,6 +220,31 @@ def read_cell(
 # ------------------------------------------------------------------------------ kinds
 
 
+def stated_gates(
+    r: _Reader, raw: Any, where: str, kind: str, d_h: int | None
+) -> tuple[list[dict[str, Given]], int | None]:
+    """``[[where.gates]]``: per step the gate values a problem states (canonical names), and the hidden size."""
+    if raw is None:
+        return [], d_h
+    if not isinstance(raw, list) or not all(isinstance(s, dict) for s in raw):
+        raise r.fail(f"{where}.gates", f"expected a list of tables, one per step: [[{where}.gates]] with gate values")
+    if raw and kind == "rnn":
+        raise r.fail(f"{where}.gates", "an rnn cell has no gates to state")
+    out: list[dict[str, Given]] = []
+    for k, table in enumerate(raw, 1):
+        w = f"{where}.gates[{k}]"
+        row = r.table(table, w, STATED[kind])
+        gates = {}
+        for name, value in row.items():
+            v = r.vector(value, f"{w}.{name}")
+            if d_h is None:
+                d_h = v.shape[0]
+            _need_shape(r, v, f"{w}.{name}", (d_h,), "for the hidden size")
+            gates[STATED_GATE[name]] = v
+        out.append(gates)
+    return out, d_h
+
+
 def recurrent(r: _Reader, kind: str, given_raw: Any, cell_raw: Any, training_raw: Any) -> Recurrent:
     t = r.table(given_raw, "given", names(_GIVEN_TABLE))
     if kind != "lstm" and "c0" in t:
@@ -227,26 +252,9 @@ def recurrent(r: _Reader, kind: str, given_raw: Any, cell_raw: Any, training_raw
     ct = r.table(cell_raw, "cell", names(CELL_TABLE))
     opts = cell_options(r, ct, "cell", kind)
     x = _vector_or_rows(r, t["x"], "given.x") if "x" in t else None
-    stated_raw = t.get("gates", [])
-    if not isinstance(stated_raw, list) or not all(isinstance(s, dict) for s in stated_raw):
-        raise r.fail("given.gates", "expected a list of tables, one per step: [[given.gates]] with gate values")
-    if stated_raw and kind == "rnn":
-        raise r.fail("given.gates", "an rnn cell has no gates to state")
     d_x = x.shape[1] if x is not None else None
     h0 = r.vector(t["h0"], "given.h0") if "h0" in t else None
-    d_h = h0.shape[0] if h0 is not None else None
-    stated: list[dict[str, Given]] = []
-    for k, table in enumerate(stated_raw, 1):
-        where = f"given.gates[{k}]"
-        row = r.table(table, where, STATED[kind])
-        gates = {}
-        for name, raw in row.items():
-            v = r.vector(raw, f"{where}.{name}")
-            if d_h is None:
-                d_h = v.shape[0]
-            _need_shape(r, v, f"{where}.{name}", (d_h,), "for the hidden size")
-            gates[STATED_GATE[name]] = v
-        stated.append(gates)
+    stated, d_h = stated_gates(r, t.get("gates"), "given", kind, h0.shape[0] if h0 is not None else None)
     cell = read_cell(r, t, "given.", opts, d_x, d_h, optional=True)
     if cell is not None:
         d_x, d_h = cell.d_x, cell.d_h

@@ -16,7 +16,7 @@ from ..schema.recurrent import ENCODER as DECL_ENCODER
 from ..schema.validate import names
 from .output import output_layer, training
 from .reader import _check_tokens, _need_shape, _vector_or_rows, _zeros
-from .recurrent import GATE_KEYS, LAYOUT_KEYS, STATED, STATED_GATE, cell_options, read_cell
+from .recurrent import GATE_KEYS, LAYOUT_KEYS, STATED_GATE, cell_options, read_cell, stated_gates
 from .types import GATES, Cell, Problem, Seq2Seq
 
 if TYPE_CHECKING:
@@ -26,31 +26,6 @@ if TYPE_CHECKING:
 ENCODER_KEYS = names(DECL_ENCODER)
 ATTENTION_KEYS = ("score", "input_feeding", "W_a", "W_q", "W_k", "v", "W_att")
 DECODER_KEYS = names(DECL_DECODER)
-
-
-def stated_gates(
-    r: _Reader, raw: Any, where: str, kind: str, d_h: int | None
-) -> tuple[list[dict[str, Given]], int | None]:
-    """``[[where.gates]]``: per step the gate values a problem states (canonical names), and the hidden size."""
-    if raw is None:
-        return [], d_h
-    if not isinstance(raw, list) or not all(isinstance(s, dict) for s in raw):
-        raise r.fail(f"{where}.gates", f"expected a list of tables, one per step: [[{where}.gates]] with gate values")
-    if raw and kind == "rnn":
-        raise r.fail(f"{where}.gates", "an rnn cell has no gates to state")
-    out: list[dict[str, Given]] = []
-    for k, table in enumerate(raw, 1):
-        w = f"{where}.gates[{k}]"
-        row = r.table(table, w, STATED[kind])
-        gates = {}
-        for name, value in row.items():
-            v = r.vector(value, f"{w}.{name}")
-            if d_h is None:
-                d_h = v.shape[0]
-            _need_shape(r, v, f"{w}.{name}", (d_h,), "for the hidden size")
-            gates[STATED_GATE[name]] = v
-        out.append(gates)
-    return out, d_h
 
 
 def _every_gate(r: _Reader, where: str, cell: Cell, stated: list[dict[str, Given]], T: int, layout: str) -> None:
