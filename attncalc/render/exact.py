@@ -51,32 +51,39 @@ def _decimal_coeff(expr: Any) -> tuple[str, Any] | None:
     return text, rest
 
 
+def _with_decimals(base: Any, times: str) -> Any:
+    """A subclass of the sympy printer ``base`` that writes short decimals as decimals: 109/500 as
+    0.218, and 3*x/10 as 0.3, ``times``, x."""
+    from sympy.printing.precedence import PRECEDENCE
+
+    class _Decimals(base):  # type: ignore[misc,valid-type]
+        def _print_Rational(self, expr: Any) -> str:
+            text = short_decimal(expr)
+            return text if text is not None else str(super()._print_Rational(expr))
+
+        def _print_Mul(self, expr: Any) -> str:
+            split = _decimal_coeff(expr)
+            if split is None:
+                return str(super()._print_Mul(expr))
+            text, rest = split
+            return f"{text}{times}{self.parenthesize(rest, PRECEDENCE['Mul'])}"
+
+    return _Decimals
+
+
 def exact_text(expr: Any) -> str:
     """``1/(1 + 2*e)``, ``exp(0.218)``: sympy's string printer, with E written e, -oo as -inf and
     short decimals (109/500) as decimals (0.218)."""
     global _PRINTER
     if _PRINTER is None:
-        from sympy.printing.precedence import PRECEDENCE
         from sympy.printing.str import StrPrinter
 
-        class _Printer(StrPrinter):  # type: ignore[misc]
+        class _Printer(_with_decimals(StrPrinter, "*")):  # type: ignore[misc]
             def _print_Exp1(self, expr: Any) -> str:
                 return "e"
 
             def _print_NegativeInfinity(self, expr: Any) -> str:
                 return "-inf"
-
-            def _print_Rational(self, expr: Any) -> str:
-                text = short_decimal(expr)
-                return text if text is not None else str(super()._print_Rational(expr))
-
-            def _print_Mul(self, expr: Any) -> str:
-                split = _decimal_coeff(expr)
-                if split is None:
-                    return str(super()._print_Mul(expr))
-                text, rest = split
-                sign = "-" if text.startswith("-") else ""
-                return f"{sign}{text.lstrip('-')}*{self.parenthesize(rest, PRECEDENCE['Mul'])}"
 
         _PRINTER = _Printer()
     return str(_PRINTER.doprint(expr))
@@ -87,21 +94,8 @@ def exact_latex(expr: Any) -> str:
     global _LATEX
     if _LATEX is None:
         from sympy.printing.latex import LatexPrinter
-        from sympy.printing.precedence import PRECEDENCE
 
-        class _Latex(LatexPrinter):  # type: ignore[misc]
-            def _print_Rational(self, expr: Any) -> str:
-                text = short_decimal(expr)
-                return text if text is not None else str(super()._print_Rational(expr))
-
-            def _print_Mul(self, expr: Any) -> str:
-                split = _decimal_coeff(expr)
-                if split is None:
-                    return str(super()._print_Mul(expr))
-                text, rest = split
-                return f"{text} {self.parenthesize(rest, PRECEDENCE['Mul'])}"
-
-        _LATEX = _Latex()
+        _LATEX = _with_decimals(LatexPrinter, " ")()
     return str(_LATEX.doprint(expr))
 
 
