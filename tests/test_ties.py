@@ -79,3 +79,12 @@ def test_solve_says_the_prediction_is_a_tie(cli: Any, tmp_path: Path) -> None:
     assert "Prediction: B (a tie: B, C are equally likely" in text
     md = cli("solve", str(tmp_path / "p.json"), "-f", "markdown").stdout
     assert "a tie: B, C are equally likely" in md
+
+
+def test_attention_table_marks_every_tied_weight(cli: Any, tmp_path: Path) -> None:
+    # keys rows 2 and 3 give s·h = 2 both (by hand: 0 + 2 and 1 + 1), so α_2 = α_3 is the largest weight
+    path = tmp_path / "tied.json"
+    path.write_text(json.dumps(TIED))
+    out = cli("solve", str(path), "--width", "80").stdout
+    marked = [line.split()[1] for line in out.splitlines() if line.rstrip().endswith("◀ most")]
+    assert marked == ["x2", "x3"]

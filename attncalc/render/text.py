@@ -409,13 +409,14 @@ class TextRenderer:
         t.add_column("α_i as a bar (full = 1)")
         labels = position_labels(d.problem.tokens, n, "h_")
         w = np.asarray(d.step("weights").shown, dtype=float)
-        best = int(np.argmax(w))
+        exact_w = np.asarray(d.step("weights").value, dtype=float)
+        best = set(np.flatnonzero(np.isclose(exact_w, np.max(exact_w), rtol=1e-12, atol=0)).tolist())
         for i in elide(list(range(n)), ROW_LIMIT):
             if i is None:
                 t.add_row("⋮", "", *[""] * len(present), "")
                 continue
             cells = [self.n(np.asarray(s.shown)[i]) for s in present]
-            mark = " ◀ most" if i == best else ""
+            mark = " ◀ most" if i in best else ""  # every one of tied weights
             t.add_row(str(i + 1), labels[i], *cells, bar(float(w[i])) + mark)
         return t
 
