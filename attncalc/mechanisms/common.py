@@ -111,6 +111,14 @@ def softmax_steps(
         fn = "exp"
         formula = f"exp({a}_i)"
         latex = rf"\exp({a}_i)"
+    # the exponential's argument as the sum and the weights write it: e_j, e_j − m, S'_ij
+    ij = "_ij" if matrix else "_i"
+    arg_i, arg_j = (
+        (f"{a}{ij} − m", f"{a}{ij if matrix else '_j'} − m")
+        if shifted
+        else (f"{a}{ij}", f"{a}{ij if matrix else '_j'}")
+    )
+    tex_i, tex_j = (t.replace("_ij", "_{ij}").replace("−", "-") for t in (arg_i, arg_j))
     if matrix:
         formula = formula.replace("_i", "_ij").replace("max ", "max_j ")
         latex = latex.replace("_i", "_{ij}")
@@ -141,8 +149,8 @@ def softmax_steps(
     sum_step = Sum(
         id=names.sum_id,
         title="Sum of exponentials" + (" (per row)" if matrix else ""),
-        formula="Z_i = Σ_j exp(…)_ij" if matrix else "Z = Σ_j exp(…)_j",
-        latex=r"Z_i = \sum_j \exp(\cdot)_{ij}" if matrix else r"Z = \sum_j \exp(\cdot)_j",
+        formula=f"Z_i = Σ_j exp({arg_j})" if matrix else f"Z = Σ_j exp({arg_j})",
+        latex=rf"Z_i = \sum_j \exp({tex_j})" if matrix else rf"Z = \sum_j \exp({tex_j})",
         symbol="Z",
         value=total,
         rows=rows if matrix else None,
@@ -159,11 +167,11 @@ def softmax_steps(
     out_step = Divide(
         id=names.out_id,
         title=names.out_title,
-        formula=f"{o}_ij = exp(…)_ij / Z_i" if matrix else f"{o}_i = exp(…)_i / Z",
+        formula=f"{o}_ij = exp({arg_i}) / Z_i" if matrix else f"{o}_i = exp({arg_i}) / Z",
         latex=(
-            rf"{_tex(o)}_{{ij}} = \frac{{\exp(\cdot)_{{ij}}}}{{Z_i}}"
+            rf"{_tex(o)}_{{ij}} = \frac{{\exp({tex_i})}}{{Z_i}}"
             if matrix
-            else rf"{_tex(o)}_i = \frac{{\exp(\cdot)_i}}{{Z}}"
+            else rf"{_tex(o)}_i = \frac{{\exp({tex_i})}}{{Z}}"
         ),
         symbol=o,
         value=weights,
