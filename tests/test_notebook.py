@@ -73,6 +73,13 @@ def test_no_cell_raised(executed: list[Any]) -> None:
     assert not [o for c in executed for o in c.outputs if o.output_type == "error"]
 
 
+def test_each_result_is_shown_once(executed: list[Any]) -> None:
+    """A derivation or report is shown by its cell's result only: rendering it must not also print
+    (rich's Console, left to detect Jupyter, sent every line as display_data of its own)."""
+    for cell in executed:
+        assert [o.output_type for o in cell.outputs if o.output_type != "stream"] in ([], ["execute_result"])
+
+
 def test_keyword_problem_displays_as_a_sheet(executed: list[Any]) -> None:
     data = _result(executed[0])
     html = data["text/html"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from typing import Any
 
@@ -141,7 +142,7 @@ def report_renderable(rep: Report, width: int | None = None) -> RenderableType:
 
 
 def _natural_width(t: Table) -> int:
-    wide = Console(width=100_000)
+    wide = Console(width=100_000, file=io.StringIO(), force_jupyter=False)
     return Measurement.get(wide, wide.options, t).maximum
 
 

@@ -25,7 +25,7 @@ def text_view(derivations: list[Derivation], width: int) -> str:
     from .text import TextRenderer
 
     with open(os.devnull, "w") as sink:
-        console = Console(width=width, color_system=None, record=True, file=sink)
+        console = Console(width=width, color_system=None, record=True, file=sink, force_jupyter=False)
         for k, d in enumerate(derivations):
             if len(derivations) > 1:
                 console.print(Rule(f"Problem {k + 1}"))
@@ -80,6 +80,6 @@ def report_text(rep: Report, width: int = 80) -> str:
     from .check_view import print_reports
 
     with open(os.devnull, "w") as sink:
-        console = Console(width=width, color_system=None, record=True, file=sink)
+        console = Console(width=width, color_system=None, record=True, file=sink, force_jupyter=False)
         print_reports([rep], console)
         return console.export_text()
