@@ -94,6 +94,32 @@ def load_answers(path: str | Path) -> tuple[dict[str, Any], str | None]:
     return raw, problem
 
 
+def unknown_step(step_id: str, valid: list[str]) -> str:
+    """The message for an answer id that is not a step: a close id, if any, and the ids to choose from.
+
+    A near miss is looked for among the ids that share everything up to the last dot first, so that
+    ``decoder.1.input`` is not taken for ``decoder.1.i``. Long lists of time steps are shown as
+    patterns (``encoder.t.h``) so that the message stays readable.
+    """
+    import difflib
+    import re
+
+    head, _, leaf = step_id.rpartition(".")
+    siblings = [v.rpartition(".")[2] for v in valid if v.rpartition(".")[0] == head]
+    if head and siblings:
+        close = [f"{head}.{m}" for m in difflib.get_close_matches(leaf, siblings, n=1)]
+    else:
+        close = difflib.get_close_matches(step_id, valid, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    if len(valid) <= 15:
+        return f"not a step of this problem{hint}; its steps are: {', '.join(valid)}"
+    patterns = list(dict.fromkeys(re.sub(r"(^|\.)\d+(?=\.)", r"\1t", v) for v in valid))
+    return (
+        f"not a step of this problem{hint}; its steps are (t a time step): {', '.join(patterns)};"
+        " attncalc solve --format json lists each one"
+    )
+
+
 def parse_answers(raw: dict[str, Any], derivation: Derivation, file: str, key_prefix: str = "") -> list[Answer]:
     """Validate answers against a derivation's steps: known ids, right shapes, numbers."""
     valid = derivation.step_ids
@@ -103,11 +129,7 @@ def parse_answers(raw: dict[str, Any], derivation: Derivation, file: str, key_pr
     for step_id, value in raw.items():
         key = f"{key_prefix}{step_id}"
         if step_id not in valid:
-            import difflib
-
-            close = difflib.get_close_matches(str(step_id), valid, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ProblemError(file, key, f"not a step of this problem{hint}; its steps are: {', '.join(valid)}")
+            raise ProblemError(file, key, unknown_step(str(step_id), valid))
         step = derivation.step(step_id)
         if isinstance(step, Argmax):
             if not isinstance(value, (str, int)) or isinstance(value, bool):

@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from .helpers import ROOT
+
 GOOD = 'kind = "attention"\n[given]\nquery = [1, 1]\nkeys = [[1, 0], [0, 2]]\n'
 
 CASES = [
@@ -100,3 +102,18 @@ def test_code_in_a_number_field_is_refused_and_never_run(cli: Any, tmp_path: Pat
     result = cli("solve", str(f))
     assert result.exit_code == 2 and "given.query" in result.stderr and "is not a number" in result.stderr
     assert not marker.exists()
+
+
+def test_unknown_answer_id_points_to_the_right_step(cli: Any, tmp_path: Path) -> None:
+    """A wrong id among a seq2seq's ~60 ids: no misleading near miss (decoder.1.input is not
+    decoder.1.i), a real near miss suggested (decoder.1.hh → decoder.1.h), and the ids listed as
+    time-step patterns on one line instead of every id."""
+    seq2seq = str(ROOT / "problems" / "lstm-doc-seq2seq.toml")
+    for wrong, hint in (("decoder.1.input", None), ("decoder.1.hh", "decoder.1.h")):
+        (tmp_path / "a.toml").write_text(f'[answers]\n"{wrong}" = [1, 0]\n')
+        result = cli("check", seq2seq, str(tmp_path / "a.toml"))
+        err = result.stderr
+        assert result.exit_code == 2 and len(err.strip().splitlines()) == 1, err
+        assert f"{wrong}: not a step of this problem" in err
+        assert (f"did you mean '{hint}'?" in err) if hint else ("did you mean" not in err)
+        assert "decoder.t.tanh_c, decoder.t.h;" in err and "decoder.2.h" not in err

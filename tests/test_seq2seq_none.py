@@ -209,3 +209,25 @@ def test_cli_exit_2_one_line(cli: Any, tmp_path: Path, extra: str, words: list[s
     for w in words:
         assert w in result.stderr, result.stderr
     assert "Traceback" not in result.output
+
+
+def test_decoder_input_ids_are_where_the_docs_say() -> None:
+    """docs/interface.md: `decoder.t.input` is Bahdanau's [y_{t−1}; c_t] (and Luong's with input
+    feeding); without attention, and in Luong without input feeding, y_{t−1} enters through the
+    cell's concatenation `decoder.t.hx` = [s_{t−1}; y_{t−1}]."""
+    import tomllib
+
+    assert "decoder.1.input" in solve_file("seq2seq-bahdanau.toml").step_ids
+    luong = solve_file("seq2seq-luong.toml")
+    assert "decoder.1.input" not in luong.step_ids and "decoder.1.hx" in luong.step_ids
+    raw = tomllib.loads((PROBLEMS / "seq2seq-luong.toml").read_text())
+    raw["decoder"]["attention"] = "none"
+    for key in ("score", "W_att"):
+        del raw["decoder"][key]
+    d = solve_raw(raw)
+    assert "decoder.1.input" not in d.step_ids and "decoder.1.scores" not in d.step_ids
+    # s_0 is the encoder's final state h_2; y_0 = <s> = [0, 0]; y_1 = [1, 0]
+    h2 = np.asarray(d.step("encoder.2.h").value, dtype=float)
+    np.testing.assert_allclose(np.asarray(d.step("decoder.1.hx").value, dtype=float), [*h2, 0, 0])
+    s1 = np.asarray(d.step("decoder.1.h").value, dtype=float)
+    np.testing.assert_allclose(np.asarray(d.step("decoder.2.hx").value, dtype=float), [*s1, 1, 0])
