@@ -33,7 +33,7 @@ from .mechanisms import MECHANISMS, solve
 from .numbers import parse_number, to_float
 from .problem import Problem, read_raw
 from .render import expand
-from .render.fmt import entry_label, fmt, paren
+from .render.fmt import entry_label, fmt, fmt_array, paren
 from .views import ReportViews
 
 _PLAIN_DECIMAL = re.compile(r"^\s*[-+−]?\d*\.(\d+)\s*$")
@@ -53,6 +53,7 @@ class Answer:
     id: str
     values: np.ndarray | str  # float array (or the label of a prediction)
     decimals: np.ndarray | None  # int array, -1 where exact (a fraction or expression)
+    written: Any = None  # the entries as the answerer wrote them (nested lists of strings)
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,7 @@ def parse_answers(raw: dict[str, Any], derivation: Derivation, file: str, key_pr
         if vals.shape != shape:
             raise ProblemError(file, key, f"expected {_shape_words(shape)}, got {_shape_words(vals.shape)}")
         _unanswered(file, key, vals)
-        out.append(Answer(step_id, vals, decs))
+        out.append(Answer(step_id, vals, decs, _as_written(value)))
     order = {s: i for i, s in enumerate(valid)}
     return sorted(out, key=lambda a: order[a.id])
 
@@ -190,6 +191,17 @@ def _numbers(value: Any, file: str, key: str, default_dec: int) -> tuple[np.ndar
         return arr[..., 0], arr[..., 1].astype(int)
     v, d = one(value, "")
     return np.array(v), np.array(d)
+
+
+def _as_written(x: Any) -> Any:
+    """An answer's entries as strings the way they were written: 1 stays 1, 0.340 stays 0.340."""
+    if isinstance(x, list):
+        return [_as_written(v) for v in x]
+    if isinstance(x, Decimal):
+        return format(x, "f")
+    if isinstance(x, float):
+        return fmt(x, 6) if "e" in repr(x) else repr(x)
+    return str(x).strip()
 
 
 def _unanswered(file: str, key: str, vals: np.ndarray) -> None:
@@ -246,6 +258,7 @@ class StepResult:
     mistake: str | None = None
     began_at: str | None = None
     given_shown: Any = None  # the answer as written (strings)
+    expected_shown: Any = None  # the true value at the answer's precision (strings: 1.000 for 0.99997)
 
 
 @dataclass(frozen=True, repr=False)
@@ -384,9 +397,10 @@ def _grade(
     given = np.asarray(ans.values, dtype=float)
     decs = np.asarray(ans.decimals)
     true = np.asarray(step.value, dtype=float)
-    shown_given = _given_text(given, decs)
+    shown_given = ans.written if ans.written is not None else _given_text(given, decs)
     finest = max((int(x) for x in decs.flat if x >= 0), default=0)
     expected = _rounded(true, max(truth.decimals, finest))  # 0.000014 for an answer written 0.000001
+    shown_expected = fmt_array(true, max(truth.decimals, finest))  # 1.000 for 0.99997, 0.6 for 0.6
 
     open_ = np.array(np.isnan(given), dtype=bool)  # entries written "?": not graded, so they match anything
 
@@ -430,7 +444,7 @@ def _grade(
                 f"{_fmt_nested(expected)}."
             )
         )
-        return StepResult(ans.id, step.title, "correct", _nested(given), expected, [], note, given_shown=shown_given)
+        return StepResult(ans.id, step.title, "correct", _nested(given), expected, [], note, given_shown=shown_given, expected_shown=shown_expected)
 
     mine, mine_whole = agree(overrides=True)
     earlier_wrong = [k for k, v in status.items() if v != "correct"]
@@ -438,12 +452,12 @@ def _grade(
         if not earlier_wrong:
             note = "Consistent with your own rounded earlier answers."
             return StepResult(
-                ans.id, step.title, "correct", _nested(given), expected, [], note, given_shown=shown_given
+                ans.id, step.title, "correct", _nested(given), expected, [], note, given_shown=shown_given, expected_shown=shown_expected
             )
         began = next(k for k, v in status.items() if v == "wrong") if "wrong" in status.values() else earlier_wrong[0]
         note = f"Right given your earlier answers; the error began at {began}."
         return StepResult(
-            ans.id, step.title, "carried", _nested(given), expected, [], note, began_at=began, given_shown=shown_given
+            ans.id, step.title, "carried", _nested(given), expected, [], note, began_at=began, given_shown=shown_given, expected_shown=shown_expected
         )
 
     bad = ~(ok | mine)
@@ -463,6 +477,7 @@ def _grade(
         note,
         mistake=mistake,
         given_shown=shown_given,
+        expected_shown=shown_expected,
     )
 
 
@@ -499,6 +514,8 @@ def _slip_note(ans: Answer, step: Step, runs: _Runs, bad: np.ndarray, decimals: 
         label = _entry_name(runs.problem, step, idx)
         right = fmt(value[idx], k)
         wrote = _given_text(given[idx], decs[idx] if decs.ndim else decs)
+        if ans.written is not None:
+            wrote = np.asarray(ans.written, dtype=object)[idx] if idx else str(ans.written)
         rhs = expand.rhs(mine_step, idx, k) if mine_step is not None else None
         line = f"{label} = {rhs} = {right}, not {wrote}" if rhs else f"{label} = {right}, not {wrote}"
         if isinstance(mine_step, Product):

@@ -67,3 +67,26 @@ def test_wrapping_never_cuts_a_word_or_an_entry() -> None:
     parts = value_lines(row, 20)
     assert all(cell_len(p) <= 20 for p in parts)
     assert " ".join(parts).replace(", ", " ").replace(",", "") == row.replace(",", "")
+
+
+def test_given_as_written_and_expected_at_the_answers_precision(cli: Any, tmp_path: Path) -> None:
+    """The given column repeats the student's numbers as written (1 stays 1, 0.340 stays 0.340,
+    -1 stays -1, also in the note), and the expected column shows a rounded value with all its
+    decimals: cos(C, C′) = 5.0916 / (2.286 · 2.228) = 0.99997, expected 1.000, not a bare 1."""
+    (tmp_path / "a.toml").write_text(
+        f'problem = "{PROBLEMS / "decoder-dot.toml"}"\nscores = [1, 2, -1]\nweights = [0.340, 0.422, 0.422]\n'
+    )
+    text = cli("check", str(tmp_path / "a.toml"), "--width", "80").stdout
+    assert "[1, 2, ⟨-1⟩]" in text and "⟨0.340⟩" in text
+    assert "not -1." in text and "not 0.340" in text
+    # e = [1, 2, 2]: α_1 = e/(e + 2e²) = 1/(1 + 2e) = 0.15536…, α_2 = α_3 = e/(1 + 2e) = 0.42232…
+    assert "[0.155, 0.422, 0.422]" in text
+    cos = cli("check", str(PROBLEMS / "answers" / "lstm-doc-sentences.toml"), "--width", "80").stdout
+    assert "expected  [1.000, -0.215]" in cos
+
+
+def test_long_header_puts_the_problem_on_its_own_line(cli: Any) -> None:
+    text = cli("check", str(PROBLEMS / "answers" / "lstm-doc-sentences.toml"), "--width", "80").stdout
+    first, second = text.splitlines()[:2]
+    assert first.endswith("lstm-doc-sentences.toml") and second.strip().startswith("problem: ")
+    assert second.strip().endswith("problems/lstm-doc-sentences.toml")

@@ -112,11 +112,12 @@ def _expected_cell(r: StepResult) -> str:
 
 def _expected_rows(r: StepResult) -> str | list[str]:
     answered = _partial(r)
+    expected = r.expected_shown if r.expected_shown is not None else r.expected
     if answered is None:
-        if _is_matrix(r.expected):
-            return [_value_cell(row) for row in r.expected]
-        return _value_cell(r.expected)
-    values = dict(_entries(r.expected))
+        if _is_matrix(expected):
+            return [_value_cell(row) for row in expected]
+        return _value_cell(expected)
+    values = dict(_entries(expected))
     return ", ".join(f"{_at(i)} {_value_cell(values[i])}" for i in answered)
 
 
@@ -138,7 +139,15 @@ def report_renderable(rep: Report, width: int | None = None) -> RenderableType:
     t = _table(rep)
     if width is not None and _natural_width(t) > width:
         return _blocks(rep, width)
-    return Group(Text(f"{rep.answers}  (problem {rep.problem})"), t, Text(summary_line(rep)))
+    return Group(_header(rep, width), t, Text(summary_line(rep)))
+
+
+def _header(rep: Report, width: int | None) -> Text:
+    """ "answers.toml  (problem p.toml)", or the problem on a line of its own when that is too wide."""
+    one = f"{rep.answers}  (problem {rep.problem})"
+    if width is None or len(one) <= width:
+        return Text(one)
+    return Text(f"{rep.answers}\n  problem: {rep.problem}")
 
 
 def _natural_width(t: Table) -> int:
@@ -147,7 +156,7 @@ def _natural_width(t: Table) -> int:
 
 
 def _blocks(rep: Report, width: int) -> RenderableType:
-    lines: list[RenderableType] = [Text(f"{rep.answers}  (problem {rep.problem})"), Text("")]
+    lines: list[RenderableType] = [_header(rep, width), Text("")]
     for r in rep.results:
         mark, style = MARKS[r.verdict]
         rows = [("given", _given_rows(r)), ("expected", _expected_rows(r)), ("note", r.note)]
