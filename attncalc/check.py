@@ -464,7 +464,7 @@ def _grade(
     wrong_entries = [[int(i) for i in idx] for idx in zip(*np.nonzero(bad), strict=True)] if given.ndim else [[]]
     mistake = _named_mistake(ans.id, given, true, runs, matches)
     if mistake is not None:
-        note = f"It looks like {MISTAKES[mistake]}."
+        note = f"It looks like {_mistake_text(mistake, runs.problem)}."
     else:
         note = _slip_note(ans, step, runs, bad, truth.decimals)
     return StepResult(
@@ -479,6 +479,14 @@ def _grade(
         given_shown=shown_given,
         expected_shown=shown_expected,
     )
+
+
+def _mistake_text(mistake: str, problem: Problem) -> str:
+    """The named slip in the problem's own terms: a scale given in the file is named by its value."""
+    given = getattr(problem, "given", None)
+    if mistake == "no_scale" and isinstance(given, dict) and "scale" in given:
+        return f"the given scale {fmt(float(given['scale'].floats[0]), 6)} was left out"
+    return MISTAKES[mistake]
 
 
 def _named_mistake(step_id: str, given: np.ndarray, true: np.ndarray, runs: _Runs, matches: Any) -> str | None:

@@ -126,6 +126,16 @@ def test_mistake_scale_forgotten() -> None:
     """Scaled scores equal to the raw dot products: the 1/√d_k scale was left out."""
     r = grade(SCALED, {"scaled_scores": r3(K4 @ q4)})["scaled_scores"]
     assert r.verdict == "wrong" and r.mistake == "no_scale"
+    assert "the 1/√d_k scale was left out" in r.note
+
+
+def test_mistake_given_scale_forgotten_names_the_given_scale() -> None:
+    """With `[given] scale = 0.25` the slip is leaving out 0.25, not 1/√d_k (which is 1/2 here)."""
+    problem = {**SCALED, "given": {**SCALED["given"], "scale": 0.25}}
+    r = grade(problem, {"scaled_scores": r3(K4 @ q4)})["scaled_scores"]
+    assert r.verdict == "wrong" and r.mistake == "no_scale"
+    assert "the given scale 0.25 was left out" in r.note and "√d_k" not in r.note
+    assert grade(problem, {"scaled_scores": r3(K4 @ q4 * 0.25)})["scaled_scores"].verdict == "correct"
 
 
 def test_mistake_dk_instead_of_sqrt_dk() -> None:
