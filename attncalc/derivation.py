@@ -107,10 +107,12 @@ class Divide(Step):
 
 @dataclass(frozen=True, eq=False)
 class Add(Step):
-    """result = the sum of ``parts`` entry by entry (broadcast along rows)."""
+    """result = the sum of ``parts`` entry by entry (broadcast along rows); a part whose sign is −1
+    is subtracted (a difference a − b is written "2 − (−1)", not "2 + 1")."""
 
     parts: tuple[np.ndarray, ...] = ()
     part_names: tuple[str, ...] = ()
+    signs: tuple[int, ...] = ()  # +1 or −1 per part; empty: every part added
 
 
 @dataclass(frozen=True, eq=False)

@@ -267,3 +267,17 @@ def test_zero_vector_is_fine_without_cosine() -> None:
     """A zero row has length 0 and distances; only the cosine is undefined."""
     d = solve_raw(sim(["dot", "euclidean"], {"A": [[0, 0], [3, 4]]}))
     assert np.allclose(val(d, "distances"), [[0, 5], [5, 0]])
+
+
+def test_differences_are_written_as_subtractions() -> None:
+    """a_1 − b_1 with a_1 = [2, 1], b_1 = [0, 3]: 2 − 0 = 2 and 1 − 3 = −2, never "2 + 0";
+    a_1 − b_2 with b_2 = [−1, 1]: 2 − (−1) = 3. The same in the Markdown sheet."""
+    raw = {"kind": "similarity", "measure": "euclidean", "given": {"A": [[2, 1]], "B": [[0, 3], [-1, 1]]}}
+    d = solve_raw(raw)
+    np.testing.assert_allclose(val(d, "differences"), [[2, -2], [3, 0]])
+    text = text_of(d)
+    for line in ("(a_1 − b_1)_1 = 2 − 0 = 2", "(a_1 − b_1)_2 = 1 − 3 = -2", "(a_1 − b_2)_1 = 2 − (-1) = 3"):
+        assert line in text, text
+    assert "2 + 0" not in text and "2 + 1" not in text
+    md = d.to_markdown()
+    assert "2 + 0" not in md and "2 + 1" not in md

@@ -106,7 +106,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         diff_shape = (A.shape[-1],) if not shape else (n_pairs, A.shape[-1])
         parts = (
             np.broadcast_to(Ab, diff3.shape).reshape(diff_shape),
-            np.asarray(-np.broadcast_to(B2[None, :, :], diff3.shape)).reshape(diff_shape),
+            np.asarray(np.broadcast_to(B2[None, :, :], diff3.shape)).reshape(diff_shape),
         )
         diff = chain.finish("differences", np.asarray(diff3, dtype=diff3.dtype).reshape(diff_shape))
         pair_names = tuple(f"{la[i]} − {lb[j]}" for i in range(A2.shape[0]) for j in range(B2.shape[0]))
@@ -120,7 +120,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 value=diff,
                 rows=pair_names if shape else None,
                 parts=tuple(np.array(x) for x in parts),
-                part_names=("a", "−b"),
+                part_names=("a", "b"),
+                signs=(1, -1),
                 explain="Subtract entry by entry: the vector from b to a.",
             )
         )

@@ -64,7 +64,16 @@ def _rhs_Divide(s: Divide, idx: tuple[int, ...], n: Num) -> str:
 
 
 def _rhs_Add(s: Add, idx: tuple[int, ...], n: Num) -> str:
-    return sum_text([n(np.asarray(p)[idx]) for p in s.parts])
+    if not s.signs or all(k > 0 for k in s.signs):
+        return sum_text([n(np.asarray(p)[idx]) for p in s.parts])
+    text = ""
+    for k, (p, sign) in enumerate(zip(s.parts, s.signs, strict=True)):
+        shown = n(np.asarray(p)[idx])
+        if sign > 0:
+            text += shown if k == 0 else " + " + shown
+        else:
+            text += ("−" if k == 0 else " − ") + paren(shown)
+    return text.replace("+ -", "- ")
 
 
 def _rhs_Softmax(s: Softmax, idx: tuple[int, ...], n: Num) -> str:
@@ -166,7 +175,8 @@ def _val_Divide(s: Divide, idx: tuple[int, ...], r: Rnd) -> float:
 
 
 def _val_Add(s: Add, idx: tuple[int, ...], r: Rnd) -> float:
-    return sum(r(np.asarray(p)[idx]) for p in s.parts)
+    signs = s.signs or (1,) * len(s.parts)
+    return sum(k * r(np.asarray(p)[idx]) for p, k in zip(s.parts, signs, strict=True))
 
 
 def _val_Softmax(s: Softmax, idx: tuple[int, ...], r: Rnd) -> float:
