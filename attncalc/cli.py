@@ -166,6 +166,7 @@ def solve(
         sys.stdout.write(text)
     else:
         write_output(output, text, force)
+        sys.stderr.write(f"attncalc: wrote {output}\n")  # as for a PDF: say where the sheet went
 
 
 def _text_view(derivations: list[Any], to_terminal: bool, width: int | None) -> str:

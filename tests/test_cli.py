@@ -81,7 +81,9 @@ def test_output_file_is_written_and_never_overwritten_without_force(cli: Any, tm
     """-o writes the file; a second run refuses (exit 2) unless --force."""
     out = tmp_path / "sol.json"
     p = str(PROBLEMS / "decoder-dot.toml")
-    assert cli("solve", p, "-f", "json", "-o", str(out)).exit_code == 0
+    result = cli("solve", p, "-f", "json", "-o", str(out))
+    assert result.exit_code == 0 and result.stdout == ""
+    assert result.stderr == f"attncalc: wrote {out}\n"  # every format says where it wrote, as pdf does
     first = out.read_text()
     assert json.loads(first)["title"]
     out.write_text("mine")
