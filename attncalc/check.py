@@ -444,7 +444,17 @@ def _grade(
                 f"{_fmt_nested(expected)}."
             )
         )
-        return StepResult(ans.id, step.title, "correct", _nested(given), expected, [], note, given_shown=shown_given, expected_shown=shown_expected)
+        return StepResult(
+            ans.id,
+            step.title,
+            "correct",
+            _nested(given),
+            expected,
+            [],
+            note,
+            given_shown=shown_given,
+            expected_shown=shown_expected,
+        )
 
     mine, mine_whole = agree(overrides=True)
     earlier_wrong = [k for k, v in status.items() if v != "correct"]
@@ -452,12 +462,29 @@ def _grade(
         if not earlier_wrong:
             note = "Consistent with your own rounded earlier answers."
             return StepResult(
-                ans.id, step.title, "correct", _nested(given), expected, [], note, given_shown=shown_given, expected_shown=shown_expected
+                ans.id,
+                step.title,
+                "correct",
+                _nested(given),
+                expected,
+                [],
+                note,
+                given_shown=shown_given,
+                expected_shown=shown_expected,
             )
         began = next(k for k, v in status.items() if v == "wrong") if "wrong" in status.values() else earlier_wrong[0]
         note = f"Right given your earlier answers; the error began at {began}."
         return StepResult(
-            ans.id, step.title, "carried", _nested(given), expected, [], note, began_at=began, given_shown=shown_given, expected_shown=shown_expected
+            ans.id,
+            step.title,
+            "carried",
+            _nested(given),
+            expected,
+            [],
+            note,
+            began_at=began,
+            given_shown=shown_given,
+            expected_shown=shown_expected,
         )
 
     bad = ~(ok | mine)

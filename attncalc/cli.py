@@ -6,6 +6,7 @@ Heavy modules (numpy, sympy, the renderers) are imported inside the commands, so
 
 from __future__ import annotations
 
+import os
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -257,6 +258,11 @@ def check(
             # a PROBLEM on the command line wins: the file's own problem = is followed only without one
             if problem is not None:
                 target = problem
+                if own_problem is not None and not _same_file(own_problem, paths[0]):
+                    sys.stderr.write(
+                        f"attncalc: note: {path} names problem {own_problem}; "
+                        f"graded against {paths[0]}, the PROBLEM given first\n"
+                    )
             elif own_problem is not None:
                 target = load_problem(own_problem)
             else:
@@ -275,6 +281,13 @@ def check(
 
         print_reports(reports, Console(width=width) if width else Console())
     raise typer.Exit(0 if all(r.all_correct for r in reports) else 1)
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
 
 
 class GenFormat(StrEnum):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,17 @@ def test_problem_on_the_command_line_wins_over_the_answers_files_own(cli: Any, t
     )
     result = cli("check", str(tmp_path / "p.toml"), str(answers), "--format", "json")
     assert result.exit_code == 0, result.output
-    assert "nowhere" not in result.output
+    assert "nowhere" not in result.stdout and json.loads(result.stdout)["summary"]["correct"] == 2
+    # ...and says so, since the two may disagree
+    assert result.stderr.startswith(f"attncalc: note: {answers} names problem ") and "nowhere.toml" in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_no_note_when_the_answers_file_names_the_same_problem(cli: Any, tmp_path: Path) -> None:
+    (tmp_path / "p.toml").write_text(PROBLEM, encoding="utf-8")
+    (tmp_path / "a.toml").write_text('problem = "p.toml"\nscores = [1, 2, 2]\n', encoding="utf-8")
+    result = cli("check", str(tmp_path / "p.toml"), str(tmp_path / "a.toml"))
+    assert result.exit_code == 0 and result.stderr == ""
 
 
 def test_an_answers_file_naming_no_problem_says_how_to_name_one(cli: Any, tmp_path: Path) -> None:
