@@ -40,6 +40,7 @@ def hand_chain(raw: dict[str, Any], k: int, bump: tuple[int, float] | None = Non
     if bump is not None:
         ex[bump[0]] = rnd(float(ex[bump[0]]) + bump[1], k).item()
     Z = rnd(ex.astype(float).sum(), k)
+    assume(float(Z) > 0)  # every exponential rounds to 0 at k decimals: no hand chain to carry
     w = rnd(ex.astype(float) / float(Z), k)
     c = rnd(w.astype(float) @ K, k)
     return {

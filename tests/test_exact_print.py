@@ -16,12 +16,14 @@ R = sp.Rational
 x = sp.Symbol("x")
 
 
-def test_short_decimal_only_for_terminating_expansions_up_to_six_places() -> None:
+def test_short_decimal_only_for_terminating_expansions_up_to_twelve_places() -> None:
     assert short_decimal(R(109, 500)) == "0.218"
     assert short_decimal(R(-3, 10)) == "-0.3"
     assert short_decimal(R(1, 8)) == "0.125"
     assert short_decimal(R(1, 64)) == "0.015625"  # six places
-    assert short_decimal(R(1, 128)) is None  # seven places: 0.0078125
+    assert short_decimal(R(1, 128)) == "0.0078125"  # seven places
+    assert short_decimal(R(1, 4096)) == "0.000244140625"  # twelve places: 1/2^12
+    assert short_decimal(R(1, 8192)) is None  # thirteen places
     assert short_decimal(R(1, 3)) is None
     assert short_decimal(R(7, 1)) is None  # integers print as integers
     assert short_decimal(R(1, 10**6)) == "0.000001"
@@ -71,3 +73,26 @@ def test_json_exact_decimal_strings_stay_exact() -> None:
     got = [to_exact(parse_number(t)) for t in steps["exponentials"]["exact"]]  # type: ignore[union-attr]
     assert [sp.simplify(g - w) for g, w in zip(got, want, strict=True)] == [0, 0, 0]
     assert sp.sympify(steps["exponentials"]["exact"][0], rational=True) == want[0]  # type: ignore[index]
+
+
+def test_long_fractions_as_decimals_or_powers_that_read_back_exactly() -> None:
+    """Finite decimals up to 12 places print as decimals (0.77974816 = 2436713/3125000); a fraction
+    that is a power of a short one prints as that power (0.8^50 = 4^50/5^50, fifty forget gates of
+    0.8); 1/9 stays 1/9. Every printed form, read back with decimals as exact rationals, is the value."""
+    import sympy as sp
+
+    from attncalc.render.exact import exact_latex, exact_text
+
+    cases = {
+        sp.Rational(2436713, 3125000): "0.77974816",
+        sp.Rational(4, 5) ** 50: "0.8**50",
+        sp.tanh(sp.Rational(4, 5) ** 13) / 2: "tanh(0.8**13)/2",
+        sp.Rational(1, 3) ** 30: "(1/3)**30",
+        sp.Rational(1, 9): "1/9",
+        sp.Rational(32768, 100000): "0.32768",
+    }
+    for expr, text in cases.items():
+        assert exact_text(expr) == text
+        assert sp.sympify(text, rational=True) == expr
+    assert exact_latex(sp.Rational(4, 5) ** 50) == "0.8^{50}"
+    assert exact_latex(sp.Rational(1, 3) ** 30) == r"\left(\frac{1}{3}\right)^{30}"

@@ -10,6 +10,7 @@ import io
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,7 +22,7 @@ from attncalc.render.fmt import fmt
 from attncalc.render.json import to_dict
 from attncalc.render.text import TextRenderer
 
-from .helpers import PROBLEM_FILES, solve_file
+from .helpers import PROBLEM_FILES, PROBLEMS, solve_file
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -195,3 +196,10 @@ def test_each_gate_table_follows_its_cells_hidden_state(name: str) -> None:
         before = text[: text.index(f"Gates at {block}")]
         last_step = re.findall(r"\[([\w.]+)\]\n", before)[-1]
         assert re.fullmatch(rf"(.*\.)?{block.split()[-1]}\.h", last_step), (block, last_step)
+
+
+def test_elided_matrix_note_is_one_line_under_the_table(cli: Any) -> None:
+    """The retention example's 50×1 input: the note is its own line, not a caption squeezed into
+    the table's one-column width ("--forma / t json")."""
+    text = cli("solve", str(PROBLEMS / "lstm-doc-retention.toml"), "--width", "80").stdout
+    assert "\n50×1; the middle is elided (--format json gives every entry)\n" in text

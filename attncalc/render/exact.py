@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -10,7 +11,8 @@ _PRINTER: Any = None
 _LATEX: Any = None
 _MATHML: Any = None
 
-SHORT_DECIMALS = 6  # a rational whose decimal expansion ends within this many places is shown as a decimal
+SHORT_DECIMALS = 12  # a rational whose decimal expansion ends within this many places is shown as a decimal
+LONG_DECIMAL = 8  # characters of a decimal (0.2097152) from which a power of a short one is written 0.8**7
 
 
 def short_decimal(q: Any) -> str | None:
@@ -38,6 +40,40 @@ def short_decimal(q: Any) -> str | None:
     return ("-" if num < 0 else "") + text
 
 
+def power_form(q: Any) -> tuple[str, int] | None:
+    """(``"0.8"``, 50) for 4**50/5**50: a fraction that is a power of a short one, else None.
+
+    Fifty forget gates of 0.8 leave c_0 times 0.8^50, a 35-digit fraction; written as a power it
+    says what it is. The base is a short decimal where it has one, else a fraction in parentheses.
+    """
+    if not getattr(q, "is_Rational", False) or getattr(q, "is_Integer", False):
+        return None
+    num, den = abs(int(q.p)), int(q.q)
+    if den < 1000:  # 1/9 stays 1/9, not (1/3)**2
+        return None
+    from math import gcd
+
+    from sympy import Rational, perfect_power
+
+    found = perfect_power(den)
+    if not found:
+        return None
+    bd, ed = found
+    if num == 1:
+        bn, en = 1, ed
+    else:
+        found = perfect_power(num)
+        if not found:
+            return None
+        bn, en = found
+    k = gcd(int(en), int(ed))
+    if k < 2:
+        return None
+    base = Rational(int(bn) ** (int(en) // k), int(bd) ** (int(ed) // k))
+    text = short_decimal(base) or f"({base.p}/{base.q})"
+    return ("-" if q.p < 0 else "") + text, k
+
+
 def _decimal_coeff(expr: Any) -> tuple[str, Any] | None:
     """(``"0.3"``, x) for 3*x/10 when the rest has no denominator; None otherwise.
 
@@ -59,6 +95,12 @@ def _with_decimals(base: Any, times: str) -> Any:
     class _Decimals(base):  # type: ignore[misc,valid-type]
         def _print_Rational(self, expr: Any) -> str:
             text = short_decimal(expr)
+            power = power_form(expr) if text is None or len(text) > LONG_DECIMAL else None
+            if power is not None:  # 0.8**50 (text) or 0.8^{50} (LaTeX)
+                if times == "*":
+                    return f"{power[0]}**{power[1]}"
+                base = re.sub(r"\((\d+)/(\d+)\)", r"\\left(\\frac{\1}{\2}\\right)", power[0])
+                return f"{base}^{{{power[1]}}}"
             return text if text is not None else str(super()._print_Rational(expr))
 
         def _print_Mul(self, expr: Any) -> str:
@@ -108,6 +150,23 @@ def exact_mathml(expr: Any) -> str:
         class _MathML(MathMLPresentationPrinter):  # type: ignore[misc]
             def _print_Rational(self, expr: Any) -> Any:
                 text = short_decimal(expr)
+                power = power_form(expr) if text is None or len(text) > LONG_DECIMAL else None
+                if power is not None:
+                    sup = self.dom.createElement("msup")
+                    base = self.dom.createElement("mn")
+                    base.appendChild(self.dom.createTextNode(power[0].lstrip("-")))
+                    exp_ = self.dom.createElement("mn")
+                    exp_.appendChild(self.dom.createTextNode(str(power[1])))
+                    sup.appendChild(base)
+                    sup.appendChild(exp_)
+                    if not power[0].startswith("-"):
+                        return sup
+                    row = self.dom.createElement("mrow")
+                    minus = self.dom.createElement("mo")
+                    minus.appendChild(self.dom.createTextNode("-"))
+                    row.appendChild(minus)
+                    row.appendChild(sup)
+                    return row
                 if text is None:
                     return super()._print_Rational(expr)
                 row = self.dom.createElement("mrow")

@@ -57,8 +57,11 @@ from .sheet import describe
 
 ROW_LIMIT = 32  # table rows shown before the middle is elided
 COL_LIMIT = 10  # table columns shown before the middle is elided
-EXACT_WIDTH = 96  # characters of an exact-form line shown before it is cut
-CUT_POINTER = "(… ends an exact form cut to fit; --format json and the sheets, -f markdown or -f pdf, give it in full)"
+EXACT_WIDTH = 160  # characters of an exact-form line (two lines at 80 columns) shown before it is shortened
+CUT_POINTER = (
+    "(… stands for an exact form, or some of its terms, left out to fit; --format json and the sheets, "
+    "-f markdown or -f pdf, give it in full)"
+)
 
 
 class TextRenderer:
@@ -141,20 +144,34 @@ class TextRenderer:
     def _exact(self, step: Step) -> list[RenderableType]:
         """Exact forms that say more than the decimals, equal entries grouped on one line."""
         groups, more = exact_groups(step.exact, step.symbol, self.dec)
-        lines: list[RenderableType] = []
+        full: list[str] = []  # lines shown whole or with leading terms
+        too_long: list[tuple[str, int, str]] = []  # (first name, length, names) of forms not shown at all
+        shortened = False
         for labels, expr in groups:
             names = " = ".join(labels[:3]) + (f" = … ({len(labels)} entries)" if len(labels) > 3 else "")
-            line = self._cut(f"  exact: {names} = {exact_text(expr)}")
-            lines.append(Hanging(line, style="green"))
-            if line.endswith("…") and not self._told_cut:
-                self._told_cut = True
-                lines.append(Hanging("    " + CUT_POINTER, hang=0, style="green"))
+            form = exact_text(expr)
+            line = cut_exact(f"  exact: {names} = ", form)
+            shortened = shortened or line != f"  exact: {names} = {form}"
+            if line.endswith(" characters)"):
+                too_long.append((labels[0], len(form), line))
+            else:
+                full.append(line)
+        if len(too_long) > 1:  # one line for the forms too long to show, not one each
+            sizes = sorted(n for _, n, _ in too_long)
+            span = f"{sizes[0]}" if sizes[0] == sizes[-1] else f"{sizes[0]}–{sizes[-1]}"
+            full.append(
+                f"  exact: {too_long[0][0]} … {too_long[-1][0]}: {len(too_long)} forms of {span} characters"
+                " each, too long to show here"
+            )
+        elif too_long:
+            full.append(too_long[0][2])
+        lines: list[RenderableType] = [Hanging(line, style="green") for line in full]
+        if shortened and not self._told_cut:
+            self._told_cut = True
+            lines.append(Hanging("    " + CUT_POINTER, hang=0, style="green"))
         if more:
             lines.append(Text(f"    ⋮   ({more} more exact forms; --format json lists them all)", style="green"))
         return lines
-
-    def _cut(self, s: str) -> str:
-        return s if len(s) <= EXACT_WIDTH else s[: EXACT_WIDTH - 1] + "…"
 
     # ------------------------------------------------------------------ values
     def n(self, x: Any) -> str:
@@ -172,7 +189,7 @@ class TextRenderer:
         cols: tuple[str, ...] | None,
         symbol: str = "",
         bars: bool = False,
-    ) -> Table:
+    ) -> RenderableType:
         m = np.asarray(m, dtype=float)
         n_r, n_c = m.shape
         t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
@@ -196,8 +213,9 @@ class TextRenderer:
                     cell += " " + bar(m[i, j], 6).ljust(6)
                 cells.append(cell)
             t.add_row(row_names[i], *cells)
-        if n_r > ROW_LIMIT or n_c > COL_LIMIT:
-            t.caption = f"{n_r}×{n_c}; the middle is elided (--format json gives every entry)"
+        if n_r > ROW_LIMIT or n_c > COL_LIMIT:  # a line of its own: a caption would wrap in a narrow table
+            note = f"{n_r}×{n_c}; the middle is elided (--format json gives every entry)"
+            return Group(t, Text(note, style="dim"))
         return t
 
     def _result(self, step: Step) -> RenderableType:
@@ -419,6 +437,44 @@ class TextRenderer:
             mark = " ◀ most" if i in best else ""  # every one of tied weights
             t.add_row(str(i + 1), labels[i], *cells, bar(float(w[i])) + mark)
         return t
+
+
+def cut_exact(head: str, form: str, width: int = EXACT_WIDTH) -> str:
+    """``head + form`` when it fits ``width``; else the form's leading terms that fit, then
+    "+ … (k more terms)"; a form that is not a sum, or whose first term does not fit, is named by its
+    length instead. Never a cut in the middle of a term, which would show a form that is not there."""
+    if len(head) + len(form) <= width:
+        return head + form
+    terms = top_level_terms(form)
+    kept = ""
+    for k, term in enumerate(terms):
+        more = len(terms) - k - 1
+        tail = f" + … ({more} more terms)" if more > 1 else " + … (1 more term)"
+        if len(head) + len(kept) + len(term) + len(tail) > width:
+            break
+        kept += term
+    else:
+        return head + form
+    n_left = len(terms) - len(top_level_terms(kept)) if kept else len(terms)
+    if not kept or n_left == len(terms):
+        return f"{head}… (a form of {len(form)} characters)"
+    return f"{head}{kept} + … ({n_left} more {'term' if n_left == 1 else 'terms'})"
+
+
+def top_level_terms(form: str) -> list[str]:
+    """A printed sum split before each + or - outside parentheses: "a + f(b - c) - d" gives
+    ["a", " + f(b - c)", " - d"]."""
+    terms, depth, start = [], 0, 0
+    for i, ch in enumerate(form):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0 and i > 0 and form[i - 1 : i + 2] in (" + ", " - "):
+            terms.append(form[start : i - 1])
+            start = i - 1
+    terms.append(form[start:])
+    return terms
 
 
 class _Fit:
