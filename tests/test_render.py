@@ -203,3 +203,11 @@ def test_elided_matrix_note_is_one_line_under_the_table(cli: Any) -> None:
     the table's one-column width ("--forma / t json")."""
     text = cli("solve", str(PROBLEMS / "lstm-doc-retention.toml"), "--width", "80").stdout
     assert "\n50×1; the middle is elided (--format json gives every entry)\n" in text
+
+
+def test_bar_and_its_mark_stay_on_one_line_at_80_columns(cli: Any) -> None:
+    """Scaled-dot has four value columns: the bar shortens so that "◀ most" does not wrap."""
+    text = cli("solve", str(PROBLEMS / "scaled-dot-attention.toml"), "--width", "80").stdout
+    rows = [line for line in text.splitlines() if line.startswith("  3   noir")]
+    assert len(rows) == 1 and rows[0].rstrip().endswith("◀ most")
+    assert max(len(line.rstrip()) for line in text.splitlines()) <= 80

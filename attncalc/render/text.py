@@ -298,7 +298,13 @@ class TextRenderer:
         shown = np.asarray(s.shown)
         if shown.ndim == 1:
             total = float(np.sum(shown))
-            yield Text(f"  check: {s.symbol}_1 + … + {s.symbol}_{len(shown)} = {self.n(total)}", style="dim")
+            n = len(shown)
+            terms = (
+                " + ".join(f"{s.symbol}_{k}" for k in range(1, n + 1))
+                if n <= 3
+                else f"{s.symbol}_1 + … + {s.symbol}_{n}"
+            )
+            yield Text(f"  check: {terms} = {self.n(total)}", style="dim")
 
     def _step_Add(self, s: Add) -> Iterable[RenderableType]:
         yield from self._written(s)
@@ -414,6 +420,9 @@ class TextRenderer:
 
     # ------------------------------------------------------------------ summary table
     def _attention_table(self) -> RenderableType:
+        return _Narrowest(self._attention_table_with)
+
+    def _attention_table_with(self, bar_width: int) -> Table:
         d = self.d
         ids = ["scores", "scaled_scores", "exponentials", "weights"]
         present = [d.step(i) for i in ids if i in d.step_ids]
@@ -424,7 +433,7 @@ class TextRenderer:
         heads = {"scores": "score e_i", "scaled_scores": "scaled e'_i", "exponentials": "exp", "weights": "weight α_i"}
         for s in present:
             t.add_column(heads[s.id], justify="right")
-        t.add_column("α_i as a bar (full = 1)")
+        t.add_column("α_i as a bar (full = 1)" if bar_width == 20 else "α_i as a bar")
         labels = position_labels(d.problem.tokens, n, "h_")
         w = np.asarray(d.step("weights").shown, dtype=float)
         exact_w = np.asarray(d.step("weights").value, dtype=float)
@@ -435,7 +444,7 @@ class TextRenderer:
                 continue
             cells = [self.n(np.asarray(s.shown)[i]) for s in present]
             mark = " ◀ most" if i in best else ""  # every one of tied weights
-            t.add_row(str(i + 1), labels[i], *cells, bar(float(w[i])) + mark)
+            t.add_row(str(i + 1), labels[i], *cells, bar(float(w[i]), bar_width) + mark)
         return t
 
 
@@ -475,6 +484,23 @@ def top_level_terms(form: str) -> list[str]:
             start = i - 1
     terms.append(form[start:])
     return terms
+
+
+class _Narrowest:
+    """A table built with the widest bar (20 cells, then 14, then 10) that fits the console, so that
+    a bar and its "◀ most" stay on one line at 80 columns."""
+
+    def __init__(self, build: Any) -> None:
+        self.build = build
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.measure import Measurement
+
+        for width in (20, 14, 10):
+            table = self.build(width)
+            if Measurement.get(console, options.update(width=10_000), table).maximum <= options.max_width:
+                break
+        yield table
 
 
 class _Fit:
