@@ -86,8 +86,14 @@ class _Parser:
         if not self.toks:
             raise NumberSyntaxError("empty expression")
         node = self.expr()
-        if self.peek() is not None:
-            raise NumberSyntaxError(f"unexpected {self.peek()[1]!r}")  # type: ignore[index]
+        tok = self.peek()
+        if tok is not None:
+            before = self.toks[self.i - 1] if self.i > 0 else None
+            if before is not None and (tok[0] in ("name", "num") or tok == ("op", "(")) and before[1] != "(":
+                # "2e", "2 pi", "2(1+e)": a product needs its *
+                example = f"{before[1]}*{tok[1]}" if before[0] == "num" and tok[0] == "name" else "2*e"
+                raise NumberSyntaxError(f"unexpected {tok[1]!r}: write * for a product, as in {example}")
+            raise NumberSyntaxError(f"unexpected {tok[1]!r}")
         return node
 
     def _nest(self) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 import sympy as sp
@@ -84,3 +85,9 @@ def test_huge_inputs_are_refused_quickly() -> None:
         with pytest.raises(NumberSyntaxError):
             parse_number(text)
     assert math.isclose(to_float(parse_number("2^10")), 1024)
+
+
+@pytest.mark.parametrize(("text", "example"), [("2e", "2*e"), ("3 pi", "3*pi"), ("2(1 + e)", "2*e")])
+def test_a_product_without_its_star_says_how_to_write_it(text: str, example: str) -> None:
+    with pytest.raises(NumberSyntaxError, match=rf"write \* for a product, as in {re.escape(example)}"):
+        parse_number(text)
