@@ -42,6 +42,10 @@ def test_given_scale_multiplies_every_score(spelling: Any) -> None:
     np.testing.assert_allclose(d.step("weights").value, want, rtol=1e-12)
     exact_scale = sp.Integer(1) if spelling == 1 else sp.Rational(1, 2)
     assert [sp.simplify(x - s * exact_scale) for x, s in zip(d.step("scaled_scores").exact, [3, 1, 5])] == [0] * 3
+    # the Given block shows the scale as the one number it is, not as a list [0.5]
+    (given,) = [i for i in d.inputs if i.name == "scale"]
+    assert np.ndim(given.value) == 0 and float(given.value) == scale
+    assert f"scale  score scale  = {scale:g}" in d.to_text(width=80)
 
 
 S = [1, 1]

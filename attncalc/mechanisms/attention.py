@@ -35,7 +35,8 @@ def inputs(p: Problem) -> list[Input]:
             continue
         symbol, role = roles[key]
         rows = p.tokens if key in ("keys", "values") else None
-        out.append(Input(key, symbol, given.floats, None, rows=rows, role=role))
+        value = given.floats[0] if key == "scale" else given.floats  # one number, not a list of one
+        out.append(Input(key, symbol, value, None, rows=rows, role=role))
     if p.head is not None:
         h = p.head
         for key, weights in (("W_c", h.W_c), ("W_out", h.W_out), ("b_out", h.b_out)):

@@ -82,6 +82,7 @@ def givens_html(d: Derivation) -> str:
 
 def _table(key: str, caption: str, value: np.ndarray, rows: Any, decimals: int) -> str:
     t = [f'<table title="{html.escape(key)}" border="1"><caption>{html.escape(caption)}</caption>']
+    value = np.atleast_1d(value)  # a single number (a given scale) as a row of one
     if value.ndim == 1:
         if rows is not None and len(rows) == len(value):
             t.append("<tr>" + "".join(f"<th>{html.escape(str(r))}</th>" for r in rows) + "</tr>")

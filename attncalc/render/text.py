@@ -123,6 +123,8 @@ class TextRenderer:
     def _input(self, inp: Input) -> RenderableType:
         head = Text(f"{inp.symbol}", style="bold")
         head.append(f"  {inp.role}" if inp.role else "", style="dim")
+        if inp.value.ndim == 0:
+            return _Fit(head, Text(self.n(inp.value)))
         if inp.value.ndim == 1:
             return _Fit(head, self._vector(inp.value, inp.rows))
         return Group(head, self._matrix(inp.value, inp.rows, inp.cols, inp.symbol))
