@@ -56,6 +56,22 @@ CASES = [
         "given.target",
         ["out of range", "0-based"],
     ),
+    (
+        "decoder inputs too wide",
+        (ROOT / "problems" / "seq2seq-luong.toml")
+        .read_text()
+        .replace("inputs = [[0, 0], [1, 0]]", "inputs = [[0, 0, 0], [1, 0, 0]]"),
+        "decoder.W_r",
+        ["x of length 3 (the rows of decoder.inputs)", "2×5"],
+    ),
+    (
+        "encoder x too wide",
+        (ROOT / "problems" / "seq2seq-luong.toml")
+        .read_text()
+        .replace("x = [[1, 0], [0, 1]]", "x = [[1, 0, 0], [0, 1, 0]]"),
+        "encoder.W_r",
+        ["x of length 3 (the rows of encoder.x)"],
+    ),
 ]
 
 

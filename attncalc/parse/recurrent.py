@@ -71,9 +71,19 @@ def cell_options(r: _Reader, t: dict[str, Any], where: str, kind: str | None) ->
 
 
 def read_cell(
-    r: _Reader, t: dict[str, Any], pre: str, opts: dict[str, Any], d_x: int | None, d_h: int | None, optional: bool
+    r: _Reader,
+    t: dict[str, Any],
+    pre: str,
+    opts: dict[str, Any],
+    d_x: int | None,
+    d_h: int | None,
+    optional: bool,
+    x_from: str = "",
 ) -> Cell | None:
-    """The cell's weights from table ``t`` (keys prefixed ``pre`` in messages), in canonical form."""
+    """The cell's weights from table ``t`` (keys prefixed ``pre`` in messages), in canonical form.
+
+    ``x_from`` says where the input's length comes from (" (the rows of given.x)"), so that a shape
+    message points at the input when that is what is wrong."""
     kind, layout = opts["kind"], opts["layout"]
     other = [
         k for lay, keys in LAYOUT_KEYS.items() if lay != layout for k in keys if k in t and k not in LAYOUT_KEYS[layout]
@@ -112,7 +122,11 @@ def read_cell(
             if d_x is None:
                 d_x = W.shape[1] - d_h
             _need_shape(
-                r, W, f"{pre}{wk}", (d_h, d_h + d_x), f"acting on [h; x] with h of length {d_h} and x of length {d_x}"
+                r,
+                W,
+                f"{pre}{wk}",
+                (d_h, d_h + d_x),
+                f"acting on [h; x] with h of length {d_h} and x of length {d_x}{x_from}",
             )
             shown.append(W)
             Wh[g] = _slice(W, wk, cols=slice(0, d_h))
@@ -163,7 +177,7 @@ def read_cell(
             d_h = rows_total // G
         if d_x is None:
             d_x = Wi_T.shape[1]
-        gate_word = f"{G} gates ({', '.join(order)}) of hidden size {d_h} and input size {d_x}"
+        gate_word = f"{G} gates ({', '.join(order)}) of hidden size {d_h} and input size {d_x}{x_from}"
         want_i = (d_x, G * d_h) if layout == "keras" else (G * d_h, d_x)
         want_h = (d_h, G * d_h) if layout == "keras" else (G * d_h, d_h)
         _need_shape(r, Wi, f"{pre}{wi_key}", want_i, f"with {gate_word}")
@@ -255,7 +269,9 @@ def recurrent(r: _Reader, kind: str, given_raw: Any, cell_raw: Any, training_raw
     d_x = x.shape[1] if x is not None else None
     h0 = r.vector(t["h0"], "given.h0") if "h0" in t else None
     stated, d_h = stated_gates(r, t.get("gates"), "given", kind, h0.shape[0] if h0 is not None else None)
-    cell = read_cell(r, t, "given.", opts, d_x, d_h, optional=True)
+    cell = read_cell(
+        r, t, "given.", opts, d_x, d_h, optional=True, x_from=" (the rows of given.x)" if x is not None else ""
+    )
     if cell is not None:
         d_x, d_h = cell.d_x, cell.d_h
     if x is None and cell is not None and cell.gates:

@@ -66,7 +66,16 @@ def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
     if bidir and "gates" in e:
         raise r.fail("encoder.gates", "stated gates are for a one-directional encoder")
     enc_h0 = r.vector(e["h0"], "encoder.h0") if "h0" in e else None
-    enc = read_cell(r, e, "encoder.", eo, x.shape[1], enc_h0.shape[0] if enc_h0 else None, optional="gates" in e)
+    enc = read_cell(
+        r,
+        e,
+        "encoder.",
+        eo,
+        x.shape[1],
+        enc_h0.shape[0] if enc_h0 else None,
+        optional="gates" in e,
+        x_from=" (the rows of encoder.x)",
+    )
     enc_dh = enc.d_h if enc is not None else (enc_h0.shape[0] if enc_h0 else None)
     enc_stated, enc_dh = stated_gates(r, e.get("gates"), "encoder", eo["kind"], enc_dh)
     if enc is None:
@@ -126,7 +135,13 @@ def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
         raise r.fail("decoder.W_att", "is used by Luong attention only")
     d_att = W_c.shape[0] if W_c is not None else 0
     d_in = d_y + (d_enc if attention == "bahdanau" else 0) + (d_att if feed else 0)
-    dec = read_cell(r, d, "decoder.", do, d_in, None, optional="gates" in d)
+    if attention == "bahdanau":
+        x_from = f" ([y; c]: decoder.inputs rows of {d_y} and contexts of {d_enc})"
+    elif feed:
+        x_from = f" ([y; h̃]: decoder.inputs rows of {d_y} and h̃ of {d_att}, the rows of decoder.W_att)"
+    else:
+        x_from = " (the rows of decoder.inputs)"
+    dec = read_cell(r, d, "decoder.", do, d_in, None, optional="gates" in d, x_from=x_from)
     dec_dh = dec.d_h if dec is not None else None
     dec_stated, dec_dh = stated_gates(r, d.get("gates"), "decoder", do["kind"], dec_dh)
     T = inputs.shape[0] if inputs is not None else len(dec_stated)
