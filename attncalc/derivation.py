@@ -41,6 +41,7 @@ class Step:
     cols: tuple[str, ...] | None = None  # labels of the second axis
     explain: str = ""  # one sentence: what this step does and why
     note: str = ""  # a remark that applies to this problem (e.g. why the maximum was subtracted)
+    intro: str = ""  # said before the step, where a part of the derivation begins (where the decoder starts)
 
 
 @dataclass(frozen=True, eq=False)

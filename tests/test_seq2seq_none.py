@@ -56,8 +56,8 @@ def test_the_decoder_starts_from_the_encoders_final_state() -> None:
     assert np.allclose(np.asarray(d.step("decoder.1.h").value, dtype=float), np.multiply(o, np.tanh(c1)))
     assert np.allclose(np.round(h3, 2), [0.44, 0.72, 0.44, 0.74])
     first = d.step("decoder.1.f")
-    assert "The decoder starts from the encoder's final state" in first.note
-    assert "s_0 = h_3 = [0.44, 0.72, 0.44, 0.74], c_0 = c_3 = [0.71, 1.20, 0.76, 1.12]" in first.note
+    assert "The decoder starts from the encoder's final state" in first.intro
+    assert "s_0 = h_3 = [0.44, 0.72, 0.44, 0.74], c_0 = c_3 = [0.71, 1.20, 0.76, 1.12]" in first.intro
     ids = [s.id for s in d.steps]
     assert ids[-1] == "decoder.3.h" and not any("logits" in i for i in ids)  # no output layer given
 
@@ -65,7 +65,7 @@ def test_the_decoder_starts_from_the_encoders_final_state() -> None:
 def test_carried_start_is_the_documents_h3() -> None:
     """With every step rounded and carried, the decoder starts from the document's h_3 = [0.45, 0.71, ...]."""
     d = solve_file("lstm-doc-seq2seq.toml", carry_rounded=True)
-    assert "s_0 = h_3 = [0.45, 0.71, 0.44, 0.74]" in d.step("decoder.1.f").note
+    assert "s_0 = h_3 = [0.45, 0.71, 0.44, 0.74]" in d.step("decoder.1.f").intro
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "latex", "html"])
@@ -97,7 +97,7 @@ def _small(**decoder: Any) -> dict[str, Any]:
 
 def test_given_h0_c0_override_the_start_and_the_note_says_so() -> None:
     d = solve_raw(_small(h0=[0.5, -0.5], c0=[1, 0]))
-    note = d.step("decoder.1.hx").note
+    note = d.step("decoder.1.hx").intro
     assert "from the given initial state" in note and "s_0 = [0.5, -0.5] (given: decoder.h0)" in note
     # step 1 by hand: [h; x] = [0.5, -0.5, 1, 0]
     hx = np.array([0.5, -0.5, 1, 0])
@@ -231,3 +231,17 @@ def test_decoder_input_ids_are_where_the_docs_say() -> None:
     np.testing.assert_allclose(np.asarray(d.step("decoder.1.hx").value, dtype=float), [*h2, 0, 0])
     s1 = np.asarray(d.step("decoder.1.h").value, dtype=float)
     np.testing.assert_allclose(np.asarray(d.step("decoder.2.hx").value, dtype=float), [*s1, 1, 0])
+
+
+def test_the_start_is_said_before_the_decoders_first_step_not_inside_it() -> None:
+    """Under the 'Decoder' heading, on its own, before 'Step 30'; the JSON carries it as intro."""
+    d = solve_file("lstm-doc-seq2seq.toml")
+    lines = text_of(d, width=80).splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("The decoder starts from"))
+    assert lines[at - 1] == "Decoder"
+    assert next(line for line in lines[at:] if line.startswith("Step ")).startswith("Step 30 · ")
+    assert not d.step("decoder.1.f").note
+    from attncalc.render.json import to_dict
+
+    step = next(s for s in to_dict(d)["steps"] if s["id"] == "decoder.1.f")
+    assert step["intro"].startswith("The decoder starts from the encoder's final state") and "note" not in step

@@ -11,6 +11,8 @@ unless the problem gives decoder.h0 / decoder.c0, and the first decoder step say
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..arith import Chain, to_float
@@ -225,7 +227,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             )
             u = h_tilde
         if t == 1 and len(steps) > first:
-            steps[first] = _with_note(steps[first], start)
+            steps[first] = dataclasses.replace(steps[first], intro=start)
         if s.output is None:
             continue
         out_steps, pr, loss = output.one_step(chain, s.output, u, pre, t, f"{u_name}_{t}", p.settings.shift_max)
@@ -271,12 +273,6 @@ def _start_note(
     if s.reverse is not None and not given:
         where += " (each direction's last state, as PyTorch's h_n)"
     return f"The decoder starts {where}: " + ", ".join(parts) + "."
-
-
-def _with_note(step: Step, note: str) -> Step:
-    import dataclasses
-
-    return dataclasses.replace(step, note=(note + " " + step.note).strip())
 
 
 def _concat(

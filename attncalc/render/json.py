@@ -42,6 +42,8 @@ def step_dict(step: Step, decimals: int) -> dict[str, Any]:
     }
     if step.note:
         out["note"] = step.note
+    if step.intro:
+        out["intro"] = step.intro
     return out
 
 

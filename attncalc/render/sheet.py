@@ -179,6 +179,8 @@ class _Builder:
         for k, s in enumerate(self.d.steps, 1):
             if tl is not None and s.id in tl.section_starts:
                 self.add(Heading(tl.section_starts[s.id], 3))
+            if s.intro:
+                self.add(Para(s.intro))
             self.add(Heading(f"Step {k}. {s.title} [{s.id}]", 3))
             self.add(MathLines(((s.formula, ""),)))
             if s.explain:

@@ -88,6 +88,8 @@ class TextRenderer:
             if tl is not None and step.id in tl.section_starts:
                 out.append(Text(""))
                 out.append(Text(tl.section_starts[step.id], style="bold reverse"))
+            if step.intro:
+                out.append(Text(step.intro, style="yellow"))
             out.append(Text(""))
             out.append(self._step(k, step))
             if step.id == "weights" and d.problem.kind == "attention":
