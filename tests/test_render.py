@@ -17,6 +17,8 @@ import pytest
 from rich.console import Console
 
 from attncalc import catalog
+from attncalc.mechanisms import solve
+from attncalc.problem import parse_problem
 from attncalc.derivation import STEP_TYPES
 from attncalc.render.fmt import fmt
 from attncalc.render.json import to_dict
@@ -180,10 +182,23 @@ def test_text_view_fits_a_standard_terminal(path: Path) -> None:
         assert row.split()[0].isdigit(), row  # every line of the table starts a new time step
 
 
+def test_a_labelled_given_vector_shows_each_value_under_its_label() -> None:
+    """p_t of the sequence example over its target tokens, and the softmax logits over the
+    vocabulary: each number under its label, not a bare list."""
+    lines = text_of(solve_file("lstm-doc-sequence.toml"), width=80).splitlines()
+    at = lines.index("p_t  the probability of the target token at each step")
+    assert lines[at + 1].split() == ["1:", "আমি", "2:", "বাংলাদেশকে", "3:", "ভালোবাসি", "4:", "<END>"]
+    assert lines[at + 3].split() == ["0.85", "0.78", "0.92", "0.94"]
+    lines = text_of(solve_file("softmax-cross-entropy.toml"), width=80).splitlines()
+    at = lines.index("z  logits")
+    assert lines[at + 1].split() == ["mat", "hat", "cat"] and lines[at + 3].split() == ["2", "1", "0.1"]
+    assert "softmax · target hat" in "\n".join(lines[:4])
+
+
 def test_a_long_given_vector_moves_to_its_own_line() -> None:
-    text = text_of(solve_file("lstm-doc-sequence.toml"), width=80)
-    assert "p_t  the probability of the target token at each step\n  = [0.85, 0.78, 0.92, 0.94]\n" in text
-    assert "= [0.85, 0.78, 0.92, 0.94]" in text_of(solve_file("lstm-doc-sequence.toml"), width=120).splitlines()[5]
+    raw = {"kind": "attention", "given": {"query": [0.125] * 9, "keys": [[1.0] * 9]}}
+    text = text_of(solve(parse_problem(raw, "p.toml")), width=80)
+    assert "s  decoder state (query)\n  = [" + ", ".join(["0.125"] * 9) + "]" in text
 
 
 @pytest.mark.parametrize("name", ["seq2seq-luong.toml", "seq2seq-bahdanau.toml", "lstm-doc-encoder.toml"])

@@ -470,6 +470,15 @@ def describe(p: Any) -> list[str]:
     bits = [p.kind] + ([f"{p.score} score"] if p.score else [])
     if p.kind == "softmax" and "W_out" in p.given:
         bits.append("output layer z = W_out h + b_out")
+    if p.kind == "softmax":
+        temperature = getattr(p.settings, "temperature", None)
+        if temperature is not None:
+            from ..numbers import to_float
+
+            bits.append(f"temperature T = {to_float(temperature):g}")
+        if p.target is not None:
+            label = p.vocab[p.target] if p.vocab is not None else f"entry {p.target + 1}"
+            bits.append(f"target {label}")
     if p.kind not in ("softmax", "sequence"):
         bits.append("row convention (x W)" if p.row_convention else "column convention (W x)")
     return bits

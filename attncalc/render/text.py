@@ -127,6 +127,13 @@ class TextRenderer:
         head.append(f"  {inp.role}" if inp.role else "", style="dim")
         if inp.value.ndim == 0:
             return _Fit(head, Text(self.n(inp.value)))
+        if inp.value.ndim == 1 and inp.rows is not None and len(inp.rows) == len(inp.value) <= 12:
+            # labelled entries (logits over a vocabulary): each value under its label
+            t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
+            for label in inp.rows:
+                t.add_column(label, justify="right")
+            t.add_row(*[self.n(x) for x in inp.value])
+            return Group(head, Padding(t, (0, 0, 0, 2)))
         if inp.value.ndim == 1:
             return _Fit(head, self._vector(inp.value, inp.rows))
         return Group(head, self._matrix(inp.value, inp.rows, inp.cols, inp.symbol))
