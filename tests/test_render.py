@@ -17,9 +17,9 @@ import pytest
 from rich.console import Console
 
 from attncalc import catalog
+from attncalc.derivation import STEP_TYPES
 from attncalc.mechanisms import solve
 from attncalc.problem import parse_problem
-from attncalc.derivation import STEP_TYPES
 from attncalc.render.fmt import fmt
 from attncalc.render.json import to_dict
 from attncalc.render.text import TextRenderer
