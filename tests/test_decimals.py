@@ -64,3 +64,11 @@ def test_every_decimals_prints_positional_numbers(cli: Any, name: str, decimals:
 )
 def test_fmt_by_hand(x: float, decimals: int, want: str) -> None:
     assert fmt(x, decimals) == want
+
+
+def test_as_written_uses_the_numbers_the_line_shows_at_zero_decimals(cli: Any) -> None:
+    """At decimals 0 the weights show their leading digits (0.16, 0.42): c_1 = 0.16·1 + 0.42·0 + 0.42·1
+    = 0.58, which rounds to the shown 1; the line must not claim the written numbers give 0."""
+    text = cli("solve", str(PROBLEMS / "decoder-dot.toml"), "--decimals", "0", "--width", "80").stdout
+    line = next(x for x in text.splitlines() if x.strip().startswith("c_1 = "))
+    assert line.strip() == "c_1 = 0.16·1 + 0.42·0 + 0.42·1 = 1"

@@ -228,8 +228,8 @@ def rounded_gives(step: Step, idx: tuple[int, ...], shown: float, decimals: int)
         return None
 
     def r(x: Any) -> float:
-        v = float(x)
-        return round_half_up(v, decimals) if math.isfinite(v) else v
+        v = float(x)  # the number as the line shows it: 0.16 at 0 decimals is written 0.16, not 0
+        return float(fmt(v, decimals)) if math.isfinite(v) else v
 
     try:
         with np.errstate(all="ignore"):
