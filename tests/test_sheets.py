@@ -95,6 +95,8 @@ def test_answers_sheet_has_every_final_value() -> None:
     for sid in d.step_ids:
         assert f"| {sid} |" in md
     assert "[0.155, 0.422, 0.422]" in md and "Prediction: B" in md
+    # it writes nothing out, so the rounding note does not mention 'as written' lines
+    assert "nothing rounded is carried forward." in md and "as written" not in md
 
 
 def test_several_problems_make_one_numbered_sheet(cli: Any) -> None:

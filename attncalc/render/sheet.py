@@ -168,7 +168,8 @@ class _Builder:
         self.add(Table(("step", "", "value"), tuple(rows)))
         if self.d.headline:
             self.add(Para(self.d.headline, "result"))
-        self.add(Para(self._rounding_note(), "explain"))
+        # the answers sheet writes nothing out: only the note's first sentence applies (not 'as written')
+        self.add(Para(self._rounding_note().split(". Where a written-out line")[0].rstrip(".") + ".", "explain"))
 
     def solution(self) -> None:
         self.givens()
