@@ -281,3 +281,16 @@ def test_differences_are_written_as_subtractions() -> None:
     assert "2 + 0" not in text and "2 + 1" not in text
     md = d.to_markdown()
     assert "2 + 0" not in md and "2 + 1" not in md
+
+
+def test_exact_lines_name_the_vectors() -> None:
+    """‖cat‖ = √(0.8² + 0.2²) = √0.68 = 0.2·√17 and cos(cat, sat) = 0.34 / (√0.68 · √0.85) = 0.2·√5:
+    the exact lines say cos(cat, sat), as the written-out lines do, not cos_2."""
+    d = solve_file("lecture-embeddings.toml")
+    text = text_of(d, width=80)
+    assert "exact: ‖cat‖ = 0.2*sqrt(17)" in text and "exact: cos(cat, sat) = 0.2*sqrt(5)" in text
+    assert (
+        sp.simplify(sp.Rational(34, 100) / sp.sqrt(sp.Rational(68, 100) * sp.Rational(85, 100)) - sp.sqrt(5) / 5) == 0
+    )
+    assert "cos_2" not in text
+    assert r"\cos(\text{cat},\ \text{sat})" in d.to_markdown()

@@ -236,8 +236,10 @@ def is_interesting(x: Any, decimals: int) -> bool:
 EXACT_GROUPS = 6  # distinct exact forms shown per step
 
 
-def exact_groups(exact: Any, symbol: str, decimals: int) -> tuple[list[tuple[list[str], Any]], int]:
-    """The step's interesting exact forms, entries sharing a form grouped: ([(labels, expr)], how many more)."""
+def exact_groups(exact: Any, symbol: str, decimals: int, name: Any = None) -> tuple[list[tuple[list[str], Any]], int]:
+    """The step's interesting exact forms, entries sharing a form grouped: ([(labels, expr)], how many more).
+
+    ``name(idx)`` labels an entry (similarity: cos(cat, chat)); by default the symbol and index (e_2)."""
     from .fmt import entry_indices, entry_label
 
     if exact is None or not is_interesting(exact, decimals):
@@ -246,6 +248,6 @@ def exact_groups(exact: Any, symbol: str, decimals: int) -> tuple[list[tuple[lis
     groups: dict[Any, list[str]] = {}
     for idx in entry_indices(a.shape):
         if is_interesting(a[idx], decimals):
-            groups.setdefault(a[idx], []).append(entry_label(symbol, idx))
+            groups.setdefault(a[idx], []).append(name(idx) if name is not None else entry_label(symbol, idx))
     items = [(labels, expr) for expr, labels in groups.items()]
     return items[:EXACT_GROUPS], max(0, len(items) - EXACT_GROUPS)

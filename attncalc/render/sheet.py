@@ -303,7 +303,8 @@ class _Builder:
             self._result(s)
 
     def _exact(self, s: Step) -> None:
-        groups, more = exact_groups(s.exact, s.symbol, self.dec)
+        name = (lambda idx: self._label(s, idx)[0]) if self.d.problem.kind == "similarity" else None
+        groups, more = exact_groups(s.exact, s.symbol, self.dec, name)
         if groups:
             items = [(" = ".join(labels[:3]) + (" = …" if len(labels) > 3 else ""), expr) for labels, expr in groups]
             self.add(Exact(tuple(items), more))

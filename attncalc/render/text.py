@@ -154,7 +154,7 @@ class TextRenderer:
 
     def _exact(self, step: Step) -> list[RenderableType]:
         """Exact forms that say more than the decimals, equal entries grouped on one line."""
-        groups, more = exact_groups(step.exact, step.symbol, self.dec)
+        groups, more = exact_groups(step.exact, step.symbol, self.dec, self._exact_name(step))
         full: list[str] = []  # lines shown whole or with leading terms
         too_long: list[tuple[str, int, str]] = []  # (first name, length, names) of forms not shown at all
         shortened = False
@@ -237,6 +237,12 @@ class TextRenderer:
         if v.ndim == 0:
             return Text(f"  {step.symbol} = {self.n(v)}", style="bold")
         return Text.assemble(Text(f"  {step.symbol} = ", style="bold"), self._vector(v))
+
+    def _exact_name(self, step: Step) -> Any:
+        """Similarity entries are named by their vectors in exact lines too (cos(cat, chat), not cos_1)."""
+        if self.d.problem.kind != "similarity":
+            return None
+        return lambda idx: self._label(step, idx)
 
     def _label(self, step: Step, idx: tuple[int, ...]) -> str:
         if self.d.problem.kind == "similarity":  # entries named by their vectors: cat·chat, ‖cat‖
