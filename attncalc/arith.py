@@ -102,6 +102,14 @@ MISTAKES: dict[str, str] = {
     "norm_squared": "the square root was left out: ‖a‖² = Σ a_k² was used as the length ‖a‖",
     "cosine_one_norm": "the dot product was divided by ‖a_i‖ only, not by ‖a_i‖ ‖b_j‖",
     "distance_squared": "the square root was left out: the squared distance Σ (a_k − b_k)² was given",
+    "sqrt_d_model": "the scores were divided by √d_model instead of √d_k, the width of one head",
+    "one_head": "the heads were not split: one big head over all d_model columns",
+    "heads_reversed": "the heads were concatenated in the wrong order",
+    "no_W_O": "W_O was left out: the output is the concatenation itself",
+    "mask_after_softmax": "the mask was applied after the softmax (masked weights set to 0, rows not renormalised)",
+    "sin_cos_swapped": "sin and cos were swapped: cos in the even columns, sin in the odd ones",
+    "freq_no_two": "the frequency used 10000^(i/d) instead of 10000^(2i/d)",
+    "rope_reversed": "the rotation went the wrong way (by −θ instead of θ)",
 }
 
 
@@ -176,6 +184,12 @@ class Chain:
         if self.mistake == "no_tanh":
             return x
         return self._map(x, "tanh", np.tanh)
+
+    def sin(self, x: np.ndarray) -> np.ndarray:
+        return self._map(x, "sin", np.sin)
+
+    def cos(self, x: np.ndarray) -> np.ndarray:
+        return self._map(x, "cos", np.cos)
 
     def log(self, x: np.ndarray) -> np.ndarray:
         return self._map(x, "log", np.log)

@@ -16,6 +16,20 @@ KINDS: dict[str, str] = {
     "gru": "a GRU cell over a sequence (r, z, h~, h), reset before/after, either update direction; optional output layer",
     "seq2seq": "encoder (RNN/LSTM/GRU, optionally bidirectional) + decoder (Bahdanau, Luong or no attention), loss, gradient, update",
     "similarity": "every row of A compared with every row of B (default A): dot products, cosines, euclidean distances",
+    "multi-head": "multi-head self- or cross-attention: heads, masks, grouped queries, a KV cache, positions, W_O",
+    "positional-encoding": "sinusoidal positions (angles, the encoding, X + P) or RoPE rotations of q and k",
+}
+
+POSITION_TYPES: dict[str, str] = {
+    "sinusoidal": "P[pos, 2i] = sin(pos / base^(2i/d)), P[pos, 2i+1] = cos(...), added to X",
+    "rope": "rotate each pair of q and k by pos * base^(-2i/d_k) (interleaved or half pairing)",
+    "alibi": "add -m_j * |i - k| to head j's scaled scores, m_j = 2^(-8j/h)",
+    "learned": "a given matrix added to X",
+}
+
+MASKS: dict[str, str] = {
+    "causal": "query i of n may attend keys up to m - n + i (lower-right aligned; with a cache, every earlier token)",
+    "causal-top-left": "query i may attend keys up to i",
 }
 
 MEASURES: dict[str, str] = {
@@ -170,6 +184,41 @@ STEP_IDS: dict[str, list[tuple[str, str]]] = {
         ("cosines", "cosine: a_i . b_j / (|a_i| |b_j|)"),
         ("differences", "euclidean: a_i - b_j, one row per pair (i, j) in order"),
         ("distances", "euclidean: |a_i - b_j|"),
+    ],
+    "multi-head": [
+        ("positions", "sinusoidal or learned positions: the matrix P added to X"),
+        ("X_pos", "sinusoidal or learned positions: X + P"),
+        ("memory_pos", "sinusoidal positions in cross-attention: memory + P"),
+        ("Q", "queries X W_Q + b_Q, all heads side by side"),
+        ("K_new", "with a cache: the new rows' keys X W_K + b_K"),
+        ("V_new", "with a cache: the new rows' values X W_V + b_V"),
+        ("K", "keys X W_K + b_K (memory W_K in cross-attention; with a cache: the cached rows, then K_new)"),
+        ("V", "values, as the keys"),
+        ("head.t.Q", "head t's queries: its block of columns of Q"),
+        ("head.t.K", "head t's keys (with kv_heads: its group's key head)"),
+        ("head.t.V", "head t's values"),
+        ("head.t.Q_rot", "rope: the queries rotated by their positions"),
+        ("head.t.K_new_rot", "rope with a cache: the new keys rotated"),
+        ("head.t.K_rot", "rope: the keys rotated by their positions"),
+        ("head.t.scores", "Q_t K_t^T"),
+        ("head.t.scaled_scores", "scaled-dot: scores / sqrt(d_k), d_k of the head"),
+        ("head.t.bias", "alibi: the bias -m_t |i - k| (positions i, k from 0)"),
+        ("head.t.biased_scores", "alibi: the scaled scores plus the bias"),
+        ("head.t.masked_scores", "with a mask or key padding: -inf where a query may not attend"),
+        ("head.t.exponentials", "exp of each score, row by row"),
+        ("head.t.exp_sum", "sum of each row of exponentials"),
+        ("head.t.weights", "row-wise softmax A_t"),
+        ("head.t.output", "A_t V_t"),
+        ("concat", "the heads' outputs side by side"),
+        ("output", "with W_O: concat W_O + b_O"),
+    ],
+    "positional-encoding": [
+        ("angles", "pos * base^(-2i/d) for every position and pair i"),
+        ("positions", "sinusoidal: P[pos, 2i] = sin(angle), P[pos, 2i+1] = cos(angle)"),
+        ("X_pos", "sinusoidal with X: X + P"),
+        ("q_rot", "rope: q rotated pair by pair"),
+        ("k_rot", "rope: k rotated pair by pair"),
+        ("scores", "rope: q_rot . k_rot for every pair of rows"),
     ],
     "rnn": _cell_ids("", "rnn") + _OUTPUT_PER_STEP + _TRAINING,
     "lstm": _cell_ids("", "lstm") + _OUTPUT_PER_STEP + _TRAINING,

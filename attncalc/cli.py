@@ -414,6 +414,8 @@ def list_(
             "kinds": summaries,
             "scores": catalog.SCORES,
             "measures": catalog.MEASURES,
+            "positions": catalog.POSITION_TYPES,
+            "masks": catalog.MASKS,
             "step_ids": {k: [s for s, _ in v] for k, v in step_ids.items()},
         }
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
@@ -424,6 +426,10 @@ def list_(
     lines += [f"  {k:<16} {v}" for k, v in catalog.SCORES.items()]
     lines += ["", "Measures (kind similarity; measure = one name or a list):"]
     lines += [f"  {k:<16} {v}" for k, v in catalog.MEASURES.items()]
+    lines += ["", "Positions (kind multi-head: given.positions; positional-encoding: type):"]
+    lines += [f"  {k:<16} {v}" for k, v in catalog.POSITION_TYPES.items()]
+    lines += ["", "Masks (kind multi-head: given.mask, or a 0/1 matrix; given.key_padding):"]
+    lines += [f"  {k:<16} {v}" for k, v in catalog.MASKS.items()]
     for kind, ids in step_ids.items():
         lines += ["", f"Step ids for {kind}, in order:"]
         lines += [f"  {i:<20} {why}" for i, why in ids]

@@ -242,6 +242,23 @@ class Cosine(Step):
     den_b: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
+@dataclass(frozen=True, eq=False)
+class Arrange(Step):
+    """result = entries of earlier results put in place, nothing computed: a head's block of columns
+    of Q, the cached rows followed by the new ones, the heads' outputs side by side. ``source`` says
+    where each part comes from, in words ("columns 3–4 of K (key head 2)")."""
+
+    source: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class Formula(Step):
+    """result = a closed formula of exact numbers per entry, written out in ``written`` (nested tuples
+    of strings in the result's shape, with no rounded number in them): "2 / 10000^(2/4)"."""
+
+    written: tuple[Any, ...] = ()
+
+
 STEP_TYPES: tuple[type[Step], ...] = (
     Product,
     Map,
@@ -259,6 +276,8 @@ STEP_TYPES: tuple[type[Step], ...] = (
     Update,
     Norm,
     Cosine,
+    Arrange,
+    Formula,
 )
 
 

@@ -126,6 +126,24 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates:SIMILARITY",
             None,
         ),
+        KindEntry(
+            "multi-head",
+            "attncalc.schema.transformer:MULTI_HEAD",
+            "attncalc.parse.multihead:parse",
+            "attncalc.mechanisms.multihead",
+            "attncalc.catalog:STEP_IDS.multi-head",
+            "attncalc.templates:MULTI_HEAD",
+            None,
+        ),
+        KindEntry(
+            "positional-encoding",
+            "attncalc.schema.transformer:POSITIONAL_ENCODING",
+            "attncalc.parse.multihead:parse_positional",
+            "attncalc.mechanisms.positional_encoding",
+            "attncalc.catalog:STEP_IDS.positional-encoding",
+            "attncalc.templates:POSITIONAL_ENCODING",
+            None,
+        ),
     )
 }
 

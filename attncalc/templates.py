@@ -244,6 +244,55 @@ lr = 0.5
 """
 
 
+_POSITION_SETTINGS = """
+[settings]
+decimals = 3             # «settings.decimals»
+exact = true             # «settings.exact»
+# position_base = 10000  # «settings.position_base»
+# rope = "interleaved"   # «settings.rope»
+"""
+
+_MULTI_HEAD = f"""# attncalc problem: two-head self-attention (Vaswani et al. 2017), row convention Q = X W_Q.
+# Solve it with:  attncalc solve this-file.toml
+title = "Two heads over three tokens"
+kind = "multi-head"
+score = "scaled-dot"     # «score»
+tokens = ["je", "suis", "ici"]
+
+[given]
+X = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]]   # «given.X»
+heads = 2                # «given.heads»
+# head 1 uses columns 1-2 of W_Q, W_K, W_V; head 2 columns 3-4
+W_Q = [[1, 0, 0, 1], [0, 1, 1, 0], [1, 0, 0, 0], [0, 0, 1, 1]]   # «given.W_Q»
+W_K = [[1, 0, 1, 0], [0, 1, 0, 1], [0, 1, 1, 0], [1, 0, 0, 0]]   # «given.W_K»
+W_V = [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 1]]   # «given.W_V»
+W_O = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]   # «given.W_O»
+# b_Q = [0, 0, 0, 0]     # «given.b_Q»
+# memory = [[...]]       # «given.memory»
+# kv_heads = 1           # «given.kv_heads»
+# mask = "causal"        # «given.mask»
+# key_padding = [1, 1, 0]  # «given.key_padding»
+# positions = "sinusoidal"  # «given.positions»
+
+# [cache]                # «cache»
+# K = [[...]]            # «cache.K»
+# V = [[...]]            # «cache.V»
+{_POSITION_SETTINGS}"""
+
+_POSITIONAL = f"""# attncalc problem: the sinusoidal positional encoding of "Attention Is All You Need".
+# Solve it with:  attncalc solve this-file.toml
+title = "Sinusoidal positions 0 to 3"
+kind = "positional-encoding"
+type = "sinusoidal"      # «type»
+
+[given]
+positions = 4            # «given.positions»
+d_model = 4              # «given.d_model»
+# X = [[...]]            # «given.X»
+# For type = "rope": q = [[...]] and k = [[...]], one row per position  # «given.q»
+{_POSITION_SETTINGS}"""
+
+
 def _fill(kind: str, text: str) -> str:
     """Each «path» becomes the declared description of that key (attncalc/schema/): the comments of a
     template are the declaration's, the example values are the template's."""
@@ -268,3 +317,5 @@ SEQUENCE = _fill("sequence", _SEQUENCE)
 SIMILARITY = _fill("similarity", _SIMILARITY)
 SEQ2SEQ = _fill("seq2seq", _SEQ2SEQ)
 RECURRENT = {kind: _fill(kind, text) for kind, text in _RECURRENT.items()}
+MULTI_HEAD = _fill("multi-head", _MULTI_HEAD)
+POSITIONAL_ENCODING = _fill("positional-encoding", _POSITIONAL)

@@ -12,7 +12,19 @@ from typing import Any
 import pytest
 
 GOLDEN = Path(__file__).parent / "golden" / "new"
-KINDS = ["attention", "self-attention", "softmax", "sequence", "rnn", "lstm", "gru", "seq2seq", "similarity"]
+KINDS = [
+    "attention",
+    "self-attention",
+    "softmax",
+    "sequence",
+    "rnn",
+    "lstm",
+    "gru",
+    "seq2seq",
+    "similarity",
+    "multi-head",
+    "positional-encoding",
+]
 SCORES = ["dot", "scaled-dot", "general", "additive", "concat"]
 
 

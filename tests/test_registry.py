@@ -69,7 +69,11 @@ def test_validation_reads_the_declarations() -> None:
     for kind, allowed in problem.GIVEN_KEYS.items():
         assert allowed == decls[kind].top["given"].table.names  # type: ignore[union-attr]
     assert problem.HEAD_KEYS == decls["attention"].top["head"].table.names  # type: ignore[union-attr]
-    assert problem.SETTINGS_KEYS == decls["softmax"].top["settings"].table.names  # type: ignore[union-attr]
+    from attncalc.schema.common import SETTINGS_ALL
+
+    assert problem.SETTINGS_KEYS == SETTINGS_ALL.names  # every kind's settings keys; top.py refuses the others'
+    softmax_settings = decls["softmax"].top["settings"].table.names  # type: ignore[union-attr]
+    assert softmax_settings == tuple(k for k in SETTINGS_ALL.names if k not in ("position_base", "rope"))
     enc = decls["seq2seq"].top["encoder"].table
     dec = decls["seq2seq"].top["decoder"].table
     assert parse_seq2seq.ENCODER_KEYS == enc.names  # type: ignore[union-attr]
@@ -114,6 +118,8 @@ def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> Non
         "sequence": templates._SEQUENCE,
         "similarity": templates._SIMILARITY,
         "seq2seq": templates._SEQ2SEQ,
+        "multi-head": templates._MULTI_HEAD,
+        "positional-encoding": templates._POSITIONAL,
     }.get(kind) or templates._RECURRENT[kind]
     paths = templates._PLACEHOLDER.findall(raw)
     assert paths, "the template takes at least one comment from the declaration"

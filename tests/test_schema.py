@@ -20,7 +20,19 @@ from .helpers import PROBLEM_FILES, ROOT
 
 jsonschema = pytest.importorskip("jsonschema")
 
-KINDS = ["attention", "self-attention", "softmax", "sequence", "rnn", "lstm", "gru", "seq2seq", "similarity"]
+KINDS = [
+    "attention",
+    "self-attention",
+    "softmax",
+    "sequence",
+    "rnn",
+    "lstm",
+    "gru",
+    "seq2seq",
+    "similarity",
+    "multi-head",
+    "positional-encoding",
+]
 SCHEMA_DIR = ROOT / "docs" / "schema"
 
 

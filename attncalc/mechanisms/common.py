@@ -216,16 +216,18 @@ def sqrt_dk_step(
     names: tuple[str, str, str],
     rows: tuple[str, ...] | None,
     cols: tuple[str, ...] | None = None,
+    step_id: str = "scaled_scores",
+    d_name: str = "d_k",
 ) -> tuple[Map, np.ndarray]:
     """scaled_scores = scores / √d_k; ``names`` = (result entry, argument entry, result symbol)."""
     lhs, rhs, symbol = names
     root = chain.sqrt_dk(d_k)
-    value = chain.finish("scaled_scores", scores / root)
+    value = chain.finish(step_id, scores / root)
     step = Map(
-        id="scaled_scores",
+        id=step_id,
         title="Scaled scores",
-        formula=f"{lhs} = {rhs} / √d_k, d_k = {d_k}",
-        latex=rf"{lhs} = \frac{{{rhs}}}{{\sqrt{{d_k}}}},\ d_k = {d_k}",
+        formula=f"{lhs} = {rhs} / √{d_name}, {d_name} = {d_k}",
+        latex=rf"{lhs} = \frac{{{rhs}}}{{\sqrt{{{d_name}}}}},\ {d_name} = {d_k}",
         symbol=symbol,
         value=value,
         rows=rows,

@@ -13,6 +13,7 @@ from typing import Any
 from .. import kinds
 from ..numbers import to_float
 from ..schema import feedforward as ff
+from ..schema import transformer as tf
 from ..schema.common import SETTINGS_ALL
 from ..schema.validate import names
 from .reader import _describe, _Reader, read_raw
@@ -35,6 +36,9 @@ TOP_KEYS = (
     "encoder",
     "decoder",
     "training",
+    "cache",
+    "type",
+    "memory_tokens",
 )
 SETTINGS_KEYS = names(SETTINGS_ALL)
 GIVEN_KEYS: dict[str, tuple[str, ...]] = {
@@ -43,6 +47,8 @@ GIVEN_KEYS: dict[str, tuple[str, ...]] = {
     "softmax": names(ff.SOFTMAX_GIVEN),
     "sequence": names(ff.SEQUENCE_GIVEN),
     "similarity": names(ff.SIMILARITY_GIVEN),
+    "multi-head": names(tf.MULTI_HEAD_GIVEN),
+    "positional-encoding": names(tf.POSITIONAL_GIVEN),
 }
 
 
@@ -77,13 +83,15 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         )
     if "measure" in raw and "measure" not in decl.top:
         raise r.fail("measure", f"a {kind} problem has no measure; 'measure' belongs to kind 'similarity'")
-    for key_name in ("cell", "encoder", "decoder", "training"):
+    for key_name in ("cell", "encoder", "decoder", "training", "cache", "type", "memory_tokens"):
         if key_name in raw and key_name not in decl.top:
             raise r.fail(key_name, f"does not apply to kind {kind!r}")
     tokens = r.labels(raw["tokens"], "tokens") if "tokens" in raw else None
     common: dict[str, Any] = dict(
         path=file, title=title, kind=kind, score=score, tokens=tokens, settings=settings, description=description
     )
+    if kind == "multi-head":
+        common["memory_tokens"] = r.labels(raw["memory_tokens"], "memory_tokens") if "memory_tokens" in raw else None
     if kind in RECURRENT_KINDS:
         answers = r.table(raw.get("answers"), "answers", tuple(raw.get("answers") or ()))
         if "head" in raw:
@@ -120,6 +128,11 @@ def _settings(r: _Reader, raw: Any, kind: str) -> Settings:
     if isinstance(shift, bool):
         shift = "always" if shift else "never"
     shift = r.string(shift, "settings.shift_max", ("auto", "always", "never"))
+    for key in ("position_base", "rope"):
+        if key in t and kind not in ("multi-head", "positional-encoding"):
+            raise r.fail(f"settings.{key}", "applies to kinds 'multi-head' and 'positional-encoding' only")
+    if convention == "column" and kind in ("multi-head", "positional-encoding"):
+        raise r.fail("settings.convention", f"a {kind} problem uses the row convention (Q = X W_Q) throughout")
     temperature = None
     if "temperature" in t:
         if kind != "softmax":

@@ -124,6 +124,49 @@ class Recurrent:
 
 
 @dataclass(frozen=True)
+class MultiHead:
+    """Kind multi-head (row convention: Q = X W_Q). Heads split W_Q, W_K, W_V by column blocks."""
+
+    X: Given  # n × d_model
+    memory: Given | None  # m × d_model: cross-attention
+    heads: int
+    kv_heads: int
+    d_k: int
+    d_v: int
+    W: dict[str, Given]  # W_Q, W_K, W_V, optional W_O
+    b: dict[str, Given]  # optional b_Q, b_K, b_V, b_O
+    allowed: np.ndarray | None  # bool n × (keys): True = may attend (mask and key padding together)
+    mask_text: str | None  # causal | causal-top-left | None (a matrix)
+    mask: np.ndarray | None  # the mask alone (bool), before key padding
+    key_padding: np.ndarray | None  # bool (keys,), False = a padding position
+    positions: str | None  # sinusoidal | rope | alibi | learned
+    P: Given | None  # learned positions, n × d_model
+    cache_K: Given | None  # t × (kv_heads·d_k), already projected (and rotated with rope)
+    cache_V: Given | None
+    base: Any  # position base (a number node), 10000 by default
+    rope: str  # interleaved | half
+    key_labels: tuple[str, ...]  # the keys' rows: cached tokens, then X's or memory's
+
+    @property
+    def t(self) -> int:
+        return 0 if self.cache_K is None else self.cache_K.shape[0]
+
+
+@dataclass(frozen=True)
+class PosEnc:
+    """Kind positional-encoding."""
+
+    type: str  # sinusoidal | rope
+    positions: tuple[int, ...]
+    d: int  # d_model (sinusoidal) or d_k (rope)
+    X: Given | None
+    q: Given | None
+    k: Given | None
+    base: Any
+    rope: str
+
+
+@dataclass(frozen=True)
 class Seq2Seq:
     encoder: Cell
     reverse: Cell | None  # the backward encoder when bidirectional
@@ -171,12 +214,16 @@ class Problem:
     labels: tuple[str, ...] | None = None  # kind sequence: the target token of each step
     measures: tuple[str, ...] = ()  # kind similarity: dot, cosine, euclidean (in the catalogue's order)
     labels_B: tuple[str, ...] | None = None  # kind similarity: labels of the rows of B
+    multihead: MultiHead | None = None  # kind multi-head
+    posenc: PosEnc | None = None  # kind positional-encoding
 
     @property
     def row_convention(self) -> bool:
         """True when weights multiply from the right (x W), as in the transformer papers."""
         if self.kind in RECURRENT_KINDS:
             return False
+        if self.kind in ("multi-head", "positional-encoding"):
+            return True  # stacked rows, as the Transformer papers and PyTorch write them
         if self.settings.convention == "default":
             return self.kind == "self-attention"
         return self.settings.convention == "row"

@@ -14,7 +14,22 @@ from typing import Any
 import numpy as np
 
 from ..arith import round_half_up
-from ..derivation import Add, Combine, Cosine, Divide, Gradient, Loss, Map, Norm, Product, Softmax, Step, Sum, Update
+from ..derivation import (
+    Add,
+    Combine,
+    Cosine,
+    Divide,
+    Formula,
+    Gradient,
+    Loss,
+    Map,
+    Norm,
+    Product,
+    Softmax,
+    Step,
+    Sum,
+    Update,
+)
 from .fmt import TERM_LIMIT, elide, fmt, paren
 
 Num = Callable[[Any], str]
@@ -44,11 +59,20 @@ def _rhs_Map(s: Map, idx: tuple[int, ...], n: Num) -> str:
         return f"exp({x} − {paren(n(m))})"
     if s.fn in ("tanh", "relu"):
         return f"{s.fn}({x})"
+    if s.fn == "sinusoid":  # sinusoidal positions: sin in the even columns, cos in the odd ones
+        return f"{'sin' if idx[-1] % 2 == 0 else 'cos'}({x})"
     if s.fn == "sigmoid":
         return f"σ({x})"
     if s.fn == "divide":
         return f"{paren(x)} / {n(param)}"
     return f"{paren(x)} · {n(param)}"
+
+
+def _rhs_Formula(s: Formula, idx: tuple[int, ...], n: Num) -> str:
+    out: Any = s.written
+    for i in idx:
+        out = out[i]
+    return str(out)
 
 
 def _rhs_Sum(s: Sum, idx: tuple[int, ...], n: Num) -> str:
@@ -161,6 +185,8 @@ def _val_Map(s: Map, idx: tuple[int, ...], r: Rnd) -> float:
         return 1.0 / (1.0 + math.exp(-x))
     if s.fn == "relu":
         return max(x, 0.0)
+    if s.fn == "sinusoid":
+        return math.sin(x) if idx[-1] % 2 == 0 else math.cos(x)
     return x / r(param) if s.fn == "divide" else x * r(param)
 
 

@@ -17,11 +17,13 @@ from ..derivation import (
     STEP_TYPES,
     Add,
     Argmax,
+    Arrange,
     Combine,
     Concat,
     Cosine,
     Derivation,
     Divide,
+    Formula,
     Gradient,
     Input,
     Loss,
@@ -36,7 +38,8 @@ from ..derivation import (
     Update,
     tie_note,
 )
-from . import expand, timeline
+from ..numbers import to_float
+from . import expand, heads, timeline
 from .exact import exact_groups
 from .fmt import ENTRY_LIMIT, elide, entry_indices, entry_label, fmt, position_labels
 
@@ -182,6 +185,9 @@ class _Builder:
                 self.add(Heading(tl.section_starts[s.id], 3))
             if s.intro:
                 self.add(Para(s.intro))
+            if s.id == "concat" and heads.applies(self.d):  # every head's weights, before they are put together
+                for head_header, head_rows, head_caption in heads.sheet_tables(self.d, self.n):
+                    self.add(Table(head_header, head_rows, caption=head_caption))
             self.add(Heading(f"Step {k}. {s.title} [{s.id}]", 3))
             self.add(MathLines(((s.formula, ""),)))
             if s.explain:
@@ -192,6 +198,7 @@ class _Builder:
             self._exact(s)
             if s.id == "weights" and self.d.problem.kind == "attention":
                 self._attention_table()
+
             if tl is not None and s.id in tl.table_after:
                 block = tl.table_after[s.id]
                 header, rows, caption = tl.gate_rows(block, self.n)
@@ -418,6 +425,14 @@ class _Builder:
             return
         self._written(s)
 
+    def _step_Arrange(self, s: Arrange) -> None:
+        if s.source and s.source not in s.formula:
+            self.add(Para(s.source, "explain"))
+        self._result(s)
+
+    def _step_Formula(self, s: Formula) -> None:
+        self._written(s)
+
     def _step_Stated(self, s: Stated) -> None:
         self._result(s)
 
@@ -467,6 +482,22 @@ def describe(p: Any) -> list[str]:
             else f"{s.attention.capitalize()} attention ({s.score} score{', input feeding' if s.input_feeding else ''})"
         )
         return [p.kind, enc, f"{s.decoder.kind.upper()} decoder", att]
+    if p.kind == "positional-encoding":
+        pe = p.posenc
+        width = f"d_model = {pe.d}" if pe.type == "sinusoidal" else f"d_k = {pe.d}, {pe.rope} pairs"
+        return [p.kind, pe.type, width, f"base {fmt(to_float(pe.base), 6)}"]
+    if p.kind == "multi-head":
+        mh = p.multihead
+        bits = [p.kind, f"{mh.heads} heads of d_k = {mh.d_k}"]
+        if mh.kv_heads != mh.heads:
+            bits.append(f"{mh.kv_heads} key/value head{'s' if mh.kv_heads > 1 else ''} (grouped-query)")
+        bits.append("cross-attention over memory" if mh.memory is not None else "self-attention")
+        if mh.t:
+            bits.append(f"KV cache of {mh.t} tokens")
+        if mh.positions:
+            bits.append(f"{mh.positions} positions" + (f" ({mh.rope} pairs)" if mh.positions == "rope" else ""))
+        bits.append(f"{p.score} score")
+        return bits
     if p.kind == "similarity":
         return [p.kind, ", ".join(p.measures), "B = A" if "B" not in p.given else "A against B"]
     bits = [p.kind] + ([f"{p.score} score"] if p.score else [])
@@ -475,8 +506,6 @@ def describe(p: Any) -> list[str]:
     if p.kind == "softmax":
         temperature = getattr(p.settings, "temperature", None)
         if temperature is not None:
-            from ..numbers import to_float
-
             bits.append(f"temperature T = {to_float(temperature):g}")
         if p.target is not None:
             label = p.vocab[p.target] if p.vocab is not None else f"entry {p.target + 1}"

@@ -22,11 +22,13 @@ from rich.text import Text
 from ..derivation import (
     Add,
     Argmax,
+    Arrange,
     Combine,
     Concat,
     Cosine,
     Derivation,
     Divide,
+    Formula,
     Gradient,
     Input,
     Loss,
@@ -41,7 +43,7 @@ from ..derivation import (
     Update,
     tie_note,
 )
-from . import expand, simtable, timeline
+from . import expand, heads, simtable, timeline
 from .exact import exact_groups, exact_text
 from .fmt import (
     ENTRY_LIMIT,
@@ -90,10 +92,14 @@ class TextRenderer:
                 out.append(Text(tl.section_starts[step.id], style="bold reverse"))
             if step.intro:
                 out.append(Text(step.intro, style="yellow"))
+            if step.id == "concat" and heads.applies(d):  # every head's weights, before they are put together
+                out.append(Text(""))
+                out.append(heads.HeadsTable(d, self.n))
             out.append(Text(""))
             out.append(self._step(k, step))
             if step.id == "weights" and d.problem.kind == "attention":
                 out.append(self._attention_table())
+
             if tl is not None and step.id in tl.table_after:
                 out.append(Text(""))
                 out.append(self._gate_table(tl, tl.table_after[step.id]))
@@ -391,6 +397,14 @@ class TextRenderer:
 
     def _step_Stated(self, s: Stated) -> Iterable[RenderableType]:
         yield self._result(s)
+
+    def _step_Arrange(self, s: Arrange) -> Iterable[RenderableType]:
+        if s.source and s.source not in s.formula:
+            yield Text(f"  {s.source}", style="dim")
+        yield self._result(s)
+
+    def _step_Formula(self, s: Formula) -> Iterable[RenderableType]:
+        yield from self._written(s)
 
     def _step_Update(self, s: Update) -> Iterable[RenderableType]:
         dec = expand.update_decimals(s, self.dec) if not self.d.carry_rounded else self.dec

@@ -24,6 +24,14 @@ SETTINGS_KEYS = (
         choices=("default", "row", "column"),
     ),
     Key("temperature", "number", "softmax(z / T)"),
+    Key("position_base", "number", "sinusoidal and RoPE positions: the base of the frequencies", default=10000),
+    Key(
+        "rope",
+        "choice",
+        "RoPE pairing: interleaved (2i, 2i+1), as the paper | half (i, i + d/2), as GPT-NeoX and LLaMA",
+        default="interleaved",
+        choices=("interleaved", "half"),
+    ),
     Key(
         "shift_max",
         "choice",
@@ -33,11 +41,20 @@ SETTINGS_KEYS = (
         also=("bool",),
     ),
 )
-# every settings key (the unknown-key check); `temperature` belongs to kind softmax only
+# every settings key (the unknown-key check); `temperature` belongs to kind softmax only, the
+# position keys to the kinds with positions
 SETTINGS_ALL = Table(SETTINGS_KEYS, "how the derivation is shown and rounded")
-SETTINGS_TABLE = Table(tuple(k for k in SETTINGS_KEYS if k.name != "temperature"), SETTINGS_ALL.doc)
+POSITION_SETTINGS = ("position_base", "rope")
+SETTINGS_TABLE = Table(
+    tuple(k for k in SETTINGS_KEYS if k.name not in ("temperature", *POSITION_SETTINGS)), SETTINGS_ALL.doc
+)
 SETTINGS = Key("settings", "table", "how the derivation is shown and rounded", table=SETTINGS_TABLE)
-SETTINGS_SOFTMAX = SETTINGS.but(table=SETTINGS_ALL)
+SETTINGS_SOFTMAX = SETTINGS.but(
+    table=Table(tuple(k for k in SETTINGS_KEYS if k.name not in POSITION_SETTINGS), SETTINGS_ALL.doc)
+)
+SETTINGS_POSITIONS = SETTINGS.but(
+    table=Table(tuple(k for k in SETTINGS_KEYS if k.name not in ("temperature", "convention")), SETTINGS_ALL.doc)
+)
 
 TRAINING_TABLE = table(
     Key("optimizer", "choice", "sgd | adam (first step)", default="sgd", choices=("sgd", "adam")),

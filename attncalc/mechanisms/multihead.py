@@ -1,0 +1,507 @@
+"""Kind ``multi-head`` (Vaswani et al. 2017; PyTorch's nn.MultiheadAttention), row convention.
+
+Q = X W_Q + b_Q, K = X W_K + b_K (memory W_K in cross-attention; the cached rows first with a cache),
+V likewise; head j takes its block of d_k columns of Q (and of K and V, or of its group's key/value
+head with kv_heads), scores Q_j K_jᵀ / √d_k (d_k of the head), masks, row-wise softmax, A_j V_j;
+the heads side by side, then W_O.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..arith import Chain, MistakeNotApplicable, is_exact
+from ..derivation import Add, Arrange, Formula, Input, Mask, Product, Step
+from ..problem import Problem
+from . import positions as pos
+from .common import SoftmaxNames, softmax_steps, sqrt_dk_step
+
+
+def inputs(p: Problem) -> list[Input]:
+    mh = p.multihead
+    assert mh is not None
+    tok = p.tokens
+    out = [Input("X", "X", mh.X.floats, None, rows=tok, role="the queries' rows (one per token)")]
+    if mh.memory is not None:
+        out.append(
+            Input("memory", "M", mh.memory.floats, None, rows=mh.key_labels, role="memory: the keys' and values' rows")
+        )
+    if mh.P is not None:
+        out.append(Input("positions", "P", mh.P.floats, None, rows=tok, role="learned positions, added to X"))
+    for key, g in mh.W.items():
+        out.append(Input(key, key, g.floats, None, role=_ROLE[key]))
+    for key, g in mh.b.items():
+        out.append(Input(key, key, g.floats, None, role="bias"))
+    if mh.cache_K is not None and mh.cache_V is not None:
+        cached = mh.key_labels[: mh.t]
+        out.append(Input("cache.K", "K_cache", mh.cache_K.floats, None, rows=cached, role="cached keys"))
+        out.append(Input("cache.V", "V_cache", mh.cache_V.floats, None, rows=cached, role="cached values"))
+    return out
+
+
+_ROLE = {
+    "W_Q": "query projection, heads side by side",
+    "W_K": "key projection",
+    "W_V": "value projection",
+    "W_O": "output projection",
+}
+
+
+def run(p: Problem, chain: Chain) -> list[Step]:
+    mh = p.multihead
+    assert mh is not None
+    n = mh.X.shape[0]
+    tok = p.tokens or tuple(f"x{i + 1}" for i in range(n))
+    keys = mh.key_labels
+    t = mh.t
+    q_pos = [t + i for i in range(n)]
+    steps: list[Step] = []
+    X = chain.given(mh.X)
+    M = chain.given(mh.memory) if mh.memory is not None else None
+    X, M = _positions(p, chain, X, M, q_pos, tok, steps)
+
+    H, G = mh.heads, mh.kv_heads
+    d_k, d_v = mh.d_k, mh.d_v
+    if chain.mistake == "one_head":
+        if H == 1 or G != H:
+            raise MistakeNotApplicable
+        H, G, d_k, d_v = 1, 1, H * d_k, H * d_v
+    src = M if M is not None else X
+    src_name = "M" if M is not None else ("X_pos" if mh.positions in ("sinusoidal", "learned") else "X")
+    x_name = "X_pos" if mh.positions in ("sinusoidal", "learned") else "X"
+    Q = _project(chain, steps, "Q", X, x_name, mh.W["W_Q"], mh.b.get("b_Q"), tok, "Queries")
+    if mh.cache_K is not None and mh.cache_V is not None:
+        KV = {}
+        for name, cache in (("K", mh.cache_K), ("V", mh.cache_V)):
+            new = _project(
+                chain,
+                steps,
+                f"{name}_new",
+                X,
+                x_name,
+                mh.W[f"W_{name}"],
+                mh.b.get(f"b_{name}"),
+                tok,
+                "New " + {"K": "keys", "V": "values"}[name],
+            )
+            old = chain.given(cache)
+            old, new = chain.coerce(old, new)
+            full = chain.finish(name, np.concatenate([old, new], axis=0))
+            steps.append(
+                Arrange(
+                    id=name,
+                    title={"K": "Keys, the cache extended", "V": "Values, the cache extended"}[name],
+                    formula=f"{name} = [{name}_cache; {name}_new]",
+                    latex=rf"{name} = \begin{{bmatrix}} {name}_{{cache}} \\ {name}_{{new}} \end{{bmatrix}}",
+                    symbol=name,
+                    value=full,
+                    rows=keys,
+                    source=f"rows 1–{t}: the cache; rows {t + 1}–{t + n}: the new tokens",
+                    explain="A KV cache keeps the earlier tokens' keys and values: only the new rows are projected.",
+                )
+            )
+            KV[name] = full
+        K, V = KV["K"], KV["V"]
+    else:
+        K = _project(chain, steps, "K", src, src_name, mh.W["W_K"], mh.b.get("b_K"), keys, "Keys")
+        V = _project(chain, steps, "V", src, src_name, mh.W["W_V"], mh.b.get("b_V"), keys, "Values")
+    m = K.shape[0]
+    k_pos = list(range(m))
+
+    outputs = []
+    for j in range(1, H + 1):
+        g = (j - 1) // (H // G) + 1
+        Qj = _block(chain, steps, f"head.{j}.Q", Q, j, d_k, tok, f"columns {_cols(j, d_k)} of Q")
+        kv_note = f" (key/value head {g} of {G}, shared by query heads {_group(g, H // G)})" if G != H else ""
+        Kj = _block(chain, steps, f"head.{j}.K", K, g, d_k, keys, f"columns {_cols(g, d_k)} of K{kv_note}")
+        Vj = _block(chain, steps, f"head.{j}.V", V, g, d_v, keys, f"columns {_cols(g, d_v)} of V{kv_note}")
+        qs, ks = f"Q_{j}", f"K_{j}"
+        if mh.positions == "rope":
+            Qj, Kj = _rope(p, chain, steps, j, Qj, Kj, q_pos, k_pos, tok, keys)
+            qs, ks = f"Q̃_{j}", f"K̃_{j}"
+        S = chain.finish(f"head.{j}.scores", chain.matmul(Qj, Kj.T))
+        steps.append(
+            Product(
+                id=f"head.{j}.scores",
+                title=f"Head {j}: scores",
+                formula=f"S = {qs} {ks}ᵀ  (S_ik = q_i · k_k)",
+                latex=rf"S = {_tex(qs)} {_tex(ks)}^\top",
+                symbol="S",
+                value=S,
+                rows=tok,
+                cols=keys,
+                left=Qj,
+                right=Kj.T,
+                explain=f"Entry (i, k) is the dot product of query i with key k, in head {j}'s {d_k} columns.",
+            )
+        )
+        sym = "S"
+        if p.score == "scaled-dot":
+            scale_d, d_name = (mh.X.shape[1], "d_model") if chain.mistake == "sqrt_d_model" else (d_k, "d_k")
+            step, S = sqrt_dk_step(
+                chain, S, scale_d, ("S'", "S", "S'"), tok, keys, step_id=f"head.{j}.scaled_scores", d_name=d_name
+            )
+            steps.append(_retitle(step, j))
+            sym = "S'"
+        if mh.positions == "alibi":
+            B, written = pos.alibi_bias(chain, j, mh.heads, q_pos, k_pos)
+            B = chain.finish(f"head.{j}.bias", B)
+            steps.append(
+                Formula(
+                    id=f"head.{j}.bias",
+                    title=f"Head {j}: ALiBi bias",
+                    formula=f"b_ik = −m_{j}·|i − k|, m_{j} = {pos.alibi_slope_text(j, mh.heads)} (positions from 0)",
+                    latex=rf"b_{{ik}} = -m_{j} |i - k|,\ m_{j} = 2^{{-{8 * j}/{mh.heads}}}",
+                    symbol="b",
+                    value=B,
+                    rows=tok,
+                    cols=keys,
+                    written=tuple(tuple(str(x) for x in row) for row in written),
+                    explain="ALiBi penalises a key by its distance from the query; each head has its own slope.",
+                )
+            )
+            S0, B0 = chain.coerce(S, B)
+            new_sym = "S''" if sym == "S'" else "S'"
+            S = chain.finish(f"head.{j}.biased_scores", S0 + B0)
+            steps.append(
+                Add(
+                    id=f"head.{j}.biased_scores",
+                    title=f"Head {j}: scores with the bias",
+                    formula=f"{new_sym}_ik = {sym}_ik + b_ik",
+                    latex=rf"{new_sym}_{{ik}} = {sym}_{{ik}} + b_{{ik}}",
+                    symbol=new_sym,
+                    value=S,
+                    rows=tok,
+                    cols=keys,
+                    parts=(S0, B0),
+                    part_names=(sym, "b"),
+                    explain="The bias is added after the scaling, before the mask and the softmax.",
+                )
+            )
+            sym = new_sym
+        allowed = mh.allowed
+        late = chain.mistake == "mask_after_softmax"
+        if allowed is not None and not late:
+            before = S
+            S = chain.finish(f"head.{j}.masked_scores", _masked(S, allowed))
+            steps.append(
+                Mask(
+                    id=f"head.{j}.masked_scores",
+                    title=f"Head {j}: masked scores",
+                    formula=f"−∞ where query i may not attend key k ({_mask_words(p)})",
+                    latex=r"S_{ik} = -\infty \text{ where } M_{ik} = 0",
+                    symbol=sym,
+                    value=S,
+                    rows=tok,
+                    cols=keys,
+                    arg=before,
+                    allowed=allowed,
+                    explain="A masked score becomes −∞: its exponential is 0, so the key gets no weight.",
+                )
+            )
+        elif late and allowed is None:
+            raise MistakeNotApplicable
+        names = SoftmaxNames(
+            exps_id=f"head.{j}.exponentials",
+            sum_id=f"head.{j}.exp_sum",
+            out_id=f"head.{j}.weights",
+            arg=sym,
+            out="A",
+            out_title=f"Head {j}: attention weights (row-wise softmax)",
+        )
+        soft, A = softmax_steps(chain, S, names, p.settings.shift_max, tok, keys)
+        if late:
+            assert allowed is not None
+            A = chain.finish(f"head.{j}.weights", np.where(allowed, A, 0.0 if not is_exact(A) else 0))
+        for s in soft:
+            steps.append(_retitle(s, j))
+        out_j = chain.finish(f"head.{j}.output", chain.matmul(A, Vj))
+        steps.append(
+            Product(
+                id=f"head.{j}.output",
+                title=f"Head {j}: output",
+                formula=f"O_{j} = A_{j} V_{j}  (row i: Σ_k A_ik v_k)",
+                latex=rf"O_{j} = A_{j} V_{j}",
+                symbol=f"O_{j}",
+                value=out_j,
+                rows=tok,
+                left=A,
+                right=Vj,
+                explain="Each row is the weighted average of the head's value rows, weighted by that row of A.",
+            )
+        )
+        outputs.append(out_j)
+    order = outputs[::-1] if chain.mistake == "heads_reversed" and H > 1 else outputs
+    if chain.mistake == "heads_reversed" and H == 1:
+        raise MistakeNotApplicable
+    cat = chain.finish("concat", np.concatenate(chain.coerce(*order), axis=1))
+    steps.append(
+        Arrange(
+            id="concat",
+            title="Heads side by side",
+            formula="concat = [O_1 … O_h]" if H > 2 else ("concat = [O_1 O_2]" if H == 2 else "concat = O_1"),
+            latex=r"\mathrm{concat} = [O_1\ \cdots\ O_h]",
+            symbol="C",
+            value=cat,
+            rows=tok,
+            source=", ".join(f"columns {_cols(j, d_v)}: head {j}" for j in range(1, H + 1)),
+            explain="The heads' outputs, one block of d_v columns each, in head order.",
+        )
+    )
+    if "W_O" in mh.W:
+        if chain.mistake == "no_W_O":
+            chain.finish("output", cat)
+            return steps
+        W_O = chain.given(mh.W["W_O"])
+        b_O = chain.given(mh.b["b_O"]) if "b_O" in mh.b else None
+        out = chain.matmul(cat, W_O)
+        if b_O is not None:
+            out, b_O = chain.coerce(out, b_O)
+            out = out + b_O[None, :]
+        out = chain.finish("output", out)
+        steps.append(
+            Product(
+                id="output",
+                title="Output projection",
+                formula="output = concat W_O" + (" + b_O" if b_O is not None else ""),
+                latex=r"\mathrm{output} = \mathrm{concat}\, W_O" + (" + b_O" if b_O is not None else ""),
+                symbol="Y",
+                value=out,
+                rows=tok,
+                left=cat,
+                right=W_O,
+                bias=b_O,
+                explain="W_O mixes the heads back into d_model columns.",
+            )
+        )
+    elif chain.mistake == "no_W_O":
+        raise MistakeNotApplicable
+    return steps
+
+
+def _positions(
+    p: Problem,
+    chain: Chain,
+    X: np.ndarray,
+    M: np.ndarray | None,
+    q_pos: list[int],
+    tok: tuple[str, ...],
+    steps: list[Step],
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Sinusoidal or learned positions added to X (and sinusoidal ones to memory)."""
+    mh = p.multihead
+    assert mh is not None
+    if mh.positions == "sinusoidal":
+        theta, _ = pos.angles(chain, q_pos, X.shape[1], mh.base)
+        P = chain.finish("positions", pos.sinusoid(chain, theta))
+        steps.append(pos.positions_step("positions", P, theta, tok))
+    elif mh.positions == "learned":
+        assert mh.P is not None
+        P = chain.finish("positions", chain.given(mh.P))
+        steps.append(
+            Arrange(
+                id="positions",
+                title="Positions (learned)",
+                formula="P: one learned row per position",
+                latex="P",
+                symbol="P",
+                value=P,
+                rows=tok,
+                source="the given matrix",
+                explain="Learned positions are parameters of the model: one row per position, added to X.",
+            )
+        )
+    else:
+        return X, M
+    X0, P0 = chain.coerce(X, P)
+    X = chain.finish("X_pos", X0 + P0)
+    steps.append(_add("X_pos", "Inputs with positions", "X_pos = X + P", "X_pos", X, (X0, P0), ("X", "P"), tok))
+    if M is not None and mh.positions == "sinusoidal":
+        theta_m, _ = pos.angles(chain, list(range(M.shape[0])), M.shape[1], mh.base)
+        P_m = pos.sinusoid(chain, theta_m)
+        M0, Pm0 = chain.coerce(M, P_m)
+        M = chain.finish("memory_pos", M0 + Pm0)
+        title = "Memory with positions (from 0)"
+        steps.append(_add("memory_pos", title, "M_pos = M + P", "M_pos", M, (M0, Pm0), ("M", "P"), mh.key_labels))
+    return X, M
+
+
+def _add(
+    step_id: str,
+    title: str,
+    formula: str,
+    symbol: str,
+    value: np.ndarray,
+    parts: tuple[np.ndarray, ...],
+    names: tuple[str, str],
+    rows: tuple[str, ...],
+) -> Add:
+    return Add(
+        id=step_id,
+        title=title,
+        formula=formula,
+        latex=formula.replace("X_pos", "X_{pos}").replace("M_pos", "M_{pos}"),
+        symbol=symbol,
+        value=value,
+        rows=rows,
+        parts=parts,
+        part_names=names,
+        explain="The position of each token is added to its row, entry by entry.",
+    )
+
+
+def _project(
+    chain: Chain,
+    steps: list[Step],
+    name: str,
+    X: np.ndarray,
+    x_name: str,
+    W: object,
+    b: object,
+    rows: tuple[str, ...],
+    title: str,
+) -> np.ndarray:
+    Wm = chain.given(W)  # type: ignore[arg-type]
+    bias = chain.given(b) if b is not None else None  # type: ignore[arg-type]
+    out = chain.matmul(X, Wm)
+    if bias is not None:
+        out, bias = chain.coerce(out, bias)
+        out = out + bias[None, :]
+    letter = name[0]
+    out = chain.finish(name, out)
+    formula = f"{name} = {x_name} W_{letter}" + (f" + b_{letter}" if bias is not None else "")
+    steps.append(
+        Product(
+            id=name,
+            title=title,
+            formula=formula,
+            latex=formula.replace("X_pos", "X_{pos}").replace("_new", "_{new}"),
+            symbol=name,
+            value=out,
+            rows=rows,
+            left=X,
+            right=Wm,
+            bias=bias,
+            explain=f"Row i of {name} is row i of {x_name} times W_{letter}: every head's columns at once.",
+        )
+    )
+    return out
+
+
+def _block(
+    chain: Chain, steps: list[Step], step_id: str, M: np.ndarray, j: int, width: int, rows: tuple[str, ...], source: str
+) -> np.ndarray:
+    value = chain.finish(step_id, M[:, (j - 1) * width : j * width])
+    letter = step_id.split(".")[-1]
+    head = step_id.split(".")[1]
+    steps.append(
+        Arrange(
+            id=step_id,
+            title=f"Head {head}: {({'Q': 'queries', 'K': 'keys', 'V': 'values'})[letter]}",
+            formula=f"{letter}_{head} = {source}",
+            latex=rf"{letter}_{head}",
+            symbol=f"{letter}_{head}",
+            value=value,
+            rows=rows,
+            source=source,
+            explain="A head works on its own block of columns: nothing is computed here.",
+        )
+    )
+    return value
+
+
+def _rope(
+    p: Problem,
+    chain: Chain,
+    steps: list[Step],
+    j: int,
+    Qj: np.ndarray,
+    Kj: np.ndarray,
+    q_pos: list[int],
+    k_pos: list[int],
+    tok: tuple[str, ...],
+    keys: tuple[str, ...],
+) -> tuple[np.ndarray, np.ndarray]:
+    mh = p.multihead
+    assert mh is not None
+    Qr, terms = pos.rope(chain, Qj, q_pos, mh.base, mh.rope)
+    Qr = chain.finish(f"head.{j}.Q_rot", Qr)
+    steps.append(
+        pos.rope_step(f"head.{j}.Q_rot", f"Head {j}: queries rotated (RoPE)", f"q̃_{j}", Qr, terms, tok, mh.rope)
+    )
+    t = mh.t
+    if t:
+        new, terms = pos.rope(chain, Kj[t:], q_pos, mh.base, mh.rope)
+        new = chain.finish(f"head.{j}.K_new_rot", new)
+        steps.append(
+            pos.rope_step(
+                f"head.{j}.K_new_rot", f"Head {j}: new keys rotated (RoPE)", f"k̃_{j}", new, terms, tok, mh.rope
+            )
+        )
+        old, new = chain.coerce(Kj[:t], new)
+        Kr = chain.finish(f"head.{j}.K_rot", np.concatenate([old, new], axis=0))
+        steps.append(
+            Arrange(
+                id=f"head.{j}.K_rot",
+                title=f"Head {j}: keys rotated",
+                formula=f"K̃_{j} = [cached keys (already rotated); new keys rotated]",
+                latex=rf"\tilde K_{j}",
+                symbol=f"k̃_{j}",
+                value=Kr,
+                rows=keys,
+                source=f"rows 1–{t}: the cache, rotated when it was stored; rows {t + 1}–{t + len(q_pos)}: rotated now",
+                explain="A cache stores keys already rotated by their positions.",
+            )
+        )
+        return Qr, Kr
+    Kr, terms = pos.rope(chain, Kj, k_pos, mh.base, mh.rope)
+    Kr = chain.finish(f"head.{j}.K_rot", Kr)
+    steps.append(pos.rope_step(f"head.{j}.K_rot", f"Head {j}: keys rotated (RoPE)", f"k̃_{j}", Kr, terms, keys, mh.rope))
+    return Qr, Kr
+
+
+def _retitle(s: Step, j: int) -> Step:
+    import dataclasses
+
+    if s.title.startswith("Head "):
+        return s
+    return dataclasses.replace(s, title=f"Head {j}: {s.title[0].lower()}{s.title[1:]}")
+
+
+def _masked(S: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    if S.dtype == object:
+        import sympy as sp
+
+        out = S.copy()
+        out[~allowed] = -sp.oo
+        return out
+    return np.where(allowed, S, -np.inf)
+
+
+def _mask_words(p: Problem) -> str:
+    mh = p.multihead
+    assert mh is not None
+    bits = []
+    if mh.mask_text == "causal":
+        bits.append("causal: query i sees keys up to its own position")
+    elif mh.mask_text == "causal-top-left":
+        bits.append("causal, top-left: query i sees keys 1..i")
+    elif mh.mask is not None:
+        bits.append("the given mask, 1 = may attend")
+    if mh.key_padding is not None:
+        bits.append("key padding: 0 = a padding position")
+    return "; ".join(bits)
+
+
+def _cols(j: int, width: int) -> str:
+    a, b = (j - 1) * width + 1, j * width
+    return f"{a}–{b}" if b > a else f"{a}"
+
+
+def _group(g: int, size: int) -> str:
+    first = (g - 1) * size + 1
+    return ", ".join(str(first + k) for k in range(size))
+
+
+def _tex(symbol: str) -> str:
+    return symbol.replace("Q̃", r"\tilde Q").replace("K̃", r"\tilde K")

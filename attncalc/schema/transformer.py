@@ -1,0 +1,106 @@
+"""The declarations of the Transformer kinds: multi-head and positional-encoding."""
+
+from __future__ import annotations
+
+from .. import catalog
+from .common import ANSWERS, DESCRIPTION, SCHEMA, SETTINGS_POSITIONS, TITLE, TOKENS
+from .decl import Key, KindSchema, table
+
+
+def _kind(name: str) -> Key:
+    return Key("kind", "choice", "the kind of problem (see `attncalc list`)", choices=(name,), required=True)
+
+
+MULTI_HEAD_GIVEN = table(
+    Key("X", "matrix", "n × d_model: the queries' rows (and the keys'/values' in self-attention)", required=True),
+    Key("memory", "matrix", "m × d_model: cross-attention; keys and values come from it"),
+    Key("heads", "integer", "h: head j uses columns (j-1)·d_k+1 … j·d_k of W_Q", required=True, min=1),
+    Key("W_Q", "matrix", "d_model × (h·d_k)", required=True),
+    Key("W_K", "matrix", "d_model × (kv_heads·d_k)", required=True),
+    Key("W_V", "matrix", "d_model × (kv_heads·d_v)", required=True),
+    Key("W_O", "matrix", "(h·d_v) × d_model; optional (the derivation then ends at concat)"),
+    Key("b_Q", "vector", "optional bias of Q"),
+    Key("b_K", "vector", "optional bias of K"),
+    Key("b_V", "vector", "optional bias of V"),
+    Key("b_O", "vector", "optional bias of the output (needs W_O)"),
+    Key("kv_heads", "integer", "grouped-query attention: key/value heads, dividing heads (1 = multi-query)", min=1),
+    Key(
+        "mask",
+        "choice",
+        "causal (lower-right aligned) | causal-top-left | a 0/1 matrix, 1 = may attend",
+        choices=tuple(catalog.MASKS),
+        also=("matrix",),
+    ),
+    Key("key_padding", "vector", "0/1 per key, 0 = a padding position (masked for every query)"),
+    Key(
+        "positions",
+        "choice",
+        "sinusoidal | rope | alibi, or a matrix of learned positions added to X",
+        choices=("sinusoidal", "rope", "alibi"),
+        also=("matrix",),
+    ),
+    doc="the rows, the projections, the heads, masks and positions",
+)
+
+CACHE = table(
+    Key("K", "matrix", "earlier tokens' keys, t × (kv_heads·d_k), already projected (and rotated with rope)"),
+    Key("V", "matrix", "earlier tokens' values, t × (kv_heads·d_v)"),
+    doc="KV cache: the rows of X are the newest tokens; mask defaults to causal",
+)
+
+MULTI_HEAD = KindSchema(
+    "multi-head",
+    catalog.KINDS["multi-head"],
+    table(
+        TITLE,
+        _kind("multi-head"),
+        Key(
+            "score",
+            "choice",
+            "scaled-dot (divide by sqrt(d_k) of a head) | dot",
+            default="scaled-dot",
+            choices=("scaled-dot", "dot"),
+        ),
+        TOKENS.but(doc="optional labels, one per row of X"),
+        Key("memory_tokens", "labels", "optional labels, one per row of memory"),
+        DESCRIPTION,
+        Key("given", "table", MULTI_HEAD_GIVEN.doc, table=MULTI_HEAD_GIVEN, required=True),
+        Key("cache", "table", CACHE.doc, table=CACHE),
+        SETTINGS_POSITIONS,
+        ANSWERS,
+        SCHEMA,
+    ),
+)
+
+POSITIONAL_GIVEN = table(
+    Key(
+        "positions",
+        "integer",
+        "a count (positions 0 … count−1), or a list of positions",
+        required=True,
+        also=("vector",),
+        min=1,
+    ),
+    Key("d_model", "integer", "sinusoidal: the width of the encoding (even)", min=2),
+    Key("X", "matrix", "sinusoidal, optional: rows to add the encoding to, one per position"),
+    Key("q", "matrix", "rope: query rows, one per position"),
+    Key("k", "matrix", "rope: key rows, one per position"),
+    Key("d_k", "integer", "rope without q and k: the head width (even)", min=2),
+    doc="the positions and what they are applied to",
+)
+
+POSITIONAL_ENCODING = KindSchema(
+    "positional-encoding",
+    catalog.KINDS["positional-encoding"],
+    table(
+        TITLE,
+        _kind("positional-encoding"),
+        Key("type", "choice", "sinusoidal | rope", default="sinusoidal", choices=("sinusoidal", "rope")),
+        TOKENS.but(doc="optional labels, one per position"),
+        DESCRIPTION,
+        Key("given", "table", POSITIONAL_GIVEN.doc, table=POSITIONAL_GIVEN, required=True),
+        SETTINGS_POSITIONS,
+        ANSWERS,
+        SCHEMA,
+    ),
+)
