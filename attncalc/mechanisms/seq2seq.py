@@ -28,11 +28,15 @@ def inputs(p: Problem) -> list[Input]:
     assert s is not None
     rows = p.tokens or tuple(f"x_{i + 1}" for i in range(s.x.shape[0]))
     out = [Input("encoder.x", "x", s.x.floats, None, rows=rows, role="source embeddings, one row per token")]
-    for where, cell in (("encoder", s.encoder), ("encoder.reverse", s.reverse), ("decoder", s.decoder)):
+    for where, cell, who in (
+        ("encoder", s.encoder, "encoder"),
+        ("encoder.reverse", s.reverse, "backward encoder"),
+        ("decoder", s.decoder, "decoder"),
+    ):
         if cell is None:
             continue
-        for g in cell.shown:
-            out.append(Input(f"{where}.{g.name}", f"{g.name}", g.floats, None, role=f"{where} weights"))
+        for g in cell.shown:  # the encoder's and the decoder's weights share names: the symbol says whose
+            out.append(Input(f"{where}.{g.name}", f"{g.name} ({who})", g.floats, None, role=f"{who} weights"))
     if s.inputs is not None:
         out.append(
             Input(
