@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arith import Chain, is_exact
+from ..arith import Chain, MistakeNotApplicable, is_exact
 from ..derivation import Add, Combine, Concat, Map, Product, Stated, Step
 from ..parse.types import GATES, Cell
 from ..problem import Given
@@ -74,7 +74,7 @@ def cell_step(
     hs = names.h
     hx = None  # [h; x], read by every computed gate except the GRU candidate (which builds its own)
     if x is not None and any(g != "n" and g not in stated for g in GATES[kind]):
-        hx = _concat(chain, pre + "hx", [h, x], [h_label, x_label], f"[{h_label}; {x_label}]")
+        hx = _concat(chain, pre + "hx", *_hx(chain, h, x, h_label, x_label))
         steps.append(hx[0])
     values: dict[str, np.ndarray] = {}
 
@@ -98,7 +98,7 @@ def cell_step(
             return
         assert cell is not None and hx is not None
         W = np.concatenate([chain.given(cell.Wh[g]), chain.given(cell.Wx[g])], axis=1)
-        b = chain.given(cell.bx[g]) + chain.given(cell.bh[g])
+        b = _bias(chain, cell.bx[g]) + _bias(chain, cell.bh[g])
         z = chain.finish(gid + "_pre", chain.matmul(W, hx[1]) + b)
         W_name = _weight_name(cell, g)
         z_sym = f"z{GATE_SYMBOL[g]}_{t}"
@@ -119,8 +119,10 @@ def cell_step(
         act = "tanh" if g in ("g", "n", "h") else "sigmoid"
         if g == "h" and cell.nonlinearity == "relu":
             act = "relu"
-        if g == "g" and chain.mistake == "sigmoid_for_tanh":
+        if act == "tanh" and chain.mistake == "sigmoid_for_tanh":  # the candidate (or an RNN's state) with σ
             act = "sigmoid"
+        elif act == "sigmoid" and chain.mistake == "tanh_for_sigmoid":  # a gate with tanh
+            act = "tanh"
         fn = {"tanh": chain.tanh, "sigmoid": chain.sigmoid, "relu": chain.relu}[act]
         v = chain.finish(gid, fn(z))
         shown_act = {"sigmoid": "σ", "tanh": "tanh", "relu": "relu"}[act]
@@ -148,7 +150,7 @@ def cell_step(
             gate(g)
         f, i, cand = values["f"], values["i"], values["g"]
         c_prev_name = _sub("c", t - 1)
-        kept = chain.finish(pre + "retained", _mul(f, c))
+        kept = chain.finish(pre + "retained", c if chain.mistake == "forget_not_applied" else _mul(f, c))
         steps.append(
             _combine(
                 pre + "retained",
@@ -202,7 +204,7 @@ def cell_step(
             )
         )
         o = values["o"]
-        h_new = chain.finish(pre + "h", _mul(o, tc))
+        h_new = chain.finish(pre + "h", _mul(o, c_new if chain.mistake == "no_tanh_c" else tc))
         steps.append(
             _combine(
                 pre + "h",
@@ -224,7 +226,10 @@ def cell_step(
     else:
         assert cell is not None and x is not None
         n_sym = _sub("h\u0303", t)
-        if cell.reset == "before":
+        reset = cell.reset
+        if chain.mistake == "reset_swapped":
+            reset = "before" if reset == "after" else "after"
+        if reset == "before":
             rh = chain.finish(pre + "rh", _mul(r, h))
             steps.append(
                 _combine(
@@ -237,12 +242,10 @@ def cell_step(
                     explain="The reset gate scales the previous state before it enters the candidate (Cho et al.).",
                 )
             )
-            rhx = _concat(
-                chain, pre + "rhx", [rh, x], [f"r_{t} ⊙ {h_label}", x_label], f"[r_{t} ⊙ {h_label}; {x_label}]"
-            )
+            rhx = _concat(chain, pre + "rhx", *_hx(chain, rh, x, f"r_{t} ⊙ {h_label}", x_label))
             steps.append(rhx[0])
             W = np.concatenate([chain.given(cell.Wh["n"]), chain.given(cell.Wx["n"])], axis=1)
-            b = chain.given(cell.bx["n"]) + chain.given(cell.bh["n"])
+            b = _bias(chain, cell.bx["n"]) + _bias(chain, cell.bh["n"])
             zn = chain.finish(pre + "h_tilde_pre", chain.matmul(W, rhx[1]) + b)
             steps.append(
                 Product(
@@ -259,8 +262,8 @@ def cell_step(
                 )
             )
         else:
-            Wx, bx = chain.given(cell.Wx["n"]), chain.given(cell.bx["n"])
-            Wh, bh = chain.given(cell.Wh["n"]), chain.given(cell.bh["n"])
+            Wx, bx = chain.given(cell.Wx["n"]), _bias(chain, cell.bx["n"])
+            Wh, bh = chain.given(cell.Wh["n"]), _bias(chain, cell.bh["n"])
             xn = chain.finish(pre + "xn", chain.matmul(Wx, x) + bx)
             steps.append(
                 Product(
@@ -304,7 +307,8 @@ def cell_step(
                     explain="The reset gate scales the recurrent part only.",
                 )
             )
-        n = chain.finish(pre + "h_tilde", chain.tanh(zn))
+        squash = chain.sigmoid if chain.mistake == "sigmoid_for_tanh" else chain.tanh
+        n = chain.finish(pre + "h_tilde", squash(zn))
         steps.append(
             Map(
                 id=pre + "h_tilde",
@@ -351,6 +355,24 @@ def cell_step(
         )
     )
     return steps, h_new, None
+
+
+def _hx(
+    chain: Chain, h: np.ndarray, x: np.ndarray, h_label: str, x_label: str
+) -> tuple[list[np.ndarray], list[str], str]:
+    """The parts of [h; x] (values, names, label); [x; h] under the mistake ``hx_swapped``, which needs
+    x and h of one length (the weights' columns for h then meet x)."""
+    if chain.mistake == "hx_swapped":
+        if len(h) != len(x):
+            raise MistakeNotApplicable
+        return [x, h], [x_label, h_label], f"[{x_label}; {h_label}]"
+    return [h, x], [h_label, x_label], f"[{h_label}; {x_label}]"
+
+
+def _bias(chain: Chain, b: Given) -> np.ndarray:
+    """A bias (zeros under the mistake ``no_bias``)."""
+    v = chain.given(b)
+    return v * 0 if chain.mistake == "no_bias" else v
 
 
 def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
