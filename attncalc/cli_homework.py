@@ -13,11 +13,13 @@ from typing import Annotated
 import typer
 
 from .cli_base import fail as _fail
+from .cli_base import write_output
 
 
 class CheckFormat(StrEnum):
     text = "text"
     json = "json"
+    csv = "csv"
 
 
 _PROBLEM_ONLY_KEYS = {
@@ -31,6 +33,7 @@ _PROBLEM_ONLY_KEYS = {
     "settings",
     "cell",
     "training",
+    "grading",
 }
 
 
@@ -44,7 +47,14 @@ def check(
             show_default=False,
         ),
     ],
-    format: Annotated[CheckFormat, typer.Option("--format", "-f", help="Report format.")] = CheckFormat.text,
+    format: Annotated[
+        CheckFormat,
+        typer.Option("--format", "-f", help="Report format (csv: a gradebook, one row per answers file)."),
+    ] = CheckFormat.text,
+    output: Annotated[
+        str | None, typer.Option("--output", "-o", help="Write the report to this file instead of standard output.")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite the --output file if it exists.")] = False,
     rtol: Annotated[
         float | None, typer.Option("--rtol", min=0, help="Relative tolerance instead of the answer's precision.")
     ] = None,
@@ -56,7 +66,8 @@ def check(
     ] = None,
     width: Annotated[int | None, typer.Option("--width", min=40, help="Terminal width for the text report.")] = None,
 ) -> None:
-    """Grade hand answers step by step: correct, carried (an earlier error) or wrong, with the slip named.
+    """Grade hand answers step by step: correct, carried (an earlier error) or wrong, with the slip named,
+    and the score (the problem's [grading] table).
 
     Exit code 0 when every given answer is correct, 1 when any is not, 2 on bad input.
     """
@@ -95,16 +106,31 @@ def check(
             reports.append(grade(target, raw, path, tol))
     except AttncalcError as exc:
         _fail(str(exc))
-    if format is CheckFormat.json:
+    if output is not None and Path(output).exists() and not force:  # before anything is computed for it
+        _fail(f"{output}: already exists; pass --force to overwrite it")
+    if format is CheckFormat.csv:
+        from .render.gradebook import gradebook_csv
+
+        text = gradebook_csv(reports)
+    elif format is CheckFormat.json:
         from .render.check_view import reports_json
 
-        sys.stdout.write(reports_json(reports))
+        text = reports_json(reports)
+    elif output is not None:
+        from .render.check_view import reports_text
+
+        text = reports_text(reports, width or 100)
     else:
         from rich.console import Console
 
         from .render.check_view import print_reports
 
         print_reports(reports, Console(width=width) if width else Console())
+        text = ""
+    if output is not None:
+        write_output(output, text, force)
+    else:
+        sys.stdout.write(text)
     raise typer.Exit(0 if all(r.all_correct for r in reports) else 1)
 
 

@@ -78,9 +78,14 @@ def test_validation_reads_the_declarations() -> None:
             "given",
             "settings",
             "answers",
+            "grading",
             "cell",
             "training",
         }
+    from attncalc.parse.grading import GRADING_TABLE
+
+    for d in decls.values():  # every kind takes the same [grading] table
+        assert d.top["grading"].table is GRADING_TABLE
 
 
 def test_every_declared_key_has_a_description() -> None:
