@@ -193,3 +193,22 @@ def test_the_json_schema_describes_grading(cli: Any) -> None:
     assert not list(validator.iter_errors(good))
     bad = {"kind": "lstm", "given": {"x": [1]}, "grading": {"partial": "yes", "extra": 1}}
     assert len(list(validator.iter_errors(bad))) == 2
+
+
+@pytest.mark.parametrize("kind", ["attention", "lstm"])
+def test_the_templates_grading_block_works_uncommented(cli: Any, kind: str) -> None:
+    """`attncalc new` shows [grading] commented out; uncommented it parses, and its group shares its points."""
+    import tomllib
+
+    lines = cli("new", kind).stdout.splitlines()
+    start = lines.index("# [grading]")
+    block = "\n".join(line[2:].split("  #")[0] for line in lines[start : start + 7])
+    raw = tomllib.loads("\n".join(lines[:start]) + "\n" + block)
+    problem = parse_problem(raw, "t.toml")
+    assert problem.grading.carried == 0.5 and problem.grading.partial is True
+    rep = check(problem, {}, "a.toml")
+    if kind == "lstm":  # 14 steps a time step (hx, 4 gates and their pre-activations, retained, new, c, tanh_c,
+        # h): time step 2's share 6 points, time step 1's have 1 each: 6 + 14
+        assert len(rep.step_ids) == 28 and math.isclose(rep.out_of, 20)
+    else:
+        assert math.isclose(rep.out_of, 4 + len(rep.step_ids) - 1)
