@@ -208,7 +208,7 @@ def generate(
 
 # ------------------------------------------------------------------ the files `generate` writes
 
-FORMATS = ("markdown", "latex", "pdf", "html", "moodle")
+FORMATS = ("markdown", "latex", "pdf", "html", "moodle", "qti")
 
 
 def homework_files(
@@ -225,11 +225,15 @@ def homework_files(
         name = f"variant-{k:02d}.toml"
         files[name] = problem_toml(raw, seed)
         files[f"answers/{name}"] = answers_toml(d, f"../{name}")
-    files.update(_sheets(derivations, "markdown" if fmt == "moodle" else fmt, seed, subject))
+    files.update(_sheets(derivations, "markdown" if fmt in ("moodle", "qti") else fmt, seed, subject))
     if fmt == "moodle":
         from .render.moodle import moodle_xml
 
         files["quiz.xml"] = moodle_xml(derivations, seed)
+    if fmt == "qti":
+        from .render.qti import qti_zip
+
+        files["qti.zip"] = qti_zip(derivations, seed)
     return files
 
 

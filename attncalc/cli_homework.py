@@ -140,6 +140,7 @@ class GenFormat(StrEnum):
     pdf = "pdf"
     html = "html"
     moodle = "moodle"
+    qti = "qti"
 
 
 def generate(
@@ -207,7 +208,11 @@ def generate(
     decimals: Annotated[int, typer.Option("--decimals", min=0, max=6, help="Decimals asked for and shown.")] = 3,
     format: Annotated[
         GenFormat,
-        typer.Option("--format", "-f", help="Sheets' format (moodle: a quiz.xml plus Markdown sheets)."),
+        typer.Option(
+            "--format",
+            "-f",
+            help="Sheets' format (moodle: a quiz.xml, qti: a QTI 2.1 package qti.zip, each with Markdown sheets).",
+        ),
     ] = GenFormat.markdown,
     force: Annotated[bool, typer.Option("--force", help="Overwrite files already in --out.")] = False,
 ) -> None:
