@@ -97,6 +97,8 @@ def test_output_file_umask_and_force(cli: Any, klass: tuple[Path, list[str]], tm
         assert cli("check", *files, "-o", str(tmp_path / "report.txt")).exit_code == 1
         text = (tmp_path / "report.txt").read_text(encoding="utf-8")
         assert "Total: 3 submissions" in text and "\x1b[" not in text  # plain text, no colours
+        n = len(first.split(b"\r\n")[0].split(b",")) - 4  # steps, one point each
+        assert f"mean score {round((n + (n - 0.5) + 5) / 3, 2):g} / {n}" in text
     finally:
         os.umask(old)
 

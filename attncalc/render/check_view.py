@@ -209,9 +209,12 @@ def print_reports(reports: list[Report], console: Console) -> None:
         for k, v in rep.summary.items():
             total[k] += v
     perfect = sum(1 for r in reports if r.all_correct)
+    mean = ""
+    if len({r.out_of for r in reports}) == 1:  # one problem (or variants of one): the mean score says something
+        mean = f"; mean score {points_text(sum(r.score for r in reports) / len(reports))} / {points_text(reports[0].out_of)}"
     console.print(
         f"Total: {len(reports)} submissions, {perfect} all correct; steps: {total['correct']} correct, "
-        f"{total['carried']} carried, {total['wrong']} wrong",
+        f"{total['carried']} carried, {total['wrong']} wrong{mean}",
         highlight=False,
         soft_wrap=True,
     )
