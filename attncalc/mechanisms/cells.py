@@ -17,30 +17,7 @@ from ..arith import Chain, MistakeNotApplicable, is_exact
 from ..derivation import Add, Combine, Concat, Map, Product, Stated, Step
 from ..parse.types import GATES, Cell
 from ..problem import Given
-
-# How each gate is named in ids and symbols, and its activation.
-GATE_NAME = {"f": "f", "i": "i", "g": "c_tilde", "o": "o", "r": "r", "z": "z", "n": "h_tilde", "h": "h"}
-GATE_SYMBOL = {"f": "f", "i": "i", "g": "c\u0303", "o": "o", "r": "r", "z": "z", "n": "h\u0303", "h": "h"}
-GATE_TITLE = {
-    "f": "Forget gate",
-    "i": "Input gate",
-    "g": "Candidate cell values",
-    "o": "Output gate",
-    "r": "Reset gate",
-    "z": "Update gate",
-    "n": "Candidate state",
-    "h": "Hidden state",
-}
-GATE_WHY = {
-    "f": "The forget gate decides, entry by entry, how much of the old cell state to keep (σ lies in (0, 1)).",
-    "i": "The input gate decides how much of the candidate to write into the cell.",
-    "g": "The candidate holds the new content, squashed into (−1, 1) by tanh.",
-    "o": "The output gate decides how much of the squashed cell state to expose as h.",
-    "r": "The reset gate decides how much of the previous state enters the candidate.",
-    "z": "The update gate interpolates between the previous state and the candidate.",
-    "n": "The candidate state, from the input and the (reset) previous state.",
-    "h": "A plain recurrent cell: the new state is a squashed affine map of [h; x].",
-}
+from .cell_names import GATE_NAME, GATE_SYMBOL, GATE_TITLE, GATE_WHY, bias_name, layout_note, weight_name
 
 
 @dataclass(frozen=True)
@@ -100,20 +77,20 @@ def cell_step(
         W = np.concatenate([chain.given(cell.Wh[g]), chain.given(cell.Wx[g])], axis=1)
         b = _bias(chain, cell.bx[g]) + _bias(chain, cell.bh[g])
         z = chain.finish(gid + "_pre", chain.matmul(W, hx[1]) + b)
-        W_name = _weight_name(cell, g)
+        W_name = weight_name(cell, g)
         z_sym = f"z{GATE_SYMBOL[g]}_{t}"
         steps.append(
             Product(
                 id=gid + "_pre",
                 title=f"{GATE_TITLE[g]}: pre-activation",
-                formula=f"{z_sym} = {W_name}·[{h_label}; {x_label}] + {_bias_name(cell, g)}",
+                formula=f"{z_sym} = {W_name}·[{h_label}; {x_label}] + {bias_name(cell, g)}",
                 latex="",
                 symbol=z_sym,
                 value=z,
                 left=W,
                 right=hx[1],
                 bias=b,
-                explain=_layout_note(cell, g),
+                explain=layout_note(cell, g),
             )
         )
         act = "tanh" if g in ("g", "n", "h") else "sigmoid"
@@ -251,14 +228,14 @@ def cell_step(
                 Product(
                     id=pre + "h_tilde_pre",
                     title="Candidate state: pre-activation",
-                    formula=f"zh\u0303_{t} = {_weight_name(cell, 'n')}·[r_{t} ⊙ {h_label}; {x_label}] + {_bias_name(cell, 'n')}",
+                    formula=f"zh\u0303_{t} = {weight_name(cell, 'n')}·[r_{t} ⊙ {h_label}; {x_label}] + {bias_name(cell, 'n')}",
                     latex="",
                     symbol=f"zh\u0303_{t}",
                     value=zn,
                     left=W,
                     right=rhx[1],
                     bias=b,
-                    explain=_layout_note(cell, "n"),
+                    explain=layout_note(cell, "n"),
                 )
             )
         else:
@@ -276,7 +253,7 @@ def cell_step(
                     left=Wx,
                     right=x,
                     bias=bx,
-                    explain=_layout_note(cell, "n", "input"),
+                    explain=layout_note(cell, "n", "input"),
                 )
             )
             hn = chain.finish(pre + "hn", chain.matmul(Wh, h) + bh)
@@ -292,7 +269,7 @@ def cell_step(
                     right=h,
                     bias=bh,
                     explain="With the reset gate applied after the product (PyTorch, Keras reset_after), this part "
-                    "is computed on its own. " + _layout_note(cell, "n", "recurrent"),
+                    "is computed on its own. " + layout_note(cell, "n", "recurrent"),
                 )
             )
             zn = chain.finish(pre + "h_tilde_pre", xn + _mul(r, hn))
@@ -421,51 +398,4 @@ def _combine(
         terms=terms,
         complement=tuple(tuple(False for _ in term) for term in terms),
         explain=explain,
-    )
-
-
-def _weight_name(cell: Cell, g: str) -> str:
-    if cell.layout == "gates":
-        from ..parse.recurrent import GATE_KEYS
-
-        return GATE_KEYS[cell.kind][g][0]
-    return f"W_{g}"
-
-
-def _bias_name(cell: Cell, g: str) -> str:
-    if cell.layout == "gates":
-        from ..parse.recurrent import GATE_KEYS
-
-        return GATE_KEYS[cell.kind][g][1]
-    return f"b_{g}"
-
-
-def _layout_note(cell: Cell, g: str, part: str = "both") -> str:
-    """Where a gate's weights sit in the stacked layouts; ``part`` is input, recurrent or both (over [h; x])."""
-    if cell.layout == "gates":
-        return ""
-    from ..parse.recurrent import STACK_ORDER
-
-    order = STACK_ORDER[(cell.kind, cell.layout)]
-    k = order.index(g)
-    d = cell.d_h
-    span = f"{k * d + 1}–{(k + 1) * d}"
-    if cell.layout == "pytorch":
-        where = f"From PyTorch's stacked weights (gate order {', '.join(order)}): "
-        sides = {"input": ("weight_ih", "bias_ih"), "recurrent": ("weight_hh", "bias_hh")}
-        if part in sides:
-            W, b = sides[part]
-            return where + f"rows {span} of {W}, and of {b}."
-        return (
-            where
-            + f"W_{g} = [rows {span} of weight_hh | rows {span} of weight_ih], b_{g} = bias_ih + bias_hh on those rows."
-        )
-    where = f"From Keras's kernels (gate order {', '.join(order)}): "
-    if part == "input":
-        return where + f"columns {span} of kernel, transposed, and of bias row 1."
-    if part == "recurrent":
-        return where + f"columns {span} of recurrent_kernel, transposed, and of bias row 2."
-    return where + (
-        f"W_{g} = [columns {span} of recurrent_kernel | columns {span} of kernel], transposed; "
-        f"b_{g} = bias on those columns."
     )
