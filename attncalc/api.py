@@ -148,7 +148,7 @@ class Variant:
 def generate(
     *,
     kind: str = "attention",
-    score: str = "dot",
+    score: str | None = None,
     tokens: int = 3,
     dim: int = 2,
     head: bool = False,
@@ -158,6 +158,13 @@ def generate(
     values: str = "int",
     allow_ties: bool = False,
     decimals: int = 3,
+    layout: str = "gates",
+    reset: str | None = None,
+    update: str = "keep",
+    cell: str = "gru",
+    attention: str = "luong",
+    steps: int = 2,
+    measure: str | None = None,
     out: str | Path | None = None,
     format: str = "markdown",
     force: bool = False,
@@ -169,7 +176,26 @@ def generate(
     Nothing is written unless ``out`` names a folder: then the command's files are written there
     (problem files, answer keys, sheets in ``format``), never over existing files without ``force``.
     """
-    opts = Options(kind, score, tokens, dim, head, mask, count, seed, values, allow_ties, decimals)
+    opts = Options(
+        kind=kind,
+        score=score,
+        tokens=tokens,
+        dim=dim,
+        head=head,
+        mask=mask,
+        count=count,
+        seed=seed,
+        values=values,
+        allow_ties=allow_ties,
+        decimals=decimals,
+        layout=layout,
+        reset=reset,
+        update=update,
+        cell=cell,
+        attention=attention,
+        steps=steps,
+        measure=measure,
+    )
     result = _draw(opts)
     variants = []
     for raw, d in zip(result.problems, result.derivations, strict=True):
@@ -182,7 +208,7 @@ def generate(
 
 # ------------------------------------------------------------------ the files `generate` writes
 
-FORMATS = ("markdown", "latex", "pdf", "html", "moodle")
+FORMATS = ("markdown", "latex", "pdf", "html", "moodle", "qti")
 
 
 def homework_files(
@@ -191,26 +217,34 @@ def homework_files(
     """The files of a homework set by name: variants, answer keys, and the three sheets in fmt."""
     if fmt not in FORMATS:
         raise ProblemError("generate", "--format", f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+    from .generate import drawer
+
+    subject = drawer(derivations[0].problem.kind).subject if derivations else "Homework"
     files: dict[str, str | bytes] = {}
     for k, (raw, d) in enumerate(zip(problems, derivations, strict=True), 1):
         name = f"variant-{k:02d}.toml"
         files[name] = problem_toml(raw, seed)
         files[f"answers/{name}"] = answers_toml(d, f"../{name}")
-    files.update(_sheets(derivations, "markdown" if fmt == "moodle" else fmt, seed, len(derivations)))
+    files.update(_sheets(derivations, "markdown" if fmt in ("moodle", "qti") else fmt, seed, subject))
     if fmt == "moodle":
         from .render.moodle import moodle_xml
 
         files["quiz.xml"] = moodle_xml(derivations, seed)
+    if fmt == "qti":
+        from .render.qti import qti_zip
+
+        files["qti.zip"] = qti_zip(derivations, seed)
     return files
 
 
-def _sheets(derivations: list[Derivation], fmt: str, seed: int, count: int) -> dict[str, str | bytes]:
+def _sheets(derivations: list[Derivation], fmt: str, seed: int, subject: str) -> dict[str, str | bytes]:
     from .render.writers import render
 
+    count = len(derivations)
     ext = {"markdown": "md", "latex": "tex", "html": "html", "pdf": "pdf"}[fmt]
     out: dict[str, str | bytes] = {}
     for sheet, name in (("question", "questions"), ("answers", "answers"), ("solution", "solutions")):
-        title = f"Attention homework, {count} variant{'s' if count > 1 else ''} (seed {seed}): {name}"
+        title = f"{subject}, {count} variant{'s' if count > 1 else ''} (seed {seed}): {name}"
         if fmt == "pdf":
             from .render.pdf import compile_pdf
 

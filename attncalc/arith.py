@@ -97,8 +97,18 @@ MISTAKES: dict[str, str] = {
     "keys_not_values": "the weights were applied to the keys instead of the values",
     "concat_swapped": "the two halves of the concatenation were swapped",
     "sgd_for_adam": "a plain SGD step (θ − lr·g) was taken where Adam was asked for",
+    # the recurrent cells (and seq2seq): check's note says them with the problem's own symbols
+    "sigmoid_for_tanh": "σ was used where the candidate needs tanh (c̃ and h̃ are squashed into (−1, 1) by tanh)",
+    "tanh_for_sigmoid": "tanh was used for a gate, which needs σ (a gate lies in (0, 1))",
+    "hx_swapped": "[x_t; h_(t−1)] was used for [h_(t−1); x_t]: the weights' first columns belong to h",
+    "no_bias": "the bias was left out of the pre-activation",
+    "forget_not_applied": "the forget gate was not applied: c_t = c_(t−1) + i_t ⊙ c̃_t instead of f_t ⊙ c_(t−1) + i_t ⊙ c̃_t",
+    "no_tanh_c": "h_t = o_t ⊙ c_t was used instead of o_t ⊙ tanh(c_t)",
     "gru_update_swapped": "the update gate was used the other way round (z and 1 − z swapped)",
-    "sigmoid_for_tanh": "σ was used where the candidate needs tanh",
+    "reset_swapped": "the reset gate was applied at the other place (before the product instead of after, or after instead of before)",
+    "bahdanau_current_state": "the attention was scored with s_t (the cell run first, on [y_(t−1); c_(t−1)]) instead of s_(t−1)",
+    "luong_logits_from_h": "the logits were computed from h_t instead of the attentional state h̃_t = tanh(W_att [c_t; h_t])",
+    "wrong_vocab_row": "the probability (and the one-hot row) of another vocabulary entry was used instead of the target's",
     "norm_squared": "the square root was left out: ‖a‖² = Σ a_k² was used as the length ‖a‖",
     "cosine_one_norm": "the dot product was divided by ‖a_i‖ only, not by ‖a_i‖ ‖b_j‖",
     "distance_squared": "the square root was left out: the squared distance Σ (a_k − b_k)² was given",
@@ -122,7 +132,8 @@ class Chain:
 
     ``overrides`` replaces a step's result by given numbers (a student's answers) for everything
     after it, while ``computed`` keeps what the step itself gave; ``mistake`` switches on one of
-    the usual slips of :data:`MISTAKES` so that ``check`` can see whether it reproduces an answer.
+    the usual slips of :data:`MISTAKES` so that ``check`` can see whether it reproduces an answer
+    (``mistake_arg``: the vocabulary row of ``wrong_vocab_row``).
     """
 
     def __init__(
@@ -131,6 +142,7 @@ class Chain:
         decimals: int = 3,
         overrides: dict[str, np.ndarray] | None = None,
         mistake: str | None = None,
+        mistake_arg: int | None = None,
     ) -> None:
         assert mode in ("exact", "float", "hand")
         assert mistake is None or mistake in MISTAKES
@@ -141,6 +153,7 @@ class Chain:
         self.overrides = overrides or {}
         self.computed: dict[str, np.ndarray] = {}
         self.mistake = mistake
+        self.mistake_arg = mistake_arg
 
     # -- inputs ------------------------------------------------------------------------
     def given(self, g: Given) -> np.ndarray:

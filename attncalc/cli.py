@@ -6,24 +6,16 @@ Heavy modules (numpy, sympy, the renderers) are imported inside the commands, so
 
 from __future__ import annotations
 
-import os
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 
-from . import __version__
-
-app = typer.Typer(
-    name="attncalc",
-    help="Worked derivations of attention mechanisms, exact and numeric.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
+from . import cli_homework
+from .cli_base import app, write_output
+from .cli_base import fail as _fail
 
 
 class SolveFormat(StrEnum):
@@ -44,40 +36,6 @@ class SheetKind(StrEnum):
 class ListFormat(StrEnum):
     text = "text"
     json = "json"
-
-
-def _fail(message: str, code: int = 2) -> NoReturn:
-    sys.stderr.write(f"attncalc: error: {message}\n")
-    raise typer.Exit(code)
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"attncalc {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
-    ] = False,
-) -> None:
-    """Worked derivations of attention mechanisms, exact and numeric.
-
-    Start with `attncalc new attention > p.toml`, then `attncalc solve p.toml`.
-    """
-
-
-def write_output(path: str, text: str | bytes, force: bool) -> None:
-    """Write text to path atomically with the umask's mode; never overwrite without force."""
-    from .errors import AttncalcError
-    from .files import write_atomic
-
-    try:
-        write_atomic(path, text, force)
-    except AttncalcError as exc:
-        _fail(str(exc))
 
 
 @app.command()
@@ -189,164 +147,9 @@ def _text_view(derivations: list[Any], to_terminal: bool, width: int | None) -> 
 
 
 # keys only a problem file has (an answers file holds step ids, [answers] and problem =)
-_PROBLEM_ONLY_KEYS = {
-    "kind",
-    "title",
-    "description",
-    "score",
-    "tokens",
-    "given",
-    "head",
-    "settings",
-    "cell",
-    "training",
-}
-
-
-@app.command()
-def check(
-    paths: Annotated[
-        list[str],
-        typer.Argument(
-            help="PROBLEM, then ANSWERS files (TOML/YAML/JSON keyed by step id). With no ANSWERS, the "
-            "problem's own [answers] table is graded. An answers file may name its own problem with "
-            'problem = "path".',
-            show_default=False,
-        ),
-    ],
-    format: Annotated[ListFormat, typer.Option("--format", "-f", help="Report format.")] = ListFormat.text,
-    rtol: Annotated[
-        float | None, typer.Option("--rtol", min=0, help="Relative tolerance instead of the answer's precision.")
-    ] = None,
-    atol: Annotated[
-        float | None, typer.Option("--atol", min=0, help="Absolute tolerance instead of the answer's precision.")
-    ] = None,
-    sigfigs: Annotated[
-        int | None, typer.Option("--sigfigs", min=1, max=15, help="Judge to N significant figures.")
-    ] = None,
-    width: Annotated[int | None, typer.Option("--width", min=40, help="Terminal width for the text report.")] = None,
-) -> None:
-    """Grade hand answers step by step: correct, carried (an earlier error) or wrong, with the slip named.
-
-    Exit code 0 when every given answer is correct, 1 when any is not, 2 on bad input.
-    """
-    from .check import Tolerance, load_answers
-    from .check import check as grade
-    from .errors import AttncalcError
-    from .problem import load_problem, read_raw
-
-    tol = Tolerance(rtol=rtol, atol=atol, sigfigs=sigfigs)
-    reports = []
-    try:
-        problem = None
-        answer_paths = paths
-        first = read_raw(paths[0])
-        if "problem" not in first and not set(first) & _PROBLEM_ONLY_KEYS:
-            _fail(
-                f'{paths[0]}: no problem named: add problem = "path/to/problem.toml" to the file, '
-                "or give the problem first: attncalc check PROBLEM ANSWERS"
-            )
-        if "kind" in first or "problem" not in first:  # PROBLEM [ANSWERS...]
-            problem = load_problem(paths[0])
-            answer_paths = paths[1:]
-            if not answer_paths:
-                if not problem.answers:
-                    _fail(f"{paths[0]}: answers: none to check; give an ANSWERS file or an [answers] table")
-                reports.append(grade(problem, problem.answers, paths[0], tol, key_prefix="answers."))
-        for path in answer_paths:
-            raw, own_problem = load_answers(path)
-            # a PROBLEM on the command line wins: the file's own problem = is followed only without one
-            if problem is not None:
-                target = problem
-                if own_problem is not None and not _same_file(own_problem, paths[0]):
-                    sys.stderr.write(
-                        f"attncalc: note: {path} names problem {own_problem}; "
-                        f"graded against {paths[0]}, the PROBLEM given first\n"
-                    )
-            elif own_problem is not None:
-                target = load_problem(own_problem)
-            else:
-                _fail(f"{path}: problem: this answers file names no problem; give the PROBLEM file first")
-            reports.append(grade(target, raw, path, tol))
-    except AttncalcError as exc:
-        _fail(str(exc))
-    if format is ListFormat.json:
-        from .render.check_view import reports_json
-
-        sys.stdout.write(reports_json(reports))
-    else:
-        from rich.console import Console
-
-        from .render.check_view import print_reports
-
-        print_reports(reports, Console(width=width) if width else Console())
-    raise typer.Exit(0 if all(r.all_correct for r in reports) else 1)
-
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.abspath(a) == os.path.abspath(b)
-
-
-class GenFormat(StrEnum):
-    markdown = "markdown"
-    latex = "latex"
-    pdf = "pdf"
-    html = "html"
-    moodle = "moodle"
-
-
-@app.command()
-def generate(
-    out: Annotated[
-        str, typer.Option("--out", help="Folder to write the variants and sheets into (created if missing).")
-    ],
-    kind: Annotated[str, typer.Option("--kind", help="attention | self-attention | softmax")] = "attention",
-    score: Annotated[
-        str,
-        typer.Option(
-            "--score",
-            help="attention: dot | scaled-dot | general | additive | concat; self-attention: scaled-dot | dot",
-        ),
-    ] = "dot",
-    tokens: Annotated[int, typer.Option("--tokens", help="Positions (keys, rows of X, or logits).")] = 3,
-    dim: Annotated[int, typer.Option("--dim", help="Width of each vector.")] = 2,
-    head: Annotated[bool, typer.Option("--head", help="attention: add an output layer and a prediction.")] = False,
-    mask: Annotated[str | None, typer.Option("--mask", help="self-attention: causal.")] = None,
-    count: Annotated[int, typer.Option("--count", help="How many variants.")] = 1,
-    seed: Annotated[int, typer.Option("--seed", help="The seed: the same options and seed give the same files.")] = 0,
-    values: Annotated[
-        str, typer.Option("--values", help="int (small integers) | decimal (one decimal) | mixed")
-    ] = "int",
-    allow_ties: Annotated[bool, typer.Option("--allow-ties", help="Keep variants whose top two weights tie.")] = False,
-    decimals: Annotated[int, typer.Option("--decimals", min=0, max=6, help="Decimals asked for and shown.")] = 3,
-    format: Annotated[
-        GenFormat, typer.Option("--format", "-f", help="Sheets' format (moodle: a quiz.xml plus Markdown sheets).")
-    ] = GenFormat.markdown,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite files already in --out.")] = False,
-) -> None:
-    """Write seeded homework: one problem file per variant, answer keys, and question, answers and solution sheets."""
-    from .api import homework_files, write_homework
-    from .errors import AttncalcError
-    from .generate import Options
-    from .generate import generate as make
-
-    opts = Options(kind, score, tokens, dim, head, mask, count, seed, values, allow_ties, decimals)
-    folder = Path(out)
-    try:
-        result = make(opts)
-        files = homework_files(result.problems, result.derivations, format.value, seed)
-        write_homework(folder, files, force)
-    except AttncalcError as exc:
-        _fail(str(exc))
-    rejected = sum(result.rejected.values())
-    why = ", ".join(f"{n} {reason}" for reason, n in result.rejected.most_common())
-    sys.stderr.write(
-        f"attncalc: wrote {count} variants (seed {seed}) and their sheets to {folder}; "
-        f"rejected {rejected} draws{': ' + why if why else ''}\n"
-    )
+# `check` and `generate` live in cli_homework; registered here to keep the commands' order in --help
+app.command()(cli_homework.check)
+app.command()(cli_homework.generate)
 
 
 @app.command()

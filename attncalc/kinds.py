@@ -1,8 +1,8 @@
 """The one table of kinds: where everything about a kind is found.
 
 Each entry names, by module path (``"module:attribute"``), the kind's schema declaration, its
-parser, its mechanism, its step ids, its ``attncalc new`` template and its homework drawer (or
-``None``: ``attncalc generate`` does not cover the kind yet). The paths are strings, loaded only
+parser, its mechanism, its step ids, its ``attncalc new`` template and its homework drawer (an
+:class:`attncalc.homework.base.Drawer`, or ``None``: ``attncalc generate`` does not cover the kind). The paths are strings, loaded only
 when asked for, so that ``attncalc --help`` and ``attncalc list`` import neither numpy nor sympy.
 ``parse_problem``, the mechanisms' table, ``attncalc new``, ``list``, ``schema`` and ``generate``
 read this table.
@@ -10,7 +10,8 @@ read this table.
 Adding a kind: declare its file (keys, types, shapes, defaults, descriptions) in ``attncalc/schema/``;
 write its parser ``parse(reader, raw, common) -> Problem`` in ``attncalc/parse/``, its mechanism
 (``inputs`` and ``run``) in ``attncalc/mechanisms/``, its step ids in ``attncalc/catalog.py`` and its
-template in ``attncalc/templates.py`` (comments as «path» placeholders); then add one entry here.
+template in ``attncalc/templates.py`` (comments as «path» placeholders) and its homework drawer in
+``attncalc/homework/``; then add one entry here.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class KindEntry:
     mechanism: str  # the module with inputs(problem) and run(problem, chain)
     step_ids: str  # the kind's step ids, in derivation order
     template: str  # the text `attncalc new KIND` prints (a function of the score for attention)
-    drawer: str | None  # the homework drawer of `attncalc generate`; None: not covered yet
+    drawer: str | None  # the homework drawer of `attncalc generate`; None: not covered
 
     def load(self, what: str) -> Any:
         """The object a field names (``entry.load("schema")``)."""
@@ -55,7 +56,8 @@ def load(path: str) -> Any:
 
 _FF = "attncalc.schema.feedforward"
 _RNN = "attncalc.schema.recurrent"
-_DRAW = "attncalc.generate:draw_problem"
+_DRAW = "attncalc.homework.attention:DRAWER"
+_HW = "attncalc.homework"
 
 KINDS: dict[str, KindEntry] = {
     e.name: e
@@ -94,7 +96,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.mechanisms.sequence",
             "attncalc.catalog:STEP_IDS.sequence",
             "attncalc.templates:SEQUENCE",
-            None,
+            f"{_HW}.vectors:SEQUENCE",
         ),
         *(
             KindEntry(
@@ -104,7 +106,7 @@ KINDS: dict[str, KindEntry] = {
                 "attncalc.mechanisms.recurrent",
                 f"attncalc.catalog:STEP_IDS.{k}",
                 f"attncalc.templates:RECURRENT.{k}",
-                None,
+                f"{_HW}.recurrent:{k.upper()}",
             )
             for k in ("rnn", "lstm", "gru")
         ),
@@ -115,7 +117,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.mechanisms.seq2seq",
             "attncalc.catalog:STEP_IDS.seq2seq",
             "attncalc.templates:SEQ2SEQ",
-            None,
+            f"{_HW}.seq2seq:DRAWER",
         ),
         KindEntry(
             "similarity",
@@ -124,7 +126,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.mechanisms.similarity",
             "attncalc.catalog:STEP_IDS.similarity",
             "attncalc.templates:SIMILARITY",
-            None,
+            f"{_HW}.vectors:SIMILARITY",
         ),
         KindEntry(
             "multi-head",
@@ -133,7 +135,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.mechanisms.multihead",
             "attncalc.catalog:STEP_IDS.multi-head",
             "attncalc.templates:MULTI_HEAD",
-            None,
+            f"{_HW}.transformer:MULTI_HEAD",
         ),
         KindEntry(
             "positional-encoding",
@@ -142,7 +144,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.mechanisms.positional_encoding",
             "attncalc.catalog:STEP_IDS.positional-encoding",
             "attncalc.templates:POSITIONAL_ENCODING",
-            None,
+            f"{_HW}.transformer:PE",
         ),
     )
 }

@@ -15,6 +15,17 @@ exact = true             # «settings.exact»
 # shift_max = "auto"     # «settings.shift_max»
 """
 
+_GRADING = """
+# Optional points for `attncalc check` (one point a step when omitted):
+# [grading]
+# default = 1            # «grading.default»
+# carried = 0.5          # «grading.carried»
+# partial = true         # «grading.partial»
+# slip = 0               # «grading.slip»
+# [grading.points]       # «grading.points»
+# {example}
+"""
+
 _ATTENTION_HEAD = """
 # Optional output head: what the decoder does with the context vector c.
 [head]
@@ -60,7 +71,7 @@ keys = [[1, 0], [0, 2], [1, 1]]  # «given.keys»
 # Optional hand answers for `attncalc check`, keyed by step id (see `attncalc list`):
 # [answers]
 # weights = [0.155, 0.422, 0.422]
-'''
+{_GRADING.format(example="weights = 4")}'''
 
 
 _SELF_ATTENTION = f"""# attncalc problem: scaled dot-product self-attention.
@@ -174,7 +185,8 @@ layout = "gates"              # «cell.layout»
 
 [settings]
 decimals = 3
-""",
+"""
+    + _GRADING.format(example='"2.*" = 6             # a group: the steps of time step 2 share 6 points'),
     "gru": """# A GRU cell in PyTorch's layout (gates stacked r, z, n).
 title = "GRU, one step"
 kind = "gru"

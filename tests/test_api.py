@@ -177,7 +177,8 @@ def test_errors_never_exit() -> None:
     calls = [
         lambda: attncalc.solve(kind="attention", query=[1], keys="x"),
         lambda: attncalc.check(DECODER, {"weightz": [1, 2, 3]}),
-        lambda: attncalc.generate(kind="rnn"),
+        lambda: attncalc.generate(kind="transformer"),
+        lambda: attncalc.generate(kind="lstm", layout="tf"),
     ]
     for call in calls:
         with pytest.raises(AttncalcError):

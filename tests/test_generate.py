@@ -22,6 +22,15 @@ KINDS = [
     ["--kind", "attention", "--score", "concat"],
     ["--kind", "self-attention", "--mask", "causal"],
     ["--kind", "softmax", "--tokens", "4"],
+    ["--kind", "rnn", "--head", "--tokens", "2"],
+    ["--kind", "lstm", "--layout", "pytorch", "--values", "decimal"],
+    ["--kind", "gru", "--layout", "keras", "--update", "replace"],
+    ["--kind", "gru", "--reset", "after", "--head"],
+    ["--kind", "seq2seq", "--attention", "bahdanau", "--cell", "lstm"],
+    ["--kind", "seq2seq", "--attention", "none", "--cell", "rnn", "--steps", "3"],
+    ["--kind", "seq2seq", "--score", "general", "--layout", "pytorch"],
+    ["--kind", "sequence", "--tokens", "4", "--values", "mixed"],
+    ["--kind", "similarity", "--measure", "cosine,euclidean"],
 ]
 
 
@@ -80,9 +89,27 @@ def test_does_not_overwrite_without_force(cli: Any, tmp_path: Path) -> None:
 
 def test_bad_options_exit_2(cli: Any, tmp_path: Path) -> None:
     """Unknown kinds and out-of-range sizes are bad input."""
-    for args in (["--kind", "rnn"], ["--tokens", "1"], ["--dim", "9"], ["--values", "big"], ["--mask", "causal"]):
+    for args, key in (
+        (["--kind", "transformer"], "--kind"),
+        (["--tokens", "1"], "--tokens"),
+        (["--dim", "9"], "--dim"),
+        (["--values", "big"], "--values"),
+        (["--mask", "causal"], "--mask"),
+        (["--kind", "lstm", "--layout", "tf"], "--layout"),
+        (["--kind", "lstm", "--reset", "after"], "--reset"),
+        (["--kind", "gru", "--update", "swap"], "--update"),
+        (["--kind", "rnn", "--score", "dot"], "--score"),
+        (["--kind", "lstm", "--tokens", "7"], "--tokens"),
+        (["--kind", "seq2seq", "--steps", "9"], "--steps"),
+        (["--kind", "seq2seq", "--attention", "none", "--score", "dot"], "--score"),
+        (["--kind", "seq2seq", "--cell", "transformer"], "--cell"),
+        (["--kind", "similarity", "--measure", "cos"], "--measure"),
+        (["--kind", "sequence", "--layout", "keras"], "--layout"),
+        (["--kind", "attention", "--attention", "none"], "--attention"),
+    ):
         result = cli("generate", *args, "--out", str(tmp_path))
         assert result.exit_code == 2, args
+        assert f"generate: {key}:" in result.stderr, (args, result.stderr)
 
 
 def test_moodle_quiz_parses_with_questions_and_tolerances(cli: Any, tmp_path: Path) -> None:

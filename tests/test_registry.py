@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from attncalc import catalog, kinds, problem
+from attncalc.homework.base import Drawer
 from attncalc.mechanisms import MECHANISMS
 from attncalc.parse import output as parse_output
 from attncalc.parse import seq2seq as parse_seq2seq
@@ -17,7 +18,7 @@ from attncalc.schema.decl import KindSchema
 
 from .helpers import json_of
 
-DRAWN = ["attention", "self-attention", "softmax"]  # what `attncalc generate --kind` covers today
+DRAWN = list(catalog.KINDS)  # `attncalc generate --kind` covers every kind
 
 
 def test_one_entry_per_listed_kind(cli: Any) -> None:
@@ -44,21 +45,14 @@ def test_everything_about_a_kind_is_reachable(cli: Any, kind: str, tmp_path: Pat
     # the template is a problem of this kind that the declared schema describes
     raw = tomllib.loads(template)
     assert raw["kind"] == kind and set(raw) <= set(decl.top.names)
-    if kind in DRAWN:
-        assert callable(e.load("drawer"))
-        result = cli("generate", "--kind", kind, "--score", "dot", "--out", str(tmp_path / kind))
-        assert result.exit_code == 0, result.output
-    else:
-        assert e.drawer is None  # the explicit "no drawer": generate does not cover the kind yet
-        with pytest.raises(LookupError):
-            e.load("drawer")
-        result = cli("generate", "--kind", kind, "--out", str(tmp_path / kind))
-        assert result.exit_code == 2
-        assert f"unknown kind {kind!r}; choose attention, self-attention or softmax" in result.stderr
+    assert isinstance(e.load("drawer"), Drawer)
+    result = cli("generate", "--kind", kind, "--out", str(tmp_path / kind))
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / kind / "variant-01.toml").exists()
 
 
 def test_drawers_are_the_generated_kinds() -> None:
-    assert kinds.with_drawer() == DRAWN
+    assert kinds.with_drawer() == DRAWN == list(kinds.KINDS)
 
 
 def test_validation_reads_the_declarations() -> None:
@@ -88,9 +82,14 @@ def test_validation_reads_the_declarations() -> None:
             "given",
             "settings",
             "answers",
+            "grading",
             "cell",
             "training",
         }
+    from attncalc.parse.grading import GRADING_TABLE
+
+    for d in decls.values():  # every kind takes the same [grading] table
+        assert d.top["grading"].table is GRADING_TABLE
 
 
 def test_every_declared_key_has_a_description() -> None:

@@ -13,34 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arith import Chain, is_exact
+from ..arith import Chain, MistakeNotApplicable, is_exact
 from ..derivation import Add, Combine, Concat, Map, Product, Stated, Step
 from ..parse.types import GATES, Cell
 from ..problem import Given
-
-# How each gate is named in ids and symbols, and its activation.
-GATE_NAME = {"f": "f", "i": "i", "g": "c_tilde", "o": "o", "r": "r", "z": "z", "n": "h_tilde", "h": "h"}
-GATE_SYMBOL = {"f": "f", "i": "i", "g": "c\u0303", "o": "o", "r": "r", "z": "z", "n": "h\u0303", "h": "h"}
-GATE_TITLE = {
-    "f": "Forget gate",
-    "i": "Input gate",
-    "g": "Candidate cell values",
-    "o": "Output gate",
-    "r": "Reset gate",
-    "z": "Update gate",
-    "n": "Candidate state",
-    "h": "Hidden state",
-}
-GATE_WHY = {
-    "f": "The forget gate decides, entry by entry, how much of the old cell state to keep (σ lies in (0, 1)).",
-    "i": "The input gate decides how much of the candidate to write into the cell.",
-    "g": "The candidate holds the new content, squashed into (−1, 1) by tanh.",
-    "o": "The output gate decides how much of the squashed cell state to expose as h.",
-    "r": "The reset gate decides how much of the previous state enters the candidate.",
-    "z": "The update gate interpolates between the previous state and the candidate.",
-    "n": "The candidate state, from the input and the (reset) previous state.",
-    "h": "A plain recurrent cell: the new state is a squashed affine map of [h; x].",
-}
+from .cell_names import GATE_NAME, GATE_SYMBOL, GATE_TITLE, GATE_WHY, bias_name, layout_note, weight_name
 
 
 @dataclass(frozen=True)
@@ -74,7 +51,7 @@ def cell_step(
     hs = names.h
     hx = None  # [h; x], read by every computed gate except the GRU candidate (which builds its own)
     if x is not None and any(g != "n" and g not in stated for g in GATES[kind]):
-        hx = _concat(chain, pre + "hx", [h, x], [h_label, x_label], f"[{h_label}; {x_label}]")
+        hx = _concat(chain, pre + "hx", *_hx(chain, h, x, h_label, x_label))
         steps.append(hx[0])
     values: dict[str, np.ndarray] = {}
 
@@ -98,29 +75,31 @@ def cell_step(
             return
         assert cell is not None and hx is not None
         W = np.concatenate([chain.given(cell.Wh[g]), chain.given(cell.Wx[g])], axis=1)
-        b = chain.given(cell.bx[g]) + chain.given(cell.bh[g])
+        b = _bias(chain, cell.bx[g]) + _bias(chain, cell.bh[g])
         z = chain.finish(gid + "_pre", chain.matmul(W, hx[1]) + b)
-        W_name = _weight_name(cell, g)
+        W_name = weight_name(cell, g)
         z_sym = f"z{GATE_SYMBOL[g]}_{t}"
         steps.append(
             Product(
                 id=gid + "_pre",
                 title=f"{GATE_TITLE[g]}: pre-activation",
-                formula=f"{z_sym} = {W_name}·[{h_label}; {x_label}] + {_bias_name(cell, g)}",
+                formula=f"{z_sym} = {W_name}·[{h_label}; {x_label}] + {bias_name(cell, g)}",
                 latex="",
                 symbol=z_sym,
                 value=z,
                 left=W,
                 right=hx[1],
                 bias=b,
-                explain=_layout_note(cell, g),
+                explain=layout_note(cell, g),
             )
         )
         act = "tanh" if g in ("g", "n", "h") else "sigmoid"
         if g == "h" and cell.nonlinearity == "relu":
             act = "relu"
-        if g == "g" and chain.mistake == "sigmoid_for_tanh":
+        if act == "tanh" and chain.mistake == "sigmoid_for_tanh":  # the candidate (or an RNN's state) with σ
             act = "sigmoid"
+        elif act == "sigmoid" and chain.mistake == "tanh_for_sigmoid":  # a gate with tanh
+            act = "tanh"
         fn = {"tanh": chain.tanh, "sigmoid": chain.sigmoid, "relu": chain.relu}[act]
         v = chain.finish(gid, fn(z))
         shown_act = {"sigmoid": "σ", "tanh": "tanh", "relu": "relu"}[act]
@@ -148,7 +127,7 @@ def cell_step(
             gate(g)
         f, i, cand = values["f"], values["i"], values["g"]
         c_prev_name = _sub("c", t - 1)
-        kept = chain.finish(pre + "retained", _mul(f, c))
+        kept = chain.finish(pre + "retained", c if chain.mistake == "forget_not_applied" else _mul(f, c))
         steps.append(
             _combine(
                 pre + "retained",
@@ -202,7 +181,7 @@ def cell_step(
             )
         )
         o = values["o"]
-        h_new = chain.finish(pre + "h", _mul(o, tc))
+        h_new = chain.finish(pre + "h", _mul(o, c_new if chain.mistake == "no_tanh_c" else tc))
         steps.append(
             _combine(
                 pre + "h",
@@ -224,7 +203,10 @@ def cell_step(
     else:
         assert cell is not None and x is not None
         n_sym = _sub("h\u0303", t)
-        if cell.reset == "before":
+        reset = cell.reset
+        if chain.mistake == "reset_swapped":
+            reset = "before" if reset == "after" else "after"
+        if reset == "before":
             rh = chain.finish(pre + "rh", _mul(r, h))
             steps.append(
                 _combine(
@@ -237,30 +219,28 @@ def cell_step(
                     explain="The reset gate scales the previous state before it enters the candidate (Cho et al.).",
                 )
             )
-            rhx = _concat(
-                chain, pre + "rhx", [rh, x], [f"r_{t} ⊙ {h_label}", x_label], f"[r_{t} ⊙ {h_label}; {x_label}]"
-            )
+            rhx = _concat(chain, pre + "rhx", *_hx(chain, rh, x, f"r_{t} ⊙ {h_label}", x_label))
             steps.append(rhx[0])
             W = np.concatenate([chain.given(cell.Wh["n"]), chain.given(cell.Wx["n"])], axis=1)
-            b = chain.given(cell.bx["n"]) + chain.given(cell.bh["n"])
+            b = _bias(chain, cell.bx["n"]) + _bias(chain, cell.bh["n"])
             zn = chain.finish(pre + "h_tilde_pre", chain.matmul(W, rhx[1]) + b)
             steps.append(
                 Product(
                     id=pre + "h_tilde_pre",
                     title="Candidate state: pre-activation",
-                    formula=f"zh\u0303_{t} = {_weight_name(cell, 'n')}·[r_{t} ⊙ {h_label}; {x_label}] + {_bias_name(cell, 'n')}",
+                    formula=f"zh\u0303_{t} = {weight_name(cell, 'n')}·[r_{t} ⊙ {h_label}; {x_label}] + {bias_name(cell, 'n')}",
                     latex="",
                     symbol=f"zh\u0303_{t}",
                     value=zn,
                     left=W,
                     right=rhx[1],
                     bias=b,
-                    explain=_layout_note(cell, "n"),
+                    explain=layout_note(cell, "n"),
                 )
             )
         else:
-            Wx, bx = chain.given(cell.Wx["n"]), chain.given(cell.bx["n"])
-            Wh, bh = chain.given(cell.Wh["n"]), chain.given(cell.bh["n"])
+            Wx, bx = chain.given(cell.Wx["n"]), _bias(chain, cell.bx["n"])
+            Wh, bh = chain.given(cell.Wh["n"]), _bias(chain, cell.bh["n"])
             xn = chain.finish(pre + "xn", chain.matmul(Wx, x) + bx)
             steps.append(
                 Product(
@@ -273,7 +253,7 @@ def cell_step(
                     left=Wx,
                     right=x,
                     bias=bx,
-                    explain=_layout_note(cell, "n", "input"),
+                    explain=layout_note(cell, "n", "input"),
                 )
             )
             hn = chain.finish(pre + "hn", chain.matmul(Wh, h) + bh)
@@ -289,7 +269,7 @@ def cell_step(
                     right=h,
                     bias=bh,
                     explain="With the reset gate applied after the product (PyTorch, Keras reset_after), this part "
-                    "is computed on its own. " + _layout_note(cell, "n", "recurrent"),
+                    "is computed on its own. " + layout_note(cell, "n", "recurrent"),
                 )
             )
             zn = chain.finish(pre + "h_tilde_pre", xn + _mul(r, hn))
@@ -304,7 +284,8 @@ def cell_step(
                     explain="The reset gate scales the recurrent part only.",
                 )
             )
-        n = chain.finish(pre + "h_tilde", chain.tanh(zn))
+        squash = chain.sigmoid if chain.mistake == "sigmoid_for_tanh" else chain.tanh
+        n = chain.finish(pre + "h_tilde", squash(zn))
         steps.append(
             Map(
                 id=pre + "h_tilde",
@@ -353,6 +334,24 @@ def cell_step(
     return steps, h_new, None
 
 
+def _hx(
+    chain: Chain, h: np.ndarray, x: np.ndarray, h_label: str, x_label: str
+) -> tuple[list[np.ndarray], list[str], str]:
+    """The parts of [h; x] (values, names, label); [x; h] under the mistake ``hx_swapped``, which needs
+    x and h of one length (the weights' columns for h then meet x)."""
+    if chain.mistake == "hx_swapped":
+        if len(h) != len(x):
+            raise MistakeNotApplicable
+        return [x, h], [x_label, h_label], f"[{x_label}; {h_label}]"
+    return [h, x], [h_label, x_label], f"[{h_label}; {x_label}]"
+
+
+def _bias(chain: Chain, b: Given) -> np.ndarray:
+    """A bias (zeros under the mistake ``no_bias``)."""
+    v = chain.given(b)
+    return v * 0 if chain.mistake == "no_bias" else v
+
+
 def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if is_exact(a) != is_exact(b):
         from ..arith import to_float
@@ -399,51 +398,4 @@ def _combine(
         terms=terms,
         complement=tuple(tuple(False for _ in term) for term in terms),
         explain=explain,
-    )
-
-
-def _weight_name(cell: Cell, g: str) -> str:
-    if cell.layout == "gates":
-        from ..parse.recurrent import GATE_KEYS
-
-        return GATE_KEYS[cell.kind][g][0]
-    return f"W_{g}"
-
-
-def _bias_name(cell: Cell, g: str) -> str:
-    if cell.layout == "gates":
-        from ..parse.recurrent import GATE_KEYS
-
-        return GATE_KEYS[cell.kind][g][1]
-    return f"b_{g}"
-
-
-def _layout_note(cell: Cell, g: str, part: str = "both") -> str:
-    """Where a gate's weights sit in the stacked layouts; ``part`` is input, recurrent or both (over [h; x])."""
-    if cell.layout == "gates":
-        return ""
-    from ..parse.recurrent import STACK_ORDER
-
-    order = STACK_ORDER[(cell.kind, cell.layout)]
-    k = order.index(g)
-    d = cell.d_h
-    span = f"{k * d + 1}–{(k + 1) * d}"
-    if cell.layout == "pytorch":
-        where = f"From PyTorch's stacked weights (gate order {', '.join(order)}): "
-        sides = {"input": ("weight_ih", "bias_ih"), "recurrent": ("weight_hh", "bias_hh")}
-        if part in sides:
-            W, b = sides[part]
-            return where + f"rows {span} of {W}, and of {b}."
-        return (
-            where
-            + f"W_{g} = [rows {span} of weight_hh | rows {span} of weight_ih], b_{g} = bias_ih + bias_hh on those rows."
-        )
-    where = f"From Keras's kernels (gate order {', '.join(order)}): "
-    if part == "input":
-        return where + f"columns {span} of kernel, transposed, and of bias row 1."
-    if part == "recurrent":
-        return where + f"columns {span} of recurrent_kernel, transposed, and of bias row 2."
-    return where + (
-        f"W_{g} = [columns {span} of recurrent_kernel | columns {span} of kernel], transposed; "
-        f"b_{g} = bias on those columns."
     )

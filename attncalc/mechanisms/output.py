@@ -55,7 +55,7 @@ def one_step(
     )
     loss = None
     if out.targets is not None:
-        k = out.targets[t - 1]
+        k = target_row(chain, out.targets[t - 1])
         p_t = probs[k]
         loss = chain.finish(pre + "loss", simplify_log(-chain.log(np.asarray([p_t], dtype=probs.dtype))).reshape(()))
         steps.append(
@@ -73,6 +73,13 @@ def one_step(
             )
         )
     return steps, probs, loss
+
+
+def target_row(chain: Chain, k: int) -> int:
+    """The target's row of the softmax (another row under the mistake ``wrong_vocab_row``)."""
+    if chain.mistake == "wrong_vocab_row" and chain.mistake_arg is not None:
+        return chain.mistake_arg
+    return k
 
 
 def logits_step(
@@ -121,6 +128,7 @@ def sequence_steps(
     targets = out.targets
     V = len(to_float(probs[0]))
     labels = out.vocab or tuple(f"w{k + 1}" for k in range(V))
+    targets = tuple(target_row(chain, k) for k in targets)
     chosen = [p[k] for p, k in zip(probs, targets, strict=True)]
     steps: list[Step] = list(totals(chain, chosen, losses, [f"p_{t}({labels[k]})" for t, k in enumerate(targets, 1)]))
     grads = []

@@ -9,16 +9,38 @@ from ..problem import Problem
 from . import output
 from .cells import Names, cell_step
 
-MISTAKES_BY_KIND = {"sigmoid_for_tanh": ("lstm",), "gru_update_swapped": ("gru",)}
+# the slips that can happen in a cell of these kinds (attncalc.arith.MISTAKES says each one)
+MISTAKES_BY_KIND = {
+    "sigmoid_for_tanh": ("rnn", "lstm", "gru"),
+    "tanh_for_sigmoid": ("lstm", "gru"),
+    "hx_swapped": ("rnn", "lstm", "gru"),
+    "no_bias": ("rnn", "lstm", "gru"),
+    "forget_not_applied": ("lstm",),
+    "no_tanh_c": ("lstm",),
+    "gru_update_swapped": ("gru",),
+    "reset_swapped": ("gru",),
+}
+SEQ2SEQ_MISTAKES = {"bahdanau_current_state": "bahdanau", "luong_logits_from_h": "luong"}
 
 
-def check_mistake(chain: Chain, kinds: set[str], optimizer: str | None) -> None:
-    """Raise MistakeNotApplicable for a slip that cannot happen in this problem."""
+def check_mistake(
+    chain: Chain, kinds: set[str], optimizer: str | None, targets: bool = False, attention: str | None = None
+) -> None:
+    """Raise MistakeNotApplicable for a slip that cannot happen in this problem: one of another kind's
+    cell, Adam's without Adam, a wrong target row without targets, another attention's."""
     m = chain.mistake
     if m is None:
         return
     if m == "sgd_for_adam":
         if optimizer != "adam":
+            raise MistakeNotApplicable
+        return
+    if m == "wrong_vocab_row":
+        if not targets or chain.mistake_arg is None:
+            raise MistakeNotApplicable
+        return
+    if m in SEQ2SEQ_MISTAKES:
+        if attention != SEQ2SEQ_MISTAKES[m]:
             raise MistakeNotApplicable
         return
     if m not in MISTAKES_BY_KIND or not kinds & set(MISTAKES_BY_KIND[m]):
@@ -61,7 +83,8 @@ def _role(name: str, layout: str) -> str:
 def run(p: Problem, chain: Chain) -> list[Step]:
     rec = p.recurrent
     assert rec is not None
-    check_mistake(chain, {p.kind}, rec.training.optimizer if rec.training else None)
+    targets = rec.output is not None and rec.output.targets is not None
+    check_mistake(chain, {p.kind}, rec.training.optimizer if rec.training else None, targets)
     h = chain.given(rec.h0)
     c = chain.given(rec.c0) if rec.c0 is not None else None
     steps: list[Step] = []

@@ -15,7 +15,7 @@ import dataclasses
 
 import numpy as np
 
-from ..arith import Chain, to_float
+from ..arith import Chain, MistakeNotApplicable, to_float
 from ..derivation import Concat, Input, Map, Product, Step
 from ..parse.types import Cell, Seq2Seq
 from ..problem import Problem
@@ -30,11 +30,15 @@ def inputs(p: Problem) -> list[Input]:
     assert s is not None
     rows = p.tokens or tuple(f"x_{i + 1}" for i in range(s.x.shape[0]))
     out = [Input("encoder.x", "x", s.x.floats, None, rows=rows, role="source embeddings, one row per token")]
-    for where, cell in (("encoder", s.encoder), ("encoder.reverse", s.reverse), ("decoder", s.decoder)):
+    for where, cell, who in (
+        ("encoder", s.encoder, "encoder"),
+        ("encoder.reverse", s.reverse, "backward encoder"),
+        ("decoder", s.decoder, "decoder"),
+    ):
         if cell is None:
             continue
-        for g in cell.shown:
-            out.append(Input(f"{where}.{g.name}", f"{g.name}", g.floats, None, role=f"{where} weights"))
+        for g in cell.shown:  # the encoder's and the decoder's weights share names: the symbol says whose
+            out.append(Input(f"{where}.{g.name}", f"{g.name} ({who})", g.floats, None, role=f"{who} weights"))
     if s.inputs is not None:
         out.append(
             Input(
@@ -65,7 +69,9 @@ def inputs(p: Problem) -> list[Input]:
 def run(p: Problem, chain: Chain) -> list[Step]:
     s = p.seq2seq
     assert s is not None
-    check_mistake(chain, {s.encoder.kind, s.decoder.kind}, s.training.optimizer if s.training else None)
+    kinds = {s.encoder.kind, s.decoder.kind}
+    targets = s.output is not None and s.output.targets is not None
+    check_mistake(chain, kinds, s.training.optimizer if s.training else None, targets, s.attention)
     steps: list[Step] = []
     X = chain.given(s.x)
     n = X.shape[0]
@@ -146,6 +152,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     # Luong's input feeding starts from h~_0 = 0
     h_tilde = np.zeros(s.W_c.shape[0]) if s.W_c is not None else np.zeros(0)
     us, probs, losses, prefixes = [], [], [], []
+    ctx_prev = np.zeros(H.shape[1])  # c_0 = 0: only the slip bahdanau_current_state reads it
     u_name = "h̃" if s.attention == "luong" else "s"
     for t in range(1, T + 1):
         pre = f"decoder.{t}."
@@ -157,6 +164,16 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 chain, dec, dec.kind, t, Names("decoder.", h="s"), y, h, c, stated, f"s_{t - 1}", f"y_{t - 1}"
             )
             steps.extend(body)
+            u = h
+        elif s.attention == "bahdanau" and chain.mistake == "bahdanau_current_state":
+            # the slip: the cell first (on the previous context), then the scores with its new state s_t
+            assert y is not None
+            inp = _concat(chain, steps, pre + "input", [y, ctx_prev], [f"y_{t - 1}", f"c_{t - 1}"], "Decoder input")
+            body, h, c = cell_step(
+                chain, dec, dec.kind, t, Names("decoder.", h="s"), inp, h, c, stated, f"s_{t - 1}", "input"
+            )
+            steps.extend(body)
+            ctx_prev = _attend(chain, s, steps, pre, t, h, f"s_{t}", H, Kp, labels, p.settings.shift_max)
             u = h
         elif s.attention == "bahdanau":
             assert y is not None
@@ -226,6 +243,10 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 )
             )
             u = h_tilde
+            if chain.mistake == "luong_logits_from_h":  # the slip: the output layer reads h_t, not h̃_t
+                if len(h) != len(h_tilde):
+                    raise MistakeNotApplicable
+                u = h
         if t == 1 and len(steps) > first:
             steps[first] = dataclasses.replace(steps[first], intro=start)
         if s.output is None:

@@ -16,6 +16,7 @@ from ..schema import feedforward as ff
 from ..schema import transformer as tf
 from ..schema.common import SETTINGS_ALL
 from ..schema.validate import names
+from .grading import parse_grading
 from .reader import _describe, _Reader, read_raw
 from .types import RECURRENT_KINDS, Problem, Settings
 
@@ -32,6 +33,7 @@ TOP_KEYS = (
     "head",
     "settings",
     "answers",
+    "grading",
     "cell",
     "encoder",
     "decoder",
@@ -88,7 +90,14 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
             raise r.fail(key_name, f"does not apply to kind {kind!r}")
     tokens = r.labels(raw["tokens"], "tokens") if "tokens" in raw else None
     common: dict[str, Any] = dict(
-        path=file, title=title, kind=kind, score=score, tokens=tokens, settings=settings, description=description
+        path=file,
+        title=title,
+        kind=kind,
+        score=score,
+        tokens=tokens,
+        settings=settings,
+        description=description,
+        grading=parse_grading(r, raw.get("grading")),
     )
     if kind == "multi-head":
         common["memory_tokens"] = r.labels(raw["memory_tokens"], "memory_tokens") if "memory_tokens" in raw else None

@@ -193,6 +193,17 @@ class Seq2Seq:
 
 
 @dataclass(frozen=True)
+class Grading:
+    """How ``check`` awards points (the optional ``[grading]`` table)."""
+
+    points: tuple[tuple[str, float], ...] = ()  # a step id or a pattern (a group), and its points, in file order
+    default: float = 1.0  # points of every step not named
+    carried: float = 1.0  # the share a carried step earns
+    partial: bool = True  # a wrong matrix earns its right entries
+    slip: float = 0.0  # the share a wrong step earns when its slip is named
+
+
+@dataclass(frozen=True)
 class Problem:
     path: str
     title: str
@@ -216,6 +227,7 @@ class Problem:
     labels_B: tuple[str, ...] | None = None  # kind similarity: labels of the rows of B
     multihead: MultiHead | None = None  # kind multi-head
     posenc: PosEnc | None = None  # kind positional-encoding
+    grading: Grading = field(default_factory=Grading)  # [grading]: points for check
 
     @property
     def row_convention(self) -> bool:

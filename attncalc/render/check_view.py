@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..check import UNANSWERED, Report, StepResult
+from ..check_report import points_text
 from .check_blocks import step_block
 
 MARKS = {"correct": ("✓ correct", "green"), "carried": ("↪ carried", "yellow"), "wrong": ("✗ wrong", "bold red")}
@@ -32,11 +33,19 @@ def result_dict(r: StepResult) -> dict[str, Any]:
         out["mistake"] = r.mistake
     if r.began_at:
         out["began_at"] = r.began_at
+    out["points"] = round(r.earned, 6)
+    out["out_of"] = round(r.points, 6)
     return out
 
 
 def report_dict(rep: Report) -> dict[str, Any]:
-    return {"summary": rep.summary, "results": [result_dict(r) for r in rep.results]}
+    answered = {r.id for r in rep.results}
+    return {
+        "summary": rep.summary,
+        "score": {"points": round(rep.score, 6), "out_of": round(rep.out_of, 6)},
+        "results": [result_dict(r) for r in rep.results],
+        "unanswered": [s for s in rep.step_ids if s not in answered],
+    }
 
 
 def reports_json(reports: list[Report]) -> str:
@@ -53,6 +62,16 @@ def reports_json(reports: list[Report]) -> str:
             "all_correct": sum(1 for r in reports if r.all_correct),
         }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def reports_text(reports: list[Report], width: int) -> str:
+    """The report(s) as plain text at a fixed width, as `check -o FILE` writes them."""
+    import os
+
+    with open(os.devnull, "w") as sink:
+        console = Console(width=width, color_system=None, record=True, file=sink, force_jupyter=False)
+        print_reports(reports, console)
+        return console.export_text()
 
 
 def _entries(x: Any, idx: tuple[int, ...] = ()) -> list[tuple[tuple[int, ...], Any]]:
@@ -185,7 +204,7 @@ def summary_line(rep: Report) -> str:
         line += f"; the first error is at {rep.first_error}"
     elif rep.all_correct:
         line += "; all correct"
-    return line
+    return line + f"; score {points_text(rep.score)} / {points_text(rep.out_of)}"
 
 
 def print_reports(reports: list[Report], console: Console) -> None:
@@ -200,9 +219,12 @@ def print_reports(reports: list[Report], console: Console) -> None:
         for k, v in rep.summary.items():
             total[k] += v
     perfect = sum(1 for r in reports if r.all_correct)
+    mean = ""
+    if len({r.out_of for r in reports}) == 1:  # one problem (or variants of one): the mean score says something
+        mean = f"; mean score {points_text(sum(r.score for r in reports) / len(reports))} / {points_text(reports[0].out_of)}"
     console.print(
         f"Total: {len(reports)} submissions, {perfect} all correct; steps: {total['correct']} correct, "
-        f"{total['carried']} carried, {total['wrong']} wrong",
+        f"{total['carried']} carried, {total['wrong']} wrong{mean}",
         highlight=False,
         soft_wrap=True,
     )

@@ -75,11 +75,6 @@ def report_json(rep: Report) -> dict[str, Any]:
 
 @register("report", "text")
 def report_text(rep: Report, width: int = 80) -> str:
-    from rich.console import Console
+    from .check_view import reports_text
 
-    from .check_view import print_reports
-
-    with open(os.devnull, "w") as sink:
-        console = Console(width=width, color_system=None, record=True, file=sink, force_jupyter=False)
-        print_reports([rep], console)
-        return console.export_text()
+    return reports_text([rep], width)

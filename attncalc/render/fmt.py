@@ -47,6 +47,18 @@ def fmt(x: Any, decimals: int, minus: str = "-", inf: str = "∞") -> str:
     return _minus(text, minus)
 
 
+EXACT_GIVEN_PLACES = 6  # a given with a terminating decimal of at most this many places is shown whole
+
+
+def fmt_given(x: Any, decimals: int) -> str:
+    """A given as the problem wrote it: 0.25 stays 0.25 at 1 decimal (rounding a given changes the
+    problem); a given without a short decimal form (√2) is rounded to ``decimals`` like any value."""
+    v = float(x)
+    if math.isfinite(v) and decimals < EXACT_GIVEN_PLACES and round_half_up(v, EXACT_GIVEN_PLACES) == v:
+        return fmt(v, EXACT_GIVEN_PLACES)
+    return fmt(v, decimals)
+
+
 def _places_for_small(x: float, decimals: int) -> int | None:
     """Decimals that show a value rounding to 0 with two significant digits (three when three or more
     decimals were asked for): 0.27 at 0 decimals is 0.27, 0.8^50 at 3 is 0.0000143. None below

@@ -33,7 +33,12 @@ def compile_pdf(tex: str, timeout: float = 120.0) -> bytes:
         try:
             # a fixed date and trailer id make the same sheet the same bytes (homework from one seed)
             env = {**os.environ, "SOURCE_DATE_EPOCH": "0", "FORCE_SOURCE_DATE": "1"}
-            run = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout, check=False, env=env)
+            for _ in range(3):  # again while longtable's column widths settle ("Rerun LaTeX")
+                run = subprocess.run(
+                    cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout, check=False, env=env
+                )
+                if run.returncode != 0 or "Rerun LaTeX" not in run.stdout:
+                    break
         except subprocess.TimeoutExpired:
             raise ToolError(f"pdflatex did not finish within {timeout:.0f} s") from None
         pdf = Path(tmp) / "sheet.pdf"

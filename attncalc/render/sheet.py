@@ -41,7 +41,7 @@ from ..derivation import (
 from ..numbers import to_float
 from . import expand, heads, timeline
 from .exact import exact_groups
-from .fmt import ENTRY_LIMIT, elide, entry_indices, entry_label, fmt, position_labels
+from .fmt import ENTRY_LIMIT, elide, entry_indices, entry_label, fmt, fmt_given, position_labels
 
 SHEETS = ("solution", "answers", "question")
 MATRIX_LIMIT = 12  # rows/columns of a matrix shown before the middle is elided
@@ -225,7 +225,7 @@ class _Builder:
     # -- pieces --------------------------------------------------------------------
     def _input(self, inp: Input) -> Block:
         v = np.asarray(inp.value)
-        return self._matrix(inp.symbol, v, inp.rows, inp.cols)
+        return self._matrix(inp.symbol, v, inp.rows, inp.cols, given=True)
 
     def _matrix(
         self,
@@ -234,22 +234,24 @@ class _Builder:
         rows: tuple[str, ...] | None = None,
         cols: tuple[str, ...] | None = None,
         shade: bool = False,
+        given: bool = False,
     ) -> Block:
+        """A value as a vector or a table; a ``given`` keeps its short decimals whole (fmt_given)."""
         v = np.asarray(v, dtype=float)
+
+        def n(x: Any) -> str:
+            return fmt_given(x, self.dec) if given else self.n(x)
+
         if v.ndim == 0:
-            return MathLines(((f"{lhs} = {self.n(v)}", ""),))
+            return MathLines(((f"{lhs} = {n(v)}", ""),))
         if v.ndim == 1:
-            vec: tuple[str, ...] = tuple(
-                x if x is not None else "…" for x in elide([self.n(x) for x in v], MATRIX_LIMIT)
-            )
+            vec: tuple[str, ...] = tuple(x if x is not None else "…" for x in elide([n(x) for x in v], MATRIX_LIMIT))
             return Matrix(lhs, (vec,), rows, None, None, vector=True)
         r_idx = list(elide(list(range(v.shape[0])), MATRIX_LIMIT))
         c_idx = list(elide(list(range(v.shape[1])), MATRIX_LIMIT))
         rl = position_labels(rows, v.shape[0])
         cl = position_labels(cols, v.shape[1])
-        cells = tuple(
-            tuple("⋮" if i is None else ("…" if j is None else self.n(v[i, j])) for j in c_idx) for i in r_idx
-        )
+        cells = tuple(tuple("⋮" if i is None else ("…" if j is None else n(v[i, j])) for j in c_idx) for i in r_idx)
         sh = None
         if shade:
             sh = tuple(tuple(0.0 if i is None or j is None else float(v[i, j]) for j in c_idx) for i in r_idx)

@@ -111,6 +111,7 @@ LATEX_PREAMBLE = r"""\documentclass[11pt]{article}
 \usepackage[margin=2cm]{geometry}
 \usepackage{amsmath,amssymb}
 \usepackage{booktabs}
+\usepackage{longtable}
 \usepackage[table]{xcolor}
 \setlength{\parindent}{0pt}
 \setlength{\parskip}{4pt}
@@ -205,15 +206,14 @@ class LatexWriter(Writer):
         self.out.append("\\bottomrule\n\\end{tabular}\\end{center}")
 
     def _block_Table(self, b: Table) -> None:
-        self.out.append("\\begin{center}")
+        """A longtable: an LSTM's answers run over several pages, its header repeated on each."""
+        self.out.append("\\begin{longtable}{" + "l" * len(b.header) + "}")
         if b.caption:
-            self.out.append(f"\\textbf{{{_tex_safe(b.caption)}}}\\\\[2pt]")
-        self.out.append("\\begin{tabular}{" + "l" * len(b.header) + "}")
-        self.out.append("\\toprule")
-        self.out.append(
+            self.out.append(f"\\multicolumn{{{len(b.header)}}}{{c}}{{\\textbf{{{_tex_safe(b.caption)}}}}}\\\\[2pt]")
+        header = (
             " & ".join(f"${to_tex(h)}$" if h and h not in PLAIN_HEADERS else _tex_safe(h) for h in b.header) + " \\\\"
         )
-        self.out.append("\\midrule")
+        self.out += ["\\toprule", header, "\\midrule", "\\endfirsthead", "\\toprule", header, "\\midrule", "\\endhead"]
         for k, row in enumerate(b.rows):
             cells = [f"${to_tex(c)}$" if j in b.math_cols else _tex_safe(c) for j, c in enumerate(row)]
             if b.shade is not None and k < len(b.shade):
@@ -222,7 +222,7 @@ class LatexWriter(Writer):
                 if b.header[-1] == "" and len(cells) > 2:
                     cells[1] = f"\\cellcolor{{attnshade!{level}}}" + cells[1]
             self.out.append(" & ".join(cells) + " \\\\")
-        self.out.append("\\bottomrule\n\\end{tabular}\n\\end{center}")
+        self.out.append("\\bottomrule\n\\end{longtable}")
 
     def _block_Exact(self, b: Exact) -> None:
         self.out.append("\\begin{flushleft}")

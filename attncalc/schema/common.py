@@ -56,6 +56,25 @@ SETTINGS_POSITIONS = SETTINGS.but(
     table=Table(tuple(k for k in SETTINGS_KEYS if k.name not in ("temperature", "convention")), SETTINGS_ALL.doc)
 )
 
+GRADING_TABLE = table(
+    Key(
+        "points",
+        "any",
+        'points per step id, or per group: a pattern such as "1.*" shares its points among the steps it matches',
+    ),
+    Key("default", "number", "points of every step that points does not name", default=1),
+    Key("carried", "number", "the share of its points a carried step earns (0 to 1)", default=1),
+    Key("partial", "bool", "a wrong vector or matrix earns the share of its right entries", default=True),
+    Key("slip", "number", "the share of its points a wrong step earns when check names its slip (0 to 1)", default=0),
+    doc="points for `attncalc check`",
+)
+GRADING = Key(
+    "grading",
+    "table",
+    "points for `attncalc check`: per step or group, carried and partial credit",
+    table=GRADING_TABLE,
+)
+
 TRAINING_TABLE = table(
     Key("optimizer", "choice", "sgd | adam (first step)", default="sgd", choices=("sgd", "adam")),
     Key("lr", "number", "the learning rate (default 0.1 for sgd, 0.001 for adam)"),

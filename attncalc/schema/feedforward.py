@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import catalog
-from .common import ANSWERS, DESCRIPTION, SCHEMA, SETTINGS, SETTINGS_SOFTMAX, TITLE, TOKENS, TRAINING
+from .common import ANSWERS, DESCRIPTION, GRADING, SCHEMA, SETTINGS, SETTINGS_SOFTMAX, TITLE, TOKENS, TRAINING
 from .decl import Key, KindSchema, Select, Table, table
 
 
@@ -85,6 +85,7 @@ ATTENTION = KindSchema(
         Key("head", "table", HEAD.doc, table=HEAD),
         SETTINGS,
         ANSWERS,
+        GRADING,
         SCHEMA,
     ),
     selects=(Select("score", "given", SCORE_GIVEN, always=("query", "keys", "values")),),
@@ -119,6 +120,7 @@ SELF_ATTENTION = KindSchema(
         Key("given", "table", SELF_ATTENTION_GIVEN.doc, table=SELF_ATTENTION_GIVEN, required=True),
         SETTINGS,
         ANSWERS,
+        GRADING,
         SCHEMA,
     ),
 )
@@ -146,6 +148,7 @@ SOFTMAX = KindSchema(
         Key("given", "table", SOFTMAX_GIVEN.doc, table=SOFTMAX_GIVEN, required=True),
         SETTINGS_SOFTMAX,
         ANSWERS,
+        GRADING,
         TRAINING.but(doc="one training step on W_out (needs hidden and a target)"),
         SCHEMA,
     ),
@@ -176,6 +179,7 @@ SEQUENCE = KindSchema(
         Key("given", "table", SEQUENCE_GIVEN.doc, table=SEQUENCE_GIVEN, required=True),
         SETTINGS,
         ANSWERS,
+        GRADING,
         SCHEMA,
     ),
 )
@@ -207,6 +211,7 @@ SIMILARITY = KindSchema(
         Key("given", "table", SIMILARITY_GIVEN.doc, table=SIMILARITY_GIVEN, required=True),
         SETTINGS,
         ANSWERS,
+        GRADING,
         SCHEMA,
     ),
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import catalog
-from .common import ANSWERS, DESCRIPTION, SCHEMA, SETTINGS_POSITIONS, TITLE, TOKENS
+from .common import ANSWERS, DESCRIPTION, GRADING, SCHEMA, SETTINGS_POSITIONS, TITLE, TOKENS
 from .decl import Key, KindSchema, table
 
 
@@ -68,6 +68,7 @@ MULTI_HEAD = KindSchema(
         Key("cache", "table", CACHE.doc, table=CACHE),
         SETTINGS_POSITIONS,
         ANSWERS,
+        GRADING,
         SCHEMA,
     ),
 )
@@ -101,6 +102,7 @@ POSITIONAL_ENCODING = KindSchema(
         Key("given", "table", POSITIONAL_GIVEN.doc, table=POSITIONAL_GIVEN, required=True),
         SETTINGS_POSITIONS,
         ANSWERS,
+        GRADING,
         SCHEMA,
     ),
 )

@@ -1,0 +1,222 @@
+"""Answers files for ``attncalc check``: reading them, validating them against a derivation's steps,
+and the precision each entry was written with (which is the precision it is judged at)."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .derivation import Argmax, Derivation
+from .errors import NumberSyntaxError, ProblemError
+from .numbers import parse_number, to_float
+from .problem import read_raw
+
+_PLAIN_DECIMAL = re.compile(r"^\s*[-+−]?\d*\.(\d+)\s*$")
+UNANSWERED = "?"  # an entry left out of an answer: not graded
+UNANSWERED_DECIMALS = -2
+SLACK = 1e-9
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answered step: its entries as floats and the decimals each was written with."""
+
+    id: str
+    values: np.ndarray | str  # float array (or the label of a prediction)
+    decimals: np.ndarray | None  # int array, -1 where exact (a fraction or expression)
+    written: Any = None  # the entries as the answerer wrote them (nested lists of strings)
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How close is close enough: the answer's own precision unless --rtol/--atol/--sigfigs say otherwise."""
+
+    rtol: float | None = None
+    atol: float | None = None
+    sigfigs: int | None = None
+
+    def close(self, given: float, target: float, decimals: int, units: float = 0.5) -> bool:
+        """True when ``given`` is ``target`` written to ``decimals`` places (±``units`` of the last place)."""
+        if math.isinf(given) or math.isinf(target):
+            return given == target
+        if not math.isfinite(target):
+            return False
+        if self.rtol is not None or self.atol is not None:
+            return abs(given - target) <= (self.atol or 0.0) + (self.rtol or 0.0) * abs(target) + 1e-15
+        if self.sigfigs is not None:
+            if target == 0:
+                return abs(given) <= 0.5 * 10.0 ** (-self.sigfigs)
+            place = math.floor(math.log10(abs(target))) - self.sigfigs + 1
+            return abs(given - target) <= units * 10.0**place * (1 + SLACK)
+        if decimals < 0:  # an exact form such as "1/3": agree to rounding error
+            return abs(given - target) <= 1e-9 * max(1.0, abs(target))
+        return abs(given - target) <= units * 10.0 ** (-decimals) * (1 + SLACK) + 1e-12
+
+
+def load_answers(path: str | Path) -> tuple[dict[str, Any], str | None]:
+    """Read an answers file: a table of step ids (or one under [answers]), and an optional ``problem``."""
+    raw = read_raw(path)
+    problem = raw.pop("problem", None)
+    if problem is not None and not isinstance(problem, str):
+        raise ProblemError(str(path), "problem", "expected the path of a problem file")
+    if "answers" in raw and isinstance(raw["answers"], dict) and len(raw) == 1:
+        raw = raw["answers"]
+    if problem is not None:
+        problem = os.path.normpath(Path(path).parent / problem)
+    return raw, problem
+
+
+def unknown_step(step_id: str, valid: list[str]) -> str:
+    """The message for an answer id that is not a step: a close id, if any, and the ids to choose from.
+
+    A near miss is looked for among the ids that share everything up to the last dot first, so that
+    ``decoder.1.input`` is not taken for ``decoder.1.i``. Long lists of time steps are shown as
+    patterns (``encoder.t.h``) so that the message stays readable.
+    """
+    import difflib
+
+    head, _, leaf = step_id.rpartition(".")
+    siblings = [v.rpartition(".")[2] for v in valid if v.rpartition(".")[0] == head]
+    if head and siblings:
+        close = [f"{head}.{m}" for m in difflib.get_close_matches(leaf, siblings, n=1)]
+    else:
+        close = difflib.get_close_matches(step_id, valid, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    if len(valid) <= 15:
+        return f"not a step of this problem{hint}; its steps are: {', '.join(valid)}"
+    patterns = list(dict.fromkeys(re.sub(r"(^|\.)\d+(?=\.)", r"\1t", v) for v in valid))
+    return (
+        f"not a step of this problem{hint}; its steps are (t a time step or a head): {', '.join(patterns)};"
+        " attncalc solve --format json lists each one"
+    )
+
+
+def _as_written(x: Any) -> Any:
+    """An answer's entries as strings the way they were written: 1 stays 1, 0.340 stays 0.340."""
+    if isinstance(x, list):
+        return [_as_written(v) for v in x]
+    if isinstance(x, Decimal):
+        return format(x, "f")
+    if isinstance(x, float):
+        from .render.fmt import fmt
+
+        return fmt(x, 6) if "e" in repr(x) else repr(x)
+    return str(x).strip()
+
+
+def parse_answers(raw: dict[str, Any], derivation: Derivation, file: str, key_prefix: str = "") -> list[Answer]:
+    """Validate answers against a derivation's steps: known ids, right shapes, numbers."""
+    valid = derivation.step_ids
+    out: list[Answer] = []
+    raw = flatten_ids(raw)
+    default_dec = _file_decimals(raw)
+    for step_id, value in raw.items():
+        key = f"{key_prefix}{step_id}"
+        if step_id not in valid:
+            raise ProblemError(file, key, unknown_step(str(step_id), valid))
+        step = derivation.step(step_id)
+        if isinstance(step, Argmax):
+            if not isinstance(value, (str, int)) or isinstance(value, bool):
+                raise ProblemError(file, key, f"expected a vocabulary label such as {step.value!r}")
+            out.append(Answer(step_id, str(value), None))
+            continue
+        shape = np.shape(step.value)
+        vals, decs = _numbers(value, file, key, default_dec)
+        if vals.shape != shape:
+            raise ProblemError(file, key, f"expected {_shape_words(shape)}, got {_shape_words(vals.shape)}")
+        _unanswered(file, key, vals)
+        out.append(Answer(step_id, vals, decs, _as_written(value)))
+    order = {s: i for i, s in enumerate(valid)}
+    return sorted(out, key=lambda a: order[a.id])
+
+
+def flatten_ids(raw: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested tables to dotted step ids: TOML reads `encoder.2.f = [...]` as {"encoder": {"2": {"f": ...}}}."""
+    out: dict[str, Any] = {}
+    for k, v in raw.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(flatten_ids(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+def _shape_words(shape: tuple[int, ...]) -> str:
+    if not shape:
+        return "one number"
+    if len(shape) == 1:
+        return f"a list of {shape[0]} numbers"
+    return f"a {shape[0]}×{shape[1]} matrix"
+
+
+def _numbers(value: Any, file: str, key: str, default_dec: int) -> tuple[np.ndarray, np.ndarray]:
+    def one(x: Any, where: str) -> tuple[float, int]:
+        if isinstance(x, str) and x.strip() in ("-inf", "−inf", "-∞", "−∞"):
+            return -math.inf, 0
+        if isinstance(x, str) and x.strip() == UNANSWERED:
+            return math.nan, UNANSWERED_DECIMALS
+        try:
+            node = parse_number(x)
+        except NumberSyntaxError as exc:
+            raise ProblemError(file, key, f"{where}{exc}") from None
+        return to_float(node), _decimals_of(x, default_dec)
+
+    if isinstance(value, list):
+        if value and all(isinstance(r, list) for r in value):
+            widths = {len(r) for r in value}
+            if len(widths) != 1:
+                raise ProblemError(file, key, "ragged rows")
+            pairs = [[one(x, f"row {i + 1}, entry {j + 1}: ") for j, x in enumerate(r)] for i, r in enumerate(value)]
+        else:
+            pairs = [one(x, f"entry {i + 1}: ") for i, x in enumerate(value)]  # type: ignore[misc]
+        arr = np.array(pairs, dtype=float)
+        return arr[..., 0], arr[..., 1].astype(int)
+    v, d = one(value, "")
+    return np.array(v), np.array(d)
+
+
+def _unanswered(file: str, key: str, vals: np.ndarray) -> None:
+    if np.isnan(vals).all():
+        raise ProblemError(file, key, f"every entry is {UNANSWERED!r}: answer at least one, or leave the step out")
+
+
+def _decimals_of(x: Any, default: int) -> int:
+    """Decimals as written: 0.155 → 3, 0.50 → 2, "1/3" → -1 (exact), 2 → the file's usual precision."""
+    if isinstance(x, Decimal):
+        exp = x.as_tuple().exponent
+        return max(0, -exp) if isinstance(exp, int) else default
+    if isinstance(x, float):
+        text = repr(x)
+        return len(text.split(".")[1]) if "." in text and "e" not in text else default
+    if isinstance(x, str):
+        m = _PLAIN_DECIMAL.match(x)
+        if m:
+            return len(m.group(1))
+        return default if re.fullmatch(r"\s*[-+−]?\d+\s*", x) else -1
+    return default
+
+
+def _file_decimals(raw: dict[str, Any]) -> int:
+    """The precision an answerer works to: the most decimals in any answer (0 if none)."""
+    best = 0
+
+    def walk(x: Any) -> None:
+        nonlocal best
+        if isinstance(x, list):
+            for v in x:
+                walk(v)
+        elif isinstance(x, (Decimal, float, str)) and not isinstance(x, bool):
+            d = _decimals_of(x, 0)
+            best = max(best, d)
+
+    for v in raw.values():
+        walk(v)
+    return best

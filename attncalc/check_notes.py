@@ -1,0 +1,172 @@
+"""What ``check`` writes about an answer: the wrong entries worked out from the answerer's own numbers,
+the single product that explains a difference, and the named slips in the problem's own symbols."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .arith import MISTAKES, round_half_up
+from .check_answers import UNANSWERED, UNANSWERED_DECIMALS, Answer
+from .derivation import Product, Step
+from .problem import Problem
+from .render import expand
+from .render.fmt import entry_label, fmt, paren
+
+if TYPE_CHECKING:
+    from .check_runs import Runs
+
+
+def _slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: int) -> str:
+    """Write out the wrong entries from the answerer's own earlier numbers."""
+    got = runs.get("float", overrides=True)
+    if got is None:
+        return ""
+    computed, steps = got
+    mine_step = steps.get(ans.id)
+    value = np.asarray(computed.get(ans.id), dtype=float)
+    given = np.asarray(ans.values, dtype=float)
+    decs = np.asarray(ans.decimals)
+    parts: list[str] = []
+    idxs = [tuple(int(i) for i in idx) for idx in zip(*np.nonzero(bad), strict=True)] if given.ndim else [()]
+    for idx in idxs[:3]:
+        k = max(int(decs[idx]), decimals) if decs.ndim else max(int(decs), decimals)
+        label = _entry_name(runs.problem, step, idx)
+        right = fmt(value[idx], k)
+        wrote = _given_text(given[idx], decs[idx] if decs.ndim else decs)
+        if ans.written is not None:
+            wrote = np.asarray(ans.written, dtype=object)[idx] if idx else str(ans.written)
+        rhs = expand.rhs(mine_step, idx, k) if mine_step is not None else None
+        line = f"{label} = {rhs} = {right}, not {wrote}" if rhs else f"{label} = {right}, not {wrote}"
+        if isinstance(mine_step, Product):
+            culprit = _single_product(mine_step, idx, float(given[idx]) - float(value[idx]), k)
+            if culprit:
+                line += f" ({culprit})"
+        elif (
+            rhs
+            and rhs.startswith("exp(")
+            and abs(float(given[idx]) - round_half_up(float(value[idx]), k)) <= 10.0**-k * 1.01
+        ):
+            line += " (a rounding slip in the last digit)"
+        parts.append(line)
+    if len(idxs) > 3:
+        parts.append(f"and {len(idxs) - 3} more entries")
+    if given.ndim == 1 and ans.id in ("weights", "probabilities") and abs(float(given.sum()) - 1) > 0.02:
+        parts.append(f"these add up to {fmt(float(given.sum()), 3)}, not 1")
+    return "; ".join(parts) + "."
+
+
+def _entry_name(problem: Problem, step: Step, idx: tuple[int, ...]) -> str:
+    """e_2, or for a similarity the vectors' names: cos(C, C′)."""
+    if problem.kind == "similarity":
+        from .problem_similarity import entry_name
+
+        return entry_name(problem, step.id, idx)
+    return entry_label(step.symbol, idx)
+
+
+def _single_product(step: Product, idx: tuple[int, ...], delta: float, k: int) -> str:
+    """Name one miscomputed product that explains the whole difference, if there is one."""
+    tol = 0.6 * 10.0**-k
+    for a, b in step.pairs(idx):
+        p = a * b
+        term = f"{paren(fmt(a, k))}·{paren(fmt(b, k))}"
+        if abs(p) > 1e-12 and abs(delta + 2 * p) <= tol:
+            return f"the sign of {term} = {fmt(p, k)} was flipped"
+        if abs(p) > 1e-12 and abs(delta + p) <= tol:
+            return f"the term {term} = {fmt(p, k)} was left out"
+        for wrong in (p * 10, p / 10, -p):
+            if abs(wrong - p) > tol and abs(delta - (wrong - p)) <= tol:
+                return f"{term} = {fmt(p, k)}, not {fmt(wrong, k)}"
+    return ""
+
+
+def _given_text(given: np.ndarray, decs: np.ndarray) -> Any:
+    """The answer as it was written: 1.760 keeps its trailing zero."""
+    if given.ndim == 0:
+        d = int(decs)
+        if d == UNANSWERED_DECIMALS:
+            return UNANSWERED
+        return fmt(float(given), 6) if d < 0 or not math.isfinite(float(given)) else f"{float(given):.{d}f}"
+    return [_given_text(g, d) for g, d in zip(given, decs, strict=True)]
+
+
+def _nested(x: np.ndarray) -> Any:
+    if x.ndim == 0:
+        v = float(x)
+        if math.isnan(v):
+            return UNANSWERED
+        return v if math.isfinite(v) else None
+    return [_nested(v) for v in x]
+
+
+def _rounded(x: np.ndarray, decimals: int) -> Any:
+    if x.ndim == 0:
+        v = float(x)
+        return round_half_up(v, decimals) if math.isfinite(v) else None
+    return [_rounded(v, decimals) for v in x]
+
+
+def _fmt_nested(x: Any) -> str:
+    if isinstance(x, list):
+        return "[" + ", ".join(_fmt_nested(v) for v in x) + "]"
+    return "−∞" if x is None else fmt(x, 6)
+
+
+_STEP = re.compile(r"^(?:(encoder|decoder)\.)?(?:fwd\.|bwd\.)?(\d+)\.")
+
+
+def mistake_note(name: str, arg: int | None, problem: Problem, step_id: str) -> str:
+    """A named slip in the problem's own terms: which way this GRU resets and updates, which entry's
+    probability was taken."""
+    m = _STEP.match(step_id)
+    part, t = (m.group(1), int(m.group(2))) if m else (None, None)
+    text = _slip_words(name, arg, problem, part, t)
+    if t is None:
+        return text
+    text = text.replace("_(t−1)", f"_{t - 1}").replace("h_prev", f"h_{t - 1}")  # the step's own time indices
+    return re.sub(r"_t\b", f"_{t}", text)
+
+
+def _slip_words(name: str, arg: int | None, problem: Problem, part: str | None, t: int | None) -> str:
+    given = getattr(problem, "given", None)
+    if name == "no_scale" and isinstance(given, dict) and "scale" in given:  # a scale given in the file, by value
+        return f"the given scale {fmt(float(given['scale'].floats[0]), 6)} was left out"
+    cell = _cell_of(problem, part)
+    if name == "reset_swapped" and cell is not None:
+        if cell.reset == "after":
+            return (
+                "the reset gate was applied before the product, W_h [r ⊙ h; x] (as Cho et al. write the GRU), "
+                "but this GRU applies it after: h̃ = tanh(W_in x + b_in + r ⊙ (W_hn h + b_hn))"
+            )
+        return (
+            "the reset gate was applied after the product, r ⊙ (W_hn h + b_hn) (as PyTorch computes it), "
+            "but this GRU applies it before: h̃ = tanh(W_h [r ⊙ h; x] + b_h)"
+        )
+    if name == "gru_update_swapped" and cell is not None:
+        keep, replace = "(1 − z) ⊙ h̃ + z ⊙ h_prev", "z ⊙ h̃ + (1 − z) ⊙ h_prev"
+        used, wanted = (replace, keep) if cell.update == "keep" else (keep, replace)
+        return f"z and 1 − z were swapped: h = {used} was used, but this GRU computes h = {wanted}"
+    if name == "wrong_vocab_row" and arg is not None:
+        out = problem.recurrent.output if problem.recurrent else (problem.seq2seq.output if problem.seq2seq else None)
+        if out is not None and out.targets is not None:
+            labels = out.vocab or tuple(f"w{k + 1}" for k in range(out.W_out.shape[0]))
+            if t is not None and t <= len(out.targets):
+                right = labels[out.targets[t - 1]]
+                return (
+                    f"the probability of {labels[arg]} was used instead of that of the target {right} "
+                    f"(L_{t} = −ln p_{t}({right}), and p − y puts the 1 of y on {right}'s row)"
+                )
+            return f"the probability of {labels[arg]} was used instead of the target's at some step"
+    return MISTAKES[name]
+
+
+def _cell_of(problem: Problem, part: str | None) -> Any:
+    if problem.recurrent is not None:
+        return problem.recurrent.cell
+    if problem.seq2seq is not None:
+        return problem.seq2seq.encoder if part == "encoder" else problem.seq2seq.decoder
+    return None

@@ -1,0 +1,300 @@
+"""The commands of the classroom: ``check`` (grading, the gradebook) and ``generate`` (homework).
+
+Registered on the app by :mod:`attncalc.cli`; heavy modules are imported inside the commands.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .cli_base import fail as _fail
+from .cli_base import write_output
+
+
+class CheckFormat(StrEnum):
+    text = "text"
+    json = "json"
+    csv = "csv"
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+_PROBLEM_ONLY_KEYS = {
+    "cache",
+    "type",
+    "memory_tokens",
+    "kind",
+    "title",
+    "description",
+    "score",
+    "tokens",
+    "given",
+    "head",
+    "settings",
+    "cell",
+    "training",
+    "grading",
+}
+
+
+def check(
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            help="PROBLEM, then ANSWERS files (TOML/YAML/JSON keyed by step id). With no ANSWERS, the "
+            "problem's own [answers] table is graded. An answers file may name its own problem with "
+            'problem = "path".',
+            show_default=False,
+        ),
+    ],
+    format: Annotated[
+        CheckFormat,
+        typer.Option("--format", "-f", help="Report format (csv: a gradebook, one row per answers file)."),
+    ] = CheckFormat.text,
+    output: Annotated[
+        str | None, typer.Option("--output", "-o", help="Write the report to this file instead of standard output.")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite the --output file if it exists.")] = False,
+    rtol: Annotated[
+        float | None, typer.Option("--rtol", min=0, help="Relative tolerance instead of the answer's precision.")
+    ] = None,
+    atol: Annotated[
+        float | None, typer.Option("--atol", min=0, help="Absolute tolerance instead of the answer's precision.")
+    ] = None,
+    sigfigs: Annotated[
+        int | None, typer.Option("--sigfigs", min=1, max=15, help="Judge to N significant figures.")
+    ] = None,
+    width: Annotated[int | None, typer.Option("--width", min=40, help="Terminal width for the text report.")] = None,
+) -> None:
+    """Grade hand answers step by step: correct, carried (an earlier error) or wrong, with the slip named,
+    and the score (the problem's [grading] table).
+
+    Exit code 0 when every given answer is correct, 1 when any is not, 2 on bad input.
+    """
+    from .check import Tolerance, load_answers
+    from .check import check as grade
+    from .errors import AttncalcError
+    from .problem import load_problem, read_raw
+
+    tol = Tolerance(rtol=rtol, atol=atol, sigfigs=sigfigs)
+    reports = []
+    try:
+        problem = None
+        answer_paths = paths
+        first = read_raw(paths[0])
+        if "problem" not in first and not set(first) & _PROBLEM_ONLY_KEYS:
+            _fail(
+                f'{paths[0]}: no problem named: add problem = "path/to/problem.toml" to the file, '
+                "or give the problem first: attncalc check PROBLEM ANSWERS"
+            )
+        if "kind" in first or "problem" not in first:  # PROBLEM [ANSWERS...]
+            problem = load_problem(paths[0])
+            answer_paths = paths[1:]
+            if not answer_paths:
+                if not problem.answers:
+                    _fail(f"{paths[0]}: answers: none to check; give an ANSWERS file or an [answers] table")
+                reports.append(grade(problem, problem.answers, paths[0], tol, key_prefix="answers."))
+        for path in answer_paths:
+            raw, own_problem = load_answers(path)
+            # a PROBLEM on the command line wins: the file's own problem = is followed only without one
+            if problem is not None:
+                target = problem
+                if own_problem is not None and not _same_file(own_problem, paths[0]):
+                    sys.stderr.write(
+                        f"attncalc: note: {path} names problem {own_problem}; "
+                        f"graded against {paths[0]}, the PROBLEM given first\n"
+                    )
+            elif own_problem is not None:
+                target = load_problem(own_problem)
+            else:
+                _fail(f"{path}: problem: this answers file names no problem; give the PROBLEM file first")
+            reports.append(grade(target, raw, path, tol))
+    except AttncalcError as exc:
+        _fail(str(exc))
+    if output is not None and Path(output).exists() and not force:  # before anything is computed for it
+        _fail(f"{output}: already exists; pass --force to overwrite it")
+    if format is CheckFormat.csv:
+        from .render.gradebook import gradebook_csv
+
+        text = gradebook_csv(reports)
+    elif format is CheckFormat.json:
+        from .render.check_view import reports_json
+
+        text = reports_json(reports)
+    elif output is not None:
+        from .render.check_view import reports_text
+
+        text = reports_text(reports, width or 100)
+    else:
+        from rich.console import Console
+
+        from .render.check_view import print_reports
+
+        print_reports(reports, Console(width=width) if width else Console())
+        text = ""
+    if output is not None:
+        write_output(output, text, force)
+    else:
+        sys.stdout.write(text)
+    raise typer.Exit(0 if all(r.all_correct for r in reports) else 1)
+
+
+class GenFormat(StrEnum):
+    markdown = "markdown"
+    latex = "latex"
+    pdf = "pdf"
+    html = "html"
+    moodle = "moodle"
+    qti = "qti"
+
+
+def generate(
+    out: Annotated[
+        str, typer.Option("--out", help="Folder to write the variants and sheets into (created if missing).")
+    ],
+    kind: Annotated[
+        str,
+        typer.Option(
+            "--kind",
+            help="attention | self-attention | softmax | sequence | similarity | rnn | lstm | gru | seq2seq | "
+            "multi-head | positional-encoding",
+        ),
+    ] = "attention",
+    score: Annotated[
+        str | None,
+        typer.Option(
+            "--score",
+            help="attention: dot (default) | scaled-dot | general | additive | concat; self-attention: dot | "
+            "scaled-dot; seq2seq: dot | general | additive (default: dot for luong, additive for bahdanau)",
+            show_default=False,
+        ),
+    ] = None,
+    tokens: Annotated[
+        int,
+        typer.Option(
+            "--tokens",
+            help="Positions: keys, rows of X, logits, time steps (rnn, lstm, gru), source tokens, rows of A.",
+        ),
+    ] = 3,
+    dim: Annotated[int, typer.Option("--dim", help="Width of each vector (and of a cell's state).")] = 2,
+    head: Annotated[
+        bool, typer.Option("--head", help="attention: an output head; rnn, lstm, gru: an output layer with targets.")
+    ] = False,
+    mask: Annotated[str | None, typer.Option("--mask", help="self-attention, multi-head: causal.")] = None,
+    layout: Annotated[
+        str, typer.Option("--layout", help="rnn, lstm, gru, seq2seq: the weights' layout, gates | pytorch | keras.")
+    ] = "gates",
+    reset: Annotated[
+        str | None,
+        typer.Option(
+            "--reset",
+            help="GRU: after | before (default: before in the gates layout, after in pytorch and keras).",
+            show_default=False,
+        ),
+    ] = None,
+    update: Annotated[str, typer.Option("--update", help="GRU: keep (h = (1-z) h~ + z h) | replace.")] = "keep",
+    cell: Annotated[
+        str, typer.Option("--cell", help="seq2seq: the encoder's and decoder's cell, rnn | lstm | gru.")
+    ] = "gru",
+    attention: Annotated[str, typer.Option("--attention", help="seq2seq: luong | bahdanau | none.")] = "luong",
+    steps: Annotated[int, typer.Option("--steps", help="seq2seq: decoder steps (1 to 4).")] = 2,
+    measure: Annotated[
+        str | None,
+        typer.Option(
+            "--measure",
+            help="similarity: dot, cosine, euclidean, or several comma-separated (default: all three).",
+            show_default=False,
+        ),
+    ] = None,
+    heads: Annotated[
+        int, typer.Option("--heads", min=1, help="multi-head: query heads (--dim must split into them).")
+    ] = 2,
+    kv_heads: Annotated[
+        int | None,
+        typer.Option(
+            "--kv-heads",
+            min=1,
+            help="multi-head: key/value heads (grouped-query; 1 = multi-query).",
+            show_default=False,
+        ),
+    ] = None,
+    positions: Annotated[
+        str | None,
+        typer.Option(
+            "--positions",
+            help="multi-head: sinusoidal | rope | alibi; positional-encoding: sinusoidal (default) | rope.",
+            show_default=False,
+        ),
+    ] = None,
+    cross: Annotated[bool, typer.Option("--cross", help="multi-head: cross-attention over a drawn memory.")] = False,
+    count: Annotated[int, typer.Option("--count", help="How many variants.")] = 1,
+    seed: Annotated[int, typer.Option("--seed", help="The seed: the same options and seed give the same files.")] = 0,
+    values: Annotated[
+        str, typer.Option("--values", help="int (small integers) | decimal (one decimal) | mixed")
+    ] = "int",
+    allow_ties: Annotated[bool, typer.Option("--allow-ties", help="Keep variants whose top two weights tie.")] = False,
+    decimals: Annotated[int, typer.Option("--decimals", min=0, max=6, help="Decimals asked for and shown.")] = 3,
+    format: Annotated[
+        GenFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="Sheets' format (moodle: a quiz.xml, qti: a QTI 2.1 package qti.zip, each with Markdown sheets).",
+        ),
+    ] = GenFormat.markdown,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite files already in --out.")] = False,
+) -> None:
+    """Write seeded homework: one problem file per variant, answer keys, and question, answers and solution sheets."""
+    from .api import homework_files, write_homework
+    from .errors import AttncalcError
+    from .generate import Options
+    from .generate import generate as make
+
+    opts = Options(
+        kind=kind,
+        score=score,
+        tokens=tokens,
+        dim=dim,
+        head=head,
+        mask=mask,
+        count=count,
+        seed=seed,
+        values=values,
+        allow_ties=allow_ties,
+        decimals=decimals,
+        layout=layout,
+        reset=reset,
+        update=update,
+        cell=cell,
+        attention=attention,
+        steps=steps,
+        measure=measure,
+        heads=heads,
+        kv_heads=kv_heads,
+        positions=positions,
+        cross=cross,
+    )
+    folder = Path(out)
+    try:
+        result = make(opts)
+        files = homework_files(result.problems, result.derivations, format.value, seed)
+        write_homework(folder, files, force)
+    except AttncalcError as exc:
+        _fail(str(exc))
+    rejected = sum(result.rejected.values())
+    why = ", ".join(f"{n} {reason}" for reason, n in result.rejected.most_common())
+    sys.stderr.write(
+        f"attncalc: wrote {count} variants (seed {seed}) and their sheets to {folder}; "
+        f"rejected {rejected} draws{': ' + why if why else ''}\n"
+    )

@@ -1,0 +1,144 @@
+"""Points for ``attncalc check``: what each step is worth, the share of it an answer earns, and why
+follow-through credit is refused.
+
+A problem's optional ``[grading]`` table (:class:`~attncalc.parse.types.Grading`) gives points per
+step id, or per group (a pattern with ``*``, ``?`` or ``[...]`` whose points the steps it matches
+share equally), ``default`` points for every other step, the ``carried`` share a step earns when it is
+right only given the answerer's own earlier answers, whether a wrong matrix earns its right entries
+(``partial``), and the ``slip`` share a wrong step earns when its slip is named.
+
+Follow-through cannot be gamed: an answer that is degenerate (all zeros, all entries equal, or a
+given copied, where the true value is none of these) earns no partial credit, and a later step that
+is right only because of it earns no carried credit; the notes say why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .errors import ProblemError
+from .parse.types import Grading
+
+if TYPE_CHECKING:
+    from .check_answers import Answer
+    from .check_report import StepResult
+    from .check_runs import Runs
+
+_PATTERN = set("*?[")
+
+
+def step_points(g: Grading, step_ids: list[str], file: str) -> dict[str, float]:
+    """Every step's points: its own, its group's share, or the default; an unknown id is bad input."""
+    out: dict[str, float] = {}
+    groups: list[tuple[str, float, list[str]]] = []
+    for key, value in g.points:
+        if _PATTERN & set(key):
+            matched = [s for s in step_ids if fnmatch.fnmatchcase(s, key)]
+            if not matched:
+                raise ProblemError(file, f"grading.points.{key}", "matches no step of this problem")
+            groups.append((key, value, matched))
+        elif key in step_ids:
+            out[key] = value
+        else:
+            import difflib
+
+            close = difflib.get_close_matches(key, step_ids, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ProblemError(file, f"grading.points.{key}", f"not a step of this problem{hint}")
+    for _key, value, matched in groups:  # a step named on its own keeps its own points
+        free = [s for s in matched if s not in out]
+        for s in free:
+            out[s] = value / len(free)
+    return {s: out.get(s, g.default) for s in step_ids}
+
+
+def degenerate(given: np.ndarray, decimals: Any, true_value: Any, givens: dict[str, np.ndarray]) -> str | None:
+    """Why an answer is degenerate (all zeros, all equal, a given copied), or None. An answer that is
+    the true value's own pattern (a true zero vector) is not."""
+    answered = ~np.isnan(given)
+    g = given[answered]
+    true = np.asarray(true_value, dtype=float)
+    if g.size == 0 or true.shape != given.shape:
+        return None
+    t = true[answered]
+    decs = np.asarray(decimals)[answered] if np.ndim(decimals) else np.full(g.shape, int(decimals))
+    tol = 0.5 * 10.0 ** -np.maximum(decs, 0) + 1e-12
+
+    def same(a: np.ndarray, b: np.ndarray) -> bool:
+        return bool(np.all(np.abs(a - b) <= tol))
+
+    if np.all(g == 0) and not same(t, np.zeros_like(t)):
+        return "all zeros"
+    if g.size >= 2 and np.all(g == g[0]) and not same(t, np.full_like(t, t[0])):
+        return "all its entries equal"
+    if g.size >= 2 and not same(g, t):
+        for name, value in givens.items():
+            candidates = [value] if value.shape == given.shape else []
+            if given.ndim == 1 and value.ndim == 2 and value.shape[1] == given.size:
+                candidates += list(value)  # a row of a given matrix
+            for c in candidates:
+                if same(g, np.asarray(c, dtype=float)[answered]):
+                    return f"copied from the given {name}"
+    return None
+
+
+def rests_on(ans: Answer, runs: Runs, flawed: dict[str, str]) -> tuple[str, str] | None:
+    """The degenerate earlier answer this step's own-chain value depends on (its id and why), if any:
+    the step recomputed from the answerer's answers changes when that answer is left out."""
+    if not flawed:
+        return None
+    mine = _own(ans.id, runs, frozenset())
+    if mine is None:
+        return None
+    for fid, why in flawed.items():
+        other = _own(ans.id, runs, frozenset({fid}))
+        if other is not None and not _equal(mine, other):
+            return fid, why
+    other = _own(ans.id, runs, frozenset(flawed))
+    if other is not None and not _equal(mine, other):
+        fid = next(iter(flawed))
+        return fid, flawed[fid]
+    return None
+
+
+def _own(step_id: str, runs: Runs, without: frozenset[str]) -> Any:
+    got = runs.get("float", overrides=True, without=without)
+    if got is None or step_id not in got[1]:
+        return None
+    value = got[1][step_id].value
+    return value if isinstance(value, str) else np.asarray(got[0][step_id], dtype=float)
+
+
+def _equal(a: Any, b: Any) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        return bool(a == b)
+    return bool(np.allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True))
+
+
+def award(r: StepResult, g: Grading, points: float, flawed: str | None, rests: tuple[str, str] | None) -> StepResult:
+    """The step's points and the share it earned, with a note where credit was refused."""
+    share = r.answered / r.entries if r.entries else 0.0
+    notes = []
+    if r.verdict == "correct":
+        credit = r.right / r.entries
+    elif r.verdict == "carried":
+        credit = 0.0 if rests else g.carried * share
+    else:
+        credit = 0.0
+        if g.partial and flawed is None and r.entries > 1:
+            credit = (r.right + (0.0 if rests else g.carried * r.carried_right)) / r.entries
+        if r.mistake is not None and g.slip > 0:
+            credit = max(credit, g.slip * share)
+    if rests and (r.verdict == "carried" or r.carried_right):
+        fid, why = rests
+        notes.append(
+            f"No carried credit: this rests on your {fid}, which is {why}; a degenerate answer earns no follow-through."
+        )
+    if flawed is not None and r.verdict == "wrong" and g.partial and r.entries > 1 and r.right:
+        notes.append(f"No partial credit: the answer is {flawed}.")
+    note = " ".join([r.note, *notes]).strip()
+    return dataclasses.replace(r, points=points, credit=round(credit, 12), note=note)

@@ -1,0 +1,7 @@
+"""The homework drawers of ``attncalc generate``, one module per family of kinds.
+
+Each kind's entry in :mod:`attncalc.kinds` names a :class:`~attncalc.homework.base.Drawer`: how it
+checks the options that concern it, draws one random problem table from the one seeded generator,
+and says why a drawn variant is unfit for a worksheet (:mod:`attncalc.homework.guards` holds the
+checks the families share). :mod:`attncalc.generate` runs the drawing loop and writes the files.
+"""

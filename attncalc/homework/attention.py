@@ -1,0 +1,93 @@
+"""Homework for attention, self-attention and softmax (the first generator's kinds, drawn as they were:
+the same options and seed still give the same variants)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from ..derivation import Derivation
+from .base import TOKENS, VOCAB, Draw, Drawer, only, refuse
+from .guards import tied_prediction, weight_rows, zero_row
+from .options import Options
+
+ATTENTION_SCORES = ("dot", "scaled-dot", "general", "additive", "concat")
+
+
+def _check(o: Options) -> None:
+    score = o.score or "dot"
+    if o.kind == "attention" and score not in ATTENTION_SCORES:
+        raise refuse("--score", f"unknown score {score!r}")
+    if o.kind == "self-attention" and score not in ("dot", "scaled-dot"):
+        raise refuse("--score", "self-attention takes dot or scaled-dot")
+    if o.kind == "softmax" and o.score not in (None, "dot"):  # "dot" was the option's default
+        raise refuse("--score", "--score does not apply to softmax")
+    if o.mask is not None and (o.kind != "self-attention" or o.mask != "causal"):
+        raise refuse("--mask", "--mask causal applies to self-attention")
+    if o.head and o.kind != "attention":
+        raise refuse("--head", "--head applies to attention")
+    only(o, {"score", "head", "mask"}, o.kind)
+
+
+def draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
+    """One random problem table (not yet checked for degeneracy)."""
+    d = Draw(rng, o.values)
+    n, k = o.tokens, o.dim
+    tokens = list(TOKENS[:n])
+    raw: dict[str, Any] = {
+        "title": f"Variant {number}",
+        "kind": o.kind,
+        "tokens": tokens,
+        "settings": {"decimals": o.decimals},
+    }
+    if o.kind == "softmax":
+        labels = list(VOCAB[:n]) if n <= len(VOCAB) else tokens
+        raw.pop("tokens")
+        raw["given"] = {"logits": d.vector(n), "vocab": labels, "target": rng.choice(labels)}
+        return raw
+    score = o.score or "dot"
+    raw["score"] = score
+    if o.kind == "self-attention":
+        g: dict[str, Any] = {"X": d.matrix(n, k), "W_Q": d.matrix(k, k), "W_K": d.matrix(k, k), "W_V": d.matrix(k, k)}
+        if o.mask:
+            g["mask"] = o.mask
+        raw["given"] = g
+        return raw
+    g = {"query": d.vector(k), "keys": d.matrix(n, k)}
+    if score == "general":
+        g["W"] = d.matrix(k, k)
+    elif score == "additive":
+        g.update(W_q=d.matrix(k, k), W_k=d.matrix(k, k), v=d.vector(k))
+    elif score == "concat":
+        g.update(W=d.matrix(k, 2 * k), v=d.vector(k))
+    raw["given"] = g
+    if o.head:
+        vocab = list(VOCAB[:3])
+        raw["head"] = {"combine": "add", "W_out": d.matrix(len(vocab), k), "vocab": vocab}
+    return raw
+
+
+def reject(o: Options, raw: dict[str, Any]) -> str | None:
+    g = raw["given"]
+    return zero_row(g.get("keys"), g.get("X"), g.get("query"))
+
+
+def degeneracy(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
+    """Tied predictions, tied or extreme weights (probabilities for softmax), unreadable exact forms."""
+    why = tied_prediction(d, o.decimals)
+    if why:
+        return why
+    final = "weights" if "weights" in d.step_ids else "probabilities"
+    why = weight_rows(np.asarray(d.step(final).value, dtype=float), o.decimals, o.allow_ties, masked=bool(o.mask))
+    if why:
+        return why
+    if any("Exact forms stop" in n for n in d.notes):
+        stopped = next(n for n in d.notes if "Exact forms stop" in n).split("'")[1]
+        if d.step_ids.index(stopped) <= d.step_ids.index(final):
+            return "exact forms too long"
+    return None
+
+
+DRAWER = Drawer("Attention homework", _check, draw, degeneracy, reject)

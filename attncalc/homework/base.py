@@ -1,0 +1,106 @@
+"""What a kind's homework drawer is, and the hand-friendly numbers every drawer draws from."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..derivation import Derivation
+from ..errors import ProblemError
+from .options import Options
+
+VOCAB = ("A", "B", "C", "D", "E", "F")
+TOKENS = ("the", "cat", "sat", "on", "a", "mat", "and", "slept", "all", "day", "long", "today")
+
+# Numbers by --values: attention's (unchanged since the first generator: the same seed draws the same
+# variants) and the recurrent cells' narrower ones, which keep σ and tanh away from saturation.
+PALETTES: dict[str, dict[str, tuple[int | float, ...]]] = {
+    "attention": {
+        "int": (-2, -1, 0, 1, 1, 2),
+        "decimal": tuple(x / 10 for x in (-10, -8, -5, -4, -2, 0, 2, 3, 4, 5, 6, 8, 10)),
+    },
+    "cell": {
+        "int": (-1, 0, 1),
+        "decimal": tuple(x / 10 for x in (-8, -5, -4, -2, -1, 0, 1, 2, 4, 5, 8)),
+    },
+}
+
+
+class Draw:
+    """Random hand-friendly numbers, vectors and matrices from one generator."""
+
+    def __init__(self, rng: random.Random, values: str, palette: str = "attention") -> None:
+        self.rng = rng
+        self.values = values
+        self.palette = PALETTES[palette]
+
+    def number(self) -> int | float:
+        style = self.values if self.values != "mixed" else self.rng.choice(("int", "decimal"))
+        return self.rng.choice(self.palette[style])
+
+    def vector(self, n: int) -> list[int | float]:
+        return [self.number() for _ in range(n)]
+
+    def nonzero_vector(self, n: int) -> list[int | float]:
+        """A vector with at least one non-zero entry (an input row, an embedding)."""
+        while True:
+            v = self.vector(n)
+            if any(x != 0 for x in v):
+                return v
+
+    def matrix(self, rows: int, cols: int) -> list[list[int | float]]:
+        return [self.vector(cols) for _ in range(rows)]
+
+
+@dataclass(frozen=True)
+class Drawer:
+    """A kind's homework: its options check, one draw, and why a variant is unfit (None: fit).
+
+    ``reject`` looks at the drawn table before it is parsed (a row of zeros that would make a cosine
+    undefined); ``degeneracy`` at its float derivation and again at the one the sheets show.
+    """
+
+    subject: str  # the sheets' title: "LSTM homework"
+    check: Callable[[Options], None]
+    draw: Callable[[Options, random.Random, int], dict[str, Any]]
+    degeneracy: Callable[[Options, dict[str, Any], Derivation], str | None]
+    reject: Callable[[Options, dict[str, Any]], str | None] = lambda o, raw: None
+    min_tokens: int = 2
+    max_tokens: int = len(TOKENS)
+
+    def __call__(self, o: Options, rng: random.Random, number: int) -> dict[str, Any]:
+        return self.draw(o, rng, number)
+
+
+def refuse(option: str, message: str) -> ProblemError:
+    return ProblemError("generate", option, message)
+
+
+def only(o: Options, allowed: set[str], kind_words: str) -> None:
+    """Refuse the options that do not concern this kind (a default is never refused)."""
+    defaults = Options()
+    for name in (
+        "score",
+        "head",
+        "mask",
+        "layout",
+        "reset",
+        "update",
+        "cell",
+        "attention",
+        "steps",
+        "measure",
+        "heads",
+        "kv_heads",
+        "positions",
+        "cross",
+    ):
+        if name not in allowed and getattr(o, name) != getattr(defaults, name):
+            raise refuse(f"--{name}", f"--{name} does not apply to {kind_words}")
+
+
+def choose(o: Options, name: str, value: Any, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise refuse(f"--{name}", f"unknown {name} {value!r}; choose {', '.join(choices[:-1])} or {choices[-1]}")

@@ -1,0 +1,124 @@
+"""Homework for the Transformer kinds: multi-head attention and positional encodings.
+
+Multi-head variants are drawn in floats (exact forms of √d_k-scaled softmaxes are long), with no row
+of zeros, no extreme weight (above 0.95 or below 0.01) in any head, and each head's weights different
+from the others'. Tied weights are allowed: nothing is predicted from them.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from ..derivation import Derivation
+from .base import TOKENS, Draw, Drawer, only, refuse
+from .guards import weight_rows, zero_row
+from .options import Options
+
+MH_POSITIONS = ("sinusoidal", "rope", "alibi")
+
+
+def _check_mh(o: Options) -> None:
+    if o.score not in (None, "dot", "scaled-dot"):
+        raise refuse("--score", "multi-head takes scaled-dot (the default) or dot")
+    if o.dim % o.heads:
+        raise refuse("--dim", f"--dim {o.dim} does not split into --heads {o.heads} heads of equal width")
+    kv = o.kv_heads or o.heads
+    if o.heads % kv:
+        raise refuse("--kv-heads", f"--kv-heads {kv} does not divide --heads {o.heads}")
+    if o.mask not in (None, "causal"):
+        raise refuse("--mask", "--mask causal applies to multi-head")
+    if o.positions is not None and o.positions not in MH_POSITIONS:
+        raise refuse("--positions", f"multi-head takes {', '.join(MH_POSITIONS)}")
+    if (o.positions in ("sinusoidal",) and o.dim % 2) or (o.positions == "rope" and (o.dim // o.heads) % 2):
+        raise refuse("--positions", f"{o.positions} positions pair columns: the widths must be even")
+    if o.cross and o.positions in ("rope", "alibi"):
+        raise refuse("--cross", f"--cross with {o.positions} positions is not drawn")
+    only(o, {"score", "mask", "heads", "kv_heads", "positions", "cross"}, "multi-head")
+
+
+def _draw_mh(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
+    d = Draw(rng, o.values, "cell")  # small numbers: sums of d_model products stay out of saturation
+    n, dm = o.tokens, o.dim
+    kv = o.kv_heads or o.heads
+    d_k = dm // o.heads
+    g: dict[str, Any] = {
+        "X": [d.nonzero_vector(dm) for _ in range(n)],
+        "heads": o.heads,
+        "W_Q": d.matrix(dm, dm),
+        "W_K": d.matrix(dm, kv * d_k),
+        "W_V": d.matrix(dm, kv * d_k),
+        "W_O": d.matrix(dm, dm),
+    }
+    if kv != o.heads:
+        g["kv_heads"] = kv
+    if o.cross:
+        g["memory"] = [d.nonzero_vector(dm) for _ in range(n)]
+    if o.mask:
+        g["mask"] = o.mask
+    if o.positions:
+        g["positions"] = o.positions
+    return {
+        "title": f"Variant {number}",
+        "kind": "multi-head",
+        "score": o.score or "scaled-dot",
+        "tokens": list(TOKENS[:n]),
+        "given": g,
+        "settings": {"decimals": o.decimals, "exact": False},
+    }
+
+
+def _reject_mh(o: Options, raw: dict[str, Any]) -> str | None:
+    g = raw["given"]
+    return zero_row(g["X"], g.get("memory"), *(list(map(list, zip(*g[k], strict=True))) for k in ("W_Q", "W_K", "W_V")))
+
+
+def _degeneracy_mh(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
+    weights = [np.asarray(d.step(i).value, dtype=float) for i in d.step_ids if i.endswith(".weights")]
+    for w in weights:
+        why = weight_rows(w, o.decimals, True, masked=bool(o.mask))  # no prediction is asked: ties are fine
+        if why:
+            return why
+    for a in range(len(weights)):
+        for b in range(a):
+            if np.allclose(weights[a], weights[b], atol=10.0 ** (-o.decimals)):
+                return "two heads with the same weights"
+    return None
+
+
+MULTI_HEAD = Drawer("Multi-head attention homework", _check_mh, _draw_mh, _degeneracy_mh, _reject_mh, max_tokens=6)
+
+
+def _check_pe(o: Options) -> None:
+    if o.positions not in (None, "sinusoidal", "rope"):
+        raise refuse("--positions", "positional-encoding takes sinusoidal (the default) or rope")
+    if o.dim % 2:
+        raise refuse("--dim", "positions pair columns: --dim must be even")
+    only(o, {"positions"}, "positional-encoding")
+
+
+def _draw_pe(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
+    d = Draw(rng, o.values)
+    n, dm = o.tokens, o.dim
+    start = rng.choice((0, 0, 1, 2, 3))
+    raw: dict[str, Any] = {
+        "title": f"Variant {number}",
+        "kind": "positional-encoding",
+        "type": o.positions or "sinusoidal",
+        "settings": {"decimals": o.decimals},
+    }
+    positions = list(range(start, start + n))
+    if raw["type"] == "sinusoidal":
+        raw["given"] = {"positions": positions, "d_model": dm, "X": d.matrix(n, dm)}
+    else:
+        raw["given"] = {
+            "positions": positions,
+            "q": [d.nonzero_vector(dm) for _ in range(n)],
+            "k": [d.nonzero_vector(dm) for _ in range(n)],
+        }
+    return raw
+
+
+PE = Drawer("Positional encoding homework", _check_pe, _draw_pe, lambda o, raw, d: None, max_tokens=8)

@@ -1,0 +1,59 @@
+"""The facts besides the input arrays that a question needs to be answered on its own: the mask, the
+target(s), and how a recurrent cell and a seq2seq decoder are set up. Moodle and QTI items print them."""
+
+from __future__ import annotations
+
+from ..parse.types import Cell, OutputLayer, Problem
+
+_CELL = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}
+
+
+def cell_line(cell: Cell) -> str:
+    """How a cell computes, in words and formulas: its kind, and a GRU's reset and update conventions."""
+    text = _CELL[cell.kind]
+    if cell.kind == "rnn":
+        text += f", h_t = {cell.nonlinearity}(W [h_(t−1); x_t] + b)"
+    if cell.kind == "gru":
+        if cell.reset == "after":
+            text += "; reset after the recurrent product: h̃ = tanh(W_in x + b_in + r ⊙ (W_hn h + b_hn))"
+        else:
+            text += "; reset before the product: h̃ = tanh(W_h [r ⊙ h; x] + b_h)"
+        if cell.update == "keep":
+            text += "; update keep: h_t = (1 − z) ⊙ h̃ + z ⊙ h_(t−1)"
+        else:
+            text += "; update replace: h_t = z ⊙ h̃ + (1 − z) ⊙ h_(t−1)"
+    return text
+
+
+def _targets(out: OutputLayer | None) -> list[tuple[str, str]]:
+    if out is None or out.targets is None:
+        return []
+    V = out.W_out.shape[0]
+    labels = out.vocab or tuple(f"w{k + 1}" for k in range(V))
+    return [("targets", "Targets, one per step: " + ", ".join(labels[k] for k in out.targets))]
+
+
+def setup_lines(p: Problem) -> list[tuple[str, str]]:
+    """(key, sentence) pairs: the key is the problem file's key the sentence states."""
+    out: list[tuple[str, str]] = []
+    if p.mask_text == "causal":
+        out.append(("mask", "Mask: causal (each position attends to itself and the ones before it)."))
+    if p.target is not None and p.vocab is not None:
+        out.append(("target", f"Target: {p.vocab[p.target]}"))
+    if p.recurrent is not None:
+        if p.recurrent.cell is not None:
+            out.append(("cell", "Cell: " + cell_line(p.recurrent.cell)))
+        out += _targets(p.recurrent.output)
+    if p.seq2seq is not None:
+        s = p.seq2seq
+        out.append(("encoder", "Encoder: " + cell_line(s.encoder) + ("; bidirectional" if s.reverse else "")))
+        if s.attention == "none":
+            how = "no attention (the cell reads y_(t−1), the logits come from s_t)"
+        elif s.attention == "bahdanau":
+            how = f"Bahdanau attention, {s.score} score with s_(t−1); the cell reads [y_(t−1); c_t]; logits from s_t"
+        else:
+            how = f"Luong attention, {s.score} score with h_t; h̃_t = tanh(W_att [c_t; h_t]); logits from h̃_t"
+        start = "the given h0" if s.dec_h0 is not None else "the encoder's final state"
+        out.append(("decoder", f"Decoder: {cell_line(s.decoder)}; {how}; it starts from {start}."))
+        out += _targets(s.output)
+    return out

@@ -1,0 +1,126 @@
+"""The gradebook: `check P answers/*.toml --format csv` gives one row per answers file (file, problem, score,
+out of, a verdict per step) that a spreadsheet reads; JSON gives the same; -o writes it as the project writes
+files (never over a file without --force, with the umask's mode)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import stat
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .helpers import PROBLEMS
+
+
+@pytest.fixture
+def klass(cli: Any, tmp_path: Path) -> tuple[Path, list[str]]:
+    """Three LSTM variants and three students: alice hands in variant 1's key, bob variant 2's key with one entry
+    of 1.f wrong, carol the first five steps of variant 3 only."""
+    assert (
+        cli(
+            "generate", "--kind", "lstm", "--head", "--count", "3", "--seed", "1", "--out", str(tmp_path / "hw")
+        ).exit_code
+        == 0
+    )
+    folder = tmp_path / "class"
+    folder.mkdir()
+
+    def key(k: int) -> list[str]:
+        return (tmp_path / "hw" / "answers" / f"variant-{k:02d}.toml").read_text(encoding="utf-8").splitlines()
+
+    def named(k: int, lines: list[str]) -> str:
+        body = [line for line in lines if not line.startswith(("#", "problem"))]
+        return "\n".join([f'problem = "../hw/variant-{k:02d}.toml"', *body]) + "\n"
+
+    (folder / "alice.toml").write_text(named(1, key(1)), encoding="utf-8")
+    bob = key(2)
+    i = next(n for n, line in enumerate(bob) if line.startswith("1.f = "))
+    first = bob[i].split("[")[1].split(",")[0]
+    bob[i] = bob[i].replace(f"[{first},", f"[{float(first) + 0.1:.3f},", 1)
+    (folder / "bob.toml").write_text(named(2, bob), encoding="utf-8")
+    steps = [line for line in key(3) if not line.startswith(("#", "problem"))]
+    (folder / "carol.toml").write_text(named(3, steps[:5]), encoding="utf-8")
+    return folder, [str(folder / n) for n in ("alice.toml", "bob.toml", "carol.toml")]
+
+
+def test_one_row_per_answers_file(cli: Any, klass: tuple[Path, list[str]]) -> None:
+    """alice: every point; bob: half of 1.f's point lost (one of its two entries), the rest correct; carol: 5 points."""
+    _, files = klass
+    result = cli("check", *files, "--format", "csv")
+    assert result.exit_code == 1  # not every answer is correct
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert [Path(r["file"]).name for r in rows] == ["alice.toml", "bob.toml", "carol.toml"]
+    header = next(csv.reader(io.StringIO(result.stdout)))
+    assert header[:4] == ["file", "problem", "score", "out_of"] and "1.f" in header and "grad_W_out" in header
+    steps = header[4:]
+    n = len(steps)  # one point per step by default
+    assert [r["out_of"] for r in rows] == [str(n)] * 3
+    assert rows[0]["score"] == str(n) and all(rows[0][s] == "correct" for s in steps)
+    assert float(rows[1]["score"]) == n - 0.5 and rows[1]["1.f"] == "wrong"
+    assert rows[2]["score"] == "5" and [rows[2][s] for s in steps[:6]] == ["correct"] * 5 + [""]
+    assert Path(rows[1]["problem"]).name == "variant-02.toml"
+
+
+def test_json_gives_the_same(cli: Any, klass: tuple[Path, list[str]]) -> None:
+    _, files = klass
+    rows = list(csv.DictReader(io.StringIO(cli("check", *files, "--format", "csv").stdout)))
+    data = json.loads(cli("check", *files, "--format", "json").stdout)
+    for row, sub in zip(rows, data["submissions"], strict=True):
+        assert sub["answers"] == row["file"] and sub["problem"] == row["problem"]
+        assert f"{sub['score']['points']:g}" == row["score"] and f"{sub['score']['out_of']:g}" == row["out_of"]
+        verdicts = {r["id"]: r["verdict"] for r in sub["results"]}
+        for step in sub["unanswered"]:
+            assert row[step] == ""
+        assert all(row[k] == v for k, v in verdicts.items())
+
+
+def test_output_file_umask_and_force(cli: Any, klass: tuple[Path, list[str]], tmp_path: Path) -> None:
+    _, files = klass
+    target = tmp_path / "grades.csv"
+    old = os.umask(0o027)
+    try:
+        assert cli("check", *files, "--format", "csv", "-o", str(target)).exit_code == 1
+        assert stat.S_IMODE(target.stat().st_mode) == 0o640
+        first = target.read_bytes()
+        assert first.count(b"\r\n") == 4  # the header and three rows (CSV's own line ends)
+        again = cli("check", *files[:1], "--format", "csv", "-o", str(target))
+        assert again.exit_code == 2 and "--force" in again.stderr
+        assert target.read_bytes() == first
+        assert cli("check", *files[:1], "--format", "csv", "-o", str(target), "--force").exit_code == 0
+        assert target.read_bytes().count(b"\r\n") == 2
+        assert cli("check", *files, "-o", str(tmp_path / "report.txt")).exit_code == 1
+        text = (tmp_path / "report.txt").read_text(encoding="utf-8")
+        assert "Total: 3 submissions" in text and "\x1b[" not in text  # plain text, no colours
+        n = len(first.split(b"\r\n")[0].split(b",")) - 4  # steps, one point each
+        assert f"mean score {round((n + (n - 0.5) + 5) / 3, 2):g} / {n}" in text
+    finally:
+        os.umask(old)
+
+
+def test_a_file_name_is_never_a_formula(cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A spreadsheet would run "=1+1.toml" as a formula: such a cell gets a leading apostrophe."""
+    monkeypatch.chdir(tmp_path)
+    Path("=1+1.toml").write_text("weights = [0.155, 0.422, 0.422]\n", encoding="utf-8")
+    out = cli("check", str(PROBLEMS / "decoder-dot.toml"), "=1+1.toml", "--format", "csv").stdout
+    assert list(csv.reader(io.StringIO(out)))[1][0] == "'=1+1.toml"
+
+
+def test_the_problem_grading_table_sets_the_points(cli: Any, tmp_path: Path) -> None:
+    """[grading] in the problem: weights 4, everything else 0; a student with the weights right scores 4 of 4."""
+    problem = tmp_path / "p.toml"
+    problem.write_text(
+        (PROBLEMS / "decoder-dot.toml").read_text(encoding="utf-8")
+        + "\n[grading]\ndefault = 0\n[grading.points]\nweights = 4\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "a.toml").write_text("weights = [0.155, 0.422, 0.422]\n", encoding="utf-8")
+    out = cli("check", str(problem), str(tmp_path / "a.toml"), "--format", "csv").stdout
+    row = next(iter(csv.DictReader(io.StringIO(out))))
+    assert (row["score"], row["out_of"], row["weights"], row["scores"]) == ("4", "4", "correct", "")
+    assert tomllib.loads(problem.read_text(encoding="utf-8"))["grading"]["points"]["weights"] == 4

@@ -1,0 +1,207 @@
+"""generate --format qti: a QTI 2.1 package (what ILIAS and OpenOLAT import; Canvas and Blackboard through
+their QTI importers). No package registry ships the IMS QTI 2.1 XSD, so this test is an independent minimal
+QTI consumer: it reads the zip as an LMS would (manifest, test, items), scores responses by the items' own
+response processing (the QTI operators equal with an absolute tolerance, match, sum), and checks that the
+answers file's values earn every point, that one unit off in the last decimal does not, that every item
+shows its variant's givens, and that the feedback is the worked step."""
+
+from __future__ import annotations
+
+import io
+import math
+import tomllib
+import xml.etree.ElementTree as ET
+import zipfile
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+Q = "{http://www.imsglobal.org/xsd/imsqti_v2p1}"
+CP = "{http://www.imsglobal.org/xsd/imscp_v1p1}"
+
+RUNS = {
+    "attention": ["--kind", "attention", "--score", "additive", "--head"],
+    "self-attention-causal": ["--kind", "self-attention", "--mask", "causal"],
+    "softmax": ["--kind", "softmax", "--tokens", "4"],
+    "lstm": ["--kind", "lstm", "--head", "--tokens", "2"],
+    "gru-keras": ["--kind", "gru", "--layout", "keras", "--values", "decimal"],
+    "seq2seq": ["--kind", "seq2seq", "--attention", "bahdanau", "--cell", "lstm"],
+    "sequence": ["--kind", "sequence", "--values", "mixed"],
+    "similarity": ["--kind", "similarity", "--decimals", "2"],
+}
+
+
+class Package:
+    """A QTI 2.1 content package as an LMS reads it."""
+
+    def __init__(self, data: bytes) -> None:
+        self.zip = zipfile.ZipFile(io.BytesIO(data))
+        manifest = ET.fromstring(self.zip.read("imsmanifest.xml"))
+        self.resources = {r.get("identifier"): r for r in manifest.iter(f"{CP}resource")}
+        test = next(r for r in self.resources.values() if r.get("type") == "imsqti_test_xmlv2p1")
+        self.test = ET.fromstring(self.zip.read(test.get("href")))
+        self.sections = [
+            [ref.get("href") for ref in s.iter(f"{Q}assessmentItemRef")]
+            for s in self.test.iter(f"{Q}assessmentSection")
+        ]
+        for r in self.resources.values():  # every resource's file is in the zip
+            assert r.get("href") in self.zip.namelist()
+
+    def item(self, href: str) -> ET.Element:
+        return ET.fromstring(self.zip.read(href))
+
+
+def score(item: ET.Element, responses: dict[str, Any]) -> float:
+    """Run the item's responseProcessing on the responses (QTI 2.1 semantics of the operators it uses)."""
+    correct = {
+        d.get("identifier"): d.find(f"{Q}correctResponse/{Q}value").text for d in item.iter(f"{Q}responseDeclaration")
+    }
+    outcomes: dict[str, Any] = {"SCORE": 0.0}
+
+    def value(e: ET.Element) -> Any:
+        tag = e.tag.removeprefix(Q)
+        if tag == "variable":
+            ident = e.get("identifier")
+            return outcomes[ident] if ident in outcomes else responses.get(ident)
+        if tag == "correct":
+            return correct[e.get("identifier")]
+        if tag == "baseValue":
+            return float(e.text) if e.get("baseType") == "float" else e.text
+        if tag == "sum":
+            return sum(float(value(c)) for c in e)
+        if tag == "equal":
+            a, b = (value(c) for c in e)
+            if a is None or b is None:
+                return False
+            assert e.get("toleranceMode") == "absolute"
+            t = [float(x) for x in e.get("tolerance").split()]
+            low, high = float(b) - t[0], float(b) + t[-1]
+            return (low <= float(a) if e.get("includeLowerBound") == "true" else low < float(a)) and (
+                float(a) <= high if e.get("includeUpperBound") == "true" else float(a) < high
+            )
+        if tag == "match":
+            a, b = (value(c) for c in e)
+            return a == b
+        raise AssertionError(f"operator {tag} not expected")
+
+    def run(rule: ET.Element) -> None:
+        tag = rule.tag.removeprefix(Q)
+        if tag == "responseCondition":
+            for branch in rule:
+                test, *actions = list(branch)
+                if branch.tag == f"{Q}responseElse" or value(test):
+                    for a in [test, *actions] if branch.tag == f"{Q}responseElse" else actions:
+                        run(a)
+                    break
+        elif tag == "setOutcomeValue":
+            outcomes[rule.get("identifier")] = value(rule[0])
+
+    for rule in item.find(f"{Q}responseProcessing"):
+        run(rule)
+    return float(outcomes["SCORE"])
+
+
+def maxscore(item: ET.Element) -> float:
+    d = next(o for o in item.iter(f"{Q}outcomeDeclaration") if o.get("identifier") == "MAXSCORE")
+    return float(d.find(f"{Q}defaultValue/{Q}value").text)
+
+
+def flat(x: Any) -> list[Any]:
+    return [v for row in x for v in flat(row)] if isinstance(x, list) else [x]
+
+
+def key_of(folder: Path, k: int) -> dict[str, Any]:
+    raw = tomllib.loads((folder / "answers" / f"variant-{k:02d}.toml").read_text(encoding="utf-8"), parse_float=str)
+    out: dict[str, Any] = {}
+
+    def walk(t: dict[str, Any], prefix: str) -> None:
+        for name, v in t.items():
+            if isinstance(v, dict):
+                walk(v, f"{prefix}{name}.")
+            elif name != "problem":
+                out[prefix + name] = v
+
+    walk(raw, "")
+    return out
+
+
+def responses_for(item: ET.Element, key: Any, shift: float = 0.0) -> dict[str, Any]:
+    """The key's entries typed into the item's fields (in order), moved by ``shift``; a label is chosen."""
+    ids = [d.get("identifier") for d in item.iter(f"{Q}responseDeclaration")]
+    choice = item.find(f".//{Q}choiceInteraction")
+    if choice is not None:
+        by_label = {c.text: c.get("identifier") for c in choice.iter(f"{Q}simpleChoice")}
+        return {ids[0]: by_label[key]}
+    entries = [x for x in flat(key) if x not in ("-inf", "inf")]
+    assert len(entries) == len(ids)
+    return {i: float(x) + shift for i, x in zip(ids, entries, strict=True)}
+
+
+@pytest.mark.parametrize("name", list(RUNS))
+def test_the_key_earns_every_point_and_a_unit_off_does_not(cli: Any, tmp_path: Path, name: str) -> None:
+    result = cli("generate", *RUNS[name], "--count", "2", "--seed", "3", "--format", "qti", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.stderr
+    pkg = Package((tmp_path / "qti.zip").read_bytes())
+    assert len(pkg.sections) == 2
+    for k, hrefs in enumerate(pkg.sections, 1):
+        key = key_of(tmp_path, k)
+        assert len(hrefs) == len(key)  # one item per step
+        decimals = int(tomllib.loads((tmp_path / f"variant-{k:02d}.toml").read_text())["settings"]["decimals"])
+        for href in hrefs:
+            item = pkg.item(href)
+            step = item.get("title").rsplit("[", 1)[1].rstrip("]")
+            assert score(item, responses_for(item, key[step])) == maxscore(item), (href, step)
+            if item.find(f".//{Q}choiceInteraction") is None:
+                off = responses_for(item, key[step], shift=10.0**-decimals)
+                assert score(item, off) == 0, (href, step)
+                assert score(item, {}) == 0  # nothing answered, nothing earned
+
+
+def test_every_item_shows_its_givens_and_the_worked_step(cli: Any, tmp_path: Path) -> None:
+    """The tables (labelled by the problem file's keys) hold the variant's numbers; the feedback writes the step
+    out and ends in the key's values."""
+    cli("generate", *RUNS["lstm"], "--count", "1", "--seed", "3", "--format", "qti", "--out", str(tmp_path))
+    raw = tomllib.loads((tmp_path / "variant-01.toml").read_text(encoding="utf-8"))
+    pkg = Package((tmp_path / "qti.zip").read_bytes())
+    key = key_of(tmp_path, 1)
+    for href in pkg.sections[0]:
+        item = pkg.item(href)
+        body = item.find(f"{Q}itemBody")
+        tables = {t.get("label"): t for t in body.iter(f"{Q}table")}
+        for name, value in raw["given"].items():
+            if name in ("vocab", "targets"):
+                continue
+            cells = [float(td.text) for td in tables[name].iter(f"{Q}td")]
+            np.testing.assert_allclose(cells, [float(Fraction(str(x))) for x in flat(value)], err_msg=name)
+        facts = {p.get("label"): "".join(p.itertext()) for p in body.iter(f"{Q}p") if p.get("label")}
+        assert facts["targets"] == "Targets, one per step: " + ", ".join(raw["given"]["targets"])
+        feedback = "".join(item.find(f"{Q}modalFeedback").itertext())
+        step = item.get("title").rsplit("[", 1)[1].rstrip("]")
+        for v in flat(key[step]):
+            assert str(v) in feedback, (step, v, feedback)
+    f_item = pkg.item(next(h for h in pkg.sections[0] if pkg.item(h).get("title").endswith("[1.f]")))
+    assert "σ(" in "".join(f_item.find(f"{Q}modalFeedback").itertext())  # written out: f_1,1 = σ(…) = …
+
+
+def test_same_seed_same_bytes(cli: Any, tmp_path: Path) -> None:
+    for folder in ("a", "b"):
+        cli("generate", *RUNS["seq2seq"], "--count", "2", "--format", "qti", "--out", str(tmp_path / folder))
+    assert (tmp_path / "a" / "qti.zip").read_bytes() == (tmp_path / "b" / "qti.zip").read_bytes()
+
+
+def test_the_tolerance_accepts_the_key_where_rounding_half_up_and_python_disagree(tmp_path: Path) -> None:
+    """0.25 · 0.5 = 0.125 at 2 decimals: the key is 0.13 (half away from zero); the item accepts it."""
+    from attncalc.mechanisms import solve
+    from attncalc.problem import parse_problem
+    from attncalc.render.qti import qti_zip
+
+    d = solve(
+        parse_problem({"kind": "similarity", "given": {"A": [0.25], "B": [0.5]}, "settings": {"decimals": 2}}, "p")
+    )
+    pkg = Package(qti_zip([d], seed=0))
+    item = pkg.item(pkg.sections[0][0])
+    assert score(item, {"RESPONSE_1": 0.13}) == 1 and score(item, {"RESPONSE_1": 0.14}) == 0
+    assert math.isclose(float(item.find(f".//{Q}correctResponse/{Q}value").text), 0.13)
