@@ -342,27 +342,24 @@ def test_kv_cache_hand_example(exact: bool) -> None:
 # --- step ids and bad input ----------------------------------------------------------------------
 
 
-def test_step_ids_follow_the_interface_order() -> None:
-    """Q, K, V; per head j (grouped by head) Q, K, V, scores, scaled_scores, masked_scores, exponentials,
-    exp_sum, weights, output; then concat and output (other ids may come in between)."""
+@pytest.mark.parametrize("positions", [None, "sinusoidal", "rope", "alibi"])
+def test_step_ids_follow_the_interface_order(positions: str | None) -> None:
+    """positions, X_pos (sinusoidal); Q, K, V; per head j, grouped by head: Q, K, V, Q_rot, K_rot (rope),
+    scores, scaled_scores, bias (alibi), masked_scores, exponentials, exp_sum, weights, output; then concat
+    and output. Other ids may come in between."""
     rng = np.random.default_rng(7)
-    g = draw(rng, 3, 4, 2) | {"mask": "causal"}
+    g = draw(rng, 3, 4, 2) | {"mask": "causal"} | ({"positions": positions} if positions else {})
     ids = solve(problem(g)).step_ids
-    per_head = (
-        "Q",
-        "K",
-        "V",
-        "scores",
-        "scaled_scores",
-        "masked_scores",
-        "exponentials",
-        "exp_sum",
-        "weights",
-        "output",
-    )
-    want = ["Q", "K", "V", *[f"head.{j}.{s}" for j in (1, 2) for s in per_head], "concat", "output"]
-    positions = [ids.index(s) for s in want]  # ValueError names a missing id
-    assert positions == sorted(positions), ids
+    rot = ["Q_rot", "K_rot"] if positions == "rope" else []
+    bias = ["bias"] if positions == "alibi" else []
+    per_head = ["Q", "K", "V", *rot, "scores", "scaled_scores", *bias, "masked_scores"]
+    per_head += ["exponentials", "exp_sum", "weights", "output"]
+    first = ["positions", "X_pos"] if positions == "sinusoidal" else []
+    want = [*first, "Q", "K", "V", *[f"head.{j}.{s}" for j in (1, 2) for s in per_head], "concat", "output"]
+    missing = [s for s in want if s not in ids]
+    assert not missing, (missing, ids)
+    order = [ids.index(s) for s in want]
+    assert order == sorted(order), ids
 
 
 def test_without_W_O_the_derivation_ends_at_concat() -> None:

@@ -205,11 +205,12 @@ def test_alibi_bias_is_added_after_scaling(seed: int, causal: bool) -> None:
     allowed = ref.causal_lower_right(n, n) if causal else None
     want = mh(g, alibi=True, allowed=allowed)
     for j in range(1, heads + 1):
-        close(d, f"head.{j}.bias", -(2.0 ** (-8 * j / heads)) * np.abs(np.subtract.outer(range(n), range(n))))
         if causal:
             close(d, f"head.{j}.masked_scores", want[f"head.{j}.masked_scores"])
         close(d, f"head.{j}.weights", want[f"head.{j}.weights"])
     close(d, "output", want["output"])
+    for j in range(1, heads + 1):  # the step holds the bias itself, not the biased scores
+        close(d, f"head.{j}.bias", -(2.0 ** (-8 * j / heads)) * np.abs(np.subtract.outer(range(n), range(n))))
 
 
 # --- positions continue from t with a cache ------------------------------------------------------
@@ -249,10 +250,10 @@ def test_cache_positions_continue_from_t(seed: int, positions: str) -> None:
         if "rope_mode" in kw:
             close(d, f"head.{j}.Q_rot", full[f"head.{j}.Q_rot"][t_cached:])
             close(d, f"head.{j}.K_rot", full[f"head.{j}.K_rot"])  # cached rows as given, new rows turned at t …
-        if positions == "alibi":
-            close(d, f"head.{j}.bias", full[f"head.{j}.bias"][t_cached:])
         close(d, f"head.{j}.weights", full[f"head.{j}.weights"][t_cached:])
     close(d, "output", full["output"][t_cached:])
+    for j in range(1, heads + 1 if positions == "alibi" else 1):  # −m_j·|i − k| with i = t, t+1, …
+        close(d, f"head.{j}.bias", full[f"head.{j}.bias"][t_cached:])
 
 
 # --- kind positional-encoding --------------------------------------------------------------------
