@@ -88,6 +88,8 @@ def _has_fraction_terms(e: Any) -> bool:
 
 MISTAKES: dict[str, str] = {
     "no_scale": "the 1/√d_k scale was left out",
+    # before dk_not_sqrt: with d_k = 2 and d_model = 4 the two slips give the same numbers
+    "sqrt_d_model": "the scores were divided by √d_model instead of √d_k, the width of one head",
     "dk_not_sqrt": "the scores were divided by d_k instead of √d_k",
     "softmax_wrong_axis": "the softmax was taken down each column instead of along each row",
     "qk_transposed": "the scores were computed as K Qᵀ instead of Q Kᵀ (the score matrix is transposed)",
@@ -112,7 +114,6 @@ MISTAKES: dict[str, str] = {
     "norm_squared": "the square root was left out: ‖a‖² = Σ a_k² was used as the length ‖a‖",
     "cosine_one_norm": "the dot product was divided by ‖a_i‖ only, not by ‖a_i‖ ‖b_j‖",
     "distance_squared": "the square root was left out: the squared distance Σ (a_k − b_k)² was given",
-    "sqrt_d_model": "the scores were divided by √d_model instead of √d_k, the width of one head",
     "one_head": "the heads were not split: one big head over all d_model columns",
     "heads_reversed": "the heads were concatenated in the wrong order",
     "no_W_O": "W_O was left out: the output is the concatenation itself",

@@ -72,8 +72,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     Q = _project(chain, steps, "Q", X, x_name, mh.W["W_Q"], mh.b.get("b_Q"), tok, "Queries")
     if mh.cache_K is not None and mh.cache_V is not None:
         KV = {}
-        for name, cache in (("K", mh.cache_K), ("V", mh.cache_V)):
-            new = _project(
+        news = {
+            name: _project(
                 chain,
                 steps,
                 f"{name}_new",
@@ -84,8 +84,10 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 tok,
                 "New " + {"K": "keys", "V": "values"}[name],
             )
-            old = chain.given(cache)
-            old, new = chain.coerce(old, new)
+            for name in ("K", "V")
+        }
+        for name, cache in (("K", mh.cache_K), ("V", mh.cache_V)):
+            old, new = chain.coerce(chain.given(cache), news[name])
             full = chain.finish(name, np.concatenate([old, new], axis=0))
             steps.append(
                 Arrange(

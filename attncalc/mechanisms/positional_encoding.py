@@ -93,10 +93,10 @@ def run(p: Problem, chain: Chain) -> list[Step]:
 
 
 def _distance_note(positions: tuple[int, ...]) -> str:
+    if len(positions) < 2:
+        return ""
     return (
-        "q̃_a · k̃_b = Σ over pairs of (q_a,pair rotated by θ·pos_a) · (k_b,pair rotated by θ·pos_b) = "
-        "q_a,pair · (k_b,pair rotated by θ·(pos_b − pos_a)): only the distance pos_b − pos_a enters, so moving "
-        "both tokens by the same number of positions leaves the score unchanged."
-        if len(positions) > 1
-        else ""
+        "Rotated q_a times rotated k_b equals q_a times k_b rotated by the angle of pos_b − pos_a: only the "
+        "distance between the positions enters, so moving both tokens by the same number of positions "
+        "leaves the score unchanged."
     )

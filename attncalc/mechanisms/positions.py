@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import Chain
+from ..arith import Chain, round_array
 from ..derivation import Combine, Formula, Map
 from ..numbers import Node, to_exact, to_float
 from ..render.fmt import fmt
@@ -106,6 +106,8 @@ def rope(
     rows, d = M.shape
     theta, _ = angles(_plain(chain), positions, d, base)
     c, s = chain.cos(theta), chain.sin(theta)
+    if chain.mode == "hand":  # by hand, cos θ and sin θ are written rounded and used as written
+        c, s = round_array(c, chain.decimals), round_array(s, chain.decimals)
     if chain.mistake == "rope_reversed":
         s = -s
     cos_full = np.empty((rows, d), dtype=c.dtype)

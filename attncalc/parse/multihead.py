@@ -96,7 +96,7 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     cache_K = cache_V = None
     cache = raw.get("cache")
     if cache is not None:
-        ct = r.table(cache, "cache", ("K", "V"))
+        ct = r.table(cache, "cache", ("K", "V", "tokens"))
         if memory is not None:
             raise r.fail("cache", "a cache holds the keys of earlier tokens of X; cross-attention reads memory instead")
         cache_K = r.matrix(_require(r, ct, "K", "the cached keys, t × (kv_heads·d_k)"), "cache.K")
@@ -120,7 +120,12 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     else:
         if common.get("memory_tokens") is not None:
             raise r.fail("memory_tokens", "labels the rows of given.memory, which this problem does not have")
-        key_labels = tuple(f"c{i + 1}" for i in range(t_cached)) + tokens
+        cached = tuple(f"c{i + 1}" for i in range(t_cached))
+        if cache is not None and "tokens" in cache:
+            cached = r.labels(cache["tokens"], "cache.tokens")
+            if len(cached) != t_cached:
+                raise r.fail("cache.tokens", f"has {len(cached)} labels but cache.K has {t_cached} rows")
+        key_labels = cached + tokens
 
     # masks: causal (lower-right), causal-top-left, or 0/1; then key padding
     mask = None

@@ -24,7 +24,18 @@ _TOKEN = re.compile(
     re.S,
 )
 
-_ACCENTED = {"\x00": r"\tilde{h}", "\x01": r"\tilde{c}", "\x02": r"\hat{m}", "\x03": r"\hat{v}"}
+_ACCENTED = {
+    "\x00": r"\tilde{h}",
+    "\x01": r"\tilde{c}",
+    "\x02": r"\hat{m}",
+    "\x03": r"\hat{v}",
+    "\x04": r"\tilde{Q}",
+    "\x05": r"\tilde{K}",
+    "\x06": r"\tilde{q}",
+    "\x07": r"\tilde{k}",
+    "\x0e": "^{",  # base^(2i/d): a power written with its exponent in parentheses
+    "\x0f": "}",
+}
 _FUNCS = {
     "exp": r"\exp",
     "tanh": r"\tanh",
@@ -34,6 +45,7 @@ _FUNCS = {
     "log": r"\log",
     "sqrt": r"\sqrt",
     "cos": r"\cos",
+    "sin": r"\sin",
 }
 # Greek letters the notes and formulas use (β1 of Adam, Δθ of an update), as LaTeX commands
 GREEK = {
@@ -87,6 +99,10 @@ _SYMBOLS = {
     "₀": "_0",
     "‖": r"\| ",
     "²": "^{2}",
+    "–": "\\text{--}",
+    "−": "-",
+    "≤": r"\le ",
+    "≠": r"\ne ",
 }
 _TEXT_ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -136,6 +152,9 @@ def to_tex(plain: str) -> str:
     plain = transliterate(plain)
     for base, code in (("h", "\x00"), ("c", "\x01"), ("m", "\x02"), ("v", "\x03")):
         plain = plain.replace(base + "\u0303", code).replace(base + "\u0302", code)
+    for base, code in (("Q", "\x04"), ("K", "\x05"), ("q", "\x06"), ("k", "\x07")):
+        plain = plain.replace(base + "\u0303", code)
+    plain = re.sub(r"\^\(([^()]*)\)", "\x0e\\1\x0f", plain)
     tokens = [(m.lastgroup or "", m.group()) for m in _TOKEN.finditer(plain)]
     pieces: list[str] = []  # " " marks a space, resolved at the end
     sqrt_open = False

@@ -45,6 +45,7 @@ MULTI_HEAD_GIVEN = table(
 CACHE = table(
     Key("K", "matrix", "earlier tokens' keys, t × (kv_heads·d_k), already projected (and rotated with rope)"),
     Key("V", "matrix", "earlier tokens' values, t × (kv_heads·d_v)"),
+    Key("tokens", "labels", "optional labels of the cached tokens, one per row of K"),
     doc="KV cache: the rows of X are the newest tokens; mask defaults to causal",
 )
 
