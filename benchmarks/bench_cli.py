@@ -6,7 +6,9 @@ Each command runs N times in a fresh process (the way a person runs it); the med
 reported. Targets (issue 2): --help within 1.5x of `import typer`; solving the Luong problem in
 exact mode under half the time of a PyTorch one-liner printing the same numbers; a 256-token
 self-attention with exact mode off under a second; 200 generated variants with Markdown sheets in a
-few seconds. No test asserts timings: this script reports.
+few seconds. Issue 13: a 64-token, d_model = 64, 8-head self-attention with --no-exact under a second,
+and the 3-token 2-head example in exact mode within 1.2x the single-head Luong example. No test
+asserts timings: this script reports.
 """
 
 from __future__ import annotations
@@ -60,6 +62,22 @@ def big_problem(folder: Path, n: int = 256, d: int = 16) -> Path:
     return path
 
 
+def multi_head_problem(folder: Path, n: int = 64, d: int = 64, heads: int = 8) -> Path:
+    import random
+
+    rng = random.Random(1)
+
+    def m(r: int, c: int) -> list[list[float]]:
+        return [[round(rng.uniform(-1, 1), 2) for _ in range(c)] for _ in range(r)]
+
+    path = folder / "multi-head-64.json"
+    given = {"X": m(n, d), "heads": heads, "W_Q": m(d, d), "W_K": m(d, d), "W_V": m(d, d), "W_O": m(d, d)}
+    path.write_text(
+        json.dumps({"title": f"{n}-token {heads}-head self-attention", "kind": "multi-head", "given": given})
+    )
+    return path
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
@@ -90,6 +108,22 @@ def main() -> None:
         rows.append(
             ("attncalc solve 256-token self-attention (--no-exact)", big_t, "python -c pass", py_t, "target: under 1 s")
         )
+        mh = multi_head_problem(Path(tmp))
+        mh_t = median_time([*exe, "solve", str(mh), "--no-exact"], args.runs)
+        rows.append(
+            (
+                "attncalc solve 64-token 8-head multi-head (--no-exact)",
+                mh_t,
+                "python -c pass",
+                py_t,
+                "target: under 1 s",
+            )
+        )
+    two_heads = str(ROOT / "problems" / "mh-self-attention.toml")
+    two_t = median_time([*exe, "solve", two_heads, "--exact"], args.runs)
+    rows.append(
+        ("attncalc solve mh-self-attention.toml (exact)", two_t, "luong-general.toml (exact)", solve_t, "target ≤ 1.2")
+    )
 
     width = max(len(r[0]) for r in rows)
     print(f"{'command':<{width}}  {'time':>8}  {'baseline':<26} {'time':>8}  {'ratio':>6}")

@@ -98,7 +98,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                     symbol=name,
                     value=full,
                     rows=keys,
-                    source=f"rows 1–{t}: the cache; rows {t + 1}–{t + n}: the new tokens",
+                    source=f"{_rows(1, t)}: the cache; {_rows(t + 1, t + n)}: the new tokens",
                     explain="A KV cache keeps the earlier tokens' keys and values: only the new rows are projected.",
                 )
             )
@@ -451,7 +451,7 @@ def _rope(
                 symbol=f"k̃_{j}",
                 value=Kr,
                 rows=keys,
-                source=f"rows 1–{t}: the cache, rotated when it was stored; rows {t + 1}–{t + len(q_pos)}: rotated now",
+                source=f"{_rows(1, t)}: the cache, rotated when it was stored; {_rows(t + 1, t + len(q_pos))}: rotated now",
                 explain="A cache stores keys already rotated by their positions.",
             )
         )
@@ -493,6 +493,10 @@ def _mask_words(p: Problem) -> str:
     if mh.key_padding is not None:
         bits.append("key padding: 0 = a padding position")
     return "; ".join(bits)
+
+
+def _rows(a: int, b: int) -> str:
+    return f"rows {a}–{b}" if b > a else f"row {a}"
 
 
 def _cols(j: int, width: int) -> str:

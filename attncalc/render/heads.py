@@ -17,7 +17,10 @@ from rich.table import Table
 from rich.text import Text
 
 from ..derivation import Derivation
-from .fmt import position_labels
+from .fmt import elide, position_labels
+
+ROWS = 16  # query rows shown per head before the middle is elided
+COLS = 8  # keys shown per head before the middle is elided
 
 SHEET_COLUMNS = 12  # key columns of all heads together that one sheet table holds
 
@@ -70,14 +73,27 @@ class HeadsTable:
         for j, w, queries, keys in heads(self.d):
             t = Table(title=f"head {j}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
             t.add_column("query", style="bold")
-            for key in keys:
-                t.add_column(key, justify="right")
-            for i, q in enumerate(queries):
-                t.add_row(q, *[self.n(x) for x in w[i]])
+            cols = list(elide(list(range(len(keys))), COLS))
+            for k in cols:
+                t.add_column("…" if k is None else keys[k], justify="right")
+            for i in elide(list(range(len(queries))), ROWS):
+                if i is None:
+                    t.add_row("⋮", *["⋮"] * len(cols))
+                    continue
+                t.add_row(queries[i], *["…" if k is None else self._cell(w[i, k]) for k in cols])
             parts.append(t)
+        if any(len(q) > ROWS or len(k) > COLS for _, _, q, k in heads(self.d)):
+            parts.append(Text("the middle rows and keys are elided (--format json gives every weight)", style="dim"))
         return Group(*parts)
 
+    def _cell(self, x: float) -> str:
+        return self.n(x) if np.isfinite(x) else "·"
+
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        hs = heads(self.d)
+        if sum(len(keys) for *_, keys in hs) * 6 > options.max_width or len(hs[0][2]) > ROWS:
+            yield self.stacked()  # too wide for side by side whatever the numbers: no need to measure
+            return
         wide = self.side_by_side()
         if Measurement.get(console, options.update(width=10_000), wide).maximum <= options.max_width:
             yield wide
