@@ -141,13 +141,17 @@ def _grade(
     open_ = np.array(np.isnan(given), dtype=bool)  # entries written "?": not graded, so they match anything
     size = int(given.size)
 
-    def matches(target: np.ndarray | None, units: float = 0.5) -> np.ndarray:
+    def matches(target: np.ndarray | None, units: float = 0.5, chain_decimals: int | None = None) -> np.ndarray:
+        """Entries of the answer that are ``target`` as written. A hand chain rounded to
+        ``chain_decimals`` is matched only by entries written to at most that many decimals: 0.500
+        is not the 1-decimal chain's 0.5 (a student who wrote three decimals worked to three)."""
         if target is None or target.shape != given.shape:
             return open_.copy()
         out = open_.copy()
         for idx in np.ndindex(*given.shape):
-            if not open_[idx]:
-                out[idx] = tol.close(float(given[idx]), float(target[idx]), int(decs[idx]), units)
+            if open_[idx] or (chain_decimals is not None and 0 <= int(decs[idx]) and int(decs[idx]) > chain_decimals):
+                continue
+            out[idx] = tol.close(float(given[idx]), float(target[idx]), int(decs[idx]), units)
         return out
 
     precisions = sorted({int(x) for x in decs.flat if x >= 0})
@@ -162,7 +166,7 @@ def _grade(
             hit = matches(true) if maybe is None and not overrides else np.zeros(given.shape, dtype=bool)
             hit |= matches(runs.value(ans.id, "float", overrides=overrides, shift=maybe))
             for k in precisions:
-                hit |= matches(runs.value(ans.id, "hand", k, overrides=overrides, shift=maybe))
+                hit |= matches(runs.value(ans.id, "hand", k, overrides=overrides, shift=maybe), chain_decimals=k)
             if maybe is None or hit.sum() > best.sum():  # judge entries by the variant followed most
                 best = hit
             whole = whole or bool(hit.all())

@@ -337,3 +337,17 @@ def test_json_shape_follows_the_interface(cli: Any) -> None:
     assert set(data["summary"]) == {"correct", "carried", "wrong"}
     for r in data["results"]:
         assert {"id", "verdict", "given", "expected", "wrong_entries", "note"} <= set(r)
+
+
+def test_mixed_precision_answer_is_not_judged_by_a_coarser_chain(cli: Any, tmp_path: Path) -> None:
+    """lecture-dot: e = s·h_i = [0.05 − 0.04 + 0.08, 0.4 − 0.02 + 0.56, 0.1 − 0.06 + 0.16] = [0.09, 0.94, 0.2].
+    An answer [0.09, 0.90, 0.2] mixes two decimals and one: 0.90 is not 0.94, even though the
+    one-decimal hand chain rounds e_2 to 0.9. Likewise weight 0.500 for α_2 = 0.525."""
+    e = np.array([0.09, 0.94, 0.2])
+    w = np.exp(e) / np.exp(e).sum()
+    assert round(w[1], 3) == 0.525
+    for key, answer, wrong in (("scores", "[0.09, 0.90, 0.2]", [1]), ("weights", f"[{w[0]:.3f}, 0.500, 0.3]", [1])):
+        (tmp_path / "a.toml").write_text(f"{key} = {answer}\n")
+        _, data = verdicts(cli, str(PROBLEMS / "lecture-dot.toml"), str(tmp_path / "a.toml"))
+        r = by_id(data)
+        assert r[key]["verdict"] == "wrong" and [i[0] for i in r[key]["wrong_entries"]] == wrong, r[key]
