@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any
 
 import numpy as np
@@ -45,9 +45,14 @@ def round_half_up(x: float, decimals: int) -> float:
     """Round as people do by hand: 0.0625 -> 0.063 at 3 decimals (not banker's rounding)."""
     if not math.isfinite(x):
         return x
-    # 12 significant digits first: sums of decimals carry binary noise (0.1645 is stored as
-    # 0.16449999999999998), and by hand 0.1645 rounds up.
-    q = Decimal(f"{x:.12g}").quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    # 12 significant digits first (more when the decimals asked for need them, up to 15): sums of
+    # decimals carry binary noise (0.1645 is stored as 0.16449999999999998), and by hand 0.1645
+    # rounds up. At 12 decimals 17.496394026320 needs 14 digits, not 12.
+    whole = len(str(int(abs(x)))) if abs(x) >= 1 else 0
+    digits = min(15, max(12, whole + decimals))
+    with localcontext() as ctx:
+        ctx.prec = 400  # quantize never runs out of digits, whatever the size of x
+        q = Decimal(f"{x:.{digits}g}").quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
     return float(q) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 

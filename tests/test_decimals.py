@@ -72,3 +72,22 @@ def test_as_written_uses_the_numbers_the_line_shows_at_zero_decimals(cli: Any) -
     text = cli("solve", str(PROBLEMS / "decoder-dot.toml"), "--decimals", "0", "--width", "80").stdout
     line = next(x for x in text.splitlines() if x.strip().startswith("c_1 = "))
     assert line.strip() == "c_1 = 0.16·1 + 0.42·0 + 0.42·1 = 1"
+
+
+@pytest.mark.parametrize("decimals", [11, 12])
+def test_many_decimals_are_all_right(cli: Any, decimals: int) -> None:
+    """Z = e + 2e² = 17.496394026320345…: at 11 and 12 decimals every digit shown is right (it was
+    rounded to 12 significant digits first, which cut 17.4963940263203 to 17.4963940263)."""
+    import math
+
+    z = math.e + 2 * math.e**2
+    text = cli("solve", str(PROBLEMS / "decoder-dot.toml"), "--decimals", str(decimals), "--width", "200").stdout
+    line = next(x for x in text.splitlines() if x.strip().startswith("Z = 2."))
+    assert f"= {z:.{decimals}f}" in line, line
+    assert f"{math.e:.{decimals}f}" in line
+
+
+def test_huge_values_round_without_error() -> None:
+    from attncalc.arith import round_half_up
+
+    assert round_half_up(1.5e30, 3) == 1.5e30 and round_half_up(-2.5e200, 12) == -2.5e200

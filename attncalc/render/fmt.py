@@ -42,7 +42,7 @@ def fmt(x: Any, decimals: int, minus: str = "-", inf: str = "∞") -> str:
             return _minus(f"{x:.{max(decimals - 1, 1)}e}", minus)
         decimals, r = places, round_half_up(x, places)
     text = f"{r:.{decimals}f}"
-    if abs(r - x) <= 1e-12 * max(1.0, abs(x)) and "." in text:
+    if abs(r - x) <= min(1e-12, 10.0 ** -(decimals + 2)) * max(1.0, abs(x)) and "." in text:
         text = text.rstrip("0").rstrip(".")
     return _minus(text, minus)
 
