@@ -50,6 +50,17 @@ _SCORE_GIVEN = {
 }
 
 
+# each score's weights for the template's query and keys (computed with numpy, rounded to 3 decimals;
+# tests/test_templates_answers.py recomputes them)
+_SCORE_WEIGHTS = {
+    "dot": "[0.155, 0.422, 0.422]",
+    "scaled-dot": "[0.198, 0.401, 0.401]",
+    "general": "[0.155, 0.422, 0.422]",
+    "additive": "[0.376, 0.307, 0.317]",
+    "concat": "[0.307, 0.317, 0.376]",
+}
+
+
 def attention(score: str) -> str:
     return _fill("attention", _attention(score))
 
@@ -70,7 +81,7 @@ keys = [[1, 0], [0, 2], [1, 1]]  # «given.keys»
 {_SCORE_GIVEN[score]}{_ATTENTION_HEAD}{_SETTINGS}
 # Optional hand answers for `attncalc check`, keyed by step id (see `attncalc list`):
 # [answers]
-# weights = [0.155, 0.422, 0.422]
+# weights = {_SCORE_WEIGHTS[score]}
 {_GRADING.format(example="weights = 4")}'''
 
 
