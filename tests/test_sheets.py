@@ -16,9 +16,10 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
-from attncalc.derivation import STEP_TYPES
+from attncalc.derivation import STEP_TYPES, Stated
 from attncalc.render import sheet as sheet_mod
 from attncalc.render.json import to_dict
 from attncalc.render.writers import LATEX_PREAMBLE, WRITERS, render
@@ -77,6 +78,7 @@ def test_question_sheet_contains_no_answers(path: Path) -> None:
     d = solve_file(path.name)
     question = render([d], "markdown", "question") + render([d], "html", "question") + render([d], "latex", "question")
     values = [float(x) for inp in d.inputs for x in inp.value.ravel()]
+    values += [float(x) for s in d.steps if isinstance(s, Stated) for x in np.ravel(s.shown)]  # stated gates
     givens = {f"{x:g}" for x in values} | {f"{x:.{d.decimals}f}" for x in values}  # ln 4 is shown 1.386
     numbers = set(re.findall(r"-?\d+(?:\.\d+)?", question))
     for step in to_dict(d)["steps"]:
@@ -361,3 +363,13 @@ def test_sheet_files_are_not_overwritten_without_force(cli: Any, tmp_path: Path)
         assert result.exit_code == 2 and out.read_text() == "mine"
         assert cli("solve", str(PROBLEMS / "decoder-dot.toml"), "-f", fmt, "-o", str(out), "--force").exit_code == 0
         assert out.read_text() != "mine"
+
+
+def test_question_sheet_states_the_stated_gates_and_does_not_ask_for_them() -> None:
+    """lstm-doc-decoder states f, i, c̃, o of every step: the question sheet must show them (it is
+    unanswerable otherwise) and ask only for what is computed from them."""
+    d = solve_file("lstm-doc-decoder.toml")
+    md = render([d], "markdown", "question")
+    given, _, compute = md.partition("### Compute")
+    assert "0.68,\\ 0.72,\\ 0.65,\\ 0.81" in given  # f_1 as the problem file states it
+    assert "[1.f]" not in compute and "[1.retained]" in compute

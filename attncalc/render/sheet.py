@@ -159,8 +159,14 @@ class _Builder:
 
     def question(self) -> None:
         self.givens()
+        stated = [s for s in self.d.steps if isinstance(s, Stated)]
+        if stated:  # gate values the problem states: given, not asked for
+            self.add(Para("Stated by the problem (use these values as they are):", "explain"))
+            for s in stated:
+                self.add(self._matrix(s.symbol, np.asarray(s.shown), s.rows, s.cols))
         self.add(Heading("Compute", 3))
-        rows = tuple((str(k), f"{s.title} [{s.id}]", s.formula) for k, s in enumerate(self.d.steps, 1))
+        asked = [s for s in self.d.steps if not isinstance(s, Stated)]
+        rows = tuple((str(k), f"{s.title} [{s.id}]", s.formula) for k, s in enumerate(asked, 1))
         self.add(Table(("#", "step", "compute"), rows, math_cols=(2,)))
         self.add(Para(f"Give every value to {self.dec} decimals.", "explain"))
 
