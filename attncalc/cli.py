@@ -46,11 +46,21 @@ def solve(
             help="Problem files (.toml, .yaml/.yml or .json); several make one numbered sheet.", show_default=False
         ),
     ],
-    format: Annotated[SolveFormat, typer.Option("--format", "-f", help="Output format.")] = SolveFormat.text,
+    format: Annotated[
+        SolveFormat | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="Output format (default: from the --output file's extension, .md .tex .pdf .html .json, else text).",
+            show_default=False,
+        ),
+    ] = None,
     output: Annotated[
         str | None,
         typer.Option(
-            "--output", "-o", help="Write to this file instead of standard output (pdf: default PROBLEM.pdf)."
+            "--output",
+            "-o",
+            help="Write to this file instead of standard output ('-': standard output; pdf: default PROBLEM.pdf).",
         ),
     ] = None,
     sheet: Annotated[
@@ -80,6 +90,10 @@ def solve(
     width: Annotated[int | None, typer.Option("--width", min=40, help="Terminal width for the text view.")] = None,
 ) -> None:
     """Print the worked derivation of one or more problems, or write it as a sheet."""
+    if format is None:
+        format = _format_of(output)
+    if output == "-" and format is not SolveFormat.pdf:
+        output = None  # '-' is standard output
     if sheet is not SheetKind.solution and format in (SolveFormat.text, SolveFormat.json):
         _fail(
             f"--sheet {sheet.value}: the {format.value} view is the full solution; "
@@ -98,9 +112,12 @@ def solve(
             from .render.writers import render as render_sheet
 
             target = output or str(Path(problems[0]).with_suffix(".pdf").name)
-            if Path(target).exists() and not force:
+            if target != "-" and Path(target).exists() and not force:
                 _fail(f"{target}: already exists; pass --force to overwrite it")
             pdf = compile_pdf(render_sheet(derivations, "latex", sheet.value))
+            if target == "-":
+                sys.stdout.buffer.write(pdf)
+                return
             write_output(target, pdf, force)
             sys.stderr.write(f"attncalc: wrote {target}\n")
             return
@@ -126,6 +143,24 @@ def solve(
     else:
         write_output(output, text, force)
         sys.stderr.write(f"attncalc: wrote {output}\n")  # as for a PDF: say where the sheet went
+
+
+_SUFFIX_FORMATS = {
+    ".md": SolveFormat.markdown,
+    ".markdown": SolveFormat.markdown,
+    ".tex": SolveFormat.latex,
+    ".pdf": SolveFormat.pdf,
+    ".html": SolveFormat.html,
+    ".htm": SolveFormat.html,
+    ".json": SolveFormat.json,
+}
+
+
+def _format_of(output: str | None) -> SolveFormat:
+    """The format an --output file's extension names (-o sheet.pdf writes a PDF), text otherwise."""
+    if output is None or output == "-":
+        return SolveFormat.text
+    return _SUFFIX_FORMATS.get(Path(output).suffix.lower(), SolveFormat.text)
 
 
 def _text_view(derivations: list[Any], to_terminal: bool, width: int | None) -> str:

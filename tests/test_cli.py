@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -147,3 +148,27 @@ def test_yaml_and_json_problems_read_like_toml(cli: Any, tmp_path: Path) -> None
     b = json_of(cli("solve", str(tmp_path / "p.json"), "-f", "json"))
     assert a["steps"] == b["steps"]
     assert next(s for s in a["steps"] if s["id"] == "weights")["exact"][0] == "1/(1 + 2*e)"
+
+
+@pytest.mark.parametrize(
+    ("name", "start"),
+    [("s.pdf", b"%PDF"), ("s.html", b"<!DOCTYPE html>"), ("s.md", b"# "), ("s.json", b"{"), ("s.txt", b"\xe2\x95\xad")],
+)
+def test_output_extension_chooses_the_format(cli: Any, tmp_path: Path, name: str, start: bytes) -> None:
+    """-o sheet.pdf writes a PDF (it wrote the terminal text into a file named .pdf); -f still wins."""
+    if name.endswith(".pdf") and shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
+    out = tmp_path / name
+    result = cli("solve", str(PROBLEMS / "decoder-dot.toml"), "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes().startswith(start)
+    explicit = tmp_path / ("x" + name)
+    assert cli("solve", str(PROBLEMS / "decoder-dot.toml"), "-f", "json", "-o", str(explicit)).exit_code == 0
+    assert explicit.read_bytes().startswith(b"{")
+
+
+def test_dash_output_is_standard_output(cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = cli("solve", str(PROBLEMS / "decoder-dot.toml"), "-f", "json", "-o", "-")
+    assert result.exit_code == 0 and json.loads(result.stdout)["kind"] == "attention"
+    assert not (tmp_path / "-").exists()

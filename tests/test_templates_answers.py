@@ -21,7 +21,9 @@ WEIGHTS = {
     "scaled-dot": softmax(K @ q / np.sqrt(2)),
     "general": softmax(K @ np.eye(2) @ q),
     "additive": softmax(np.array([np.array([1, -1]) @ np.tanh(q + np.array([[1, 1], [0, 1]]) @ k) for k in K])),
-    "concat": softmax(np.array([np.ones(2) @ np.tanh(np.array([[1, 0, 1, 0], [0, 1, 0, 1]]) @ np.r_[q, k]) for k in K])),
+    "concat": softmax(
+        np.array([np.ones(2) @ np.tanh(np.array([[1, 0, 1, 0], [0, 1, 0, 1]]) @ np.r_[q, k]) for k in K])
+    ),
 }
 
 
