@@ -236,7 +236,7 @@ STEP_IDS: dict[str, list[tuple[str, str]]] = {
         *_any_cell("decoder."),
         *_DECODER_ATTENTION,
         ("decoder.t.combined", "Luong: [c_t; h_t]"),
-        ("decoder.t.attentional_pre", "Luong: W_c [c_t; h_t]"),
+        ("decoder.t.attentional_pre", "Luong: W_att [c_t; h_t] (Luong's W_c)"),
         ("decoder.t.attentional", "Luong: h~_t = tanh(W_c [c_t; h_t])"),
         *[("decoder." + i, d) for i, d in _OUTPUT_PER_STEP],
         *[(i if not i.startswith("t.") else "decoder." + i, d) for i, d in _TRAINING],

@@ -248,7 +248,7 @@ W_h = [[0.5, 0, 1, 0], [0, 0.5, 0, 1]]
 [decoder]
 cell = "gru"
 attention = "luong"           # luong: score with h_t, then h~ = tanh(W_att [c; h]) | bahdanau: score with s_{t-1}
-                              # | none: no attention (no score, W_att: logits from s_t)
+                              # | none: no attention (leave out score and W_att; logits from s_t)
 # The decoder starts from the encoder's final state; h0 = [...] (and c0 for an LSTM) overrides it.
 # A gate may be stated instead of computed: [[decoder.gates]] per step (f, i, c_tilde, o / r, z, h_tilde).
 score = "dot"                 # «decoder.score»

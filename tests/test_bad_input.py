@@ -57,6 +57,12 @@ CASES = [
         ["out of range", "0-based"],
     ),
     (
+        "weights under [cell]",
+        'kind = "gru"\n[cell]\nW_r = [[1, 0]]\n[given]\nx = [[1]]\n',
+        "cell.W_r",
+        ["go in [given]"],
+    ),
+    (
         "decoder inputs too wide",
         (ROOT / "problems" / "seq2seq-luong.toml")
         .read_text()

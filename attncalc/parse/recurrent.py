@@ -263,6 +263,13 @@ def recurrent(r: _Reader, kind: str, given_raw: Any, cell_raw: Any, training_raw
     t = r.table(given_raw, "given", names(_GIVEN_TABLE))
     if kind != "lstm" and "c0" in t:
         raise r.fail("given.c0", "only an LSTM has a cell state")
+    if isinstance(cell_raw, dict):  # weights put under [cell]: say where they go
+        weights = {k for keys in LAYOUT_KEYS.values() for k in keys}
+        misplaced = next((k for k in cell_raw if k in weights), None)
+        if misplaced is not None:
+            raise r.fail(
+                f"cell.{misplaced}", "the weights go in [given]; [cell] holds layout, reset, update, nonlinearity"
+            )
     ct = r.table(cell_raw, "cell", names(CELL_TABLE))
     opts = cell_options(r, ct, "cell", kind)
     x = _vector_or_rows(r, t["x"], "given.x") if "x" in t else None
