@@ -11,7 +11,7 @@ from attncalc.render.text import EXACT_WIDTH, cut_exact, top_level_terms
 
 from .helpers import PROBLEMS
 
-POINTER = "--format json and the sheets, -f markdown or -f pdf, give it in full"
+POINTER = "--format json gives every exact form in full"
 
 
 def _leaves(x: Any) -> list[Any]:
@@ -64,4 +64,4 @@ def test_pointer_once_at_80_columns_and_absent_when_nothing_is_cut(cli: Any) -> 
     span = f"{sizes[0]}–{sizes[-1]}" if len(sizes) > 1 else f"{sizes[0]}"
     assert f"α_1 … α_6: 6 forms of {span} characters each, too long to show here" in " ".join(narrow.split())
     whole = cli("solve", str(PROBLEMS / "lecture-dot.toml"), "--exact", "--width", "80").stdout
-    assert "exact:" in whole and "give it in full" not in whole
+    assert "exact:" in whole and "in full" not in whole
