@@ -20,7 +20,7 @@ from .errors import AttncalcError, ProblemError
 from .generate import Options, answers_toml, problem_toml
 from .generate import generate as _draw
 from .mechanisms import solve as _solve
-from .problem import Problem, load_problem, parse_problem
+from .problem import Problem, load_problem, parse_problem, read_raw
 
 #: keyword arguments of solve() that are top-level keys of a problem file
 TOP_LEVEL = ("kind", "score", "measure", "title", "description", "tokens")
@@ -103,6 +103,10 @@ def solve(
         target = problem_of(_from_keywords(keys), "<keywords>")
     else:
         target = problem_of(problem)
+    if decimals is not None and (
+        isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 12
+    ):
+        raise ProblemError("attncalc.solve", "decimals", f"expected a whole number from 0 to 12, got {decimals!r}")
     return _solve(target, exact=exact, decimals=decimals, carry_rounded=carry)
 
 
@@ -122,6 +126,17 @@ def check(
     command's tolerances. Returns the :class:`~attncalc.check.Report`: ``report.all_correct``,
     ``report.results``, ``report.to_json()`` (the command's JSON), ``report.to_text()``.
     """
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if value is not None and not value >= 0:
+            raise ProblemError("attncalc.check", name, f"expected a tolerance of 0 or more, got {value!r}")
+    if sigfigs is not None and not 1 <= sigfigs <= 15:
+        raise ProblemError("attncalc.check", "sigfigs", f"expected 1 to 15 significant figures, got {sigfigs!r}")
+    if answers is None and isinstance(problem, (str, Path)):  # an answers file naming its problem, as on the CLI
+        raw = read_raw(problem)
+        if "problem" in raw and "kind" not in raw:
+            own, own_problem = load_answers(problem)
+            assert own_problem is not None
+            return _grade(problem_of(own_problem), own, str(problem), Tolerance(rtol=rtol, atol=atol, sigfigs=sigfigs))
     target = problem_of(problem)
     tol = Tolerance(rtol=rtol, atol=atol, sigfigs=sigfigs)
     if answers is None:

@@ -149,7 +149,7 @@ def _grade(
             return open_.copy()
         out = open_.copy()
         for idx in np.ndindex(*given.shape):
-            if open_[idx] or (chain_decimals is not None and 0 <= int(decs[idx]) and int(decs[idx]) > chain_decimals):
+            if open_[idx] or (chain_decimals is not None and int(decs[idx]) >= 0 and int(decs[idx]) > chain_decimals):
                 continue
             out[idx] = tol.close(float(given[idx]), float(target[idx]), int(decs[idx]), units)
         return out

@@ -350,3 +350,22 @@ def test_generate_errors_name_the_option() -> None:
     with pytest.raises(ProblemError, match="--format"):
         attncalc.generate(out=str(ROOT / "never-written"), format="docx")
     assert not (ROOT / "never-written").exists()
+
+
+def test_api_refuses_what_the_command_refuses() -> None:
+    """decimals outside 0..12, negative tolerances and sigfigs outside 1..15: one ProblemError each."""
+    import pytest as _pytest
+
+    for call in (
+        lambda: attncalc.solve(DECODER, decimals=20),
+        lambda: attncalc.check(DECODER, {"scores": [1, 2, 2]}, rtol=-1),
+        lambda: attncalc.check(DECODER, {"scores": [1, 2, 2]}, sigfigs=0),
+    ):
+        with _pytest.raises(attncalc.ProblemError):
+            call()
+
+
+def test_check_an_answers_file_that_names_its_problem() -> None:
+    """attncalc.check(ANSWERS) alone, as `attncalc check ANSWERS` does, when the file names its problem."""
+    rep = attncalc.check(ROOT / "problems" / "answers" / "decoder-dot.toml")
+    assert rep.results and rep.problem.endswith("decoder-dot.toml")

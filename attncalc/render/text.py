@@ -61,8 +61,7 @@ ROW_LIMIT = 32  # table rows shown before the middle is elided
 COL_LIMIT = 10  # table columns shown before the middle is elided
 EXACT_WIDTH = 160  # characters of an exact-form line (two lines at 80 columns) shown before it is shortened
 CUT_POINTER = (
-    "(… stands for an exact form, or some of its terms, left out to fit; --format json gives every exact "
-    "form in full)"
+    "(… stands for an exact form, or some of its terms, left out to fit; --format json gives every exact form in full)"
 )
 
 
