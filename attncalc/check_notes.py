@@ -53,7 +53,8 @@ def _slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: i
             line += " (a rounding slip in the last digit)"
         parts.append(line)
     if len(idxs) > 3:
-        parts.append(f"and {len(idxs) - 3} more entries")
+        more = len(idxs) - 3
+        parts.append(f"and {more} more {'entry' if more == 1 else 'entries'}")
     if given.ndim == 1 and ans.id in ("weights", "probabilities") and abs(float(given.sum()) - 1) > 0.02:
         parts.append(f"these add up to {fmt(float(given.sum()), 3)}, not 1")
     return "; ".join(parts) + "."

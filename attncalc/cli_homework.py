@@ -295,6 +295,6 @@ def generate(
     rejected = sum(result.rejected.values())
     why = ", ".join(f"{n} {reason}" for reason, n in result.rejected.most_common())
     sys.stderr.write(
-        f"attncalc: wrote {count} variants (seed {seed}) and their sheets to {folder}; "
-        f"rejected {rejected} draws{': ' + why if why else ''}\n"
+        f"attncalc: wrote {count} variant{'s' if count != 1 else ''} (seed {seed}) and their sheets to {folder}; "
+        f"rejected {rejected} draw{'s' if rejected != 1 else ''}{': ' + why if why else ''}\n"
     )

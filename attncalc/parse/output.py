@@ -17,7 +17,9 @@ def _targets(r: _Reader, raw: Any, key: str, vocab: tuple[str, ...] | None, V: i
     if not isinstance(raw, list) or not raw:
         raise r.fail(key, "expected a list of target tokens, one per step (labels or 0-based indices)")
     if len(raw) != T:
-        raise r.fail(key, f"has {len(raw)} targets but there are {T} steps: one target per step")
+        raise r.fail(
+            key, f"has {len(raw)} targets but there {'is 1 step' if T == 1 else f'are {T} steps'}: one target per step"
+        )
     out = []
     for k, item in enumerate(raw, 1):
         if isinstance(item, int) and not isinstance(item, bool):
