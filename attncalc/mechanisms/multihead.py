@@ -135,6 +135,13 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 left=Qj,
                 right=Kj.T,
                 explain=f"Entry (i, k) is the dot product of query i with key k, in head {j}'s {d_k} columns.",
+                note=(
+                    "With RoPE, rotated q_i · rotated k_k = q_i · (k_k turned by the angle of position k − i): the "
+                    "positions enter only through their distance, so the same two tokens score the same wherever "
+                    "they stand."
+                    if mh.positions == "rope"
+                    else ""
+                ),
             )
         )
         sym = "S"
