@@ -23,9 +23,9 @@ from .mechanisms import solve as _solve
 from .problem import Problem, load_problem, parse_problem, read_raw
 
 #: keyword arguments of solve() that are top-level keys of a problem file
-TOP_LEVEL = ("kind", "score", "measure", "title", "description", "tokens")
+TOP_LEVEL = ("kind", "score", "measure", "title", "description", "tokens", "type", "memory_tokens")
 #: keyword arguments of solve() that are tables of a problem file (each takes a dict)
-TABLES = ("given", "settings", "head", "cell", "training", "encoder", "decoder", "answers")
+TABLES = ("given", "settings", "head", "cell", "training", "encoder", "decoder", "answers", "cache", "grading")
 
 ProblemLike = str | Path | Mapping[str, Any] | Problem
 
@@ -180,6 +180,10 @@ def generate(
     attention: str = "luong",
     steps: int = 2,
     measure: str | None = None,
+    heads: int = 2,
+    kv_heads: int | None = None,
+    positions: str | None = None,
+    cross: bool = False,
     out: str | Path | None = None,
     format: str = "markdown",
     force: bool = False,
@@ -210,6 +214,10 @@ def generate(
         attention=attention,
         steps=steps,
         measure=measure,
+        heads=heads,
+        kv_heads=kv_heads,
+        positions=positions,
+        cross=cross,
     )
     result = _draw(opts)
     variants = []

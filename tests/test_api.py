@@ -369,3 +369,22 @@ def test_check_an_answers_file_that_names_its_problem() -> None:
     """attncalc.check(ANSWERS) alone, as `attncalc check ANSWERS` does, when the file names its problem."""
     rep = attncalc.check(ROOT / "problems" / "answers" / "decoder-dot.toml")
     assert rep.results and rep.problem.endswith("decoder-dot.toml")
+
+
+def test_keywords_of_the_transformer_kinds() -> None:
+    """type and memory_tokens are top-level keys, cache= a table; generate takes the multi-head options.
+    RoPE with d_k = 2 and the same q and k rows: score(a, b) = cos(pos_b − pos_a)."""
+    d = attncalc.solve(kind="positional-encoding", type="rope", positions=3, q=[[1, 0]] * 3, k=[[1, 0]] * 3)
+    np.testing.assert_allclose(d["scores"][0], np.cos([0, 1, 2]), atol=1e-12)
+    cached = attncalc.solve(
+        kind="multi-head",
+        X=[[1, 0]],
+        heads=1,
+        W_Q=[[1, 0], [0, 1]],
+        W_K=[[1, 0], [0, 1]],
+        W_V=[[1, 0], [0, 1]],
+        cache={"K": [[0, 1]], "V": [[0, 1]]},
+    )
+    assert cached.step_ids[:3] == ["Q", "K_new", "V_new"]
+    variants = attncalc.generate(kind="multi-head", dim=4, heads=2, kv_heads=1, positions="rope", mask="causal")
+    assert attncalc.check(variants[0].problem, variants[0].key).all_correct
