@@ -388,3 +388,10 @@ def test_keywords_of_the_transformer_kinds() -> None:
     assert cached.step_ids[:3] == ["Q", "K_new", "V_new"]
     variants = attncalc.generate(kind="multi-head", dim=4, heads=2, kv_heads=1, positions="rope", mask="causal")
     assert attncalc.check(variants[0].problem, variants[0].key).all_correct
+
+
+def test_terms_that_cancel_give_zero_not_float_noise() -> None:
+    """0.916·(−0.762) + 0.916·0.762 is 0; in floats it came out as −5.01e−17 and was printed so."""
+    d = attncalc.solve(kind="attention", query=[0.916, 0.916], keys=[[-0.762, 0.762], [1, 0]], exact=False)
+    assert d["scores"][0] == 0.0
+    assert "0.916·(-0.762) + 0.916·0.762 = 0\n" in d.to_text(width=100)
