@@ -192,7 +192,8 @@ def new(
     kind: Annotated[
         str,
         typer.Argument(
-            help="attention | self-attention | softmax | sequence | rnn | lstm | gru | seq2seq | similarity",
+            help="attention | self-attention | softmax | sequence | rnn | lstm | gru | seq2seq | similarity | "
+            "multi-head | positional-encoding",
             show_default=False,
         ),
     ],

@@ -312,7 +312,9 @@ type = "sinusoidal"      # «type»
 positions = 4            # «given.positions»
 d_model = 4              # «given.d_model»
 # X = [[...]]            # «given.X»
-# For type = "rope": q = [[...]] and k = [[...]], one row per position  # «given.q»
+# For type = "rope", instead of d_model and X:
+# q = [[...]]            # «given.q»
+# k = [[...]]            # «given.k»
 {_POSITION_SETTINGS}"""
 
 

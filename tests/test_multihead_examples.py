@@ -206,3 +206,22 @@ def test_generated_keys_are_accepted_by_check(cli: Any, tmp_path: Path, args: li
     for key in keys:
         report = json.loads(cli("check", str(key), "--format", "json").stdout)
         assert report["summary"]["wrong"] == 0 and report["summary"]["carried"] == 0, key
+
+
+def test_alibi_formula_keeps_its_markdown_table_cell() -> None:
+    """|i − k| inside a Markdown table row would end the cell: the question sheet writes it \\vert."""
+    d = attncalc.solve(
+        {
+            "kind": "multi-head",
+            "given": {
+                "X": [[1, 0], [0, 1]],
+                "heads": 1,
+                "W_Q": [[1, 0], [0, 1]],
+                "W_K": [[1, 0], [0, 1]],
+                "W_V": [[1, 0], [0, 1]],
+                "positions": "alibi",
+            },
+        }
+    )
+    row = next(line for line in d.to_markdown(sheet="question").splitlines() if "[head.1.bias]" in line)
+    assert row.count("|") == 4 and r"\vert i - k\vert" in row

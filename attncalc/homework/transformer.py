@@ -1,8 +1,9 @@
 """Homework for the Transformer kinds: multi-head attention and positional encodings.
 
 Multi-head variants are drawn in floats (exact forms of √d_k-scaled softmaxes are long), with no row
-of zeros, no extreme weight (above 0.95 or below 0.01) in any head, and each head's weights different
-from the others'. Tied weights are allowed: nothing is predicted from them.
+of zeros (in X, memory, W_O, or a column of W_Q, W_K, W_V), no tied top weights (unless --allow-ties)
+and no extreme weight (above 0.95 or below 0.01) in any head, and each head's weights different from
+the others'.
 """
 
 from __future__ import annotations
@@ -72,13 +73,14 @@ def _draw_mh(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
 
 def _reject_mh(o: Options, raw: dict[str, Any]) -> str | None:
     g = raw["given"]
-    return zero_row(g["X"], g.get("memory"), *(list(map(list, zip(*g[k], strict=True))) for k in ("W_Q", "W_K", "W_V")))
+    columns = (list(map(list, zip(*g[k], strict=True))) for k in ("W_Q", "W_K", "W_V"))
+    return zero_row(g["X"], g.get("memory"), g["W_O"], *columns)  # a zero W_O row throws a column away
 
 
 def _degeneracy_mh(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
     weights = [np.asarray(d.step(i).value, dtype=float) for i in d.step_ids if i.endswith(".weights")]
     for w in weights:
-        why = weight_rows(w, o.decimals, True, masked=bool(o.mask))  # no prediction is asked: ties are fine
+        why = weight_rows(w, o.decimals, o.allow_ties, masked=bool(o.mask))
         if why:
             return why
     for a in range(len(weights)):

@@ -188,12 +188,11 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         raise r.fail("given.positions", f"sinusoidal positions pair the columns: d_model = {d_model} must be even")
     if positions == "rope" and d_k % 2:
         raise r.fail("given.positions", f"RoPE rotates pairs of a head's columns: d_k = {d_k} must be even")
+    defaults = {"position_base": 10000, "rope": "interleaved"}  # the defaults are accepted everywhere
     for key in ("position_base", "rope"):
-        if key in settings_raw and positions not in (("sinusoidal", "rope") if key == "position_base" else ("rope",)):
-            raise r.fail(
-                f"settings.{key}",
-                f"applies with given.positions = {'sinusoidal or rope' if key == 'position_base' else 'rope'} only",
-            )
+        used = ("sinusoidal", "rope") if key == "position_base" else ("rope",)
+        if key in settings_raw and positions not in used and settings_raw[key] != defaults[key]:
+            raise r.fail(f"settings.{key}", f"applies with given.positions = {' or '.join(used)} only")
     mh = MultiHead(
         X=X,
         memory=memory,

@@ -88,7 +88,11 @@ class MarkdownWriter(Writer):
         self.out.append("| " + " | ".join(header) + " |")
         self.out.append("|" + "---|" * len(header))
         for k, row in enumerate(b.rows):
-            cells = [f"${to_tex(c)}$" if j in b.math_cols else _md_cell(c) for j, c in enumerate(row)]
+            # a | inside the math (|i − k|) would end the table cell: write it \vert
+            cells = [
+                f"${to_tex(c).replace('|', chr(92) + 'vert ')}$" if j in b.math_cols else _md_cell(c)
+                for j, c in enumerate(row)
+            ]
             if b.shade is not None:
                 w = b.shade[k]
                 cells.append("█" * round(w * 20) if w > 0 else "")
