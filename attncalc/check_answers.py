@@ -93,7 +93,8 @@ def unknown_step(step_id: str, valid: list[str]) -> str:
         return f"not a step of this problem{hint}; its steps are: {', '.join(valid)}"
     patterns = list(dict.fromkeys(re.sub(r"(^|\.)\d+(?=\.)", r"\1t", v) for v in valid))
     return (
-        f"not a step of this problem{hint}; its steps are (t a time step or a head): {', '.join(patterns)};"
+        f"not a step of this problem{hint}; its steps are (t {'a head' if any(v.startswith('head.') for v in valid) else 'a time step'}): "
+        f"{', '.join(patterns)};"
         " attncalc solve --format json lists each one"
     )
 
