@@ -201,3 +201,17 @@ def test_sheets_compile(cli: Any, tmp_path: Path, name: str) -> None:
     for v in last if isinstance(last, list) else [last]:
         for x in map(str, v if isinstance(v, list) else [v]):
             assert x.replace("-", "−") in text or x in text, x
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru", "seq2seq"])
+def test_no_repeated_input_or_output_rows(kind: str) -> None:
+    """Two equal x rows teach nothing twice; two equal W_out rows make their labels tie at every step."""
+    import attncalc
+
+    extra = {"head": True} if kind != "seq2seq" else {}
+    for v in attncalc.generate(kind=kind, tokens=2, count=12, seed=2026, **extra):
+        g = v.problem["given"] if kind != "seq2seq" else {**v.problem["encoder"], **v.problem["decoder"]}
+        for key in ("x", "W_out"):
+            if key in g:
+                rows = [tuple(r) for r in g[key]]
+                assert len(set(rows)) == len(rows), (key, rows)

@@ -23,6 +23,15 @@ def zero_row(*arrays: Any) -> str | None:
     return None
 
 
+def repeated_row(*arrays: Any) -> str | None:
+    """'two identical rows' when a matrix repeats a row: two equal inputs teach nothing twice, and two
+    equal rows of W_out make their labels tie at every step."""
+    for a in arrays:
+        if a and isinstance(a[0], list) and len({tuple(row) for row in a}) < len(a):
+            return "two identical rows"
+    return None
+
+
 def tied_prediction(d: Derivation, decimals: int) -> str | None:
     """A key must name one prediction: top probabilities that tie have none."""
     for step in d.steps:

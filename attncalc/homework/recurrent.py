@@ -16,7 +16,7 @@ from ..derivation import Derivation
 from ..parse.recurrent import GATE_KEYS, STACK_ORDER
 from ..parse.types import GATES
 from .base import TOKENS, VOCAB, Draw, Drawer, choose, only, refuse
-from .guards import saturated, tied_prediction, zero_row
+from .guards import repeated_row, saturated, tied_prediction, zero_row
 from .options import Options
 
 LAYOUTS = ("gates", "pytorch", "keras")
@@ -121,7 +121,7 @@ def gates_all_zero(t: dict[str, Any]) -> str | None:
 
 def reject(o: Options, raw: dict[str, Any]) -> str | None:
     g = raw["given"]
-    return zero_row(g["x"]) or gates_all_zero(g)
+    return zero_row(g["x"]) or repeated_row(g["x"], g.get("W_out")) or gates_all_zero(g)
 
 
 def degeneracy(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:

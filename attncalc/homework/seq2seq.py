@@ -12,7 +12,7 @@ from typing import Any
 
 from ..derivation import Derivation
 from .base import TOKENS, Draw, Drawer, choose, only, refuse
-from .guards import saturated, tied_prediction, weight_rows, weights_of, zero_row
+from .guards import repeated_row, saturated, tied_prediction, weight_rows, weights_of, zero_row
 from .options import Options
 from .recurrent import cell_options, cell_weights, check_cell, gates_all_zero, output_layer, reset_of
 
@@ -72,7 +72,12 @@ def draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
 
 def reject(o: Options, raw: dict[str, Any]) -> str | None:
     e, dec = raw["encoder"], raw["decoder"]
-    return zero_row(e["x"], dec["inputs"]) or gates_all_zero(e) or gates_all_zero(dec)
+    return (
+        zero_row(e["x"], dec["inputs"])
+        or repeated_row(e["x"], dec.get("W_out"))
+        or gates_all_zero(e)
+        or gates_all_zero(dec)
+    )
 
 
 def degeneracy(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
