@@ -15,6 +15,7 @@ from ..derivation import Add, Arrange, Formula, Input, Mask, Product, Step
 from ..problem import Problem
 from . import positions as pos
 from .common import SoftmaxNames, softmax_steps, sqrt_dk_step
+from .self_attention import apply_mask
 
 
 def inputs(p: Problem) -> list[Input]:
@@ -192,7 +193,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         late = chain.mistake == "mask_after_softmax"
         if allowed is not None and not late:
             before = S
-            S = chain.finish(f"head.{j}.masked_scores", _masked(S, allowed))
+            S = chain.finish(f"head.{j}.masked_scores", apply_mask(S, allowed))
             steps.append(
                 Mask(
                     id=f"head.{j}.masked_scores",
@@ -475,16 +476,6 @@ def _retitle(s: Step, j: int) -> Step:
     if s.title.startswith("Head "):
         return s
     return dataclasses.replace(s, title=f"Head {j}: {s.title[0].lower()}{s.title[1:]}")
-
-
-def _masked(S: np.ndarray, allowed: np.ndarray) -> np.ndarray:
-    if S.dtype == object:
-        import sympy as sp
-
-        out = S.copy()
-        out[~allowed] = -sp.oo
-        return out
-    return np.where(allowed, S, -np.inf)
 
 
 def _mask_words(p: Problem) -> str:

@@ -83,7 +83,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         steps.append(step)
     if p.mask is not None:
         before = S
-        S = chain.finish("masked_scores", _apply_mask(S, p.mask))
+        S = chain.finish("masked_scores", apply_mask(S, p.mask))
         what = "causal: token i sees tokens 1..i" if p.mask_text == "causal" else "1 = may attend"
         steps.append(
             Mask(
@@ -133,7 +133,8 @@ def _identity_exact(d: int) -> np.ndarray:
     return out
 
 
-def _apply_mask(S: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+def apply_mask(S: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """−∞ (exact or float) where ``allowed`` is False: a masked score gets no weight."""
     if S.dtype == object:
         import sympy as sp
 
