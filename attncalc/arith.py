@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
 import numpy as np
@@ -41,13 +41,19 @@ def to_float(x: np.ndarray) -> np.ndarray:
     return out
 
 
+# Enough digits for any double (309 before the point) at any number of decimals an answer can be
+# written with (a literal has at most 40 digits and an exponent of at most 400): quantize never
+# needs more, and with no traps it could not raise if it did.
+_ROUNDING = Context(prec=1000, rounding=ROUND_HALF_UP, traps=[])
+
+
 def round_half_up(x: float, decimals: int) -> float:
     """Round as people do by hand: 0.0625 -> 0.063 at 3 decimals (not banker's rounding)."""
     if not math.isfinite(x):
         return x
     # 12 significant digits first: sums of decimals carry binary noise (0.1645 is stored as
     # 0.16449999999999998), and by hand 0.1645 rounds up.
-    q = Decimal(f"{x:.12g}").quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    q = _ROUNDING.quantize(Decimal(f"{x:.12g}"), Decimal(1).scaleb(-decimals))
     return float(q) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 

@@ -1,0 +1,120 @@
+"""Numbers from untrusted files: limits the grammar checks before computing, and rounding that cannot fail.
+
+Each case here was a traceback or a hang (issue 17). Expected values come from sympy, the standard
+library or a one-line numpy formula, never from attncalc.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from attncalc.arith import round_half_up
+from attncalc.numbers import parse_number, to_exact, to_float
+
+from .helpers import json_of
+
+SOFTMAX = 'kind = "softmax"\n[given]\nlogits = {logits}\n'
+
+
+OUT_OF_RANGE = [
+    ("'1e999999999'", "exponent is out of range"),  # was a billion-digit integer: ran until killed
+    ("'1e-999999999'", "exponent is out of range"),
+    ("Decimal('1E+999999999')", "exponent is out of range"),  # the same from a TOML or JSON number
+    ("Decimal('1E-999999999')", "exponent is out of range"),
+    ("Decimal('1.' + '1' * 40)", "more than 40 digits"),
+    ("'(1 + 1e-30)^1000000000'", "too large to compute exactly"),  # float 1.0, exactly a billion digits
+    ("'10^400'", "too large to compute exactly"),
+    ("'e^100'", "exponent 100 is too large"),
+    ("'2^1000.5'", "exponent 1000.5 is too large"),
+    ("'exp(1000)'", "too large"),
+]
+
+
+def test_out_of_range_numbers_are_refused_before_computing() -> None:
+    """In a child process with a time bound: before the fix, the first two never returned."""
+    import subprocess
+    import sys
+
+    code = (
+        "from decimal import Decimal\n"
+        "from attncalc.errors import NumberSyntaxError\n"
+        "from attncalc.numbers import parse_number\n"
+        f"for raw in [{', '.join(raw for raw, _ in OUT_OF_RANGE)}]:\n"
+        "    try:\n"
+        "        print('accepted', parse_number(raw))\n"
+        "    except NumberSyntaxError as exc:\n"
+        "        print(exc)\n"
+    )
+    try:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout
+    except subprocess.TimeoutExpired:
+        pytest.fail("parsing out-of-range numbers still ran after 60 s")
+    lines = out.splitlines()
+    assert len(lines) == len(OUT_OF_RANGE), out
+    for (raw, words), line in zip(OUT_OF_RANGE, lines, strict=True):
+        assert words in line, (raw, line)
+
+
+def test_the_smallest_double_is_a_number() -> None:
+    """2^-1074 was refused as "too large"; it is 5e-324, and exactly 1/2^1074."""
+    node = parse_number("2^-1074")
+    assert to_float(node) == math.ldexp(1.0, -1074)
+    assert to_exact(node) == sp.Rational(1, 2**1074)
+    assert to_exact(parse_number("(1/3)^100")) == sp.Rational(1, 3**100)  # a whole power of a fraction
+
+
+@pytest.mark.parametrize(
+    ("x", "decimals", "want"),
+    [
+        (1e26, 3, 1e26),  # was decimal.InvalidOperation: 30 digits in a 28-digit context
+        (1.7e308, 440, 1.7e308),
+        (-1.5e300, 12, -1.5e300),
+        (0.659001139043659, 30, 0.659001139044),  # to 30 decimals (after the 12 significant digits first)
+        (5e-324, 440, 5e-324),
+        (0.0625, 3, 0.063),  # and still half up, as by hand
+    ],
+)
+def test_rounding_cannot_fail(x: float, decimals: int, want: float) -> None:
+    assert round_half_up(x, decimals) == want
+
+
+@pytest.mark.parametrize(
+    ("settings", "logits", "z", "T"),
+    [
+        ("", "[1e26, 0]", [1e26, 0], 1.0),
+        ("[settings]\ntemperature = 1e-300\n", "[1, 2]", [1, 2], 1e-300),
+        ("[settings]\ntemperature = 1e300\n", "[1, 2]", [1, 2], 1e300),
+        ('[settings]\ntemperature = "exp(-700)"\n', "[1, 2]", [1, 2], math.exp(-700)),
+        ('[settings]\ntemperature = "exp(700)"\n', "[1, 2]", [1, 2], math.exp(700)),
+        ("", "[1234567890123456789012345678901234567890, 0]", [1.2345678901234568e39, 0], 1.0),  # 40 digits
+        ("", '["2^-1074", 0]', [5e-324, 0], 1.0),
+    ],
+)
+def test_extreme_but_finite_numbers_solve(
+    cli: Any, tmp_path: Path, settings: str, logits: str, z: list[float], T: float
+) -> None:
+    """Each was decimal.InvalidOperation when a value was rounded; the probabilities are numpy's."""
+    f = tmp_path / "p.toml"
+    f.write_text(SOFTMAX.format(logits=logits) + settings)
+    for view in ("text", "markdown"):
+        result = cli("solve", "-f", view, str(f))
+        assert result.exit_code == 0, result.output
+    data = json_of(cli("solve", "-f", "json", str(f)))
+    p = {s["id"]: s["value"] for s in data["steps"]}["probabilities"]
+    scaled = np.array(z) / T
+    want = np.exp(scaled - scaled.max()) / np.exp(scaled - scaled.max()).sum()
+    assert p == pytest.approx(want.tolist(), abs=1e-15)
+
+
+def test_answers_written_to_30_decimals_are_graded(cli: Any, tmp_path: Path) -> None:
+    (tmp_path / "p.toml").write_text(SOFTMAX.format(logits="[2, 1, 0.1]"))
+    p = np.exp([2, 1, 0.1]) / np.exp([2, 1, 0.1]).sum()
+    (tmp_path / "a.toml").write_text(f"probabilities = [{p[0]:.30f}, {p[1]:.30f}, {p[2]:.30f}]\n")
+    result = cli("check", str(tmp_path / "p.toml"), str(tmp_path / "a.toml"))
+    assert result.exit_code == 0, result.output
