@@ -17,7 +17,7 @@ from .check import Report, Tolerance, load_answers
 from .check import check as _grade
 from .derivation import Derivation
 from .errors import AttncalcError, ProblemError
-from .generate import Options, answers_toml, problem_toml
+from .generate import Options, answer_key, answers_toml, problem_toml
 from .generate import generate as _draw
 from .mechanisms import solve as _solve
 from .problem import Problem, load_problem, parse_problem
@@ -173,8 +173,7 @@ def generate(
     result = _draw(opts)
     variants = []
     for raw, d in zip(result.problems, result.derivations, strict=True):
-        key = {s["id"]: s["shown"] for s in d.to_json()["steps"]}
-        variants.append(Variant(raw, d, key))
+        variants.append(Variant(raw, d, answer_key(d)))
     if out is not None:
         write_homework(Path(out), homework_files(result.problems, result.derivations, format, seed), force)
     return variants

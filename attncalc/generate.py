@@ -8,6 +8,7 @@ zeros, it repeats an earlier variant, or its exact forms stop being readable bef
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -128,7 +129,12 @@ def draw_problem(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
 
 
 def degeneracy(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
-    """Why a variant is not fit for a worksheet, or None."""
+    """Why a variant is not fit for a worksheet, or None.
+
+    Ties are judged at the decimals asked for, but at least one: weights and probabilities lie
+    between 0 and 1, so at --decimals 0 every pair would tie.
+    """
+    apart = 10.0 ** (-max(o.decimals, 1))  # top values closer than this tie
     g = raw["given"]
     for key in ("keys", "X"):
         if key in g and any(all(x == 0 for x in row) for row in g[key]):
@@ -136,7 +142,7 @@ def degeneracy(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
     if "query" in g and all(x == 0 for x in g["query"]):
         return "a row of zeros"
     for step in d.steps:  # a key must name one prediction: top probabilities that tie have none
-        if isinstance(step, Argmax) and len(step.tied(tol=10.0 ** (-o.decimals))) > 1:
+        if isinstance(step, Argmax) and len(step.tied(tol=apart)) > 1:
             return "top probabilities tie (no single prediction)"
     final = "weights" if "weights" in d.step_ids else "probabilities"
     w = np.atleast_2d(np.asarray(d.step(final).value, dtype=float))
@@ -145,7 +151,7 @@ def degeneracy(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
         if len(live) < 2:
             continue
         top = np.sort(live)[::-1]
-        if not o.allow_ties and top[0] - top[1] < 0.5 * 10.0 ** (-o.decimals) * 2:
+        if not o.allow_ties and top[0] - top[1] < apart:
             return "top weights tie"
         if top[0] > 0.95:
             return "a weight above 0.95"
@@ -222,18 +228,41 @@ def problem_toml(raw: dict[str, Any], seed: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def answers_toml(d: Derivation, problem_file: str) -> str:
-    """The key for one variant as an answers file for ``attncalc check``."""
+def answer_key(d: Derivation) -> dict[str, Any]:
+    """Step id -> the true value as shown at the derivation's decimals (strings, nested as the value).
+
+    At 0 decimals every value is a whole number: a "0.27" among them would make check judge each
+    whole number to 2 decimals.
+    """
     from .render.json import to_dict
 
-    lines = [f"# Key for {problem_file}: the true values at {d.decimals} decimals.", f'problem = "{problem_file}"']
+    key: dict[str, Any] = {}
     for s in to_dict(d)["steps"]:
-        shown = s["shown"]
-        if s["id"] == "prediction":
+        zero = d.decimals == 0 and s["id"] != "prediction"
+        key[s["id"]] = _whole(d.step(s["id"]).value) if zero else s["shown"]
+    return key
+
+
+def answers_toml(d: Derivation, problem_file: str) -> str:
+    """The key for one variant as an answers file for ``attncalc check``."""
+    lines = [f"# Key for {problem_file}: the true values at {d.decimals} decimals.", f'problem = "{problem_file}"']
+    for step_id, shown in answer_key(d).items():
+        if step_id == "prediction":
             lines.append(f'prediction = "{shown}"')
             continue
-        lines.append(f"{s['id']} = {_shown_toml(shown)}")
+        lines.append(f"{step_id} = {_shown_toml(shown)}")
     return "\n".join(lines) + "\n"
+
+
+def _whole(value: Any) -> Any:
+    """Values rounded half up to whole numbers, as strings (a masked −∞ stays "-inf")."""
+    from .arith import round_half_up
+
+    a = np.asarray(value, dtype=float)
+    if a.ndim:
+        return [_whole(v) for v in a]
+    x = float(a)
+    return "-inf" if x == -math.inf else str(int(round_half_up(x, 0)))
 
 
 def _shown_toml(x: Any) -> str:
