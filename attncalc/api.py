@@ -16,7 +16,7 @@ from typing import Any
 from .check import Report, Tolerance, load_answers
 from .check import check as _grade
 from .derivation import Derivation
-from .errors import AttncalcError, ProblemError
+from .errors import ProblemError
 from .generate import Options, answer_key, answers_toml, problem_toml
 from .generate import generate as _draw
 from .mechanisms import solve as _solve
@@ -170,6 +170,10 @@ def generate(
     (problem files, answer keys, sheets in ``format``), never over existing files without ``force``.
     """
     opts = Options(kind, score, tokens, dim, head, mask, count, seed, values, allow_ties, decimals)
+    if out is not None:  # what stands in the way is named before any variant is drawn
+        from .files import check_folder
+
+        check_folder(Path(out), homework_names(count, format), force)
     result = _draw(opts)
     variants = []
     for raw, d in zip(result.problems, result.derivations, strict=True):
@@ -184,17 +188,29 @@ def generate(
 FORMATS = ("markdown", "latex", "pdf", "html", "moodle")
 
 
+def homework_names(count: int, fmt: str) -> list[str]:
+    """The names of the files a homework set of ``count`` variants in ``fmt`` is written as."""
+    if fmt not in FORMATS:
+        raise ProblemError("generate", "--format", f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+    names: list[str] = []
+    for k in range(1, count + 1):
+        names += [f"variant-{k:02d}.toml", f"answers/variant-{k:02d}.toml"]
+    ext = SHEET_EXTENSIONS["markdown" if fmt == "moodle" else fmt]
+    names += [f"{name}.{ext}" for _, name in SHEETS]
+    return [*names, "quiz.xml"] if fmt == "moodle" else names
+
+
 def homework_files(
     problems: list[dict[str, Any]], derivations: list[Derivation], fmt: str, seed: int
 ) -> dict[str, str | bytes]:
-    """The files of a homework set by name: variants, answer keys, and the three sheets in fmt."""
-    if fmt not in FORMATS:
-        raise ProblemError("generate", "--format", f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+    """The files of a homework set by name (:func:`homework_names`): variants, answer keys, and the
+    three sheets in fmt."""
+    names = iter(homework_names(len(problems), fmt))
     files: dict[str, str | bytes] = {}
-    for k, (raw, d) in enumerate(zip(problems, derivations, strict=True), 1):
-        name = f"variant-{k:02d}.toml"
+    for raw, d in zip(problems, derivations, strict=True):
+        name, key = next(names), next(names)
         files[name] = problem_toml(raw, seed)
-        files[f"answers/{name}"] = answers_toml(d, f"../{name}")
+        files[key] = answers_toml(d, f"../{name}")
     files.update(_sheets(derivations, "markdown" if fmt == "moodle" else fmt, seed, len(derivations)))
     if fmt == "moodle":
         from .render.moodle import moodle_xml
@@ -203,12 +219,16 @@ def homework_files(
     return files
 
 
+SHEETS = (("question", "questions"), ("answers", "answers"), ("solution", "solutions"))
+SHEET_EXTENSIONS = {"markdown": "md", "latex": "tex", "html": "html", "pdf": "pdf"}
+
+
 def _sheets(derivations: list[Derivation], fmt: str, seed: int, count: int) -> dict[str, str | bytes]:
     from .render.writers import render
 
-    ext = {"markdown": "md", "latex": "tex", "html": "html", "pdf": "pdf"}[fmt]
+    ext = SHEET_EXTENSIONS[fmt]
     out: dict[str, str | bytes] = {}
-    for sheet, name in (("question", "questions"), ("answers", "answers"), ("solution", "solutions")):
+    for sheet, name in SHEETS:
         title = f"Attention homework, {count} variant{'s' if count > 1 else ''} (seed {seed}): {name}"
         if fmt == "pdf":
             from .render.pdf import compile_pdf
@@ -221,13 +241,9 @@ def _sheets(derivations: list[Derivation], fmt: str, seed: int, count: int) -> d
 
 def write_homework(folder: Path, files: dict[str, str | bytes], force: bool) -> None:
     """Write the files into folder (created if missing); refuse, naming one, if any exists without force."""
-    from .files import write_atomic
+    from .files import check_folder, write_atomic
 
-    clash = [n for n in files if (folder / n).exists()]
-    if clash and not force:
-        raise AttncalcError(
-            f"{folder / clash[0]}: already exists ({len(clash)} files would be overwritten); pass --force"
-        )
+    check_folder(folder, list(files), force)
     (folder / "answers").mkdir(parents=True, exist_ok=True)
     for name, content in files.items():
         write_atomic(str(folder / name), content, True)

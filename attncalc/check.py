@@ -81,13 +81,15 @@ class Tolerance:
         return abs(given - target) <= units * 10.0 ** (-decimals) * (1 + SLACK) + 1e-12
 
 
-def load_answers(path: str | Path) -> tuple[dict[str, Any], str | None]:
+def load_answers(path: str | Path, max_bytes: int | None = None) -> tuple[dict[str, Any], str | None]:
     """Read an answers file: a table of step ids (or one under [answers]), and an optional ``problem``."""
-    raw = read_raw(path)
+    raw = read_raw(path, max_bytes)
     problem = raw.pop("problem", None)
-    if problem is not None and not isinstance(problem, str):
+    if problem is not None and (not isinstance(problem, str) or not problem.strip()):
         raise ProblemError(str(path), "problem", "expected the path of a problem file")
-    if "answers" in raw and isinstance(raw["answers"], dict) and len(raw) == 1:
+    if "answers" in raw and len(raw) == 1:
+        if not isinstance(raw["answers"], dict):
+            raise ProblemError(str(path), "answers", "expected a table of answers keyed by step id")
         raw = raw["answers"]
     if problem is not None:
         problem = os.path.normpath(Path(path).parent / problem)

@@ -46,8 +46,34 @@ class ListFormat(StrEnum):
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
-    sys.stderr.write(f"attncalc: error: {message}\n")
+    from .errors import printable
+
+    sys.stderr.write(f"attncalc: error: {printable(message)}\n")
     raise typer.Exit(code)
+
+
+def _utf8_output() -> None:
+    """Write UTF-8 whatever the locale, and a character it cannot hold (a lone surrogate read from a
+    JSON file) as "?" instead of failing halfway through the output."""
+    import contextlib
+
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):  # a stream that cannot switch keeps its encoding
+                reconfigure(encoding="utf-8", errors="replace")
+
+
+def _max_bytes(value: str | None) -> int | None:
+    """--max-file-size: "4M", "512K" or a number of bytes."""
+    if value is None:
+        return None
+    from .files import parse_size
+
+    try:
+        return parse_size(value)
+    except ValueError:
+        _fail(f"--max-file-size: {value!r} is not a size; write bytes, or K, M or G: 4M, 512K")
 
 
 def _version(value: bool) -> None:
@@ -66,6 +92,7 @@ def _root(
 
     Start with `attncalc new attention > p.toml`, then `attncalc solve p.toml`.
     """
+    _utf8_output()
 
 
 def write_output(path: str, text: str | bytes, force: bool) -> None:
@@ -119,6 +146,15 @@ def solve(
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite the --output file if it exists.")] = False,
     width: Annotated[int | None, typer.Option("--width", min=40, help="Terminal width for the text view.")] = None,
+    max_file_size: Annotated[
+        str | None,
+        typer.Option(
+            "--max-file-size",
+            metavar="SIZE",
+            help="Largest input file read, in bytes or with K, M or G (default 1M).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Print the worked derivation of one or more problems, or write it as a sheet."""
     if sheet is not SheetKind.solution and format in (SolveFormat.text, SolveFormat.json):
@@ -127,20 +163,25 @@ def solve(
             "use --format markdown, latex, pdf or html for a question or answers sheet"
         )
     from .errors import AttncalcError
+    from .files import check_output
     from .mechanisms import solve as solve_problem
     from .problem import load_problem
 
+    limit = _max_bytes(max_file_size)
+    target = output
+    if format is SolveFormat.pdf and target is None:
+        target = _pdf_name(problems[0])
     try:
+        if target is not None:  # a path that cannot be written is named before any work
+            check_output(target, force)
         derivations = [
-            solve_problem(load_problem(p), exact=exact, decimals=decimals, carry_rounded=carry) for p in problems
+            solve_problem(load_problem(p, limit), exact=exact, decimals=decimals, carry_rounded=carry) for p in problems
         ]
         if format is SolveFormat.pdf:
             from .render.pdf import compile_pdf
             from .render.writers import render as render_sheet
 
-            target = output or str(Path(problems[0]).with_suffix(".pdf").name)
-            if Path(target).exists() and not force:
-                _fail(f"{target}: already exists; pass --force to overwrite it")
+            assert target is not None
             pdf = compile_pdf(render_sheet(derivations, "latex", sheet.value))
             write_output(target, pdf, force)
             sys.stderr.write(f"attncalc: wrote {target}\n")
@@ -166,6 +207,12 @@ def solve(
         sys.stdout.write(text)
     else:
         write_output(output, text, force)
+
+
+def _pdf_name(problem: str) -> str:
+    """The default PDF: the problem's name with .pdf, in the current folder."""
+    name = Path(problem).name
+    return str(Path(name if name not in ("", ".", "..") else "problem").with_suffix(".pdf"))
 
 
 def _text_view(derivations: list[Any], to_terminal: bool, width: int | None) -> str:
@@ -223,6 +270,15 @@ def check(
         int | None, typer.Option("--sigfigs", min=1, max=15, help="Judge to N significant figures.")
     ] = None,
     width: Annotated[int | None, typer.Option("--width", min=40, help="Terminal width for the text report.")] = None,
+    max_file_size: Annotated[
+        str | None,
+        typer.Option(
+            "--max-file-size",
+            metavar="SIZE",
+            help="Largest input file read, in bytes or with K, M or G (default 1M).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Grade hand answers step by step: correct, carried (an earlier error) or wrong, with the slip named.
 
@@ -234,30 +290,31 @@ def check(
     from .problem import load_problem, read_raw
 
     tol = Tolerance(rtol=rtol, atol=atol, sigfigs=sigfigs)
+    limit = _max_bytes(max_file_size)
     reports = []
     try:
         problem = None
         answer_paths = paths
-        first = read_raw(paths[0])
+        first = read_raw(paths[0], limit)
         if "problem" not in first and not set(first) & _PROBLEM_ONLY_KEYS:
             _fail(
                 f'{paths[0]}: no problem named: add problem = "path/to/problem.toml" to the file, '
                 "or give the problem first: attncalc check PROBLEM ANSWERS"
             )
         if "kind" in first or "problem" not in first:  # PROBLEM [ANSWERS...]
-            problem = load_problem(paths[0])
+            problem = load_problem(paths[0], limit)
             answer_paths = paths[1:]
             if not answer_paths:
                 if not problem.answers:
                     _fail(f"{paths[0]}: answers: none to check; give an ANSWERS file or an [answers] table")
                 reports.append(grade(problem, problem.answers, paths[0], tol, key_prefix="answers."))
         for path in answer_paths:
-            raw, own_problem = load_answers(path)
+            raw, own_problem = load_answers(path, limit)
             # a PROBLEM on the command line wins: the file's own problem = is followed only without one
             if problem is not None:
                 target = problem
             elif own_problem is not None:
-                target = load_problem(own_problem)
+                target = load_problem(own_problem, limit)
             else:
                 _fail(f"{path}: problem: this answers file names no problem; give the PROBLEM file first")
             reports.append(grade(target, raw, path, tol))
@@ -314,14 +371,16 @@ def generate(
     force: Annotated[bool, typer.Option("--force", help="Overwrite files already in --out.")] = False,
 ) -> None:
     """Write seeded homework: one problem file per variant, answer keys, and question, answers and solution sheets."""
-    from .api import homework_files, write_homework
+    from .api import homework_files, homework_names, write_homework
     from .errors import AttncalcError
+    from .files import check_folder
     from .generate import Options
     from .generate import generate as make
 
     opts = Options(kind, score, tokens, dim, head, mask, count, seed, values, allow_ties, decimals)
     folder = Path(out)
     try:
+        check_folder(folder, homework_names(count, format.value), force)  # before any variant is drawn
         result = make(opts)
         files = homework_files(result.problems, result.derivations, format.value, seed)
         write_homework(folder, files, force)

@@ -46,9 +46,9 @@ GIVEN_KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
-def load_problem(path: str | Path) -> Problem:
-    """Read and validate a problem file."""
-    return parse_problem(read_raw(path), str(path))
+def load_problem(path: str | Path, max_bytes: int | None = None) -> Problem:
+    """Read and validate a problem file (of at most ``max_bytes``; see :func:`read_raw`)."""
+    return parse_problem(read_raw(path, max_bytes), str(path))
 
 
 def parse_problem(raw: dict[str, Any], file: str) -> Problem:
