@@ -159,10 +159,14 @@ def _numbers(value: Any, file: str, key: str, default_dec: int) -> tuple[np.ndar
         return to_float(node), _decimals_of(x, default_dec)
 
     if isinstance(value, list):
-        if value and all(isinstance(r, list) for r in value):
+        if not value:
+            raise ProblemError(file, key, "the answer is an empty list")
+        if all(isinstance(r, list) for r in value):
             widths = {len(r) for r in value}
             if len(widths) != 1:
                 raise ProblemError(file, key, "ragged rows")
+            if not value[0]:
+                raise ProblemError(file, key, "the rows are empty")
             pairs = [[one(x, f"row {i + 1}, entry {j + 1}: ") for j, x in enumerate(r)] for i, r in enumerate(value)]
         else:
             pairs = [one(x, f"entry {i + 1}: ") for i, x in enumerate(value)]  # type: ignore[misc]
@@ -312,7 +316,15 @@ class _Runs:
         got = self.get(mode, decimals, overrides, mistake, shift)
         if got is None or step_id not in got[0]:
             return None
-        return np.asarray(got[0][step_id], dtype=float)
+        return _as_step(got[0][step_id], got[1].get(step_id))
+
+
+def _as_step(value: Any, step: Step | None) -> np.ndarray:
+    """A computed value in its step's shape: the chain sees the loss as [L], the step as L."""
+    arr = np.asarray(value, dtype=float)
+    if step is not None and arr.size == np.size(step.value) and arr.shape != np.shape(step.value):
+        return arr.reshape(np.shape(step.value))
+    return arr
 
 
 def check(
@@ -469,8 +481,10 @@ def _slip_note(ans: Answer, step: Step, runs: _Runs, bad: np.ndarray, decimals: 
         return ""
     computed, steps = got
     mine_step = steps.get(ans.id)
-    value = np.asarray(computed.get(ans.id), dtype=float)
+    value = _as_step(computed.get(ans.id), mine_step)
     given = np.asarray(ans.values, dtype=float)
+    if value.shape != given.shape:
+        return ""
     decs = np.asarray(ans.decimals)
     parts: list[str] = []
     idxs = [tuple(int(i) for i in idx) for idx in zip(*np.nonzero(bad), strict=True)] if given.ndim else [()]

@@ -85,7 +85,7 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         path=file, title=title, kind=kind, score=score, tokens=tokens, settings=settings, description=description
     )
     if kind in RECURRENT_KINDS:
-        answers = r.table(raw.get("answers"), "answers", tuple(raw.get("answers") or ()))
+        answers = _answers(r, raw.get("answers"))
         if "head" in raw:
             raise r.fail(
                 "head",
@@ -96,12 +96,17 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         if "given" not in raw:
             raise r.fail("given", "missing: the [given] table holds the inputs")
         r.table(raw["given"], "given", decl.top["given"].table.names)  # type: ignore[union-attr]
-        answers = r.table(raw.get("answers"), "answers", tuple(raw.get("answers") or ()))
+        answers = _answers(r, raw.get("answers"))
         if raw.get("head") is not None and "head" not in decl.top:
             raise r.fail("head", f"an output head belongs to kind 'attention', not {kind!r}")
     common["answers"] = dict(answers)
     parser: Callable[[_Reader, dict[str, Any], dict[str, Any]], Problem] = kinds.entry(kind).load("parser")
     return parser(r, raw, common)
+
+
+def _answers(r: _Reader, raw: Any) -> dict[str, Any]:
+    """The problem's own [answers]: any step ids (checked against the derivation by check)."""
+    return r.table(raw, "answers", tuple(raw) if isinstance(raw, dict) else ())
 
 
 def _settings(r: _Reader, raw: Any, kind: str) -> Settings:
