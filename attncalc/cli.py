@@ -220,12 +220,12 @@ def _text_view(derivations: list[Any], to_terminal: bool, width: int | None) -> 
         from .render.exports import text_view
 
         return text_view(derivations, width or 100)
-    from rich.console import Console
     from rich.rule import Rule
 
+    from .render.console import terminal_console
     from .render.text import TextRenderer
 
-    console = Console(width=width) if width else Console()
+    console = terminal_console(width=width) if width else terminal_console()
     for k, d in enumerate(derivations):
         if len(derivations) > 1:
             console.print(Rule(f"Problem {k + 1}"))
@@ -325,11 +325,10 @@ def check(
 
         sys.stdout.write(reports_json(reports))
     else:
-        from rich.console import Console
-
         from .render.check_view import print_reports
+        from .render.console import terminal_console
 
-        print_reports(reports, Console(width=width) if width else Console())
+        print_reports(reports, terminal_console(width=width) if width else terminal_console())
     raise typer.Exit(0 if all(r.all_correct for r in reports) else 1)
 
 

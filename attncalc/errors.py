@@ -7,13 +7,14 @@ import unicodedata
 _BIDI = {0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
 
 
-def printable(text: str) -> str:
+def printable(text: str, keep: str = "") -> str:
     """Text safe to show on a terminal and to keep on one line: control characters (newlines, ANSI
-    escapes), lone surrogates, line separators and bidirectional overrides written as escapes."""
+    escapes), lone surrogates, line separators and bidirectional overrides written as escapes
+    (``\\x1b``), except the characters in ``keep`` (a view keeps its own newlines)."""
 
     def one(ch: str) -> str:
         code = ord(ch)
-        if code in _BIDI or unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp"):
+        if ch not in keep and (code in _BIDI or unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp")):
             return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
         return ch
 

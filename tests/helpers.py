@@ -44,12 +44,13 @@ def json_of(result: Any) -> dict[str, Any]:
 MEMORY_LIMIT = 1536 * 2**20  # address space of one CLI run: a blow-up is a MemoryError, not a swapping machine
 
 
-def run_cli(*args: str, cwd: Path | None = None, timeout: float = 60) -> Any:
+def run_cli(*args: str, cwd: Path | None = None, timeout: float = 60, env: dict[str, str] | None = None) -> Any:
     """The real ``attncalc`` in a subprocess, bounded in time and memory.
 
     A run still going after ``timeout`` seconds has hung: the test fails saying so (the bound is
     far above any honest run, so this is not a timing assertion).
     """
+    import os
     import resource
     import subprocess
     import sys
@@ -66,6 +67,7 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 60) -> Any:
             errors="backslashreplace",
             cwd=cwd,
             timeout=timeout,
+            env={**os.environ, **(env or {})},
             preexec_fn=limit,
         )
     except subprocess.TimeoutExpired:

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from ..check import UNANSWERED, Report, StepResult
 from .check_blocks import step_block
+from .console import terminal_console
 
 MARKS = {"correct": ("✓ correct", "green"), "carried": ("↪ carried", "yellow"), "wrong": ("✗ wrong", "bold red")}
 
@@ -141,7 +142,7 @@ def report_renderable(rep: Report, width: int | None = None) -> RenderableType:
 
 
 def _natural_width(t: Table) -> int:
-    wide = Console(width=100_000)
+    wide = terminal_console(width=100_000)
     return Measurement.get(wide, wide.options, t).maximum
 
 
