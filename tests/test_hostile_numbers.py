@@ -6,6 +6,7 @@ library or a one-line numpy formula, never from attncalc.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ import sympy as sp
 from attncalc.arith import round_half_up
 from attncalc.numbers import parse_number, to_exact, to_float
 
-from .helpers import json_of
+from .helpers import json_of, one_line_refusal
 
 SOFTMAX = 'kind = "softmax"\n[given]\nlogits = {logits}\n'
 
@@ -118,3 +119,54 @@ def test_answers_written_to_30_decimals_are_graded(cli: Any, tmp_path: Path) -> 
     (tmp_path / "a.toml").write_text(f"probabilities = [{p[0]:.30f}, {p[1]:.30f}, {p[2]:.30f}]\n")
     result = cli("check", str(tmp_path / "p.toml"), str(tmp_path / "a.toml"))
     assert result.exit_code == 0, result.output
+
+
+ATTENTION = 'kind = "attention"\n[given]\nquery = {query}\nkeys = {keys}\n'
+
+
+def test_a_large_but_finite_query_solves(cli: Any, tmp_path: Path) -> None:
+    """query = ["exp(700)"] (1.01e304): the scores stay finite and the weights are softmax's (numpy)."""
+    f = tmp_path / "p.toml"
+    f.write_text(ATTENTION.format(query='["exp(700)", 1]', keys="[[1, 0], [0, 2]]"))
+    for mode in ("--exact", "--no-exact"):
+        data = json_of(cli("solve", "-f", "json", mode, str(f)))
+        values = {s["id"]: s["value"] for s in data["steps"]}
+        e = np.array([math.exp(700), 2.0])
+        assert values["weights"] == pytest.approx((np.exp(e - e.max()) / np.exp(e - e.max()).sum()).tolist())
+
+
+@pytest.mark.parametrize("mode", ["--no-exact", "--carry"])
+def test_an_overflow_to_nan_is_refused_naming_where_it_began(cli: Any, tmp_path: Path, mode: str) -> None:
+    """Scores of 1e5·exp(700) overflow to ∞ and the weights were NaN with exit 0; now one line
+    naming the step where the numbers left the finite ones, and no numpy warning on stderr."""
+    f = tmp_path / "p.toml"
+    f.write_text(ATTENTION.format(query='["exp(700)", 1]', keys="[[100000, 0], [0, 2]]"))
+    for fmt in ("text", "json", "markdown"):
+        err = one_line_refusal(cli("solve", mode, "-f", fmt, str(f)), str(f), "scores")
+        assert "overflow" in err and "'weights' is then not a number" in err
+
+
+def test_exact_weights_stay_right_where_the_float_scores_overflow(cli: Any, tmp_path: Path) -> None:
+    """In exact mode the same weights are exact (1 and 0 after the shift): no NaN reaches the output."""
+    f = tmp_path / "p.toml"
+    f.write_text(ATTENTION.format(query='["exp(700)", 1]', keys="[[100000, 0], [0, 2]]"))
+    result = cli("solve", "-f", "json", str(f))
+    assert result.exit_code == 0, result.output
+    assert "NaN" not in result.stdout
+    values = {s["id"]: s["value"] for s in json.loads(result.stdout)["steps"]}
+    assert values["weights"] == [1.0, 0.0]
+
+
+def test_softmax_without_the_shift_overflows_in_one_line(cli: Any, tmp_path: Path) -> None:
+    f = tmp_path / "p.toml"
+    f.write_text(SOFTMAX.format(logits="[1000, 0]") + '[settings]\nshift_max = "never"\n')
+    err = one_line_refusal(cli("solve", "--no-exact", str(f)), str(f), "exponentials")
+    assert "'probabilities' is then not a number" in err
+
+
+def test_the_shift_note_writes_a_huge_power_of_ten_briefly(cli: Any, tmp_path: Path) -> None:
+    """exp(2e300) is about 10^(8.68589e+299) (2e300 / ln 10), not a 300-digit exponent."""
+    f = tmp_path / "p.toml"
+    f.write_text(SOFTMAX.format(logits="[1, 2]") + "[settings]\ntemperature = 1e-300\n")
+    result = cli("solve", "--no-exact", "--width", "200", str(f))
+    assert f"about 10^({2e300 / math.log(10):.6g})" in result.stdout

@@ -15,6 +15,7 @@ import numpy as np
 from ..arith import MAX_EXACT_ENTRIES, Chain, is_exact, to_float
 from ..derivation import Argmax, Derivation, Step, tie_note
 from ..kinds import KINDS
+from ..errors import ProblemError
 from ..problem import Problem
 
 # each kind's mechanism, as the registry of kinds (attncalc/kinds.py) names it
@@ -46,12 +47,14 @@ def solve(
             )
     else:
         chain = Chain("float", decimals)
-    primary = mech.run(problem, chain)
+    with np.errstate(all="ignore"):  # an overflow is reported by _refuse_overflow, not as a warning
+        primary = mech.run(problem, chain)
     notes.extend(chain.notes)
     shown_steps = primary
     if carry:
         hand = Chain("hand", decimals)
-        shown_steps = mech.run(problem, hand)
+        with np.errstate(all="ignore"):
+            shown_steps = mech.run(problem, hand)
         notes.append(
             f"Shown values are rounded to {decimals} decimals at every step and carried forward, as by hand; "
             "they can differ in the last digit from the true values."
@@ -64,6 +67,7 @@ def solve(
         )
 
     steps = tuple(_merge(p, h) for p, h in zip(primary, shown_steps, strict=True))
+    _refuse_overflow(problem, steps)
     return Derivation(
         problem=problem,
         inputs=tuple(mech.inputs(problem)),
@@ -74,6 +78,25 @@ def solve(
         exact_requested=exact,
         headline=_headline(steps),
     )
+
+
+def _refuse_overflow(problem: Problem, steps: tuple[Step, ...]) -> None:
+    """An overflow that leaves a value not a number (inf − inf, inf / inf) is bad input, never NaN
+    output: the message names the first step whose values left the finite numbers. Infinities
+    alone are shown as ∞ (a loss of exp(1000) written with floats; −∞ is a masked score)."""
+    first = None
+    for s in steps:
+        arrays = [s.probs] if isinstance(s, Argmax) else [s.value, s.shown]
+        values = np.concatenate([np.ravel(np.asarray(a, dtype=float)) for a in arrays])
+        if first is None and not np.isfinite(values[~np.isneginf(values)]).all():
+            first = s.id
+        if np.isnan(values).any():
+            where = "" if first == s.id else f", and '{s.id}' is then not a number"
+            raise ProblemError(
+                problem.path,
+                first or s.id,
+                f"the numbers overflow floating point (a value beyond ±1.8e308){where}; use smaller inputs",
+            )
 
 
 def _merge(primary: Step, shown: Step) -> Step:
