@@ -12,10 +12,11 @@ from types import ModuleType
 
 import numpy as np
 
-from ..arith import MAX_EXACT_ENTRIES, Chain, is_exact, to_float
+from ..arith import MAX_EXACT_ENTRIES, Chain, ExactStopped, is_exact, to_float
+from ..budget import MAX_EXACT_VALUE
 from ..derivation import Argmax, Derivation, Step, tie_note
-from ..kinds import KINDS
 from ..errors import ProblemError
+from ..kinds import KINDS
 from ..problem import Problem
 
 # each kind's mechanism, as the registry of kinds (attncalc/kinds.py) names it
@@ -39,16 +40,26 @@ def solve(
     notes: list[str] = []
     if exact:
         chain = Chain("exact", decimals)
-        size = sum(np.asarray(i.value).size for i in mech.inputs(problem))
+        given = [np.asarray(i.value, dtype=float) for i in mech.inputs(problem)]
+        size = sum(g.size for g in given)
+        biggest = max((float(np.max(np.abs(g))) for g in given if g.size), default=0.0)
         if size > MAX_EXACT_ENTRIES:
             chain.skip_exact(
                 f"Exact forms skipped: the problem has {size} input entries (more than {MAX_EXACT_ENTRIES}); "
                 "all values are computed numerically."
             )
+        elif biggest > MAX_EXACT_VALUE:
+            chain.skip_exact(
+                f"Exact forms skipped: an input is {biggest:.3g} in size (more than {MAX_EXACT_VALUE:.0e}); "
+                "all values are computed numerically."
+            )
     else:
         chain = Chain("float", decimals)
     with np.errstate(all="ignore"):  # an overflow is reported by _refuse_overflow, not as a warning
-        primary = mech.run(problem, chain)
+        try:
+            primary = mech.run(problem, chain)
+        except ExactStopped:  # the numeric pass from the step where exact forms stopped
+            primary = _with_exact(mech.run(problem, Chain("float", decimals)), chain.computed)
     notes.extend(chain.notes)
     shown_steps = primary
     if carry:
@@ -78,6 +89,19 @@ def solve(
         exact_requested=exact,
         headline=_headline(steps),
     )
+
+
+def _with_exact(numeric: list[Step], exact: dict[str, np.ndarray]) -> list[Step]:
+    """The numeric pass's steps, with the exact values the exact pass found before it stopped: the
+    later steps are then exactly --no-exact's (the stopped step's exact forms, evaluated, could lose
+    everything to inf/inf)."""
+    out = []
+    for s in numeric:
+        value = exact.get(s.id)
+        if value is not None and not isinstance(s, Argmax) and is_exact(value) and value.size == np.size(s.value):
+            s = dataclasses.replace(s, value=value.reshape(np.shape(s.value)))
+        out.append(s)
+    return out
 
 
 def _refuse_overflow(problem: Problem, steps: tuple[Step, ...]) -> None:
