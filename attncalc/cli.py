@@ -314,7 +314,7 @@ def check(
             if problem is not None:
                 target = problem
             elif own_problem is not None:
-                target = load_problem(own_problem, limit)
+                target = _named_problem(path, own_problem, limit)
             else:
                 _fail(f"{path}: problem: this answers file names no problem; give the PROBLEM file first")
             reports.append(grade(target, raw, path, tol))
@@ -330,6 +330,19 @@ def check(
 
         print_reports(reports, terminal_console(width=width) if width else terminal_console())
     raise typer.Exit(0 if all(r.all_correct for r in reports) else 1)
+
+
+def _named_problem(answers: str, problem: str, limit: int | None) -> Any:
+    """The problem an answers file names: a path that cannot be read is reported as that file's key."""
+    from .errors import ProblemError
+    from .problem import load_problem
+
+    try:
+        return load_problem(problem, limit)
+    except ProblemError as exc:
+        if exc.key or exc.file != problem:
+            raise
+        raise ProblemError(answers, "problem", f"{problem}: {exc.message}") from None
 
 
 class GenFormat(StrEnum):

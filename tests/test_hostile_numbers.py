@@ -6,7 +6,6 @@ library or a one-line numpy formula, never from attncalc.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -146,15 +145,13 @@ def test_an_overflow_to_nan_is_refused_naming_where_it_began(cli: Any, tmp_path:
         assert "overflow" in err and "'weights' is then not a number" in err
 
 
-def test_exact_weights_stay_right_where_the_float_scores_overflow(cli: Any, tmp_path: Path) -> None:
-    """In exact mode the same weights are exact (1 and 0 after the shift): no NaN reaches the output."""
+def test_exact_mode_refuses_the_same_overflow(cli: Any, tmp_path: Path) -> None:
+    """An input of 1e304 is beyond the exact budget (10^12): exact forms are skipped, and the numbers
+    overflow as they do without them: the same one line, never NaN output."""
     f = tmp_path / "p.toml"
     f.write_text(ATTENTION.format(query='["exp(700)", 1]', keys="[[100000, 0], [0, 2]]"))
-    result = cli("solve", "-f", "json", str(f))
-    assert result.exit_code == 0, result.output
-    assert "NaN" not in result.stdout
-    values = {s["id"]: s["value"] for s in json.loads(result.stdout)["steps"]}
-    assert values["weights"] == [1.0, 0.0]
+    err = one_line_refusal(cli("solve", "-f", "json", str(f)), str(f), "scores")
+    assert "'weights' is then not a number" in err
 
 
 def test_softmax_without_the_shift_overflows_in_one_line(cli: Any, tmp_path: Path) -> None:
@@ -170,3 +167,29 @@ def test_the_shift_note_writes_a_huge_power_of_ten_briefly(cli: Any, tmp_path: P
     f.write_text(SOFTMAX.format(logits="[1, 2]") + "[settings]\ntemperature = 1e-300\n")
     result = cli("solve", "--no-exact", "--width", "200", str(f))
     assert f"about 10^({2e300 / math.log(10):.6g})" in result.stdout
+
+
+LSTM = 'kind = "lstm"\n[given]\nx = [[1, 0]]\n' + "".join(
+    f"{k} = [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]]\n" for k in ("W_f", "W_i", "W_c", "W_o")
+)
+
+
+@pytest.mark.parametrize(
+    ("gates", "ok"),
+    [
+        ("f = [0, 1]", True),  # the ends of σ's range, as a rounded document may state them
+        ("c_tilde = [-1, 1]", True),
+        ("f = [1e30, 0.5]", False),  # was decimal.InvalidOperation deep in the output
+        ("o = [0.5, -0.01]", False),
+        ("c_tilde = [-1.5, 0]", False),
+    ],
+)
+def test_stated_gates_lie_in_their_functions_range(cli: Any, tmp_path: Path, gates: str, ok: bool) -> None:
+    f = tmp_path / "p.toml"
+    f.write_text(LSTM + f"[[given.gates]]\n{gates}\n")
+    result = cli("solve", str(f))
+    if ok:
+        assert result.exit_code == 0, result.output
+    else:
+        err = one_line_refusal(result, str(f), f"given.gates[1].{gates.split()[0]}")
+        assert "is outside [" in err and "the range of" in err
