@@ -9,11 +9,18 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated
 
 import typer
 
 from . import __version__
+from .cli_io import fail as _fail
+from .cli_io import max_bytes as _max_bytes
+from .cli_io import named_problem as _named_problem
+from .cli_io import pdf_name as _pdf_name
+from .cli_io import text_view as _text_view
+from .cli_io import utf8_output as _utf8_output
+from .cli_io import write_output
 
 app = typer.Typer(
     name="attncalc",
@@ -45,37 +52,6 @@ class ListFormat(StrEnum):
     json = "json"
 
 
-def _fail(message: str, code: int = 2) -> NoReturn:
-    from .errors import printable
-
-    sys.stderr.write(f"attncalc: error: {printable(message)}\n")
-    raise typer.Exit(code)
-
-
-def _utf8_output() -> None:
-    """Write UTF-8 whatever the locale, and a character it cannot hold (a lone surrogate read from a
-    JSON file) as "?" instead of failing halfway through the output."""
-    import contextlib
-
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            with contextlib.suppress(ValueError, OSError):  # a stream that cannot switch keeps its encoding
-                reconfigure(encoding="utf-8", errors="replace")
-
-
-def _max_bytes(value: str | None) -> int | None:
-    """--max-file-size: "4M", "512K" or a number of bytes."""
-    if value is None:
-        return None
-    from .files import parse_size
-
-    try:
-        return parse_size(value)
-    except ValueError:
-        _fail(f"--max-file-size: {value!r} is not a size; write bytes, or K, M or G: 4M, 512K")
-
-
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"attncalc {__version__}")
@@ -93,17 +69,6 @@ def _root(
     Start with `attncalc new attention > p.toml`, then `attncalc solve p.toml`.
     """
     _utf8_output()
-
-
-def write_output(path: str, text: str | bytes, force: bool) -> None:
-    """Write text to path atomically with the umask's mode; never overwrite without force."""
-    from .errors import AttncalcError
-    from .files import write_atomic
-
-    try:
-        write_atomic(path, text, force)
-    except AttncalcError as exc:
-        _fail(str(exc))
 
 
 @app.command()
@@ -209,30 +174,6 @@ def solve(
         write_output(output, text, force)
 
 
-def _pdf_name(problem: str) -> str:
-    """The default PDF: the problem's name with .pdf, in the current folder."""
-    name = Path(problem).name
-    return str(Path(name if name not in ("", ".", "..") else "problem").with_suffix(".pdf"))
-
-
-def _text_view(derivations: list[Any], to_terminal: bool, width: int | None) -> str:
-    if not to_terminal:
-        from .render.exports import text_view
-
-        return text_view(derivations, width or 100)
-    from rich.rule import Rule
-
-    from .render.console import terminal_console
-    from .render.text import TextRenderer
-
-    console = terminal_console(width=width) if width else terminal_console()
-    for k, d in enumerate(derivations):
-        if len(derivations) > 1:
-            console.print(Rule(f"Problem {k + 1}"))
-        TextRenderer(d).print(console)
-    return ""
-
-
 # keys only a problem file has (an answers file holds step ids, [answers] and problem =)
 _PROBLEM_ONLY_KEYS = {
     "kind",
@@ -330,19 +271,6 @@ def check(
 
         print_reports(reports, terminal_console(width=width) if width else terminal_console())
     raise typer.Exit(0 if all(r.all_correct for r in reports) else 1)
-
-
-def _named_problem(answers: str, problem: str, limit: int | None) -> Any:
-    """The problem an answers file names: a path that cannot be read is reported as that file's key."""
-    from .errors import ProblemError
-    from .problem import load_problem
-
-    try:
-        return load_problem(problem, limit)
-    except ProblemError as exc:
-        if exc.key or exc.file != problem:
-            raise
-        raise ProblemError(answers, "problem", f"{problem}: {exc.message}") from None
 
 
 class GenFormat(StrEnum):
