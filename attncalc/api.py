@@ -16,8 +16,8 @@ from typing import Any
 from .check import Report, Tolerance, load_answers
 from .check import check as _grade
 from .derivation import Derivation
-from .errors import AttncalcError, ProblemError
-from .generate import Options, answers_toml, problem_toml
+from .errors import ProblemError
+from .generate import Options, answer_key, answers_toml, problem_toml
 from .generate import generate as _draw
 from .mechanisms import solve as _solve
 from .problem import Problem, load_problem, parse_problem, read_raw
@@ -219,11 +219,14 @@ def generate(
         positions=positions,
         cross=cross,
     )
+    if out is not None:  # what stands in the way is named before any variant is drawn
+        from .files import check_folder
+
+        check_folder(Path(out), homework_names(count, format), force)
     result = _draw(opts)
     variants = []
     for raw, d in zip(result.problems, result.derivations, strict=True):
-        key = {s["id"]: s["shown"] for s in d.to_json()["steps"]}
-        variants.append(Variant(raw, d, key))
+        variants.append(Variant(raw, d, answer_key(d)))
     if out is not None:
         write_homework(Path(out), homework_files(result.problems, result.derivations, format, seed), force)
     return variants
@@ -234,20 +237,33 @@ def generate(
 FORMATS = ("markdown", "latex", "pdf", "html", "moodle", "qti")
 
 
+def homework_names(count: int, fmt: str) -> list[str]:
+    """The names of the files a homework set of ``count`` variants in ``fmt`` is written as."""
+    if fmt not in FORMATS:
+        raise ProblemError("generate", "--format", f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+    names: list[str] = []
+    for k in range(1, count + 1):
+        names += [f"variant-{k:02d}.toml", f"answers/variant-{k:02d}.toml"]
+    ext = SHEET_EXTENSIONS["markdown" if fmt in ("moodle", "qti") else fmt]
+    names += [f"{name}.{ext}" for _, name in SHEETS]
+    extra = {"moodle": ["quiz.xml"], "qti": ["qti.zip"]}.get(fmt, [])
+    return [*names, *extra]
+
+
 def homework_files(
     problems: list[dict[str, Any]], derivations: list[Derivation], fmt: str, seed: int
 ) -> dict[str, str | bytes]:
-    """The files of a homework set by name: variants, answer keys, and the three sheets in fmt."""
-    if fmt not in FORMATS:
-        raise ProblemError("generate", "--format", f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+    """The files of a homework set by name (:func:`homework_names`): variants, answer keys, and the
+    three sheets in fmt."""
     from .generate import drawer
 
+    names = iter(homework_names(len(problems), fmt))
     subject = drawer(derivations[0].problem.kind).subject if derivations else "Homework"
     files: dict[str, str | bytes] = {}
-    for k, (raw, d) in enumerate(zip(problems, derivations, strict=True), 1):
-        name = f"variant-{k:02d}.toml"
+    for raw, d in zip(problems, derivations, strict=True):
+        name, key = next(names), next(names)
         files[name] = problem_toml(raw, seed)
-        files[f"answers/{name}"] = answers_toml(d, f"../{name}")
+        files[key] = answers_toml(d, f"../{name}")
     files.update(_sheets(derivations, "markdown" if fmt in ("moodle", "qti") else fmt, seed, subject))
     if fmt == "moodle":
         from .render.moodle import moodle_xml
@@ -260,13 +276,17 @@ def homework_files(
     return files
 
 
+SHEETS = (("question", "questions"), ("answers", "answers"), ("solution", "solutions"))
+SHEET_EXTENSIONS = {"markdown": "md", "latex": "tex", "html": "html", "pdf": "pdf"}
+
+
 def _sheets(derivations: list[Derivation], fmt: str, seed: int, subject: str) -> dict[str, str | bytes]:
     from .render.writers import render
 
     count = len(derivations)
-    ext = {"markdown": "md", "latex": "tex", "html": "html", "pdf": "pdf"}[fmt]
+    ext = SHEET_EXTENSIONS[fmt]
     out: dict[str, str | bytes] = {}
-    for sheet, name in (("question", "questions"), ("answers", "answers"), ("solution", "solutions")):
+    for sheet, name in SHEETS:
         title = f"{subject}, {count} variant{'s' if count > 1 else ''} (seed {seed}): {name}"
         if fmt == "pdf":
             from .render.pdf import compile_pdf
@@ -279,13 +299,9 @@ def _sheets(derivations: list[Derivation], fmt: str, seed: int, subject: str) ->
 
 def write_homework(folder: Path, files: dict[str, str | bytes], force: bool) -> None:
     """Write the files into folder (created if missing); refuse, naming one, if any exists without force."""
-    from .files import write_atomic
+    from .files import check_folder, write_atomic
 
-    clash = [n for n in files if (folder / n).exists()]
-    if clash and not force:
-        raise AttncalcError(
-            f"{folder / clash[0]}: already exists ({len(clash)} files would be overwritten); pass --force"
-        )
+    check_folder(folder, list(files), force)
     (folder / "answers").mkdir(parents=True, exist_ok=True)
     for name, content in files.items():
         write_atomic(str(folder / name), content, True)

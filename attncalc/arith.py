@@ -3,8 +3,9 @@
 A mechanism is written once against :class:`Chain` and run in up to two passes:
 
 * ``exact``: inputs are sympy expressions in numpy object arrays; each step's result is
-  simplified a little and checked for size, and a result that grows too large falls back to
-  floats (with a one-line note) for that step and every later one.
+  simplified a little and checked against the exact budget (:mod:`attncalc.budget`: size, work,
+  magnitude); a result that exceeds it ends the pass (:class:`ExactStopped`, with a one-line
+  note), and that step and every later one are computed numerically.
 * ``float``: plain float64 numpy arrays (exact mode off, or too large a problem).
 * ``hand``: float64, but every step's result is rounded to ``decimals`` (half away from zero) and
   carried forward, the way a worked example is done with a pen.
@@ -16,15 +17,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
 import numpy as np
 
+from .budget import (
+    MAX_EXACT_ENTRIES,
+    MAX_EXACT_PRODUCT,
+    MAX_EXACT_SIZE,
+    Budget,
+    expr_size,
+    fast_float,
+    matmul_size,
+)
 from .problem import Given
 
-MAX_EXACT_SIZE = 200  # nodes in one entry's exact form before falling back to numbers
-MAX_EXACT_ENTRIES = 400  # input entries above which exact mode is skipped altogether
+__all__ = ["MAX_EXACT_ENTRIES", "MAX_EXACT_SIZE", "Chain", "expr_size", "is_exact", "to_float"]
 
 
 def is_exact(x: np.ndarray) -> bool:
@@ -32,13 +41,16 @@ def is_exact(x: np.ndarray) -> bool:
 
 
 def to_float(x: np.ndarray) -> np.ndarray:
-    """Evaluate an array (exact or not) to float64."""
+    """Evaluate an array (exact or not) to float64: exact entries at 40 digits (budget.fast_float)."""
     if not is_exact(x):
         return np.asarray(x, dtype=float)
-    out = np.empty(x.shape, dtype=float)
-    for idx, e in np.ndenumerate(x):
-        out[idx] = float(e)
-    return out
+    return fast_float(x)
+
+
+# Enough digits for any double (309 before the point) at any number of decimals an answer can be
+# written with (a literal has at most 40 digits and an exponent of at most 400): quantize never
+# needs more, and with no traps it could not raise if it did.
+_ROUNDING = Context(prec=1000, rounding=ROUND_HALF_UP, traps=[])
 
 
 def round_half_up(x: float, decimals: int) -> float:
@@ -50,9 +62,7 @@ def round_half_up(x: float, decimals: int) -> float:
     # rounds up. At 12 decimals 17.496394026320 needs 14 digits, not 12.
     whole = len(str(int(abs(x)))) if abs(x) >= 1 else 0
     digits = min(15, max(12, whole + decimals))
-    with localcontext() as ctx:
-        ctx.prec = 400  # quantize never runs out of digits, whatever the size of x
-        q = Decimal(f"{x:.{digits}g}").quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    q = _ROUNDING.quantize(Decimal(f"{x:.{digits}g}"), Decimal(1).scaleb(-decimals))
     return float(q) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
@@ -64,16 +74,6 @@ def round_array(x: np.ndarray, decimals: int) -> np.ndarray:
     if x.size == 0:
         return x
     return np.asarray(_round_vec(x, decimals), dtype=float)
-
-
-def expr_size(e: Any) -> int:
-    """Nodes in an expression tree: a cheap stand-in for sympy's count_ops."""
-    size, stack = 0, [e]
-    while stack:
-        node = stack.pop()
-        size += 1
-        stack.extend(node.args)
-    return size
 
 
 def _sqrt(n: int) -> Any:
@@ -129,6 +129,11 @@ MISTAKES: dict[str, str] = {
 }
 
 
+class ExactStopped(Exception):
+    """The exact pass went over its budget at a step (the chain's notes say which and why); the
+    values found before it are in ``computed``, and a numeric pass gives the rest."""
+
+
 class MistakeNotApplicable(Exception):
     """A named mistake that cannot happen in this problem (e.g. transposing a non-square W)."""
 
@@ -160,6 +165,8 @@ class Chain:
         self.computed: dict[str, np.ndarray] = {}
         self.mistake = mistake
         self.mistake_arg = mistake_arg
+        self.budget = Budget()
+        self._gave_up: str | None = None  # why an operation of the current step was done in floats
 
     # -- inputs ------------------------------------------------------------------------
     def given(self, g: Given) -> np.ndarray:
@@ -265,13 +272,17 @@ class Chain:
 
     def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         a, b = self.coerce(a, b)
+        if is_exact(a) and matmul_size(a, b) > MAX_EXACT_PRODUCT:  # too large to form exactly at all
+            self._gave_up = f"its entries would grow past {MAX_EXACT_PRODUCT} terms together"
+            a, b = fast_float(a), fast_float(b)
         out = a @ b
         if is_exact(a):
             return np.asarray(out, dtype=object)
         # terms that cancel exactly leave float noise (0.916·(−0.762) + 0.916·0.762 = −5e−17): that is 0
         with np.errstate(all="ignore"):
             scale = np.abs(a) @ np.abs(b)
-            return np.where(np.abs(out) <= 1e-14 * scale, 0.0, out)
+            noise = np.isfinite(scale) & (np.abs(out) <= 1e-14 * scale)  # an overflow is no noise
+            return np.where(noise, 0.0, out)
 
     def together(self, x: np.ndarray) -> np.ndarray:
         """Combine sums of fractions over one denominator, where that stays small."""
@@ -298,17 +309,21 @@ class Chain:
     def _finish(self, step_id: str, x: np.ndarray) -> np.ndarray:
         if self.mode == "hand":
             return round_array(x, self.decimals)
+        if self.mode != "exact":
+            return x
+        if self.degraded_at is not None:  # skipped from the start: floats throughout
+            return x
+        reason, self._gave_up = self._gave_up, None
         if is_exact(x):
             x = self.together(x)
-            biggest = max((expr_size(e) for e in x.flat), default=0)
-            if biggest > MAX_EXACT_SIZE:
-                self.degraded_at = step_id
-                self.notes.append(
-                    f"Exact forms stop at '{step_id}': an entry grew past {MAX_EXACT_SIZE} terms, "
-                    "so it and the later steps are computed numerically."
-                )
-                return to_float(x)
-        return x
+            reason = reason or self.budget.exceeded_by(x)
+        if reason is None:
+            return x
+        self.degraded_at = step_id
+        self.notes.append(
+            f"Exact forms stop at '{step_id}': {reason}, so it and the later steps are computed numerically."
+        )
+        raise ExactStopped(step_id)
 
     def skip_exact(self, reason: str) -> None:
         """Give up exact forms before starting (called before the first input is read)."""

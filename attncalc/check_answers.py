@@ -60,13 +60,15 @@ class Tolerance:
         return abs(given - target) <= units * 10.0 ** (-decimals) * (1 + SLACK) + 1e-12
 
 
-def load_answers(path: str | Path) -> tuple[dict[str, Any], str | None]:
+def load_answers(path: str | Path, max_bytes: int | None = None) -> tuple[dict[str, Any], str | None]:
     """Read an answers file: a table of step ids (or one under [answers]), and an optional ``problem``."""
-    raw = read_raw(path)
+    raw = read_raw(path, max_bytes)
     problem = raw.pop("problem", None)
-    if problem is not None and not isinstance(problem, str):
+    if problem is not None and (not isinstance(problem, str) or not problem.strip()):
         raise ProblemError(str(path), "problem", "expected the path of a problem file")
-    if "answers" in raw and isinstance(raw["answers"], dict) and len(raw) == 1:
+    if "answers" in raw and len(raw) == 1:
+        if not isinstance(raw["answers"], dict):
+            raise ProblemError(str(path), "answers", "expected a table of answers keyed by step id")
         raw = raw["answers"]
     if problem is not None:
         problem = os.path.normpath(Path(path).parent / problem)
@@ -171,10 +173,14 @@ def _numbers(value: Any, file: str, key: str, default_dec: int) -> tuple[np.ndar
         return to_float(node), _decimals_of(x, default_dec)
 
     if isinstance(value, list):
-        if value and all(isinstance(r, list) for r in value):
+        if not value:
+            raise ProblemError(file, key, "the answer is an empty list")
+        if all(isinstance(r, list) for r in value):
             widths = {len(r) for r in value}
             if len(widths) != 1:
                 raise ProblemError(file, key, "ragged rows")
+            if not value[0]:
+                raise ProblemError(file, key, "the rows are empty")
             pairs = [[one(x, f"row {i + 1}, entry {j + 1}: ") for j, x in enumerate(r)] for i, r in enumerate(value)]
         else:
             pairs = [one(x, f"entry {i + 1}: ") for i, x in enumerate(value)]  # type: ignore[misc]

@@ -11,6 +11,7 @@ import numpy as np
 
 from .arith import MISTAKES, round_half_up
 from .check_answers import UNANSWERED, UNANSWERED_DECIMALS, Answer
+from .check_runs import as_step
 from .derivation import Product, Step
 from .problem import Problem
 from .render import expand
@@ -27,8 +28,10 @@ def _slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: i
         return ""
     computed, steps = got
     mine_step = steps.get(ans.id)
-    value = np.asarray(computed.get(ans.id), dtype=float)
+    value = as_step(computed.get(ans.id), mine_step)
     given = np.asarray(ans.values, dtype=float)
+    if value.shape != given.shape:
+        return ""
     decs = np.asarray(ans.decimals)
     parts: list[str] = []
     idxs = [tuple(int(i) for i in idx) for idx in zip(*np.nonzero(bad), strict=True)] if given.ndim else [()]

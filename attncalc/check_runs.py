@@ -67,4 +67,12 @@ class Runs:
         got = self.get(mode, decimals, overrides, mistake, shift, arg, without)
         if got is None or step_id not in got[0]:
             return None
-        return np.asarray(got[0][step_id], dtype=float)
+        return as_step(got[0][step_id], got[1].get(step_id))
+
+
+def as_step(value: Any, step: Step | None) -> np.ndarray:
+    """A computed value in its step's shape: the chain sees the loss as [L], the step as L."""
+    arr = np.asarray(value, dtype=float)
+    if step is not None and arr.size == np.size(step.value) and arr.shape != np.shape(step.value):
+        return arr.reshape(np.shape(step.value))
+    return arr

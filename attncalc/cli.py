@@ -9,13 +9,16 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from . import cli_homework
-from .cli_base import app, write_output
+from .cli_base import MaxFileSize, app, write_output
 from .cli_base import fail as _fail
+from .cli_io import max_bytes as _max_bytes
+from .cli_io import pdf_name as _pdf_name
+from .cli_io import text_view as _text_view
 
 
 class SolveFormat(StrEnum):
@@ -88,6 +91,7 @@ def solve(
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite the --output file if it exists.")] = False,
     width: Annotated[int | None, typer.Option("--width", min=40, help="Terminal width for the text view.")] = None,
+    max_file_size: MaxFileSize = None,
 ) -> None:
     """Print the worked derivation of one or more problems, or write it as a sheet."""
     if format is None:
@@ -100,20 +104,25 @@ def solve(
             "use --format markdown, latex, pdf or html for a question or answers sheet"
         )
     from .errors import AttncalcError
+    from .files import check_output
     from .mechanisms import solve as solve_problem
     from .problem import load_problem
 
+    limit = _max_bytes(max_file_size)
+    target = output
+    if format is SolveFormat.pdf and target is None:
+        target = _pdf_name(problems[0])
     try:
+        if target is not None and target != "-":  # a path that cannot be written is named before any work
+            check_output(target, force)
         derivations = [
-            solve_problem(load_problem(p), exact=exact, decimals=decimals, carry_rounded=carry) for p in problems
+            solve_problem(load_problem(p, limit), exact=exact, decimals=decimals, carry_rounded=carry) for p in problems
         ]
         if format is SolveFormat.pdf:
             from .render.pdf import compile_pdf
             from .render.writers import render as render_sheet
 
-            target = output or str(Path(problems[0]).with_suffix(".pdf").name)
-            if target != "-" and Path(target).exists() and not force:
-                _fail(f"{target}: already exists; pass --force to overwrite it")
+            assert target is not None
             pdf = compile_pdf(render_sheet(derivations, "latex", sheet.value))
             if target == "-":
                 sys.stdout.buffer.write(pdf)
@@ -163,25 +172,6 @@ def _format_of(output: str | None) -> SolveFormat:
     return _SUFFIX_FORMATS.get(Path(output).suffix.lower(), SolveFormat.text)
 
 
-def _text_view(derivations: list[Any], to_terminal: bool, width: int | None) -> str:
-    if not to_terminal:
-        from .render.exports import text_view
-
-        return text_view(derivations, width or 100)
-    from rich.console import Console
-    from rich.rule import Rule
-
-    from .render.text import TextRenderer
-
-    console = Console(width=width) if width else Console()
-    for k, d in enumerate(derivations):
-        if len(derivations) > 1:
-            console.print(Rule(f"Problem {k + 1}"))
-        TextRenderer(d).print(console)
-    return ""
-
-
-# keys only a problem file has (an answers file holds step ids, [answers] and problem =)
 # `check` and `generate` live in cli_homework; registered here to keep the commands' order in --help
 app.command()(cli_homework.check)
 app.command()(cli_homework.generate)

@@ -1,4 +1,6 @@
-"""What the command modules share: the Typer app, the one-line failure and the file writer.
+"""What the command modules share: the Typer app, its root options, and options several commands take.
+
+The helpers they use (the one-line failure, the file writer, UTF-8 output) are in :mod:`attncalc.cli_io`.
 
 Heavy modules (numpy, sympy, the renderers) are imported inside the commands, so that
 ``attncalc --help`` costs little more than importing typer.
@@ -6,12 +8,14 @@ Heavy modules (numpy, sympy, the renderers) are imported inside the commands, so
 
 from __future__ import annotations
 
-import sys
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
 from . import __version__
+from .cli_io import fail, utf8_output, write_output
+
+__all__ = ["MaxFileSize", "app", "fail", "write_output"]
 
 app = typer.Typer(
     name="attncalc",
@@ -21,11 +25,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    sys.stderr.write(f"attncalc: error: {message}\n")
-    raise typer.Exit(code)
 
 
 def _version(value: bool) -> None:
@@ -44,14 +43,16 @@ def _root(
 
     Start with `attncalc new attention > p.toml`, then `attncalc solve p.toml`.
     """
+    utf8_output()
 
 
-def write_output(path: str, text: str | bytes, force: bool) -> None:
-    """Write text to path atomically with the umask's mode; never overwrite without force."""
-    from .errors import AttncalcError
-    from .files import write_atomic
-
-    try:
-        write_atomic(path, text, force)
-    except AttncalcError as exc:
-        fail(str(exc))
+#: --max-file-size, taken by the commands that read problem and answers files
+MaxFileSize = Annotated[
+    str | None,
+    typer.Option(
+        "--max-file-size",
+        metavar="SIZE",
+        help="Largest input file read, in bytes or with K, M or G (default 1M).",
+        show_default=False,
+    ),
+]

@@ -13,8 +13,10 @@ from typing import Annotated
 
 import typer
 
+from .cli_base import MaxFileSize, write_output
 from .cli_base import fail as _fail
-from .cli_base import write_output
+from .cli_io import max_bytes as _max_bytes
+from .cli_io import named_problem as _named_problem
 
 
 class CheckFormat(StrEnum):
@@ -76,6 +78,7 @@ def check(
         int | None, typer.Option("--sigfigs", min=1, max=15, help="Judge to N significant figures.")
     ] = None,
     width: Annotated[int | None, typer.Option("--width", min=40, help="Terminal width for the text report.")] = None,
+    max_file_size: MaxFileSize = None,
 ) -> None:
     """Grade hand answers step by step: correct, carried (an earlier error) or wrong, with the slip named,
     and the score (the problem's [grading] table).
@@ -85,28 +88,32 @@ def check(
     from .check import Tolerance, load_answers
     from .check import check as grade
     from .errors import AttncalcError
+    from .files import check_output
     from .problem import load_problem, read_raw
 
     tol = Tolerance(rtol=rtol, atol=atol, sigfigs=sigfigs)
+    limit = _max_bytes(max_file_size)
     reports = []
     try:
+        if output is not None:  # a path that cannot be written is named before any work
+            check_output(output, force)
         problem = None
         answer_paths = paths
-        first = read_raw(paths[0])
+        first = read_raw(paths[0], limit)
         if "problem" not in first and not set(first) & _PROBLEM_ONLY_KEYS:
             _fail(
                 f'{paths[0]}: no problem named: add problem = "path/to/problem.toml" to the file, '
                 "or give the problem first: attncalc check PROBLEM ANSWERS"
             )
         if "kind" in first or "problem" not in first:  # PROBLEM [ANSWERS...]
-            problem = load_problem(paths[0])
+            problem = load_problem(paths[0], limit)
             answer_paths = paths[1:]
             if not answer_paths:
                 if not problem.answers:
                     _fail(f"{paths[0]}: answers: none to check; give an ANSWERS file or an [answers] table")
                 reports.append(grade(problem, problem.answers, paths[0], tol, key_prefix="answers."))
         for path in answer_paths:
-            raw, own_problem = load_answers(path)
+            raw, own_problem = load_answers(path, limit)
             # a PROBLEM on the command line wins: the file's own problem = is followed only without one
             if problem is not None:
                 target = problem
@@ -116,14 +123,12 @@ def check(
                         f"graded against {paths[0]}, the PROBLEM given first\n"
                     )
             elif own_problem is not None:
-                target = load_problem(own_problem)
+                target = _named_problem(path, own_problem, limit)
             else:
                 _fail(f"{path}: problem: this answers file names no problem; give the PROBLEM file first")
             reports.append(grade(target, raw, path, tol))
     except AttncalcError as exc:
         _fail(str(exc))
-    if output is not None and Path(output).exists() and not force:  # before anything is computed for it
-        _fail(f"{output}: already exists; pass --force to overwrite it")
     if format is CheckFormat.csv:
         from .render.gradebook import gradebook_csv
 
@@ -137,11 +142,10 @@ def check(
 
         text = reports_text(reports, width or 100)
     else:
-        from rich.console import Console
-
         from .render.check_view import print_reports
+        from .render.console import terminal_console
 
-        print_reports(reports, Console(width=width) if width else Console())
+        print_reports(reports, terminal_console(width=width) if width else terminal_console())
         text = ""
     if output is not None:
         write_output(output, text, force)
@@ -256,8 +260,9 @@ def generate(
     force: Annotated[bool, typer.Option("--force", help="Overwrite files already in --out.")] = False,
 ) -> None:
     """Write seeded homework: one problem file per variant, answer keys, and question, answers and solution sheets."""
-    from .api import homework_files, write_homework
+    from .api import homework_files, homework_names, write_homework
     from .errors import AttncalcError
+    from .files import check_folder
     from .generate import Options
     from .generate import generate as make
 
@@ -287,6 +292,7 @@ def generate(
     )
     folder = Path(out)
     try:
+        check_folder(folder, homework_names(count, format.value), force)  # before any variant is drawn
         result = make(opts)
         files = homework_files(result.problems, result.derivations, format.value, seed)
         write_homework(folder, files, force)

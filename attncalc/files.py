@@ -1,35 +1,165 @@
-"""Writing output files: whole (a temporary file renamed into place), with the mode a plain open()
-would give (0666 less the umask), and never over an existing file unless asked to."""
+"""Reading input files and writing output files.
+
+Input: only regular files (not a directory, a FIFO that would wait forever, or a device such as
+/dev/zero that never ends), and at most a given number of bytes. Output: whole (a temporary file
+renamed into place), with the mode a plain open() would give (0666 less the umask), and never over
+an existing file (or a symbolic link, even a dangling one) unless asked to.
+"""
 
 from __future__ import annotations
 
 import os
+import re
+import stat
 import tempfile
 from pathlib import Path
 
-from .errors import AttncalcError
+from .errors import AttncalcError, ProblemError
+
+MAX_INPUT_BYTES = 1 << 20  # 1M: a problem file is a few kilobytes; --max-file-size raises it
+
+
+def read_input(path: str | Path, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of a problem or answers file; ProblemError (naming it) for anything else."""
+    file = str(path)
+    if "\0" in file:
+        raise ProblemError(file, "", "the path contains a NUL character")
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(file, flags)  # non-blocking: opening a FIFO must not wait for a writer
+    except FileNotFoundError:
+        raise ProblemError(file, "", "no such file") from None
+    except IsADirectoryError:
+        raise ProblemError(file, "", "is a directory, not a problem file") from None
+    except OSError as exc:
+        raise ProblemError(file, "", f"cannot be read: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise ProblemError(file, "", "is a directory, not a problem file")
+        if not stat.S_ISREG(info.st_mode):
+            raise ProblemError(file, "", f"is {_kind(info.st_mode)}, not a regular file")
+        if info.st_size > max_bytes:
+            raise _too_large(file, info.st_size, max_bytes)
+        chunks, got = [], 0
+        while got <= max_bytes:
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - got))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+        if got > max_bytes:  # it grew while being read
+            raise _too_large(file, got, max_bytes)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise ProblemError(file, "", f"cannot be read: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _too_large(file: str, size: int, limit: int) -> ProblemError:
+    return ProblemError(
+        file, "", f"is larger than the {format_size(limit)} limit for input files; --max-file-size raises it"
+    )
+
+
+def format_size(n: int) -> str:
+    """1048576 -> "1M", 1536 -> "1.5K", 100 -> "100 bytes"."""
+    for unit, size in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.4g}{unit}"
+    return f"{n} bytes"
+
+
+def parse_size(text: str) -> int:
+    """ "4M", "512K", "1G" (powers of 1024) or a number of bytes; ValueError otherwise."""
+    m = re.fullmatch(r"\s*(\d{1,15})\s*([KMG]?)(?:I?B)?\s*", text, re.IGNORECASE)
+    if not m or int(m.group(1)) == 0:
+        raise ValueError(text)
+    return int(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2).upper()]
+
+
+def check_output(path: str, force: bool) -> None:
+    """Refuse, before any work is done, an output path that cannot or may not be written.
+
+    A folder (``-o .``), a missing or non-folder parent, an unwritable folder, and without force any
+    existing name, a symbolic link included (even one pointing nowhere) are each one line.
+    """
+    if "\0" in path:
+        raise AttncalcError(f"{path}: the path contains a NUL character")
+    target = Path(path)
+    if target.is_dir():
+        raise AttncalcError(f"{path}: is a folder; name a file to write")
+    if os.path.lexists(target) and not force:
+        what = "is a symbolic link" if target.is_symlink() else "already exists"
+        raise AttncalcError(f"{path}: {what}; pass --force to overwrite it")
+    directory = target.parent
+    if not directory.exists():
+        raise AttncalcError(f"{path}: the folder {directory} does not exist")
+    if not directory.is_dir():
+        raise AttncalcError(f"{path}: {directory} is not a folder")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise AttncalcError(f"{path}: cannot write into the folder {directory}")
+
+
+def check_folder(folder: Path, names: list[str], force: bool) -> None:
+    """Refuse, before any work, an output folder whose files cannot or may not be written.
+
+    The folder (and any missing parent) is created later; here whatever stands in the way is named:
+    a file or a broken link where a folder is needed, a folder where a file will go, and without
+    force any file that would be overwritten.
+    """
+    if "\0" in str(folder):
+        raise AttncalcError(f"{folder}: the path contains a NUL character")
+    for p in (folder, *folder.parents):  # the nearest existing one must be a folder
+        if os.path.lexists(p):
+            if not p.is_dir():
+                what = "a broken symbolic link" if p.is_symlink() else "a file"
+                raise AttncalcError(f"{p}: is {what}, not a folder")
+            break
+    clash = []
+    for name in names:
+        target = folder / name
+        for sub in reversed(target.relative_to(folder).parents[:-1]):  # answers/ for answers/x.toml
+            if os.path.lexists(folder / sub) and not (folder / sub).is_dir():
+                raise AttncalcError(f"{folder / sub}: is a file, not a folder")
+        if target.is_dir():
+            raise AttncalcError(f"{target}: is a folder where a file is to be written")
+        if os.path.lexists(target):
+            clash.append(target)
+    if clash and not force:
+        raise AttncalcError(f"{clash[0]}: already exists ({len(clash)} files would be overwritten); pass --force")
 
 
 def write_atomic(path: str, text: str | bytes, force: bool) -> None:
     """Write text to path through a temporary file and a rename; never overwrite without force.
 
     The file gets 0666 less the umask (0644 under umask 022, 0640 under 027), not mkstemp's
-    private 0600, so a sheet written for students can be served as it is.
+    private 0600, so a sheet written for students can be served as it is. Text is UTF-8; a
+    character UTF-8 cannot hold (a lone surrogate from a JSON file) is written as "?".
     """
+    check_output(path, force)
     target = Path(path)
-    if target.exists() and not force:
-        raise AttncalcError(f"{path}: already exists; pass --force to overwrite it")
-    directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        raise AttncalcError(f"{path}: the folder {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, 0o666 & ~_umask())
         if isinstance(text, bytes):
             with os.fdopen(fd, "wb") as fb:
                 fb.write(text)
         else:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
+            with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as f:
                 f.write(text)
         if force:
             os.replace(tmp, target)
@@ -51,5 +181,7 @@ def _link_new(tmp: str, target: Path, path: str) -> None:
         os.link(tmp, target)
     except FileExistsError:
         raise AttncalcError(f"{path}: already exists; pass --force to overwrite it") from None
-    except OSError:  # no hard links on this file system: the check before writing is all there is
+    except OSError:  # no hard links on this file system: check again just before the rename
+        if os.path.lexists(target):
+            raise AttncalcError(f"{path}: already exists; pass --force to overwrite it") from None
         os.replace(tmp, target)

@@ -11,6 +11,7 @@ prediction), an input row of zeros, or a repeat of an earlier variant. An unfit 
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -22,7 +23,7 @@ from .homework.options import Options, Result
 from .mechanisms import solve
 from .problem import parse_problem
 
-__all__ = ["Options", "Result", "answers_toml", "drawer", "generate", "problem_toml"]
+__all__ = ["Options", "Result", "answer_key", "answers_toml", "drawer", "generate", "problem_toml"]
 
 MAX_DRAWS_PER_VARIANT = 500
 
@@ -130,18 +131,54 @@ def problem_toml(raw: dict[str, Any], seed: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def answers_toml(d: Derivation, problem_file: str) -> str:
-    """The key for one variant as an answers file for ``attncalc check``."""
+def answer_key(d: Derivation) -> dict[str, Any]:
+    """Step id -> the true value as shown at the derivation's decimals (strings, nested as the value).
+
+    At 0 decimals every value is a whole number: a "0.27" among them would make check judge each
+    whole number to 2 decimals.
+    """
     from .render.json import to_dict
 
-    lines = [f"# Key for {problem_file}: the true values at {d.decimals} decimals.", f'problem = "{problem_file}"']
+    key: dict[str, Any] = {}
     for s in to_dict(d)["steps"]:
-        shown = s["shown"]
-        if s["id"] == "prediction" or s["id"].endswith(".prediction"):
-            lines.append(f'{s["id"]} = "{shown}"')
+        key[s["id"]] = _whole(d.step(s["id"]).value, s["shown"]) if d.decimals == 0 else s["shown"]
+    return key
+
+
+def _is_label(step_id: str) -> bool:
+    return step_id == "prediction" or step_id.endswith(".prediction")
+
+
+def answers_toml(d: Derivation, problem_file: str) -> str:
+    """The key for one variant as an answers file for ``attncalc check``."""
+    lines = [f"# Key for {problem_file}: the true values at {d.decimals} decimals.", f'problem = "{problem_file}"']
+    for step_id, shown in answer_key(d).items():
+        if _is_label(step_id):
+            lines.append(f'{step_id} = "{shown}"')
             continue
-        lines.append(f"{s['id']} = {_shown_toml(shown)}")
+        lines.append(f"{step_id} = {_shown_toml(shown)}")
     return "\n".join(lines) + "\n"
+
+
+def _whole(value: Any, shown: Any) -> Any:
+    """Numbers rounded half up to whole numbers, as strings (a masked −∞ stays "-inf"); a label (a
+    prediction, a chosen token) stays as shown."""
+    import numpy as np
+
+    from .arith import round_half_up
+
+    try:
+        a = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return shown
+    return _whole_strings(a, round_half_up)
+
+
+def _whole_strings(a: Any, rnd: Any) -> Any:
+    if a.ndim:
+        return [_whole_strings(v, rnd) for v in a]
+    x = float(a)
+    return "-inf" if x == -math.inf else str(int(rnd(x, 0)))
 
 
 def _shown_toml(x: Any) -> str:

@@ -29,10 +29,12 @@ from .errors import NumberSyntaxError
 # A node is ("num", Fraction) | ("const", name) | ("neg", node) | (op, node, node) | ("call", fn, node)
 Node = tuple[Any, ...]
 
-MAX_LENGTH = 200
-MAX_DEPTH = 40
-MAX_DIGITS = 40
-MAX_POWER = 64
+MAX_LENGTH = 200  # characters of one string
+MAX_DEPTH = 40  # nesting of brackets, signs and powers
+MAX_DIGITS = 40  # significant digits of one literal
+MAX_EXPONENT = 400  # the n of a literal's e±n, in size
+MAX_POWER = 64  # the b of a^b, in size; larger only for a power of a plain number (below)
+MAX_POWER_DIGITS = 330  # digits of such a power's exact value (2^-1074, the smallest double, has 324)
 
 FUNCTIONS = ("sqrt", "exp", "ln", "log", "tanh")
 CONSTANTS = ("e", "pi")
@@ -138,10 +140,7 @@ class _Parser:
     def atom(self) -> Node:
         kind, text = self.take()
         if kind == "num":
-            digits = len(re.sub(r"[^0-9]", "", text.split("e")[0].split("E")[0]))
-            if digits > MAX_DIGITS:
-                raise NumberSyntaxError(f"a number with more than {MAX_DIGITS} digits")
-            return ("num", Fraction(Decimal(text)))
+            return ("num", _literal(Decimal(text)))
         if kind == "name":
             if text in CONSTANTS:
                 return ("const", text)
@@ -173,7 +172,9 @@ def parse_number(raw: object) -> Node:
     if isinstance(raw, Decimal):
         if not raw.is_finite():
             raise NumberSyntaxError(f"{raw} is not a finite number")
-        return parse_number(str(raw))
+        node = ("num", _literal(raw))
+        to_float(node)
+        return node
     if isinstance(raw, float):
         if not math.isfinite(raw):
             raise NumberSyntaxError(f"{raw} is not a finite number")
@@ -190,10 +191,27 @@ def parse_number(raw: object) -> Node:
     raise NumberSyntaxError(f"expected a number, got {kind}")
 
 
+def _literal(d: Decimal) -> Fraction:
+    """A literal's exact value, once its digits and exponent are known to be in range.
+
+    Checked before the Fraction is built: 1e999999999 would otherwise be a billion-digit integer.
+    """
+    t = d.as_tuple()
+    if len(t.digits) > MAX_DIGITS:
+        raise NumberSyntaxError(f"a number with more than {MAX_DIGITS} digits")
+    if d and abs(d.adjusted()) > MAX_EXPONENT:
+        raise NumberSyntaxError(
+            f"the exponent is out of range (at most {MAX_EXPONENT} in size: 1e-{MAX_EXPONENT} to 1e{MAX_EXPONENT})"
+        )
+    return Fraction(d)
+
+
 def to_float(node: Node) -> float:
     """Evaluate a node with floating point; raise NumberSyntaxError outside the finite reals."""
     try:
         value = _float(node)
+    except NumberSyntaxError:
+        raise
     except (OverflowError, ZeroDivisionError, ValueError) as exc:
         raise NumberSyntaxError(_math_problem(exc)) from None
     if not math.isfinite(value):
@@ -231,13 +249,54 @@ def _float(node: Node) -> float:
     if tag == "div":
         return a / b
     if tag == "pow":
-        if abs(b) > MAX_POWER and abs(a) != 1:
-            raise OverflowError
+        if abs(b) > MAX_POWER:
+            _check_power(node[1], node[2], b)
         result = a**b
         if isinstance(result, complex):
             raise ValueError
         return float(result)
     raise AssertionError(tag)
+
+
+def _check_power(base: Node, exponent: Node, b: float) -> None:
+    """A power with an exponent above MAX_POWER in size: only a whole power of a plain number
+    (a fraction or decimal), and only while its exact value has at most MAX_POWER_DIGITS digits.
+
+    Raised before anything is computed: sympy would expand (1 + 1e-30)^1000000000 exactly.
+    """
+    p = _rational(base)
+    q = _rational(exponent)
+    if p is None or q is None or q.denominator != 1:
+        raise NumberSyntaxError(
+            f"the exponent {b:g} is too large (at most {MAX_POWER} in size, except a whole power of a plain number)"
+        )
+    size = max(abs(p.numerator), p.denominator)
+    if size > 1 and abs(q.numerator) * (size.bit_length() - 1) * 0.30103 > MAX_POWER_DIGITS:
+        raise NumberSyntaxError(
+            f"the power is too large to compute exactly (its exact value would have more than {MAX_POWER_DIGITS} digits)"
+        )
+
+
+def _rational(node: Node) -> Fraction | None:
+    """The exact value of a node made of plain numbers and + − × / only; None otherwise."""
+    tag = node[0]
+    if tag == "num":
+        return node[1]  # type: ignore[no-any-return]
+    if tag == "neg":
+        v = _rational(node[1])
+        return None if v is None else -v
+    if tag not in ("add", "sub", "mul", "div"):
+        return None
+    a, b = _rational(node[1]), _rational(node[2])
+    if a is None or b is None:
+        return None
+    if tag == "add":
+        return a + b
+    if tag == "sub":
+        return a - b
+    if tag == "mul":
+        return a * b
+    return a / b if b else None
 
 
 def to_exact(node: Node) -> Any:

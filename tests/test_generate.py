@@ -163,3 +163,22 @@ def test_pdf_homework_is_byte_identical_for_the_same_seed(cli: Any, tmp_path: Pa
     a, b = files_of(tmp_path / "a"), files_of(tmp_path / "b")
     assert {"questions.pdf", "answers.pdf", "solutions.pdf"} <= set(a)
     assert a == b
+
+
+@pytest.mark.parametrize("opts", [KINDS[0], KINDS[5], KINDS[6]], ids=["attention head", "causal", "softmax"])
+def test_decimals_0_gives_variants_whose_keys_check_correct(cli: Any, tmp_path: Path, opts: list[str]) -> None:
+    """--decimals 0 is allowed but always failed ("no fit variant in 500 draws": every pair of
+    weights between 0 and 1 tied at 0 decimals); and a key mixing 0.27 with whole numbers would
+    have judged every whole number to 2 decimals. The key (from the CLI and the API) checks correct."""
+    import attncalc
+
+    result = cli("generate", *opts, "--count", "3", "--decimals", "0", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.stderr
+    for k in range(1, 4):
+        key = (tmp_path / "answers" / f"variant-{k:02d}.toml").read_text()
+        assert "." not in key.split("\n", 2)[2]  # whole numbers only, after the comment and problem =
+        check = cli("check", str(tmp_path / "answers" / f"variant-{k:02d}.toml"))
+        assert check.exit_code == 0, check.stdout
+    kind = opts[1]
+    for v in attncalc.generate(kind=kind, count=2, decimals=0, mask="causal" if kind == "self-attention" else None):
+        assert attncalc.check(v.problem, v.key).all_correct

@@ -32,10 +32,16 @@ def repeated_row(*arrays: Any) -> str | None:
     return None
 
 
+def apart(decimals: int) -> float:
+    """Top values closer than this tie. Judged at the decimals asked for, but at least one: weights
+    and probabilities lie between 0 and 1, so at --decimals 0 every pair would tie."""
+    return 10.0 ** (-max(decimals, 1))
+
+
 def tied_prediction(d: Derivation, decimals: int) -> str | None:
     """A key must name one prediction: top probabilities that tie have none."""
     for step in d.steps:
-        if isinstance(step, Argmax) and len(step.tied(tol=10.0 ** (-decimals))) > 1:
+        if isinstance(step, Argmax) and len(step.tied(tol=apart(decimals))) > 1:
             return "top probabilities tie (no single prediction)"
     return None
 
@@ -61,7 +67,7 @@ def weight_rows(w: np.ndarray, decimals: int, allow_ties: bool, masked: bool = F
         if len(live) < 2:
             continue
         top = np.sort(live)[::-1]
-        if not allow_ties and top[0] - top[1] < 0.5 * 10.0 ** (-decimals) * 2:
+        if not allow_ties and top[0] - top[1] < apart(decimals):
             return "top weights tie"
         if top[0] > 0.95:
             return "a weight above 0.95"

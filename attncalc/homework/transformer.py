@@ -15,7 +15,7 @@ import numpy as np
 
 from ..derivation import Derivation
 from .base import TOKENS, Draw, Drawer, only, refuse
-from .guards import weight_rows, zero_row
+from .guards import apart, weight_rows, zero_row
 from .options import Options
 
 MH_POSITIONS = ("sinusoidal", "rope", "alibi")
@@ -85,7 +85,7 @@ def _degeneracy_mh(o: Options, raw: dict[str, Any], d: Derivation) -> str | None
             return why
     for a in range(len(weights)):
         for b in range(a):
-            if np.allclose(weights[a], weights[b], atol=10.0 ** (-o.decimals)):
+            if np.allclose(weights[a], weights[b], atol=apart(o.decimals)):
                 return "two heads with the same weights"
     return None
 

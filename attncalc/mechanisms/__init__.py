@@ -12,8 +12,10 @@ from types import ModuleType
 
 import numpy as np
 
-from ..arith import MAX_EXACT_ENTRIES, Chain, is_exact, to_float
+from ..arith import MAX_EXACT_ENTRIES, Chain, ExactStopped, is_exact, to_float
+from ..budget import MAX_EXACT_VALUE
 from ..derivation import Argmax, Derivation, Step, tie_note
+from ..errors import ProblemError
 from ..kinds import KINDS
 from ..problem import Problem
 
@@ -38,20 +40,32 @@ def solve(
     notes: list[str] = []
     if exact:
         chain = Chain("exact", decimals)
-        size = sum(np.asarray(i.value).size for i in mech.inputs(problem))
+        given = [np.asarray(i.value, dtype=float) for i in mech.inputs(problem)]
+        size = sum(g.size for g in given)
+        biggest = max((float(np.max(np.abs(g))) for g in given if g.size), default=0.0)
         if size > MAX_EXACT_ENTRIES:
             chain.skip_exact(
                 f"Exact forms skipped: the problem has {size} input entries (more than {MAX_EXACT_ENTRIES}); "
                 "all values are computed numerically."
             )
+        elif biggest > MAX_EXACT_VALUE:
+            chain.skip_exact(
+                f"Exact forms skipped: an input is {biggest:.3g} in size (more than {MAX_EXACT_VALUE:.0e}); "
+                "all values are computed numerically."
+            )
     else:
         chain = Chain("float", decimals)
-    primary = mech.run(problem, chain)
+    with np.errstate(all="ignore"):  # an overflow is reported by _refuse_overflow, not as a warning
+        try:
+            primary = mech.run(problem, chain)
+        except ExactStopped:  # the numeric pass from the step where exact forms stopped
+            primary = _with_exact(mech.run(problem, Chain("float", decimals)), chain.computed)
     notes.extend(chain.notes)
     shown_steps = primary
     if carry:
         hand = Chain("hand", decimals)
-        shown_steps = mech.run(problem, hand)
+        with np.errstate(all="ignore"):
+            shown_steps = mech.run(problem, hand)
         notes.append(
             f"Shown values are rounded to {decimals} decimals at every step and carried forward, as by hand; "
             "they can differ in the last digit from the true values."
@@ -64,6 +78,7 @@ def solve(
         )
 
     steps = tuple(_merge(p, h) for p, h in zip(primary, shown_steps, strict=True))
+    _refuse_overflow(problem, steps)
     return Derivation(
         problem=problem,
         inputs=tuple(mech.inputs(problem)),
@@ -74,6 +89,38 @@ def solve(
         exact_requested=exact,
         headline=_headline(steps),
     )
+
+
+def _with_exact(numeric: list[Step], exact: dict[str, np.ndarray]) -> list[Step]:
+    """The numeric pass's steps, with the exact values the exact pass found before it stopped: the
+    later steps are then exactly --no-exact's (the stopped step's exact forms, evaluated, could lose
+    everything to inf/inf)."""
+    out = []
+    for s in numeric:
+        value = exact.get(s.id)
+        if value is not None and not isinstance(s, Argmax) and is_exact(value) and value.size == np.size(s.value):
+            s = dataclasses.replace(s, value=value.reshape(np.shape(s.value)))
+        out.append(s)
+    return out
+
+
+def _refuse_overflow(problem: Problem, steps: tuple[Step, ...]) -> None:
+    """An overflow that leaves a value not a number (inf − inf, inf / inf) is bad input, never NaN
+    output: the message names the first step whose values left the finite numbers. Infinities
+    alone are shown as ∞ (a loss of exp(1000) written with floats; −∞ is a masked score)."""
+    first = None
+    for s in steps:
+        arrays = [s.probs] if isinstance(s, Argmax) else [s.value, s.shown]
+        values = np.concatenate([np.ravel(np.asarray(a, dtype=float)) for a in arrays])
+        if first is None and not np.isfinite(values[~np.isneginf(values)]).all():
+            first = s.id
+        if np.isnan(values).any():
+            where = "" if first == s.id else f", and '{s.id}' is then not a number"
+            raise ProblemError(
+                problem.path,
+                first or s.id,
+                f"the numbers overflow floating point (a value beyond ±1.8e308){where}; use smaller inputs",
+            )
 
 
 def _merge(primary: Step, shown: Step) -> Step:

@@ -65,9 +65,9 @@ def shift_note(scores: np.ndarray, mode: str) -> str:
     if mode == "always":
         why = "as asked (settings.shift_max)"
     elif top > OVERFLOW:
-        why = (
-            f"exp({_g(top)}) is about 10^{int(top / math.log(10))}, which overflows double precision (max ≈ 1.8·10^308)"
-        )
+        power = top / math.log(10)  # 10^868588963806503622875788013946188981947322127176848945… for exp(2e300)
+        digits = str(int(power)) if power < 1e15 else f"({_g(power)})"
+        why = f"exp({_g(top)}) is about 10^{digits}, which overflows double precision (max ≈ 1.8·10^308)"
     elif abs(top) > OVERFLOW or low < -OVERFLOW:
         why = f"exp({_g(top)}) underflows to 0 in double precision, which would leave 0/0"
     else:

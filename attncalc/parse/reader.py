@@ -6,17 +6,16 @@ what is wrong.
 
 from __future__ import annotations
 
-import json
-import tomllib
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import NumberSyntaxError, ProblemError
+from ..errors import NumberSyntaxError, ProblemError, shorten
 from ..numbers import Node, parse_number, to_float
 from ..schema.validate import suggest
+from .formats import parse_text
 from .types import Given
 
 _suggest = suggest
@@ -49,7 +48,9 @@ class _Reader:
         if not isinstance(raw, str):
             raise self.fail(key, f"expected a string, got {_describe(raw)}")
         if choices is not None and raw not in choices:
-            raise self.fail(key, f"unknown value {raw!r}{_suggest(raw, choices)}; choose one of: {', '.join(choices)}")
+            raise self.fail(
+                key, f"unknown value {shorten(repr(raw))}{_suggest(raw, choices)}; choose one of: {', '.join(choices)}"
+            )
         return raw
 
     def labels(self, raw: Any, key: str) -> tuple[str, ...]:
@@ -119,7 +120,7 @@ def _given(key: str, nodes: np.ndarray) -> Given:
 
 
 def _number_message(raw: Any, exc: Exception) -> str:
-    shown = repr(raw) if isinstance(raw, str) else _describe(raw)
+    shown = shorten(repr(raw)) if isinstance(raw, str) else _describe(raw)
     if isinstance(raw, str):
         return f"{shown} is not a number: {exc}"
     return str(exc)
@@ -133,61 +134,33 @@ def _describe(raw: Any) -> str:
     if isinstance(raw, list):
         return "a list"
     if isinstance(raw, str):
-        return f"the string {raw!r}"
+        return f"the string {shorten(repr(raw))}"
     if raw is None:
         return "nothing (null)"
-    return f"{type(raw).__name__} {raw!r}"
+    return f"{type(raw).__name__} {shorten(repr(raw))}"
 
 
 # --------------------------------------------------------------------------- reading files
 
 
-def read_raw(path: str | Path) -> dict[str, Any]:
-    """Read a TOML, YAML or JSON file into a dict, decimals kept as exact ``Decimal``."""
-    p = Path(path)
+def read_raw(path: str | Path, max_bytes: int | None = None) -> dict[str, Any]:
+    """Read a TOML, YAML or JSON file into a dict, decimals kept as exact ``Decimal``.
+
+    Only a regular file of at most ``max_bytes`` (default :data:`attncalc.files.MAX_INPUT_BYTES`) is
+    read, and its tables and lists are bounded (:mod:`attncalc.parse.formats`).
+    """
+    from ..files import MAX_INPUT_BYTES, read_input
+
     file = str(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise ProblemError(file, "", "no such file") from None
-    except IsADirectoryError:
-        raise ProblemError(file, "", "is a directory, not a problem file") from None
-    except OSError as exc:
-        raise ProblemError(file, "", f"cannot be read: {exc.strerror}") from None
+    data = read_input(file, MAX_INPUT_BYTES if max_bytes is None else max_bytes)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ProblemError(file, "", "is not a UTF-8 text file") from None
-    suffix = p.suffix.lower()
-    if suffix in (".yaml", ".yml"):
-        raw = _read_yaml(file, text)
-    elif suffix == ".json":
-        try:
-            raw = json.loads(text, parse_float=Decimal)
-        except json.JSONDecodeError as exc:
-            raise ProblemError(
-                file, "", f"is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-            ) from None
-    else:
-        try:
-            raw = tomllib.loads(text, parse_float=Decimal)
-        except tomllib.TOMLDecodeError as exc:
-            raise ProblemError(file, "", f"is not valid TOML: {exc}") from None
+    raw = parse_text(file, text, Path(file).suffix.lower())
     if not isinstance(raw, dict):
         raise ProblemError(file, "", f"expected a table of keys at the top, got {_describe(raw)}")
     return raw
-
-
-def _read_yaml(file: str, text: str) -> Any:
-    import yaml
-
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ProblemError(file, "", f"is not valid YAML: {problem}{where}") from None
 
 
 # --------------------------------------------------------------------------- shared checks

@@ -251,12 +251,22 @@ def stated_gates(
         gates = {}
         for name, value in row.items():
             v = r.vector(value, f"{w}.{name}")
+            _in_range(r, v, f"{w}.{name}", name)
             if d_h is None:
                 d_h = v.shape[0]
             _need_shape(r, v, f"{w}.{name}", (d_h,), "for the hidden size")
             gates[STATED_GATE[name]] = v
         out.append(gates)
     return out, d_h
+
+
+def _in_range(r: _Reader, v: Given, key: str, name: str) -> None:
+    """A stated gate lies in its function's range: [0, 1] for σ, [−1, 1] for the tanh candidates
+    (a gate of 1e30 was a decimal.InvalidOperation deep in the output)."""
+    low, what = (-1.0, "tanh") if name in ("c_tilde", "h_tilde") else (0.0, "the sigmoid σ")
+    for j, x in enumerate(v.floats, 1):
+        if not low <= x <= 1.0:
+            raise r.fail(key, f"entry {j}: {x:g} is outside [{low:g}, 1], the range of {what}")
 
 
 def recurrent(r: _Reader, kind: str, given_raw: Any, cell_raw: Any, training_raw: Any) -> Recurrent:

@@ -54,9 +54,9 @@ GIVEN_KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
-def load_problem(path: str | Path) -> Problem:
-    """Read and validate a problem file."""
-    return parse_problem(read_raw(path), str(path))
+def load_problem(path: str | Path, max_bytes: int | None = None) -> Problem:
+    """Read and validate a problem file (of at most ``max_bytes``; see :func:`read_raw`)."""
+    return parse_problem(read_raw(path, max_bytes), str(path))
 
 
 def parse_problem(raw: dict[str, Any], file: str) -> Problem:
@@ -102,7 +102,7 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
     if kind == "multi-head":
         common["memory_tokens"] = r.labels(raw["memory_tokens"], "memory_tokens") if "memory_tokens" in raw else None
     if kind in RECURRENT_KINDS:
-        answers = r.table(raw.get("answers"), "answers", tuple(raw.get("answers") or ()))
+        answers = _answers(r, raw.get("answers"))
         if "head" in raw:
             raise r.fail(
                 "head",
@@ -113,12 +113,17 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         if "given" not in raw:
             raise r.fail("given", "missing: the [given] table holds the inputs")
         r.table(raw["given"], "given", decl.top["given"].table.names)  # type: ignore[union-attr]
-        answers = r.table(raw.get("answers"), "answers", tuple(raw.get("answers") or ()))
+        answers = _answers(r, raw.get("answers"))
         if raw.get("head") is not None and "head" not in decl.top:
             raise r.fail("head", f"an output head belongs to kind 'attention', not {kind!r}")
     common["answers"] = dict(answers)
     parser: Callable[[_Reader, dict[str, Any], dict[str, Any]], Problem] = kinds.entry(kind).load("parser")
     return parser(r, raw, common)
+
+
+def _answers(r: _Reader, raw: Any) -> dict[str, Any]:
+    """The problem's own [answers]: any step ids (checked against the derivation by check)."""
+    return r.table(raw, "answers", tuple(raw) if isinstance(raw, dict) else ())
 
 
 def _settings(r: _Reader, raw: Any, kind: str) -> Settings:

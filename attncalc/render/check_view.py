@@ -16,6 +16,7 @@ from rich.text import Text
 from ..check import UNANSWERED, Report, StepResult
 from ..check_report import points_text
 from .check_blocks import step_block
+from .console import terminal_console
 
 MARKS = {"correct": ("✓ correct", "green"), "carried": ("↪ carried", "yellow"), "wrong": ("✗ wrong", "bold red")}
 
@@ -69,7 +70,7 @@ def reports_text(reports: list[Report], width: int) -> str:
     import os
 
     with open(os.devnull, "w") as sink:
-        console = Console(width=width, color_system=None, record=True, file=sink, force_jupyter=False)
+        console = terminal_console(width=width, color_system=None, record=True, file=sink, force_jupyter=False)
         print_reports(reports, console)
         return console.export_text()
 
@@ -170,7 +171,7 @@ def _header(rep: Report, width: int | None) -> Text:
 
 
 def _natural_width(t: Table) -> int:
-    wide = Console(width=100_000, file=io.StringIO(), force_jupyter=False)
+    wide = terminal_console(width=100_000, file=io.StringIO(), force_jupyter=False)
     return Measurement.get(wide, wide.options, t).maximum
 
 

@@ -19,13 +19,13 @@ if TYPE_CHECKING:
 
 def text_view(derivations: list[Derivation], width: int) -> str:
     """The terminal view of one or more derivations as plain text, at a fixed width (no colours)."""
-    from rich.console import Console
     from rich.rule import Rule
 
+    from .console import terminal_console
     from .text import TextRenderer
 
     with open(os.devnull, "w") as sink:
-        console = Console(width=width, color_system=None, record=True, file=sink, force_jupyter=False)
+        console = terminal_console(width=width, color_system=None, record=True, file=sink, force_jupyter=False)
         for k, d in enumerate(derivations):
             if len(derivations) > 1:
                 console.print(Rule(f"Problem {k + 1}"))

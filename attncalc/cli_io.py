@@ -1,0 +1,93 @@
+"""Helpers of the command line: the one-line error, the output streams, the files it reads and writes.
+
+Kept apart from :mod:`attncalc.cli` (the commands and their options) and as cheap to import:
+everything heavy is imported inside the functions.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print the one-line error (control characters written as escapes) and exit with code (2: bad input)."""
+    from .errors import printable
+
+    sys.stderr.write(f"attncalc: error: {printable(message)}\n")
+    raise typer.Exit(code)
+
+
+def utf8_output() -> None:
+    """Write UTF-8 whatever the locale, and a character it cannot hold (a lone surrogate read from a
+    JSON file) as "?" instead of failing halfway through the output."""
+    import contextlib
+
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):  # a stream that cannot switch keeps its encoding
+                reconfigure(encoding="utf-8", errors="replace")
+
+
+def max_bytes(value: str | None) -> int | None:
+    """--max-file-size: "4M", "512K" or a number of bytes."""
+    if value is None:
+        return None
+    from .files import parse_size
+
+    try:
+        return parse_size(value)
+    except ValueError:
+        fail(f"--max-file-size: {value!r} is not a size; write bytes, or K, M or G: 4M, 512K")
+
+
+def write_output(path: str, text: str | bytes, force: bool) -> None:
+    """Write text to path atomically with the umask's mode; never overwrite without force."""
+    from .errors import AttncalcError
+    from .files import write_atomic
+
+    try:
+        write_atomic(path, text, force)
+    except AttncalcError as exc:
+        fail(str(exc))
+
+
+def pdf_name(problem: str) -> str:
+    """The default PDF: the problem's name with .pdf, in the current folder."""
+    name = Path(problem).name
+    return str(Path(name if name not in ("", ".", "..") else "problem").with_suffix(".pdf"))
+
+
+def text_view(derivations: list[Any], to_terminal: bool, width: int | None) -> str:
+    if not to_terminal:
+        from .render.exports import text_view
+
+        return text_view(derivations, width or 100)
+    from rich.rule import Rule
+
+    from .render.console import terminal_console
+    from .render.text import TextRenderer
+
+    console = terminal_console(width=width) if width else terminal_console()
+    for k, d in enumerate(derivations):
+        if len(derivations) > 1:
+            console.print(Rule(f"Problem {k + 1}"))
+        TextRenderer(d).print(console)
+    return ""
+
+
+def named_problem(answers: str, problem: str, limit: int | None) -> Any:
+    """The problem an answers file names: a path that cannot be read is reported as that file's key."""
+    from .errors import ProblemError
+    from .problem import load_problem
+
+    try:
+        return load_problem(problem, limit)
+    except ProblemError as exc:
+        if exc.key or exc.file != problem:
+            raise
+        raise ProblemError(answers, "problem", f"{problem}: {exc.message}") from None

@@ -1,0 +1,174 @@
+"""TOML, YAML and JSON text to plain tables, within bounds that hold whatever the file holds.
+
+A problem or answers file may come from anyone (a student, a shared folder, an LMS export), so
+reading one is bounded: no key may appear twice in one table (TOML refuses that itself; JSON and
+YAML would silently keep the last), nothing is nested more than :data:`MAX_NESTING` deep, and a
+YAML file's aliases may not expand it to more than :data:`MAX_VALUES` values (a "billion laughs"
+file is a few hundred bytes). Whole numbers too long for Python's ``int`` (over 4,300 digits) are
+kept as ``Decimal`` where the format allows it, so that the number grammar refuses them with the
+key named. Every problem raises :class:`~attncalc.errors.ProblemError` naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from decimal import Decimal
+from typing import Any
+
+from ..errors import ProblemError
+
+MAX_NESTING = 20  # tables and lists inside one another (a problem file needs about 6)
+MAX_VALUES = 1_000_000  # values in a file once YAML aliases are expanded
+LONG_INT = 1000  # digits from which a whole number is kept as a Decimal (Python's int stops at 4300)
+
+
+class _Duplicate(Exception):
+    def __init__(self, key: Any, where: str = "") -> None:
+        self.key, self.where = key, where
+
+
+def parse_text(file: str, text: str, suffix: str) -> Any:
+    """Parse the text of file by its suffix (.yaml/.yml, .json, else TOML) and check its shape."""
+    try:
+        if suffix in (".yaml", ".yml"):
+            raw = _yaml(file, text)
+        elif suffix == ".json":
+            raw = _json(file, text)
+        else:
+            raw = _toml(file, text)
+    except RecursionError:
+        raise ProblemError(
+            file, "", f"is nested too deeply (more than {MAX_NESTING} levels of tables and lists)"
+        ) from None
+    except _Duplicate as dup:
+        raise ProblemError(file, str(dup.key), f"appears twice in the same table{dup.where}") from None
+    check_shape(file, raw, max(MAX_VALUES, len(text)))
+    return raw
+
+
+def check_shape(file: str, raw: Any, limit: int = MAX_VALUES) -> None:
+    """Refuse nesting deeper than MAX_NESTING, more than ``limit`` values, and a value inside itself.
+
+    Walks without recursion and visits a value shared through YAML aliases once, but counts it once
+    per use (as every later walk over it would): a billion laughs cost a few hundred steps here.
+    """
+    if not isinstance(raw, (dict, list)):
+        return
+    done: dict[int, tuple[int, int]] = {}  # id of a container -> (values in it, levels in it)
+    open_: set[int] = set()  # containers being walked: meeting one again is a cycle
+    stack: list[tuple[Any, bool]] = [(raw, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        children = [c for c in (node.values() if isinstance(node, dict) else node) if isinstance(c, (dict, list))]
+        if finished:
+            values = len(node) + 1 + sum(done[id(c)][0] - 1 for c in children)
+            levels = 1 + max((done[id(c)][1] for c in children), default=0)
+            if levels > MAX_NESTING:
+                raise ProblemError(
+                    file, "", f"is nested too deeply (more than {MAX_NESTING} levels of tables and lists)"
+                )
+            if values > limit:
+                raise ProblemError(file, "", f"holds more than {limit:,} values (YAML aliases counted in full)")
+            done[key] = (values, levels)
+            open_.discard(key)
+            continue
+        if key in done:
+            continue
+        if key in open_:
+            raise ProblemError(file, "", "holds a value inside itself (a YAML alias to its own anchor)")
+        open_.add(key)
+        stack.append((node, True))
+        stack.extend((c, False) for c in children)
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def _json_int(text: str) -> int | Decimal:
+    return Decimal(text) if len(text) > LONG_INT else int(text)
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _Duplicate(k)
+        out[k] = v
+    return out
+
+
+def _json(file: str, text: str) -> Any:
+    try:
+        return json.loads(text, parse_float=Decimal, parse_int=_json_int, object_pairs_hook=_json_object)
+    except json.JSONDecodeError as exc:
+        raise ProblemError(file, "", f"is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+
+
+# --------------------------------------------------------------------------- TOML
+
+
+def _toml(file: str, text: str) -> Any:
+    try:
+        return tomllib.loads(text, parse_float=Decimal)
+    except tomllib.TOMLDecodeError as exc:
+        raise ProblemError(file, "", f"is not valid TOML: {exc}") from None
+    except ValueError:  # tomllib's int() of a whole number of more than 4300 digits
+        raise ProblemError(file, "", "is not valid TOML here: a whole number with more than 4300 digits") from None
+
+
+# --------------------------------------------------------------------------- YAML
+
+
+def _yaml(file: str, text: str) -> Any:
+    import yaml
+
+    try:
+        return yaml.load(text, Loader=_loader())  # a yaml.SafeLoader, with the checks above
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ProblemError(file, "", f"is not valid YAML: {problem}{where}") from None
+
+
+_LOADER: Any = None
+
+
+def _loader() -> Any:
+    """yaml.SafeLoader that refuses a key written twice and keeps very long whole numbers as Decimal."""
+    global _LOADER
+    if _LOADER is not None:
+        return _LOADER
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            if isinstance(node, yaml.MappingNode):
+                seen: set[Any] = set()
+                for key_node, _ in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge":  # <<: *base may be overridden
+                        continue
+                    key = self.construct_object(key_node, deep=deep)
+                    try:
+                        if key in seen:
+                            raise _Duplicate(key, f" (line {key_node.start_mark.line + 1})")
+                        seen.add(key)
+                    except TypeError:  # an unhashable key: the SafeLoader says so below
+                        pass
+            return super().construct_mapping(node, deep)
+
+        def construct_yaml_int(self, node: Any) -> Any:
+            value = str(node.value).replace("_", "")
+            if len(value) > LONG_INT:
+                if value.lstrip("+-").isdigit():
+                    return Decimal(value)
+                raise yaml.constructor.ConstructorError(
+                    None, None, "a whole number with too many digits", node.start_mark
+                )
+            return super().construct_yaml_int(node)
+
+    Loader.add_constructor("tag:yaml.org,2002:int", Loader.construct_yaml_int)
+    _LOADER = Loader
+    return Loader

@@ -1,0 +1,69 @@
+"""Answers files (and [answers] tables) from anyone: a grade or one line naming the file and the key (issue 17).
+
+The expected losses come from a one-line numpy formula, never from attncalc.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from .helpers import one_line_refusal
+
+SOFTMAX = 'kind = "softmax"\n[given]\nlogits = [2, 1, 0.1]\ntarget = 0\n'
+
+
+@pytest.mark.parametrize(
+    ("answers", "key", "words"),
+    [
+        ("probabilities = []\n", "probabilities", "empty list"),  # IndexError
+        ("probabilities = [[]]\n", "probabilities", "rows are empty"),  # IndexError
+        ("probabilities = [[], []]\n", "probabilities", "rows are empty"),
+        ("answers = 1.5\n", "answers", "expected a table"),  # 'not a step of this problem'
+        ("answers = true\n", "answers", "expected a table"),
+    ],
+)
+def test_malformed_answers_are_one_line(cli: Any, tmp_path: Path, answers: str, key: str, words: str) -> None:
+    (tmp_path / "p.toml").write_text(SOFTMAX)
+    a = tmp_path / "a.toml"
+    a.write_text(answers)
+    err = one_line_refusal(cli("check", str(tmp_path / "p.toml"), str(a)), str(a), key)
+    assert words in err
+
+
+@pytest.mark.parametrize("value", ["1.5", "3", "true", '"x"', "[1, 2]"])
+@pytest.mark.parametrize("command", ["solve", "check"])
+def test_a_problems_answers_that_are_not_a_table(cli: Any, tmp_path: Path, value: str, command: str) -> None:
+    """answers = 1.5 (or an integer, or a boolean) at the top of a problem was a TypeError, under solve too."""
+    p = tmp_path / "p.toml"
+    p.write_text(f"answers = {value}\n" + SOFTMAX)
+    err = one_line_refusal(cli(command, str(p)), str(p), "answers")
+    assert "expected a table of keys" in err
+
+
+def test_a_wrong_loss_gets_its_slip_written_out(cli: Any, tmp_path: Path) -> None:
+    """A wrong loss for the softmax example was a TypeError in the slip note (the chain holds [L])."""
+    (tmp_path / "p.toml").write_text(SOFTMAX)
+    (tmp_path / "a.toml").write_text("loss = 0.9\n")
+    result = cli("check", "-f", "json", str(tmp_path / "p.toml"), str(tmp_path / "a.toml"))
+    assert result.exit_code == 1, result.output
+    z = np.array([2, 1, 0.1])
+    loss = -np.log(np.exp(z[0]) / np.exp(z).sum())
+    assert f"= {loss:.3f}, not 0.9" in result.stdout
+
+
+def test_a_loss_from_the_answerers_own_probabilities_is_carried(cli: Any, tmp_path: Path) -> None:
+    """With a wrong probability before it, the loss computed from it is carried, not wrong: the chain's
+    [L] is compared in the step's shape (before, it never matched the answerer's own chain)."""
+    (tmp_path / "p.toml").write_text(SOFTMAX)
+    (tmp_path / "a.toml").write_text(
+        f"probabilities = [0.5, 0.3, 0.2]\nloss = {-np.log(0.5):.3f}\n"  # -ln 0.5: from the wrong p_0
+    )
+    result = cli("check", "-f", "json", str(tmp_path / "p.toml"), str(tmp_path / "a.toml"))
+    import json
+
+    verdicts = {r["id"]: r["verdict"] for r in json.loads(result.stdout)["results"]}
+    assert verdicts == {"probabilities": "wrong", "loss": "carried"}
