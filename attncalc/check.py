@@ -109,7 +109,7 @@ def _grade_prediction(ans: Answer, step: Step, runs: Runs, status: dict[str, str
     mine = runs.get("float", overrides=True)
     theirs = mine[1].get(ans.id) if mine else None
     if isinstance(theirs, Argmax) and theirs.value == given:
-        began = next((k for k, v in status.items() if v == "wrong"), None)
+        began = _began_at(ans.id, runs, status)
         note = f"Right for your probabilities; the true prediction is {step.value}."
         return StepResult(
             ans.id,
@@ -157,6 +157,10 @@ def _grade(
     precisions = sorted({int(x) for x in decs.flat if x >= 0})
     shifts: tuple[str | None, ...] = (None, *SHIFTS)
 
+    # an answerer who kept full precision after an earlier error: the later steps recomputed from the
+    # wrong answers alone (the carried and correct ones left out, so recomputed unrounded)
+    unrounded = frozenset(k for k, v in status.items() if v != "wrong")
+
     def agree(overrides: bool) -> tuple[np.ndarray, bool]:
         """Entries matching the true (or the answerer's own) chain, exact or hand-rounded; and whether
         one variant (the maximum subtracted or not, as the answerer chose) matches every entry."""
@@ -165,6 +169,8 @@ def _grade(
         for maybe in shifts:  # exponentials with or without the maximum subtracted are both right
             hit = matches(true) if maybe is None and not overrides else np.zeros(given.shape, dtype=bool)
             hit |= matches(runs.value(ans.id, "float", overrides=overrides, shift=maybe))
+            if overrides and unrounded:
+                hit |= matches(runs.value(ans.id, "float", overrides=True, shift=maybe, without=unrounded))
             for k in precisions:
                 hit |= matches(runs.value(ans.id, "hand", k, overrides=overrides, shift=maybe), chain_decimals=k)
             if maybe is None or hit.sum() > best.sum():  # judge entries by the variant followed most
@@ -218,7 +224,7 @@ def _grade(
                 right=answered,
                 entries=size,
             )
-        began = next(k for k, v in status.items() if v == "wrong") if "wrong" in status.values() else earlier_wrong[0]
+        began = _began_at(ans.id, runs, status) or earlier_wrong[0]
         note = f"Right given your earlier answers; the error began at {began}."
         return StepResult(
             ans.id,
@@ -258,6 +264,25 @@ def _grade(
         carried_right=int((mine & ~ok & ~open_).sum()),
         entries=size,
     )
+
+
+def _began_at(step_id: str, runs: Runs, status: dict[str, str]) -> str | None:
+    """The wrong earlier answer a carried step rests on: the first one whose leaving out changes the
+    step recomputed from the answerer's answers (the carried ones left out too, so that an error
+    reaches this step through them). Not simply the first error in the file: a slip in head 1 is not
+    where head 2's error began."""
+    wrong = [k for k, v in status.items() if v == "wrong"]
+    if not wrong:
+        return None
+    carried = frozenset(k for k, v in status.items() if v == "carried")
+    base = grading.own_value(step_id, runs, carried)
+    if base is None:
+        return wrong[0]
+    for w in wrong:
+        other = grading.own_value(step_id, runs, carried | {w})
+        if other is not None and not grading.same_value(base, other):
+            return w
+    return wrong[0]
 
 
 def _mistake_args(problem: Problem, name: str) -> list[int | None]:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .check_runs import Runs
 
 _PATTERN = set("*?[")
+PLAIN_SIZE = 4  # answers of at most this many entries, all −1, 0 or 1, are never "equal" or "copied"
 
 
 def step_points(g: Grading, step_ids: list[str], file: str) -> dict[str, float]:
@@ -73,9 +74,12 @@ def degenerate(given: np.ndarray, decimals: Any, true_value: Any, givens: dict[s
 
     if np.all(g == 0) and not same(t, np.zeros_like(t)):
         return "all zeros"
-    if g.size >= 2 and np.all(g == g[0]) and not same(t, np.full_like(t, t[0])):
+    # a short answer of −1s, 0s and 1s is what honest work on small whole numbers gives (a gate
+    # rounded to 1, a row [1, 0] that is also a row of X): not evidence of a copy
+    plain = g.size <= PLAIN_SIZE and bool(np.isin(g, (-1.0, 0.0, 1.0)).all())
+    if g.size >= 2 and not plain and np.all(g == g[0]) and not same(t, np.full_like(t, t[0])):
         return "all its entries equal"
-    if g.size >= 2 and not same(g, t):
+    if g.size >= 2 and not plain and not same(g, t):
         for name, value in givens.items():
             candidates = [value] if value.shape == given.shape else []
             if given.ndim == 1 and value.ndim == 2 and value.shape[1] == given.size:
@@ -91,21 +95,23 @@ def rests_on(ans: Answer, runs: Runs, flawed: dict[str, str]) -> tuple[str, str]
     the step recomputed from the answerer's answers changes when that answer is left out."""
     if not flawed:
         return None
-    mine = _own(ans.id, runs, frozenset())
+    mine = own_value(ans.id, runs, frozenset())
     if mine is None:
         return None
     for fid, why in flawed.items():
-        other = _own(ans.id, runs, frozenset({fid}))
-        if other is not None and not _equal(mine, other):
+        other = own_value(ans.id, runs, frozenset({fid}))
+        if other is not None and not same_value(mine, other):
             return fid, why
-    other = _own(ans.id, runs, frozenset(flawed))
-    if other is not None and not _equal(mine, other):
+    other = own_value(ans.id, runs, frozenset(flawed))
+    if other is not None and not same_value(mine, other):
         fid = next(iter(flawed))
         return fid, flawed[fid]
     return None
 
 
-def _own(step_id: str, runs: Runs, without: frozenset[str]) -> Any:
+def own_value(step_id: str, runs: Runs, without: frozenset[str]) -> Any:
+    """The step recomputed from the answerer's answers, leaving out those in ``without`` (a label for
+    a prediction, else an array), or None."""
     got = runs.get("float", overrides=True, without=without)
     if got is None or step_id not in got[1]:
         return None
@@ -113,7 +119,7 @@ def _own(step_id: str, runs: Runs, without: frozenset[str]) -> Any:
     return value if isinstance(value, str) else np.asarray(got[0][step_id], dtype=float)
 
 
-def _equal(a: Any, b: Any) -> bool:
+def same_value(a: Any, b: Any) -> bool:
     if isinstance(a, str) or isinstance(b, str):
         return bool(a == b)
     return bool(np.allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True))
