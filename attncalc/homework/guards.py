@@ -79,3 +79,14 @@ def weight_rows(w: np.ndarray, decimals: int, allow_ties: bool, masked: bool = F
 def weights_of(d: Derivation, suffix: str) -> list[np.ndarray]:
     """The values of the steps whose id is ``suffix`` or ends with ``.suffix``."""
     return [np.asarray(s.value, dtype=float) for s in d.steps if s.id == suffix or s.id.endswith("." + suffix)]
+
+
+def stuck_unit(d: Derivation, decimals: int) -> str | None:
+    """A hidden unit that shows 0 at every time step: half the state teaches nothing."""
+    states = [np.asarray(d.step(i).value, dtype=float) for i in d.step_ids if i.split(".")[-1] == "h"]
+    if not states:
+        return None
+    h = np.vstack([s.reshape(1, -1) for s in states])
+    if (np.abs(h) < 0.5 * 10.0 ** (-max(decimals, 1))).all(axis=0).any():
+        return "a hidden unit stays 0"
+    return None

@@ -12,11 +12,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import numpy as np
+
 from ..derivation import Derivation
 from ..parse.recurrent import GATE_KEYS, STACK_ORDER
 from ..parse.types import GATES
 from .base import TOKENS, VOCAB, Draw, Drawer, choose, only, refuse
-from .guards import repeated_row, saturated, tied_prediction, zero_row
+from .guards import repeated_row, saturated, stuck_unit, tied_prediction, zero_row
 from .options import Options
 
 LAYOUTS = ("gates", "pytorch", "keras")
@@ -125,7 +127,28 @@ def reject(o: Options, raw: dict[str, Any]) -> str | None:
 
 
 def degeneracy(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
-    return saturated(d) or tied_prediction(d, o.decimals)
+    return saturated(d) or tied_prediction(d, o.decimals) or stuck_unit(d, o.decimals) or reset_blind(raw, d)
+
+
+def reset_blind(raw: dict[str, Any], d: Derivation, tables: tuple[str, ...] = ("cell",)) -> str | None:
+    """A GRU whose hidden states come out the same with the reset gate before and after W_hn: such a
+    variant cannot tell a student who put it in the wrong place."""
+    if not all(isinstance(raw.get(t), dict) and "reset" in raw[t] for t in tables):
+        return None
+    from ..errors import ProblemError
+    from ..mechanisms import solve
+    from ..problem import parse_problem
+
+    flip = {"after": "before", "before": "after"}
+    other = {**raw, **{t: {**raw[t], "reset": flip[raw[t]["reset"]]} for t in tables}}
+    try:
+        flipped = solve(parse_problem(other, "variant"), exact=False)
+    except ProblemError:  # the other placement needs other keys (b_hn): nothing to compare
+        return None
+    states = [i for i in d.step_ids if i.endswith(".h")]
+    if all(np.allclose(d[i], flipped[i], atol=10.0 ** -(d.decimals + 1)) for i in states if i in flipped.step_ids):
+        return "reset before and after give the same states"
+    return None
 
 
 def _drawer(subject: str) -> Drawer:

@@ -12,9 +12,9 @@ from typing import Any
 
 from ..derivation import Derivation
 from .base import TOKENS, Draw, Drawer, choose, only, refuse
-from .guards import repeated_row, saturated, tied_prediction, weight_rows, weights_of, zero_row
+from .guards import repeated_row, saturated, stuck_unit, tied_prediction, weight_rows, weights_of, zero_row
 from .options import Options
-from .recurrent import cell_options, cell_weights, check_cell, gates_all_zero, output_layer, reset_of
+from .recurrent import cell_options, cell_weights, check_cell, gates_all_zero, output_layer, reset_blind, reset_of
 
 ATTENTIONS = ("luong", "bahdanau", "none")
 SCORES = ("dot", "general", "additive")
@@ -81,7 +81,8 @@ def reject(o: Options, raw: dict[str, Any]) -> str | None:
 
 
 def degeneracy(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
-    why = saturated(d) or tied_prediction(d, o.decimals)
+    why = saturated(d) or tied_prediction(d, o.decimals) or stuck_unit(d, o.decimals)
+    why = why or reset_blind(raw, d, ("encoder", "decoder"))
     for w in weights_of(d, "weights"):
         why = why or weight_rows(w, o.decimals, o.allow_ties)
     return why

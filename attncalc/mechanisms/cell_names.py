@@ -75,3 +75,28 @@ def layout_note(cell: Cell, g: str, part: str = "both") -> str:
         f"W_{g} = [columns {span} of recurrent_kernel | columns {span} of kernel], transposed; "
         f"b_{g} = bias on those columns."
     )
+
+
+def stacked_labels(cell: Cell) -> tuple[str, ...] | None:
+    """Where each row (PyTorch) or column (Keras) of a stacked weight belongs: "r1", "r2", "z1", ...
+    (the gate, then the hidden unit), in the layout's order; None in the per-gate layout."""
+    if cell.layout == "gates":
+        return None
+    from ..parse.recurrent import STACK_ORDER
+
+    return tuple(f"{g}{k + 1}" for g in STACK_ORDER[(cell.kind, cell.layout)] for k in range(cell.d_h))
+
+
+def given_labels(cell: Cell, name: str) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
+    """The row and column labels of one of a cell's given weights: a stacked layout's gate rows or
+    columns are labelled by gate and unit, so a question sheet says which rows are which gate."""
+    labels = stacked_labels(cell)
+    if labels is None:
+        return None, None
+    if cell.layout == "pytorch":  # weight_ih, weight_hh and both biases stack the gates' rows
+        return labels, None
+    if name == "bias" and cell.kind == "gru" and cell.reset == "after":  # Keras: two bias rows
+        return ("input", "recurrent"), labels
+    if name == "bias":
+        return labels, None
+    return None, labels  # kernel, recurrent_kernel: x W, the gates side by side in columns

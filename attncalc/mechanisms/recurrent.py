@@ -7,6 +7,7 @@ from ..arith import Chain, MistakeNotApplicable
 from ..derivation import Input, Step
 from ..problem import Problem
 from . import output
+from .cell_names import given_labels
 from .cells import Names, cell_step
 
 # the slips that can happen in a cell of these kinds (attncalc.arith.MISTAKES says each one)
@@ -59,7 +60,9 @@ def inputs(p: Problem) -> list[Input]:
         out.append(Input("c0", "c_0", rec.c0.floats, None, role="initial cell state"))
     if rec.cell is not None:
         for g in rec.cell.shown:
-            out.append(Input(g.name, g.name, g.floats, None, role=_role(g.name, rec.cell.layout)))
+            g_rows, g_cols = given_labels(rec.cell, g.name)
+            role = _role(g.name, rec.cell.layout)
+            out.append(Input(g.name, g.name, g.floats, None, rows=g_rows, cols=g_cols, role=role))
     if rec.output is not None:
         o = rec.output
         out.append(Input("W_out", "W_out", o.W_out.floats, None, rows=o.vocab, role="output layer, one row per entry"))

@@ -20,6 +20,7 @@ from ..derivation import Concat, Input, Map, Product, Step
 from ..parse.types import Cell, Seq2Seq
 from ..problem import Problem
 from . import output
+from .cell_names import given_labels
 from .cells import Names, cell_step
 from .recurrent import check_mistake
 from .seq2seq_attend import attend as _attend
@@ -38,7 +39,18 @@ def inputs(p: Problem) -> list[Input]:
         if cell is None:
             continue
         for g in cell.shown:  # the encoder's and the decoder's weights share names: the symbol says whose
-            out.append(Input(f"{where}.{g.name}", f"{g.name} ({who})", g.floats, None, role=f"{who} weights"))
+            g_rows, g_cols = given_labels(cell, g.name)
+            out.append(
+                Input(
+                    f"{where}.{g.name}",
+                    f"{g.name} ({who})",
+                    g.floats,
+                    None,
+                    rows=g_rows,
+                    cols=g_cols,
+                    role=f"{who} weights",
+                )
+            )
     if s.inputs is not None:
         out.append(
             Input(

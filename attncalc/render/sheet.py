@@ -39,6 +39,7 @@ from ..derivation import (
     tie_note,
 )
 from ..numbers import to_float
+from ..parse.types import Cell
 from . import expand, heads, timeline
 from .exact import exact_groups
 from .fmt import ENTRY_LIMIT, elide, entry_indices, entry_label, fmt, fmt_given, position_labels
@@ -475,7 +476,7 @@ def describe(p: Any) -> list[str]:
         cell = p.recurrent.cell
         bits = [p.kind]
         if cell is not None:
-            bits.append(LAYOUT_WORDS[cell.layout])
+            bits.append(layout_words(cell))
             if cell.kind == "gru":
                 bits.append(f"reset {cell.reset}, update {cell.update}")
         else:
@@ -523,8 +524,13 @@ def describe(p: Any) -> list[str]:
     return bits
 
 
-LAYOUT_WORDS = {
-    "gates": "per-gate weights on [h; x]",
-    "pytorch": "PyTorch layout (weight_ih, weight_hh)",
-    "keras": "Keras layout (kernel, recurrent_kernel)",
-}
+def layout_words(cell: Cell) -> str:
+    """The layout, and for a stacked one the order its gates are stacked in."""
+    if cell.layout == "gates":
+        return "per-gate weights on [h; x]"
+    from ..parse.recurrent import STACK_ORDER
+
+    order = ", ".join(STACK_ORDER[(cell.kind, cell.layout)])
+    if cell.layout == "pytorch":
+        return f"PyTorch layout (weight_ih, weight_hh: the gates' rows stacked {order})"
+    return f"Keras layout (kernel, recurrent_kernel: the gates' columns side by side {order})"

@@ -1,0 +1,53 @@
+"""What generate's recurrent drawers refuse, checked on what they write: no GRU variant where the reset
+gate before or after W_hn gives the same states (it could not tell a student who put it in the wrong
+place), no hidden unit stuck at 0, and stacked layouts whose question sheets say which rows (PyTorch)
+or columns (Keras) belong to which gate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from attncalc import api
+from attncalc.mechanisms import solve
+from attncalc.problem import parse_problem
+
+
+def _states(d: Any) -> np.ndarray:
+    return np.array([d[i] for i in d.step_ids if i.split(".")[-1] == "h"], dtype=float)
+
+
+@pytest.mark.parametrize("layout", ["gates", "pytorch"])
+def test_gru_variants_tell_reset_before_from_after(layout: str) -> None:
+    for v in api.generate(kind="gru", layout=layout, count=12, seed=3):
+        flipped = {
+            **v.problem,
+            "cell": {**v.problem["cell"], "reset": {"after": "before", "before": "after"}[v.problem["cell"]["reset"]]},
+        }
+        other = solve(parse_problem(flipped, "flipped.toml"), exact=False)
+        # shown to 3 decimals, some hidden state differs by more than a unit of the last place
+        assert np.abs(_states(v.derivation) - _states(other)).max() > 1e-3
+
+
+@pytest.mark.parametrize("kind", ["rnn", "lstm", "gru"])
+def test_no_hidden_unit_stays_zero(kind: str) -> None:
+    for v in api.generate(kind=kind, count=12, seed=5, tokens=2):
+        h = _states(v.derivation)
+        assert (np.abs(h) >= 0.0005).any(axis=0).all(), v.problem["title"]
+
+
+def test_pytorch_question_sheet_labels_the_gate_rows() -> None:
+    v = api.generate(kind="gru", layout="pytorch", count=1)[0]
+    sheet = v.derivation.to_markdown(sheet="question")
+    assert "the gates' rows stacked r, z, n" in sheet
+    for label in ("r1", "r2", "z1", "z2", "n1", "n2"):  # PyTorch's weight_ih rows: W_ir, W_iz, W_in
+        assert f"| {label} |" in sheet
+
+
+def test_keras_question_sheet_labels_the_gate_columns() -> None:
+    v = api.generate(kind="lstm", layout="keras", count=1)[0]
+    sheet = v.derivation.to_markdown(sheet="question")
+    assert "columns side by side i, f, g, o" in sheet  # Keras's kernel: [W_i W_f W_c W_o]
+    assert "| i1 | i2 | f1 | f2 | g1 | g2 | o1 | o2 |" in sheet
