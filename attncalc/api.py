@@ -176,7 +176,7 @@ def generate(
     layout: str = "gates",
     reset: str | None = None,
     update: str = "keep",
-    cell: str = "gru",
+    cell: str | None = None,
     attention: str = "luong",
     steps: int = 2,
     measure: str | None = None,

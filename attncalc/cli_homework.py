@@ -209,8 +209,13 @@ def generate(
     ] = None,
     update: Annotated[str, typer.Option("--update", help="GRU: keep (h = (1-z) h~ + z h) | replace.")] = "keep",
     cell: Annotated[
-        str, typer.Option("--cell", help="seq2seq: the encoder's and decoder's cell, rnn | lstm | gru.")
-    ] = "gru",
+        str | None,
+        typer.Option(
+            "--cell",
+            help="seq2seq: the encoder's and decoder's cell, rnn | lstm | gru (default gru).",
+            show_default=False,
+        ),
+    ] = None,
     attention: Annotated[str, typer.Option("--attention", help="seq2seq: luong | bahdanau | none.")] = "luong",
     steps: Annotated[int, typer.Option("--steps", help="seq2seq: decoder steps (1 to 4).")] = 2,
     measure: Annotated[

@@ -319,7 +319,7 @@ def test_a_class_of_submissions(cli: Any, tmp_path: Path) -> None:
     (tmp_path / "alice.toml").write_text("weights = [0.155, 0.422, 0.422]\ncontext = [0.578, 1.267]\n")
     (tmp_path / "bob.toml").write_text("weights = [0.155, 0.422, 0.422]\ncontext = [0.6, 1.5]\n")
     p = str(PROBLEMS / "decoder-dot.toml")
-    result = cli("check", p, str(tmp_path / "alice.toml"), str(tmp_path / "bob.toml"))
+    result = cli("check", p, str(tmp_path / "alice.toml"), str(tmp_path / "bob.toml"), "--width", "200")
     assert result.exit_code == 1
     lines = result.stdout.strip().splitlines()
     assert lines[0].startswith("✓") and "alice.toml" in lines[0]

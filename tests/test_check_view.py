@@ -90,3 +90,16 @@ def test_long_header_puts_the_problem_on_its_own_line(cli: Any) -> None:
     first, second = text.splitlines()[:2]
     assert first.endswith("lstm-doc-sentences.toml") and second.strip().startswith("problem: ")
     assert second.strip().endswith("problems/lstm-doc-sentences.toml")
+
+
+def test_a_class_folder_summary_fits_the_width_and_totals_the_score(cli: Any) -> None:
+    """Several answers files: one row per file within --width, and in JSON the score summed over the
+    files (each file's own score comes from grading it alone)."""
+    files = [str(PROBLEMS / "answers" / n) for n in ("lstm-doc-encoder.toml", "decoder-dot.toml")]
+    singles = [json.loads(cli("check", f, "--format", "json").stdout)["score"] for f in files]
+    text = cli("check", *files, "--width", "60").stdout
+    assert max(cell_len(line.rstrip()) for line in text.splitlines()) <= 60
+    assert "lstm-doc-encoder.toml" in text and "decoder-dot.toml" in text  # file names never broken
+    data = json.loads(cli("check", *files, "--format", "json").stdout)
+    assert data["score"]["points"] == pytest.approx(sum(s["points"] for s in singles))
+    assert data["score"]["out_of"] == pytest.approx(sum(s["out_of"] for s in singles))

@@ -46,3 +46,17 @@ def test_self_attention_output_is_o_as_in_vaswani() -> None:
     assert out.formula.startswith("O = A V")
     assert out.symbol == "o"
     assert next(s for s in d.steps if s.id == "exp_sum").symbol == "Z"
+
+
+@pytest.mark.parametrize(
+    ("plain", "tex"),
+    [
+        ("recurrent_kernel", r"\text{recurrent\_kernel}"),  # one name (Keras's), not recurrent with a subscript
+        ("weight_ih", r"\text{weight}_{ih}"),  # PyTorch's W_ih: the subscript stays
+        ("W_out", r"W_{out}"),
+    ],
+)
+def test_names_joined_by_an_underscore(plain: str, tex: str) -> None:
+    from attncalc.render.typeset import to_tex
+
+    assert to_tex(plain) == tex

@@ -28,7 +28,7 @@ class Options:
     layout: str = "gates"  # recurrent cells: gates | pytorch | keras
     reset: str | None = None  # gru: after | before (None: the layout's default)
     update: str = "keep"  # gru: keep | replace
-    cell: str = "gru"  # seq2seq: the encoder's and the decoder's cell
+    cell: str | None = None  # seq2seq: the encoder's and the decoder's cell (default gru)
     attention: str = "luong"  # seq2seq: luong | bahdanau | none
     steps: int = 2  # seq2seq: decoder steps
     measure: str | None = None  # similarity: one measure or several, comma-separated (None: all three)

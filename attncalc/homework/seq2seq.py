@@ -26,10 +26,14 @@ def score_of(o: Options) -> str | None:
     return o.score or ("dot" if o.attention == "luong" else "additive")
 
 
+def cell_of(o: Options) -> str:
+    return o.cell or "gru"
+
+
 def _check(o: Options) -> None:
-    choose(o, "cell", o.cell, ("rnn", "lstm", "gru"))
+    choose(o, "cell", cell_of(o), ("rnn", "lstm", "gru"))
     choose(o, "attention", o.attention, ATTENTIONS)
-    check_cell(o, o.cell)
+    check_cell(o, cell_of(o))
     if o.attention == "none" and o.score is not None:
         raise refuse("--score", "--attention none has no score")
     score = score_of(o)
@@ -43,7 +47,7 @@ def _check(o: Options) -> None:
 def draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     d = Draw(rng, o.values, palette="cell")
     n, T, k = o.tokens, o.steps, o.dim
-    cell, reset = o.cell, reset_of(o)
+    cell, reset = cell_of(o), reset_of(o)
     encoder: dict[str, Any] = {"cell": cell, **cell_options(o, cell), "x": [d.nonzero_vector(k) for _ in range(n)]}
     encoder.update(cell_weights(d, cell, o.layout, reset, k, k))
     decoder: dict[str, Any] = {"cell": cell, **cell_options(o, cell), "attention": o.attention}

@@ -73,14 +73,21 @@ def inputs(p: Problem) -> list[Input]:
 
 def _role(name: str, layout: str) -> str:
     if layout == "pytorch":
-        return {"weight_ih": "input weights, gates stacked", "weight_hh": "recurrent weights, gates stacked"}.get(
-            name, "bias"
-        )
+        return {
+            "weight_ih": "input weights, the gates' rows stacked",
+            "weight_hh": "recurrent weights, the gates' rows stacked",
+            "bias_ih": "input bias, the gates stacked",
+            "bias_hh": "recurrent bias, the gates stacked",
+        }.get(name, "bias")
     if layout == "keras":
-        return {"kernel": "input kernel (x W), gates side by side", "recurrent_kernel": "recurrent kernel"}.get(
-            name, "bias"
-        )
-    return "acts on [h; x]" if name.startswith("W") else "bias"
+        return {
+            "kernel": "input kernel (x W), the gates side by side",
+            "recurrent_kernel": "recurrent kernel (h W), the gates side by side",
+            "bias": "bias, the gates side by side",
+        }.get(name, "bias")
+    if name == "b_hn":
+        return "recurrent bias of the candidate (reset after)"
+    return "acts on [h; x]" if name.startswith("W") else "bias of its gate"
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:

@@ -60,6 +60,10 @@ def reports_json(reports: list[Report]) -> str:
         data = {
             "submissions": [{"problem": r.problem, "answers": r.answers, **report_dict(r)} for r in reports],
             "total": total,
+            "score": {  # every file's points, and what they were out of, summed
+                "points": round(sum(r.score for r in reports), 6),
+                "out_of": round(sum(r.out_of for r in reports), 6),
+            },
             "all_correct": sum(1 for r in reports if r.all_correct),
         }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
@@ -213,19 +217,24 @@ def print_reports(reports: list[Report], console: Console) -> None:
         console.print(report_renderable(reports[0], console.width))
         return
     total = {"correct": 0, "carried": 0, "wrong": 0}
-    width = max(len(r.answers) for r in reports)
+    # one row per file; the result wraps within --width (a file name is never broken)
+    t = Table(box=None, show_header=False, pad_edge=False, padding=(0, 1))
+    t.add_column(no_wrap=True)
+    t.add_column(no_wrap=True, overflow="fold")
+    t.add_column(ratio=1)
     for rep in reports:
         mark = "✓" if rep.all_correct else "✗"
-        console.print(f"{mark} {rep.answers:<{width}}  {summary_line(rep)}", highlight=False, soft_wrap=True)
+        t.add_row(mark, rep.answers, summary_line(rep))
         for k, v in rep.summary.items():
             total[k] += v
+    console.print(t)
     perfect = sum(1 for r in reports if r.all_correct)
     mean = ""
     if len({r.out_of for r in reports}) == 1:  # one problem (or variants of one): the mean score says something
         mean = f"; mean score {points_text(sum(r.score for r in reports) / len(reports))} / {points_text(reports[0].out_of)}"
     console.print(
-        f"Total: {len(reports)} submissions, {perfect} all correct; steps: {total['correct']} correct, "
-        f"{total['carried']} carried, {total['wrong']} wrong{mean}",
-        highlight=False,
-        soft_wrap=True,
+        Text(
+            f"Total: {len(reports)} submissions, {perfect} all correct; steps: {total['correct']} correct, "
+            f"{total['carried']} carried, {total['wrong']} wrong{mean}"
+        )
     )

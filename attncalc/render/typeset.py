@@ -159,8 +159,16 @@ def to_tex(plain: str) -> str:
     sqrt_open = False
     sqrt_groups: list[int] = []  # paren depths at which a √( … ) group closes its \sqrt{ … }
     depth = 0
+    skip = -1  # a token already written with the one before it
     for i, (kind, text) in enumerate(tokens):
+        if i == skip:
+            continue
         nxt = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
+        if kind == "word" and len(text) > 3 and nxt[0] == "sub" and len(nxt[1]) > 4 and nxt[1][1:].isalpha():
+            # two words joined by _ (recurrent_kernel, hidden_pre) are one name, not a subscript
+            pieces.append(rf"\text{{{tex_text(text + nxt[1])}}}")
+            skip = i + 1
+            continue
         if kind == "sci":
             mant, exp = text.split("e")
             piece = rf"{mant}\times 10^{{{int(exp)}}}"
