@@ -144,9 +144,15 @@ def test_every_problem_compiles_with_pdflatex(cli: Any, tmp_path: Path, path: Pa
     result = cli("solve", str(path), "-f", "pdf", "-o", str(out))
     assert result.exit_code == 0, result.stderr
     assert out.read_bytes().startswith(b"%PDF")
+    # scalable fonts only (Latin Modern): a Type 3 font is a bitmap, blurry on screen and in print
+    fonts = subprocess.run(["pdffonts", str(out)], capture_output=True, text=True, check=True).stdout
+    types = [line[37:55].strip() for line in fonts.splitlines()[2:]]
+    assert types and all(t in ("Type 1", "Type 1C", "TrueType", "CID Type 0C") for t in types), fonts
     text = subprocess.run(["pdftotext", "-layout", str(out), "-"], capture_output=True, text=True, check=True).stdout
     d = solve_file(path.name)
-    assert d.problem.title.split(":")[0].replace('"', "") in text.replace("”", "").replace("“", "")
+    # a symbol in the title (c_0) is typeset with its subscript, which pdftotext reads as "c0"
+    title = d.problem.title.split(":")[0].replace('"', "").replace("_", "")
+    assert title in text.replace("”", "").replace("“", "")
     numeric = [s.id for s in d.steps if not isinstance(s.value, str)]
     final = next((i for i in ("weights", "probabilities", "loss") if i in d.step_ids), numeric[-1])
     for v in shown_values(d, final)[:4]:

@@ -60,3 +60,23 @@ def test_names_joined_by_an_underscore(plain: str, tex: str) -> None:
     from attncalc.render.typeset import to_tex
 
     assert to_tex(plain) == tex
+
+
+def test_arrows_and_accents_sit_over_their_letter() -> None:
+    """A bidirectional encoder's h→ and h← are h with an arrow over it (not "h →"), in LaTeX and HTML;
+    a tilde stays on its letter in HTML."""
+    from attncalc.render.typeset import to_html, to_tex
+
+    assert to_tex("[h→_3; h←_1]") == r"[\overrightarrow{h}_{3};\, \overleftarrow{h}_{1}]"
+    assert to_html("h←_1") == '<span class="over" data-a="←"><i>h</i></span><sub>1</sub>'
+    assert to_html("h\u0303_t") == "<i>h\u0303</i><sub>t</sub>"
+
+
+def test_symbols_in_running_text_keep_their_subscripts() -> None:
+    """W_out in a subtitle or a note is W with subscript out (not a literal underscore); a user's
+    file_name in a title stays text."""
+    from attncalc.render.writers import _html_text, _tex_safe
+
+    assert _tex_safe("z = W_out h + b_out") == "z = $W_{out}$ h + $b_{out}$"
+    assert _tex_safe("my_file_name") == r"my\_file\_name"
+    assert _html_text("W_out & <b>") == "<i>W</i><sub>out</sub> &amp; &lt;b&gt;"

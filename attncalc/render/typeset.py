@@ -24,6 +24,8 @@ _TOKEN = re.compile(
     re.S,
 )
 
+_ARROWS = {"→": r"\overrightarrow", "←": r"\overleftarrow"}  # a bidirectional encoder's two directions
+
 _ACCENTED = {
     "\x00": r"\tilde{h}",
     "\x01": r"\tilde{c}",
@@ -164,6 +166,10 @@ def to_tex(plain: str) -> str:
         if i == skip:
             continue
         nxt = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
+        if kind == "word" and len(text) == 1 and nxt[1] in _ARROWS:  # h→ (forward), h← (backward)
+            pieces.append(rf"{_ARROWS[nxt[1]]}{{{text}}}")
+            skip = i + 1
+            continue
         if kind == "word" and len(text) > 3 and nxt[0] == "sub" and len(nxt[1]) > 4 and nxt[1][1:].isalpha():
             # two words joined by _ (recurrent_kernel, hidden_pre) are one name, not a subscript
             pieces.append(rf"\text{{{tex_text(text + nxt[1])}}}")
@@ -234,8 +240,16 @@ def to_tex(plain: str) -> str:
 def to_html(plain: str) -> str:
     """Plain notation → HTML with <sub>/<sup> (no MathML needed for these lines)."""
     out: list[str] = []
-    for m in _TOKEN.finditer(plain):
+    tokens = list(_TOKEN.finditer(plain))
+    for i, m in enumerate(tokens):
         kind, text = m.lastgroup, m.group()
+        after_letter = i > 0 and out and out[-1].endswith("</i>") and len(tokens[i - 1].group()) == 1
+        if text in _ARROWS and after_letter:
+            out[-1] = f'<span class="over" data-a="{text}">{out[-1]}</span>'  # an arrow over h, as in print
+            continue
+        if text in ("\u0303", "\u0302") and after_letter:  # h̃, m̂: the accent inside the letter's <i>
+            out[-1] = out[-1][: -len("</i>")] + text + "</i>"
+            continue
         if kind == "sci":
             mant, exp = text.split("e")
             out.append(f"{mant}×10<sup>{int(exp)}</sup>")

@@ -7,6 +7,7 @@ knows nothing of attention: the sheet builder decided what to say, the writer on
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 from .exact import exact_latex, exact_mathml
@@ -137,6 +138,7 @@ class MarkdownWriter(Writer):
 LATEX_PREAMBLE = r"""\documentclass[11pt]{article}
 \ifdefined\pdftrailerid\pdftrailerid{}\fi
 \usepackage[T1]{fontenc}
+\IfFileExists{lmodern.sty}{\usepackage{lmodern}}{}% scalable fonts (Debian: lmodern)
 \usepackage[margin=2cm]{geometry}
 \usepackage{amsmath,amssymb}
 \usepackage{booktabs}
@@ -149,8 +151,19 @@ LATEX_PREAMBLE = r"""\documentclass[11pt]{article}
 """
 
 
+# a symbol with subscripts in running text (W_out, b_hn, h_t, W_Q): set as maths, W with subscript out
+_SUBSCRIPTED = re.compile(
+    r"(?<![\w\\])([A-Za-z][\u0303\u0302→←]?(?:_[A-Za-z0-9]{1,5})+|weight_ih|weight_hh|bias_ih|bias_hh|recurrent_kernel)(?![\w])"
+)
+
+
 def _tex_safe(s: str) -> str:
     """Text mode, with the symbols the sheets use typeset as maths."""
+    parts = _SUBSCRIPTED.split(s)  # odd parts are the symbols
+    return "".join(f"${to_tex(p)}$" if k % 2 else _tex_text_part(p) for k, p in enumerate(parts))
+
+
+def _tex_text_part(s: str) -> str:
     out = tex_text(s)
     for ch, rep in {
         **{ch: f"$\\{name}$" for ch, name in GREEK.items()},
@@ -277,9 +290,18 @@ th, td { padding: .15rem .6rem; text-align: right; } th { border-bottom: 1px sol
 td.label, th.label { text-align: left; font-weight: bold; }
 .bar { display: inline-block; height: .7rem; background: #2a5ac8; vertical-align: middle; }
 math { font-size: 1.05em; }
+.over { display: inline-block; position: relative; padding-top: .35em; }
+.over::before { content: attr(data-a); position: absolute; left: 0; right: 0; top: -.1em; text-align: center;
+  font-size: .7em; line-height: 1; font-style: normal; }
 @media print { body { margin: 0; max-width: none; } h3 { break-after: avoid; } table, ul.math { break-inside: avoid; }
   .bar, td { print-color-adjust: exact; -webkit-print-color-adjust: exact; } }
 """
+
+
+def _html_text(s: str) -> str:
+    """Running text, escaped, with symbols such as W_out set with their subscripts (as in LaTeX)."""
+    parts = _SUBSCRIPTED.split(s)
+    return "".join(to_html(p) if k % 2 else html.escape(p) for k, p in enumerate(parts))
 
 
 def _shade(w: float) -> str:
@@ -300,16 +322,16 @@ class HtmlWriter(Writer):
         )
 
     def _block_Heading(self, b: Heading) -> None:
-        self.out.append(f"<h{b.level}>{html.escape(b.text)}</h{b.level}>")
+        self.out.append(f"<h{b.level}>{_html_text(b.text)}</h{b.level}>")
 
     def _block_Para(self, b: Para) -> None:
         prefix = "<b>Note:</b> " if b.style == "note" else ""
-        self.out.append(f'<p class="{b.style}">{prefix}{html.escape(b.text)}</p>')
+        self.out.append(f'<p class="{b.style}">{prefix}{_html_text(b.text)}</p>')
 
     def _block_MathLines(self, b: MathLines) -> None:
         self.out.append('<ul class="math">')
         for math, remark in b.lines:
-            r = f'<span class="r">({html.escape(remark)})</span>' if remark else ""
+            r = f'<span class="r">({_html_text(remark)})</span>' if remark else ""
             self.out.append(f'<li><span class="m">{to_html(math)}</span>{r}</li>')
         self.out.append("</ul>")
 
@@ -334,7 +356,7 @@ class HtmlWriter(Writer):
     def _block_Table(self, b: Table) -> None:
         t = ["<table>"]
         if b.caption:
-            t.append(f"<caption>{html.escape(b.caption)}</caption>")
+            t.append(f"<caption>{_html_text(b.caption)}</caption>")
         t.append("<thead><tr>" + "".join(f'<th><span class="m">{to_html(h)}</span></th>' for h in b.header))
         if b.shade is not None:
             t.append("<th>bar</th>")
