@@ -76,6 +76,12 @@ def solve(
     fragment: Annotated[
         bool, typer.Option("--fragment", help="latex/html: only the body, to paste into a document.")
     ] = False,
+    reveal: Annotated[
+        bool,
+        typer.Option(
+            "--reveal", help="html: each step opens in stages (formula, then the working, then the value)."
+        ),
+    ] = False,
     decimals: Annotated[
         int | None, typer.Option("--decimals", min=0, max=12, help="Decimals shown (overrides the problem's settings).")
     ] = None,
@@ -103,6 +109,8 @@ def solve(
             f"--sheet {sheet.value}: the {format.value} view is the full solution; "
             "use --format markdown, latex, pdf or html for a question or answers sheet"
         )
+    if reveal and format is not SolveFormat.html:
+        _fail(f"--reveal: steps open in stages in the html sheet only, not in {format.value}; use --format html")
     from .errors import AttncalcError
     from .files import check_output
     from .mechanisms import solve as solve_problem
@@ -142,7 +150,7 @@ def solve(
     elif format in (SolveFormat.markdown, SolveFormat.latex, SolveFormat.html):
         from .render.writers import render as render_sheet
 
-        text = render_sheet(derivations, format.value, sheet.value, fragment)
+        text = render_sheet(derivations, format.value, sheet.value, fragment, reveal=reveal)
     else:
         text = _text_view(derivations, to_terminal=output is None, width=width)
         if output is None:

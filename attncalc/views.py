@@ -65,9 +65,10 @@ class DerivationViews:
         """The LaTeX document (``--format latex``), or only its body with fragment=True."""
         return str(show(self, "derivation", "latex", sheet=sheet, fragment=fragment))
 
-    def to_html(self, sheet: str = "solution", fragment: bool = False) -> str:
-        """The HTML page (``--format html``), or only its body with fragment=True."""
-        return str(show(self, "derivation", "html", sheet=sheet, fragment=fragment))
+    def to_html(self, sheet: str = "solution", fragment: bool = False, reveal: bool = False) -> str:
+        """The HTML page (``--format html``), or only its body with fragment=True; reveal=True opens
+        each step in stages (``--reveal``)."""
+        return str(show(self, "derivation", "html", sheet=sheet, fragment=fragment, reveal=reveal))
 
     def to_text(self, width: int = 80) -> str:
         """The terminal view without colours, as ``attncalc solve --width W -o FILE`` writes it."""

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from attncalc.derivation import STEP_TYPES, Stated
+from attncalc.render import blocks as blocks_mod
 from attncalc.render import sheet as sheet_mod
 from attncalc.render.json import to_dict
 from attncalc.render.writers import LATEX_PREAMBLE, WRITERS, render
@@ -49,7 +50,7 @@ def test_every_step_type_and_block_type_has_a_method() -> None:
     for cls in STEP_TYPES:
         assert callable(getattr(sheet_mod._Builder, f"_step_{cls.__name__}", None)), cls.__name__
     for writer in WRITERS.values():
-        for block in sheet_mod.BLOCK_TYPES:
+        for block in blocks_mod.BLOCK_TYPES:
             assert callable(getattr(writer, f"_block_{block.__name__}", None)), (writer.__name__, block.__name__)
 
 

@@ -60,10 +60,10 @@ def derivation_latex(d: Derivation, sheet: str = "solution", fragment: bool = Fa
 
 
 @register("derivation", "html")
-def derivation_html(d: Derivation, sheet: str = "solution", fragment: bool = False) -> str:
+def derivation_html(d: Derivation, sheet: str = "solution", fragment: bool = False, reveal: bool = False) -> str:
     from .writers import render
 
-    return render([d], "html", sheet, fragment)
+    return render([d], "html", sheet, fragment, reveal=reveal)
 
 
 @register("report", "json")

@@ -8,7 +8,6 @@ Mathematics in blocks is written in attncalc's plain notation ("e_2 = 1·0 + 1·
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -41,6 +40,7 @@ from ..derivation import (
 from ..numbers import to_float
 from ..parse.types import Cell
 from . import expand, heads, timeline
+from .blocks import Block, Details, Exact, Heading, MathLines, Matrix, Para, Sheet, Table
 from .exact import exact_groups
 from .fmt import ENTRY_LIMIT, elide, entry_indices, entry_label, fmt, fmt_given, position_labels
 
@@ -48,75 +48,16 @@ SHEETS = ("solution", "answers", "question")
 MATRIX_LIMIT = 12  # rows/columns of a matrix shown before the middle is elided
 
 
-# ------------------------------------------------------------------------------ blocks
-
-
-@dataclass(frozen=True)
-class Heading:
-    text: str
-    level: int = 2
-
-
-@dataclass(frozen=True)
-class Para:
-    text: str
-    style: str = "normal"  # normal | explain | note | result
-
-
-@dataclass(frozen=True)
-class MathLines:
-    """Lines of plain-notation mathematics, each with an optional text remark."""
-
-    lines: tuple[tuple[str, str], ...]
-
-
-@dataclass(frozen=True)
-class Matrix:
-    """lhs = a vector or matrix of formatted numbers, with optional row/column labels."""
-
-    lhs: str
-    cells: tuple[tuple[str, ...], ...]
-    rows: tuple[str, ...] | None = None
-    cols: tuple[str, ...] | None = None
-    shade: tuple[tuple[float, ...], ...] | None = None  # 0..1 per cell (weights)
-    vector: bool = False
-
-
-@dataclass(frozen=True)
-class Table:
-    """A labelled table; ``shade`` gives a 0..1 level per row for the last column (weights)."""
-
-    header: tuple[str, ...]  # plain-notation math allowed
-    rows: tuple[tuple[str, ...], ...]
-    shade: tuple[float, ...] | None = None
-    caption: str = ""
-    math_cols: tuple[int, ...] = ()  # columns whose cells are plain-notation mathematics
-
-
-@dataclass(frozen=True)
-class Exact:
-    """Exact forms: (labels joined by =, sympy expression)."""
-
-    items: tuple[tuple[str, Any], ...]
-    more: int = 0
-
-
-Block = Heading | Para | MathLines | Matrix | Table | Exact
-BLOCK_TYPES = (Heading, Para, MathLines, Matrix, Table, Exact)
-
-
-@dataclass
-class Sheet:
-    title: str
-    kind: str  # solution | answers | question
-    blocks: list[Block] = field(default_factory=list)
-
-
 # ------------------------------------------------------------------------------ builder
 
 
-def build(derivations: list[Derivation], kind: str = "solution", title: str | None = None) -> Sheet:
-    """The sheet for one or more derivations (numbered problems when there are several)."""
+def build(
+    derivations: list[Derivation], kind: str = "solution", title: str | None = None, reveal: bool = False
+) -> Sheet:
+    """The sheet for one or more derivations (numbered problems when there are several).
+
+    ``reveal``: each step of a solution shows its formula, and keeps its written-out working and then
+    its value in :class:`Details` blocks, opened one after the other (an HTML <details>)."""
     if kind not in SHEETS:
         raise ValueError(kind)
     several = len(derivations) > 1
@@ -129,7 +70,7 @@ def build(derivations: list[Derivation], kind: str = "solution", title: str | No
     if several or explicit:
         sheet.blocks.append(Heading(title, 1))
     for k, d in enumerate(derivations, 1):
-        b = _Builder(d, sheet.blocks)
+        b = _Builder(d, sheet.blocks, reveal)
         heading = f"Problem {k}. {d.problem.title}" if several else d.problem.title
         b.add(Heading(heading, 2 if sheet.blocks else 1))
         {"solution": b.solution, "answers": b.answers, "question": b.question}[kind]()
@@ -137,10 +78,12 @@ def build(derivations: list[Derivation], kind: str = "solution", title: str | No
 
 
 class _Builder:
-    def __init__(self, d: Derivation, out: list[Block]) -> None:
+    def __init__(self, d: Derivation, out: list[Block], reveal: bool = False) -> None:
         self.d = d
         self.dec = d.decimals
         self.out = out
+        self.reveal = reveal
+        self._result_at: int | None = None  # where the step's value block went (reveal's last stage)
 
     def add(self, block: Block) -> None:
         self.out.append(block)
@@ -201,10 +144,13 @@ class _Builder:
                 self.add(Para(s.explain, "explain"))
             if s.note:
                 self.add(Para(s.note, "note"))
+            start, self._result_at = len(self.out), None
             getattr(self, f"_step_{type(s).__name__}")(s)
             self._exact(s)
             if s.id == "weights" and self.d.problem.kind == "attention":
                 self._attention_table()
+            if self.reveal:
+                self._stages(start)
 
             if tl is not None and s.id in tl.table_after:
                 block = tl.table_after[s.id]
@@ -225,6 +171,18 @@ class _Builder:
             self.add(Para(self.d.headline, "result"))
         for note in self.d.notes:
             self.add(Para(note, "explain"))
+
+    def _stages(self, start: int) -> None:
+        """The step's blocks from ``start`` in two stages: the working, then (inside it) the value."""
+        body = self.out[start:]
+        del self.out[start:]
+        cut = self._result_at - start if self._result_at is not None else len(body)
+        work, value = body[:cut], body[cut:]
+        inner = (Details("Show the value", tuple(value)),) if value else ()
+        if work:
+            self.add(Details("Show the working", tuple(work) + inner))
+        elif inner:
+            self.add(inner[0])
 
     def _rounding_note(self) -> str:
         return next((n for n in self.d.notes if n.startswith("Shown values")), "")
@@ -271,6 +229,7 @@ class _Builder:
         )
 
     def _result(self, s: Step) -> None:
+        self._result_at = len(self.out)
         self.add(self._matrix(s.symbol, np.asarray(s.shown), s.rows, s.cols, shade=s.id == "weights"))
 
     def _inline_value(self, s: Step) -> str:

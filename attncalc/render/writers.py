@@ -10,8 +10,8 @@ import html
 import re
 from typing import Any
 
+from .blocks import Details, Exact, Heading, MathLines, Matrix, Para, Sheet, Table
 from .exact import exact_latex, exact_mathml
-from .sheet import Exact, Heading, MathLines, Matrix, Para, Sheet, Table
 from .typeset import GREEK, tex_text, to_html, to_tex
 
 
@@ -26,6 +26,11 @@ class Writer:
         for block in self.sheet.blocks:
             getattr(self, f"_block_{type(block).__name__}")(block)
         return "\n".join(self.out).rstrip() + "\n"
+
+    def _block_Details(self, b: Details) -> None:
+        """Where nothing is hidden (Markdown, LaTeX), the revealed blocks are simply shown."""
+        for block in b.blocks:
+            getattr(self, f"_block_{type(block).__name__}")(block)
 
 
 # ---------------------------------------------------------------------------------- Markdown
@@ -293,6 +298,9 @@ math { font-size: 1.05em; }
 .over { display: inline-block; position: relative; padding-top: .35em; }
 .over::before { content: attr(data-a); position: absolute; left: 0; right: 0; top: -.1em; text-align: center;
   font-size: .7em; line-height: 1; font-style: normal; }
+details.reveal { margin: .2rem 0 .4rem 0; } details.reveal > summary { cursor: pointer; color: #2a5ac8; }
+details.reveal details.reveal { margin-left: 1rem; }
+@media print { details.reveal > summary { display: none; } details::details-content { content-visibility: visible; display: contents; } }
 @media print { body { margin: 0; max-width: none; } h3 { break-after: avoid; } table, ul.math { break-inside: avoid; }
   .bar, td { print-color-adjust: exact; -webkit-print-color-adjust: exact; } }
 """
@@ -323,6 +331,12 @@ class HtmlWriter(Writer):
 
     def _block_Heading(self, b: Heading) -> None:
         self.out.append(f"<h{b.level}>{_html_text(b.text)}</h{b.level}>")
+
+    def _block_Details(self, b: Details) -> None:
+        """A stage of --reveal: closed until the reader opens it; no script, works offline."""
+        self.out.append(f'<details class="reveal"><summary>{html.escape(b.summary)}</summary>')
+        super()._block_Details(b)
+        self.out.append("</details>")
 
     def _block_Para(self, b: Para) -> None:
         prefix = "<b>Note:</b> " if b.style == "note" else ""
@@ -392,12 +406,17 @@ WRITERS: dict[str, type[Writer]] = {"markdown": MarkdownWriter, "latex": LatexWr
 
 
 def render(
-    derivations: list[Any], fmt: str, sheet: str = "solution", fragment: bool = False, title: str | None = None
+    derivations: list[Any],
+    fmt: str,
+    sheet: str = "solution",
+    fragment: bool = False,
+    title: str | None = None,
+    reveal: bool = False,
 ) -> str:
-    """Render derivations as a Markdown, LaTeX or HTML sheet."""
+    """Render derivations as a Markdown, LaTeX or HTML sheet (``reveal``: steps open in stages)."""
     from .sheet import build
 
-    s = build(derivations, sheet, title)
+    s = build(derivations, sheet, title, reveal)
     w = WRITERS[fmt](s)
     if isinstance(w, MarkdownWriter):
         return w.write()

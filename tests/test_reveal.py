@@ -1,0 +1,130 @@
+"""--reveal: an HTML solution whose steps open in stages (the formula, then the written-out working,
+then the value) with plain <details> elements, clicked through in a real Chromium. The expected
+numbers of the decoder document are worked out by hand: s = [1, 1], h = [1, 0], [0, 2], [1, 1], so
+e_1 = 1·1 + 1·0 = 1, e_2 = 1·0 + 1·2 = 2, e_3 = 2."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .helpers import PROBLEMS
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
+
+# Test-only: what the page shows (innerText leaves out the inside of a closed <details>) before any
+# click, after clicking step 1's "Show the working", and after clicking its "Show the value".
+CLICKER = """<script>
+const seen = [document.body.innerText];
+const first = document.querySelector("details.reveal > summary");
+first.click();
+seen.push(document.body.innerText);
+first.parentElement.querySelector(":scope > details.reveal > summary").click();
+seen.push(document.body.innerText);
+const out = document.createElement("pre");
+out.id = "clicked";
+out.textContent = JSON.stringify(seen);
+document.body.appendChild(out);
+</script>"""
+
+
+def _reveal_sheet(cli: Any, tmp_path: Path) -> str:
+    out = tmp_path / "sheet.html"
+    result = cli("solve", str(PROBLEMS / "decoder-dot.toml"), "--reveal", "-o", str(out))
+    assert result.exit_code == 0, result.stderr
+    return out.read_text(encoding="utf-8")
+
+
+def test_every_step_keeps_its_working_and_value_in_details(cli: Any, tmp_path: Path) -> None:
+    page = _reveal_sheet(cli, tmp_path)
+    assert "<script" not in page  # plain <details>: nothing to run, works offline
+    steps = re.findall(r"<h3>Step \d+\.", page)
+    assert len(steps) == 9  # scores … prediction
+    assert page.count('<details class="reveal"><summary>Show the working</summary>') == 9
+    # a step whose value is a vector or matrix shows it last; a sum's one line ends in its value
+    assert page.count('<details class="reveal"><summary>Show the value</summary>') >= 6
+    # the working comes before the value, which sits inside it
+    working = page.index("Show the working")
+    assert working < page.index("1·1 + 1·0 = 1") < page.index("Show the value") < page.index("[1, 2, 2]")
+
+
+@needs_chromium
+def test_chromium_shows_each_stage_after_a_click(cli: Any, tmp_path: Path) -> None:
+    page = _reveal_sheet(cli, tmp_path).replace("</body>", CLICKER + "</body>")
+    clicked = tmp_path / "clicked.html"
+    clicked.write_text(page, encoding="utf-8")
+    dom = subprocess.run(
+        [
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+            clicked.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    ).stdout
+    seen = json.loads(html.unescape(re.search(r'<pre id="clicked">(.*?)</pre>', dom, re.S).group(1)))
+    before, working, value = seen
+    assert "Step 1. Alignment scores" in before and "Show the working" in before  # the formula is shown
+    assert "1·1 + 1·0 = 1" not in before and "e = [1, 2, 2]" not in before
+    assert "1·1 + 1·0 = 1" in working and "1·0 + 1·2 = 2" in working  # the written-out dot products
+    assert "e = [1, 2, 2]" not in working
+    assert "e = [1, 2, 2]" in value  # and then the value
+    assert "exp(1) = 2.718" not in value  # step 2 stays closed
+
+
+def test_reveal_is_an_html_option(cli: Any) -> None:
+    result = cli("solve", str(PROBLEMS / "decoder-dot.toml"), "--reveal", "-f", "markdown")
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and "--reveal" in result.stderr and "html" in result.stderr
+
+
+def test_reveal_from_python() -> None:
+    from attncalc import solve
+
+    page = solve(PROBLEMS / "decoder-dot.toml").to_html(reveal=True)
+    assert "Show the working" in page and "Show the value" in page
+
+
+@needs_chromium
+@pytest.mark.skipif(
+    shutil.which("pdftotext") is None, reason="pdftotext is not installed (apt-get install poppler-utils)"
+)
+def test_printing_shows_every_stage(cli: Any, tmp_path: Path) -> None:
+    """On paper nothing can be clicked: Chromium's print of the reveal sheet holds the working and the
+    values, and not the "Show the …" labels."""
+    page = tmp_path / "sheet.html"
+    page.write_text(_reveal_sheet(cli, tmp_path), encoding="utf-8")
+    pdf = tmp_path / "printed.pdf"
+    subprocess.run(
+        [
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--no-pdf-header-footer",
+            f"--print-to-pdf={pdf}",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    assert "1·1 + 1·0 = 1" in text and "e = [1, 2, 2]" in text
+    assert "Show the" not in text
