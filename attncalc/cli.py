@@ -36,6 +36,12 @@ class SheetKind(StrEnum):
     question = "question"
 
 
+class Detail(StrEnum):
+    full = "full"
+    first = "first"
+    summary = "summary"
+
+
 class ListFormat(StrEnum):
     text = "text"
     json = "json"
@@ -76,11 +82,17 @@ def solve(
     fragment: Annotated[
         bool, typer.Option("--fragment", help="latex/html: only the body, to paste into a document.")
     ] = False,
+    detail: Annotated[
+        Detail,
+        typer.Option(
+            "--detail",
+            help="rnn, lstm, gru, seq2seq: write out every time step (full), the first of each cell and "
+            "the later ones a line per step with their gate tables (first), or the tables only (summary).",
+        ),
+    ] = Detail.first,
     reveal: Annotated[
         bool,
-        typer.Option(
-            "--reveal", help="html: each step opens in stages (formula, then the working, then the value)."
-        ),
+        typer.Option("--reveal", help="html: each step opens in stages (formula, then the working, then the value)."),
     ] = False,
     decimals: Annotated[
         int | None, typer.Option("--decimals", min=0, max=12, help="Decimals shown (overrides the problem's settings).")
@@ -131,7 +143,7 @@ def solve(
             from .render.writers import render as render_sheet
 
             assert target is not None
-            pdf = compile_pdf(render_sheet(derivations, "latex", sheet.value))
+            pdf = compile_pdf(render_sheet(derivations, "latex", sheet.value, detail=detail.value))
             if target == "-":
                 sys.stdout.buffer.write(pdf)
                 return
@@ -150,9 +162,9 @@ def solve(
     elif format in (SolveFormat.markdown, SolveFormat.latex, SolveFormat.html):
         from .render.writers import render as render_sheet
 
-        text = render_sheet(derivations, format.value, sheet.value, fragment, reveal=reveal)
+        text = render_sheet(derivations, format.value, sheet.value, fragment, reveal=reveal, detail=detail.value)
     else:
-        text = _text_view(derivations, to_terminal=output is None, width=width)
+        text = _text_view(derivations, to_terminal=output is None, width=width, detail=detail.value)
         if output is None:
             return
     if output is None:

@@ -62,11 +62,11 @@ def pdf_name(problem: str) -> str:
     return str(Path(name if name not in ("", ".", "..") else "problem").with_suffix(".pdf"))
 
 
-def text_view(derivations: list[Any], to_terminal: bool, width: int | None) -> str:
+def text_view(derivations: list[Any], to_terminal: bool, width: int | None, detail: str = "first") -> str:
     if not to_terminal:
         from .render.exports import text_view
 
-        return text_view(derivations, width or 100)
+        return text_view(derivations, width or 100, detail)
     from rich.rule import Rule
 
     from .render.console import terminal_console
@@ -76,7 +76,7 @@ def text_view(derivations: list[Any], to_terminal: bool, width: int | None) -> s
     for k, d in enumerate(derivations):
         if len(derivations) > 1:
             console.print(Rule(f"Problem {k + 1}"))
-        TextRenderer(d).print(console)
+        TextRenderer(d, detail).print(console)
     return ""
 
 

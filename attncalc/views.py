@@ -57,22 +57,26 @@ class DerivationViews:
         out: dict[str, Any] = show(self, "derivation", "json")
         return out
 
-    def to_markdown(self, sheet: str = "solution") -> str:
+    # detail: "full" | "first" | "summary" (``--detail``): how much of a recurrent derivation's time
+    # steps is written out; other kinds are the same at every level.
+    def to_markdown(self, sheet: str = "solution", detail: str = "first") -> str:
         """The Markdown sheet (``--format markdown``); sheet is solution, answers or question."""
-        return str(show(self, "derivation", "markdown", sheet=sheet))
+        return str(show(self, "derivation", "markdown", sheet=sheet, detail=detail))
 
-    def to_latex(self, sheet: str = "solution", fragment: bool = False) -> str:
+    def to_latex(self, sheet: str = "solution", fragment: bool = False, detail: str = "first") -> str:
         """The LaTeX document (``--format latex``), or only its body with fragment=True."""
-        return str(show(self, "derivation", "latex", sheet=sheet, fragment=fragment))
+        return str(show(self, "derivation", "latex", sheet=sheet, fragment=fragment, detail=detail))
 
-    def to_html(self, sheet: str = "solution", fragment: bool = False, reveal: bool = False) -> str:
+    def to_html(
+        self, sheet: str = "solution", fragment: bool = False, reveal: bool = False, detail: str = "first"
+    ) -> str:
         """The HTML page (``--format html``), or only its body with fragment=True; reveal=True opens
         each step in stages (``--reveal``)."""
-        return str(show(self, "derivation", "html", sheet=sheet, fragment=fragment, reveal=reveal))
+        return str(show(self, "derivation", "html", sheet=sheet, fragment=fragment, reveal=reveal, detail=detail))
 
-    def to_text(self, width: int = 80) -> str:
+    def to_text(self, width: int = 80, detail: str = "first") -> str:
         """The terminal view without colours, as ``attncalc solve --width W -o FILE`` writes it."""
-        return str(show(self, "derivation", "text", width=width))
+        return str(show(self, "derivation", "text", width=width, detail=detail))
 
     # Jupyter shows a derivation as a solution sheet; IPython's terminal shows the text view.
     def _repr_markdown_(self) -> str | None:

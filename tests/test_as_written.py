@@ -32,5 +32,5 @@ def test_lecture_weight_as_written_shows_three_decimals(cli: Any, fmt: str) -> N
 
 def test_lstm_decoder_product_as_written_at_two_decimals(cli: Any) -> None:
     # 0.85·1.41 = 1.1985 by hand, at 2 decimals 1.20 (the line shows the unrounded chain's 1.19)
-    out = cli("solve", str(PROBLEMS / "lstm-doc-decoder.toml"), "--width", "250").stdout
+    out = cli("solve", str(PROBLEMS / "lstm-doc-decoder.toml"), "--width", "250", "--detail", "full").stdout
     assert "0.85·1.41 = 1.19   (as written: 1.20)" in out

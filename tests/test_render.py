@@ -29,9 +29,9 @@ from .helpers import PROBLEM_FILES, PROBLEMS, solve_file
 GOLDEN = Path(__file__).parent / "golden"
 
 
-def text_of(d: object, width: int = 100) -> str:
+def text_of(d: object, width: int = 100, detail: str = "first") -> str:
     buf = io.StringIO()
-    TextRenderer(d).print(Console(width=width, color_system=None, file=buf))  # type: ignore[arg-type]
+    TextRenderer(d, detail).print(Console(width=width, color_system=None, file=buf))  # type: ignore[arg-type]
     return buf.getvalue()
 
 

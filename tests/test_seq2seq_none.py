@@ -236,7 +236,7 @@ def test_decoder_input_ids_are_where_the_docs_say() -> None:
 def test_the_start_is_said_before_the_decoders_first_step_not_inside_it() -> None:
     """Under the 'Decoder' heading, on its own, before 'Step 30'; the JSON carries it as intro."""
     d = solve_file("lstm-doc-seq2seq.toml")
-    lines = text_of(d, width=80).splitlines()
+    lines = text_of(d, width=80, detail="full").splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("The decoder starts from"))
     assert lines[at - 1] == "Decoder"
     assert next(line for line in lines[at:] if line.startswith("Step ")).startswith("Step 30 · ")

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ..derivation import Derivation
 
 
-def text_view(derivations: list[Derivation], width: int) -> str:
+def text_view(derivations: list[Derivation], width: int, detail: str = "first") -> str:
     """The terminal view of one or more derivations as plain text, at a fixed width (no colours)."""
     from rich.rule import Rule
 
@@ -29,13 +29,13 @@ def text_view(derivations: list[Derivation], width: int) -> str:
         for k, d in enumerate(derivations):
             if len(derivations) > 1:
                 console.print(Rule(f"Problem {k + 1}"))
-            TextRenderer(d).print(console)
+            TextRenderer(d, detail).print(console)
         return console.export_text()
 
 
 @register("derivation", "text")
-def derivation_text(d: Derivation, width: int = 80) -> str:
-    return text_view([d], width)
+def derivation_text(d: Derivation, width: int = 80, detail: str = "first") -> str:
+    return text_view([d], width, detail)
 
 
 @register("derivation", "json")
@@ -46,24 +46,26 @@ def derivation_json(d: Derivation) -> dict[str, Any]:
 
 
 @register("derivation", "markdown")
-def derivation_markdown(d: Derivation, sheet: str = "solution") -> str:
+def derivation_markdown(d: Derivation, sheet: str = "solution", detail: str = "first") -> str:
     from .writers import render
 
-    return render([d], "markdown", sheet)
+    return render([d], "markdown", sheet, detail=detail)
 
 
 @register("derivation", "latex")
-def derivation_latex(d: Derivation, sheet: str = "solution", fragment: bool = False) -> str:
+def derivation_latex(d: Derivation, sheet: str = "solution", fragment: bool = False, detail: str = "first") -> str:
     from .writers import render
 
-    return render([d], "latex", sheet, fragment)
+    return render([d], "latex", sheet, fragment, detail=detail)
 
 
 @register("derivation", "html")
-def derivation_html(d: Derivation, sheet: str = "solution", fragment: bool = False, reveal: bool = False) -> str:
+def derivation_html(
+    d: Derivation, sheet: str = "solution", fragment: bool = False, reveal: bool = False, detail: str = "first"
+) -> str:
     from .writers import render
 
-    return render([d], "html", sheet, fragment, reveal=reveal)
+    return render([d], "html", sheet, fragment, reveal=reveal, detail=detail)
 
 
 @register("report", "json")

@@ -134,3 +134,21 @@ def bar(weight: float, width: int = 20) -> str:
     eighths = round(min(weight, 1.0) * width * 8)
     full, rest = divmod(eighths, 8)
     return "█" * full + ("", "▏", "▎", "▍", "▌", "▋", "▊", "▉")[rest]
+
+
+def inline(shown: Any, n: Any, limit: int = 12) -> str:
+    """A value on one line: a label as it is, a number, [a, b, …] or [[…], […]], middles elided."""
+    import numpy as np
+
+    if isinstance(shown, str):
+        return shown
+    v = np.asarray(shown, dtype=float)
+    if v.ndim == 0:
+        return str(n(v))
+
+    def row(r: Any) -> str:
+        return "[" + ", ".join(x if x is not None else "…" for x in elide([n(x) for x in r], limit)) + "]"
+
+    if v.ndim == 1:
+        return row(v)
+    return "[" + ", ".join(x if x is not None else "…" for x in elide([row(r) for r in v], limit)) + "]"

@@ -42,22 +42,28 @@ from ..parse.types import Cell
 from . import expand, heads, timeline
 from .blocks import Block, Details, Exact, Heading, MathLines, Matrix, Para, Sheet, Table
 from .exact import exact_groups
-from .fmt import ENTRY_LIMIT, elide, entry_indices, entry_label, fmt, fmt_given, position_labels
+from .fmt import ENTRY_LIMIT, elide, entry_indices, entry_label, fmt, fmt_given, inline, position_labels
 
 SHEETS = ("solution", "answers", "question")
 MATRIX_LIMIT = 12  # rows/columns of a matrix shown before the middle is elided
+BRIEF_ENTRY_LIMIT = 6  # entries written out per step at --detail first or summary
 
 
 # ------------------------------------------------------------------------------ builder
 
 
 def build(
-    derivations: list[Derivation], kind: str = "solution", title: str | None = None, reveal: bool = False
+    derivations: list[Derivation],
+    kind: str = "solution",
+    title: str | None = None,
+    reveal: bool = False,
+    detail: str = "first",
 ) -> Sheet:
     """The sheet for one or more derivations (numbered problems when there are several).
 
     ``reveal``: each step of a solution shows its formula, and keeps its written-out working and then
-    its value in :class:`Details` blocks, opened one after the other (an HTML <details>)."""
+    its value in :class:`Details` blocks, opened one after the other (an HTML <details>). ``detail``:
+    how much of a recurrent derivation's later time steps is written out (:func:`timeline.detail_plan`)."""
     if kind not in SHEETS:
         raise ValueError(kind)
     several = len(derivations) > 1
@@ -70,7 +76,7 @@ def build(
     if several or explicit:
         sheet.blocks.append(Heading(title, 1))
     for k, d in enumerate(derivations, 1):
-        b = _Builder(d, sheet.blocks, reveal)
+        b = _Builder(d, sheet.blocks, reveal, detail)
         heading = f"Problem {k}. {d.problem.title}" if several else d.problem.title
         b.add(Heading(heading, 2 if sheet.blocks else 1))
         {"solution": b.solution, "answers": b.answers, "question": b.question}[kind]()
@@ -78,8 +84,11 @@ def build(
 
 
 class _Builder:
-    def __init__(self, d: Derivation, out: list[Block], reveal: bool = False) -> None:
+    def __init__(self, d: Derivation, out: list[Block], reveal: bool = False, detail: str = "first") -> None:
         self.d = d
+        self.plan = timeline.detail_plan(d, detail)
+        # entries written out per step: a recurrent derivation in brief keeps 4 of a long vector
+        self.entry_limit = BRIEF_ENTRY_LIMIT if self.plan else ENTRY_LIMIT
         self.dec = d.decimals
         self.out = out
         self.reveal = reveal
@@ -130,9 +139,18 @@ class _Builder:
         if tl is not None:
             for table in tl.tables(self.n):
                 self.add(Table(tuple(table.header), tuple(tuple(r) for r in table.rows), caption=table.title))
+        brief: str | None = None  # the time step written in brief whose heading was given
         for k, s in enumerate(self.d.steps, 1):
             if tl is not None and s.id in tl.section_starts:
                 self.add(Heading(tl.section_starts[s.id], 3))
+            if s.id in self.plan:
+                if s.intro:  # where the decoder starts is said however briefly its steps are written
+                    self.add(Para(s.intro))
+                    brief = None
+                brief = self._brief(s, brief)
+                if tl is not None and s.id in tl.table_after:
+                    self._gate_table(tl, s.id)
+                continue
             if s.intro:
                 self.add(Para(s.intro))
             if s.id == "concat" and heads.applies(self.d):  # every head's weights, before they are put together
@@ -153,15 +171,7 @@ class _Builder:
                 self._stages(start)
 
             if tl is not None and s.id in tl.table_after:
-                block = tl.table_after[s.id]
-                header, rows, caption = tl.gate_rows(block, self.n)
-                self.add(
-                    Table(
-                        tuple(header),
-                        tuple(tuple(r) for r in rows),
-                        caption=f"Gates at {block.title}" + (f"; {caption}" if caption else ""),
-                    )
-                )
+                self._gate_table(tl, s.id)
         if self.d.problem.kind == "similarity":
             from . import simtable
 
@@ -171,6 +181,32 @@ class _Builder:
             self.add(Para(self.d.headline, "result"))
         for note in self.d.notes:
             self.add(Para(note, "explain"))
+
+    def _brief(self, s: Step, brief: str | None) -> str | None:
+        """A step of a time step written in brief: its block's heading once, then one line (or, for a
+        cell step in summary, nothing: the gate table shows it). Consecutive lines share one block."""
+        prefix = timeline.block_of(s.id)
+        if prefix != brief:
+            self.add(Heading(timeline.block_heading(self.d, prefix or ""), 3))
+        if self.plan[s.id] == "line":
+            line = (timeline.step_line(s, self._inline_value(s), self.dec), f"[{s.id}]")
+            last = self.out[-1] if self.out else None
+            if isinstance(last, MathLines) and prefix == brief:
+                self.out[-1] = MathLines((*last.lines, line))
+            else:
+                self.add(MathLines((line,)))
+        return prefix
+
+    def _gate_table(self, tl: timeline.Timeline, step_id: str) -> None:
+        block = tl.table_after[step_id]
+        header, rows, caption = tl.gate_rows(block, self.n)
+        self.add(
+            Table(
+                tuple(header),
+                tuple(tuple(r) for r in rows),
+                caption=f"Gates at {block.title}" + (f"; {caption}" if caption else ""),
+            )
+        )
 
     def _stages(self, start: int) -> None:
         """The step's blocks from ``start`` in two stages: the working, then (inside it) the value."""
@@ -233,20 +269,7 @@ class _Builder:
         self.add(self._matrix(s.symbol, np.asarray(s.shown), s.rows, s.cols, shade=s.id == "weights"))
 
     def _inline_value(self, s: Step) -> str:
-        if isinstance(s.shown, str):
-            return s.shown
-        v = np.asarray(s.shown, dtype=float)
-        if v.ndim == 0:
-            return self.n(v)
-        if v.ndim == 1:
-            return (
-                "[" + ", ".join(x if x is not None else "…" for x in elide([self.n(x) for x in v], MATRIX_LIMIT)) + "]"
-            )
-        rows = [
-            "[" + ", ".join(x if x is not None else "…" for x in elide([self.n(x) for x in r], MATRIX_LIMIT)) + "]"
-            for r in v
-        ]
-        return "[" + ", ".join(x if x is not None else "…" for x in elide(rows, MATRIX_LIMIT)) + "]"
+        return inline(s.shown, self.n, MATRIX_LIMIT)
 
     def _label(self, s: Step, idx: tuple[int, ...]) -> tuple[str, str]:
         if self.d.problem.kind == "similarity":  # entries named by their vectors: cat·chat, ‖cat‖
@@ -260,7 +283,7 @@ class _Builder:
     def _written(self, s: Step) -> None:
         shown = np.asarray(s.shown)
         lines: list[tuple[str, str]] = []
-        for idx in elide(entry_indices(shown.shape), ENTRY_LIMIT):
+        for idx in elide(entry_indices(shown.shape), self.entry_limit):
             if idx is None:
                 lines.append(("⋮", f"{int(np.prod(shown.shape)) - 4} more entries, computed the same way"))
                 continue
@@ -348,14 +371,14 @@ class _Builder:
         labels = position_labels(s.rows, len(s.arg))
         shift = f" − {self.n(s.shift)}" if s.shift else ""
         lines = []
-        for i in elide(list(range(len(s.arg))), ENTRY_LIMIT):
+        for i in elide(list(range(len(s.arg))), self.entry_limit):
             if i is None:
                 lines.append(("⋮", ""))
                 continue
             remark = "; ".join(x for x in (labels[i], expand.softmax_exp_aside(s, i, self.dec)) if x)
             lines.append((f"exp({self.n(s.arg[i])}{shift}) = {self.n(s.exps[i])}", remark))
         lines.append((f"Σ = {expand.sum_text([self.n(x) for x in s.exps])} = {self.n(s.total)}", ""))
-        for i in elide(list(range(len(s.arg))), ENTRY_LIMIT):
+        for i in elide(list(range(len(s.arg))), self.entry_limit):
             if i is None:
                 lines.append(("⋮", ""))
                 continue

@@ -52,10 +52,11 @@ from .fmt import (
     entry_indices,
     entry_label,
     fmt,
+    inline,
     paren,
     position_labels,
 )
-from .sheet import describe
+from .sheet import BRIEF_ENTRY_LIMIT, describe
 
 ROW_LIMIT = 32  # table rows shown before the middle is elided
 COL_LIMIT = 10  # table columns shown before the middle is elided
@@ -68,8 +69,10 @@ CUT_POINTER = (
 class TextRenderer:
     """Renders a derivation to rich renderables (and so to any rich Console)."""
 
-    def __init__(self, derivation: Derivation) -> None:
+    def __init__(self, derivation: Derivation, detail: str = "first") -> None:
         self.d = derivation
+        self.plan = timeline.detail_plan(derivation, detail)
+        self.entry_limit = BRIEF_ENTRY_LIMIT if self.plan else ENTRY_LIMIT
         self.dec = derivation.decimals
         self._told_cut = False  # the pointer to the full exact forms is given once per derivation
 
@@ -85,10 +88,26 @@ class TextRenderer:
             for table in tl.tables(self.n):
                 out.append(Text(""))
                 out.append(self._overview(table))
+        brief: str | None = None  # the time step written in brief whose heading was given
         for k, step in enumerate(d.steps, 1):
             if tl is not None and step.id in tl.section_starts:
                 out.append(Text(""))
                 out.append(Text(tl.section_starts[step.id], style="bold reverse"))
+            if step.id in self.plan:
+                if step.intro:  # where the decoder starts is said however briefly its steps are written
+                    out.append(Text(step.intro, style="yellow"))
+                    brief = None
+                prefix = timeline.block_of(step.id)
+                if prefix != brief:
+                    out += [Text(""), Text(timeline.block_heading(d, prefix or ""), style="bold")]
+                    brief = prefix
+                if self.plan[step.id] == "line":
+                    line = Text("  " + timeline.step_line(step, self._inline(step), self.dec))
+                    line.append(f"   [{step.id}]", style="dim")
+                    out.append(line)
+                if tl is not None and step.id in tl.table_after:
+                    out += [Text(""), self._gate_table(tl, tl.table_after[step.id])]
+                continue
             if step.intro:
                 out.append(Text(step.intro, style="yellow"))
             if step.id == "concat" and heads.applies(d):  # every head's weights, before they are put together
@@ -193,6 +212,9 @@ class TextRenderer:
     def n(self, x: Any) -> str:
         return fmt(x, self.dec)
 
+    def _inline(self, step: Step) -> str:
+        return inline(step.shown, self.n)
+
     def _vector(self, v: np.ndarray, labels: tuple[str, ...] | None = None) -> Text:
         items = [self.n(x) for x in np.asarray(v).ravel()]
         shown = [x if x is not None else "…" for x in elide(items, 12)]
@@ -261,7 +283,7 @@ class TextRenderer:
 
     def _lines(self, step: Step, line_for: Any, shape: tuple[int, ...] | None = None) -> Iterable[RenderableType]:
         shape = np.asarray(step.shown).shape if shape is None else shape
-        for idx in elide(entry_indices(shape), ENTRY_LIMIT):
+        for idx in elide(entry_indices(shape), self.entry_limit):
             if idx is None:
                 total = int(np.prod(shape))
                 yield Text(f"    ⋮   ({total - 4} more entries, computed the same way)", style="dim")
@@ -346,14 +368,14 @@ class TextRenderer:
     def _step_Softmax(self, s: Softmax) -> Iterable[RenderableType]:
         labels = position_labels(s.rows, len(s.arg))
         shift = f" − {paren(self.n(s.shift))}" if s.shift else ""
-        for i in elide(list(range(len(s.arg))), ENTRY_LIMIT):
+        for i in elide(list(range(len(s.arg))), self.entry_limit):
             if i is None:
                 yield Text("    ⋮")
                 continue
             remark = "; ".join(x for x in (labels[i], expand.softmax_exp_aside(s, i, self.dec)) if x)
             yield Text(f"  exp({self.n(s.arg[i])}{shift}) = {self.n(s.exps[i])}   ({remark})")
         yield Hanging(f"  sum = {expand.sum_text([self.n(x) for x in s.exps])} = {self.n(s.total)}")
-        for i in elide(list(range(len(s.arg))), ENTRY_LIMIT):
+        for i in elide(list(range(len(s.arg))), self.entry_limit):
             if i is None:
                 yield Text("    ⋮")
                 continue

@@ -215,3 +215,73 @@ def _block_title(prefix: str) -> str:
     if parts[0] == "decoder":
         return f"dec {t}"
     return f"step {t}"
+
+
+# -- level of detail -----------------------------------------------------------------------
+
+DETAILS = ("full", "first", "summary")
+# a time step's cell steps: the gate table of the step gives their values
+CELL_STEPS = {key for key, _ in GATE_ROWS} | {"hx", "rh", "rhx", "xn", "hn", "input", "state", "hidden"}
+
+
+def block_of(step_id: str) -> str | None:
+    """The time step a step belongs to, as its id prefix ("2.", "encoder.fwd.3.", "decoder.1."), or None."""
+    parts = step_id.split(".")
+    digits = [k for k, p in enumerate(parts) if p.isdigit()]
+    return ".".join(parts[: digits[0] + 1]) + "." if digits else None
+
+
+def detail_plan(d: Derivation, detail: str) -> dict[str, str]:
+    """How each step is shown at a level of detail, for the steps not shown in full: "line" (one
+    written-out line: its formula and its value) or "table" (only through its time step's gate table).
+
+    ``first`` writes each step out in full the first time it comes (the first time step of the cell;
+    a decoder's attention and output at its first step) and later a line per step; ``summary`` leaves a time step's cell steps to
+    its gate table and gives its other steps (attention, output) a line each; ``full`` writes out
+    everything. Steps outside time steps (the projected keys, the training update) are always full.
+    """
+    if detail not in DETAILS:
+        raise ValueError(detail)
+    if detail == "full" or not applies(d):
+        return {}
+    plan: dict[str, str] = {}
+    seen: set[str] = set()  # the steps already written out in full, by their name within a time step
+    for s in d.steps:
+        prefix = block_of(s.id)
+        if prefix is None:
+            continue
+        rest = s.id[len(prefix) :]
+        if detail == "first" and rest not in seen:
+            seen.add(rest)
+            continue
+        cell = rest in CELL_STEPS or (rest.endswith("_pre") and rest != "attentional_pre")
+        plan[s.id] = "table" if detail == "summary" and cell else "line"
+    return plan
+
+
+def block_heading(d: Derivation, prefix: str) -> str:
+    """The heading of a time step written in brief: "Time step 2 (cat)", "Encoder step 2 →", "Decoder step 1"."""
+    tl = Timeline(d)
+    b = Block(prefix, _block_title(prefix))
+    side = _side(b)
+    where = {"encoder": "Encoder step", "decoder": "Decoder step"}.get(side, "Time step")
+    token = tl._token(b)
+    return f"{where} {_time(b)}" + (f" ({token})" if token and not token.startswith("(") else "")
+
+
+def step_line(s: Step, value: str, decimals: int) -> str:
+    """A step of a later time step in one line. A gate the time step's gate table shows is written
+    out for its first entry (the table has the rest): "r_2,1 = σ(0.5) = 0.622"; any other step is its
+    formula and its value: "zr_2 = W_r·[h_1; x_2] + b_r = [0, 0.5]"."""
+    rest = s.id.rsplit(".", 1)[-1]
+    shown = np.asarray(s.shown) if not isinstance(s.shown, str) else None
+    if rest in dict(GATE_ROWS) and shown is not None and shown.ndim == 1 and shown.size > 1:
+        from . import expand
+        from .fmt import entry_label, fmt
+
+        written = expand.rhs(s, (0,), decimals)
+        if written:
+            return f"{entry_label(s.symbol, (0,))} = {written} = {fmt(shown[0], decimals)}, …"
+    if "=" in s.formula or s.formula == s.symbol:
+        return f"{s.formula} = {value}"
+    return f"{s.symbol} = {s.formula} = {value}"

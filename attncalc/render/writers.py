@@ -412,11 +412,13 @@ def render(
     fragment: bool = False,
     title: str | None = None,
     reveal: bool = False,
+    detail: str = "first",
 ) -> str:
-    """Render derivations as a Markdown, LaTeX or HTML sheet (``reveal``: steps open in stages)."""
+    """Render derivations as a Markdown, LaTeX or HTML sheet (``reveal``: steps open in stages;
+    ``detail``: full | first | summary, how much of a recurrent derivation's time steps is written out)."""
     from .sheet import build
 
-    s = build(derivations, sheet, title, reveal)
+    s = build(derivations, sheet, title, reveal, detail)
     w = WRITERS[fmt](s)
     if isinstance(w, MarkdownWriter):
         return w.write()

@@ -1,0 +1,86 @@
+"""--detail full | first | summary for the recurrent kinds: what each level writes out, in the terminal
+view and the sheets, and that the default (first) shortens the seq2seq examples while full keeps every
+step. Values are not re-derived here (the oracle tests do that): each line's value must be the step's
+own shown value, and no step may be lost."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from attncalc import solve
+
+from .helpers import PROBLEMS
+
+SEQ2SEQ = ["seq2seq-bahdanau.toml", "seq2seq-luong.toml", "lstm-doc-seq2seq.toml"]
+
+
+def _text(cli: Any, name: str, *options: str) -> str:
+    result = cli("solve", str(PROBLEMS / name), "--width", "80", *options)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+@pytest.mark.parametrize("name", [*SEQ2SEQ, "lstm-doc-encoder.toml"])
+def test_full_writes_every_step_and_first_each_kind_of_step_once(cli: Any, name: str) -> None:
+    d = solve(PROBLEMS / name, exact=False)
+    full = _text(cli, name, "--detail", "full")
+    first = _text(cli, name)  # the default
+    headed_full = set(re.findall(r"Step \d+ · .*?\[([\w.]+)\]", full))
+    assert headed_full == set(d.step_ids)  # full: every step has its own section
+    headed = re.findall(r"Step \d+ · .*?\[([\w.]+)\]", first)
+    names = [i.split(".")[-1] for i in headed if re.search(r"\.\d+\.", "." + i)]
+    assert len(names) == len(set(names))  # first: a time step's kind of step is written out once
+    for step_id in d.step_ids:  # and every other step still has its line, named by its id
+        assert step_id in headed or f"[{step_id}]" in first, step_id
+    assert len(first.splitlines()) < 0.8 * len(full.splitlines())
+
+
+def test_summary_leaves_the_cell_steps_to_the_gate_tables(cli: Any) -> None:
+    name = "lstm-doc-encoder.toml"
+    d = solve(PROBLEMS / name, exact=False)
+    summary = _text(cli, name, "--detail", "summary")
+    assert "[1.f]" not in summary and "Step 1 ·" not in summary  # no gate written out
+    steps = [i for i in d.step_ids if re.match(r"\d+\.", i)]
+    last = steps[-1].split(".")[0]
+    assert summary.count("Gates at") == int(last)  # one table per time step
+    for t in range(1, int(last) + 1):
+        assert f"Time step {t}" in summary
+
+
+def test_a_later_gate_line_is_its_first_entry_written_out(cli: Any) -> None:
+    """Luong seq2seq, encoder step 2: the reset gate's line writes out entry 1 as σ(its pre-activation)
+    and ends with its value; the gate table has the rest."""
+    name = "seq2seq-luong.toml"
+    d = solve(PROBLEMS / name, exact=False)
+    first = _text(cli, name)
+    line = next(x for x in first.splitlines() if x.rstrip().endswith("[encoder.2.r]"))
+    steps = d.to_json()["steps"]
+    pre = steps[d.step_ids.index("encoder.2.r_pre")]["shown"]
+    shown = steps[d.step_ids.index("encoder.2.r")]["shown"]
+    assert line.strip().startswith(f"r_2,1 = σ({pre[0]}) = {shown[0]}, …")
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "latex", "html"])
+def test_every_sheet_honours_the_level(cli: Any, fmt: str) -> None:
+    name = "seq2seq-luong.toml"
+    full = cli("solve", str(PROBLEMS / name), "-f", fmt, "--detail", "full").stdout
+    first = cli("solve", str(PROBLEMS / name), "-f", fmt).stdout
+    summary = cli("solve", str(PROBLEMS / name), "-f", fmt, "--detail", "summary").stdout
+    assert len(summary) < len(first) < len(full)
+    assert "[decoder.2.scores]" in full and "[decoder.2.scores]" in first  # a line at first: its id
+
+
+def test_json_is_complete_at_any_level(cli: Any) -> None:
+    name = "seq2seq-luong.toml"
+    full = json.loads(cli("solve", str(PROBLEMS / name), "-f", "json", "--detail", "full").stdout)
+    summary = json.loads(cli("solve", str(PROBLEMS / name), "-f", "json", "--detail", "summary").stdout)
+    assert full == summary
+
+
+def test_kinds_without_time_steps_are_unchanged(cli: Any) -> None:
+    name = "decoder-dot.toml"
+    assert _text(cli, name, "--detail", "summary") == _text(cli, name, "--detail", "full") == _text(cli, name)
