@@ -126,6 +126,9 @@ MISTAKES: dict[str, str] = {
     "sin_cos_swapped": "sin and cos were swapped: cos in the even columns, sin in the odd ones",
     "freq_no_two": "the frequency used 10000^(i/d) instead of 10000^(2i/d)",
     "rope_reversed": "the rotation went the wrong way (by −θ instead of θ)",
+    # kind bleu
+    "bleu_no_bp": "the brevity penalty was left out: BLEU = exp(Σ w_n ln p_n) for a candidate shorter than r",
+    "bleu_no_clip": "the n-gram counts were not clipped: a candidate n-gram found in a reference counted every time it occurs",
 }
 
 

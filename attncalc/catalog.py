@@ -18,6 +18,15 @@ KINDS: dict[str, str] = {
     "similarity": "every row of A compared with every row of B (default A): dot products, cosines, euclidean distances",
     "multi-head": "multi-head self- or cross-attention: heads, masks, grouped queries, a KV cache, positions, W_O",
     "positional-encoding": "sinusoidal positions (angles, the encoding, X + P) or RoPE rotations of q and k",
+    "bleu": "sentence BLEU (Papineni et al. 2002): n-gram counts, clipped counts, precisions, brevity penalty",
+}
+
+STRATEGIES: dict[str, str] = {
+    "greedy": "the most probable token",
+    "sample": "a draw u from the whole distribution (inverse CDF in vocabulary order)",
+    "top-k": "keep the k most probable tokens, renormalise, draw with u",
+    "top-p": "keep the smallest set of most probable tokens whose probabilities reach p, renormalise, draw with u",
+    "beam": "one step of beam search: candidates scored by summed log-probabilities, the best beam_width kept",
 }
 
 POSITION_TYPES: dict[str, str] = {
@@ -219,6 +228,14 @@ STEP_IDS: dict[str, list[tuple[str, str]]] = {
         ("q_rot", "rope: q rotated pair by pair"),
         ("k_rot", "rope: k rotated pair by pair"),
         ("scores", "rope: q_rot . k_rot for every pair of rows"),
+    ],
+    "bleu": [
+        ("ngram_counts", "c_n: the candidate's n-grams of each order n, c - n + 1"),
+        ("clipped_counts", "m_n: each candidate n-gram counted at most as often as in one reference, summed"),
+        ("precisions", "p_n = m_n / c_n, the modified n-gram precisions"),
+        ("brevity_penalty", "BP = 1 if c > r, else exp(1 - r/c); r: the closest reference length (ties: the shorter)"),
+        ("log_mean", "sum_n w_n ln p_n (-inf when a precision is 0)"),
+        ("bleu", "BLEU = BP exp(sum_n w_n ln p_n)"),
     ],
     "rnn": _cell_ids("", "rnn") + _OUTPUT_PER_STEP + _TRAINING,
     "lstm": _cell_ids("", "lstm") + _OUTPUT_PER_STEP + _TRAINING,

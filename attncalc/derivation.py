@@ -256,7 +256,7 @@ class Formula(Step):
     """result = a closed formula of exact numbers per entry, written out in ``written`` (nested tuples
     of strings in the result's shape, with no rounded number in them): "2 / 10000^(2/4)"."""
 
-    written: tuple[Any, ...] = ()
+    written: Any = ()  # nested tuples of strings; a single string for a one-number result
 
 
 STEP_TYPES: tuple[type[Step], ...] = (
@@ -292,6 +292,7 @@ class Input:
     rows: tuple[str, ...] | None = None
     cols: tuple[str, ...] | None = None
     role: str = ""  # one phrase: "decoder state (query)"
+    words: bool = False  # a sentence: ``rows`` holds its tokens (value: their positions), shown as words
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -146,6 +146,15 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates:POSITIONAL_ENCODING",
             f"{_HW}.transformer:PE",
         ),
+        KindEntry(
+            "bleu",
+            "attncalc.schema.decoding:BLEU",
+            "attncalc.parse.bleu:parse",
+            "attncalc.mechanisms.bleu",
+            "attncalc.catalog:STEP_IDS.bleu",
+            "attncalc.templates_output:BLEU",
+            f"{_HW}.output:BLEU",
+        ),
     )
 }
 

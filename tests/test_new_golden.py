@@ -24,6 +24,7 @@ KINDS = [
     "similarity",
     "multi-head",
     "positional-encoding",
+    "bleu",
 ]
 SCORES = ["dot", "scaled-dot", "general", "additive", "concat"]
 

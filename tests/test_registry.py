@@ -108,7 +108,7 @@ def test_every_declared_key_has_a_description() -> None:
 @pytest.mark.parametrize("kind", list(catalog.KINDS))
 def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> None:
     """The template's example values are its own; its key comments are the declared descriptions."""
-    from attncalc import templates
+    from attncalc import templates, templates_output
 
     raw = {
         "attention": templates._attention("additive"),
@@ -119,6 +119,7 @@ def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> Non
         "seq2seq": templates._SEQ2SEQ,
         "multi-head": templates._MULTI_HEAD,
         "positional-encoding": templates._POSITIONAL,
+        "bleu": templates_output._BLEU,
     }.get(kind) or templates._RECURRENT[kind]
     paths = templates._PLACEHOLDER.findall(raw)
     assert paths, "the template takes at least one comment from the declaration"

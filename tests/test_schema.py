@@ -32,6 +32,7 @@ KINDS = [
     "similarity",
     "multi-head",
     "positional-encoding",
+    "bleu",
 ]
 SCHEMA_DIR = ROOT / "docs" / "schema"
 

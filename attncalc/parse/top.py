@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import kinds
 from ..numbers import to_float
+from ..schema import decoding as dc
 from ..schema import feedforward as ff
 from ..schema import transformer as tf
 from ..schema.common import SETTINGS_ALL
@@ -51,6 +52,7 @@ GIVEN_KEYS: dict[str, tuple[str, ...]] = {
     "similarity": names(ff.SIMILARITY_GIVEN),
     "multi-head": names(tf.MULTI_HEAD_GIVEN),
     "positional-encoding": names(tf.POSITIONAL_GIVEN),
+    "bleu": names(dc.BLEU_GIVEN),
 }
 
 

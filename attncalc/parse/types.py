@@ -167,6 +167,34 @@ class PosEnc:
 
 
 @dataclass(frozen=True)
+class Bleu:
+    """Kind bleu: one candidate against its references."""
+
+    candidate: tuple[str, ...]
+    references: tuple[tuple[str, ...], ...]
+    max_n: int
+    weights: Given  # w_1 … w_N
+
+
+@dataclass(frozen=True)
+class Decode:
+    """Kind decode: a distribution over the next token (or B beams) and the strategy that picks from it."""
+
+    strategy: str  # greedy | sample | top-k | top-p | beam
+    vocab: tuple[str, ...]
+    logits: Given | None  # V
+    probabilities: Given | None  # V (instead of logits)
+    k: int | None
+    p: Any  # a number node (top-p)
+    u: Any  # a number node (the uniform draw) or None
+    beams: Given | None  # B × V log-probabilities
+    beam_scores: Given | None  # B
+    beam_width: int | None
+    length_penalty: Any  # a number node (alpha) or None
+    length: int | None
+
+
+@dataclass(frozen=True)
 class Seq2Seq:
     encoder: Cell
     reverse: Cell | None  # the backward encoder when bidirectional
@@ -227,6 +255,8 @@ class Problem:
     labels_B: tuple[str, ...] | None = None  # kind similarity: labels of the rows of B
     multihead: MultiHead | None = None  # kind multi-head
     posenc: PosEnc | None = None  # kind positional-encoding
+    bleu: Bleu | None = None  # kind bleu
+    decode: Decode | None = None  # kind decode
     grading: Grading = field(default_factory=Grading)  # [grading]: points for check
 
     @property

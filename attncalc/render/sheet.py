@@ -230,6 +230,8 @@ class _Builder:
 
     # -- pieces --------------------------------------------------------------------
     def _input(self, inp: Input) -> Block:
+        if inp.words and inp.rows is not None:  # a sentence: its words, not their positions
+            return Para(f"{inp.symbol} ({len(inp.rows)} tokens): {' '.join(inp.rows)}")
         v = np.asarray(inp.value)
         return self._matrix(inp.symbol, v, inp.rows, inp.cols, given=True)
 
@@ -508,6 +510,10 @@ def describe(p: Any) -> list[str]:
         return bits
     if p.kind == "similarity":
         return [p.kind, ", ".join(p.measures), "B = A" if "B" not in p.given else "A against B"]
+    if p.kind == "bleu":
+        b = p.bleu
+        refs = f"{len(b.references)} reference{'s' if len(b.references) > 1 else ''}"
+        return [p.kind, f"N = {b.max_n}", refs, "sentence BLEU, no smoothing"]
     bits = [p.kind] + ([f"{p.score} score"] if p.score else [])
     if p.kind == "softmax" and "W_out" in p.given:
         bits.append("output layer z = W_out h + b_out")
