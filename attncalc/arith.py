@@ -128,6 +128,10 @@ MISTAKES: dict[str, str] = {
     "rope_reversed": "the rotation went the wrong way (by −θ instead of θ)",
     # kind bleu
     "bleu_no_bp": "the brevity penalty was left out: BLEU = exp(Σ w_n ln p_n) for a candidate shorter than r",
+    # kind decode
+    "top_p_early": "the top-p cut came one token early: the token whose probability reaches p was dropped",
+    "top_p_late": "the top-p cut came one token late: a token was kept after the running sum had reached p",
+    "beam_multiplied": "the beam score was multiplied by the log-probability; log-probabilities add (s_b + log p)",
     "bleu_no_clip": "the n-gram counts were not clipped: a candidate n-gram found in a reference counted every time it occurs",
 }
 

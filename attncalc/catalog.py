@@ -19,6 +19,7 @@ KINDS: dict[str, str] = {
     "multi-head": "multi-head self- or cross-attention: heads, masks, grouped queries, a KV cache, positions, W_O",
     "positional-encoding": "sinusoidal positions (angles, the encoding, X + P) or RoPE rotations of q and k",
     "bleu": "sentence BLEU (Papineni et al. 2002): n-gram counts, clipped counts, precisions, brevity penalty",
+    "decode": "choosing the next token: greedy, temperature, top-k, top-p (with a given draw u), one beam-search step",
 }
 
 STRATEGIES: dict[str, str] = {
@@ -236,6 +237,20 @@ STEP_IDS: dict[str, list[tuple[str, str]]] = {
         ("brevity_penalty", "BP = 1 if c > r, else exp(1 - r/c); r: the closest reference length (ties: the shorter)"),
         ("log_mean", "sum_n w_n ln p_n (-inf when a precision is 0)"),
         ("bleu", "BLEU = BP exp(sum_n w_n ln p_n)"),
+    ],
+    "decode": [
+        ("scaled_logits", "temperature != 1: z / T"),
+        ("probabilities", "softmax of the (scaled) logits"),
+        ("sorted", "top-k, top-p: the probabilities in descending order"),
+        ("cumulative", "top-p: the running sum of sorted"),
+        ("kept", "top-k, top-p: 1 for a kept token, 0 for a dropped one, in vocabulary order"),
+        ("renormalized", "top-k, top-p: the kept probabilities divided by their sum (0 where dropped)"),
+        ("draw_cumulative", "sampling with u: the running sum of the distribution drawn from, in vocabulary order"),
+        ("choice", "greedy: the most probable token; sampling: the first token whose running sum exceeds u"),
+        ("candidates", "beam: beam score + log p for every beam and token (B x V)"),
+        ("normalized", "beam with a length penalty: candidates / ((5 + L)/6)^alpha"),
+        ("kept_beams", "beam: the kept candidates' summed log-probabilities, best first"),
+        ("kept_labels", "beam: the kept candidates, 'beam b: token', best first"),
     ],
     "rnn": _cell_ids("", "rnn") + _OUTPUT_PER_STEP + _TRAINING,
     "lstm": _cell_ids("", "lstm") + _OUTPUT_PER_STEP + _TRAINING,

@@ -158,6 +158,20 @@ class Argmax(Step):
         return tuple(lab for lab, x in zip(self.labels, p, strict=True) if top - float(x) <= tol * max(1.0, top))
 
 
+@dataclass(frozen=True, eq=False)
+class Pick(Argmax):
+    """result = a label chosen otherwise than by the largest probability: a draw ``u`` from a
+    distribution (the first label, in vocabulary order, whose running sum ``cumulative`` exceeds u),
+    or the candidates a beam search keeps (``labels`` with their scores in ``probs``, u None)."""
+
+    cumulative: np.ndarray | None = None
+    u: float | None = None
+    what: str = "Chosen"  # how the headline names the result
+
+    def tied(self, tol: float = 1e-12) -> tuple[str, ...]:
+        return (str(self.value),)
+
+
 def tie_note(s: Argmax) -> str:
     """ " (a tie: B, C are equally likely; argmax takes the first)" when the largest probabilities tie, else ""."""
     tied = s.tied()
@@ -269,6 +283,7 @@ STEP_TYPES: tuple[type[Step], ...] = (
     Mask,
     Softmax,
     Argmax,
+    Pick,
     Loss,
     Gradient,
     Combine,

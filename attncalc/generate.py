@@ -137,7 +137,7 @@ def answers_toml(d: Derivation, problem_file: str) -> str:
     lines = [f"# Key for {problem_file}: the true values at {d.decimals} decimals.", f'problem = "{problem_file}"']
     for s in to_dict(d)["steps"]:
         shown = s["shown"]
-        if s["id"] == "prediction" or s["id"].endswith(".prediction"):
+        if isinstance(s["value"], str):  # a prediction, a choice: a label
             lines.append(f'{s["id"]} = "{shown}"')
             continue
         lines.append(f"{s['id']} = {_shown_toml(shown)}")

@@ -155,6 +155,15 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates_output:BLEU",
             f"{_HW}.output:BLEU",
         ),
+        KindEntry(
+            "decode",
+            "attncalc.schema.decoding:DECODE",
+            "attncalc.parse.decode:parse",
+            "attncalc.mechanisms.decode",
+            "attncalc.catalog:STEP_IDS.decode",
+            "attncalc.templates_output:DECODE",
+            f"{_HW}.output:DECODE",
+        ),
     )
 }
 

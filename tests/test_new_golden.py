@@ -25,6 +25,7 @@ KINDS = [
     "multi-head",
     "positional-encoding",
     "bleu",
+    "decode",
 ]
 SCORES = ["dot", "scaled-dot", "general", "additive", "concat"]
 

@@ -120,6 +120,7 @@ def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> Non
         "multi-head": templates._MULTI_HEAD,
         "positional-encoding": templates._POSITIONAL,
         "bleu": templates_output._BLEU,
+        "decode": templates_output._DECODE,
     }.get(kind) or templates._RECURRENT[kind]
     paths = templates._PLACEHOLDER.findall(raw)
     assert paths, "the template takes at least one comment from the declaration"

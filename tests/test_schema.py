@@ -33,6 +33,7 @@ KINDS = [
     "multi-head",
     "positional-encoding",
     "bleu",
+    "decode",
 ]
 SCHEMA_DIR = ROOT / "docs" / "schema"
 

@@ -13,7 +13,7 @@ from types import ModuleType
 import numpy as np
 
 from ..arith import MAX_EXACT_ENTRIES, Chain, is_exact, to_float
-from ..derivation import Argmax, Derivation, Step, tie_note
+from ..derivation import Argmax, Derivation, Pick, Step, tie_note
 from ..kinds import KINDS
 from ..problem import Problem
 
@@ -113,4 +113,6 @@ def _headline(steps: tuple[Step, ...]) -> str:
         if loss is not None:
             line += f"  ·  loss L = {float(np.asarray(loss.value)):.4g}"
         return line
-    return f"Prediction: {picks[0]}{ties[0]}" if picks else ""
+    first = next((s for s in steps if isinstance(s, Argmax)), None)
+    what = first.what if isinstance(first, Pick) else "Prediction"
+    return f"{what}: {picks[0]}{ties[0]}" if picks else ""

@@ -42,6 +42,7 @@ TOP_KEYS = (
     "cache",
     "type",
     "memory_tokens",
+    "strategy",
 )
 SETTINGS_KEYS = names(SETTINGS_ALL)
 GIVEN_KEYS: dict[str, tuple[str, ...]] = {
@@ -53,6 +54,7 @@ GIVEN_KEYS: dict[str, tuple[str, ...]] = {
     "multi-head": names(tf.MULTI_HEAD_GIVEN),
     "positional-encoding": names(tf.POSITIONAL_GIVEN),
     "bleu": names(dc.BLEU_GIVEN),
+    "decode": names(dc.DECODE_GIVEN),
 }
 
 
@@ -87,7 +89,7 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         )
     if "measure" in raw and "measure" not in decl.top:
         raise r.fail("measure", f"a {kind} problem has no measure; 'measure' belongs to kind 'similarity'")
-    for key_name in ("cell", "encoder", "decoder", "training", "cache", "type", "memory_tokens"):
+    for key_name in ("cell", "encoder", "decoder", "training", "cache", "type", "memory_tokens", "strategy"):
         if key_name in raw and key_name not in decl.top:
             raise r.fail(key_name, f"does not apply to kind {kind!r}")
     tokens = r.labels(raw["tokens"], "tokens") if "tokens" in raw else None
@@ -146,8 +148,8 @@ def _settings(r: _Reader, raw: Any, kind: str) -> Settings:
         raise r.fail("settings.convention", f"a {kind} problem uses the row convention (Q = X W_Q) throughout")
     temperature = None
     if "temperature" in t:
-        if kind != "softmax":
-            raise r.fail("settings.temperature", "temperature applies to kind 'softmax' only")
+        if kind not in ("softmax", "decode"):
+            raise r.fail("settings.temperature", "temperature applies to kinds 'softmax' and 'decode' only")
         temperature = r.number(t["temperature"], "settings.temperature")
         if to_float(temperature) <= 0:
             raise r.fail("settings.temperature", "must be greater than 0")

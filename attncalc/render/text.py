@@ -35,6 +35,7 @@ from ..derivation import (
     Map,
     Mask,
     Norm,
+    Pick,
     Product,
     Softmax,
     Stated,
@@ -380,6 +381,28 @@ class TextRenderer:
             t.add_row(s.labels[i], self.n(probs[i]), bar(float(probs[i]), 20) + mark)
         yield t
         yield Text(f"  ŷ = {s.value}" + tie_note(s), style="bold")
+
+    def _step_Pick(self, s: Pick) -> Iterable[RenderableType]:
+        probs = np.asarray(s.probs, dtype=float)
+        t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+        t.add_column("entry", style="bold")
+        t.add_column("p" if s.u is not None else "score", justify="right")
+        if s.cumulative is not None:
+            t.add_column("running sum", justify="right")
+        t.add_column("")
+        chosen = str(s.value).split(", ")
+        for i in elide(list(range(len(probs))), ROW_LIMIT):
+            if i is None:
+                t.add_row("⋮", "⋮", *([""] if s.cumulative is not None else []), "")
+                continue
+            mark = "◀ chosen" if s.labels[i] in chosen and s.u is not None else ""
+            cells = [self.n(probs[i])] + ([self.n(s.cumulative[i])] if s.cumulative is not None else [])
+            t.add_row(s.labels[i], *cells, mark)
+        yield t
+        if s.u is not None:
+            yield Text(f"  u = {self.n(s.u)}: the first running sum above u picks {s.value}", style="bold")
+        else:
+            yield Text(f"  kept: {s.value}", style="bold")
 
     def _step_Loss(self, s: Loss) -> Iterable[RenderableType]:
         yield Hanging(
