@@ -147,6 +147,15 @@ KINDS: dict[str, KindEntry] = {
             f"{_HW}.transformer:PE",
         ),
         KindEntry(
+            "transformer-layer",
+            "attncalc.schema.layer:TRANSFORMER_LAYER",
+            "attncalc.parse.layer:parse",
+            "attncalc.mechanisms.layer",
+            "attncalc.catalog:STEP_IDS.transformer-layer",
+            "attncalc.templates_output:LAYER",
+            f"{_HW}.transformer:LAYER",
+        ),
+        KindEntry(
             "bleu",
             "attncalc.schema.decoding:BLEU",
             "attncalc.parse.bleu:parse",

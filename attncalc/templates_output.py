@@ -46,3 +46,39 @@ decimals = 3             # «settings.decimals»
 """
 
 DECODE = _fill("decode", _DECODE)
+
+_LAYER = """# attncalc problem: one Transformer encoder layer (post-norm, as the paper and PyTorch's default),
+# row convention: Q = X W_Q. Add a [cross_attention] table (and given.memory) for a decoder layer.
+# Solve it with:  attncalc solve this-file.toml
+title = "An encoder layer over three tokens"
+kind = "transformer-layer"
+tokens = ["je", "suis", "ici"]
+
+[given]
+X = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]]   # «given.X»
+heads = 2                                          # «given.heads»
+
+[self_attention]         # «self_attention»
+W_Q = [[1, 0, 0, 1], [0, 1, 1, 0], [1, 0, 0, 0], [0, 0, 1, 1]]
+W_K = [[1, 0, 1, 0], [0, 1, 0, 1], [0, 1, 1, 0], [1, 0, 0, 0]]
+W_V = [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 1]]
+W_O = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
+# mask = "causal"        # «self_attention.mask»
+
+[ffn]                    # «ffn»
+W_1 = [[1, 0, -1, 0, 1, 0, 0, 1], [0, 1, 0, -1, 0, 1, 1, 0], [1, -1, 0, 0, 0, 0, 1, 1], [0, 0, 1, 1, -1, 1, 0, 0]]
+W_2 = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
+activation = "relu"      # «ffn.activation»
+
+# [norm1]                # «norm1»
+# gamma = [1, 1, 1, 1]   # «norm1.gamma»
+# beta = [0, 0, 0, 0]    # «norm1.beta»
+
+[settings]
+decimals = 3             # «settings.decimals»
+exact = false            # «settings.exact»
+# norm = "post"          # «settings.norm»
+# eps = 1e-5             # «settings.eps»
+"""
+
+LAYER = _fill("transformer-layer", _LAYER)

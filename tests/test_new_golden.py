@@ -24,6 +24,7 @@ KINDS = [
     "similarity",
     "multi-head",
     "positional-encoding",
+    "transformer-layer",
     "bleu",
     "decode",
 ]

@@ -32,6 +32,7 @@ KINDS = [
     "similarity",
     "multi-head",
     "positional-encoding",
+    "transformer-layer",
     "bleu",
     "decode",
 ]

@@ -531,6 +531,14 @@ def describe(p: Any) -> list[str]:
         return bits
     if p.kind == "similarity":
         return [p.kind, ", ".join(p.measures), "B = A" if "B" not in p.given else "A against B"]
+    if p.kind == "transformer-layer":
+        ly = p.layer
+        mh = ly.self_attn
+        bits = [p.kind, "decoder layer (cross-attention over memory)" if ly.cross is not None else "encoder layer"]
+        bits.append(f"{mh.heads} heads of d_k = {mh.d_k}")
+        bits.append(f"{ly.norm}-norm")
+        bits.append(f"FFN d_ff = {ly.W_1.shape[1]}, {ly.activation}")
+        return bits
     if p.kind == "decode":
         dc = p.decode
         bits = [p.kind, dc.strategy]
