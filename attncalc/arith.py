@@ -126,6 +126,19 @@ MISTAKES: dict[str, str] = {
     "sin_cos_swapped": "sin and cos were swapped: cos in the even columns, sin in the odd ones",
     "freq_no_two": "the frequency used 10000^(i/d) instead of 10000^(2i/d)",
     "rope_reversed": "the rotation went the wrong way (by −θ instead of θ)",
+    # kind bleu
+    "bleu_no_bp": "the brevity penalty was left out: BLEU = exp(Σ w_n ln p_n) for a candidate shorter than r",
+    # kind transformer-layer
+    "unbiased_variance": "LayerNorm's variance was divided by d_model − 1 (the unbiased variance) instead of d_model",
+    "norm_wrong_axis": "LayerNorm's mean and variance were taken down each column (over the tokens) instead of along each row",
+    "residual_left_out": "the residual was left out: the sublayer's output alone went into the norm, not x + sublayer(x)",
+    "norm_swapped": "the norms were placed the other way: pre-norm (LayerNorm before each sublayer) and post-norm swapped",
+    "relu_for_gelu": "ReLU was used where the feed-forward network asks for GELU",
+    # kind decode
+    "top_p_early": "the top-p cut came one token early: the token whose probability reaches p was dropped",
+    "top_p_late": "the top-p cut came one token late: a token was kept after the running sum had reached p",
+    "beam_multiplied": "the beam score was multiplied by the log-probability; log-probabilities add (s_b + log p)",
+    "bleu_no_clip": "the n-gram counts were not clipped: a candidate n-gram found in a reference counted every time it occurs",
 }
 
 

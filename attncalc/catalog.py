@@ -18,6 +18,17 @@ KINDS: dict[str, str] = {
     "similarity": "every row of A compared with every row of B (default A): dot products, cosines, euclidean distances",
     "multi-head": "multi-head self- or cross-attention: heads, masks, grouped queries, a KV cache, positions, W_O",
     "positional-encoding": "sinusoidal positions (angles, the encoding, X + P) or RoPE rotations of q and k",
+    "transformer-layer": "an encoder or decoder layer: attention sublayers, residual sums, LayerNorm, feed-forward, post- or pre-norm",
+    "bleu": "sentence BLEU (Papineni et al. 2002): n-gram counts, clipped counts, precisions, brevity penalty",
+    "decode": "choosing the next token: greedy, temperature, top-k, top-p (with a given draw u), one beam-search step",
+}
+
+STRATEGIES: dict[str, str] = {
+    "greedy": "the most probable token",
+    "sample": "a draw u from the whole distribution (inverse CDF in vocabulary order)",
+    "top-k": "keep the k most probable tokens, renormalise, draw with u",
+    "top-p": "keep the smallest set of most probable tokens whose probabilities reach p, renormalise, draw with u",
+    "beam": "one step of beam search: candidates scored by summed log-probabilities, the best beam_width kept",
 }
 
 POSITION_TYPES: dict[str, str] = {
@@ -121,6 +132,47 @@ def _any_cell(prefix: str) -> list[tuple[str, str]]:
     return [(prefix + i, d) for i, d in merged.items()] + [(prefix + "t.h", "hidden state")]
 
 
+_MULTI_HEAD = [
+    ("positions", "sinusoidal or learned positions: the matrix P added to X"),
+    ("X_pos", "sinusoidal or learned positions: X + P"),
+    ("memory_pos", "sinusoidal positions in cross-attention: memory + P"),
+    ("Q", "queries X W_Q + b_Q, all heads side by side"),
+    ("K_new", "with a cache: the new rows' keys X W_K + b_K"),
+    ("V_new", "with a cache: the new rows' values X W_V + b_V"),
+    ("K", "keys X W_K + b_K (memory W_K in cross-attention; with a cache: the cached rows, then K_new)"),
+    ("V", "values, as the keys"),
+    ("head.t.Q", "head t's queries: its block of columns of Q"),
+    ("head.t.K", "head t's keys (with kv_heads: its group's key head)"),
+    ("head.t.V", "head t's values"),
+    ("head.t.Q_rot", "rope: the queries rotated by their positions"),
+    ("head.t.K_new_rot", "rope with a cache: the new keys rotated"),
+    ("head.t.K_rot", "rope: the keys rotated by their positions"),
+    ("head.t.scores", "Q_t K_t^T"),
+    ("head.t.scaled_scores", "scaled-dot: scores / sqrt(d_k), d_k of the head"),
+    ("head.t.bias", "alibi: the bias -m_t |i - k| (positions i, k from 0)"),
+    ("head.t.biased_scores", "alibi: the scaled scores plus the bias"),
+    ("head.t.masked_scores", "with a mask or key padding: -inf where a query may not attend"),
+    ("head.t.exponentials", "exp of each score, row by row"),
+    ("head.t.exp_sum", "sum of each row of exponentials"),
+    ("head.t.weights", "row-wise softmax A_t"),
+    ("head.t.output", "A_t V_t"),
+    ("concat", "the heads' outputs side by side"),
+    ("output", "with W_O: concat W_O + b_O"),
+]
+# the ids a transformer layer's attention sublayers take (no positions, no cache)
+_MH = [
+    (i, d)
+    for i, d in _MULTI_HEAD
+    if i not in ("positions", "X_pos", "memory_pos", "K_new", "V_new") and "rot" not in i and "bias" not in i
+]
+
+_NORM = [
+    ("mean", "LayerNorm: the mean of each row"),
+    ("variance", "LayerNorm: the biased variance of each row (divide by d_model)"),
+    ("normalized", "(x - mean) / sqrt(variance + eps)"),
+    ("output", "gamma * normalized + beta"),
+]
+
 # Step ids by kind, in derivation order. Parenthesised remarks say when a step applies.
 STEP_IDS: dict[str, list[tuple[str, str]]] = {
     "attention": [
@@ -185,33 +237,7 @@ STEP_IDS: dict[str, list[tuple[str, str]]] = {
         ("differences", "euclidean: a_i - b_j, one row per pair (i, j) in order"),
         ("distances", "euclidean: |a_i - b_j|"),
     ],
-    "multi-head": [
-        ("positions", "sinusoidal or learned positions: the matrix P added to X"),
-        ("X_pos", "sinusoidal or learned positions: X + P"),
-        ("memory_pos", "sinusoidal positions in cross-attention: memory + P"),
-        ("Q", "queries X W_Q + b_Q, all heads side by side"),
-        ("K_new", "with a cache: the new rows' keys X W_K + b_K"),
-        ("V_new", "with a cache: the new rows' values X W_V + b_V"),
-        ("K", "keys X W_K + b_K (memory W_K in cross-attention; with a cache: the cached rows, then K_new)"),
-        ("V", "values, as the keys"),
-        ("head.t.Q", "head t's queries: its block of columns of Q"),
-        ("head.t.K", "head t's keys (with kv_heads: its group's key head)"),
-        ("head.t.V", "head t's values"),
-        ("head.t.Q_rot", "rope: the queries rotated by their positions"),
-        ("head.t.K_new_rot", "rope with a cache: the new keys rotated"),
-        ("head.t.K_rot", "rope: the keys rotated by their positions"),
-        ("head.t.scores", "Q_t K_t^T"),
-        ("head.t.scaled_scores", "scaled-dot: scores / sqrt(d_k), d_k of the head"),
-        ("head.t.bias", "alibi: the bias -m_t |i - k| (positions i, k from 0)"),
-        ("head.t.biased_scores", "alibi: the scaled scores plus the bias"),
-        ("head.t.masked_scores", "with a mask or key padding: -inf where a query may not attend"),
-        ("head.t.exponentials", "exp of each score, row by row"),
-        ("head.t.exp_sum", "sum of each row of exponentials"),
-        ("head.t.weights", "row-wise softmax A_t"),
-        ("head.t.output", "A_t V_t"),
-        ("concat", "the heads' outputs side by side"),
-        ("output", "with W_O: concat W_O + b_O"),
-    ],
+    "multi-head": _MULTI_HEAD,
     "positional-encoding": [
         ("angles", "pos * base^(-2i/d) for every position and pair i"),
         ("positions", "sinusoidal: P[pos, 2i] = sin(angle), P[pos, 2i+1] = cos(angle)"),
@@ -219,6 +245,42 @@ STEP_IDS: dict[str, list[tuple[str, str]]] = {
         ("q_rot", "rope: q rotated pair by pair"),
         ("k_rot", "rope: k rotated pair by pair"),
         ("scores", "rope: q_rot . k_rot for every pair of rows"),
+    ],
+    "transformer-layer": [
+        *[("self." + i, "the self-attention sublayer: " + d) for i, d in _MH],
+        ("residual1", "x + self-attention output"),
+        *[(f"norm1.{i}", d) for i, d in _NORM],
+        *[("cross." + i, "a decoder's cross-attention over memory: " + d) for i, d in _MH],
+        ("residual2", "x + cross-attention output (decoder), or x + ffn.output (encoder)"),
+        *[(f"norm2.{i}", d) for i, d in _NORM],
+        ("ffn.hidden_pre", "x W_1 + b_1"),
+        ("ffn.hidden", "relu, gelu (x Phi(x), with erf) or gelu-tanh of hidden_pre"),
+        ("ffn.output", "hidden W_2 + b_2"),
+        ("residual3", "a decoder's x + ffn.output"),
+        *[(f"norm3.{i}", d) for i, d in _NORM],
+        ("output", "the layer's output rows (post-norm: the last norm's output; pre-norm: the last residual sum)"),
+    ],
+    "bleu": [
+        ("ngram_counts", "c_n: the candidate's n-grams of each order n, c - n + 1"),
+        ("clipped_counts", "m_n: each candidate n-gram counted at most as often as in one reference, summed"),
+        ("precisions", "p_n = m_n / c_n, the modified n-gram precisions"),
+        ("brevity_penalty", "BP = 1 if c > r, else exp(1 - r/c); r: the closest reference length (ties: the shorter)"),
+        ("log_mean", "sum_n w_n ln p_n (-inf when a precision is 0)"),
+        ("bleu", "BLEU = BP exp(sum_n w_n ln p_n)"),
+    ],
+    "decode": [
+        ("scaled_logits", "temperature != 1: z / T"),
+        ("probabilities", "softmax of the (scaled) logits"),
+        ("sorted", "top-k, top-p: the probabilities in descending order"),
+        ("cumulative", "top-p: the running sum of sorted"),
+        ("kept", "top-k, top-p: 1 for a kept token, 0 for a dropped one, in vocabulary order"),
+        ("renormalized", "top-k, top-p: the kept probabilities divided by their sum (0 where dropped)"),
+        ("draw_cumulative", "sampling with u: the running sum of the distribution drawn from, in vocabulary order"),
+        ("choice", "greedy: the most probable token; sampling: the first token whose running sum exceeds u"),
+        ("candidates", "beam: beam score + log p for every beam and token (B x V)"),
+        ("normalized", "beam with a length penalty: candidates / ((5 + L)/6)^alpha"),
+        ("kept_beams", "beam: the kept candidates' summed log-probabilities, best first"),
+        ("kept_labels", "beam: the kept candidates, 'beam b: token', best first"),
     ],
     "rnn": _cell_ids("", "rnn") + _OUTPUT_PER_STEP + _TRAINING,
     "lstm": _cell_ids("", "lstm") + _OUTPUT_PER_STEP + _TRAINING,
@@ -254,6 +316,14 @@ def step_order(kind: str, attention: str | None = None) -> list[str]:
     attention from its new state); Bahdanau attends from the previous state, so the decoder's
     attention ids come before its input and cell."""
     ids = [i for i, _ in STEP_IDS[kind]]
+    if kind == "transformer-layer" and attention:  # "encoder-post", "decoder-pre", ...: the layer's layout
+        subs = ["self.", *(["cross."] if attention.startswith("decoder") else []), "ffn."]
+        out: list[str] = []
+        for k, prefix in enumerate(subs, 1):
+            sub = [i for i in ids if i.startswith(prefix)]
+            norm = [i for i in ids if i.startswith(f"norm{k}.")]
+            out += [*norm, *sub, f"residual{k}"] if attention.endswith("pre") else [*sub, f"residual{k}", *norm]
+        return [*out, "output"]
     if kind == "seq2seq" and attention == "bahdanau":
         attend = [i for i, _ in _DECODER_ATTENTION]
         rest = [i for i in ids if i not in attend]

@@ -126,6 +126,8 @@ def parse_answers(raw: dict[str, Any], derivation: Derivation, file: str, key_pr
             raise ProblemError(file, key, unknown_step(str(step_id), valid))
         step = derivation.step(step_id)
         if isinstance(step, Argmax):
+            if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+                value = ", ".join(value)  # kept beams listed one by one: "beam 1: cat", "beam 2: dog"
             if not isinstance(value, (str, int)) or isinstance(value, bool):
                 raise ProblemError(file, key, f"expected a vocabulary label such as {step.value!r}")
             out.append(Answer(step_id, str(value), None))

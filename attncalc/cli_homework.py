@@ -247,6 +247,12 @@ def generate(
         ),
     ] = None,
     cross: Annotated[bool, typer.Option("--cross", help="multi-head: cross-attention over a drawn memory.")] = False,
+    strategy: Annotated[
+        str | None,
+        typer.Option(
+            "--strategy", help="decode: greedy | sample | top-k | top-p (default) | beam.", show_default=False
+        ),
+    ] = None,
     count: Annotated[int, typer.Option("--count", help="How many variants.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="The seed: the same options and seed give the same files.")] = 0,
     values: Annotated[
@@ -294,6 +300,7 @@ def generate(
         kv_heads=kv_heads,
         positions=positions,
         cross=cross,
+        strategy=strategy,
     )
     folder = Path(out)
     try:

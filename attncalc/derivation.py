@@ -158,6 +158,20 @@ class Argmax(Step):
         return tuple(lab for lab, x in zip(self.labels, p, strict=True) if top - float(x) <= tol * max(1.0, top))
 
 
+@dataclass(frozen=True, eq=False)
+class Pick(Argmax):
+    """result = a label chosen otherwise than by the largest probability: a draw ``u`` from a
+    distribution (the first label, in vocabulary order, whose running sum ``cumulative`` exceeds u),
+    or the candidates a beam search keeps (``labels`` with their scores in ``probs``, u None)."""
+
+    cumulative: np.ndarray | None = None
+    u: float | None = None
+    what: str = "Chosen"  # how the headline names the result
+
+    def tied(self, tol: float = 1e-12) -> tuple[str, ...]:
+        return (str(self.value),)
+
+
 def tie_note(s: Argmax) -> str:
     """ " (a tie: B, C are equally likely; argmax takes the first)" when the largest probabilities tie, else ""."""
     tied = s.tied()
@@ -256,7 +270,7 @@ class Formula(Step):
     """result = a closed formula of exact numbers per entry, written out in ``written`` (nested tuples
     of strings in the result's shape, with no rounded number in them): "2 / 10000^(2/4)"."""
 
-    written: tuple[Any, ...] = ()
+    written: Any = ()  # nested tuples of strings; a single string for a one-number result
 
 
 STEP_TYPES: tuple[type[Step], ...] = (
@@ -269,6 +283,7 @@ STEP_TYPES: tuple[type[Step], ...] = (
     Mask,
     Softmax,
     Argmax,
+    Pick,
     Loss,
     Gradient,
     Combine,
@@ -292,6 +307,7 @@ class Input:
     rows: tuple[str, ...] | None = None
     cols: tuple[str, ...] | None = None
     role: str = ""  # one phrase: "decoder state (query)"
+    words: bool = False  # a sentence: ``rows`` holds its tokens (value: their positions), shown as words
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -145,15 +145,11 @@ def answer_key(d: Derivation) -> dict[str, Any]:
     return key
 
 
-def _is_label(step_id: str) -> bool:
-    return step_id == "prediction" or step_id.endswith(".prediction")
-
-
 def answers_toml(d: Derivation, problem_file: str) -> str:
     """The key for one variant as an answers file for ``attncalc check``."""
     lines = [f"# Key for {problem_file}: the true values at {d.decimals} decimals.", f'problem = "{problem_file}"']
     for step_id, shown in answer_key(d).items():
-        if _is_label(step_id):
+        if isinstance(d.step(step_id).value, str):  # a prediction, a choice: a label
             lines.append(f'{step_id} = "{shown}"')
             continue
         lines.append(f"{step_id} = {_shown_toml(shown)}")

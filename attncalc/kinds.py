@@ -146,6 +146,33 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates:POSITIONAL_ENCODING",
             f"{_HW}.transformer:PE",
         ),
+        KindEntry(
+            "transformer-layer",
+            "attncalc.schema.layer:TRANSFORMER_LAYER",
+            "attncalc.parse.layer:parse",
+            "attncalc.mechanisms.layer",
+            "attncalc.catalog:STEP_IDS.transformer-layer",
+            "attncalc.templates_output:LAYER",
+            f"{_HW}.transformer:LAYER",
+        ),
+        KindEntry(
+            "bleu",
+            "attncalc.schema.decoding:BLEU",
+            "attncalc.parse.bleu:parse",
+            "attncalc.mechanisms.bleu",
+            "attncalc.catalog:STEP_IDS.bleu",
+            "attncalc.templates_output:BLEU",
+            f"{_HW}.output:BLEU",
+        ),
+        KindEntry(
+            "decode",
+            "attncalc.schema.decoding:DECODE",
+            "attncalc.parse.decode:parse",
+            "attncalc.mechanisms.decode",
+            "attncalc.catalog:STEP_IDS.decode",
+            "attncalc.templates_output:DECODE",
+            f"{_HW}.output:DECODE",
+        ),
     )
 }
 

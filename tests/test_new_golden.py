@@ -24,6 +24,9 @@ KINDS = [
     "similarity",
     "multi-head",
     "positional-encoding",
+    "transformer-layer",
+    "bleu",
+    "decode",
 ]
 SCORES = ["dot", "scaled-dot", "general", "additive", "concat"]
 

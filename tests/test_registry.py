@@ -67,7 +67,7 @@ def test_validation_reads_the_declarations() -> None:
 
     assert problem.SETTINGS_KEYS == SETTINGS_ALL.names  # every kind's settings keys; top.py refuses the others'
     softmax_settings = decls["softmax"].top["settings"].table.names  # type: ignore[union-attr]
-    assert softmax_settings == tuple(k for k in SETTINGS_ALL.names if k not in ("position_base", "rope"))
+    assert softmax_settings == tuple(k for k in SETTINGS_ALL.names if k not in ("position_base", "rope", "norm", "eps"))
     enc = decls["seq2seq"].top["encoder"].table
     dec = decls["seq2seq"].top["decoder"].table
     assert parse_seq2seq.ENCODER_KEYS == enc.names  # type: ignore[union-attr]
@@ -108,7 +108,7 @@ def test_every_declared_key_has_a_description() -> None:
 @pytest.mark.parametrize("kind", list(catalog.KINDS))
 def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> None:
     """The template's example values are its own; its key comments are the declared descriptions."""
-    from attncalc import templates
+    from attncalc import templates, templates_output
 
     raw = {
         "attention": templates._attention("additive"),
@@ -119,6 +119,9 @@ def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> Non
         "seq2seq": templates._SEQ2SEQ,
         "multi-head": templates._MULTI_HEAD,
         "positional-encoding": templates._POSITIONAL,
+        "transformer-layer": templates_output._LAYER,
+        "bleu": templates_output._BLEU,
+        "decode": templates_output._DECODE,
     }.get(kind) or templates._RECURRENT[kind]
     paths = templates._PLACEHOLDER.findall(raw)
     assert paths, "the template takes at least one comment from the declaration"

@@ -32,6 +32,9 @@ KINDS = [
     "similarity",
     "multi-head",
     "positional-encoding",
+    "transformer-layer",
+    "bleu",
+    "decode",
 ]
 SCHEMA_DIR = ROOT / "docs" / "schema"
 

@@ -96,6 +96,7 @@ def only(o: Options, allowed: set[str], kind_words: str) -> None:
         "kv_heads",
         "positions",
         "cross",
+        "strategy",
     ):
         if name not in allowed and getattr(o, name) != getattr(defaults, name):
             raise refuse(f"--{name}", f"--{name} does not apply to {kind_words}")

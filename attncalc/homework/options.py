@@ -36,6 +36,7 @@ class Options:
     kv_heads: int | None = None  # multi-head: grouped-query key/value heads (None: as many as heads)
     positions: str | None = None  # multi-head: sinusoidal | rope | alibi; positional-encoding: sinusoidal | rope
     cross: bool = False  # multi-head: cross-attention over a drawn memory
+    strategy: str | None = None  # decode: greedy | sample | top-k | top-p | beam (None: top-p)
 
 
 @dataclass

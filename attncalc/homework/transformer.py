@@ -124,3 +124,45 @@ def _draw_pe(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
 
 
 PE = Drawer("Positional encoding homework", _check_pe, _draw_pe, lambda o, raw, d: None, max_tokens=8)
+
+
+def _check_layer(o: Options) -> None:
+    if o.dim % o.heads:
+        raise refuse("--dim", f"--dim {o.dim} does not split into --heads {o.heads} heads of equal width")
+    only(o, {"heads", "cross"}, "transformer-layer")
+
+
+def _draw_layer(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
+    """An encoder layer (a decoder layer over a drawn memory with --cross), d_ff = 2 d_model, ReLU,
+    post-norm; small numbers so that the softmaxes stay away from 0 and 1."""
+    d = Draw(rng, o.values, "cell")
+    n, dm = o.tokens, o.dim
+
+    def attention() -> dict[str, Any]:
+        return {k: d.matrix(dm, dm) for k in ("W_Q", "W_K", "W_V", "W_O")}
+
+    raw: dict[str, Any] = {
+        "title": f"Variant {number}",
+        "kind": "transformer-layer",
+        "tokens": list(TOKENS[:n]),
+        "given": {"X": [d.nonzero_vector(dm) for _ in range(n)], "heads": o.heads},
+        "self_attention": attention(),
+        "ffn": {"W_1": d.matrix(dm, 2 * dm), "W_2": d.matrix(2 * dm, dm)},
+        "settings": {"decimals": o.decimals, "exact": False},
+    }
+    if o.cross:
+        raw["given"]["memory"] = [d.nonzero_vector(dm) for _ in range(n)]
+        raw["cross_attention"] = attention()
+    return raw
+
+
+def _degeneracy_layer(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
+    for sid in d.step_ids:
+        if sid.endswith(".variance") and np.any(np.asarray(d.step(sid).value, dtype=float) < 10.0**-o.decimals):
+            return "a row of equal entries before a LayerNorm (variance 0)"
+    return None
+
+
+LAYER = Drawer(
+    "Transformer layer homework", _check_layer, _draw_layer, _degeneracy_layer, lambda o, raw: None, max_tokens=4
+)

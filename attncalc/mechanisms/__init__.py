@@ -14,7 +14,7 @@ import numpy as np
 
 from ..arith import MAX_EXACT_ENTRIES, Chain, ExactStopped, is_exact, to_float
 from ..budget import MAX_EXACT_VALUE
-from ..derivation import Argmax, Derivation, Step, tie_note
+from ..derivation import Argmax, Derivation, Pick, Step, tie_note
 from ..errors import ProblemError
 from ..kinds import KINDS
 from ..problem import Problem
@@ -160,4 +160,6 @@ def _headline(steps: tuple[Step, ...]) -> str:
         if loss is not None:
             line += f"  ·  loss L = {float(np.asarray(loss.value)):.4g}"
         return line
-    return f"Prediction: {picks[0]}{ties[0]}" if picks else ""
+    first = next((s for s in steps if isinstance(s, Argmax)), None)
+    what = first.what if isinstance(first, Pick) else "Prediction"
+    return f"{what}: {picks[0]}{ties[0]}" if picks else ""

@@ -48,7 +48,8 @@ _ROLE = {
 }
 
 
-def run(p: Problem, chain: Chain) -> list[Step]:
+def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarray | None = None) -> list[Step]:
+    """The steps; ``X_in`` and ``M_in`` replace the given rows (a transformer layer's sublayer input)."""
     mh = p.multihead
     assert mh is not None
     n = mh.X.shape[0]
@@ -57,8 +58,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     t = mh.t
     q_pos = [t + i for i in range(n)]
     steps: list[Step] = []
-    X = chain.given(mh.X)
-    M = chain.given(mh.memory) if mh.memory is not None else None
+    X = chain.given(mh.X) if X_in is None else X_in
+    M = (chain.given(mh.memory) if mh.memory is not None else None) if M_in is None else M_in
     X, M = _positions(p, chain, X, M, q_pos, tok, steps)
 
     H, G = mh.heads, mh.kv_heads

@@ -12,7 +12,9 @@ from typing import Any
 
 from .. import kinds
 from ..numbers import to_float
+from ..schema import decoding as dc
 from ..schema import feedforward as ff
+from ..schema import layer as ly
 from ..schema import transformer as tf
 from ..schema.common import SETTINGS_ALL
 from ..schema.validate import names
@@ -41,8 +43,16 @@ TOP_KEYS = (
     "cache",
     "type",
     "memory_tokens",
+    "strategy",
+    "self_attention",
+    "cross_attention",
+    "ffn",
+    "norm1",
+    "norm2",
+    "norm3",
 )
 SETTINGS_KEYS = names(SETTINGS_ALL)
+LAYER_TABLES = ("self_attention", "cross_attention", "ffn", "norm1", "norm2", "norm3")
 GIVEN_KEYS: dict[str, tuple[str, ...]] = {
     "attention": names(ff.ATTENTION_GIVEN),
     "self-attention": names(ff.SELF_ATTENTION_GIVEN),
@@ -51,6 +61,9 @@ GIVEN_KEYS: dict[str, tuple[str, ...]] = {
     "similarity": names(ff.SIMILARITY_GIVEN),
     "multi-head": names(tf.MULTI_HEAD_GIVEN),
     "positional-encoding": names(tf.POSITIONAL_GIVEN),
+    "bleu": names(dc.BLEU_GIVEN),
+    "decode": names(dc.DECODE_GIVEN),
+    "transformer-layer": names(ly.LAYER_GIVEN),
 }
 
 
@@ -85,7 +98,17 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         )
     if "measure" in raw and "measure" not in decl.top:
         raise r.fail("measure", f"a {kind} problem has no measure; 'measure' belongs to kind 'similarity'")
-    for key_name in ("cell", "encoder", "decoder", "training", "cache", "type", "memory_tokens"):
+    for key_name in (
+        "cell",
+        "encoder",
+        "decoder",
+        "training",
+        "cache",
+        "type",
+        "memory_tokens",
+        "strategy",
+        *LAYER_TABLES,
+    ):
         if key_name in raw and key_name not in decl.top:
             raise r.fail(key_name, f"does not apply to kind {kind!r}")
     tokens = r.labels(raw["tokens"], "tokens") if "tokens" in raw else None
@@ -99,7 +122,7 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         description=description,
         grading=parse_grading(r, raw.get("grading")),
     )
-    if kind == "multi-head":
+    if kind in ("multi-head", "transformer-layer"):
         common["memory_tokens"] = r.labels(raw["memory_tokens"], "memory_tokens") if "memory_tokens" in raw else None
     if kind in RECURRENT_KINDS:
         answers = _answers(r, raw.get("answers"))
@@ -145,12 +168,15 @@ def _settings(r: _Reader, raw: Any, kind: str) -> Settings:
     for key in ("position_base", "rope"):
         if key in t and kind not in ("multi-head", "positional-encoding"):
             raise r.fail(f"settings.{key}", "applies to kinds 'multi-head' and 'positional-encoding' only")
-    if convention == "column" and kind in ("multi-head", "positional-encoding"):
+    for key in ("norm", "eps"):
+        if key in t and kind != "transformer-layer":
+            raise r.fail(f"settings.{key}", "applies to kind 'transformer-layer' only")
+    if convention == "column" and kind in ("multi-head", "positional-encoding", "transformer-layer"):
         raise r.fail("settings.convention", f"a {kind} problem uses the row convention (Q = X W_Q) throughout")
     temperature = None
     if "temperature" in t:
-        if kind != "softmax":
-            raise r.fail("settings.temperature", "temperature applies to kind 'softmax' only")
+        if kind not in ("softmax", "decode"):
+            raise r.fail("settings.temperature", "temperature applies to kinds 'softmax' and 'decode' only")
         temperature = r.number(t["temperature"], "settings.temperature")
         if to_float(temperature) <= 0:
             raise r.fail("settings.temperature", "must be greater than 0")

@@ -167,6 +167,57 @@ class PosEnc:
 
 
 @dataclass(frozen=True)
+class Layer:
+    """Kind transformer-layer: an encoder layer, or a decoder layer (with cross-attention), row convention."""
+
+    X: Given  # n × d_model
+    memory: Given | None  # m × d_model (decoder)
+    self_attn: MultiHead
+    cross: MultiHead | None
+    W_1: Given  # d_model × d_ff
+    b_1: Given | None
+    W_2: Given  # d_ff × d_model
+    b_2: Given | None
+    activation: str  # relu | gelu | gelu-tanh
+    norms: tuple[tuple[Given, Given], ...]  # (γ, β) of norm1, norm2 (, norm3)
+    norm: str  # post | pre
+    eps: Any  # a number node
+
+    @property
+    def layout(self) -> str:
+        """ "encoder-post", "decoder-pre", ...: the order of its steps."""
+        return f"{'decoder' if self.cross is not None else 'encoder'}-{self.norm}"
+
+
+@dataclass(frozen=True)
+class Bleu:
+    """Kind bleu: one candidate against its references."""
+
+    candidate: tuple[str, ...]
+    references: tuple[tuple[str, ...], ...]
+    max_n: int
+    weights: Given  # w_1 … w_N
+
+
+@dataclass(frozen=True)
+class Decode:
+    """Kind decode: a distribution over the next token (or B beams) and the strategy that picks from it."""
+
+    strategy: str  # greedy | sample | top-k | top-p | beam
+    vocab: tuple[str, ...]
+    logits: Given | None  # V
+    probabilities: Given | None  # V (instead of logits)
+    k: int | None
+    p: Any  # a number node (top-p)
+    u: Any  # a number node (the uniform draw) or None
+    beams: Given | None  # B × V log-probabilities
+    beam_scores: Given | None  # B
+    beam_width: int | None
+    length_penalty: Any  # a number node (alpha) or None
+    length: int | None
+
+
+@dataclass(frozen=True)
 class Seq2Seq:
     encoder: Cell
     reverse: Cell | None  # the backward encoder when bidirectional
@@ -227,6 +278,9 @@ class Problem:
     labels_B: tuple[str, ...] | None = None  # kind similarity: labels of the rows of B
     multihead: MultiHead | None = None  # kind multi-head
     posenc: PosEnc | None = None  # kind positional-encoding
+    layer: Layer | None = None  # kind transformer-layer
+    bleu: Bleu | None = None  # kind bleu
+    decode: Decode | None = None  # kind decode
     grading: Grading = field(default_factory=Grading)  # [grading]: points for check
 
     @property
@@ -234,7 +288,7 @@ class Problem:
         """True when weights multiply from the right (x W), as in the transformer papers."""
         if self.kind in RECURRENT_KINDS:
             return False
-        if self.kind in ("multi-head", "positional-encoding"):
+        if self.kind in ("multi-head", "positional-encoding", "transformer-layer"):
             return True  # stacked rows, as the Transformer papers and PyTorch write them
         if self.settings.convention == "default":
             return self.kind == "self-attention"

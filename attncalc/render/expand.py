@@ -59,6 +59,8 @@ def _rhs_Map(s: Map, idx: tuple[int, ...], n: Num) -> str:
         return f"exp({x} − {paren(n(m))})"
     if s.fn in ("tanh", "relu"):
         return f"{s.fn}({x})"
+    if s.fn in ("gelu", "gelu_tanh"):  # a transformer layer's feed-forward activation
+        return f"GELU({x})" if s.fn == "gelu" else f"GELU_tanh({x})"
     if s.fn == "sinusoid":  # sinusoidal positions: sin in the even columns, cos in the odd ones
         return f"{'sin' if idx[-1] % 2 == 0 else 'cos'}({x})"
     if s.fn == "sigmoid":
@@ -185,6 +187,10 @@ def _val_Map(s: Map, idx: tuple[int, ...], r: Rnd) -> float:
         return 1.0 / (1.0 + math.exp(-x))
     if s.fn == "relu":
         return max(x, 0.0)
+    if s.fn in ("gelu", "gelu_tanh"):
+        if s.fn == "gelu":
+            return 0.5 * x * (1 + math.erf(x / math.sqrt(2)))
+        return 0.5 * x * (1 + math.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
     if s.fn == "sinusoid":
         return math.sin(x) if idx[-1] % 2 == 0 else math.cos(x)
     return x / r(param) if s.fn == "divide" else x * r(param)

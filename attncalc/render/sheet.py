@@ -29,6 +29,7 @@ from ..derivation import (
     Map,
     Mask,
     Norm,
+    Pick,
     Product,
     Softmax,
     Stated,
@@ -225,6 +226,8 @@ class _Builder:
 
     # -- pieces --------------------------------------------------------------------
     def _input(self, inp: Input) -> Block:
+        if inp.words and inp.rows is not None:  # a sentence: its words, not their positions
+            return Para(f"{inp.symbol} ({len(inp.rows)} tokens): {' '.join(inp.rows)}")
         v = np.asarray(inp.value)
         return self._matrix(inp.symbol, v, inp.rows, inp.cols, given=True)
 
@@ -399,6 +402,26 @@ class _Builder:
         self.add(Table(("entry", "p", ""), rows, tuple(float(p) for p in probs)))
         self.add(MathLines(((f"ŷ = {s.value}", tie_note(s).strip()),)))
 
+    def _step_Pick(self, s: Pick) -> None:
+        probs = np.asarray(s.probs, dtype=float)
+        chosen = str(s.value).split(", ")
+        cum = s.cumulative
+        rows = tuple(
+            (
+                lab,
+                self.n(p),
+                *((self.n(cum[i]),) if cum is not None else ()),
+                "chosen" if lab in chosen and s.u is not None else "",
+            )
+            for i, (lab, p) in enumerate(zip(s.labels, probs, strict=True))
+        )
+        header = ("entry", "p" if s.u is not None else "score", *(("running sum",) if cum is not None else ()), "")
+        self.add(Table(header, rows))
+        if s.u is not None:
+            self.add(MathLines(((f"u = {self.n(s.u)}", f"the first running sum above u picks {s.value}"),)))
+        else:
+            self.add(MathLines(((f"kept: {s.value}", ""),)))
+
     def _step_Loss(self, s: Loss) -> None:
         self.add(
             MathLines(
@@ -491,6 +514,30 @@ def describe(p: Any) -> list[str]:
         return bits
     if p.kind == "similarity":
         return [p.kind, ", ".join(p.measures), "B = A" if "B" not in p.given else "A against B"]
+    if p.kind == "transformer-layer":
+        ly = p.layer
+        mh = ly.self_attn
+        bits = [p.kind, "decoder layer (cross-attention over memory)" if ly.cross is not None else "encoder layer"]
+        bits.append(f"{mh.heads} heads of d_k = {mh.d_k}")
+        bits.append(f"{ly.norm}-norm")
+        bits.append(f"FFN d_ff = {ly.W_1.shape[1]}, {ly.activation}")
+        return bits
+    if p.kind == "decode":
+        dc = p.decode
+        bits = [p.kind, dc.strategy]
+        temperature = getattr(p.settings, "temperature", None)
+        if temperature is not None:
+            bits.append(f"temperature T = {to_float(temperature):g}")
+        for name, v in (("k", dc.k), ("p", dc.p), ("u", dc.u), ("beam width", dc.beam_width)):
+            if v is not None:
+                bits.append(f"{name} = {v if isinstance(v, int) else fmt(to_float(v), 6)}")
+        if dc.length_penalty is not None:
+            bits.append(f"length penalty α = {fmt(to_float(dc.length_penalty), 6)}, L = {dc.length}")
+        return bits
+    if p.kind == "bleu":
+        b = p.bleu
+        refs = f"{len(b.references)} reference{'s' if len(b.references) > 1 else ''}"
+        return [p.kind, f"N = {b.max_n}", refs, "sentence BLEU, no smoothing"]
     bits = [p.kind] + ([f"{p.score} score"] if p.score else [])
     if p.kind == "softmax" and "W_out" in p.given:
         bits.append("output layer z = W_out h + b_out")

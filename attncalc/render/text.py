@@ -35,6 +35,7 @@ from ..derivation import (
     Map,
     Mask,
     Norm,
+    Pick,
     Product,
     Softmax,
     Stated,
@@ -149,6 +150,8 @@ class TextRenderer:
     def _input(self, inp: Input) -> RenderableType:
         head = Text(f"{inp.symbol}", style="bold")
         head.append(f"  {inp.role}" if inp.role else "", style="dim")
+        if inp.words and inp.rows is not None:  # a sentence: its words, not their positions
+            return Group(head, Padding(Text(" ".join(inp.rows)), (0, 0, 0, 2)))
         if inp.value.ndim == 0:
             return _Fit(head, Text(self.n(inp.value)))
         if inp.value.ndim == 1 and inp.rows is not None and len(inp.rows) == len(inp.value) <= 12:
@@ -400,6 +403,28 @@ class TextRenderer:
             t.add_row(s.labels[i], self.n(probs[i]), bar(float(probs[i]), 20) + mark)
         yield t
         yield Text(f"  ŷ = {s.value}" + tie_note(s), style="bold")
+
+    def _step_Pick(self, s: Pick) -> Iterable[RenderableType]:
+        probs = np.asarray(s.probs, dtype=float)
+        t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+        t.add_column("entry", style="bold")
+        t.add_column("p" if s.u is not None else "score", justify="right")
+        if s.cumulative is not None:
+            t.add_column("running sum", justify="right")
+        t.add_column("")
+        chosen = str(s.value).split(", ")
+        for i in elide(list(range(len(probs))), ROW_LIMIT):
+            if i is None:
+                t.add_row("⋮", "⋮", *([""] if s.cumulative is not None else []), "")
+                continue
+            mark = "◀ chosen" if s.labels[i] in chosen and s.u is not None else ""
+            cells = [self.n(probs[i])] + ([self.n(s.cumulative[i])] if s.cumulative is not None else [])
+            t.add_row(s.labels[i], *cells, mark)
+        yield t
+        if s.u is not None:
+            yield Text(f"  u = {self.n(s.u)}: the first running sum above u picks {s.value}", style="bold")
+        else:
+            yield Text(f"  kept: {s.value}", style="bold")
 
     def _step_Loss(self, s: Loss) -> Iterable[RenderableType]:
         yield Hanging(

@@ -33,6 +33,14 @@ SETTINGS_KEYS = (
         choices=("interleaved", "half"),
     ),
     Key(
+        "norm",
+        "choice",
+        "transformer-layer: post (LayerNorm after each residual sum, the paper) | pre (before each sublayer)",
+        default="post",
+        choices=("post", "pre"),
+    ),
+    Key("eps", "number", "transformer-layer: LayerNorm's ε, added to the variance under the root", default="1e-5"),
+    Key(
         "shift_max",
         "choice",
         "subtract the maximum score before exp: auto | always | never",
@@ -45,15 +53,28 @@ SETTINGS_KEYS = (
 # position keys to the kinds with positions
 SETTINGS_ALL = Table(SETTINGS_KEYS, "how the derivation is shown and rounded")
 POSITION_SETTINGS = ("position_base", "rope")
+LAYER_SETTINGS = ("norm", "eps")
 SETTINGS_TABLE = Table(
-    tuple(k for k in SETTINGS_KEYS if k.name not in ("temperature", *POSITION_SETTINGS)), SETTINGS_ALL.doc
+    tuple(k for k in SETTINGS_KEYS if k.name not in ("temperature", *POSITION_SETTINGS, *LAYER_SETTINGS)),
+    SETTINGS_ALL.doc,
 )
 SETTINGS = Key("settings", "table", "how the derivation is shown and rounded", table=SETTINGS_TABLE)
 SETTINGS_SOFTMAX = SETTINGS.but(
-    table=Table(tuple(k for k in SETTINGS_KEYS if k.name not in POSITION_SETTINGS), SETTINGS_ALL.doc)
+    table=Table(
+        tuple(k for k in SETTINGS_KEYS if k.name not in (*POSITION_SETTINGS, *LAYER_SETTINGS)), SETTINGS_ALL.doc
+    )
 )
 SETTINGS_POSITIONS = SETTINGS.but(
-    table=Table(tuple(k for k in SETTINGS_KEYS if k.name not in ("temperature", "convention")), SETTINGS_ALL.doc)
+    table=Table(
+        tuple(k for k in SETTINGS_KEYS if k.name not in ("temperature", "convention", *LAYER_SETTINGS)),
+        SETTINGS_ALL.doc,
+    )
+)
+SETTINGS_LAYER = SETTINGS.but(
+    table=Table(
+        tuple(k for k in SETTINGS_KEYS if k.name not in ("temperature", "convention", *POSITION_SETTINGS)),
+        SETTINGS_ALL.doc,
+    )
 )
 
 GRADING_TABLE = table(

@@ -15,6 +15,7 @@ Types:
 ``choices``    one of ``choices`` or a non-empty list of distinct ones
 ``labels``     a non-empty list of labels (strings or numbers)
 ``label``      one label or a 0-based index (an integer)
+``sentences``  a non-empty list of sentences, each a list of tokens or one string split at spaces
 ``indices``    a non-empty list of labels or 0-based indices
 ``vector``     a non-empty list of numbers (``shape`` = (n,) when fixed)
 ``matrix``     a non-empty list of equally long non-empty rows of numbers
@@ -40,6 +41,7 @@ TYPES = (
     "choices",
     "labels",
     "label",
+    "sentences",
     "indices",
     "vector",
     "matrix",

@@ -66,6 +66,9 @@ def _one(t: str, key: Key) -> dict[str, Any]:
         }
     if t == "labels":
         return {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/label"}}
+    if t == "sentences":
+        tokens = {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/label"}}
+        return {"type": "array", "minItems": 1, "items": {"anyOf": [tokens, {"type": "string", "minLength": 1}]}}
     if t == "label":
         return {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string"}]}
     if t == "indices":

@@ -1,0 +1,391 @@
+"""Kind ``transformer-layer`` (Vaswani et al. 2017; PyTorch's nn.TransformerEncoderLayer and
+nn.TransformerDecoderLayer with dropout 0), row convention.
+
+Post-norm (the paper, PyTorch's default): x ← LayerNorm(x + Sublayer(x)) for each sublayer; pre-norm:
+x ← x + Sublayer(LayerNorm(x)), and the output is the last residual sum. An encoder's sublayers are
+self-attention and the feed-forward network; a decoder's are masked self-attention, cross-attention
+over ``memory`` (keys and values from the memory as given) and the feed-forward network. The attention
+sublayers are kind multi-head's mechanism, their step ids under ``self.`` and ``cross.``. LayerNorm
+over each row: the mean, the biased variance (divide by d_model), (x − mean)/√(variance + ε), γ and β.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+
+from ..arith import Chain, MistakeNotApplicable, is_exact, to_float
+from ..derivation import Add, Arrange, Formula, Input, Map, Product, Step
+from ..numbers import to_exact
+from ..numbers import to_float as node_float
+from ..problem import Problem
+from ..render.fmt import fmt
+from . import multihead
+
+GELU_C = "0.044715"
+
+
+def inputs(p: Problem) -> list[Input]:
+    L = p.layer
+    assert L is not None
+    tok = _tokens(p)
+    out = [Input("X", "X", L.X.floats, None, rows=tok, role="the layer's input rows")]
+    if L.memory is not None and L.cross is not None:
+        out.append(Input("memory", "M", L.memory.floats, None, rows=L.cross.key_labels, role="the encoder's rows"))
+    for name, mh in (("self_attention", L.self_attn), ("cross_attention", L.cross)):
+        if mh is None:
+            continue
+        for key, g in {**mh.W, **mh.b}.items():
+            out.append(Input(f"{name}.{key}", f"{key} ({name.split('_')[0]})", g.floats, None, role=f"{name}"))
+    out.append(Input("ffn.W_1", "W_1", L.W_1.floats, None, role="feed-forward: d_model × d_ff"))
+    if L.b_1 is not None:
+        out.append(Input("ffn.b_1", "b_1", L.b_1.floats, None, role="feed-forward bias"))
+    out.append(Input("ffn.W_2", "W_2", L.W_2.floats, None, role="feed-forward: d_ff × d_model"))
+    if L.b_2 is not None:
+        out.append(Input("ffn.b_2", "b_2", L.b_2.floats, None, role="feed-forward bias"))
+    for k, (gamma, beta) in enumerate(L.norms, 1):
+        if np.any(gamma.floats != 1) or np.any(beta.floats != 0):
+            out.append(Input(f"norm{k}.gamma", f"γ{k}", gamma.floats, None, role=f"LayerNorm {k}'s scale"))
+            out.append(Input(f"norm{k}.beta", f"β{k}", beta.floats, None, role=f"LayerNorm {k}'s shift"))
+    return out
+
+
+def _tokens(p: Problem) -> tuple[str, ...]:
+    assert p.layer is not None
+    return p.tokens or tuple(f"x{i + 1}" for i in range(p.layer.X.shape[0]))
+
+
+class _Prefixed(Chain):
+    """The chain a sublayer runs in: every step id it finishes is prefixed ("self." + "head.1.weights")."""
+
+    def __init__(self, inner: Chain, prefix: str) -> None:  # no Chain state of its own: all of it is inner's
+        self.__dict__["_inner"] = inner
+        self.__dict__["_prefix"] = prefix
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__dict__["_inner"], name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self.__dict__["_inner"], name, value)
+
+    def finish(self, step_id: str, x: np.ndarray) -> np.ndarray:
+        inner: Chain = self.__dict__["_inner"]
+        return inner.finish(self.__dict__["_prefix"] + step_id, x)
+
+
+def run(p: Problem, chain: Chain) -> list[Step]:
+    L = p.layer
+    assert L is not None
+    tok = _tokens(p)
+    pre = (L.norm == "pre") != (chain.mistake == "norm_swapped")
+    x = chain.given(L.X)
+    M = chain.given(L.memory) if L.memory is not None else None
+    steps: list[Step] = []
+    subs: list[tuple[str, Any]] = [("self", L.self_attn)]
+    if L.cross is not None:
+        subs.append(("cross", L.cross))
+    subs.append(("ffn", None))
+    names = {"self": "masked self-attention" if L.cross is not None else "self-attention", "cross": "cross-attention"}
+    names["ffn"] = "feed-forward network"
+    for k, (name, mh) in enumerate(subs, 1):
+        start = len(steps)
+        h = _layer_norm(chain, steps, k, x, L.norms[k - 1], L.eps, tok) if pre else x
+        if mh is not None:
+            sub_p = dataclasses.replace(p, kind="multi-head", multihead=mh, score="scaled-dot")
+            sub = multihead.run(sub_p, _Prefixed(chain, f"{name}."), X_in=h, M_in=M if name == "cross" else None)
+            title = names[name][0].upper() + names[name][1:]
+            steps += [dataclasses.replace(s, id=f"{name}.{s.id}", title=f"{title} · {s.title}") for s in sub]
+            out = np.asarray(sub[-1].value)  # the sublayer's output (or, with W_O left out, its concatenation)
+        else:
+            out = _ffn(p, chain, steps, h, tok)
+        x0, out0 = chain.coerce(x, out)
+        r = out0 if chain.mistake == "residual_left_out" else x0 + out0
+        res = chain.finish(f"residual{k}", np.asarray(r, dtype=x0.dtype))
+        sub_name = f"{name}.output"
+        steps.append(
+            Add(
+                id=f"residual{k}",
+                title=f"Residual sum {k}",
+                formula=f"r{k} = x + {sub_name}",
+                latex=rf"r_{k} = x + \mathrm{{{name}}}",
+                symbol=f"r{k}",
+                value=res,
+                rows=tok,
+                parts=(x0, out0),
+                part_names=("x", sub_name),
+                explain="The residual connection adds the sublayer's input back to its output, row by row.",
+            )
+        )
+        x = res
+        if not pre:
+            x = _layer_norm(chain, steps, k, res, L.norms[k - 1], L.eps, tok)
+        where = "before" if pre else "after"
+        steps[start] = dataclasses.replace(
+            steps[start],
+            intro=f"Sublayer {k} of {len(subs)}: {names[name]}, the residual sum, LayerNorm {k} {where} it.",
+        )
+    out = chain.finish("output", x)
+    steps.append(
+        Arrange(
+            id="output",
+            title="The layer's output",
+            formula=f"output = {'r' if pre else f'norm{len(subs)}.output'}{len(subs) if pre else ''}",
+            latex=r"\mathrm{output}",
+            symbol="Y",
+            value=out,
+            rows=tok,
+            source=(
+                f"pre-norm: the last residual sum r{len(subs)} (no final LayerNorm, as in PyTorch's norm_first layer)"
+                if pre
+                else f"post-norm: the output of LayerNorm {len(subs)}"
+            ),
+            explain="One row per token, d_model wide: the input of the next layer.",
+        )
+    )
+    steps[0] = dataclasses.replace(steps[0], intro=_outline(p, names, subs) + "\n" + steps[0].intro)
+    return steps
+
+
+def _outline(p: Problem, names: dict[str, str], subs: list[tuple[str, Any]]) -> str:
+    L = p.layer
+    assert L is not None
+    kind = "Decoder" if L.cross is not None else "Encoder"
+    parts = []
+    for k, (name, _) in enumerate(subs, 1):
+        parts.append(
+            f"{k}. r{k} = x + {names[name]}(norm{k}(x)), x = r{k}"
+            if L.norm == "pre"
+            else f"{k}. x = norm{k}(x + {names[name]}(x))"
+        )
+    return f"Outline ({kind.lower()} layer, {L.norm}-norm): " + "; ".join(parts) + "."
+
+
+def _num(x: Any, dec: int) -> str:
+    return fmt(float(x), dec)
+
+
+class _Lazy:
+    """A Formula's written entries made only when a view asks for them (a 64 × 64 layer has 4096 per step,
+    of which a view shows a few): ``lazy[i][j]`` is ``fn((i, j))``."""
+
+    def __init__(self, fn: Any, ndim: int, at: tuple[int, ...] = ()) -> None:
+        self.fn, self.ndim, self.at = fn, ndim, at
+
+    def __getitem__(self, i: int) -> Any:
+        idx = (*self.at, i)
+        return self.fn(idx) if len(idx) == self.ndim else _Lazy(self.fn, self.ndim, idx)
+
+
+def _layer_norm(
+    chain: Chain,
+    steps: list[Step],
+    k: int,
+    x: np.ndarray,
+    gb: tuple[Any, Any],
+    eps_node: Any,
+    tok: tuple[str, ...],
+) -> np.ndarray:
+    dec = chain.decimals
+    n, d = x.shape
+    axis = 0 if chain.mistake == "norm_wrong_axis" else 1
+    if axis == 0 and n == 1:
+        raise MistakeNotApplicable
+    width = x.shape[axis]
+    lines = [x[i, :] for i in range(n)] if axis == 1 else [x[:, j] for j in range(d)]
+    rows = tok if axis == 1 else None
+    mean = chain.finish(f"norm{k}.mean", np.asarray([sum(v.tolist()) / width for v in lines], dtype=x.dtype))
+    steps.append(
+        Formula(
+            id=f"norm{k}.mean",
+            title=f"LayerNorm {k}: mean of each row",
+            formula=f"μ_i = (1/d_model) Σ_j x_ij, d_model = {d}",
+            latex=rf"\mu_i = \frac{{1}}{{{d}}} \sum_j x_{{ij}}",
+            symbol="μ",
+            value=mean,
+            rows=rows,
+            written=_Lazy(
+                lambda i: f"({' + '.join(_num(v, dec) for v in lines[i[0]])}) / {width}".replace("+ -", "- "), 1
+            ),
+            explain="LayerNorm normalises each token's row on its own, over its d_model features.",
+        )
+    )
+    denom = width - 1 if chain.mistake == "unbiased_variance" else width
+    if denom == 0:
+        raise MistakeNotApplicable
+    var = chain.finish(
+        f"norm{k}.variance",
+        np.asarray([sum(((v - m) ** 2).tolist()) / denom for v, m in zip(lines, mean, strict=True)], dtype=x.dtype),
+    )
+    steps.append(
+        Formula(
+            id=f"norm{k}.variance",
+            title=f"LayerNorm {k}: variance of each row",
+            formula=f"σ²_i = (1/d_model) Σ_j (x_ij − μ_i)²  (biased: divide by d_model = {d}, not {d - 1})",
+            latex=rf"\sigma^2_i = \frac{{1}}{{{d}}} \sum_j (x_{{ij}} - \mu_i)^2",
+            symbol="σ²",
+            value=var,
+            rows=rows,
+            written=_Lazy(
+                lambda i: (
+                    "("
+                    + " + ".join(f"({_num(v, dec)} − {_num(mean[i[0]], dec)})²" for v in lines[i[0]])
+                    + f") / {denom}"
+                ),
+                1,
+            ),
+            explain="The mean squared distance from the mean, over the row: LayerNorm divides by d_model.",
+        )
+    )
+    eps = chain.number(lambda: to_exact(eps_node), node_float(eps_node))
+    eps_text = fmt(node_float(eps_node), 12)
+    root = chain.sqrt(np.asarray(var + eps, dtype=var.dtype))
+    xn = (x - mean[:, None]) / root[:, None] if axis == 1 else (x - mean[None, :]) / root[None, :]
+    xn = chain.finish(f"norm{k}.normalized", np.asarray(xn, dtype=x.dtype))
+
+    def at(a: np.ndarray, i: int, j: int) -> Any:
+        return a[i] if axis == 1 else a[j]
+
+    steps.append(
+        Formula(
+            id=f"norm{k}.normalized",
+            title=f"LayerNorm {k}: normalised",
+            formula=f"z_ij = (x_ij − μ_i) / √(σ²_i + ε), ε = {eps_text}",
+            latex=r"z_{ij} = \frac{x_{ij} - \mu_i}{\sqrt{\sigma^2_i + \varepsilon}}",
+            symbol="z",
+            value=xn,
+            rows=tok,
+            written=_Lazy(
+                lambda ij: (
+                    f"({_num(x[ij], dec)} − {_num(at(mean, *ij), dec)}) / √({_num(at(var, *ij), dec)} + {eps_text})"
+                ),
+                2,
+            ),
+            explain="Each row now has mean 0 and variance about 1 (ε keeps the root away from 0).",
+        )
+    )
+    gamma, beta = chain.coerce(chain.given(gb[0]), chain.given(gb[1]))
+    xn_c, gamma = chain.coerce(xn, gamma)
+    xn_c, beta = chain.coerce(xn_c, beta)
+    y = chain.finish(f"norm{k}.output", np.asarray(xn_c * gamma[None, :] + beta[None, :], dtype=xn_c.dtype))
+    steps.append(
+        Formula(
+            id=f"norm{k}.output",
+            title=f"LayerNorm {k}: scaled and shifted",
+            formula="y_ij = γ_j z_ij + β_j",
+            latex=r"y_{ij} = \gamma_j z_{ij} + \beta_j",
+            symbol=f"n{k}",
+            value=y,
+            rows=tok,
+            written=_Lazy(
+                lambda ij: f"{_num(gamma[ij[1]], dec)}·{_paren(_num(xn_c[ij], dec))} + {_num(beta[ij[1]], dec)}", 2
+            ),
+            explain="γ and β are learned per feature; with γ = 1 and β = 0 this step changes nothing.",
+        )
+    )
+    return y
+
+
+def _paren(s: str) -> str:
+    return f"({s})" if s.startswith("-") else s
+
+
+def _ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[str, ...]) -> np.ndarray:
+    L = p.layer
+    assert L is not None
+    W1 = chain.given(L.W_1)
+    b1 = chain.given(L.b_1) if L.b_1 is not None else None
+    pre = chain.matmul(h, W1)
+    if b1 is not None:
+        pre, b1 = chain.coerce(pre, b1)
+        pre = pre + b1[None, :]
+    pre = chain.finish("ffn.hidden_pre", np.asarray(pre))
+    steps.append(
+        Product(
+            id="ffn.hidden_pre",
+            title="Feed-forward: first layer",
+            formula="a = x W_1" + (" + b_1" if b1 is not None else ""),
+            latex=r"a = x W_1" + (" + b_1" if b1 is not None else ""),
+            symbol="a",
+            value=pre,
+            rows=tok,
+            left=h,
+            right=W1,
+            bias=b1,
+            explain="The same two-layer network is applied to every row (position) on its own.",
+        )
+    )
+    act = L.activation
+    if chain.mistake == "relu_for_gelu":
+        if act == "relu":
+            raise MistakeNotApplicable
+        act = "relu"
+    hidden = chain.finish("ffn.hidden", _activate(chain, pre, act))
+    words = {
+        "relu": ("ReLU", "relu(a) = max(a, 0)"),
+        "gelu": ("GELU", "GELU(a) = a/2 (1 + erf(a/√2)), exact (a times the normal CDF)"),
+        "gelu-tanh": ("GELU, tanh approximation", f"a/2 (1 + tanh(√(2/π) (a + {GELU_C} a³)))"),
+    }[L.activation]
+    steps.append(
+        Map(
+            id="ffn.hidden",
+            title=f"Feed-forward: {words[0]}",
+            formula=words[1],
+            latex="",
+            symbol="h",
+            value=hidden,
+            rows=tok,
+            fn={"relu": "relu", "gelu": "gelu", "gelu-tanh": "gelu_tanh"}[L.activation],
+            arg=pre,
+            explain="The activation is applied entry by entry.",
+        )
+    )
+    W2 = chain.given(L.W_2)
+    b2 = chain.given(L.b_2) if L.b_2 is not None else None
+    out = chain.matmul(hidden, W2)
+    if b2 is not None:
+        out, b2 = chain.coerce(out, b2)
+        out = out + b2[None, :]
+    out = chain.finish("ffn.output", np.asarray(out))
+    steps.append(
+        Product(
+            id="ffn.output",
+            title="Feed-forward: second layer",
+            formula="f = h W_2" + (" + b_2" if b2 is not None else ""),
+            latex=r"f = h W_2" + (" + b_2" if b2 is not None else ""),
+            symbol="f",
+            value=out,
+            rows=tok,
+            left=hidden,
+            right=W2,
+            bias=b2,
+            explain="Back to d_model columns.",
+        )
+    )
+    return out
+
+
+def gelu(x: float, approximate: bool = False) -> float:
+    if approximate:
+        return 0.5 * x * (1 + math.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    return 0.5 * x * (1 + math.erf(x / math.sqrt(2)))
+
+
+def _activate(chain: Chain, a: np.ndarray, act: str) -> np.ndarray:
+    if act == "relu":
+        return chain.relu(a)
+    if is_exact(a):
+        import sympy as sp
+
+        out = np.empty(a.shape, dtype=object)
+        c = sp.Rational(GELU_C)
+        for idx, e in np.ndenumerate(a):
+            if act == "gelu":
+                out[idx] = e / 2 * (1 + sp.erf(e / sp.sqrt(2)))
+            else:
+                out[idx] = e / 2 * (1 + sp.tanh(sp.sqrt(2 / sp.pi) * (e + c * e**3)))
+        return out
+    f = np.vectorize(lambda v: gelu(float(v), act == "gelu-tanh"), otypes=[float])
+    return np.asarray(f(to_float(a)), dtype=float)

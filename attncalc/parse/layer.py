@@ -1,0 +1,135 @@
+"""Parsing of kind ``transformer-layer``: the rows, the attention sublayers (read as kind multi-head
+reads its own), the feed-forward network, the LayerNorms' γ and β, post- or pre-norm."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..numbers import parse_number, to_float
+from .multihead import parse as parse_multihead
+from .reader import _describe, _Reader, _require, _shape
+from .types import Given, Layer, MultiHead, Problem
+
+ATTENTION_KEYS = ("W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O", "mask", "kv_heads")
+FFN_KEYS = ("W_1", "b_1", "W_2", "b_2", "activation")
+NORM_KEYS = ("gamma", "beta")
+
+
+class _Sublayer(_Reader):
+    """Multi-head's reader, its messages naming this layer's keys: given.W_Q is self_attention.W_Q."""
+
+    def __init__(self, file: str, table: str) -> None:
+        super().__init__(file)
+        self.where = table
+
+    def fail(self, key: str, message: str) -> Any:
+        head, _, rest = key.partition(".")
+        name = rest.split(".")[0]
+        if head == "given" and name in ATTENTION_KEYS:
+            key = f"{self.where}.{rest}"
+        return super().fail(key, message)
+
+
+def _attention(r: _Reader, raw: dict[str, Any], common: dict[str, Any], which: str, causal: bool) -> MultiHead:
+    t = r.table(raw.get(which), which, ATTENTION_KEYS)
+    if "W_O" not in t:
+        raise r.fail(
+            f"{which}.W_O", "missing: the output projection, (h·d_v) × d_model (the residual adds d_model columns)"
+        )
+    g = raw["given"]
+    sub = {"X": g["X"], "heads": g.get("heads"), **t}
+    if which == "cross_attention":
+        sub["memory"] = _require(r, g, "memory", "a decoder layer's cross-attention reads the encoder's rows")
+    elif causal and "mask" not in t:
+        sub["mask"] = "causal"
+    mh_common = {**common, "memory_tokens": common.get("memory_tokens") if which == "cross_attention" else None}
+    mh = parse_multihead(_Sublayer(r.file, which), {"given": sub}, mh_common).multihead
+    assert mh is not None
+    d_model = mh.X.shape[1]
+    if mh.W["W_O"].shape[1] != d_model:
+        raise r.fail(
+            f"{which}.W_O", f"is {_shape(mh.W['W_O'])}: its {mh.W['W_O'].shape[1]} columns must be d_model = {d_model}"
+        )
+    return mh
+
+
+def _vector(r: _Reader, t: dict[str, Any], key: str, where: str, n: int, default: float | None) -> Given | None:
+    if key not in t:
+        return None if default is None else Given.from_floats(key, np.full(n, default))
+    v = r.vector(t[key], f"{where}.{key}")
+    if v.shape[0] != n:
+        raise r.fail(f"{where}.{key}", f"has {v.shape[0]} entries, but it needs {n}")
+    return v
+
+
+def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+    """Kind transformer-layer, past the top level."""
+    g = raw["given"]
+    X = r.matrix(_require(r, g, "X", "the layer's input rows, n × d_model"), "given.X")
+    d_model = X.shape[1]
+    _require(r, g, "heads", "the number of heads h")
+    decoder = "cross_attention" in raw
+    if "memory" in g and not decoder:
+        raise r.fail("given.memory", "is read by a decoder layer's [cross_attention], which this layer does not have")
+    if "norm3" in raw and not decoder:
+        raise r.fail("norm3", "belongs to a decoder layer (one with [cross_attention])")
+    if "self_attention" not in raw:
+        raise r.fail("self_attention", "missing: the self-attention sublayer's W_Q, W_K, W_V and W_O")
+    self_attn = _attention(r, raw, common, "self_attention", causal=decoder)
+    cross = _attention(r, raw, common, "cross_attention", causal=False) if decoder else None
+    memory = cross.memory if cross is not None else None
+
+    if "ffn" not in raw:
+        raise r.fail("ffn", "missing: the feed-forward network's W_1 and W_2")
+    f = r.table(raw["ffn"], "ffn", FFN_KEYS)
+    W_1 = r.matrix(_require_in(r, f, "ffn", "W_1", "d_model × d_ff"), "ffn.W_1")
+    if W_1.shape[0] != d_model:
+        raise r.fail("ffn.W_1", f"is {_shape(W_1)}, but the rows of X have width {d_model}: it needs {d_model} rows")
+    d_ff = W_1.shape[1]
+    W_2 = r.matrix(_require_in(r, f, "ffn", "W_2", "d_ff × d_model"), "ffn.W_2")
+    if W_2.shape != (d_ff, d_model):
+        raise r.fail(
+            "ffn.W_2", f"is {_shape(W_2)}, but it maps d_ff = {d_ff} back to d_model = {d_model}: {d_ff}×{d_model}"
+        )
+    b_1 = _vector(r, f, "b_1", "ffn", d_ff, None)
+    b_2 = _vector(r, f, "b_2", "ffn", d_model, None)
+    activation = r.string(f.get("activation", "relu"), "ffn.activation", ("relu", "gelu", "gelu-tanh"))
+
+    norms = []
+    for k in range(1, 4 if decoder else 3):
+        t = r.table(raw.get(f"norm{k}"), f"norm{k}", NORM_KEYS)
+        gamma = _vector(r, t, "gamma", f"norm{k}", d_model, 1.0)
+        beta = _vector(r, t, "beta", f"norm{k}", d_model, 0.0)
+        assert gamma is not None and beta is not None
+        norms.append((gamma, beta))
+    s = raw.get("settings") or {}
+    norm = r.string(s.get("norm", "post"), "settings.norm", ("post", "pre"))
+    eps = r.number(s.get("eps", "1e-5"), "settings.eps")
+    if not to_float(eps) > 0:
+        raise r.fail("settings.eps", f"must be above 0, got {_describe(s.get('eps'))}")
+    layer = Layer(
+        X=X,
+        memory=memory,
+        self_attn=self_attn,
+        cross=cross,
+        W_1=W_1,
+        b_1=b_1,
+        W_2=W_2,
+        b_2=b_2,
+        activation=activation,
+        norms=tuple(norms),
+        norm=norm,
+        eps=eps if eps is not None else parse_number("1e-5"),
+    )
+    common = {k: v for k, v in common.items() if k != "memory_tokens"}
+    return Problem(
+        given={"X": X}, head=None, layer=layer, score="scaled-dot", **{k: v for k, v in common.items() if k != "score"}
+    )
+
+
+def _require_in(r: _Reader, t: dict[str, Any], table: str, key: str, why: str) -> Any:
+    if key not in t:
+        raise r.fail(f"{table}.{key}", f"missing: {why}")
+    return t[key]

@@ -1,0 +1,86 @@
+"""The declaration of kind transformer-layer: an encoder or decoder layer (PyTorch's
+nn.TransformerEncoderLayer and nn.TransformerDecoderLayer), row convention."""
+
+from __future__ import annotations
+
+from .. import catalog
+from .common import ANSWERS, DESCRIPTION, GRADING, SCHEMA, SETTINGS_LAYER, TITLE, TOKENS
+from .decl import Key, KindSchema, table
+
+LAYER_GIVEN = table(
+    Key("X", "matrix", "n × d_model: the layer's input rows", required=True),
+    Key("memory", "matrix", "m × d_model: the encoder's output rows (a decoder layer's cross-attention)"),
+    Key("heads", "integer", "h: the heads of every attention sublayer", required=True, min=1),
+    doc="the input rows (and the memory) and the number of heads",
+)
+
+
+def _attention(which: str) -> Key:
+    t = table(
+        Key("W_Q", "matrix", "d_model × (h·d_k)", required=True),
+        Key("W_K", "matrix", "d_model × (kv_heads·d_k)", required=True),
+        Key("W_V", "matrix", "d_model × (kv_heads·d_v)", required=True),
+        Key("W_O", "matrix", "(h·d_v) × d_model", required=True),
+        Key("b_Q", "vector", "optional bias of Q"),
+        Key("b_K", "vector", "optional bias of K"),
+        Key("b_V", "vector", "optional bias of V"),
+        Key("b_O", "vector", "optional bias of the output"),
+        Key(
+            "mask",
+            "choice",
+            "causal | causal-top-left | a 0/1 matrix (a decoder's self-attention is causal by default)",
+            choices=tuple(catalog.MASKS),
+            also=("matrix",),
+        ),
+        Key("kv_heads", "integer", "grouped-query attention: key/value heads, dividing heads", min=1),
+        doc=f"the {which} sublayer's projections (multi-head attention)",
+    )
+    name = "self_attention" if which == "self-attention" else "cross_attention"
+    return Key(name, "table", t.doc, table=t, required=which == "self-attention")
+
+
+FFN = table(
+    Key("W_1", "matrix", "d_model × d_ff", required=True),
+    Key("b_1", "vector", "optional bias of the hidden layer (d_ff)"),
+    Key("W_2", "matrix", "d_ff × d_model", required=True),
+    Key("b_2", "vector", "optional bias of the output (d_model)"),
+    Key(
+        "activation",
+        "choice",
+        "relu | gelu (exact, with erf) | gelu-tanh (the tanh approximation)",
+        default="relu",
+        choices=("relu", "gelu", "gelu-tanh"),
+    ),
+    doc="the position-wise feed-forward network: act(x W_1 + b_1) W_2 + b_2",
+)
+
+NORM = table(
+    Key("gamma", "vector", "LayerNorm's scale γ, d_model entries (default ones)"),
+    Key("beta", "vector", "LayerNorm's shift β, d_model entries (default zeros)"),
+    doc="a LayerNorm's γ and β",
+)
+
+TRANSFORMER_LAYER = KindSchema(
+    "transformer-layer",
+    catalog.KINDS["transformer-layer"],
+    table(
+        TITLE,
+        Key(
+            "kind", "choice", "the kind of problem (see `attncalc list`)", choices=("transformer-layer",), required=True
+        ),
+        TOKENS.but(doc="optional labels, one per row of X"),
+        Key("memory_tokens", "labels", "optional labels, one per row of memory"),
+        DESCRIPTION,
+        Key("given", "table", LAYER_GIVEN.doc, table=LAYER_GIVEN, required=True),
+        _attention("self-attention"),
+        _attention("cross-attention"),
+        Key("ffn", "table", FFN.doc, table=FFN, required=True),
+        Key("norm1", "table", "the first LayerNorm's γ and β", table=NORM),
+        Key("norm2", "table", "the second LayerNorm's γ and β", table=NORM),
+        Key("norm3", "table", "a decoder layer's third LayerNorm's γ and β", table=NORM),
+        SETTINGS_LAYER,
+        ANSWERS,
+        GRADING,
+        SCHEMA,
+    ),
+)
