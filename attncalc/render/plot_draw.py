@@ -89,7 +89,7 @@ def _draw(figure: Figure) -> MplFigure:
     gap_x, gap_y, margin = 0.3, 0.2, 0.1
     grid_w, grid_h = across * slot_w + (across - 1) * gap_x, down * slot_h + (down - 1) * gap_y
     one_row = n == 1
-    head, foot = 0.45, 0.3  # the title above, the caption below
+    head, foot = 0.45, 0.38  # the title above, the caption below
     bar_w, bar_h = (0.0, 0.55) if one_row else (0.75, 0.0)
     W, H = margin + grid_w + bar_w + margin, head + grid_h + bar_h + foot
     fig = MplFigure(figsize=(W, H))
