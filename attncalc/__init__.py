@@ -1,7 +1,7 @@
 """attncalc: worked derivations of attention mechanisms, exact and numeric.
 
 Importing the package is cheap; the heavy parts (numpy, sympy, rich) load on first use.
-``attncalc.solve``, ``attncalc.check`` and ``attncalc.generate`` are the Python API
+``attncalc.solve``, ``attncalc.check``, ``attncalc.generate`` and ``attncalc.plot`` are the Python API
 (:mod:`attncalc.api`); their errors are :class:`attncalc.errors.AttncalcError`.
 """
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-__all__ = ["AttncalcError", "ProblemError", "Variant", "__version__", "check", "generate", "solve"]
+__all__ = ["AttncalcError", "ProblemError", "Variant", "__version__", "check", "generate", "plot", "solve"]
 
 
 def solve(problem: ProblemLike | None = None, /, **keys: Any) -> Derivation:
@@ -46,6 +46,13 @@ def generate(**options: Any) -> list[Variant]:
     from .api import generate as run
 
     return run(**options)
+
+
+def plot(problem: ProblemLike | Derivation, step: str | None = None, format: str = "svg", **options: Any) -> bytes:
+    """A step's heat map (the attention weights by default) as SVG, PDF or PNG bytes; see :func:`attncalc.api.plot`."""
+    from .api import plot as run
+
+    return run(problem, step, format, **options)
 
 
 def __getattr__(name: str) -> Any:

@@ -1,4 +1,4 @@
-"""The Python API: ``attncalc.solve``, ``attncalc.check`` and ``attncalc.generate``.
+"""The Python API: ``attncalc.solve``, ``attncalc.check``, ``attncalc.generate`` and ``attncalc.plot``.
 
 They return the objects the commands render (a :class:`~attncalc.derivation.Derivation`, a
 :class:`~attncalc.check.Report`, the generated variants) and raise
@@ -230,6 +230,41 @@ def generate(
     if out is not None:
         write_homework(Path(out), homework_files(result.problems, result.derivations, format, seed), force)
     return variants
+
+
+def plot(
+    problem: ProblemLike | Derivation,
+    step: str | None = None,
+    format: str = "svg",
+    *,
+    decimals: int | None = None,
+    dpi: int = 200,
+) -> bytes:
+    """A step's matrix or vector as a heat map, as ``attncalc plot`` draws it: the file's bytes.
+
+    ``problem`` is what :func:`solve` takes, or a derivation it returned. ``step`` is a step id, or
+    a template with ``t`` for every head or time step (``head.t.weights``, ``decoder.t.weights``);
+    None draws the attention weights. ``format`` is ``"svg"``, ``"pdf"`` or ``"png"`` (``dpi``: its
+    pixels per inch); ``decimals`` overrides the problem's, as ``--decimals`` does (a derivation is
+    solved again for it). Needs matplotlib (``pip install 'attncalc[plots]'``); without it, and for
+    a step that is one number or a label, raises :class:`~attncalc.errors.AttncalcError`::
+
+        Path("weights.svg").write_bytes(attncalc.plot("problems/mh-self-attention.toml"))
+    """
+    from .render.plot import FORMATS
+    from .render.plot import plot as draw
+
+    if format not in FORMATS:
+        raise ProblemError("attncalc.plot", "format", f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
+    if isinstance(dpi, bool) or not isinstance(dpi, int) or not 50 <= dpi <= 1200:
+        raise ProblemError("attncalc.plot", "dpi", f"expected a whole number from 50 to 1200, got {dpi!r}")
+    if isinstance(problem, Derivation):
+        d = problem
+        if decimals is not None:
+            d = solve(d.problem, decimals=decimals, exact=d.exact_requested, carry=d.carry_rounded)
+    else:
+        d = solve(problem, decimals=decimals)
+    return draw(d, step, format, dpi=dpi, option="step")
 
 
 # ------------------------------------------------------------------ the files `generate` writes

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from . import cli_homework
+from . import cli_homework, cli_plot
 from .cli_base import MaxFileSize, app, write_output
 from .cli_base import fail as _fail
 from .cli_io import max_bytes as _max_bytes
@@ -195,6 +195,7 @@ def _format_of(output: str | None) -> SolveFormat:
 # `check` and `generate` live in cli_homework; registered here to keep the commands' order in --help
 app.command()(cli_homework.check)
 app.command()(cli_homework.generate)
+app.command()(cli_plot.plot)
 
 
 @app.command()

@@ -16,13 +16,13 @@ from attncalc import catalog
 from .helpers import PROBLEMS, json_of
 
 
-@pytest.mark.parametrize("args", [["--help"], ["solve", "--help"], ["new", "--help"], ["list"]])
+@pytest.mark.parametrize("args", [["--help"], ["solve", "--help"], ["plot", "--help"], ["new", "--help"], ["list"]])
 def test_help_and_list_import_neither_sympy_nor_numpy(args: list[str]) -> None:
-    """`attncalc --help` (and list) stay fast: sympy and numpy are not imported."""
+    """`attncalc --help` (and list) stay fast: sympy, numpy and matplotlib are not imported."""
     code = (
         "import sys\nfrom attncalc.cli import app\n"
         f"try:\n    app({args!r})\nexcept SystemExit:\n    pass\n"
-        "print('HEAVY', sorted(m for m in ('sympy', 'numpy') if m in sys.modules))"
+        "print('HEAVY', sorted(m for m in ('sympy', 'numpy', 'matplotlib') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "HEAVY []" in out
@@ -30,7 +30,7 @@ def test_help_and_list_import_neither_sympy_nor_numpy(args: list[str]) -> None:
 
 def test_every_command_has_help_text(cli: Any) -> None:
     """Each command explains itself in --help."""
-    for cmd in ("solve", "new", "list"):
+    for cmd in ("solve", "plot", "new", "list"):
         result = cli(cmd, "--help")
         assert result.exit_code == 0
         assert "Usage" in result.stdout and len(result.stdout) > 200

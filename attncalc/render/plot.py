@@ -1,0 +1,36 @@
+"""``attncalc plot`` and ``attncalc.plot``: a step of a derivation as a heat map, SVG, PDF or PNG bytes.
+
+:mod:`attncalc.render.plot_figure` chooses the panels (which steps, labels, masked entries, colour
+scale); :mod:`attncalc.render.plot_draw` draws them with matplotlib, the optional extra ``plots``,
+imported only when a figure is drawn.
+"""
+
+from __future__ import annotations
+
+from ..derivation import Derivation
+from ..errors import AttncalcError
+from .plot_figure import figure_of
+
+#: the formats ``plot`` writes, by the output file's extension
+FORMATS = ("svg", "pdf", "png")
+INSTALL = "attncalc plot needs matplotlib: pip install 'attncalc[plots]'"
+
+
+def plot(
+    d: Derivation, step: str | None = None, format: str = "svg", *, dpi: float = 200, option: str = "--step"
+) -> bytes:
+    """The figure of step ``step`` of derivation ``d`` (the attention weights by default) as SVG, PDF or PNG bytes.
+
+    ``dpi`` sets a PNG's pixels per inch. ``option`` is how the caller names the step in messages.
+    Raises :class:`AttncalcError` with one line when the step cannot be drawn or matplotlib is missing.
+    """
+    if format not in FORMATS:
+        raise AttncalcError(f"cannot write a {format!r} figure; choose one of: {', '.join(FORMATS)}")
+    figure = figure_of(d, step, option)
+    try:
+        import matplotlib  # noqa: F401  (an optional extra: say how to install it)
+    except ImportError:
+        raise AttncalcError(INSTALL) from None
+    from .plot_draw import draw
+
+    return draw(figure, format, dpi)
