@@ -16,7 +16,7 @@ from typing import Any
 from .check import Report, Tolerance, load_answers
 from .check import check as _grade
 from .derivation import Derivation
-from .errors import ProblemError
+from .errors import AttncalcError, ProblemError
 from .generate import Options, answer_key, answers_toml, problem_toml
 from .generate import generate as _draw
 from .mechanisms import solve as _solve
@@ -337,6 +337,9 @@ def write_homework(folder: Path, files: dict[str, str | bytes], force: bool) -> 
     from .files import check_folder, write_atomic
 
     check_folder(folder, list(files), force)
-    (folder / "answers").mkdir(parents=True, exist_ok=True)
+    try:
+        (folder / "answers").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # /proc, a name too long, a read-only mount: one line, not a traceback
+        raise AttncalcError(f"{folder}: cannot create the folder ({exc.strerror or exc})") from None
     for name, content in files.items():
         write_atomic(str(folder / name), content, True)

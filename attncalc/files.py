@@ -92,6 +92,14 @@ def parse_size(text: str) -> int:
 
 
 def check_output(path: str, force: bool) -> None:
+    """:func:`_check_output`, with any error of the operating system (a name too long) one line."""
+    try:
+        _check_output(path, force)
+    except OSError as exc:
+        raise AttncalcError(f"{path}: {exc.strerror or exc}") from None
+
+
+def _check_output(path: str, force: bool) -> None:
     """Refuse, before any work is done, an output path that cannot or may not be written.
 
     A folder (``-o .``), a missing or non-folder parent, an unwritable folder, and without force any
@@ -102,6 +110,15 @@ def check_output(path: str, force: bool) -> None:
     target = Path(path)
     if target.is_dir():
         raise AttncalcError(f"{path}: is a folder; name a file to write")
+    try:
+        mode = os.lstat(target).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+        # --force replaces a file by renaming over it: it must never replace /dev/null or a FIFO
+        raise AttncalcError(
+            f"{path}: is {_kind(mode)}, not a file; attncalc writes files only (use -o - for standard output)"
+        )
     if os.path.lexists(target) and not force:
         what = "is a symbolic link" if target.is_symlink() else "already exists"
         raise AttncalcError(f"{path}: {what}; pass --force to overwrite it")
@@ -112,9 +129,27 @@ def check_output(path: str, force: bool) -> None:
         raise AttncalcError(f"{path}: {directory} is not a folder")
     if not os.access(directory, os.W_OK | os.X_OK):
         raise AttncalcError(f"{path}: cannot write into the folder {directory}")
+    name_max = _name_max(directory)
+    if len(os.fsencode(target.name)) > name_max:
+        raise AttncalcError(f"{path}: the file name is longer than {name_max} bytes")
+
+
+def _name_max(directory: Path) -> int:
+    try:
+        return os.pathconf(directory, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
 
 
 def check_folder(folder: Path, names: list[str], force: bool) -> None:
+    """:func:`_check_folder`, with any error of the operating system (a name too long) one line."""
+    try:
+        _check_folder(folder, names, force)
+    except OSError as exc:
+        raise AttncalcError(f"{folder}: {exc.strerror or exc}") from None
+
+
+def _check_folder(folder: Path, names: list[str], force: bool) -> None:
     """Refuse, before any work, an output folder whose files cannot or may not be written.
 
     The folder (and any missing parent) is created later; here whatever stands in the way is named:
@@ -152,7 +187,11 @@ def write_atomic(path: str, text: str | bytes, force: bool) -> None:
     """
     check_output(path, force)
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        # the temporary name is short: a name near the file system's limit leaves no room for affixes
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".attncalc-", suffix=".tmp")
+    except OSError as exc:  # /proc, /sys, a read-only mount: one line, not a traceback
+        raise AttncalcError(f"{path}: cannot write here ({exc.strerror or exc})") from None
     try:
         os.fchmod(fd, 0o666 & ~_umask())
         if isinstance(text, bytes):
@@ -165,6 +204,8 @@ def write_atomic(path: str, text: str | bytes, force: bool) -> None:
             os.replace(tmp, target)
         else:
             _link_new(tmp, target, path)
+    except OSError as exc:
+        raise AttncalcError(f"{path}: cannot write it ({exc.strerror or exc})") from None
     finally:
         Path(tmp).unlink(missing_ok=True)
 

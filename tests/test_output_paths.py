@@ -96,3 +96,46 @@ def test_generate_does_not_replace_a_dangling_link_without_force(cli: Any, tmp_p
     err = one_line_refusal(cli("generate", "--out", str(tmp_path)), "questions.md")
     assert "already exists" in err
     assert link.is_symlink() and not (tmp_path / "variant-01.toml").exists()  # nothing written
+
+
+@pytest.mark.parametrize("force", [[], ["--force"]])
+def test_a_fifo_is_never_replaced_even_with_force(cli: Any, tmp_path: Path, force: list[str]) -> None:
+    """--force renames a new file over the old one: over a FIFO (or /dev/null) that would replace the
+    pipe with a file. It is refused, and the pipe is still a pipe."""
+    import os
+    import stat
+
+    fifo = tmp_path / "pipe.md"
+    os.mkfifo(fifo)
+    result = cli("solve", DOT, "-f", "markdown", "-o", str(fifo), *force)
+    one_line_refusal(result, str(fifo))
+    assert "FIFO" in result.stderr and "-o -" in result.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_character_device_is_never_replaced(cli: Any, tmp_path: Path) -> None:
+    import os
+    import stat
+
+    dev = tmp_path / "null"
+    try:
+        os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a /dev/null of our own
+    except PermissionError:
+        pytest.skip("making a device node needs root")
+    result = cli("check", DOT, str(PROBLEMS / "answers" / "decoder-dot.toml"), "-f", "csv", "-o", str(dev), "--force")
+    one_line_refusal(result, str(dev))
+    assert "character device" in result.stderr
+    assert stat.S_ISCHR(os.lstat(dev).st_mode)
+
+
+def test_a_name_too_long_is_one_line(cli: Any, tmp_path: Path) -> None:
+    long = str(tmp_path / ("y" * 300 + ".md"))
+    one_line_refusal(cli("solve", DOT, "-o", long), long)
+    folder = str(tmp_path / ("z" * 300))
+    one_line_refusal(cli("generate", "--kind", "softmax", "--out", folder), folder)
+
+
+def test_a_place_that_cannot_hold_files_is_one_line(cli: Any) -> None:
+    """/proc takes no new files: a refusal, not a traceback from the temporary file."""
+    one_line_refusal(cli("solve", DOT, "-o", "/proc/attncalc-x.md"), "/proc/attncalc-x.md")
+    one_line_refusal(cli("generate", "--kind", "softmax", "--out", "/proc/attncalc-zz"), "/proc/attncalc-zz")
