@@ -88,7 +88,9 @@ def check(
             r = _grade(ans, step, truth, runs, tol, status)
         status[ans.id] = r.verdict
         why = None
-        if r.verdict != "correct" and not isinstance(ans.values, str):
+        # only an unexplained wrong answer can be degenerate: a named slip, or an answer right given the
+        # answerer's own work, is honest work even when it comes out [0.5, 0.5]
+        if r.verdict == "wrong" and r.mistake is None and not isinstance(ans.values, str):
             why = grading.degenerate(np.asarray(ans.values, dtype=float), ans.decimals, step.value, givens)
         r = grading.award(r, problem.grading, points[ans.id], why, grading.rests_on(ans, runs, flawed))
         if why is not None:
@@ -159,7 +161,9 @@ def _grade(
 
     # an answerer who kept full precision after an earlier error: the later steps recomputed from the
     # wrong answers alone (the carried and correct ones left out, so recomputed unrounded)
-    unrounded = frozenset(k for k, v in status.items() if v != "wrong")
+    unrounded = frozenset(
+        k for k, v in status.items() if v != "wrong"
+    )  # (wrong answers: their right entries unrounded)
 
     def agree(overrides: bool) -> tuple[np.ndarray, bool]:
         """Entries matching the true (or the answerer's own) chain, exact or hand-rounded; and whether
@@ -170,7 +174,9 @@ def _grade(
             hit = matches(true) if maybe is None and not overrides else np.zeros(given.shape, dtype=bool)
             hit |= matches(runs.value(ans.id, "float", overrides=overrides, shift=maybe))
             if overrides and unrounded:
-                hit |= matches(runs.value(ans.id, "float", overrides=True, shift=maybe, without=unrounded))
+                hit |= matches(
+                    runs.value(ans.id, "float", overrides=True, shift=maybe, without=unrounded, patched=True)
+                )
             for k in precisions:
                 hit |= matches(runs.value(ans.id, "hand", k, overrides=overrides, shift=maybe), chain_decimals=k)
             if maybe is None or hit.sum() > best.sum():  # judge entries by the variant followed most
@@ -243,6 +249,8 @@ def _grade(
         )
 
     bad = ~(ok | mine)
+    # for later steps recomputed unrounded: this answer's right entries at their true value
+    runs.patched[ans.id] = np.where(ok | open_, true, given)
     wrong_entries = [[int(i) for i in idx] for idx in zip(*np.nonzero(bad), strict=True)] if given.ndim else [[]]
     named = _named_mistake(ans.id, given, true, runs, matches)
     if named is not None:

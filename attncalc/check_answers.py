@@ -70,6 +70,8 @@ def load_answers(path: str | Path, max_bytes: int | None = None) -> tuple[dict[s
         if not isinstance(raw["answers"], dict):
             raise ProblemError(str(path), "answers", "expected a table of answers keyed by step id")
         raw = raw["answers"]
+    if not raw:  # an empty file would grade as "0 correct, all correct" and exit 0
+        raise ProblemError(str(path), "", "no answers to check: write step ids and values (weights = [0.2, 0.8])")
     if problem is not None:
         problem = os.path.normpath(Path(path).parent / problem)
     return raw, problem
@@ -118,8 +120,10 @@ def parse_answers(raw: dict[str, Any], derivation: Derivation, file: str, key_pr
     """Validate answers against a derivation's steps: known ids, right shapes, numbers."""
     valid = derivation.step_ids
     out: list[Answer] = []
-    raw = flatten_ids(raw)
-    default_dec = _file_decimals(raw)
+    raw = flatten_ids(raw, file=file)
+    # a whole number is judged at the file's usual precision; a file of whole numbers only, at the
+    # problem's decimals (else weights = [0, 0, 0] would pass as 0.155, 0.422, 0.422 "to 0 decimals")
+    default_dec = _file_decimals(raw, derivation.decimals)
     for step_id, value in raw.items():
         key = f"{key_prefix}{step_id}"
         if step_id not in valid:
@@ -142,15 +146,24 @@ def parse_answers(raw: dict[str, Any], derivation: Derivation, file: str, key_pr
     return sorted(out, key=lambda a: order[a.id])
 
 
-def flatten_ids(raw: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Nested tables to dotted step ids: TOML reads `encoder.2.f = [...]` as {"encoder": {"2": {"f": ...}}}."""
+def flatten_ids(raw: dict[str, Any], prefix: str = "", file: str = "<answers>") -> dict[str, Any]:
+    """Nested tables to dotted step ids: TOML reads `encoder.2.f = [...]` as {"encoder": {"2": {"f": ...}}}.
+
+    One step written twice (``encoder.1.h`` dotted and ``"encoder.1.h"`` quoted) is refused: the second
+    would silently win. An empty table is refused too: it answers nothing."""
     out: dict[str, Any] = {}
     for k, v in raw.items():
         key = f"{prefix}{k}"
         if isinstance(v, dict):
-            out.update(flatten_ids(v, key + "."))
+            if not v:
+                raise ProblemError(file, key, "an empty table: expected a number, a list or a label")
+            inner = flatten_ids(v, key + ".", file)
         else:
-            out[key] = v
+            inner = {key: v}
+        for step_id, value in inner.items():
+            if step_id in out:
+                raise ProblemError(file, step_id, "answered twice (once written with dots, once quoted?)")
+            out[step_id] = value
     return out
 
 
@@ -213,9 +226,9 @@ def _decimals_of(x: Any, default: int) -> int:
     return default
 
 
-def _file_decimals(raw: dict[str, Any]) -> int:
-    """The precision an answerer works to: the most decimals in any answer (0 if none)."""
-    best = 0
+def _file_decimals(raw: dict[str, Any], fallback: int) -> int:
+    """The precision an answerer works to: the most decimals in any answer (``fallback`` if none has any)."""
+    best = -1
 
     def walk(x: Any) -> None:
         nonlocal best
@@ -228,4 +241,4 @@ def _file_decimals(raw: dict[str, Any]) -> int:
 
     for v in raw.values():
         walk(v)
-    return best
+    return best if best > 0 else fallback

@@ -24,6 +24,8 @@ class Runs:
         self.problem = problem
         self.mech = MECHANISMS[problem.kind]
         self.overrides = {a.id: np.asarray(a.values, dtype=float) for a in answers if not isinstance(a.values, str)}
+        # wrong answers with their right entries at the true, unrounded value (set by check as it grades)
+        self.patched: dict[str, np.ndarray] = {}
         self._cache: dict[tuple[Any, ...], Run | None] = {}
 
     def get(
@@ -35,12 +37,16 @@ class Runs:
         shift: str | None = None,
         arg: int | None = None,
         without: frozenset[str] = frozenset(),
+        patched: bool = False,
     ) -> Run | None:
         """One run; ``shift`` overrides settings.shift_max (a student may or may not subtract the maximum);
-        ``arg`` is the mistake's argument; ``without`` leaves those answers out of the overrides."""
-        key = (mode, decimals, overrides, mistake, shift, arg, without)
+        ``arg`` is the mistake's argument; ``without`` leaves those answers out of the overrides;
+        ``patched`` takes the wrong answers' right entries at their true value."""
+        key = (mode, decimals, overrides, mistake, shift, arg, without, patched and tuple(sorted(self.patched)))
         if key not in self._cache:
             given = {k: v for k, v in self.overrides.items() if k not in without} if overrides else None
+            if given is not None and patched:
+                given = {k: self.patched.get(k, v) for k, v in given.items()}
             chain = Chain(mode, decimals, overrides=given, mistake=mistake, mistake_arg=arg)
             problem = self.problem
             if shift is not None:
@@ -63,8 +69,9 @@ class Runs:
         shift: str | None = None,
         arg: int | None = None,
         without: frozenset[str] = frozenset(),
+        patched: bool = False,
     ) -> np.ndarray | None:
-        got = self.get(mode, decimals, overrides, mistake, shift, arg, without)
+        got = self.get(mode, decimals, overrides, mistake, shift, arg, without, patched)
         if got is None or step_id not in got[0]:
             return None
         return as_step(got[0][step_id], got[1].get(step_id))

@@ -19,6 +19,7 @@ from .cli_base import fail as _fail
 from .cli_io import max_bytes as _max_bytes
 from .cli_io import pdf_name as _pdf_name
 from .cli_io import text_view as _text_view
+from .errors import printable
 
 
 class SolveFormat(StrEnum):
@@ -148,7 +149,7 @@ def solve(
                 sys.stdout.buffer.write(pdf)
                 return
             write_output(target, pdf, force)
-            sys.stderr.write(f"attncalc: wrote {target}\n")
+            sys.stderr.write(f"attncalc: wrote {printable(target)}\n")
             return
     except AttncalcError as exc:
         _fail(str(exc))
@@ -171,7 +172,7 @@ def solve(
         sys.stdout.write(text)
     else:
         write_output(output, text, force)
-        sys.stderr.write(f"attncalc: wrote {output}\n")  # as for a PDF: say where the sheet went
+        sys.stderr.write(f"attncalc: wrote {printable(output)}\n")  # as for a PDF: say where the sheet went
 
 
 _SUFFIX_FORMATS = {
@@ -295,7 +296,32 @@ def main() -> None:
     import gc
 
     gc.disable()
-    app()
+    try:
+        code = app(standalone_mode=False)
+    except Exception as exc:  # the command-line library's own errors, as click would show them
+        sys.exit(_library_error(exc))
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _library_error(exc: Exception) -> int:
+    """A misused option or argument is one line, like any bad input (click prints usage, a blank line
+    and the error: three lines); help asked for by giving no arguments is shown as it is; anything else
+    is not ours to hide."""
+    usage = next((c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError"), None)
+    clickish = next((c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"), None)
+    if usage is not None and isinstance(exc, usage) and type(exc).__name__ != "NoArgsIsHelpError":
+        ctx = getattr(exc, "ctx", None)
+        where = f"; see {ctx.command_path} --help" if ctx is not None else ""
+        message = " ".join(exc.format_message().split()).replace("Value error, ", "").rstrip(".")  # type: ignore[attr-defined]
+        sys.stderr.write(f"attncalc: error: {printable(message)}{where}\n")
+        return 2
+    if clickish is not None and isinstance(exc, clickish):
+        exc.show()  # type: ignore[attr-defined]
+        return int(getattr(exc, "exit_code", 1))
+    if type(exc).__name__ == "Abort":  # Ctrl-C at a prompt
+        sys.stderr.write("Aborted!\n")
+        return 1
+    raise exc
 
 
 if __name__ == "__main__":

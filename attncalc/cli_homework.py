@@ -9,7 +9,7 @@ import os
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -17,6 +17,7 @@ from .cli_base import MaxFileSize, write_output
 from .cli_base import fail as _fail
 from .cli_io import max_bytes as _max_bytes
 from .cli_io import named_problem as _named_problem
+from .errors import printable
 
 
 class CheckFormat(StrEnum):
@@ -85,7 +86,7 @@ def check(
 
     Exit code 0 when every given answer is correct, 1 when any is not, 2 on bad input.
     """
-    from .check import Tolerance, load_answers
+    from .check import Tolerance
     from .check import check as grade
     from .errors import AttncalcError
     from .files import check_output
@@ -94,6 +95,7 @@ def check(
     tol = Tolerance(rtol=rtol, atol=atol, sigfigs=sigfigs)
     limit = _max_bytes(max_file_size)
     reports = []
+    bad = 0  # answers files refused (one line each on stderr) while the others were graded
     try:
         if output is not None:  # a path that cannot be written is named before any work
             check_output(output, force)
@@ -113,20 +115,14 @@ def check(
                     _fail(f"{paths[0]}: answers: none to check; give an ANSWERS file or an [answers] table")
                 reports.append(grade(problem, problem.answers, paths[0], tol, key_prefix="answers."))
         for path in answer_paths:
-            raw, own_problem = load_answers(path, limit)
-            # a PROBLEM on the command line wins: the file's own problem = is followed only without one
-            if problem is not None:
-                target = problem
-                if own_problem is not None and not _same_file(own_problem, paths[0]):
-                    sys.stderr.write(
-                        f"attncalc: note: {path} names problem {own_problem}; "
-                        f"graded against {paths[0]}, the PROBLEM given first\n"
-                    )
-            elif own_problem is not None:
-                target = _named_problem(path, own_problem, limit)
-            else:
-                _fail(f"{path}: problem: this answers file names no problem; give the PROBLEM file first")
-            reports.append(grade(target, raw, path, tol))
+            try:
+                reports.append(_grade_one(path, problem, paths[0], limit, tol))
+            except AttncalcError as exc:
+                if len(answer_paths) == 1:
+                    raise
+                # a class folder: one unreadable file is named, and the others are still graded
+                sys.stderr.write(f"attncalc: error: {printable(str(exc))}\n")
+                bad += 1
     except AttncalcError as exc:
         _fail(str(exc))
     if format is CheckFormat.csv:
@@ -149,9 +145,31 @@ def check(
         text = ""
     if output is not None:
         write_output(output, text, force)
+        sys.stderr.write(f"attncalc: wrote {printable(output)}\n")  # as solve -o does
     else:
         sys.stdout.write(text)
-    raise typer.Exit(0 if all(r.all_correct for r in reports) else 1)
+    raise typer.Exit(2 if bad else 0 if all(r.all_correct for r in reports) else 1)
+
+
+def _grade_one(path: str, problem: Any, first: str, limit: int | None, tol: Any) -> Any:
+    """Grade one answers file: against the PROBLEM given first, else the problem the file names."""
+    from .check import check as grade
+    from .check import load_answers
+
+    raw, own_problem = load_answers(path, limit)
+    # a PROBLEM on the command line wins: the file's own problem = is followed only without one
+    if problem is not None:
+        if own_problem is not None and not _same_file(own_problem, first):
+            sys.stderr.write(
+                f"attncalc: note: {printable(path)} names problem {printable(own_problem)}; "
+                f"graded against {printable(first)}, the PROBLEM given first\n"
+            )
+        return grade(problem, raw, path, tol)
+    if own_problem is None:
+        from .errors import ProblemError
+
+        raise ProblemError(path, "problem", "this answers file names no problem; give the PROBLEM file first")
+    return grade(_named_problem(path, own_problem, limit), raw, path, tol)
 
 
 class GenFormat(StrEnum):
@@ -313,6 +331,6 @@ def generate(
     rejected = sum(result.rejected.values())
     why = ", ".join(f"{n} {reason}" for reason, n in result.rejected.most_common())
     sys.stderr.write(
-        f"attncalc: wrote {count} variant{'s' if count != 1 else ''} (seed {seed}) and their sheets to {folder}; "
+        f"attncalc: wrote {count} variant{'s' if count != 1 else ''} (seed {seed}) and their sheets to {printable(str(folder))}; "
         f"rejected {rejected} draw{'s' if rejected != 1 else ''}{': ' + why if why else ''}\n"
     )

@@ -15,6 +15,7 @@ import typer
 from .cli_base import MaxFileSize, write_output
 from .cli_base import fail as _fail
 from .cli_io import max_bytes as _max_bytes
+from .errors import printable
 
 _FORMATS = {".svg": "svg", ".pdf": "pdf", ".png": "png"}
 
@@ -66,4 +67,4 @@ def plot(
     except AttncalcError as exc:
         _fail(str(exc))
     write_output(output, figure, force)
-    sys.stderr.write(f"attncalc: wrote {output}\n")
+    sys.stderr.write(f"attncalc: wrote {printable(output)}\n")

@@ -172,3 +172,30 @@ def test_dash_output_is_standard_output(cli: Any, tmp_path: Path, monkeypatch: p
     result = cli("solve", str(PROBLEMS / "decoder-dot.toml"), "-f", "json", "-o", "-")
     assert result.exit_code == 0 and json.loads(result.stdout)["kind"] == "attention"
     assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["solve", "problems/decoder-dot.toml", "--decimals", "99"], "--decimals"),
+        (["generate", "--seed", "abc", "--out", "x"], "--seed"),
+        (["check", "-f", "xlsx", "a.toml"], "--format"),
+        (["nosuch"], "nosuch"),
+    ],
+)
+def test_a_misused_option_is_one_line_and_exit_2(args: list[str], option: str) -> None:
+    """The command-line library printed usage, a blank line and the error (three lines); bad input is
+    one line everywhere, with a pointer to --help."""
+    from .helpers import ROOT, run_cli
+
+    result = run_cli(*args, cwd=ROOT)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("attncalc: error: "), result.stderr
+    assert option in result.stderr and "--help" in result.stderr
+
+
+def test_no_arguments_still_show_the_help() -> None:
+    from .helpers import run_cli
+
+    result = run_cli()
+    assert "Usage:" in result.stdout + result.stderr and "solve" in result.stdout + result.stderr

@@ -56,10 +56,14 @@ def test_the_issues_slow_examples_stop_exact_forms_within_the_budget(name: str) 
             assert np.allclose(a["value"], b["value"], rtol=1e-9, atol=1e-12), a["id"]
 
 
-def test_which_rule_stops_each_example() -> None:
-    """The budget is work, not time: the same step and reason on every machine."""
+def test_which_rule_stops_each_example(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The budget is work, not time: the same step and reason on every machine (the wall-clock
+    backstop is switched off here: on a loaded machine it may fire first, which is its job)."""
+    from attncalc import budget
     from attncalc.mechanisms import solve
     from attncalc.problem import parse_problem
+
+    monkeypatch.setattr(budget, "MAX_EXACT_SECONDS", 1e9)
 
     want = {
         "seq2seq 50+50": "Exact forms stop at 'encoder.2.h_tilde_pre': an entry grew past 200 terms",

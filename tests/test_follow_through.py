@@ -132,3 +132,67 @@ def test_small_whole_number_answers_are_not_taken_for_copies() -> None:
     # five entries of −1/0/1 equal to a given is a copy again
     v = np.array([1.0, 0.0, -1.0, 1.0, 0.0])
     assert degenerate(v, 3, [0.1, 0.2, 0.3, 0.4, 0.5], {"b": v.copy()}) == "copied from the given b"
+
+
+# An LSTM step by hand (gates layout, x_1 = [-1, 1], h_0 = c_0 = 0): every gate reads [h_0; x_1] =
+# [0, 0, -1, 1], so each pre-activation is the last two columns of its W times x_1 plus its bias.
+LSTM = {
+    "kind": "lstm",
+    "settings": {"decimals": 3},
+    "given": {
+        "x": [[-1, 1]],
+        "W_i": [[0, -1, 1, 1], [-1, 0, 0, -1]],
+        "b_i": [0, 0],
+        "W_f": [[1, 1, 1, 0], [-1, 0, 0, -1]],
+        "b_f": [-1, 1],
+        "W_c": [[-1, 1, 0, -1], [1, 0, 1, -1]],
+        "b_c": [-1, 1],
+        "W_o": [[1, 0, 1, 1], [-1, -1, 0, 0]],
+        "b_o": [0, 1],
+        "W_out": [[0, -1], [-1, 1], [-1, 0]],
+        "vocab": ["A", "B", "C"],
+        "targets": ["B"],
+    },
+    "cell": {"layout": "gates"},
+}
+
+
+def test_full_precision_after_an_error_keeps_the_right_entries_unrounded() -> None:
+    """c̃_1 has one wrong entry (−0.764 for tanh(−1) = −0.762) and one right one (tanh(−1) too, written
+    −0.762). The student carries on at full precision from their c̃ = [−0.764, tanh(−1)]; their logits
+    are right for that, though not for c̃ as written (−0.762 rounded)."""
+    g = LSTM["given"]
+    hx = np.array([0.0, 0.0, -1.0, 1.0])
+
+    def sig(z: np.ndarray) -> np.ndarray:
+        return 1 / (1 + np.exp(-z))
+
+    i = sig(np.array(g["W_i"]) @ hx + g["b_i"])
+    o = sig(np.array(g["W_o"]) @ hx + g["b_o"])
+    c_true = np.tanh(np.array(g["W_c"]) @ hx + g["b_c"])  # [tanh(-1), tanh(-1)]
+
+    def onward(c_tilde: np.ndarray) -> dict[str, np.ndarray]:
+        new = i * c_tilde
+        c = new  # f ⊙ c_0 = 0
+        h = o * np.tanh(c)
+        return {"1.new": new, "1.c": c, "1.tanh_c": np.tanh(c), "1.h": h, "1.logits": np.array(g["W_out"]) @ h}
+
+    mine = onward(np.array([-0.764, c_true[1]]))  # the student's own work, unrounded
+    as_written = onward(np.array([-0.764, -0.762]))
+    # the case is sensitive: from the written c̃ the logits round differently
+    assert not np.array_equal(mine["1.logits"].round(3), as_written["1.logits"].round(3))
+    answers = {"1.c_tilde": [-0.764, -0.762], **{k: v.round(3).tolist() for k, v in mine.items()}}
+    r = by_id(check(parse_problem(LSTM, "p.toml"), answers, "a.toml"))
+    assert r["1.c_tilde"].verdict == "wrong"
+    assert r["1.logits"].verdict == "carried", r["1.logits"].note
+
+
+def test_a_named_slip_is_honest_work_not_a_degenerate_answer() -> None:
+    """The output gate without its bias: o_pre = W_o·[h_0; x_1] = [1·(−1) + 1·1, 0] = [0, 0], all zeros,
+    but named as the slip it is, so it is not refused credit as degenerate, and neither is o = [0.5, 0.5]
+    that follows from it."""
+    answers = {"1.o_pre": [0, 0], "1.o": ["0.500", "0.500"]}
+    r = by_id(check(parse_problem({**LSTM, "grading": {"slip": 0.5}}, "p.toml"), answers, "a.toml"))
+    assert r["1.o_pre"].verdict == "wrong" and r["1.o_pre"].mistake == "no_bias"
+    assert "degenerate" not in r["1.o_pre"].note.lower() and "No partial credit" not in r["1.o_pre"].note
+    assert r["1.o"].verdict == "carried" and "No carried credit" not in r["1.o"].note

@@ -51,3 +51,15 @@ def test_keras_question_sheet_labels_the_gate_columns() -> None:
     sheet = v.derivation.to_markdown(sheet="question")
     assert "columns side by side i, f, g, o" in sheet  # Keras's kernel: [W_i W_f W_c W_o]
     assert "| i1 | i2 | f1 | f2 | g1 | g2 | o1 | o2 |" in sheet
+
+
+@pytest.mark.parametrize("cell", ["lstm", "rnn"])
+def test_seq2seq_variants_have_no_zero_state_and_no_stuck_unit(cell: str) -> None:
+    """Per cell (encoder, decoder): no hidden state all zeros at a step, no unit 0 at every step."""
+    for v in api.generate(kind="seq2seq", cell=cell, count=10, seed=123):
+        d = v.derivation
+        for side in ("encoder", "decoder"):
+            ids = [i for i in d.step_ids if i.startswith(side + ".") and i.endswith(".h") and i.count(".") == 2]
+            h = np.array([d[i] for i in ids], dtype=float)
+            assert (np.abs(h) >= 0.0005).any(axis=1).all(), (v.problem["title"], side)
+            assert (np.abs(h) >= 0.0005).any(axis=0).all(), (v.problem["title"], side)

@@ -124,3 +124,21 @@ def test_the_problem_grading_table_sets_the_points(cli: Any, tmp_path: Path) -> 
     row = next(iter(csv.DictReader(io.StringIO(out))))
     assert (row["score"], row["out_of"], row["weights"], row["scores"]) == ("4", "4", "correct", "")
     assert tomllib.loads(problem.read_text(encoding="utf-8"))["grading"]["points"]["weights"] == 4
+
+
+def test_one_unreadable_file_does_not_cost_the_class_its_gradebook(cli: Any, tmp_path: Path) -> None:
+    """A class folder with one broken answers file: the others are graded into the CSV, the broken one
+    is named on one line of stderr, and the exit code (2) says that something was refused."""
+    import csv
+    import io
+
+    good = str(PROBLEMS / "answers" / "decoder-dot.toml")
+    bad = tmp_path / "broken.toml"
+    bad.write_text("weights = [0.1, 0.2\n")  # not TOML
+    out = tmp_path / "book.csv"
+    result = cli("check", str(PROBLEMS / "decoder-dot.toml"), good, str(bad), good, "-f", "csv", "-o", str(out))
+    assert result.exit_code == 2
+    errors = [line for line in result.stderr.splitlines() if line.startswith("attncalc: error:")]
+    assert len(errors) == 1 and str(bad) in errors[0]
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    assert len(rows) == 2 and all(r["file"].endswith("decoder-dot.toml") for r in rows)

@@ -5,13 +5,14 @@ The expected losses come from a one-line numpy formula, never from attncalc.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from .helpers import one_line_refusal
+from .helpers import PROBLEMS, one_line_refusal
 
 SOFTMAX = 'kind = "softmax"\n[given]\nlogits = [2, 1, 0.1]\ntarget = 0\n'
 
@@ -67,3 +68,36 @@ def test_a_loss_from_the_answerers_own_probabilities_is_carried(cli: Any, tmp_pa
 
     verdicts = {r["id"]: r["verdict"] for r in json.loads(result.stdout)["results"]}
     assert verdicts == {"probabilities": "wrong", "loss": "carried"}
+
+
+def test_whole_numbers_alone_are_judged_at_the_problems_decimals(cli: Any, tmp_path: Path) -> None:
+    """weights = [0, 0, 0] passed "to 0 decimals" for [0.155, 0.422, 0.422]: a file of whole numbers only
+    is judged at the problem's decimals (3). Whole numbers that are the true values still pass: the
+    decoder's scores are s·h_i = [1·1 + 1·0, 1·0 + 1·2, 1·1 + 1·1] = [1, 2, 2]."""
+    zeros = tmp_path / "zeros.toml"
+    zeros.write_text("weights = [0, 0, 0]\n")
+    result = cli("check", str(PROBLEMS / "decoder-dot.toml"), str(zeros), "-f", "json")
+    assert result.exit_code == 1 and json.loads(result.stdout)["results"][0]["verdict"] == "wrong"
+    scores = tmp_path / "scores.toml"
+    scores.write_text("scores = [1, 2, 2]\n")
+    result = cli("check", str(PROBLEMS / "decoder-dot.toml"), str(scores), "-f", "json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["results"][0]["verdict"] == "correct"
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("", ""),  # an empty file graded "0 correct, all correct" and exited 0
+        ("[answers]\n", ""),
+        ("scores = {}\n", "scores"),
+        ('encoder.1.h = [1, 2]\n"encoder.1.h" = [0, 0]\n', "encoder.1.h"),  # the second silently won
+    ],
+)
+def test_an_answers_file_that_answers_nothing_or_twice_is_refused(
+    cli: Any, tmp_path: Path, text: str, key: str
+) -> None:
+    f = tmp_path / "a.toml"
+    f.write_text(text)
+    problem = "seq2seq-luong.toml" if "encoder" in text else "decoder-dot.toml"
+    line = one_line_refusal(cli("check", str(PROBLEMS / problem), str(f)), str(f), key)
+    assert "no answers" in line or "empty table" in line or "twice" in line

@@ -82,11 +82,19 @@ def weights_of(d: Derivation, suffix: str) -> list[np.ndarray]:
 
 
 def stuck_unit(d: Derivation, decimals: int) -> str | None:
-    """A hidden unit that shows 0 at every time step: half the state teaches nothing."""
-    states = [np.asarray(d.step(i).value, dtype=float) for i in d.step_ids if i.split(".")[-1] == "h"]
-    if not states:
-        return None
-    h = np.vstack([s.reshape(1, -1) for s in states])
-    if (np.abs(h) < 0.5 * 10.0 ** (-max(decimals, 1))).all(axis=0).any():
-        return "a hidden unit stays 0"
+    """A hidden unit that shows 0 at every time step of a cell (the encoder's, the decoder's, each way),
+    or a hidden state that is all zeros at some step: half the state, or a step, teaches nothing."""
+    zero = 0.5 * 10.0 ** (-max(decimals, 1))
+    cells: dict[str, list[np.ndarray]] = {}
+    for i in d.step_ids:
+        parts = i.split(".")
+        if parts[-1] != "h" or len(parts) < 2 or not parts[-2].isdigit():
+            continue
+        cells.setdefault(".".join(parts[:-2]), []).append(np.asarray(d.step(i).value, dtype=float).ravel())
+    for states in cells.values():
+        h = np.vstack(states)
+        if (np.abs(h) < zero).all(axis=1).any():
+            return "a hidden state of zeros"
+        if (np.abs(h) < zero).all(axis=0).any():
+            return "a hidden unit stays 0"
     return None
