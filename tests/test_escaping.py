@@ -81,7 +81,7 @@ def test_an_escape_in_a_key_is_not_echoed_raw(cli: Any, tmp_path: Path) -> None:
 @pytest.mark.parametrize("fmt", ["text", "markdown", "json", "html", "latex"])
 def test_a_lone_surrogate_does_not_stop_the_output(tmp_path: Path, fmt: str) -> None:
     """A lone surrogate in a JSON string was a UnicodeEncodeError halfway through the output; now the
-    terminal view writes it as an escape (\\udfff), files and other views as "?", all valid UTF-8."""
+    terminal view and the Markdown and HTML sheets write it as an escape (\\udfff), others as "?", all valid UTF-8."""
     f = tmp_path / "p.json"
     f.write_text('{"kind": "softmax", "title": "a\\ud800b", "given": {"logits": [1, 2], "vocab": ["x\\udfffy", "z"]}}')
     result = run_cli("solve", "-f", fmt, str(f))
@@ -89,7 +89,9 @@ def test_a_lone_surrogate_does_not_stop_the_output(tmp_path: Path, fmt: str) -> 
     out = tmp_path / "out"
     assert run_cli("solve", "-f", fmt, "-o", str(out), str(f)).returncode == 0
     text = out.read_text(encoding="utf-8")  # strict: valid UTF-8
-    assert ("a\\ud800b" if fmt == "text" else "a?b") in text
+    assert (
+        "a\\ud800b" if fmt in ("text", "markdown", "html") else "a?b"
+    ) in text  # sheets escape it as the terminal does
 
 
 def test_output_is_utf8_whatever_the_locale(tmp_path: Path) -> None:
@@ -109,3 +111,29 @@ def test_raw_html_in_a_markdown_sheet_is_text(cli: Any, tmp_path: Path) -> None:
         html = MarkdownIt("commonmark").enable("table").render(result.stdout)
         assert "<script" not in html and "<img" not in html, html
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_control_characters_in_user_text_reach_no_sheet_raw(cli: Any, tmp_path: Path) -> None:
+    """An ANSI escape in a title and a BEL in a token: written as \\x1b and \\x07 in Markdown, HTML and
+    LaTeX (cat-ing a sheet must not drive the terminal), and the PDF compiles (pdflatex stopped at them)."""
+    import shutil
+
+    p = tmp_path / "c.toml"
+    p.write_text(
+        'title = "A \\u001b[31mred title"\nkind = "attention"\ntokens = ["a\\u0007", "b"]\n'
+        "[given]\nquery = [1, 1]\nkeys = [[1, 0], [0, 1]]\n"
+    )
+    for fmt in ("markdown", "html", "latex"):
+        out = cli("solve", str(p), "-f", fmt).stdout
+        assert "\x1b" not in out and "\x07" not in out, fmt
+        assert "x1b[31mred title" in out, fmt
+    if shutil.which("pdflatex"):
+        result = cli("solve", str(p), "-o", str(tmp_path / "c.pdf"))
+        assert result.exit_code == 0, result.stderr
+
+
+def test_a_number_in_a_message_is_written_as_in_the_file(cli: Any, tmp_path: Path) -> None:
+    p = tmp_path / "d.toml"
+    p.write_text('kind = "attention"\n[given]\nquery = 1.5\nkeys = [[1, 0]]\n')
+    err = cli("solve", str(p)).stderr
+    assert "got the number 1.5" in err and "Decimal" not in err

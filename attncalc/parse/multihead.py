@@ -20,7 +20,7 @@ POSITIONS = ("sinusoidal", "rope", "alibi")
 
 def _int(r: _Reader, raw: Any, key: str, low: int = 1) -> int:
     if isinstance(raw, bool) or not isinstance(raw, int) or raw < low:
-        raise r.fail(key, f"expected a whole number of at least {low}, got {raw!r}")
+        raise r.fail(key, f"expected a whole number of at least {low}, got {_shown(raw)}")
     return raw
 
 
@@ -282,3 +282,15 @@ def parse_positional(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) ->
     )
     given = {name: g for name, g in (("X", X), ("q", q), ("k", k)) if g is not None}
     return Problem(given=given, head=None, posenc=pe, **common)
+
+
+def _shown(raw: object) -> str:
+    """A value as the file wrote it: 1.5, not Decimal('1.5')."""
+    from decimal import Decimal
+
+    if isinstance(raw, bool):
+        return str(raw).lower()
+    if isinstance(raw, Decimal):
+        exp = raw.as_tuple().exponent
+        return format(raw, "f") if isinstance(exp, int) and abs(exp) <= 20 else str(raw)
+    return repr(raw) if isinstance(raw, str) else str(raw)

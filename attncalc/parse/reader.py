@@ -137,7 +137,16 @@ def _describe(raw: Any) -> str:
         return f"the string {shorten(repr(raw))}"
     if raw is None:
         return "nothing (null)"
+    if isinstance(raw, (int, float, Decimal)):  # as the file wrote it, not Python's Decimal('1.5')
+        return f"the number {shorten(_number_text(raw))}"
     return f"{type(raw).__name__} {shorten(repr(raw))}"
+
+
+def _number_text(raw: int | float | Decimal) -> str:
+    if isinstance(raw, Decimal):
+        exp = raw.as_tuple().exponent
+        return format(raw, "f") if isinstance(exp, int) and abs(exp) <= 20 else str(raw)
+    return str(raw)
 
 
 # --------------------------------------------------------------------------- reading files

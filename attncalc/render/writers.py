@@ -420,6 +420,19 @@ def render(
 
     s = build(derivations, sheet, title, reveal, detail)
     w = WRITERS[fmt](s)
-    if isinstance(w, MarkdownWriter):
-        return w.write()
-    return w.write(fragment=fragment)  # type: ignore[attr-defined, no-any-return]
+    out = w.write() if isinstance(w, MarkdownWriter) else w.write(fragment=fragment)  # type: ignore[attr-defined]
+    return _visible(str(out), fmt)
+
+
+def _visible(text: str, fmt: str) -> str:
+    """Control characters from user text (an ANSI escape in a title) written as escapes such as \\x1b,
+    in every sheet: raw they reach a terminal through cat, and pdflatex stops at them."""
+    from ..errors import printable
+
+    if fmt != "latex":
+        return printable(text, keep="\n\t")
+    out = []
+    for ch in text:
+        shown = printable(ch, keep="\n\t")
+        out.append(ch if shown == ch else r"\textbackslash{}" + shown[1:])
+    return "".join(out)
