@@ -23,9 +23,26 @@ from .mechanisms import solve as _solve
 from .problem import Problem, load_problem, parse_problem, read_raw
 
 #: keyword arguments of solve() that are top-level keys of a problem file
-TOP_LEVEL = ("kind", "score", "measure", "title", "description", "tokens", "type", "memory_tokens")
+TOP_LEVEL = ("kind", "score", "measure", "title", "description", "tokens", "type", "memory_tokens", "strategy")
 #: keyword arguments of solve() that are tables of a problem file (each takes a dict)
-TABLES = ("given", "settings", "head", "cell", "training", "encoder", "decoder", "answers", "cache", "grading")
+TABLES = (
+    "given",
+    "settings",
+    "head",
+    "cell",
+    "training",
+    "encoder",
+    "decoder",
+    "answers",
+    "cache",
+    "grading",
+    "self_attention",
+    "cross_attention",
+    "ffn",
+    "norm1",
+    "norm2",
+    "norm3",
+)
 
 ProblemLike = str | Path | Mapping[str, Any] | Problem
 

@@ -38,7 +38,7 @@ from .check_answers import (
 from .check_notes import _fmt_nested, _given_text, _nested, _rounded, _slip_note, mistake_note
 from .check_report import Report, StepResult
 from .check_runs import Runs
-from .derivation import Argmax, Derivation, Step
+from .derivation import Argmax, Derivation, Pick, Step
 from .mechanisms import solve
 from .problem import Problem
 from .render.fmt import fmt_array
@@ -125,7 +125,11 @@ def _grade_prediction(ans: Answer, step: Step, runs: Runs, status: dict[str, str
             given_shown=given,
             carried_right=1,
         )
-    note = f"The largest probability belongs to {step.value}, not {given}."
+    if isinstance(step, Pick):  # a draw or a beam search chooses otherwise than by the largest probability
+        how = "the draw u" if step.u is not None else "the beam search"
+        note = f"{how.capitalize()} gives {step.value}, not {given}."
+    else:
+        note = f"The largest probability belongs to {step.value}, not {given}."
     return StepResult(ans.id, step.title, "wrong", given, step.value, [[]], note, given_shown=given)
 
 

@@ -205,7 +205,7 @@ def new(
         str,
         typer.Argument(
             help="attention | self-attention | softmax | sequence | rnn | lstm | gru | seq2seq | similarity | "
-            "multi-head | positional-encoding",
+            "multi-head | positional-encoding | transformer-layer | decode | bleu",
             show_default=False,
         ),
     ],

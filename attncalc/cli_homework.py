@@ -190,7 +190,7 @@ def generate(
         typer.Option(
             "--kind",
             help="attention | self-attention | softmax | sequence | similarity | rnn | lstm | gru | seq2seq | "
-            "multi-head | positional-encoding",
+            "multi-head | positional-encoding | transformer-layer | decode | bleu",
         ),
     ] = "attention",
     score: Annotated[

@@ -245,3 +245,53 @@ def test_text_view_fits_80_columns() -> None:
     assert "kept: beam 1: cat, beam 1: dog" in text
     text = attncalc.solve(PROBLEMS / "decode-top-p.toml").to_text(width=80)
     assert "u = 0.7: the first running sum above u picks dog" in text
+
+
+def test_a_cut_exactly_at_p_is_the_same_in_floats() -> None:
+    """0.7 + 0.2 = 0.9 reaches p = 0.9 by hand, so the third token is dropped; in floats the sum is
+    0.8999999999999999, which kept it (and check then expected [1, 1, 1] against solve's [1, 1, 0])."""
+    from attncalc import check, solve
+
+    problem = {"kind": "decode", "strategy": "top-p", "given": {"probabilities": [0.7, 0.2, 0.1], "p": 0.9}}
+    for exact in (True, False):
+        assert solve(problem, exact=exact)["kept"] == [1.0, 1.0, 0.0]
+    assert check(problem, {"kept": [1, 1, 0]}).all_correct
+
+
+def test_a_beam_tie_goes_to_the_earlier_beam_in_floats_too() -> None:
+    """−0.4 + (−0.5) = −0.7 + (−0.2) = −0.9: a tie, kept by the earlier beam, as exactly."""
+    from attncalc import check, solve
+
+    problem = {
+        "kind": "decode",
+        "strategy": "beam",
+        "given": {"vocab": ["x", "y"], "beams": [[-0.5, -3], [-0.2, -3]], "beam_scores": [-0.4, -0.7], "beam_width": 1},
+    }
+    assert solve(problem, exact=False)["kept_labels"] == "beam 1: x"
+    assert check(problem, {"kept_labels": "beam 1: x"}).all_correct
+
+
+def test_a_wrong_draw_is_not_told_about_the_largest_probability() -> None:
+    """The top-p example draws dog with u; a student who wrote cat (the most probable) is told what the
+    draw gives, not that dog has the largest probability (it does not)."""
+    from attncalc import check
+
+    rep = check(PROBLEMS / "decode-top-p.toml", {"choice": "cat"})
+    note = rep.results[0].note
+    assert "largest probability" not in note and "draw" in note and "dog" in note
+
+
+def test_the_python_api_takes_the_new_top_level_keys() -> None:
+    from attncalc import solve
+
+    assert solve(kind="decode", strategy="top-k", logits=[3, 2, 1], k=2)["kept"] == [1.0, 1.0, 0.0]
+    eye = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
+    d = solve(
+        kind="transformer-layer",
+        X=[[1, 0, 1, 0], [0, 2, 1, 1]],
+        heads=2,
+        self_attention={"W_Q": eye, "W_K": eye, "W_V": eye, "W_O": eye},
+        ffn={"W_1": eye, "W_2": eye},
+        exact=False,
+    )
+    assert len(d["output"]) == 2

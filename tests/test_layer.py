@@ -238,7 +238,7 @@ def test_slip_relu_where_gelu_was_asked() -> None:
     assert got["ffn.hidden"]["mistake"] == "relu_for_gelu"
 
 
-@pytest.mark.parametrize("args", [["--dim", "4"], ["--dim", "2", "--heads", "1", "--cross"]])
+@pytest.mark.parametrize("args", [["--dim", "4"], ["--dim", "4", "--heads", "1", "--cross"]])
 def test_generated_layer_keys_are_accepted_by_check(cli: Any, tmp_path: Path, args: list[str]) -> None:
     out = tmp_path / "hw"
     result = cli("generate", "--kind", "transformer-layer", "--out", str(out), "--seed", "4", *args)
@@ -294,3 +294,10 @@ def test_grouped_query_sublayer_is_kind_multi_heads_computation() -> None:
     for sid in mh.step_ids:
         np.testing.assert_allclose(val(d, f"self.{sid}"), val(mh, sid), atol=1e-12, err_msg=sid)
     assert "(key/value head 1 of 1" in d.step("self.head.2.K").formula
+
+
+def test_generate_refuses_a_layer_of_width_two(cli: Any, tmp_path: Path) -> None:
+    """LayerNorm of two numbers a, b is ((a − b)/2)/|(a − b)/2| = ±1 each (eps aside): every output row
+    would be [−1, 1]. --dim 2 is refused, naming --dim 4."""
+    result = cli("generate", "--kind", "transformer-layer", "--out", str(tmp_path / "hw"))
+    assert result.exit_code == 2 and "--dim 4" in result.stderr and result.stderr.count("\n") == 1

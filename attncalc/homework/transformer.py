@@ -15,7 +15,7 @@ import numpy as np
 
 from ..derivation import Derivation
 from .base import TOKENS, Draw, Drawer, only, refuse
-from .guards import apart, weight_rows, zero_row
+from .guards import apart, repeated_row, weight_rows, zero_row
 from .options import Options
 
 MH_POSITIONS = ("sinusoidal", "rope", "alibi")
@@ -127,6 +127,8 @@ PE = Drawer("Positional encoding homework", _check_pe, _draw_pe, lambda o, raw, 
 
 
 def _check_layer(o: Options) -> None:
+    if o.dim < 4:  # LayerNorm of two numbers is always [−1, 1] (up to eps): nothing to compute
+        raise refuse("--dim", f"--dim {o.dim}: a transformer layer needs d_model of 4 or more (--dim 4)")
     if o.dim % o.heads:
         raise refuse("--dim", f"--dim {o.dim} does not split into --heads {o.heads} heads of equal width")
     only(o, {"heads", "cross"}, "transformer-layer")
@@ -156,13 +158,29 @@ def _draw_layer(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     return raw
 
 
+def _reject_layer(o: Options, raw: dict[str, Any]) -> str | None:
+    g = raw["given"]
+    tables = [raw["self_attention"], raw.get("cross_attention") or {}]
+    columns = [list(map(list, zip(*t[k], strict=True))) for t in tables for k in ("W_Q", "W_K", "W_V") if k in t]
+    ffn = raw["ffn"]
+    return zero_row(g["X"], g.get("memory"), *columns, list(map(list, zip(*ffn["W_1"], strict=True)))) or repeated_row(
+        g["X"], g.get("memory")
+    )
+
+
 def _degeneracy_layer(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
+    # the self-attention's weights (the cross-attention reads normalised rows, whose scores run larger:
+    # asking those to stay below 0.95 would refuse almost every draw)
+    for w in [
+        np.asarray(d.step(i).value, dtype=float) for i in d.step_ids if i.startswith("self.") and i.endswith(".weights")
+    ]:
+        why = weight_rows(w, o.decimals, o.allow_ties, masked=o.cross)  # a decoder layer's self-attention is causal
+        if why:
+            return why
     for sid in d.step_ids:
         if sid.endswith(".variance") and np.any(np.asarray(d.step(sid).value, dtype=float) < 10.0**-o.decimals):
             return "a row of equal entries before a LayerNorm (variance 0)"
     return None
 
 
-LAYER = Drawer(
-    "Transformer layer homework", _check_layer, _draw_layer, _degeneracy_layer, lambda o, raw: None, max_tokens=4
-)
+LAYER = Drawer("Transformer layer homework", _check_layer, _draw_layer, _degeneracy_layer, _reject_layer, max_tokens=4)

@@ -114,7 +114,7 @@ def _filter(p: Problem, chain: Chain, probs: np.ndarray, steps: list[Step]) -> n
     assert d is not None
     labels, V = d.vocab, len(d.vocab)
     pf = to_float(probs)
-    order = [int(i) for i in np.argsort(-pf, kind="stable")]  # ties: the earlier vocabulary entry first
+    order = [int(i) for i in np.argsort(-np.round(pf, 12), kind="stable")]  # ties: the earlier vocabulary entry first
     sorted_ = chain.finish("sorted", np.asarray([probs[i] for i in order], dtype=probs.dtype))
     sorted_labels = tuple(labels[i] for i in order)
     steps.append(
@@ -154,7 +154,9 @@ def _filter(p: Problem, chain: Chain, probs: np.ndarray, steps: list[Step]) -> n
         assert d.p is not None
         p_val = to_exact(d.p) if is_exact(cum) else node_float(d.p)
         prior = [0 * cum[0], *list(cum[:-1])]  # the running sum before each sorted token
-        n_keep = sum(1 for x in prior if bool(x < p_val))
+        # exact forms compare exactly; floats with a margin, so that 0.7 + 0.2 (0.8999999999999999) reaches
+        # p = 0.9 as it does by hand and in exact mode
+        n_keep = sum(1 for x in prior if bool(x < p_val) and (is_exact(cum) or float(x) < float(p_val) - 1e-12))
         p_text = fmt(node_float(d.p), 6)
         why = [f"[{fmt(float(x), chain.decimals)} < {p_text}]" for x in prior]
         rule = f"the smallest set of most probable tokens whose probabilities reach p = {p_text}"
@@ -300,7 +302,8 @@ def _beam(p: Problem, chain: Chain) -> list[Step]:
             )
         )
     flat = to_float(rank_by).ravel()
-    order = [int(i) for i in np.argsort(-flat, kind="stable")][: d.beam_width]
+    # ties (−0.4 − 0.5 and −0.7 − 0.2, apart only by float noise) go to the earlier beam, as exactly
+    order = [int(i) for i in np.argsort(-np.round(flat, 12), kind="stable")][: d.beam_width]
     kept_labels = tuple(f"beam {i // V + 1}: {d.vocab[i % V]}" for i in order)
     kept = chain.finish("kept_beams", np.asarray([cand.flat[i] for i in order], dtype=cand.dtype))
     ranked = "by the length-penalised score" if d.length_penalty is not None else "by score"
