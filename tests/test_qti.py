@@ -43,10 +43,16 @@ class Package:
         self.resources = {r.get("identifier"): r for r in manifest.iter(f"{CP}resource")}
         test = next(r for r in self.resources.values() if r.get("type") == "imsqti_test_xmlv2p1")
         self.test = ET.fromstring(self.zip.read(test.get("href")))
+        # a variant's section holds its items; with several variants they sit in one section that
+        # selects one of them (QTI 2.1 <selection select="1">), as an LMS gives each student one variant
         self.sections = [
-            [ref.get("href") for ref in s.iter(f"{Q}assessmentItemRef")]
+            [ref.get("href") for ref in s.findall(f"{Q}assessmentItemRef")]
             for s in self.test.iter(f"{Q}assessmentSection")
+            if s.find(f"{Q}assessmentItemRef") is not None
         ]
+        outer = [s for s in self.test.iter(f"{Q}assessmentSection") if s.find(f"{Q}assessmentSection") is not None]
+        if len(self.sections) > 1:
+            assert len(outer) == 1 and outer[0].find(f"{Q}selection").get("select") == "1"
         for r in self.resources.values():  # every resource's file is in the zip
             assert r.get("href") in self.zip.namelist()
 

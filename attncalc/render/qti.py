@@ -202,11 +202,17 @@ def _test(seed: int, listed: list[tuple[int, str, str, str]]) -> str:
         sections.append(
             f'<assessmentSection identifier="variant-{k:02d}" title="Variant {k}" visible="true">{refs}</assessmentSection>'
         )
+    body = "".join(sections)
+    if len(sections) > 1:  # each student is given one variant, drawn by the LMS when the test starts
+        body = (
+            '<assessmentSection identifier="variants" title="One variant per student" visible="false">'
+            f'<selection select="1"/>{body}</assessmentSection>'
+        )
     return (
         _head("assessmentTest", f"attncalc-seed-{seed}", f"attncalc homework, seed {seed}")
         + ">"
         + '<outcomeDeclaration identifier="SCORE" cardinality="single" baseType="float"/>'
-        + f'<testPart identifier="part" navigationMode="nonlinear" submissionMode="simultaneous">{"".join(sections)}</testPart>'
+        + f'<testPart identifier="part" navigationMode="nonlinear" submissionMode="simultaneous">{body}</testPart>'
         + '<outcomeProcessing><setOutcomeValue identifier="SCORE"><sum><testVariables variableIdentifier="SCORE"/>'
         + "</sum></setOutcomeValue></outcomeProcessing></assessmentTest>\n"
     )
