@@ -80,3 +80,12 @@ def test_symbols_in_running_text_keep_their_subscripts() -> None:
     assert _tex_safe("z = W_out h + b_out") == "z = $W_{out}$ h + $b_{out}$"
     assert _tex_safe("my_file_name") == r"my\_file\_name"
     assert _html_text("W_out & <b>") == "<i>W</i><sub>out</sub> &amp; &lt;b&gt;"
+
+
+def test_a_two_part_subscript_with_a_letter_stays_together() -> None:
+    """p_1,i (entry i of p at step 1) was typeset p_{1},i: "p1 , i"."""
+    from attncalc.render.typeset import to_html, to_tex
+
+    assert to_tex("p_1,i = exp(z_1,i)") == r"p_{1,i} = \exp(z_{1,i})"
+    assert to_html("p_1,i") == "<i>p</i><sub>1,i</sub>"
+    assert to_tex("f(x_1, y)") == "f(x_{1}, y)"  # a comma and a space end the subscript

@@ -18,7 +18,7 @@ _TOKEN = re.compile(
     r"|(?P<num>\d+(?:\.\d+)?)"
     r"|(?P<idx>\[\d+,\d+\])"
     r"|(?P<word>[A-Za-z]+)"
-    r"|(?P<sub>_(?:[A-Za-z0-9]+(?:,[0-9]+)?))"
+    r"|(?P<sub>_(?:[A-Za-z0-9]+(?:,[0-9A-Za-z]+)?))"
     r"|(?P<space>\s+)"
     r"|(?P<other>.)",
     re.S,
