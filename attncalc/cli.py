@@ -122,6 +122,8 @@ def solve(
             f"--sheet {sheet.value}: the {format.value} view is the full solution; "
             "use --format markdown, latex, pdf or html for a question or answers sheet"
         )
+    if reveal and sheet is not SheetKind.solution:
+        _fail(f"--reveal: the solution sheet opens in stages; the {sheet.value} sheet has no working to reveal")
     if reveal and format is not SolveFormat.html:
         _fail(f"--reveal: steps open in stages in the html sheet only, not in {format.value}; use --format html")
     from .errors import AttncalcError

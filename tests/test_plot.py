@@ -39,7 +39,7 @@ needs_pdflatex = pytest.mark.skipif(
 SVG = "{http://www.w3.org/2000/svg}"
 DOT = str(PROBLEMS / "decoder-dot.toml")
 #: kinds whose examples have attention weights (and so a default figure)
-ATTENTION_KINDS = {"attention", "self-attention", "multi-head", "seq2seq"}
+ATTENTION_KINDS = {"attention", "self-attention", "multi-head", "seq2seq", "transformer-layer"}
 
 
 def softmax(x: np.ndarray) -> np.ndarray:
@@ -316,8 +316,8 @@ def test_every_example_with_weights_plots_in_three_formats(cli: Any, tmp_path: P
         assert "has no attention weights" in one_line(cli("plot", str(path), "-o", str(tmp_path / "w.svg")))
         return
     d = solve_file(path.name)
-    weights = [s for s in d.steps if s.id.split(".")[-1] == "weights"]
-    assert weights
+    weights = [s for s in d.steps if s.id.split(".")[-1] == "weights" and not s.id.startswith("cross.")]
+    assert weights  # a transformer layer's default is its self-attention (cross.head.t.weights on request)
     for fmt, magic in (("svg", b"<?xml"), ("png", b"\x89PNG"), ("pdf", b"%PDF")):
         out = tmp_path / f"w.{fmt}"
         result = cli("plot", str(path), "-o", str(out))

@@ -128,3 +128,26 @@ def test_printing_shows_every_stage(cli: Any, tmp_path: Path) -> None:
     text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     assert "1·1 + 1·0 = 1" in text and "e = [1, 2, 2]" in text
     assert "Show the" not in text
+
+
+def test_step_ids_in_headings_are_written_as_ids(cli: Any) -> None:
+    """[encoder.fwd.1.r_pre] is copied into answers files: not r with the subscript pre."""
+    tex = cli("solve", str(PROBLEMS / "seq2seq-bahdanau.toml"), "-f", "latex", "--detail", "full").stdout
+    assert r"[encoder.fwd.1.r\_pre]" in tex and r"[W\_out\_new]" in tex
+    page = cli("solve", str(PROBLEMS / "seq2seq-bahdanau.toml"), "-f", "html", "--detail", "full").stdout
+    assert "[encoder.fwd.1.h_tilde_pre]" in page
+
+
+def test_a_revealed_seq2seq_keeps_its_answers_closed(cli: Any) -> None:
+    """The overview tables (states, predictions, losses) and the final prediction are answers: inside
+    <details>; and every step is written in stages (no one-line summaries with values)."""
+    page = cli("solve", str(PROBLEMS / "seq2seq-luong.toml"), "-f", "html", "--reveal").stdout
+    assert "Show the overview" in page and "Show the result" in page
+    head = page.partition("Show the overview")[0]
+    assert "Predictions" not in head
+    assert "Decoder step 2" not in page  # no brief time steps: each step has its own stages
+
+
+def test_reveal_applies_to_the_solution_sheet_only(cli: Any) -> None:
+    result = cli("solve", str(PROBLEMS / "decoder-dot.toml"), "--reveal", "--sheet", "answers", "-f", "html")
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "--reveal" in result.stderr

@@ -380,3 +380,25 @@ def test_question_sheet_states_the_stated_gates_and_does_not_ask_for_them() -> N
     given, _, compute = md.partition("### Compute")
     assert "0.68,\\ 0.72,\\ 0.65,\\ 0.81" in given  # f_1 as the problem file states it
     assert "[1.f]" not in compute and "[1.retained]" in compute
+
+
+@needs_pdflatex
+@pytest.mark.parametrize("name", ["decoder-dot.toml", "lstm-doc-output.toml"])
+def test_a_fragment_compiles_with_the_preamble_the_readme_gives(cli: Any, tmp_path: Path, name: str) -> None:
+    """--fragment is pasted into someone else's document: the preamble the README names is enough
+    (the shaded weights need attnshade, a prediction's ✓ needs amssymb)."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    preamble = re.search(r"`(\\usepackage\[T1\]\{fontenc\}.*?)`", readme)
+    assert preamble is not None
+    (tmp_path / "frag.tex").write_text(cli("solve", str(PROBLEMS / name), "-f", "latex", "--fragment").stdout)
+    doc = tmp_path / "doc.tex"
+    doc.write_text("\\documentclass{article}" + preamble.group(1) + "\\begin{document}\\input{frag}\\end{document}\n")
+    run = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-2000:]

@@ -24,10 +24,12 @@ from ..errors import ProblemError
 from .fmt import fmt
 
 #: the default: the attention weights of each kind that has them
-WEIGHTS = ("weights", "head.t.weights", "decoder.t.weights")
+# the default: the attention weights (a transformer layer's self-attention; --step cross.head.t.weights
+# draws its cross-attention)
+WEIGHTS = ("weights", "head.t.weights", "decoder.t.weights", "self.head.t.weights")
 #: steps of the attention block: queries on rows, keys on columns
 _ATTENTION_PARTS = ("scores", "scaled_scores", "biased_scores", "masked_scores", "exponentials", "weights")
-_ATTENTION_KINDS = ("attention", "self-attention", "multi-head", "seq2seq")
+_ATTENTION_KINDS = ("attention", "self-attention", "multi-head", "seq2seq", "transformer-layer")
 #: steps drawn on a fixed 0-to-1 colour scale (probabilities), so panels and figures compare
 _UNIT_PARTS = ("weights", "probabilities")
 

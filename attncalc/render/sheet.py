@@ -87,7 +87,8 @@ def build(
 class _Builder:
     def __init__(self, d: Derivation, out: list[Block], reveal: bool = False, detail: str = "first") -> None:
         self.d = d
-        self.plan = timeline.detail_plan(d, detail)
+        # revealed step by step, every step has its stages: nothing is given away in a one-line summary
+        self.plan = {} if reveal else timeline.detail_plan(d, detail)
         # entries written out per step: a recurrent derivation in brief keeps 4 of a long vector
         self.entry_limit = BRIEF_ENTRY_LIMIT if self.plan else ENTRY_LIMIT
         self.dec = d.decimals
@@ -138,8 +139,13 @@ class _Builder:
         self.givens()
         tl = timeline.Timeline(self.d) if timeline.applies(self.d) else None
         if tl is not None:
-            for table in tl.tables(self.n):
-                self.add(Table(tuple(table.header), tuple(tuple(r) for r in table.rows), caption=table.title))
+            overview = [
+                Table(tuple(t.header), tuple(tuple(r) for r in t.rows), caption=t.title) for t in tl.tables(self.n)
+            ]
+            if self.reveal and overview:  # the states and predictions are the answers: shown when asked
+                self.add(Details("Show the overview of every time step (the answers)", tuple(overview)))
+            else:
+                self.out.extend(overview)
         brief: str | None = None  # the time step written in brief whose heading was given
         for k, s in enumerate(self.d.steps, 1):
             if tl is not None and s.id in tl.section_starts:
@@ -179,7 +185,8 @@ class _Builder:
             if simtable.applies(self.d):
                 self._similarity_table()
         if self.d.headline:
-            self.add(Para(self.d.headline, "result"))
+            result = Para(self.d.headline, "result")
+            self.add(Details("Show the result", (result,)) if self.reveal else result)
         for note in self.d.notes:
             self.add(Para(note, "explain"))
 
@@ -190,7 +197,7 @@ class _Builder:
         if prefix != brief:
             self.add(Heading(timeline.block_heading(self.d, prefix or ""), 3))
         if self.plan[s.id] == "line":
-            line = (timeline.step_line(s, self._inline_value(s), self.dec), f"[{s.id}]")
+            line = (timeline.step_line(s, self._inline_value(s), self.dec), s.id)  # the writers parenthesise it
             last = self.out[-1] if self.out else None
             if isinstance(last, MathLines) and prefix == brief:
                 self.out[-1] = MathLines((*last.lines, line))

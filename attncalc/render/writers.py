@@ -158,14 +158,24 @@ LATEX_PREAMBLE = r"""\documentclass[11pt]{article}
 
 # a symbol with subscripts in running text (W_out, b_hn, h_t, W_Q): set as maths, W with subscript out
 _SUBSCRIPTED = re.compile(
-    r"(?<![\w\\])([A-Za-z][\u0303\u0302→←]?(?:_[A-Za-z0-9]{1,5})+|weight_ih|weight_hh|bias_ih|bias_hh|recurrent_kernel)(?![\w])"
+    r"(?<![\w\\.])([A-Za-z][\u0303\u0302→←]?(?:_[A-Za-z0-9]{1,5})+|weight_ih|weight_hh|bias_ih|bias_hh|recurrent_kernel)(?![\w])"
 )
 
 
+# a step id in brackets ([encoder.fwd.1.r_pre]) is copied into answers files: it stays as written
+_STEP_ID = re.compile(r"(\[[\w.]+\])")
+
+
 def _tex_safe(s: str) -> str:
-    """Text mode, with the symbols the sheets use typeset as maths."""
-    parts = _SUBSCRIPTED.split(s)  # odd parts are the symbols
-    return "".join(f"${to_tex(p)}$" if k % 2 else _tex_text_part(p) for k, p in enumerate(parts))
+    """Text mode, with the symbols the sheets use typeset as maths (not inside a [step.id])."""
+    out = []
+    for k, piece in enumerate(_STEP_ID.split(s)):
+        if k % 2:
+            out.append(_tex_text_part(piece))
+            continue
+        parts = _SUBSCRIPTED.split(piece)  # odd parts are the symbols
+        out += [f"${to_tex(p)}$" if j % 2 else _tex_text_part(p) for j, p in enumerate(parts)]
+    return "".join(out)
 
 
 def _tex_text_part(s: str) -> str:
@@ -296,8 +306,8 @@ td.label, th.label { text-align: left; font-weight: bold; }
 .bar { display: inline-block; height: .7rem; background: #2a5ac8; vertical-align: middle; }
 math { font-size: 1.05em; }
 .over { display: inline-block; position: relative; padding-top: .35em; }
-.over::before { content: attr(data-a); position: absolute; left: 0; right: 0; top: -.1em; text-align: center;
-  font-size: .7em; line-height: 1; font-style: normal; }
+.over::before { content: attr(data-a); position: absolute; left: 0; right: 0; top: -.2em; text-align: center;
+  font-size: .95em; line-height: 1; font-style: normal; font-weight: bold; }
 details.reveal { margin: .2rem 0 .4rem 0; } details.reveal > summary { cursor: pointer; color: #2a5ac8; }
 details.reveal details.reveal { margin-left: 1rem; }
 @media print { details.reveal > summary { display: none; } details::details-content { content-visibility: visible; display: contents; } }
@@ -308,8 +318,14 @@ details.reveal details.reveal { margin-left: 1rem; }
 
 def _html_text(s: str) -> str:
     """Running text, escaped, with symbols such as W_out set with their subscripts (as in LaTeX)."""
-    parts = _SUBSCRIPTED.split(s)
-    return "".join(to_html(p) if k % 2 else html.escape(p) for k, p in enumerate(parts))
+    out = []
+    for k, piece in enumerate(_STEP_ID.split(s)):
+        if k % 2:  # a [step.id] as written
+            out.append(html.escape(piece))
+            continue
+        parts = _SUBSCRIPTED.split(piece)
+        out += [to_html(p) if j % 2 else html.escape(p) for j, p in enumerate(parts)]
+    return "".join(out)
 
 
 def _shade(w: float) -> str:
