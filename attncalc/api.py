@@ -17,7 +17,7 @@ from .check import Report, Tolerance, load_answers
 from .check import check as _grade
 from .derivation import Derivation
 from .errors import AttncalcError, ProblemError
-from .generate import Options, answer_key, answers_toml, problem_toml
+from .generate import Options, answer_key, answers_toml, default_dim, problem_toml
 from .generate import generate as _draw
 from .mechanisms import solve as _solve
 from .problem import Problem, load_problem, parse_problem, read_raw
@@ -182,7 +182,7 @@ def generate(
     kind: str = "attention",
     score: str | None = None,
     tokens: int = 3,
-    dim: int = 2,
+    dim: int | None = None,
     head: bool = False,
     mask: str | None = None,
     count: int = 1,
@@ -216,7 +216,7 @@ def generate(
         kind=kind,
         score=score,
         tokens=tokens,
-        dim=dim,
+        dim=dim if dim is not None else default_dim(kind),
         head=head,
         mask=mask,
         count=count,

@@ -209,7 +209,14 @@ def generate(
             help="Positions: keys, rows of X, logits, time steps (rnn, lstm, gru), source tokens, rows of A.",
         ),
     ] = 3,
-    dim: Annotated[int, typer.Option("--dim", help="Width of each vector (and of a cell's state).")] = 2,
+    dim: Annotated[
+        int | None,
+        typer.Option(
+            "--dim",
+            help="Width of each vector (and of a cell's state); default 2, 4 for transformer-layer.",
+            show_default=False,
+        ),
+    ] = None,
     head: Annotated[
         bool, typer.Option("--head", help="attention: an output head; rnn, lstm, gru: an output layer with targets.")
     ] = False,
@@ -292,14 +299,14 @@ def generate(
     from .api import homework_files, homework_names, write_homework
     from .errors import AttncalcError
     from .files import check_folder
-    from .generate import Options
+    from .generate import Options, default_dim
     from .generate import generate as make
 
     opts = Options(
         kind=kind,
         score=score,
         tokens=tokens,
-        dim=dim,
+        dim=dim if dim is not None else default_dim(kind),
         head=head,
         mask=mask,
         count=count,

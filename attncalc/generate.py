@@ -23,7 +23,7 @@ from .homework.options import Options, Result
 from .mechanisms import solve
 from .problem import parse_problem
 
-__all__ = ["Options", "Result", "answer_key", "answers_toml", "drawer", "generate", "problem_toml"]
+__all__ = ["Options", "Result", "answer_key", "answers_toml", "default_dim", "drawer", "generate", "problem_toml"]
 
 MAX_DRAWS_PER_VARIANT = 500
 
@@ -36,6 +36,11 @@ def drawer(kind: str) -> Drawer:
         raise ProblemError("generate", "--kind", f"unknown kind {kind!r}; choose {choose}")
     found: Drawer = kinds.entry(kind).load("drawer")
     return found
+
+
+def default_dim(kind: str) -> int:
+    """--dim when it is not given: the kind's own (a transformer layer needs 4), else 2."""
+    return drawer(kind).default_dim if kind in kinds.KINDS else 2
 
 
 def _check_options(o: Options) -> Drawer:

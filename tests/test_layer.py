@@ -299,5 +299,12 @@ def test_grouped_query_sublayer_is_kind_multi_heads_computation() -> None:
 def test_generate_refuses_a_layer_of_width_two(cli: Any, tmp_path: Path) -> None:
     """LayerNorm of two numbers a, b is ((a − b)/2)/|(a − b)/2| = ±1 each (eps aside): every output row
     would be [−1, 1]. --dim 2 is refused, naming --dim 4."""
-    result = cli("generate", "--kind", "transformer-layer", "--out", str(tmp_path / "hw"))
+    result = cli("generate", "--kind", "transformer-layer", "--dim", "2", "--out", str(tmp_path / "hw"))
     assert result.exit_code == 2 and "--dim 4" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_generate_draws_a_layer_of_width_four_by_default(cli: Any, tmp_path: Path) -> None:
+    result = cli("generate", "--kind", "transformer-layer", "--out", str(tmp_path / "hw"))
+    assert result.exit_code == 0, result.stderr
+    x = tomllib.loads((tmp_path / "hw" / "variant-01.toml").read_text())["given"]["X"]
+    assert len(x[0]) == 4

@@ -69,6 +69,7 @@ class Drawer:
     reject: Callable[[Options, dict[str, Any]], str | None] = lambda o, raw: None
     min_tokens: int = 2
     max_tokens: int = len(TOKENS)
+    default_dim: int = 2  # --dim when it is not given
 
     def __call__(self, o: Options, rng: random.Random, number: int) -> dict[str, Any]:
         return self.draw(o, rng, number)

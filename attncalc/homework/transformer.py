@@ -183,4 +183,12 @@ def _degeneracy_layer(o: Options, raw: dict[str, Any], d: Derivation) -> str | N
     return None
 
 
-LAYER = Drawer("Transformer layer homework", _check_layer, _draw_layer, _degeneracy_layer, _reject_layer, max_tokens=4)
+LAYER = Drawer(
+    "Transformer layer homework",
+    _check_layer,
+    _draw_layer,
+    _degeneracy_layer,
+    _reject_layer,
+    max_tokens=4,
+    default_dim=4,  # LayerNorm of two numbers is ±1
+)
