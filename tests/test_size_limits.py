@@ -81,3 +81,153 @@ def test_dots_in_strings_comments_and_numbers_are_not_a_key() -> None:
         ProblemError, match=r"deep.toml: is nested too deeply \(more than 20 levels of tables and lists\)$"
     ):
         _toml(".".join(["k"] * 21) + " = 1\n")  # 22 levels: the nesting check's own message
+
+
+# ------------------------------------------------------------------ the problem's size
+
+FILE = "test.toml"
+
+
+def _parse(raw: dict[str, Any]) -> Any:
+    from attncalc.problem import parse_problem
+
+    return parse_problem(raw, FILE)
+
+
+def _refused(raw: dict[str, Any]) -> str:
+    with pytest.raises(ProblemError) as exc:
+        _parse(raw)
+    text = str(exc.value)
+    assert text.startswith(f"{FILE}: ") and "\n" not in text
+    return text
+
+
+def _rows(n: int, width: int, value: int = 1) -> list[list[int]]:
+    return [[value] * width for _ in range(n)]
+
+
+def test_at_most_100000_numbers_in_a_problem() -> None:
+    """A softmax over 520,000 logits took 21 s in text (5,000,000 with --max-file-size 16M, past 30 s)."""
+    assert _parse({"kind": "softmax", "given": {"logits": [0] * 100_000}}).given["logits"].shape == (100_000,)
+    assert _refused({"kind": "softmax", "given": {"logits": [0] * 100_001}}) == (
+        f"{FILE}: given.logits: 100,001 entries: a problem gives at most 100,000 numbers in its vectors and matrices"
+    )
+    # every key counts: X's 200 × 300 and W_Q's 300 × 150 are 60,000 + 45,000
+    raw = {"kind": "self-attention", "given": {"X": _rows(200, 300), "W_Q": _rows(300, 150)}}
+    assert _refused(raw) == (
+        f"{FILE}: given.W_Q: 45,000 entries (105,000 with the vectors and matrices before it): "
+        "a problem gives at most 100,000 numbers in its vectors and matrices"
+    )
+
+
+def test_a_layer_counts_its_rows_once() -> None:
+    """A transformer layer's sublayers read X again: it counts once. X 250 × 60 (15,000), four 60 × 60
+    projections (14,400) and a feed-forward network of d_ff 500 (60,000) make 89,400; X counted three
+    times would be 119,400."""
+    raw = {
+        "kind": "transformer-layer",
+        "given": {"X": _rows(250, 60), "heads": 1},
+        "self_attention": {k: _rows(60, 60) for k in ("W_Q", "W_K", "W_V", "W_O")},
+        "ffn": {"W_1": _rows(60, 500), "W_2": _rows(500, 60)},
+    }
+    assert _parse(raw).layer.W_1.shape == (60, 500)
+
+
+LSTM_WEIGHTS = {k: [[0.5, 0.5]] for k in ("W_f", "W_i", "W_c", "W_o")}
+
+
+def test_at_most_256_time_steps() -> None:
+    """A 1-d LSTM over 1,000 steps (6.5 KB) took 21-30 s in text."""
+    assert _parse({"kind": "lstm", "given": {"x": _rows(256, 1), **LSTM_WEIGHTS}}).recurrent.steps == 256
+    assert _refused({"kind": "lstm", "given": {"x": _rows(257, 1), **LSTM_WEIGHTS}}) == (
+        f"{FILE}: given.x: 257 rows, one per time step: a sequence has at most 256 steps"
+    )
+    gates = [{"f": [0.5], "i": [0.5], "c_tilde": [0.5], "o": [0.5]}] * 257
+    assert _refused({"kind": "lstm", "given": {"h0": [0], "gates": gates}}) == (
+        f"{FILE}: given.gates: 257 tables, one per time step: a sequence has at most 256 steps"
+    )
+
+
+def _seq2seq(source: int, target: int) -> dict[str, Any]:
+    w = _rows(1, 2)
+    return {
+        "kind": "seq2seq",
+        "encoder": {"cell": "rnn", "x": _rows(source, 1), "W": w},
+        "decoder": {"cell": "rnn", "attention": "none", "inputs": _rows(target, 1), "W": w},
+    }
+
+
+def test_a_seq2seq_encoder_has_at_most_256_steps_and_its_decoder_64() -> None:
+    p = _parse(_seq2seq(256, 64)).seq2seq
+    assert (p.x.shape[0], p.steps) == (256, 64)
+    assert (
+        _refused(_seq2seq(257, 1))
+        == f"{FILE}: encoder.x: 257 rows, one per time step: a sequence has at most 256 steps"
+    )
+    assert _refused(_seq2seq(1, 65)) == (
+        f"{FILE}: decoder.inputs: 65 rows, one per time step: a decoder takes at most 64 steps"
+    )
+
+
+def test_similarity_compares_at_most_10000_pairs_of_250000_entries() -> None:
+    """3,000 rows of 2-d vectors (34 KB) took 40 s and 3 GB; 300 × 300 ones, euclidean, 30 s and 2.6 GB."""
+    assert _parse({"kind": "similarity", "given": {"A": _rows(100, 1)}}).given["A"].shape == (100, 1)
+    assert _refused({"kind": "similarity", "measure": "euclidean", "given": {"A": _rows(101, 1)}}) == (
+        f"{FILE}: given.A: A's 101 rows compared with themselves make 10,201 pairs: at most 10,000 pairs are compared"
+    )
+    # 50 × 100 pairs of 50 entries: 250,000
+    assert _parse({"kind": "similarity", "given": {"A": _rows(50, 50), "B": _rows(100, 50)}}).given["B"].shape == (
+        100,
+        50,
+    )
+    assert _refused({"kind": "similarity", "given": {"A": _rows(50, 50), "B": _rows(101, 50)}}) == (
+        f"{FILE}: given.B: A's 50 rows times B's 101 make 5,050 pairs of 50 entries each, 252,500 in all: "
+        "at most 250,000 (pairs × width) are compared"
+    )
+
+
+def _self_attention(n: int) -> dict[str, Any]:
+    return {"kind": "self-attention", "given": {"X": _rows(n, 1), "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}}
+
+
+def _multi_head(n: int, heads: int, **more: Any) -> dict[str, Any]:
+    w = _rows(1, heads)
+    return {"kind": "multi-head", "given": {"X": _rows(n, 1), "heads": heads, "W_Q": w, "W_K": w, "W_V": w, **more}}
+
+
+def test_an_attention_computes_at_most_65536_scores_in_32_heads() -> None:
+    """Self-attention over 692 rows of width 1 took 9 s in text, over 1,000 rows 27 s and 1.5 GB as
+    JSON; 2,000 heads over 2 tokens 38 s in text."""
+    assert _parse(_self_attention(256)).given["X"].shape == (256, 1)
+    assert _refused(_self_attention(257)) == (
+        f"{FILE}: given.X: 257 rows make 257 × 257 = 66,049 scores: at most 65,536 (256 × 256) are computed"
+    )
+    assert _parse(_multi_head(128, 4)).multihead.heads == 4  # 4 × 128 × 128
+    cache = {"K": [[1] * 4], "V": [[1] * 4]}
+    raw = _multi_head(128, 4) | {"cache": cache}  # 128 queries × 129 keys
+    assert (
+        _refused(raw)
+        == f"{FILE}: given.X: 128 queries × 129 keys × 4 heads make 66,048 scores: at most 65,536 are computed"
+    )
+    raw = _multi_head(1, 1, memory=_rows(65_537, 1))
+    assert (
+        _refused(raw)
+        == f"{FILE}: given.memory: 1 query × 65,537 keys × 1 head make 65,537 scores: at most 65,536 are computed"
+    )
+    assert _parse(_multi_head(2, 32)).multihead.heads == 32
+    assert (
+        _refused(_multi_head(2, 33)) == f"{FILE}: given.heads: 33 heads: at most 32 are computed (each is written out)"
+    )
+
+
+def test_a_positional_encoding_is_at_most_1024_wide() -> None:
+    """Width 20,000 over 4 positions ran past 30 s inside one sympy step; RoPE with d_k 100,000 too."""
+    raw = {"kind": "positional-encoding", "given": {"positions": 4, "d_model": 1024}}
+    assert _parse(raw).posenc.d == 1024
+    raw["given"]["d_model"] = 1026
+    assert _refused(raw) == f"{FILE}: given.d_model: is 1,026: a positional encoding is at most 1,024 wide"
+    raw = {"kind": "positional-encoding", "type": "rope", "given": {"positions": 2, "d_k": 1026}}
+    assert _refused(raw) == f"{FILE}: given.d_k: is 1,026: a positional encoding is at most 1,024 wide"
+    raw = {"kind": "positional-encoding", "type": "rope", "given": {"positions": 2, "k": _rows(2, 1026)}}
+    assert _refused(raw) == f"{FILE}: given.k: has rows of width 1,026: a positional encoding is at most 1,024 wide"
+
