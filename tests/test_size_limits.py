@@ -231,3 +231,19 @@ def test_a_positional_encoding_is_at_most_1024_wide() -> None:
     raw = {"kind": "positional-encoding", "type": "rope", "given": {"positions": 2, "k": _rows(2, 1026)}}
     assert _refused(raw) == f"{FILE}: given.k: has rows of width 1,026: a positional encoding is at most 1,024 wide"
 
+
+def test_the_exact_bound_counts_a_positional_encodings_angles() -> None:
+    """Only the inputs were counted (here the 4 positions), so the angles' exact forms were unbounded:
+    4 positions of width 4,000 took 7 s in sympy. 4 positions and 4 · 198/2 = 396 angles are 400."""
+    from attncalc.mechanisms import solve
+
+    raw = {"kind": "positional-encoding", "given": {"positions": 4, "d_model": 198}}
+    d = solve(_parse(raw))
+    assert all(s.exact is not None for s in d.steps) and not any("Exact forms" in n for n in d.notes)
+    raw["given"]["d_model"] = 200  # 4 + 4 · 100 = 404
+    d = solve(_parse(raw))
+    assert all(s.exact is None for s in d.steps)
+    assert (
+        "Exact forms skipped: the problem has 404 input entries and angles (more than 400); "
+        "all values are computed numerically."
+    ) in d.notes
