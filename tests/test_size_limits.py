@@ -247,3 +247,38 @@ def test_the_exact_bound_counts_a_positional_encodings_angles() -> None:
         "Exact forms skipped: the problem has 404 input entries and angles (more than 400); "
         "all values are computed numerically."
     ) in d.notes
+
+
+# ------------------------------------------------------------------ what the limits admit, and say
+
+
+def test_the_benchmarks_problems_are_admitted(tmp_path: Path) -> None:
+    """The limits admit benchmarks/bench_cli.py's problems: a 256-token self-attention, a 64-token,
+    d_model 64, 8-head self-attention and a 64-token, 8-head, d_ff 256 encoder layer (53,248 numbers)."""
+    import importlib.util
+
+    from attncalc.problem import load_problem
+
+    from .helpers import ROOT
+
+    spec = importlib.util.spec_from_file_location("bench_cli", ROOT / "benchmarks" / "bench_cli.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    sizes = {}
+    for make in (bench.big_problem, bench.multi_head_problem, bench.layer_problem):
+        p = load_problem(make(tmp_path))
+        sizes[p.kind] = p.given["X"].shape
+    assert sizes == {"self-attention": (256, 16), "multi-head": (64, 64), "transformer-layer": (64, 64)}
+
+
+def test_the_limits_table_states_each_limit() -> None:
+    from attncalc.parse import limits
+
+    from .helpers import ROOT
+
+    text = (ROOT / "docs" / "interface.md").read_text(encoding="utf-8")
+    section = text[text.index("## Limits") :]
+    section = section[: section.index("\n## ", 1)]
+    for name in [n for n in dir(limits) if n.startswith("MAX_")]:
+        assert f"{getattr(limits, name):,}" in section, name
