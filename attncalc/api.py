@@ -17,7 +17,7 @@ from .check import Report, Tolerance, load_answers
 from .check import check as _grade
 from .derivation import Derivation
 from .errors import AttncalcError, ProblemError
-from .generate import Options, answer_key, answers_toml, default_dim, problem_toml
+from .generate import Options, answer_key, answers_toml, check_options, default_dim, problem_toml
 from .generate import generate as _draw
 from .mechanisms import solve as _solve
 from .problem import Problem, load_problem, parse_problem, read_raw
@@ -236,6 +236,7 @@ def generate(
         positions=positions,
         cross=cross,
     )
+    check_options(opts)  # count first: the folder's check lists count names
     if out is not None:  # what stands in the way is named before any variant is drawn
         from .files import check_folder
 

@@ -299,7 +299,7 @@ def generate(
     from .api import homework_files, homework_names, write_homework
     from .errors import AttncalcError
     from .files import check_folder
-    from .generate import Options, default_dim
+    from .generate import Options, check_options, default_dim
     from .generate import generate as make
 
     opts = Options(
@@ -329,6 +329,7 @@ def generate(
     )
     folder = Path(out)
     try:
+        check_options(opts)  # --count first: the folder's check lists --count names
         check_folder(folder, homework_names(count, format.value), force)  # before any variant is drawn
         result = make(opts)
         files = homework_files(result.problems, result.derivations, format.value, seed)

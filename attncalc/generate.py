@@ -23,7 +23,17 @@ from .homework.options import Options, Result
 from .mechanisms import solve
 from .problem import parse_problem
 
-__all__ = ["Options", "Result", "answer_key", "answers_toml", "default_dim", "drawer", "generate", "problem_toml"]
+__all__ = [
+    "Options",
+    "Result",
+    "answer_key",
+    "answers_toml",
+    "check_options",
+    "default_dim",
+    "drawer",
+    "generate",
+    "problem_toml",
+]
 
 MAX_DRAWS_PER_VARIANT = 500
 
@@ -43,7 +53,11 @@ def default_dim(kind: str) -> int:
     return drawer(kind).default_dim if kind in kinds.KINDS else 2
 
 
-def _check_options(o: Options) -> Drawer:
+def check_options(o: Options) -> Drawer:
+    """The kind's drawer, once every option is in range (bad input naming the option otherwise).
+
+    Cheap: callers run it before anything else (the output folder's check lists ``o.count`` names).
+    """
     where = "generate"
     draw = drawer(o.kind)
     draw.check(o)
@@ -71,7 +85,7 @@ def degeneracy(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
 
 def generate(o: Options) -> Result:
     """Draw ``o.count`` distinct, non-degenerate variants from one seeded generator."""
-    draw = _check_options(o)
+    draw = check_options(o)
     rng = random.Random(o.seed)
     out = Result()
     seen: set[str] = set()

@@ -39,6 +39,8 @@ def test_every_corpus_file_is_used() -> None:
 def test_the_corpus_keeps_the_promise(worker: Worker, case: dict[str, Any]) -> None:
     names = case.get("files") or [a for a in case["args"] if (CORPUS / a).is_file()]
     files = {n: (CORPUS / n).read_text(encoding="utf-8") for n in names} | case.get("write", {})
+    for name, made in case.get("repeat", {}).items():  # a file too large to keep: head, piece × times, tail
+        files[name] = made["head"] + made["piece"] * made["times"] + made["tail"]
     request = {
         "files": files,
         "dirs": case.get("dirs", []),

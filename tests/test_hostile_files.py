@@ -69,9 +69,10 @@ def test_a_fifo_is_not_waited_on(tmp_path: Path) -> None:
 
 
 def test_a_large_file_is_refused_unless_the_limit_is_raised(tmp_path: Path) -> None:
-    """A 50 MB problem file took up to 4 GB and two minutes before a traceback; 2M shows the limit."""
+    """A 50 MB problem file took up to 4 GB and two minutes before a traceback; 2M shows the limit.
+    (100,000 logits written long: the numbers in a problem have a limit of their own.)"""
     big = tmp_path / "big.json"
-    big.write_text('{"kind": "softmax", "given": {"logits": [' + "1, " * 700_000 + "2]}}")
+    big.write_text('{"kind": "softmax", "given": {"logits": [' + "1.00000000000000000000, " * 99_999 + "2]}}")
     assert big.stat().st_size > 2 * 2**20
     err = one_line_refusal(run_cli("solve", str(big)), str(big))
     assert "larger than the 1M limit" in err and "--max-file-size" in err

@@ -20,8 +20,8 @@ NORM_KEYS = ("gamma", "beta")
 class _Sublayer(_Reader):
     """Multi-head's reader, its messages naming this layer's keys: given.W_Q is self_attention.W_Q."""
 
-    def __init__(self, file: str, table: str) -> None:
-        super().__init__(file)
+    def __init__(self, r: _Reader, table: str) -> None:
+        super().__init__(r.file, r.entries)  # X, read again here, counts once
         self.where = table
 
     def fail(self, key: str, message: str) -> Any:
@@ -45,7 +45,7 @@ def _attention(r: _Reader, raw: dict[str, Any], common: dict[str, Any], which: s
     elif causal and "mask" not in t:
         sub["mask"] = "causal"
     mh_common = {**common, "memory_tokens": common.get("memory_tokens") if which == "cross_attention" else None}
-    mh = parse_multihead(_Sublayer(r.file, which), {"given": sub}, mh_common).multihead
+    mh = parse_multihead(_Sublayer(r, which), {"given": sub}, mh_common).multihead
     assert mh is not None
     d_model = mh.X.shape[1]
     if mh.W["W_O"].shape[1] != d_model:

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..numbers import to_float
+from .limits import MAX_ENCODING_WIDTH, MAX_HEADS, MAX_SCORES
 from .reader import _check_tokens, _Reader, _require, _shape
 from .types import Given, MultiHead, PosEnc, Problem
 
@@ -52,6 +53,8 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     if memory is not None and memory.shape[1] != d_model:
         raise r.fail("given.memory", f"has rows of width {memory.shape[1]} but X has width {d_model}")
     heads = _int(r, _require(r, t, "heads", "the number of heads h"), "given.heads")
+    if heads > MAX_HEADS:
+        raise r.fail("given.heads", f"{heads:,} heads: at most {MAX_HEADS} are computed (each is written out)")
     kv_heads = _int(r, t.get("kv_heads", heads), "given.kv_heads")
     if heads % kv_heads:
         raise r.fail("given.kv_heads", f"{kv_heads} does not divide heads = {heads}")
@@ -111,6 +114,13 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     t_cached = 0 if cache_K is None else cache_K.shape[0]
     source = memory if memory is not None else X
     m = source.shape[0] + t_cached
+    if heads * n * m > MAX_SCORES:
+        raise r.fail(
+            "given.X" if memory is None else "given.memory",
+            f"{n:,} quer{'y' if n == 1 else 'ies'} × {m:,} key{'s' if m != 1 else ''} × {heads:,} "
+            f"head{'s' if heads != 1 else ''} make {heads * n * m:,} scores: "
+            f"at most {MAX_SCORES:,} are computed",
+        )
     tokens = common["tokens"] or tuple(f"x{i + 1}" for i in range(n))
     if memory is not None:
         mt = common.get("memory_tokens")
@@ -265,6 +275,12 @@ def parse_positional(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) ->
                 raise r.fail(
                     f"given.{name}", f"is {_shape(g)}, but there are {len(positions)} positions: {len(positions)}×{d}"
                 )
+    if d > MAX_ENCODING_WIDTH:
+        if kind_type == "sinusoidal" or (q is None and k is None):
+            key, what = ("given.d_model" if kind_type == "sinusoidal" else "given.d_k"), f"is {d:,}"
+        else:
+            key, what = ("given.q" if q is not None else "given.k"), f"has rows of width {d:,}"
+        raise r.fail(key, f"{what}: a positional encoding is at most {MAX_ENCODING_WIDTH:,} wide")
     if d % 2:
         raise r.fail(
             "given.d_model" if kind_type == "sinusoidal" else "given.d_k", f"{d} is odd: the encoding pairs columns"

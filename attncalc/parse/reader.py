@@ -16,6 +16,7 @@ from ..errors import NumberSyntaxError, ProblemError, shorten
 from ..numbers import Node, parse_number, to_float
 from ..schema.validate import suggest
 from .formats import parse_text
+from .limits import MAX_DECODER_STEPS, MAX_ENTRIES, MAX_STEPS
 from .types import Given
 
 _suggest = suggest
@@ -24,8 +25,21 @@ _suggest = suggest
 class _Reader:
     """Validates one raw table; knows the file name for every message."""
 
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, entries: dict[tuple[int, str], tuple[Any, int]] | None = None) -> None:
         self.file = file
+        # the vectors and matrices read so far, each once (a layer's sublayers read X again):
+        # (id of the raw list, key) -> (the list, kept so that its id stays its own; its entries)
+        self.entries: dict[tuple[int, str], tuple[Any, int]] = {} if entries is None else entries
+
+    def count(self, raw: Any, key: str, n: int) -> None:
+        """Count the n entries of a vector or matrix about to be read, before its numbers are parsed."""
+        self.entries.setdefault((id(raw), key), (raw, n))
+        total = sum(n for _, n in self.entries.values())
+        if total > MAX_ENTRIES:
+            more = f" ({total:,} with the vectors and matrices before it)" if total != n else ""
+            raise self.fail(
+                key, f"{n:,} entries{more}: a problem gives at most {MAX_ENTRIES:,} numbers in its vectors and matrices"
+            )
 
     def fail(self, key: str, message: str) -> ProblemError:
         return ProblemError(self.file, key, message)
@@ -76,6 +90,7 @@ class _Reader:
             raise self.fail(key, "the vector is empty")
         if any(isinstance(x, list) for x in raw):
             raise self.fail(key, "expected a vector (a list of numbers), got a matrix (a list of rows)")
+        self.count(raw, key, len(raw))
         nodes = np.empty(len(raw), dtype=object)
         for i, x in enumerate(raw):
             nodes[i] = self.number_at(x, key, f"entry {i + 1}")
@@ -97,6 +112,7 @@ class _Reader:
         for i, w in enumerate(widths, 1):
             if w != widths[0]:
                 raise self.fail(key, f"ragged rows: row 1 has {widths[0]} entries but row {i} has {w}")
+        self.count(raw, key, len(raw) * widths[0])
         nodes = np.empty((len(raw), widths[0]), dtype=object)
         for i, row in enumerate(raw):
             for j, x in enumerate(row):
@@ -211,6 +227,16 @@ def _vector_or_rows(r: _Reader, raw: Any, key: str) -> Given:
         v = r.vector(raw, key)
         return Given(v.name, v.nodes.reshape(1, -1), v.floats.reshape(1, -1))
     return r.matrix(raw, key)
+
+
+def _check_steps(r: _Reader, n: int, key: str, what: str) -> None:
+    """At most MAX_STEPS time steps (a seq2seq decoder's: MAX_DECODER_STEPS), ``what`` saying how
+    the key gives them ("rows", "tables")."""
+    decoder = key.startswith("decoder.")
+    most = MAX_DECODER_STEPS if decoder else MAX_STEPS
+    if n > most:
+        whose = "a decoder takes" if decoder else "a sequence has"
+        raise r.fail(key, f"{n:,} {what}, one per time step: {whose} at most {most} steps")
 
 
 def _need_shape(r: _Reader, g: Given, key: str, want: tuple[int, ...], why: str) -> None:

@@ -15,7 +15,7 @@ from ..schema.recurrent import CELL_TABLE
 from ..schema.recurrent import RECURRENT_GIVEN as _GIVEN_TABLE
 from ..schema.validate import names
 from .output import output_layer, training
-from .reader import _check_tokens, _flat, _need_shape, _Reader, _slice, _vector_or_rows, _zeros
+from .reader import _check_steps, _check_tokens, _flat, _need_shape, _Reader, _slice, _vector_or_rows, _zeros
 from .types import GATES, Cell, Given, Problem, Recurrent
 
 CELLS = decl.CELLS
@@ -244,6 +244,7 @@ def stated_gates(
         raise r.fail(f"{where}.gates", f"expected a list of tables, one per step: [[{where}.gates]] with gate values")
     if raw and kind == "rnn":
         raise r.fail(f"{where}.gates", "an rnn cell has no gates to state")
+    _check_steps(r, len(raw), f"{where}.gates", "tables")
     out: list[dict[str, Given]] = []
     for k, table in enumerate(raw, 1):
         w = f"{where}.gates[{k}]"
@@ -283,6 +284,8 @@ def recurrent(r: _Reader, kind: str, given_raw: Any, cell_raw: Any, training_raw
     ct = r.table(cell_raw, "cell", names(CELL_TABLE))
     opts = cell_options(r, ct, "cell", kind)
     x = _vector_or_rows(r, t["x"], "given.x") if "x" in t else None
+    if x is not None:
+        _check_steps(r, x.shape[0], "given.x", "rows")
     d_x = x.shape[1] if x is not None else None
     h0 = r.vector(t["h0"], "given.h0") if "h0" in t else None
     stated, d_h = stated_gates(r, t.get("gates"), "given", kind, h0.shape[0] if h0 is not None else None)

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .limits import MAX_SCORES
 from .reader import _check_tokens, _Reader, _require, _shape
 from .types import Given, Problem, Settings
 
@@ -13,6 +14,11 @@ from .types import Given, Problem, Settings
 def read(r: _Reader, t: dict[str, Any], settings: Settings) -> tuple[dict[str, Given], np.ndarray | None, str | None]:
     X = r.matrix(_require(r, t, "X", "the input rows x_i"), "given.X")
     n, d = X.shape
+    if n * n > MAX_SCORES:
+        raise r.fail(
+            "given.X",
+            f"{n:,} rows make {n:,} × {n:,} = {n * n:,} scores: at most {MAX_SCORES:,} (256 × 256) are computed",
+        )
     g = {"X": X}
     row = settings.convention != "column"
     widths: dict[str, int] = {}

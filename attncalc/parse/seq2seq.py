@@ -15,7 +15,7 @@ from ..schema.recurrent import DECODER as DECL_DECODER
 from ..schema.recurrent import ENCODER as DECL_ENCODER
 from ..schema.validate import names
 from .output import output_layer, training
-from .reader import _check_tokens, _need_shape, _vector_or_rows, _zeros
+from .reader import _check_steps, _check_tokens, _need_shape, _vector_or_rows, _zeros
 from .recurrent import GATE_KEYS, LAYOUT_KEYS, STATED_GATE, cell_options, read_cell, stated_gates
 from .types import GATES, Cell, Problem, Seq2Seq
 
@@ -60,6 +60,7 @@ def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
     if "x" not in e:
         raise r.fail("encoder.x", "missing: the source embeddings x_1..x_n, one row per token")
     x = _vector_or_rows(r, e["x"], "encoder.x")
+    _check_steps(r, x.shape[0], "encoder.x", "rows")
     bidir = e.get("bidirectional", False)
     if not isinstance(bidir, bool):
         raise r.fail("encoder.bidirectional", "expected true or false")
@@ -125,6 +126,8 @@ def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
             "decoder.inputs", "missing: the decoder's input embeddings y_0..y_{T-1} (teacher forcing), one row per step"
         )
     inputs = _vector_or_rows(r, d["inputs"], "decoder.inputs") if "inputs" in d else None
+    if inputs is not None:
+        _check_steps(r, inputs.shape[0], "decoder.inputs", "rows")
     d_y = inputs.shape[1] if inputs is not None else 0
     dec_h0 = r.vector(d["h0"], "decoder.h0") if "h0" in d else None
     # The decoder cell's input: Bahdanau [y; c]; Luong y, or [y; h̃] with input feeding; none y.
