@@ -94,7 +94,8 @@ class _Builder:
         self.dec = d.decimals
         self.out = out
         self.reveal = reveal
-        self._result_at: int | None = None  # where the step's value block went (reveal's last stage)
+        self._result_at: int | None = None
+        self._tl: timeline.Timeline | None = None  # where the step's value block went (reveal's last stage)
 
     def add(self, block: Block) -> None:
         self.out.append(block)
@@ -195,7 +196,7 @@ class _Builder:
         cell step in summary, nothing: the gate table shows it). Consecutive lines share one block."""
         prefix = timeline.block_of(s.id)
         if prefix != brief:
-            self.add(Heading(timeline.block_heading(self.d, prefix or ""), 3))
+            self.add(Heading(timeline.block_heading(self._timeline(), prefix or ""), 3))
         if self.plan[s.id] == "line":
             line = (timeline.step_line(s, self._inline_value(s), self.dec), s.id)  # the writers parenthesise it
             last = self.out[-1] if self.out else None
@@ -204,6 +205,12 @@ class _Builder:
             else:
                 self.add(MathLines((line,)))
         return prefix
+
+    def _timeline(self) -> timeline.Timeline:
+        """The derivation's timeline, built once (building it walks every step)."""
+        if self._tl is None:
+            self._tl = timeline.Timeline(self.d)
+        return self._tl
 
     def _gate_table(self, tl: timeline.Timeline, step_id: str) -> None:
         block = tl.table_after[step_id]

@@ -100,7 +100,8 @@ class TextRenderer:
                     brief = None
                 prefix = timeline.block_of(step.id)
                 if prefix != brief:
-                    out += [Text(""), Text(timeline.block_heading(d, prefix or ""), style="bold")]
+                    assert tl is not None  # a derivation written in brief has time steps
+                    out += [Text(""), Text(timeline.block_heading(tl, prefix or ""), style="bold")]
                     brief = prefix
                 if self.plan[step.id] == "line":
                     line = Text("  " + timeline.step_line(step, self._inline(step), self.dec))

@@ -259,9 +259,8 @@ def detail_plan(d: Derivation, detail: str) -> dict[str, str]:
     return plan
 
 
-def block_heading(d: Derivation, prefix: str) -> str:
+def block_heading(tl: Timeline, prefix: str) -> str:
     """The heading of a time step written in brief: "Time step 2 (cat)", "Encoder step 2 →", "Decoder step 1"."""
-    tl = Timeline(d)
     b = Block(prefix, _block_title(prefix))
     side = _side(b)
     where = {"encoder": "Encoder step", "decoder": "Decoder step"}.get(side, "Time step")
