@@ -103,10 +103,10 @@ class TextRenderer:
                     assert tl is not None  # a derivation written in brief has time steps
                     out += [Text(""), Text(timeline.block_heading(tl, prefix or ""), style="bold")]
                     brief = prefix
-                if self.plan[step.id] == "line":
-                    line = Text("  " + timeline.step_line(step, self._inline(step), self.dec))
-                    line.append(f"   [{step.id}]", style="dim")
-                    out.append(line)
+                if self.plan[step.id] == "line":  # a long line wraps indented, its id kept whole
+                    out.append(
+                        Hanging(f"  {timeline.step_line(step, self._inline(step), self.dec)}   [{step.id}]", hang=4)
+                    )
                 if tl is not None and step.id in tl.table_after:
                     out += [Text(""), self._gate_table(tl, tl.table_after[step.id])]
                 continue
