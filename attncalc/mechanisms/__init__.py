@@ -62,6 +62,10 @@ def solve(
             primary = mech.run(problem, chain)
         except ExactStopped:  # the numeric pass from the step where exact forms stopped
             primary = _with_exact(mech.run(problem, Chain("float", decimals)), chain.computed)
+        except OverflowError:  # Python's own float power (not numpy's inf): bad input, one line
+            raise ProblemError(
+                problem.path, "", "the numbers overflow floating point (a value beyond ±1.8e308); use smaller inputs"
+            ) from None
     notes.extend(chain.notes)
     shown_steps = primary
     if carry:

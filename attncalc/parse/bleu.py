@@ -13,6 +13,9 @@ from .types import Bleu, Given, Problem
 if TYPE_CHECKING:
     from .reader import _Reader
 
+MAX_REFERENCES = 100  # references of one sentence (the paper has 3 or 4)
+MAX_SENTENCE = 1_000  # tokens in the candidate or in one reference
+
 
 def _tokens(r: _Reader, raw: Any, key: str) -> tuple[str, ...]:
     """A list of tokens, or one string split at spaces."""
@@ -35,7 +38,17 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         raise r.fail("given.references", f"expected a non-empty list of token lists, got {_describe(refs_raw)}")
     if all(not isinstance(x, (list, str)) for x in refs_raw):
         raise r.fail("given.references", 'expected a list of token lists; write one reference as [[...]] or ["..."]')
+    if len(refs_raw) > MAX_REFERENCES:
+        raise r.fail(
+            "given.references", f"{len(refs_raw)} references: at most {MAX_REFERENCES} (a sentence BLEU by hand)"
+        )
     references = tuple(_tokens(r, ref, f"given.references, reference {i}") for i, ref in enumerate(refs_raw, 1))
+    for key, toks in (
+        ("given.candidate", candidate),
+        *((f"given.references, reference {i}", x) for i, x in enumerate(references, 1)),
+    ):
+        if len(toks) > MAX_SENTENCE:
+            raise r.fail(key, f"{len(toks)} tokens: at most {MAX_SENTENCE} in a sentence")
     weights_raw = t.get("weights")
     n_default = len(weights_raw) if isinstance(weights_raw, list) and weights_raw else 4
     max_n = t.get("max_n", n_default)

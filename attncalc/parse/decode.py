@@ -95,9 +95,11 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
             "given.beam_width", f"is {width}, but there are only {beams.floats.size} candidates ({_shape(beams)})"
         )
     alpha = r.number(t["length_penalty"], "given.length_penalty") if "length_penalty" in t else None
-    if alpha is not None and to_float(alpha) < 0:
-        raise r.fail("given.length_penalty", "α is at least 0 (0: no penalty)")
+    if alpha is not None and not 0 <= to_float(alpha) <= 10:  # Wu et al. use α in [0.6, 1]
+        raise r.fail("given.length_penalty", "α is at least 0 (0: no penalty) and at most 10")
     length = _int(r, t["length"], "given.length") if "length" in t else None
+    if length is not None and not 1 <= length <= 10_000:  # ((5 + L)/6)^α must stay a number
+        raise r.fail("given.length", "the hypothesis length is 1 to 10,000 tokens")
     if (alpha is None) != (length is None):
         key = "given.length" if alpha is not None else "given.length_penalty"
         raise r.fail(key, "the length penalty needs both length_penalty (α) and length (L)")

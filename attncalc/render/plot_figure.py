@@ -29,6 +29,7 @@ from .fmt import fmt
 WEIGHTS = ("weights", "head.t.weights", "decoder.t.weights", "self.head.t.weights")
 #: steps of the attention block: queries on rows, keys on columns
 _ATTENTION_PARTS = ("scores", "scaled_scores", "biased_scores", "masked_scores", "exponentials", "weights")
+MAX_SIDE = 64  # rows and columns of one panel
 _ATTENTION_KINDS = ("attention", "self-attention", "multi-head", "seq2seq", "transformer-layer")
 #: steps drawn on a fixed 0-to-1 colour scale (probabilities), so panels and figures compare
 _UNIT_PARTS = ("weights", "probabilities")
@@ -74,6 +75,13 @@ def figure_of(d: Derivation, step: str | None = None, option: str = "--step") ->
             raise ProblemError(
                 d.problem.path, option, f"step {s.id!r} has {np.ndim(s.value)} axes; plot a vector or a matrix"
             )
+        rows, cols = (1, np.size(s.value)) if np.ndim(s.value) == 1 else np.shape(s.value)
+        if rows > MAX_SIDE or cols > MAX_SIDE:  # a figure of every value, readable: not 256 × 256 cells
+            raise ProblemError(
+                d.problem.path,
+                option,
+                f"step {s.id!r} is {rows}×{cols}: a figure shows at most {MAX_SIDE}×{MAX_SIDE} cells",
+            )
     last = spec.rsplit(".", 1)[-1]
     attention = d.problem.kind in _ATTENTION_KINDS and last in _ATTENTION_PARTS
     if len(steps) > 1 and all(np.ndim(s.value) == 1 for s in steps) and len({np.size(s.value) for s in steps}) == 1:
@@ -89,7 +97,7 @@ def figure_of(d: Derivation, step: str | None = None, option: str = "--step") ->
             vmin, vmax = vmin - 0.5, vmax + 0.5
     else:
         vmin, vmax = 0.0, 1.0
-    return Figure(d.problem.title, f"{_what(steps)}  [{spec}]", panels, vmin, vmax)
+    return Figure(_short(d.problem.title, 120), f"{_what(steps)}  [{spec}]", panels, vmin, vmax)
 
 
 def _select(d: Derivation, step: str | None, option: str) -> list[Step]:
@@ -190,7 +198,13 @@ def _shown(s: Step) -> np.ndarray:
 
 
 def _labels(given: tuple[str, ...] | None, n: int) -> tuple[str, ...]:
-    return tuple(given) if given is not None and len(given) == n else tuple(str(k + 1) for k in range(n))
+    labels = tuple(given) if given is not None and len(given) == n else tuple(str(k + 1) for k in range(n))
+    return tuple(_short(x) for x in labels)
+
+
+def _short(text: str, limit: int = 24) -> str:
+    """A label or title a figure can hold: a 50,000-character token made an image of gigabytes."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _masked(d: Derivation, s: Step, values: np.ndarray) -> np.ndarray:
