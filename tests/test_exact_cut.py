@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from attncalc.render.text import EXACT_WIDTH, cut_exact, top_level_terms
+from attncalc.render.text_parts import EXACT_WIDTH, cut_exact, top_level_terms
 
 from .helpers import PROBLEMS
 
