@@ -51,3 +51,16 @@ def test_a_long_label_is_shortened_in_a_figure() -> None:
     )
     labels = figure_of(d).panels[0].cols
     assert all(len(label) <= 24 for label in labels) and labels[0].endswith("…")
+
+
+def test_a_decode_softmax_of_many_logits_is_computed_numerically() -> None:
+    """400 logits mixing e, π, ln 2, √2 and sevenths took 8 s inside one exact step: a softmax writes V
+    exponentials into each of V probabilities, so V² terms count against the 400-entry bound."""
+    from attncalc import solve
+
+    names = ["e", "pi", "ln(2)", "sqrt(2)"]
+    logits = [f"{names[i % 4]}+{i}/7" for i in range(400)]
+    d = solve({"kind": "decode", "strategy": "greedy", "given": {"logits": logits}})
+    assert any("Exact forms skipped" in n and "softmax terms" in n for n in d.notes)
+    small = solve({"kind": "decode", "strategy": "greedy", "given": {"logits": logits[:5]}})
+    assert not any("Exact forms skipped" in n for n in small.notes)  # 25 terms: exact

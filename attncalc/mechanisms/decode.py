@@ -25,6 +25,18 @@ from ..render.fmt import fmt
 from .common import softmax_inline
 
 
+def exact_entries(p: Problem) -> tuple[int, str]:
+    """What the exact bound counts: a softmax of V logits writes V exponentials into each of its V
+    probabilities (400 logits mixing e, π and fractions took 8 s inside one step); V² terms."""
+    d = p.decode
+    assert d is not None
+    given = sum(np.size(i.value) for i in inputs(p))
+    if d.logits is None:
+        return given, "input entries"
+    v = int(np.size(d.logits.floats))
+    return max(given, v * v), "softmax terms (logits × logits)"
+
+
 def inputs(p: Problem) -> list[Input]:
     d = p.decode
     assert d is not None
