@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -302,3 +303,21 @@ def entry(symbol: str, index: str) -> str:
 def tex_entry(symbol: str, index: str) -> str:
     """The same in LaTeX: p_i, or p_{1,i}."""
     return _TIMED.sub(rf"_{{\1,{index}}}", symbol) if _TIMED.search(symbol) else f"{symbol}_{index}"
+
+
+def temperature_step(chain: Chain, z: np.ndarray, T: Any, T_float: float, labels: Any, explain: str) -> Map:
+    """The logits divided by the temperature (softmax and decode): z_i / T, as step ``scaled_logits``."""
+    return Map(
+        id="scaled_logits",
+        title="Logits divided by the temperature",
+        formula=f"z_i / T, T = {T_float:g}",
+        latex=rf"z_i / T,\ T = {T_float:g}",
+        symbol="z/T",
+        value=chain.finish("scaled_logits", z / T),
+        rows=labels,
+        fn="divide",
+        arg=z,
+        param=np.asarray(T),
+        param_text=f"{T_float:g}",
+        explain=explain,
+    )

@@ -22,7 +22,7 @@ from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..problem import Problem
 from ..render.fmt import fmt
-from .common import softmax_inline
+from .common import softmax_inline, temperature_step
 
 
 def exact_entries(p: Problem) -> tuple[int, str]:
@@ -71,25 +71,17 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         if T_node is not None and node_float(T_node) != 1.0:
             T_float = node_float(T_node)
             T = chain.const(lambda: to_exact(T_node), T_float)
-            z_t = chain.finish("scaled_logits", z / T)
-            steps.append(
-                Map(
-                    id="scaled_logits",
-                    title="Logits divided by the temperature",
-                    formula=f"z_i / T, T = {T_float:g}",
-                    latex=rf"z_i / T,\ T = {T_float:g}",
-                    symbol="z/T",
-                    value=z_t,
-                    rows=labels,
-                    fn="divide",
-                    arg=z,
-                    param=np.asarray(T),
-                    param_text=f"{T_float:g}",
-                    explain="A temperature above 1 flattens the distribution (more varied picks); below 1 "
-                    "sharpens it towards greedy decoding.",
-                )
+            scaled = temperature_step(
+                chain,
+                z,
+                T,
+                T_float,
+                labels,
+                "A temperature above 1 flattens the distribution (more varied picks); below 1 "
+                "sharpens it towards greedy decoding.",
             )
-            z = z_t
+            steps.append(scaled)
+            z = np.asarray(scaled.value)
         soft = softmax_inline(chain, z, "probabilities", "Probabilities", "z", "p", p.settings.shift_max, labels)
         steps.append(soft)
         probs = np.asarray(soft.value)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..arith import Chain, is_exact, to_float
-from ..derivation import Gradient, Input, Loss, Map, Product, Step
+from ..derivation import Gradient, Input, Loss, Product, Step
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..problem import Problem
-from .common import SoftmaxNames, simplify_log, softmax_steps
+from .common import SoftmaxNames, simplify_log, softmax_steps, temperature_step
 from .output import logits_step, update
 
 
@@ -49,24 +49,11 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     T = chain.const(lambda: to_exact(T_node), T_float) if T_node is not None else 1
     arg = "z"
     if T_node is not None and T_float != 1.0:
-        scaled = chain.finish("scaled_logits", z / T)
-        steps.append(
-            Map(
-                id="scaled_logits",
-                title="Logits divided by the temperature",
-                formula=f"z_i / T, T = {T_float:g}",
-                latex=rf"z_i / T,\ T = {T_float:g}",
-                symbol="z/T",
-                value=scaled,
-                rows=labels,
-                fn="divide",
-                arg=z,
-                param=np.asarray(T),
-                param_text=f"{T_float:g}",
-                explain="A temperature above 1 flattens the distribution; below 1 sharpens it.",
-            )
+        scaled = temperature_step(
+            chain, z, T, T_float, labels, "A temperature above 1 flattens the distribution; below 1 sharpens it."
         )
-        z = scaled
+        steps.append(scaled)
+        z = np.asarray(scaled.value)
         arg = "z'"
     names = SoftmaxNames(arg=arg, out="p", out_id="probabilities", out_title="Probabilities")
     soft, probs = softmax_steps(chain, z, names, p.settings.shift_max, labels, None)
