@@ -20,29 +20,12 @@ from .errors import AttncalcError, ProblemError
 from .generate import Options, answer_key, answers_toml, check_options, default_dim, problem_toml
 from .generate import generate as _draw
 from .mechanisms import solve as _solve
+from .parse.top import TOP_KEYS
 from .problem import Problem, load_problem, parse_problem, read_raw
 
-#: keyword arguments of solve() that are top-level keys of a problem file
-TOP_LEVEL = ("kind", "score", "measure", "title", "description", "tokens", "type", "memory_tokens", "strategy")
-#: keyword arguments of solve() that are tables of a problem file (each takes a dict)
-TABLES = (
-    "given",
-    "settings",
-    "head",
-    "cell",
-    "training",
-    "encoder",
-    "decoder",
-    "answers",
-    "cache",
-    "grading",
-    "self_attention",
-    "cross_attention",
-    "ffn",
-    "norm1",
-    "norm2",
-    "norm3",
-)
+#: keyword arguments of solve() that are top-level keys or tables of a problem file (every other
+#: keyword goes under [given]): the kinds' declared top-level keys, as the parser knows them
+TOP_LEVEL = tuple(k for k in TOP_KEYS if k != "given")
 
 ProblemLike = str | Path | Mapping[str, Any] | Problem
 
@@ -62,7 +45,7 @@ def _from_keywords(keys: dict[str, Any]) -> dict[str, Any]:
     raw: dict[str, Any] = {}
     given: dict[str, Any] = dict(keys.pop("given", None) or {})
     for name, value in keys.items():
-        if name in TOP_LEVEL or name in TABLES:
+        if name in TOP_LEVEL:
             raw[name] = value
         else:
             given[name] = value
