@@ -17,6 +17,10 @@ _SUBSCRIPTED = re.compile(
 _STEP_ID = re.compile(r"(\[[\w.]+\])")
 
 
+# table headers that are words, not symbols (set upright, not as maths)
+PLAIN_HEADERS = ("i", "token", "step", "value", "entry", "p", "#", "compute")
+
+
 class Writer:
     """Base: dispatch on block type."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .blocks import Exact, Heading, MathLines, Matrix, Para, Table
 from .exact import exact_latex
 from .typeset import to_tex
-from .write_base import Writer
+from .write_base import PLAIN_HEADERS, Writer
 
 
 def _md_html(s: str) -> str:
@@ -39,9 +39,6 @@ def _tex(plain: str) -> str:
 
 def _exact_tex(expr: object) -> str:
     return _md_math(exact_latex(expr))
-
-
-PLAIN_HEADERS = ("i", "token", "step", "value", "entry", "p", "#", "compute")
 
 
 class MarkdownWriter(Writer):
