@@ -184,8 +184,10 @@ def generate(
     kv_heads: int | None = None,
     positions: str | None = None,
     cross: bool = False,
+    strategy: str | None = None,
     out: str | Path | None = None,
     format: str = "markdown",
+    detail: str = "first",
     force: bool = False,
 ) -> list[Variant]:
     """Draw seeded homework variants, as ``attncalc generate`` does with the same options.
@@ -193,7 +195,8 @@ def generate(
     Returns the variants; each ``key`` is the answers file's content as a dict (the true values at
     ``decimals``, as strings) and grades as all correct with ``attncalc.check(v.problem, v.key)``.
     Nothing is written unless ``out`` names a folder: then the command's files are written there
-    (problem files, answer keys, sheets in ``format``), never over existing files without ``force``.
+    (problem files, answer keys, sheets in ``format``, the solutions at ``detail``: full | first |
+    summary), never over existing files without ``force``.
     """
     opts = Options(
         kind=kind,
@@ -218,6 +221,7 @@ def generate(
         kv_heads=kv_heads,
         positions=positions,
         cross=cross,
+        strategy=strategy,
     )
     check_options(opts)  # count first: the folder's check lists count names
     if out is not None:  # what stands in the way is named before any variant is drawn
@@ -229,7 +233,8 @@ def generate(
     for raw, d in zip(result.problems, result.derivations, strict=True):
         variants.append(Variant(raw, d, answer_key(d)))
     if out is not None:
-        write_homework(Path(out), homework_files(result.problems, result.derivations, format, seed), force)
+        files = homework_files(result.problems, result.derivations, format, seed, detail)
+        write_homework(Path(out), files, force)
     return variants
 
 
@@ -287,10 +292,10 @@ def homework_names(count: int, fmt: str) -> list[str]:
 
 
 def homework_files(
-    problems: list[dict[str, Any]], derivations: list[Derivation], fmt: str, seed: int
+    problems: list[dict[str, Any]], derivations: list[Derivation], fmt: str, seed: int, detail: str = "first"
 ) -> dict[str, str | bytes]:
     """The files of a homework set by name (:func:`homework_names`): variants, answer keys, and the
-    three sheets in fmt."""
+    three sheets in fmt (the solutions at ``detail``)."""
     from .generate import drawer
 
     names = iter(homework_names(len(problems), fmt))
@@ -300,7 +305,7 @@ def homework_files(
         name, key = next(names), next(names)
         files[name] = problem_toml(raw, seed)
         files[key] = answers_toml(d, f"../{name}")
-    files.update(_sheets(derivations, "markdown" if fmt in ("moodle", "qti") else fmt, seed, subject))
+    files.update(_sheets(derivations, "markdown" if fmt in ("moodle", "qti") else fmt, seed, subject, detail))
     if fmt == "moodle":
         from .render.moodle import moodle_xml
 
@@ -316,7 +321,7 @@ SHEETS = (("question", "questions"), ("answers", "answers"), ("solution", "solut
 SHEET_EXTENSIONS = {"markdown": "md", "latex": "tex", "html": "html", "pdf": "pdf"}
 
 
-def _sheets(derivations: list[Derivation], fmt: str, seed: int, subject: str) -> dict[str, str | bytes]:
+def _sheets(derivations: list[Derivation], fmt: str, seed: int, subject: str, detail: str) -> dict[str, str | bytes]:
     from .render.writers import render
 
     count = len(derivations)
@@ -327,9 +332,9 @@ def _sheets(derivations: list[Derivation], fmt: str, seed: int, subject: str) ->
         if fmt == "pdf":
             from .render.pdf import compile_pdf
 
-            out[f"{name}.pdf"] = compile_pdf(render(derivations, "latex", sheet, title=title))
+            out[f"{name}.pdf"] = compile_pdf(render(derivations, "latex", sheet, title=title, detail=detail))
         else:
-            out[f"{name}.{ext}"] = render(derivations, fmt, sheet, title=title)
+            out[f"{name}.{ext}"] = render(derivations, fmt, sheet, title=title, detail=detail)
     return out
 
 

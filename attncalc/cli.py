@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from . import cli_homework, cli_plot
-from .cli_base import MaxFileSize, app, write_output
+from .cli_base import Detail, MaxFileSize, app, write_output
 from .cli_base import fail as _fail
 from .cli_io import max_bytes as _max_bytes
 from .cli_io import pdf_name as _pdf_name
@@ -35,12 +35,6 @@ class SheetKind(StrEnum):
     solution = "solution"
     answers = "answers"
     question = "question"
-
-
-class Detail(StrEnum):
-    full = "full"
-    first = "first"
-    summary = "summary"
 
 
 class ListFormat(StrEnum):

@@ -8,6 +8,7 @@ Heavy modules (numpy, sympy, the renderers) are imported inside the commands, so
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated
 
 import typer
@@ -15,7 +16,7 @@ import typer
 from . import __version__
 from .cli_io import fail, utf8_output, write_output
 
-__all__ = ["MaxFileSize", "app", "fail", "write_output"]
+__all__ = ["Detail", "MaxFileSize", "app", "fail", "write_output"]
 
 app = typer.Typer(
     name="attncalc",
@@ -44,6 +45,14 @@ def _root(
     Start with `attncalc new attention > p.toml`, then `attncalc solve p.toml`.
     """
     utf8_output()
+
+
+class Detail(StrEnum):
+    """--detail of solve and generate: how much of a recurrent derivation's time steps is written out."""
+
+    full = "full"
+    first = "first"
+    summary = "summary"
 
 
 #: --max-file-size, taken by the commands that read problem and answers files

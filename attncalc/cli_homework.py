@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .cli_base import MaxFileSize, write_output
+from .cli_base import Detail, MaxFileSize, write_output
 from .cli_base import fail as _fail
 from .cli_io import max_bytes as _max_bytes
 from .cli_io import named_problem as _named_problem
@@ -213,7 +213,7 @@ def generate(
         int | None,
         typer.Option(
             "--dim",
-            help="Width of each vector (and of a cell's state); default 2, 4 for transformer-layer.",
+            help="Width of each vector (and of a cell's state); default 2, 4 for multi-head and transformer-layer.",
             show_default=False,
         ),
     ] = None,
@@ -293,6 +293,14 @@ def generate(
             help="Sheets' format (moodle: a quiz.xml, qti: a QTI 2.1 package qti.zip, each with Markdown sheets).",
         ),
     ] = GenFormat.markdown,
+    detail: Annotated[
+        Detail,
+        typer.Option(
+            "--detail",
+            help="Solutions of rnn, lstm, gru, seq2seq: every time step written out (full), the first in full "
+            "and the later ones a line per step with their gate tables (first), or the tables only (summary).",
+        ),
+    ] = Detail.first,
     force: Annotated[bool, typer.Option("--force", help="Overwrite files already in --out.")] = False,
 ) -> None:
     """Write seeded homework: one problem file per variant, answer keys, and question, answers and solution sheets."""
@@ -332,7 +340,7 @@ def generate(
         check_options(opts)  # --count first: the folder's check lists --count names
         check_folder(folder, homework_names(count, format.value), force)  # before any variant is drawn
         result = make(opts)
-        files = homework_files(result.problems, result.derivations, format.value, seed)
+        files = homework_files(result.problems, result.derivations, format.value, seed, detail.value)
         write_homework(folder, files, force)
     except AttncalcError as exc:
         _fail(str(exc))
