@@ -90,7 +90,15 @@ def _degeneracy_mh(o: Options, raw: dict[str, Any], d: Derivation) -> str | None
     return None
 
 
-MULTI_HEAD = Drawer("Multi-head attention homework", _check_mh, _draw_mh, _degeneracy_mh, _reject_mh, max_tokens=6)
+MULTI_HEAD = Drawer(
+    "Multi-head attention homework",
+    _check_mh,
+    _draw_mh,
+    _degeneracy_mh,
+    _reject_mh,
+    max_tokens=6,
+    default_dim=4,  # two heads of width 1 score by a product of two small integers: most draws tie or are 0
+)
 
 
 def _check_pe(o: Options) -> None:
