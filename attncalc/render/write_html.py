@@ -15,14 +15,15 @@ body { font-family: "DejaVu Serif", Georgia, serif; max-width: 52rem; margin: 2r
 h1 { font-size: 1.6rem; border-bottom: 2px solid #333; } h2 { font-size: 1.3rem; } h3 { font-size: 1.05rem; margin-bottom: .2rem; }
 p.explain { font-style: italic; color: #444; } p.note { border-left: 4px solid #c90; padding-left: .6rem; }
 p.result { font-weight: bold; font-size: 1.15rem; }
-ul.math { list-style: none; padding-left: 1rem; margin: .3rem 0; } ul.math li { margin: .1rem 0; }
+ul.math { list-style: none; padding-left: 1rem; margin: .3rem 0; }
+ul.math li { margin: .1rem 0; padding-left: 2em; text-indent: -2em; }  /* a wrapped line hangs (whole numbers: a question sheet has no decimals but the givens) */
 .m { font-family: "DejaVu Serif", "STIX Two Math", serif; } .r { color: #555; margin-left: .6rem; }
 table { border-collapse: collapse; margin: .5rem 0 .8rem 1rem; } caption { text-align: left; font-weight: bold; }
 th, td { padding: .15rem .6rem; text-align: right; } th { border-bottom: 1px solid #333; }
 td.label, th.label { text-align: left; font-weight: bold; }
 .bar { display: inline-block; height: .7rem; background: #2a5ac8; vertical-align: middle; }
 math { font-size: 1.05em; }
-.over { display: inline-block; position: relative; padding-top: .35em; }
+.over { display: inline-block; position: relative; padding-top: .35em; text-indent: 0; }
 .over::before { content: attr(data-a); position: absolute; left: 0; right: 0; top: -.2em; text-align: center;
   font-size: .95em; line-height: 1; font-style: normal; font-weight: bold; }
 details.reveal { margin: .2rem 0 .4rem 0; } details.reveal > summary { cursor: pointer; color: #2a5ac8; }
