@@ -82,7 +82,7 @@ def _tex_text_part(s: str) -> str:
 # 500 pt line of a letter page with 2 cm margins.
 PT_PER_CHAR = 5.1
 TEXT_PT = 500.0
-LINE_PT = 488.0  # what two things side by side may take together, with 12 pt between them
+LINE_PT = 494.0  # what two things side by side may take together (both estimates run 0-30 % over)
 BESIDE_MAX_LINES = 14
 BESIDE_MAX_ROWS = 8
 BOLD_PT_PER_CHAR = 5.8  # a step's bold heading, before its formula on the same line
