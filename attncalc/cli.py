@@ -267,19 +267,26 @@ def list_(
         }
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         return
-    lines = ["Kinds:"]
-    lines += [f"  {k:<16} {v}" for k, v in summaries.items()]
-    lines += ["", "Scores (kind attention; self-attention takes scaled-dot or dot):"]
-    lines += [f"  {k:<16} {v}" for k, v in catalog.SCORES.items()]
-    lines += ["", "Measures (kind similarity; measure = one name or a list):"]
-    lines += [f"  {k:<16} {v}" for k, v in catalog.MEASURES.items()]
+    import textwrap
+    from collections.abc import Iterable
+
+    def entries(items: Iterable[tuple[str, str]], column: int = 16) -> list[str]:
+        """One entry per name, its description wrapped at 80 columns under itself."""
+        out = []
+        for name, text in items:
+            head = f"  {name:<{column}} "
+            out.append(textwrap.fill(text, 80, initial_indent=head, subsequent_indent=" " * len(head)))
+        return out
+
+    lines = ["Kinds:", *entries(summaries.items())]
+    lines += ["", "Scores (kind attention; self-attention takes scaled-dot or dot):", *entries(catalog.SCORES.items())]
+    lines += ["", "Measures (kind similarity; measure = one name or a list):", *entries(catalog.MEASURES.items())]
     lines += ["", "Positions (kind multi-head: given.positions; positional-encoding: type):"]
-    lines += [f"  {k:<16} {v}" for k, v in catalog.POSITION_TYPES.items()]
+    lines += entries(catalog.POSITION_TYPES.items())
     lines += ["", "Masks (kind multi-head: given.mask, or a 0/1 matrix; given.key_padding):"]
-    lines += [f"  {k:<16} {v}" for k, v in catalog.MASKS.items()]
+    lines += entries(catalog.MASKS.items())
     for kind, ids in step_ids.items():
-        lines += ["", f"Step ids for {kind}, in order:"]
-        lines += [f"  {i:<20} {why}" for i, why in ids]
+        lines += ["", f"Step ids for {kind}, in order:", *entries(ids, 20)]
     sys.stdout.write("\n".join(lines) + "\n")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -135,6 +136,9 @@ def test_list_names_every_kind_score_and_step_id(cli: Any) -> None:
             assert step_id in out
     data = json.loads(cli("list", "--format", "json").stdout)
     assert data["step_ids"]["self-attention"][:3] == ["Q", "K", "V"]
+    # read in an 80-column terminal: long descriptions wrap under themselves
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert re.search(r"\n {19}\S", out)  # a continuation under the description column
 
 
 def test_yaml_and_json_problems_read_like_toml(cli: Any, tmp_path: Path) -> None:
