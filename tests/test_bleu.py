@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -127,6 +128,23 @@ def test_clipping_the_papers_example_two() -> None:
     d = solve_raw(bleu_raw("the the the the the the the", refs, max_n=1))
     assert d.step("precisions").exact[0] == sp.Rational(2, 7)
     assert "the: min(7,2)" in d.to_text(width=80)
+
+
+def test_a_clip_is_written_out_however_many_ngrams_there_are() -> None:
+    """Past ten distinct n-grams the written-out sum still shows each clipped one (counted less often
+    than it occurs), and sums the rest by kind so that the line still adds up to m_n."""
+    cand = "a cat sat on my mat by a door near an old red barn the the the the"  # "the" comes last
+    refs = ["the cat sat on the mat by the door", "a cat sat near a red barn"]
+    d = solve_raw(bleu_raw(cand, refs, max_n=1))
+    m1 = papineni(cand.split(), [r.split() for r in refs], 1)["clipped_counts"][0]
+    text = d.to_text(width=200)
+    line = next(x for x in text.splitlines() if x.strip().startswith("m_1 (1-grams) ="))
+    assert "the: min(4,3)" in line  # 4 in the candidate, 3 in reference 1: clipped
+    assert line.rstrip().endswith(f"= {m1}")
+    # the terms as written add up to m_1: min(k, a) of each shown term, and the summed rests
+    shown = sum(min(int(k), int(a)) for k, a in re.findall(r"min\((\d+),(\d+)\)", line))
+    rests = sum(int(x) for x in re.findall(r"more matched in full: (\d+)\)", line))
+    assert shown + rests == m1
 
 
 def test_zero_precision_gives_bleu_zero_and_says_why() -> None:

@@ -122,14 +122,12 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         for ref in refs:
             for g, k in ngrams(ref, n).items():
                 most[g] = max(most[g], k)
-        terms, total = [], 0
+        terms = []
         for g, k in mine.items():  # in the order the candidate first uses them
             allowed = k if chain.mistake == "bleu_no_clip" and most[g] else most[g]
-            total += min(k, allowed)
-            terms.append(f"{' '.join(g)}: min({k},{allowed})")
-        clipped_ints.append(total)
-        shown = terms if len(terms) <= TERMS else [*terms[: TERMS - 1], f"… ({len(terms) - TERMS + 1} more)"]
-        written.append(" + ".join(shown))
+            terms.append((" ".join(g), k, allowed))
+        clipped_ints.append(sum(min(k, allowed) for _, k, allowed in terms))
+        written.append(_clip_terms(terms))
     clipped = chain.finish("clipped_counts", _numbers(chain, clipped_ints))
     steps.append(
         Formula(
@@ -281,3 +279,27 @@ def _neg_inf(chain: Chain, like: np.ndarray) -> object:
 
         return sp.S.NegativeInfinity
     return -math.inf
+
+
+def _clip_terms(terms: list[tuple[str, int, int]]) -> str:
+    """Σ_g min(count, largest count in a reference) written out. Past TERMS n-grams the clipped ones
+    (counted less often than they occur: what clipping is about) are all shown, then those with no
+    match, then those matched in full, in the candidate's order; the rest are summed by kind."""
+    if len(terms) <= TERMS:
+        return " + ".join(f"{g}: min({k},{a})" for g, k, a in terms)
+    clipped = [i for i, (_, k, a) in enumerate(terms) if 0 < min(k, a) < k]
+    unmatched = [i for i, (_, k, a) in enumerate(terms) if min(k, a) == 0]
+    full = [i for i, (_, k, a) in enumerate(terms) if min(k, a) == k]
+    keep = set(clipped)
+    for i in unmatched + full:
+        if len(keep) >= TERMS - 1:
+            break
+        keep.add(i)
+    shown = [f"{g}: min({k},{a})" for i, (g, k, a) in enumerate(terms) if i in keep]
+    rest_full = [terms[i][1] for i in full if i not in keep]
+    rest_none = [i for i in unmatched if i not in keep]
+    if rest_full:
+        shown.append(f"({len(rest_full)} more matched in full: {sum(rest_full)})")
+    if rest_none:
+        shown.append(f"({len(rest_none)} more with no match: 0)")
+    return " + ".join(shown)
