@@ -158,9 +158,11 @@ def test_zero_precision_gives_bleu_zero_and_says_why() -> None:
 def test_brevity_penalty_uses_the_closest_length_ties_to_the_shorter() -> None:
     d = solve_raw(bleu_raw("a b c d e", ["a b c d", "a b c d e f"], max_n=1))  # 4 and 6 are both 1 from 5
     assert float(val(d, "brevity_penalty")) == 1.0  # r = 4 < c = 5: no penalty
+    assert "4 and 6 are as close, and the shorter is taken" in d.to_text(width=200)
     d = solve_raw(bleu_raw("a b c", ["a b c d", "a b c d e f"], max_n=1))
     assert d.step("brevity_penalty").exact == sp.exp(1 - sp.Rational(4, 3))
     assert float(val(d, "bleu")) == pytest.approx(math.exp(1 - 4 / 3), abs=1e-15)
+    assert "as close" not in d.to_text(width=200)  # 4 is closer to 3 than 6: no tie to explain
 
 
 def test_weights_and_max_n_keys() -> None:

@@ -172,9 +172,10 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             np.asarray(chain.const(lambda: _exp_ratio(r, c), math.exp(1 - r / c)), dtype=_dtype(chain)),
         )
         bp_text = f"exp(1 − {r}/{c})"
+    tie = sorted({n for n in lengths if abs(n - c) == abs(r - c)})
     closest = f"c = {c} tokens; r = {r}, " + (
-        f"the reference length closest to c (the lengths are {', '.join(map(str, lengths))}; of two as close, "
-        "the shorter)"
+        f"the reference length closest to c (the lengths are {', '.join(map(str, lengths))}"
+        + (f"; {tie[0]} and {tie[1]} are as close, and the shorter is taken)" if len(tie) > 1 else ")")
         if len(refs) > 1
         else "the reference's length"
     )
