@@ -73,6 +73,11 @@ def text_view(derivations: list[Any], to_terminal: bool, width: int | None, deta
     from .render.text import TextRenderer
 
     console = terminal_console(width=width) if width else terminal_console()
+    if not console.is_terminal:  # piped or redirected: plain text at the console's width, no padding
+        from .render.exports import text_view as plain
+
+        sys.stdout.write(plain(derivations, console.width, detail))
+        return ""
     for k, d in enumerate(derivations):
         if len(derivations) > 1:
             console.print(Rule(f"Problem {k + 1}"))

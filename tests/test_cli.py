@@ -203,3 +203,14 @@ def test_no_arguments_still_show_the_help() -> None:
 
     result = run_cli()
     assert "Usage:" in result.stdout + result.stderr and "solve" in result.stdout + result.stderr
+
+
+def test_the_text_view_has_no_trailing_spaces_when_piped_or_written(cli: Any, tmp_path: Path) -> None:
+    """Piped (not a terminal) or written with -o, the text view is plain lines with nothing padded
+    to the width: a diff of two runs shows only what changed."""
+    for args in (["--width", "80"], ["-o", str(tmp_path / "view.txt")]):
+        result = cli("solve", str(PROBLEMS / "bleu-papineni.toml"), *args)
+        assert result.exit_code == 0, result.stderr
+        text = result.stdout if args[0] == "--width" else (tmp_path / "view.txt").read_text(encoding="utf-8")
+        assert "BLEU of Candidate 1" in text and "╭" in text
+        assert [line for line in text.splitlines() if line != line.rstrip()] == []

@@ -30,7 +30,8 @@ def text_view(derivations: list[Derivation], width: int, detail: str = "first") 
             if len(derivations) > 1:
                 console.print(Rule(f"Problem {k + 1}"))
             TextRenderer(d, detail).print(console)
-        return console.export_text()
+        # rich pads each line to the width: a file or a diff wants no trailing spaces
+        return "".join(line.rstrip() + "\n" for line in console.export_text().splitlines())
 
 
 @register("derivation", "text")
