@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import attncalc
@@ -209,3 +210,46 @@ def test_the_api_generates_decoding_homework_with_a_strategy() -> None:
     """attncalc.generate takes the decode strategy, as the command does."""
     (v,) = attncalc.generate(kind="decode", strategy="beam", seed=1)
     assert v.problem["strategy"] == "beam" and "beams" in v.problem["given"]
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
+@pytest.mark.parametrize("name", ["long-sentence.toml", "layer-decoder.toml", "mh-rope.toml"])
+def test_an_html_sheet_fits_a_narrow_window(cli: Any, tmp_path: Path, name: str) -> None:
+    """In a 700 px window the page does not scroll sideways: a wide exact form scrolls on its own
+    line (the page's scrollWidth, measured by Chromium, is not above the window's width)."""
+    page = tmp_path / "sheet.html"
+    assert cli("solve", str(PROBLEMS / name), "-f", "html", "-o", str(page)).exit_code == 0
+    probe = '<pre id="w"></pre><script>document.getElementById("w").textContent = '
+    probe += 'document.documentElement.scrollWidth + " " + window.innerWidth;</script></body>'
+    page.write_text(page.read_text(encoding="utf-8").replace("</body>", probe), encoding="utf-8")
+    args = ["--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'profile'}"]
+    args += ["--window-size=700,1000", "--virtual-time-budget=2000", "--dump-dom", page.as_uri()]
+    dom = subprocess.run([str(CHROMIUM), *args], capture_output=True, text=True, timeout=120, check=False).stdout
+    scroll, inner = map(int, re.search(r'<pre id="w">(\d+) (\d+)</pre>', dom).groups())  # type: ignore[union-attr]
+    assert scroll <= inner
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "latex", "html"])
+def test_an_exact_form_too_long_to_read_is_named_not_typeset(cli: Any, fmt: str) -> None:
+    """layer-decoder's exact LayerNorm mean runs to hundreds of characters: every sheet names its
+    length (as the text view does) instead of setting it as a hairline; JSON keeps it whole."""
+    d = attncalc.solve(PROBLEMS / "layer-decoder.toml")
+    from attncalc.render.exact import exact_text
+
+    longest = max(
+        (
+            len(exact_text(e))
+            for s in d.steps
+            if s.exact is not None
+            for e in np.ravel(np.asarray(s.exact, dtype=object))
+        ),
+        default=0,
+    )
+    assert longest > 600
+    sheet = cli("solve", str(PROBLEMS / "layer-decoder.toml"), "-f", fmt).stdout
+    assert f"a form of {longest} characters, too long to typeset" in sheet
+    short = cli("solve", str(PROBLEMS / "bahdanau-additive.toml"), "-f", fmt).stdout
+    assert "too long to typeset" not in short and "exact" in short

@@ -50,7 +50,8 @@ class Table:
 
 @dataclass(frozen=True)
 class Exact:
-    """Exact forms: (labels joined by =, sympy expression)."""
+    """Exact forms: (labels joined by =, sympy expression, or a str saying why the form is not
+    shown: one too long to read on a page)."""
 
     items: tuple[tuple[str, Any], ...]
     more: int = 0

@@ -320,7 +320,10 @@ class _Builder:
         name = (lambda idx: self._label(s, idx)[0]) if self.d.problem.kind == "similarity" else None
         groups, more = exact_groups(s.exact, s.symbol, self.dec, name)
         if groups:
-            items = [(" = ".join(labels[:3]) + (" = …" if len(labels) > 3 else ""), expr) for labels, expr in groups]
+            items = [
+                (" = ".join(labels[:3]) + (" = …" if len(labels) > 3 else ""), _readable(expr))
+                for labels, expr in groups
+            ]
             self.add(Exact(tuple(items), more))
 
     def _attention_table(self) -> None:
@@ -486,3 +489,17 @@ class _Builder:
 
 
 STEP_METHODS = {cls: getattr(_Builder, f"_step_{cls.__name__}", None) for cls in STEP_TYPES}
+
+
+SHEET_EXACT_CHARS = 600  # an exact form longer than this (printed as text) is named, not typeset
+
+
+def _readable(expr: Any) -> Any:
+    """The form itself, or, past SHEET_EXACT_CHARS, what it is: typeset it would fill several lines
+    or shrink to a hairline (the text view cuts such forms too; JSON keeps them whole)."""
+    from .exact import exact_text
+
+    form = exact_text(expr)
+    if len(form) <= SHEET_EXACT_CHARS:
+        return expr
+    return f"a form of {len(form)} characters, too long to typeset (attncalc solve -f json gives it whole)"

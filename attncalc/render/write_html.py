@@ -17,6 +17,7 @@ p.explain { font-style: italic; color: #444; } p.note { border-left: 4px solid #
 p.result { font-weight: bold; font-size: 1.15rem; }
 ul.math { list-style: none; padding-left: 1rem; margin: .3rem 0; }
 ul.math li { margin: .1rem 0; padding-left: 2em; text-indent: -2em; }  /* a wrapped line hangs (whole numbers: a question sheet has no decimals but the givens) */
+ul.math li.exact { overflow-x: auto; overflow-y: hidden; }  /* a wide exact form scrolls, not the page */
 .m { font-family: "DejaVu Serif", "STIX Two Math", serif; } .r { color: #555; margin-left: .6rem; }
 table { border-collapse: collapse; margin: .5rem 0 .8rem 1rem; } caption { text-align: left; font-weight: bold; }
 th, td { padding: .15rem .6rem; text-align: right; } th { border-bottom: 1px solid #333; }
@@ -29,7 +30,7 @@ math { font-size: 1.05em; }
 details.reveal { margin: .2rem 0 .4rem 0; } details.reveal > summary { cursor: pointer; color: #2a5ac8; }
 details.reveal details.reveal { margin-left: 1rem; }
 @media print { details.reveal > summary { display: none; } details::details-content { content-visibility: visible; display: contents; } }
-@media print { body { margin: 0; max-width: none; } h3 { break-after: avoid; } table, ul.math { break-inside: avoid; }
+@media print { ul.math li.exact { overflow: visible; } body { margin: 0; max-width: none; } h3 { break-after: avoid; } table, ul.math { break-inside: avoid; }
   .bar, td { print-color-adjust: exact; -webkit-print-color-adjust: exact; } }
 """
 
@@ -126,9 +127,12 @@ class HtmlWriter(Writer):
     def _block_Exact(self, b: Exact) -> None:
         self.out.append('<ul class="math">')
         for labels, expr in b.items:
+            if isinstance(expr, str):
+                self.out.append(f'<li>exact: <span class="m">{to_html(labels)}</span>: {html.escape(expr)}</li>')
+                continue
             mm = exact_mathml(expr)
-            self.out.append(
-                f'<li>exact: <span class="m">{to_html(labels)}</span> = '
+            self.out.append(  # a wide form scrolls on its own line, not the page
+                f'<li class="exact">exact: <span class="m">{to_html(labels)}</span> = '
                 f'<math xmlns="http://www.w3.org/1998/Math/MathML">{mm}</math></li>'
             )
         if b.more:

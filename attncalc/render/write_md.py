@@ -101,7 +101,10 @@ class MarkdownWriter(Writer):
 
     def _block_Exact(self, b: Exact) -> None:
         for labels, expr in b.items:
-            self.out.append(f"- exact: ${_tex(labels)} = {_exact_tex(expr)}$")
+            if isinstance(expr, str):
+                self.out.append(f"- exact: ${_tex(labels)}$: {_md_escape(expr)}")
+            else:
+                self.out.append(f"- exact: ${_tex(labels)} = {_exact_tex(expr)}$")
         if b.more:
             self.out.append(f"- … and {b.more} more exact forms")
         self.out.append("")

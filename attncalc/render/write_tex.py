@@ -364,7 +364,9 @@ class LatexWriter(Writer):
         """Each exact form on its line; one wider than the line (a softmax over twenty positions)
         is scaled down to fit rather than run off the page."""
         lines = [
-            "".join(_fit([f"exact: $\\displaystyle {to_tex(labels)} = {exact_latex(expr)}$"]))
+            f"exact: ${to_tex(labels)}$: {_tex_safe(expr)}"
+            if isinstance(expr, str)
+            else "".join(_fit([f"exact: $\\displaystyle {to_tex(labels)} = {exact_latex(expr)}$"]))
             for labels, expr in b.items
         ]
         if b.more:
