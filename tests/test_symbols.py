@@ -62,6 +62,16 @@ def test_names_joined_by_an_underscore(plain: str, tex: str) -> None:
     assert to_tex(plain) == tex
 
 
+def test_a_special_token_is_one_word_in_maths() -> None:
+    """<eos> and <s> in a formula are tokens set as text, not "<" and ">" as relations around eos
+    (the PDF showed "ŷ =< eos >"); a real comparison keeps its relation."""
+    from attncalc.render.typeset import to_tex
+
+    assert to_tex("ŷ = <eos>") == r"\hat{y} =\ \text{<eos>}"
+    assert to_tex("p(<s>)") == r"p(\text{<s>})"
+    assert to_tex("a < b") == "a < b"
+
+
 def test_arrows_and_accents_sit_over_their_letter() -> None:
     """A bidirectional encoder's h→ and h← are h with an arrow over it (not "h →"), in LaTeX and HTML;
     a tilde stays on its letter in HTML."""

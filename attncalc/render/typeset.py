@@ -17,6 +17,7 @@ _TOKEN = re.compile(
     r"(?P<sci>\d+(?:\.\d+)?e[+-]?\d+)"
     r"|(?P<num>\d+(?:\.\d+)?)"
     r"|(?P<idx>\[\d+,\d+\])"
+    r"|(?P<tag><[A-Za-z/][\w/]*>)"  # a special token such as <eos> or <s>: a word, not two relations
     r"|(?P<word>[A-Za-z]+)"
     r"|(?P<sub>_(?:[A-Za-z0-9]+(?:,[0-9A-Za-z]+)?))"
     r"|(?P<space>\s+)"
@@ -180,6 +181,8 @@ def to_tex(plain: str) -> str:
             piece = rf"{mant}\times 10^{{{int(exp)}}}"
         elif kind == "num":
             piece = text
+        elif kind == "tag":
+            piece = rf"\text{{{tex_text(text)}}}"
         elif kind == "idx":
             piece = "_{" + text[1:-1] + "}"
         elif kind == "word":
