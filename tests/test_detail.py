@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
+import attncalc
 from attncalc import solve
+from attncalc.errors import ProblemError
 
 from .helpers import PROBLEMS
 
@@ -84,3 +86,19 @@ def test_json_is_complete_at_any_level(cli: Any) -> None:
 def test_kinds_without_time_steps_are_unchanged(cli: Any) -> None:
     name = "decoder-dot.toml"
     assert _text(cli, name, "--detail", "summary") == _text(cli, name, "--detail", "full") == _text(cli, name)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: solve(PROBLEMS / "decoder-dot.toml").to_text(detail="fulll"),
+        lambda: solve(PROBLEMS / "lstm-doc-seq2seq.toml").to_markdown(detail="all"),
+        lambda: attncalc.generate(kind="seq2seq", detail="fulll"),
+    ],
+    ids=["to_text", "to_markdown", "generate"],
+)
+def test_an_unknown_level_from_python_names_detail(call: Any) -> None:
+    """From Python a misspelt level is a ProblemError naming detail and the levels (it was a bare
+    ValueError, or silently accepted by generate until it wrote the sheets)."""
+    with pytest.raises(ProblemError, match=r"detail: unknown level .*full, first, summary"):
+        call()

@@ -231,6 +231,14 @@ def block_of(step_id: str) -> str | None:
     return ".".join(parts[: digits[0] + 1]) + "." if digits else None
 
 
+def check_detail(detail: str) -> None:
+    """An unknown level is bad input from the Python API (the command's option is a choice)."""
+    if detail not in DETAILS:
+        from ..errors import ProblemError
+
+        raise ProblemError("attncalc", "detail", f"unknown level {detail!r}; choose {', '.join(DETAILS)}")
+
+
 def detail_plan(d: Derivation, detail: str) -> dict[str, str]:
     """How each step is shown at a level of detail, for the steps not shown in full: "line" (one
     written-out line: its formula and its value) or "table" (only through its time step's gate table).
@@ -240,8 +248,7 @@ def detail_plan(d: Derivation, detail: str) -> dict[str, str]:
     its gate table and gives its other steps (attention, output) a line each; ``full`` writes out
     everything. Steps outside time steps (the projected keys, the training update) are always full.
     """
-    if detail not in DETAILS:
-        raise ValueError(detail)
+    check_detail(detail)
     if detail == "full" or not applies(d):
         return {}
     plan: dict[str, str] = {}
