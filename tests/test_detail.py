@@ -9,6 +9,7 @@ import json
 import re
 from typing import Any
 
+import numpy as np
 import pytest
 
 import attncalc
@@ -102,3 +103,15 @@ def test_an_unknown_level_from_python_names_detail(call: Any) -> None:
     ValueError, or silently accepted by generate until it wrote the sheets)."""
     with pytest.raises(ProblemError, match=r"detail: unknown level .*full, first, summary"):
         call()
+
+
+def test_summary_keeps_a_line_for_steps_no_gate_table_shows(cli: Any) -> None:
+    """A bidirectional encoder's joined state has no gate table: at summary it keeps its line under
+    its heading (the heading stood alone), and a brief line does not repeat its symbol."""
+    text = _text(cli, "seq2seq-bahdanau.toml", "--detail", "summary")
+    d = solve(PROBLEMS / "seq2seq-bahdanau.toml", exact=False)
+    joined = [float(x) for x in np.ravel(d.step("encoder.1.state").shown)]
+    line = next(x for x in text.splitlines() if "[encoder.1.state]" in x)
+    assert ", ".join(f"{v:.3f}".rstrip("0").rstrip(".") for v in joined) in line
+    first = _text(cli, "seq2seq-bahdanau.toml")
+    assert "W_q s_0 = W_q s_0" not in first and "W_q s_1 = [" in first

@@ -263,6 +263,9 @@ def detail_plan(d: Derivation, detail: str) -> dict[str, str]:
             continue
         cell = rest in CELL_STEPS or (rest.endswith("_pre") and rest != "attentional_pre")
         plan[s.id] = "table" if detail == "summary" and cell else "line"
+    if detail == "summary":  # a time step without a gate table (a bidirectional encoder's joined state) keeps its lines
+        tabled = {block_of(sid) for sid in Timeline(d).table_after}
+        plan = {sid: "line" if how == "table" and block_of(sid) not in tabled else how for sid, how in plan.items()}
     return plan
 
 
@@ -290,4 +293,6 @@ def step_line(s: Step, value: str, decimals: int) -> str:
             return f"{entry_label(s.symbol, (0,))} = {written} = {fmt(shown[0], decimals)}, …"
     if "=" in s.formula or s.formula == s.symbol:
         return f"{s.formula} = {value}"
+    if s.formula.split("  (")[0].split(" (")[0].strip() == s.symbol:  # "W_q s_0 (one number per row of W_q)"
+        return f"{s.symbol} = {value}"
     return f"{s.symbol} = {s.formula} = {value}"
