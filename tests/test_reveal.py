@@ -51,9 +51,14 @@ def test_every_step_keeps_its_working_and_value_in_details(cli: Any, tmp_path: P
     assert page.count('<details class="reveal"><summary>Show the working</summary>') == 9
     # a step whose value is a vector or matrix shows it last; a sum's one line ends in its value
     assert page.count('<details class="reveal"><summary>Show the value</summary>') >= 6
-    # the working comes before the value, which sits inside it
+    # the working (the substitution, its result held back) comes before the value, which sits inside
+    # it and gives the lines with their results, then the vector
     working = page.index("Show the working")
-    assert working < page.index("1·1 + 1·0 = 1") < page.index("Show the value") < page.index("[1, 2, 2]")
+    value = page.index("Show the value")
+    assert working < page.index("1·1 + 1·0 = ?") < value < page.index("1·1 + 1·0 = 1") < page.index("[1, 2, 2]")
+    # an exponential's line is held back too, and a sum's (exp_sum had no value stage)
+    assert page.index("exp(2) = ?") < page.index("exp(2) = 7.389")
+    assert page.count("Show the value") == 9
 
 
 @needs_chromium
@@ -81,9 +86,9 @@ def test_chromium_shows_each_stage_after_a_click(cli: Any, tmp_path: Path) -> No
     before, working, value = seen
     assert "Step 1. Alignment scores" in before and "Show the working" in before  # the formula is shown
     assert "1·1 + 1·0 = 1" not in before and "e = [1, 2, 2]" not in before
-    assert "1·1 + 1·0 = 1" in working and "1·0 + 1·2 = 2" in working  # the written-out dot products
-    assert "e = [1, 2, 2]" not in working
-    assert "e = [1, 2, 2]" in value  # and then the value
+    assert "1·1 + 1·0 = ?" in working and "1·0 + 1·2 = ?" in working  # the written-out dot products
+    assert "1·1 + 1·0 = 1" not in working and "e = [1, 2, 2]" not in working  # their results held back
+    assert "1·1 + 1·0 = 1" in value and "e = [1, 2, 2]" in value  # and then the results and the value
     assert "exp(1) = 2.718" not in value  # step 2 stays closed
 
 
@@ -140,12 +145,17 @@ def test_step_ids_in_headings_are_written_as_ids(cli: Any) -> None:
 
 def test_a_revealed_seq2seq_keeps_its_answers_closed(cli: Any) -> None:
     """The overview tables (states, predictions, losses) and the final prediction are answers: inside
-    <details>; and every step is written in stages (no one-line summaries with values)."""
+    <details>; a time step written in brief (--detail first, the default) keeps its lines and gate
+    table closed under its heading; --detail full writes every step in stages."""
     page = cli("solve", str(PROBLEMS / "seq2seq-luong.toml"), "-f", "html", "--reveal").stdout
     assert "Show the overview" in page and "Show the result" in page
     head = page.partition("Show the overview")[0]
     assert "Predictions" not in head
-    assert "Decoder step 2" not in page  # no brief time steps: each step has its own stages
+    brief = page.partition("Decoder step 2 (")[2]
+    closed = brief.index("Show this time step&#x27;s lines and values")
+    assert closed < brief.index("decoder.2.weights") and closed < brief.index("Gates at dec 2")
+    full = cli("solve", str(PROBLEMS / "seq2seq-luong.toml"), "-f", "html", "--reveal", "--detail", "full").stdout
+    assert "Decoder step 2 (" not in full and full.count("Show the working") > page.count("Show the working")
 
 
 def test_reveal_applies_to_the_solution_sheet_only(cli: Any) -> None:
