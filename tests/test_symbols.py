@@ -99,3 +99,13 @@ def test_a_two_part_subscript_with_a_letter_stays_together() -> None:
     assert to_tex("p_1,i = exp(z_1,i)") == r"p_{1,i} = \exp(z_{1,i})"
     assert to_html("p_1,i") == "<i>p</i><sub>1,i</sub>"
     assert to_tex("f(x_1, y)") == "f(x_{1}, y)"  # a comma and a space end the subscript
+
+
+def test_running_text_in_latex_keeps_options_and_minus_signs() -> None:
+    """"--carry" is two hyphens, not an en dash; a negative number in a table cell or a note has a
+    minus sign, as in the maths; a range "1–2" is an en dash and "1-grams" a hyphen."""
+    from attncalc.render.write_tex import _tex_safe
+
+    assert _tex_safe("solve --carry") == "solve -{}-carry"
+    assert _tex_safe("-0.762 and [−0.259, 0.135]") == "$-$0.762 and [$-$0.259, 0.135]"
+    assert _tex_safe("rows 1–2, 1-grams, top-k") == "rows 1--2, 1-grams, top-k"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 
 from .blocks import Block, Details, Exact, Heading, MathLines, Matrix, Para, Table
@@ -45,7 +46,8 @@ def _tex_safe(s: str) -> str:
 
 
 def _tex_text_part(s: str) -> str:
-    out = tex_text(s)
+    # "--carry" stays two hyphens (not an en dash); a minus before a number is a minus sign, not a hyphen
+    out = re.sub(r"(?<![\w.])-(?=\d)", "\x10", tex_text(s).replace("--", "-{}-"))
     for ch, rep in {
         **{ch: f"$\\{name}$" for ch, name in GREEK.items()},
         "ᵀ": r"$^\top$",
@@ -74,6 +76,7 @@ def _tex_text_part(s: str) -> str:
         out = out.replace(ch, rep)
     for base in "hcmv":
         out = out.replace(base + "\u0303", rf"$\tilde {base}$").replace(base + "\u0302", rf"$\hat {base}$")
+    out = out.replace("\x10", "$-$")
     return "".join(c if ord(c) < 0x100 or c == "$" else "?" for c in out)
 
 
