@@ -115,3 +115,13 @@ def test_summary_keeps_a_line_for_steps_no_gate_table_shows(cli: Any) -> None:
     assert ", ".join(f"{v:.3f}".rstrip("0").rstrip(".") for v in joined) in line
     first = _text(cli, "seq2seq-bahdanau.toml")
     assert "W_q s_0 = W_q s_0" not in first and "W_q s_1 = [" in first
+
+
+def test_the_gaps_in_the_step_numbers_are_explained(cli: Any) -> None:
+    """At first and summary the step numbers jump (Step 10, then Step 41): the terminal view and the
+    sheets say why; full, whose numbers run on, says nothing."""
+    note = "Steps are numbered as in the whole derivation"
+    for options in ([], ["--detail", "summary"], ["-f", "markdown"], ["-f", "html"]):
+        assert note in _text(cli, "seq2seq-luong.toml", *options), options
+    assert note not in _text(cli, "seq2seq-luong.toml", "--detail", "full")
+    assert note not in _text(cli, "decoder-dot.toml")  # no time steps, no gaps

@@ -102,7 +102,7 @@ def test_a_two_part_subscript_with_a_letter_stays_together() -> None:
 
 
 def test_running_text_in_latex_keeps_options_and_minus_signs() -> None:
-    """"--carry" is two hyphens, not an en dash; a negative number in a table cell or a note has a
+    """ "--carry" is two hyphens, not an en dash; a negative number in a table cell or a note has a
     minus sign, as in the maths; a range "1–2" is an en dash and "1-grams" a hyphen."""
     from attncalc.render.write_tex import _tex_safe
 

@@ -118,6 +118,8 @@ class _Builder(StepBlocks):
                 self.add(Details("Show the overview of every time step (the answers)", tuple(overview)))
             else:
                 self.out.extend(overview)
+        if self.plan:  # Step 10 then Step 41: say where the steps in between are
+            self.add(Para(timeline.NUMBERING_NOTE, "explain"))
         brief: str | None = None  # the time step written in brief whose heading was given
         for k, s in enumerate(self.d.steps, 1):
             if s.id not in self.plan or timeline.block_of(s.id) != brief:

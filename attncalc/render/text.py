@@ -89,6 +89,8 @@ class TextRenderer:
             for table in tl.tables(self.n):
                 out.append(Text(""))
                 out.append(self._overview(table))
+        if self.plan:  # Step 10 then Step 41: say where the steps in between are
+            out += [Text(""), Text(timeline.NUMBERING_NOTE, style="italic dim")]
         brief: str | None = None  # the time step written in brief whose heading was given
         for k, step in enumerate(d.steps, 1):
             if tl is not None and step.id in tl.section_starts:

@@ -231,6 +231,12 @@ def block_of(step_id: str) -> str | None:
     return ".".join(parts[: digits[0] + 1]) + "." if digits else None
 
 
+NUMBERING_NOTE = (
+    "Steps are numbered as in the whole derivation: the later time steps, written in brief under their "
+    "own headings, fill the gaps in the numbering (--detail full writes every step out)."
+)
+
+
 def check_detail(detail: str) -> None:
     """An unknown level is bad input from the Python API (the command's option is a choice)."""
     if detail not in DETAILS:
