@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 import pytest
 
 from attncalc.render.writers import render
 
-from .helpers import PROBLEM_FILES, solve_file
+from .helpers import PROBLEM_FILES, PROBLEMS, solve_file
 
 SINGLE = [
     f.name for f in PROBLEM_FILES if any(k in f.read_text() for k in ('"attention"', '"self-attention"', '"softmax"'))
@@ -109,3 +110,10 @@ def test_running_text_in_latex_keeps_options_and_minus_signs() -> None:
     assert _tex_safe("solve --carry") == "solve -{}-carry"
     assert _tex_safe("-0.762 and [−0.259, 0.135]") == "$-$0.762 and [$-$0.259, 0.135]"
     assert _tex_safe("rows 1–2, 1-grams, top-k") == "rows 1--2, 1-grams, top-k"
+
+
+def test_symbols_in_html_table_cells_keep_their_subscripts(cli: Any) -> None:
+    """The decoder states' table names its inputs y_0, y_1: HTML sets them with subscripts, as the
+    headings do, not as the literal "y_0"."""
+    page = cli("solve", str(PROBLEMS / "seq2seq-luong.toml"), "-f", "html").stdout
+    assert "<td><i>y</i><sub>0</sub></td>" in page and "<td>y_0</td>" not in page

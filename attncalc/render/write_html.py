@@ -94,7 +94,7 @@ class HtmlWriter(Writer):
         t += [f"<th>{html.escape(c)}</th>" for c in cols]
         t.append("</tr></thead><tbody>")
         for i, (label, row) in enumerate(zip(rows, b.cells, strict=True)):
-            t.append(f'<tr><td class="label">{html.escape(label)}</td>')
+            t.append(f'<tr><td class="label">{_html_text(label)}</td>')
             for j, c in enumerate(row):
                 style = _shade(b.shade[i][j]) if b.shade is not None else ""
                 t.append(f"<td{style}>{html.escape(c)}</td>")
@@ -114,7 +114,7 @@ class HtmlWriter(Writer):
             cells = "".join(
                 f'<td class="label"><span class="m">{to_html(c)}</span></td>'
                 if j in b.math_cols
-                else f"<td>{html.escape(c)}</td>"
+                else f"<td>{_html_text(c)}</td>"
                 for j, c in enumerate(row)
             )
             if b.shade is not None:
