@@ -176,6 +176,18 @@ def test_multi_head_draws_one_panel_per_head(cli: Any, tmp_path: Path) -> None:
 
 
 @needs_matplotlib
+@pytest.mark.parametrize("step", [None, "cross.head.t.weights"])
+def test_a_layers_heads_are_titled_as_heads(step: str | None) -> None:
+    """layer-decoder's self- and cross-attention heads: panels "Head 1", "Head 2" (not the step ids),
+    and a caption that names the sublayer but no one head."""
+    shown = texts(svg_of(attncalc.plot(str(PROBLEMS / "layer-decoder.toml"), step)))
+    assert {"Head 1", "Head 2"} <= set(shown)
+    assert not any(t.startswith(("self.head.", "cross.head.")) for t in shown)
+    caption = next(t for t in shown if "attention weights" in t)
+    assert "Head" not in caption and caption.startswith("Cross-attention" if step else "Masked self-attention")
+
+
+@needs_matplotlib
 def test_one_head_alone() -> None:
     """--step head.2.weights draws that head only."""
     root = svg_of(attncalc.plot(str(PROBLEMS / "mh-self-attention.toml"), "head.2.weights"))

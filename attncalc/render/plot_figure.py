@@ -137,8 +137,9 @@ def _matching(d: Derivation, spec: str) -> list[Step]:
 
 
 def _what(steps: list[Step]) -> str:
-    """What the figure shows, from the first step's title without its head ("Head 1: scores" -> "Scores")."""
-    title = re.sub(r"^Head \d+: ", "", steps[0].title)
+    """What the figure shows, from the first step's title without its head ("Head 1: scores" -> "Scores",
+    "Cross-attention · Head 1: weights" -> "Cross-attention · weights")."""
+    title = re.sub(r"Head \d+: ", "", steps[0].title)
     return title[:1].upper() + title[1:]
 
 
@@ -155,7 +156,7 @@ def _panel(d: Derivation, s: Step, attention: bool, titled: bool) -> Panel:
     masked = _masked(d, s, values)
     title = ""
     if titled:
-        title = f"Head {_number(s)}" if s.id.startswith("head.") else s.id
+        title = f"Head {_number(s)}" if re.match(r"(\w+\.)?head\.\d+\.", s.id) else s.id
     row_axis = "query" if attention and not vector else ""
     return Panel(
         title, values, masked, _text(values, masked, d.decimals), rows, cols, row_axis, "key" if attention else ""
