@@ -13,7 +13,7 @@ from .plot_figure import figure_of
 
 #: the formats ``plot`` writes, by the output file's extension
 FORMATS = ("svg", "pdf", "png")
-INSTALL = "attncalc plot needs matplotlib: pip install 'attncalc[plots]'"
+INSTALL = "attncalc plot needs matplotlib: pip install 'attncalc[plots]' (from a clone: pip install -e '.[plots]')"
 
 
 def plot(
