@@ -125,3 +125,26 @@ def test_the_gaps_in_the_step_numbers_are_explained(cli: Any) -> None:
         assert note in _text(cli, "seq2seq-luong.toml", *options), options
     assert note not in _text(cli, "seq2seq-luong.toml", "--detail", "full")
     assert note not in _text(cli, "decoder-dot.toml")  # no time steps, no gaps
+
+
+def test_a_long_one_unit_sequence_at_summary_is_one_table(cli: Any) -> None:
+    """lstm-doc-retention's 50 one-unit time steps: at summary one table with a row per time step
+    (each row the step's own h, c and f), not 50 headings with a one-column table each; in the text
+    view split into narrower tables rather than numbers cut with "…"; a PDF of a few pages."""
+    d = solve(PROBLEMS / "lstm-doc-retention.toml", exact=False)
+    text = _text(cli, "lstm-doc-retention.toml", "--detail", "summary")
+    assert "Time step 2 (" not in text and "Gates at" not in text
+    assert "Time steps 1–50: one unit, a row per time step" in text
+    merged = text.split("Time steps 1–50", 1)[1]
+    rows: dict[str, list[str]] = {}  # a time step's cells, from each of the split tables
+    for line in merged.splitlines():
+        if re.match(r"\s+\d+\s+\d", line):
+            rows.setdefault(line.split()[0], []).extend(line.split()[1:])
+    for t in (1, 2, 50):
+        shown = {f"{float(np.ravel(d.step(f'{t}.{k}').shown)[0]):.3g}" for k in ("f", "c", "h")}
+        assert shown <= {f"{float(x):.3g}" for x in rows[str(t)]}, t
+    assert "…" not in merged.split("Shown values")[0]
+    md = cli("solve", str(PROBLEMS / "lstm-doc-retention.toml"), "--detail", "summary", "-f", "markdown").stdout
+    assert md.count("| 50 | 0.8 | 0.5 |") == 1 and "Gates at step 2" not in md
+    # a seq2seq's two-unit cells keep a gate table per time step
+    assert "Gates at enc 2" in _text(cli, "seq2seq-luong.toml", "--detail", "summary")

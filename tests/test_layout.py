@@ -253,3 +253,10 @@ def test_an_exact_form_too_long_to_read_is_named_not_typeset(cli: Any, fmt: str)
     assert f"a form of {longest} characters, too long to typeset" in sheet
     short = cli("solve", str(PROBLEMS / "bahdanau-additive.toml"), "-f", fmt).stdout
     assert "too long to typeset" not in short and "exact" in short
+
+
+@needs_tools
+def test_a_long_one_unit_sequence_at_summary_is_a_few_pages(cli: Any, tmp_path: Path) -> None:
+    """lstm-doc-retention at summary: its 50 one-unit time steps in one table (28 pages at first)."""
+    pdf = solution_pdf(cli, tmp_path, "lstm-doc-retention.toml", "--detail", "summary")
+    assert pages(pdf) <= 4 and past_the_margin(pdf) == []

@@ -65,6 +65,9 @@ class _Builder(StepBlocks):
     def __init__(self, d: Derivation, out: list[Block], reveal: bool = False, detail: str = "first") -> None:
         self.d = d
         self.plan = timeline.detail_plan(d, detail)
+        self._runs, self._merged = (
+            timeline.merged_runs(timeline.Timeline(d), self.plan) if self.plan else ({}, set[str]())
+        )
         self._brief_at: int | None = None  # --reveal: where the open time step written in brief starts
         # entries written out per step: a recurrent derivation in brief keeps 4 of a long vector
         self.entry_limit = BRIEF_ENTRY_LIMIT if self.plan else ENTRY_LIMIT
@@ -126,6 +129,11 @@ class _Builder(StepBlocks):
                 self._close_brief()
             if tl is not None and s.id in tl.section_starts:
                 self.add(Heading(tl.section_starts[s.id], 3))
+            if s.id in self._merged:  # one-unit time steps in a row: one table, a row each
+                if s.id in self._runs:
+                    header, rows, caption = self._timeline().merged_rows(self._runs[s.id], self.n)
+                    self.add(Table(tuple(header), tuple(tuple(r) for r in rows), caption=caption))
+                continue
             if s.id in self.plan:
                 if s.intro:  # where the decoder starts is said however briefly its steps are written
                     self.add(Para(s.intro))

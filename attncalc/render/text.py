@@ -58,7 +58,7 @@ from .fmt import (
     position_labels,
 )
 from .sheet import BRIEF_ENTRY_LIMIT
-from .text_parts import Hanging, _Fit, _Narrowest, cut_exact
+from .text_parts import Hanging, SplitColumns, _Fit, _Narrowest, cut_exact
 
 ROW_LIMIT = 32  # table rows shown before the middle is elided
 COL_LIMIT = 10  # table columns shown before the middle is elided
@@ -73,6 +73,9 @@ class TextRenderer:
     def __init__(self, derivation: Derivation, detail: str = "first") -> None:
         self.d = derivation
         self.plan = timeline.detail_plan(derivation, detail)
+        self._runs, self._merged = (
+            timeline.merged_runs(timeline.Timeline(derivation), self.plan) if self.plan else ({}, set[str]())
+        )
         self.entry_limit = BRIEF_ENTRY_LIMIT if self.plan else ENTRY_LIMIT
         self.dec = derivation.decimals
         self._told_cut = False  # the pointer to the full exact forms is given once per derivation
@@ -96,6 +99,11 @@ class TextRenderer:
             if tl is not None and step.id in tl.section_starts:
                 out.append(Text(""))
                 out.append(Text(tl.section_starts[step.id], style="bold reverse"))
+            if step.id in self._merged:  # one-unit time steps in a row: one table, a row each
+                if step.id in self._runs and tl is not None:
+                    header, rows, caption = tl.merged_rows(self._runs[step.id], self.n)
+                    out += [Text(""), SplitColumns(header, rows, caption, lambda h, r, t: self._table(h, r, "", t))]
+                continue
             if step.id in self.plan:
                 if step.intro:  # where the decoder starts is said however briefly its steps are written
                     out.append(Text(step.intro, style="yellow"))
@@ -491,7 +499,12 @@ class TextRenderer:
 
     def _gate_table(self, tl: timeline.Timeline, block: timeline.Block) -> RenderableType:
         header, rows, caption = tl.gate_rows(block, self.n)
-        t = Table(title=f"Gates at {block.title}", box=box.SIMPLE_HEAD, title_justify="left", caption=caption or None)
+        return self._table(header, rows, caption, f"Gates at {block.title}")
+
+    @staticmethod
+    def _table(header: list[str], rows: list[list[str]], caption: str, title: str) -> Table:
+        """A table of gate values: labels on the left, numbers right-aligned."""
+        t = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left", caption=caption or None)
         for k, name in enumerate(header):
             t.add_column(name, justify="left" if k == 0 else "right", style="bold" if k == 0 else "")
         for row in rows:

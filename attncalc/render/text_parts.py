@@ -68,6 +68,37 @@ class _Narrowest:
         yield table
 
 
+class SplitColumns:
+    """A table of numbers too wide for the console as several narrower ones, the first column
+    repeated in each, rather than numbers cut short with "…" (a merged gate table of ten columns)."""
+
+    def __init__(self, header: list[str], rows: list[list[str]], title: str, make: Any) -> None:
+        self.header, self.rows, self.title, self.make = header, rows, title, make
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.measure import Measurement
+
+        n = len(self.header) - 1
+        tables: list[Any] = []
+        for parts in range(1, n + 1):
+            size = -(-n // parts)
+            tables = [
+                self.make(
+                    [self.header[0], *self.header[1 + i : 1 + i + size]],
+                    [[r[0], *r[1 + i : 1 + i + size]] for r in self.rows],
+                    self.title if i == 0 else f"{self.title} (continued)",
+                )
+                for i in range(0, n, size)
+            ]
+            wide = options.update(width=10_000)
+            if all(Measurement.get(console, wide, t).maximum <= options.max_width for t in tables):
+                break
+        for k, table in enumerate(tables):
+            if k:
+                yield Text("")
+            yield table
+
+
 class _Fit:
     """ "name  role  = vector" on one line when it fits the console, else the vector on its own line."""
 

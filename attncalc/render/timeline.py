@@ -174,6 +174,18 @@ class Timeline:
         caption = f"{width} entries; the middle is elided" if width > WIDE else ""
         return header, body, caption
 
+    def merged_rows(self, blocks: list[Block], n: Callable[[Any], str]) -> tuple[list[str], list[list[str]], str]:
+        """The gate tables of one-unit time steps as one table, a row per time step."""
+        labels = [label.split("  ")[0] for label, _ in self._rows_of(blocks[0])]  # "f  forget" -> "f"
+        body = []
+        for b in blocks:
+            token = self._token(b)
+            named = token and not token.startswith("(") and token != f"x_{_time(b)}"  # x_3 at step 3 says nothing
+            when = _time(b) + (f" ({token})" if named else "")
+            body.append([when, *(n(float(np.ravel(np.asarray(s.shown, dtype=float))[0])) for _, s in self._rows_of(b))])
+        side = {"encoder": "Encoder steps", "decoder": "Decoder steps"}.get(_side(blocks[0]), "Time steps")
+        return ["step", *labels], body, f"{side} {_time(blocks[0])}–{_time(blocks[-1])}: one unit, a row per time step"
+
     @staticmethod
     def vec(v: Any, n: Callable[[Any], str]) -> str:
         a = np.asarray(v, dtype=float).ravel()
@@ -302,3 +314,35 @@ def step_line(s: Step, value: str, decimals: int) -> str:
     if s.formula.split("  (")[0].split(" (")[0].strip() == s.symbol:  # "W_q s_0 (one number per row of W_q)"
         return f"{s.symbol} = {value}"
     return f"{s.symbol} = {s.formula} = {value}"
+
+
+MERGE_AT = 3  # time steps in a row whose one-unit gate tables become one table (summary)
+
+
+def merged_runs(tl: Timeline, plan: dict[str, str]) -> tuple[dict[str, list[Block]], set[str]]:
+    """At summary, runs of MERGE_AT or more time steps of a one-unit cell whose steps all go to their
+    gate tables: one table with a row per time step instead of a heading and a one-column table each
+    (a 50-step LSTM took 28 pages). ({first step id of a run: its blocks}, the ids of their steps)."""
+    prefixes: dict[str, list[str]] = {}
+    for s in tl.d.steps:
+        prefix = block_of(s.id)
+        if prefix is not None:
+            prefixes.setdefault(prefix, []).append(s.id)
+
+    def mergeable(b: Block) -> bool:
+        ids = prefixes.get(b.prefix, [])
+        rows = tl._rows_of(b)
+        return bool(ids) and all(plan.get(i) == "table" for i in ids) and bool(rows) and np.size(rows[0][1].shown) == 1
+
+    runs: dict[str, list[Block]] = {}
+    members: set[str] = set()
+    run: list[Block] = []
+    for b in [*tl.blocks, None]:
+        if b is not None and mergeable(b) and (not run or _side(run[-1]) == _side(b)):
+            run.append(b)
+            continue
+        if len(run) >= MERGE_AT:
+            runs[prefixes[run[0].prefix][0]] = run
+            members.update(i for r in run for i in prefixes[r.prefix])
+        run = [b] if b is not None and mergeable(b) else []
+    return runs, members
