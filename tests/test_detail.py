@@ -148,3 +148,13 @@ def test_a_long_one_unit_sequence_at_summary_is_one_table(cli: Any) -> None:
     assert md.count("| 50 | 0.8 | 0.5 |") == 1 and "Gates at step 2" not in md
     # a seq2seq's two-unit cells keep a gate table per time step
     assert "Gates at enc 2" in _text(cli, "seq2seq-luong.toml", "--detail", "summary")
+
+
+def test_a_time_step_heading_is_not_repeated_under_the_loss(cli: Any) -> None:
+    """At summary the decoder steps' gradients sit under "Loss, gradient and update": headed "Gradient
+    at decoder step t", not a second "Decoder step t (y_…)"; the predictions table says what ✓ and ✗ mean."""
+    text = _text(cli, "seq2seq-bahdanau.toml", "--detail", "summary")
+    assert text.count("Decoder step 2 (y_1)") == 1
+    loss = text.split("Loss, gradient and update")[1]
+    assert "Gradient at decoder step 2" in loss and "[decoder.2.grad_logits]" in loss
+    assert "Predictions (✓ the target predicted, ✗ not)" in text

@@ -260,3 +260,17 @@ def test_a_long_one_unit_sequence_at_summary_is_a_few_pages(cli: Any, tmp_path: 
     """lstm-doc-retention at summary: its 50 one-unit time steps in one table (28 pages at first)."""
     pdf = solution_pdf(cli, tmp_path, "lstm-doc-retention.toml", "--detail", "summary")
     assert pages(pdf) <= 4 and past_the_margin(pdf) == []
+
+
+@needs_tools
+def test_an_exact_form_far_wider_than_the_page_is_named_in_the_pdf(cli: Any, tmp_path: Path) -> None:
+    """mh-rope's exact A_3,j run to 1.45 lines: scaled to fit they were 3 pt exponents, so the PDF names
+    them (pdflatex measures the width); long-sentence's α_i, a little wider than the line, are scaled."""
+    rope = subprocess.run(
+        ["pdftotext", str(solution_pdf(cli, tmp_path, "mh-rope.toml")), "-"], capture_output=True, text=True
+    )
+    assert "a form too wide for the page" in rope.stdout
+    text = subprocess.run(
+        ["pdftotext", str(solution_pdf(cli, tmp_path, "long-sentence.toml")), "-"], capture_output=True, text=True
+    ).stdout
+    assert "too wide" not in text and "exact:" in text

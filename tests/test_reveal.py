@@ -161,3 +161,13 @@ def test_a_revealed_seq2seq_keeps_its_answers_closed(cli: Any) -> None:
 def test_reveal_applies_to_the_solution_sheet_only(cli: Any) -> None:
     result = cli("solve", str(PROBLEMS / "decoder-dot.toml"), "--reveal", "--sheet", "answers", "-f", "html")
     assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "--reveal" in result.stderr
+
+
+def test_the_working_gives_no_result_away(cli: Any, tmp_path: Path) -> None:
+    """Before "Show the value" is opened a step shows its substitution only: no exact form (exp_sum's
+    Z = e + 2e² is its answer), no table marking the largest probability (the prediction's)."""
+    page = _reveal_sheet(cli, tmp_path)
+    for part in re.split(r"<h3>Step ", page)[1:]:
+        working = part.split("Show the value")[0]
+        assert "exact:" not in working and "largest" not in working, part[:60]
+    assert "exact:" in page and "largest" in page  # they are in the value stages

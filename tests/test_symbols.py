@@ -117,3 +117,11 @@ def test_symbols_in_html_table_cells_keep_their_subscripts(cli: Any) -> None:
     headings do, not as the literal "y_0"."""
     page = cli("solve", str(PROBLEMS / "seq2seq-luong.toml"), "-f", "html").stdout
     assert "<td><i>y</i><sub>0</sub></td>" in page and "<td>y_0</td>" not in page
+
+
+def test_a_quotation_in_latex_opens_with_an_opening_quote() -> None:
+    """The closing note's 'as written: …' opens with ` in LaTeX (it printed as a closing quote);
+    an apostrophe (the model's) stays."""
+    from attncalc.render.write_tex import _tex_safe
+
+    assert _tex_safe("adds 'as written: …' and the model's") == r"adds `as written: \ldots{}' and the model's"

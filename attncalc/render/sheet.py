@@ -181,7 +181,7 @@ class _Builder(StepBlocks):
         prefix = timeline.block_of(s.id)
         if prefix != brief:
             self._close_brief()
-            self.add(Heading(timeline.block_heading(self._timeline(), prefix or ""), 3))
+            self.add(Heading(timeline.block_heading(self._timeline(), prefix or "", s.id), 3))
             self._brief_at = len(self.out) if self.reveal else None
         if self.plan[s.id] == "line":
             line = (timeline.step_line(s, self._inline_value(s), self.dec), s.id)  # the writers parenthesise it
@@ -226,9 +226,12 @@ class _Builder(StepBlocks):
         del self.out[start:]
         cut = self._result_at - start if self._result_at is not None else len(body)
         work, value = body[:cut], body[cut:]
+        # the working is lines and words: a table (a "largest" mark), a value or an exact form waits
+        results = [b for b in work if not isinstance(b, MathLines | Para)]
+        work = [b for b in work if isinstance(b, MathLines | Para)]
         answered = [b for b in work if without_results(b) is not b]
         work = [without_results(b) for b in work]
-        value = answered + value
+        value = answered + results + value
         inner = (Details("Show the value", tuple(value)),) if value else ()
         if work:
             self.add(Details("Show the working", tuple(work) + inner))

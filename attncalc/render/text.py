@@ -90,7 +90,7 @@ class TextRenderer(TextSteps):
                 prefix = timeline.block_of(step.id)
                 if prefix != brief:
                     assert tl is not None  # a derivation written in brief has time steps
-                    out += [Text(""), Text(timeline.block_heading(tl, prefix or ""), style="bold")]
+                    out += [Text(""), Text(timeline.block_heading(tl, prefix or "", step.id), style="bold")]
                     brief = prefix
                 if self.plan[step.id] == "line":  # a long line wraps indented, its id kept whole
                     out.append(

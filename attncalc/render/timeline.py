@@ -139,7 +139,8 @@ class Timeline:
             else:
                 row += ["", "", ""]
             rows.append(row)
-        return Overview("Predictions", header, rows)
+        targets = any(r[-3].endswith(("✓", "✗")) for r in rows) if rows and len(rows[0]) >= 3 else False
+        return Overview("Predictions (✓ the target predicted, ✗ not)" if targets else "Predictions", header, rows)
 
     def _token(self, b: Block) -> str:
         p = self.d.problem
@@ -287,10 +288,13 @@ def detail_plan(d: Derivation, detail: str) -> dict[str, str]:
     return plan
 
 
-def block_heading(tl: Timeline, prefix: str) -> str:
-    """The heading of a time step written in brief: "Time step 2 (cat)", "Encoder step 2 →", "Decoder step 1"."""
+def block_heading(tl: Timeline, prefix: str, step_id: str = "") -> str:
+    """The heading of a time step written in brief: "Time step 2 (cat)", "Encoder step 2 →", "Decoder step 1";
+    under the loss and update, "Gradient at decoder step 2" (its decoder step has its own heading above)."""
     b = Block(prefix, _block_title(prefix))
     side = _side(b)
+    if tl.d.problem.kind == "seq2seq" and step_id and _section(step_id) == "Loss, gradient and update":
+        return f"Gradient at {side or 'time'} step {_time(b)}"
     where = {"encoder": "Encoder step", "decoder": "Decoder step"}.get(side, "Time step")
     token = tl._token(b)
     return f"{where} {_time(b)}" + (f" ({token})" if token and not token.startswith("(") else "")

@@ -48,6 +48,7 @@ def _tex_safe(s: str) -> str:
 def _tex_text_part(s: str) -> str:
     # "--carry" stays two hyphens (not an en dash); a minus before a number is a minus sign, not a hyphen
     out = re.sub(r"(?<![\w.])-(?=\d)", "\x10", tex_text(s).replace("--", "-{}-"))
+    out = re.sub(r"(?<![\w.,;:!?)\]])'(?=[\w…])", "`", out)  # 'as written' opens with an opening quote
     for ch, rep in {
         **{ch: f"$\\{name}$" for ch, name in GREEK.items()},
         "ᵀ": r"$^\top$",
@@ -154,6 +155,17 @@ def _fit(box: list[str]) -> list[str]:
     page; box 0 is TeX's scratch box."""
     body = "%\n".join(box)  # no stray spaces inside the box
     return [f"\\sbox0{{{body}}}\\ifdim\\wd0>\\linewidth\\resizebox{{\\linewidth}}{{!}}{{\\usebox0}}\\else\\usebox0\\fi"]
+
+
+def _exact_line(labels: str, expr: object) -> str:
+    """An exact form on its line: scaled to the line when a little wider (to 5/7 of its size at
+    most, still readable), named instead when wider still (exponents would be 3 pt high)."""
+    form = f"exact: $\\displaystyle {to_tex(labels)} = {exact_latex(expr)}$"
+    too_wide = f"exact: ${to_tex(labels)}$: a form too wide for the page (attncalc solve -f json gives it whole)"
+    return (
+        f"\\sbox0{{{form}}}\\ifdim\\wd0>\\dimexpr\\linewidth*7/5\\relax {too_wide}"
+        "\\else\\ifdim\\wd0>\\linewidth\\resizebox{\\linewidth}{!}{\\usebox0}\\else\\usebox0\\fi\\fi"
+    )
 
 
 def _small(b: Block | None) -> bool:
@@ -367,9 +379,7 @@ class LatexWriter(Writer):
         """Each exact form on its line; one wider than the line (a softmax over twenty positions)
         is scaled down to fit rather than run off the page."""
         lines = [
-            f"exact: ${to_tex(labels)}$: {_tex_safe(expr)}"
-            if isinstance(expr, str)
-            else "".join(_fit([f"exact: $\\displaystyle {to_tex(labels)} = {exact_latex(expr)}$"]))
+            f"exact: ${to_tex(labels)}$: {_tex_safe(expr)}" if isinstance(expr, str) else _exact_line(labels, expr)
             for labels, expr in b.items
         ]
         if b.more:
