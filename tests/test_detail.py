@@ -158,3 +158,12 @@ def test_a_time_step_heading_is_not_repeated_under_the_loss(cli: Any) -> None:
     loss = text.split("Loss, gradient and update")[1]
     assert "Gradient at decoder step 2" in loss and "[decoder.2.grad_logits]" in loss
     assert "Predictions (✓ the target predicted, ✗ not)" in text
+
+
+def test_a_sheets_table_only_time_step_is_named_by_its_caption(cli: Any) -> None:
+    """At summary a time step shown only by its gate table has no heading of its own in the sheets:
+    the table's caption names it (so a PDF sets such tables side by side); one with lines keeps it."""
+    md = cli("solve", str(PROBLEMS / "seq2seq-bahdanau.toml"), "--detail", "summary", "-f", "markdown").stdout
+    assert "**Gates at Encoder step 1 → (je)**" in md and "### Encoder step 1 → (je)" not in md
+    assert "### Encoder step 1 (je)" in md  # the joined state's line keeps its heading
+    assert "### Decoder step 2 (" in md  # attention lines

@@ -68,6 +68,7 @@ class _Builder(StepBlocks):
         self._runs, self._merged = (
             timeline.merged_runs(timeline.Timeline(d), self.plan) if self.plan else ({}, set[str]())
         )
+        self._table_only = timeline.table_only(timeline.Timeline(d), self.plan) if self.plan else set[str]()
         self._brief_at: int | None = None  # --reveal: where the open time step written in brief starts
         # entries written out per step: a recurrent derivation in brief keeps 4 of a long vector
         self.entry_limit = BRIEF_ENTRY_LIMIT if self.plan else ENTRY_LIMIT
@@ -181,8 +182,9 @@ class _Builder(StepBlocks):
         prefix = timeline.block_of(s.id)
         if prefix != brief:
             self._close_brief()
-            self.add(Heading(timeline.block_heading(self._timeline(), prefix or "", s.id), 3))
-            self._brief_at = len(self.out) if self.reveal else None
+            if prefix not in self._table_only:  # a table-only time step: its table's caption names it
+                self.add(Heading(timeline.block_heading(self._timeline(), prefix or "", s.id), 3))
+                self._brief_at = len(self.out) if self.reveal else None
         if self.plan[s.id] == "line":
             line = (timeline.step_line(s, self._inline_value(s), self.dec), s.id)  # the writers parenthesise it
             last = self.out[-1] if self.out else None
@@ -210,11 +212,12 @@ class _Builder(StepBlocks):
     def _gate_table(self, tl: timeline.Timeline, step_id: str) -> None:
         block = tl.table_after[step_id]
         header, rows, caption = tl.gate_rows(block, self.n)
+        title = timeline.block_heading(tl, block.prefix) if block.prefix in self._table_only else block.title
         self.add(
             Table(
                 tuple(header),
                 tuple(tuple(r) for r in rows),
-                caption=f"Gates at {block.title}" + (f"; {caption}" if caption else ""),
+                caption=f"Gates at {title}" + (f"; {caption}" if caption else ""),
             )
         )
 

@@ -323,6 +323,17 @@ def step_line(s: Step, value: str, decimals: int) -> str:
 MERGE_AT = 3  # time steps in a row whose one-unit gate tables become one table (summary)
 
 
+def table_only(tl: Timeline, plan: dict[str, str]) -> set[str]:
+    """The time steps (prefixes) whose every step is shown only by their gate table (summary): their
+    table, captioned with the time step, stands without a heading of its own."""
+    ids: dict[str, list[str]] = {}
+    for s in tl.d.steps:
+        prefix = block_of(s.id)
+        if prefix is not None:
+            ids.setdefault(prefix, []).append(s.id)
+    return {p for p, members in ids.items() if all(plan.get(i) == "table" for i in members)}
+
+
 def merged_runs(tl: Timeline, plan: dict[str, str]) -> tuple[dict[str, list[Block]], set[str]]:
     """At summary, runs of MERGE_AT or more time steps of a one-unit cell whose steps all go to their
     gate tables: one table with a row per time step instead of a heading and a one-column table each
