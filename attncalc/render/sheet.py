@@ -64,11 +64,9 @@ def build(
 class _Builder(StepBlocks):
     def __init__(self, d: Derivation, out: list[Block], reveal: bool = False, detail: str = "first") -> None:
         self.d = d
-        self.plan = timeline.detail_plan(d, detail)
-        self._runs, self._merged = (
-            timeline.merged_runs(timeline.Timeline(d), self.plan) if self.plan else ({}, set[str]())
-        )
-        self._table_only = timeline.table_only(timeline.Timeline(d), self.plan) if self.plan else set[str]()
+        brief = timeline.brief_of(d, detail)
+        self.plan, self._runs, self._merged, self._table_only = brief.plan, brief.runs, brief.merged, brief.table_only
+        self._tl: timeline.Timeline | None = brief.timeline
         self._brief_at: int | None = None  # --reveal: where the open time step written in brief starts
         # entries written out per step: a recurrent derivation in brief keeps 4 of a long vector
         self.entry_limit = BRIEF_ENTRY_LIMIT if self.plan else ENTRY_LIMIT
@@ -76,7 +74,6 @@ class _Builder(StepBlocks):
         self.out = out
         self.reveal = reveal
         self._result_at: int | None = None
-        self._tl: timeline.Timeline | None = None  # where the step's value block went (reveal's last stage)
 
     # -- the three sheets -----------------------------------------------------------
     def givens(self) -> None:
@@ -113,7 +110,7 @@ class _Builder(StepBlocks):
 
     def solution(self) -> None:
         self.givens()
-        tl = timeline.Timeline(self.d) if timeline.applies(self.d) else None
+        tl = self._tl  # None where there are no time steps
         if tl is not None:
             overview = [
                 Table(tuple(t.header), tuple(tuple(r) for r in t.rows), caption=t.title) for t in tl.tables(self.n)
@@ -204,9 +201,8 @@ class _Builder(StepBlocks):
         self._brief_at = None
 
     def _timeline(self) -> timeline.Timeline:
-        """The derivation's timeline, built once (building it walks every step)."""
-        if self._tl is None:
-            self._tl = timeline.Timeline(self.d)
+        """The derivation's timeline (a derivation written in brief has time steps)."""
+        assert self._tl is not None
         return self._tl
 
     def _gate_table(self, tl: timeline.Timeline, step_id: str) -> None:

@@ -51,10 +51,8 @@ class TextRenderer(TextSteps):
 
     def __init__(self, derivation: Derivation, detail: str = "first") -> None:
         self.d = derivation
-        self.plan = timeline.detail_plan(derivation, detail)
-        self._runs, self._merged = (
-            timeline.merged_runs(timeline.Timeline(derivation), self.plan) if self.plan else ({}, set[str]())
-        )
+        brief = timeline.brief_of(derivation, detail)
+        self.plan, self._runs, self._merged, self._tl = brief.plan, brief.runs, brief.merged, brief.timeline
         self.entry_limit = BRIEF_ENTRY_LIMIT if self.plan else ENTRY_LIMIT
         self.dec = derivation.decimals
         self._told_cut = False  # the pointer to the full exact forms is given once per derivation
@@ -66,7 +64,7 @@ class TextRenderer(TextSteps):
         out.append(Text("Given", style="bold underline"))
         for inp in d.inputs:
             out.append(self._input(inp))
-        tl = timeline.Timeline(d) if timeline.applies(d) else None
+        tl = self._tl  # None where there are no time steps
         if tl is not None:
             for table in tl.tables(self.n):
                 out.append(Text(""))

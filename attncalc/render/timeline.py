@@ -258,7 +258,7 @@ def check_detail(detail: str) -> None:
         raise ProblemError("attncalc", "detail", f"unknown level {detail!r}; choose {', '.join(DETAILS)}")
 
 
-def detail_plan(d: Derivation, detail: str) -> dict[str, str]:
+def detail_plan(d: Derivation, detail: str, tl: Timeline | None = None) -> dict[str, str]:
     """How each step is shown at a level of detail, for the steps not shown in full: "line" (one
     written-out line: its formula and its value) or "table" (only through its time step's gate table).
 
@@ -283,7 +283,7 @@ def detail_plan(d: Derivation, detail: str) -> dict[str, str]:
         cell = rest in CELL_STEPS or (rest.endswith("_pre") and rest != "attentional_pre")
         plan[s.id] = "table" if detail == "summary" and cell else "line"
     if detail == "summary":  # a time step without a gate table (a bidirectional encoder's joined state) keeps its lines
-        tabled = {block_of(sid) for sid in Timeline(d).table_after}
+        tabled = {block_of(sid) for sid in (tl or Timeline(d)).table_after}
         plan = {sid: "line" if how == "table" and block_of(sid) not in tabled else how for sid, how in plan.items()}
     return plan
 
@@ -323,31 +323,29 @@ def step_line(s: Step, value: str, decimals: int) -> str:
 MERGE_AT = 3  # time steps in a row whose one-unit gate tables become one table (summary)
 
 
-def table_only(tl: Timeline, plan: dict[str, str]) -> set[str]:
-    """The time steps (prefixes) whose every step is shown only by their gate table (summary): their
-    table, captioned with the time step, stands without a heading of its own."""
+def _steps_by_block(d: Derivation) -> dict[str, list[str]]:
     ids: dict[str, list[str]] = {}
-    for s in tl.d.steps:
+    for s in d.steps:
         prefix = block_of(s.id)
         if prefix is not None:
             ids.setdefault(prefix, []).append(s.id)
+    return ids
+
+
+def table_only(ids: dict[str, list[str]], plan: dict[str, str]) -> set[str]:
+    """The time steps (prefixes) whose every step is shown only by their gate table (summary): their
+    table, captioned with the time step, stands without a heading of its own."""
     return {p for p, members in ids.items() if all(plan.get(i) == "table" for i in members)}
 
 
-def merged_runs(tl: Timeline, plan: dict[str, str]) -> tuple[dict[str, list[Block]], set[str]]:
-    """At summary, runs of MERGE_AT or more time steps of a one-unit cell whose steps all go to their
-    gate tables: one table with a row per time step instead of a heading and a one-column table each
-    (a 50-step LSTM took 28 pages). ({first step id of a run: its blocks}, the ids of their steps)."""
-    prefixes: dict[str, list[str]] = {}
-    for s in tl.d.steps:
-        prefix = block_of(s.id)
-        if prefix is not None:
-            prefixes.setdefault(prefix, []).append(s.id)
+def merged_runs(tl: Timeline, ids: dict[str, list[str]], only: set[str]) -> tuple[dict[str, list[Block]], set[str]]:
+    """At summary, runs of MERGE_AT or more table-only time steps of a one-unit cell: one table with a
+    row per time step instead of a one-column table each (a 50-step LSTM took 28 pages).
+    ({first step id of a run: its blocks}, the ids of their steps)."""
 
     def mergeable(b: Block) -> bool:
-        ids = prefixes.get(b.prefix, [])
         rows = tl._rows_of(b)
-        return bool(ids) and all(plan.get(i) == "table" for i in ids) and bool(rows) and np.size(rows[0][1].shown) == 1
+        return b.prefix in only and bool(rows) and np.size(rows[0][1].shown) == 1
 
     runs: dict[str, list[Block]] = {}
     members: set[str] = set()
@@ -357,7 +355,31 @@ def merged_runs(tl: Timeline, plan: dict[str, str]) -> tuple[dict[str, list[Bloc
             run.append(b)
             continue
         if len(run) >= MERGE_AT:
-            runs[prefixes[run[0].prefix][0]] = run
-            members.update(i for r in run for i in prefixes[r.prefix])
+            runs[ids[run[0].prefix][0]] = run
+            members.update(i for r in run for i in ids[r.prefix])
         run = [b] if b is not None and mergeable(b) else []
     return runs, members
+
+
+@dataclass(frozen=True)
+class Brief:
+    """How a derivation's time steps are shown at a level of detail, worked out once for a view."""
+
+    plan: dict[str, str]  # step id -> "line" | "table" (not there: written out in full)
+    runs: dict[str, list[Block]]  # first step id -> the one-unit time steps merged into one table
+    merged: set[str]  # the ids of the steps in those runs
+    table_only: set[str]  # time steps (prefixes) shown by their gate table alone
+    timeline: Timeline | None  # None where the derivation has no time steps
+
+
+def brief_of(d: Derivation, detail: str) -> Brief:
+    """The level of detail's plan and what follows from it, on one timeline (building one walks every step)."""
+    check_detail(detail)
+    tl = Timeline(d) if applies(d) else None
+    plan = detail_plan(d, detail, tl)
+    if not plan or tl is None:
+        return Brief(plan, {}, set(), set(), tl)
+    ids = _steps_by_block(d)
+    only = table_only(ids, plan)
+    runs, merged = merged_runs(tl, ids, only)
+    return Brief(plan, runs, merged, only, tl)

@@ -150,22 +150,15 @@ def _box_pt(b: Matrix | Table) -> float:
     return _columns_pt([(b.lhs, *rows), *([c, *col] for c, col in zip(cols, zip(*b.cells, strict=True), strict=True))])
 
 
-def _fit(box: list[str]) -> list[str]:
+def _fit(box: list[str], too_wide: str = "") -> list[str]:
     """A box (a table, a formula) wider than the line scaled down to it instead of running off the
-    page; box 0 is TeX's scratch box."""
+    page; with ``too_wide``, a box more than 7/5 of the line (scaled, its exponents would be 3 pt
+    high) is replaced by that text. Box 0 is TeX's scratch box."""
     body = "%\n".join(box)  # no stray spaces inside the box
-    return [f"\\sbox0{{{body}}}\\ifdim\\wd0>\\linewidth\\resizebox{{\\linewidth}}{{!}}{{\\usebox0}}\\else\\usebox0\\fi"]
-
-
-def _exact_line(labels: str, expr: object) -> str:
-    """An exact form on its line: scaled to the line when a little wider (to 5/7 of its size at
-    most, still readable), named instead when wider still (exponents would be 3 pt high)."""
-    form = f"exact: $\\displaystyle {to_tex(labels)} = {exact_latex(expr)}$"
-    too_wide = f"exact: ${to_tex(labels)}$: a form too wide for the page (attncalc solve -f json gives it whole)"
-    return (
-        f"\\sbox0{{{form}}}\\ifdim\\wd0>\\dimexpr\\linewidth*7/5\\relax {too_wide}"
-        "\\else\\ifdim\\wd0>\\linewidth\\resizebox{\\linewidth}{!}{\\usebox0}\\else\\usebox0\\fi\\fi"
-    )
+    scaled = "\\ifdim\\wd0>\\linewidth\\resizebox{\\linewidth}{!}{\\usebox0}\\else\\usebox0\\fi"
+    if too_wide:
+        scaled = f"\\ifdim\\wd0>\\dimexpr\\linewidth*7/5\\relax {too_wide}\\else{scaled}\\fi"
+    return [f"\\sbox0{{{body}}}{scaled}"]
 
 
 def _small(b: Block | None) -> bool:
@@ -182,8 +175,9 @@ def _runs_in(head: Heading, m: MathLines) -> bool:
     return BOLD_PT_PER_CHAR * len(head.text) + 10 + PT_PER_CHAR * _printed(m.lines[0][0]) <= LINE_PT
 
 
-def _beside(lines: Block, value: Block | None) -> tuple[float, float] | None:
-    """The widths (fractions of the line) of written-out lines and the value they give, side by side."""
+def _beside(lines: Block, value: Block | None) -> float | None:
+    """The width (a fraction of the line) of written-out lines that fit beside the value they give,
+    which keeps its natural width; None when they do not."""
     if not isinstance(lines, MathLines) or len(lines.lines) > BESIDE_MAX_LINES:
         return None
     if isinstance(value, Matrix) and value.vector:
@@ -197,7 +191,7 @@ def _beside(lines: Block, value: Block | None) -> tuple[float, float] | None:
     left, right = _lines_pt(lines), _box_pt(value)
     if rows > BESIDE_MAX_ROWS or left + right > LINE_PT:
         return None
-    return (left + 4) / TEXT_PT, (right + 4) / TEXT_PT
+    return (left + 4) / TEXT_PT
 
 
 class LatexWriter(Writer):
@@ -217,9 +211,9 @@ class LatexWriter(Writer):
                 self._runin(b, nxt)
                 i += 2
                 continue
-            widths = _beside(b, nxt)
-            if widths is not None:
-                self._beside(b, nxt, widths)  # type: ignore[arg-type]
+            left = _beside(b, nxt)
+            if left is not None:
+                self._beside(b, nxt, left)  # type: ignore[arg-type]
                 i += 2
                 continue
             run = 0
@@ -249,10 +243,9 @@ class LatexWriter(Writer):
             out.append(line)
         return out
 
-    def _beside(self, lines: MathLines, value: Matrix | Table, widths: tuple[float, float]) -> None:
+    def _beside(self, lines: MathLines, value: Matrix | Table, left: float) -> None:
         """Written-out lines on the left, the value they give on the right at its natural width,
         both centred on the same axis."""
-        left, _ = widths
         # whole numbers only in the layout (a question sheet's numbers are checked against the answers)
         per_mille = round(1000 * left)
         self.out.append(
@@ -379,7 +372,12 @@ class LatexWriter(Writer):
         """Each exact form on its line; one wider than the line (a softmax over twenty positions)
         is scaled down to fit rather than run off the page."""
         lines = [
-            f"exact: ${to_tex(labels)}$: {_tex_safe(expr)}" if isinstance(expr, str) else _exact_line(labels, expr)
+            f"exact: ${to_tex(labels)}$: {_tex_safe(expr)}"
+            if isinstance(expr, str)
+            else _fit(
+                [f"exact: $\\displaystyle {to_tex(labels)} = {exact_latex(expr)}$"],
+                f"exact: ${to_tex(labels)}$: a form too wide for the page (attncalc solve -f json gives it whole)",
+            )[0]
             for labels, expr in b.items
         ]
         if b.more:
