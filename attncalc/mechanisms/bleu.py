@@ -18,6 +18,7 @@ from ..arith import Chain, is_exact, to_float
 from ..derivation import Formula, Input, Step
 from ..problem import Problem
 from ..render.fmt import fmt
+from .common import whole_numbers
 
 TERMS = 10  # n-grams written out per order before the rest is summarised
 
@@ -65,17 +66,6 @@ def closest_length(c: int, lengths: list[int]) -> int:
     return min(lengths, key=lambda r: (abs(r - c), r))
 
 
-def _numbers(chain: Chain, xs: list[int]) -> np.ndarray:
-    """Whole numbers in the chain's form: sympy integers when exact, floats otherwise."""
-    if chain.mode == "exact" and chain.degraded_at is None:
-        import sympy as sp
-
-        out = np.empty(len(xs), dtype=object)
-        out[:] = [sp.Integer(x) for x in xs]
-        return out
-    return np.array(xs, dtype=float)
-
-
 def _num(x: object, decimals: int) -> str:
     """A value as a written-out line shows it: an exact fraction as a fraction, else rounded."""
     if isinstance(x, np.ndarray):
@@ -100,7 +90,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     steps: list[Step] = []
 
     totals = [c - n + 1 for n in range(1, N + 1)]
-    counts = chain.finish("ngram_counts", _numbers(chain, totals))
+    counts = chain.finish("ngram_counts", whole_numbers(chain, totals))
     steps.append(
         Formula(
             id="ngram_counts",
@@ -128,7 +118,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             terms.append((" ".join(g), k, allowed))
         clipped_ints.append(sum(min(k, allowed) for _, k, allowed in terms))
         written.append(_clip_terms(terms))
-    clipped = chain.finish("clipped_counts", _numbers(chain, clipped_ints))
+    clipped = chain.finish("clipped_counts", whole_numbers(chain, clipped_ints))
     steps.append(
         Formula(
             id="clipped_counts",

@@ -28,6 +28,17 @@ class SoftmaxNames:
     out_title: str = "Attention weights"
 
 
+def whole_numbers(chain: Chain, xs: list[int]) -> np.ndarray:
+    """Whole numbers (counts, kept flags) in the chain's form: sympy integers when exact, floats otherwise."""
+    if chain.mode == "exact" and chain.degraded_at is None:
+        import sympy as sp
+
+        out = np.empty(len(xs), dtype=object)
+        out[:] = [sp.Integer(x) for x in xs]
+        return out
+    return np.array(xs, dtype=float)
+
+
 def finite_max(x: np.ndarray, axis: int | None = None) -> np.ndarray:
     """Row (or overall) maximum, ignoring −∞ from masks; works for exact arrays too."""
     f = to_float(x)

@@ -22,7 +22,7 @@ from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..problem import Problem
 from ..render.fmt import fmt
-from .common import softmax_inline, temperature_step
+from .common import softmax_inline, temperature_step, whole_numbers
 
 
 def exact_entries(p: Problem) -> tuple[int, str]:
@@ -174,7 +174,7 @@ def _filter(p: Problem, chain: Chain, probs: np.ndarray, steps: list[Step]) -> n
             n_keep += 1
     rank = {tok: j for j, tok in enumerate(order)}
     flags = [1 if rank[i] < n_keep else 0 for i in range(V)]
-    kept = chain.finish("kept", _ints(chain, flags))
+    kept = chain.finish("kept", whole_numbers(chain, flags))
     steps.append(
         Formula(
             id="kept",
@@ -341,16 +341,6 @@ def _beam(p: Problem, chain: Chain) -> list[Step]:
         )
     )
     return steps
-
-
-def _ints(chain: Chain, xs: list[int]) -> np.ndarray:
-    if chain.mode == "exact" and chain.degraded_at is None:
-        import sympy as sp
-
-        out = np.empty(len(xs), dtype=object)
-        out[:] = [sp.Integer(x) for x in xs]
-        return out
-    return np.array(xs, dtype=float)
 
 
 def _lp_exact(alpha: object, length: int) -> object:
