@@ -51,6 +51,8 @@ TOP_KEYS = (
     "norm2",
     "norm3",
 )
+# from "cell" on, the keys only some kinds take: another kind refuses each by name
+KIND_ONLY_KEYS = TOP_KEYS[TOP_KEYS.index("cell") :]
 SETTINGS_KEYS = names(SETTINGS_ALL)
 LAYER_TABLES = ("self_attention", "cross_attention", "ffn", "norm1", "norm2", "norm3")
 GIVEN_KEYS: dict[str, tuple[str, ...]] = {
@@ -98,17 +100,7 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         )
     if "measure" in raw and "measure" not in decl.top:
         raise r.fail("measure", f"a {kind} problem has no measure; 'measure' belongs to kind 'similarity'")
-    for key_name in (
-        "cell",
-        "encoder",
-        "decoder",
-        "training",
-        "cache",
-        "type",
-        "memory_tokens",
-        "strategy",
-        *LAYER_TABLES,
-    ):
+    for key_name in KIND_ONLY_KEYS:
         if key_name in raw and key_name not in decl.top:
             raise r.fail(key_name, f"does not apply to kind {kind!r}")
     tokens = r.labels(raw["tokens"], "tokens") if "tokens" in raw else None
