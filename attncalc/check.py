@@ -74,7 +74,7 @@ def check(
     tol = tolerance or Tolerance()
     truth = solve(problem, exact=False, carry_rounded=False)
     answers = parse_answers(raw_answers, truth, answers_file, key_prefix)
-    points = grading.step_points(problem.grading, truth.step_ids, problem.path)
+    points = grading.step_points(problem.grading, truth.step_ids, problem.path, grading.copy_steps(truth))
     runs = Runs(problem, answers)
     givens = {i.name: np.asarray(i.value, dtype=float) for i in truth.inputs}
     results: list[StepResult] = []

@@ -260,9 +260,12 @@ class Cosine(Step):
 class Arrange(Step):
     """result = entries of earlier results put in place, nothing computed: a head's block of columns
     of Q, the cached rows followed by the new ones, the heads' outputs side by side. ``source`` says
-    where each part comes from, in words ("columns 3–4 of K (key head 2)")."""
+    where each part comes from, in words ("columns 3–4 of K (key head 2)"). ``ranked``: the order is
+    the answerer's judgement (probabilities sorted, the best beams kept), so the step is not a mere copy
+    (``check`` gives a copy step ``[grading] copies`` points, 0 by default)."""
 
     source: str = ""
+    ranked: bool = False
 
 
 @dataclass(frozen=True, eq=False)

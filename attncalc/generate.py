@@ -6,7 +6,9 @@ kinds) draws a problem table and says why a variant is unfit: for attention, top
 tie (unless ties are allowed), a weight above 0.95 or below 0.01, exact forms that stop being readable
 before the weights; for the recurrent kinds and seq2seq, a saturated gate (σ above 0.99 or below
 0.01, |tanh| above 0.99); for every kind, top output probabilities that tie (the key names one
-prediction), an input row of zeros, or a repeat of an earlier variant. An unfit draw is redrawn.
+prediction), an input row of zeros, a dead unit (:mod:`attncalc.homework.dead`: a column of X, of V,
+of an FFN pre-activation or of a LayerNorm's normalized rows that is all zeros or the same for every
+token; a row of zeros in an output layer), or a repeat of an earlier variant. An unfit draw is redrawn.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from . import kinds
 from .derivation import Derivation
 from .errors import ProblemError
 from .homework.base import Drawer
+from .homework.dead import dead_input, dead_unit
 from .homework.options import Options, Result
 from .mechanisms import solve
 from .problem import parse_problem
@@ -80,7 +83,7 @@ def draw_problem(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
 def degeneracy(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
     """Why a variant is not fit for a worksheet, or None."""
     draw = drawer(o.kind)
-    return draw.reject(o, raw) or draw.degeneracy(o, raw, d)
+    return draw.reject(o, raw) or dead_input(raw) or draw.degeneracy(o, raw, d) or dead_unit(d, o.decimals)
 
 
 def generate(o: Options) -> Result:
@@ -96,11 +99,12 @@ def generate(o: Options) -> Result:
             if key in seen:
                 out.rejected["a repeat of an earlier variant"] += 1
                 continue
-            why = draw.reject(o, raw)  # before parsing: a zero row would make a cosine undefined
+            why = draw.reject(o, raw) or dead_input(raw)  # before parsing: a zero row would make a cosine undefined
             d = None
             if why is None:
                 problem = parse_problem(raw, f"variant-{number:02d}.toml")
-                why = draw.degeneracy(o, raw, solve(problem, exact=False))  # cheap checks first
+                floats = solve(problem, exact=False)  # cheap checks first
+                why = draw.degeneracy(o, raw, floats) or dead_unit(floats, o.decimals)
                 d = solve(problem) if why is None else None
                 if d is not None:
                     why = draw.degeneracy(o, raw, d)

@@ -3,7 +3,8 @@ follow-through credit is refused.
 
 A problem's optional ``[grading]`` table (:class:`~attncalc.parse.types.Grading`) gives points per
 step id, or per group (a pattern with ``*``, ``?`` or ``[...]`` whose points the steps it matches
-share equally), ``default`` points for every other step, the ``carried`` share a step earns when it is
+share equally), ``copies`` points for a step that computes nothing (0 unless said), ``default`` points
+for every other step, the ``carried`` share a step earns when it is
 right only given the answerer's own earlier answers, whether a wrong matrix earns its right entries
 (``partial``), and the ``slip`` share a wrong step earns when its slip is named.
 
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .derivation import Arrange, Derivation
 from .errors import ProblemError
 from .parse.types import Grading
 
@@ -32,8 +34,15 @@ _PATTERN = set("*?[")
 PLAIN_SIZE = 4  # answers of at most this many entries, all −1, 0 or 1, are never "equal" or "copied"
 
 
-def step_points(g: Grading, step_ids: list[str], file: str) -> dict[str, float]:
-    """Every step's points: its own, its group's share, or the default; an unknown id is bad input."""
+def copy_steps(d: Derivation) -> frozenset[str]:
+    """The steps that compute nothing (a head's block of Q, K or V, the heads side by side, a cache's
+    rows): worth ``copies`` points, 0 unless the ``[grading]`` table says otherwise."""
+    return frozenset(s.id for s in d.steps if isinstance(s, Arrange) and not s.ranked)
+
+
+def step_points(g: Grading, step_ids: list[str], file: str, copies: frozenset[str] = frozenset()) -> dict[str, float]:
+    """Every step's points: its own, its group's share, the copies' (a step in ``copies``) or the
+    default; an unknown id is bad input."""
     out: dict[str, float] = {}
     groups: list[tuple[str, float, list[str]]] = []
     for key, value in g.points:
@@ -54,7 +63,7 @@ def step_points(g: Grading, step_ids: list[str], file: str) -> dict[str, float]:
         free = [s for s in matched if s not in out]
         for s in free:
             out[s] = value / len(free)
-    return {s: out.get(s, g.default) for s in step_ids}
+    return {s: out.get(s, g.copies if s in copies else g.default) for s in step_ids}
 
 
 def degenerate(given: np.ndarray, decimals: Any, true_value: Any, givens: dict[str, np.ndarray]) -> str | None:

@@ -16,9 +16,10 @@ exact = true             # «settings.exact»
 """
 
 _GRADING = """
-# Optional points for `attncalc check` (one point a step when omitted):
+# Optional points for `attncalc check` (when omitted: one point a step, none for a copy step):
 # [grading]
 # default = 1            # «grading.default»
+# copies = 0             # «grading.copies»
 # carried = 0.5          # «grading.carried»
 # partial = true         # «grading.partial»
 # slip = 0               # «grading.slip»

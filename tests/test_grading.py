@@ -202,7 +202,7 @@ def test_the_templates_grading_block_works_uncommented(cli: Any, kind: str) -> N
 
     lines = cli("new", kind).stdout.splitlines()
     start = lines.index("# [grading]")
-    block = "\n".join(line[2:].split("  #")[0] for line in lines[start : start + 7])
+    block = "\n".join(line[2:].split("  #")[0] for line in lines[start : start + 8])
     raw = tomllib.loads("\n".join(lines[:start]) + "\n" + block)
     problem = parse_problem(raw, "t.toml")
     assert problem.grading.carried == 0.5 and problem.grading.partial is True

@@ -1,5 +1,6 @@
-"""Homework for attention, self-attention and softmax (the first generator's kinds, drawn as they were:
-the same options and seed still give the same variants)."""
+"""Homework for attention, self-attention and softmax (the first generator's kinds). The inputs (X, the
+keys) are drawn with no column that is all zeros or the same for every token (a dead unit:
+:mod:`attncalc.homework.dead`)."""
 
 from __future__ import annotations
 
@@ -50,12 +51,12 @@ def draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     score = o.score or "dot"
     raw["score"] = score
     if o.kind == "self-attention":
-        g: dict[str, Any] = {"X": d.matrix(n, k), "W_Q": d.matrix(k, k), "W_K": d.matrix(k, k), "W_V": d.matrix(k, k)}
+        g: dict[str, Any] = {"X": d.inputs(n, k), "W_Q": d.matrix(k, k), "W_K": d.matrix(k, k), "W_V": d.matrix(k, k)}
         if o.mask:
             g["mask"] = o.mask
         raw["given"] = g
         return raw
-    g = {"query": d.vector(k), "keys": d.matrix(n, k)}
+    g = {"query": d.vector(k), "keys": d.inputs(n, k)}
     if score == "general":
         g["W"] = d.matrix(k, k)
     elif score == "additive":

@@ -53,6 +53,16 @@ class Draw:
     def matrix(self, rows: int, cols: int) -> list[list[int | float]]:
         return [self.vector(cols) for _ in range(rows)]
 
+    def inputs(self, rows: int, cols: int) -> list[list[int | float]]:
+        """Input rows (one per token) with a non-zero entry each, and columns that are neither all
+        zeros nor, with two or more rows, the same for every token (a feature that never varies is a
+        dead unit: :mod:`attncalc.homework.dead`)."""
+        while True:
+            M = [self.nonzero_vector(cols) for _ in range(rows)]
+            columns = list(zip(*M, strict=True))
+            if all(any(x != 0 for x in c) and (rows == 1 or len(set(c)) > 1) for c in columns):
+                return M
+
 
 @dataclass(frozen=True)
 class Drawer:

@@ -1,7 +1,8 @@
 """Homework for the Transformer kinds: multi-head attention and positional encodings.
 
 Multi-head variants are drawn in floats (exact forms of √d_k-scaled softmaxes are long), with no row
-of zeros (in X, memory, W_O, or a column of W_Q, W_K, W_V), no tied top weights (unless --allow-ties)
+of zeros (in X, memory, W_O, or a column of W_Q, W_K, W_V), no column of X or memory that is all zeros
+or the same for every token (and no such column of V: :mod:`attncalc.homework.dead`), no tied top weights (unless --allow-ties)
 and no extreme weight (above 0.95 or below 0.01) in any head, and each head's weights different from
 the others'.
 """
@@ -46,7 +47,7 @@ def _draw_mh(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     kv = o.kv_heads or o.heads
     d_k = dm // o.heads
     g: dict[str, Any] = {
-        "X": [d.nonzero_vector(dm) for _ in range(n)],
+        "X": d.inputs(n, dm),
         "heads": o.heads,
         "W_Q": d.matrix(dm, dm),
         "W_K": d.matrix(dm, kv * d_k),
@@ -56,7 +57,7 @@ def _draw_mh(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     if kv != o.heads:
         g["kv_heads"] = kv
     if o.cross:
-        g["memory"] = [d.nonzero_vector(dm) for _ in range(n)]
+        g["memory"] = d.inputs(n, dm)
     if o.mask:
         g["mask"] = o.mask
     if o.positions:
@@ -155,13 +156,13 @@ def _draw_layer(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
         "title": f"Variant {number}",
         "kind": "transformer-layer",
         "tokens": list(TOKENS[:n]),
-        "given": {"X": [d.nonzero_vector(dm) for _ in range(n)], "heads": o.heads},
+        "given": {"X": d.inputs(n, dm), "heads": o.heads},
         "self_attention": attention(),
         "ffn": {"W_1": d.matrix(dm, 2 * dm), "W_2": d.matrix(2 * dm, dm)},
         "settings": {"decimals": o.decimals, "exact": False},
     }
     if o.cross:
-        raw["given"]["memory"] = [d.nonzero_vector(dm) for _ in range(n)]
+        raw["given"]["memory"] = d.inputs(n, dm)
         raw["cross_attention"] = attention()
     return raw
 

@@ -131,6 +131,7 @@ def _filter(p: Problem, chain: Chain, probs: np.ndarray, steps: list[Step]) -> n
             value=sorted_,
             rows=sorted_labels,
             source="the probabilities, largest first (ties: the earlier vocabulary entry first)",
+            ranked=True,
             explain="Both filters keep the most probable tokens, so they start from the sorted distribution.",
         )
     )
@@ -321,6 +322,7 @@ def _beam(p: Problem, chain: Chain) -> list[Step]:
             value=kept,
             rows=kept_labels,
             source=f"ranked {ranked}; ties: the earlier beam, then the earlier token",
+            ranked=True,
             explain="Beam search keeps only the best few hypotheses and extends each again; a kept candidate "
             "carries its summed log-probability on as its beam score.",
         )

@@ -48,6 +48,7 @@ def parse_grading(r: _Reader, raw: Any) -> Grading:
     return Grading(
         points=tuple(points),
         default=_amount(r, t["default"], "grading.default") if "default" in t else 1.0,
+        copies=_amount(r, t["copies"], "grading.copies") if "copies" in t else 0.0,
         carried=_amount(r, t["carried"], "grading.carried", 1.0) if "carried" in t else 1.0,
         partial=partial,
         slip=_amount(r, t["slip"], "grading.slip", 1.0) if "slip" in t else 0.0,

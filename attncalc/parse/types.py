@@ -249,6 +249,7 @@ class Grading:
 
     points: tuple[tuple[str, float], ...] = ()  # a step id or a pattern (a group), and its points, in file order
     default: float = 1.0  # points of every step not named
+    copies: float = 0.0  # points of every copy step (an Arrange: nothing computed) not named
     carried: float = 1.0  # the share a carried step earns
     partial: bool = True  # a wrong matrix earns its right entries
     slip: float = 0.0  # the share a wrong step earns when its slip is named

@@ -84,6 +84,12 @@ GRADING_TABLE = table(
         'points per step id, or per group: a pattern such as "1.*" shares its points among the steps it matches',
     ),
     Key("default", "number", "points of every step that points does not name", default=1),
+    Key(
+        "copies",
+        "number",
+        "points of every copy step that points does not name (nothing computed: a head's block of Q, K or V, the heads side by side)",
+        default=0,
+    ),
     Key("carried", "number", "the share of its points a carried step earns (0 to 1)", default=1),
     Key("partial", "bool", "a wrong vector or matrix earns the share of its right entries", default=True),
     Key("slip", "number", "the share of its points a wrong step earns when check names its slip (0 to 1)", default=0),
