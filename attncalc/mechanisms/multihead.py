@@ -168,7 +168,8 @@ def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarr
                     rows=tok,
                     cols=keys,
                     written=tuple(tuple(str(x) for x in row) for row in written),
-                    explain="ALiBi penalises a key by its distance from the query; each head has its own slope.",
+                    explain="ALiBi penalises a key by its distance from the query; each head has its own slope. "
+                    "Positions i, k count from 0; entries [r,c] count rows and columns from 1.",
                 )
             )
             S0, B0 = chain.coerce(S, B)

@@ -19,6 +19,11 @@ from ..numbers import Node, to_exact, to_float
 from ..render.fmt import fmt
 
 
+# said where 1-based entry labels stand next to 0-based positions (the maths numbers entries from 1,
+# the papers and PyTorch number positions from 0)
+COUNTING = "Entries [r,c] count rows and columns from 1; positions and the pair index i count from 0."
+
+
 def _base_text(base: Node) -> str:
     return fmt(to_float(base), 6)
 
@@ -57,7 +62,8 @@ def angles_step(step_id: str, value: np.ndarray, written: np.ndarray, rows: tupl
         rows=rows,
         cols=tuple(f"i={i}" for i in range(d // 2)),
         written=tuple(tuple(str(x) for x in row) for row in written),
-        explain="Each pair of columns turns at its own frequency: the first pairs fast, the last ones slowly.",
+        explain="Each pair of columns turns at its own frequency: the first pairs fast, the last ones slowly. "
+        + COUNTING,
     )
 
 
@@ -87,7 +93,8 @@ def positions_step(
         rows=rows,
         fn="sinusoid",
         arg=wide,
-        explain="Every position gets its own pattern of sines and cosines; nearby positions get similar ones.",
+        explain="Every position gets its own pattern of sines and cosines; nearby positions get similar ones. "
+        + COUNTING,
     )
 
 
@@ -147,7 +154,7 @@ def rope_step(
         rows=rows,
         terms=terms,
         complement=((False, False), (False, False)),
-        explain="Rotating q and k by their positions makes q·k depend on how far apart the two tokens are.",
+        explain="Rotating q and k by their positions makes q·k depend on how far apart the two tokens are. " + COUNTING,
     )
 
 

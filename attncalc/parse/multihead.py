@@ -267,9 +267,10 @@ def parse_positional(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) ->
         else:
             d = (q if q is not None else k).shape[1]  # type: ignore[union-attr]
             if "d_model" in t or "d_k" in t:
-                given_d = t.get("d_k", t.get("d_model"))
+                width_key = "d_k" if "d_k" in t else "d_model"  # name the key the file has
+                given_d = t[width_key]
                 if given_d != d:
-                    raise r.fail("given.d_k", f"is {given_d!r} but the rows of q/k have width {d}")
+                    raise r.fail(f"given.{width_key}", f"is {given_d!r} but the rows of q/k have width {d}")
         for name, g in (("q", q), ("k", k)):
             if g is not None and g.shape != (len(positions), d):
                 raise r.fail(
@@ -282,8 +283,14 @@ def parse_positional(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) ->
             key, what = ("given.q" if q is not None else "given.k"), f"has rows of width {d:,}"
         raise r.fail(key, f"{what}: a positional encoding is at most {MAX_ENCODING_WIDTH:,} wide")
     if d % 2:
+        if kind_type == "sinusoidal" or (q is None and k is None):  # the width the file states
+            raise r.fail(
+                "given.d_model" if kind_type == "sinusoidal" else "given.d_k", f"{d} is odd: the encoding pairs columns"
+            )
+        # the width comes from the rows of q (or k): name that key, the one the file has
         raise r.fail(
-            "given.d_model" if kind_type == "sinusoidal" else "given.d_k", f"{d} is odd: the encoding pairs columns"
+            "given.q" if q is not None else "given.k",
+            f"has rows of width {d}, which is odd: RoPE turns pairs of columns",
         )
     _check_tokens(r, common["tokens"], len(positions), "given.positions lists")
     pe = PosEnc(
