@@ -18,7 +18,6 @@ from ..derivation import Combine, Formula, Map
 from ..numbers import Node, to_exact, to_float
 from ..render.fmt import fmt
 
-
 # said where 1-based entry labels stand next to 0-based positions (the maths numbers entries from 1,
 # the papers and PyTorch number positions from 0)
 COUNTING = "Entries [r,c] count rows and columns from 1; positions and the pair index i count from 0."
