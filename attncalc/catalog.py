@@ -34,7 +34,7 @@ STRATEGIES: dict[str, str] = {
 POSITION_TYPES: dict[str, str] = {
     "sinusoidal": "P[pos, 2i] = sin(pos / base^(2i/d)), P[pos, 2i+1] = cos(...), added to X",
     "rope": "rotate each pair of q and k by pos * base^(-2i/d_k) (interleaved or half pairing)",
-    "alibi": "add -m_j * |i - k| to head j's scaled scores, m_j = 2^(-8j/h)",
+    "alibi": "add -m_j * |i - k| to head j's scaled scores, m_j = 2^(-8j/h) (alibi = \"official\": the ALiBi code's slopes)",
     "learned": "a given matrix added to X",
 }
 

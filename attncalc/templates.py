@@ -301,7 +301,8 @@ W_O = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]   # «given.W_O»
 # [cache]                # «cache»
 # K = [[...]]            # «cache.K»
 # V = [[...]]            # «cache.V»
-{_POSITION_SETTINGS}"""
+{_POSITION_SETTINGS}# alibi = "paper"        # «settings.alibi»
+"""
 
 _POSITIONAL = f"""# attncalc problem: the sinusoidal positional encoding of "Attention Is All You Need".
 # Solve it with:  attncalc solve this-file.toml

@@ -155,21 +155,23 @@ def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarr
             steps.append(_retitle(step, j))
             sym = "S'"
         if mh.positions == "alibi":
-            B, written = pos.alibi_bias(chain, j, mh.heads, q_pos, k_pos)
+            B, written = pos.alibi_bias(chain, j, mh.heads, q_pos, k_pos, mh.alibi)
+            a_exp, b_exp = pos.alibi_exponent(j, mh.heads, mh.alibi)
             B = chain.finish(f"head.{j}.bias", B)
             steps.append(
                 Formula(
                     id=f"head.{j}.bias",
                     title=f"Head {j}: ALiBi bias",
-                    formula=f"b_ik = −m_{j}·|i − k|, m_{j} = {pos.alibi_slope_text(j, mh.heads)} (positions from 0)",
-                    latex=rf"b_{{ik}} = -m_{j} |i - k|,\ m_{j} = 2^{{-{8 * j}/{mh.heads}}}",
+                    formula=f"b_ik = −m_{j}·|i − k|, m_{j} = {pos.alibi_slope_text(j, mh.heads, mh.alibi)} (positions from 0)",
+                    latex=rf"b_{{ik}} = -m_{j} |i - k|,\ m_{j} = 2^{{-{a_exp}/{b_exp}}}",
                     symbol="b",
                     value=B,
                     rows=tok,
                     cols=keys,
                     written=tuple(tuple(str(x) for x in row) for row in written),
                     explain="ALiBi penalises a key by its distance from the query; each head has its own slope. "
-                    "Positions i, k count from 0; entries [r,c] count rows and columns from 1.",
+                    + pos.alibi_note(mh.heads, mh.alibi)
+                    + "Positions i, k count from 0; entries [r,c] count rows and columns from 1.",
                 )
             )
             S0, B0 = chain.coerce(S, B)

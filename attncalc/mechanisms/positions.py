@@ -4,7 +4,8 @@ Sinusoidal (Vaswani et al. 2017): the angle of position pos and pair i is pos / 
 P[pos, 2i] = sin(angle), P[pos, 2i+1] = cos(angle). RoPE (Su et al., RoFormer): the pair of a head's
 q and k at position pos turns by the angle pos · base^(−2i/d_k); "interleaved" pairs columns
 (2i, 2i+1) as the paper does, "half" pairs (i, i + d_k/2) as GPT-NeoX and LLaMA code do. ALiBi
-(Press et al.): head j of h gets the slope m_j = 2^(−8j/h) and the bias −m_j·|i − k|.
+(Press et al.): head j of h gets the slope m_j = 2^(−8j/h) and the bias −m_j·|i − k|; the ALiBi code and
+BLOOM interleave other slopes when h is not a power of two (``[settings] alibi = "official"``).
 """
 
 from __future__ import annotations
@@ -157,25 +158,54 @@ def rope_step(
     )
 
 
-def alibi_slope_text(j: int, h: int) -> str:
-    return f"2^(−{8 * j}/{h})"
+def alibi_exponent(j: int, h: int, slopes: str = "paper") -> tuple[int, int]:
+    """(a, b) with m_j = 2^(−a/b) for head j (1-based) of h, unreduced as the formula writes it.
+
+    paper: m_j = 2^(−8j/h). official (the ALiBi code's ``get_slopes``, BLOOM's ``build_alibi_tensor``):
+    the same for h a power of two; otherwise, with c the largest power of two below h, heads 1 … c take
+    2^(−8j/c) and heads c + k take every other slope of 2c heads, 2^(−8(2k − 1)/(2c))."""
+    if slopes == "paper" or h & (h - 1) == 0:
+        return 8 * j, h
+    c = 1 << (h.bit_length() - 1)
+    if j <= c:
+        return 8 * j, c
+    return 8 * (2 * (j - c) - 1), 2 * c
 
 
-def alibi_bias(chain: Chain, j: int, h: int, q_pos: list[int], k_pos: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """(values, written): the bias −m_j·|i − k| of head j (1-based) of h, m_j = 2^(−8j/h)."""
+def alibi_note(h: int, slopes: str) -> str:
+    """A sentence on where the official slopes come from, when they differ from the paper's ("" if not)."""
+    if slopes == "paper" or h & (h - 1) == 0:
+        return ""
+    c = 1 << (h.bit_length() - 1)
+    return (
+        f"The ALiBi code's slopes for {h} heads (as BLOOM's): heads 1–{c} take 2^(−8j/{c}), "
+        f"heads {c + 1}–{h} every other slope of {2 * c} heads, 2^(−8(2k − 1)/{2 * c}) for head {c} + k. "
+    )
+
+
+def alibi_slope_text(j: int, h: int, slopes: str = "paper") -> str:
+    a, b = alibi_exponent(j, h, slopes)
+    return f"2^(−{a}/{b})"
+
+
+def alibi_bias(
+    chain: Chain, j: int, h: int, q_pos: list[int], k_pos: list[int], slopes: str = "paper"
+) -> tuple[np.ndarray, np.ndarray]:
+    """(values, written): the bias −m_j·|i − k| of head j (1-based) of h, m_j from :func:`alibi_exponent`."""
     written = np.empty((len(q_pos), len(k_pos)), dtype=object)
-    slope = alibi_slope_text(j, h)
+    slope = alibi_slope_text(j, h, slopes)
+    a_exp, b_exp = alibi_exponent(j, h, slopes)
     for a, i in enumerate(q_pos):
         for b, k in enumerate(k_pos):
             written[a, b] = f"−{slope}·|{i} − {k}|" if i != k else "0"
     if chain.mode == "exact" and chain.degraded_at is None:
         import sympy as sp
 
-        m = sp.Integer(2) ** sp.Rational(-8 * j, h)
+        m = sp.Integer(2) ** sp.Rational(-a_exp, b_exp)
         out = np.empty(written.shape, dtype=object)
         for a, i in enumerate(q_pos):
             for b, k in enumerate(k_pos):
                 out[a, b] = -m * abs(i - k)
         return out, written
-    m_f = 2.0 ** (-8 * j / h)
+    m_f = 2.0 ** (-a_exp / b_exp)
     return np.array([[-m_f * abs(i - k) for k in k_pos] for i in q_pos], dtype=float), written

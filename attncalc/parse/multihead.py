@@ -198,9 +198,9 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         raise r.fail("given.positions", f"sinusoidal positions pair the columns: d_model = {d_model} must be even")
     if positions == "rope" and d_k % 2:
         raise r.fail("given.positions", f"RoPE rotates pairs of a head's columns: d_k = {d_k} must be even")
-    defaults = {"position_base": 10000, "rope": "interleaved"}  # the defaults are accepted everywhere
-    for key in ("position_base", "rope"):
-        used = ("sinusoidal", "rope") if key == "position_base" else ("rope",)
+    defaults = {"position_base": 10000, "rope": "interleaved", "alibi": "paper"}  # the defaults are accepted everywhere
+    for key in ("position_base", "rope", "alibi"):
+        used = {"position_base": ("sinusoidal", "rope"), "rope": ("rope",), "alibi": ("alibi",)}[key]
         if key in settings_raw and positions not in used and settings_raw[key] != defaults[key]:
             raise r.fail(f"settings.{key}", f"applies with given.positions = {' or '.join(used)} only")
     mh = MultiHead(
@@ -223,6 +223,7 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         base=_base(r, settings_raw),
         rope=_rope(r, settings_raw),
         key_labels=tuple(key_labels),
+        alibi=r.string(settings_raw.get("alibi", "paper"), "settings.alibi", ("paper", "official")),
     )
     common = {k: v for k, v in common.items() if k != "memory_tokens"}
     return Problem(given={"X": X}, head=None, multihead=mh, **common)

@@ -160,6 +160,8 @@ def _settings(r: _Reader, raw: Any, kind: str) -> Settings:
     for key in ("position_base", "rope"):
         if key in t and kind not in ("multi-head", "positional-encoding"):
             raise r.fail(f"settings.{key}", "applies to kinds 'multi-head' and 'positional-encoding' only")
+    if "alibi" in t and kind != "multi-head":
+        raise r.fail("settings.alibi", "applies to kind 'multi-head' (with given.positions = \"alibi\") only")
     for key in ("norm", "eps"):
         if key in t and kind != "transformer-layer":
             raise r.fail(f"settings.{key}", "applies to kind 'transformer-layer' only")

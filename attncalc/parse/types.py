@@ -146,6 +146,7 @@ class MultiHead:
     base: Any  # position base (a number node), 10000 by default
     rope: str  # interleaved | half
     key_labels: tuple[str, ...]  # the keys' rows: cached tokens, then X's or memory's
+    alibi: str = "paper"  # ALiBi slopes: paper (2^(−8j/h)) | official (the ALiBi code's, BLOOM's)
 
     @property
     def t(self) -> int:

@@ -33,6 +33,14 @@ SETTINGS_KEYS = (
         choices=("interleaved", "half"),
     ),
     Key(
+        "alibi",
+        "choice",
+        "multi-head ALiBi slopes: paper (m_j = 2^(−8j/h)) | official (the ALiBi code's and BLOOM's: for h not a "
+        "power of two, the slopes of the power of two below, then every other slope of twice that)",
+        default="paper",
+        choices=("paper", "official"),
+    ),
+    Key(
         "norm",
         "choice",
         "transformer-layer: post (LayerNorm after each residual sum, the paper) | pre (before each sublayer)",
@@ -54,17 +62,33 @@ SETTINGS_KEYS = (
 SETTINGS_ALL = Table(SETTINGS_KEYS, "how the derivation is shown and rounded")
 POSITION_SETTINGS = ("position_base", "rope")
 LAYER_SETTINGS = ("norm", "eps")
+MULTI_HEAD_SETTINGS = ("alibi",)
 SETTINGS_TABLE = Table(
-    tuple(k for k in SETTINGS_KEYS if k.name not in ("temperature", *POSITION_SETTINGS, *LAYER_SETTINGS)),
+    tuple(
+        k
+        for k in SETTINGS_KEYS
+        if k.name not in ("temperature", *POSITION_SETTINGS, *LAYER_SETTINGS, *MULTI_HEAD_SETTINGS)
+    ),
     SETTINGS_ALL.doc,
 )
 SETTINGS = Key("settings", "table", "how the derivation is shown and rounded", table=SETTINGS_TABLE)
 SETTINGS_SOFTMAX = SETTINGS.but(
     table=Table(
-        tuple(k for k in SETTINGS_KEYS if k.name not in (*POSITION_SETTINGS, *LAYER_SETTINGS)), SETTINGS_ALL.doc
+        tuple(k for k in SETTINGS_KEYS if k.name not in (*POSITION_SETTINGS, *LAYER_SETTINGS, *MULTI_HEAD_SETTINGS)),
+        SETTINGS_ALL.doc,
     )
 )
 SETTINGS_POSITIONS = SETTINGS.but(
+    table=Table(
+        tuple(
+            k
+            for k in SETTINGS_KEYS
+            if k.name not in ("temperature", "convention", *LAYER_SETTINGS, *MULTI_HEAD_SETTINGS)
+        ),
+        SETTINGS_ALL.doc,
+    )
+)
+SETTINGS_MULTI_HEAD = SETTINGS.but(
     table=Table(
         tuple(k for k in SETTINGS_KEYS if k.name not in ("temperature", "convention", *LAYER_SETTINGS)),
         SETTINGS_ALL.doc,
@@ -72,7 +96,11 @@ SETTINGS_POSITIONS = SETTINGS.but(
 )
 SETTINGS_LAYER = SETTINGS.but(
     table=Table(
-        tuple(k for k in SETTINGS_KEYS if k.name not in ("temperature", "convention", *POSITION_SETTINGS)),
+        tuple(
+            k
+            for k in SETTINGS_KEYS
+            if k.name not in ("temperature", "convention", *POSITION_SETTINGS, *MULTI_HEAD_SETTINGS)
+        ),
         SETTINGS_ALL.doc,
     )
 )

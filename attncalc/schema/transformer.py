@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import catalog
-from .common import ANSWERS, DESCRIPTION, GRADING, SCHEMA, SETTINGS_POSITIONS, TITLE, TOKENS
+from .common import ANSWERS, DESCRIPTION, GRADING, SCHEMA, SETTINGS_MULTI_HEAD, SETTINGS_POSITIONS, TITLE, TOKENS
 from .decl import Key, KindSchema, table
 
 
@@ -67,7 +67,7 @@ MULTI_HEAD = KindSchema(
         DESCRIPTION,
         Key("given", "table", MULTI_HEAD_GIVEN.doc, table=MULTI_HEAD_GIVEN, required=True),
         Key("cache", "table", CACHE.doc, table=CACHE),
-        SETTINGS_POSITIONS,
+        SETTINGS_MULTI_HEAD,
         ANSWERS,
         GRADING,
         SCHEMA,
