@@ -77,7 +77,7 @@ _TRAINING = [
     ("b_out_new", "with [training] and b_out: b_out after the step"),
 ]
 _LSTM = [
-    ("t.hx", "the concatenation [h_{t-1}; x_t] (when a gate is computed)"),
+    ("t.hx", "the concatenation [h_{t-1}; x_t] ([x_t; h_{t-1}] with order = xh; when a gate is computed)"),
     ("t.f_pre", "W_f [h; x] + b_f (omitted when the gate is stated)"),
     ("t.f", "forget gate sigma(...)"),
     ("t.i_pre", "W_i [h; x] + b_i"),
@@ -93,13 +93,13 @@ _LSTM = [
     ("t.h", "hidden state o_t * tanh(c_t)"),
 ]
 _GRU = [
-    ("t.hx", "the concatenation [h_{t-1}; x_t]"),
+    ("t.hx", "the concatenation [h_{t-1}; x_t] ([x_t; h_{t-1}] with order = xh)"),
     ("t.r_pre", "W_r [h; x] + b_r"),
     ("t.r", "reset gate"),
     ("t.z_pre", "W_z [h; x] + b_z"),
     ("t.z", "update gate"),
     ("t.rh", "reset before: r_t * h_{t-1}"),
-    ("t.rhx", "reset before: [r_t * h_{t-1}; x_t]"),
+    ("t.rhx", "reset before: [r_t * h_{t-1}; x_t] ([x_t; r_t * h_{t-1}] with order = xh)"),
     ("t.xn", "reset after: W_in x_t + b_in"),
     ("t.hn", "reset after: W_hn h_{t-1} + b_hn"),
     ("t.h_tilde_pre", "the candidate's pre-activation"),
@@ -107,7 +107,7 @@ _GRU = [
     ("t.h", "hidden state: (1 - z) h~ + z h (update keep) or z h~ + (1 - z) h (replace)"),
 ]
 _RNN = [
-    ("t.hx", "the concatenation [h_{t-1}; x_t]"),
+    ("t.hx", "the concatenation [h_{t-1}; x_t] ([x_t; h_{t-1}] with order = xh)"),
     ("t.h_pre", "W [h; x] + b"),
     ("t.h", "hidden state tanh(...) (or relu)"),
 ]

@@ -194,6 +194,7 @@ b_f = [1, 1]                  # biases are zero when omitted
 
 [cell]
 layout = "gates"              # «cell.layout»
+# order = "hx"                # «cell.order»
 
 [settings]
 decimals = 3

@@ -225,7 +225,7 @@ def test_unknown_key_messages_unchanged(cli: Any, tmp_path: Path) -> None:
     result = cli("solve", str(p))
     assert result.stderr == (
         f"attncalc: error: {p}: cell.layot: unknown key (did you mean 'layout'?); "
-        "allowed here: layout, reset, update, nonlinearity\n"
+        "allowed here: layout, reset, update, nonlinearity, order\n"
     )
 
 

@@ -47,7 +47,8 @@ def bias_name(cell: Cell, g: str) -> str:
 
 
 def layout_note(cell: Cell, g: str, part: str = "both") -> str:
-    """Where a gate's weights sit in the stacked layouts; ``part`` is input, recurrent or both (over [h; x])."""
+    """Where a gate's weights sit in the stacked layouts; ``part`` is input, recurrent or both (over [h; x],
+    or [x; h] in the order "xh")."""
     if cell.layout == "gates":
         return ""
     from ..parse.recurrent import STACK_ORDER
@@ -62,19 +63,19 @@ def layout_note(cell: Cell, g: str, part: str = "both") -> str:
         if part in sides:
             W, b = sides[part]
             return where + f"rows {span} of {W}, and of {b}."
-        return (
-            where
-            + f"W_{g} = [rows {span} of weight_hh | rows {span} of weight_ih], b_{g} = bias_ih + bias_hh on those rows."
-        )
+        parts = [f"rows {span} of weight_hh", f"rows {span} of weight_ih"]
+        if cell.order == "xh":
+            parts.reverse()
+        return where + f"W_{g} = [{' | '.join(parts)}], b_{g} = bias_ih + bias_hh on those rows."
     where = f"From Keras's kernels (gate order {', '.join(order)}): "
     if part == "input":
         return where + f"columns {span} of kernel, transposed, and of bias row 1."
     if part == "recurrent":
         return where + f"columns {span} of recurrent_kernel, transposed, and of bias row 2."
-    return where + (
-        f"W_{g} = [columns {span} of recurrent_kernel | columns {span} of kernel], transposed; "
-        f"b_{g} = bias on those columns."
-    )
+    parts = [f"columns {span} of recurrent_kernel", f"columns {span} of kernel"]
+    if cell.order == "xh":
+        parts.reverse()
+    return where + f"W_{g} = [{' | '.join(parts)}], transposed; b_{g} = bias on those columns."
 
 
 def stacked_labels(cell: Cell) -> tuple[str, ...] | None:

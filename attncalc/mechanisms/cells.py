@@ -2,8 +2,8 @@
 
 Every cell is computed from the canonical form of :mod:`attncalc.parse.types` (per gate ``Wx``,
 ``Wh``, ``bx``, ``bh``), whatever layout the problem gave its weights in. A pre-activation is
-written as one product over the concatenation [h; x] with the two biases added together, as the
-papers write it; the GRU candidate with the reset gate applied after the recurrent product
+written as one product over the concatenation [h; x] (or [x; h] with ``[cell] order = "xh"``; the step
+id stays ``hx``) with the two biases added together, as the papers write it; the GRU candidate with the reset gate applied after the recurrent product
 (PyTorch, Keras) keeps its two halves apart, since r multiplies only one of them.
 """
 
@@ -49,9 +49,10 @@ def cell_step(
     pre = f"{names.prefix}{t}."
     steps: list[Step] = []
     hs = names.h
-    hx = None  # [h; x], read by every computed gate except the GRU candidate (which builds its own)
+    order = cell.order if cell is not None else "hx"
+    hx = None  # [h; x] ([x; h]), read by every computed gate except the GRU candidate (which builds its own)
     if x is not None and any(g != "n" and g not in stated for g in GATES[kind]):
-        hx = _concat(chain, pre + "hx", *_hx(chain, h, x, h_label, x_label))
+        hx = _concat(chain, pre + "hx", *_hx(chain, h, x, h_label, x_label, order))
         steps.append(hx[0])
     values: dict[str, np.ndarray] = {}
 
@@ -74,7 +75,7 @@ def cell_step(
             values[g] = v
             return
         assert cell is not None and hx is not None
-        W = np.concatenate([chain.given(cell.Wh[g]), chain.given(cell.Wx[g])], axis=1)
+        W = _weights(chain, cell, g)
         b = _bias(chain, cell.bx[g]) + _bias(chain, cell.bh[g])
         z = chain.finish(gid + "_pre", chain.matmul(W, hx[1]) + b)
         W_name = weight_name(cell, g)
@@ -83,7 +84,7 @@ def cell_step(
             Product(
                 id=gid + "_pre",
                 title=f"{GATE_TITLE[g]}: pre-activation",
-                formula=f"{z_sym} = {W_name}·[{h_label}; {x_label}] + {bias_name(cell, g)}",
+                formula=f"{z_sym} = {W_name}·{_cat(h_label, x_label, cell.order)} + {bias_name(cell, g)}",
                 latex="",
                 symbol=z_sym,
                 value=z,
@@ -219,16 +220,17 @@ def cell_step(
                     explain="The reset gate scales the previous state before it enters the candidate (Cho et al.).",
                 )
             )
-            rhx = _concat(chain, pre + "rhx", *_hx(chain, rh, x, f"r_{t} ⊙ {h_label}", x_label))
+            rhx = _concat(chain, pre + "rhx", *_hx(chain, rh, x, f"r_{t} ⊙ {h_label}", x_label, cell.order))
             steps.append(rhx[0])
-            W = np.concatenate([chain.given(cell.Wh["n"]), chain.given(cell.Wx["n"])], axis=1)
+            W = _weights(chain, cell, "n")
             b = _bias(chain, cell.bx["n"]) + _bias(chain, cell.bh["n"])
             zn = chain.finish(pre + "h_tilde_pre", chain.matmul(W, rhx[1]) + b)
             steps.append(
                 Product(
                     id=pre + "h_tilde_pre",
                     title="Candidate state: pre-activation",
-                    formula=f"zh\u0303_{t} = {weight_name(cell, 'n')}·[r_{t} ⊙ {h_label}; {x_label}] + {bias_name(cell, 'n')}",
+                    formula=f"zh\u0303_{t} = {weight_name(cell, 'n')}·{_cat(f'r_{t} ⊙ {h_label}', x_label, cell.order)} "
+                    f"+ {bias_name(cell, 'n')}",
                     latex="",
                     symbol=f"zh\u0303_{t}",
                     value=zn,
@@ -334,14 +336,28 @@ def cell_step(
     return steps, h_new, None
 
 
+def _cat(h_label: str, x_label: str, order: str) -> str:
+    """[h; x], or [x; h] in the order "xh"."""
+    return f"[{x_label}; {h_label}]" if order == "xh" else f"[{h_label}; {x_label}]"
+
+
+def _weights(chain: Chain, cell: Cell, g: str) -> np.ndarray:
+    """A gate's weights over the concatenation: [W_h | W_x], or [W_x | W_h] in the order "xh"."""
+    Wh, Wx = chain.given(cell.Wh[g]), chain.given(cell.Wx[g])
+    return np.concatenate([Wx, Wh] if cell.order == "xh" else [Wh, Wx], axis=1)
+
+
 def _hx(
-    chain: Chain, h: np.ndarray, x: np.ndarray, h_label: str, x_label: str
+    chain: Chain, h: np.ndarray, x: np.ndarray, h_label: str, x_label: str, order: str = "hx"
 ) -> tuple[list[np.ndarray], list[str], str]:
-    """The parts of [h; x] (values, names, label); [x; h] under the mistake ``hx_swapped``, which needs
-    x and h of one length (the weights' columns for h then meet x)."""
+    """The parts of [h; x] (values, names, label), or of [x; h] in the order "xh"; [x; h] under the
+    mistake ``hx_swapped``, which needs x and h of one length (the weights' columns for h then meet x).
+    The slip's note says [x; h] was used for [h; x]: in the order "xh" it is not looked for."""
     if chain.mistake == "hx_swapped":
-        if len(h) != len(x):
+        if len(h) != len(x) or order == "xh":
             raise MistakeNotApplicable
+        order = "xh"
+    if order == "xh":
         return [x, h], [x_label, h_label], f"[{x_label}; {h_label}]"
     return [h, x], [h_label, x_label], f"[{h_label}; {x_label}]"
 

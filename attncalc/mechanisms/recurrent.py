@@ -61,7 +61,7 @@ def inputs(p: Problem) -> list[Input]:
     if rec.cell is not None:
         for g in rec.cell.shown:
             g_rows, g_cols = given_labels(rec.cell, g.name)
-            role = _role(g.name, rec.cell.layout)
+            role = _role(g.name, rec.cell.layout, rec.cell.order)
             out.append(Input(g.name, g.name, g.floats, None, rows=g_rows, cols=g_cols, role=role))
     if rec.output is not None:
         o = rec.output
@@ -71,7 +71,7 @@ def inputs(p: Problem) -> list[Input]:
     return out
 
 
-def _role(name: str, layout: str) -> str:
+def _role(name: str, layout: str, order: str = "hx") -> str:
     if layout == "pytorch":
         return {
             "weight_ih": "input weights, the gates' rows stacked",
@@ -87,7 +87,9 @@ def _role(name: str, layout: str) -> str:
         }.get(name, "bias")
     if name == "b_hn":
         return "recurrent bias of the candidate (reset after)"
-    return "acts on [h; x]" if name.startswith("W") else "bias of its gate"
+    if name.startswith("W"):
+        return "acts on [x; h]" if order == "xh" else "acts on [h; x]"
+    return "bias of its gate"
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:

@@ -49,7 +49,7 @@ TRAINING_KEYS = names(decl.TRAINING_TABLE)
 
 
 def cell_options(r: _Reader, t: dict[str, Any], where: str, kind: str | None) -> dict[str, Any]:
-    """Read cell, layout, reset, update, nonlinearity from a table (the [cell], [encoder] or [decoder] table)."""
+    """Read cell, layout, reset, update, nonlinearity, order from a table (the [cell], [encoder] or [decoder] table)."""
     pre = f"{where}." if where else ""
     if kind is None:
         kind = r.string(t.get("cell", "gru"), f"{pre}cell", CELLS)
@@ -67,6 +67,7 @@ def cell_options(r: _Reader, t: dict[str, Any], where: str, kind: str | None) ->
         opts["nonlinearity"] = r.string(t.get("nonlinearity", "tanh"), f"{pre}nonlinearity", ("tanh", "relu"))
     elif "nonlinearity" in t:
         raise r.fail(f"{pre}nonlinearity", "applies to an rnn cell only")
+    opts["order"] = r.string(t.get("order", "hx"), f"{pre}order", ("hx", "xh"))
     return opts
 
 
@@ -114,6 +115,7 @@ def read_cell(
                 f"{pre}{keys[gates[0]][0]}",
                 f"missing: the {kind} cell's weights ({', '.join(k[0] for k in keys.values())})",
             )
+        xh = opts.get("order", "hx") == "xh"  # [x; h]: W = [W_x | W_h]
         for g in present:
             wk, bk = keys[g]
             W = r.matrix(t[wk], f"{pre}{wk}")
@@ -126,11 +128,12 @@ def read_cell(
                 W,
                 f"{pre}{wk}",
                 (d_h, d_h + d_x),
-                f"acting on [h; x] with h of length {d_h} and x of length {d_x}{x_from}",
+                f"acting on {'[x; h]' if xh else '[h; x]'} with h of length {d_h} and x of length {d_x}{x_from}",
             )
             shown.append(W)
-            Wh[g] = _slice(W, wk, cols=slice(0, d_h))
-            Wx[g] = _slice(W, wk, cols=slice(d_h, d_h + d_x))
+            h_cols, x_cols = (slice(d_x, d_x + d_h), slice(0, d_x)) if xh else (slice(0, d_h), slice(d_h, d_h + d_x))
+            Wh[g] = _slice(W, wk, cols=h_cols)
+            Wx[g] = _slice(W, wk, cols=x_cols)
             if bk in t:
                 b = r.vector(t[bk], f"{pre}{bk}")
                 _need_shape(r, b, f"{pre}{bk}", (d_h,), "for a hidden state of that length")
@@ -228,6 +231,7 @@ def read_cell(
         update=opts.get("update", "keep"),
         nonlinearity=opts.get("nonlinearity", "tanh"),
         shown=tuple(shown),
+        order=opts.get("order", "hx"),
     )
 
 
@@ -279,7 +283,8 @@ def recurrent(r: _Reader, kind: str, given_raw: Any, cell_raw: Any, training_raw
         misplaced = next((k for k in cell_raw if k in weights), None)
         if misplaced is not None:
             raise r.fail(
-                f"cell.{misplaced}", "the weights go in [given]; [cell] holds layout, reset, update, nonlinearity"
+                f"cell.{misplaced}",
+                "the weights go in [given]; [cell] holds layout, reset, update, nonlinearity, order",
             )
     ct = r.table(cell_raw, "cell", names(CELL_TABLE))
     opts = cell_options(r, ct, "cell", kind)

@@ -86,6 +86,7 @@ class Cell:
     )
     nonlinearity: str = "tanh"  # rnn: tanh | relu
     shown: tuple[Given, ...] = ()  # the weights as written in the file, for the inputs section
+    order: str = "hx"  # the concatenation the gates read: [h; x] (W = [W_h | W_x]) or "xh": [x; h]
 
     @property
     def gates(self) -> tuple[str, ...]:

@@ -93,7 +93,7 @@ def describe(p: Any) -> list[str]:
 def layout_words(cell: Cell) -> str:
     """The layout, and for a stacked one the order its gates are stacked in."""
     if cell.layout == "gates":
-        return "per-gate weights on [h; x]"
+        return "per-gate weights on [x; h]" if cell.order == "xh" else "per-gate weights on [h; x]"
     from ..parse.recurrent import STACK_ORDER
 
     order = ", ".join(STACK_ORDER[(cell.kind, cell.layout)])

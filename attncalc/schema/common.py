@@ -174,10 +174,18 @@ UPDATE = Key(
     choices=("keep", "replace"),
 )
 NONLINEARITY = Key("nonlinearity", "choice", "rnn: tanh | relu", default="tanh", choices=("tanh", "relu"))
+ORDER = Key(
+    "order",
+    "choice",
+    "the concatenation the gates read: hx: [h; x], W_* = [W_h | W_x] | xh: [x; h], W_* = [W_x | W_h] "
+    "(textbooks that write W [x_t; h_t−1])",
+    default="hx",
+    choices=("hx", "xh"),
+)
 BIDIRECTIONAL = Key(
     "bidirectional", "bool", "true: a backward cell too, its weights in [encoder.reverse]", default=False
 )
-CELL_OPTIONS = (CELL, LAYOUT, RESET, UPDATE, NONLINEARITY, BIDIRECTIONAL)
+CELL_OPTIONS = (CELL, LAYOUT, RESET, UPDATE, NONLINEARITY, ORDER, BIDIRECTIONAL)
 
 _MX = "matrix"
 GATE_LAYOUT_KEYS = (

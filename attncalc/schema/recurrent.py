@@ -14,6 +14,7 @@ from .common import (
     H0,
     LAYOUT,
     NONLINEARITY,
+    ORDER,
     OUTPUT_KEYS,
     RESET,
     SCHEMA,
@@ -41,7 +42,7 @@ RECURRENT_GIVEN = table(
 )
 
 # [cell]: the options of the one cell (its kind is the problem's kind)
-CELL_TABLE = table(LAYOUT, RESET, UPDATE, NONLINEARITY, doc="the cell's layout and options")
+CELL_TABLE = table(LAYOUT, RESET, UPDATE, NONLINEARITY, ORDER, doc="the cell's layout and options")
 
 
 def _recurrent(kind: str) -> KindSchema:
@@ -78,6 +79,7 @@ ENCODER = table(
     RESET,
     UPDATE,
     NONLINEARITY,
+    ORDER,
     BIDIRECTIONAL,
     X.but(doc="source embeddings", required=True, shape=("n", "d_x")),
     H0,
@@ -94,6 +96,7 @@ DECODER = table(
     RESET,
     UPDATE,
     NONLINEARITY,
+    ORDER,
     Key(
         "attention",
         "choice",
