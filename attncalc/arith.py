@@ -108,6 +108,7 @@ MISTAKES: dict[str, str] = {
     "sigmoid_for_tanh": "σ was used where the candidate needs tanh (c̃ and h̃ are squashed into (−1, 1) by tanh)",
     "tanh_for_sigmoid": "tanh was used for a gate, which needs σ (a gate lies in (0, 1))",
     "hx_swapped": "[x_t; h_(t−1)] was used for [h_(t−1); x_t]: the weights' first columns belong to h",
+    "xh_swapped": "[h_(t−1); x_t] was used for [x_t; h_(t−1)]: in this problem's order the weights' first columns belong to x",
     "no_bias": "the bias was left out of the pre-activation",
     "forget_not_applied": "the forget gate was not applied: c_t = c_(t−1) + i_t ⊙ c̃_t instead of f_t ⊙ c_(t−1) + i_t ⊙ c̃_t",
     "no_tanh_c": "h_t = o_t ⊙ c_t was used instead of o_t ⊙ tanh(c_t)",

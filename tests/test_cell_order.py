@@ -132,3 +132,32 @@ def test_xh_is_not_read_as_the_hx_slip() -> None:
     answers = {i: np.round(np.asarray(truth[i], dtype=float), 3).tolist() for i in truth.step_ids}
     report = check(parse_problem(raw, "p.toml"), answers, "a.toml")
     assert report.all_correct, [(r.id, r.note) for r in report.results if r.verdict != "correct"]
+
+
+def _slip_report(order: str, answer: list[float]) -> Any:
+    from attncalc.check import check
+    from attncalc.problem import parse_problem
+
+    given = {"x": [[1, -0.5], [0.5, 1]], "W": [[1, 0, 0.5, 0], [0, 1, 0, 0.5]], "b": [0.1, -0.1]}
+    raw = {"kind": "rnn", "given": given, "cell": {"order": order}}
+    return check(parse_problem(raw, "p.toml"), {"1.h_pre": answer}, "a.toml").results[0]
+
+
+def test_h_before_x_in_an_xh_problem_is_named() -> None:
+    """Order xh, h_0 = 0: the truth W [x; h] + b = [1.1, −0.6]; stacking [h; x] instead (the weights'
+    first columns then meet h_0 = 0) gives [0.5·1, 0.5·(−0.5)] + b = [0.6, −0.35], by hand."""
+    r = _slip_report("xh", [0.6, -0.35])
+    assert r.verdict == "wrong" and r.mistake == "xh_swapped", r.note
+    assert "[h_0; x_1] was used for [x_1; h_0]" in r.note and "belong to x" in r.note
+
+
+def test_a_typo_in_an_xh_problem_is_not_the_slip() -> None:
+    r = _slip_report("xh", [0.85, -0.35])  # two decimals: 0.85 is not the slip's 0.60
+    assert r.verdict == "wrong" and r.mistake is None, r.note
+
+
+def test_each_order_looks_for_its_own_slip_only() -> None:
+    """In the order hx the slip is [x; h] for [h; x] (hx_swapped): [x; h] gives [1.1, −0.6], by hand."""
+    r = _slip_report("hx", [1.1, -0.6])
+    assert r.mistake == "hx_swapped" and "[x_1; h_0] was used for [h_0; x_1]" in r.note
+    assert _slip_report("xh", [1.1, -0.6]).verdict == "correct"

@@ -350,13 +350,13 @@ def _weights(chain: Chain, cell: Cell, g: str) -> np.ndarray:
 def _hx(
     chain: Chain, h: np.ndarray, x: np.ndarray, h_label: str, x_label: str, order: str = "hx"
 ) -> tuple[list[np.ndarray], list[str], str]:
-    """The parts of [h; x] (values, names, label), or of [x; h] in the order "xh"; [x; h] under the
-    mistake ``hx_swapped``, which needs x and h of one length (the weights' columns for h then meet x).
-    The slip's note says [x; h] was used for [h; x]: in the order "xh" it is not looked for."""
-    if chain.mistake == "hx_swapped":
-        if len(h) != len(x) or order == "xh":
+    """The parts of [h; x] (values, names, label), or of [x; h] in the order "xh"; the other order under
+    the mistake ``hx_swapped`` (order "hx": [x; h] used) or ``xh_swapped`` (order "xh": [h; x] used),
+    which need x and h of one length (the weights' columns for one then meet the other)."""
+    if chain.mistake in ("hx_swapped", "xh_swapped"):
+        if len(h) != len(x) or chain.mistake != f"{order}_swapped":
             raise MistakeNotApplicable
-        order = "xh"
+        order = "xh" if order == "hx" else "hx"
     if order == "xh":
         return [x, h], [x_label, h_label], f"[{x_label}; {h_label}]"
     return [h, x], [h_label, x_label], f"[{h_label}; {x_label}]"

@@ -15,6 +15,7 @@ MISTAKES_BY_KIND = {
     "sigmoid_for_tanh": ("rnn", "lstm", "gru"),
     "tanh_for_sigmoid": ("lstm", "gru"),
     "hx_swapped": ("rnn", "lstm", "gru"),
+    "xh_swapped": ("rnn", "lstm", "gru"),  # [cell] order = "xh" only
     "no_bias": ("rnn", "lstm", "gru"),
     "forget_not_applied": ("lstm",),
     "no_tanh_c": ("lstm",),
