@@ -39,9 +39,10 @@ RUNS: dict[str, list[dict[str, Any]]] = {
     "lstm": [{"head": True}, {"head": True, "layout": "pytorch", "values": "decimal"}],
     "gru": [{"head": True, "layout": "keras"}],
     "seq2seq": [{}, {"cell": "lstm", "attention": "bahdanau"}],
+    "positional-encoding": [{"tokens": 2, "dim": 2}],  # the X that P is added to
 }
 # kinds whose homework has no unit a token runs through (logits, probabilities, word vectors, n-grams)
-NO_UNITS = {"softmax", "sequence", "similarity", "positional-encoding", "bleu", "decode"}
+NO_UNITS = {"softmax", "sequence", "similarity", "bleu", "decode"}
 
 
 def test_every_kind_generate_covers_is_checked_or_said_to_have_no_units() -> None:
