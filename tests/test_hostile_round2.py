@@ -13,7 +13,6 @@ import pytest
 from attncalc import kinds
 from attncalc.parse.types import RECURRENT_KINDS
 
-
 NON_RECURRENT = [k for k in kinds.KINDS if k not in RECURRENT_KINDS]
 
 

@@ -105,8 +105,10 @@ def no_key_message(exc: NoKeyToAttend) -> str:
     if exc.what == "logit":
         head = f"{exc.row}: every logit" if exc.row else "every logit"
         return f"{head} is −∞ (the numbers overflow floating point), so the softmax would be 0/0; use smaller inputs"
-    head = f"{exc.row} has no key to attend to: every score it may attend to" if exc.row else (
-        "there is no key to attend to: every score"
+    head = (
+        f"{exc.row} has no key to attend to: every score it may attend to"
+        if exc.row
+        else ("there is no key to attend to: every score")
     )
     return f"{head} is −∞ (the numbers overflow floating point), so its softmax would be 0/0; use smaller inputs"
 
