@@ -190,6 +190,7 @@ def generate(
     format: str = "markdown",
     detail: str = "first",
     force: bool = False,
+    max_pages: int | None = None,
 ) -> list[Variant]:
     """Draw seeded homework variants, as ``attncalc generate`` does with the same options.
 
@@ -197,7 +198,8 @@ def generate(
     ``decimals``, as strings) and grades as all correct with ``attncalc.check(v.problem, v.key)``.
     Nothing is written unless ``out`` names a folder: then the command's files are written there
     (problem files, answer keys, sheets in ``format``, the solutions at ``detail``: full | first |
-    summary), never over existing files without ``force``.
+    summary), never over existing files without ``force``. ``max_pages`` bounds a PDF sheet as
+    ``--max-pages`` does (default 500; a longer sheet is refused before typesetting).
     """
     a = checked(generate, "attncalc.generate", dict(locals()))  # every option, as its annotation types it
     for name, (low, high) in GENERATE_RANGES.items():
@@ -224,7 +226,7 @@ def generate(
     for raw, d in zip(result.problems, result.derivations, strict=True):
         variants.append(Variant(raw, d, answer_key(d)))
     if out is not None:
-        files = homework_files(result.problems, result.derivations, format, seed, detail)
+        files = homework_files(result.problems, result.derivations, format, seed, detail, a["max_pages"])
         write_homework(Path(out), files, force)
     return variants
 
@@ -285,10 +287,15 @@ def homework_names(count: int, fmt: str) -> list[str]:
 
 
 def homework_files(
-    problems: list[dict[str, Any]], derivations: list[Derivation], fmt: str, seed: int, detail: str = "first"
+    problems: list[dict[str, Any]],
+    derivations: list[Derivation],
+    fmt: str,
+    seed: int,
+    detail: str = "first",
+    max_pages: int | None = None,
 ) -> dict[str, str | bytes]:
     """The files of a homework set by name (:func:`homework_names`): variants, answer keys, and the
-    three sheets in fmt (the solutions at ``detail``)."""
+    three sheets in fmt (the solutions at ``detail``; a PDF of at most ``max_pages``, default 500)."""
     from .generate import drawer
 
     names = iter(homework_names(len(problems), fmt))
@@ -298,7 +305,9 @@ def homework_files(
         name, key = next(names), next(names)
         files[name] = problem_toml(raw, seed)
         files[key] = answers_toml(d, f"../{name}")
-    files.update(_sheets(derivations, "markdown" if fmt in ("moodle", "qti") else fmt, seed, subject, detail))
+    files.update(
+        _sheets(derivations, "markdown" if fmt in ("moodle", "qti") else fmt, seed, subject, detail, max_pages)
+    )
     if fmt == "moodle":
         from .render.moodle import moodle_xml
 
@@ -314,7 +323,9 @@ SHEETS = (("question", "questions"), ("answers", "answers"), ("solution", "solut
 SHEET_EXTENSIONS = {"markdown": "md", "latex": "tex", "html": "html", "pdf": "pdf"}
 
 
-def _sheets(derivations: list[Derivation], fmt: str, seed: int, subject: str, detail: str) -> dict[str, str | bytes]:
+def _sheets(
+    derivations: list[Derivation], fmt: str, seed: int, subject: str, detail: str, max_pages: int | None = None
+) -> dict[str, str | bytes]:
     from .render.writers import render
 
     count = len(derivations)
@@ -322,12 +333,14 @@ def _sheets(derivations: list[Derivation], fmt: str, seed: int, subject: str, de
     out: dict[str, str | bytes] = {}
     for sheet, name in SHEETS:
         title = f"{subject}, {count} variant{'s' if count > 1 else ''} (seed {seed}): {name}"
-        if fmt == "pdf":
-            from .render.pdf import compile_pdf
+        out[f"{name}.{ext}"] = render(derivations, "latex" if fmt == "pdf" else fmt, sheet, title=title, detail=detail)
+    if fmt == "pdf":
+        from .render.pdf import compile_pdf
+        from .render.pdf_pages import check_pages
 
-            out[f"{name}.pdf"] = compile_pdf(render(derivations, "latex", sheet, title=title, detail=detail))
-        else:
-            out[f"{name}.{ext}"] = render(derivations, fmt, sheet, title=title, detail=detail)
+        for name, tex in out.items():  # every sheet's length estimated before pdflatex typesets any
+            check_pages(str(tex), "generate", max_pages, what=name)
+        out = {name: compile_pdf(str(tex)) for name, tex in out.items()}
     return out
 
 

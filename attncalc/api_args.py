@@ -27,6 +27,7 @@ GENERATE_RANGES: dict[str, tuple[int | None, int | None]] = {
     "heads": (1, None),
     "kv_heads": (1, None),
     "decimals": (0, 6),
+    "max_pages": (1, None),
 }
 MAX_SEED_DIGITS = LONG_INT  # a seed is written into every problem file: it must print as digits
 
