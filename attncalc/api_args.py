@@ -69,12 +69,12 @@ def _accepts(annotation: str, value: Any) -> Any:
 
 
 _WORDS = {
-    "int": "a whole number",
-    "float": "a finite number",
-    "bool": "True or False",
-    "str": "a string",
-    "Path": "a path",
-    "None": "None",
+    "int": ("a whole number",),
+    "float": ("a finite number",),
+    "bool": ("True", "False"),
+    "str": ("a string",),
+    "Path": ("a path",),
+    "None": ("None",),
 }
 
 
@@ -88,8 +88,9 @@ def checked(fn: Callable[..., Any], where: str, values: dict[str, Any]) -> dict[
         try:
             out[name] = _accepts(annotation, value)
         except TypeError:
-            wanted = [_WORDS[t.strip()] for t in annotation.split("|") if t.strip() in _WORDS]
-            raise ProblemError(where, name, f"expected {' or '.join(wanted)}, got {describe(value)}") from None
+            wanted = [w for t in annotation.split("|") for w in _WORDS.get(t.strip(), ())]
+            words = f"{', '.join(wanted[:-1])} or {wanted[-1]}" if len(wanted) > 1 else wanted[0]
+            raise ProblemError(where, name, f"expected {words}, got {describe(value)}") from None
     return out
 
 
