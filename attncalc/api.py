@@ -9,10 +9,11 @@ with the one line the command prints after ``attncalc: error:``; they never exit
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from .api_args import GENERATE_RANGES, MAX_SEED_DIGITS, checked, describe, in_range, plain
 from .check import Report, Tolerance, load_answers
 from .check import check as _grade
 from .derivation import Derivation
@@ -30,20 +31,12 @@ TOP_LEVEL = tuple(k for k in TOP_KEYS if k != "given")
 ProblemLike = str | Path | Mapping[str, Any] | Problem
 
 
-def _plain(x: Any) -> Any:
-    """Python numbers and lists from numpy arrays, numpy scalars and tuples (the parser reads lists)."""
-    if isinstance(x, Mapping):
-        return {k: _plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    if type(x).__module__ == "numpy" and hasattr(x, "tolist"):
-        return _plain(x.tolist())
-    return x
-
-
 def _from_keywords(keys: dict[str, Any]) -> dict[str, Any]:
     raw: dict[str, Any] = {}
-    given: dict[str, Any] = dict(keys.pop("given", None) or {})
+    given_raw = keys.pop("given", None)
+    if given_raw is not None and not isinstance(given_raw, Mapping):
+        raise ProblemError("<keywords>", "given", f"expected a table of keys, got {describe(given_raw)}")
+    given: dict[str, Any] = dict(given_raw or {})
     for name, value in keys.items():
         if name in TOP_LEVEL:
             raw[name] = value
@@ -61,11 +54,11 @@ def problem_of(problem: ProblemLike, label: str = "<dict>") -> Problem:
     if isinstance(problem, (str, Path)):
         return load_problem(problem)
     if isinstance(problem, Mapping):
-        raw = _plain(problem)
+        raw = plain(problem, label)
         if "title" not in raw and isinstance(raw.get("kind"), str):
             raw = {"title": f"{raw['kind']} problem", **raw}
         return parse_problem(raw, label)
-    raise ProblemError(label, "", f"expected a path, a dict or a Problem, got {type(problem).__name__}")
+    raise ProblemError(label, "", f"expected a path, a dict or a Problem, got {describe(problem)}")
 
 
 def solve(
@@ -93,6 +86,8 @@ def solve(
     ``--decimals``, ``--exact/--no-exact`` and ``--carry/--no-carry`` do. Bad input raises
     :class:`~attncalc.errors.ProblemError` naming the file (``<dict>`` or ``<keywords>``) and key.
     """
+    flags = checked(solve, "attncalc.solve", {"decimals": decimals, "exact": exact, "carry": carry})
+    decimals, exact, carry = flags["decimals"], flags["exact"], flags["carry"]
     if problem is not None and keys:
         raise ProblemError(
             "attncalc.solve", ", ".join(sorted(keys)), "give a problem (a path or a dict) or keywords, not both"
@@ -106,7 +101,9 @@ def solve(
     if decimals is not None and (
         isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 12
     ):
-        raise ProblemError("attncalc.solve", "decimals", f"expected a whole number from 0 to 12, got {decimals!r}")
+        raise ProblemError(
+            "attncalc.solve", "decimals", f"expected a whole number from 0 to 12, got {describe(decimals)}"
+        )
     return _solve(target, exact=exact, decimals=decimals, carry_rounded=carry)
 
 
@@ -126,11 +123,15 @@ def check(
     command's tolerances. Returns the :class:`~attncalc.check.Report`: ``report.all_correct``,
     ``report.results``, ``report.to_json()`` (the command's JSON), ``report.to_text()``.
     """
+    given = checked(check, "attncalc.check", {"rtol": rtol, "atol": atol, "sigfigs": sigfigs})
+    rtol, atol, sigfigs = given["rtol"], given["atol"], given["sigfigs"]
     for name, value in (("rtol", rtol), ("atol", atol)):
         if value is not None and not value >= 0:
-            raise ProblemError("attncalc.check", name, f"expected a tolerance of 0 or more, got {value!r}")
+            raise ProblemError("attncalc.check", name, f"expected a tolerance of 0 or more, got {describe(value)}")
     if sigfigs is not None and not 1 <= sigfigs <= 15:
-        raise ProblemError("attncalc.check", "sigfigs", f"expected 1 to 15 significant figures, got {sigfigs!r}")
+        raise ProblemError(
+            "attncalc.check", "sigfigs", f"expected 1 to 15 significant figures, got {describe(sigfigs)}"
+        )
     if answers is None and isinstance(problem, (str, Path)):  # an answers file naming its problem, as on the CLI
         raw = read_raw(problem)
         if "problem" in raw and "kind" not in raw:
@@ -147,8 +148,8 @@ def check(
         raw, _own_problem = load_answers(answers)  # the problem given here wins, as on the command line
         return _grade(target, raw, str(answers), tol)
     if isinstance(answers, Mapping):
-        return _grade(target, _plain(answers), "<answers>", tol)
-    raise ProblemError("<answers>", "", f"expected a path or a dict of step ids, got {type(answers).__name__}")
+        return _grade(target, plain(answers, "<answers>"), "<answers>", tol)
+    raise ProblemError("<answers>", "", f"expected a path or a dict of step ids, got {describe(answers)}")
 
 
 @dataclass(frozen=True)
@@ -189,6 +190,7 @@ def generate(
     format: str = "markdown",
     detail: str = "first",
     force: bool = False,
+    max_pages: int | None = None,
 ) -> list[Variant]:
     """Draw seeded homework variants, as ``attncalc generate`` does with the same options.
 
@@ -196,33 +198,21 @@ def generate(
     ``decimals``, as strings) and grades as all correct with ``attncalc.check(v.problem, v.key)``.
     Nothing is written unless ``out`` names a folder: then the command's files are written there
     (problem files, answer keys, sheets in ``format``, the solutions at ``detail``: full | first |
-    summary), never over existing files without ``force``.
+    summary), never over existing files without ``force``. ``max_pages`` bounds a PDF sheet as
+    ``--max-pages`` does (default 500; a longer sheet is refused before typesetting).
     """
-    opts = Options(
-        kind=kind,
-        score=score,
-        tokens=tokens,
-        dim=dim if dim is not None else default_dim(kind),
-        head=head,
-        mask=mask,
-        count=count,
-        seed=seed,
-        values=values,
-        allow_ties=allow_ties,
-        decimals=decimals,
-        layout=layout,
-        reset=reset,
-        update=update,
-        cell=cell,
-        attention=attention,
-        steps=steps,
-        measure=measure,
-        heads=heads,
-        kv_heads=kv_heads,
-        positions=positions,
-        cross=cross,
-        strategy=strategy,
+    a = checked(generate, "attncalc.generate", dict(locals()))  # every option, as its annotation types it
+    for name, (low, high) in GENERATE_RANGES.items():
+        in_range("attncalc.generate", name, a[name], low, high)
+    if abs(a["seed"]) >= 10**MAX_SEED_DIGITS:  # the seed is written into every problem file
+        raise ProblemError(
+            "attncalc.generate", "seed", f"expected at most {MAX_SEED_DIGITS} digits, got {describe(seed)}"
+        )
+    kind, count, format, detail, force, out, seed = (
+        a[k] for k in ("kind", "count", "format", "detail", "force", "out", "seed")
     )
+    dim = a["dim"] if a["dim"] is not None else default_dim(kind)
+    opts = Options(**{f.name: a[f.name] for f in fields(Options) if f.name != "dim"}, dim=dim)
     check_options(opts)  # count first: the folder's check lists count names
     from .render.timeline import check_detail
 
@@ -236,7 +226,7 @@ def generate(
     for raw, d in zip(result.problems, result.derivations, strict=True):
         variants.append(Variant(raw, d, answer_key(d)))
     if out is not None:
-        files = homework_files(result.problems, result.derivations, format, seed, detail)
+        files = homework_files(result.problems, result.derivations, format, seed, detail, a["max_pages"])
         write_homework(Path(out), files, force)
     return variants
 
@@ -263,10 +253,12 @@ def plot(
     from .render.plot import FORMATS
     from .render.plot import plot as draw
 
+    a = checked(plot, "attncalc.plot", {"step": step, "format": format, "decimals": decimals, "dpi": dpi})
+    step, format, decimals, dpi = a["step"], a["format"], a["decimals"], a["dpi"]
     if format not in FORMATS:
         raise ProblemError("attncalc.plot", "format", f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
     if isinstance(dpi, bool) or not isinstance(dpi, int) or not 50 <= dpi <= 1200:
-        raise ProblemError("attncalc.plot", "dpi", f"expected a whole number from 50 to 1200, got {dpi!r}")
+        raise ProblemError("attncalc.plot", "dpi", f"expected a whole number from 50 to 1200, got {describe(dpi)}")
     if isinstance(problem, Derivation):
         d = problem
         if decimals is not None:
@@ -295,10 +287,15 @@ def homework_names(count: int, fmt: str) -> list[str]:
 
 
 def homework_files(
-    problems: list[dict[str, Any]], derivations: list[Derivation], fmt: str, seed: int, detail: str = "first"
+    problems: list[dict[str, Any]],
+    derivations: list[Derivation],
+    fmt: str,
+    seed: int,
+    detail: str = "first",
+    max_pages: int | None = None,
 ) -> dict[str, str | bytes]:
     """The files of a homework set by name (:func:`homework_names`): variants, answer keys, and the
-    three sheets in fmt (the solutions at ``detail``)."""
+    three sheets in fmt (the solutions at ``detail``; a PDF of at most ``max_pages``, default 500)."""
     from .generate import drawer
 
     names = iter(homework_names(len(problems), fmt))
@@ -308,7 +305,9 @@ def homework_files(
         name, key = next(names), next(names)
         files[name] = problem_toml(raw, seed)
         files[key] = answers_toml(d, f"../{name}")
-    files.update(_sheets(derivations, "markdown" if fmt in ("moodle", "qti") else fmt, seed, subject, detail))
+    files.update(
+        _sheets(derivations, "markdown" if fmt in ("moodle", "qti") else fmt, seed, subject, detail, max_pages)
+    )
     if fmt == "moodle":
         from .render.moodle import moodle_xml
 
@@ -324,7 +323,9 @@ SHEETS = (("question", "questions"), ("answers", "answers"), ("solution", "solut
 SHEET_EXTENSIONS = {"markdown": "md", "latex": "tex", "html": "html", "pdf": "pdf"}
 
 
-def _sheets(derivations: list[Derivation], fmt: str, seed: int, subject: str, detail: str) -> dict[str, str | bytes]:
+def _sheets(
+    derivations: list[Derivation], fmt: str, seed: int, subject: str, detail: str, max_pages: int | None = None
+) -> dict[str, str | bytes]:
     from .render.writers import render
 
     count = len(derivations)
@@ -332,12 +333,14 @@ def _sheets(derivations: list[Derivation], fmt: str, seed: int, subject: str, de
     out: dict[str, str | bytes] = {}
     for sheet, name in SHEETS:
         title = f"{subject}, {count} variant{'s' if count > 1 else ''} (seed {seed}): {name}"
-        if fmt == "pdf":
-            from .render.pdf import compile_pdf
+        out[f"{name}.{ext}"] = render(derivations, "latex" if fmt == "pdf" else fmt, sheet, title=title, detail=detail)
+    if fmt == "pdf":
+        from .render.pdf import compile_pdf
+        from .render.pdf_pages import check_pages
 
-            out[f"{name}.pdf"] = compile_pdf(render(derivations, "latex", sheet, title=title, detail=detail))
-        else:
-            out[f"{name}.{ext}"] = render(derivations, fmt, sheet, title=title, detail=detail)
+        for name, tex in out.items():  # every sheet's length estimated before pdflatex typesets any
+            check_pages(str(tex), "generate", max_pages, what=name)
+        out = {name: compile_pdf(str(tex)) for name, tex in out.items()}
     return out
 
 

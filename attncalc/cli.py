@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from . import cli_homework, cli_plot
-from .cli_base import Detail, MaxFileSize, app, write_output
+from .cli_base import Detail, MaxFileSize, MaxPages, app, write_output
 from .cli_base import fail as _fail
 from .cli_io import max_bytes as _max_bytes
 from .cli_io import pdf_name as _pdf_name
@@ -105,6 +105,7 @@ def solve(
     force: Annotated[bool, typer.Option("--force", help="Overwrite the --output file if it exists.")] = False,
     width: Annotated[int | None, typer.Option("--width", min=40, help="Terminal width for the text view.")] = None,
     max_file_size: MaxFileSize = None,
+    max_pages: MaxPages = None,
 ) -> None:
     """Print the worked derivation of one or more problems, or write it as a sheet."""
     if format is None:
@@ -137,10 +138,13 @@ def solve(
         ]
         if format is SolveFormat.pdf:
             from .render.pdf import compile_pdf
+            from .render.pdf_pages import check_pages
             from .render.writers import render as render_sheet
 
             assert target is not None
-            pdf = compile_pdf(render_sheet(derivations, "latex", sheet.value, detail=detail.value))
+            tex = render_sheet(derivations, "latex", sheet.value, detail=detail.value)
+            check_pages(tex, problems[0], max_pages)  # estimated before pdflatex typesets a thousand pages
+            pdf = compile_pdf(tex)
             if target == "-":
                 sys.stdout.buffer.write(pdf)
                 return

@@ -16,7 +16,7 @@ import typer
 from . import __version__
 from .cli_io import fail, utf8_output, write_output
 
-__all__ = ["Detail", "MaxFileSize", "app", "fail", "write_output"]
+__all__ = ["Detail", "MaxFileSize", "MaxPages", "app", "fail", "write_output"]
 
 app = typer.Typer(
     name="attncalc",
@@ -62,6 +62,16 @@ MaxFileSize = Annotated[
         "--max-file-size",
         metavar="SIZE",
         help="Largest input file read, in bytes or with K, M or G (default 1M).",
+        show_default=False,
+    ),
+]
+#: --max-pages, taken by the commands that write PDFs (the default is attncalc.render.pdf_pages.MAX_PAGES)
+MaxPages = Annotated[
+    int | None,
+    typer.Option(
+        "--max-pages",
+        min=1,
+        help="Longest PDF made, in pages (default 500): a longer one is refused before typesetting.",
         show_default=False,
     ),
 ]

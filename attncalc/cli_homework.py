@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .cli_base import Detail, MaxFileSize, write_output
+from .cli_base import Detail, MaxFileSize, MaxPages, write_output
 from .cli_base import fail as _fail
 from .cli_io import max_bytes as _max_bytes
 from .cli_io import named_problem as _named_problem
@@ -302,6 +302,7 @@ def generate(
         ),
     ] = Detail.first,
     force: Annotated[bool, typer.Option("--force", help="Overwrite files already in --out.")] = False,
+    max_pages: MaxPages = None,
 ) -> None:
     """Write seeded homework: one problem file per variant, answer keys, and question, answers and solution sheets."""
     from .api import homework_files, homework_names, write_homework
@@ -340,7 +341,7 @@ def generate(
         check_options(opts)  # --count first: the folder's check lists --count names
         check_folder(folder, homework_names(count, format.value), force)  # before any variant is drawn
         result = make(opts)
-        files = homework_files(result.problems, result.derivations, format.value, seed, detail.value)
+        files = homework_files(result.problems, result.derivations, format.value, seed, detail.value, max_pages)
         write_homework(folder, files, force)
     except AttncalcError as exc:
         _fail(str(exc))

@@ -33,6 +33,8 @@ def read_input(path: str | Path, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
         raise ProblemError(file, "", "is a directory, not a problem file") from None
     except OSError as exc:
         raise ProblemError(file, "", f"cannot be read: {exc.strerror}") from None
+    except UnicodeEncodeError:  # a lone surrogate (from the API: the command line's arguments encode back)
+        raise ProblemError(file, "", "no such file (the path holds a character no file name can)") from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):

@@ -63,7 +63,32 @@ def step_points(g: Grading, step_ids: list[str], file: str, copies: frozenset[st
         free = [s for s in matched if s not in out]
         for s in free:
             out[s] = value / len(free)
-    return {s: out.get(s, g.copies if s in copies else g.default) for s in step_ids}
+    points = {s: out.get(s, g.copies if s in copies else g.default) for s in step_ids}
+    _refuse_overflowing_total(g, points, file, copies)
+    return points
+
+
+def _refuse_overflowing_total(g: Grading, points: dict[str, float], file: str, copies: frozenset[str]) -> None:
+    """Points whose total is not a finite number (the report's ``out_of`` would be Infinity, which
+    is not JSON) are bad input, naming the key that takes the total past the largest double."""
+    import math
+
+    if math.isfinite(sum(points.values())):
+        return
+    named = dict(g.points)
+    total = 0.0
+    for step, value in points.items():
+        total += value
+        if not math.isfinite(total):
+            key = f"grading.points.{step}" if step in named else "grading.copies" if step in copies else "grading.default"
+            if step not in named:  # a group's share: name the group
+                key = next((f"grading.points.{k}" for k in named if fnmatch.fnmatchcase(step, k)), key)
+            raise ProblemError(
+                file,
+                key,
+                f"the problem's points add up to more than the largest number (about 1.8e308) "
+                f"over its {len(points)} steps; give smaller points",
+            )
 
 
 def degenerate(given: np.ndarray, decimals: Any, true_value: Any, givens: dict[str, np.ndarray]) -> str | None:

@@ -23,10 +23,29 @@ from typing import Any
 MEMORY_LIMIT = 1536 * 2**20
 
 
-def run(request: dict[str, Any]) -> dict[str, Any]:
-    from typer.testing import CliRunner
+class _Main:
+    """The console script's entry (:func:`attncalc.cli.main`) as CliRunner invokes a command: the
+    streams captured, the exit code from SystemExit. Through ``main``, as the installed ``attncalc``
+    runs, a misused option is the one line main makes of it, not click's usage block."""
 
-    from attncalc.cli import app
+    name = "attncalc"
+
+    def main(self, args: list[str], prog_name: str, **_: Any) -> None:
+        import gc
+
+        from attncalc.cli import main
+
+        saved = sys.argv
+        sys.argv = [prog_name, *args]
+        try:
+            main()
+        finally:
+            sys.argv = saved
+            gc.enable()  # main pauses the collector for a short-lived process; this one lives on
+
+
+def run(request: dict[str, Any]) -> dict[str, Any]:
+    from click.testing import CliRunner
 
     with tempfile.TemporaryDirectory(prefix="attncalc-fuzz-") as folder:
         for name, content in request.get("files", {}).items():
@@ -49,7 +68,9 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
         os.chdir(folder)
         started = time.monotonic()
         try:
-            result = CliRunner().invoke(app, request["args"], catch_exceptions=True)
+            if "api" in request:  # a call of the Python API, its arguments pickled (numpy, cycles, big ints)
+                return call_api(request, before, started, folder)
+            result = CliRunner().invoke(_Main(), request["args"], catch_exceptions=True)
         finally:
             os.chdir(old)
         crash = ""
@@ -64,6 +85,33 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
             "before": before,
             "after": snapshot(folder),
         }
+
+
+def call_api(request: dict[str, Any], before: dict[str, str], started: float, folder: str) -> dict[str, Any]:
+    """``attncalc.<api>(*args, **kwargs)``: exit 0 for a value, 2 for an AttncalcError (its message as
+    standard error), and any other exception as a crash with its traceback."""
+    import base64
+    import pickle
+
+    import attncalc
+
+    args, kwargs = pickle.loads(base64.b64decode(request["pickle"]))  # the test process pickled them
+    code, err, crash = 0, "", ""
+    try:
+        getattr(attncalc, request["api"])(*args, **kwargs)
+    except attncalc.AttncalcError as exc:
+        code, err = 2, f"attncalc: error: {exc}\n"
+    except Exception as exc:  # what the API must never raise
+        code, crash = -1, "".join(traceback.format_exception(exc))
+    return {
+        "exit": code,
+        "stdout": "",
+        "stderr": err,
+        "crash": crash,
+        "seconds": time.monotonic() - started,
+        "before": before,
+        "after": snapshot(folder),
+    }
 
 
 def snapshot(folder: str) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""The fuzz corpus (tests/fuzz_corpus/): every reproducer of issue 17, replayed through the real CLI.
+"""The fuzz corpus (tests/fuzz_corpus/): every reproducer of issues 17 and 26, replayed through the real CLI.
 
 Each case keeps the promise of tests/fuzz.py and gives the exit code and words its entry in
 cases.toml expects (a hang fails on the worker's time bound, not on a timing assertion).

@@ -18,6 +18,7 @@ from ..derivation import Argmax, Derivation, Pick, Step, tie_note
 from ..errors import ProblemError
 from ..kinds import KINDS
 from ..problem import Problem
+from .common import NoKeyToAttend
 
 # each kind's mechanism, as the registry of kinds (attncalc/kinds.py) names it
 MECHANISMS: dict[str, ModuleType] = {kind: entry.load("mechanism") for kind, entry in KINDS.items()}
@@ -62,6 +63,8 @@ def solve(
             primary = mech.run(problem, chain)
         except ExactStopped:  # the numeric pass from the step where exact forms stopped
             primary = _with_exact(mech.run(problem, Chain("float", decimals)), chain.computed)
+        except NoKeyToAttend as exc:  # a row of scores all −∞ beside finite rows: bad input, as a fully masked row
+            raise ProblemError(problem.path, exc.step_id, no_key_message(exc)) from None
         except OverflowError:  # Python's own float power (not numpy's inf): bad input, one line
             raise ProblemError(
                 problem.path, "", "the numbers overflow floating point (a value beyond ±1.8e308); use smaller inputs"
@@ -95,6 +98,19 @@ def solve(
         exact_requested=exact,
         headline=_headline(steps),
     )
+
+
+def no_key_message(exc: NoKeyToAttend) -> str:
+    """What a softmax with nothing to attend to says: which row, why, and what to do."""
+    if exc.what == "logit":
+        head = f"{exc.row}: every logit" if exc.row else "every logit"
+        return f"{head} is −∞ (the numbers overflow floating point), so the softmax would be 0/0; use smaller inputs"
+    head = (
+        f"{exc.row} has no key to attend to: every score it may attend to"
+        if exc.row
+        else ("there is no key to attend to: every score")
+    )
+    return f"{head} is −∞ (the numbers overflow floating point), so its softmax would be 0/0; use smaller inputs"
 
 
 def _with_exact(numeric: list[Step], exact: dict[str, np.ndarray]) -> list[Step]:

@@ -39,6 +39,31 @@ def whole_numbers(chain: Chain, xs: list[int]) -> np.ndarray:
     return np.array(xs, dtype=float)
 
 
+class NoKeyToAttend(ValueError):
+    """A softmax row whose every argument is −∞ (scores that overflowed to −∞ beside the masked
+    ones): it has no key to attend to, and its softmax would be 0/0. :func:`attncalc.mechanisms.solve`
+    reports it as bad input naming the step and the row, as the parser does for a fully masked row."""
+
+    def __init__(self, step_id: str, row: str, what: str) -> None:
+        self.step_id = step_id
+        self.row = row
+        self.what = what
+        super().__init__(f"{step_id}: {row}")
+
+
+def refuse_empty_rows(scores: np.ndarray, step_id: str, what: str, rows: tuple[str, ...] | None) -> None:
+    """Raise :class:`NoKeyToAttend` for the first row (or the vector) of ``scores`` that is −∞ throughout."""
+    f = to_float(scores)
+    empty = np.isneginf(f).all(axis=-1) if f.size else np.zeros(0, dtype=bool)
+    if not np.any(empty):
+        return
+    if f.ndim == 1:
+        raise NoKeyToAttend(step_id, "", what)
+    i = int(np.argmax(np.atleast_1d(empty)))
+    label = f" ({rows[i]})" if rows is not None and i < len(rows) else ""
+    raise NoKeyToAttend(step_id, f"row {i + 1}{label}", what)
+
+
 def finite_max(x: np.ndarray, axis: int | None = None) -> np.ndarray:
     """Row (or overall) maximum, ignoring −∞ from masks; works for exact arrays too."""
     f = to_float(x)
@@ -105,6 +130,7 @@ def softmax_steps(
     cols: tuple[str, ...] | None,
 ) -> tuple[list[Step], np.ndarray]:
     """exponentials, exp_sum and the normalised weights, row by row for a matrix."""
+    refuse_empty_rows(scores, names.out_id, "logit" if names.out_id == "probabilities" else "score", rows)
     shifted = should_shift(scores, shift_mode)
     matrix = scores.ndim == 2
     a, o = names.arg, names.out
@@ -264,6 +290,7 @@ def softmax_inline(
     rows: tuple[str, ...] | None,
 ) -> Softmax:
     """A softmax written as one step (exponentials and their sum shown inline): output layers."""
+    refuse_empty_rows(z, step_id, "logit", None)
     shifted = should_shift(z, shift_mode)
     m = finite_max(z) if shifted else None
     exps = chain.exp(z - m if m is not None else z)

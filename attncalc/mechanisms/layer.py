@@ -24,6 +24,7 @@ from ..numbers import to_float as node_float
 from ..problem import Problem
 from ..render.fmt import fmt
 from . import multihead
+from .common import NoKeyToAttend
 
 GELU_C = "0.044715"
 
@@ -95,7 +96,10 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         h = _layer_norm(chain, steps, k, x, L.norms[k - 1], L.eps, tok) if pre else x
         if mh is not None:
             sub_p = dataclasses.replace(p, kind="multi-head", multihead=mh, score="scaled-dot")
-            sub = multihead.run(sub_p, _Prefixed(chain, f"{name}."), X_in=h, M_in=M if name == "cross" else None)
+            try:
+                sub = multihead.run(sub_p, _Prefixed(chain, f"{name}."), X_in=h, M_in=M if name == "cross" else None)
+            except NoKeyToAttend as exc:  # the step as this layer names it
+                raise NoKeyToAttend(f"{name}.{exc.step_id}", exc.row, exc.what) from None
             title = names[name][0].upper() + names[name][1:]
             steps += [dataclasses.replace(s, id=f"{name}.{s.id}", title=f"{title} · {s.title}") for s in sub]
             out = np.asarray(sub[-1].value)  # the sublayer's output (or, with W_O left out, its concatenation)

@@ -127,6 +127,8 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
     else:
         if "given" not in raw:
             raise r.fail("given", "missing: the [given] table holds the inputs")
+        if raw["given"] is None:  # `given:` left empty in YAML, `"given": null` in JSON
+            raise r.fail("given", "empty: the [given] table holds the inputs")
         r.table(raw["given"], "given", decl.top["given"].table.names)  # type: ignore[union-attr]
         answers = _answers(r, raw.get("answers"))
         if raw.get("head") is not None and "head" not in decl.top:

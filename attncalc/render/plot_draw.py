@@ -23,6 +23,7 @@ from matplotlib.colors import Colormap, Normalize
 from matplotlib.figure import Figure as MplFigure
 from matplotlib.patches import Rectangle
 
+from .plot_bounds import check_pixels
 from .plot_figure import Figure, Panel
 
 FONT = "DejaVu Sans"  # bundled with matplotlib: the same glyphs and metrics on every machine
@@ -52,6 +53,9 @@ def draw(figure: Figure, format: str, dpi: float = 200) -> bytes:
         out = io.BytesIO()
         if format == "png":
             from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+            width, height = (float(x) for x in fig.get_size_inches())
+            check_pixels(width, height, dpi)  # before rendering: the memory is by the pixel
 
             FigureCanvasAgg(fig)
             fig.savefig(out, format="png", dpi=dpi, metadata={"Title": _settable(figure.title)}, **TRIM)
