@@ -21,7 +21,7 @@ from ..errors import AttncalcError, printable
 from ..problem import Problem
 
 SUFFIXES = (".toml", ".yaml", ".yml", ".json")
-VARIANT = re.compile(r"^variant-([a-z][a-z-]*)-(\d{1,9})$")
+VARIANT = re.compile(r"^variant-([a-z][a-z0-9-]*)-(\d{1,9})$")
 CACHED = 64  # derivations and variants kept per worker (the problems themselves are always kept)
 
 
