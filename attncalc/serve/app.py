@@ -256,7 +256,7 @@ def _int(text: str | None, default: int) -> int:
 
 def _content_type(request: Request) -> str:
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    return {"application/json": "json", "application/x-www-form-urlencoded": "form"}.get(media, "")
+    return {"application/json": "json", "application/x-www-form-urlencoded": "form", "": "form"}.get(media, "")
 
 
 def _unsupported() -> Response:
