@@ -144,7 +144,7 @@ def test_check_form_marks_each_step_names_the_slip_and_keeps_the_typed_values() 
     step4 = r.text.split('id="step-4"')[1].split("</section>")[0]
     assert "the exponentials were not divided by their sum" in step4
     step5 = r.text.split('id="step-5"')[1].split("</section>")[0]
-    assert "The error began at step 4 (weights)" in step5
+    assert "Go to step 4 (weights), where the error began" in step5
     assert "1 correct" in r.text and "1 carried" in r.text and "1 wrong" in r.text and "Score " in r.text
     for name, value in form_of(SLIP).items():
         assert field_value(r.text, name) == value
