@@ -70,7 +70,9 @@ def serve(
             f"attncalc: serving on every network interface ({host}:{port}): anyone who can reach this machine "
             "can open the practice page\n"
         )
-    sys.stderr.write(f"attncalc: practice page at http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}{root_path}/\n")
+    sys.stderr.write(
+        f"attncalc: practice page at http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}{root_path}/\n"
+    )
     uvicorn.run(
         "attncalc.serve.app:app_from_env",
         factory=True,

@@ -30,7 +30,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
-PROBLEMS = {"decoder-dot": ROOT / "problems" / "decoder-dot.toml", "mh-self-attention": ROOT / "problems" / "mh-self-attention.toml"}
+PROBLEMS = {
+    "decoder-dot": ROOT / "problems" / "decoder-dot.toml",
+    "mh-self-attention": ROOT / "problems" / "mh-self-attention.toml",
+}
 
 
 def answer_bodies() -> dict[str, list[str]]:
@@ -72,7 +75,9 @@ def start_server(workers: int) -> tuple[subprocess.Popen[bytes], int]:
     raise SystemExit("attncalc serve did not start")
 
 
-def load(port: int, bodies: dict[str, list[str]], clients: int, requests: int, seconds: float) -> tuple[list[float], float, int]:
+def load(
+    port: int, bodies: dict[str, list[str]], clients: int, requests: int, seconds: float
+) -> tuple[list[float], float, int]:
     """Latencies of ``requests`` posts by ``clients`` threads (stopped after ``seconds``), the wall time, errors."""
     work = [(name, body) for name, bs in bodies.items() for body in bs]
     lock = threading.Lock()
@@ -184,13 +189,17 @@ def main() -> None:
     rate = len(latencies) / wall
     cli_rate = len(base) / sum(base.values())  # answers per second, the two problems in turn
     q = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [float("nan")] * 99
-    print(f"attncalc serve --workers {args.workers}: {args.clients} clients, {len(latencies)} answers checked in {wall:.2f} s, {errors} errors")
+    print(
+        f"attncalc serve --workers {args.workers}: {args.clients} clients, {len(latencies)} answers checked in {wall:.2f} s, {errors} errors"
+    )
     print(f"  server JSON identical to `attncalc check --format json`: {'yes' if agree else 'NO'}")
     print(f"  {'':<36} {'answers/s':>10} {'p50':>9} {'p95':>9}")
     print(f"  {'attncalc serve (POST .../check)':<36} {rate:10.1f} {q[49] * 1000:7.1f}ms {q[94] * 1000:7.1f}ms")
     for name, t in base.items():
         print(f"  {'attncalc check, ' + name:<36} {1 / t:10.2f} {t * 1000:7.1f}ms")
-    print(f"  ratio server / command: {rate / cli_rate:.1f}x (target ≥ 20x); p95 {q[94] * 1000:.0f} ms (target < 250 ms)")
+    print(
+        f"  ratio server / command: {rate / cli_rate:.1f}x (target ≥ 20x); p95 {q[94] * 1000:.0f} ms (target < 250 ms)"
+    )
 
 
 if __name__ == "__main__":

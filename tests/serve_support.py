@@ -13,15 +13,15 @@ pytest.importorskip("starlette", reason="the serve extra (pip install 'attncalc[
 pytest.importorskip("jinja2", reason="the serve extra (pip install 'attncalc[serve]') is not installed")
 pytest.importorskip("httpx", reason="Starlette's TestClient needs httpx (the test extra)")
 
-import warnings  # noqa: E402
+import warnings
 
 with warnings.catch_warnings():  # Starlette 1.x suggests httpx2, which is not released everywhere yet
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from attncalc.serve.app import create_app  # noqa: E402
+from attncalc.serve.app import create_app
 
-from .helpers import PROBLEMS  # noqa: E402
+from .helpers import PROBLEMS
 
 
 @cache

@@ -13,9 +13,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from .helpers import PROBLEM_FILES, PROBLEMS, solve_file
 from .serve_support import examples_client, field_value, verdicts  # skips without the serve extra
-
-from .helpers import PROBLEM_FILES, PROBLEMS, solve_file  # noqa: I001
 
 
 def form_of(answers: dict[str, Any]) -> dict[str, str]:
@@ -168,8 +167,11 @@ def test_check_json_is_the_commands_json(cli: Any, tmp_path: Path) -> None:
 def test_check_json_keeps_trailing_zeros() -> None:
     """0.1550 is an answer to 4 decimals (wrong: the weight is 0.15536), 0.155 to 3 (right)."""
     post = examples_client().post
-    four = post("/problems/decoder-dot/check", content='{"answers": {"weights": [0.1550, 0.4223, 0.4223]}}',
-                headers={"content-type": "application/json"}).json()
+    four = post(
+        "/problems/decoder-dot/check",
+        content='{"answers": {"weights": [0.1550, 0.4223, 0.4223]}}',
+        headers={"content-type": "application/json"},
+    ).json()
     three = post("/problems/decoder-dot/check", json={"answers": {"weights": ["0.155", "0.422", "0.422"]}}).json()
     assert three["results"][0]["verdict"] == "correct"
     assert four["results"][0]["verdict"] == "wrong"  # 1/(1+2e) = 0.155362...: 0.1554 to 4 decimals

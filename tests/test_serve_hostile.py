@@ -12,9 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from .helpers import PROBLEMS
 from .serve_support import client, examples_client, field_value  # skips without the serve extra
-
-from .helpers import PROBLEMS  # noqa: I001
 
 TRAVERSALS = [
     "/problems/..%2F..%2Fpyproject",
@@ -56,7 +55,9 @@ def test_a_body_over_the_limit_is_413(tmp_path: Path) -> None:
     shutil.copy(PROBLEMS / "decoder-dot.toml", tmp_path)
     c = client([str(tmp_path)], max_bytes=1000)
     big = "weights[0]=" + "1" * 2000
-    r = c.post("/problems/decoder-dot/check", content=big, headers={"content-type": "application/x-www-form-urlencoded"})
+    r = c.post(
+        "/problems/decoder-dot/check", content=big, headers={"content-type": "application/x-www-form-urlencoded"}
+    )
     assert r.status_code == 413
 
     def chunks() -> Any:
@@ -90,7 +91,10 @@ def test_a_bad_number_marks_its_field_with_checks_message(cli: Any, tmp_path: Pa
 
     text = html.unescape(r.text)
     assert f'id="f-4-1-e">{message}</span>' in text
-    assert 'name="weights[1]" value="0.3.4" class="entry bad" inputmode="decimal" autocomplete="off" spellcheck="false" size="6" aria-invalid="true"' in r.text
+    assert (
+        'name="weights[1]" value="0.3.4" class="entry bad" inputmode="decimal" autocomplete="off" spellcheck="false" size="6" aria-invalid="true"'
+        in r.text
+    )
     assert 'id="f-1-2-e">entry 3: ' in text
     assert "2 entries could not be read" in text
     assert field_value(r.text, "weights[1]") == "0.3.4"
@@ -105,7 +109,15 @@ def test_bad_json_answers_are_422_with_checks_line(cli: Any, tmp_path: Path) -> 
     r = examples_client().post("/problems/decoder-dot/check", json={"answers": {"weights": [0.2, "0.3.4", 0.5]}})
     assert r.status_code == 422
     assert r.json()["error"].split(": weights: ")[1] == line.split(": weights: ")[1].strip()
-    for body in ("{", "[]", '{"answers": 3}', '{"answers": {}}', '{"answers": {"weights": NaN}}', '{"answers": {"exp_sum": -Infinity}}', "\xff"):
+    for body in (
+        "{",
+        "[]",
+        '{"answers": 3}',
+        '{"answers": {}}',
+        '{"answers": {"weights": NaN}}',
+        '{"answers": {"exp_sum": -Infinity}}',
+        "\xff",
+    ):
         r = examples_client().post(
             "/problems/decoder-dot/check", content=body.encode("latin-1"), headers={"content-type": "application/json"}
         )
@@ -128,7 +140,11 @@ JSON_VALUE = st.recursive(
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(answers=st.dictionaries(st.sampled_from(["weights", "scores", "context", "prediction", "exp_sum", "x"]), JSON_VALUE, max_size=3))
+@given(
+    answers=st.dictionaries(
+        st.sampled_from(["weights", "scores", "context", "prediction", "exp_sum", "x"]), JSON_VALUE, max_size=3
+    )
+)
 def test_any_json_answers_are_graded_or_refused_never_a_500(answers: dict[str, Any]) -> None:
     c = examples_client()
     for route in ("check", "answers.toml"):
@@ -139,7 +155,15 @@ def test_any_json_answers_are_graded_or_refused_never_a_500(answers: dict[str, A
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(fields=st.dictionaries(st.sampled_from(["weights[0]", "weights[1]", "scores[2]", "prediction", "exp_sum", "action", "reveal", "checked"]), st.text(max_size=30), max_size=5))
+@given(
+    fields=st.dictionaries(
+        st.sampled_from(
+            ["weights[0]", "weights[1]", "scores[2]", "prediction", "exp_sum", "action", "reveal", "checked"]
+        ),
+        st.text(max_size=30),
+        max_size=5,
+    )
+)
 def test_any_form_is_a_page_never_a_500(fields: dict[str, str]) -> None:
     c = examples_client()
     for route in ("check", "answers.toml"):
@@ -204,7 +228,7 @@ def test_the_file_limits_apply_to_served_files(tmp_path: Path) -> None:
     (tmp_path / "big.toml").write_text((PROBLEMS / "decoder-dot.toml").read_text() + "\n" + "#" * 3000 + "\n")
     (tmp_path / "small.toml").write_text((PROBLEMS / "decoder-dot.toml").read_text())
     (tmp_path / "key.toml").write_text('problem = "small.toml"\nweights = [0.155, 0.422, 0.422]\n')
-    with pytest.raises(AttncalcError, match="big.toml"):
+    with pytest.raises(AttncalcError, match=r"big\.toml"):
         create_app([str(tmp_path / "big.toml")], max_bytes=2000)
     c = client([str(tmp_path)], max_bytes=2000)
     assert c.get("/problems/small").status_code == 200

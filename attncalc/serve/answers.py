@@ -98,7 +98,11 @@ def answers_of(typed: Typed, d: Derivation) -> dict[str, Any]:
     entries not typed are ``"?"``, a step with nothing typed is left out."""
     out: dict[str, Any] = {}
     for step in asked(d):
-        texts = {idx: typed.fields[field_name(step.id, idx)] for idx in entries(step) if field_name(step.id, idx) in typed.fields}
+        texts = {
+            idx: typed.fields[field_name(step.id, idx)]
+            for idx in entries(step)
+            if field_name(step.id, idx) in typed.fields
+        }
         if not texts:
             continue
         shape = () if isinstance(step.value, str) else np.shape(step.value)

@@ -175,9 +175,7 @@ async def index(state: State, request: Request) -> Response:
         {"name": s.name, "href": _href(request, s.name), "title": s.problem.title, "kind": _kind(s), "source": s.source}
         for s in cat.served.values()
     ]
-    variants = [
-        {"kind": k, "href": _href(request, f"variant-{k}-{secrets.randbelow(10**6)}")} for k in cat.kinds
-    ]
+    variants = [{"kind": k, "href": _href(request, f"variant-{k}-{secrets.randbelow(10**6)}")} for k in cat.kinds]
     html = state.env.get_template("index.html").render(
         root=_root(request), problems=rows, variants=variants, practice=cat.practice
     )

@@ -140,7 +140,7 @@ def _index_of(name: str) -> tuple[int, ...]:
 
 
 def _view(step: Step, number: int, typed: Typed, errors: dict[str, str]) -> StepView:
-    shape = () if isinstance(step.value, str) else np.shape(step.value)
+    shape: tuple[int, ...] = () if isinstance(step.value, str) else np.shape(step.value)
     kind = "label" if isinstance(step.value, str) else {0: "one", 1: "vector"}.get(len(shape), "matrix")
     view = StepView(number, step.id, step.title, to_html(step.formula), kind)
     fixed = fixed_entries(step)
@@ -149,10 +149,12 @@ def _view(step: Step, number: int, typed: Typed, errors: dict[str, str]) -> Step
     def cell(idx: tuple[int, ...], label: str) -> Cell:
         name = field_name(step.id, idx)
         shown = fmt(float(value[idx]), 0, minus="−") if value is not None and idx in fixed else ""
-        return Cell(name, f"f-{number}-" + "-".join(map(str, idx)), label, typed.get(name), shown, "", errors.get(name, ""))
+        return Cell(
+            name, f"f-{number}-" + "-".join(map(str, idx)), label, typed.get(name), shown, "", errors.get(name, "")
+        )
 
     if kind in ("label", "one"):
-        view.rows = [("", [cell((), f"Step {number}, {step.title}")])]
+        view.rows = [("", [cell((), step.title)])]
     elif kind == "vector":
         view.cols = _labels(step.rows, shape[0])
         view.rows = [("", [cell((j,), f"{step.title}, {c}") for j, c in enumerate(view.cols)])]
