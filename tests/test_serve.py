@@ -280,3 +280,36 @@ def test_static_files_are_served_and_others_are_not() -> None:
     assert c.get("/static/practice.css").status_code == 200
     assert c.get("/static/__init__.py").status_code == 404
     assert c.get("/static/../app.py").status_code == 404
+
+
+def test_a_variant_of_every_kind_is_a_practice_page_and_grades_its_key() -> None:
+    """--practice: variant-KIND-SEED for every kind generate covers is served, and its answer key
+    (generate's own, the true values) is all correct through the JSON route."""
+    from attncalc import kinds
+    from attncalc.api import generate
+
+    c = examples_client()
+    for kind in kinds.with_drawer():
+        assert c.get(f"/problems/variant-{kind}-7").status_code == 200, kind
+        key = generate(kind=kind, seed=7)[0].key
+        report = c.post(f"/problems/variant-{kind}-7/check", json={"answers": key}).json()
+        assert report["summary"]["wrong"] == report["summary"]["carried"] == 0, kind
+
+
+def test_behind_a_proxy_every_link_has_the_root_path() -> None:
+    """--root-path /attncalc: links, the form's actions and the static files are under the prefix."""
+    from attncalc.serve.app import create_app
+
+    from .serve_support import TestClient
+
+    c = TestClient(create_app([str(PROBLEMS / "decoder-dot.toml")]), root_path="/attncalc")
+    page = c.get("/problems/decoder-dot").text
+    links = re.findall(r'(?:href|action|formaction|src)="(/[^"]*)"', page)
+    assert links and all(link.startswith("/attncalc/") for link in links)
+    assert "/attncalc/problems/decoder-dot/answers.toml" in links
+
+
+def test_a_prediction_is_written_quoted() -> None:
+    """A label typed for the prediction is a TOML string even when it looks like a number."""
+    r = examples_client().post("/problems/decoder-dot/answers.toml", data={"prediction": "B"})
+    assert '"prediction" = "B"' in r.text

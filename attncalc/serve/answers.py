@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..derivation import Argmax, Derivation, Stated, Step
+from ..derivation import Derivation, Stated, Step
 from ..errors import ProblemError
 
 UNANSWERED = "?"
@@ -213,9 +213,7 @@ def answers_toml(answers: dict[str, Any], d: Derivation, name: str) -> str:
     for step in asked(d):
         if step.id in answers:
             value = answers[step.id]
-            lines.append(f'"{step.id}" = {_toml_entry(value)}')
+            # a label (a prediction) is always quoted: a vocabulary entry "0.5" is not a number
+            text = json.dumps(str(value), ensure_ascii=False) if isinstance(step.value, str) else _toml_entry(value)
+            lines.append(f'"{step.id}" = {text}')
     return "\n".join(lines) + "\n"
-
-
-def is_label(step: Step) -> bool:
-    return isinstance(step, Argmax) or isinstance(step.value, str)

@@ -97,12 +97,13 @@ def _static() -> dict[str, tuple[bytes, str]]:
     }
 
 
-def create_app(paths: list[str], practice: bool = False, max_bytes: int | None = None) -> ASGIApp:
+def create_app(paths: list[str], practice: bool = False, max_bytes: int | None = None, notes: bool = True) -> ASGIApp:
     """The app serving the problem files and folders in ``paths`` (read now, with ``max_bytes`` as
-    the largest file read; it also bounds a request's body). Raises :class:`AttncalcError` for a
+    the largest file read; it also bounds a request's body; ``notes``: name the files of a folder
+    that are skipped, on stderr). Raises :class:`AttncalcError` for a
     named file that cannot be served, or when nothing is."""
     limit = MAX_INPUT_BYTES if max_bytes is None else max_bytes
-    served = collect(paths, limit)
+    served = collect(paths, limit, notes)
     if not served and not practice:
         raise AttncalcError(f"{', '.join(paths) or 'no paths'}: no problem files to serve")
     env = Environment(
@@ -130,7 +131,7 @@ def create_app(paths: list[str], practice: bool = False, max_bytes: int | None =
 def app_from_env() -> ASGIApp:
     """The app from the settings ``attncalc serve`` put in the environment (uvicorn's factory)."""
     settings = json.loads(os.environ[ENV])
-    return create_app(settings["paths"], settings["practice"], settings["max_bytes"])
+    return create_app(settings["paths"], settings["practice"], settings["max_bytes"], notes=False)
 
 
 def _endpoint(state: State, fn: Any) -> Any:

@@ -48,7 +48,7 @@ def _unique(stem: str, taken: set[str]) -> str:
     return out
 
 
-def collect(paths: list[str], max_bytes: int | None) -> dict[str, Served]:
+def collect(paths: list[str], max_bytes: int | None, notes: bool = True) -> dict[str, Served]:
     """The served problems by name, in the order given (a folder's files sorted by name).
 
     A file named on the command line must load (else :class:`AttncalcError`); in a folder, a file that
@@ -66,7 +66,8 @@ def collect(paths: list[str], max_bytes: int | None) -> dict[str, Served]:
                         continue
                     problem = load_problem(f, max_bytes)
                 except AttncalcError as exc:
-                    sys.stderr.write(f"attncalc: note: skipped {printable(str(exc))}\n")
+                    if notes:  # said once, when the command starts (not again by each worker)
+                        sys.stderr.write(f"attncalc: note: skipped {printable(str(exc))}\n")
                     continue
                 name = _unique(f.stem, set(served))
                 served[name] = Served(name, str(f), problem)
