@@ -309,7 +309,19 @@ def test_behind_a_proxy_every_link_has_the_root_path() -> None:
     assert "/attncalc/problems/decoder-dot/answers.toml" in links
 
 
-def test_a_prediction_is_written_quoted() -> None:
-    """A label typed for the prediction is a TOML string even when it looks like a number."""
-    r = examples_client().post("/problems/decoder-dot/answers.toml", data={"prediction": "B"})
-    assert '"prediction" = "B"' in r.text
+def test_a_prediction_is_written_quoted(cli: Any, tmp_path: Path) -> None:
+    """A label typed for the prediction is a TOML string even when it looks like a number (a
+    vocabulary of "0.5" and "2"), so that check reads it as the label it is."""
+    from .serve_support import client
+
+    problem = tmp_path / "p.toml"
+    problem.write_text(
+        'kind = "attention"\nscore = "dot"\n[given]\nquery = [1, 1]\nkeys = [[1, 0], [0, 2], [1, 1]]\n'
+        '[head]\ncombine = "add"\nW_out = [[1, 0], [0, 1]]\nvocab = ["0.5", "2"]\n'
+    )
+    r = client([str(problem)]).post("/problems/p/answers.toml", data={"prediction": "2"})
+    assert '"prediction" = "2"' in r.text
+    saved = tmp_path / "a.toml"
+    saved.write_text(r.text)
+    # s + c = [1, 1] + [0.577.., 1.267..]: the logits favour the second label, "2"
+    assert cli_json(cli, problem, saved)["results"][0]["verdict"] == "correct"
