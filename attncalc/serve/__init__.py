@@ -6,7 +6,9 @@ templates (autoescaped), uvicorn as the server. The modules are split by respons
 * :mod:`.answers`: the page's fields to an answers mapping and back, and the answers file (no web import);
 * :mod:`.served`: which problems are served under which names, loaded once with the file limits;
 * :mod:`.page`: what a template shows of a derivation and a check report;
-* :mod:`.app`: the Starlette app, its routes and its guards (body limit, security headers).
+* :mod:`.app`: the Starlette app and its routes (async: they read the request and hand the work on);
+* :mod:`.work`: that work, in a worker thread: answers to check's report and back to a page or a file;
+* :mod:`.guard`: security headers on every response, and the body limit.
 
 No grading happens here: every verdict comes from :func:`attncalc.api.check`.
 """

@@ -11,82 +11,27 @@ from __future__ import annotations
 import json
 import os
 import secrets
-from dataclasses import dataclass
-from decimal import Decimal
 from importlib import resources
 from typing import Any
-from urllib.parse import parse_qsl, quote
+from urllib.parse import parse_qsl
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp
 
-from ..check import flatten_ids
-from ..errors import AttncalcError, ProblemError
+from ..errors import AttncalcError
 from ..files import MAX_INPUT_BYTES
 from . import answers as form
-from .page import page_context, question_html, revealed_html, step_views, summary_of
+from .guard import Guard, too_large
 from .served import Catalog, Served, collect
+from .work import State, check_form, check_json, download_form, download_json, href, kind_of, render_page, root, whole
 
 ENV = "ATTNCALC_SERVE"  # the settings handed to uvicorn's workers, as JSON
-MAX_MARKED = 12  # bad entries marked in one answer before the rest is left to the next Check
 MAX_FIELDS = 20000  # fields in one form (the largest example, a 700-step LSTM, has about 2000)
-
-CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-    "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-)
-HEADERS = [
-    (b"content-security-policy", CSP.encode()),
-    (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
-    (b"x-frame-options", b"DENY"),
-]
-
-
-class TooLarge(Exception):
-    pass
-
-
-class Guard:
-    """Security headers on every response; a body over the limit refused (413) before it is read."""
-
-    def __init__(self, app: ASGIApp, max_body: int) -> None:
-        self.app = app
-        self.max_body = max_body
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *HEADERS]
-            await send(message)
-
-        for key, value in scope.get("headers", []):
-            if key == b"content-length" and (not value.isdigit() or int(value) > self.max_body):
-                await _too_large(self.max_body)(scope, receive, send_with_headers)
-                return
-        await self.app(scope, receive, send_with_headers)
-
-
-def _too_large(limit: int) -> Response:
-    return PlainTextResponse(f"The answers are over the limit of {limit} bytes.\n", status_code=413)
-
-
-@dataclass
-class State:
-    catalog: Catalog
-    env: Environment
-    max_body: int
-    static: dict[str, tuple[bytes, str]]
 
 
 def _static() -> dict[str, tuple[bytes, str]]:
@@ -173,20 +118,26 @@ async def static(state: State, request: Request) -> Response:
 async def index(state: State, request: Request) -> Response:
     cat = state.catalog
     rows = [
-        {"name": s.name, "href": _href(request, s.name), "title": s.problem.title, "kind": _kind(s), "source": s.source}
+        {
+            "name": s.name,
+            "href": href(request, s.name),
+            "title": s.problem.title,
+            "kind": kind_of(s),
+            "source": s.source,
+        }
         for s in cat.served.values()
     ]
-    variants = [{"kind": k, "href": _href(request, f"variant-{k}-{secrets.randbelow(10**6)}")} for k in cat.kinds]
+    variants = [{"kind": k, "href": href(request, f"variant-{k}-{secrets.randbelow(10**6)}")} for k in cat.kinds]
     html = state.env.get_template("index.html").render(
-        root=_root(request), problems=rows, variants=variants, practice=cat.practice
+        root=root(request), problems=rows, variants=variants, practice=cat.practice
     )
     return HTMLResponse(html)
 
 
 async def practice_page(state: State, request: Request) -> Response:
     served = await _served(state, request)
-    reveal = _int(request.query_params.get("reveal"), 0)
-    return await run_in_threadpool(_render_page, state, request, served, form.Typed({}), reveal=reveal)
+    reveal = whole(request.query_params.get("reveal"), 0)
+    return await run_in_threadpool(render_page, state, request, served, form.Typed({}), reveal=reveal)
 
 
 async def check(state: State, request: Request) -> Response:
@@ -194,15 +145,15 @@ async def check(state: State, request: Request) -> Response:
     body = await _body(state, request)
     kind = _content_type(request)
     if kind == "json":
-        return await run_in_threadpool(_check_json, state, served, body)
+        return await run_in_threadpool(check_json, state, served, body)
     if kind != "form":
         return _unsupported()
     pairs = _pairs(body)
     fields = dict(pairs)
     action = fields.get("action", "check")
-    reveal = _int(fields.get("reveal"), 0) + (1 if action == "reveal" else 0)
+    reveal = whole(fields.get("reveal"), 0) + (1 if action == "reveal" else 0)
     grade = action == "check" or fields.get("checked") == "1"
-    return await run_in_threadpool(_check_form, state, request, served, pairs, reveal, grade)
+    return await run_in_threadpool(check_form, state, request, served, pairs, reveal, grade)
 
 
 async def download(state: State, request: Request) -> Response:
@@ -210,10 +161,10 @@ async def download(state: State, request: Request) -> Response:
     body = await _body(state, request)
     kind = _content_type(request)
     if kind == "json":
-        return await run_in_threadpool(_download_json, state, served, body)
+        return await run_in_threadpool(download_json, state, served, body)
     if kind != "form":
         return _unsupported()
-    return await run_in_threadpool(_download_form, state, request, served, _pairs(body))
+    return await run_in_threadpool(download_form, state, request, served, _pairs(body))
 
 
 async def solution(state: State, request: Request) -> Response:
@@ -234,23 +185,6 @@ async def solution(state: State, request: Request) -> Response:
 class _Stop(Exception):
     def __init__(self, response: Response) -> None:
         self.response = response
-
-
-def _root(request: Request) -> str:
-    return str(request.scope.get("root_path", "")).rstrip("/")
-
-
-def _href(request: Request, name: str, tail: str = "") -> str:
-    return f"{_root(request)}/problems/{quote(name, safe='')}{tail}"
-
-
-def _kind(s: Served) -> str:
-    p = s.problem
-    return p.kind + (f" ({p.score})" if p.score else "")
-
-
-def _int(text: str | None, default: int) -> int:
-    return int(text) if text is not None and text.isdigit() and len(text) < 7 else default
 
 
 def _content_type(request: Request) -> str:
@@ -288,175 +222,6 @@ async def _body(state: State, request: Request) -> bytes:
     async for chunk in request.stream():
         size += len(chunk)
         if size > state.max_body:
-            raise _Stop(_too_large(state.max_body))
+            raise _Stop(too_large(state.max_body))
         chunks.append(chunk)
     return b"".join(chunks)
-
-
-def _grade(served: Served, answers: dict[str, Any]) -> tuple[Any, dict[str, str]]:
-    """check's report of the answers, or None and check's message for each bad entry (by field, or
-    by step id or "" when it names no single field), found one after the other."""
-    from ..api import check as api_check
-
-    errors: dict[str, str] = {}
-    for _ in range(MAX_MARKED):
-        if not answers:
-            break
-        try:
-            report = api_check(served.problem, answers)
-        except ProblemError as exc:
-            field = form.field_of_error(exc, answers)
-            if field is None or field in errors:
-                errors[exc.key if exc.key in answers else ""] = _message(exc)
-                break
-            errors[field] = _message(exc)
-            answers = form.without_field(answers, field)
-            continue
-        return (report if not errors else None), errors
-    return None, errors
-
-
-def _message(exc: ProblemError) -> str:
-    return exc.message
-
-
-def _check_form(
-    state: State, request: Request, served: Served, pairs: list[tuple[str, str]], reveal: int, grade: bool
-) -> Response:
-    d = state.catalog.derivation(served)
-    try:
-        typed = form.typed_from_form(pairs, d)
-    except form.FormError as exc:
-        return _render_page(state, request, served, form.Typed({}), reveal, problem=str(exc), status=422)
-    if not grade:
-        return _render_page(state, request, served, typed, reveal)
-    answers = form.answers_of(typed, d)
-    if not answers:
-        note = "Type at least one answer, then Check."
-        return _render_page(state, request, served, typed, reveal, problem=note, checked=False)
-    report, errors = _grade(served, answers)
-    status = 422 if errors else 200
-    return _render_page(state, request, served, typed, reveal, report=report, errors=errors, status=status)
-
-
-def _json_answers(served: Served, body: bytes) -> tuple[dict[str, Any] | None, Response | None]:
-    try:
-        answers = form.parse_json_answers(body)
-        flatten_ids(answers)
-    except ProblemError as exc:
-        return None, _json_error(str(exc))
-    return answers, None
-
-
-def _json_error(message: str) -> Response:
-    return Response(json.dumps({"error": message}, ensure_ascii=False) + "\n", 422, media_type="application/json")
-
-
-def _check_json(state: State, served: Served, body: bytes) -> Response:
-    from ..api import check as api_check
-    from ..render.check_view import reports_json
-
-    answers, failed = _json_answers(served, body)
-    if failed is not None:
-        return failed
-    assert answers is not None
-    try:
-        report = api_check(served.problem, answers)
-    except ProblemError as exc:
-        return _json_error(str(exc))
-    return Response(reports_json([report]), media_type="application/json")
-
-
-def _download_json(state: State, served: Served, body: bytes) -> Response:
-    from ..api import check as api_check
-
-    answers, failed = _json_answers(served, body)
-    if failed is not None:
-        return failed
-    assert answers is not None
-    try:
-        api_check(served.problem, answers)  # what cannot be graded is not written
-    except ProblemError as exc:
-        return _json_error(str(exc))
-    flat = flatten_ids(answers)
-    return _toml(served, state.catalog.derivation(served), {k: _text(v) for k, v in flat.items()})
-
-
-def _text(x: Any) -> Any:
-    if isinstance(x, list):
-        return [_text(v) for v in x]
-    if isinstance(x, Decimal):
-        return format(x, "f")
-    return str(x)
-
-
-def _download_form(state: State, request: Request, served: Served, pairs: list[tuple[str, str]]) -> Response:
-    d = state.catalog.derivation(served)
-    fields = dict(pairs)
-    reveal = _int(fields.get("reveal"), 0)
-    try:
-        typed = form.typed_from_form(pairs, d)
-    except form.FormError as exc:
-        return _render_page(state, request, served, form.Typed({}), reveal, problem=str(exc), status=422)
-    answers = form.answers_of(typed, d)
-    if not answers:
-        note = "Type at least one answer, then download them."
-        return _render_page(state, request, served, typed, reveal, problem=note, checked=False)
-    _, errors = _grade(served, answers)
-    if errors:
-        return _render_page(state, request, served, typed, reveal, errors=errors, status=422)
-    return _toml(served, d, answers)
-
-
-def _toml(served: Served, d: Any, answers: dict[str, Any]) -> Response:
-    text = form.answers_toml(answers, d, served.name)
-    disposition = f'attachment; filename="{served.name}-answers.toml"'
-    return Response(text, media_type="application/toml; charset=utf-8", headers={"content-disposition": disposition})
-
-
-def _render_page(
-    state: State,
-    request: Request,
-    served: Served,
-    typed: form.Typed,
-    reveal: int = 0,
-    *,
-    report: Any = None,
-    errors: dict[str, str] | None = None,
-    problem: str = "",
-    status: int = 200,
-    checked: bool | None = None,
-) -> Response:
-    cat = state.catalog
-    d = cat.derivation(served)
-    errors = errors or {}
-    views = step_views(d, typed, errors, report)
-    reveal = max(0, min(reveal, len(views)))
-    if reveal:
-        staged = cat.cached(("reveal", served.name), lambda: revealed_html(d))
-        assert isinstance(staged, dict)
-        for v in views[:reveal]:
-            v.revealed = staged.get(v.id, "")
-    question = cat.cached(("question", served.name), lambda: question_html(d))
-    other_errors = [m for k, m in errors.items() if k == ""]
-    another = ""
-    if not served.source and cat.practice:
-        another = _href(request, f"variant-{served.problem.kind}-{secrets.randbelow(10**6)}")
-    html = state.env.get_template("practice.html").render(
-        root=_root(request),
-        href=_href(request, served.name),
-        name=served.name,
-        source=served.source,
-        question=Markup(question),
-        steps=views,
-        revealed_html=Markup,
-        summary=summary_of(report, d) if report is not None else None,
-        reveal=reveal,
-        next_reveal=views[reveal].anchor if reveal < len(views) else "",
-        checked=(report is not None or bool(errors)) if checked is None else checked,
-        problem=problem or ("; ".join(other_errors)),
-        bad=len(errors),
-        another=another,
-        **page_context(d),
-    )
-    return HTMLResponse(html, status_code=status)
