@@ -325,3 +325,21 @@ def test_a_prediction_is_written_quoted(cli: Any, tmp_path: Path) -> None:
     saved.write_text(r.text)
     # s + c = [1, 1] + [0.577.., 1.267..]: the logits favour the second label, "2"
     assert cli_json(cli, problem, saved)["results"][0]["verdict"] == "correct"
+
+
+def test_a_variant_downloads_as_a_problem_file_that_check_grades_with_the_answers(cli: Any, tmp_path: Path) -> None:
+    """problem.toml: the variant as `generate` writes it, so its downloaded answers can be graded by
+    the command; a served file is never given out (it may hold a key)."""
+    c = examples_client()
+    problem = tmp_path / "variant-attention-5.toml"
+    r = c.get("/problems/variant-attention-5/problem.toml")
+    assert r.status_code == 200 and "seed 5" in r.text
+    problem.write_text(r.text)
+    from attncalc.api import generate
+
+    key = generate(kind="attention", seed=5)[0].key
+    answers = tmp_path / "mine.toml"
+    answers.write_text(c.post("/problems/variant-attention-5/answers.toml", data=form_of(key)).text)
+    report = cli_json(cli, problem, answers)
+    assert report["summary"]["wrong"] == report["summary"]["carried"] == 0 and report["summary"]["correct"] > 0
+    assert c.get("/problems/decoder-dot/problem.toml").status_code == 404

@@ -67,6 +67,7 @@ def create_app(paths: list[str], practice: bool = False, max_bytes: int | None =
         Route("/problems/{name}/check", _endpoint(state, check), methods=["POST"]),
         Route("/problems/{name}/answers.toml", _endpoint(state, download), methods=["POST"]),
         Route("/problems/{name}/solution", _endpoint(state, solution)),
+        Route("/problems/{name}/problem.toml", _endpoint(state, problem_file)),
     ]
     handlers = {404: _not_found, 405: _not_allowed, _Stop: _stopped}
     app = Starlette(routes=routes, exception_handlers=handlers)
@@ -177,6 +178,23 @@ async def solution(state: State, request: Request) -> Response:
         return render([state.catalog.derivation(served)], "html", "solution", reveal=reveal)
 
     return HTMLResponse(await run_in_threadpool(sheet))
+
+
+async def problem_file(state: State, request: Request) -> Response:
+    """A generated variant as a problem file (as `generate` writes it), for `attncalc check`; a
+    served file is not given out (it may hold an [answers] table)."""
+    served = await _served(state, request)
+    if served.raw is None:
+        return await _not_found(request, Exception())
+    from ..generate import problem_toml
+
+    seed = int(served.name.rsplit("-", 1)[1])
+    disposition = f'attachment; filename="{served.name}.toml"'
+    return Response(
+        problem_toml(served.raw, seed),
+        media_type="application/toml; charset=utf-8",
+        headers={"content-disposition": disposition},
+    )
 
 
 # ------------------------------------------------------------------------------ helpers

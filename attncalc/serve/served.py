@@ -1,8 +1,8 @@
 """The problems a server offers, by name: files given on the command line (a folder: its problem
 files), and with ``--practice`` seeded variants that ``generate`` draws (``variant-KIND-SEED``).
 
-Every file is read once, at start, through :func:`attncalc.problem.load_problem` with the size
-limit (``--max-file-size``) and the parser's own bounds, as ``attncalc solve`` reads it. A request
+Every file is read and solved once, at start, through :func:`attncalc.problem.load_problem` with the
+size limit (``--max-file-size``) and the parser's own bounds, as ``attncalc solve`` reads it. A request
 names a problem only by a served name, looked up in a dict: no part of a URL reaches the file system.
 """
 
@@ -15,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..derivation import Derivation
 from ..errors import AttncalcError, printable
@@ -22,16 +23,19 @@ from ..problem import Problem
 
 SUFFIXES = (".toml", ".yaml", ".yml", ".json")
 VARIANT = re.compile(r"^variant-([a-z][a-z0-9-]*)-(\d{1,9})$")
-CACHED = 64  # derivations and variants kept per worker (the problems themselves are always kept)
+CACHED = 64  # variants kept per worker, and 4x as many views (the files' problems are always kept)
 
 
 @dataclass(frozen=True)
 class Served:
-    """One problem on offer: its name in URLs, the file it came from ("" for a variant), the problem."""
+    """One problem on offer: its name in URLs, the file it came from ("" for a variant), the problem,
+    its worked derivation, and for a variant the problem table ``generate`` drew."""
 
     name: str
     source: str
     problem: Problem
+    derivation: Derivation
+    raw: dict[str, Any] | None = None
 
 
 def _problem_files(folder: Path) -> list[Path]:
@@ -53,6 +57,7 @@ def collect(paths: list[str], max_bytes: int | None, notes: bool = True) -> dict
 
     A file named on the command line must load (else :class:`AttncalcError`); in a folder, a file that
     is not a problem (an answers file) is skipped, and one that fails to load is named on stderr."""
+    from ..mechanisms import solve
     from ..problem import load_problem, read_raw
 
     served: dict[str, Served] = {}
@@ -65,16 +70,17 @@ def collect(paths: list[str], max_bytes: int | None, notes: bool = True) -> dict
                     if "kind" not in raw:  # an answers file or other data: not a problem
                         continue
                     problem = load_problem(f, max_bytes)
+                    d = solve(problem)  # a problem that cannot be worked is named now, not by a request
                 except AttncalcError as exc:
                     if notes:  # said once, when the command starts (not again by each worker)
                         sys.stderr.write(f"attncalc: note: skipped {printable(str(exc))}\n")
                     continue
                 name = _unique(f.stem, set(served))
-                served[name] = Served(name, str(f), problem)
+                served[name] = Served(name, str(f), problem, d)
         else:
             problem = load_problem(arg, max_bytes)
             name = _unique(path.stem, set(served))
-            served[name] = Served(name, arg, problem)
+            served[name] = Served(name, arg, problem, solve(problem))
     return served
 
 
@@ -111,7 +117,6 @@ class Catalog:
         self.practice = practice
         self.kinds = kinds.with_drawer() if practice else []
         self._variants = _Lru(CACHED)
-        self._derivations = _Lru(CACHED)
         self._views = _Lru(4 * CACHED)
 
     def get(self, name: str) -> Served | None:
@@ -132,7 +137,7 @@ class Catalog:
         from ..api import generate, problem_of
 
         variant = generate(kind=kind, seed=seed, count=1)[0]
-        return Served(name, "", problem_of(variant.problem, name))
+        return Served(name, "", problem_of(variant.problem, name), variant.derivation, variant.problem)
 
     def cached(self, key: tuple[str, str], make: Callable[[], object]) -> object:
         """What ``make`` builds for ``key`` (a view of a served problem), built once per worker."""
@@ -143,12 +148,5 @@ class Catalog:
         return found
 
     def derivation(self, served: Served) -> Derivation:
-        """The worked derivation of a problem, as ``attncalc solve`` computes it (cached)."""
-        found = self._derivations.get(served.name)
-        if found is None:
-            from ..mechanisms import solve
-
-            found = solve(served.problem)
-            self._derivations.put(served.name, found)
-        assert isinstance(found, Derivation)
-        return found
+        """The worked derivation of a problem, as ``attncalc solve`` computes it."""
+        return served.derivation
