@@ -12,7 +12,8 @@ document.addEventListener("DOMContentLoaded", function () {
       if (action !== "check" && action !== "reveal") return; // downloads go the usual way
       event.preventDefault();
       var target = (button && button.getAttribute("formaction")) || form.getAttribute("action");
-      var data = new URLSearchParams(new FormData(form, button));
+      var data = new URLSearchParams(new FormData(form));
+      if (button && button.name) data.set(button.name, button.value); // the button pressed, as a plain submit sends it
       var focused = document.activeElement && document.activeElement.id;
       fetch(target.split("#")[0], {
         method: "POST",
