@@ -343,3 +343,12 @@ def test_a_variant_downloads_as_a_problem_file_that_check_grades_with_the_answer
     report = cli_json(cli, problem, answers)
     assert report["summary"]["wrong"] == report["summary"]["carried"] == 0 and report["summary"]["correct"] > 0
     assert c.get("/problems/decoder-dot/problem.toml").status_code == 404
+
+
+def test_each_entrys_verdict_is_read_out_with_its_field() -> None:
+    """A screen reader hears an entry's verdict with the field: aria-describedby names the verdict."""
+    r = examples_client().post("/problems/decoder-dot/check", data={**form_of(SLIP), "action": "check"})
+    for name, heard in (("scores[0]", "correct"), ("weights[1]", "wrong"), ("context[0]", "carried")):
+        m = re.search(r'name="' + re.escape(name) + r'"[^>]*aria-describedby="([^"]+)"', r.text)
+        assert m is not None, name
+        assert re.search(r'<span class="sr" id="' + re.escape(m.group(1)) + r'">' + heard + "</span>", r.text), name

@@ -150,7 +150,7 @@ def _view(step: Step, number: int, typed: Typed, errors: dict[str, str]) -> Step
         name = field_name(step.id, idx)
         shown = fmt(float(value[idx]), 0, minus="−") if value is not None and idx in fixed else ""
         return Cell(
-            name, f"f-{number}-" + "-".join(map(str, idx)), label, typed.get(name), shown, "", errors.get(name, "")
+            name, f"f-{number}" + "".join(f"-{i}" for i in idx), label, typed.get(name), shown, "", errors.get(name, "")
         )
 
     if kind in ("label", "one"):
