@@ -63,3 +63,10 @@ def test_a_bad_problem_is_named_before_the_server_starts(tmp_path: Any) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text('kind = "attention"\n[given]\nquery = [1, "x"]\nkeys = [[1, 0]]\n')
     one_line_refusal(run_cli("serve", str(bad)), str(bad), "given.query")
+
+
+def test_nothing_to_serve_is_one_line(tmp_path: Any) -> None:
+    """A folder without problem files (serve's default is the current one) is named, exit 2."""
+    (tmp_path / "notes.txt").write_text("hello")
+    r = run_cli("serve", cwd=tmp_path, env={"PYTHONPATH": str(PROBLEMS.parent)})
+    assert "no problem files to serve" in one_line_refusal(r, ".")

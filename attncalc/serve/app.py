@@ -50,7 +50,8 @@ def create_app(paths: list[str], practice: bool = False, max_bytes: int | None =
     limit = MAX_INPUT_BYTES if max_bytes is None else max_bytes
     served = collect(paths, limit, notes)
     if not served and not practice:
-        raise AttncalcError(f"{', '.join(paths) or 'no paths'}: no problem files to serve")
+        where = ", ".join(paths) or "."
+        raise AttncalcError(f"{where}: no problem files to serve; give problem files, or folders that hold them")
     env = Environment(
         loader=PackageLoader("attncalc.serve", "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
