@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from . import cli_homework, cli_plot
+from . import cli_homework, cli_plot, cli_serve
 from .cli_base import Detail, MaxFileSize, MaxPages, app, write_output
 from .cli_base import fail as _fail
 from .cli_io import max_bytes as _max_bytes
@@ -197,6 +197,7 @@ def _format_of(output: str | None) -> SolveFormat:
 app.command()(cli_homework.check)
 app.command()(cli_homework.generate)
 app.command()(cli_plot.plot)
+app.command()(cli_serve.serve)
 
 
 @app.command()

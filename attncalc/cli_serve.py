@@ -1,0 +1,84 @@
+"""The ``serve`` command: the practice page (:mod:`attncalc.serve`) on a uvicorn server.
+
+Registered on the app by :mod:`attncalc.cli`. Starlette, uvicorn and Jinja2 (the ``serve`` extra)
+are imported inside the command, so ``attncalc --help`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from .cli_base import MaxFileSize
+from .cli_base import fail as _fail
+from .cli_io import max_bytes as _max_bytes
+
+
+def serve(
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Problem files, or folders whose problem files are served (default: the current folder).",
+            show_default=False,
+        ),
+    ] = None,
+    host: Annotated[
+        str, typer.Option("--host", help="The address to listen on; 0.0.0.0 lets other machines in (a class).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="The port to listen on.")] = 8000,
+    workers: Annotated[
+        int, typer.Option("--workers", min=1, max=64, help="Server processes (uvicorn's --workers): one per core.")
+    ] = 1,
+    practice: Annotated[
+        bool, typer.Option("--practice", help="Offer seeded new variants of every kind `generate` covers.")
+    ] = False,
+    root_path: Annotated[
+        str,
+        typer.Option("--root-path", help="The path prefix a reverse proxy serves the app under (e.g. /attncalc)."),
+    ] = "",
+    max_file_size: MaxFileSize = None,
+) -> None:
+    """Serve the practice page: students type their answers step by step and check them in the browser.
+
+    Needs the serve extra: pip install 'attncalc[serve]'. Binds 127.0.0.1 (this machine) by default.
+    """
+    import json
+    import os
+
+    from .errors import AttncalcError
+    from .serve import require
+
+    try:
+        require()
+    except AttncalcError as exc:
+        _fail(str(exc))
+    import uvicorn
+
+    from .serve.app import ENV, create_app
+
+    limit = _max_bytes(max_file_size)
+    targets = paths or ["."]
+    try:
+        create_app(targets, practice, limit)  # every file is read once here: a bad one is named before start
+    except AttncalcError as exc:
+        _fail(str(exc))
+    os.environ[ENV] = json.dumps({"paths": targets, "practice": practice, "max_bytes": limit})
+    if host in ("0.0.0.0", "::"):
+        sys.stderr.write(
+            f"attncalc: serving on every network interface ({host}:{port}): anyone who can reach this machine "
+            "can open the practice page\n"
+        )
+    sys.stderr.write(
+        f"attncalc: practice page at http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}{root_path}/\n"
+    )
+    uvicorn.run(
+        "attncalc.serve.app:app_from_env",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        root_path=root_path,
+        log_level="warning",
+    )

@@ -1,0 +1,219 @@
+"""The practice page's answers: form fields to the mapping :func:`attncalc.api.check` grades, that
+mapping as an answers file, and a check error back to the field it names.
+
+A field is named by its step id and the entry's indices: ``weights[1]``, ``head.1.scores[0][2]``,
+``exp_sum`` (one number), ``prediction`` (a label). What is typed is kept as text, so ``0.420`` is
+an answer to 3 decimals, as in an answers file. An empty field is an entry not answered (written
+``"?"``, not graded); a step with no entry typed is left out. An entry the problem fixes (a masked
+score, −∞) is shown on the page and never asked: it is ``"?"`` too. Nothing here grades.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+
+from ..derivation import Derivation, Stated, Step
+from ..errors import ProblemError
+
+UNANSWERED = "?"
+MAX_ENTRY = 200  # characters of one typed entry (the number grammar's own limit)
+_FIELD = re.compile(r"^([A-Za-z0-9_.\-]+)((?:\[\d{1,6}\])*)$")
+_INDEX = re.compile(r"\[(\d+)\]")
+_BARE = re.compile(r"^-?(0|[1-9]\d*)(\.\d+)?$")  # a number TOML writes bare as typed
+_WHERE = re.compile(r"^(?:row (\d+), )?entry (\d+): ")  # check's "row 2, entry 1: ..." prefix
+
+
+class FormError(ValueError):
+    """A form that the page did not send (an unknown field, an index out of range)."""
+
+
+def field_name(step_id: str, idx: tuple[int, ...]) -> str:
+    """The form field of one entry: ``weights[1]``, ``scores[0][2]``; the step id for one number."""
+    return step_id + "".join(f"[{i}]" for i in idx)
+
+
+def asked(d: Derivation) -> list[Step]:
+    """The steps a student answers, in derivation order (a value the problem states is not asked)."""
+    return [s for s in d.steps if not isinstance(s, Stated)]
+
+
+def fixed_entries(step: Step) -> set[tuple[int, ...]]:
+    """Entries the problem fixes rather than the student computes: a masked score (−∞)."""
+    if isinstance(step.value, str):
+        return set()
+    v = np.asarray(step.value, dtype=float)
+    return {idx for idx in entries(step) if np.isinf(v[idx])}
+
+
+def entries(step: Step) -> list[tuple[int, ...]]:
+    """Every entry's indices, row by row ([()] for one number or a label)."""
+    if isinstance(step.value, str):
+        return [()]
+    return [tuple(int(i) for i in idx) for idx in np.ndindex(*np.shape(step.value))]
+
+
+@dataclass(frozen=True)
+class Typed:
+    """What the student typed, by field name (stripped; empty fields left out)."""
+
+    fields: dict[str, str]
+
+    def get(self, name: str) -> str:
+        return self.fields.get(name, "")
+
+
+def typed_from_form(pairs: Iterable[tuple[str, str]], d: Derivation) -> Typed:
+    """The answer fields of a posted form (other fields, such as the buttons, are skipped by name).
+
+    Raises :class:`FormError` for a field that names no entry of the problem."""
+    steps = {s.id: s for s in asked(d)}
+    out: dict[str, str] = {}
+    for name, value in pairs:
+        if name in ("action", "reveal", "checked"):
+            continue
+        m = _FIELD.match(name)
+        step = steps.get(m.group(1)) if m else None
+        if m is None or step is None:
+            raise FormError(f"{name[:60]!r} is not an answer field of this problem")
+        idx = tuple(int(i) for i in _INDEX.findall(m.group(2)))
+        if idx not in entries(step):
+            raise FormError(f"{name[:60]!r} is not an entry of step {step.id}")
+        text = value.strip()
+        if len(text) > MAX_ENTRY:
+            raise FormError(f"{name[:60]}: an entry of more than {MAX_ENTRY} characters")
+        if text and idx not in fixed_entries(step):
+            out[name] = text
+    return Typed(out)
+
+
+def answers_of(typed: Typed, d: Derivation) -> dict[str, Any]:
+    """The answers mapping (step id -> text, or nested lists of text) of what was typed: the
+    entries not typed are ``"?"``, a step with nothing typed is left out."""
+    out: dict[str, Any] = {}
+    for step in asked(d):
+        texts = {
+            idx: typed.fields[field_name(step.id, idx)]
+            for idx in entries(step)
+            if field_name(step.id, idx) in typed.fields
+        }
+        if not texts:
+            continue
+        shape = () if isinstance(step.value, str) else np.shape(step.value)
+        out[step.id] = _nest(shape, (), texts)
+    return out
+
+
+def _nest(shape: tuple[int, ...], at: tuple[int, ...], texts: dict[tuple[int, ...], str]) -> Any:
+    if len(at) == len(shape):
+        return texts.get(at, UNANSWERED)
+    return [_nest(shape, (*at, i), texts) for i in range(shape[len(at)])]
+
+
+def typed_from_answers(answers: dict[str, Any], d: Derivation) -> Typed:
+    """The fields showing an answers mapping (what the JSON route or a retry fills in), so far as
+    its shapes fit the problem's steps."""
+    steps = {s.id: s for s in asked(d)}
+    out: dict[str, str] = {}
+    for step_id, value in answers.items():
+        step = steps.get(step_id)
+        if step is None:
+            continue
+        for idx in entries(step):
+            x: Any = value
+            for i in idx:
+                x = x[i] if isinstance(x, list) and i < len(x) else None
+            if x is not None and not isinstance(x, (list, dict)) and str(x) != UNANSWERED:
+                out[field_name(step_id, idx)] = str(x)
+    return Typed(out)
+
+
+def parse_json_answers(body: bytes) -> dict[str, Any]:
+    """The ``{"answers": {...}}`` of a JSON request, numbers read as written (0.330: to 3 decimals).
+
+    Raises :class:`ProblemError` naming what is wrong."""
+    try:
+        data = json.loads(body.decode("utf-8"), parse_float=Decimal, parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ProblemError("<request>", "", f"not JSON: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("answers"), dict):
+        raise ProblemError("<request>", "answers", 'expected {"answers": {STEP_ID: VALUE, ...}}')
+    if not data["answers"]:
+        raise ProblemError("<request>", "answers", "no answers to check: give step ids and values")
+    answers: dict[str, Any] = data["answers"]
+    return answers
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number an answer can be")
+
+
+def field_of_error(exc: ProblemError, answers: dict[str, Any]) -> str | None:
+    """The field a check error names: its key is the step id, its "row i, entry j:" the entry."""
+    step_id = exc.key
+    if step_id not in answers:
+        return None
+    value = answers[step_id]
+    m = _WHERE.match(exc.message)
+    if m is None:
+        return step_id if not isinstance(value, list) else None
+    row, entry = m.group(1), int(m.group(2)) - 1
+    idx = (entry,) if row is None else (int(row) - 1, entry)
+    return field_name(step_id, idx)
+
+
+def without_field(answers: dict[str, Any], field: str) -> dict[str, Any]:
+    """The answers with one field's entry made ``"?"`` (the step left out when nothing else is typed)."""
+    m = _FIELD.match(field)
+    assert m is not None
+    step_id, idx = m.group(1), tuple(int(i) for i in _INDEX.findall(m.group(2)))
+    out = dict(answers)
+    if not idx:
+        del out[step_id]
+        return out
+    value = json.loads(json.dumps(out[step_id], default=str))  # a deep copy of nested lists of text
+    target = value
+    for i in idx[:-1]:
+        target = target[i]
+    target[idx[-1]] = UNANSWERED
+    if all(x == UNANSWERED for x in np.ravel(np.asarray(value, dtype=object))):
+        del out[step_id]
+    else:
+        out[step_id] = value
+    return out
+
+
+# ------------------------------------------------------------------------------ the answers file
+
+
+def _toml_entry(x: Any) -> str:
+    if isinstance(x, list):
+        return "[" + ", ".join(_toml_entry(v) for v in x) + "]"
+    text = str(x)
+    if _BARE.match(text):
+        return text
+    return json.dumps(text, ensure_ascii=False)  # a TOML basic string: the same escapes as JSON's
+
+
+def answers_toml(answers: dict[str, Any], d: Derivation, name: str) -> str:
+    """The answers as an answers file that ``attncalc check`` reads and grades as the page does:
+    numbers typed as TOML writes them bare (0.420 keeps its 3 decimals), anything else quoted."""
+    title = " ".join(d.problem.title.split())
+    lines = [
+        f"# My answers to {json.dumps(title, ensure_ascii=False)} (attncalc serve: {name}).",
+        f"# Grade them with: attncalc check {name}.toml THIS_FILE",
+        '# Entries written "?" are not graded.',
+    ]
+    for step in asked(d):
+        if step.id in answers:
+            value = answers[step.id]
+            # a label (a prediction) is always quoted: a vocabulary entry "0.5" is not a number
+            text = json.dumps(str(value), ensure_ascii=False) if isinstance(step.value, str) else _toml_entry(value)
+            lines.append(f'"{step.id}" = {text}')
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,246 @@
+"""The Starlette app of ``attncalc serve``: routes (INTERFACE.md, "The practice page"), templates
+and guards. A route finds the problem by its served name, calls the library's ``solve``/``check``
+and renders a template; a request body is bounded, a bad answer is the message ``check`` gives.
+
+``create_app`` builds the app; ``app_from_env`` is the factory uvicorn's workers import (each worker
+reads the problems itself from the settings in :data:`ENV`; nothing is shared between them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qsl
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp
+
+from ..errors import AttncalcError
+from ..files import MAX_INPUT_BYTES
+from . import answers as form
+from .guard import Guard, too_large
+from .served import Catalog, Served, collect
+from .work import State, check_form, check_json, download_form, download_json, href, kind_of, render_page, root, whole
+
+ENV = "ATTNCALC_SERVE"  # the settings handed to uvicorn's workers, as JSON
+MAX_FIELDS = 20000  # fields in one form (the largest example, a 700-step LSTM, has about 2000)
+
+
+def _static() -> dict[str, tuple[bytes, str]]:
+    root = resources.files("attncalc.serve") / "static"
+    return {
+        "practice.js": ((root / "practice.js").read_bytes(), "text/javascript; charset=utf-8"),
+        "practice.css": ((root / "practice.css").read_bytes(), "text/css; charset=utf-8"),
+    }
+
+
+def create_app(paths: list[str], practice: bool = False, max_bytes: int | None = None, notes: bool = True) -> ASGIApp:
+    """The app serving the problem files and folders in ``paths`` (read now, with ``max_bytes`` as
+    the largest file read; it also bounds a request's body; ``notes``: name the files of a folder
+    that are skipped, on stderr). Raises :class:`AttncalcError` for a
+    named file that cannot be served, or when nothing is."""
+    limit = MAX_INPUT_BYTES if max_bytes is None else max_bytes
+    served = collect(paths, limit, notes)
+    if not served and not practice:
+        where = ", ".join(paths) or "."
+        raise AttncalcError(f"{where}: no problem files to serve; give problem files, or folders that hold them")
+    env = Environment(
+        loader=PackageLoader("attncalc.serve", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    state = State(Catalog(served, practice), env, limit, _static())
+    routes = [
+        Route("/", _endpoint(state, index)),
+        Route("/healthz", _endpoint(state, healthz)),
+        Route("/static/{file}", _endpoint(state, static)),
+        Route("/problems/{name}", _endpoint(state, practice_page)),
+        Route("/problems/{name}/check", _endpoint(state, check), methods=["POST"]),
+        Route("/problems/{name}/answers.toml", _endpoint(state, download), methods=["POST"]),
+        Route("/problems/{name}/solution", _endpoint(state, solution)),
+        Route("/problems/{name}/problem.toml", _endpoint(state, problem_file)),
+    ]
+    handlers = {404: _not_found, 405: _not_allowed, _Stop: _stopped}
+    app = Starlette(routes=routes, exception_handlers=handlers)
+    return Guard(app, limit)
+
+
+def app_from_env() -> ASGIApp:
+    """The app from the settings ``attncalc serve`` put in the environment (uvicorn's factory)."""
+    settings = json.loads(os.environ[ENV])
+    return create_app(settings["paths"], settings["practice"], settings["max_bytes"], notes=False)
+
+
+def _endpoint(state: State, fn: Any) -> Any:
+    async def endpoint(request: Request) -> Response:
+        response: Response = await fn(state, request)
+        return response
+
+    return endpoint
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    return PlainTextResponse("Not found.\n", status_code=404)
+
+
+async def _stopped(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, _Stop)
+    return exc.response
+
+
+async def _not_allowed(request: Request, exc: Exception) -> Response:
+    return PlainTextResponse("Method not allowed.\n", status_code=405)
+
+
+# ------------------------------------------------------------------------------ routes
+
+
+async def healthz(state: State, request: Request) -> Response:
+    return PlainTextResponse("ok")
+
+
+async def static(state: State, request: Request) -> Response:
+    found = state.static.get(request.path_params["file"])
+    if found is None:
+        return await _not_found(request, Exception())
+    body, media = found
+    return Response(body, media_type=media, headers={"cache-control": "public, max-age=3600"})
+
+
+async def index(state: State, request: Request) -> Response:
+    cat = state.catalog
+    rows = [
+        {
+            "name": s.name,
+            "href": href(request, s.name),
+            "title": s.problem.title,
+            "kind": kind_of(s),
+            "source": s.source,
+        }
+        for s in cat.served.values()
+    ]
+    variants = [{"kind": k, "href": href(request, f"variant-{k}-{secrets.randbelow(10**6)}")} for k in cat.kinds]
+    html = state.env.get_template("index.html").render(
+        root=root(request), problems=rows, variants=variants, practice=cat.practice
+    )
+    return HTMLResponse(html)
+
+
+async def practice_page(state: State, request: Request) -> Response:
+    served = await _served(state, request)
+    reveal = whole(request.query_params.get("reveal"), 0)
+    return await run_in_threadpool(render_page, state, request, served, form.Typed({}), reveal=reveal)
+
+
+async def check(state: State, request: Request) -> Response:
+    served = await _served(state, request)
+    body = await _body(state, request)
+    kind = _content_type(request)
+    if kind == "json":
+        return await run_in_threadpool(check_json, state, served, body)
+    if kind != "form":
+        return _unsupported()
+    pairs = _pairs(body)
+    fields = dict(pairs)
+    action = fields.get("action", "check")
+    reveal = whole(fields.get("reveal"), 0) + (1 if action == "reveal" else 0)
+    grade = action == "check" or fields.get("checked") == "1"
+    return await run_in_threadpool(check_form, state, request, served, pairs, reveal, grade)
+
+
+async def download(state: State, request: Request) -> Response:
+    served = await _served(state, request)
+    body = await _body(state, request)
+    kind = _content_type(request)
+    if kind == "json":
+        return await run_in_threadpool(download_json, state, served, body)
+    if kind != "form":
+        return _unsupported()
+    return await run_in_threadpool(download_form, state, request, served, _pairs(body))
+
+
+async def solution(state: State, request: Request) -> Response:
+    served = await _served(state, request)
+    reveal = request.query_params.get("reveal", "") not in ("", "0")
+
+    def sheet() -> str:
+        from ..render.writers import render
+
+        return render([state.catalog.derivation(served)], "html", "solution", reveal=reveal)
+
+    return HTMLResponse(await run_in_threadpool(sheet))
+
+
+async def problem_file(state: State, request: Request) -> Response:
+    """A generated variant as a problem file (as `generate` writes it), for `attncalc check`; a
+    served file is not given out (it may hold an [answers] table)."""
+    served = await _served(state, request)
+    if served.raw is None:
+        return await _not_found(request, Exception())
+    from ..generate import problem_toml
+
+    seed = int(served.name.rsplit("-", 1)[1])
+    disposition = f'attachment; filename="{served.name}.toml"'
+    return Response(
+        problem_toml(served.raw, seed),
+        media_type="application/toml; charset=utf-8",
+        headers={"content-disposition": disposition},
+    )
+
+
+# ------------------------------------------------------------------------------ helpers
+
+
+class _Stop(Exception):
+    def __init__(self, response: Response) -> None:
+        self.response = response
+
+
+def _content_type(request: Request) -> str:
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    return {"application/json": "json", "application/x-www-form-urlencoded": "form", "": "form"}.get(media, "")
+
+
+def _unsupported() -> Response:
+    return PlainTextResponse(
+        "Send the answers as a form (application/x-www-form-urlencoded) or as JSON (application/json).\n",
+        status_code=415,
+    )
+
+
+def _pairs(body: bytes) -> list[tuple[str, str]]:
+    try:
+        return parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True, max_num_fields=MAX_FIELDS)
+    except ValueError:
+        raise _Stop(PlainTextResponse(f"More than {MAX_FIELDS} fields.\n", status_code=413)) from None
+
+
+async def _served(state: State, request: Request) -> Served:
+    name = request.path_params["name"]
+    try:
+        served = await run_in_threadpool(state.catalog.get, name)
+    except AttncalcError:
+        served = None
+    if served is None:
+        raise _Stop(PlainTextResponse("No problem of that name is served here.\n", status_code=404))
+    return served
+
+
+async def _body(state: State, request: Request) -> bytes:
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > state.max_body:
+            raise _Stop(too_large(state.max_body))
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -1,0 +1,189 @@
+"""What the practice page shows: the question, and for every asked step its inputs, its verdict
+and, once revealed, its worked step; built from a derivation and a check report, no grading here.
+
+The givens and the staged working are the HTML sheet's own blocks (:mod:`attncalc.render.sheet`,
+escaped by its writer), so the page and ``attncalc solve --format html --reveal`` show the same.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..check import Report, StepResult
+from ..check_report import points_text
+from ..derivation import Derivation, Step
+from ..render.blocks import Block, Heading, Sheet
+from ..render.fmt import fmt
+from ..render.typeset import to_html
+from ..render.write_html import HtmlWriter
+from .answers import Typed, asked, entries, field_name, fixed_entries
+
+MARKS = {"correct": "✓ correct", "carried": "↪ carried", "wrong": "✗ wrong", "right": "✓"}
+_STEP_HEADING = re.compile(r"\[([^\]]+)\]$")
+
+
+@dataclass
+class Cell:
+    """One entry: its field, its accessible label, what was typed, or the fixed value shown instead."""
+
+    name: str
+    id: str
+    label: str
+    text: str = ""
+    fixed: str = ""  # a masked score: shown, not asked
+    mark: str = ""  # correct | carried | wrong | right (an entry right in a wrong step)
+    error: str = ""  # check's message for a bad number
+
+
+@dataclass
+class StepView:
+    number: int
+    id: str
+    title: str
+    formula: str  # HTML (typeset, escaped)
+    shape: str  # label | one | vector | matrix
+    cols: list[str] = field(default_factory=list)
+    rows: list[tuple[str, list[Cell]]] = field(default_factory=list)
+    verdict: str = ""
+    mark: str = ""
+    note: str = ""
+    began_at: str = ""
+    began_number: int = 0
+    points: str = ""
+    error: str = ""
+    revealed: str = ""  # HTML of the worked step, in --reveal's stages
+
+    @property
+    def anchor(self) -> str:
+        return f"step-{self.number}"
+
+
+@dataclass
+class Summary:
+    score: str
+    out_of: str
+    correct: int
+    carried: int
+    wrong: int
+    first_error: str
+    first_error_number: int
+
+
+def question_html(d: Derivation) -> str:
+    """The question sheet's givens (the title left to the page), as the HTML sheet writes them."""
+    from ..render.sheet import build
+
+    sheet = build([d], "question")
+    kept: list[Block] = []
+    for b in sheet.blocks:
+        if isinstance(b, Heading) and b.text == "Compute":
+            break
+        if isinstance(b, Heading) and b.level == 1:
+            continue
+        kept.append(b)
+    return HtmlWriter(Sheet(sheet.title, "question", kept)).write(fragment=True)
+
+
+def revealed_html(d: Derivation) -> dict[str, str]:
+    """Each step's worked solution as ``--reveal`` stages it (formula, working, value), by step id.
+
+    Written at ``--detail full`` so that every step has a section of its own."""
+    from ..render.sheet import build
+
+    sheet = build([d], "solution", None, True, "full")
+    sections: dict[str, list[Block]] = {}
+    current: list[Block] | None = None
+    for b in sheet.blocks:
+        if isinstance(b, Heading):
+            m = _STEP_HEADING.search(b.text) if b.level >= 3 else None
+            current = sections.setdefault(m.group(1), []) if m and m.group(1) in d else None
+            continue
+        if current is not None:
+            current.append(b)
+    return {k: HtmlWriter(Sheet(k, "solution", v)).write(fragment=True) for k, v in sections.items()}
+
+
+def _labels(names: tuple[str, ...] | None, n: int) -> list[str]:
+    return list(names) if names is not None and len(names) == n else [str(i + 1) for i in range(n)]
+
+
+def step_views(d: Derivation, typed: Typed, errors: dict[str, str], report: Report | None) -> list[StepView]:
+    """Every asked step with its cells, what was typed, check's verdicts and any field's error."""
+    results: dict[str, StepResult] = {r.id: r for r in report.results} if report is not None else {}
+    numbers = {s.id: k for k, s in enumerate(d.steps, 1)}
+    out = []
+    for step in asked(d):
+        view = _view(step, numbers[step.id], typed, errors)
+        r = results.get(step.id)
+        if r is not None:
+            view.verdict, view.mark, view.note = r.verdict, MARKS[r.verdict], r.note
+            view.began_at = r.began_at or ""
+            view.began_number = numbers.get(view.began_at, 0)
+            view.points = f"{points_text(r.earned)} / {points_text(r.points)}"
+            wrong = {tuple(w) for w in r.wrong_entries}
+            for _, cells in view.rows:
+                for cell in cells:
+                    if cell.text and cell.text != "?":
+                        idx = _index_of(cell.name)
+                        cell.mark = "wrong" if idx in wrong else (r.verdict if r.verdict != "wrong" else "right")
+        view.error = errors.get(step.id, "")
+        out.append(view)
+    return out
+
+
+def _index_of(name: str) -> tuple[int, ...]:
+    return tuple(int(i) for i in re.findall(r"\[(\d+)\]", name))
+
+
+def _view(step: Step, number: int, typed: Typed, errors: dict[str, str]) -> StepView:
+    shape: tuple[int, ...] = () if isinstance(step.value, str) else np.shape(step.value)
+    kind = "label" if isinstance(step.value, str) else {0: "one", 1: "vector"}.get(len(shape), "matrix")
+    view = StepView(number, step.id, step.title, to_html(step.formula), kind)
+    fixed = fixed_entries(step)
+    value = None if isinstance(step.value, str) else np.asarray(step.value, dtype=float)
+
+    def cell(idx: tuple[int, ...], label: str) -> Cell:
+        name = field_name(step.id, idx)
+        shown = fmt(float(value[idx]), 0, minus="−") if value is not None and idx in fixed else ""
+        return Cell(
+            name, f"f-{number}" + "".join(f"-{i}" for i in idx), label, typed.get(name), shown, "", errors.get(name, "")
+        )
+
+    if kind in ("label", "one"):
+        view.rows = [("", [cell((), step.title)])]
+    elif kind == "vector":
+        view.cols = _labels(step.rows, shape[0])
+        view.rows = [("", [cell((j,), f"{step.title}, {c}") for j, c in enumerate(view.cols)])]
+    else:
+        rows, view.cols = _labels(step.rows, shape[0]), _labels(step.cols, shape[1])
+        view.rows = [
+            (r, [cell((i, j), f"{step.title}, row {r}, column {c}") for j, c in enumerate(view.cols)])
+            for i, r in enumerate(rows)
+        ]
+    assert all(len(cells) for _, cells in view.rows) and len(entries(step)) >= 1
+    return view
+
+
+def summary_of(report: Report, d: Derivation) -> Summary:
+    numbers = {s.id: k for k, s in enumerate(d.steps, 1)}
+    s = report.summary
+    first = report.first_error or ""
+    return Summary(
+        points_text(report.score),
+        points_text(report.out_of),
+        s["correct"],
+        s["carried"],
+        s["wrong"],
+        first,
+        numbers.get(first, 0),
+    )
+
+
+def page_context(d: Derivation) -> dict[str, Any]:
+    """What the page says of the problem itself: kind, decimals, the question's givens."""
+    p = d.problem
+    return {"title": p.title, "kind": p.kind, "decimals": d.decimals}

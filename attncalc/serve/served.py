@@ -1,0 +1,152 @@
+"""The problems a server offers, by name: files given on the command line (a folder: its problem
+files), and with ``--practice`` seeded variants that ``generate`` draws (``variant-KIND-SEED``).
+
+Every file is read and solved once, at start, through :func:`attncalc.problem.load_problem` with the
+size limit (``--max-file-size``) and the parser's own bounds, as ``attncalc solve`` reads it. A request
+names a problem only by a served name, looked up in a dict: no part of a URL reaches the file system.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..derivation import Derivation
+from ..errors import AttncalcError, printable
+from ..problem import Problem
+
+SUFFIXES = (".toml", ".yaml", ".yml", ".json")
+VARIANT = re.compile(r"^variant-([a-z][a-z0-9-]*)-(\d{1,9})$")
+CACHED = 64  # variants kept per worker, and 4x as many views (the files' problems are always kept)
+
+
+@dataclass(frozen=True)
+class Served:
+    """One problem on offer: its name in URLs, the file it came from ("" for a variant), the problem,
+    its worked derivation, and for a variant the problem table ``generate`` drew."""
+
+    name: str
+    source: str
+    problem: Problem
+    derivation: Derivation
+    raw: dict[str, Any] | None = None
+
+
+def _problem_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in SUFFIXES and p.is_file())
+
+
+def _unique(stem: str, taken: set[str]) -> str:
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", stem).strip("-.") or "problem"
+    if VARIANT.match(name):
+        name = "file-" + name  # a file never shadows a generated variant's name
+    out, k = name, 2
+    while out in taken:
+        out, k = f"{name}-{k}", k + 1
+    return out
+
+
+def collect(paths: list[str], max_bytes: int | None, notes: bool = True) -> dict[str, Served]:
+    """The served problems by name, in the order given (a folder's files sorted by name).
+
+    A file named on the command line must load (else :class:`AttncalcError`); in a folder, a file that
+    is not a problem (an answers file) is skipped, and one that fails to load is named on stderr."""
+    from ..mechanisms import solve
+    from ..problem import load_problem, read_raw
+
+    served: dict[str, Served] = {}
+    for arg in paths:
+        path = Path(arg)
+        if path.is_dir():
+            for f in _problem_files(path):
+                try:
+                    raw = read_raw(f, max_bytes)
+                    if "kind" not in raw:  # an answers file or other data: not a problem
+                        continue
+                    problem = load_problem(f, max_bytes)
+                    d = solve(problem)  # a problem that cannot be worked is named now, not by a request
+                except AttncalcError as exc:
+                    if notes:  # said once, when the command starts (not again by each worker)
+                        sys.stderr.write(f"attncalc: note: skipped {printable(str(exc))}\n")
+                    continue
+                name = _unique(f.stem, set(served))
+                served[name] = Served(name, str(f), problem, d)
+        else:
+            problem = load_problem(arg, max_bytes)
+            name = _unique(path.stem, set(served))
+            served[name] = Served(name, arg, problem, solve(problem))
+    return served
+
+
+class _Lru:
+    """A small thread-safe cache (the app may run handlers in threads)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict[object, object] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: object) -> object | None:
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+        return None
+
+    def put(self, key: object, value: object) -> None:
+        with self.lock:
+            self.items[key] = value
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+
+class Catalog:
+    """The served problems, and the variants and derivations made on request (cached, rebuilt the
+    same from the name alone: the server holds no state a second worker would lack)."""
+
+    def __init__(self, served: dict[str, Served], practice: bool = False) -> None:
+        from .. import kinds
+
+        self.served = served
+        self.practice = practice
+        self.kinds = kinds.with_drawer() if practice else []
+        self._variants = _Lru(CACHED)
+        self._views = _Lru(4 * CACHED)
+
+    def get(self, name: str) -> Served | None:
+        """The problem served as ``name``, or None (a 404)."""
+        if name in self.served:
+            return self.served[name]
+        m = VARIANT.match(name)
+        if not self.practice or m is None or m.group(1) not in self.kinds:
+            return None
+        found = self._variants.get(name)
+        if found is None:
+            found = self._draw(name, m.group(1), int(m.group(2)))
+            self._variants.put(name, found)
+        assert isinstance(found, Served)
+        return found
+
+    def _draw(self, name: str, kind: str, seed: int) -> Served:
+        from ..api import generate, problem_of
+
+        variant = generate(kind=kind, seed=seed, count=1)[0]
+        return Served(name, "", problem_of(variant.problem, name), variant.derivation, variant.problem)
+
+    def cached(self, key: tuple[str, str], make: Callable[[], object]) -> object:
+        """What ``make`` builds for ``key`` (a view of a served problem), built once per worker."""
+        found = self._views.get(key)
+        if found is None:
+            found = make()
+            self._views.put(key, found)
+        return found
+
+    def derivation(self, served: Served) -> Derivation:
+        """The worked derivation of a problem, as ``attncalc solve`` computes it."""
+        return served.derivation

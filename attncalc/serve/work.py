@@ -1,0 +1,221 @@
+"""The work behind the practice page's routes, run in a worker thread: what was sent, to check's
+report (or its message for each bad entry), to the page, the JSON or the answers file.
+
+Every verdict is :func:`attncalc.api.check`'s; this module only carries answers to it and back.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+from urllib.parse import quote
+
+from jinja2 import Environment
+from markupsafe import Markup
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+
+from ..check import flatten_ids
+from ..errors import ProblemError
+from . import answers as form
+from .page import page_context, question_html, revealed_html, step_views, summary_of
+from .served import Catalog, Served
+
+MAX_MARKED = 12  # bad entries marked in one answer before the rest is left to the next Check
+
+
+@dataclass
+class State:
+    catalog: Catalog
+    env: Environment
+    max_body: int
+    static: dict[str, tuple[bytes, str]]
+
+
+def root(request: Request) -> str:
+    return str(request.scope.get("root_path", "")).rstrip("/")
+
+
+def href(request: Request, name: str, tail: str = "") -> str:
+    return f"{root(request)}/problems/{quote(name, safe='')}{tail}"
+
+
+def kind_of(s: Served) -> str:
+    p = s.problem
+    return p.kind + (f" ({p.score})" if p.score else "")
+
+
+def whole(text: str | None, default: int) -> int:
+    return int(text) if text is not None and text.isdigit() and len(text) < 7 else default
+
+
+def _grade(served: Served, answers: dict[str, Any]) -> tuple[Any, dict[str, str]]:
+    """check's report of the answers, or None and check's message for each bad entry (by field, or
+    by step id or "" when it names no single field), found one after the other."""
+    from ..api import check as api_check
+
+    errors: dict[str, str] = {}
+    for _ in range(MAX_MARKED):
+        if not answers:
+            break
+        try:
+            report = api_check(served.problem, answers)
+        except ProblemError as exc:
+            field = form.field_of_error(exc, answers)
+            if field is None or field in errors:
+                errors[exc.key if exc.key in answers else ""] = _message(exc)
+                break
+            errors[field] = _message(exc)
+            answers = form.without_field(answers, field)
+            continue
+        return (report if not errors else None), errors
+    return None, errors
+
+
+def _message(exc: ProblemError) -> str:
+    return exc.message
+
+
+def check_form(
+    state: State, request: Request, served: Served, pairs: list[tuple[str, str]], reveal: int, grade: bool
+) -> Response:
+    d = state.catalog.derivation(served)
+    try:
+        typed = form.typed_from_form(pairs, d)
+    except form.FormError as exc:
+        return render_page(state, request, served, form.Typed({}), reveal, problem=str(exc), status=422)
+    if not grade:
+        return render_page(state, request, served, typed, reveal)
+    answers = form.answers_of(typed, d)
+    if not answers:
+        note = "Type at least one answer, then Check."
+        return render_page(state, request, served, typed, reveal, problem=note, checked=False)
+    report, errors = _grade(served, answers)
+    status = 422 if errors else 200
+    return render_page(state, request, served, typed, reveal, report=report, errors=errors, status=status)
+
+
+def _json_answers(served: Served, body: bytes) -> tuple[dict[str, Any] | None, Response | None]:
+    try:
+        answers = form.parse_json_answers(body)
+        flatten_ids(answers)
+    except ProblemError as exc:
+        return None, _json_error(str(exc))
+    return answers, None
+
+
+def _json_error(message: str) -> Response:
+    return Response(json.dumps({"error": message}, ensure_ascii=False) + "\n", 422, media_type="application/json")
+
+
+def check_json(state: State, served: Served, body: bytes) -> Response:
+    from ..api import check as api_check
+    from ..render.check_view import reports_json
+
+    answers, failed = _json_answers(served, body)
+    if failed is not None:
+        return failed
+    assert answers is not None
+    try:
+        report = api_check(served.problem, answers)
+    except ProblemError as exc:
+        return _json_error(str(exc))
+    return Response(reports_json([report]), media_type="application/json")
+
+
+def download_json(state: State, served: Served, body: bytes) -> Response:
+    from ..api import check as api_check
+
+    answers, failed = _json_answers(served, body)
+    if failed is not None:
+        return failed
+    assert answers is not None
+    try:
+        api_check(served.problem, answers)  # what cannot be graded is not written
+    except ProblemError as exc:
+        return _json_error(str(exc))
+    flat = flatten_ids(answers)
+    return _toml(served, state.catalog.derivation(served), {k: _text(v) for k, v in flat.items()})
+
+
+def _text(x: Any) -> Any:
+    if isinstance(x, list):
+        return [_text(v) for v in x]
+    if isinstance(x, Decimal):
+        return format(x, "f")
+    return str(x)
+
+
+def download_form(state: State, request: Request, served: Served, pairs: list[tuple[str, str]]) -> Response:
+    d = state.catalog.derivation(served)
+    fields = dict(pairs)
+    reveal = whole(fields.get("reveal"), 0)
+    try:
+        typed = form.typed_from_form(pairs, d)
+    except form.FormError as exc:
+        return render_page(state, request, served, form.Typed({}), reveal, problem=str(exc), status=422)
+    answers = form.answers_of(typed, d)
+    if not answers:
+        note = "Type at least one answer, then download them."
+        return render_page(state, request, served, typed, reveal, problem=note, checked=False)
+    _, errors = _grade(served, answers)
+    if errors:
+        return render_page(state, request, served, typed, reveal, errors=errors, status=422)
+    return _toml(served, d, answers)
+
+
+def _toml(served: Served, d: Any, answers: dict[str, Any]) -> Response:
+    text = form.answers_toml(answers, d, served.name)
+    disposition = f'attachment; filename="{served.name}-answers.toml"'
+    return Response(text, media_type="application/toml; charset=utf-8", headers={"content-disposition": disposition})
+
+
+def render_page(
+    state: State,
+    request: Request,
+    served: Served,
+    typed: form.Typed,
+    reveal: int = 0,
+    *,
+    report: Any = None,
+    errors: dict[str, str] | None = None,
+    problem: str = "",
+    status: int = 200,
+    checked: bool | None = None,
+) -> Response:
+    cat = state.catalog
+    d = cat.derivation(served)
+    errors = errors or {}
+    views = step_views(d, typed, errors, report)
+    reveal = max(0, min(reveal, len(views)))
+    if reveal:
+        staged = cat.cached(("reveal", served.name), lambda: revealed_html(d))
+        assert isinstance(staged, dict)
+        for v in views[:reveal]:
+            v.revealed = staged.get(v.id, "")
+    question = cat.cached(("question", served.name), lambda: question_html(d))
+    other_errors = [m for k, m in errors.items() if k == ""]
+    another = ""
+    if not served.source and cat.practice:
+        another = href(request, f"variant-{served.problem.kind}-{secrets.randbelow(10**6)}")
+    html = state.env.get_template("practice.html").render(
+        root=root(request),
+        href=href(request, served.name),
+        name=served.name,
+        source=served.source,
+        question=Markup(question),
+        steps=views,
+        revealed_html=Markup,
+        summary=summary_of(report, d) if report is not None else None,
+        reveal=reveal,
+        next_reveal=views[reveal].anchor if reveal < len(views) else "",
+        checked=(report is not None or bool(errors)) if checked is None else checked,
+        problem=problem or ("; ".join(other_errors)),
+        bad=len(errors),
+        another=another,
+        **page_context(d),
+    )
+    return HTMLResponse(html, status_code=status)

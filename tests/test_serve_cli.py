@@ -1,0 +1,72 @@
+"""The `serve` command: the extra missing is one line and exit 2; options reach uvicorn; --host
+0.0.0.0 says so; a bad problem file is named before the server starts."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from .helpers import PROBLEMS, one_line_refusal, run_cli
+
+
+def test_missing_extra_is_one_line_with_the_install_command() -> None:
+    """Without Starlette (blocked from import here) serve prints how to install it and exits 2."""
+    code = (
+        "import sys\nsys.modules['starlette'] = None\n"
+        "from attncalc.cli import main\nsys.argv = ['attncalc', 'serve', 'problems']\nmain()"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PROBLEMS.parent)
+    assert r.returncode == 2
+    assert r.stderr == (
+        "attncalc: error: attncalc serve needs Starlette, uvicorn and Jinja2: pip install 'attncalc[serve]' "
+        "(from a clone: pip install -e '.[serve]')\n"
+    )
+
+
+def test_help_imports_neither_sympy_nor_numpy_nor_the_server() -> None:
+    code = (
+        "import sys\nfrom attncalc.cli import app\n"
+        "try:\n    app(['serve', '--help'])\nexcept SystemExit:\n    pass\n"
+        "print('HEAVY', sorted(m for m in ('sympy', 'numpy', 'starlette', 'uvicorn') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "HEAVY []" in out
+
+
+pytest.importorskip("uvicorn", reason="the serve extra is not installed")
+
+
+def test_options_reach_uvicorn_and_0000_is_announced(cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    import uvicorn
+
+    from attncalc.serve.app import ENV
+
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(app=app, **kw))
+    monkeypatch.setenv(ENV, "{}")  # restored (removed) after the test: serve sets it for its workers
+    r = cli("serve", str(PROBLEMS), "--host", "0.0.0.0", "--port", "9001", "--workers", "3", "--practice")
+    assert r.exit_code == 0, r.output
+    assert "serving on every network interface (0.0.0.0:9001)" in r.stderr
+    assert seen["host"] == "0.0.0.0" and seen["port"] == 9001 and seen["workers"] == 3 and seen["factory"]
+    assert json.loads(__import__("os").environ[ENV]) == {"paths": [str(PROBLEMS)], "practice": True, "max_bytes": None}
+    seen.clear()
+    r = cli("serve", str(PROBLEMS / "decoder-dot.toml"))
+    assert seen["host"] == "127.0.0.1" and seen["workers"] == 1 and "every network interface" not in r.stderr
+
+
+def test_a_bad_problem_is_named_before_the_server_starts(tmp_path: Any) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('kind = "attention"\n[given]\nquery = [1, "x"]\nkeys = [[1, 0]]\n')
+    one_line_refusal(run_cli("serve", str(bad)), str(bad), "given.query")
+
+
+def test_nothing_to_serve_is_one_line(tmp_path: Any) -> None:
+    """A folder without problem files (serve's default is the current one) is named, exit 2."""
+    (tmp_path / "notes.txt").write_text("hello")
+    r = run_cli("serve", cwd=tmp_path, env={"PYTHONPATH": str(PROBLEMS.parent)})
+    assert "no problem files to serve" in one_line_refusal(r, ".")
