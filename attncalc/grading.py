@@ -80,7 +80,9 @@ def _refuse_overflowing_total(g: Grading, points: dict[str, float], file: str, c
     for step, value in points.items():
         total += value
         if not math.isfinite(total):
-            key = f"grading.points.{step}" if step in named else "grading.copies" if step in copies else "grading.default"
+            key = (
+                f"grading.points.{step}" if step in named else "grading.copies" if step in copies else "grading.default"
+            )
             if step not in named:  # a group's share: name the group
                 key = next((f"grading.points.{k}" for k in named if fnmatch.fnmatchcase(step, k)), key)
             raise ProblemError(
