@@ -95,12 +95,12 @@ def _student(value: Any, file: str) -> str | None:
         value = str(value)  # student = 12345 (TOML reads a bare id as a number)
     if not isinstance(value, str) or not value.strip():
         raise ProblemError(file, "student", 'expected the student\'s id, email or login as text: student = "s1234567"')
-    value = value.strip()
-    if len(value) > STUDENT_MAX or any(not ch.isprintable() for ch in value):
+    text: str = value.strip()
+    if len(text) > STUDENT_MAX or any(not ch.isprintable() for ch in text):
         raise ProblemError(
             file, "student", f"expected one line of at most {STUDENT_MAX} printable characters (an id, email or login)"
         )
-    return value
+    return text
 
 
 def unknown_step(step_id: str, valid: list[str]) -> str:
