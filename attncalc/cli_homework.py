@@ -120,6 +120,8 @@ def check(
     limit = _max_bytes(max_file_size)
     if gradebook is not None and format is not CheckFormat.csv:
         _fail("--gradebook: a layout of the CSV gradebook; add --format csv")
+    if assignment != "attncalc" and gradebook not in (Gradebook.canvas, Gradebook.moodle):
+        _fail("--assignment: the score column of --gradebook canvas or moodle; add one of them")
     reports = []
     entries: list[Any] = []  # the reports and the files that could not be graded, in order (the gradebook's rows)
     bad = 0  # answers files refused (one line each on stderr) while the others were graded
@@ -205,12 +207,11 @@ def _first_file(paths: list[str], limit: int | None) -> dict[str, Any] | None:
     from .problem import read_raw
 
     try:
-        first: dict[str, Any] | None = read_raw(paths[0], limit)
+        first: dict[str, Any] = read_raw(paths[0], limit)
     except AttncalcError:
         if not _names_its_problem(paths[1:2], limit):
             raise
         return None
-    assert first is not None
     if "problem" not in first and not set(first) & _PROBLEM_ONLY_KEYS and _names_its_problem(paths[1:2], limit):
         return None
     return first

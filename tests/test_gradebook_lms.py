@@ -298,3 +298,5 @@ def test_the_student_key_is_not_a_step_for_text_and_json(cli: Any, tmp_path: Pat
 def test_gradebook_wants_csv(cli: Any) -> None:
     result = cli("check", str(DOT), "--gradebook", "canvas")
     assert result.exit_code == 2 and "--format csv" in result.stderr
+    result = cli("check", str(DOT), "--format", "csv", "--assignment", "HW 3")  # plain has no score column to title
+    assert result.exit_code == 2 and "--gradebook canvas or moodle" in result.stderr
