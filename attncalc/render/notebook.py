@@ -29,7 +29,9 @@ class NotebookLatexWriter(LatexWriter):
         return f"{{\\setlength{{\\fboxsep}}{{1pt}}\\colorbox{{attnshade!{level}}}{{{cell}}}}}"
 
     def write(self, fragment: bool = True) -> str:
-        return TEX_SETUP + "\n" + self.body()
+        # the written-out lines beside a value were measured for the sheet's 17 cm line (A4, 2 cm
+        # margins); nbconvert's line is shorter (letter, 1 inch), and a share of it would wrap them
+        return TEX_SETUP + "\n" + self.body().replace("\\dimexpr\\linewidth*", "\\dimexpr 17cm*")
 
 
 def scoped(css: str, scope: str) -> str:
