@@ -62,7 +62,17 @@ class Tolerance:
 
 def load_answers(path: str | Path, max_bytes: int | None = None) -> tuple[dict[str, Any], str | None]:
     """Read an answers file: a table of step ids (or one under [answers]), and an optional ``problem``."""
+    raw, problem, _student = read_answers(path, max_bytes)
+    return raw, problem
+
+
+STUDENT_MAX = 200  # characters of a student = (an id, an email or a login)
+
+
+def read_answers(path: str | Path, max_bytes: int | None = None) -> tuple[dict[str, Any], str | None, str | None]:
+    """Read an answers file: its answers, the ``problem`` it names and the ``student`` it names (or None)."""
     raw = read_raw(path, max_bytes)
+    student = _student(raw.pop("student", None), str(path))
     problem = raw.pop("problem", None)
     if problem is not None and (not isinstance(problem, str) or not problem.strip()):
         raise ProblemError(str(path), "problem", "expected the path of a problem file")
@@ -74,7 +84,23 @@ def load_answers(path: str | Path, max_bytes: int | None = None) -> tuple[dict[s
         raise ProblemError(str(path), "", "no answers to check: write step ids and values (weights = [0.2, 0.8])")
     if problem is not None:
         problem = os.path.normpath(Path(path).parent / problem)
-    return raw, problem
+    return raw, problem, student
+
+
+def _student(value: Any, file: str) -> str | None:
+    """``student = "..."``: who handed the file in (an id, an email or a login), as a gradebook names them."""
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        value = str(value)  # student = 12345 (TOML reads a bare id as a number)
+    if not isinstance(value, str) or not value.strip():
+        raise ProblemError(file, "student", 'expected the student\'s id, email or login as text: student = "s1234567"')
+    text: str = value.strip()
+    if len(text) > STUDENT_MAX or any(not ch.isprintable() for ch in text):
+        raise ProblemError(
+            file, "student", f"expected one line of at most {STUDENT_MAX} printable characters (an id, email or login)"
+        )
+    return text
 
 
 def unknown_step(step_id: str, valid: list[str]) -> str:

@@ -56,6 +56,7 @@ class Report(ReportViews):
     results: list[StepResult] = field(default_factory=list)
     out_of: float = 0.0  # the points of every step of the problem, answered or not
     step_ids: tuple[str, ...] = ()  # every step of the problem, in order (the gradebook's columns)
+    student: str | None = None  # who handed the answers in (student = "..." in the answers file)
 
     def __repr__(self) -> str:
         s = self.summary

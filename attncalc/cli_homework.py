@@ -26,6 +26,12 @@ class CheckFormat(StrEnum):
     csv = "csv"
 
 
+class Gradebook(StrEnum):
+    plain = "plain"
+    canvas = "canvas"
+    moodle = "moodle"
+
+
 def _same_file(a: str, b: str) -> bool:
     try:
         return os.path.samefile(a, b)
@@ -80,6 +86,22 @@ def check(
     ] = None,
     width: Annotated[int | None, typer.Option("--width", min=40, help="Terminal width for the text report.")] = None,
     max_file_size: MaxFileSize = None,
+    gradebook: Annotated[
+        Gradebook | None,
+        typer.Option(
+            "--gradebook",
+            help="The CSV's columns: plain (file, problem, score, out_of, each step, student, error), canvas "
+            "(Canvas's gradebook import) or moodle (Moodle's grade import). With --format csv.",
+        ),
+    ] = None,
+    assignment: Annotated[
+        str,
+        typer.Option(
+            "--assignment",
+            help="The score column's title in the canvas and moodle gradebooks: the Canvas assignment "
+            '("Homework 3" or "Homework 3 (1234)") or the Moodle grade item.',
+        ),
+    ] = "attncalc",
 ) -> None:
     """Grade hand answers step by step: correct, carried (an earlier error) or wrong, with the slip named,
     and the score (the problem's [grading] table).
@@ -88,47 +110,73 @@ def check(
     """
     from .check import Tolerance
     from .check import check as grade
+    from .check_answers import read_answers
     from .errors import AttncalcError
     from .files import check_output
-    from .problem import load_problem, read_raw
+    from .problem import load_problem
+    from .render.gradebook import Unread
 
     tol = Tolerance(rtol=rtol, atol=atol, sigfigs=sigfigs)
     limit = _max_bytes(max_file_size)
+    if gradebook is not None and format is not CheckFormat.csv:
+        _fail("--gradebook: a layout of the CSV gradebook; add --format csv")
+    if assignment != "attncalc" and gradebook not in (Gradebook.canvas, Gradebook.moodle):
+        _fail("--assignment: the score column of --gradebook canvas or moodle; add one of them")
     reports = []
+    entries: list[Any] = []  # the reports and the files that could not be graded, in order (the gradebook's rows)
     bad = 0  # answers files refused (one line each on stderr) while the others were graded
     try:
         if output is not None:  # a path that cannot be written is named before any work
             check_output(output, force)
         problem = None
         answer_paths = paths
-        first = read_raw(paths[0], limit)
-        if "problem" not in first and not set(first) & _PROBLEM_ONLY_KEYS:
+        first = _first_file(paths, limit)
+        if first is not None and "problem" not in first and not set(first) & _PROBLEM_ONLY_KEYS:
             _fail(
                 f'{paths[0]}: no problem named: add problem = "path/to/problem.toml" to the file, '
                 "or give the problem first: attncalc check PROBLEM ANSWERS"
             )
-        if "kind" in first or "problem" not in first:  # PROBLEM [ANSWERS...]
+        if first is not None and ("kind" in first or "problem" not in first):  # PROBLEM [ANSWERS...]
             problem = load_problem(paths[0], limit)
             answer_paths = paths[1:]
             if not answer_paths:
                 if not problem.answers:
                     _fail(f"{paths[0]}: answers: none to check; give an ANSWERS file or an [answers] table")
                 reports.append(grade(problem, problem.answers, paths[0], tol, key_prefix="answers."))
+                entries.append(reports[-1])
         for path in answer_paths:
+            student = None
             try:
-                reports.append(_grade_one(path, problem, paths[0], limit, tol))
+                raw, own_problem, student = read_answers(path, limit)
+                reports.append(_grade_one(path, raw, own_problem, student, problem, paths[0], limit, tol))
+                entries.append(reports[-1])
             except AttncalcError as exc:
-                if len(answer_paths) == 1:
+                if len(answer_paths) == 1 and format is not CheckFormat.csv:
                     raise
-                # a class folder: one unreadable file is named, and the others are still graded
+                # a class folder: one unreadable file is named, and the others are still graded; the
+                # gradebook gives it its row, with the reason
                 sys.stderr.write(f"attncalc: error: {printable(str(exc))}\n")
+                entries.append(Unread(path, printable(str(exc)), student))
                 bad += 1
     except AttncalcError as exc:
         _fail(str(exc))
     if format is CheckFormat.csv:
-        from .render.gradebook import gradebook_csv
+        from .render.gradebook import gradebook_csv, mixed_moodle_ids, unnamed
 
-        text = gradebook_csv(reports)
+        layout = (gradebook or Gradebook.plain).value
+        nameless = unnamed(entries)
+        if nameless:
+            shown = ", ".join(printable(n) for n in nameless[:5]) + (", ..." if len(nameless) > 5 else "")
+            sys.stderr.write(
+                f'attncalc: note: {len(nameless)} answers file(s) name no student (student = "..."): '
+                f"the gradebook names them by file name ({shown})\n"
+            )
+        if layout == "moodle" and mixed_moodle_ids(entries):
+            sys.stderr.write(
+                "attncalc: note: some students are emails and some are not: Moodle maps the identifying column "
+                "to one user field, and stops at a row it cannot find\n"
+            )
+        text = gradebook_csv(entries, layout, assignment)
     elif format is CheckFormat.json:
         from .render.check_view import reports_json
 
@@ -151,12 +199,50 @@ def check(
     raise typer.Exit(2 if bad else 0 if all(r.all_correct for r in reports) else 1)
 
 
-def _grade_one(path: str, problem: Any, first: str, limit: int | None, tol: Any) -> Any:
-    """Grade one answers file: against the PROBLEM given first, else the problem the file names."""
-    from .check import check as grade
-    from .check import load_answers
+def _first_file(paths: list[str], limit: int | None) -> dict[str, Any] | None:
+    """The first file read, or None when the files are all answers files and the first one is broken
+    (cannot be read, or names no problem): it gets its row like any other, instead of costing the class
+    its gradebook. Which it is, the second file says: an answers file that names its problem."""
+    from .errors import AttncalcError
+    from .problem import read_raw
 
-    raw, own_problem = load_answers(path, limit)
+    try:
+        first: dict[str, Any] = read_raw(paths[0], limit)
+    except AttncalcError:
+        if not _names_its_problem(paths[1:2], limit):
+            raise
+        return None
+    if "problem" not in first and not set(first) & _PROBLEM_ONLY_KEYS and _names_its_problem(paths[1:2], limit):
+        return None
+    return first
+
+
+def _names_its_problem(paths: list[str], limit: int | None) -> bool:
+    from .errors import AttncalcError
+    from .problem import read_raw
+
+    try:
+        raw = read_raw(paths[0], limit) if paths else {}
+    except AttncalcError:
+        return False
+    return "problem" in raw and not set(raw) & _PROBLEM_ONLY_KEYS
+
+
+def _grade_one(
+    path: str,
+    raw: dict[str, Any],
+    own_problem: str | None,
+    student: str | None,
+    problem: Any,
+    first: str,
+    limit: int | None,
+    tol: Any,
+) -> Any:
+    """Grade one answers file: against the PROBLEM given first, else the problem the file names."""
+    import dataclasses
+
+    from .check import check as grade
+
     # a PROBLEM on the command line wins: the file's own problem = is followed only without one
     if problem is not None:
         if own_problem is not None and not _same_file(own_problem, first):
@@ -164,12 +250,12 @@ def _grade_one(path: str, problem: Any, first: str, limit: int | None, tol: Any)
                 f"attncalc: note: {printable(path)} names problem {printable(own_problem)}; "
                 f"graded against {printable(first)}, the PROBLEM given first\n"
             )
-        return grade(problem, raw, path, tol)
+        return dataclasses.replace(grade(problem, raw, path, tol), student=student)
     if own_problem is None:
         from .errors import ProblemError
 
         raise ProblemError(path, "problem", "this answers file names no problem; give the PROBLEM file first")
-    return grade(_named_problem(path, own_problem, limit), raw, path, tol)
+    return dataclasses.replace(grade(_named_problem(path, own_problem, limit), raw, path, tol), student=student)
 
 
 class GenFormat(StrEnum):

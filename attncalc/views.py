@@ -82,11 +82,13 @@ class DerivationViews:
     def _repr_markdown_(self) -> str | None:
         return _maybe(self, "derivation", "markdown", sheet="solution")
 
+    # what nbconvert's LaTeX template and a notebook page define is all they can count on: these carry
+    # their own colour and stylesheet (render/notebook.py)
     def _repr_latex_(self) -> str | None:
-        return _maybe(self, "derivation", "latex", sheet="solution", fragment=True)
+        return _maybe(self, "derivation", "notebook-latex", sheet="solution")
 
     def _repr_html_(self) -> str | None:
-        return _maybe(self, "derivation", "html", sheet="solution", fragment=True)
+        return _maybe(self, "derivation", "notebook-html", sheet="solution")
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         text = None if cycle else _maybe(self, "derivation", "text", width=80)

@@ -18,6 +18,12 @@ import pytest
 from .helpers import PROBLEMS
 
 
+def unbom(text: str) -> str:
+    """The CSV without the byte order mark it begins with (for Excel)."""
+    assert text.startswith("\ufeff")
+    return text[1:]
+
+
 @pytest.fixture
 def klass(cli: Any, tmp_path: Path) -> tuple[Path, list[str]]:
     """Three LSTM variants and three students: alice hands in variant 1's key, bob variant 2's key with one entry
@@ -54,11 +60,12 @@ def test_one_row_per_answers_file(cli: Any, klass: tuple[Path, list[str]]) -> No
     _, files = klass
     result = cli("check", *files, "--format", "csv")
     assert result.exit_code == 1  # not every answer is correct
-    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    rows = list(csv.DictReader(io.StringIO(unbom(result.stdout))))
     assert [Path(r["file"]).name for r in rows] == ["alice.toml", "bob.toml", "carol.toml"]
-    header = next(csv.reader(io.StringIO(result.stdout)))
+    header = next(csv.reader(io.StringIO(unbom(result.stdout))))
     assert header[:4] == ["file", "problem", "score", "out_of"] and "1.f" in header and "grad_W_out" in header
-    steps = header[4:]
+    assert header[-2:] == ["student", "error"]
+    steps = header[4:-2]
     n = len(steps)  # one point per step by default
     assert [r["out_of"] for r in rows] == [str(n)] * 3
     assert rows[0]["score"] == str(n) and all(rows[0][s] == "correct" for s in steps)
@@ -69,7 +76,7 @@ def test_one_row_per_answers_file(cli: Any, klass: tuple[Path, list[str]]) -> No
 
 def test_json_gives_the_same(cli: Any, klass: tuple[Path, list[str]]) -> None:
     _, files = klass
-    rows = list(csv.DictReader(io.StringIO(cli("check", *files, "--format", "csv").stdout)))
+    rows = list(csv.DictReader(io.StringIO(unbom(cli("check", *files, "--format", "csv").stdout))))
     data = json.loads(cli("check", *files, "--format", "json").stdout)
     for row, sub in zip(rows, data["submissions"], strict=True):
         assert sub["answers"] == row["file"] and sub["problem"] == row["problem"]
@@ -97,7 +104,7 @@ def test_output_file_umask_and_force(cli: Any, klass: tuple[Path, list[str]], tm
         assert cli("check", *files, "-o", str(tmp_path / "report.txt")).exit_code == 1
         text = (tmp_path / "report.txt").read_text(encoding="utf-8")
         assert "Total: 3 submissions" in text and "\x1b[" not in text  # plain text, no colours
-        n = len(first.split(b"\r\n")[0].split(b",")) - 4  # steps, one point each
+        n = len(first.split(b"\r\n")[0].split(b",")) - 6  # steps, one point each
         assert f"mean score {round((n + (n - 0.5) + 5) / 3, 2):g} / {n}" in text
     finally:
         os.umask(old)
@@ -108,7 +115,7 @@ def test_a_file_name_is_never_a_formula(cli: Any, tmp_path: Path, monkeypatch: p
     monkeypatch.chdir(tmp_path)
     Path("=1+1.toml").write_text("weights = [0.155, 0.422, 0.422]\n", encoding="utf-8")
     out = cli("check", str(PROBLEMS / "decoder-dot.toml"), "=1+1.toml", "--format", "csv").stdout
-    assert list(csv.reader(io.StringIO(out)))[1][0] == "'=1+1.toml"
+    assert list(csv.reader(io.StringIO(unbom(out))))[1][0] == "'=1+1.toml"
 
 
 def test_the_problem_grading_table_sets_the_points(cli: Any, tmp_path: Path) -> None:
@@ -121,14 +128,15 @@ def test_the_problem_grading_table_sets_the_points(cli: Any, tmp_path: Path) -> 
     )
     (tmp_path / "a.toml").write_text("weights = [0.155, 0.422, 0.422]\n", encoding="utf-8")
     out = cli("check", str(problem), str(tmp_path / "a.toml"), "--format", "csv").stdout
-    row = next(iter(csv.DictReader(io.StringIO(out))))
+    row = next(iter(csv.DictReader(io.StringIO(unbom(out)))))
     assert (row["score"], row["out_of"], row["weights"], row["scores"]) == ("4", "4", "correct", "")
     assert tomllib.loads(problem.read_text(encoding="utf-8"))["grading"]["points"]["weights"] == 4
 
 
 def test_one_unreadable_file_does_not_cost_the_class_its_gradebook(cli: Any, tmp_path: Path) -> None:
     """A class folder with one broken answers file: the others are graded into the CSV, the broken one
-    is named on one line of stderr, and the exit code (2) says that something was refused."""
+    is named on one line of stderr and has its row with the reason, and the exit code (2) says that
+    something was refused."""
     import csv
     import io
 
@@ -140,5 +148,8 @@ def test_one_unreadable_file_does_not_cost_the_class_its_gradebook(cli: Any, tmp
     assert result.exit_code == 2
     errors = [line for line in result.stderr.splitlines() if line.startswith("attncalc: error:")]
     assert len(errors) == 1 and str(bad) in errors[0]
-    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
-    assert len(rows) == 2 and all(r["file"].endswith("decoder-dot.toml") for r in rows)
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
+    assert [Path(r["file"]).name for r in rows] == ["decoder-dot.toml", "broken.toml", "decoder-dot.toml"]
+    assert [r["score"] for r in rows] == ["9", "", "9"]  # the broken file's row: no score, and why
+    assert str(bad) in rows[1]["error"] and "not valid TOML" in rows[1]["error"] and rows[1]["student"] == "broken"
+    assert rows[0]["error"] == rows[2]["error"] == ""

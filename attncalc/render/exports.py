@@ -69,6 +69,20 @@ def derivation_html(
     return render([d], "html", sheet, fragment, reveal=reveal, detail=detail)
 
 
+@register("derivation", "notebook-html")
+def derivation_notebook_html(d: Derivation, sheet: str = "solution", detail: str = "first") -> str:
+    from .notebook import notebook_html
+
+    return notebook_html(d, sheet, detail)
+
+
+@register("derivation", "notebook-latex")
+def derivation_notebook_latex(d: Derivation, sheet: str = "solution", detail: str = "first") -> str:
+    from .notebook import notebook_latex
+
+    return notebook_latex(d, sheet, detail)
+
+
 @register("report", "json")
 def report_json(rep: Report) -> dict[str, Any]:
     from .check_view import report_dict

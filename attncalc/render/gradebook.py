@@ -1,21 +1,69 @@
 """The gradebook of ``attncalc check --format csv``: one row per answers file, for a spreadsheet or
-an LMS gradebook import (Moodle, Canvas, ILIAS, OpenOLAT and Blackboard all read CSV with a header).
+an LMS gradebook import, in one of three layouts (``--gradebook``):
 
-Columns: ``file`` (the answers file), ``problem``, ``score``, ``out_of``, then one column per step id
+``plain`` (the default): ``file``, ``problem``, ``score``, ``out_of``, then one column per step id
 (every step of the problems, in derivation order; several problems: their steps in first-seen order)
-holding the verdict: ``correct``, ``carried``, ``wrong``, or empty where the file did not answer it.
-A cell a spreadsheet would read as a formula (``=``, ``+``, ``-``, ``@`` first: a file name) is
-written with a leading apostrophe.
+holding the verdict (``correct``, ``carried``, ``wrong``, or empty where the file did not answer it),
+then ``student`` and ``error`` (why a file could not be graded; empty otherwise).
+
+``canvas``: what Canvas's gradebook importer (``GradebookImporter#header?``) reads: ``Student``, ``ID``,
+``SIS User ID``, ``SIS Login ID``, ``Section``, then one assignment column; a ``Points Possible`` row
+when every graded file is out of the same points. Canvas finds a row's student by ``ID`` (its own
+number, left empty), then ``SIS User ID``, then ``SIS Login ID`` (the login, often the email), then the
+name in ``Student``: the student named by the answers file goes into all three.
+
+``moodle``: what Moodle's grade import (grade/import/csv) maps: one identifying column, named as
+Moodle's mapping form names the user field it holds (``Email address`` when every student is an email,
+else ``ID number``), the grade (``NAME (Real)``) and the feedback (``NAME (Feedback)``), which newer
+Moodle maps to the grade item called NAME by itself. A file that could not be graded has ``-`` (no
+grade) and the reason as its feedback.
+
+Every layout: one row per answers file, in the order given, a file that could not be graded included;
+the student is the answers file's ``student = "..."``, else the file's name without its extension.
+UTF-8 with a byte order mark (Excel on Windows reads "Müller" right), comma-separated, CRLF line ends;
+a cell a spreadsheet would read as a formula (``=``, ``+``, ``-``, ``@`` first) gets a leading
+apostrophe (Moodle's ``-`` for "no grade" is the one cell left as it is).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from dataclasses import dataclass
+from pathlib import Path
 
 from ..check_report import Report, points_text
 
 HEAD = ("file", "problem", "score", "out_of")
+TAIL = ("student", "error")
+CANVAS_HEAD = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+LAYOUTS = ("plain", "canvas", "moodle")
+BOM = "\ufeff"
+NO_GRADE = "-"  # Moodle's "no grade" (grade/import/csv: '' or '-' leave the grade unset)
+
+
+@dataclass(frozen=True)
+class Unread:
+    """An answers file that could not be graded: its row says why."""
+
+    answers: str
+    reason: str
+    student: str | None = None
+
+
+Entry = Report | Unread
+
+
+def student_of(entry: Entry) -> str:
+    """Who the row is about: the file's ``student =``, else the file's name without its extension."""
+    if entry.student:
+        return entry.student
+    return Path(entry.answers).stem or entry.answers
+
+
+def unnamed(entries: list[Entry]) -> list[str]:
+    """The files that name no student (their rows use the file's name)."""
+    return [e.answers for e in entries if not e.student]
 
 
 def columns(reports: list[Report]) -> list[str]:
@@ -23,26 +71,87 @@ def columns(reports: list[Report]) -> list[str]:
     return list(dict.fromkeys(s for rep in reports for s in rep.step_ids))
 
 
-def rows(reports: list[Report]) -> list[list[str]]:
-    """The header and one row per report."""
-    steps = columns(reports)
-    out = [[*HEAD, *steps]]
-    for rep in reports:
-        verdicts = {r.id: r.verdict for r in rep.results}
+def _reports(entries: list[Entry]) -> list[Report]:
+    return [e for e in entries if isinstance(e, Report)]
+
+
+def rows(entries: list[Entry]) -> list[list[str]]:
+    """The plain layout: the header and one row per entry."""
+    steps = columns(_reports(entries))
+    out = [[*HEAD, *steps, *TAIL]]
+    for e in entries:
+        if isinstance(e, Unread):
+            out.append([e.answers, "", "", "", *([""] * len(steps)), student_of(e), e.reason])
+            continue
+        verdicts = {r.id: r.verdict for r in e.results}
         out.append(
-            [rep.answers, rep.problem, points_text(rep.score), points_text(rep.out_of)]
+            [e.answers, e.problem, points_text(e.score), points_text(e.out_of)]
             + [verdicts.get(s, "") for s in steps]
+            + [student_of(e), ""]
         )
     return out
 
 
+def common_out_of(entries: list[Entry]) -> str | None:
+    """The points every graded file is out of, when they agree."""
+    totals = {points_text(r.out_of) for r in _reports(entries)}
+    return totals.pop() if len(totals) == 1 else None
+
+
+def canvas_rows(entries: list[Entry], assignment: str) -> list[list[str]]:
+    out = [[*CANVAS_HEAD, assignment]]
+    possible = common_out_of(entries)
+    if possible is not None:
+        out.append(["Points Possible", "", "", "", "", possible])
+    for e in entries:
+        who = student_of(e)
+        out.append([who, "", who, who, "", points_text(e.score) if isinstance(e, Report) else ""])
+    return out
+
+
+def moodle_id_column(entries: list[Entry]) -> str:
+    """The identifying column, named as Moodle's mapping form names the user field it holds."""
+    return "Email address" if entries and all("@" in student_of(e) for e in entries) else "ID number"
+
+
+def feedback(rep: Report) -> str:
+    s = rep.summary
+    text = f"{points_text(rep.score)} / {points_text(rep.out_of)}: {s['correct']} correct, {s['carried']} carried, {s['wrong']} wrong"
+    return text + (f"; first wrong step {rep.first_error}" if rep.first_error else "")
+
+
+def moodle_rows(entries: list[Entry], assignment: str) -> list[list[str]]:
+    out = [[moodle_id_column(entries), f"{assignment} (Real)", f"{assignment} (Feedback)"]]
+    for e in entries:
+        if isinstance(e, Unread):
+            out.append([student_of(e), NO_GRADE, e.reason])
+        else:
+            out.append([student_of(e), points_text(e.score), feedback(e)])
+    return out
+
+
+def mixed_moodle_ids(entries: list[Entry]) -> bool:
+    """Some students are emails and some are not: Moodle maps the column to one user field only."""
+    emails = {"@" in student_of(e) for e in entries}
+    return len(emails) == 2
+
+
 def _cell(text: str) -> str:
+    if text == NO_GRADE:
+        return text
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def gradebook_csv(reports: list[Report]) -> str:
+def gradebook_csv(entries: list[Entry], layout: str = "plain", assignment: str = "attncalc") -> str:
+    """The CSV text, beginning with a byte order mark."""
+    if layout == "canvas":
+        table = canvas_rows(entries, assignment)
+    elif layout == "moodle":
+        table = moodle_rows(entries, assignment)
+    else:
+        table = rows(entries)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\r\n")
-    for row in rows(reports):
+    for row in table:
         writer.writerow([_cell(c) for c in row])
-    return buf.getvalue()
+    return BOM + buf.getvalue()

@@ -311,7 +311,12 @@ class LatexWriter(Writer):
         self.out += ["\\begin{center}", *_fit(box), "\\end{center}"]
 
     @staticmethod
-    def _matrix_tabular(b: Matrix, pos: str = "t") -> list[str]:
+    def _shaded(level: int, cell: str) -> str:
+        """A cell shaded to level percent of the weights' colour (colortbl's \\cellcolor)."""
+        return f"\\cellcolor{{attnshade!{level}}}" + cell
+
+    @classmethod
+    def _matrix_tabular(cls, b: Matrix, pos: str = "t") -> list[str]:
         cols = b.cols or tuple(str(j + 1) for j in range(len(b.cells[0])))
         rows = b.rows or tuple(str(i + 1) for i in range(len(b.cells)))
         out = [f"\\begin{{tabular}}[{pos}]{{l" + "r" * len(cols) + "}", "\\toprule"]
@@ -322,14 +327,14 @@ class LatexWriter(Writer):
             for j, c in enumerate(row):
                 cell = f"${to_tex(c)}$"
                 if b.shade is not None:
-                    cell = f"\\cellcolor{{attnshade!{round(60 * max(0.0, min(1.0, b.shade[i][j])))}}}" + cell
+                    cell = cls._shaded(round(60 * max(0.0, min(1.0, b.shade[i][j]))), cell)
                 cells.append(cell)
             out.append(f"{_tex_safe(label)} & " + " & ".join(cells) + " \\\\")
         out.append("\\bottomrule\n\\end{tabular}")
         return out
 
-    @staticmethod
-    def _table_rows(b: Table) -> tuple[str, list[str]]:
+    @classmethod
+    def _table_rows(cls, b: Table) -> tuple[str, list[str]]:
         header = (
             " & ".join(f"${to_tex(h)}$" if h and h not in PLAIN_HEADERS else _tex_safe(h) for h in b.header) + " \\\\"
         )
@@ -338,9 +343,9 @@ class LatexWriter(Writer):
             cells = [f"${to_tex(c)}$" if j in b.math_cols else _tex_safe(c) for j, c in enumerate(row)]
             if b.shade is not None and k < len(b.shade):
                 level = round(60 * max(0.0, min(1.0, b.shade[k])))
-                cells[-1] = f"\\cellcolor{{attnshade!{level}}}" + cells[-1] if row[-1] else cells[-1]
+                cells[-1] = cls._shaded(level, cells[-1]) if row[-1] else cells[-1]
                 if b.header[-1] == "" and len(cells) > 2:
-                    cells[1] = f"\\cellcolor{{attnshade!{level}}}" + cells[1]
+                    cells[1] = cls._shaded(level, cells[1])
             rows.append(" & ".join(cells) + " \\\\")
         return header, rows
 
