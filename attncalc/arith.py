@@ -151,13 +151,43 @@ class MistakeNotApplicable(Exception):
     """A named mistake that cannot happen in this problem (e.g. transposing a non-square W)."""
 
 
+class SlipProbe(str):
+    """Stands for "no slip" in a chain while recording every slip name the mechanism compares it with:
+    the slips this problem's computation consults, the only ones ``check`` need try (a slip the
+    mechanism never asks about cannot change any step)."""
+
+    seen: dict[str, int]  # each slip consulted, and how many steps were done when it first was
+    clock: Callable[[], int]
+
+    def __new__(cls) -> SlipProbe:
+        obj = super().__new__(cls, "")
+        obj.seen = {}
+        obj.clock = lambda: 0
+        return obj
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str) and not isinstance(other, SlipProbe):
+            self.seen.setdefault(other, self.clock())
+        return False
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = str.__hash__
+
+
+class StopRun(Exception):
+    """Raised by a chain once the step it was asked to stop after is computed (``check`` needs no more)."""
+
+
 class Chain:
     """One pass of arithmetic: exact, float or hand (rounded and carried).
 
     ``overrides`` replaces a step's result by given numbers (a student's answers) for everything
     after it, while ``computed`` keeps what the step itself gave; ``mistake`` switches on one of
     the usual slips of :data:`MISTAKES` so that ``check`` can see whether it reproduces an answer
-    (``mistake_arg``: the vocabulary row of ``wrong_vocab_row``).
+    (``mistake_arg``: the vocabulary row of ``wrong_vocab_row``); ``stop_after`` ends the run once
+    that step is computed.
     """
 
     def __init__(
@@ -167,9 +197,10 @@ class Chain:
         overrides: dict[str, np.ndarray] | None = None,
         mistake: str | None = None,
         mistake_arg: int | None = None,
+        stop_after: str | None = None,
     ) -> None:
         assert mode in ("exact", "float", "hand")
-        assert mistake is None or mistake in MISTAKES
+        assert mistake is None or mistake in MISTAKES or isinstance(mistake, SlipProbe)
         self.mode = mode
         self.decimals = decimals
         self.notes: list[str] = []
@@ -178,6 +209,9 @@ class Chain:
         self.computed: dict[str, np.ndarray] = {}
         self.mistake = mistake
         self.mistake_arg = mistake_arg
+        self.stop_after = stop_after  # end the run (StopRun) once this step is computed
+        if isinstance(mistake, SlipProbe):
+            mistake.clock = lambda: len(self.computed)
         self.budget = Budget()
         self._gave_up: str | None = None  # why an operation of the current step was done in floats
 
@@ -311,6 +345,8 @@ class Chain:
     # -- step boundary -------------------------------------------------------------------
     def finish(self, step_id: str, x: np.ndarray) -> np.ndarray:
         """Called on every step's result: rounds (hand) or checks size (exact), then applies overrides."""
+        if self.stop_after is not None and step_id != self.stop_after and self.stop_after in self.computed:
+            raise StopRun(step_id)  # (at the next step: a slip may finish its step twice, as the late mask does)
         x = self._finish(step_id, x)
         self.computed[step_id] = x
         if step_id in self.overrides:

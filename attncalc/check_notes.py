@@ -63,6 +63,23 @@ def _slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: i
     return "; ".join(parts) + "."
 
 
+def hand_chain_note(problem: Problem, chains: list[tuple[str | None, int]]) -> str:
+    """Which hand chain an answer matches, so that the answerer can reproduce it: its precision, whether
+    the row maximum was subtracted before exponentiating, and the ``solve --carry`` that shows it."""
+    if not chains:
+        return "Matches the hand chain (every step rounded and carried forward)"
+    shift, k = chains[0]
+    setting = problem.settings.shift_max
+    words = {"always": " with the row maximum subtracted before exponentiating", "never": " without the maximum subtracted"}
+    how = f"attncalc solve --carry --decimals {k} shows it"
+    if shift is not None and shift != setting:
+        how += f' with settings.shift_max = "{shift}"'
+    return (
+        f"Matches the hand chain{words.get(shift or '', '')}, every step rounded to {k} decimals and carried "
+        f"forward ({how})"
+    )
+
+
 def _entry_name(problem: Problem, step: Step, idx: tuple[int, ...]) -> str:
     """e_2, or for a similarity the vectors' names: cos(C, C′)."""
     if problem.kind == "similarity":
