@@ -36,9 +36,10 @@ def _slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: i
     parts: list[str] = []
     idxs = [tuple(int(i) for i in idx) for idx in zip(*np.nonzero(bad), strict=True)] if given.ndim else [()]
     for idx in idxs[:3]:
-        k = max(int(decs[idx]), decimals) if decs.ndim else max(int(decs), decimals)
+        own = int(decs[idx]) if decs.ndim else int(decs)
+        k = max(own, decimals)
         label = _entry_name(runs.problem, step, idx)
-        right = fmt(value[idx], k)
+        right = fmt(value[idx], own if own >= 0 else k)  # at the answer's own precision: −0.88245 is −0.882
         wrote = _given_text(given[idx], decs[idx] if decs.ndim else decs)
         if ans.written is not None:
             wrote = np.asarray(ans.written, dtype=object)[idx] if idx else str(ans.written)
@@ -70,12 +71,13 @@ def hand_chain_note(problem: Problem, chains: list[tuple[str | None, int]]) -> s
         return "Matches the hand chain (every step rounded and carried forward)"
     shift, k = chains[0]
     setting = problem.settings.shift_max
-    words = {"always": " with the row maximum subtracted before exponentiating", "never": " without the maximum subtracted"}
+    words = {"always": " with the maximum subtracted before exponentiating", "never": " without the maximum subtracted"}
     how = f"attncalc solve --carry --decimals {k} shows it"
     if shift is not None and shift != setting:
         how += f' with settings.shift_max = "{shift}"'
     return (
-        f"Matches the hand chain{words.get(shift or '', '')}, every step rounded to {k} decimals and carried "
+        f"Matches the hand chain{words.get(shift or '', '')}, every step rounded to {k} "
+        f"{'decimal' if k == 1 else 'decimals'} and carried "
         f"forward ({how})"
     )
 

@@ -62,7 +62,9 @@ class Runs:
         """Whether the problem takes a softmax (subtracting the row maximum or not changes the hand chain)."""
         truth = self.get("float")
         assert truth is not None
-        return any(isinstance(s, (Softmax, Map)) and getattr(s, "fn", "exp") in ("exp", "shift_exp") for s in truth[1].values())
+        return any(
+            isinstance(s, (Softmax, Map)) and getattr(s, "fn", "exp") in ("exp", "shift_exp") for s in truth[1].values()
+        )
 
     def get(
         self,
@@ -183,10 +185,8 @@ class Runs:
                 if k in steps and isinstance(steps[k].value, str):
                     if steps[k].value != base_steps[k].value:
                         out.add(k)
-                elif k not in chain.computed:  # not reached (after the last answered step), or never finished
-                    out.add(k)
-                elif not _same(chain.computed[k], base_values[k]):
-                    out.add(k)
+                elif k not in chain.computed or not _same(chain.computed[k], base_values[k]):
+                    out.add(k)  # (a step not reached, or never finished, is counted in: to be safe)
         got = frozenset(out) if worked else frozenset(later)  # no run: every later step, to be safe
         self._descendants[step_id] = got
         return got

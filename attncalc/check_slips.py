@@ -121,7 +121,9 @@ def named_slip(
                 plain = runs.value(ans.id, "float", overrides=overrides)
                 own = frozenset({ans.id}) if overrides else frozenset()
                 stop = ans.id if overrides else None
-                v = runs.value(ans.id, "float", overrides=overrides, mistake=name, arg=arg, without=own, stop_after=stop)
+                v = runs.value(
+                    ans.id, "float", overrides=overrides, mistake=name, arg=arg, without=own, stop_after=stop
+                )
                 if v is None or plain is None or v.shape != given.shape or plain.shape != given.shape:
                     continue
                 if np.allclose(v[answered], plain[answered], rtol=1e-9, atol=1e-12):  # no difference where answered
