@@ -45,14 +45,15 @@ def _slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: i
             wrote = np.asarray(ans.written, dtype=object)[idx] if idx else str(ans.written)
         rhs = expand.rhs(mine_step, idx, k) if mine_step is not None else None
         line = f"{label} = {rhs} = {right}, not {wrote}" if rhs else f"{label} = {right}, not {wrote}"
+        at = own if own >= 0 else k  # a slip is recognised at the precision the entry was written with
         if isinstance(mine_step, Product):
-            culprit = _single_product(mine_step, idx, float(given[idx]) - float(value[idx]), k)
+            culprit = _single_product(mine_step, idx, float(given[idx]) - float(value[idx]), k, at)
             if culprit:
                 line += f" ({culprit})"
         elif (
             rhs
             and rhs.startswith("exp(")
-            and abs(float(given[idx]) - round_half_up(float(value[idx]), k)) <= 10.0**-k * 1.01
+            and abs(float(given[idx]) - round_half_up(float(value[idx]), at)) <= 10.0**-at * 1.01
         ):
             line += " (a rounding slip in the last digit)"
         parts.append(line)
@@ -91,9 +92,11 @@ def _entry_name(problem: Problem, step: Step, idx: tuple[int, ...]) -> str:
     return entry_label(step.symbol, idx)
 
 
-def _single_product(step: Product, idx: tuple[int, ...], delta: float, k: int) -> str:
-    """Name one miscomputed product that explains the whole difference, if there is one."""
-    tol = 0.6 * 10.0**-k
+def _single_product(step: Product, idx: tuple[int, ...], delta: float, k: int, at: int) -> str:
+    """Name one miscomputed product that explains the whole difference, if there is one: the entry
+    recomputed with that product flipped, left out or mistyped is the answer at its precision ``at``
+    (the products are written to ``k`` decimals)."""
+    tol = 0.5 * 10.0**-at * (1 + 1e-9) + 1e-12
     for a, b in step.pairs(idx):
         p = a * b
         term = f"{paren(fmt(a, k))}·{paren(fmt(b, k))}"
