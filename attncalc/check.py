@@ -31,6 +31,7 @@ from .check_answers import (
     UNANSWERED_DECIMALS,
     Answer,
     Tolerance,
+    close_all,
     flatten_ids,
     load_answers,
     parse_answers,
@@ -168,12 +169,10 @@ def _grade(
         is not the 1-decimal chain's 0.5 (a student who wrote three decimals worked to three)."""
         if target is None or target.shape != given.shape:
             return open_.copy()
-        out = open_.copy()
-        for idx in np.ndindex(*given.shape):
-            if open_[idx] or (chain_decimals is not None and int(decs[idx]) >= 0 and int(decs[idx]) > chain_decimals):
-                continue
-            out[idx] = tol.close(float(given[idx]), float(target[idx]), int(decs[idx]), units)
-        return out
+        hit = close_all(tol, given, target, decs, units)
+        if chain_decimals is not None:
+            hit &= ~((decs >= 0) & (decs > chain_decimals))
+        return np.asarray(open_ | hit, dtype=bool)
 
     precisions = sorted({int(x) for x in decs.flat if x >= 0})
     shifts: tuple[str | None, ...] = (None, *SHIFTS) if runs.shifts_matter else (None,)

@@ -43,7 +43,10 @@ class Runs:
         self._probe = SlipProbe()
         self._descendants: dict[str, frozenset[str]] = {}
         self.last: str | None = None
+        self._index: dict[str, int] = {}
         order = problem_steps(self)
+        truth = self.get("float")
+        self._index = {k: i for i, k in enumerate(truth[0])} if truth is not None else {}
         answered = [a.id for a in answers]
         # no run need go past the last answered step
         self.last = max(answered, key=order.index) if answered and set(answered) <= set(order) else None
@@ -84,24 +87,26 @@ class Runs:
         ``patched`` takes the wrong answers' right entries at their true value; ``stop_after`` ends the
         run after that step; ``light`` keeps the steps' shapes only. A run that does keep its steps
         serves a light request too."""
-        key = (mode, decimals, overrides, mistake, shift, arg, without, patched and tuple(sorted(self.patched)))
-        stops = (None, stop_after) if stop_after is not None else (None,)
-        if light and self.last is not None:
-            stops = (*stops, self.last)
-        for stop in stops:
-            for kept in (False, True) if light else (False,):
-                got = self._cache.get((*key, stop, kept), False)
-                if got is not False:
-                    assert got is None or isinstance(got, tuple)
-                    return got
         if light and stop_after is None:
             stop_after = self.last
+        # the answers that can change what this run computes: an answer at or after the step the run stops
+        # at changes nothing before it, so runs that differ only there are one run
+        limit = self._index.get(stop_after) if stop_after is not None else None
+        used = tuple(
+            (k, patched and k in self.patched)
+            for k in self.overrides
+            if overrides and k not in without and (limit is None or self._index.get(k, -1) < limit)
+        )
+        key = (mode, decimals, mistake, shift, arg, used)
+        for look in ((stop_after, light), (None, False), (stop_after, False), (None, True)):
+            got = self._cache.get((*key, *look), False)
+            if got is not False and (light or not look[1]):
+                assert got is None or isinstance(got, tuple)
+                return got
         full = (*key, stop_after, light)
-        given = {k: v for k, v in self.overrides.items() if k not in without} if overrides else None
-        if given is not None and patched:
-            given = {k: self.patched.get(k, v) for k, v in given.items()}
-        truth = mode == "float" and not overrides and mistake is None and shift is None and not light
-        slip: Any = self._probe if truth and stop_after is None else mistake
+        given = {k: (self.patched[k] if from_patch else self.overrides[k]) for k, from_patch in used} or None
+        truth = mode == "float" and not used and mistake is None and shift is None and not light and stop_after is None
+        slip: Any = self._probe if truth else mistake
         chain = Chain(mode, decimals, overrides=given, mistake=slip, mistake_arg=arg, stop_after=stop_after)
         self._cache[full] = self._run(chain, shift, light)
         return self._cache[full]
