@@ -78,6 +78,7 @@ def round_array(x: np.ndarray, decimals: int) -> np.ndarray:
         return x
     if decimals > 15:
         return np.asarray(_round_vec(x, decimals), dtype=float)
+    shape, x = x.shape, x.reshape(-1)
     unit = 10.0**decimals
     with np.errstate(all="ignore"):
         scaled = np.abs(x) * unit
@@ -97,7 +98,7 @@ def round_array(x: np.ndarray, decimals: int) -> np.ndarray:
         out = np.sign(x) * up / unit + 0.0
     if slow.any():
         out[slow] = _round_vec(x[slow], decimals)
-    return np.asarray(out, dtype=float)
+    return np.asarray(out, dtype=float).reshape(shape)
 
 
 def _sqrt(n: int) -> Any:

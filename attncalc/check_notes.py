@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .arith import MISTAKES, round_half_up
+from .arith import MISTAKES, round_array, round_half_up
 from .check_answers import UNANSWERED, UNANSWERED_DECIMALS, Answer
 from .check_runs import as_step
 from .derivation import Product, Step
@@ -130,10 +130,13 @@ def _nested(x: np.ndarray) -> Any:
 
 
 def _rounded(x: np.ndarray, decimals: int) -> Any:
-    if x.ndim == 0:
-        v = float(x)
-        return round_half_up(v, decimals) if math.isfinite(v) else None
-    return [_rounded(v, decimals) for v in x]
+    """Rounded half up, as nested lists (None where not finite); whole arrays at once."""
+    r = round_array(np.asarray(x, dtype=float), decimals)
+    if r.ndim == 0:
+        return float(r) if math.isfinite(float(r)) else None
+    out = r.astype(object)
+    out[~np.isfinite(r)] = None
+    return out.tolist()
 
 
 def _fmt_nested(x: Any) -> str:
