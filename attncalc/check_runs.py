@@ -177,6 +177,7 @@ class Runs:
         for alt in (np.full(true.shape, np.nan), true + (0.37 + 0.113 * ramp) * (1.0 + np.abs(true))):
             stop = None if labels else self.last
             chain = Chain("float", overrides={step_id: np.where(np.isneginf(true), true, alt)}, stop_after=stop)
+            chain.poison = True
             steps: dict[str, Step] = {}
             try:
                 with np.errstate(all="ignore"):

@@ -253,3 +253,25 @@ def test_a_negative_mean_is_subtracted_in_parentheses() -> None:
     i = int(np.argmax(means < 0))
     line = expand.rhs(d.step("norm1.variance"), (i,), 3)
     assert line is not None and "− (-" in line and "− -" not in line
+
+
+def test_what_depends_on_a_step_is_as_fine_as_the_computation() -> None:
+    """The steps a wrong answer can reach, read from the mechanisms' structure (the papers' formulas):
+    per head in multi-head, per sublayer in a Transformer layer, per time step in a recurrent cell,
+    per direction in a bidirectional encoder."""
+    from attncalc.check_runs import Runs
+
+    def reach(name: str, step: str) -> frozenset[str]:
+        return Runs(load_problem(Path(PROBLEMS, name)), []).descendants(step)
+
+    # Z_1 feeds A_1 = exp(S'_1)/Z_1, then O_1 = A_1 V_1, the concatenation and W_O; nothing of head 2
+    assert reach("mh-self-attention.toml", "head.1.exp_sum") == {"head.1.weights", "head.1.output", "concat", "output"}
+    # the feed-forward sublayer comes after the attention sublayer and the first norm
+    ffn = reach("layer-encoder.toml", "ffn.hidden_pre")
+    assert {"ffn.hidden", "ffn.output", "residual2", "norm2.variance", "output"} <= ffn
+    assert not any(s.startswith(("self.", "norm1.", "residual1")) for s in ffn)
+    # c_2 feeds tanh(c_2), h_2 and step 3's f_3 ⊙ c_2 (the document states step 3's gates)
+    assert reach("lstm-doc-encoder.toml", "2.c") == {"2.tanh_c", "2.h", "3.retained", "3.c", "3.tanh_c", "3.h"}
+    # the forward direction's h_1 never reaches the backward direction
+    fwd = reach("seq2seq-bahdanau.toml", "encoder.fwd.1.h")
+    assert "encoder.fwd.2.h" in fwd and not any(s.startswith("encoder.bwd.") for s in fwd)
