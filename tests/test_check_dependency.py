@@ -200,6 +200,12 @@ def test_a_hand_chain_verdict_says_which_chain_and_how_to_show_it() -> None:
     assert r.verdict == "correct"
     assert "maximum subtracted before exponentiating" in r.note
     assert 'shift_max = "always"' in r.note and "attncalc solve --carry --decimals 3" in r.note
+    # and that solve --carry --decimals 3 with that setting shows the student's numbers
+    from attncalc.mechanisms import solve
+
+    shown = {**raw, "settings": {**raw["settings"], "shift_max": "always"}}
+    d = solve(parse_problem(shown, "p.toml"), decimals=3, carry_rounded=True)
+    assert np.asarray(d.step("weights").shown).tolist() == w
 
 
 def test_not_x_is_the_value_at_the_answers_precision() -> None:
