@@ -278,3 +278,15 @@ def test_a_typo_or_a_near_miss_is_not_given_a_culprit(third: str) -> None:
     note = _scores_note(third)
     assert "flipped" not in note and "left out" not in note
     assert note.rstrip(".").endswith(f"= 2.3, not {third}"), note  # no product named after it
+
+
+@pytest.mark.parametrize(("third", "named"), [("9.975", True), ("9.973", True), ("9.980", False), ("9.947", False)])
+def test_a_last_digit_rounding_slip_is_named_only_one_unit_off(third: str, named: bool) -> None:
+    """exp(2.3) = 9.97418 is 9.974 to 3 decimals: 9.975 and 9.973 are one unit off in the last digit
+    (named); 9.980 and 9.947 (digits swapped) are not."""
+    e = np.exp([1.0, 0.3, 2.3])  # exp of the scores [1, 0.3, 2.3]
+    assert round_half_up(float(e[2]), 3) == 9.974
+    answer = [f"{e[0]:.3f}", f"{e[1]:.3f}", third]
+    note = check(parse_problem(DOT, "dot.toml"), {"exponentials": answer}, "a").results[0].note
+    assert f"= 9.974, not {third}" in note
+    assert ("a rounding slip in the last digit" in note) == named, note
