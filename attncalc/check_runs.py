@@ -51,6 +51,11 @@ class Runs:
         # no run need go past the last answered step
         self.last = max(answered, key=order.index) if answered and set(answered) <= set(order) else None
 
+    def is_label(self, step_id: str) -> bool:
+        """Whether the step's value is a label (a prediction), not numbers."""
+        truth = self.get("float")
+        return truth is not None and step_id in truth[1] and isinstance(truth[1][step_id].value, str)
+
     def slip_reaches(self, name: str, step_id: str) -> bool:
         """Whether the slip can change this step: the computation consults it at this step or before."""
         truth = self.get("float")
