@@ -70,10 +70,35 @@ _round_vec = np.vectorize(round_half_up, otypes=[float])
 
 
 def round_array(x: np.ndarray, decimals: int) -> np.ndarray:
+    """:func:`round_half_up` of every entry, the same floats, in numpy for all but the entries near a
+    tie (half a unit of the last place, within the 12-digit pre-rounding's reach), the very large and
+    the non-finite, which take the exact function (the hand chain rounds whole matrices at every step)."""
     x = np.asarray(x, dtype=float)
     if x.size == 0:
         return x
-    return np.asarray(_round_vec(x, decimals), dtype=float)
+    if decimals > 15:
+        return np.asarray(_round_vec(x, decimals), dtype=float)
+    shape, x = x.shape, x.reshape(-1)
+    unit = 10.0**decimals
+    with np.errstate(all="ignore"):
+        scaled = np.abs(x) * unit
+        n = np.floor(scaled)
+        huge = ~np.isfinite(scaled) | (scaled >= 1e9)  # (below 1e9, |x| has at most 12 digits: 12 are kept)
+        near = np.abs(scaled - n - 0.5) <= 1e-6 + 1e-11 * scaled  # near a tie: where the 12 digits decide
+        up = np.floor(scaled + 0.5)
+        # near a tie t: the 12 significant digits round_half_up keeps first make x the tie itself when
+        # |x − t| is below half their last place (5e-13·t at least), and leave x on its side when above it
+        # (5e-12·t at most); between the two bounds used here, the exact function decides
+        t = (n + 0.5) / unit
+        d = np.abs(x) - t
+        tie = np.abs(d) <= 1e-15 * t
+        side = np.abs(d) >= 1e-11 * t
+        up = np.where(near & tie, n + 1, np.where(near & side, n + (d > 0), up))
+        slow = huge | (near & ~tie & ~side)
+        out = np.sign(x) * up / unit + 0.0
+    if slow.any():
+        out[slow] = _round_vec(x[slow], decimals)
+    return np.asarray(out, dtype=float).reshape(shape)
 
 
 def _sqrt(n: int) -> Any:
@@ -152,13 +177,43 @@ class MistakeNotApplicable(Exception):
     """A named mistake that cannot happen in this problem (e.g. transposing a non-square W)."""
 
 
+class SlipProbe(str):
+    """Stands for "no slip" in a chain while recording every slip name the mechanism compares it with:
+    the slips this problem's computation consults, the only ones ``check`` need try (a slip the
+    mechanism never asks about cannot change any step)."""
+
+    seen: dict[str, int]  # each slip consulted, and how many steps were done when it first was
+    clock: Callable[[], int]
+
+    def __new__(cls) -> SlipProbe:
+        obj = super().__new__(cls, "")
+        obj.seen = {}
+        obj.clock = lambda: 0
+        return obj
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str) and not isinstance(other, SlipProbe):
+            self.seen.setdefault(other, self.clock())
+        return False
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = str.__hash__
+
+
+class StopRun(Exception):
+    """Raised by a chain once the step it was asked to stop after is computed (``check`` needs no more)."""
+
+
 class Chain:
     """One pass of arithmetic: exact, float or hand (rounded and carried).
 
     ``overrides`` replaces a step's result by given numbers (a student's answers) for everything
     after it, while ``computed`` keeps what the step itself gave; ``mistake`` switches on one of
     the usual slips of :data:`MISTAKES` so that ``check`` can see whether it reproduces an answer
-    (``mistake_arg``: the vocabulary row of ``wrong_vocab_row``).
+    (``mistake_arg``: the vocabulary row of ``wrong_vocab_row``); ``stop_after`` ends the run once
+    that step is computed.
     """
 
     def __init__(
@@ -168,9 +223,10 @@ class Chain:
         overrides: dict[str, np.ndarray] | None = None,
         mistake: str | None = None,
         mistake_arg: int | None = None,
+        stop_after: str | None = None,
     ) -> None:
         assert mode in ("exact", "float", "hand")
-        assert mistake is None or mistake in MISTAKES
+        assert mistake is None or mistake in MISTAKES or isinstance(mistake, SlipProbe)
         self.mode = mode
         self.decimals = decimals
         self.notes: list[str] = []
@@ -179,6 +235,10 @@ class Chain:
         self.computed: dict[str, np.ndarray] = {}
         self.mistake = mistake
         self.mistake_arg = mistake_arg
+        self.stop_after = stop_after  # end the run (StopRun) once this step is computed
+        self.poison = False  # an override's not-a-number entries are carried on, not read as "?"
+        if isinstance(mistake, SlipProbe):
+            mistake.clock = lambda: len(self.computed)
         self.budget = Budget()
         self._gave_up: str | None = None  # why an operation of the current step was done in floats
 
@@ -312,11 +372,15 @@ class Chain:
     # -- step boundary -------------------------------------------------------------------
     def finish(self, step_id: str, x: np.ndarray) -> np.ndarray:
         """Called on every step's result: rounds (hand) or checks size (exact), then applies overrides."""
+        if self.stop_after is not None and step_id != self.stop_after and self.stop_after in self.computed:
+            raise StopRun(step_id)  # (at the next step: a slip may finish its step twice, as the late mask does)
         x = self._finish(step_id, x)
         self.computed[step_id] = x
         if step_id in self.overrides:
             given = np.asarray(self.overrides[step_id], dtype=float).reshape(np.shape(x))
             open_ = np.isnan(given)  # entries the answer left out ("?") keep the computed value
+            if self.poison:  # (unless not-a-number is the point: check tracing what depends on a step)
+                return given
             return np.where(open_, to_float(x), given) if open_.any() else given
         return x
 

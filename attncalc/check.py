@@ -6,9 +6,12 @@ For every answered step the verdict is, in this order:
   judged to 3 decimals), or matches the hand chain in which every intermediate was rounded to that
   precision and carried forward, as the reference documents do;
 * ``carried``: it differs from the truth but is right given the answerer's own earlier answers
-  (the step recomputed from them, in floats or in the hand chain): the error began earlier;
+  (the step recomputed from them, in floats or in the hand chain, or the chain of a slip named at
+  one of them): the error began at an earlier answer this step depends on (the answers a step
+  depends on are found from the computation, :meth:`~attncalc.check_runs.Runs.descendants`);
 * ``wrong``: neither. Then the usual slips are tried (:data:`attncalc.arith.MISTAKES`, each a
-  switch in the mechanisms) and the one that reproduces the answer is named; failing that, the
+  switch in the mechanisms; only those the computation consults) and the one whose recomputation
+  gives the answer at its precision is named (:mod:`attncalc.check_slips`), once; failing that, the
   wrong entries are written out from the answerer's own numbers ("e_2 = 0.6·0.42 + … = 0.365,
   not 0.312"), naming a single miscomputed product where one explains the difference.
 
@@ -19,25 +22,27 @@ its right entries (``partial``) or the ``slip`` share for a named slip.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from . import grading
-from .arith import MISTAKES
 from .check_answers import (
     SLACK,
     UNANSWERED,
     UNANSWERED_DECIMALS,
     Answer,
     Tolerance,
+    close_all,
     flatten_ids,
     load_answers,
     parse_answers,
 )
-from .check_notes import _fmt_nested, _given_text, _nested, _rounded, _slip_note, mistake_note
+from .check_notes import _fmt_nested, _given_text, _nested, _rounded, _slip_note, hand_chain_note, mistake_note
 from .check_report import Report, StepResult
 from .check_runs import Runs
+from .check_slips import began_at, named_slip, slip_carried, wrong_ancestors
 from .derivation import Argmax, Derivation, Pick, Step
 from .mechanisms import solve
 from .problem import Problem
@@ -76,30 +81,44 @@ def check(
     answers = parse_answers(raw_answers, truth, answers_file, key_prefix)
     points = grading.step_points(problem.grading, truth.step_ids, problem.path, grading.copy_steps(truth))
     runs = Runs(problem, answers)
+    by_id = {a.id: a for a in answers}
     givens = {i.name: np.asarray(i.value, dtype=float) for i in truth.inputs}
     results: list[StepResult] = []
     status: dict[str, str] = {}
+    named: dict[str, tuple[str, int | None]] = {}  # the slip named at each wrong answer that has one
     flawed: dict[str, str] = {}  # earlier answers that are degenerate (all zeros, all equal, copied): why
     for ans in answers:
         step = truth.step(ans.id)
+        above = wrong_ancestors(ans.id, runs, status)  # the earlier answers, not correct, this step rests on
         if isinstance(ans.values, str):
-            r = _grade_prediction(ans, step, runs, status)
+            r = _grade_prediction(ans, step, runs, status, above)
         else:
-            r = _grade(ans, step, truth, runs, tol, status)
+            r = _grade(ans, step, truth, runs, tol, status, Context(above, named, by_id))
         status[ans.id] = r.verdict
         why = None
         # only an unexplained wrong answer can be degenerate: a named slip, or an answer right given the
         # answerer's own work, is honest work even when it comes out [0.5, 0.5]
         if r.verdict == "wrong" and r.mistake is None and not isinstance(ans.values, str):
             why = grading.degenerate(np.asarray(ans.values, dtype=float), ans.decimals, step.value, givens)
-        r = grading.award(r, problem.grading, points[ans.id], why, grading.rests_on(ans, runs, flawed))
+        near = {k: v for k, v in flawed.items() if ans.id in runs.descendants(k)}
+        r = grading.award(r, problem.grading, points[ans.id], why, grading.rests_on(ans, runs, near))
         if why is not None:
             flawed[ans.id] = why
         results.append(r)
     return Report(problem.path, answers_file, results, round(sum(points.values()), 9), tuple(truth.step_ids))
 
 
-def _grade_prediction(ans: Answer, step: Step, runs: Runs, status: dict[str, str]) -> StepResult:
+@dataclass(frozen=True)
+class Context:
+    """What grading one step knows of the others: the earlier answers (not correct) it rests on, the
+    slips named so far, and every answer by id."""
+
+    above: list[str]
+    named: dict[str, tuple[str, int | None]]
+    answers: dict[str, Answer]
+
+
+def _grade_prediction(ans: Answer, step: Step, runs: Runs, status: dict[str, str], above: list[str]) -> StepResult:
     assert isinstance(step, Argmax)
     given = str(ans.values)
     tied = step.tied()
@@ -110,8 +129,8 @@ def _grade_prediction(ans: Answer, step: Step, runs: Runs, status: dict[str, str
         return StepResult(ans.id, step.title, "correct", given, step.value, [], given_shown=given, right=1)
     mine = runs.get("float", overrides=True)
     theirs = mine[1].get(ans.id) if mine else None
-    if isinstance(theirs, Argmax) and theirs.value == given:
-        began = _began_at(ans.id, runs, status)
+    if isinstance(theirs, Argmax) and theirs.value == given and above:
+        began = began_at(ans.id, runs, status, above)
         note = f"Right for your probabilities; the true prediction is {step.value}."
         return StepResult(
             ans.id,
@@ -134,7 +153,7 @@ def _grade_prediction(ans: Answer, step: Step, runs: Runs, status: dict[str, str
 
 
 def _grade(
-    ans: Answer, step: Step, truth: Derivation, runs: Runs, tol: Tolerance, status: dict[str, str]
+    ans: Answer, step: Step, truth: Derivation, runs: Runs, tol: Tolerance, status: dict[str, str], ctx: Context
 ) -> StepResult:
     given = np.asarray(ans.values, dtype=float)
     decs = np.asarray(ans.decimals)
@@ -153,21 +172,23 @@ def _grade(
         is not the 1-decimal chain's 0.5 (a student who wrote three decimals worked to three)."""
         if target is None or target.shape != given.shape:
             return open_.copy()
-        out = open_.copy()
-        for idx in np.ndindex(*given.shape):
-            if open_[idx] or (chain_decimals is not None and int(decs[idx]) >= 0 and int(decs[idx]) > chain_decimals):
-                continue
-            out[idx] = tol.close(float(given[idx]), float(target[idx]), int(decs[idx]), units)
-        return out
+        hit = close_all(tol, given, target, decs, units)
+        if chain_decimals is not None:
+            hit &= ~((decs >= 0) & (decs > chain_decimals))
+        return np.asarray(open_ | hit, dtype=bool)
 
     precisions = sorted({int(x) for x in decs.flat if x >= 0})
-    shifts: tuple[str | None, ...] = (None, *SHIFTS)
+    shifts: tuple[str | None, ...] = (None, *SHIFTS) if runs.shifts_matter else (None,)
 
     # an answerer who kept full precision after an earlier error: the later steps recomputed from the
     # wrong answers alone (the carried and correct ones left out, so recomputed unrounded)
     unrounded = frozenset(
         k for k, v in status.items() if v != "wrong"
     )  # (wrong answers: their right entries unrounded)
+
+    # slips named at answers this step rests on: their chains, at any precision, carry them on
+    carried_slips = list(dict.fromkeys(ctx.named[k] for k in ctx.above if k in ctx.named))
+    hand_only: list[tuple[str | None, int]] = []  # the hand chains (shift, decimals) matching every entry
 
     def agree(overrides: bool) -> tuple[np.ndarray, bool]:
         """Entries matching the true (or the answerer's own) chain, exact or hand-rounded; and whether
@@ -182,10 +203,16 @@ def _grade(
                     runs.value(ans.id, "float", overrides=True, shift=maybe, without=unrounded, patched=True)
                 )
             for k in precisions:
-                hit |= matches(runs.value(ans.id, "hand", k, overrides=overrides, shift=maybe), chain_decimals=k)
+                chain = matches(runs.value(ans.id, "hand", k, overrides=overrides, shift=maybe), chain_decimals=k)
+                if not overrides and chain.all():
+                    hand_only.append((maybe, k))
+                hit |= chain
             if maybe is None or hit.sum() > best.sum():  # judge entries by the variant followed most
                 best = hit
             whole = whole or bool(hit.all())
+        if overrides and carried_slips:
+            hit, slip_whole = slip_carried(ans.id, runs, matches, precisions, carried_slips)
+            best, whole = best | hit, whole or slip_whole
         return best, whole
 
     ok, ok_whole = agree(overrides=False)
@@ -197,10 +224,7 @@ def _grade(
         note = (
             ""
             if exact_truth
-            else (
-                "Matches the hand chain (every step rounded and carried forward); unrounded it is "
-                f"{_fmt_nested(expected)}."
-            )
+            else f"{hand_chain_note(runs.problem, hand_only)}; unrounded it is {_fmt_nested(expected)}."
         )
         return StepResult(
             ans.id,
@@ -217,7 +241,7 @@ def _grade(
         )
 
     mine, mine_whole = agree(overrides=True)
-    earlier_wrong = [k for k, v in status.items() if v != "correct"]
+    earlier_wrong = ctx.above  # only the answers this step's value depends on
     if mine_whole or (ok | mine).all():
         if not earlier_wrong:
             note = "Consistent with your own rounded earlier answers."
@@ -234,7 +258,7 @@ def _grade(
                 right=answered,
                 entries=size,
             )
-        began = _began_at(ans.id, runs, status) or earlier_wrong[0]
+        began = began_at(ans.id, runs, status, earlier_wrong) or earlier_wrong[0]
         note = f"Right given your earlier answers; the error began at {began}."
         return StepResult(
             ans.id,
@@ -256,9 +280,15 @@ def _grade(
     # for later steps recomputed unrounded: this answer's right entries at their true value
     runs.patched[ans.id] = np.where(ok | open_, true, given)
     wrong_entries = [[int(i) for i in idx] for idx in zip(*np.nonzero(bad), strict=True)] if given.ndim else [[]]
-    named = _named_mistake(ans.id, given, true, runs, matches)
-    if named is not None:
-        note = f"It looks like {mistake_note(named[0], named[1], runs.problem, ans.id)}."
+    skip = {ctx.named[k] for k in ctx.above if k in ctx.named}  # a slip is said once, where it happened
+    found = named_slip(ans, runs, matches, precisions, skip, ctx.answers, tol)
+    named = found[0] if found is not None else None
+    if found is not None:
+        (name, arg), slip_value = found
+        ctx.named[ans.id] = (name, arg)
+        # later steps recomputed unrounded take the slip's own value where the answer is the slip's
+        runs.patched[ans.id] = np.where(ok | open_, true, np.where(matches(slip_value), slip_value, given))
+        note = f"It looks like {mistake_note(name, arg, runs.problem, ans.id)}."
     else:
         note = _slip_note(ans, step, runs, bad, truth.decimals)
     return StepResult(
@@ -276,49 +306,3 @@ def _grade(
         carried_right=int((mine & ~ok & ~open_).sum()),
         entries=size,
     )
-
-
-def _began_at(step_id: str, runs: Runs, status: dict[str, str]) -> str | None:
-    """The wrong earlier answer a carried step rests on: the first one whose leaving out changes the
-    step recomputed from the answerer's answers (the carried ones left out too, so that an error
-    reaches this step through them). Not simply the first error in the file: a slip in head 1 is not
-    where head 2's error began."""
-    wrong = [k for k, v in status.items() if v == "wrong"]
-    if not wrong:
-        return None
-    carried = frozenset(k for k, v in status.items() if v == "carried")
-    base = grading.own_value(step_id, runs, carried)
-    if base is None:
-        return wrong[0]
-    for w in wrong:
-        other = grading.own_value(step_id, runs, carried | {w})
-        if other is not None and not grading.same_value(base, other):
-            return w
-    return wrong[0]
-
-
-def _mistake_args(problem: Problem, name: str) -> list[int | None]:
-    """The arguments a slip is tried with: every vocabulary row for ``wrong_vocab_row``, else none."""
-    if name != "wrong_vocab_row":
-        return [None]
-    out = problem.recurrent.output if problem.recurrent else (problem.seq2seq.output if problem.seq2seq else None)
-    return list(range(out.W_out.shape[0])) if out is not None and out.targets is not None else []
-
-
-def _named_mistake(
-    step_id: str, given: np.ndarray, true: np.ndarray, runs: Runs, matches: Any
-) -> tuple[str, int | None] | None:
-    """The first usual slip that changes this step and reproduces the answer (and its argument)."""
-    for name in MISTAKES:
-        for arg in _mistake_args(runs.problem, name):
-            for overrides in (True, False):
-                v = runs.value(step_id, "float", overrides=overrides, mistake=name, arg=arg)
-                plain = runs.value(step_id, "float", overrides=overrides)
-                if v is None or plain is None or v.shape != true.shape:
-                    continue
-                answered = ~np.isnan(given)
-                if np.allclose(v[answered], plain[answered], rtol=1e-9, atol=1e-12):  # no difference where answered
-                    continue
-                if matches(v, units=1.0).all():
-                    return name, arg
-    return None

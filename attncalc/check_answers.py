@@ -60,6 +60,27 @@ class Tolerance:
         return abs(given - target) <= units * 10.0 ** (-decimals) * (1 + SLACK) + 1e-12
 
 
+def close_all(
+    tol: Tolerance, given: np.ndarray, target: np.ndarray, decimals: np.ndarray, units: float = 0.5
+) -> np.ndarray:
+    """:meth:`Tolerance.close` entry by entry, in numpy (an answer can have 65,536 entries)."""
+    g, t = np.asarray(given, dtype=float), np.asarray(target, dtype=float)
+    d = np.broadcast_to(np.asarray(decimals), g.shape).astype(float)
+    with np.errstate(all="ignore"):
+        diff = np.abs(g - t)
+        if tol.rtol is not None or tol.atol is not None:
+            ok = diff <= (tol.atol or 0.0) + (tol.rtol or 0.0) * np.abs(t) + 1e-15
+        elif tol.sigfigs is not None:
+            place = np.floor(np.log10(np.abs(np.where(t == 0, 1.0, t)))) - tol.sigfigs + 1
+            ok = np.where(t == 0, np.abs(g) <= 0.5 * 10.0 ** (-tol.sigfigs), diff <= units * 10.0**place * (1 + SLACK))
+        else:
+            exact = diff <= 1e-9 * np.maximum(1.0, np.abs(t))
+            ok = np.where(d < 0, exact, diff <= units * 10.0 ** (-np.maximum(d, 0)) * (1 + SLACK) + 1e-12)
+    inf = np.isinf(g) | np.isinf(t)
+    ok = np.where(inf, g == t, ok & np.isfinite(t))
+    return np.asarray(ok, dtype=bool)
+
+
 def load_answers(path: str | Path, max_bytes: int | None = None) -> tuple[dict[str, Any], str | None]:
     """Read an answers file: a table of step ids (or one under [answers]), and an optional ``problem``."""
     raw, problem, _student = read_answers(path, max_bytes)

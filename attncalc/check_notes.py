@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .arith import MISTAKES, round_half_up
+from .arith import MISTAKES, round_array, round_half_up
 from .check_answers import UNANSWERED, UNANSWERED_DECIMALS, Answer
 from .check_runs import as_step
 from .derivation import Product, Step
@@ -36,22 +36,24 @@ def _slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: i
     parts: list[str] = []
     idxs = [tuple(int(i) for i in idx) for idx in zip(*np.nonzero(bad), strict=True)] if given.ndim else [()]
     for idx in idxs[:3]:
-        k = max(int(decs[idx]), decimals) if decs.ndim else max(int(decs), decimals)
+        own = int(decs[idx]) if decs.ndim else int(decs)
+        k = max(own, decimals)
         label = _entry_name(runs.problem, step, idx)
-        right = fmt(value[idx], k)
+        right = fmt(value[idx], own if own >= 0 else k)  # at the answer's own precision: −0.88245 is −0.882
         wrote = _given_text(given[idx], decs[idx] if decs.ndim else decs)
         if ans.written is not None:
             wrote = np.asarray(ans.written, dtype=object)[idx] if idx else str(ans.written)
         rhs = expand.rhs(mine_step, idx, k) if mine_step is not None else None
         line = f"{label} = {rhs} = {right}, not {wrote}" if rhs else f"{label} = {right}, not {wrote}"
+        at = own if own >= 0 else k  # a slip is recognised at the precision the entry was written with
         if isinstance(mine_step, Product):
-            culprit = _single_product(mine_step, idx, float(given[idx]) - float(value[idx]), k)
+            culprit = _single_product(mine_step, idx, float(given[idx]) - float(value[idx]), k, at)
             if culprit:
                 line += f" ({culprit})"
         elif (
             rhs
             and rhs.startswith("exp(")
-            and abs(float(given[idx]) - round_half_up(float(value[idx]), k)) <= 10.0**-k * 1.01
+            and abs(float(given[idx]) - round_half_up(float(value[idx]), at)) <= 10.0**-at * 1.01
         ):
             line += " (a rounding slip in the last digit)"
         parts.append(line)
@@ -63,6 +65,24 @@ def _slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: i
     return "; ".join(parts) + "."
 
 
+def hand_chain_note(problem: Problem, chains: list[tuple[str | None, int]]) -> str:
+    """Which hand chain an answer matches, so that the answerer can reproduce it: its precision, whether
+    the row maximum was subtracted before exponentiating, and the ``solve --carry`` that shows it."""
+    if not chains:
+        return "Matches the hand chain (every step rounded and carried forward)"
+    shift, k = chains[0]
+    setting = problem.settings.shift_max
+    words = {"always": " with the maximum subtracted before exponentiating", "never": " without the maximum subtracted"}
+    how = f"attncalc solve --carry --decimals {k} shows it"
+    if shift is not None and shift != setting:
+        how += f' with settings.shift_max = "{shift}"'
+    return (
+        f"Matches the hand chain{words.get(shift or '', '')}, every step rounded to {k} "
+        f"{'decimal' if k == 1 else 'decimals'} and carried "
+        f"forward ({how})"
+    )
+
+
 def _entry_name(problem: Problem, step: Step, idx: tuple[int, ...]) -> str:
     """e_2, or for a similarity the vectors' names: cos(C, C′)."""
     if problem.kind == "similarity":
@@ -72,9 +92,11 @@ def _entry_name(problem: Problem, step: Step, idx: tuple[int, ...]) -> str:
     return entry_label(step.symbol, idx)
 
 
-def _single_product(step: Product, idx: tuple[int, ...], delta: float, k: int) -> str:
-    """Name one miscomputed product that explains the whole difference, if there is one."""
-    tol = 0.6 * 10.0**-k
+def _single_product(step: Product, idx: tuple[int, ...], delta: float, k: int, at: int) -> str:
+    """Name one miscomputed product that explains the whole difference, if there is one: the entry
+    recomputed with that product flipped, left out or mistyped is the answer at its precision ``at``
+    (the products are written to ``k`` decimals)."""
+    tol = 0.5 * 10.0**-at * (1 + 1e-9) + 1e-12
     for a, b in step.pairs(idx):
         p = a * b
         term = f"{paren(fmt(a, k))}·{paren(fmt(b, k))}"
@@ -108,10 +130,13 @@ def _nested(x: np.ndarray) -> Any:
 
 
 def _rounded(x: np.ndarray, decimals: int) -> Any:
-    if x.ndim == 0:
-        v = float(x)
-        return round_half_up(v, decimals) if math.isfinite(v) else None
-    return [_rounded(v, decimals) for v in x]
+    """Rounded half up, as nested lists (None where not finite); whole arrays at once."""
+    r = round_array(np.asarray(x, dtype=float), decimals)
+    if r.ndim == 0:
+        return float(r) if math.isfinite(float(r)) else None
+    out = r.astype(object)
+    out[~np.isfinite(r)] = None
+    return out.tolist()
 
 
 def _fmt_nested(x: Any) -> str:

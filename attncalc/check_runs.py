@@ -1,5 +1,11 @@
 """The mechanism run every way ``check`` needs it: exact truth in floats, the hand chain at a precision,
-with the answerer's own answers carried in (all of them, or all but some), with a named slip on."""
+with the answerer's own answers carried in (all of them, or all but some), with a named slip on.
+
+Work is bounded by what the answers need: the truth run also records which slips the computation
+consults (:class:`~attncalc.arith.SlipProbe`), so only those are ever tried; a run made for one step
+(``stop_after``) ends once that step is computed; and only the runs ``check`` reads keep their
+steps' operands (the others keep the values alone).
+"""
 
 from __future__ import annotations
 
@@ -8,13 +14,20 @@ from typing import Any
 
 import numpy as np
 
-from .arith import Chain, MistakeNotApplicable
+from .arith import Chain, MistakeNotApplicable, SlipProbe, StopRun
 from .check_answers import Answer
-from .derivation import Step
+from .derivation import Map, Softmax, Step
 from .mechanisms import MECHANISMS
 from .problem import Problem
 
 Run = tuple[dict[str, np.ndarray], dict[str, Step]]
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class _Shape:
+    """What a light run keeps of a step: its value's shape (or its label), not its operands."""
+
+    value: Any
 
 
 class Runs:
@@ -27,6 +40,39 @@ class Runs:
         # wrong answers with their right entries at the true, unrounded value (set by check as it grades)
         self.patched: dict[str, np.ndarray] = {}
         self._cache: dict[tuple[Any, ...], Run | None] = {}
+        self._probe = SlipProbe()
+        self._descendants: dict[str, frozenset[str]] = {}
+        self.last: str | None = None
+        self._index: dict[str, int] = {}
+        order = problem_steps(self)
+        truth = self.get("float")
+        self._index = {k: i for i, k in enumerate(truth[0])} if truth is not None else {}
+        answered = [a.id for a in answers]
+        # no run need go past the last answered step
+        self.last = max(answered, key=order.index) if answered and set(answered) <= set(order) else None
+
+    def is_label(self, step_id: str) -> bool:
+        """Whether the step's value is a label (a prediction), not numbers."""
+        truth = self.get("float")
+        return truth is not None and step_id in truth[1] and isinstance(truth[1][step_id].value, str)
+
+    def slip_reaches(self, name: str, step_id: str) -> bool:
+        """Whether the slip can change this step: the computation consults it at this step or before."""
+        truth = self.get("float")
+        assert truth is not None
+        if name not in self._probe.seen:
+            return False
+        order = list(truth[0])
+        return step_id not in order or order.index(step_id) >= self._probe.seen[name]
+
+    @property
+    def shifts_matter(self) -> bool:
+        """Whether the problem takes a softmax (subtracting the row maximum or not changes the hand chain)."""
+        truth = self.get("float")
+        assert truth is not None
+        return any(
+            isinstance(s, (Softmax, Map)) and getattr(s, "fn", "exp") in ("exp", "shift_exp") for s in truth[1].values()
+        )
 
     def get(
         self,
@@ -38,26 +84,64 @@ class Runs:
         arg: int | None = None,
         without: frozenset[str] = frozenset(),
         patched: bool = False,
+        stop_after: str | None = None,
+        light: bool = False,
     ) -> Run | None:
         """One run; ``shift`` overrides settings.shift_max (a student may or may not subtract the maximum);
         ``arg`` is the mistake's argument; ``without`` leaves those answers out of the overrides;
-        ``patched`` takes the wrong answers' right entries at their true value."""
-        key = (mode, decimals, overrides, mistake, shift, arg, without, patched and tuple(sorted(self.patched)))
-        if key not in self._cache:
-            given = {k: v for k, v in self.overrides.items() if k not in without} if overrides else None
-            if given is not None and patched:
-                given = {k: self.patched.get(k, v) for k, v in given.items()}
-            chain = Chain(mode, decimals, overrides=given, mistake=mistake, mistake_arg=arg)
-            problem = self.problem
-            if shift is not None:
-                problem = dataclasses.replace(problem, settings=dataclasses.replace(problem.settings, shift_max=shift))
-            try:
-                with np.errstate(all="ignore"):
-                    steps = self.mech.run(problem, chain)
-                self._cache[key] = (chain.computed, {s.id: s for s in steps})
-            except (MistakeNotApplicable, ValueError, IndexError):
-                self._cache[key] = None
-        return self._cache[key]
+        ``patched`` takes the wrong answers' right entries at their true value; ``stop_after`` ends the
+        run after that step; ``light`` keeps the steps' shapes only. A run that does keep its steps
+        serves a light request too."""
+        if light and stop_after is None:
+            stop_after = self.last
+        # the answers that can change what this run computes: an answer at or after the step the run stops
+        # at changes nothing before it, so runs that differ only there are one run
+        limit = self._index.get(stop_after) if stop_after is not None else None
+        used = tuple(
+            (k, patched and k in self.patched)
+            for k in self.overrides
+            if overrides and k not in without and (limit is None or self._index.get(k, -1) < limit)
+        )
+        key = (mode, decimals, mistake, shift, arg, used)
+        for look in ((stop_after, light), (None, False), (stop_after, False), (None, True)):
+            got = self._cache.get((*key, *look), False)
+            if got is not False and (light or not look[1]):
+                assert got is None or isinstance(got, tuple)
+                return got
+        full = (*key, stop_after, light)
+        given = {k: (self.patched[k] if from_patch else self.overrides[k]) for k, from_patch in used} or None
+        truth = mode == "float" and not used and mistake is None and shift is None and not light and stop_after is None
+        slip: Any = self._probe if truth else mistake
+        chain = Chain(mode, decimals, overrides=given, mistake=slip, mistake_arg=arg, stop_after=stop_after)
+        self._cache[full] = self._run(chain, shift, light)
+        return self._cache[full]
+
+    def _run(self, chain: Chain, shift: str | None, light: bool) -> Run | None:
+        problem = self.problem
+        if shift is not None:
+            problem = dataclasses.replace(problem, settings=dataclasses.replace(problem.settings, shift_max=shift))
+        steps: list[Step] = []
+        try:
+            with np.errstate(all="ignore"):
+                steps = self.mech.run(problem, chain)
+        except StopRun:
+            pass  # the steps are not returned: the values computed so far are all a stopped run gives
+        except (MistakeNotApplicable, ValueError, IndexError, ZeroDivisionError):
+            return None
+        if light or not steps:
+            shapes = self._shapes()
+            return chain.computed, {k: v for k, v in shapes.items() if k in chain.computed}
+        return chain.computed, {s.id: s for s in steps}
+
+    def _shapes(self) -> dict[str, Step]:
+        truth = self.get("float")
+        assert truth is not None
+        if not hasattr(self, "_shape_cache"):
+            self._shape_cache: dict[str, Step] = {
+                k: _Shape(s.value if isinstance(s.value, str) else np.broadcast_to(0.0, np.shape(s.value)))  # type: ignore[misc]
+                for k, s in truth[1].items()
+            }
+        return self._shape_cache
 
     def value(
         self,
@@ -70,14 +154,67 @@ class Runs:
         arg: int | None = None,
         without: frozenset[str] = frozenset(),
         patched: bool = False,
+        stop_after: str | None = None,
     ) -> np.ndarray | None:
-        got = self.get(mode, decimals, overrides, mistake, shift, arg, without, patched)
+        got = self.get(mode, decimals, overrides, mistake, shift, arg, without, patched, stop_after, light=True)
         if got is None or step_id not in got[0]:
             return None
         return as_step(got[0][step_id], got[1].get(step_id))
 
+    def descendants(self, step_id: str) -> frozenset[str]:
+        """The steps whose value depends on ``step_id``'s: those that change when it is replaced by
+        not-a-number (which every arithmetic operation carries on) or moved by an irregular amount
+        (which a comparison, an argmax or a cut notices). Found from the computation itself, so it is
+        exactly as fine as the computation: head 2 does not depend on head 1, nor time step 1 on step 2."""
+        if step_id in self._descendants:
+            return self._descendants[step_id]
+        truth = self.get("float")
+        assert truth is not None
+        base_values, base_steps = truth
+        true = np.asarray(base_values[step_id], dtype=float)
+        order = list(base_steps)
+        later = order[order.index(step_id) + 1 :] if step_id in order else []
+        out: set[str] = set()
+        worked = False
+        ramp = np.arange(1, true.size + 1, dtype=float).reshape(true.shape) if true.ndim else np.float64(1.0)
+        # a prediction is a label, not a finished value: read it from the steps of a run to the end
+        labels = any(k not in base_values for k in later)
+        for alt in (np.full(true.shape, np.nan), true + (0.37 + 0.113 * ramp) * (1.0 + np.abs(true))):
+            stop = None if labels else self.last
+            chain = Chain("float", overrides={step_id: np.where(np.isneginf(true), true, alt)}, stop_after=stop)
+            chain.poison = True
+            steps: dict[str, Step] = {}
+            try:
+                with np.errstate(all="ignore"):
+                    steps = {s.id: s for s in self.mech.run(self.problem, chain)}
+            except StopRun:
+                pass
+            except (MistakeNotApplicable, ValueError, IndexError, ZeroDivisionError):
+                continue
+            worked = True
+            for k in later:
+                if k in steps and isinstance(steps[k].value, str):
+                    if steps[k].value != base_steps[k].value:
+                        out.add(k)
+                elif k not in chain.computed or not _same(chain.computed[k], base_values[k]):
+                    out.add(k)  # (a step not reached, or never finished, is counted in: to be safe)
+        got = frozenset(out) if worked else frozenset(later)  # no run: every later step, to be safe
+        self._descendants[step_id] = got
+        return got
 
-def as_step(value: Any, step: Step | None) -> np.ndarray:
+
+def problem_steps(runs: Runs) -> list[str]:
+    """The problem's step ids in order (from the truth run)."""
+    truth = runs.get("float")
+    return list(truth[1]) if truth is not None else []
+
+
+def _same(a: Any, b: Any) -> bool:
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return x.shape == y.shape and bool(np.array_equal(x, y, equal_nan=True))
+
+
+def as_step(value: Any, step: Any) -> np.ndarray:
     """A computed value in its step's shape: the chain sees the loss as [L], the step as L."""
     arr = np.asarray(value, dtype=float)
     if step is not None and arr.size == np.size(step.value) and arr.shape != np.shape(step.value):

@@ -148,11 +148,12 @@ def rests_on(ans: Answer, runs: Runs, flawed: dict[str, str]) -> tuple[str, str]
 def own_value(step_id: str, runs: Runs, without: frozenset[str]) -> Any:
     """The step recomputed from the answerer's answers, leaving out those in ``without`` (a label for
     a prediction, else an array), or None."""
-    got = runs.get("float", overrides=True, without=without)
+    label = runs.is_label(step_id)  # a prediction's label is read off the run's steps: a whole run
+    got = runs.get("float", overrides=True, without=without, stop_after=None if label else step_id, light=not label)
     if got is None or step_id not in got[1]:
         return None
     value = got[1][step_id].value
-    return value if isinstance(value, str) else np.asarray(got[0][step_id], dtype=float)
+    return value if label else np.asarray(got[0][step_id], dtype=float)
 
 
 def same_value(a: Any, b: Any) -> bool:

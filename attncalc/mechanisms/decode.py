@@ -14,6 +14,8 @@ the best ``beam_width`` are kept. Ties go to the earlier beam, then the earlier 
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..arith import Chain, MistakeNotApplicable, is_exact, to_float
@@ -83,6 +85,12 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             steps.append(scaled)
             z = np.asarray(scaled.value)
         soft = softmax_inline(chain, z, "probabilities", "Probabilities", "z", "p", p.settings.shift_max, labels)
+        if steps:  # the logits were divided by the temperature: the formula says what is exponentiated
+            soft = dataclasses.replace(
+                soft,
+                formula="p_i = exp(z_i / T) / Σ_j exp(z_j / T)",
+                latex=r"p_i = \frac{\exp(z_i / T)}{\sum_j \exp(z_j / T)}",
+            )
         steps.append(soft)
         probs = np.asarray(soft.value)
     else:

@@ -171,6 +171,12 @@ def _num(x: Any, dec: int) -> str:
     return fmt(float(x), dec)
 
 
+def _sub(x: Any, dec: int) -> str:
+    """A number subtracted: a negative one in parentheses, 0.5 − (−0.980)."""
+    text = _num(x, dec)
+    return f"({text})" if text.startswith(("−", "-")) else text
+
+
 class _Lazy:
     """A Formula's written entries made only when a view asks for them (a 64 × 64 layer has 4096 per step,
     of which a view shows a few): ``lazy[i][j]`` is ``fn((i, j))``."""
@@ -235,7 +241,7 @@ def _layer_norm(
             written=_Lazy(
                 lambda i: (
                     "("
-                    + " + ".join(f"({_num(v, dec)} − {_num(mean[i[0]], dec)})²" for v in lines[i[0]])
+                    + " + ".join(f"({_num(v, dec)} − {_sub(mean[i[0]], dec)})²" for v in lines[i[0]])
                     + f") / {denom}"
                 ),
                 1,
@@ -263,7 +269,7 @@ def _layer_norm(
             rows=tok,
             written=_Lazy(
                 lambda ij: (
-                    f"({_num(x[ij], dec)} − {_num(at(mean, *ij), dec)}) / √({_num(at(var, *ij), dec)} + {eps_text})"
+                    f"({_num(x[ij], dec)} − {_sub(at(mean, *ij), dec)}) / √({_num(at(var, *ij), dec)} + {eps_text})"
                 ),
                 2,
             ),

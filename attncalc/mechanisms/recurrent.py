@@ -3,7 +3,7 @@ output layer (logits, softmax, loss per step), the gradient of the loss and one 
 
 from __future__ import annotations
 
-from ..arith import Chain, MistakeNotApplicable
+from ..arith import Chain, MistakeNotApplicable, SlipProbe
 from ..derivation import Input, Step
 from ..problem import Problem
 from . import output
@@ -31,7 +31,7 @@ def check_mistake(
     """Raise MistakeNotApplicable for a slip that cannot happen in this problem: one of another kind's
     cell, Adam's without Adam, a wrong target row without targets, another attention's."""
     m = chain.mistake
-    if m is None:
+    if m is None or isinstance(m, SlipProbe):  # a probe records the slips the cells consult themselves
         return
     if m == "sgd_for_adam":
         if optimizer != "adam":

@@ -1,0 +1,177 @@
+"""Which answers a step rests on, and which usual slip (if any) an answer shows.
+
+* A step's verdict rests only on the earlier answers its value depends on
+  (:meth:`~attncalc.check_runs.Runs.descendants`, found from the computation itself): a wrong head-1
+  answer never makes a head-2 step ``carried``.
+* A slip is named only when the step recomputed with it gives the answer at the answer's own
+  precision (in floats or in the hand chain), from the answerer's own earlier answers, or from the
+  start when every earlier answer the step rests on agrees with that slip's chain. The step's own
+  answer never feeds its own recomputation. A slip already named at an answer the step rests on is
+  not named again: the step is ``carried`` when it follows from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .arith import MISTAKES
+
+if TYPE_CHECKING:
+    from .check_answers import Answer, Tolerance
+    from .check_runs import Runs
+    from .problem import Problem
+
+Slip = tuple[str, "int | None"]
+Matcher = Callable[..., np.ndarray]
+
+
+def wrong_ancestors(step_id: str, runs: Runs, status: dict[str, str]) -> list[str]:
+    """The earlier answers, not correct, that this step's value depends on (in the file's step order)."""
+    return [k for k, v in status.items() if v != "correct" and step_id in runs.descendants(k)]
+
+
+def began_at(step_id: str, runs: Runs, status: dict[str, str], above: list[str]) -> str | None:
+    """The wrong answer a carried step rests on: among the wrong answers it depends on, the first
+    whose leaving out changes the step recomputed from the answerer's answers (the carried ones left
+    out too, so that an error reaches this step through them); else the first of them."""
+    from . import grading
+
+    wrong = [k for k in above if status.get(k) == "wrong"]
+    if not wrong:
+        return above[0] if above else None
+    carried = frozenset(k for k, v in status.items() if v == "carried")
+    base = grading.own_value(step_id, runs, carried)
+    if base is None:
+        return wrong[0]
+    for w in wrong:
+        other = grading.own_value(step_id, runs, carried | {w})
+        if other is not None and not grading.same_value(base, other):
+            return w
+    return wrong[0]
+
+
+def mistake_args(problem: Problem, name: str) -> list[int | None]:
+    """The arguments a slip is tried with: every vocabulary row for ``wrong_vocab_row``, else none."""
+    if name != "wrong_vocab_row":
+        return [None]
+    out = problem.recurrent.output if problem.recurrent else (problem.seq2seq.output if problem.seq2seq else None)
+    return list(range(out.W_out.shape[0])) if out is not None and out.targets is not None else []
+
+
+def fits(ans: Answer, target: np.ndarray | None, tol: Tolerance, units: float = 1.0) -> bool:
+    """Every answered entry of ``ans`` is ``target`` at the precision it was written with."""
+    if target is None:
+        return False
+    given = np.asarray(ans.values, dtype=float)
+    target = np.asarray(target, dtype=float)
+    if target.shape != given.shape:
+        target = target.reshape(given.shape) if target.size == given.size else target
+        if target.shape != given.shape:
+            return False
+    decs = np.asarray(ans.decimals)
+    for idx in np.ndindex(*given.shape):
+        g = float(given[idx])
+        if np.isnan(g):
+            continue
+        if not tol.close(g, float(target[idx]), int(decs[idx] if decs.ndim else decs), units):
+            return False
+    return True
+
+
+def slip_chain_values(
+    runs: Runs, step_id: str, slip: Slip, precisions: list[int], overrides: bool
+) -> list[tuple[np.ndarray | None, int | None]]:
+    """The step recomputed with the slip: in floats, then in the hand chain at each precision; from
+    the answerer's earlier answers (never the step's own) or from the start."""
+    name, arg = slip
+    own = frozenset({step_id}) if overrides else frozenset()
+    stop = step_id if overrides else None
+    out: list[tuple[np.ndarray | None, int | None]] = [
+        (runs.value(step_id, "float", overrides=overrides, mistake=name, arg=arg, without=own, stop_after=stop), None)
+    ]
+    for k in precisions:
+        v = runs.value(step_id, "hand", k, overrides=overrides, mistake=name, arg=arg, without=own, stop_after=stop)
+        out.append((v, k))
+    return out
+
+
+def named_slip(
+    ans: Answer,
+    runs: Runs,
+    matches: Matcher,
+    precisions: list[int],
+    skip: set[Slip],
+    answers: dict[str, Answer],
+    tol: Tolerance,
+) -> tuple[Slip, np.ndarray] | None:
+    """The first usual slip that changes this step and reproduces the answer at its precision, with
+    the slip's (unrounded) value of the step; None when no slip fits."""
+    given = np.asarray(ans.values, dtype=float)
+    answered = ~np.isnan(given)
+    for name in MISTAKES:
+        if not runs.slip_reaches(name, ans.id):
+            continue
+        for arg in mistake_args(runs.problem, name):
+            if (name, arg) in skip:
+                continue
+            for overrides in (True, False):
+                plain = runs.value(ans.id, "float", overrides=overrides)
+                own = frozenset({ans.id}) if overrides else frozenset()
+                stop = ans.id if overrides else None
+                v = runs.value(
+                    ans.id, "float", overrides=overrides, mistake=name, arg=arg, without=own, stop_after=stop
+                )
+                if v is None or plain is None or v.shape != given.shape or plain.shape != given.shape:
+                    continue
+                if np.allclose(v[answered], plain[answered], rtol=1e-9, atol=1e-12):  # no difference where answered
+                    continue
+                hit = matches(v)
+                if not hit.all():
+                    for value, k in slip_chain_values(runs, ans.id, (name, arg), precisions, overrides)[1:]:
+                        hit |= matches(value, chain_decimals=k)
+                if not hit.all():
+                    continue
+                if not overrides and not _agrees_above(ans.id, (name, arg), runs, answers, tol):
+                    continue
+                return (name, arg), v
+    return None
+
+
+def _agrees_above(step_id: str, slip: Slip, runs: Runs, answers: dict[str, Answer], tol: Tolerance) -> bool:
+    """Every earlier answer the step depends on agrees with the slip's chain (a slip from the start
+    is not said when the answerer's own earlier work shows it was not made)."""
+    name, arg = slip
+    for k, a in answers.items():
+        if k == step_id:
+            break
+        if isinstance(a.values, str) or step_id not in runs.descendants(k):
+            continue
+        v = runs.value(k, "float", mistake=name, arg=arg)
+        if fits(a, v, tol):
+            continue
+        decs = [int(d) for d in np.ravel(np.asarray(a.decimals)) if int(d) >= 0]
+        if not any(fits(a, runs.value(k, "hand", d, mistake=name, arg=arg), tol) for d in sorted(set(decs))):
+            return False
+    return True
+
+
+def slip_carried(
+    ans_id: str, runs: Runs, matches: Matcher, precisions: list[int], slips: list[Slip]
+) -> tuple[np.ndarray, bool]:
+    """Entries matching the chain of a slip named at an earlier answer this step rests on (in floats,
+    or rounded at the answer's precisions): a slip carried on at any precision."""
+    best: np.ndarray | None = None
+    whole = False
+    for slip in slips:
+        hit: np.ndarray | None = None
+        for value, k in slip_chain_values(runs, ans_id, slip, precisions, overrides=False):
+            m = matches(value) if k is None else matches(value, chain_decimals=k)
+            hit = m if hit is None else hit | m
+        if hit is None:
+            continue
+        whole = whole or bool(hit.all())
+        best = hit if best is None else best | hit
+    return (best if best is not None else matches(None)), whole
