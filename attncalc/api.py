@@ -189,6 +189,7 @@ def generate(
     format: str = "markdown",
     detail: str = "first",
     force: bool = False,
+    name: str = "",
 ) -> list[Variant]:
     """Draw seeded homework variants, as ``attncalc generate`` does with the same options.
 
@@ -196,7 +197,8 @@ def generate(
     ``decimals``, as strings) and grades as all correct with ``attncalc.check(v.problem, v.key)``.
     Nothing is written unless ``out`` names a folder: then the command's files are written there
     (problem files, answer keys, sheets in ``format``, the solutions at ``detail``: full | first |
-    summary), never over existing files without ``force``.
+    summary), never over existing files without ``force``. ``name`` (``generate --name``) goes into the
+    quiz's identifiers, so that sets drawn with the same options and seed differ.
     """
     opts = Options(
         kind=kind,
@@ -236,7 +238,7 @@ def generate(
     for raw, d in zip(result.problems, result.derivations, strict=True):
         variants.append(Variant(raw, d, answer_key(d)))
     if out is not None:
-        files = homework_files(result.problems, result.derivations, format, seed, detail)
+        files = homework_files(result.problems, result.derivations, format, seed, detail, name)
         write_homework(Path(out), files, force)
     return variants
 
@@ -278,7 +280,8 @@ def plot(
 
 # ------------------------------------------------------------------ the files `generate` writes
 
-FORMATS = ("markdown", "latex", "pdf", "html", "moodle", "qti")
+FORMATS = ("markdown", "latex", "pdf", "html", "moodle", "qti", "qti12")
+QUIZZES = {"moodle": "quiz.xml", "qti": "qti.zip", "qti12": "qti12.zip"}  # the quiz file of each LMS format
 
 
 def homework_names(count: int, fmt: str) -> list[str]:
@@ -288,17 +291,22 @@ def homework_names(count: int, fmt: str) -> list[str]:
     names: list[str] = []
     for k in range(1, count + 1):
         names += [f"variant-{k:02d}.toml", f"answers/variant-{k:02d}.toml"]
-    ext = SHEET_EXTENSIONS["markdown" if fmt in ("moodle", "qti") else fmt]
+    ext = SHEET_EXTENSIONS["markdown" if fmt in QUIZZES else fmt]
     names += [f"{name}.{ext}" for _, name in SHEETS]
-    extra = {"moodle": ["quiz.xml"], "qti": ["qti.zip"]}.get(fmt, [])
-    return [*names, *extra]
+    return [*names, *([QUIZZES[fmt]] if fmt in QUIZZES else [])]
 
 
 def homework_files(
-    problems: list[dict[str, Any]], derivations: list[Derivation], fmt: str, seed: int, detail: str = "first"
+    problems: list[dict[str, Any]],
+    derivations: list[Derivation],
+    fmt: str,
+    seed: int,
+    detail: str = "first",
+    set_name: str = "",
 ) -> dict[str, str | bytes]:
     """The files of a homework set by name (:func:`homework_names`): variants, answer keys, and the
-    three sheets in fmt (the solutions at ``detail``)."""
+    three sheets in fmt (the solutions at ``detail``). The quiz's identifiers (QTI items, Moodle
+    categories) follow from the problems and ``set_name``, so two sets never share one."""
     from .generate import drawer
 
     names = iter(homework_names(len(problems), fmt))
@@ -308,16 +316,26 @@ def homework_files(
         name, key = next(names), next(names)
         files[name] = problem_toml(raw, seed)
         files[key] = answers_toml(d, f"../{name}")
-    files.update(_sheets(derivations, "markdown" if fmt in ("moodle", "qti") else fmt, seed, subject, detail))
+    files.update(_sheets(derivations, "markdown" if fmt in QUIZZES else fmt, seed, subject, detail))
     if fmt == "moodle":
         from .render.moodle import moodle_xml
 
-        files["quiz.xml"] = moodle_xml(derivations, seed)
+        files["quiz.xml"] = moodle_xml(derivations, seed, _set_tag(problems, seed, set_name), set_name)
     if fmt == "qti":
         from .render.qti import qti_zip
 
-        files["qti.zip"] = qti_zip(derivations, seed)
+        files["qti.zip"] = qti_zip(derivations, seed, _set_tag(problems, seed, set_name), set_name)
+    if fmt == "qti12":
+        from .render.qti12 import qti12_zip
+
+        files["qti12.zip"] = qti12_zip(derivations, seed, _set_tag(problems, seed, set_name), set_name)
     return files
+
+
+def _set_tag(problems: list[dict[str, Any]], seed: int, name: str) -> str:
+    from .render.lms import set_tag
+
+    return set_tag(problems, seed, name)
 
 
 SHEETS = (("question", "questions"), ("answers", "answers"), ("solution", "solutions"))
