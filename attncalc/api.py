@@ -226,8 +226,10 @@ def generate(
         strategy=strategy,
     )
     check_options(opts)  # count first: the folder's check lists count names
+    from .render.lms import check_name
     from .render.timeline import check_detail
 
+    check_name(name)
     check_detail(detail)
     if out is not None:  # what stands in the way is named before any variant is drawn
         from .files import check_folder

@@ -348,6 +348,9 @@ def generate(
     folder = Path(out)
     try:
         check_options(opts)  # --count first: the folder's check lists --count names
+        from .render.lms import check_name
+
+        check_name(name)
         check_folder(folder, homework_names(count, format.value), force)  # before any variant is drawn
         result = make(opts)
         files = homework_files(result.problems, result.derivations, format.value, seed, detail.value, name)

@@ -122,9 +122,9 @@ def test_moodle_quiz_parses_with_questions_and_tolerances(cli: Any, tmp_path: Pa
     steps = [q for q in questions if q.get("type") != "category"]
     assert len(categories) == 2
     d = load_problem(tmp_path / "variant-01.toml")
-    from attncalc.mechanisms import solve
-
     import numpy as np
+
+    from attncalc.mechanisms import solve
 
     derivation = solve(d)
     entries = sum(

@@ -22,11 +22,11 @@ import pytest
 
 from attncalc.check import check
 from attncalc.mechanisms import solve
-from attncalc.problem import load_problem, parse_problem
+from attncalc.problem import load_problem
 from attncalc.render.moodle import moodle_xml
 from attncalc.render.qti import qti_zip
 
-from .test_qti import Q, Package, by_step, maxscore, run, score, shown_feedback
+from .test_qti import Package, Q, by_step, maxscore, run, score, shown_feedback
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -279,3 +279,18 @@ def test_a_token_is_never_a_numerical_question(cli: Any, tmp_path: Path) -> None
         for q in qs:
             if q.get("type") == "numerical":
                 assert all(re.fullmatch(r"-?\d+(\.\d+)?", a.find("text").text) for a in q.findall("answer"))
+
+
+def test_a_set_name_that_is_no_name_is_refused(cli: Any, tmp_path: Path) -> None:
+    for bad in ("<week5>", "-x", "a" * 61, "week\n5"):
+        result = cli("generate", "--name", bad, "--format", "qti", "--out", str(tmp_path / "out"))
+        assert result.exit_code == 2 and "generate: --name:" in result.stderr, (bad, result.stderr)
+        assert "Traceback" not in result.stderr and not (tmp_path / "out").exists()
+
+
+def test_the_python_api_takes_the_set_name(tmp_path: Path) -> None:
+    import attncalc
+
+    attncalc.generate(kind="softmax", seed=2, name="Week 5", format="qti", out=tmp_path)
+    ids = _ids((tmp_path / "qti.zip").read_bytes())
+    assert ids and all(i.startswith("Week-5-") for i in ids)

@@ -80,6 +80,23 @@ class Question:
         return self.points / max(1, len(self.asked))
 
 
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,59}")
+
+
+def check_name(name: str) -> None:
+    """A set's name (``generate --name``): up to 60 letters, digits, spaces, dots, dashes and underscores,
+    starting with a letter or digit (it names the quiz in the LMS and goes into its identifiers)."""
+    from ..errors import ProblemError
+
+    if name and not NAME.fullmatch(name):
+        raise ProblemError(
+            "generate",
+            "--name",
+            f"{name[:60]!r} is not a set name: use up to 60 letters, digits, spaces, '.', '-' or '_', "
+            "starting with a letter or digit (week5)",
+        )
+
+
 def set_tag(problems: list[dict[str, Any]], seed: int, name: str = "") -> str:
     """The set's identifier prefix: its name (letters, digits, - and _ only) and a digest of its problems
     and name, e.g. ``week5-3fa9c2d1``; ``set-…`` without a name. A valid XML name (an NCName)."""

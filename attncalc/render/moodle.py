@@ -17,7 +17,6 @@ from .fmt import fmt_given
 from .lms import Choice, questions
 from .setup import setup_lines
 
-
 # the grades Moodle's question import accepts for an answer (question/format.php checks each answer's
 # fraction against question_bank::fraction_options_full(); any other value refuses the question)
 GRADES = (

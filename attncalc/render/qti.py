@@ -1,14 +1,18 @@
-"""The QTI 2.1 package written by ``generate --format qti``: what ILIAS, OpenOLAT (and, through their
-importers, Canvas and Blackboard) read.
+"""The QTI 2.1 package written by ``generate --format qti``: what OpenOLAT and Canvas New Quizzes
+import (what each importer reads is written down in docs/lms.md; ILIAS and Canvas classic quizzes read
+QTI 1.2, :mod:`attncalc.render.qti12`).
 
 A zip holds ``imsmanifest.xml`` (IMS Content Packaging with the QTI 2.1 resource types), one
-``assessmentTest`` (``test.xml``: a section per variant) and one ``assessmentItem`` per step of each
-variant (``items/vNN-SSS.xml``). An item shows the variant's givens as XHTML tables (and the facts a
-question needs: mask, targets, the cell), asks for the step with one ``textEntryInteraction`` of base
-type float per entry (a ``choiceInteraction`` over the labels for a prediction), and scores each entry
-with ``equal`` at an absolute tolerance of half a unit of the last decimal around the key's value (the
-answers file's value, rounded half away from zero, is always accepted). The step worked out is the
-item's ``modalFeedback``. Every byte follows from the derivations and the seed (fixed zip dates).
+``assessmentTest`` (``test.xml``: a section per variant in one section that selects one, and the test's
+``MAXSCORE``, where OpenOLAT reads it) and one ``assessmentItem`` per entry asked of each step
+(``items/TAG-vNN-SSS-EE.xml``, TAG naming the set: :func:`attncalc.render.lms.set_tag`). An item has one
+interaction (Canvas New Quizzes refuses items with more than one text entry): a ``textEntryInteraction``
+of base type float, or a ``choiceInteraction`` over the labels. Its body is ``p`` and ``div`` only (Canvas
+builds the question text from ``itemBody > p/div``), the variant's givens as XHTML tables in a ``div``.
+Response processing gives the entry's share of its step's points (``[grading]``) when the response is
+within half a unit of the last decimal of a value ``check`` accepts (the key, the hand chain), else the
+``slip`` share for a named slip, with the slip's note as a ``modalFeedback``; the step worked out is
+always shown as another. Every byte follows from the derivations and the seed (fixed zip dates).
 """
 
 from __future__ import annotations
