@@ -294,3 +294,24 @@ def test_the_python_api_takes_the_set_name(tmp_path: Path) -> None:
     attncalc.generate(kind="softmax", seed=2, name="Week 5", format="qti", out=tmp_path)
     ids = _ids((tmp_path / "qti.zip").read_bytes())
     assert ids and all(i.startswith("Week-5-") for i in ids)
+
+
+# question_bank::fraction_options_full() (question/engine/bank.php), positive half: Moodle's import
+# (question/format.php, match_grade_options) refuses a question with any other answer grade
+MOODLE_GRADES = {1.0, 0.9, 0.8333333, 0.8, 0.75, 0.7, 0.6666667, 0.6, 0.5, 0.4, 0.3333333, 0.3, 0.25, 0.2}
+MOODLE_GRADES |= {0.1666667, 0.1428571, 0.125, 0.1111111, 0.1, 0.05, 0.0}
+
+
+def test_every_moodle_answer_grade_is_one_moodle_accepts(tmp_path: Path) -> None:
+    """A slip share of 0.55 is no Moodle grade: the answer is worth 50% there (the largest grade below),
+    and exactly 0.55 of the entry's points in QTI 2.1."""
+    path = tmp_path / "p.toml"
+    path.write_text(SLIP_PROBLEM.replace("slip = 0.5", "slip = 0.55"), encoding="utf-8")
+    d = solve(load_problem(path))
+    root = ET.fromstring(moodle_xml([d], seed=0))
+    fractions = [float(a.get("fraction")) / 100 for a in root.iter("answer")]
+    assert fractions and all(any(abs(f - g) < 1e-7 for g in MOODLE_GRADES) for f in fractions)
+    assert 0.5 in fractions and 0.55 not in fractions
+    pkg = Package(qti_zip([d], seed=0))
+    item = by_step(pkg, pkg.sections[0])["scaled_scores"][0]
+    assert score(item, {"RESPONSE": 3.0}) == pytest.approx(0.55 * maxscore(item))
