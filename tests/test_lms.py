@@ -136,6 +136,8 @@ def test_a_named_slip_earns_its_share_and_its_feedback(tmp_path: Path) -> None:
         earned += out["SCORE"]
         right = run(item, {"RESPONSE": float(x) / 2})  # the scale applied: full marks, no slip said
         assert right["SCORE"] == maxscore(item) and note not in shown_feedback(item, right)
+        typo = run(item, {"RESPONSE": float(x) + 0.01})  # neither right nor the slip: nothing, no slip said
+        assert typo["SCORE"] == 0 and note not in shown_feedback(item, typo)
     assert earned == pytest.approx(r.credit * r.points)  # what check gives the step
 
     quiz = moodle_questions(moodle_xml([d], seed=0))["scaled_scores"]
@@ -144,6 +146,7 @@ def test_a_named_slip_earns_its_share_and_its_feedback(tmp_path: Path) -> None:
         fraction, feedback = moodle_grade(q, float(x))
         assert fraction == 0.5 and note in feedback
         assert moodle_grade(q, float(x) / 2) == (1.0, "")
+        assert moodle_grade(q, float(x) + 0.01) == (0.0, "")
     # the worked step is the general feedback
     assert all(
         "1/√d_k" in q.find("generalfeedback/text").text or "√" in q.find("generalfeedback/text").text for q in quiz
