@@ -40,7 +40,7 @@ def moodle_xml(derivations: list[Derivation], seed: int, tag: str | None = None,
     from .qti import worked
 
     tag = tag or f"seed-{seed}"
-    top = f"attncalc {html.escape(name)} {tag}" if name else f"attncalc {tag}"
+    top = f"attncalc {tag}"  # the tag holds the set's name
     out = ['<?xml version="1.0" encoding="UTF-8"?>', "<quiz>"]
     for k, d in enumerate(derivations, 1):
         tol = f"{0.5 * 10.0 ** (-d.decimals):g}"
