@@ -44,7 +44,15 @@ def moodle_xml(derivations: list[Derivation], seed: int, tag: str | None = None,
     out = ['<?xml version="1.0" encoding="UTF-8"?>', "<quiz>"]
     for k, d in enumerate(derivations, 1):
         tol = f"{0.5 * 10.0 ** (-d.decimals):g}"
-        out.append(f'<question type="category"><category><text>$course$/{top}/variant {k}</text></category></question>')
+        about = (
+            f"attncalc homework {name}, seed {seed}, variant {k}"
+            if name
+            else f"attncalc homework, seed {seed}, variant {k}"
+        )
+        out.append(
+            f'<question type="category"><category><text>$course$/{top}/variant {k}</text></category>'
+            f'<info format="html"><text>{html.escape(about)}</text></info></question>'
+        )
         givens = givens_html(d)
         title = "" if d.problem.title == f"Variant {k}" else f": {html.escape(d.problem.title)}"
         head = f"<p><b>Variant {k}</b>{title}</p>{givens}"
