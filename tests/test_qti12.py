@@ -145,9 +145,12 @@ def test_canvas_numerical_answers_are_ranges_holding_the_key_and_the_hand_chain(
 
 
 def test_ilias_keeps_the_last_range_and_setvar_the_key_and_the_points(homework: Path) -> None:
+    """ILIAS keeps one range, the last: it holds the key, and the hand chain's value too where that is the
+    key's neighbour (0.577 for 0.578), never a value no other range accepts."""
     doc = assessment((homework / "qti12.zip").read_bytes())
     key = tomllib.loads((homework / "answers" / "variant-01.toml").read_text(encoding="utf-8"))
     seen: dict[str, int] = {}
+    widths: list[int] = []
     for item in doc.iter(f"{NS}item"):
         if not item.get("title").startswith("Variant 1:") or meta(item)["QUESTIONTYPE"] != "NUMERIC QUESTION":
             continue
@@ -155,8 +158,12 @@ def test_ilias_keeps_the_last_range_and_setvar_the_key_and_the_points(homework: 
         j = seen[step_id] = seen.get(step_id, -1) + 1
         k = float([x for x in _flat(key[step_id]) if x not in ("-inf", "inf")][j])
         lo, hi, pts = ilias_numeric(item)
-        assert lo <= k <= hi and hi - lo == pytest.approx(1e-3)
-        assert pts == float(meta(item)["points_possible"])
+        assert lo <= k <= hi and pts == float(meta(item)["points_possible"])
+        # ILIAS's one range holds no value Canvas's ranges (each accepted value ± half a unit) leave out
+        grid = np.arange(lo + 5e-4, hi, 1e-3)
+        assert all(canvas_numerical(item, float(x)) for x in grid), (step_id, lo, hi)
+        widths.append(round((hi - lo) / 1e-3))
+    assert min(widths) == 1 and max(widths) >= 2  # the key alone, and the key with its hand-chain neighbour
 
 
 def test_the_givens_are_in_the_question_text_as_html(homework: Path) -> None:

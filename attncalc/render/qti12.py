@@ -6,7 +6,7 @@ A zip holds ``imsmanifest.xml`` (one resource of type ``imsqti_xmlv1p2``) and ``
 ``render_fib`` of type Decimal, or a ``render_choice`` over the labels), its question text one
 ``mattext texttype="text/html"`` holding the variant's givens. A number's answers are ranges
 (``vargte``/``varlte``: the key and every hand-chain value, each ± half a unit of the last decimal), the
-key's range last (ILIAS keeps the last range and the last ``setvar`` as the question's points). The
+range ILIAS keeps last (it keeps only the last range and the last ``setvar``, the points). The
 step worked out is the item's general feedback (``itemfeedback ident="general_fb"``, which Canvas shows
 to every student). With several variants, each entry is a question group (a ``section`` whose
 ``selection_ordering`` selects 1 item, ``points_per_item`` its points) holding that entry's item of
@@ -46,6 +46,19 @@ def _pts(x: float) -> str:
     return f"{x:.7g}"
 
 
+def _ranges(accepted: tuple[str, ...], decimals: int) -> list[tuple[float, float]]:
+    """One range per accepted value (Canvas reads every range answer), then the range ILIAS keeps (it reads
+    only the last): the key's, or, when the accepted values are neighbours (0.577 and 0.578), the one range
+    that holds them all and nothing else."""
+    half = 0.5 * 10.0**-decimals
+    values = [float(a) for a in accepted]
+    out = [(v - half, v + half) for v in values[1:]]
+    units = sorted({round(v * 10**decimals) for v in values})
+    if units[-1] - units[0] == len(units) - 1:  # consecutive units: no value between them is left out
+        return [*out, (min(values) - half, max(values) + half)]
+    return [*out, (values[0] - half, values[0] + half)]
+
+
 def _item(ident: str, title: str, text: str, q: Question, e: Number | Choice, d: Derivation) -> str:
     pts = q.entry_points
     feedback = (
@@ -71,19 +84,16 @@ def _item(ident: str, title: str, text: str, q: Question, e: Number | Choice, d:
         )
     else:
         kind, ilias = "numerical_question", "NUMERIC QUESTION"
-        half = 0.5 * 10.0**-d.decimals
         field = (
             '<response_str ident="response1" rcardinality="Single"><render_fib fibtype="Decimal">'
             '<response_label ident="answer1"/></render_fib></response_str>'
         )
-        # the other accepted values first, the key last: ILIAS keeps the last range it reads
-        ranges = [*e.accepted[1:], e.accepted[0]]
         conditions = "".join(
             '<respcondition continue="No"><conditionvar>'
-            f'<vargte respident="response1">{float(a) - half:.{d.decimals + 1}f}</vargte>'
-            f'<varlte respident="response1">{float(a) + half:.{d.decimals + 1}f}</varlte>'
+            f'<vargte respident="response1">{low:.{d.decimals + 1}f}</vargte>'
+            f'<varlte respident="response1">{high:.{d.decimals + 1}f}</varlte>'
             f'</conditionvar><setvar action="Set" varname="SCORE">{_pts(pts)}</setvar></respcondition>'
-            for a in ranges
+            for low, high in _ranges(e.accepted, d.decimals)
         )
     return (
         f"<item ident={quoteattr(ident)} title={quoteattr(title)}>"
