@@ -189,3 +189,15 @@ def test_one_variant_is_no_group_and_identifiers_carry_the_set(tmp_path: Path) -
     root = doc.find(f"{NS}assessment/{NS}section")
     assert not root.findall(f"{NS}section") and root.findall(f"{NS}item")
     assert all(i.get("ident").startswith("week8-00000000-") for i in doc.iter(f"{NS}item"))
+
+
+def test_same_options_same_bytes_and_nothing_overwritten_without_force(cli: Any, tmp_path: Path) -> None:
+    args = ["generate", "--kind", "softmax", "--count", "2", "--seed", "3", "--format", "qti12"]
+    for folder in ("a", "b"):
+        assert cli(*args, "--out", str(tmp_path / folder)).exit_code == 0
+    assert (tmp_path / "a" / "qti12.zip").read_bytes() == (tmp_path / "b" / "qti12.zip").read_bytes()
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "qti12.zip").write_bytes(b"mine")
+    result = cli(*args, "--out", str(tmp_path / "c"))
+    assert result.exit_code == 2 and "qti12.zip" in result.stderr
+    assert (tmp_path / "c" / "qti12.zip").read_bytes() == b"mine"
