@@ -191,6 +191,7 @@ def generate(
     detail: str = "first",
     force: bool = False,
     max_pages: int | None = None,
+    name: str = "",
 ) -> list[Variant]:
     """Draw seeded homework variants, as ``attncalc generate`` does with the same options.
 
@@ -199,11 +200,13 @@ def generate(
     Nothing is written unless ``out`` names a folder: then the command's files are written there
     (problem files, answer keys, sheets in ``format``, the solutions at ``detail``: full | first |
     summary), never over existing files without ``force``. ``max_pages`` bounds a PDF sheet as
-    ``--max-pages`` does (default 500; a longer sheet is refused before typesetting).
+    ``--max-pages`` does (default 500; a longer sheet is refused before typesetting). ``name``
+    (``generate --name``) goes into the quiz's identifiers, so that sets drawn with the same options
+    and seed differ.
     """
     a = checked(generate, "attncalc.generate", dict(locals()))  # every option, as its annotation types it
-    for name, (low, high) in GENERATE_RANGES.items():
-        in_range("attncalc.generate", name, a[name], low, high)
+    for option, (low, high) in GENERATE_RANGES.items():
+        in_range("attncalc.generate", option, a[option], low, high)
     if abs(a["seed"]) >= 10**MAX_SEED_DIGITS:  # the seed is written into every problem file
         raise ProblemError(
             "attncalc.generate", "seed", f"expected at most {MAX_SEED_DIGITS} digits, got {describe(seed)}"
@@ -214,8 +217,10 @@ def generate(
     dim = a["dim"] if a["dim"] is not None else default_dim(kind)
     opts = Options(**{f.name: a[f.name] for f in fields(Options) if f.name != "dim"}, dim=dim)
     check_options(opts)  # count first: the folder's check lists count names
+    from .render.lms import check_name
     from .render.timeline import check_detail
 
+    check_name(name)
     check_detail(detail)
     if out is not None:  # what stands in the way is named before any variant is drawn
         from .files import check_folder
@@ -226,7 +231,7 @@ def generate(
     for raw, d in zip(result.problems, result.derivations, strict=True):
         variants.append(Variant(raw, d, answer_key(d)))
     if out is not None:
-        files = homework_files(result.problems, result.derivations, format, seed, detail, a["max_pages"])
+        files = homework_files(result.problems, result.derivations, format, seed, detail, a["max_pages"], name)
         write_homework(Path(out), files, force)
     return variants
 
@@ -270,7 +275,8 @@ def plot(
 
 # ------------------------------------------------------------------ the files `generate` writes
 
-FORMATS = ("markdown", "latex", "pdf", "html", "moodle", "qti")
+FORMATS = ("markdown", "latex", "pdf", "html", "moodle", "qti", "qti12")
+QUIZZES = {"moodle": "quiz.xml", "qti": "qti.zip", "qti12": "qti12.zip"}  # the quiz file of each LMS format
 
 
 def homework_names(count: int, fmt: str) -> list[str]:
@@ -280,10 +286,9 @@ def homework_names(count: int, fmt: str) -> list[str]:
     names: list[str] = []
     for k in range(1, count + 1):
         names += [f"variant-{k:02d}.toml", f"answers/variant-{k:02d}.toml"]
-    ext = SHEET_EXTENSIONS["markdown" if fmt in ("moodle", "qti") else fmt]
+    ext = SHEET_EXTENSIONS["markdown" if fmt in QUIZZES else fmt]
     names += [f"{name}.{ext}" for _, name in SHEETS]
-    extra = {"moodle": ["quiz.xml"], "qti": ["qti.zip"]}.get(fmt, [])
-    return [*names, *extra]
+    return [*names, *([QUIZZES[fmt]] if fmt in QUIZZES else [])]
 
 
 def homework_files(
@@ -293,9 +298,12 @@ def homework_files(
     seed: int,
     detail: str = "first",
     max_pages: int | None = None,
+    set_name: str = "",
 ) -> dict[str, str | bytes]:
     """The files of a homework set by name (:func:`homework_names`): variants, answer keys, and the
-    three sheets in fmt (the solutions at ``detail``; a PDF of at most ``max_pages``, default 500)."""
+    three sheets in fmt (the solutions at ``detail``; a PDF of at most ``max_pages``, default 500).
+    The quiz's identifiers (QTI items, Moodle categories) follow from the problems and ``set_name``,
+    so two sets never share one."""
     from .generate import drawer
 
     names = iter(homework_names(len(problems), fmt))
@@ -305,18 +313,26 @@ def homework_files(
         name, key = next(names), next(names)
         files[name] = problem_toml(raw, seed)
         files[key] = answers_toml(d, f"../{name}")
-    files.update(
-        _sheets(derivations, "markdown" if fmt in ("moodle", "qti") else fmt, seed, subject, detail, max_pages)
-    )
+    files.update(_sheets(derivations, "markdown" if fmt in QUIZZES else fmt, seed, subject, detail, max_pages))
     if fmt == "moodle":
         from .render.moodle import moodle_xml
 
-        files["quiz.xml"] = moodle_xml(derivations, seed)
+        files["quiz.xml"] = moodle_xml(derivations, seed, _set_tag(problems, seed, set_name), set_name)
     if fmt == "qti":
         from .render.qti import qti_zip
 
-        files["qti.zip"] = qti_zip(derivations, seed)
+        files["qti.zip"] = qti_zip(derivations, seed, _set_tag(problems, seed, set_name), set_name)
+    if fmt == "qti12":
+        from .render.qti12 import qti12_zip
+
+        files["qti12.zip"] = qti12_zip(derivations, seed, _set_tag(problems, seed, set_name), set_name)
     return files
+
+
+def _set_tag(problems: list[dict[str, Any]], seed: int, name: str) -> str:
+    from .render.lms import set_tag
+
+    return set_tag(problems, seed, name)
 
 
 SHEETS = (("question", "questions"), ("answers", "answers"), ("solution", "solutions"))

@@ -265,6 +265,7 @@ class GenFormat(StrEnum):
     html = "html"
     moodle = "moodle"
     qti = "qti"
+    qti12 = "qti12"
 
 
 def generate(
@@ -376,9 +377,18 @@ def generate(
         typer.Option(
             "--format",
             "-f",
-            help="Sheets' format (moodle: a quiz.xml, qti: a QTI 2.1 package qti.zip, each with Markdown sheets).",
+            help="Sheets' format (moodle: a quiz.xml; qti: a QTI 2.1 package qti.zip for OpenOLAT, Canvas New "
+            "Quizzes; qti12: a QTI 1.2 package qti12.zip for Canvas classic quizzes, ILIAS; each with Markdown sheets).",
         ),
     ] = GenFormat.markdown,
+    name: Annotated[
+        str,
+        typer.Option(
+            "--name",
+            help="The set's name (week5): it names the quiz and goes into its identifiers, so that importing "
+            "another set never replaces this one's questions.",
+        ),
+    ] = "",
     detail: Annotated[
         Detail,
         typer.Option(
@@ -425,9 +435,14 @@ def generate(
     folder = Path(out)
     try:
         check_options(opts)  # --count first: the folder's check lists --count names
+        from .render.lms import check_name
+
+        check_name(name)
         check_folder(folder, homework_names(count, format.value), force)  # before any variant is drawn
         result = make(opts)
-        files = homework_files(result.problems, result.derivations, format.value, seed, detail.value, max_pages)
+        files = homework_files(
+            result.problems, result.derivations, format.value, seed, detail.value, max_pages, name
+        )
         write_homework(folder, files, force)
     except AttncalcError as exc:
         _fail(str(exc))

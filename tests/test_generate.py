@@ -113,7 +113,8 @@ def test_bad_options_exit_2(cli: Any, tmp_path: Path) -> None:
 
 
 def test_moodle_quiz_parses_with_questions_and_tolerances(cli: Any, tmp_path: Path) -> None:
-    """quiz.xml: one category per variant, one question per step, tolerance 0.5e-3 at 3 decimals."""
+    """quiz.xml: one category per variant, one question per entry asked (a step's points shared by its
+    entries), tolerance 0.5e-3 at 3 decimals."""
     cli("generate", "--count", "2", "--seed", "3", "--head", "--format", "moodle", "--out", str(tmp_path))
     root = ET.parse(tmp_path / "quiz.xml").getroot()
     questions = root.findall("question")
@@ -121,16 +122,22 @@ def test_moodle_quiz_parses_with_questions_and_tolerances(cli: Any, tmp_path: Pa
     steps = [q for q in questions if q.get("type") != "category"]
     assert len(categories) == 2
     d = load_problem(tmp_path / "variant-01.toml")
+    import numpy as np
+
     from attncalc.mechanisms import solve
 
-    n_steps = len(solve(d).steps)
-    assert len(steps) == 2 * n_steps
+    derivation = solve(d)
+    entries = sum(
+        1 if isinstance(s.value, str) else int(np.isfinite(np.asarray(s.value, float)).sum()) for s in derivation.steps
+    )
+    assert len(steps) == 2 * entries
     numerical = [q for q in steps if q.get("type") == "numerical"]
-    assert numerical and all(q.find("answer/tolerance").text == "0.0005" for q in numerical)
-    cloze = [q for q in steps if q.get("type") == "cloze"]
-    text = cloze[0].find("questiontext/text").text
-    assert "{1:NUMERICAL:=" in text and ":0.0005}" in text
-    assert any(q.get("type") == "shortanswer" for q in steps)  # the prediction
+    assert numerical and all(a.text == "0.0005" for q in numerical for a in q.findall("answer/tolerance"))
+    first_variant = steps[: len(steps) // 2]
+    # Moodle stores a mark to 7 decimals: a third of a point is 0.3333333
+    total = sum(float(q.find("defaultgrade").text) for q in first_variant)
+    assert abs(total - len(derivation.steps)) < 1e-5
+    assert any(q.get("type") == "multichoice" for q in steps)  # the prediction: a label, never a number
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,7 +1,9 @@
-"""The Moodle quiz written by ``generate --format moodle``: per variant a category, per step a
-numerical question (one number), a cloze question (one field per entry) or a short answer (the
-prediction). Every question shows the variant's givens as HTML tables, so each one can be answered
-on its own (Moodle shuffles and draws questions one by one)."""
+"""The Moodle quiz written by ``generate --format moodle``: per variant a category, per entry of each
+step a numerical question (every value ``check`` accepts at full marks, the named slips at the
+``[grading]`` slip share with their note as feedback) or a multiple-choice question (a label); the
+step's points shared by its entries; the step worked out as the general feedback. Every question shows
+the variant's givens as HTML tables, so each one can be answered on its own (Moodle shuffles and draws
+questions one by one). What Moodle's importer reads is written down in docs/lms.md."""
 
 from __future__ import annotations
 
@@ -11,64 +13,86 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Derivation
-from .fmt import entry_indices, entry_label, fmt_given
+from .fmt import fmt_given
+from .lms import Choice, questions
 from .setup import setup_lines
 
+# the grades Moodle's question import accepts for an answer (question/format.php checks each answer's
+# fraction against question_bank::fraction_options_full(); any other value refuses the question)
+GRADES = (
+    1.0, 0.9, 0.8333333, 0.8, 0.75, 0.7, 0.6666667, 0.6, 0.5, 0.4, 0.3333333, 0.3, 0.25, 0.2,
+    0.1666667, 0.1428571, 0.125, 0.1111111, 0.1, 0.05, 0.0,
+)  # fmt: skip
 
-def moodle_xml(derivations: list[Derivation], seed: int) -> str:
-    """The quiz as Moodle XML: well-formed, question texts as XHTML in CDATA."""
-    from .json import to_dict
 
+def moodle_grade(share: float) -> float:
+    """The largest grade Moodle accepts that is at most ``share`` (0.5 stays 0.5, 0.55 becomes 0.5)."""
+    return max(g for g in GRADES if g <= share + 1e-9)
+
+
+def _percent(share: float) -> str:
+    return f"{100 * moodle_grade(share):.7g}"
+
+
+def moodle_xml(derivations: list[Derivation], seed: int, tag: str | None = None, name: str = "") -> str:
+    """The quiz as Moodle XML: well-formed, question texts as XHTML in CDATA. A category per variant
+    (under one named by ``tag``, :func:`attncalc.render.lms.set_tag`), a question per entry asked."""
+    from .qti import worked
+
+    tag = tag or f"seed-{seed}"
+    top = f"attncalc {tag}"  # the tag holds the set's name
     out = ['<?xml version="1.0" encoding="UTF-8"?>', "<quiz>"]
     for k, d in enumerate(derivations, 1):
-        tol = 0.5 * 10.0 ** (-d.decimals)
+        tol = f"{0.5 * 10.0 ** (-d.decimals):g}"
+        about = (
+            f"attncalc homework {name}, seed {seed}, variant {k}"
+            if name
+            else f"attncalc homework, seed {seed}, variant {k}"
+        )
         out.append(
-            f'<question type="category"><category><text>$course$/attncalc seed {seed}/variant {k}</text>'
-            "</category></question>"
+            f'<question type="category"><category><text>$course$/{top}/variant {k}</text></category>'
+            f'<info format="html"><text>{html.escape(about)}</text></info></question>'
         )
         givens = givens_html(d)
         title = "" if d.problem.title == f"Variant {k}" else f": {html.escape(d.problem.title)}"
-        for step, s in zip(d.steps, to_dict(d)["steps"], strict=True):
-            name = html.escape(f"Variant {k}: {s['title']} [{s['id']}]")
-            head = f"<p><b>Variant {k}</b>{title}</p>{givens}"
-            ask = f"Compute <b>{html.escape(s['title'])}</b> [{s['id']}]: {html.escape(s['formula'])}."
-            if s["id"].endswith("prediction"):
-                text = f"{head}<p>{ask} Give the label.</p>"
-                out.append(
-                    f'<question type="shortanswer"><name><text>{name}</text></name>'
-                    f'<questiontext format="html"><text><![CDATA[{text}]]></text></questiontext>'
-                    f'<answer fraction="100"><text>{html.escape(str(s["shown"]))}</text></answer></question>'
+        head = f"<p><b>Variant {k}</b>{title}</p>{givens}"
+        for q in questions(d, k):
+            ask = f"Compute <b>{html.escape(q.title)}</b> [{q.step_id}]: {html.escape(q.formula)}."
+            solution = f'<generalfeedback format="html"><text><![CDATA[{worked(q.step, q.shown, d.decimals)}]]></text></generalfeedback>'
+            for e in q.asked:
+                name_ = html.escape(f"Variant {k}: {q.title} [{q.step_id}] {e.label}")
+                common = f"<name><text>{name_}</text></name>"
+                grade = f"<defaultgrade>{q.entry_points:.7g}</defaultgrade>"
+                if isinstance(e, Choice):  # a label: one of the options, never a number
+                    text = f"{head}<p>{ask}</p><p>{html.escape(e.label)}: pick the label.</p>"
+                    answers = "".join(
+                        f'<answer fraction="{100 if o in e.correct else 0}"><text>{html.escape(o)}</text></answer>'
+                        for o in e.options
+                    )
+                    out.append(
+                        f'<question type="multichoice">{common}'
+                        f'<questiontext format="html"><text><![CDATA[{text}]]></text></questiontext>{solution}{grade}'
+                        "<single>true</single><shuffleanswers>false</shuffleanswers><answernumbering>none</answernumbering>"
+                        f"{answers}</question>"
+                    )
+                    continue
+                text = f"{head}<p>{ask} Give {d.decimals} decimals.</p><p>{html.escape(e.label)} = ?</p>"
+                # every value check accepts at full marks, then the named slips at the slip share
+                answers = "".join(
+                    f'<answer fraction="100"><text>{a}</text><tolerance>{tol}</tolerance></answer>' for a in e.accepted
                 )
-                continue
-            text = f"{head}<p>{ask} Give {d.decimals} decimals.</p>"
-            # the answer is the key's value (rounded half away from zero, as the answers file writes
-            # it), so the key is always accepted; the tolerance is half a unit of the last decimal
-            keys = [str(k) for k in np.ravel(np.asarray(s["shown"], dtype=object))]
-            if np.ndim(s["value"]) == 0:
-                out.append(
-                    f'<question type="numerical"><name><text>{name}</text></name>'
-                    f'<questiontext format="html"><text><![CDATA[{text}]]></text></questiontext>'
-                    f'<answer fraction="100"><text>{keys[0]}</text>'
-                    f"<tolerance>{tol}</tolerance></answer></question>"
+                answers += "".join(
+                    f'<answer fraction="{_percent(q.slip_share)}"><text>{s.value}</text><tolerance>{tol}</tolerance>'
+                    f'<feedback format="html"><text><![CDATA[<p>{html.escape(s.note)}</p>]]></text></feedback></answer>'
+                    for s in e.slips
                 )
-                continue
-            shape = np.shape(s["value"])
-            fields = "<br/>".join(
-                f"{html.escape(_label(step.symbol, idx, step.rows))} = "
-                + (f"{{1:NUMERICAL:={k}:{tol}}}" if is_finite_key(k) else "−∞")
-                for idx, k in zip(entry_indices(shape), keys, strict=True)
-            )
-            out.append(
-                f'<question type="cloze"><name><text>{name}</text></name>'
-                f'<questiontext format="html"><text><![CDATA[{text}<p>{fields}</p>]]></text></questiontext>'
-                "</question>"
-            )
+                out.append(
+                    f'<question type="numerical">{common}'
+                    f'<questiontext format="html"><text><![CDATA[{text}]]></text></questiontext>{solution}{grade}'
+                    f"{answers}</question>"
+                )
     out.append("</quiz>")
     return "\n".join(out) + "\n"
-
-
-def is_finite_key(k: str) -> bool:
-    return k not in ("-inf", "inf", "nan")
 
 
 def givens_html(d: Derivation) -> str:
@@ -100,11 +124,3 @@ def _table(key: str, caption: str, value: np.ndarray, rows: Any, decimals: int) 
             t.append(f"<tr><th>{label}</th>" + "".join(f"<td>{fmt_given(x, decimals)}</td>" for x in row) + "</tr>")
     t.append("</table>")
     return "".join(t)
-
-
-def _label(symbol: str, idx: tuple[int, ...], rows: Any) -> str:
-    """e_2 (cat): the entry's name, and its token or label when the step has them."""
-    name = entry_label(symbol, idx)
-    if rows is not None and idx and idx[0] < len(rows):
-        name += f" ({rows[idx[0]]})"
-    return name

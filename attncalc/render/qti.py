@@ -1,14 +1,18 @@
-"""The QTI 2.1 package written by ``generate --format qti``: what ILIAS, OpenOLAT (and, through their
-importers, Canvas and Blackboard) read.
+"""The QTI 2.1 package written by ``generate --format qti``: what OpenOLAT and Canvas New Quizzes
+import (what each importer reads is written down in docs/lms.md; ILIAS and Canvas classic quizzes read
+QTI 1.2, :mod:`attncalc.render.qti12`).
 
 A zip holds ``imsmanifest.xml`` (IMS Content Packaging with the QTI 2.1 resource types), one
-``assessmentTest`` (``test.xml``: a section per variant) and one ``assessmentItem`` per step of each
-variant (``items/vNN-SSS.xml``). An item shows the variant's givens as XHTML tables (and the facts a
-question needs: mask, targets, the cell), asks for the step with one ``textEntryInteraction`` of base
-type float per entry (a ``choiceInteraction`` over the labels for a prediction), and scores each entry
-with ``equal`` at an absolute tolerance of half a unit of the last decimal around the key's value (the
-answers file's value, rounded half away from zero, is always accepted). The step worked out is the
-item's ``modalFeedback``. Every byte follows from the derivations and the seed (fixed zip dates).
+``assessmentTest`` (``test.xml``: a section per variant in one section that selects one, and the test's
+``MAXSCORE``, where OpenOLAT reads it) and one ``assessmentItem`` per entry asked of each step
+(``items/TAG-vNN-SSS-EE.xml``, TAG naming the set: :func:`attncalc.render.lms.set_tag`). An item has one
+interaction (Canvas New Quizzes refuses items with more than one text entry): a ``textEntryInteraction``
+of base type float, or a ``choiceInteraction`` over the labels. Its body is ``p`` and ``div`` only (Canvas
+builds the question text from ``itemBody > p/div``), the variant's givens as XHTML tables in a ``div``.
+Response processing gives the entry's share of its step's points (``[grading]``) when the response is
+within half a unit of the last decimal of a value ``check`` accepts (the key, the hand chain), else the
+``slip`` share for a named slip, with the slip's note as a ``modalFeedback``; the step worked out is
+always shown as another. Every byte follows from the derivations and the seed (fixed zip dates).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import numpy as np
 from ..derivation import Argmax, Derivation, Step
 from . import expand
 from .fmt import elide, entry_indices, entry_label, fmt_given
+from .lms import Choice, Number, Question, questions
 from .setup import setup_lines
 
 QTI = "http://www.imsglobal.org/xsd/imsqti_v2p1"
@@ -96,71 +101,89 @@ def worked(step: Step, shown: Any, decimals: int) -> str:
     return "".join(lines)
 
 
-def _numeric_item(ident: str, title: str, head: str, ask: str, step: Step, s: dict[str, Any], d: Derivation) -> str:
-    tol = f"{0.5 * 10.0 ** (-d.decimals):g}"
-    keys = [str(k) for k in np.ravel(np.asarray(s["shown"], dtype=object))]
-    shape = np.shape(s["value"])
-    declarations, fields, rules = [], [], []
-    n = 0
-    for idx, key in zip(entry_indices(shape), keys, strict=True):
-        label = entry_label(step.symbol, idx)
-        if step.rows is not None and idx and idx[0] < len(step.rows):
-            label += f" ({step.rows[idx[0]]})"
-        if key in ("-inf", "inf", "nan"):  # a masked score: nothing to ask
-            fields.append(f"<p>{_e(label)} = −∞</p>")
-            continue
-        n += 1
-        rid = f"RESPONSE_{n}"
-        declarations.append(
-            f'<responseDeclaration identifier="{rid}" cardinality="single" baseType="float">'
-            f"<correctResponse><value>{key}</value></correctResponse></responseDeclaration>"
-        )
-        fields.append(f'<p>{_e(label)} = <textEntryInteraction responseIdentifier="{rid}" expectedLength="10"/></p>')
-        rules.append(
-            "<responseCondition><responseIf>"
-            f'<equal toleranceMode="absolute" tolerance="{tol}" includeLowerBound="true" includeUpperBound="true">'
-            f'<variable identifier="{rid}"/><correct identifier="{rid}"/></equal>'
-            '<setOutcomeValue identifier="SCORE"><sum><variable identifier="SCORE"/>'
-            '<baseValue baseType="float">1</baseValue></sum></setOutcomeValue>'
-            "</responseIf></responseCondition>"
-        )
-    body = f"<itemBody>{head}<p>{ask} Give {d.decimals} decimals.</p>{''.join(fields)}</itemBody>"
-    return _item(ident, title, declarations, n, body, rules, worked(step, s["shown"], d.decimals))
+def _or(tests: list[str]) -> str:
+    return tests[0] if len(tests) == 1 else f"<or>{''.join(tests)}</or>"
 
 
-def _choice_item(ident: str, title: str, head: str, ask: str, step: Argmax, d: Derivation) -> str:
-    labels = step.labels or (str(step.value),)
-    choices = {lab: f"L{k}" for k, lab in enumerate(labels, 1)}
+def _near(value: str, tol: str) -> str:
+    """The response within tol of value, both ends included (QTI 2.1 ``equal``, absolute tolerance)."""
+    return (
+        f'<equal toleranceMode="absolute" tolerance="{tol}" includeLowerBound="true" includeUpperBound="true">'
+        f'<variable identifier="RESPONSE"/><baseValue baseType="float">{value}</baseValue></equal>'
+    )
+
+
+def _score(x: float) -> str:
+    return f'<setOutcomeValue identifier="SCORE"><baseValue baseType="float">{x:.12g}</baseValue></setOutcomeValue>'
+
+
+def _slip_to(k: int) -> str:
+    return f'<setOutcomeValue identifier="SLIP"><baseValue baseType="identifier">SLIP_{k}</baseValue></setOutcomeValue>'
+
+
+def _number_item(ident: str, title: str, head: str, ask: str, q: Question, e: Number, decimals: int) -> str:
+    tol = f"{0.5 * 10.0 ** (-decimals):g}"
+    pts = q.entry_points
     declarations = [
-        '<responseDeclaration identifier="RESPONSE_1" cardinality="single" baseType="identifier">'
-        f"<correctResponse><value>{choices[str(step.value)]}</value></correctResponse></responseDeclaration>"
+        '<responseDeclaration identifier="RESPONSE" cardinality="single" baseType="float">'
+        f"<correctResponse><value>{e.key}</value></correctResponse></responseDeclaration>"
+    ]
+    field = f'<p>{_e(e.label)} = <textEntryInteraction responseIdentifier="RESPONSE" expectedLength="10"/></p>'
+    branches = [f"<responseIf>{_or([_near(a, tol) for a in e.accepted])}{_score(pts)}</responseIf>"]
+    for k, slip in enumerate(e.slips, 1):
+        branches.append(
+            f"<responseElseIf>{_near(slip.value, tol)}{_score(q.slip_share * pts)}{_slip_to(k)}</responseElseIf>"
+        )
+    rules = [f"<responseCondition>{''.join(branches)}</responseCondition>"]
+    slips = [(f"SLIP_{k}", f"<p>{_e(s.note)}</p>") for k, s in enumerate(e.slips, 1)]
+    body = f"<itemBody>{head}<p>{ask} Give {decimals} decimals.</p>{field}</itemBody>"
+    return _item(ident, title, declarations, pts, body, rules, worked(q.step, q.shown, decimals), slips)
+
+
+def _choice_item(ident: str, title: str, head: str, ask: str, q: Question, e: Choice, decimals: int) -> str:
+    choices = {lab: f"L{k}" for k, lab in enumerate(e.options, 1)}
+    declarations = [
+        '<responseDeclaration identifier="RESPONSE" cardinality="single" baseType="identifier">'
+        f"<correctResponse><value>{choices[e.correct[0]]}</value></correctResponse></responseDeclaration>"
     ]
     options = "".join(f'<simpleChoice identifier="{c}">{_e(lab)}</simpleChoice>' for lab, c in choices.items())
     body = (
         f"<itemBody>{head}<p>{ask}</p>"
-        '<choiceInteraction responseIdentifier="RESPONSE_1" shuffle="false" maxChoices="1">'
-        f"<prompt>Pick the label.</prompt>{options}</choiceInteraction></itemBody>"
+        '<choiceInteraction responseIdentifier="RESPONSE" shuffle="false" maxChoices="1">'
+        f"<prompt>{_e(e.label)}: pick the label.</prompt>{options}</choiceInteraction></itemBody>"
     )
-    rules = [
-        '<responseCondition><responseIf><match><variable identifier="RESPONSE_1"/><correct identifier="RESPONSE_1"/>'
-        '</match><setOutcomeValue identifier="SCORE"><baseValue baseType="float">1</baseValue></setOutcomeValue>'
-        "</responseIf></responseCondition>"
+    right = [
+        f'<match><variable identifier="RESPONSE"/><baseValue baseType="identifier">{choices[c]}</baseValue></match>'
+        for c in e.correct
     ]
-    return _item(ident, title, declarations, 1, body, rules, worked(step, step.value, d.decimals))
+    rules = [f"<responseCondition><responseIf>{_or(right)}{_score(q.entry_points)}</responseIf></responseCondition>"]
+    return _item(ident, title, declarations, q.entry_points, body, rules, worked(q.step, q.shown, decimals), [])
 
 
 def _item(
-    ident: str, title: str, declarations: list[str], points: int, body: str, rules: list[str], feedback: str
+    ident: str,
+    title: str,
+    declarations: list[str],
+    points: float,
+    body: str,
+    rules: list[str],
+    feedback: str,
+    slips: list[tuple[str, str]],
 ) -> str:
     outcomes = (
         '<outcomeDeclaration identifier="SCORE" cardinality="single" baseType="float">'
         "<defaultValue><value>0</value></defaultValue></outcomeDeclaration>"
         '<outcomeDeclaration identifier="MAXSCORE" cardinality="single" baseType="float">'
-        f"<defaultValue><value>{points}</value></defaultValue></outcomeDeclaration>"
+        f"<defaultValue><value>{points:.12g}</value></defaultValue></outcomeDeclaration>"
         '<outcomeDeclaration identifier="FEEDBACK" cardinality="single" baseType="identifier"/>'
+        '<outcomeDeclaration identifier="SLIP" cardinality="single" baseType="identifier"/>'
     )
     show = (
         '<setOutcomeValue identifier="FEEDBACK"><baseValue baseType="identifier">SOLUTION</baseValue></setOutcomeValue>'
+    )
+    notes = "".join(
+        f'<modalFeedback outcomeIdentifier="SLIP" identifier="{k}" showHide="show" title="Your slip">{text}</modalFeedback>'
+        for k, text in slips
     )
     return (
         _head("assessmentItem", ident, title)
@@ -169,78 +192,89 @@ def _item(
         + outcomes
         + body
         + f"<responseProcessing>{''.join(rules)}{show}</responseProcessing>"
+        + notes
         + '<modalFeedback outcomeIdentifier="FEEDBACK" identifier="SOLUTION" showHide="show" title="Worked solution">'
         + f"{feedback}</modalFeedback></assessmentItem>\n"
     )
 
 
-def items(derivations: list[Derivation]) -> list[tuple[int, str, str, str]]:
-    """(variant, identifier, title, XML) of every item, in order."""
-    from .json import to_dict
+Listed = list[tuple[int, str, str, str, float]]  # variant, identifier, title, XML, points
 
-    out = []
+
+def items(derivations: list[Derivation], tag: str = "attncalc") -> Listed:
+    """(variant, identifier, title, XML, points) of every item, in order: one item per entry asked (one
+    text entry or one choice per item, as Canvas New Quizzes requires), its step's points shared."""
+    out: Listed = []
     for k, d in enumerate(derivations, 1):
-        head = f"<p>Variant {k}</p>{givens_xhtml(d)}"
-        for n, (step, s) in enumerate(zip(d.steps, to_dict(d)["steps"], strict=True), 1):
-            ident = f"v{k:02d}-{n:03d}"
-            title = f"Variant {k}: {s['title']} [{s['id']}]"
-            ask = f"Compute {_e(s['title'])} [{_e(s['id'])}]: {_e(s['formula'])}."
-            if isinstance(step, Argmax):
-                xml = _choice_item(ident, title, head, ask, step, d)
-            else:
-                xml = _numeric_item(ident, title, head, ask, step, s, d)
-            out.append((k, ident, title, xml))
+        head = f"<div><p>Variant {k}</p>{givens_xhtml(d)}</div>"
+        for q in questions(d, k):
+            ask = f"Compute {_e(q.title)} [{_e(q.step_id)}]: {_e(q.formula)}."
+            shown = [f"<p>{_e(e.label)} = −∞</p>" for e in q.entries if isinstance(e, Number) and e.masked]
+            for j, e in enumerate(q.asked, 1):
+                ident = f"{tag}-v{k:02d}-{q.number:03d}-{j:02d}"
+                title = f"Variant {k}: {q.title} [{q.step_id}] {e.label}"
+                if isinstance(e, Choice):
+                    xml = _choice_item(ident, title, head, ask, q, e, d.decimals)
+                else:
+                    xml = _number_item(ident, title, head, ask + "".join(shown), q, e, d.decimals)
+                out.append((k, ident, title, xml, q.entry_points))
     return out
 
 
-def _test(seed: int, listed: list[tuple[int, str, str, str]]) -> str:
+def _test(tag: str, title: str, listed: Listed) -> str:
     sections = []
     for k in sorted({v for v, *_ in listed}):
         refs = "".join(
-            f'<assessmentItemRef identifier="{ident}" href="items/{ident}.xml"/>' for v, ident, _, _ in listed if v == k
+            f'<assessmentItemRef identifier="{ident}" href="items/{ident}.xml"/>' for v, ident, *_ in listed if v == k
         )
         sections.append(
-            f'<assessmentSection identifier="variant-{k:02d}" title="Variant {k}" visible="true">{refs}</assessmentSection>'
+            f'<assessmentSection identifier="{tag}-variant-{k:02d}" title="Variant {k}" visible="true">{refs}</assessmentSection>'
         )
     body = "".join(sections)
     if len(sections) > 1:  # each student is given one variant, drawn by the LMS when the test starts
         body = (
-            '<assessmentSection identifier="variants" title="One variant per student" visible="false">'
+            f'<assessmentSection identifier="{tag}-variants" title="One variant per student" visible="false">'
             f'<selection select="1"/>{body}</assessmentSection>'
         )
+    # the test's maximum (what one student can earn: one variant), where OpenOLAT reads it
+    best = sum(p for v, *_, p in listed if v == 1)
     return (
-        _head("assessmentTest", f"attncalc-seed-{seed}", f"attncalc homework, seed {seed}")
+        _head("assessmentTest", tag, title)
         + ">"
         + '<outcomeDeclaration identifier="SCORE" cardinality="single" baseType="float"/>'
-        + f'<testPart identifier="part" navigationMode="nonlinear" submissionMode="simultaneous">{body}</testPart>'
+        + '<outcomeDeclaration identifier="MAXSCORE" cardinality="single" baseType="float">'
+        + f"<defaultValue><value>{best:.12g}</value></defaultValue></outcomeDeclaration>"
+        + f'<testPart identifier="{tag}-part" navigationMode="nonlinear" submissionMode="simultaneous">{body}</testPart>'
         + '<outcomeProcessing><setOutcomeValue identifier="SCORE"><sum><testVariables variableIdentifier="SCORE"/>'
         + "</sum></setOutcomeValue></outcomeProcessing></assessmentTest>\n"
     )
 
 
-def _manifest(seed: int, listed: list[tuple[int, str, str, str]]) -> str:
-    deps = "".join(f'<dependency identifierref="{ident}"/>' for _, ident, _, _ in listed)
+def _manifest(tag: str, listed: Listed) -> str:
+    deps = "".join(f'<dependency identifierref="{ident}"/>' for _, ident, *_ in listed)
     resources = "".join(
         f'<resource identifier="{ident}" type="imsqti_item_xmlv2p1" href="items/{ident}.xml">'
         f'<file href="items/{ident}.xml"/></resource>'
-        for _, ident, _, _ in listed
+        for _, ident, *_ in listed
     )
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         f'<manifest xmlns="{CP}" xmlns:xsi="{XSI}" xsi:schemaLocation="{CP} {CP_XSD}" '
-        f'identifier="attncalc-seed-{seed}">'
+        f'identifier="{tag}-manifest">'
         "<metadata><schema>QTIv2.1 Package</schema><schemaversion>1.0.0</schemaversion></metadata>"
         "<organizations/><resources>"
-        f'<resource identifier="test" type="imsqti_test_xmlv2p1" href="test.xml"><file href="test.xml"/>{deps}</resource>'
+        f'<resource identifier="{tag}-test" type="imsqti_test_xmlv2p1" href="test.xml"><file href="test.xml"/>{deps}</resource>'
         f"{resources}</resources></manifest>\n"
     )
 
 
-def qti_zip(derivations: list[Derivation], seed: int) -> bytes:
-    """The package as zip bytes."""
-    listed = items(derivations)
-    files = [("imsmanifest.xml", _manifest(seed, listed)), ("test.xml", _test(seed, listed))]
-    files += [(f"items/{ident}.xml", xml) for _, ident, _, xml in listed]
+def qti_zip(derivations: list[Derivation], seed: int, tag: str | None = None, name: str = "") -> bytes:
+    """The package as zip bytes; ``tag`` (:func:`attncalc.render.lms.set_tag`) prefixes every identifier."""
+    tag = tag or f"attncalc-seed-{seed}"
+    title = f"attncalc homework {name}, seed {seed}" if name else f"attncalc homework, seed {seed}"
+    listed = items(derivations, tag)
+    files = [("imsmanifest.xml", _manifest(tag, listed)), ("test.xml", _test(tag, title, listed))]
+    files += [(f"items/{ident}.xml", xml) for _, ident, _, xml, _ in listed]
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
         for name, text in files:

@@ -1,0 +1,214 @@
+"""What every LMS export (Moodle XML, QTI 2.1, QTI 1.2) asks and accepts, worked out once.
+
+Per variant and step a :class:`Question`: its points (the problem's ``[grading]``, a vector's entries
+sharing its step's points), and per entry either a number or a choice of labels. A number accepts at
+full marks every value ``attncalc check`` accepts from work done at the asked decimals without the
+student's own earlier answers: the key (the true value rounded half away from zero) and the hand chain
+(every step rounded to the asked decimals and carried forward), with and without the maximum
+subtracted before the exponentials; each within half a unit of the last decimal. A named slip
+(:data:`attncalc.arith.MISTAKES`, made at this step on the true earlier values, as check recomputes it)
+whose rounded value is none of those becomes an answer worth the problem's ``slip`` share, with check's
+note as its feedback. A label (a prediction, a decode's token, a beam) is a choice; a beam search's kept
+beams are one choice per rank among every candidate.
+
+The identifiers of a homework set (:func:`set_tag`) follow from its problems (so from its kind, options
+and seed) and its name (``generate --name``), so that two sets never share one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import grading
+from ..arith import MISTAKES, round_half_up
+from ..derivation import Argmax, Derivation, Step
+from .fmt import entry_indices, entry_label
+
+SHIFTS = (None, "never", "always")  # check accepts exponentials with or without the maximum subtracted
+
+
+@dataclass(frozen=True)
+class Slip:
+    value: str  # the slip's value at the asked decimals
+    name: str  # its key in MISTAKES
+    note: str  # check's words for it
+
+
+@dataclass(frozen=True)
+class Number:
+    label: str  # e_2 (cat)
+    key: str  # the answers file's value
+    accepted: tuple[str, ...]  # every value worth full marks, the key first
+    slips: tuple[Slip, ...] = ()
+    masked: bool = False  # a −∞ (a masked score): nothing to ask
+
+
+@dataclass(frozen=True)
+class Choice:
+    label: str  # what is asked: "ŷ", "beams, rank 1"
+    options: tuple[str, ...]
+    correct: tuple[str, ...]  # the right labels (several when probabilities tie)
+
+
+@dataclass(frozen=True)
+class Question:
+    variant: int
+    number: int  # the step's place in the derivation, from 1
+    step: Step
+    step_id: str
+    title: str
+    formula: str
+    shown: Any  # the key as the answers file writes it
+    points: float
+    decimals: int
+    slip_share: float
+    entries: tuple[Number | Choice, ...]
+
+    @property
+    def asked(self) -> list[Number | Choice]:
+        """The entries a student answers (a masked −∞ is shown, not asked)."""
+        return [e for e in self.entries if not (isinstance(e, Number) and e.masked)]
+
+    @property
+    def entry_points(self) -> float:
+        """What one asked entry is worth: the step's points shared by its entries."""
+        return self.points / max(1, len(self.asked))
+
+
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,59}")
+
+
+def check_name(name: str) -> None:
+    """A set's name (``generate --name``): up to 60 letters, digits, spaces, dots, dashes and underscores,
+    starting with a letter or digit (it names the quiz in the LMS and goes into its identifiers)."""
+    from ..errors import ProblemError
+
+    if name and not NAME.fullmatch(name):
+        raise ProblemError(
+            "generate",
+            "--name",
+            f"{name[:60]!r} is not a set name: use up to 60 letters, digits, spaces, '.', '-' or '_', "
+            "starting with a letter or digit (week5)",
+        )
+
+
+def set_tag(problems: list[dict[str, Any]], seed: int, name: str = "") -> str:
+    """The set's identifier prefix: its name (letters, digits, - and _ only) and a digest of its problems
+    and name, e.g. ``week5-3fa9c2d1``; ``set-…`` without a name. A valid XML name (an NCName)."""
+    digest = hashlib.sha256(repr((seed, name, problems)).encode("utf-8")).hexdigest()[:8]
+    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-_")[:40]
+    if not slug or not slug[0].isalpha():
+        slug = f"set-{slug}" if slug else "set"
+    return f"{slug}-{digest}"
+
+
+def fixed(x: float, decimals: int) -> str:
+    """x rounded half away from zero, written with exactly ``decimals`` decimals."""
+    return f"{round_half_up(float(x), decimals):.{decimals}f}"
+
+
+def questions(d: Derivation, variant: int) -> list[Question]:
+    """Every step of a derivation as an LMS question."""
+    from ..check_answers import Answer
+    from ..check_runs import Runs
+    from ..mechanisms import solve
+    from .json import to_dict
+
+    p = d.problem
+    truth = solve(p, exact=False, carry_rounded=False)
+    points = grading.step_points(p.grading, truth.step_ids, p.path)
+    answers = [
+        Answer(s.id, np.asarray(s.value, dtype=float), None) for s in truth.steps if not isinstance(s.value, str)
+    ]
+    plain = Runs(p, [])  # the hand chain
+    on_truth = Runs(p, answers)  # a step recomputed from the true earlier values (a slip made here)
+    out = []
+    for n, (step, s) in enumerate(zip(d.steps, to_dict(d)["steps"], strict=True), 1):
+        if isinstance(step, Argmax):
+            entries: tuple[Number | Choice, ...] = _choices(d, step)
+        else:
+            entries = tuple(_numbers(d, step, s["shown"], plain, on_truth))
+        out.append(
+            Question(
+                variant,
+                n,
+                step,
+                s["id"],
+                s["title"],
+                s["formula"],
+                s["shown"],
+                points[s["id"]],
+                d.decimals,
+                p.grading.slip,
+                entries,
+            )
+        )
+    return out
+
+
+def _choices(d: Derivation, step: Argmax) -> tuple[Choice, ...]:
+    labels = tuple(step.labels) or (str(step.value),)
+    if str(step.value) in labels:
+        return (Choice(step.symbol, labels, step.tied()),)
+    # a beam search's new beams ("beam 2: dog, beam 1: mat"): per rank, one of every candidate
+    cand = next((c for c in d.steps if c.id == "candidates"), None)
+    options = labels
+    if cand is not None and cand.rows is not None and cand.cols is not None:
+        options = tuple(f"{b}: {v}" for b in cand.rows for v in cand.cols)
+    return tuple(Choice(f"{step.symbol}, rank {r}", options, (lab,)) for r, lab in enumerate(labels, 1))
+
+
+def _numbers(d: Derivation, step: Step, shown: Any, plain: Any, on_truth: Any) -> list[Number]:
+    from ..check_slips import mistake_args as _mistake_args
+    from ..check_notes import mistake_note
+
+    dec = d.decimals
+    shape = np.shape(step.value)
+    keys = [str(k) for k in np.ravel(np.asarray(shown, dtype=object))]
+    chains = []
+    for shift in SHIFTS:
+        for v in (plain.value(step.id, "hand", dec, shift=shift), plain.value(step.id, "float", shift=shift)):
+            if v is not None and v.shape == shape:
+                chains.append(np.ravel(v))
+    slips: list[tuple[str, str, np.ndarray]] = []
+    base = on_truth.value(step.id, "float", overrides=True)
+    for name in MISTAKES:
+        for arg in _mistake_args(d.problem, name):
+            v = on_truth.value(step.id, "float", overrides=True, mistake=name, arg=arg)
+            if v is None or base is None or v.shape != shape:
+                continue
+            if np.allclose(v, base, rtol=1e-9, atol=1e-12, equal_nan=True):  # the slip does not touch this step
+                continue
+            slips.append((name, mistake_note(name, arg, d.problem, step.id), np.ravel(v)))
+    half = 0.5 * 10.0**-dec
+    out = []
+    for i, (idx, key) in enumerate(zip(entry_indices(shape), keys, strict=True)):
+        label = entry_label(step.symbol, idx)
+        if step.rows is not None and idx and idx[0] < len(step.rows):
+            label += f" ({step.rows[idx[0]]})"
+        if key in ("-inf", "inf", "nan"):
+            out.append(Number(label, key, (), (), masked=True))
+            continue
+        accepted = [key]
+        for c in chains:
+            if np.isfinite(c[i]):
+                v = fixed(float(c[i]), dec)
+                if all(abs(float(v) - float(a)) > 1e-12 for a in accepted):
+                    accepted.append(v)
+        found: list[Slip] = []
+        for name, note, v in slips:
+            x = float(v[i])
+            if not np.isfinite(x):
+                continue
+            value = fixed(x, dec)
+            # an entry the slip leaves among the accepted values (or one an earlier slip names) is no slip here
+            if any(abs(float(value) - float(a)) < half for a in accepted + [f.value for f in found]):
+                continue
+            found.append(Slip(value, name, f"It looks like {note}."))
+        out.append(Number(label, key, tuple(accepted), tuple(found)))
+    return out

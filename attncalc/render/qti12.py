@@ -1,0 +1,168 @@
+"""The QTI 1.2 package written by ``generate --format qti12``: the dialect Canvas classic quizzes and
+ILIAS import (both read QTI 1.2 only; what each reads is written down in docs/lms.md).
+
+A zip holds ``imsmanifest.xml`` (one resource of type ``imsqti_xmlv1p2``) and ``TAG/TAG.xml``, a
+``questestinterop`` with one ``assessment``. Each entry asked is one ``item`` (one answer field: a
+``render_fib`` of type Decimal, or a ``render_choice`` over the labels), its question text one
+``mattext texttype="text/html"`` holding the variant's givens. A number's answers are ranges
+(``vargte``/``varlte``: the key and every hand-chain value, each ± half a unit of the last decimal), the
+range ILIAS keeps last (it keeps only the last range and the last ``setvar``, the points). The
+step worked out is the item's general feedback (``itemfeedback ident="general_fb"``, which Canvas shows
+to every student). With several variants, each entry is a question group (a ``section`` whose
+``selection_ordering`` selects 1 item, ``points_per_item`` its points) holding that entry's item of
+every variant: Canvas draws one variant of each question per student. QTI 1.2 importers give a number
+full marks or none, so the slips' partial credit lives in the Moodle and QTI 2.1 exports only.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import zipfile
+from xml.sax.saxutils import escape, quoteattr
+
+from ..derivation import Derivation
+from .lms import Choice, Number, Question, questions
+from .moodle import givens_html
+from .qti import ZIP_DATE, worked
+
+CP = "http://www.imsglobal.org/xsd/imscp_v1p1"
+
+
+def _meta(fields: dict[str, str]) -> str:
+    rows = "".join(
+        f"<qtimetadatafield><fieldlabel>{k}</fieldlabel><fieldentry>{escape(v)}</fieldentry></qtimetadatafield>"
+        for k, v in fields.items()
+    )
+    return f"<itemmetadata><qtimetadata>{rows}</qtimetadata></itemmetadata>"
+
+
+def _html(text: str) -> str:
+    """HTML as QTI 1.2 carries it: escaped inside a mattext of type text/html."""
+    return f'<mattext texttype="text/html">{escape(text)}</mattext>'
+
+
+def _pts(x: float) -> str:
+    return f"{x:.7g}"
+
+
+def _ranges(accepted: tuple[str, ...], decimals: int) -> list[tuple[float, float]]:
+    """One range per accepted value (Canvas reads every range answer), then the range ILIAS keeps (it reads
+    only the last): the key's, or, when the accepted values are neighbours (0.577 and 0.578), the one range
+    that holds them all and nothing else."""
+    half = 0.5 * 10.0**-decimals
+    values = [float(a) for a in accepted]
+    out = [(v - half, v + half) for v in values[1:]]
+    units = sorted({round(v * 10**decimals) for v in values})
+    if units[-1] - units[0] == len(units) - 1:  # consecutive units: no value between them is left out
+        return [*out, (min(values) - half, max(values) + half)]
+    return [*out, (values[0] - half, values[0] + half)]
+
+
+def _item(ident: str, title: str, text: str, q: Question, e: Number | Choice, d: Derivation) -> str:
+    pts = q.entry_points
+    feedback = (
+        '<respcondition continue="Yes"><conditionvar><other/></conditionvar>'
+        '<displayfeedback feedbacktype="Response" linkrefid="general_fb"/></respcondition>'
+    )
+    if isinstance(e, Choice):
+        kind, ilias = "multiple_choice_question", "SINGLE CHOICE QUESTION"
+        labels = {lab: f"L{k}" for k, lab in enumerate(e.options, 1)}
+        choices = "".join(
+            f'<response_label ident="{c}"><material><mattext texttype="text/plain">{escape(lab)}</mattext>'
+            "</material></response_label>"
+            for lab, c in labels.items()
+        )
+        field = (
+            '<response_lid ident="response1" rcardinality="Single"><render_choice shuffle="No">'
+            f"{choices}</render_choice></response_lid>"
+        )
+        conditions = "".join(
+            f'<respcondition continue="No"><conditionvar><varequal respident="response1">{labels[c]}</varequal>'
+            f'</conditionvar><setvar action="Set" varname="SCORE">{_pts(pts)}</setvar></respcondition>'
+            for c in e.correct
+        )
+    else:
+        kind, ilias = "numerical_question", "NUMERIC QUESTION"
+        field = (
+            '<response_str ident="response1" rcardinality="Single"><render_fib fibtype="Decimal">'
+            '<response_label ident="answer1"/></render_fib></response_str>'
+        )
+        conditions = "".join(
+            '<respcondition continue="No"><conditionvar>'
+            f'<vargte respident="response1">{low:.{d.decimals + 1}f}</vargte>'
+            f'<varlte respident="response1">{high:.{d.decimals + 1}f}</varlte>'
+            f'</conditionvar><setvar action="Set" varname="SCORE">{_pts(pts)}</setvar></respcondition>'
+            for low, high in _ranges(e.accepted, d.decimals)
+        )
+    return (
+        f"<item ident={quoteattr(ident)} title={quoteattr(title)}>"
+        + _meta({"question_type": kind, "points_possible": _pts(pts), "QUESTIONTYPE": ilias})
+        + f"<presentation><material>{_html(text)}</material>{field}</presentation>"
+        + '<resprocessing><outcomes><decvar maxvalue="100" minvalue="0" varname="SCORE" vartype="Decimal"/></outcomes>'
+        + f"{feedback}{conditions}</resprocessing>"
+        + '<itemfeedback ident="general_fb"><flow_mat><material>'
+        + _html(worked(q.step, q.shown, d.decimals))
+        + "</material></flow_mat></itemfeedback></item>"
+    )
+
+
+def assessment(derivations: list[Derivation], tag: str, title: str) -> str:
+    """The questestinterop document: question groups (one per entry asked, one item per variant in each)."""
+    slots: dict[tuple[int, int], list[tuple[str, float]]] = {}  # (step, entry) -> items of every variant
+    for k, d in enumerate(derivations, 1):
+        head = f"<p><b>Variant {k}</b></p>{givens_html(d)}"
+        for q in questions(d, k):
+            ask = f"<p>Compute <b>{html.escape(q.title)}</b> [{q.step_id}]: {html.escape(q.formula)}."
+            ask += "</p>" if q.entries and isinstance(q.entries[0], Choice) else f" Give {d.decimals} decimals.</p>"
+            for j, e in enumerate(q.asked, 1):
+                ident = f"{tag}-v{k:02d}-{q.number:03d}-{j:02d}"
+                name = f"Variant {k}: {q.title} [{q.step_id}] {e.label}"
+                text = f"{head}{ask}<p>{html.escape(e.label)} = ?</p>"
+                slots.setdefault((q.number, j), []).append((_item(ident, name, text, q, e, d), q.entry_points))
+    parts = []
+    for (n, j), its in slots.items():
+        xml = "".join(x for x, _ in its)
+        if len(derivations) == 1:
+            parts.append(xml)
+            continue
+        parts.append(
+            f'<section ident="{tag}-g{n:03d}-{j:02d}" title="Question {n}.{j}, one variant per student">'
+            "<selection_ordering><selection><selection_number>1</selection_number><selection_extension>"
+            f"<points_per_item>{_pts(its[0][1])}</points_per_item></selection_extension></selection>"
+            f"</selection_ordering>{xml}</section>"
+        )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<questestinterop xmlns="http://www.imsglobal.org/xsd/ims_qtiasiv1p2" '
+        'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+        'xsi:schemaLocation="http://www.imsglobal.org/xsd/ims_qtiasiv1p2 '
+        'http://www.imsglobal.org/xsd/ims_qtiasiv1p2p1.xsd">'
+        f"<assessment ident={quoteattr(tag)} title={quoteattr(title)}>"
+        + "<qtimetadata><qtimetadatafield><fieldlabel>cc_maxattempts</fieldlabel><fieldentry>1</fieldentry>"
+        + "</qtimetadatafield></qtimetadata>"
+        + f'<section ident="{tag}-root" title="root_section">{"".join(parts)}</section>'
+        "</assessment></questestinterop>\n"
+    )
+
+
+def qti12_zip(derivations: list[Derivation], seed: int, tag: str | None = None, name: str = "") -> bytes:
+    """The package as zip bytes; ``tag`` (:func:`attncalc.render.lms.set_tag`) prefixes every identifier."""
+    tag = tag or f"attncalc-seed-{seed}"
+    title = f"attncalc homework {name}, seed {seed}" if name else f"attncalc homework, seed {seed}"
+    manifest = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<manifest xmlns="{CP}" identifier="{tag}-manifest"><metadata><schema>IMS Content</schema>'
+        "<schemaversion>1.1.3</schemaversion></metadata><organizations/><resources>"
+        f'<resource identifier="{tag}" type="imsqti_xmlv1p2"><file href="{tag}/{tag}.xml"/></resource>'
+        "</resources></manifest>\n"
+    )
+    files = [("imsmanifest.xml", manifest), (f"{tag}/{tag}.xml", assessment(derivations, tag, title))]
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for fname, text in files:
+            info = zipfile.ZipInfo(fname, ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            z.writestr(info, text.encode("utf-8"))
+    return buf.getvalue()
