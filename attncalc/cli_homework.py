@@ -440,9 +440,7 @@ def generate(
         check_name(name)
         check_folder(folder, homework_names(count, format.value), force)  # before any variant is drawn
         result = make(opts)
-        files = homework_files(
-            result.problems, result.derivations, format.value, seed, detail.value, max_pages, name
-        )
+        files = homework_files(result.problems, result.derivations, format.value, seed, detail.value, max_pages, name)
         write_homework(folder, files, force)
     except AttncalcError as exc:
         _fail(str(exc))

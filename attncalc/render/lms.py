@@ -164,8 +164,8 @@ def _choices(d: Derivation, step: Argmax) -> tuple[Choice, ...]:
 
 
 def _numbers(d: Derivation, step: Step, shown: Any, plain: Any, on_truth: Any) -> list[Number]:
-    from ..check_slips import mistake_args as _mistake_args
     from ..check_notes import mistake_note
+    from ..check_slips import mistake_args as _mistake_args
 
     dec = d.decimals
     shape = np.shape(step.value)
