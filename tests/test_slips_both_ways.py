@@ -26,7 +26,7 @@ from attncalc.mechanisms import MECHANISMS, solve
 from attncalc.problem import Problem, load_problem, parse_problem
 
 from .helpers import PROBLEMS
-from .test_recurrent_slips import GRU
+from .test_recurrent_slips import GRU, RNN
 
 
 def r3(x: Any, k: int = 3) -> Any:
@@ -140,6 +140,7 @@ INLINE: dict[str, dict[str, Any]] = {
         "given": {"query": [1, 0.5], "keys": [[1, 0], [0, 1], [1, 1]], "values": [[2, 1], [0, 3], [1, -1]]},
     },
     "reset_swapped": GRU,
+    "xh_swapped": {**RNN, "cell": {"order": "xh"}},  # the per-gate W over [x; h] (issue 24's [cell] order)
     "distance_squared": {
         "kind": "similarity",
         "measure": "euclidean",
