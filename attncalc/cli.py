@@ -140,7 +140,8 @@ def solve(
             from .render.writers import render as render_sheet
 
             assert target is not None
-            pdf = compile_pdf(render_sheet(derivations, "latex", sheet.value, detail=detail.value))
+            tex = render_sheet(derivations, "latex", sheet.value, detail=detail.value)
+            pdf = compile_pdf(tex, name="standard output" if target == "-" else printable(target))
             if target == "-":
                 sys.stdout.buffer.write(pdf)
                 return
