@@ -148,6 +148,29 @@ def test_latex_sets_a_token_as_text(tmp_path: Path, name: str) -> None:
 
 
 @needs_pdflatex
+@pytest.mark.parametrize("tokens", [[" [CLS]", "*[x]", "* y"], ["[CLS]", "[MASK]", "x"]])
+def test_a_row_label_opening_with_a_bracket_or_star_is_text(tmp_path: Path, tokens: list[str]) -> None:
+    """A row label after a tabular's \\\\ : TeX skips spaces looking for its [spacing] or its star, so
+    " [CLS]" and "*[x]" stopped pdflatex as "[CLS]" did."""
+    f = tmp_path / "p.json"
+    f.write_text(
+        json.dumps(
+            {
+                "title": "t",
+                "kind": "attention",
+                "tokens": tokens,
+                "given": {"query": [1, 1], "keys": [[1, 0], [0, 2], [1, 1]]},
+            }
+        )
+    )
+    pdf = tmp_path / "p.pdf"
+    result = run_cli("solve", "-o", str(pdf), str(f))
+    assert result.returncode == 0, result.stderr
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    assert all(t.strip() in text for t in tokens)
+
+
+@needs_pdflatex
 def test_latex_writes_what_its_fonts_lack_in_ascii(tmp_path: Path) -> None:
     """An emoji, a euro sign and a Latin letter beyond Latin-1 were "?"; now anyascii's spelling."""
     f = _hostile(tmp_path, "decoder-dot", ["😀", "€", "Łódź"], title="t")

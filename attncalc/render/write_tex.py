@@ -42,9 +42,11 @@ def _tex_safe(s: str) -> str:
             continue
         parts = _SUBSCRIPTED.split(piece)  # odd parts are the symbols
         out += [f"${to_tex(p)}$" if j % 2 else _tex_text_part(p) for j, p in enumerate(parts)]
-    # a text that opens with "[" (a token [CLS] as a table row's label) would be read as the optional
-    # argument of the \\ before it ("Missing number"): braced, it is a bracket
-    return "{[}" + "".join(out)[1:] if out and "".join(out).startswith("[") else "".join(out)
+    # a text that opens (after any spaces, which TeX skips there) with "[" or "*" (a token [CLS] as a
+    # table row's label) would be read as the optional argument or the star of the \\ before it
+    # ("Missing number"): an empty group first ends that look-ahead
+    text = "".join(out)
+    return "{}" + text if text.lstrip().startswith(("[", "*")) else text
 
 
 def _tex_text_part(s: str) -> str:
