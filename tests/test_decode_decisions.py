@@ -77,7 +77,9 @@ def test_the_top_p_cut_compares_the_exact_running_sum(cli: Any, tmp_path: Path) 
     body = 'strategy = "top-p"\n[given]\nprobabilities = [0.7, 0.2, 0.1]\nvocab = ["a", "b", "c"]\np = 0.9\n'
     assert 0.7 + 0.2 < 0.9
     for exact in (True, False):
-        assert _step(_solve(cli, tmp_path, body, exact), "kept")["value"] == [1, 1, 0]
+        kept = _step(_solve(cli, tmp_path, body, exact), "kept")
+        assert kept["value"] == [1, 1, 0]
+        assert "The running sum before c equals p = 0.9 exactly" in kept["note"]
     body = body.replace("[0.7, 0.2, 0.1]", "[0.6, 0.3, 0.1]").replace("p = 0.9", "p = 0.9000000000001")
     assert Fraction("0.6") + Fraction("0.3") < Fraction("0.9000000000001")
     for exact in (True, False):

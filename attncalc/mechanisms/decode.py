@@ -186,6 +186,7 @@ def _filter(
             explain="Both filters keep the most probable tokens, so they start from the sorted distribution.",
         )
     )
+    cut_note = ""
     if d.strategy == "top-k":
         assert d.k is not None
         n_keep = d.k
@@ -212,6 +213,8 @@ def _filter(
         prior = [0 * cum[0], *list(cum[:-1])]  # the running sum before each sorted token
         # exact forms compare exactly; floats as decide says, so that 0.7 + 0.2 (0.8999999999999999) reaches
         # p = 0.9 as it does by hand and in exact mode
+        exact_prior: list[Any] | None = None
+        exact_p: Any = None
         if is_exact(cum):
             n_keep = sum(1 for x in prior if bool(x < p_val))
         else:
@@ -226,6 +229,19 @@ def _filter(
             )
         p_text = fmt(node_float(d.p), 6)
         why = [f"[{fmt(float(x), chain.decimals)} < {p_text}]" for x in prior]
+        if n_keep < V and chain.mistake is None:  # the cut on a running sum equal to p: said, and how decided
+            x, after = prior[n_keep], sorted_labels[n_keep]
+            if is_exact(cum):
+                on, how = bool(x == p_val), "exactly"
+            else:
+                near = abs(float(x) - float(p_val)) <= decide.TIE
+                on = near and (exact_prior is None or bool(exact_prior[n_keep] == exact_p))
+                how = "exactly" if exact_prior is not None else f"to within {decide.TIE_TEXT}"
+            if on:
+                cut_note = (
+                    f"The running sum before {after} equals p = {p_text} {how}: it is not below p, so {after} "
+                    "and the tokens after it are dropped."
+                )
         rule = f"the smallest set of most probable tokens whose probabilities reach p = {p_text}"
         if chain.mistake == "top_p_early":
             if n_keep < 2:
@@ -254,6 +270,7 @@ def _filter(
             written=tuple(why[rank[i]] for i in range(V)),
             explain="A token is kept when its rank is within k (top-k), or when the tokens more probable than "
             "it hold less than p (top-p: the token that reaches p is kept too).",
+            note=cut_note,
         )
     )
     probs_c, kept_c = chain.coerce(probs, kept)
