@@ -98,3 +98,21 @@ def test_greedy_decides_a_near_tie_exactly(cli: Any, tmp_path: Path) -> None:
     logits = 'strategy = "greedy"\n[given]\nlogits = ["0.33333333333333331", "1/3", 0]\nvocab = ["a", "b", "c"]\n'
     for exact in (True, False):
         assert _step(_solve(cli, tmp_path, logits, exact), "choice")["value"] == "b"
+
+
+def test_top_k_ranks_a_near_tie_exactly(cli: Any, tmp_path: Path) -> None:
+    """k = 1 over 0.33333333333333331 and 1/3 (one float): exactly, 1/3 is the larger, so b is kept
+    (rounded to 12 decimals they tied and the earlier, a, was kept)."""
+    body = (
+        'strategy = "top-k"\n[given]\nprobabilities = ["0.33333333333333331", "1/3", 0.3, '
+        '"11/30 - 0.33333333333333331"]\nvocab = ["a", "b", "c", "d"]\nk = 1\n'
+    )
+    assert Fraction(1, 3) > Fraction("0.33333333333333331") > Fraction("0.3")
+    for exact in (True, False):
+        assert _step(_solve(cli, tmp_path, body, exact), "kept")["value"] == [0, 1, 0, 0]
+    logits = 'strategy = "top-k"\n[given]\nlogits = ["0.33333333333333331", "1/3", 0]\nvocab = ["a", "b", "c"]\nk = 1\n'
+    for exact in (True, False):
+        assert _step(_solve(cli, tmp_path, logits, exact), "kept")["value"] == [0, 1, 0]
+    ties = 'strategy = "top-k"\n[given]\nlogits = [1, 2, 2]\nvocab = ["a", "b", "c"]\nk = 1\n'
+    for exact in (True, False):  # a true tie still goes to the earlier entry
+        assert _step(_solve(cli, tmp_path, ties, exact), "kept")["value"] == [0, 1, 0]

@@ -11,7 +11,9 @@ token i owns [F_(i−1), F_i), so a u on a boundary belongs to the next token.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
+from functools import cmp_to_key
 from typing import Any
 
 TIE = 1e-9  # float mode: sums this close to the bound are equal unless decided exactly
@@ -88,3 +90,30 @@ def boundary_note(u: float, k: int, how: str) -> str:
         f"u = {u:g} lies on the boundary F_{k} (the running sum equals u {how}): each token owns "
         "[F_(i−1), F_i) of [0, 1), so a u on a boundary belongs to the next token"
     )
+
+
+def descending(values: list[float], exact_of: Callable[[int], Any] | None) -> list[int]:
+    """Indices by value, largest first: as floats where they are further apart than TIE; within a run
+    of values closer than that, by their exact values (``exact_of(i)``) where given; ties to the
+    earlier index."""
+    order = sorted(range(len(values)), key=lambda i: -values[i])  # stable: ties keep index order
+    if exact_of is None:
+        return order
+
+    def cmp(i: int, j: int) -> int:
+        if _decided(exact_of(i) > exact_of(j)):
+            return -1
+        if _decided(exact_of(j) > exact_of(i)):
+            return 1
+        return -1 if i < j else 1
+
+    out: list[int] = []
+    k = 0
+    while k < len(order):
+        end = k + 1
+        while end < len(order) and values[order[end - 1]] - values[order[end]] <= TIE:
+            end += 1
+        run = order[k:end]
+        out += sorted(run, key=cmp_to_key(cmp)) if len(run) > 1 else run
+        k = end
+    return out

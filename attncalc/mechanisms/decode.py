@@ -170,7 +170,15 @@ def _filter(
     assert d is not None
     labels, V = d.vocab, len(d.vocab)
     pf = to_float(probs)
-    order = [int(i) for i in np.argsort(-np.round(pf, 12), kind="stable")]  # ties: the earlier vocabulary entry first
+    # largest first, ties to the earlier vocabulary entry; values closer than decide.TIE by their exact
+    # values (the given probabilities, or the logits, whose order softmax keeps)
+    if chain.mode == "hand" or chain.mistake is not None:
+        order = [int(i) for i in np.argsort(-np.round(pf, 12), kind="stable")]
+    else:
+        source = d.logits if d.logits is not None else d.probabilities
+        assert source is not None
+        nodes = source.nodes.ravel()
+        order = decide.descending([float(x) for x in pf], functools.cache(lambda i: decide.exact_values([nodes[i]])[0]))
     sorted_ = chain.finish("sorted", np.asarray([probs[i] for i in order], dtype=probs.dtype))
     sorted_labels = tuple(labels[i] for i in order)
     steps.append(
