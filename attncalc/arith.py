@@ -57,12 +57,15 @@ def round_half_up(x: float, decimals: int) -> float:
     """Round as people do by hand: 0.0625 -> 0.063 at 3 decimals (not banker's rounding)."""
     if not math.isfinite(x):
         return x
-    # 12 significant digits first (more when the decimals asked for need them, up to 15): sums of
-    # decimals carry binary noise (0.1645 is stored as 0.16449999999999998), and by hand 0.1645
-    # rounds up. At 12 decimals 17.496394026320 needs 14 digits, not 12.
+    # 12 significant digits first, to absorb binary noise: sums of decimals carry it (0.1645 is
+    # stored as 0.16449999999999998), and by hand 0.1645 rounds up. Never fewer than 3 digits past
+    # the asked decimals, so the pre-rounding can only move a value lying within noise of a tie
+    # (3.003366813946857 at 10 decimals is 3.0033668139, not 3.0033668140 via 3.00336681395); where
+    # that would take more digits than a double holds (17), the float's exact decimal is rounded.
     whole = len(str(int(abs(x)))) if abs(x) >= 1 else 0
-    digits = min(15, max(12, whole + decimals))
-    q = _ROUNDING.quantize(Decimal(f"{x:.{digits}g}"), Decimal(1).scaleb(-decimals))
+    digits = max(12, whole + decimals + 3)
+    exact = Decimal(x) if digits > 17 else Decimal(f"{x:.{digits}g}")
+    q = _ROUNDING.quantize(exact, Decimal(1).scaleb(-decimals))
     return float(q) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
@@ -83,7 +86,8 @@ def round_array(x: np.ndarray, decimals: int) -> np.ndarray:
     with np.errstate(all="ignore"):
         scaled = np.abs(x) * unit
         n = np.floor(scaled)
-        huge = ~np.isfinite(scaled) | (scaled >= 1e9)  # (below 1e9, |x| has at most 12 digits: 12 are kept)
+        # (below 1e9, |x| has at most 9 digits to the asked decimals: round_half_up keeps 12 first)
+        huge = ~np.isfinite(scaled) | (scaled >= 1e9)
         near = np.abs(scaled - n - 0.5) <= 1e-6 + 1e-11 * scaled  # near a tie: where the 12 digits decide
         up = np.floor(scaled + 0.5)
         # near a tie t: the 12 significant digits round_half_up keeps first make x the tie itself when

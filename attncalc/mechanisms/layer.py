@@ -179,14 +179,18 @@ def _sub(x: Any, dec: int) -> str:
 
 class _Lazy:
     """A Formula's written entries made only when a view asks for them (a 64 × 64 layer has 4096 per step,
-    of which a view shows a few): ``lazy[i][j]`` is ``fn((i, j))``."""
+    of which a view shows a few): ``lazy[i][j]`` is ``fn((i, j), dec)``, the operands written to ``dec``
+    decimals; ``at_decimals`` writes them to another precision (a check note at the answer's)."""
 
-    def __init__(self, fn: Any, ndim: int, at: tuple[int, ...] = ()) -> None:
-        self.fn, self.ndim, self.at = fn, ndim, at
+    def __init__(self, fn: Any, ndim: int, dec: int, at: tuple[int, ...] = ()) -> None:
+        self.fn, self.ndim, self.dec, self.at = fn, ndim, dec, at
 
     def __getitem__(self, i: int) -> Any:
         idx = (*self.at, i)
-        return self.fn(idx) if len(idx) == self.ndim else _Lazy(self.fn, self.ndim, idx)
+        return self.fn(idx, self.dec) if len(idx) == self.ndim else _Lazy(self.fn, self.ndim, self.dec, idx)
+
+    def at_decimals(self, dec: int) -> _Lazy:
+        return _Lazy(self.fn, self.ndim, dec, self.at)
 
 
 def _layer_norm(
@@ -217,7 +221,9 @@ def _layer_norm(
             value=mean,
             rows=rows,
             written=_Lazy(
-                lambda i: f"({' + '.join(_num(v, dec) for v in lines[i[0]])}) / {width}".replace("+ -", "- "), 1
+                lambda i, dec: f"({' + '.join(_num(v, dec) for v in lines[i[0]])}) / {width}".replace("+ -", "- "),
+                1,
+                dec,
             ),
             explain="LayerNorm normalises each token's row on its own, over its d_model features.",
         )
@@ -239,12 +245,13 @@ def _layer_norm(
             value=var,
             rows=rows,
             written=_Lazy(
-                lambda i: (
+                lambda i, dec: (
                     "("
                     + " + ".join(f"({_num(v, dec)} − {_sub(mean[i[0]], dec)})²" for v in lines[i[0]])
                     + f") / {denom}"
                 ),
                 1,
+                dec,
             ),
             explain="The mean squared distance from the mean, over the row: LayerNorm divides by d_model.",
         )
@@ -268,10 +275,11 @@ def _layer_norm(
             value=xn,
             rows=tok,
             written=_Lazy(
-                lambda ij: (
+                lambda ij, dec: (
                     f"({_num(x[ij], dec)} − {_sub(at(mean, *ij), dec)}) / √({_num(at(var, *ij), dec)} + {eps_text})"
                 ),
                 2,
+                dec,
             ),
             explain="Each row now has mean 0 and variance about 1 (ε keeps the root away from 0).",
         )
@@ -290,7 +298,9 @@ def _layer_norm(
             value=y,
             rows=tok,
             written=_Lazy(
-                lambda ij: f"{_num(gamma[ij[1]], dec)}·{_paren(_num(xn_c[ij], dec))} + {_num(beta[ij[1]], dec)}", 2
+                lambda ij, dec: f"{_num(gamma[ij[1]], dec)}·{_paren(_num(xn_c[ij], dec))} + {_num(beta[ij[1]], dec)}",
+                2,
+                dec,
             ),
             explain="γ and β are learned per feature; with γ = 1 and β = 0 this step changes nothing.",
         )

@@ -70,8 +70,10 @@ def _rhs_Map(s: Map, idx: tuple[int, ...], n: Num) -> str:
     return f"{paren(x)} · {n(param)}"
 
 
-def _rhs_Formula(s: Formula, idx: tuple[int, ...], n: Num) -> str:
+def _rhs_Formula(s: Formula, idx: tuple[int, ...], n: Num, decimals: int | None = None) -> str:
     out: Any = s.written
+    if decimals is not None and hasattr(out, "at_decimals"):  # written lazily: at the precision asked for
+        out = out.at_decimals(decimals)
     for i in idx:
         out = out[i]
     return str(out)
@@ -305,4 +307,6 @@ def rhs(step: Step, idx: tuple[int, ...], decimals: int) -> str | None:
     fn = globals().get(f"_rhs_{type(step).__name__}")
     if fn is None:
         return None
+    if isinstance(step, Formula):
+        return _rhs_Formula(step, idx, lambda x: fmt(x, decimals), decimals)
     return str(fn(step, idx, lambda x: fmt(x, decimals)))
