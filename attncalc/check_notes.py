@@ -12,7 +12,7 @@ import numpy as np
 from .arith import MISTAKES, round_array, round_half_up
 from .check_answers import UNANSWERED, UNANSWERED_DECIMALS, Answer
 from .check_runs import as_step
-from .derivation import Product, Step
+from .derivation import Concat, Product, Step
 from .problem import Problem
 from .render import expand
 from .render.fmt import entry_label, fmt, paren
@@ -94,6 +94,13 @@ def _entry_name(problem: Problem, step: Step, idx: tuple[int, ...]) -> str:
         from .problem_similarity import entry_name
 
         return entry_name(problem, step.id, idx)
+    if isinstance(step, Concat) and len(idx) == 1 and step.parts:  # entry 5 of [h_0; x_1] (x_1,2)
+        j = idx[0]
+        for part, name in zip(step.parts, step.part_names, strict=False):
+            n = int(np.asarray(part).shape[0]) if np.ndim(part) else 1
+            if j < n:
+                return f"entry {idx[0] + 1} of {step.symbol} ({entry_label(name, (j,))})"
+            j -= n
     return entry_label(step.symbol, idx)
 
 

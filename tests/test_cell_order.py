@@ -161,3 +161,39 @@ def test_each_order_looks_for_its_own_slip_only() -> None:
     r = _slip_report("hx", [1.1, -0.6])
     assert r.mistake == "hx_swapped" and "[x_1; h_0] was used for [h_0; x_1]" in r.note
     assert _slip_report("xh", [1.1, -0.6]).verdict == "correct"
+
+
+# d_x = 2, d_h = 3: W (3 × 5) over the concatenation in either order is defined, so the swap slip is too
+_W = [[1, 0, 0.5, 0, 1], [0, 1, 0, 0.5, -1], [0.5, 0.5, 1, 0, 0]]
+_X, _H0, _B = [1, -0.5], [0.5, -1, 2], [0.1, -0.1, 0]
+
+
+def _unequal(order: str, answers: dict[str, Any]) -> Any:
+    from attncalc.check import check
+    from attncalc.problem import parse_problem
+
+    raw = {"kind": "rnn", "given": {"x": [_X], "h0": _H0, "W": _W, "b": _B}, "cell": {"order": order}}
+    return check(parse_problem(raw, "p.toml"), answers, "a.toml").results[0]
+
+
+@pytest.mark.parametrize("order", ["hx", "xh"])
+def test_the_swap_is_named_when_d_x_differs_from_d_h(order: str) -> None:
+    """W applied to the concatenation in the other order (numpy, from the formula W [·; ·] + b)."""
+    swapped = np.r_[_X, _H0] if order == "hx" else np.r_[_H0, _X]
+    answer = (np.array(_W) @ swapped + _B).tolist()  # hx: [3.35, −3.1, 0.75]; xh: [1.1, −0.1, 1.75]
+    r = _unequal(order, {"1.h_pre": answer})
+    assert r.verdict == "wrong" and r.mistake == f"{order}_swapped", r.note
+    # a typo in one entry of that same answer is not the slip
+    typo = [*answer[:2], answer[2] + 0.3]
+    r = _unequal(order, {"1.h_pre": typo})
+    assert r.verdict == "wrong" and r.mistake is None, r.note
+    # the truth is correct, not the slip
+    truth = np.r_[_H0, _X] if order == "hx" else np.r_[_X, _H0]
+    assert _unequal(order, {"1.h_pre": (np.array(_W) @ truth + _B).tolist()}).verdict == "correct"
+
+
+def test_an_entry_of_a_concatenation_is_named_by_its_part() -> None:
+    """Entry 5 of [h_0; x_1] (d_h = 3) is x_1's second entry: said so, not "([h_0; x_1])_5"."""
+    r = _unequal("hx", {"1.hx": [0.5, -1, 2, 1, -0.4]})
+    assert r.verdict == "wrong" and "entry 5 of [h_0; x_1] (x_1,2)" in r.note, r.note
+    assert "])_" not in r.note

@@ -352,9 +352,10 @@ def _hx(
 ) -> tuple[list[np.ndarray], list[str], str]:
     """The parts of [h; x] (values, names, label), or of [x; h] in the order "xh"; the other order under
     the mistake ``hx_swapped`` (order "hx": [x; h] used) or ``xh_swapped`` (order "xh": [h; x] used),
-    which need x and h of one length (the weights' columns for one then meet the other)."""
+    applied to the same weights (of d_h + d_x columns either way: with d_x ≠ d_h the columns for one then
+    meet parts of both)."""
     if chain.mistake in ("hx_swapped", "xh_swapped"):
-        if len(h) != len(x) or chain.mistake != f"{order}_swapped":
+        if chain.mistake != f"{order}_swapped":
             raise MistakeNotApplicable
         order = "xh" if order == "hx" else "hx"
     if order == "xh":
