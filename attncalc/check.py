@@ -189,6 +189,9 @@ def _grade(
     # slips named at answers this step rests on: their chains, at any precision, carry them on
     carried_slips = list(dict.fromkeys(ctx.named[k] for k in ctx.above if k in ctx.named))
     hand_only: list[tuple[str | None, int]] = []  # the hand chains (shift, decimals) matching every entry
+    # per entry, what it matched (the true value, or a hand chain (shift, decimals)): for a note when
+    # the entries of one answer match different chains
+    seen: list[tuple[tuple[str | None, int] | None, np.ndarray]] = []
 
     def agree(overrides: bool) -> tuple[np.ndarray, bool]:
         """Entries matching the true (or the answerer's own) chain, exact or hand-rounded; and whether
@@ -198,6 +201,8 @@ def _grade(
         for maybe in shifts:  # exponentials with or without the maximum subtracted are both right
             hit = matches(true) if maybe is None and not overrides else np.zeros(given.shape, dtype=bool)
             hit |= matches(runs.value(ans.id, "float", overrides=overrides, shift=maybe))
+            if not overrides:
+                seen.append((None, hit.copy()))
             if overrides and unrounded:
                 hit |= matches(
                     runs.value(ans.id, "float", overrides=True, shift=maybe, without=unrounded, patched=True)
@@ -206,6 +211,8 @@ def _grade(
                 chain = matches(runs.value(ans.id, "hand", k, overrides=overrides, shift=maybe), chain_decimals=k)
                 if not overrides and chain.all():
                     hand_only.append((maybe, k))
+                if not overrides:
+                    seen.append(((maybe, k), chain))
                 hit |= chain
             if maybe is None or hit.sum() > best.sum():  # judge entries by the variant followed most
                 best = hit
@@ -224,7 +231,7 @@ def _grade(
         note = (
             ""
             if exact_truth
-            else f"{hand_chain_note(runs.problem, hand_only)}; unrounded it is {_fmt_nested(expected)}."
+            else f"{hand_chain_note(runs.problem, hand_only, step, seen, open_)}; unrounded it is {_fmt_nested(expected)}."
         )
         return StepResult(
             ans.id,

@@ -70,22 +70,66 @@ def _slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: i
     return "; ".join(parts) + "."
 
 
-def hand_chain_note(problem: Problem, chains: list[tuple[str | None, int]]) -> str:
+def hand_chain_note(
+    problem: Problem,
+    chains: list[tuple[str | None, int]],
+    step: Step | None = None,
+    seen: list[tuple[tuple[str | None, int] | None, np.ndarray]] | None = None,
+    open_: np.ndarray | None = None,
+) -> str:
     """Which hand chain an answer matches, so that the answerer can reproduce it: its precision, whether
-    the row maximum was subtracted before exponentiating, and the ``solve --carry`` that shows it."""
+    the row maximum was subtracted before exponentiating, and the ``solve --carry`` that shows it. When
+    no one chain matches every entry, which chain each entry matched (``seen``: per chain, or None for
+    the true value, the entries it matches)."""
+    if not chains and step is not None and seen:
+        return _mixed_chains_note(problem, step, seen, open_)
     if not chains:
         return "Matches the hand chain (every step rounded and carried forward)"
     shift, k = chains[0]
+    return f"Matches the hand chain{_chain_words(problem, shift, k)}"
+
+
+def _chain_words(problem: Problem, shift: str | None, k: int) -> str:
     setting = problem.settings.shift_max
     words = {"always": " with the maximum subtracted before exponentiating", "never": " without the maximum subtracted"}
     how = f"attncalc solve --carry --decimals {k} shows it"
     if shift is not None and shift != setting:
         how += f' with settings.shift_max = "{shift}"'
     return (
-        f"Matches the hand chain{words.get(shift or '', '')}, every step rounded to {k} "
+        f"{words.get(shift or '', '')}, every step rounded to {k} "
         f"{'decimal' if k == 1 else 'decimals'} and carried "
         f"forward ({how})"
     )
+
+
+def _mixed_chains_note(
+    problem: Problem, step: Step, seen: list[tuple[tuple[str | None, int] | None, np.ndarray]], open_: Any
+) -> str:
+    """The entries grouped by the first chain each matches: the true value first, then the hand chains."""
+    shape = seen[0][1].shape
+    skip = np.zeros(shape, dtype=bool) if open_ is None else np.asarray(open_, dtype=bool)
+    def rank(i: int) -> int:  # the true value first, then the chains that say whether the maximum was subtracted
+        chain = seen[i][0]
+        return 0 if chain is None else 1 if chain[0] is not None else 2
+
+    order = sorted(range(len(seen)), key=rank)
+    groups: dict[tuple[str | None, int] | None, list[str]] = {}
+    for idx in np.ndindex(*shape) if shape else [()]:
+        if skip[idx]:
+            continue
+        for i in order:
+            chain, mask = seen[i]
+            if bool(np.asarray(mask)[idx]):
+                groups.setdefault(chain, []).append(_entry_name(problem, step, tuple(int(j) for j in idx)))
+                break
+    parts = []
+    for chain, names in groups.items():
+        where = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+        if chain is None:
+            parts.append(f"{where} the true value")
+        else:
+            parts.append(f"{where} the hand chain{_chain_words(problem, *chain)}")
+    return "Its entries match different chains: " + "; ".join(parts)
 
 
 def _entry_name(problem: Problem, step: Step, idx: tuple[int, ...]) -> str:
