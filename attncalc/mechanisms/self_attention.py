@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arith import Chain
+from ..arith import Chain, MistakeNotApplicable, is_exact
 from ..derivation import Input, Mask, Product, Step
 from ..problem import Problem
 from .common import SoftmaxNames, softmax_steps, sqrt_dk_step
@@ -81,7 +81,10 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     if p.score == "scaled-dot":
         step, S = sqrt_dk_step(chain, S, d_k, ("S'", "S", "S'"), tok, tok)
         steps.append(step)
-    if p.mask is not None:
+    late = chain.mistake == "mask_after_softmax"  # the slip: softmax over every score, then zeros
+    if late and p.mask is None:
+        raise MistakeNotApplicable
+    if p.mask is not None and not late:
         before = S
         S = chain.finish("masked_scores", apply_mask(S, p.mask))
         what = "causal: token i sees tokens 1..i" if p.mask_text == "causal" else "1 = may attend"
@@ -103,6 +106,9 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     arg = "S'" if p.score == "scaled-dot" or p.mask is not None else "S"
     names = SoftmaxNames(arg=arg, out="A", out_title="Attention weights (row-wise softmax)")
     soft, A = softmax_steps(chain, S, names, p.settings.shift_max, tok, tok)
+    if late:
+        assert p.mask is not None
+        A = chain.finish("weights", np.where(p.mask, A, 0.0 if not is_exact(A) else 0))
     steps.extend(soft)
     out = chain.finish("output", chain.matmul(A, K if chain.mistake == "keys_not_values" else V))
     steps.append(
