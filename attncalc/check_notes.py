@@ -108,6 +108,7 @@ def _mixed_chains_note(
     """The entries grouped by the first chain each matches: the true value first, then the hand chains."""
     shape = seen[0][1].shape
     skip = np.zeros(shape, dtype=bool) if open_ is None else np.asarray(open_, dtype=bool)
+
     def rank(i: int) -> int:  # the true value first, then the chains that say whether the maximum was subtracted
         chain = seen[i][0]
         return 0 if chain is None else 1 if chain[0] is not None else 2

@@ -34,8 +34,14 @@ def _check_mh(o: Options) -> None:
         raise refuse("--mask", "--mask causal applies to multi-head")
     if o.positions is not None and o.positions not in MH_POSITIONS:
         raise refuse("--positions", f"multi-head takes {', '.join(MH_POSITIONS)}")
-    if (o.positions in ("sinusoidal",) and o.dim % 2) or (o.positions == "rope" and (o.dim // o.heads) % 2):
-        raise refuse("--positions", f"{o.positions} positions pair columns: the widths must be even")
+    if o.positions == "sinusoidal" and o.dim % 2:
+        raise refuse("--dim", f"sinusoidal positions pair columns: --dim {o.dim} must be even")
+    if o.positions == "rope" and (o.dim // o.heads) % 2:
+        d_k = o.dim // o.heads
+        raise refuse(
+            "--dim",
+            f"rope rotates each head's columns in pairs: d_k = --dim / --heads = {o.dim}/{o.heads} = {d_k} must be even",
+        )
     if o.cross and o.positions in ("rope", "alibi"):
         raise refuse("--cross", f"--cross with {o.positions} positions is not drawn")
     only(o, {"score", "mask", "heads", "kv_heads", "positions", "cross"}, "multi-head")
@@ -46,11 +52,15 @@ def _draw_mh(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     n, dm = o.tokens, o.dim
     kv = o.kv_heads or o.heads
     d_k = dm // o.heads
+    # past d_model 4 a score sums d_k products of sums of d_model products: drawn densely, most scores
+    # are several units apart (a weight above 0.95) or the same integer (tied weights), for every head
+    # at once; so W_Q and W_K keep two non-zero entries per column there (d_model 4 draws as it always has)
+    proj = d.matrix if dm <= 4 else lambda r, c: _sparse(d, rng, r, c, 2)
     g: dict[str, Any] = {
         "X": d.inputs(n, dm),
         "heads": o.heads,
-        "W_Q": d.matrix(dm, dm),
-        "W_K": d.matrix(dm, kv * d_k),
+        "W_Q": proj(dm, dm),
+        "W_K": proj(dm, kv * d_k),
         "W_V": d.matrix(dm, kv * d_k),
         "W_O": d.matrix(dm, dm),
     }
@@ -70,6 +80,16 @@ def _draw_mh(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
         "given": g,
         "settings": {"decimals": o.decimals, "exact": False},
     }
+
+
+def _sparse(d: Draw, rng: random.Random, rows: int, cols: int, keep: int) -> list[list[int | float]]:
+    """A rows × cols matrix whose columns have ``keep`` non-zero entries, at random rows."""
+    M: list[list[int | float]] = [[0] * cols for _ in range(rows)]
+    for j in range(cols):
+        for i in rng.sample(range(rows), min(keep, rows)):
+            while M[i][j] == 0:
+                M[i][j] = d.number()
+    return M
 
 
 def _reject_mh(o: Options, raw: dict[str, Any]) -> str | None:
