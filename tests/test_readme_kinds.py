@@ -1,0 +1,17 @@
+"""README's problem-file example lists every kind the registry knows (and no other)."""
+
+from __future__ import annotations
+
+import re
+
+from attncalc.kinds import KINDS
+
+from .helpers import ROOT
+
+
+def test_readme_example_lists_every_kind() -> None:
+    text = (ROOT / "README.md").read_text()
+    start = text.index('kind  = "attention"')
+    block = text[start : text.index("\nscore", start)]
+    listed = re.findall(r"[a-z0-9][a-z0-9-]*", block.split("#", 1)[1].replace("#", " "))
+    assert set(listed) == set(KINDS), set(KINDS) ^ set(listed)
