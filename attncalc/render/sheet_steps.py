@@ -130,7 +130,8 @@ class StepBlocks:
                     lines.append((f"{label} = −∞", "masked"))
                 continue
             remark = "; ".join(x for x in (token, expand.aside(s, idx, float(shown[idx]), self.dec)) if x)
-            lines.append((f"{label} = {expand.rhs(s, idx, self.dec)} = {self.n(shown[idx])}", remark))
+            rhs, value = expand.rhs(s, idx, self.dec), self.n(shown[idx])
+            lines.append((f"{label} = {value}" if rhs == value else f"{label} = {rhs} = {value}", remark))
         self.add(MathLines(tuple(lines)))
         if shown.ndim or self.d.problem.kind != "similarity":  # a similarity's one number is its own line
             self._result(s)

@@ -290,7 +290,8 @@ class TextRenderer(TextSteps):
                 if s.fn in ("exp", "shift_exp"):
                     return f"{self._label(s, idx)} = {expand.rhs(s, idx, self.dec)} = 0  (masked)"
                 return f"{self._label(s, idx)} = −∞"
-            text = f"{self._label(s, idx)} = {expand.rhs(s, idx, self.dec)} = {self.n(shown[idx])}"
+            rhs, value = expand.rhs(s, idx, self.dec), self.n(shown[idx])
+            text = f"{self._label(s, idx)} = {value}" if rhs == value else f"{self._label(s, idx)} = {rhs} = {value}"
             return text + self._aside(s, idx, shown[idx])
 
         yield from self._lines(s, line)
