@@ -220,7 +220,9 @@ def _unsupported() -> Response:
 
 def _pairs(body: bytes) -> list[tuple[str, str]]:
     try:
-        return parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True, max_num_fields=MAX_FIELDS)
+        # bytes that are not UTF-8 stay lone surrogates, so the field they are in is named (422)
+        text = body.decode("utf-8", "surrogateescape")
+        return parse_qsl(text, keep_blank_values=True, max_num_fields=MAX_FIELDS, errors="surrogateescape")
     except ValueError:
         raise _Stop(PlainTextResponse(f"More than {MAX_FIELDS} fields.\n", status_code=413)) from None
 
