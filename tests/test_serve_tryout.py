@@ -18,7 +18,7 @@ FORM = {"content-type": "application/x-www-form-urlencoded"}
 def test_a_lone_surrogate_in_json_is_422_naming_the_field(route: str, text: str) -> None:
     """A JSON string escape that is no Unicode character (a lone surrogate) cannot be graded or
     written to an answers file: 422 naming the step, never a 500."""
-    body = ('{"answers":{"prediction":"%s"}}' % text).encode()
+    body = b'{"answers":{"prediction":"' + text.encode() + b'"}}'
     r = examples_client().post(route, content=body, headers=JSON)
     assert r.status_code == 422
     message = json.loads(r.text)["error"]

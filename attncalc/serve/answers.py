@@ -141,9 +141,7 @@ def parse_json_answers(body: bytes) -> dict[str, Any]:
 
     Raises :class:`ProblemError` naming what is wrong."""
     try:
-        data = json.loads(
-            body.decode("utf-8"), parse_float=Decimal, parse_int=_int, parse_constant=_no_constant
-        )
+        data = json.loads(body.decode("utf-8"), parse_float=Decimal, parse_int=_int, parse_constant=_no_constant)
     except _TooLong as exc:
         raise ProblemError("<request>", "", str(exc)) from None
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
