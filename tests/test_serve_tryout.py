@@ -49,3 +49,18 @@ def test_a_huge_json_integer_gets_attncalcs_message(route: str) -> None:
     assert r.status_code == 422
     message = json.loads(r.text)["error"]
     assert "900000 digits" in message and "sys.set_int_max_str_digits" not in message
+
+
+def test_decode_beams_kept_candidates_say_which_score_is_written() -> None:
+    """decode-beam ranks by score/lp (length_penalty = 0.6) but keeps the summed log-probability:
+    the kept_beams step's title and formula say so, and not only "by the length-penalised score"."""
+    import html
+    import re
+
+    page = html.unescape(examples_client().get("/problems/decode-beam").text)
+    section = re.search(
+        r'<section class="step[^"]*" id="step-\d+"[^>]*>(?:(?!</section>).)*kept_beams.*?</section>', page, re.S
+    )
+    assert section is not None
+    text = re.sub(r"<[^>]+>", "", section.group(0))
+    assert "summed log-probabilit" in text and "not score/lp" in text
