@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,3 +66,59 @@ def test_decode_beams_kept_candidates_say_which_score_is_written() -> None:
     assert section is not None
     text = re.sub(r"<[^>]+>", "", section.group(0))
     assert "summed log-probabilit" in text and "not score/lp" in text
+
+
+def test_a_comma_for_a_decimal_point_is_said_once_with_the_hint() -> None:
+    """ "17,496" in a one-number step (decoder-dot's exp_sum, named by its step id) and in a vector
+    entry: check's message once, at the field, with the hint to use a decimal point."""
+    import html
+
+    c = examples_client()
+    for field in ("exp_sum", "scores[0]"):
+        r = c.post("/problems/decoder-dot/check", data={field: "17,496", "action": "check"})
+        assert r.status_code == 422
+        text = html.unescape(r.text)
+        assert text.count("unexpected character ','") == 1, field
+        assert "use a decimal point" in text
+
+
+def test_the_command_gives_the_comma_hint_too(cli: Any, tmp_path: Path) -> None:
+    from .helpers import PROBLEMS
+
+    answers = tmp_path / "a.toml"
+    answers.write_text('exp_sum = "17,496"\n', encoding="utf-8")
+    r = cli("check", str(PROBLEMS / "decoder-dot.toml"), str(answers))
+    assert r.exit_code == 2 and "use a decimal point" in r.output
+
+
+def test_a_copy_step_says_it_is_not_graded() -> None:
+    """layer-encoder's self.head.1.Q is columns 1-2 of Q (computes nothing, worth 0 points): the
+    page says it is not graded instead of "Points 0 / 0"."""
+    import html
+    import re
+
+    fields = {f"self.head.1.Q[{i}][{j}]": "0" for i in range(3) for j in range(2)}
+    r = examples_client().post("/problems/layer-encoder/check", data={**fields, "action": "check"})
+    assert r.status_code == 200
+    text = html.unescape(r.text)
+    section = re.search(
+        r'<section[^>]*>(?:(?!</section>).)*<code class="id">self\.head\.1\.Q</code>.*?</section>', text, re.S
+    )
+    assert section is not None
+    assert "Not graded: nothing is computed here" in section.group(0)
+    assert "Points 0 / 0" not in text
+
+
+def test_a_variant_is_titled_by_kind_and_seed_and_has_one_name() -> None:
+    c = examples_client()
+    page = c.get("/problems/variant-multi-head-1")
+    assert page.status_code == 200
+    assert "Practice: multi-head, seed 1" in page.text and "Variant 1" not in page.text
+    for other in ("variant-multi-head-01", "variant-multi-head-00001"):
+        assert c.get(f"/problems/{other}").status_code == 404
+    assert c.get("/problems/variant-multi-head-0").status_code == 200
+
+
+def test_the_solution_sheet_has_an_icon_so_no_favicon_is_asked_for() -> None:
+    text = examples_client().get("/problems/decoder-dot/solution").text
+    assert '<link rel="icon" href="data:,">' in text.split("</head>")[0]

@@ -176,7 +176,9 @@ async def solution(state: State, request: Request) -> Response:
     def sheet() -> str:
         from ..render.writers import render
 
-        return render([state.catalog.derivation(served)], "html", "solution", reveal=reveal)
+        html = render([state.catalog.derivation(served)], "html", "solution", reveal=reveal)
+        # an empty icon, as the practice pages have, so the browser asks for no /favicon.ico (a 404)
+        return html.replace('<meta charset="utf-8">', '<meta charset="utf-8">\n<link rel="icon" href="data:,">', 1)
 
     return HTMLResponse(await run_in_threadpool(sheet))
 
