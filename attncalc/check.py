@@ -80,6 +80,9 @@ def check(
     truth = solve(problem, exact=False, carry_rounded=False)
     answers = parse_answers(raw_answers, truth, answers_file, key_prefix)
     points = grading.step_points(problem.grading, truth.step_ids, problem.path, grading.copy_steps(truth))
+    # a value the problem states (a gate given as numbers) is not computed: no points, not unanswered
+    computed = grading.computed_steps(truth)
+    points = {k: (v if k in computed else 0.0) for k, v in points.items()}
     runs = Runs(problem, answers)
     by_id = {a.id: a for a in answers}
     givens = {i.name: np.asarray(i.value, dtype=float) for i in truth.inputs}
@@ -105,7 +108,7 @@ def check(
         if why is not None:
             flawed[ans.id] = why
         results.append(r)
-    return Report(problem.path, answers_file, results, round(sum(points.values()), 9), tuple(truth.step_ids))
+    return Report(problem.path, answers_file, results, round(sum(points.values()), 9), tuple(computed))
 
 
 @dataclass(frozen=True)

@@ -70,9 +70,16 @@ def serve(
             f"attncalc: serving on every network interface ({host}:{port}): anyone who can reach this machine "
             "can open the practice page\n"
         )
+    # the server answers at / (a proxy strips the prefix before the request reaches it): announce
+    # that address, and the prefix as where the proxy serves it
     sys.stderr.write(
-        f"attncalc: practice page at http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}{root_path}/\n"
+        f"attncalc: practice page at http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/\n"
     )
+    if root_path:
+        sys.stderr.write(
+            f"attncalc: its links start with {root_path}/: a reverse proxy that strips {root_path} serves it "
+            f"at https://YOUR-HOST{root_path}/\n"
+        )
     uvicorn.run(
         "attncalc.serve.app:app_from_env",
         factory=True,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .derivation import Arrange, Derivation
+from .derivation import Arrange, Derivation, Stated
 from .errors import ProblemError
 from .parse.types import Grading
 
@@ -38,6 +38,12 @@ def copy_steps(d: Derivation) -> frozenset[str]:
     """The steps that compute nothing (a head's block of Q, K or V, the heads side by side, a cache's
     rows): worth ``copies`` points, 0 unless the ``[grading]`` table says otherwise."""
     return frozenset(s.id for s in d.steps if isinstance(s, Arrange) and not s.ranked)
+
+
+def computed_steps(d: Derivation) -> list[str]:
+    """The steps a student computes, in order: every step but a value the problem states (a gate
+    given under ``[[given.gates]]``), which is shown, not asked, earns nothing and is never unanswered."""
+    return [s.id for s in d.steps if not isinstance(s, Stated)]
 
 
 def step_points(g: Grading, step_ids: list[str], file: str, copies: frozenset[str] = frozenset()) -> dict[str, float]:

@@ -51,7 +51,9 @@ def _tokens(text: str) -> list[tuple[str, str]]:
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if not m or m.end() == pos:
-            raise NumberSyntaxError(f"unexpected character {text[pos:].lstrip()[:1]!r}")
+            bad = text[pos:].lstrip()[:1]
+            hint = ": use a decimal point (0.5), not a comma" if bad == "," else ""
+            raise NumberSyntaxError(f"unexpected character {bad!r}{hint}")
         pos = m.end()
         if m.group("num") is not None:
             out.append(("num", m.group("num")))

@@ -211,3 +211,29 @@ def test_index_and_a_new_variant(server: str, browser: Any, tmp_path: Path) -> N
     page.wait_for_selector("#step-1")
     assert "/problems/variant-multi-head-" in page.url and "a generated variant" in page.inner_text("main")
     assert problems == []
+
+
+def test_no_example_page_is_wider_than_a_phone(server: str, browser: Any, tmp_path: Path) -> None:
+    """At 375 px no practice page scrolls sideways: a wide Given table or answer grid scrolls inside
+    its own box, row labels do not break inside words."""
+    page, problems = _page(browser, 375)
+    wide: dict[str, int] = {}
+    for f in sorted(PROBLEMS.glob("*.toml")):
+        page.goto(server + f"/problems/{f.stem}")
+        width = int(page.evaluate("document.documentElement.scrollWidth"))
+        if width > 375:
+            wide[f.stem] = width
+        if f.stem == "layer-encoder":
+            _shots(page, "layer-encoder-375", tmp_path)
+    assert wide == {}
+    # a row label (a token such as "je") is never broken inside the word: its text is one line
+    for name in ("layer-encoder", "long-sentence"):
+        page.goto(server + f"/problems/{name}")
+        broken = page.evaluate(
+            """[...document.querySelectorAll('table.grid th[scope="row"]')].filter(th => {
+                 const r = document.createRange(); r.selectNodeContents(th);
+                 return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size > 1;
+               }).map(th => th.textContent.trim())"""
+        )
+        assert broken == [], name
+    assert problems == []

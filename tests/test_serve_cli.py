@@ -70,3 +70,21 @@ def test_nothing_to_serve_is_one_line(tmp_path: Any) -> None:
     (tmp_path / "notes.txt").write_text("hello")
     r = run_cli("serve", cwd=tmp_path, env={"PYTHONPATH": str(PROBLEMS.parent)})
     assert "no problem files to serve" in one_line_refusal(r, ".")
+
+
+def test_behind_a_proxy_the_announced_address_is_the_one_the_server_answers_on(
+    cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--root-path: the server answers at / (the proxy strips the prefix), so that is the address
+    announced; the prefix is said to be where the proxy serves it."""
+    import uvicorn
+
+    from attncalc.serve.app import ENV
+
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    monkeypatch.setenv(ENV, "{}")
+    r = cli("serve", str(PROBLEMS / "decoder-dot.toml"), "--port", "9002", "--root-path", "/attncalc")
+    assert r.exit_code == 0, r.output
+    assert "practice page at http://127.0.0.1:9002/\n" in r.stderr
+    assert "9002/attncalc" not in r.stderr
+    assert "strips /attncalc" in r.stderr and "/attncalc/" in r.stderr

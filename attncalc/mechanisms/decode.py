@@ -425,13 +425,16 @@ def _beam(p: Problem, chain: Chain) -> list[Step]:
     order = [int(i) for i in np.argsort(-np.round(flat, 12), kind="stable")][: d.beam_width]
     kept_labels = tuple(f"beam {i // V + 1}: {d.vocab[i % V]}" for i in order)
     kept = chain.finish("kept_beams", np.asarray([cand.flat[i] for i in order], dtype=cand.dtype))
-    ranked = "by the length-penalised score" if d.length_penalty is not None else "by score"
+    penalised = d.length_penalty is not None
+    ranked = "by the length-penalised score" if penalised else "by score"
+    # ranked by score/lp, but what is kept (and written) is the summed log-probability, not score/lp
+    written = ", each written as its summed log-probability (the candidate score, not score/lp)" if penalised else ""
     steps.append(
         Arrange(
             id="kept_beams",
-            title="Kept candidates",
-            formula=f"the best {d.beam_width} candidates, {ranked}",
-            latex=rf"\text{{the best {d.beam_width} candidates}}",
+            title="Kept candidates (summed log-probabilities)" if penalised else "Kept candidates",
+            formula=f"the best {d.beam_width} candidates, {ranked}{written}",
+            latex=rf"\text{{the best {d.beam_width} candidates{', written as score (not score/lp)' if penalised else ''}}}",
             symbol="s'",
             value=kept,
             rows=kept_labels,

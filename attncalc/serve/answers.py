@@ -86,6 +86,8 @@ def typed_from_form(pairs: Iterable[tuple[str, str]], d: Derivation) -> Typed:
         if idx not in entries(step):
             raise FormError(f"{name[:60]!r} is not an entry of step {step.id}")
         text = value.strip()
+        if not is_text(text):
+            raise FormError(f"{name[:60]}: not UTF-8 text")
         if len(text) > MAX_ENTRY:
             raise FormError(f"{name[:60]}: an entry of more than {MAX_ENTRY} characters")
         if text and idx not in fixed_entries(step):
@@ -139,7 +141,9 @@ def parse_json_answers(body: bytes) -> dict[str, Any]:
 
     Raises :class:`ProblemError` naming what is wrong."""
     try:
-        data = json.loads(body.decode("utf-8"), parse_float=Decimal, parse_constant=_no_constant)
+        data = json.loads(body.decode("utf-8"), parse_float=Decimal, parse_int=_int, parse_constant=_no_constant)
+    except _TooLong as exc:
+        raise ProblemError("<request>", "", str(exc)) from None
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ProblemError("<request>", "", f"not JSON: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("answers"), dict):
@@ -147,7 +151,42 @@ def parse_json_answers(body: bytes) -> dict[str, Any]:
     if not data["answers"]:
         raise ProblemError("<request>", "answers", "no answers to check: give step ids and values")
     answers: dict[str, Any] = data["answers"]
+    for key, value in answers.items():
+        if not is_text(key):
+            raise ProblemError("<request>", "answers", f"{key!r} is not a step id: it is not Unicode text")
+        if not _all_text(value):
+            raise ProblemError("<request>", key, "not Unicode text (a lone surrogate such as \\ud800)")
     return answers
+
+
+class _TooLong(ValueError):
+    pass
+
+
+def _int(text: str) -> int:
+    """A JSON integer, up to the length of any number an answer can be."""
+    if len(text.lstrip("-")) > MAX_ENTRY:
+        raise _TooLong(f"an integer of {len(text.lstrip('-'))} digits: no answer is that long")
+    return int(text)
+
+
+def is_text(text: str) -> bool:
+    """Whether ``text`` is Unicode text that can be written (no lone surrogate such as \\ud800)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _all_text(value: Any) -> bool:
+    if isinstance(value, str):
+        return is_text(value)
+    if isinstance(value, list):
+        return all(_all_text(v) for v in value)
+    if isinstance(value, dict):
+        return all(is_text(str(k)) and _all_text(v) for k, v in value.items())
+    return True
 
 
 def _no_constant(name: str) -> Any:

@@ -176,7 +176,9 @@ async def solution(state: State, request: Request) -> Response:
     def sheet() -> str:
         from ..render.writers import render
 
-        return render([state.catalog.derivation(served)], "html", "solution", reveal=reveal)
+        html = render([state.catalog.derivation(served)], "html", "solution", reveal=reveal)
+        # an empty icon, as the practice pages have, so the browser asks for no /favicon.ico (a 404)
+        return html.replace('<meta charset="utf-8">', '<meta charset="utf-8">\n<link rel="icon" href="data:,">', 1)
 
     return HTMLResponse(await run_in_threadpool(sheet))
 
@@ -220,7 +222,9 @@ def _unsupported() -> Response:
 
 def _pairs(body: bytes) -> list[tuple[str, str]]:
     try:
-        return parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True, max_num_fields=MAX_FIELDS)
+        # bytes that are not UTF-8 stay lone surrogates, so the field they are in is named (422)
+        text = body.decode("utf-8", "surrogateescape")
+        return parse_qsl(text, keep_blank_values=True, max_num_fields=MAX_FIELDS, errors="surrogateescape")
     except ValueError:
         raise _Stop(PlainTextResponse(f"More than {MAX_FIELDS} fields.\n", status_code=413)) from None
 

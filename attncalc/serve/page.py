@@ -15,7 +15,7 @@ import numpy as np
 
 from ..check import Report, StepResult
 from ..check_report import points_text
-from ..derivation import Derivation, Step
+from ..derivation import Arrange, Derivation, Step
 from ..render.blocks import Block, Heading, Sheet
 from ..render.fmt import fmt
 from ..render.typeset import to_html
@@ -123,14 +123,20 @@ def step_views(d: Derivation, typed: Typed, errors: dict[str, str], report: Repo
             view.verdict, view.mark, view.note = r.verdict, MARKS[r.verdict], r.note
             view.began_at = r.began_at or ""
             view.began_number = numbers.get(view.began_at, 0)
-            view.points = f"{points_text(r.earned)} / {points_text(r.points)}"
+            copy = isinstance(step, Arrange) and not step.ranked and not r.points
+            view.points = (
+                "Not graded: nothing is computed here"
+                if copy
+                else f"Points {points_text(r.earned)} / {points_text(r.points)}"
+            )
             wrong = {tuple(w) for w in r.wrong_entries}
             for _, cells in view.rows:
                 for cell in cells:
                     if cell.text and cell.text != "?":
                         idx = _index_of(cell.name)
                         cell.mark = "wrong" if idx in wrong else (r.verdict if r.verdict != "wrong" else "right")
-        view.error = errors.get(step.id, "")
+        # a one-number step's field is named by the step id: its message is shown at the field, once
+        view.error = errors.get(step.id, "") if view.shape not in ("one", "label") else ""
         out.append(view)
     return out
 

@@ -8,6 +8,7 @@ names a problem only by a served name, looked up in a dict: no part of a URL rea
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 import threading
@@ -22,7 +23,7 @@ from ..errors import AttncalcError, printable
 from ..problem import Problem
 
 SUFFIXES = (".toml", ".yaml", ".yml", ".json")
-VARIANT = re.compile(r"^variant-([a-z][a-z0-9-]*)-(\d{1,9})$")
+VARIANT = re.compile(r"^variant-([a-z][a-z0-9-]*)-(0|[1-9]\d{0,8})$")  # one name per seed: no leading zeros
 CACHED = 64  # variants kept per worker, and 4x as many views (the files' problems are always kept)
 
 
@@ -137,7 +138,10 @@ class Catalog:
         from ..api import generate, problem_of
 
         variant = generate(kind=kind, seed=seed, count=1)[0]
-        return Served(name, "", problem_of(variant.problem, name), variant.derivation, variant.problem)
+        # titled by kind and seed (generate numbers its variants, and every one drawn here is its "Variant 1")
+        raw = {**variant.problem, "title": f"Practice: {kind}, seed {seed}"}
+        problem = problem_of(raw, name)
+        return Served(name, "", problem, dataclasses.replace(variant.derivation, problem=problem), raw)
 
     def cached(self, key: tuple[str, str], make: Callable[[], object]) -> object:
         """What ``make`` builds for ``key`` (a view of a served problem), built once per worker."""
