@@ -33,3 +33,35 @@ def test_points_whose_sum_over_files_overflows_are_bad_input(cli: Any, tmp_path:
         assert "add up to more than the largest number" in err
     one = cli("check", *files[:2], "-f", "json")  # one file: finite, JSON that parses strictly
     json.loads(one.stdout, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+
+
+# ------------------------------------------------------------------ numbers near the float limits
+
+
+def test_answers_near_the_float_limits_are_written_in_scientific_notation(cli: Any, tmp_path: Path) -> None:
+    """1e308 was written as a 309-digit number and 1e-320 as 320 zeros, in the given, the expected
+    value and the notes; one note wrote the same Z as "1 / 1.00e-320" and "1 / 0.0000…"."""
+    answers = tmp_path / "a-big.toml"
+    answers.write_text('scores = [1e308, 1e308, 2]\nexp_sum = 1e-320\nweights = [1e308, 0, "1e-400"]\n')
+    result = cli("check", str(ROOT / "problems" / "decoder-dot.toml"), str(answers), "--width", "80")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    out = result.stdout
+    assert "0" * 30 not in out
+    numbers = [w for w in out.replace(",", " ").split() if "/" not in w and any(c.isdigit() for c in w)]
+    assert max(len(w) for w in numbers) <= 26  # 24 characters and ⟨ ⟩
+    assert "not 1e+308" in out and "not 1e-320" in out  # as written, in the notes
+    assert "⟨1e-320⟩" in out
+    assert out.count("1 / 1e-320") == 2  # α_1 and α_2 divide by the same Z, written the same way
+
+
+def test_the_scientific_form_of_a_number_too_long_for_fixed_point() -> None:
+    """Fixed point up to 24 characters, then scientific notation with the digits that tell the double
+    apart (repr's), never the noise of a 320-decimal format."""
+    from attncalc.render.fmt import LONGEST_FIXED, fixed, fmt
+
+    assert LONGEST_FIXED == 24
+    assert fmt(0.155, 3) == "0.155" and fixed(1.76, 3) == "1.760"  # short numbers are as before
+    assert fmt(1e-320, 3) == fmt(1e-320, 320) == fixed(1e-320, 320) == "1e-320"
+    assert fixed(1e308, 0) == fmt(1e308, 3) == "1e+308"
+    assert float(fmt(17.496394026320345, 320)) == 17.496394026320345  # all of the double, no more
+    assert len(fmt(17.496394026320345, 320)) <= LONGEST_FIXED
