@@ -65,3 +65,29 @@ def test_the_scientific_form_of_a_number_too_long_for_fixed_point() -> None:
     assert fixed(1e308, 0) == fmt(1e308, 3) == "1e+308"
     assert float(fmt(17.496394026320345, 320)) == 17.496394026320345  # all of the double, no more
     assert len(fmt(17.496394026320345, 320)) <= LONGEST_FIXED
+
+
+# ------------------------------------------------------------------ -o a link to what is not a file
+
+
+def test_force_refuses_a_link_to_what_is_not_a_regular_file(cli: Any, tmp_path: Path) -> None:
+    """`-o so.json --force`, so.json a link to /proc/self/fd/1 (or /dev/null), replaced the link with a
+    regular file; as root, `-o /dev/stdout --force` would have replaced /dev/stdout."""
+    import os
+
+    problem = str(ROOT / "problems" / "decoder-dot.toml")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for target in (os.devnull, str(fifo)):  # a character device, a FIFO
+        link = tmp_path / "so.json"
+        link.unlink(missing_ok=True)
+        link.symlink_to(target)
+        err = one_line_refusal(cli("solve", problem, "-f", "json", "-o", str(link), "--force"), str(link))
+        assert "is a symbolic link to" in err and "not a file" in err
+        assert link.is_symlink() and os.readlink(link) == target  # left as it was
+    kept = tmp_path / "kept.json"
+    kept.write_text("old\n")
+    link.unlink()
+    link.symlink_to(kept)  # a link to a regular file: --force replaces the name, as documented
+    assert cli("solve", problem, "-f", "json", "-o", str(link), "--force").exit_code == 0
+    assert json.loads(link.read_text())["kind"] and kept.read_text() == "old\n"
