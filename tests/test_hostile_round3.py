@@ -91,3 +91,31 @@ def test_force_refuses_a_link_to_what_is_not_a_regular_file(cli: Any, tmp_path: 
     link.symlink_to(kept)  # a link to a regular file: --force replaces the name, as documented
     assert cli("solve", problem, "-f", "json", "-o", str(link), "--force").exit_code == 0
     assert json.loads(link.read_text())["kind"] and kept.read_text() == "old\n"
+
+
+# ------------------------------------------------------------------ a byte order mark
+
+
+def test_a_byte_order_mark_at_the_start_of_a_file_is_read(cli: Any, tmp_path: Path) -> None:
+    """Windows Notepad starts a UTF-8 file with a BOM: a JSON problem file was refused with Python's
+    "Unexpected UTF-8 BOM (decode using utf-8-sig)"; TOML and YAML files are read the same way."""
+    import tomllib
+
+    import yaml
+
+    raw = tomllib.loads((ROOT / "problems" / "decoder-dot.toml").read_text())
+    plain = json.loads(cli("solve", str(ROOT / "problems" / "decoder-dot.toml"), "-f", "json").stdout)
+    texts = {
+        "p.json": json.dumps(raw),
+        "p.toml": (ROOT / "problems" / "decoder-dot.toml").read_text(),
+        "p.yaml": yaml.safe_dump(raw),
+    }
+    for name, text in texts.items():
+        f = tmp_path / name
+        f.write_bytes(b"\xef\xbb\xbf" + text.encode())
+        result = cli("solve", str(f), "-f", "json")
+        assert result.exit_code == 0, result.stderr
+        assert json.loads(result.stdout)["steps"] == plain["steps"]
+    answers = tmp_path / "a.json"
+    answers.write_bytes(b'\xef\xbb\xbf{"scores": [1, 2, 2]}')
+    assert cli("check", str(ROOT / "problems" / "decoder-dot.toml"), str(answers)).exit_code in (0, 1)
