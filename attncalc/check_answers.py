@@ -155,7 +155,10 @@ def _as_written(x: Any) -> Any:
     if isinstance(x, list):
         return [_as_written(v) for v in x]
     if isinstance(x, Decimal):
-        return format(x, "f")
+        from .render.fmt import LONGEST_FIXED
+
+        text = format(x, "f")  # 1e308 in fixed point is 309 digits: the digits written, in scientific notation
+        return text if len(text) <= LONGEST_FIXED else format(x, "e")
     if isinstance(x, float):
         from .render.fmt import fmt
 

@@ -15,7 +15,7 @@ from .check_runs import as_step
 from .derivation import Concat, Product, Step
 from .problem import Problem
 from .render import expand
-from .render.fmt import entry_label, fmt, paren
+from .render.fmt import entry_label, fixed, fmt, paren
 
 if TYPE_CHECKING:
     from .check_runs import Runs
@@ -173,7 +173,7 @@ def _given_text(given: np.ndarray, decs: np.ndarray) -> Any:
         d = int(decs)
         if d == UNANSWERED_DECIMALS:
             return UNANSWERED
-        return fmt(float(given), 6) if d < 0 or not math.isfinite(float(given)) else f"{float(given):.{d}f}"
+        return fmt(float(given), 6) if d < 0 or not math.isfinite(float(given)) else fixed(float(given), d)
     return [_given_text(g, d) for g, d in zip(given, decs, strict=True)]
 
 

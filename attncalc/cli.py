@@ -159,7 +159,7 @@ def solve(
         from .render.json import to_dict
 
         data = [to_dict(d) for d in derivations]
-        text = json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False) + "\n"
+        text = json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     elif format in (SolveFormat.markdown, SolveFormat.latex, SolveFormat.html):
         from .render.writers import render as render_sheet
 
@@ -270,7 +270,7 @@ def list_(
             "masks": catalog.MASKS,
             "step_ids": {k: [s for s, _ in v] for k, v in step_ids.items()},
         }
-        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
         return
     import textwrap
     from collections.abc import Iterable

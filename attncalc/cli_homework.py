@@ -157,6 +157,10 @@ def check(
                 sys.stderr.write(f"attncalc: error: {printable(str(exc))}\n")
                 entries.append(Unread(path, printable(str(exc)), student))
                 bad += 1
+        if format is not CheckFormat.csv:  # the JSON's total and the text's mean sum every file's points
+            from .grading import refuse_overflowing_sum
+
+            refuse_overflowing_sum(reports, limit)
     except AttncalcError as exc:
         _fail(str(exc))
     if format is CheckFormat.csv:

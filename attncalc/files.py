@@ -121,6 +121,17 @@ def _check_output(path: str, force: bool) -> None:
         raise AttncalcError(
             f"{path}: is {_kind(mode)}, not a file; attncalc writes files only (use -o - for standard output)"
         )
+    if mode is not None and stat.S_ISLNK(mode):
+        try:
+            pointed = os.stat(target).st_mode  # what the link points at
+        except OSError:
+            pointed = None  # a link pointing nowhere: --force replaces the link itself
+        if pointed is not None and not stat.S_ISREG(pointed):
+            # --force renames over the link: /dev/stdout (a link to /proc/self/fd/1) would be replaced
+            raise AttncalcError(
+                f"{path}: is a symbolic link to {_kind(pointed) if not stat.S_ISDIR(pointed) else 'a folder'}, "
+                "not a file; attncalc writes files only (use -o - for standard output)"
+            )
     if os.path.lexists(target) and not force:
         what = "is a symbolic link" if target.is_symlink() else "already exists"
         raise AttncalcError(f"{path}: {what}; pass --force to overwrite it")

@@ -191,3 +191,28 @@ def award(r: StepResult, g: Grading, points: float, flawed: str | None, rests: t
         notes.append(f"No partial credit: the answer is {flawed}.")
     note = " ".join([r.note, *notes]).strip()
     return dataclasses.replace(r, points=points, credit=round(credit, 12), note=note)
+
+
+def refuse_overflowing_sum(reports: list[Any], limit: int | None = None) -> None:
+    """Several answers files whose points, summed, are not a finite number (``check -f json`` prints
+    that sum as the total's ``out_of``, which would be Infinity, not JSON) are bad input: one line
+    naming the problem file whose points take the sum past the largest double, and its largest key."""
+    import math
+
+    from .problem import load_problem
+
+    total = 0.0
+    for rep in reports:
+        total += rep.out_of
+        if math.isfinite(total):
+            continue
+        g = load_problem(rep.problem, limit).grading
+        keys = [(value, f"grading.points.{k}") for k, value in g.points]
+        keys += [(g.copies, "grading.copies"), (g.default, "grading.default")]
+        key = max(keys, key=lambda kv: kv[0])[1]
+        raise ProblemError(
+            rep.problem,
+            key,
+            f"the points of the {len(reports)} answers files add up to more than the largest number "
+            f"(about 1.8e308); give smaller points",
+        )

@@ -16,6 +16,7 @@ import pytest
 import attncalc
 from attncalc.render.plot_bounds import MAX_CELLS, MAX_PIXELS
 
+ROOT = Path(__file__).resolve().parent.parent
 needs_matplotlib = pytest.mark.skipif(find_spec("matplotlib") is None, reason="matplotlib is not installed")
 
 
@@ -48,9 +49,50 @@ def one_line(result: Any, path: Path, key: str) -> str:
 
 
 def test_the_bounds() -> None:
-    """The largest panel (64×64) is one figure's worth of cells; it fits as a PNG at the default 200 dpi."""
+    """The largest panel (64×64) is one figure's worth of cells."""
     assert MAX_CELLS == 64 * 64
-    assert (64 * 0.5 + 2) ** 2 * 200**2 <= MAX_PIXELS  # 64 cells of at least half an inch, and margins
+
+
+def self_attention(tokens: int) -> dict[str, Any]:
+    """Self-attention over ``tokens`` tokens labelled x1, x2, ...: weights of 3 decimals in [0, 1]."""
+    x = np.eye(tokens, 2, dtype=int).tolist()
+    return {"kind": "self-attention", "tokens": [f"x{i + 1}" for i in range(tokens)], "given": {"X": x}}
+
+
+def laid_out_inches(tokens: int) -> tuple[float, float]:
+    """The width and height the figure of the weights is laid out at, in inches (not rendered)."""
+    from attncalc.render.plot_draw import _draw
+    from attncalc.render.plot_figure import figure_of
+
+    w, h = _draw(figure_of(attncalc.solve(self_attention(tokens)))).get_size_inches()
+    return float(w), float(h)
+
+
+def docs_png_row() -> str:
+    return next(line for line in (ROOT / "docs" / "interface.md").read_text().splitlines() if "a PNG figure" in line)
+
+
+@needs_matplotlib
+def test_the_documented_pixel_bound_is_the_measured_one() -> None:
+    """docs/interface.md said a 64×64 panel at the default 200 dpi is about 44 million pixels, and the
+    PNG was refused ("at most 185 dpi fits"). What the docs say now is measured from the laid-out figure:
+    the largest dpi a 64×64 panel fits at, and the largest panel that fits at the default 200 dpi."""
+    import math
+    import re
+
+    row = docs_png_row()
+    million = int(re.search(r"\| (\d+) million pixels", row).group(1))  # type: ignore[union-attr]
+    assert million * 1_000_000 == MAX_PIXELS
+    best = int(re.search(r"64 × 64 panel .* fits at up to (\d+) dpi", row).group(1))  # type: ignore[union-attr]
+    side = int(re.search(r"at the default 200 dpi a panel of up to (\d+) × \1", row).group(1))  # type: ignore[union-attr]
+
+    def pixels(tokens: int, dpi: int) -> int:
+        w, h = laid_out_inches(tokens)
+        return math.ceil(w * dpi) * math.ceil(h * dpi)
+
+    assert pixels(64, best) <= MAX_PIXELS < pixels(64, best + 1)
+    assert pixels(64, 200) > MAX_PIXELS
+    assert pixels(side, 200) <= MAX_PIXELS < pixels(side + 1, 200)
 
 
 @needs_matplotlib

@@ -30,7 +30,10 @@ class _Duplicate(Exception):
 
 
 def parse_text(file: str, text: str, suffix: str) -> Any:
-    """Parse the text of file by its suffix (.yaml/.yml, .json, else TOML) and check its shape."""
+    """Parse the text of file by its suffix (.yaml/.yml, .json, else TOML) and check its shape.
+
+    A byte order mark at the start (Windows Notepad writes one) is not part of the text."""
+    text = text.removeprefix("\ufeff")
     try:
         if suffix in (".yaml", ".yml"):
             raw = _yaml(file, text)
@@ -105,6 +108,19 @@ def _json(file: str, text: str) -> Any:
         return json.loads(text, parse_float=Decimal, parse_int=_json_int, object_pairs_hook=_json_object)
     except json.JSONDecodeError as exc:
         raise ProblemError(file, "", f"is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+
+
+def read_json(file: str, data: bytes | str) -> Any:
+    """JSON from anyone (a request's body, a file): numbers as written (``Decimal``; a whole number of
+    more than LONG_INT digits too), a byte order mark skipped, duplicate keys, nesting past
+    MAX_NESTING (a 100,000-deep array) and text that is not UTF-8 each one :class:`ProblemError`
+    naming ``file``, never Python's own message."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ProblemError(file, "", "is not UTF-8 text") from None
+    return parse_text(file, data, ".json")
 
 
 # --------------------------------------------------------------------------- TOML

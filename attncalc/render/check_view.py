@@ -66,7 +66,7 @@ def reports_json(reports: list[Report]) -> str:
             },
             "all_correct": sum(1 for r in reports if r.all_correct),
         }
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def reports_text(reports: list[Report], width: int) -> str:

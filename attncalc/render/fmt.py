@@ -32,19 +32,40 @@ def fmt(x: Any, decimals: int, minus: str = "-", inf: str = "∞") -> str:
     if math.isinf(x):
         return (minus if x < 0 else "") + inf
     if abs(x) >= 1e12:
-        return _minus(f"{x:.{max(decimals, 1)}e}", minus)
+        return _minus(sci(x, decimals + 1), minus)
     if x == round(x) and abs(x) < 1e12:
         return _minus(str(round(x)), minus)
     r = round_half_up(x, decimals)
     if r == 0.0:  # a non-zero value "0" would hide: show its leading digits instead
         places = _places_for_small(x, decimals)
         if places is None:
-            return _minus(f"{x:.{max(decimals - 1, 1)}e}", minus)
+            return _minus(sci(x, decimals), minus)
         decimals, r = places, round_half_up(x, places)
     text = f"{r:.{decimals}f}"
     if abs(r - x) <= min(1e-12, 10.0 ** -(decimals + 2)) * max(1.0, abs(x)) and "." in text:
         text = text.rstrip("0").rstrip(".")
+    if len(text) > LONGEST_FIXED:  # hundreds of decimals asked for (an answer written 1e-320)
+        return _minus(sci(x, decimals), minus)
     return _minus(text, minus)
+
+
+LONGEST_FIXED = 24  # characters of a number in fixed point; a longer one is written in scientific notation
+
+
+def sci(x: float, digits: int) -> str:
+    """``x`` in scientific notation with at most ``digits`` significant digits (2 to 17, and no more
+    than tell the double apart), trailing zeros dropped: 1e-320, 1.75e+01; the one form of every number too long for
+    fixed point, however many decimals it was asked at."""
+    text = np.format_float_scientific(float(x), precision=min(max(digits, 2), 17) - 1, unique=True, trim="-")
+    mantissa, exponent = text.split("e")
+    return f"{mantissa}e{exponent[0]}{exponent[1:].zfill(2)}"  # e+01, as Python writes it
+
+
+def fixed(x: float, places: int) -> str:
+    """``x`` at exactly ``places`` decimals (an answer as it was written: 1.760 keeps its zero), or in
+    scientific notation when that is longer than LONGEST_FIXED characters (1e308 is not 309 digits)."""
+    text = f"{x:.{places}f}"
+    return text if len(text) <= LONGEST_FIXED else sci(x, places + 1 if abs(x) >= 1 else places)
 
 
 EXACT_GIVEN_PLACES = 6  # a given with a terminating decimal of at most this many places is shown whole

@@ -66,4 +66,4 @@ def to_dict(d: Derivation) -> dict[str, Any]:
 
 
 def render(d: Derivation) -> str:
-    return json.dumps(to_dict(d), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(to_dict(d), indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -144,7 +144,9 @@ def parse_json_answers(body: bytes) -> dict[str, Any]:
         data = json.loads(body.decode("utf-8"), parse_float=Decimal, parse_int=_int, parse_constant=_no_constant)
     except _TooLong as exc:
         raise ProblemError("<request>", "", str(exc)) from None
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+    except RecursionError:
+        raise ProblemError("<request>", "", "not JSON an answers file can hold: nested too deeply") from None
+    except (UnicodeDecodeError, ValueError) as exc:
         raise ProblemError("<request>", "", f"not JSON: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("answers"), dict):
         raise ProblemError("<request>", "answers", 'expected {"answers": {STEP_ID: VALUE, ...}}')
