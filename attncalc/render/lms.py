@@ -186,11 +186,19 @@ def _numbers(d: Derivation, step: Step, shown: Any, plain: Any, on_truth: Any) -
                 continue
             slips.append((name, mistake_note(name, arg, d.problem, step.id), np.ravel(v)))
     half = 0.5 * 10.0**-dec
+    # rows that name what a choice question asks (a beam search's kept beams, "beam 1: cat") would give it
+    # away: those entries are asked by rank
+    answered = any(
+        isinstance(a, Argmax) and step.rows is not None and tuple(a.labels) == tuple(step.rows) for a in d.steps
+    )
     out = []
     for i, (idx, key) in enumerate(zip(entry_indices(shape), keys, strict=True)):
         label = entry_label(step.symbol, idx)
-        if step.rows is not None and idx and idx[0] < len(step.rows):
-            label += f" ({step.rows[idx[0]]})"
+        if answered and idx:
+            label += f" (rank {idx[0] + 1})"
+        elif step.rows is not None and idx and idx[0] < len(step.rows):
+            col = step.cols[idx[1]] if step.cols is not None and len(idx) > 1 and idx[1] < len(step.cols) else None
+            label += f" ({step.rows[idx[0]]}{', ' + str(col) if col is not None else ''})"
         if key in ("-inf", "inf", "nan"):
             out.append(Number(label, key, (), (), masked=True))
             continue

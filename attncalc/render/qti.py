@@ -56,7 +56,9 @@ def givens_xhtml(d: Derivation) -> str:
     paragraph per fact (label = the key it states)."""
     parts = ["<p>Given:</p>"]
     for i in d.inputs:
-        parts.append(_table(i.name, f"{i.symbol}: {i.role}", np.asarray(i.value, dtype=float), i.rows, d.decimals))
+        parts.append(
+            _table(i.name, f"{i.symbol}: {i.role}", np.asarray(i.value, dtype=float), i.rows, d.decimals, i.cols)
+        )
     p = d.problem
     if p.mask is not None and p.mask_text != "causal":
         parts.append(_table("mask", "mask: 1 = may attend", np.asarray(p.mask, dtype=float), p.tokens, 0))
@@ -65,14 +67,15 @@ def givens_xhtml(d: Derivation) -> str:
     return "".join(parts)
 
 
-def _table(key: str, caption: str, value: np.ndarray, rows: Any, decimals: int) -> str:
+def _table(key: str, caption: str, value: np.ndarray, rows: Any, decimals: int, cols: Any = None) -> str:
     body: list[str] = []
     if value.ndim == 1:
         if rows is not None and len(rows) == len(value):
             body.append("<tr>" + "".join(f"<th>{_e(r)}</th>" for r in rows) + "</tr>")
         body.append("<tr>" + "".join(f"<td>{fmt_given(x, decimals)}</td>" for x in value) + "</tr>")
     else:
-        body.append("<tr><th></th>" + "".join(f"<th>{j + 1}</th>" for j in range(value.shape[1])) + "</tr>")
+        heads = cols if cols is not None and len(cols) == value.shape[1] else range(1, value.shape[1] + 1)
+        body.append("<tr><th></th>" + "".join(f"<th>{_e(c)}</th>" for c in heads) + "</tr>")
         for r, row in enumerate(value):
             label = _e(rows[r]) if rows is not None and r < len(rows) else str(r + 1)
             body.append(f"<tr><th>{label}</th>" + "".join(f"<td>{fmt_given(x, decimals)}</td>" for x in row) + "</tr>")
