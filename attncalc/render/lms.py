@@ -74,10 +74,15 @@ class Question:
         """The entries a student answers (a masked −∞ is shown, not asked)."""
         return [e for e in self.entries if not (isinstance(e, Number) and e.masked)]
 
-    @property
-    def entry_points(self) -> float:
-        """What one asked entry is worth: the step's points shared by its entries."""
-        return self.points / max(1, len(self.asked))
+    def points_of(self, entry: Number | Choice) -> float:
+        """What one asked entry is worth: the step's points shared by its entries, each rounded to 6
+        decimals and the remainder given to the last, so that they sum (written out) to the step's points
+        exactly (1 point over 3 entries: 0.333333, 0.333333, 0.333334)."""
+        asked = self.asked
+        share = round(self.points / max(1, len(asked)), 6)
+        if entry is asked[-1]:
+            return round(self.points - share * (len(asked) - 1), 6)
+        return share
 
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,59}")
@@ -121,7 +126,7 @@ def questions(d: Derivation, variant: int) -> list[Question]:
 
     p = d.problem
     truth = solve(p, exact=False, carry_rounded=False)
-    points = grading.step_points(p.grading, truth.step_ids, p.path)
+    points = grading.step_points(p.grading, truth.step_ids, p.path, grading.copy_steps(truth))  # as check does
     answers = [
         Answer(s.id, np.asarray(s.value, dtype=float), None) for s in truth.steps if not isinstance(s.value, str)
     ]
@@ -129,6 +134,8 @@ def questions(d: Derivation, variant: int) -> list[Question]:
     on_truth = Runs(p, answers)  # a step recomputed from the true earlier values (a slip made here)
     out = []
     for n, (step, s) in enumerate(zip(d.steps, to_dict(d)["steps"], strict=True), 1):
+        if points[s["id"]] == 0:  # worth nothing in check (a copy, by default): not asked
+            continue
         if isinstance(step, Argmax):
             entries: tuple[Number | Choice, ...] = _choices(d, step)
         else:

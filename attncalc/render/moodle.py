@@ -62,7 +62,7 @@ def moodle_xml(derivations: list[Derivation], seed: int, tag: str | None = None,
             for e in q.asked:
                 name_ = html.escape(f"Variant {k}: {q.title} [{q.step_id}] {e.label}")
                 common = f"<name><text>{name_}</text></name>"
-                grade = f"<defaultgrade>{q.entry_points:.7g}</defaultgrade>"
+                grade = f"<defaultgrade>{q.points_of(e):.12g}</defaultgrade>"
                 if isinstance(e, Choice):  # a label: one of the options, never a number
                     text = f"{head}<p>{ask}</p><p>{html.escape(e.label)}: pick the label.</p>"
                     answers = "".join(

@@ -126,7 +126,7 @@ def _slip_to(k: int) -> str:
 
 def _number_item(ident: str, title: str, head: str, ask: str, q: Question, e: Number, decimals: int) -> str:
     tol = f"{0.5 * 10.0 ** (-decimals):g}"
-    pts = q.entry_points
+    pts = q.points_of(e)
     declarations = [
         '<responseDeclaration identifier="RESPONSE" cardinality="single" baseType="float">'
         f"<correctResponse><value>{e.key}</value></correctResponse></responseDeclaration>"
@@ -159,8 +159,8 @@ def _choice_item(ident: str, title: str, head: str, ask: str, q: Question, e: Ch
         f'<match><variable identifier="RESPONSE"/><baseValue baseType="identifier">{choices[c]}</baseValue></match>'
         for c in e.correct
     ]
-    rules = [f"<responseCondition><responseIf>{_or(right)}{_score(q.entry_points)}</responseIf></responseCondition>"]
-    return _item(ident, title, declarations, q.entry_points, body, rules, worked(q.step, q.shown, decimals), [])
+    rules = [f"<responseCondition><responseIf>{_or(right)}{_score(q.points_of(e))}</responseIf></responseCondition>"]
+    return _item(ident, title, declarations, q.points_of(e), body, rules, worked(q.step, q.shown, decimals), [])
 
 
 def _item(
@@ -220,7 +220,7 @@ def items(derivations: list[Derivation], tag: str = "attncalc") -> Listed:
                     xml = _choice_item(ident, title, head, ask, q, e, d.decimals)
                 else:
                     xml = _number_item(ident, title, head, ask + "".join(shown), q, e, d.decimals)
-                out.append((k, ident, title, xml, q.entry_points))
+                out.append((k, ident, title, xml, q.points_of(e)))
     return out
 
 
@@ -240,7 +240,7 @@ def _test(tag: str, title: str, listed: Listed) -> str:
             f'<selection select="1"/>{body}</assessmentSection>'
         )
     # the test's maximum (what one student can earn: one variant), where OpenOLAT reads it
-    best = sum(p for v, *_, p in listed if v == 1)
+    best = round(sum(p for v, *_, p in listed if v == 1), 6)  # the shares' exact sum (6 decimals each)
     return (
         _head("assessmentTest", tag, title)
         + ">"
