@@ -132,6 +132,10 @@ def questions(d: Derivation, variant: int) -> list[Question]:
     ]
     plain = Runs(p, [])  # the hand chain
     on_truth = Runs(p, answers)  # a step recomputed from the true earlier values (a slip made here)
+    # a step recomputed from the key (the true values rounded to the asked decimals) of the steps before it:
+    # one step of carry from a student's correctly rounded answers, which check accepts as consistent
+    keyed = Runs(p, [Answer(a.id, _rounded(np.asarray(a.values), d.decimals), None) for a in answers])
+    chains = {shift: carried(p, d.decimals, shift) for shift in SHIFTS}
     out = []
     for n, (step, s) in enumerate(zip(d.steps, to_dict(d)["steps"], strict=True), 1):
         if points[s["id"]] == 0:  # worth nothing in check (a copy, by default): not asked
@@ -139,7 +143,7 @@ def questions(d: Derivation, variant: int) -> list[Question]:
         if isinstance(step, Argmax):
             entries: tuple[Number | Choice, ...] = _choices(d, step)
         else:
-            entries = tuple(_numbers(d, step, s["shown"], plain, on_truth))
+            entries = tuple(_numbers(d, step, s["shown"], plain, on_truth, keyed, chains))
         out.append(
             Question(
                 variant,
@@ -170,7 +174,51 @@ def _choices(d: Derivation, step: Argmax) -> tuple[Choice, ...]:
     return tuple(Choice(f"{step.symbol}, rank {r}", options, (lab,)) for r, lab in enumerate(labels, 1))
 
 
-def _numbers(d: Derivation, step: Step, shown: Any, plain: Any, on_truth: Any) -> list[Number]:
+def carried(p: Any, decimals: int, shift: str | None) -> dict[str, np.ndarray]:
+    """The chain a student works by hand as check accepts it: each step computed exactly (√d_k unrounded)
+    from the earlier steps' carried values, then rounded to the asked decimals and carried on
+    ("consistent with your own rounded earlier answers", at every step). ``shift`` as in :class:`Runs`."""
+    import dataclasses
+
+    from ..arith import Chain, MistakeNotApplicable, StopRun
+    from ..check_runs import as_step
+    from ..mechanisms import MECHANISMS
+
+    mech = MECHANISMS[p.kind]
+    if shift is not None:
+        p = dataclasses.replace(p, settings=dataclasses.replace(p.settings, shift_max=shift))
+    got: dict[str, np.ndarray] = {}
+    with np.errstate(all="ignore"):
+        truth = {s.id: s for s in mech.run(p, Chain("float", decimals))}
+    for sid, step in truth.items():
+        if isinstance(step.value, str):
+            continue
+        chain = Chain("float", decimals, overrides=dict(got) or None, stop_after=sid)
+        try:
+            with np.errstate(all="ignore"):
+                mech.run(p, chain)
+        except StopRun:
+            pass
+        except (MistakeNotApplicable, ValueError, IndexError, ZeroDivisionError):
+            break
+        if sid in chain.computed:
+            got[sid] = _rounded(as_step(chain.computed[sid], step), decimals)
+    return got
+
+
+def _rounded(x: np.ndarray, decimals: int) -> np.ndarray:
+    return np.vectorize(lambda v: round_half_up(float(v), decimals), otypes=[float])(x) if x.size else x
+
+
+def _numbers(
+    d: Derivation,
+    step: Step,
+    shown: Any,
+    plain: Any,
+    on_truth: Any,
+    keyed: Any,
+    carried: dict[Any, dict[str, np.ndarray]],
+) -> list[Number]:
     from ..check_notes import mistake_note
     from ..check_slips import mistake_args as _mistake_args
 
@@ -180,6 +228,15 @@ def _numbers(d: Derivation, step: Step, shown: Any, plain: Any, on_truth: Any) -
     chains = []
     for shift in SHIFTS:
         for v in (plain.value(step.id, "hand", dec, shift=shift), plain.value(step.id, "float", shift=shift)):
+            if v is not None and v.shape == shape:
+                chains.append(np.ravel(v))
+        v = carried[shift].get(step.id)
+        if v is not None and v.shape == shape:
+            chains.append(np.ravel(v))
+        # from the rounded key of the earlier steps (the run stops at this step, so its own key and the
+        # later ones are not carried in)
+        for mode in ("float", "hand"):
+            v = keyed.value(step.id, mode, dec, overrides=True, shift=shift, stop_after=step.id)
             if v is not None and v.shape == shape:
                 chains.append(np.ravel(v))
     slips: list[tuple[str, str, np.ndarray]] = []
