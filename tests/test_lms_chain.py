@@ -56,3 +56,37 @@ def test_every_scaled_dot_variant_of_the_tryout_earns_full_marks(subtract_max: b
         g = raw["given"]
         query, keys = np.asarray(g["query"], dtype=float), np.asarray(g["keys"], dtype=float)
         _earns_everything(d, attention_chain(query, keys, subtract_max))
+
+
+def multi_head_chain(g: dict[str, Any], subtract_max: bool) -> dict[str, np.ndarray]:
+    """Causal multi-head attention by hand (row convention, Q = X W_Q; heads split the columns)."""
+    X = np.asarray(g["X"], dtype=float)
+    h = int(g["heads"])
+    Q, K, V = (r3(X @ np.asarray(g[w], dtype=float)) for w in ("W_Q", "W_K", "W_V"))
+    n, dk = X.shape[0], Q.shape[1] // h
+    out: dict[str, np.ndarray] = {"Q": Q, "K": K, "V": V}
+    heads = []
+    for j in range(h):
+        cols = slice(j * dk, (j + 1) * dk)
+        s = r3(Q[:, cols] @ K[:, cols].T)
+        t = r3(s / np.sqrt(dk))
+        m = np.where(np.tril(np.ones((n, n), dtype=bool)), t, -np.inf)
+        shifted = m - m.max(axis=1, keepdims=True) if subtract_max else m
+        x = r3(np.exp(shifted))
+        z = r3(x.sum(axis=1))
+        a = r3(x / z[:, None])
+        o = r3(a @ V[:, cols])
+        heads.append(o)
+        p = f"head.{j + 1}."
+        out |= {p + "scores": s, p + "scaled_scores": t, p + "masked_scores": m, p + "exponentials": x}
+        out |= {p + "exp_sum": z, p + "weights": a, p + "output": o}
+    out["output"] = r3(np.hstack(heads) @ np.asarray(g["W_O"], dtype=float))
+    return out
+
+
+@pytest.mark.parametrize("subtract_max", [False, True])
+def test_the_tryouts_causal_multi_head_variant_earns_full_marks(subtract_max: bool) -> None:
+    """generate --kind multi-head --mask causal --seed 5 (--dim 4: two heads of d_k = 2)."""
+    res = generate(Options(kind="multi-head", dim=4, mask="causal", seed=5, count=3))
+    for raw, d in zip(res.problems, res.derivations, strict=True):
+        _earns_everything(d, multi_head_chain(raw["given"], subtract_max))
