@@ -90,3 +90,40 @@ def test_the_tryouts_causal_multi_head_variant_earns_full_marks(subtract_max: bo
     res = generate(Options(kind="multi-head", dim=4, mask="causal", seed=5, count=3))
     for raw, d in zip(res.problems, res.derivations, strict=True):
         _earns_everything(d, multi_head_chain(raw["given"], subtract_max))
+
+
+def test_a_slip_made_in_the_hand_chain_earns_its_share_and_its_note() -> None:
+    """The tryout: a student carrying the hand chain (√d_k written 1.414, as the sheets round it) who
+    forgets to divide by the sum writes the rounded exponentials as the weights (α = 4.112 where the slip
+    on the true values gives 4.113); each such entry earns the slip share with check's note."""
+    import dataclasses
+
+    from attncalc.mechanisms import solve
+
+    raw, d = (lambda r: (r.problems[0], r.derivations[0]))(
+        generate(Options(kind="multi-head", dim=4, mask="causal", seed=5, count=1))
+    )
+    p = dataclasses.replace(d.problem, grading=dataclasses.replace(d.problem.grading, slip=0.5))
+    d = solve(p)
+    g = raw["given"]
+    X = np.asarray(g["X"], dtype=float)
+    Q, K = (r3(X @ np.asarray(g[w], dtype=float)) for w in ("W_Q", "W_K"))
+    quiz = moodle_questions(moodle_xml([d], seed=0))
+    pkg = Package(qti_zip([d], seed=0))
+    steps = by_step(pkg, pkg.sections[0])
+    seen = 0
+    for j in range(2):
+        cols = slice(2 * j, 2 * j + 2)
+        s = r3(r3(Q[:, cols] @ K[:, cols].T) / r3(np.sqrt(2)))
+        x = r3(np.exp(np.where(np.tril(np.ones((3, 3), dtype=bool)), s, -np.inf)))
+        a = r3(x / r3(x.sum(axis=1))[:, None])
+        step = f"head.{j + 1}.weights"
+        entries = list(zip(np.ravel(x), np.ravel(a), strict=True))  # a masked weight is asked too: 0
+        for q, item, (w, ok) in zip(quiz[step], steps[step], entries, strict=True):
+            if abs(w - ok) < 1e-9:
+                continue  # the slip changes nothing here (a masked entry, a row of one key)
+            fraction, note = moodle_grade(q, float(w))
+            assert fraction == 0.5 and note, (step, w, fraction, note)  # this slip's note, or another's it also fits
+            assert score(item, {"RESPONSE": float(w)}) == pytest.approx(0.5 * maxscore(item)), (step, w)
+            seen += "not divided by their sum" in note
+    assert seen >= 3

@@ -4,9 +4,11 @@ Per variant and step a :class:`Question`: its points (the problem's ``[grading]`
 sharing its step's points), and per entry either a number or a choice of labels. A number accepts at
 full marks every value ``attncalc check`` accepts from work done at the asked decimals without the
 student's own earlier answers: the key (the true value rounded half away from zero) and the hand chain
-(every step rounded to the asked decimals and carried forward), with and without the maximum
-subtracted before the exponentials; each within half a unit of the last decimal. A named slip
-(:data:`attncalc.arith.MISTAKES`, made at this step on the true earlier values, as check recomputes it)
+(every step rounded to the asked decimals and carried forward: as the hand mode works it, and with each
+step exact from the carried ones), and each step from the rounded key of the earlier steps, with and
+without the maximum subtracted before the exponentials; each within half a unit of the last decimal. A
+named slip (:data:`attncalc.arith.MISTAKES`, made at this step on the true earlier values or on the
+rounded key, or from the start of the hand chain)
 whose rounded value is none of those becomes an answer worth the problem's ``slip`` share, with check's
 note as its feedback. A label (a prediction, a decode's token, a beam) is a choice; a beam search's kept
 beams are one choice per rank among every candidate.
@@ -136,6 +138,7 @@ def questions(d: Derivation, variant: int) -> list[Question]:
     # one step of carry from a student's correctly rounded answers, which check accepts as consistent
     keyed = Runs(p, [Answer(a.id, _rounded(np.asarray(a.values), d.decimals), None) for a in answers])
     chains = {shift: carried(p, d.decimals, shift) for shift in SHIFTS}
+    named = slips_in_chains(p, d.decimals, plain, keyed)
     out = []
     for n, (step, s) in enumerate(zip(d.steps, to_dict(d)["steps"], strict=True), 1):
         if points[s["id"]] == 0:  # worth nothing in check (a copy, by default): not asked
@@ -143,7 +146,7 @@ def questions(d: Derivation, variant: int) -> list[Question]:
         if isinstance(step, Argmax):
             entries: tuple[Number | Choice, ...] = _choices(d, step)
         else:
-            entries = tuple(_numbers(d, step, s["shown"], plain, on_truth, keyed, chains))
+            entries = tuple(_numbers(d, step, s["shown"], plain, on_truth, keyed, chains, named.get(step.id, [])))
         out.append(
             Question(
                 variant,
@@ -206,6 +209,46 @@ def carried(p: Any, decimals: int, shift: str | None) -> dict[str, np.ndarray]:
     return got
 
 
+def slips_in_chains(p: Any, decimals: int, plain: Any, keyed: Any) -> dict[str, list[tuple[str, Any, np.ndarray]]]:
+    """Per step, a slip made in the hand chain (the slip on from the start, rounded and carried, as check
+    recomputes a slip made from the start) and a slip made at the step on the rounded key of the steps
+    before it, with their values at the asked decimals, where they change the step."""
+    from ..check_slips import mistake_args
+
+    out: dict[str, list[tuple[str, Any, np.ndarray]]] = {}
+    truth = plain.get("float")
+    if truth is None:
+        return out
+    order = [k for k, st in truth[1].items() if not isinstance(st.value, str)]
+    hand = plain.get("hand", decimals)
+    for name in MISTAKES:
+        if not order or not plain.slip_reaches(name, order[-1]):
+            continue
+        for arg in mistake_args(p, name):
+            run = plain.get("hand", decimals, mistake=name, arg=arg)
+            for k in order:
+                if run is not None and hand is not None and k in run[0] and k in hand[0]:
+                    v, base = as_step_of(run, k), as_step_of(hand, k)
+                    if v.shape == base.shape and not np.allclose(v, base, equal_nan=True):
+                        out.setdefault(k, []).append((name, arg, np.ravel(v)))
+                w = keyed.value(k, "float", decimals, overrides=True, mistake=name, arg=arg, stop_after=k)
+                key = keyed.value(k, "float", decimals, overrides=True, stop_after=k)
+                if (
+                    w is not None
+                    and key is not None
+                    and w.shape == key.shape
+                    and not np.allclose(w, key, equal_nan=True)
+                ):
+                    out.setdefault(k, []).append((name, arg, np.ravel(w)))
+    return out
+
+
+def as_step_of(run: Any, step_id: str) -> np.ndarray:
+    from ..check_runs import as_step
+
+    return as_step(run[0][step_id], run[1].get(step_id))
+
+
 def _rounded(x: np.ndarray, decimals: int) -> np.ndarray:
     return np.vectorize(lambda v: round_half_up(float(v), decimals), otypes=[float])(x) if x.size else x
 
@@ -218,6 +261,7 @@ def _numbers(
     on_truth: Any,
     keyed: Any,
     carried: dict[Any, dict[str, np.ndarray]],
+    named: list[tuple[str, Any, np.ndarray]],
 ) -> list[Number]:
     from ..check_notes import mistake_note
     from ..check_slips import mistake_args as _mistake_args
@@ -249,6 +293,9 @@ def _numbers(
             if np.allclose(v, base, rtol=1e-9, atol=1e-12, equal_nan=True):  # the slip does not touch this step
                 continue
             slips.append((name, mistake_note(name, arg, d.problem, step.id), np.ravel(v)))
+    for name, arg, v in named:  # where check names the slip, as it names it
+        if v.shape == (int(np.prod(shape)),):
+            slips.append((name, mistake_note(name, arg, d.problem, step.id), v))
     half = 0.5 * 10.0**-dec
     # rows that name what a choice question asks (a beam search's kept beams, "beam 1: cat") would give it
     # away: those entries are asked by rank
