@@ -335,8 +335,12 @@ def test_a_layer_variants_hand_chain_earns_every_entry_in_qti_and_moodle(kind: s
     steps = by_step(pkg := Package(qti_zip([d], seed=0)), pkg.sections[0])
     quiz = moodle_questions(moodle_xml([d], seed=0))
     differs = 0
+    from attncalc.grading import copy_steps
+
+    copies = copy_steps(d)
+    assert copies and not copies & set(steps) and not copies & set(quiz)  # a copy is worth 0: not asked
     for s in d.steps:
-        if s.id not in chain:
+        if s.id not in chain or s.id in copies:
             continue
         entries = [float(x) for x in _flat(chain[s.id]) if np.isfinite(float(x))]
         keys = [float(x) for x in _flat(np.asarray(s.shown).tolist()) if np.isfinite(float(x))]

@@ -4,9 +4,11 @@ Per variant and step a :class:`Question`: its points (the problem's ``[grading]`
 sharing its step's points), and per entry either a number or a choice of labels. A number accepts at
 full marks every value ``attncalc check`` accepts from work done at the asked decimals without the
 student's own earlier answers: the key (the true value rounded half away from zero) and the hand chain
-(every step rounded to the asked decimals and carried forward), with and without the maximum
-subtracted before the exponentials; each within half a unit of the last decimal. A named slip
-(:data:`attncalc.arith.MISTAKES`, made at this step on the true earlier values, as check recomputes it)
+(every step rounded to the asked decimals and carried forward: as the hand mode works it, and with each
+step exact from the carried ones), and each step from the rounded key of the earlier steps, with and
+without the maximum subtracted before the exponentials; each within half a unit of the last decimal. A
+named slip (:data:`attncalc.arith.MISTAKES`, made at this step on the true earlier values or on the
+rounded key, or from the start of the hand chain)
 whose rounded value is none of those becomes an answer worth the problem's ``slip`` share, with check's
 note as its feedback. A label (a prediction, a decode's token, a beam) is a choice; a beam search's kept
 beams are one choice per rank among every candidate.
@@ -74,10 +76,15 @@ class Question:
         """The entries a student answers (a masked −∞ is shown, not asked)."""
         return [e for e in self.entries if not (isinstance(e, Number) and e.masked)]
 
-    @property
-    def entry_points(self) -> float:
-        """What one asked entry is worth: the step's points shared by its entries."""
-        return self.points / max(1, len(self.asked))
+    def points_of(self, entry: Number | Choice) -> float:
+        """What one asked entry is worth: the step's points shared by its entries, each rounded to 6
+        decimals and the remainder given to the last, so that they sum (written out) to the step's points
+        exactly (1 point over 3 entries: 0.333333, 0.333333, 0.333334)."""
+        asked = self.asked
+        share = round(self.points / max(1, len(asked)), 6)
+        if entry is asked[-1]:
+            return round(self.points - share * (len(asked) - 1), 6)
+        return share
 
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,59}")
@@ -121,18 +128,25 @@ def questions(d: Derivation, variant: int) -> list[Question]:
 
     p = d.problem
     truth = solve(p, exact=False, carry_rounded=False)
-    points = grading.step_points(p.grading, truth.step_ids, p.path)
+    points = grading.step_points(p.grading, truth.step_ids, p.path, grading.copy_steps(truth))  # as check does
     answers = [
         Answer(s.id, np.asarray(s.value, dtype=float), None) for s in truth.steps if not isinstance(s.value, str)
     ]
     plain = Runs(p, [])  # the hand chain
     on_truth = Runs(p, answers)  # a step recomputed from the true earlier values (a slip made here)
+    # a step recomputed from the key (the true values rounded to the asked decimals) of the steps before it:
+    # one step of carry from a student's correctly rounded answers, which check accepts as consistent
+    keyed = Runs(p, [Answer(a.id, _rounded(np.asarray(a.values), d.decimals), None) for a in answers])
+    chains = {shift: carried(p, d.decimals, shift) for shift in SHIFTS}
+    named = slips_in_chains(p, d.decimals, plain, keyed)
     out = []
     for n, (step, s) in enumerate(zip(d.steps, to_dict(d)["steps"], strict=True), 1):
+        if points[s["id"]] == 0:  # worth nothing in check (a copy, by default): not asked
+            continue
         if isinstance(step, Argmax):
             entries: tuple[Number | Choice, ...] = _choices(d, step)
         else:
-            entries = tuple(_numbers(d, step, s["shown"], plain, on_truth))
+            entries = tuple(_numbers(d, step, s["shown"], plain, on_truth, keyed, chains, named.get(step.id, [])))
         out.append(
             Question(
                 variant,
@@ -163,7 +177,92 @@ def _choices(d: Derivation, step: Argmax) -> tuple[Choice, ...]:
     return tuple(Choice(f"{step.symbol}, rank {r}", options, (lab,)) for r, lab in enumerate(labels, 1))
 
 
-def _numbers(d: Derivation, step: Step, shown: Any, plain: Any, on_truth: Any) -> list[Number]:
+def carried(p: Any, decimals: int, shift: str | None) -> dict[str, np.ndarray]:
+    """The chain a student works by hand as check accepts it: each step computed exactly (√d_k unrounded)
+    from the earlier steps' carried values, then rounded to the asked decimals and carried on
+    ("consistent with your own rounded earlier answers", at every step). ``shift`` as in :class:`Runs`."""
+    import dataclasses
+
+    from ..arith import Chain, MistakeNotApplicable, StopRun
+    from ..check_runs import as_step
+    from ..mechanisms import MECHANISMS
+
+    mech = MECHANISMS[p.kind]
+    if shift is not None:
+        p = dataclasses.replace(p, settings=dataclasses.replace(p.settings, shift_max=shift))
+    got: dict[str, np.ndarray] = {}
+    with np.errstate(all="ignore"):
+        truth = {s.id: s for s in mech.run(p, Chain("float", decimals))}
+    for sid, step in truth.items():
+        if isinstance(step.value, str):
+            continue
+        chain = Chain("float", decimals, overrides=dict(got) or None, stop_after=sid)
+        try:
+            with np.errstate(all="ignore"):
+                mech.run(p, chain)
+        except StopRun:
+            pass
+        except (MistakeNotApplicable, ValueError, IndexError, ZeroDivisionError):
+            break
+        if sid in chain.computed:
+            got[sid] = _rounded(as_step(chain.computed[sid], step), decimals)
+    return got
+
+
+def slips_in_chains(p: Any, decimals: int, plain: Any, keyed: Any) -> dict[str, list[tuple[str, Any, np.ndarray]]]:
+    """Per step, a slip made in the hand chain (the slip on from the start, rounded and carried, as check
+    recomputes a slip made from the start) and a slip made at the step on the rounded key of the steps
+    before it, with their values at the asked decimals, where they change the step."""
+    from ..check_slips import mistake_args
+
+    out: dict[str, list[tuple[str, Any, np.ndarray]]] = {}
+    truth = plain.get("float")
+    if truth is None:
+        return out
+    order = [k for k, st in truth[1].items() if not isinstance(st.value, str)]
+    hand = plain.get("hand", decimals)
+    for name in MISTAKES:
+        if not order or not plain.slip_reaches(name, order[-1]):
+            continue
+        for arg in mistake_args(p, name):
+            run = plain.get("hand", decimals, mistake=name, arg=arg)
+            for k in order:
+                if run is not None and hand is not None and k in run[0] and k in hand[0]:
+                    v, base = as_step_of(run, k), as_step_of(hand, k)
+                    if v.shape == base.shape and not np.allclose(v, base, equal_nan=True):
+                        out.setdefault(k, []).append((name, arg, np.ravel(v)))
+                w = keyed.value(k, "float", decimals, overrides=True, mistake=name, arg=arg, stop_after=k)
+                key = keyed.value(k, "float", decimals, overrides=True, stop_after=k)
+                if (
+                    w is not None
+                    and key is not None
+                    and w.shape == key.shape
+                    and not np.allclose(w, key, equal_nan=True)
+                ):
+                    out.setdefault(k, []).append((name, arg, np.ravel(w)))
+    return out
+
+
+def as_step_of(run: Any, step_id: str) -> np.ndarray:
+    from ..check_runs import as_step
+
+    return as_step(run[0][step_id], run[1].get(step_id))
+
+
+def _rounded(x: np.ndarray, decimals: int) -> np.ndarray:
+    return np.vectorize(lambda v: round_half_up(float(v), decimals), otypes=[float])(x) if x.size else x
+
+
+def _numbers(
+    d: Derivation,
+    step: Step,
+    shown: Any,
+    plain: Any,
+    on_truth: Any,
+    keyed: Any,
+    carried: dict[Any, dict[str, np.ndarray]],
+    named: list[tuple[str, Any, np.ndarray]],
+) -> list[Number]:
     from ..check_notes import mistake_note
     from ..check_slips import mistake_args as _mistake_args
 
@@ -173,6 +272,15 @@ def _numbers(d: Derivation, step: Step, shown: Any, plain: Any, on_truth: Any) -
     chains = []
     for shift in SHIFTS:
         for v in (plain.value(step.id, "hand", dec, shift=shift), plain.value(step.id, "float", shift=shift)):
+            if v is not None and v.shape == shape:
+                chains.append(np.ravel(v))
+        v = carried[shift].get(step.id)
+        if v is not None and v.shape == shape:
+            chains.append(np.ravel(v))
+        # from the rounded key of the earlier steps (the run stops at this step, so its own key and the
+        # later ones are not carried in)
+        for mode in ("float", "hand"):
+            v = keyed.value(step.id, mode, dec, overrides=True, shift=shift, stop_after=step.id)
             if v is not None and v.shape == shape:
                 chains.append(np.ravel(v))
     slips: list[tuple[str, str, np.ndarray]] = []
@@ -185,12 +293,23 @@ def _numbers(d: Derivation, step: Step, shown: Any, plain: Any, on_truth: Any) -
             if np.allclose(v, base, rtol=1e-9, atol=1e-12, equal_nan=True):  # the slip does not touch this step
                 continue
             slips.append((name, mistake_note(name, arg, d.problem, step.id), np.ravel(v)))
+    for name, arg, v in named:  # where check names the slip, as it names it
+        if v.shape == (int(np.prod(shape)),):
+            slips.append((name, mistake_note(name, arg, d.problem, step.id), v))
     half = 0.5 * 10.0**-dec
+    # rows that name what a choice question asks (a beam search's kept beams, "beam 1: cat") would give it
+    # away: those entries are asked by rank
+    answered = any(
+        isinstance(a, Argmax) and step.rows is not None and tuple(a.labels) == tuple(step.rows) for a in d.steps
+    )
     out = []
     for i, (idx, key) in enumerate(zip(entry_indices(shape), keys, strict=True)):
         label = entry_label(step.symbol, idx)
-        if step.rows is not None and idx and idx[0] < len(step.rows):
-            label += f" ({step.rows[idx[0]]})"
+        if answered and idx:
+            label += f" (rank {idx[0] + 1})"
+        elif step.rows is not None and idx and idx[0] < len(step.rows):
+            col = step.cols[idx[1]] if step.cols is not None and len(idx) > 1 and idx[1] < len(step.cols) else None
+            label += f" ({step.rows[idx[0]]}{', ' + str(col) if col is not None else ''})"
         if key in ("-inf", "inf", "nan"):
             out.append(Number(label, key, (), (), masked=True))
             continue

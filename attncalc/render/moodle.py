@@ -62,7 +62,7 @@ def moodle_xml(derivations: list[Derivation], seed: int, tag: str | None = None,
             for e in q.asked:
                 name_ = html.escape(f"Variant {k}: {q.title} [{q.step_id}] {e.label}")
                 common = f"<name><text>{name_}</text></name>"
-                grade = f"<defaultgrade>{q.entry_points:.7g}</defaultgrade>"
+                grade = f"<defaultgrade>{q.points_of(e):.12g}</defaultgrade>"
                 if isinstance(e, Choice):  # a label: one of the options, never a number
                     text = f"{head}<p>{ask}</p><p>{html.escape(e.label)}: pick the label.</p>"
                     answers = "".join(
@@ -100,7 +100,9 @@ def givens_html(d: Derivation) -> str:
     then the mask, the targets and the settings that decide the answers, when the problem has them."""
     parts = ["<p>Given:</p>"]
     for i in d.inputs:
-        parts.append(_table(i.name, f"{i.symbol}: {i.role}", np.asarray(i.value, dtype=float), i.rows, d.decimals))
+        parts.append(
+            _table(i.name, f"{i.symbol}: {i.role}", np.asarray(i.value, dtype=float), i.rows, d.decimals, i.cols)
+        )
     p = d.problem
     if p.mask is not None and p.mask_text != "causal":
         parts.append(_table("mask", "mask: 1 = may attend", np.asarray(p.mask, dtype=float), p.tokens, 0))
@@ -109,7 +111,7 @@ def givens_html(d: Derivation) -> str:
     return "".join(parts)
 
 
-def _table(key: str, caption: str, value: np.ndarray, rows: Any, decimals: int) -> str:
+def _table(key: str, caption: str, value: np.ndarray, rows: Any, decimals: int, cols: Any = None) -> str:
     """A given as a table, entries as the problem wrote them (0.25 stays 0.25 when 1 decimal is asked for)."""
     t = [f'<table title="{html.escape(key)}" border="1"><caption>{html.escape(caption)}</caption>']
     value = np.atleast_1d(value)  # a single number (a given scale) as a row of one
@@ -118,7 +120,8 @@ def _table(key: str, caption: str, value: np.ndarray, rows: Any, decimals: int) 
             t.append("<tr>" + "".join(f"<th>{html.escape(str(r))}</th>" for r in rows) + "</tr>")
         t.append("<tr>" + "".join(f"<td>{fmt_given(x, decimals)}</td>" for x in value) + "</tr>")
     else:
-        t.append("<tr><th></th>" + "".join(f"<th>{j + 1}</th>" for j in range(value.shape[1])) + "</tr>")
+        heads = cols if cols is not None and len(cols) == value.shape[1] else range(1, value.shape[1] + 1)
+        t.append("<tr><th></th>" + "".join(f"<th>{html.escape(str(c))}</th>" for c in heads) + "</tr>")
         for r, row in enumerate(value):
             label = html.escape(str(rows[r])) if rows is not None and r < len(rows) else str(r + 1)
             t.append(f"<tr><th>{label}</th>" + "".join(f"<td>{fmt_given(x, decimals)}</td>" for x in row) + "</tr>")

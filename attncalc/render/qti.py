@@ -56,7 +56,9 @@ def givens_xhtml(d: Derivation) -> str:
     paragraph per fact (label = the key it states)."""
     parts = ["<p>Given:</p>"]
     for i in d.inputs:
-        parts.append(_table(i.name, f"{i.symbol}: {i.role}", np.asarray(i.value, dtype=float), i.rows, d.decimals))
+        parts.append(
+            _table(i.name, f"{i.symbol}: {i.role}", np.asarray(i.value, dtype=float), i.rows, d.decimals, i.cols)
+        )
     p = d.problem
     if p.mask is not None and p.mask_text != "causal":
         parts.append(_table("mask", "mask: 1 = may attend", np.asarray(p.mask, dtype=float), p.tokens, 0))
@@ -65,14 +67,15 @@ def givens_xhtml(d: Derivation) -> str:
     return "".join(parts)
 
 
-def _table(key: str, caption: str, value: np.ndarray, rows: Any, decimals: int) -> str:
+def _table(key: str, caption: str, value: np.ndarray, rows: Any, decimals: int, cols: Any = None) -> str:
     body: list[str] = []
     if value.ndim == 1:
         if rows is not None and len(rows) == len(value):
             body.append("<tr>" + "".join(f"<th>{_e(r)}</th>" for r in rows) + "</tr>")
         body.append("<tr>" + "".join(f"<td>{fmt_given(x, decimals)}</td>" for x in value) + "</tr>")
     else:
-        body.append("<tr><th></th>" + "".join(f"<th>{j + 1}</th>" for j in range(value.shape[1])) + "</tr>")
+        heads = cols if cols is not None and len(cols) == value.shape[1] else range(1, value.shape[1] + 1)
+        body.append("<tr><th></th>" + "".join(f"<th>{_e(c)}</th>" for c in heads) + "</tr>")
         for r, row in enumerate(value):
             label = _e(rows[r]) if rows is not None and r < len(rows) else str(r + 1)
             body.append(f"<tr><th>{label}</th>" + "".join(f"<td>{fmt_given(x, decimals)}</td>" for x in row) + "</tr>")
@@ -123,7 +126,7 @@ def _slip_to(k: int) -> str:
 
 def _number_item(ident: str, title: str, head: str, ask: str, q: Question, e: Number, decimals: int) -> str:
     tol = f"{0.5 * 10.0 ** (-decimals):g}"
-    pts = q.entry_points
+    pts = q.points_of(e)
     declarations = [
         '<responseDeclaration identifier="RESPONSE" cardinality="single" baseType="float">'
         f"<correctResponse><value>{e.key}</value></correctResponse></responseDeclaration>"
@@ -156,8 +159,8 @@ def _choice_item(ident: str, title: str, head: str, ask: str, q: Question, e: Ch
         f'<match><variable identifier="RESPONSE"/><baseValue baseType="identifier">{choices[c]}</baseValue></match>'
         for c in e.correct
     ]
-    rules = [f"<responseCondition><responseIf>{_or(right)}{_score(q.entry_points)}</responseIf></responseCondition>"]
-    return _item(ident, title, declarations, q.entry_points, body, rules, worked(q.step, q.shown, decimals), [])
+    rules = [f"<responseCondition><responseIf>{_or(right)}{_score(q.points_of(e))}</responseIf></responseCondition>"]
+    return _item(ident, title, declarations, q.points_of(e), body, rules, worked(q.step, q.shown, decimals), [])
 
 
 def _item(
@@ -217,7 +220,7 @@ def items(derivations: list[Derivation], tag: str = "attncalc") -> Listed:
                     xml = _choice_item(ident, title, head, ask, q, e, d.decimals)
                 else:
                     xml = _number_item(ident, title, head, ask + "".join(shown), q, e, d.decimals)
-                out.append((k, ident, title, xml, q.entry_points))
+                out.append((k, ident, title, xml, q.points_of(e)))
     return out
 
 
@@ -237,7 +240,7 @@ def _test(tag: str, title: str, listed: Listed) -> str:
             f'<selection select="1"/>{body}</assessmentSection>'
         )
     # the test's maximum (what one student can earn: one variant), where OpenOLAT reads it
-    best = sum(p for v, *_, p in listed if v == 1)
+    best = round(sum(p for v, *_, p in listed if v == 1), 6)  # the shares' exact sum (6 decimals each)
     return (
         _head("assessmentTest", tag, title)
         + ">"

@@ -43,7 +43,7 @@ def _html(text: str) -> str:
 
 
 def _pts(x: float) -> str:
-    return f"{x:.7g}"
+    return f"{x:.12g}"
 
 
 def _ranges(accepted: tuple[str, ...], decimals: int) -> list[tuple[float, float]]:
@@ -60,7 +60,7 @@ def _ranges(accepted: tuple[str, ...], decimals: int) -> list[tuple[float, float
 
 
 def _item(ident: str, title: str, text: str, q: Question, e: Number | Choice, d: Derivation) -> str:
-    pts = q.entry_points
+    pts = q.points_of(e)
     feedback = (
         '<respcondition continue="Yes"><conditionvar><other/></conditionvar>'
         '<displayfeedback feedbacktype="Response" linkrefid="general_fb"/></respcondition>'
@@ -119,7 +119,7 @@ def assessment(derivations: list[Derivation], tag: str, title: str) -> str:
                 ident = f"{tag}-v{k:02d}-{q.number:03d}-{j:02d}"
                 name = f"Variant {k}: {q.title} [{q.step_id}] {e.label}"
                 text = f"{head}{ask}<p>{html.escape(e.label)} = ?</p>"
-                slots.setdefault((q.number, j), []).append((_item(ident, name, text, q, e, d), q.entry_points))
+                slots.setdefault((q.number, j), []).append((_item(ident, name, text, q, e, d), q.points_of(e)))
     parts = []
     for (n, j), its in slots.items():
         xml = "".join(x for x, _ in its)

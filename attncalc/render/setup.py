@@ -33,9 +33,68 @@ def _targets(out: OutputLayer | None) -> list[tuple[str, str]]:
     return [("targets", "Targets, one per step: " + ", ".join(labels[k] for k in out.targets))]
 
 
+def _decode(p: Problem) -> list[tuple[str, str]]:
+    """A decode's numbers besides its arrays: the temperature, k, p, the draw u, the beam width and the
+    length penalty, each as the problem file writes it (the last question of a draw needs u)."""
+    from ..numbers import to_float
+    from .fmt import fmt
+
+    dc = p.decode
+    if dc is None:
+        return []
+    out: list[tuple[str, str]] = [("strategy", f"Strategy: {dc.strategy}")]
+    temperature = getattr(p.settings, "temperature", None)
+    if temperature is not None:
+        out.append(("temperature", f"Temperature: T = {fmt(to_float(temperature), 6)}"))
+    facts = (
+        ("k", "k", dc.k),
+        ("p", "p", dc.p),
+        ("u", "u (the uniform draw)", dc.u),
+        ("beam_width", "beam width", dc.beam_width),
+    )
+    for key, name, v in facts:
+        if v is not None:
+            out.append((key, f"{name} = {v if isinstance(v, int) else fmt(to_float(v), 6)}"))
+    if dc.length_penalty is not None:
+        out.append(("length_penalty", f"length_penalty α = {fmt(to_float(dc.length_penalty), 6)}"))
+        out.append(("length", f"length L = {dc.length}"))
+    return out
+
+
+def _counts(p: Problem) -> list[tuple[str, str]]:
+    """The whole numbers a question needs that no table shows: the heads, the positions' width, BLEU's
+    highest order, the target of each step of a sequence."""
+    from ..numbers import to_float
+    from .fmt import fmt
+
+    out: list[tuple[str, str]] = []
+    mh = p.multihead or (p.layer.self_attn if p.layer is not None else None)
+    if mh is not None:
+        out.append(("heads", f"heads h = {mh.heads}"))
+        if mh.kv_heads != mh.heads:
+            out.append(("kv_heads", f"key/value heads = {mh.kv_heads}"))
+        if mh.positions in ("sinusoidal", "rope"):
+            out.append(("base", f"position base = {fmt(to_float(mh.base), 6)}"))
+    if p.posenc is not None:
+        pe = p.posenc
+        out.append(("positions", "positions: " + ", ".join(str(x) for x in pe.positions)))
+        out.append(
+            (
+                "d_model" if pe.type == "sinusoidal" else "d_k",
+                f"{'d_model' if pe.type == 'sinusoidal' else 'd_k'} = {pe.d}",
+            )
+        )
+        out.append(("base", f"base = {fmt(to_float(pe.base), 6)}"))
+    if p.bleu is not None:
+        out.append(("max_n", f"max_n = {p.bleu.max_n} (n-grams up to {p.bleu.max_n})"))
+    if p.kind == "sequence" and p.labels is not None:
+        out.append(("targets", "Targets, one per step: " + ", ".join(p.labels)))
+    return out
+
+
 def setup_lines(p: Problem) -> list[tuple[str, str]]:
     """(key, sentence) pairs: the key is the problem file's key the sentence states."""
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str]] = _decode(p) + _counts(p)
     if p.mask_text == "causal":
         out.append(("mask", "Mask: causal (each position attends to itself and the ones before it)."))
     if p.target is not None and p.vocab is not None:
