@@ -222,6 +222,7 @@ def generate(
 
     check_name(name)
     check_detail(detail)
+    homework_names(count, format)  # the format checked with or without out, as the command names it
     if out is not None:  # what stands in the way is named before any variant is drawn
         from .files import check_folder, out_folder
 
@@ -264,6 +265,7 @@ def plot(
         raise ProblemError("attncalc.plot", "format", f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
     if isinstance(dpi, bool) or not isinstance(dpi, int) or not 50 <= dpi <= 1200:
         raise ProblemError("attncalc.plot", "dpi", f"expected a whole number from 50 to 1200, got {describe(dpi)}")
+    in_range("attncalc.plot", "decimals", decimals, 0, 12)  # named here, not as attncalc.solve's
     if isinstance(problem, Derivation):
         d = problem
         if decimals is not None:

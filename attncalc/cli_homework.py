@@ -167,7 +167,8 @@ def check(
         from .render.gradebook import gradebook_csv, mixed_moodle_ids, unnamed
 
         layout = (gradebook or Gradebook.plain).value
-        nameless = unnamed(entries)
+        # a file that could not be read was named on its own line (its student = may be what was refused)
+        nameless = unnamed([e for e in entries if not isinstance(e, Unread)])
         if nameless:
             shown = ", ".join(printable(n) for n in nameless[:5]) + (", ..." if len(nameless) > 5 else "")
             sys.stderr.write(

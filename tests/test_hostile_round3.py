@@ -119,3 +119,31 @@ def test_a_byte_order_mark_at_the_start_of_a_file_is_read(cli: Any, tmp_path: Pa
     answers = tmp_path / "a.json"
     answers.write_bytes(b'\xef\xbb\xbf{"scores": [1, 2, 2]}')
     assert cli("check", str(ROOT / "problems" / "decoder-dot.toml"), str(answers)).exit_code in (0, 1)
+
+
+# ------------------------------------------------------------------ the API's arguments, the student note
+
+
+def test_the_api_names_its_own_function_and_checks_format_without_out() -> None:
+    """plot(decimals=99) named `attncalc.solve: decimals`; generate(format="x") without out was not checked."""
+    import pytest
+
+    import attncalc
+
+    with pytest.raises(attncalc.ProblemError, match=r"^attncalc\.plot: decimals: expected a whole number from 0 to 12"):
+        attncalc.plot(str(ROOT / "problems" / "decoder-dot.toml"), decimals=99)
+    with pytest.raises(attncalc.ProblemError, match=r"^generate: --format: unknown format 'x'"):
+        attncalc.generate(format="x")
+
+
+def test_a_refused_student_is_not_also_said_to_name_no_student(cli: Any, tmp_path: Path) -> None:
+    """`student = "a,b\\nc"` is refused on its own line; the note "1 answers file(s) name no student"
+    was printed for it too, though it names one."""
+    bad = tmp_path / "s1.toml"
+    bad.write_text('student = "a,b\\nc"\nscores = [1, 2, 2]\n')
+    good = tmp_path / "s2.toml"
+    good.write_text('student = "bob"\nscores = [1, 2, 2]\n')
+    result = cli("check", str(ROOT / "problems" / "decoder-dot.toml"), str(bad), str(good), "-f", "csv")
+    assert result.exit_code == 2
+    assert "s1.toml: student: expected one line" in result.stderr
+    assert "name no student" not in result.stderr
