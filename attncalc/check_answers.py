@@ -16,7 +16,7 @@ import numpy as np
 from .derivation import Argmax, Derivation
 from .errors import NumberSyntaxError, ProblemError
 from .numbers import parse_number, to_float
-from .problem import read_raw
+from .parse import read_raw
 
 _PLAIN_DECIMAL = re.compile(r"^\s*[-+−]?\d*\.(\d+)\s*$")
 UNANSWERED = "?"  # an entry left out of an answer: not graded
@@ -157,7 +157,7 @@ def _as_written(x: Any) -> Any:
     if isinstance(x, Decimal):
         return format(x, "f")
     if isinstance(x, float):
-        from .render.fmt import fmt
+        from .fmt import fmt
 
         return fmt(x, 6) if "e" in repr(x) else repr(x)
     return str(x).strip()

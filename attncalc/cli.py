@@ -124,7 +124,7 @@ def solve(
     from .errors import AttncalcError
     from .files import check_output
     from .mechanisms import solve as solve_problem
-    from .problem import load_problem
+    from .parse import load_problem
 
     limit = _max_bytes(max_file_size)
     target = output

@@ -113,8 +113,8 @@ def check(
     from .check_answers import read_answers
     from .errors import AttncalcError
     from .files import check_output
-    from .problem import load_problem
-    from .render.gradebook import Unread
+    from .parse import load_problem
+    from .reports.gradebook import Unread
 
     tol = Tolerance(rtol=rtol, atol=atol, sigfigs=sigfigs)
     limit = _max_bytes(max_file_size)
@@ -161,7 +161,7 @@ def check(
     except AttncalcError as exc:
         _fail(str(exc))
     if format is CheckFormat.csv:
-        from .render.gradebook import gradebook_csv, mixed_moodle_ids, unnamed
+        from .reports.gradebook import gradebook_csv, mixed_moodle_ids, unnamed
 
         layout = (gradebook or Gradebook.plain).value
         nameless = unnamed(entries)
@@ -178,16 +178,16 @@ def check(
             )
         text = gradebook_csv(entries, layout, assignment)
     elif format is CheckFormat.json:
-        from .render.check_view import reports_json
+        from .reports.check_view import reports_json
 
         text = reports_json(reports)
     elif output is not None:
-        from .render.check_view import reports_text
+        from .reports.check_view import reports_text
 
         text = reports_text(reports, width or 100)
     else:
-        from .render.check_view import print_reports
         from .render.console import terminal_console
+        from .reports.check_view import print_reports
 
         print_reports(reports, terminal_console(width=width) if width else terminal_console())
         text = ""
@@ -204,7 +204,7 @@ def _first_file(paths: list[str], limit: int | None) -> dict[str, Any] | None:
     (cannot be read, or names no problem): it gets its row like any other, instead of costing the class
     its gradebook. Which it is, the second file says: an answers file that names its problem."""
     from .errors import AttncalcError
-    from .problem import read_raw
+    from .parse import read_raw
 
     try:
         first: dict[str, Any] = read_raw(paths[0], limit)
@@ -219,7 +219,7 @@ def _first_file(paths: list[str], limit: int | None) -> dict[str, Any] | None:
 
 def _names_its_problem(paths: list[str], limit: int | None) -> bool:
     from .errors import AttncalcError
-    from .problem import read_raw
+    from .parse import read_raw
 
     try:
         raw = read_raw(paths[0], limit) if paths else {}
@@ -435,14 +435,12 @@ def generate(
     folder = Path(out)
     try:
         check_options(opts)  # --count first: the folder's check lists --count names
-        from .render.lms import check_name
+        from .reports.lms import check_name
 
         check_name(name)
         check_folder(folder, homework_names(count, format.value), force)  # before any variant is drawn
         result = make(opts)
-        files = homework_files(
-            result.problems, result.derivations, format.value, seed, detail.value, max_pages, name
-        )
+        files = homework_files(result.problems, result.derivations, format.value, seed, detail.value, max_pages, name)
         write_homework(folder, files, force)
     except AttncalcError as exc:
         _fail(str(exc))

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .problem import Problem
+from .parse import Problem
 from .views import DerivationViews
 
 

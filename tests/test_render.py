@@ -18,9 +18,9 @@ from rich.console import Console
 
 from attncalc import catalog
 from attncalc.derivation import STEP_TYPES
+from attncalc.fmt import fmt
 from attncalc.mechanisms import solve
-from attncalc.problem import parse_problem
-from attncalc.render.fmt import fmt
+from attncalc.parse import parse_problem
 from attncalc.render.json import to_dict
 from attncalc.render.text import TextRenderer
 

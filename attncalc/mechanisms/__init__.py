@@ -17,7 +17,7 @@ from ..budget import MAX_EXACT_VALUE
 from ..derivation import Argmax, Derivation, Pick, Step, tie_note
 from ..errors import ProblemError
 from ..kinds import KINDS
-from ..problem import Problem
+from ..parse import Problem
 from .common import NoKeyToAttend
 
 # each kind's mechanism, as the registry of kinds (attncalc/kinds.py) names it

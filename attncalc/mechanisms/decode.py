@@ -20,10 +20,10 @@ import numpy as np
 
 from ..arith import Chain, MistakeNotApplicable, is_exact, to_float
 from ..derivation import Add, Argmax, Arrange, Divide, Formula, Input, Map, Pick, Step
+from ..fmt import fmt
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
-from ..problem import Problem
-from ..render.fmt import fmt
+from ..parse import Problem
 from .common import softmax_inline, temperature_step, whole_numbers
 
 

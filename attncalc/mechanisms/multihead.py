@@ -12,7 +12,7 @@ import numpy as np
 
 from ..arith import Chain, MistakeNotApplicable, is_exact
 from ..derivation import Add, Arrange, Formula, Input, Mask, Product, Step
-from ..problem import Problem
+from ..parse import Problem
 from . import positions as pos
 from .common import SoftmaxNames, softmax_steps, sqrt_dk_step
 from .self_attention import apply_mask

@@ -19,7 +19,7 @@ from ..schema import transformer as tf
 from ..schema.common import SETTINGS_ALL
 from ..schema.validate import names
 from .grading import parse_grading
-from .reader import _describe, _Reader, read_raw
+from .reader import Reader, describe_raw, read_raw
 from .types import RECURRENT_KINDS, Problem, Settings
 
 # The allowed keys come from the kinds' declarations (attncalc/schema/); TOP_KEYS lists every kind's
@@ -76,7 +76,7 @@ def load_problem(path: str | Path, max_bytes: int | None = None) -> Problem:
 
 def parse_problem(raw: dict[str, Any], file: str) -> Problem:
     """Validate an already-read problem table."""
-    r = _Reader(file)
+    r = Reader(file)
     if isinstance(raw, dict) and "$schema" in raw:  # names the JSON Schema an editor checks the file with
         raw = {k: v for k, v in raw.items() if k != "$schema"}
     r.table(raw, "", TOP_KEYS)
@@ -134,25 +134,25 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         if raw.get("head") is not None and "head" not in decl.top:
             raise r.fail("head", f"an output head belongs to kind 'attention', not {kind!r}")
     common["answers"] = dict(answers)
-    parser: Callable[[_Reader, dict[str, Any], dict[str, Any]], Problem] = kinds.entry(kind).load("parser")
+    parser: Callable[[Reader, dict[str, Any], dict[str, Any]], Problem] = kinds.entry(kind).load("parser")
     return parser(r, raw, common)
 
 
-def _answers(r: _Reader, raw: Any) -> dict[str, Any]:
+def _answers(r: Reader, raw: Any) -> dict[str, Any]:
     """The problem's own [answers]: any step ids (checked against the derivation by check)."""
     return r.table(raw, "answers", tuple(raw) if isinstance(raw, dict) else ())
 
 
-def _settings(r: _Reader, raw: Any, kind: str) -> Settings:
+def _settings(r: Reader, raw: Any, kind: str) -> Settings:
     t = r.table(raw, "settings", SETTINGS_KEYS)
     decimals = t.get("decimals", 3)
     if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 12:
-        raise r.fail("settings.decimals", f"expected a whole number from 0 to 12, got {_describe(decimals)}")
+        raise r.fail("settings.decimals", f"expected a whole number from 0 to 12, got {describe_raw(decimals)}")
     flags = {}
     for key, default in (("carry_rounded", False), ("exact", True)):
         value = t.get(key, default)
         if not isinstance(value, bool):
-            raise r.fail(f"settings.{key}", f"expected true or false, got {_describe(value)}")
+            raise r.fail(f"settings.{key}", f"expected true or false, got {describe_raw(value)}")
         flags[key] = value
     convention = r.string(t.get("convention", "default"), "settings.convention", ("default", "row", "column"))
     shift = t.get("shift_max", "auto")

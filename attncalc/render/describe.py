@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..fmt import fmt
 from ..numbers import to_float
 from ..parse.types import Cell
-from .fmt import fmt
 
 __all__ = ["describe", "layout_words"]
 

@@ -30,7 +30,7 @@ from ..derivation import (
     Sum,
     Update,
 )
-from .fmt import TERM_LIMIT, elide, fmt, paren
+from ..fmt import TERM_LIMIT, elide, fmt, paren
 
 Num = Callable[[Any], str]
 Rnd = Callable[[Any], float]

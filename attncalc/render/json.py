@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Derivation, Step
+from ..fmt import fmt_array
 from .exact import exact_nested
-from .fmt import fmt_array
 from .typeset import to_tex
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from ..catalog import template
 from ..derivation import Derivation, Mask, Step
 from ..errors import ProblemError
-from .fmt import fmt
+from ..fmt import fmt
 
 #: the default: the attention weights of each kind that has them
 # the default: the attention weights (a transformer layer's self-attention; --step cross.head.t.weights

@@ -16,10 +16,10 @@ from ..derivation import (
     Stated,
     Step,
 )
+from ..fmt import ENTRY_LIMIT
 from . import heads, timeline
 from .blocks import Block, Details, Heading, MathLines, Para, Sheet, Table
 from .describe import describe
-from .fmt import ENTRY_LIMIT
 from .reveal import without_results
 from .sheet_steps import StepBlocks
 

@@ -33,10 +33,10 @@ from ..derivation import (
     Update,
     tie_note,
 )
+from ..fmt import elide, entry_indices, entry_label, fmt, fmt_given, inline, position_labels
 from . import expand
 from .blocks import Block, Exact, MathLines, Matrix, Para, Table
 from .exact import exact_groups
-from .fmt import elide, entry_indices, entry_label, fmt, fmt_given, inline, position_labels
 
 MATRIX_LIMIT = 12  # rows/columns of a matrix shown before the middle is elided
 
@@ -108,7 +108,7 @@ class StepBlocks:
 
     def _label(self, s: Step, idx: tuple[int, ...]) -> tuple[str, str]:
         if self.d.problem.kind == "similarity":  # entries named by their vectors: cat·chat, ‖cat‖
-            from ..problem_similarity import entry_name
+            from ..parse.similarity import entry_name
 
             return entry_name(self.d.problem, s.id, idx), ""
         label = entry_label(s.symbol, idx)

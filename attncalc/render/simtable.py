@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Derivation
-from ..problem_similarity import labels
-from .fmt import elide
+from ..fmt import elide
+from ..parse.similarity import labels
 
 ROW_LIMIT = 32
 HEADS = {"dots": "a · b", "cosines": "cos(a, b)", "distances": "‖a − b‖"}

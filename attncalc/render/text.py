@@ -24,10 +24,7 @@ from ..derivation import (
     Map,
     Step,
 )
-from . import expand, heads, simtable, timeline
-from .describe import describe
-from .exact import exact_groups, exact_text
-from .fmt import (
+from ..fmt import (
     ENTRY_LIMIT,
     bar,
     elide,
@@ -37,8 +34,11 @@ from .fmt import (
     inline,
     position_labels,
 )
+from . import expand, heads, simtable, timeline
+from .describe import describe
+from .exact import exact_groups, exact_text
 from .sheet import BRIEF_ENTRY_LIMIT
-from .text_parts import Hanging, SplitColumns, _Fit, _Narrowest, cut_exact
+from .text_parts import Fit, Hanging, Narrowest, SplitColumns, cut_exact
 from .text_steps import COL_LIMIT, ROW_LIMIT, TextSteps
 
 CUT_POINTER = (
@@ -141,7 +141,7 @@ class TextRenderer(TextSteps):
         if inp.words and inp.rows is not None:  # a sentence: its words, not their positions
             return Group(head, Padding(Text(" ".join(inp.rows)), (0, 0, 0, 2)))
         if inp.value.ndim == 0:
-            return _Fit(head, Text(self.n(inp.value)))
+            return Fit(head, Text(self.n(inp.value)))
         if inp.value.ndim == 1 and inp.rows is not None and len(inp.rows) == len(inp.value) <= 12:
             # labelled entries (logits over a vocabulary): each value under its label
             t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
@@ -150,7 +150,7 @@ class TextRenderer(TextSteps):
             t.add_row(*[self.n(x) for x in inp.value])
             return Group(head, Padding(t, (0, 0, 0, 2)))
         if inp.value.ndim == 1:
-            return _Fit(head, self._vector(inp.value, inp.rows))
+            return Fit(head, self._vector(inp.value, inp.rows))
         return Group(head, self._matrix(inp.value, inp.rows, inp.cols, inp.symbol))
 
     def _step(self, k: int, step: Step) -> RenderableType:
@@ -264,7 +264,7 @@ class TextRenderer(TextSteps):
 
     def _label(self, step: Step, idx: tuple[int, ...]) -> str:
         if self.d.problem.kind == "similarity":  # entries named by their vectors: cat·chat, ‖cat‖
-            from ..problem_similarity import entry_name
+            from ..parse.similarity import entry_name
 
             return entry_name(self.d.problem, step.id, idx)
         label = entry_label(step.symbol, idx)
@@ -332,7 +332,7 @@ class TextRenderer(TextSteps):
 
     # ------------------------------------------------------------------ summary table
     def _attention_table(self) -> RenderableType:
-        return _Narrowest(self._attention_table_with)
+        return Narrowest(self._attention_table_with)
 
     def _attention_table_with(self, bar_width: int) -> Table:
         d = self.d

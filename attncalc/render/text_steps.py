@@ -38,14 +38,14 @@ from ..derivation import (
     Update,
     tie_note,
 )
-from . import expand, simtable
-from .fmt import (
+from ..fmt import (
     bar,
     elide,
     entry_label,
     paren,
     position_labels,
 )
+from . import expand, simtable
 from .text_parts import Hanging
 
 ROW_LIMIT = 32  # table rows shown before the middle is elided

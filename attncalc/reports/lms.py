@@ -27,7 +27,7 @@ import numpy as np
 from .. import grading
 from ..arith import MISTAKES, round_half_up
 from ..derivation import Argmax, Derivation, Step
-from .fmt import entry_indices, entry_label
+from ..fmt import entry_indices, entry_label
 
 SHIFTS = (None, "never", "always")  # check accepts exponentials with or without the maximum subtracted
 
@@ -117,7 +117,7 @@ def questions(d: Derivation, variant: int) -> list[Question]:
     from ..check_answers import Answer
     from ..check_runs import Runs
     from ..mechanisms import solve
-    from .json import to_dict
+    from ..render.json import to_dict
 
     p = d.problem
     truth = solve(p, exact=False, carry_rounded=False)
@@ -164,8 +164,8 @@ def _choices(d: Derivation, step: Argmax) -> tuple[Choice, ...]:
 
 
 def _numbers(d: Derivation, step: Step, shown: Any, plain: Any, on_truth: Any) -> list[Number]:
-    from ..check_slips import mistake_args as _mistake_args
     from ..check_notes import mistake_note
+    from ..check_slips import mistake_args as _mistake_args
 
     dec = d.decimals
     shape = np.shape(step.value)
