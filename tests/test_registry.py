@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from attncalc import catalog, kinds, problem
+from attncalc import catalog, kinds, parse
 from attncalc.homework.base import Drawer
 from attncalc.mechanisms import MECHANISMS
 from attncalc.parse import output as parse_output
@@ -59,13 +59,13 @@ def test_validation_reads_the_declarations() -> None:
     """The unknown-key check's allowed keys are the declared keys, in the declared order."""
     decls = {d.kind: d for d in kinds.declarations()}
     top = {n for d in decls.values() for n in d.top.names} - {"$schema"}
-    assert set(problem.TOP_KEYS) == top
-    for kind, allowed in problem.GIVEN_KEYS.items():
+    assert set(parse.TOP_KEYS) == top
+    for kind, allowed in parse.GIVEN_KEYS.items():
         assert allowed == decls[kind].top["given"].table.names  # type: ignore[union-attr]
-    assert problem.HEAD_KEYS == decls["attention"].top["head"].table.names  # type: ignore[union-attr]
+    assert parse.HEAD_KEYS == decls["attention"].top["head"].table.names  # type: ignore[union-attr]
     from attncalc.schema.common import SETTINGS_ALL
 
-    assert problem.SETTINGS_KEYS == SETTINGS_ALL.names  # every kind's settings keys; top.py refuses the others'
+    assert parse.SETTINGS_KEYS == SETTINGS_ALL.names  # every kind's settings keys; top.py refuses the others'
     softmax_settings = decls["softmax"].top["settings"].table.names  # type: ignore[union-attr]
     assert softmax_settings == tuple(
         k for k in SETTINGS_ALL.names if k not in ("position_base", "rope", "alibi", "norm", "eps")
