@@ -85,11 +85,10 @@ def hand_chain_note(problem: Problem, chains: list[tuple[str | None, int]]) -> s
 
 def _entry_name(problem: Problem, step: Step, idx: tuple[int, ...]) -> str:
     """e_2, or for a similarity the vectors' names: cos(C, C′)."""
-    if problem.kind == "similarity":
-        from .parse.similarity import entry_name
+    from .kinds import entry_namer
 
-        return entry_name(problem, step.id, idx)
-    return entry_label(step.symbol, idx)
+    named = entry_namer(problem)
+    return named(step.id, idx) if named is not None else entry_label(step.symbol, idx)
 
 
 def _single_product(step: Product, idx: tuple[int, ...], delta: float, k: int, at: int) -> str:

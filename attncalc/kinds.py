@@ -17,6 +17,7 @@ template in ``attncalc/templates.py`` (comments as «path» placeholders) and it
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,11 @@ class KindEntry:
     step_ids: str  # the kind's step ids, in derivation order
     template: str  # the text `attncalc new KIND` prints (a function of the score for attention)
     drawer: str | None  # the homework drawer of `attncalc generate`; None: not covered
+    header: str  # header(problem) -> the words of the line under the title (sheets and terminal)
+    convention: str = "column"  # weights on the left (W x) or "row" (x W) when settings.convention is "default"
+    convention_fixed: bool = False  # the kind always uses `convention` (its declaration leaves settings.convention out)
+    plot_step: str | None = None  # the step `attncalc plot` draws by default (its attention weights); None: none
+    entry_name: str | None = None  # entry_name(problem, step_id, idx) -> "cos(C, C′)"; None: the step's symbol
 
     def load(self, what: str) -> Any:
         """The object a field names (``entry.load("schema")``)."""
@@ -58,6 +64,7 @@ _FF = "attncalc.schema.feedforward"
 _RNN = "attncalc.schema.recurrent"
 _DRAW = "attncalc.homework.attention:DRAWER"
 _HW = "attncalc.homework"
+_HEAD = "attncalc.render.headers"
 
 KINDS: dict[str, KindEntry] = {
     e.name: e
@@ -70,6 +77,8 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.attention",
             "attncalc.templates:attention",
             _DRAW,
+            header=f"{_HEAD}:attention",
+            plot_step="weights",
         ),
         KindEntry(
             "self-attention",
@@ -79,6 +88,9 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.self-attention",
             "attncalc.templates:SELF_ATTENTION",
             _DRAW,
+            header=f"{_HEAD}:attention",
+            convention="row",
+            plot_step="weights",
         ),
         KindEntry(
             "softmax",
@@ -88,6 +100,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.softmax",
             "attncalc.templates:SOFTMAX",
             _DRAW,
+            header=f"{_HEAD}:softmax",
         ),
         KindEntry(
             "sequence",
@@ -97,6 +110,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.sequence",
             "attncalc.templates:SEQUENCE",
             f"{_HW}.vectors:SEQUENCE",
+            header=f"{_HEAD}:sequence",
         ),
         *(
             KindEntry(
@@ -107,6 +121,8 @@ KINDS: dict[str, KindEntry] = {
                 f"attncalc.catalog:STEP_IDS.{k}",
                 f"attncalc.templates:RECURRENT.{k}",
                 f"{_HW}.recurrent:{k.upper()}",
+                header=f"{_HEAD}:recurrent",
+                convention_fixed=True,
             )
             for k in ("rnn", "lstm", "gru")
         ),
@@ -118,6 +134,9 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.seq2seq",
             "attncalc.templates:SEQ2SEQ",
             f"{_HW}.seq2seq:DRAWER",
+            header=f"{_HEAD}:seq2seq",
+            convention_fixed=True,
+            plot_step="decoder.t.weights",
         ),
         KindEntry(
             "similarity",
@@ -127,6 +146,8 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.similarity",
             "attncalc.templates:SIMILARITY",
             f"{_HW}.vectors:SIMILARITY",
+            header=f"{_HEAD}:similarity",
+            entry_name="attncalc.parse.similarity:entry_name",
         ),
         KindEntry(
             "multi-head",
@@ -136,6 +157,10 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.multi-head",
             "attncalc.templates:MULTI_HEAD",
             f"{_HW}.transformer:MULTI_HEAD",
+            header=f"{_HEAD}:multi_head",
+            convention="row",
+            convention_fixed=True,
+            plot_step="head.t.weights",
         ),
         KindEntry(
             "positional-encoding",
@@ -145,6 +170,9 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.positional-encoding",
             "attncalc.templates:POSITIONAL_ENCODING",
             f"{_HW}.transformer:PE",
+            header=f"{_HEAD}:positional_encoding",
+            convention="row",
+            convention_fixed=True,
         ),
         KindEntry(
             "transformer-layer",
@@ -154,6 +182,10 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.transformer-layer",
             "attncalc.templates_output:LAYER",
             f"{_HW}.transformer:LAYER",
+            header=f"{_HEAD}:transformer_layer",
+            convention="row",
+            convention_fixed=True,
+            plot_step="self.head.t.weights",
         ),
         KindEntry(
             "bleu",
@@ -163,6 +195,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.bleu",
             "attncalc.templates_output:BLEU",
             f"{_HW}.output:BLEU",
+            header=f"{_HEAD}:bleu",
         ),
         KindEntry(
             "decode",
@@ -172,6 +205,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.decode",
             "attncalc.templates_output:DECODE",
             f"{_HW}.output:DECODE",
+            header=f"{_HEAD}:decode",
         ),
     )
 }
@@ -179,6 +213,16 @@ KINDS: dict[str, KindEntry] = {
 
 def entry(kind: str) -> KindEntry:
     return KINDS[kind]
+
+
+def entry_namer(problem: Any) -> Callable[[str, tuple[int, ...]], str] | None:
+    """How the problem's kind names a step's entries (a similarity: by its vectors, cos(cat, chat)),
+    or None: by the step's symbol and index, e_2."""
+    e = entry(problem.kind)
+    if e.entry_name is None:
+        return None
+    named = e.load("entry_name")
+    return lambda step_id, idx: str(named(problem, step_id, idx))
 
 
 def declarations() -> list[KindSchema]:

@@ -143,6 +143,23 @@ def _answers(r: Reader, raw: Any) -> dict[str, Any]:
     return r.table(raw, "answers", tuple(raw) if isinstance(raw, dict) else ())
 
 
+def _refuse_undeclared(r: Reader, t: dict[str, Any], kind: str) -> None:
+    """A settings key the kind's declaration leaves out is refused, naming the kinds that take it (the
+    parser and the JSON Schema read the same declaration, so they agree)."""
+    declared = kinds.entry(kind).declaration.top["settings"].table.names  # type: ignore[union-attr]
+    for key in (k for k in SETTINGS_KEYS if k in t and k not in declared):
+        e = kinds.entry(kind)
+        if key == "convention" and e.convention_fixed:
+            formula = "Q = X W_Q" if e.convention == "row" else "W x"
+            raise r.fail(
+                "settings.convention", f"a {kind} problem uses the {e.convention} convention ({formula}) throughout"
+            )
+        takers = [k for k, other in kinds.KINDS.items() if key in other.declaration.top["settings"].table.names]  # type: ignore[union-attr]
+        raise r.fail(
+            f"settings.{key}", f"applies to kind{'s' if len(takers) > 1 else ''} {' and '.join(map(repr, takers))} only"
+        )
+
+
 def _settings(r: Reader, raw: Any, kind: str) -> Settings:
     t = r.table(raw, "settings", SETTINGS_KEYS)
     decimals = t.get("decimals", 3)
@@ -159,20 +176,9 @@ def _settings(r: Reader, raw: Any, kind: str) -> Settings:
     if isinstance(shift, bool):
         shift = "always" if shift else "never"
     shift = r.string(shift, "settings.shift_max", ("auto", "always", "never"))
-    for key in ("position_base", "rope"):
-        if key in t and kind not in ("multi-head", "positional-encoding"):
-            raise r.fail(f"settings.{key}", "applies to kinds 'multi-head' and 'positional-encoding' only")
-    if "alibi" in t and kind != "multi-head":
-        raise r.fail("settings.alibi", "applies to kind 'multi-head' (with given.positions = \"alibi\") only")
-    for key in ("norm", "eps"):
-        if key in t and kind != "transformer-layer":
-            raise r.fail(f"settings.{key}", "applies to kind 'transformer-layer' only")
-    if convention == "column" and kind in ("multi-head", "positional-encoding", "transformer-layer"):
-        raise r.fail("settings.convention", f"a {kind} problem uses the row convention (Q = X W_Q) throughout")
+    _refuse_undeclared(r, t, kind)
     temperature = None
     if "temperature" in t:
-        if kind not in ("softmax", "decode"):
-            raise r.fail("settings.temperature", "temperature applies to kinds 'softmax' and 'decode' only")
         temperature = r.number(t["temperature"], "settings.temperature")
         if to_float(temperature) <= 0:
             raise r.fail("settings.temperature", "must be greater than 0")

@@ -288,11 +288,11 @@ class Problem:
 
     @property
     def row_convention(self) -> bool:
-        """True when weights multiply from the right (x W), as in the transformer papers."""
-        if self.kind in RECURRENT_KINDS:
-            return False
-        if self.kind in ("multi-head", "positional-encoding", "transformer-layer"):
-            return True  # stacked rows, as the Transformer papers and PyTorch write them
-        if self.settings.convention == "default":
-            return self.kind == "self-attention"
+        """True when weights multiply from the right (x W), as in the transformer papers: the kind's
+        registry entry says whether settings.convention may choose, and what "default" means."""
+        from ..kinds import entry
+
+        e = entry(self.kind)
+        if e.convention_fixed or self.settings.convention == "default":
+            return e.convention == "row"
         return self.settings.convention == "row"

@@ -34,6 +34,7 @@ from ..derivation import (
     tie_note,
 )
 from ..fmt import elide, entry_indices, entry_label, fmt, fmt_given, inline, position_labels
+from ..kinds import entry_namer
 from . import expand
 from .blocks import Block, Exact, MathLines, Matrix, Para, Table
 from .exact import exact_groups
@@ -107,10 +108,9 @@ class StepBlocks:
         return inline(s.shown, self.n, MATRIX_LIMIT)
 
     def _label(self, s: Step, idx: tuple[int, ...]) -> tuple[str, str]:
-        if self.d.problem.kind == "similarity":  # entries named by their vectors: cat·chat, ‖cat‖
-            from ..parse.similarity import entry_name
-
-            return entry_name(self.d.problem, s.id, idx), ""
+        named = entry_namer(self.d.problem)
+        if named is not None:  # entries named by the kind: a similarity's by its vectors, cat·chat, ‖cat‖
+            return named(s.id, idx), ""
         label = entry_label(s.symbol, idx)
         token = s.rows[idx[0]] if len(idx) == 1 and s.rows is not None else ""
         return label, token
@@ -132,11 +132,11 @@ class StepBlocks:
             remark = "; ".join(x for x in (token, expand.aside(s, idx, float(shown[idx]), self.dec)) if x)
             lines.append((f"{label} = {expand.rhs(s, idx, self.dec)} = {self.n(shown[idx])}", remark))
         self.add(MathLines(tuple(lines)))
-        if shown.ndim or self.d.problem.kind != "similarity":  # a similarity's one number is its own line
+        if shown.ndim or entry_namer(self.d.problem) is None:  # a named entry's one number is its own line
             self._result(s)
 
     def _exact(self, s: Step) -> None:
-        name = (lambda idx: self._label(s, idx)[0]) if self.d.problem.kind == "similarity" else None
+        name = (lambda idx: self._label(s, idx)[0]) if entry_namer(self.d.problem) is not None else None
         groups, more = exact_groups(s.exact, s.symbol, self.dec, name)
         if groups:
             items = [

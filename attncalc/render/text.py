@@ -34,6 +34,7 @@ from ..fmt import (
     inline,
     position_labels,
 )
+from ..kinds import entry_namer
 from . import expand, heads, simtable, timeline
 from .describe import describe
 from .exact import exact_groups, exact_text
@@ -257,16 +258,16 @@ class TextRenderer(TextSteps):
         return Text.assemble(Text(f"  {step.symbol} = ", style="bold"), self._vector(v))
 
     def _exact_name(self, step: Step) -> Any:
-        """Similarity entries are named by their vectors in exact lines too (cos(cat, chat), not cos_1)."""
-        if self.d.problem.kind != "similarity":
+        """Entries the kind names (a similarity's, by its vectors) are named so in exact lines too
+        (cos(cat, chat), not cos_1)."""
+        if entry_namer(self.d.problem) is None:
             return None
         return lambda idx: self._label(step, idx)
 
     def _label(self, step: Step, idx: tuple[int, ...]) -> str:
-        if self.d.problem.kind == "similarity":  # entries named by their vectors: cat·chat, ‖cat‖
-            from ..parse.similarity import entry_name
-
-            return entry_name(self.d.problem, step.id, idx)
+        named = entry_namer(self.d.problem)
+        if named is not None:  # entries named by the kind: a similarity's by its vectors, cat·chat, ‖cat‖
+            return named(step.id, idx)
         label = entry_label(step.symbol, idx)
         if len(idx) == 1 and step.rows is not None and step.rows[idx[0]] != label:
             label += f" ({step.rows[idx[0]]})"
@@ -294,7 +295,7 @@ class TextRenderer(TextSteps):
             return text + self._aside(s, idx, shown[idx])
 
         yield from self._lines(s, line)
-        if shown.ndim or self.d.problem.kind != "similarity":  # a similarity's one number is its own line
+        if shown.ndim or entry_namer(self.d.problem) is None:  # a named entry's one number is its own line
             yield self._result(s)
 
     def _one_line(self, s: Step) -> RenderableType:
