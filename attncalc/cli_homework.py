@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+from . import kinds
 from .cli_base import Detail, MaxFileSize, MaxPages, write_output
 from .cli_base import fail as _fail
 from .cli_io import max_bytes as _max_bytes
@@ -276,8 +277,7 @@ def generate(
         str,
         typer.Option(
             "--kind",
-            help="attention | self-attention | softmax | sequence | similarity | rnn | lstm | gru | seq2seq | "
-            "multi-head | positional-encoding | transformer-layer | decode | bleu",
+            help=" | ".join(kinds.with_drawer()),
         ),
     ] = "attention",
     score: Annotated[

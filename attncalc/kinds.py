@@ -39,6 +39,7 @@ class KindEntry:
     convention_fixed: bool = False  # the kind always uses `convention` (its declaration leaves settings.convention out)
     plot_step: str | None = None  # the step `attncalc plot` draws by default (its attention weights); None: none
     entry_name: str | None = None  # entry_name(problem, step_id, idx) -> "cos(C, C′)"; None: the step's symbol
+    recurrent: bool = False  # a cell run over time steps: inputs in its cell tables, a timeline in the sheets
 
     def load(self, what: str) -> Any:
         """The object a field names (``entry.load("schema")``)."""
@@ -123,6 +124,7 @@ KINDS: dict[str, KindEntry] = {
                 f"{_HW}.recurrent:{k.upper()}",
                 header=f"{_HEAD}:recurrent",
                 convention_fixed=True,
+                recurrent=True,
             )
             for k in ("rnn", "lstm", "gru")
         ),
@@ -136,6 +138,7 @@ KINDS: dict[str, KindEntry] = {
             f"{_HW}.seq2seq:DRAWER",
             header=f"{_HEAD}:seq2seq",
             convention_fixed=True,
+            recurrent=True,
             plot_step="decoder.t.weights",
         ),
         KindEntry(
@@ -234,6 +237,11 @@ def template(kind: str, score: str | None = None) -> str:
     """The text `attncalc new KIND` prints."""
     t = entry(kind).load("template")
     return t(score or "dot") if callable(t) else str(t)
+
+
+def recurrent() -> tuple[str, ...]:
+    """The kinds that run a cell over time steps (rnn, lstm, gru, seq2seq)."""
+    return tuple(k for k, e in KINDS.items() if e.recurrent)
 
 
 def with_drawer() -> list[str]:

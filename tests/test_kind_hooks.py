@@ -117,3 +117,10 @@ def test_the_plot_draws_the_kinds_own_weights_by_default(path: Any) -> None:
     else:
         chosen = _select(d, None, "--step")
         assert chosen and all(s.id.endswith("weights") for s in chosen)
+
+
+def test_the_recurrent_family_comes_from_the_registry() -> None:
+    """The kinds that run a cell over time steps are flagged on their entries, and are these four."""
+    from attncalc.parse import RECURRENT_KINDS
+
+    assert RECURRENT_KINDS == kinds.recurrent() == ("rnn", "lstm", "gru", "seq2seq")

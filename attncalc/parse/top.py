@@ -114,7 +114,7 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         description=description,
         grading=parse_grading(r, raw.get("grading")),
     )
-    if kind in ("multi-head", "transformer-layer"):
+    if "memory_tokens" in decl.top:
         common["memory_tokens"] = r.labels(raw["memory_tokens"], "memory_tokens") if "memory_tokens" in raw else None
     if kind in RECURRENT_KINDS:
         answers = _answers(r, raw.get("answers"))

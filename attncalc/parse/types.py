@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from ..kinds import recurrent
 from ..numbers import Node, parse_number, to_exact
 
-RECURRENT_KINDS = ("rnn", "lstm", "gru", "seq2seq")
+RECURRENT_KINDS = recurrent()  # rnn, lstm, gru, seq2seq: from the registry
 # Canonical gate names of each cell.
 GATES = {"rnn": ("h",), "lstm": ("i", "f", "g", "o"), "gru": ("r", "z", "n")}
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..derivation import Derivation, Loss, Step
 from ..fmt import elide
+from ..parse import RECURRENT_KINDS
 
 WIDE = 8  # state entries shown in full; wider states keep the first three and the last
 GATE_ROWS = (
@@ -34,7 +35,7 @@ GATE_ROWS = (
 
 
 def applies(d: Derivation) -> bool:
-    return d.problem.kind in ("rnn", "lstm", "gru", "seq2seq")
+    return d.problem.kind in RECURRENT_KINDS
 
 
 @dataclass(frozen=True)
