@@ -257,8 +257,8 @@ def list_(
     from . import catalog, kinds
 
     summaries = {k: e.declaration.summary for k, e in kinds.KINDS.items()}
-    # the step ids are listed feed-forward kinds first, then the recurrent ones (the catalogue's order)
-    step_ids = {k: kinds.entry(k).load("step_ids") for k in catalog.STEP_IDS}
+    # the step ids are listed feed-forward kinds first, then the recurrent ones (each in the registry's order)
+    step_ids = {k: kinds.entry(k).load("step_ids") for k in sorted(kinds.KINDS, key=lambda k: kinds.KINDS[k].recurrent)}
     if format is ListFormat.json:
         import json
 

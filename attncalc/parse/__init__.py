@@ -15,11 +15,10 @@ from __future__ import annotations
 
 from .attention import HEAD_KEYS, SCORE_KEYS
 from .reader import Reader, describe_raw, read_raw, require
-from .top import GIVEN_KEYS, SETTINGS_KEYS, TOP_KEYS, load_problem, parse_problem
+from .top import SETTINGS_KEYS, TOP_KEYS, load_problem, parse_problem
 from .types import RECURRENT_KINDS, Given, Head, Problem, Settings
 
 __all__ = [
-    "GIVEN_KEYS",
     "HEAD_KEYS",
     "RECURRENT_KINDS",
     "SCORE_KEYS",

@@ -12,10 +12,6 @@ from typing import Any
 
 from .. import kinds
 from ..numbers import to_float
-from ..schema import decoding as dc
-from ..schema import feedforward as ff
-from ..schema import layer as ly
-from ..schema import transformer as tf
 from ..schema.common import SETTINGS_ALL
 from ..schema.validate import names
 from .grading import parse_grading
@@ -55,18 +51,6 @@ TOP_KEYS = (
 KIND_ONLY_KEYS = TOP_KEYS[TOP_KEYS.index("cell") :]
 SETTINGS_KEYS = names(SETTINGS_ALL)
 LAYER_TABLES = ("self_attention", "cross_attention", "ffn", "norm1", "norm2", "norm3")
-GIVEN_KEYS: dict[str, tuple[str, ...]] = {
-    "attention": names(ff.ATTENTION_GIVEN),
-    "self-attention": names(ff.SELF_ATTENTION_GIVEN),
-    "softmax": names(ff.SOFTMAX_GIVEN),
-    "sequence": names(ff.SEQUENCE_GIVEN),
-    "similarity": names(ff.SIMILARITY_GIVEN),
-    "multi-head": names(tf.MULTI_HEAD_GIVEN),
-    "positional-encoding": names(tf.POSITIONAL_GIVEN),
-    "bleu": names(dc.BLEU_GIVEN),
-    "decode": names(dc.DECODE_GIVEN),
-    "transformer-layer": names(ly.LAYER_GIVEN),
-}
 
 
 def load_problem(path: str | Path, max_bytes: int | None = None) -> Problem:
