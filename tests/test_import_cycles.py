@@ -83,7 +83,7 @@ LAYERS: list[set[str]] = [
     },
     {"render"},  # a derivation as text, JSON, sheets, plots
     {"mechanisms"},  # a typed problem -> a derivation
-    {"derivation", "fmt", "arith"},  # the derivation model, number formatting, the hand/exact/float chains
+    {"derivation", "elementwise", "fmt", "arith"},  # the derivation model, number formatting, the hand/exact/float chains
     {"parse", "templates", "templates_output"},  # problem file -> typed problem; the kinds' templates
     {"kinds", "schema", "catalog", "numbers", "budget", "errors", "files", "views"},  # declarations, registry, leaves
 ]
