@@ -7,11 +7,11 @@ when asked for, so that ``attncalc --help`` and ``attncalc list`` import neither
 ``parse_problem``, the mechanisms' table, ``attncalc new``, ``list``, ``schema`` and ``generate``
 read this table.
 
-Adding a kind: declare its file (keys, types, shapes, defaults, descriptions) in ``attncalc/schema/``;
-write its parser ``parse(reader, raw, common) -> Problem`` in ``attncalc/parse/``, its mechanism
-(``inputs`` and ``run``) in ``attncalc/mechanisms/``, its step ids in ``attncalc/catalog.py`` and its
-template in ``attncalc/templates.py`` (comments as «path» placeholders) and its homework drawer in
-``attncalc/homework/``; then add one entry here.
+Adding a kind (docs/contributing.md walks through it; tests/test_new_kind.py does it with a fixture):
+declare its file in ``attncalc/schema/``, write its parser, its mechanism (``inputs`` and ``run``),
+its step ids, its template, its header line and its homework drawer in modules of its own; then add
+one entry here. The optional fields (convention, plot_step, entry_name, recurrent) say what other
+modules used to find by the kind's name.
 """
 
 from __future__ import annotations
