@@ -5,7 +5,6 @@ Registered on the app by :mod:`attncalc.cli`; heavy modules are imported inside 
 
 from __future__ import annotations
 
-import os
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -16,6 +15,7 @@ import typer
 from . import kinds
 from .cli_base import Detail, MaxFileSize, MaxPages, write_output
 from .cli_base import fail as _fail
+from .cli_files import PROBLEM_ONLY_KEYS, first_file, same_file
 from .cli_io import max_bytes as _max_bytes
 from .cli_io import named_problem as _named_problem
 from .errors import printable
@@ -31,31 +31,6 @@ class Gradebook(StrEnum):
     plain = "plain"
     canvas = "canvas"
     moodle = "moodle"
-
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.abspath(a) == os.path.abspath(b)
-
-
-_PROBLEM_ONLY_KEYS = {
-    "cache",
-    "type",
-    "memory_tokens",
-    "kind",
-    "title",
-    "description",
-    "score",
-    "tokens",
-    "given",
-    "head",
-    "settings",
-    "cell",
-    "training",
-    "grading",
-}
 
 
 def check(
@@ -131,8 +106,8 @@ def check(
             check_output(output, force)
         problem = None
         answer_paths = paths
-        first = _first_file(paths, limit)
-        if first is not None and "problem" not in first and not set(first) & _PROBLEM_ONLY_KEYS:
+        first = first_file(paths, limit)
+        if first is not None and "problem" not in first and not set(first) & PROBLEM_ONLY_KEYS:
             _fail(
                 f'{paths[0]}: no problem named: add problem = "path/to/problem.toml" to the file, '
                 "or give the problem first: attncalc check PROBLEM ANSWERS"
@@ -200,35 +175,6 @@ def check(
     raise typer.Exit(2 if bad else 0 if all(r.all_correct for r in reports) else 1)
 
 
-def _first_file(paths: list[str], limit: int | None) -> dict[str, Any] | None:
-    """The first file read, or None when the files are all answers files and the first one is broken
-    (cannot be read, or names no problem): it gets its row like any other, instead of costing the class
-    its gradebook. Which it is, the second file says: an answers file that names its problem."""
-    from .errors import AttncalcError
-    from .parse import read_raw
-
-    try:
-        first: dict[str, Any] = read_raw(paths[0], limit)
-    except AttncalcError:
-        if not _names_its_problem(paths[1:2], limit):
-            raise
-        return None
-    if "problem" not in first and not set(first) & _PROBLEM_ONLY_KEYS and _names_its_problem(paths[1:2], limit):
-        return None
-    return first
-
-
-def _names_its_problem(paths: list[str], limit: int | None) -> bool:
-    from .errors import AttncalcError
-    from .parse import read_raw
-
-    try:
-        raw = read_raw(paths[0], limit) if paths else {}
-    except AttncalcError:
-        return False
-    return "problem" in raw and not set(raw) & _PROBLEM_ONLY_KEYS
-
-
 def _grade_one(
     path: str,
     raw: dict[str, Any],
@@ -246,7 +192,7 @@ def _grade_one(
 
     # a PROBLEM on the command line wins: the file's own problem = is followed only without one
     if problem is not None:
-        if own_problem is not None and not _same_file(own_problem, first):
+        if own_problem is not None and not same_file(own_problem, first):
             sys.stderr.write(
                 f"attncalc: note: {printable(path)} names problem {printable(own_problem)}; "
                 f"graded against {printable(first)}, the PROBLEM given first\n"
