@@ -39,6 +39,9 @@ class KindEntry:
     convention_fixed: bool = False  # the kind always uses `convention` (its declaration leaves settings.convention out)
     plot_step: str | None = None  # the step `attncalc plot` draws by default (its attention weights); None: none
     entry_name: str | None = None  # entry_name(problem, step_id, idx) -> "cos(C, C′)"; None: the step's symbol
+    # (step id, table): the renderers draw the named table (their method _{table}_table) after that step,
+    # "" after the last one: ("weights", "attention") is attention's table of the weights
+    tables: tuple[tuple[str, str], ...] = ()
     recurrent: bool = False  # a cell run over time steps: inputs in its cell tables, a timeline in the sheets
 
     def load(self, what: str) -> Any:
@@ -80,6 +83,7 @@ KINDS: dict[str, KindEntry] = {
             _DRAW,
             header=f"{_HEAD}:attention",
             plot_step="weights",
+            tables=(("weights", "attention"),),
         ),
         KindEntry(
             "self-attention",
@@ -151,6 +155,7 @@ KINDS: dict[str, KindEntry] = {
             f"{_HW}.vectors:SIMILARITY",
             header=f"{_HEAD}:similarity",
             entry_name="attncalc.parse.similarity:entry_name",
+            tables=(("", "similarity"),),
         ),
         KindEntry(
             "multi-head",
@@ -226,6 +231,11 @@ def entry_namer(problem: Any) -> Callable[[str, tuple[int, ...]], str] | None:
         return None
     named = e.load("entry_name")
     return lambda step_id, idx: str(named(problem, step_id, idx))
+
+
+def tables_after(kind: str, step_id: str) -> list[str]:
+    """The tables the kind's sheets show after a step ("": after the last step)."""
+    return [table for after, table in entry(kind).tables if after == step_id]
 
 
 def declarations() -> list[KindSchema]:

@@ -124,3 +124,14 @@ def test_the_recurrent_family_comes_from_the_registry() -> None:
     from attncalc.parse import RECURRENT_KINDS
 
     assert RECURRENT_KINDS == kinds.recurrent() == ("rnn", "lstm", "gru", "seq2seq")
+
+
+def test_the_extra_tables_are_the_entrys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """attention's table of the weights is drawn because its entry names it after the weights step."""
+    from dataclasses import replace
+
+    d = solve_file("decoder-dot.toml")
+    with_table = d.to_markdown()
+    monkeypatch.setitem(kinds.KINDS, "attention", replace(kinds.KINDS["attention"], tables=()))
+    without = d.to_markdown()
+    assert len(without) < len(with_table) and set(without.splitlines()) < set(with_table.splitlines())

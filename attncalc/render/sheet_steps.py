@@ -303,6 +303,8 @@ class StepBlocks:
     def _similarity_table(self) -> None:
         from . import simtable
 
+        if not simtable.applies(self.d):
+            return
         heads, rows, title = simtable.table(self.d, self.n)
         self.add(Table(heads, tuple(rows), None, title))
 

@@ -19,7 +19,7 @@ HEADS = {"dots": "a · b", "cosines": "cos(a, b)", "distances": "‖a − b‖"}
 
 
 def applies(d: Derivation) -> bool:
-    return d.problem.kind == "similarity" and any(np.ndim(s.shown) >= 1 for s in d.steps if s.id in HEADS)
+    return any(np.ndim(s.shown) >= 1 for s in d.steps if s.id in HEADS)
 
 
 def table(d: Derivation, n: Callable[[Any], str]) -> tuple[tuple[str, ...], list[tuple[str, ...]], str]:

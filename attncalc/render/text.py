@@ -34,8 +34,8 @@ from ..fmt import (
     inline,
     position_labels,
 )
-from ..kinds import entry_namer
-from . import expand, heads, simtable, timeline
+from ..kinds import entry_namer, tables_after
+from . import expand, heads, timeline
 from .describe import describe
 from .exact import exact_groups, exact_text
 from .sheet import BRIEF_ENTRY_LIMIT
@@ -105,15 +105,16 @@ class TextRenderer(TextSteps):
                 out.append(heads.HeadsTable(d, self.n))
             out.append(Text(""))
             out.append(self._step(k, step))
-            if step.id == "weights" and d.problem.kind == "attention":
-                out.append(self._attention_table())
+            for extra in tables_after(d.problem.kind, step.id):
+                out.append(getattr(self, f"_{extra}_table")())
 
             if tl is not None and step.id in tl.table_after:
                 out.append(Text(""))
                 out.append(self._gate_table(tl, tl.table_after[step.id]))
-        if simtable.applies(d):
-            out.append(Text(""))
-            out.append(self._similarity_table())
+        for extra in tables_after(d.problem.kind, ""):
+            drawn = getattr(self, f"_{extra}_table")()
+            if drawn is not None:
+                out += [Text(""), drawn]
         if d.headline:
             out.append(Text(""))
             out.append(Panel(Text(d.headline, style="bold"), box=box.HEAVY, expand=False))
