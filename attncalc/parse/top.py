@@ -77,13 +77,13 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         key = decl.top["score"]
         score = r.string(raw.get("score", key.default), "score", key.choices)
     elif "score" in raw:
-        where = "decoder.score" if kind == "seq2seq" else ""
+        where = _nested("score", decl.top)
         raise r.fail(
             "score",
             f"a {kind} problem has no top-level score function" + (f"; use {where}" if where else "; remove this key"),
         )
     if "measure" in raw and "measure" not in decl.top:
-        raise r.fail("measure", f"a {kind} problem has no measure; 'measure' belongs to kind 'similarity'")
+        raise r.fail("measure", f"a {kind} problem has no measure; 'measure' belongs to {_takers('measure')}")
     for key_name in KIND_ONLY_KEYS:
         if key_name in raw and key_name not in decl.top:
             raise r.fail(key_name, f"does not apply to kind {kind!r}")
@@ -105,7 +105,7 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         if "head" in raw:
             raise r.fail(
                 "head",
-                f"an output head belongs to kind 'attention'; a {kind} problem gives W_out with its other inputs",
+                f"an output head belongs to {_takers('head')}; a {kind} problem gives W_out with its other inputs",
             )
         common.update(given={}, head=None)
     else:
@@ -116,10 +116,24 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         r.table(raw["given"], "given", decl.top["given"].table.names)  # type: ignore[union-attr]
         answers = _answers(r, raw.get("answers"))
         if raw.get("head") is not None and "head" not in decl.top:
-            raise r.fail("head", f"an output head belongs to kind 'attention', not {kind!r}")
+            raise r.fail("head", f"an output head belongs to {_takers('head')}, not {kind!r}")
     common["answers"] = dict(answers)
     parser: Callable[[Reader, dict[str, Any], dict[str, Any]], Problem] = kinds.entry(kind).load("parser")
     return parser(r, raw, common)
+
+
+def _takers(key: str) -> str:
+    """The kinds whose declaration has this top-level key: "kind 'similarity'"."""
+    takers = [k for k, e in kinds.KINDS.items() if key in e.declaration.top]
+    return f"kind{'s' if len(takers) > 1 else ''} {' and '.join(map(repr, takers))}"
+
+
+def _nested(key: str, top: Any) -> str:
+    """Where the kind's declaration takes a key one table down ("decoder.score"), or ""."""
+    for k in top.keys:
+        if k.table is not None and key in k.table:
+            return f"{k.name}.{key}"
+    return ""
 
 
 def _answers(r: Reader, raw: Any) -> dict[str, Any]:
