@@ -220,8 +220,9 @@ def new(
     if kind not in kinds.KINDS:
         _fail(f"unknown kind {kind!r}; choose one of: {', '.join(kinds.KINDS)}")
     if score is not None:
-        if kind != "attention":
-            _fail("--score applies to kind 'attention' only")
+        scored = [k for k, e in kinds.KINDS.items() if callable(e.load("template"))]  # a template per score
+        if kind not in scored:
+            _fail(f"--score applies to kind{'s' if len(scored) > 1 else ''} {' and '.join(map(repr, scored))} only")
         if score not in catalog.SCORES:
             _fail(f"unknown score {score!r}; choose one of: {', '.join(catalog.SCORES)}")
     sys.stdout.write(kinds.template(kind, score))

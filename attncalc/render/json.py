@@ -60,7 +60,7 @@ def to_dict(d: Derivation) -> dict[str, Any]:
         "steps": [step_dict(s, d.decimals) for s in d.steps],
         "notes": list(d.notes),
     }
-    if p.kind == "similarity":
+    if p.measures:  # the kinds that compare vectors (similarity): the measures asked for
         out["measures"] = list(p.measures)
     return out
 
