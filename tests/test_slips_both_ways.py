@@ -130,6 +130,8 @@ def _bleu(cand: str, refs: list[str], n: int) -> dict[str, Any]:
 
 
 INLINE: dict[str, dict[str, Any]] = {
+    # the LSTM encoder with its weights on [x; h] ([cell] order = "xh"): the slip uses [h; x]
+    "xh_swapped": {**tomllib.loads(Path(PROBLEMS, "lstm-doc-encoder.toml").read_text()), "cell": {"order": "xh"}},
     "qk_transposed": {
         "kind": "self-attention",
         "given": {"X": [[1, 0], [0, 1], [1, 1]], "W_Q": [[1, 2], [0, 1]], "W_K": [[1, 0], [1, 1]]},
