@@ -135,3 +135,23 @@ def test_the_extra_tables_are_the_entrys(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setitem(kinds.KINDS, "attention", replace(kinds.KINDS["attention"], tables=()))
     without = d.to_markdown()
     assert len(without) < len(with_table) and set(without.splitlines()) < set(with_table.splitlines())
+
+
+def test_renderers_and_check_find_kind_specifics_through_the_registry() -> None:
+    """No renderer, report or grading module compares a problem's kind with a kind's name (the
+    registry's hooks say it). The timeline, which draws only the recurrent family, tells seq2seq's
+    encoder-decoder layout from a single cell: that is the one exception."""
+    import re
+    from pathlib import Path
+
+    root = Path(kinds.__file__).parent
+    files = [*root.glob("render/*.py"), *root.glob("reports/*.py"), *root.glob("check*.py"), root / "grading.py"]
+    pattern = re.compile(r"""\b(?:problem|p|d\.problem)\.kind\s*(?:==|!=|in|not in)\s*[("']""")
+    found = [
+        f"{f.name}:{n}: {line.strip()}"
+        for f in files
+        for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line) and not (f.name == "timeline.py" and '"seq2seq"' in line)
+    ]
+    assert not found, found
+    assert pattern.search('if self.d.problem.kind == "similarity":')  # the pattern sees what it forbids
