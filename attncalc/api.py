@@ -223,16 +223,16 @@ def generate(
     check_name(name)
     check_detail(detail)
     if out is not None:  # what stands in the way is named before any variant is drawn
-        from .files import check_folder
+        from .files import check_folder, out_folder
 
-        check_folder(Path(out), homework_names(count, format), force)
+        check_folder(out_folder(out), homework_names(count, format), force)
     result = _draw(opts)
     variants = []
     for raw, d in zip(result.problems, result.derivations, strict=True):
         variants.append(Variant(raw, d, answer_key(d)))
     if out is not None:
         files = homework_files(result.problems, result.derivations, format, seed, detail, a["max_pages"], name)
-        write_homework(Path(out), files, force)
+        write_homework(out_folder(out), files, force)
     return variants
 
 
@@ -356,18 +356,18 @@ def _sheets(
 
         for name, tex in out.items():  # every sheet's length estimated before pdflatex typesets any
             check_pages(str(tex), "generate", max_pages, what=name)
-        out = {name: compile_pdf(str(tex)) for name, tex in out.items()}
+        out = {name: compile_pdf(str(tex), name=name) for name, tex in out.items()}
     return out
 
 
 def write_homework(folder: Path, files: dict[str, str | bytes], force: bool) -> None:
     """Write the files into folder (created if missing); refuse, naming one, if any exists without force."""
-    from .files import check_folder, write_atomic
+    from .files import check_folder, check_inside, write_atomic
 
     check_folder(folder, list(files), force)
     try:
         (folder / "answers").mkdir(parents=True, exist_ok=True)
     except OSError as exc:  # /proc, a name too long, a read-only mount: one line, not a traceback
         raise AttncalcError(f"{folder}: cannot create the folder ({exc.strerror or exc})") from None
-    for name, content in files.items():
-        write_atomic(str(folder / name), content, True)
+    for name, content in files.items():  # each checked again as it is written: a link made meanwhile
+        write_atomic(str(check_inside(folder, name)), content, True)

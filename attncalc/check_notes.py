@@ -60,8 +60,13 @@ def slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: in
     if len(idxs) > 3:
         more = len(idxs) - 3
         parts.append(f"and {more} more {'entry' if more == 1 else 'entries'}")
-    if given.ndim == 1 and ans.id in ("weights", "probabilities") and abs(float(given.sum()) - 1) > 0.02:
-        parts.append(f"these add up to {fmt(float(given.sum()), 3)}, not 1")
+    if given.ndim == 1 and ans.id in ("weights", "probabilities"):
+        with np.errstate(over="ignore"):  # answers of 1e308: their sum is past any double, said so, no warning
+            total = float(np.sum(given, dtype=float))
+        if abs(total) == float("inf"):
+            parts.append("these add up to a number beyond the largest double (about 1.8·10^308), not 1")
+        elif abs(total - 1) > 0.02:
+            parts.append(f"these add up to {fmt(total, 3)}, not 1")
     return "; ".join(parts) + "."
 
 

@@ -144,7 +144,7 @@ def solve(
             assert target is not None
             tex = render_sheet(derivations, "latex", sheet.value, detail=detail.value)
             check_pages(tex, problems[0], max_pages)  # estimated before pdflatex typesets a thousand pages
-            pdf = compile_pdf(tex)
+            pdf = compile_pdf(tex, name="standard output" if target == "-" else printable(target))
             if target == "-":
                 sys.stdout.buffer.write(pdf)
                 return

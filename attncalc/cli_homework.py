@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sys
 from enum import StrEnum
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -349,7 +348,7 @@ def generate(
     """Write seeded homework: one problem file per variant, answer keys, and question, answers and solution sheets."""
     from .api import homework_files, homework_names, write_homework
     from .errors import AttncalcError
-    from .files import check_folder
+    from .files import check_folder, out_folder
     from .generate import Options, check_options, default_dim
     from .generate import generate as make
 
@@ -378,8 +377,8 @@ def generate(
         cross=cross,
         strategy=strategy,
     )
-    folder = Path(out)
     try:
+        folder = out_folder(out)
         check_options(opts)  # --count first: the folder's check lists --count names
         from .reports.lms import check_name
 

@@ -170,6 +170,7 @@ def _check_folder(folder: Path, names: list[str], force: bool) -> None:
     for name in names:
         target = folder / name
         for sub in reversed(target.relative_to(folder).parents[:-1]):  # answers/ for answers/x.toml
+            _not_a_link(folder, folder / sub)
             if os.path.lexists(folder / sub) and not (folder / sub).is_dir():
                 raise AttncalcError(f"{folder / sub}: is a file, not a folder")
         if target.is_dir():
@@ -178,6 +179,34 @@ def _check_folder(folder: Path, names: list[str], force: bool) -> None:
             clash.append(target)
     if clash and not force:
         raise AttncalcError(f"{clash[0]}: already exists ({len(clash)} files would be overwritten); pass --force")
+
+
+def out_folder(out: str | Path) -> Path:
+    """The folder ``--out`` names; an empty name is bad input (it would be the current folder)."""
+    if not str(out).strip():
+        raise AttncalcError("--out: the folder's name is empty; name the folder to write into (--out . for this one)")
+    return Path(out)
+
+
+def _not_a_link(folder: Path, path: Path) -> None:
+    """A symbolic link inside the output folder (answers/ pointing elsewhere) would carry files out of
+    it, and with --force over what is there: refused, whatever --force says."""
+    if path.is_symlink():
+        raise AttncalcError(
+            f"{path}: is a symbolic link; attncalc writes only inside {folder} (remove the link or choose another --out)"
+        )
+
+
+def check_inside(folder: Path, name: str) -> Path:
+    """The path of ``name`` under ``folder``, checked just before writing it: no symbolic link between
+    the two, and (resolving every link) the file's folder is the one asked for."""
+    target = folder / name
+    for sub in reversed(Path(name).parents[:-1]):
+        _not_a_link(folder, folder / sub)
+    want = Path(os.path.realpath(folder)) / Path(name).parent
+    if Path(os.path.realpath(target.parent)) != want:
+        raise AttncalcError(f"{target}: would be written outside {folder}; refused")
+    return target
 
 
 def write_atomic(path: str, text: str | bytes, force: bool) -> None:

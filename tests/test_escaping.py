@@ -89,9 +89,8 @@ def test_a_lone_surrogate_does_not_stop_the_output(tmp_path: Path, fmt: str) -> 
     out = tmp_path / "out"
     assert run_cli("solve", "-f", fmt, "-o", str(out), str(f)).returncode == 0
     text = out.read_text(encoding="utf-8")  # strict: valid UTF-8
-    assert (
-        "a\\ud800b" if fmt in ("text", "markdown", "html") else "a?b"
-    ) in text  # sheets escape it as the terminal does
+    shown = {"latex": "a\\textbackslash{}ud800b", "json": "a?b"}.get(fmt, "a\\ud800b")
+    assert shown in text  # sheets escape it as the terminal does
 
 
 def test_output_is_utf8_whatever_the_locale(tmp_path: Path) -> None:
@@ -126,6 +125,8 @@ def test_control_characters_in_user_text_reach_no_sheet_raw(cli: Any, tmp_path: 
     for fmt in ("markdown", "html", "latex"):
         out = cli("solve", str(p), "-f", fmt).stdout
         assert "\x1b" not in out and "\x07" not in out, fmt
+        if fmt == "markdown":  # the bracket is written \[ there, as Markdown shows it: as written
+            out = MarkdownIt("commonmark").enable("table").render(out)
         assert "x1b[31mred title" in out, fmt
     if shutil.which("pdflatex"):
         result = cli("solve", str(p), "-o", str(tmp_path / "c.pdf"))

@@ -26,7 +26,7 @@ from attncalc.mechanisms import MECHANISMS, solve
 from attncalc.parse import Problem, load_problem, parse_problem
 
 from .helpers import PROBLEMS
-from .test_recurrent_slips import GRU
+from .test_recurrent_slips import GRU, RNN
 
 
 def r3(x: Any, k: int = 3) -> Any:
@@ -130,8 +130,6 @@ def _bleu(cand: str, refs: list[str], n: int) -> dict[str, Any]:
 
 
 INLINE: dict[str, dict[str, Any]] = {
-    # the LSTM encoder with its weights on [x; h] ([cell] order = "xh"): the slip uses [h; x]
-    "xh_swapped": {**tomllib.loads(Path(PROBLEMS, "lstm-doc-encoder.toml").read_text()), "cell": {"order": "xh"}},
     "qk_transposed": {
         "kind": "self-attention",
         "given": {"X": [[1, 0], [0, 1], [1, 1]], "W_Q": [[1, 2], [0, 1]], "W_K": [[1, 0], [1, 1]]},
@@ -142,6 +140,7 @@ INLINE: dict[str, dict[str, Any]] = {
         "given": {"query": [1, 0.5], "keys": [[1, 0], [0, 1], [1, 1]], "values": [[2, 1], [0, 3], [1, -1]]},
     },
     "reset_swapped": GRU,
+    "xh_swapped": {**RNN, "cell": {"order": "xh"}},  # the per-gate W over [x; h] (issue 24's [cell] order)
     "distance_squared": {
         "kind": "similarity",
         "measure": "euclidean",

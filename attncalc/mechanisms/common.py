@@ -105,11 +105,16 @@ def shift_note(scores: np.ndarray, mode: str) -> str:
         power = top / math.log(10)  # 10^868588963806503622875788013946188981947322127176848945… for exp(2e300)
         digits = str(int(power)) if power < 1e15 else f"({_g(power)})"
         why = f"exp({_g(top)}) is about 10^{digits}, which overflows double precision (max ≈ 1.8·10^308)"
-    elif abs(top) > OVERFLOW or low < -OVERFLOW:
-        why = f"exp({_g(top)}) underflows to 0 in double precision, which would leave 0/0"
+    elif math.exp(top) == 0.0:  # the largest underflows, so does every exponential: 0/0
+        why = f"exp({_g(top)}) underflows to 0 in double precision, as does every other exponential, which would leave 0/0"
     else:
         big = top if abs(top) >= abs(low) else low
-        why = f"exp({_g(big)}) ≈ {math.exp(big):.3g} is unwieldy by hand"
+        if math.exp(big) == 0.0:  # the smallest alone underflows (harmless: its weight is 0 to the last digit)
+            power = -big / math.log(10)
+            digits = str(int(power)) if power < 1e15 else f"({_g(power)})"
+            why = f"exp({_g(big)}) is about 10^-{digits}, below what double precision holds"
+        else:
+            why = f"exp({_g(big)}) ≈ {math.exp(big):.3g} is unwieldy by hand"
     return (
         f"The maximum score was subtracted before exponentiating: {why}. "
         "This changes nothing, since softmax(e) = softmax(e − max e): the factor exp(−max e) cancels "

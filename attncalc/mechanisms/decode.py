@@ -15,16 +15,21 @@ the best ``beam_width`` are kept. Ties go to the earlier beam, then the earlier 
 from __future__ import annotations
 
 import dataclasses
+import functools
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from ..arith import Chain, MistakeNotApplicable, is_exact, to_float
-from ..derivation import Add, Argmax, Arrange, Divide, Formula, Input, Map, Pick, Step
+from ..derivation import Add, Argmax, Arrange, Divide, Formula, Input, Pick, Step
 from ..fmt import fmt
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem
+from . import decide
 from .common import softmax_inline, temperature_step, whole_numbers
+from .decode_beam import beam_steps
 
 
 def exact_entries(p: Problem) -> tuple[int, str]:
@@ -64,7 +69,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     d = p.decode
     assert d is not None
     if d.strategy == "beam":
-        return _beam(p, chain)
+        return beam_steps(p, chain)
     labels = d.vocab
     steps: list[Step] = []
     if d.logits is not None:
@@ -97,7 +102,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         assert d.probabilities is not None
         probs = chain.given(d.probabilities)
     if d.strategy == "greedy":
-        best = int(np.argmax(to_float(probs)))
+        best = _argmax(p, chain, probs)
         steps.append(
             Argmax(
                 id="choice",
@@ -113,20 +118,75 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             )
         )
         return steps
-    drawn = probs
+    # the exact values are worked out only when a float comparison is in doubt
+    exact: Callable[[], list[Any] | None] = functools.cache(lambda: _exact_probabilities(p, chain))
+    drawn, drawn_exact = probs, exact
     if d.strategy in ("top-k", "top-p"):
-        drawn = _filter(p, chain, probs, steps)
+        drawn, flags = _filter(p, chain, probs, steps, exact)
+
+        def drawn_exact() -> list[Any] | None:
+            given = exact()
+            if given is None:
+                return None
+            masked = [x * f for x, f in zip(given, flags, strict=True)]
+            total = decide.running(masked)[-1]
+            return [x / total for x in masked] if decide.greater(0.0, 0.0, (total, 0)) else None
+
     if d.u is None:
         return steps
-    return steps + _draw(p, chain, drawn, d.strategy != "sample")
+    return steps + _draw(p, chain, drawn, d.strategy != "sample", drawn_exact)
 
 
-def _filter(p: Problem, chain: Chain, probs: np.ndarray, steps: list[Step]) -> np.ndarray:
+def _exact_probabilities(p: Problem, chain: Chain) -> list[Any] | None:
+    """In float arithmetic, the given probabilities' exact values (for deciding what a float running
+    sum leaves in doubt); None otherwise (logits, hand mode, a slip)."""
+    d = p.decode
+    assert d is not None
+    if chain.mode != "float" or chain.mistake is not None or d.probabilities is None:
+        return None
+    return decide.exact_values(d.probabilities.nodes.ravel())
+
+
+def _argmax(p: Problem, chain: Chain, probs: np.ndarray) -> int:
+    """The most probable token: probabilities within decide.TIE of the largest as floats are compared
+    exactly (the given probabilities, or the logits, whose order softmax keeps; in exact mode too, whose
+    floats of 1/3 and 0.33333333333333331 are equal), and a tie goes to the earlier vocabulary entry."""
+    d = p.decode
+    assert d is not None
+    pf = to_float(probs)
+    if chain.mode == "hand" or chain.mistake is not None:
+        return int(np.argmax(pf))
+    top = float(np.max(pf))
+    near = [i for i, x in enumerate(pf) if top - float(x) <= decide.TIE]
+    if len(near) == 1:
+        return near[0]
+    given = d.logits if d.logits is not None else d.probabilities
+    assert given is not None
+    nodes = given.nodes.ravel()
+    exact = decide.exact_values([nodes[i] for i in near])
+    best = 0
+    for k in range(1, len(near)):
+        if decide.greater(0.0, 0.0, (exact[k], exact[best])):
+            best = k
+    return near[best]
+
+
+def _filter(
+    p: Problem, chain: Chain, probs: np.ndarray, steps: list[Step], exact: Callable[[], list[Any] | None]
+) -> tuple[np.ndarray, list[int]]:
     d = p.decode
     assert d is not None
     labels, V = d.vocab, len(d.vocab)
     pf = to_float(probs)
-    order = [int(i) for i in np.argsort(-np.round(pf, 12), kind="stable")]  # ties: the earlier vocabulary entry first
+    # largest first, ties to the earlier vocabulary entry; values closer than decide.TIE by their exact
+    # values (the given probabilities, or the logits, whose order softmax keeps)
+    if chain.mode == "hand" or chain.mistake is not None:
+        order = [int(i) for i in np.argsort(-np.round(pf, 12), kind="stable")]
+    else:
+        source = d.logits if d.logits is not None else d.probabilities
+        assert source is not None
+        nodes = source.nodes.ravel()
+        order = decide.descending([float(x) for x in pf], functools.cache(lambda i: decide.exact_values([nodes[i]])[0]))
     sorted_ = chain.finish("sorted", np.asarray([probs[i] for i in order], dtype=probs.dtype))
     sorted_labels = tuple(labels[i] for i in order)
     steps.append(
@@ -143,6 +203,7 @@ def _filter(p: Problem, chain: Chain, probs: np.ndarray, steps: list[Step]) -> n
             explain="Both filters keep the most probable tokens, so they start from the sorted distribution.",
         )
     )
+    cut_note = ""
     if d.strategy == "top-k":
         assert d.k is not None
         n_keep = d.k
@@ -167,11 +228,37 @@ def _filter(p: Problem, chain: Chain, probs: np.ndarray, steps: list[Step]) -> n
         assert d.p is not None
         p_val = to_exact(d.p) if is_exact(cum) else node_float(d.p)
         prior = [0 * cum[0], *list(cum[:-1])]  # the running sum before each sorted token
-        # exact forms compare exactly; floats with a margin, so that 0.7 + 0.2 (0.8999999999999999) reaches
+        # exact forms compare exactly; floats as decide says, so that 0.7 + 0.2 (0.8999999999999999) reaches
         # p = 0.9 as it does by hand and in exact mode
-        n_keep = sum(1 for x in prior if bool(x < p_val) and (is_exact(cum) or float(x) < float(p_val) - 1e-12))
+        exact_prior: list[Any] | None = None
+        exact_p: Any = None
+        if is_exact(cum):
+            n_keep = sum(1 for x in prior if bool(x < p_val))
+        else:
+            doubt = any(abs(float(x) - float(p_val)) <= decide.TIE for x in prior)
+            given = exact() if doubt else None
+            exact_prior = decide.running([0, *(given[i] for i in order[:-1])]) if given else None
+            exact_p = decide.exact_values([d.p])[0] if exact_prior is not None else None
+            n_keep = sum(
+                1
+                for j, x in enumerate(prior)
+                if decide.greater(float(p_val), float(x), None if exact_prior is None else (exact_p, exact_prior[j]))
+            )
         p_text = fmt(node_float(d.p), 6)
         why = [f"[{fmt(float(x), chain.decimals)} < {p_text}]" for x in prior]
+        if n_keep < V and chain.mistake is None:  # the cut on a running sum equal to p: said, and how decided
+            x, after = prior[n_keep], sorted_labels[n_keep]
+            if is_exact(cum):
+                on, how = bool(x == p_val), "exactly"
+            else:
+                near = abs(float(x) - float(p_val)) <= decide.TIE
+                on = near and (exact_prior is None or bool(exact_prior[n_keep] == exact_p))
+                how = "exactly" if exact_prior is not None else f"to within {decide.TIE_TEXT}"
+            if on:
+                cut_note = (
+                    f"The running sum before {after} equals p = {p_text} {how}: it is not below p, so {after} "
+                    "and the tokens after it are dropped."
+                )
         rule = f"the smallest set of most probable tokens whose probabilities reach p = {p_text}"
         if chain.mistake == "top_p_early":
             if n_keep < 2:
@@ -200,6 +287,7 @@ def _filter(p: Problem, chain: Chain, probs: np.ndarray, steps: list[Step]) -> n
             written=tuple(why[rank[i]] for i in range(V)),
             explain="A token is kept when its rank is within k (top-k), or when the tokens more probable than "
             "it hold less than p (top-p: the token that reaches p is kept too).",
+            note=cut_note,
         )
     )
     probs_c, kept_c = chain.coerce(probs, kept)
@@ -220,10 +308,12 @@ def _filter(p: Problem, chain: Chain, probs: np.ndarray, steps: list[Step]) -> n
             explain="The dropped tokens get 0; the kept ones share the whole probability in their old proportions.",
         )
     )
-    return renorm
+    return renorm, flags
 
 
-def _draw(p: Problem, chain: Chain, dist: np.ndarray, filtered: bool) -> list[Step]:
+def _draw(
+    p: Problem, chain: Chain, dist: np.ndarray, filtered: bool, exact: Callable[[], list[Any] | None]
+) -> list[Step]:
     d = p.decode
     assert d is not None and d.u is not None
     labels = d.vocab
@@ -242,8 +332,24 @@ def _draw(p: Problem, chain: Chain, dist: np.ndarray, filtered: bool) -> list[St
         explain="Token i owns the stretch from F_(i−1) to F_i of [0, 1): a uniform u lands in it with probability "
         f"{name}_i.",
     )
-    u = to_exact(d.u) if is_exact(cum) else node_float(d.u)
-    hit = next((i for i, x in enumerate(cum) if bool(x > u)), len(labels) - 1)
+    note = ""
+    if is_exact(cum):
+        u = to_exact(d.u)
+        hit = next((i for i, x in enumerate(cum) if bool(x > u)), len(labels) - 1)
+        if hit and bool(cum[hit - 1] == u):
+            note = decide.boundary_note(node_float(d.u), hit, "exactly")
+    else:
+        floats = [float(x) for x in to_float(cum)]
+        u_f = node_float(d.u)
+        given = exact() if any(abs(x - u_f) <= decide.TIE for x in floats) else None
+        hit, note = decide.first_above(
+            floats,
+            u_f,
+            decide.running(given) if given is not None else None,
+            decide.exact_values([d.u])[0] if given is not None else None,
+        )
+    if note:
+        note += f": {labels[hit]}."
     pick = Pick(
         id="choice",
         title="The draw",
@@ -258,102 +364,6 @@ def _draw(p: Problem, chain: Chain, dist: np.ndarray, filtered: bool) -> list[St
         u=node_float(d.u),
         what="Sampled",
         explain="Inverse-CDF sampling: the draw u picks the token whose stretch of [0, 1) contains it.",
+        note=note,
     )
     return [step, pick]
-
-
-def _beam(p: Problem, chain: Chain) -> list[Step]:
-    d = p.decode
-    assert d is not None and d.beams is not None and d.beam_scores is not None and d.beam_width is not None
-    L = chain.given(d.beams)
-    S = chain.given(d.beam_scores)
-    L, S = chain.coerce(L, S)
-    B, V = L.shape
-    beams = tuple(f"beam {b}" for b in range(1, B + 1))
-    S_full = np.repeat(S[:, None], V, axis=1)
-    value = S_full * L if chain.mistake == "beam_multiplied" else S_full + L
-    cand = chain.finish("candidates", np.asarray(value, dtype=L.dtype))
-    steps: list[Step] = [
-        Add(
-            id="candidates",
-            title="Candidate scores",
-            formula="score(b, v) = s_b + log p_b(v)",
-            latex=r"\mathrm{score}(b, v) = s_b + \log p_b(v)",
-            symbol="score",
-            value=cand,
-            rows=beams,
-            cols=d.vocab,
-            parts=(S_full, L),
-            part_names=("s_b", "log p_b(v)"),
-            explain="Probabilities multiply along a hypothesis, so their logarithms add: each beam's score plus "
-            "the log-probability of each next token.",
-        )
-    ]
-    rank_by = cand
-    L_len = d.length
-    if d.length_penalty is not None and L_len is not None:
-        a_f = node_float(d.length_penalty)
-        lp_f = ((5 + L_len) / 6) ** a_f
-        lp = chain.const(lambda: _lp_exact(d.length_penalty, L_len), lp_f)
-        rank_by = chain.finish("normalized", np.asarray(cand / lp, dtype=cand.dtype))
-        steps.append(
-            Map(
-                id="normalized",
-                title="Scores with the length penalty",
-                formula=f"score / lp, lp = ((5 + L)/6)^α = ((5 + {d.length})/6)^{fmt(a_f, 6)}",
-                latex=rf"\mathrm{{score}} / \left(\frac{{5 + {d.length}}}{{6}}\right)^{{{fmt(a_f, 6)}}}",
-                symbol="score/lp",
-                value=rank_by,
-                rows=beams,
-                cols=d.vocab,
-                fn="divide",
-                arg=cand,
-                param=np.asarray(lp),
-                param_text=f"((5 + {d.length})/6)^{fmt(a_f, 6)}",
-                explain="Summed log-probabilities only fall as a hypothesis grows; Wu et al. (2016) divide by "
-                "((5 + L)/6)^α so that longer hypotheses are not unfairly beaten by shorter ones.",
-            )
-        )
-    flat = to_float(rank_by).ravel()
-    # ties (−0.4 − 0.5 and −0.7 − 0.2, apart only by float noise) go to the earlier beam, as exactly
-    order = [int(i) for i in np.argsort(-np.round(flat, 12), kind="stable")][: d.beam_width]
-    kept_labels = tuple(f"beam {i // V + 1}: {d.vocab[i % V]}" for i in order)
-    kept = chain.finish("kept_beams", np.asarray([cand.flat[i] for i in order], dtype=cand.dtype))
-    ranked = "by the length-penalised score" if d.length_penalty is not None else "by score"
-    steps.append(
-        Arrange(
-            id="kept_beams",
-            title="Kept candidates",
-            formula=f"the best {d.beam_width} candidates, {ranked}",
-            latex=rf"\text{{the best {d.beam_width} candidates}}",
-            symbol="s'",
-            value=kept,
-            rows=kept_labels,
-            source=f"ranked {ranked}; ties: the earlier beam, then the earlier token",
-            ranked=True,
-            explain="Beam search keeps only the best few hypotheses and extends each again; a kept candidate "
-            "carries its summed log-probability on as its beam score.",
-        )
-    )
-    steps.append(
-        Pick(
-            id="kept_labels",
-            title="The new beams",
-            formula="beam b: token, best first",
-            latex=r"\text{beam } b\text{: token}",
-            symbol="beams",
-            value=", ".join(kept_labels),
-            rows=kept_labels,
-            probs=to_float(np.asarray([rank_by.flat[i] for i in order], dtype=rank_by.dtype)),
-            labels=kept_labels,
-            what="Kept",
-            explain="Each new beam is an old beam extended by one token; two new beams may share an old one.",
-        )
-    )
-    return steps
-
-
-def _lp_exact(alpha: object, length: int) -> object:
-    import sympy as sp
-
-    return sp.Rational(5 + length, 6) ** to_exact(alpha)  # type: ignore[arg-type]

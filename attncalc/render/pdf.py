@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -21,8 +22,9 @@ class ToolError(AttncalcError):
     """A tool attncalc needs (pdflatex) is missing or failed."""
 
 
-def compile_pdf(tex: str, timeout: float = 120.0) -> bytes:
-    """Run pdflatex on a complete LaTeX document and return the PDF's bytes."""
+def compile_pdf(tex: str, timeout: float = 120.0, name: str = "the PDF") -> bytes:
+    """Run pdflatex on a complete LaTeX document and return the PDF's bytes; ``name`` (the file
+    being made) is what a refusal names."""
     exe = shutil.which("pdflatex")
     if exe is None:
         raise ToolError(INSTALL_HINT)
@@ -40,14 +42,33 @@ def compile_pdf(tex: str, timeout: float = 120.0) -> bytes:
                 if run.returncode != 0 or "Rerun LaTeX" not in run.stdout:
                     break
         except subprocess.TimeoutExpired:
-            raise ToolError(f"pdflatex did not finish within {timeout:.0f} s") from None
+            raise ToolError(f"{name}: pdflatex did not finish within {timeout:.0f} s") from None
         pdf = Path(tmp) / "sheet.pdf"
         if run.returncode != 0 or not pdf.exists():
-            log = (
-                (Path(tmp) / "sheet.log").read_text(errors="replace")
-                if (Path(tmp) / "sheet.log").exists()
-                else run.stdout
-            )
-            errors = [line for line in log.splitlines() if line.startswith("!")][:3]
-            raise ToolError("pdflatex failed: " + (" | ".join(errors) or run.stdout[-300:]))
+            log_file = Path(tmp) / "sheet.log"
+            log = log_file.read_text(errors="replace") if log_file.exists() else run.stdout
+            raise ToolError(f"{name}: pdflatex could not set {what_failed(log)}")
         return pdf.read_bytes()
+
+
+# what pdflatex's first error says, in words (its log lines quote the sheet's own text: a title
+# "! Missing number" would read as the error)
+_UNICODE = re.compile(r"^! (?:Package inputenc|LaTeX) Error: Unicode character .*?\(U\+([0-9A-F]+)\)", re.M)
+_CAPACITY = re.compile(r"^! TeX capacity exceeded", re.M)
+_TOO_LARGE = re.compile(r"^! Dimension too large", re.M)
+_LINE = re.compile(r"^l\.(\d+) ", re.M)
+
+
+def what_failed(log: str) -> str:
+    """What in the sheet pdflatex could not set, from its log, in one phrase without its lines."""
+    import unicodedata
+
+    if m := _UNICODE.search(log):
+        ch = chr(int(m.group(1), 16))
+        return f"the character U+{m.group(1)} ({unicodedata.name(ch, 'unnamed')}): its fonts have no glyph for it"
+    if _CAPACITY.search(log):
+        return "the sheet: it needs more memory than TeX has (a smaller problem, or --format html)"
+    if _TOO_LARGE.search(log):
+        return "a table or formula larger than TeX can measure (a smaller problem, or --format html)"
+    where = f" on line {m.group(1)} of its LaTeX source" if (m := _LINE.search(log)) else ""
+    return f"the text{where} (--format latex writes that source)"

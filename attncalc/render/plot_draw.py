@@ -63,12 +63,12 @@ def draw(figure: Figure, format: str, dpi: float = 200) -> bytes:
             from matplotlib.backends.backend_pdf import FigureCanvasPdf
 
             FigureCanvasPdf(fig)
-            fig.savefig(out, format="pdf", metadata={"CreationDate": None, "Title": figure.title}, **TRIM)
+            fig.savefig(out, format="pdf", metadata={"CreationDate": None, "Title": _settable(figure.title)}, **TRIM)
         else:
             from matplotlib.backends.backend_svg import FigureCanvasSVG
 
             FigureCanvasSVG(fig)
-            fig.savefig(out, format="svg", metadata={"Date": None, "Title": figure.title}, **TRIM)
+            fig.savefig(out, format="svg", metadata={"Date": None, "Title": _settable(figure.title)}, **TRIM)
         return out.getvalue()
 
 
@@ -179,9 +179,9 @@ def _heat_map(ax: Axes, p: Panel, cmap: Colormap, norm: Normalize, cell: float, 
             label.set_rotation_mode("anchor")
     ax.tick_params(which="major", length=0, pad=3)
     if p.row_axis:
-        ax.set_ylabel(p.row_axis, color="#404040")
+        ax.set_ylabel(_settable(p.row_axis), color="#404040")
     if p.col_axis:
-        ax.set_xlabel(p.col_axis, color="#404040")
+        ax.set_xlabel(_settable(p.col_axis), color="#404040")
     if p.title:
         ax.set_title(_settable(p.title), fontsize=10, pad=6)
     return image
@@ -235,7 +235,17 @@ def _charmap() -> frozenset[int]:
 
 def _settable(text: str) -> str:
     """Text the bundled font can set: words in scripts it has no glyphs for (Bengali, Han) are
-    transliterated (আমি → ami), as the LaTeX sheets do, instead of drawn as empty boxes."""
+    transliterated (আমি → ami), as the LaTeX sheets do, instead of drawn as empty boxes. Control
+    characters (which XML 1.0 cannot hold: the SVG was not well-formed) and lone surrogates (which no
+    encoding holds) are written as escapes such as \\x01, as the terminal shows them; so are the
+    invisible format characters (a byte order mark U+FEFF stopped matplotlib's PDF writer)."""
+    import unicodedata
+
+    from ..errors import printable
+
+    text = printable(text)
+    if not text.isascii():
+        text = "".join(f"\\u{ord(c):04x}" if unicodedata.category(c) == "Cf" else c for c in text)
     have = _charmap()
     if all(ord(c) in have for c in text):
         return text

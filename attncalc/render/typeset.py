@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 from itertools import groupby
 
 _TOKEN = re.compile(
@@ -18,6 +17,7 @@ _TOKEN = re.compile(
     r"|(?P<num>\d+(?:\.\d+)?)"
     r"|(?P<idx>\[\d+,\d+\])"
     r"|(?P<tag><[A-Za-z/][\w/]*>)"  # a special token such as <eos> or <s>: a word, not two relations
+    r"|(?P<name>[A-Za-z0-9]*__[A-Za-z0-9_]*)"  # a token such as __init__ or a__b: a name, not subscripts
     r"|(?P<word>[A-Za-z]+)"
     r"|(?P<sub>_(?:[A-Za-z0-9]+(?:,[0-9A-Za-z]+)?))"
     r"|(?P<space>\s+)"
@@ -106,6 +106,35 @@ _SYMBOLS = {
     "≤": r"\le ",
     "≠": r"\ne ",
 }
+# symbols of the sheets' running text and how LaTeX's text mode sets them (write_tex)
+TEXT_SYMBOLS = {
+    **{ch: f"$\\{name}$" for ch, name in GREEK.items()},
+    "ᵀ": r"$^\top$",
+    "✓": r"$\checkmark$",
+    "✗": r"$\times$",
+    "–": "--",
+    "∞": r"$\infty$",
+    "∂": r"$\partial$",
+    "≈": r"$\approx$",
+    "ŷ": r"$\hat y$",
+    "◀": "",
+    "′": "'",
+    "″": r"$''$",
+    "‖": r"$\|$",
+    "⋮": r"$\vdots$",
+    "⟨": r"$\langle$",
+    "⟩": r"$\rangle$",
+    "█": "",
+    "×": r"$\times$",
+    "→": r"$\to$",
+    "←": r"$\leftarrow$",
+    "⊙": r"$\odot$",
+    "₀": r"$_0$",
+    "−": "-",
+}
+# characters kept for the writers to set (the rest beyond Latin-1 is transliterated)
+_KEEP = frozenset(_SYMBOLS) | frozenset(TEXT_SYMBOLS) | frozenset(_ARROWS) | {"√", "…", "·", "−"}
+
 _TEXT_ESCAPES = {
     "\\": r"\textbackslash{}",
     "{": r"\{",
@@ -121,14 +150,12 @@ _TEXT_ESCAPES = {
 
 
 def _foreign(c: str) -> bool:
-    """A letter of a script pdflatex cannot set without extra fonts (Bengali, Cyrillic, Han, ...)."""
-    if ord(c) < 0x100 or 0x300 <= ord(c) < 0x370:  # Latin-1 and the combining accents (h̃, m̂)
+    """A character pdflatex's fonts cannot set (a word in Bengali, Cyrillic or Han, an emoji, a euro
+    sign, a Latin letter beyond Latin-1): written in ASCII as anyascii spells it (আমি → ami, € → EUR).
+    Latin-1, the combining accents (h̃, m̂) and the symbols the writers set themselves are kept."""
+    if ord(c) < 0x100 or 0x300 <= ord(c) < 0x370:
         return False
-    if unicodedata.category(c)[0] not in "LM":
-        return False
-    if c in _SYMBOLS:
-        return False
-    return not unicodedata.name(c, "").startswith(("GREEK", "LATIN", "MODIFIER", "COMBINING"))
+    return c not in _KEEP
 
 
 def transliterate(text: str) -> str:
@@ -138,20 +165,29 @@ def transliterate(text: str) -> str:
     from anyascii import anyascii
 
     return "".join(
-        anyascii(run) if foreign else run for foreign, run in ((k, "".join(g)) for k, g in groupby(text, key=_foreign))
+        (anyascii(run) or "?") if foreign else run
+        for foreign, run in ((k, "".join(g)) for k, g in groupby(text, key=_foreign))
     )
 
 
+def _user_text(s: str) -> str:
+    """A line break (a newline in a token) is a space, as in a paragraph; other control characters
+    are written as escapes (\\x07) before anything reads them as LaTeX or as the codes below."""
+    from ..errors import printable
+
+    return printable(" ".join(s.splitlines()) if "\n" in s or "\r" in s else s)
+
+
 def tex_text(s: str) -> str:
-    """Escape plain text for LaTeX text mode."""
-    s = transliterate(s)
+    """Escape plain text for LaTeX text mode (a token ``a__b`` is text, not two subscripts)."""
+    s = transliterate(_user_text(s))
     out = "".join(_TEXT_ESCAPES.get(c, c) for c in s)
     return out.replace("−", "-").replace("…", r"\ldots{}").replace("·", r"$\cdot$").replace("√", r"$\surd$")
 
 
 def to_tex(plain: str) -> str:
     """Plain notation → LaTeX math (without the surrounding $)."""
-    plain = transliterate(plain)
+    plain = transliterate(_user_text(plain))
     for base, code in (("h", "\x00"), ("c", "\x01"), ("m", "\x02"), ("v", "\x03")):
         plain = plain.replace(base + "\u0303", code).replace(base + "\u0302", code)
     for base, code in (("Q", "\x04"), ("K", "\x05"), ("q", "\x06"), ("k", "\x07")):
@@ -181,7 +217,7 @@ def to_tex(plain: str) -> str:
             piece = rf"{mant}\times 10^{{{int(exp)}}}"
         elif kind == "num":
             piece = text
-        elif kind == "tag":
+        elif kind in ("tag", "name"):
             piece = rf"\text{{{tex_text(text)}}}"
         elif kind == "idx":
             piece = "_{" + text[1:-1] + "}"
@@ -215,6 +251,10 @@ def to_tex(plain: str) -> str:
             pieces.append(r"\sqrt{")
             sqrt_open = True
             continue
+        elif text == "_" and nxt[1] != "(":  # an underscore that subscripts nothing (a token "x_")
+            piece = r"\_"
+        elif text not in _SYMBOLS and not text.isascii():  # é, ±: text-mode characters
+            piece = rf"\text{{{tex_text(text)}}}"
         else:
             depth += {"(": 1, ")": -1}.get(text, 0)
             piece = _SYMBOLS.get(text, text)

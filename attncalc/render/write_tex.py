@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 
 from .blocks import Block, Details, Exact, Heading, MathLines, Matrix, Para, Table
 from .exact import exact_latex
-from .typeset import GREEK, tex_text, to_tex
+from .typeset import TEXT_SYMBOLS, tex_text, to_tex
 from .write_base import PLAIN_HEADERS, STEP_ID, SUBSCRIPTED, Writer
 
 LATEX_PREAMBLE = r"""\documentclass[10pt]{article}
@@ -42,38 +42,18 @@ def tex_safe(s: str) -> str:
             continue
         parts = SUBSCRIPTED.split(piece)  # odd parts are the symbols
         out += [f"${to_tex(p)}$" if j % 2 else _tex_text_part(p) for j, p in enumerate(parts)]
-    return "".join(out)
+    # a text that opens (after any spaces, which TeX skips there) with "[" or "*" (a token [CLS] as a
+    # table row's label) would be read as the optional argument or the star of the \\ before it
+    # ("Missing number"): an empty group first ends that look-ahead
+    text = "".join(out)
+    return "{}" + text if text.lstrip().startswith(("[", "*")) else text
 
 
 def _tex_text_part(s: str) -> str:
     # "--carry" stays two hyphens (not an en dash); a minus before a number is a minus sign, not a hyphen
     out = re.sub(r"(?<![\w.])-(?=\d)", "\x10", tex_text(s).replace("--", "-{}-"))
     out = re.sub(r"(?<![\w.,;:!?)\]])'(?=[\w…])", "`", out)  # 'as written' opens with an opening quote
-    for ch, rep in {
-        **{ch: f"$\\{name}$" for ch, name in GREEK.items()},
-        "ᵀ": r"$^\top$",
-        "✓": r"$\checkmark$",
-        "✗": r"$\times$",
-        "–": "--",
-        "∞": r"$\infty$",
-        "∂": r"$\partial$",
-        "≈": r"$\approx$",
-        "ŷ": r"$\hat y$",
-        "◀": "",
-        "′": "'",
-        "″": r"$''$",
-        "‖": r"$\|$",
-        "⋮": r"$\vdots$",
-        "⟨": r"$\langle$",
-        "⟩": r"$\rangle$",
-        "█": "",
-        "×": r"$\times$",
-        "→": r"$\to$",
-        "←": r"$\leftarrow$",
-        "⊙": r"$\odot$",
-        "₀": r"$_0$",
-        "−": "-",
-    }.items():
+    for ch, rep in TEXT_SYMBOLS.items():
         out = out.replace(ch, rep)
     for base in "hcmv":
         out = out.replace(base + "\u0303", rf"$\tilde {base}$").replace(base + "\u0302", rf"$\hat {base}$")
