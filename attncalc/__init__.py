@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from .errors import AttncalcError, ProblemError
-from .render import exports as _exports  # noqa: F401  (registers the views of results; cheap)
+from .reports import exports as _exports  # noqa: F401  (registers the views of results; cheap)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

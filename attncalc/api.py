@@ -21,8 +21,8 @@ from .errors import AttncalcError, ProblemError
 from .generate import Options, answer_key, answers_toml, check_options, default_dim, problem_toml
 from .generate import generate as _draw
 from .mechanisms import solve as _solve
+from .parse import Problem, load_problem, parse_problem, read_raw
 from .parse.top import TOP_KEYS
-from .problem import Problem, load_problem, parse_problem, read_raw
 
 #: keyword arguments of solve() that are top-level keys or tables of a problem file (every other
 #: keyword goes under [given]): the kinds' declared top-level keys, as the parser knows them
@@ -217,8 +217,8 @@ def generate(
     dim = a["dim"] if a["dim"] is not None else default_dim(kind)
     opts = Options(**{f.name: a[f.name] for f in fields(Options) if f.name != "dim"}, dim=dim)
     check_options(opts)  # count first: the folder's check lists count names
-    from .render.lms import check_name
     from .render.timeline import check_detail
+    from .reports.lms import check_name
 
     check_name(name)
     check_detail(detail)
@@ -317,22 +317,22 @@ def homework_files(
         files[key] = answers_toml(d, f"../{name}")
     files.update(_sheets(derivations, "markdown" if fmt in QUIZZES else fmt, seed, subject, detail, max_pages))
     if fmt == "moodle":
-        from .render.moodle import moodle_xml
+        from .reports.moodle import moodle_xml
 
         files["quiz.xml"] = moodle_xml(derivations, seed, _set_tag(problems, seed, set_name), set_name)
     if fmt == "qti":
-        from .render.qti import qti_zip
+        from .reports.qti import qti_zip
 
         files["qti.zip"] = qti_zip(derivations, seed, _set_tag(problems, seed, set_name), set_name)
     if fmt == "qti12":
-        from .render.qti12 import qti12_zip
+        from .reports.qti12 import qti12_zip
 
         files["qti12.zip"] = qti12_zip(derivations, seed, _set_tag(problems, seed, set_name), set_name)
     return files
 
 
 def _set_tag(problems: list[dict[str, Any]], seed: int, name: str) -> str:
-    from .render.lms import set_tag
+    from .reports.lms import set_tag
 
     return set_tag(problems, seed, name)
 

@@ -31,7 +31,7 @@ from .budget import (
     fast_float,
     matmul_size,
 )
-from .problem import Given
+from .parse import Given
 
 __all__ = ["MAX_EXACT_ENTRIES", "MAX_EXACT_SIZE", "Chain", "expr_size", "is_exact", "to_float"]
 

@@ -1,27 +1,12 @@
-"""What attncalc knows how to solve: kinds, score functions and step ids.
+"""What attncalc knows how to solve: score functions, strategies, measures and each kind's step ids
+(the kinds themselves, with their one-line summaries, are declared in attncalc/schema/ and listed
+in the registry, attncalc/kinds.py).
 
 Plain data with no heavy imports, so ``attncalc list`` and ``--help`` stay fast. The mechanisms
 emit steps with exactly these ids, in this order (a test holds them to it).
 """
 
 from __future__ import annotations
-
-KINDS: dict[str, str] = {
-    "attention": "one decoder step: a query attends over encoder states (keys/values), optional output head",
-    "self-attention": "every row of X attends over all rows: Q = X W_Q, K = X W_K, V = X W_V",
-    "softmax": "softmax of logits (given, or W_out h + b_out) with temperature; with a target, loss, gradients, update",
-    "sequence": "the probability each step gave its target: sequence probability, cross-entropy per step and total, perplexity",
-    "rnn": "a plain recurrent cell over a sequence: h_t = tanh(W [h_{t-1}; x_t] + b); optional output layer and training step",
-    "lstm": "an LSTM cell over a sequence, gate by gate (f, i, c~, c, o, h); optional output layer and training step",
-    "gru": "a GRU cell over a sequence (r, z, h~, h), reset before/after, either update direction; optional output layer",
-    "seq2seq": "encoder (RNN/LSTM/GRU, optionally bidirectional) + decoder (Bahdanau, Luong or no attention), loss, gradient, update",
-    "similarity": "every row of A compared with every row of B (default A): dot products, cosines, euclidean distances",
-    "multi-head": "multi-head self- or cross-attention: heads, masks, grouped queries, a KV cache, positions, W_O",
-    "positional-encoding": "sinusoidal positions (angles, the encoding, X + P) or RoPE rotations of q and k",
-    "transformer-layer": "an encoder or decoder layer: attention sublayers, residual sums, LayerNorm, feed-forward, post- or pre-norm",
-    "bleu": "sentence BLEU (Papineni et al. 2002): n-gram counts, clipped counts, precisions, brevity penalty",
-    "decode": "choosing the next token: greedy, temperature, top-k, top-p (with a given draw u), one beam-search step",
-}
 
 STRATEGIES: dict[str, str] = {
     "greedy": "the most probable token",

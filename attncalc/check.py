@@ -39,14 +39,14 @@ from .check_answers import (
     load_answers,
     parse_answers,
 )
-from .check_notes import _fmt_nested, _given_text, _nested, _rounded, _slip_note, hand_chain_note, mistake_note
+from .check_notes import fmt_nested, given_text, hand_chain_note, mistake_note, nested_list, rounded_list, slip_note
 from .check_report import Report, StepResult
 from .check_runs import Runs
 from .check_slips import began_at, named_slip, slip_carried, wrong_ancestors
 from .derivation import Argmax, Derivation, Pick, Step
+from .fmt import fmt_array
 from .mechanisms import solve
-from .problem import Problem
-from .render.fmt import fmt_array
+from .parse import Problem
 
 __all__ = [
     "SLACK",
@@ -161,9 +161,9 @@ def _grade(
     given = np.asarray(ans.values, dtype=float)
     decs = np.asarray(ans.decimals)
     true = np.asarray(step.value, dtype=float)
-    shown_given = ans.written if ans.written is not None else _given_text(given, decs)
+    shown_given = ans.written if ans.written is not None else given_text(given, decs)
     finest = max((int(x) for x in decs.flat if x >= 0), default=0)
-    expected = _rounded(true, max(truth.decimals, finest))  # 0.000014 for an answer written 0.000001
+    expected = rounded_list(true, max(truth.decimals, finest))  # 0.000014 for an answer written 0.000001
     shown_expected = fmt_array(true, max(truth.decimals, finest))  # 1.000 for 0.99997, 0.6 for 0.6
 
     open_ = np.array(np.isnan(given), dtype=bool)  # entries written "?": not graded, so they match anything
@@ -234,13 +234,13 @@ def _grade(
         note = (
             ""
             if exact_truth
-            else f"{hand_chain_note(runs.problem, hand_only, step, seen, open_)}; unrounded it is {_fmt_nested(expected)}."
+            else f"{hand_chain_note(runs.problem, hand_only, step, seen, open_)}; unrounded it is {fmt_nested(expected)}."
         )
         return StepResult(
             ans.id,
             step.title,
             "correct",
-            _nested(given),
+            nested_list(given),
             expected,
             [],
             note,
@@ -259,7 +259,7 @@ def _grade(
                 ans.id,
                 step.title,
                 "correct",
-                _nested(given),
+                nested_list(given),
                 expected,
                 [],
                 note,
@@ -274,7 +274,7 @@ def _grade(
             ans.id,
             step.title,
             "carried",
-            _nested(given),
+            nested_list(given),
             expected,
             [],
             note,
@@ -300,12 +300,12 @@ def _grade(
         runs.patched[ans.id] = np.where(ok | open_, true, np.where(matches(slip_value), slip_value, given))
         note = f"It looks like {mistake_note(name, arg, runs.problem, ans.id)}."
     else:
-        note = _slip_note(ans, step, runs, bad, truth.decimals)
+        note = slip_note(ans, step, runs, bad, truth.decimals)
     return StepResult(
         ans.id,
         step.title,
         "wrong",
-        _nested(given),
+        nested_list(given),
         expected,
         wrong_entries,
         note,

@@ -16,7 +16,7 @@ import numpy as np
 from .derivation import Argmax, Derivation
 from .errors import NumberSyntaxError, ProblemError
 from .numbers import parse_number, to_float
-from .problem import read_raw
+from .parse import read_raw
 
 _PLAIN_DECIMAL = re.compile(r"^\s*[-+−]?\d*\.(\d+)\s*$")
 UNANSWERED = "?"  # an entry left out of an answer: not graded
@@ -155,12 +155,12 @@ def _as_written(x: Any) -> Any:
     if isinstance(x, list):
         return [_as_written(v) for v in x]
     if isinstance(x, Decimal):
-        from .render.fmt import LONGEST_FIXED
+        from .fmt import LONGEST_FIXED
 
         text = format(x, "f")  # 1e308 in fixed point is 309 digits: the digits written, in scientific notation
         return text if len(text) <= LONGEST_FIXED else format(x, "e")
     if isinstance(x, float):
-        from .render.fmt import fmt
+        from .fmt import fmt
 
         return fmt(x, 6) if "e" in repr(x) else repr(x)
     return str(x).strip()

@@ -13,15 +13,15 @@ from .arith import MISTAKES, round_array, round_half_up
 from .check_answers import UNANSWERED, UNANSWERED_DECIMALS, Answer
 from .check_runs import as_step
 from .derivation import Concat, Product, Step
-from .problem import Problem
+from .fmt import entry_label, fixed, fmt, paren
+from .parse import Problem
 from .render import expand
-from .render.fmt import entry_label, fixed, fmt, paren
 
 if TYPE_CHECKING:
     from .check_runs import Runs
 
 
-def _slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: int) -> str:
+def slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: int) -> str:
     """Write out the wrong entries from the answerer's own earlier numbers."""
     got = runs.get("float", overrides=True)
     if got is None:
@@ -40,7 +40,7 @@ def _slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: i
         k = max(own, decimals)
         label = _entry_name(runs.problem, step, idx)
         right = fmt(value[idx], own if own >= 0 else k)  # at the answer's own precision: −0.88245 is −0.882
-        wrote = _given_text(given[idx], decs[idx] if decs.ndim else decs)
+        wrote = given_text(given[idx], decs[idx] if decs.ndim else decs)
         if ans.written is not None:
             wrote = np.asarray(ans.written, dtype=object)[idx] if idx else str(ans.written)
         rhs = expand.rhs(mine_step, idx, k) if mine_step is not None else None
@@ -135,10 +135,11 @@ def _mixed_chains_note(
 
 def _entry_name(problem: Problem, step: Step, idx: tuple[int, ...]) -> str:
     """e_2, or for a similarity the vectors' names: cos(C, C′)."""
-    if problem.kind == "similarity":
-        from .problem_similarity import entry_name
+    from .kinds import entry_namer
 
-        return entry_name(problem, step.id, idx)
+    named = entry_namer(problem)
+    if named is not None:
+        return named(step.id, idx)
     if isinstance(step, Concat) and len(idx) == 1 and step.parts:  # entry 5 of [h_0; x_1] (x_1,2)
         j = idx[0]
         for part, name in zip(step.parts, step.part_names, strict=False):
@@ -167,26 +168,26 @@ def _single_product(step: Product, idx: tuple[int, ...], delta: float, k: int, a
     return ""
 
 
-def _given_text(given: np.ndarray, decs: np.ndarray) -> Any:
+def given_text(given: np.ndarray, decs: np.ndarray) -> Any:
     """The answer as it was written: 1.760 keeps its trailing zero."""
     if given.ndim == 0:
         d = int(decs)
         if d == UNANSWERED_DECIMALS:
             return UNANSWERED
         return fmt(float(given), 6) if d < 0 or not math.isfinite(float(given)) else fixed(float(given), d)
-    return [_given_text(g, d) for g, d in zip(given, decs, strict=True)]
+    return [given_text(g, d) for g, d in zip(given, decs, strict=True)]
 
 
-def _nested(x: np.ndarray) -> Any:
+def nested_list(x: np.ndarray) -> Any:
     if x.ndim == 0:
         v = float(x)
         if math.isnan(v):
             return UNANSWERED
         return v if math.isfinite(v) else None
-    return [_nested(v) for v in x]
+    return [nested_list(v) for v in x]
 
 
-def _rounded(x: np.ndarray, decimals: int) -> Any:
+def rounded_list(x: np.ndarray, decimals: int) -> Any:
     """Rounded half up, as nested lists (None where not finite); whole arrays at once."""
     r = round_array(np.asarray(x, dtype=float), decimals)
     if r.ndim == 0:
@@ -196,9 +197,9 @@ def _rounded(x: np.ndarray, decimals: int) -> Any:
     return out.tolist()
 
 
-def _fmt_nested(x: Any) -> str:
+def fmt_nested(x: Any) -> str:
     if isinstance(x, list):
-        return "[" + ", ".join(_fmt_nested(v) for v in x) + "]"
+        return "[" + ", ".join(fmt_nested(v) for v in x) + "]"
     return "−∞" if x is None else fmt(x, 6)
 
 

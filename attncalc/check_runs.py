@@ -18,7 +18,7 @@ from .arith import Chain, MistakeNotApplicable, SlipProbe, StopRun
 from .check_answers import Answer
 from .derivation import Map, Softmax, Step
 from .mechanisms import MECHANISMS
-from .problem import Problem
+from .parse import Problem
 
 Run = tuple[dict[str, np.ndarray], dict[str, Step]]
 

@@ -22,7 +22,7 @@ from .arith import MISTAKES
 if TYPE_CHECKING:
     from .check_answers import Answer, Tolerance
     from .check_runs import Runs
-    from .problem import Problem
+    from .parse import Problem
 
 Slip = tuple[str, "int | None"]
 Matcher = Callable[..., np.ndarray]

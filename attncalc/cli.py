@@ -124,7 +124,7 @@ def solve(
     from .errors import AttncalcError
     from .files import check_output
     from .mechanisms import solve as solve_problem
-    from .problem import load_problem
+    from .parse import load_problem
 
     limit = _max_bytes(max_file_size)
     target = output
@@ -220,8 +220,9 @@ def new(
     if kind not in kinds.KINDS:
         _fail(f"unknown kind {kind!r}; choose one of: {', '.join(kinds.KINDS)}")
     if score is not None:
-        if kind != "attention":
-            _fail("--score applies to kind 'attention' only")
+        scored = [k for k, e in kinds.KINDS.items() if callable(e.load("template"))]  # a template per score
+        if kind not in scored:
+            _fail(f"--score applies to kind{'s' if len(scored) > 1 else ''} {' and '.join(map(repr, scored))} only")
         if score not in catalog.SCORES:
             _fail(f"unknown score {score!r}; choose one of: {', '.join(catalog.SCORES)}")
     sys.stdout.write(kinds.template(kind, score))
@@ -257,8 +258,8 @@ def list_(
     from . import catalog, kinds
 
     summaries = {k: e.declaration.summary for k, e in kinds.KINDS.items()}
-    # the step ids are listed feed-forward kinds first, then the recurrent ones (the catalogue's order)
-    step_ids = {k: kinds.entry(k).load("step_ids") for k in catalog.STEP_IDS}
+    # the step ids are listed feed-forward kinds first, then the recurrent ones (each in the registry's order)
+    step_ids = {k: kinds.entry(k).load("step_ids") for k in sorted(kinds.KINDS, key=lambda k: kinds.KINDS[k].recurrent)}
     if format is ListFormat.json:
         import json
 

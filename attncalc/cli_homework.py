@@ -5,15 +5,16 @@ Registered on the app by :mod:`attncalc.cli`; heavy modules are imported inside 
 
 from __future__ import annotations
 
-import os
 import sys
 from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 
+from . import kinds
 from .cli_base import Detail, MaxFileSize, MaxPages, write_output
 from .cli_base import fail as _fail
+from .cli_files import PROBLEM_ONLY_KEYS, first_file, same_file
 from .cli_io import max_bytes as _max_bytes
 from .cli_io import named_problem as _named_problem
 from .errors import printable
@@ -29,31 +30,6 @@ class Gradebook(StrEnum):
     plain = "plain"
     canvas = "canvas"
     moodle = "moodle"
-
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.abspath(a) == os.path.abspath(b)
-
-
-_PROBLEM_ONLY_KEYS = {
-    "cache",
-    "type",
-    "memory_tokens",
-    "kind",
-    "title",
-    "description",
-    "score",
-    "tokens",
-    "given",
-    "head",
-    "settings",
-    "cell",
-    "training",
-    "grading",
-}
 
 
 def check(
@@ -112,8 +88,8 @@ def check(
     from .check_answers import read_answers
     from .errors import AttncalcError
     from .files import check_output
-    from .problem import load_problem
-    from .render.gradebook import Unread
+    from .parse import load_problem
+    from .reports.gradebook import Unread
 
     tol = Tolerance(rtol=rtol, atol=atol, sigfigs=sigfigs)
     limit = _max_bytes(max_file_size)
@@ -129,8 +105,8 @@ def check(
             check_output(output, force)
         problem = None
         answer_paths = paths
-        first = _first_file(paths, limit)
-        if first is not None and "problem" not in first and not set(first) & _PROBLEM_ONLY_KEYS:
+        first = first_file(paths, limit)
+        if first is not None and "problem" not in first and not set(first) & PROBLEM_ONLY_KEYS:
             _fail(
                 f'{paths[0]}: no problem named: add problem = "path/to/problem.toml" to the file, '
                 "or give the problem first: attncalc check PROBLEM ANSWERS"
@@ -164,7 +140,7 @@ def check(
     except AttncalcError as exc:
         _fail(str(exc))
     if format is CheckFormat.csv:
-        from .render.gradebook import gradebook_csv, mixed_moodle_ids, unnamed
+        from .reports.gradebook import gradebook_csv, mixed_moodle_ids, unnamed
 
         layout = (gradebook or Gradebook.plain).value
         # a file that could not be read was named on its own line (its student = may be what was refused)
@@ -182,16 +158,16 @@ def check(
             )
         text = gradebook_csv(entries, layout, assignment)
     elif format is CheckFormat.json:
-        from .render.check_view import reports_json
+        from .reports.check_view import reports_json
 
         text = reports_json(reports)
     elif output is not None:
-        from .render.check_view import reports_text
+        from .reports.check_view import reports_text
 
         text = reports_text(reports, width or 100)
     else:
-        from .render.check_view import print_reports
         from .render.console import terminal_console
+        from .reports.check_view import print_reports
 
         print_reports(reports, terminal_console(width=width) if width else terminal_console())
         text = ""
@@ -201,35 +177,6 @@ def check(
     else:
         sys.stdout.write(text)
     raise typer.Exit(2 if bad else 0 if all(r.all_correct for r in reports) else 1)
-
-
-def _first_file(paths: list[str], limit: int | None) -> dict[str, Any] | None:
-    """The first file read, or None when the files are all answers files and the first one is broken
-    (cannot be read, or names no problem): it gets its row like any other, instead of costing the class
-    its gradebook. Which it is, the second file says: an answers file that names its problem."""
-    from .errors import AttncalcError
-    from .problem import read_raw
-
-    try:
-        first: dict[str, Any] = read_raw(paths[0], limit)
-    except AttncalcError:
-        if not _names_its_problem(paths[1:2], limit):
-            raise
-        return None
-    if "problem" not in first and not set(first) & _PROBLEM_ONLY_KEYS and _names_its_problem(paths[1:2], limit):
-        return None
-    return first
-
-
-def _names_its_problem(paths: list[str], limit: int | None) -> bool:
-    from .errors import AttncalcError
-    from .problem import read_raw
-
-    try:
-        raw = read_raw(paths[0], limit) if paths else {}
-    except AttncalcError:
-        return False
-    return "problem" in raw and not set(raw) & _PROBLEM_ONLY_KEYS
 
 
 def _grade_one(
@@ -249,7 +196,7 @@ def _grade_one(
 
     # a PROBLEM on the command line wins: the file's own problem = is followed only without one
     if problem is not None:
-        if own_problem is not None and not _same_file(own_problem, first):
+        if own_problem is not None and not same_file(own_problem, first):
             sys.stderr.write(
                 f"attncalc: note: {printable(path)} names problem {printable(own_problem)}; "
                 f"graded against {printable(first)}, the PROBLEM given first\n"
@@ -280,8 +227,7 @@ def generate(
         str,
         typer.Option(
             "--kind",
-            help="attention | self-attention | softmax | sequence | similarity | rnn | lstm | gru | seq2seq | "
-            "multi-head | positional-encoding | transformer-layer | decode | bleu",
+            help=" | ".join(kinds.with_drawer()),
         ),
     ] = "attention",
     score: Annotated[
@@ -439,7 +385,7 @@ def generate(
     try:
         folder = out_folder(out)
         check_options(opts)  # --count first: the folder's check lists --count names
-        from .render.lms import check_name
+        from .reports.lms import check_name
 
         check_name(name)
         check_folder(folder, homework_names(count, format.value), force)  # before any variant is drawn

@@ -64,7 +64,7 @@ def pdf_name(problem: str) -> str:
 
 def text_view(derivations: list[Any], to_terminal: bool, width: int | None, detail: str = "first") -> str:
     if not to_terminal:
-        from .render.exports import text_view
+        from .reports.exports import text_view
 
         return text_view(derivations, width or 100, detail)
     from rich.rule import Rule
@@ -74,7 +74,7 @@ def text_view(derivations: list[Any], to_terminal: bool, width: int | None, deta
 
     console = terminal_console(width=width) if width else terminal_console()
     if not console.is_terminal:  # piped or redirected: plain text at the console's width, no padding
-        from .render.exports import text_view as plain
+        from .reports.exports import text_view as plain
 
         sys.stdout.write(plain(derivations, console.width, detail))
         return ""
@@ -88,7 +88,7 @@ def text_view(derivations: list[Any], to_terminal: bool, width: int | None, deta
 def named_problem(answers: str, problem: str, limit: int | None) -> Any:
     """The problem an answers file names: a path that cannot be read is reported as that file's key."""
     from .errors import ProblemError
-    from .problem import load_problem
+    from .parse import load_problem
 
     try:
         return load_problem(problem, limit)

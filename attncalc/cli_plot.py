@@ -57,7 +57,7 @@ def plot(
     from .errors import AttncalcError
     from .files import check_output
     from .mechanisms import solve
-    from .problem import load_problem
+    from .parse import load_problem
     from .render.plot import plot as draw
 
     try:

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from .problem import Problem
+from .elementwise import elementwise
+from .parse import Problem
 from .views import DerivationViews
 
 
@@ -89,6 +90,9 @@ class Map(Step):
     arg: np.ndarray = field(default_factory=lambda: np.zeros(0))
     param: np.ndarray | None = None  # scale factor, or the per-row maximum subtracted
     param_text: str = ""  # how the parameter is written, e.g. "1/√2"
+
+    def __post_init__(self) -> None:
+        elementwise(self.fn)  # an unknown function fails here, where the mechanism builds the step
 
 
 @dataclass(frozen=True, eq=False)

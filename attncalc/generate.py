@@ -24,7 +24,7 @@ from .homework.base import Drawer
 from .homework.dead import dead_input, dead_unit
 from .homework.options import Options, Result
 from .mechanisms import solve
-from .problem import parse_problem
+from .parse import parse_problem
 
 __all__ = [
     "Options",

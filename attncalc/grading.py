@@ -199,7 +199,7 @@ def refuse_overflowing_sum(reports: list[Any], limit: int | None = None) -> None
     naming the problem file whose points take the sum past the largest double, and its largest key."""
     import math
 
-    from .problem import load_problem
+    from .parse import load_problem
 
     total = 0.0
     for rep in reports:

@@ -7,16 +7,17 @@ when asked for, so that ``attncalc --help`` and ``attncalc list`` import neither
 ``parse_problem``, the mechanisms' table, ``attncalc new``, ``list``, ``schema`` and ``generate``
 read this table.
 
-Adding a kind: declare its file (keys, types, shapes, defaults, descriptions) in ``attncalc/schema/``;
-write its parser ``parse(reader, raw, common) -> Problem`` in ``attncalc/parse/``, its mechanism
-(``inputs`` and ``run``) in ``attncalc/mechanisms/``, its step ids in ``attncalc/catalog.py`` and its
-template in ``attncalc/templates.py`` (comments as «path» placeholders) and its homework drawer in
-``attncalc/homework/``; then add one entry here.
+Adding a kind (docs/contributing.md walks through it; tests/test_new_kind.py does it with a fixture):
+declare its file in ``attncalc/schema/``, write its parser, its mechanism (``inputs`` and ``run``),
+its step ids, its template, its header line and its homework drawer in modules of its own; then add
+one entry here. The optional fields (convention, plot_step, entry_name, recurrent) say what other
+modules used to find by the kind's name.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,15 @@ class KindEntry:
     step_ids: str  # the kind's step ids, in derivation order
     template: str  # the text `attncalc new KIND` prints (a function of the score for attention)
     drawer: str | None  # the homework drawer of `attncalc generate`; None: not covered
+    header: str  # header(problem) -> the words of the line under the title (sheets and terminal)
+    convention: str = "column"  # weights on the left (W x) or "row" (x W) when settings.convention is "default"
+    convention_fixed: bool = False  # the kind always uses `convention` (its declaration leaves settings.convention out)
+    plot_step: str | None = None  # the step `attncalc plot` draws by default (its attention weights); None: none
+    entry_name: str | None = None  # entry_name(problem, step_id, idx) -> "cos(C, C′)"; None: the step's symbol
+    # (step id, table): the renderers draw the named table (their method _{table}_table) after that step,
+    # "" after the last one: ("weights", "attention") is attention's table of the weights
+    tables: tuple[tuple[str, str], ...] = ()
+    recurrent: bool = False  # a cell run over time steps: inputs in its cell tables, a timeline in the sheets
 
     def load(self, what: str) -> Any:
         """The object a field names (``entry.load("schema")``)."""
@@ -58,6 +68,7 @@ _FF = "attncalc.schema.feedforward"
 _RNN = "attncalc.schema.recurrent"
 _DRAW = "attncalc.homework.attention:DRAWER"
 _HW = "attncalc.homework"
+_HEAD = "attncalc.render.headers"
 
 KINDS: dict[str, KindEntry] = {
     e.name: e
@@ -70,6 +81,9 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.attention",
             "attncalc.templates:attention",
             _DRAW,
+            header=f"{_HEAD}:attention",
+            plot_step="weights",
+            tables=(("weights", "attention"),),
         ),
         KindEntry(
             "self-attention",
@@ -79,6 +93,9 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.self-attention",
             "attncalc.templates:SELF_ATTENTION",
             _DRAW,
+            header=f"{_HEAD}:attention",
+            convention="row",
+            plot_step="weights",
         ),
         KindEntry(
             "softmax",
@@ -88,6 +105,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.softmax",
             "attncalc.templates:SOFTMAX",
             _DRAW,
+            header=f"{_HEAD}:softmax",
         ),
         KindEntry(
             "sequence",
@@ -97,6 +115,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.sequence",
             "attncalc.templates:SEQUENCE",
             f"{_HW}.vectors:SEQUENCE",
+            header=f"{_HEAD}:sequence",
         ),
         *(
             KindEntry(
@@ -107,6 +126,9 @@ KINDS: dict[str, KindEntry] = {
                 f"attncalc.catalog:STEP_IDS.{k}",
                 f"attncalc.templates:RECURRENT.{k}",
                 f"{_HW}.recurrent:{k.upper()}",
+                header=f"{_HEAD}:recurrent",
+                convention_fixed=True,
+                recurrent=True,
             )
             for k in ("rnn", "lstm", "gru")
         ),
@@ -118,6 +140,10 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.seq2seq",
             "attncalc.templates:SEQ2SEQ",
             f"{_HW}.seq2seq:DRAWER",
+            header=f"{_HEAD}:seq2seq",
+            convention_fixed=True,
+            recurrent=True,
+            plot_step="decoder.t.weights",
         ),
         KindEntry(
             "similarity",
@@ -127,6 +153,9 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.similarity",
             "attncalc.templates:SIMILARITY",
             f"{_HW}.vectors:SIMILARITY",
+            header=f"{_HEAD}:similarity",
+            entry_name="attncalc.parse.similarity:entry_name",
+            tables=(("", "similarity"),),
         ),
         KindEntry(
             "multi-head",
@@ -136,6 +165,10 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.multi-head",
             "attncalc.templates:MULTI_HEAD",
             f"{_HW}.transformer:MULTI_HEAD",
+            header=f"{_HEAD}:multi_head",
+            convention="row",
+            convention_fixed=True,
+            plot_step="head.t.weights",
         ),
         KindEntry(
             "positional-encoding",
@@ -145,6 +178,9 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.positional-encoding",
             "attncalc.templates:POSITIONAL_ENCODING",
             f"{_HW}.transformer:PE",
+            header=f"{_HEAD}:positional_encoding",
+            convention="row",
+            convention_fixed=True,
         ),
         KindEntry(
             "transformer-layer",
@@ -154,6 +190,10 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.transformer-layer",
             "attncalc.templates_output:LAYER",
             f"{_HW}.transformer:LAYER",
+            header=f"{_HEAD}:transformer_layer",
+            convention="row",
+            convention_fixed=True,
+            plot_step="self.head.t.weights",
         ),
         KindEntry(
             "bleu",
@@ -163,6 +203,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.bleu",
             "attncalc.templates_output:BLEU",
             f"{_HW}.output:BLEU",
+            header=f"{_HEAD}:bleu",
         ),
         KindEntry(
             "decode",
@@ -172,6 +213,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.catalog:STEP_IDS.decode",
             "attncalc.templates_output:DECODE",
             f"{_HW}.output:DECODE",
+            header=f"{_HEAD}:decode",
         ),
     )
 }
@@ -179,6 +221,21 @@ KINDS: dict[str, KindEntry] = {
 
 def entry(kind: str) -> KindEntry:
     return KINDS[kind]
+
+
+def entry_namer(problem: Any) -> Callable[[str, tuple[int, ...]], str] | None:
+    """How the problem's kind names a step's entries (a similarity: by its vectors, cos(cat, chat)),
+    or None: by the step's symbol and index, e_2."""
+    e = entry(problem.kind)
+    if e.entry_name is None:
+        return None
+    named = e.load("entry_name")
+    return lambda step_id, idx: str(named(problem, step_id, idx))
+
+
+def tables_after(kind: str, step_id: str) -> list[str]:
+    """The tables the kind's sheets show after a step ("": after the last step)."""
+    return [table for after, table in entry(kind).tables if after == step_id]
 
 
 def declarations() -> list[KindSchema]:
@@ -190,6 +247,11 @@ def template(kind: str, score: str | None = None) -> str:
     """The text `attncalc new KIND` prints."""
     t = entry(kind).load("template")
     return t(score or "dot") if callable(t) else str(t)
+
+
+def recurrent() -> tuple[str, ...]:
+    """The kinds that run a cell over time steps (rnn, lstm, gru, seq2seq)."""
+    return tuple(k for k, e in KINDS.items() if e.recurrent)
 
 
 def with_drawer() -> list[str]:

@@ -63,7 +63,7 @@ _SCORE_WEIGHTS = {
 
 
 def attention(score: str) -> str:
-    return _fill("attention", _attention(score))
+    return fill_template("attention", _attention(score))
 
 
 def _attention(score: str) -> str:
@@ -321,7 +321,7 @@ d_model = 4              # «given.d_model»
 {_POSITION_SETTINGS}"""
 
 
-def _fill(kind: str, text: str) -> str:
+def fill_template(kind: str, text: str) -> str:
     """Each «path» becomes the declared description of that key (attncalc/schema/): the comments of a
     template are the declaration's, the example values are the template's."""
     from .kinds import entry
@@ -339,11 +339,11 @@ def _fill(kind: str, text: str) -> str:
     return _PLACEHOLDER.sub(doc, text)
 
 
-SELF_ATTENTION = _fill("self-attention", _SELF_ATTENTION)
-SOFTMAX = _fill("softmax", _SOFTMAX)
-SEQUENCE = _fill("sequence", _SEQUENCE)
-SIMILARITY = _fill("similarity", _SIMILARITY)
-SEQ2SEQ = _fill("seq2seq", _SEQ2SEQ)
-RECURRENT = {kind: _fill(kind, text) for kind, text in _RECURRENT.items()}
-MULTI_HEAD = _fill("multi-head", _MULTI_HEAD)
-POSITIONAL_ENCODING = _fill("positional-encoding", _POSITIONAL)
+SELF_ATTENTION = fill_template("self-attention", _SELF_ATTENTION)
+SOFTMAX = fill_template("softmax", _SOFTMAX)
+SEQUENCE = fill_template("sequence", _SEQUENCE)
+SIMILARITY = fill_template("similarity", _SIMILARITY)
+SEQ2SEQ = fill_template("seq2seq", _SEQ2SEQ)
+RECURRENT = {kind: fill_template(kind, text) for kind, text in _RECURRENT.items()}
+MULTI_HEAD = fill_template("multi-head", _MULTI_HEAD)
+POSITIONAL_ENCODING = fill_template("positional-encoding", _POSITIONAL)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .templates import _fill
+from .templates import fill_template
 
 _BLEU = """# attncalc problem: the sentence BLEU of a translation (Papineni et al. 2002), no smoothing.
 # Solve it with:  attncalc solve this-file.toml
@@ -20,7 +20,7 @@ decimals = 3             # «settings.decimals»
 exact = true             # «settings.exact»
 """
 
-BLEU = _fill("bleu", _BLEU)
+BLEU = fill_template("bleu", _BLEU)
 
 _DECODE = """# attncalc problem: choosing the next token. Solve it with:  attncalc solve this-file.toml
 title = "Top-p sampling over five tokens"
@@ -45,7 +45,7 @@ decimals = 3             # «settings.decimals»
 # temperature = 0.8      # «settings.temperature»
 """
 
-DECODE = _fill("decode", _DECODE)
+DECODE = fill_template("decode", _DECODE)
 
 _LAYER = """# attncalc problem: one Transformer encoder layer (post-norm, as the paper and PyTorch's default),
 # row convention: Q = X W_Q. Add a [cross_attention] table (and given.memory) for a decoder layer.
@@ -81,4 +81,4 @@ exact = false            # «settings.exact»
 # eps = 1e-5             # «settings.eps»
 """
 
-LAYER = _fill("transformer-layer", _LAYER)
+LAYER = fill_template("transformer-layer", _LAYER)

@@ -3,7 +3,7 @@
 The model (``derivation.py``, ``check.py``) defines *what* a result is; the renderers in
 ``render/`` know *how* to show it. A renderer registers one function per (object, format) here,
 and the result classes inherit the methods below, which only look the function up. The table is
-filled by :mod:`attncalc.render.exports`, which the package's ``__init__`` imports (it is cheap:
+filled by :mod:`attncalc.reports.exports`, which the package's ``__init__`` imports (it is cheap:
 the renderers themselves load on first use). This module imports nothing from attncalc.
 """
 
@@ -36,7 +36,7 @@ def show(obj: object, what: str, fmt: str, **options: Any) -> Any:
     """Render obj (a ``what``) as ``fmt``; LookupError when no renderer is registered for it."""
     fn = _TABLE.get((what, fmt))
     if fn is None:
-        raise LookupError(f"no {fmt} view of a {what} is registered; import attncalc.render.exports")
+        raise LookupError(f"no {fmt} view of a {what} is registered; import attncalc.reports.exports")
     return fn(obj, **options)
 
 

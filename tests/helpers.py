@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from attncalc.cli import app
 from attncalc.mechanisms import solve
-from attncalc.problem import load_problem, parse_problem
+from attncalc.parse import load_problem, parse_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBLEMS = ROOT / "problems"

@@ -124,7 +124,7 @@ def test_a_bad_order_and_a_misfit_width_name_their_keys() -> None:
 def test_xh_is_not_read_as_the_hx_slip() -> None:
     """Answers built in the order [x; h] for an xh problem are correct, not the slip '[x; h] for [h; x]'."""
     from attncalc.check import check
-    from attncalc.problem import parse_problem
+    from attncalc.parse import parse_problem
 
     given = {"x": [[1, 0], [0, 1]], "W": [[1, 0, 0.5, 0], [0, 1, 0, 0.5]], "b": [0.1, -0.1]}
     raw = {"kind": "rnn", "given": given, "cell": {"order": "xh"}}
@@ -136,7 +136,7 @@ def test_xh_is_not_read_as_the_hx_slip() -> None:
 
 def _slip_report(order: str, answer: list[float]) -> Any:
     from attncalc.check import check
-    from attncalc.problem import parse_problem
+    from attncalc.parse import parse_problem
 
     given = {"x": [[1, -0.5], [0.5, 1]], "W": [[1, 0, 0.5, 0], [0, 1, 0, 0.5]], "b": [0.1, -0.1]}
     raw = {"kind": "rnn", "given": given, "cell": {"order": order}}
@@ -170,7 +170,7 @@ _X, _H0, _B = [1, -0.5], [0.5, -1, 2], [0.1, -0.1, 0]
 
 def _unequal(order: str, answers: dict[str, Any]) -> Any:
     from attncalc.check import check
-    from attncalc.problem import parse_problem
+    from attncalc.parse import parse_problem
 
     raw = {"kind": "rnn", "given": {"x": [_X], "h0": _H0, "W": _W, "b": _B}, "cell": {"order": order}}
     return check(parse_problem(raw, "p.toml"), answers, "a.toml").results[0]

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from attncalc.check import Tolerance, check
-from attncalc.problem import parse_problem
+from attncalc.parse import parse_problem
 
 from .helpers import PROBLEMS
 

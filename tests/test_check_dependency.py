@@ -16,7 +16,7 @@ import numpy as np
 
 from attncalc.arith import round_half_up
 from attncalc.check import check
-from attncalc.problem import load_problem, parse_problem
+from attncalc.parse import load_problem, parse_problem
 
 from .helpers import PROBLEMS
 

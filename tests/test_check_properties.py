@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from attncalc.check import check
-from attncalc.problem import parse_problem
+from attncalc.parse import parse_problem
 
 halves = st.integers(-6, 6).map(lambda k: k / 2)
 

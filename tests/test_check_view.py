@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from rich.cells import cell_len
 
-from attncalc.render.check_blocks import value_lines, wrap_words
+from attncalc.reports.check_blocks import value_lines, wrap_words
 
 from .helpers import PROBLEMS
 

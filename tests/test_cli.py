@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from attncalc import catalog
+from attncalc import catalog, kinds
 
 from .helpers import PROBLEMS, json_of
 
@@ -107,7 +107,7 @@ def test_text_to_file_has_no_colour_codes(cli: Any, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("kind", "score"),
-    [("attention", s) for s in catalog.SCORES] + [(k, None) for k in catalog.KINDS if k != "attention"],
+    [("attention", s) for s in catalog.SCORES] + [(k, None) for k in kinds.KINDS if k != "attention"],
 )
 def test_new_templates_solve_as_they_are(cli: Any, tmp_path: Path, kind: str, score: str | None) -> None:
     """Every template printed by `attncalc new` is commented and solves without edits."""
@@ -129,7 +129,7 @@ def test_new_rejects_unknown_kind(cli: Any) -> None:
 def test_list_names_every_kind_score_and_step_id(cli: Any) -> None:
     """`attncalc list` shows every kind, score and step id; --format json gives the same."""
     out = cli("list").stdout
-    for name in [*catalog.KINDS, *catalog.SCORES]:
+    for name in [*kinds.KINDS, *catalog.SCORES]:
         assert name in out
     for ids in catalog.STEP_IDS.values():
         for step_id, _ in ids:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from attncalc.render.fmt import fmt
+from attncalc.fmt import fmt
 
 from .helpers import PROBLEMS
 

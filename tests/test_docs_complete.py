@@ -12,7 +12,7 @@ import pytest
 
 from attncalc import kinds
 from attncalc.errors import ProblemError
-from attncalc.problem import parse_problem
+from attncalc.parse import parse_problem
 
 from .helpers import solve_raw
 

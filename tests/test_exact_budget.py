@@ -61,7 +61,7 @@ def test_which_rule_stops_each_example(monkeypatch: pytest.MonkeyPatch) -> None:
     backstop is switched off here: on a loaded machine it may fire first, which is its job)."""
     from attncalc import budget
     from attncalc.mechanisms import solve
-    from attncalc.problem import parse_problem
+    from attncalc.parse import parse_problem
 
     monkeypatch.setattr(budget, "MAX_EXACT_SECONDS", 1e9)
 

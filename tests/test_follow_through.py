@@ -13,7 +13,7 @@ import numpy as np
 
 from attncalc.check import check
 from attncalc.grading import degenerate
-from attncalc.problem import load_problem, parse_problem
+from attncalc.parse import load_problem, parse_problem
 
 from .helpers import PROBLEMS
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from attncalc.generate import Options, generate
-from attncalc.problem import load_problem
+from attncalc.parse import load_problem
 
 KINDS = [
     ["--kind", "attention", "--score", "dot", "--head"],

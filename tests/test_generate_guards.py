@@ -12,7 +12,7 @@ import pytest
 
 from attncalc import api
 from attncalc.mechanisms import solve
-from attncalc.problem import parse_problem
+from attncalc.parse import parse_problem
 
 
 def _states(d: Any) -> np.ndarray:

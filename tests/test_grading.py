@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from attncalc.check import check
-from attncalc.problem import parse_problem
+from attncalc.parse import parse_problem
 
 from .helpers import PROBLEMS
 

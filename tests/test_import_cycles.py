@@ -1,4 +1,5 @@
-"""No import cycles between the modules of attncalc/ (imports inside functions count too)."""
+"""No import cycles between the modules of attncalc/, none between its packages, and the layers hold
+(imports inside functions and under TYPE_CHECKING count too)."""
 
 from __future__ import annotations
 
@@ -59,6 +60,72 @@ def import_graph(root: Path) -> dict[str, set[str]]:
     return graph
 
 
+# The layers, top to bottom, by package or top-level module ("__init__" is attncalc/__init__.py). A
+# module imports only from its own layer or lower ones; a new module must be placed here (a test says
+# so). The kind registry (kinds) names each kind's parser, mechanism, template and drawer by dotted
+# path and loads them when asked: that is dispatch through the table, not an import, and it is what
+# lets a low layer such as parse find the kind's parser without knowing the kinds.
+LAYERS: list[set[str]] = [
+    {"__main__", "cli", "cli_base", "cli_files", "cli_homework", "cli_io", "cli_plot", "cli_serve"},  # the command line
+    {"serve"},  # the practice page
+    {"__init__", "api", "api_args"},  # the Python API
+    {"reports"},  # check reports and the LMS exports (QTI, Moodle, gradebooks), the registered views
+    {
+        "check",
+        "check_answers",
+        "check_notes",
+        "check_report",
+        "check_runs",
+        "check_slips",
+        "grading",
+        "generate",
+        "homework",
+    },
+    {"render"},  # a derivation as text, JSON, sheets, plots
+    {"mechanisms"},  # a typed problem -> a derivation
+    {
+        "derivation",
+        "elementwise",
+        "fmt",
+        "arith",
+    },  # the derivation model, number formatting, the hand/exact/float chains
+    {"parse", "templates", "templates_output"},  # problem file -> typed problem; the kinds' templates
+    {"kinds", "schema", "catalog", "numbers", "budget", "errors", "files", "views"},  # declarations, registry, leaves
+]
+
+
+def unit(module: str) -> str:
+    """The package or top-level module a module belongs to (attncalc.render.text -> render)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def unit_graph(graph: dict[str, set[str]]) -> tuple[dict[str, set[str]], dict[tuple[str, str], list[str]]]:
+    """The import graph collapsed onto units, and for each unit edge the module imports that make it."""
+    units: dict[str, set[str]] = {}
+    why: dict[tuple[str, str], list[str]] = {}
+    for a, bs in graph.items():
+        units.setdefault(unit(a), set())
+        for b in bs:
+            ua, ub = unit(a), unit(b)
+            if ua != ub:
+                units[ua].add(ub)
+                why.setdefault((ua, ub), []).append(f"{a} -> {b}")
+    return units, why
+
+
+def layer_violations(graph: dict[str, set[str]], layers: list[set[str]]) -> list[str]:
+    """Each import from a lower layer into a higher one (index 0 is the top)."""
+    level = {u: k for k, layer in enumerate(layers) for u in layer}
+    units, why = unit_graph(graph)
+    return [
+        f"{a} (layer {level[a]}) imports {b} (layer {level[b]}): {', '.join(why[(a, b)])}"
+        for a in sorted(units)
+        for b in sorted(units[a])
+        if a in level and b in level and level[b] < level[a]
+    ]
+
+
 def cycles(graph: dict[str, set[str]], allowed: Collection[frozenset[str]] = ()) -> list[list[str]]:
     """Strongly connected groups of more than one module, ignoring the edges of allowed pairs."""
     g = {a: {b for b in bs if frozenset({a, b}) not in allowed} for a, bs in graph.items()}
@@ -101,6 +168,48 @@ def test_no_import_cycle_in_attncalc() -> None:
     assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
 
 
+def test_every_package_and_module_has_a_layer() -> None:
+    """A new package or top-level module is placed in LAYERS (else the layer test could not see it)."""
+    units, _ = unit_graph(import_graph(PACKAGE))
+    placed = set().union(*LAYERS)
+    assert not set(units) - placed, f"not in LAYERS: {sorted(set(units) - placed)}"
+    assert not placed - set(units), f"LAYERS names what does not exist: {sorted(placed - set(units))}"
+
+
+def test_no_layer_imports_a_higher_one() -> None:
+    """cli > serve > api > reports > check, generate > render > mechanisms > derivation, fmt > parse > schema."""
+    found = layer_violations(import_graph(PACKAGE), LAYERS)
+    assert not found, "\n".join(found)
+
+
+def test_no_import_cycle_between_packages() -> None:
+    """Collapsed to packages and top-level modules, the imports still have no cycle (the module-level
+    test cannot see render importing check while check imports mechanisms that import render)."""
+    units, _ = unit_graph(import_graph(PACKAGE))
+    found = cycles(units)
+    assert not found, "package cycles: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+def test_the_layer_check_finds_an_upward_import(tmp_path: Path) -> None:
+    """The checkers themselves: a lazy import of a higher package is a violation and a package cycle."""
+    pkg = tmp_path / "pkg"
+    for sub in ("low", "high"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "high" / "h.py").write_text("from ..low import m\n")
+    (pkg / "low" / "m.py").write_text("def f():\n    from ..high.h import x\n    return x\n")
+    graph = import_graph(pkg)
+    assert cycles(graph) == [["pkg.high.h", "pkg.low.m"]]
+    assert layer_violations(graph, [{"high"}, {"low"}]) == [
+        "low (layer 1) imports high (layer 0): pkg.low.m -> pkg.high.h"
+    ]
+    assert layer_violations(graph, [{"low"}, {"high"}]) == [
+        "high (layer 1) imports low (layer 0): pkg.high.h -> pkg.low.m"
+    ]
+    assert cycles(unit_graph(graph)[0]) == [["high", "low"]]
+
+
 def test_the_model_imports_no_renderer() -> None:
     """derivation.py (and the neutral views table) import nothing from render/, not even inside a method."""
     graph = import_graph(PACKAGE)
@@ -139,3 +248,13 @@ def test_the_walk_reads_relative_imports(name: str) -> None:
     """Relative imports resolve to modules of the package (a broken walk would see no edges at all)."""
     graph = import_graph(PACKAGE)
     assert graph[name], name
+
+
+def test_no_module_over_450_lines() -> None:
+    """A module that grows past 450 lines is split by responsibility first (issue 25)."""
+    long = {
+        str(f.relative_to(PACKAGE.parent)): n
+        for f in PACKAGE.rglob("*.py")
+        if (n := len(f.read_text(encoding="utf-8").splitlines())) > 450
+    }
+    assert not long, long

@@ -22,9 +22,9 @@ import pytest
 
 from attncalc.check import check
 from attncalc.mechanisms import solve
-from attncalc.problem import load_problem
-from attncalc.render.moodle import moodle_xml
-from attncalc.render.qti import qti_zip
+from attncalc.parse import load_problem
+from attncalc.reports.moodle import moodle_xml
+from attncalc.reports.qti import qti_zip
 
 from .test_qti import Package, Q, by_step, maxscore, run, score, shown_feedback
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from attncalc.generate import Options, generate
-from attncalc.render.moodle import moodle_xml
-from attncalc.render.qti import qti_zip
+from attncalc.reports.moodle import moodle_xml
+from attncalc.reports.qti import qti_zip
 
 from .test_lms import moodle_grade, moodle_questions
 from .test_qti import Package, by_step, maxscore, score

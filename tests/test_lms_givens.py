@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from attncalc.generate import Options, default_dim, generate
-from attncalc.render.moodle import moodle_xml
-from attncalc.render.qti import qti_zip
-from attncalc.render.qti12 import qti12_zip
+from attncalc.reports.moodle import moodle_xml
+from attncalc.reports.qti import qti_zip
+from attncalc.reports.qti12 import qti12_zip
 
 CASES = [
     *[(k, {}) for k in ("attention", "self-attention", "softmax", "sequence", "rnn", "lstm", "gru", "seq2seq")],

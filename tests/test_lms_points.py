@@ -17,9 +17,9 @@ import pytest
 from attncalc.check import check
 from attncalc.generate import Options, default_dim, generate
 from attncalc.mechanisms import solve
-from attncalc.render.moodle import moodle_xml
-from attncalc.render.qti import qti_zip
-from attncalc.render.qti12 import qti12_zip
+from attncalc.reports.moodle import moodle_xml
+from attncalc.reports.qti import qti_zip
+from attncalc.reports.qti12 import qti12_zip
 
 from .test_lms_givens import CASES
 

@@ -107,8 +107,8 @@ def test_the_key_is_accepted_where_rounding_half_up_and_python_disagree(tmp_path
     f"{0.125:.2f}" is 0.12. The quiz's answer accepts the key (and not a value a whole unit off)."""
     from attncalc.generate import answers_toml
     from attncalc.mechanisms import solve
-    from attncalc.problem import parse_problem
-    from attncalc.render.moodle import moodle_xml
+    from attncalc.parse import parse_problem
+    from attncalc.reports.moodle import moodle_xml
 
     raw = {"kind": "similarity", "given": {"A": [0.25], "B": [0.5]}, "settings": {"decimals": 2}}
     d = solve(parse_problem(raw, "p.toml"))

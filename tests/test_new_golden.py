@@ -11,23 +11,10 @@ from typing import Any
 
 import pytest
 
+from attncalc import kinds
+
 GOLDEN = Path(__file__).parent / "golden" / "new"
-KINDS = [
-    "attention",
-    "self-attention",
-    "softmax",
-    "sequence",
-    "rnn",
-    "lstm",
-    "gru",
-    "seq2seq",
-    "similarity",
-    "multi-head",
-    "positional-encoding",
-    "transformer-layer",
-    "bleu",
-    "decode",
-]
+KINDS = list(kinds.KINDS)  # every registered kind: a new one without its golden file fails
 SCORES = ["dot", "scaled-dot", "general", "additive", "concat"]
 
 

@@ -261,8 +261,8 @@ def test_same_seed_same_bytes(cli: Any, tmp_path: Path) -> None:
 def test_the_tolerance_accepts_the_key_where_rounding_half_up_and_python_disagree(tmp_path: Path) -> None:
     """0.25 · 0.5 = 0.125 at 2 decimals: the key is 0.13 (half away from zero); the item accepts it."""
     from attncalc.mechanisms import solve
-    from attncalc.problem import parse_problem
-    from attncalc.render.qti import qti_zip
+    from attncalc.parse import parse_problem
+    from attncalc.reports.qti import qti_zip
 
     d = solve(
         parse_problem({"kind": "similarity", "given": {"A": [0.25], "B": [0.5]}, "settings": {"decimals": 2}}, "p")

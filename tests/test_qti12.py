@@ -24,8 +24,8 @@ import pytest
 
 from attncalc.check import check
 from attncalc.mechanisms import solve
-from attncalc.problem import load_problem
-from attncalc.render.qti12 import qti12_zip
+from attncalc.parse import load_problem
+from attncalc.reports.qti12 import qti12_zip
 
 NS = "{http://www.imsglobal.org/xsd/ims_qtiasiv1p2}"
 CP = "{http://www.imsglobal.org/xsd/imscp_v1p1}"

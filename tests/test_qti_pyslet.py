@@ -21,8 +21,8 @@ import pytest
 
 from attncalc.check import check
 from attncalc.mechanisms import solve
-from attncalc.problem import load_problem
-from attncalc.render.qti import qti_zip
+from attncalc.parse import load_problem
+from attncalc.reports.qti import qti_zip
 
 qtixml = pytest.importorskip("pyslet.qtiv2.xml")
 from pyslet.qtiv2 import expressions, variables  # noqa: E402

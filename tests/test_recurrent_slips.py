@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from attncalc.check import check
-from attncalc.problem import parse_problem
+from attncalc.parse import parse_problem
 
 from .cell_oracles import run_recurrent, run_seq2seq
 

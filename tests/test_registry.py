@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from attncalc import catalog, kinds, problem
+from attncalc import kinds, parse
 from attncalc.homework.base import Drawer
 from attncalc.mechanisms import MECHANISMS
 from attncalc.parse import output as parse_output
@@ -18,7 +18,7 @@ from attncalc.schema.decl import KindSchema
 
 from .helpers import json_of
 
-DRAWN = list(catalog.KINDS)  # `attncalc generate --kind` covers every kind
+DRAWN = list(kinds.KINDS)  # `attncalc generate --kind` covers every kind
 
 
 def test_one_entry_per_listed_kind(cli: Any) -> None:
@@ -27,7 +27,7 @@ def test_one_entry_per_listed_kind(cli: Any) -> None:
     assert all(kinds.KINDS[k].name == k for k in kinds.KINDS)
 
 
-@pytest.mark.parametrize("kind", list(catalog.KINDS))
+@pytest.mark.parametrize("kind", list(kinds.KINDS))
 def test_everything_about_a_kind_is_reachable(cli: Any, kind: str, tmp_path: Path) -> None:
     e = kinds.entry(kind)
     listed = json_of(cli("list", "--format", "json"))
@@ -59,13 +59,11 @@ def test_validation_reads_the_declarations() -> None:
     """The unknown-key check's allowed keys are the declared keys, in the declared order."""
     decls = {d.kind: d for d in kinds.declarations()}
     top = {n for d in decls.values() for n in d.top.names} - {"$schema"}
-    assert set(problem.TOP_KEYS) == top
-    for kind, allowed in problem.GIVEN_KEYS.items():
-        assert allowed == decls[kind].top["given"].table.names  # type: ignore[union-attr]
-    assert problem.HEAD_KEYS == decls["attention"].top["head"].table.names  # type: ignore[union-attr]
+    assert set(parse.TOP_KEYS) == top
+    assert parse.HEAD_KEYS == decls["attention"].top["head"].table.names  # type: ignore[union-attr]
     from attncalc.schema.common import SETTINGS_ALL
 
-    assert problem.SETTINGS_KEYS == SETTINGS_ALL.names  # every kind's settings keys; top.py refuses the others'
+    assert parse.SETTINGS_KEYS == SETTINGS_ALL.names  # every kind's settings keys; top.py refuses the others'
     softmax_settings = decls["softmax"].top["settings"].table.names  # type: ignore[union-attr]
     assert softmax_settings == tuple(
         k for k in SETTINGS_ALL.names if k not in ("position_base", "rope", "alibi", "norm", "eps")
@@ -107,7 +105,7 @@ def test_every_declared_key_has_a_description() -> None:
         walk(d.top, f"{d.kind}: ")
 
 
-@pytest.mark.parametrize("kind", list(catalog.KINDS))
+@pytest.mark.parametrize("kind", list(kinds.KINDS))
 def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> None:
     """The template's example values are its own; its key comments are the declared descriptions."""
     from attncalc import templates, templates_output

@@ -18,9 +18,9 @@ from rich.console import Console
 
 from attncalc import catalog
 from attncalc.derivation import STEP_TYPES
+from attncalc.fmt import fmt
 from attncalc.mechanisms import solve
-from attncalc.problem import parse_problem
-from attncalc.render.fmt import fmt
+from attncalc.parse import RECURRENT_KINDS, parse_problem
 from attncalc.render.json import to_dict
 from attncalc.render.text import TextRenderer
 
@@ -177,7 +177,7 @@ def test_text_view_fits_a_standard_terminal(path: Path) -> None:
         if line.strip() in ("States", "Encoder states", "Decoder states", "Predictions"):
             body = lines[k + 4 :]  # title, blank, header, rule
             rows.extend(body[: body.index(next(x for x in body if not x.strip()))])
-    if d.problem.kind in ("rnn", "lstm", "gru", "seq2seq"):
+    if d.problem.kind in RECURRENT_KINDS:
         assert rows
     for row in rows:
         assert row.count("[") == row.count("]"), row  # a state vector broken over two lines

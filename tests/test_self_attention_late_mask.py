@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from attncalc.check import check
-from attncalc.problem import load_problem
+from attncalc.parse import load_problem
 
 from .helpers import PROBLEMS
 

@@ -16,7 +16,7 @@ import pytest
 import sympy as sp
 
 from attncalc.check import check
-from attncalc.problem import parse_problem
+from attncalc.parse import parse_problem
 from attncalc.render.json import to_dict
 
 from .helpers import json_of, solve_file, solve_raw

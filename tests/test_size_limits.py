@@ -89,7 +89,7 @@ FILE = "test.toml"
 
 
 def _parse(raw: dict[str, Any]) -> Any:
-    from attncalc.problem import parse_problem
+    from attncalc.parse import parse_problem
 
     return parse_problem(raw, FILE)
 
@@ -257,7 +257,7 @@ def test_the_benchmarks_problems_are_admitted(tmp_path: Path) -> None:
     d_model 64, 8-head self-attention and a 64-token, 8-head, d_ff 256 encoder layer (53,248 numbers)."""
     import importlib.util
 
-    from attncalc.problem import load_problem
+    from attncalc.parse import load_problem
 
     from .helpers import ROOT
 

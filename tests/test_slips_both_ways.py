@@ -23,7 +23,7 @@ from attncalc.arith import MISTAKES, Chain, round_half_up
 from attncalc.check import check
 from attncalc.check_runs import as_step
 from attncalc.mechanisms import MECHANISMS, solve
-from attncalc.problem import Problem, load_problem, parse_problem
+from attncalc.parse import Problem, load_problem, parse_problem
 
 from .helpers import PROBLEMS
 from .test_recurrent_slips import GRU, RNN

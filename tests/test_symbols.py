@@ -86,11 +86,11 @@ def test_arrows_and_accents_sit_over_their_letter() -> None:
 def test_symbols_in_running_text_keep_their_subscripts() -> None:
     """W_out in a subtitle or a note is W with subscript out (not a literal underscore); a user's
     file_name in a title stays text."""
-    from attncalc.render.writers import _html_text, _tex_safe
+    from attncalc.render.writers import html_text, tex_safe
 
-    assert _tex_safe("z = W_out h + b_out") == "z = $W_{out}$ h + $b_{out}$"
-    assert _tex_safe("my_file_name") == r"my\_file\_name"
-    assert _html_text("W_out & <b>") == "<i>W</i><sub>out</sub> &amp; &lt;b&gt;"
+    assert tex_safe("z = W_out h + b_out") == "z = $W_{out}$ h + $b_{out}$"
+    assert tex_safe("my_file_name") == r"my\_file\_name"
+    assert html_text("W_out & <b>") == "<i>W</i><sub>out</sub> &amp; &lt;b&gt;"
 
 
 def test_a_two_part_subscript_with_a_letter_stays_together() -> None:
@@ -105,11 +105,11 @@ def test_a_two_part_subscript_with_a_letter_stays_together() -> None:
 def test_running_text_in_latex_keeps_options_and_minus_signs() -> None:
     """ "--carry" is two hyphens, not an en dash; a negative number in a table cell or a note has a
     minus sign, as in the maths; a range "1–2" is an en dash and "1-grams" a hyphen."""
-    from attncalc.render.write_tex import _tex_safe
+    from attncalc.render.write_tex import tex_safe
 
-    assert _tex_safe("solve --carry") == "solve -{}-carry"
-    assert _tex_safe("-0.762 and [−0.259, 0.135]") == "$-$0.762 and [$-$0.259, 0.135]"
-    assert _tex_safe("rows 1–2, 1-grams, top-k") == "rows 1--2, 1-grams, top-k"
+    assert tex_safe("solve --carry") == "solve -{}-carry"
+    assert tex_safe("-0.762 and [−0.259, 0.135]") == "$-$0.762 and [$-$0.259, 0.135]"
+    assert tex_safe("rows 1–2, 1-grams, top-k") == "rows 1--2, 1-grams, top-k"
 
 
 def test_symbols_in_html_table_cells_keep_their_subscripts(cli: Any) -> None:
@@ -122,6 +122,6 @@ def test_symbols_in_html_table_cells_keep_their_subscripts(cli: Any) -> None:
 def test_a_quotation_in_latex_opens_with_an_opening_quote() -> None:
     """The closing note's 'as written: …' opens with ` in LaTeX (it printed as a closing quote);
     an apostrophe (the model's) stays."""
-    from attncalc.render.write_tex import _tex_safe
+    from attncalc.render.write_tex import tex_safe
 
-    assert _tex_safe("adds 'as written: …' and the model's") == r"adds `as written: \ldots{}' and the model's"
+    assert tex_safe("adds 'as written: …' and the model's") == r"adds `as written: \ldots{}' and the model's"

@@ -137,7 +137,7 @@ def reset_blind(raw: dict[str, Any], d: Derivation, tables: tuple[str, ...] = ("
         return None
     from ..errors import ProblemError
     from ..mechanisms import solve
-    from ..problem import parse_problem
+    from ..parse import parse_problem
 
     flip = {"after": "before", "before": "after"}
     other = {**raw, **{t: {**raw[t], "reset": flip[raw[t]["reset"]]} for t in tables}}

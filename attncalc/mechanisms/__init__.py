@@ -8,6 +8,7 @@ the hand chain when ``carry_rounded`` asks for it, then merges the two into one
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator, Mapping
 from types import ModuleType
 
 import numpy as np
@@ -17,11 +18,25 @@ from ..budget import MAX_EXACT_VALUE
 from ..derivation import Argmax, Derivation, Pick, Step, tie_note
 from ..errors import ProblemError
 from ..kinds import KINDS
-from ..problem import Problem
+from ..parse import Problem
 from .common import NoKeyToAttend
 
-# each kind's mechanism, as the registry of kinds (attncalc/kinds.py) names it
-MECHANISMS: dict[str, ModuleType] = {kind: entry.load("mechanism") for kind, entry in KINDS.items()}
+
+class _Mechanisms(Mapping[str, ModuleType]):
+    """Each kind's mechanism, as the registry of kinds (attncalc/kinds.py) names it, loaded when first
+    asked for (a kind registered later, e.g. by a plug-in or a test, is found too)."""
+
+    def __getitem__(self, kind: str) -> ModuleType:
+        return KINDS[kind].load("mechanism")  # type: ignore[no-any-return]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(KINDS)
+
+    def __len__(self) -> int:
+        return len(KINDS)
+
+
+MECHANISMS: Mapping[str, ModuleType] = _Mechanisms()
 
 
 def solve(

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..arith import Chain, MistakeNotApplicable, to_float
 from ..derivation import Add, Argmax, Concat, Input, Map, Product, Step
-from ..problem import Problem
+from ..parse import Problem
 from .common import SoftmaxNames, softmax_inline, softmax_steps, sqrt_dk_step
 
 

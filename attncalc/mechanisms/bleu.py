@@ -16,8 +16,8 @@ import numpy as np
 
 from ..arith import Chain, is_exact, to_float
 from ..derivation import Formula, Input, Step
-from ..problem import Problem
-from ..render.fmt import fmt
+from ..fmt import fmt
+from ..parse import Problem
 from .common import whole_numbers
 
 TERMS = 10  # n-grams written out per order before the rest is summarised

@@ -15,8 +15,8 @@ import numpy as np
 
 from ..arith import Chain, MistakeNotApplicable, is_exact
 from ..derivation import Add, Combine, Concat, Map, Product, Stated, Step
+from ..parse import Given
 from ..parse.types import GATES, Cell
-from ..problem import Given
 from .cell_names import GATE_NAME, GATE_SYMBOL, GATE_TITLE, GATE_WHY, bias_name, layout_note, weight_name
 
 

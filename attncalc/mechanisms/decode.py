@@ -22,13 +22,14 @@ from typing import Any
 import numpy as np
 
 from ..arith import Chain, MistakeNotApplicable, is_exact, to_float
-from ..derivation import Add, Argmax, Arrange, Divide, Formula, Input, Map, Pick, Step
+from ..derivation import Add, Argmax, Arrange, Divide, Formula, Input, Pick, Step
+from ..fmt import fmt
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
-from ..problem import Problem
-from ..render.fmt import fmt
+from ..parse import Problem
 from . import decide
 from .common import softmax_inline, temperature_step, whole_numbers
+from .decode_beam import beam_steps
 
 
 def exact_entries(p: Problem) -> tuple[int, str]:
@@ -68,7 +69,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     d = p.decode
     assert d is not None
     if d.strategy == "beam":
-        return _beam(p, chain)
+        return beam_steps(p, chain)
     labels = d.vocab
     steps: list[Step] = []
     if d.logits is not None:
@@ -366,103 +367,3 @@ def _draw(
         note=note,
     )
     return [step, pick]
-
-
-def _beam(p: Problem, chain: Chain) -> list[Step]:
-    d = p.decode
-    assert d is not None and d.beams is not None and d.beam_scores is not None and d.beam_width is not None
-    L = chain.given(d.beams)
-    S = chain.given(d.beam_scores)
-    L, S = chain.coerce(L, S)
-    B, V = L.shape
-    beams = tuple(f"beam {b}" for b in range(1, B + 1))
-    S_full = np.repeat(S[:, None], V, axis=1)
-    value = S_full * L if chain.mistake == "beam_multiplied" else S_full + L
-    cand = chain.finish("candidates", np.asarray(value, dtype=L.dtype))
-    steps: list[Step] = [
-        Add(
-            id="candidates",
-            title="Candidate scores",
-            formula="score(b, v) = s_b + log p_b(v)",
-            latex=r"\mathrm{score}(b, v) = s_b + \log p_b(v)",
-            symbol="score",
-            value=cand,
-            rows=beams,
-            cols=d.vocab,
-            parts=(S_full, L),
-            part_names=("s_b", "log p_b(v)"),
-            explain="Probabilities multiply along a hypothesis, so their logarithms add: each beam's score plus "
-            "the log-probability of each next token.",
-        )
-    ]
-    rank_by = cand
-    L_len = d.length
-    if d.length_penalty is not None and L_len is not None:
-        a_f = node_float(d.length_penalty)
-        lp_f = ((5 + L_len) / 6) ** a_f
-        lp = chain.const(lambda: _lp_exact(d.length_penalty, L_len), lp_f)
-        rank_by = chain.finish("normalized", np.asarray(cand / lp, dtype=cand.dtype))
-        steps.append(
-            Map(
-                id="normalized",
-                title="Scores with the length penalty",
-                formula=f"score / lp, lp = ((5 + L)/6)^α = ((5 + {d.length})/6)^{fmt(a_f, 6)}",
-                latex=rf"\mathrm{{score}} / \left(\frac{{5 + {d.length}}}{{6}}\right)^{{{fmt(a_f, 6)}}}",
-                symbol="score/lp",
-                value=rank_by,
-                rows=beams,
-                cols=d.vocab,
-                fn="divide",
-                arg=cand,
-                param=np.asarray(lp),
-                param_text=f"((5 + {d.length})/6)^{fmt(a_f, 6)}",
-                explain="Summed log-probabilities only fall as a hypothesis grows; Wu et al. (2016) divide by "
-                "((5 + L)/6)^α so that longer hypotheses are not unfairly beaten by shorter ones.",
-            )
-        )
-    flat = to_float(rank_by).ravel()
-    # ties (−0.4 − 0.5 and −0.7 − 0.2, apart only by float noise) go to the earlier beam, as exactly
-    order = [int(i) for i in np.argsort(-np.round(flat, 12), kind="stable")][: d.beam_width]
-    kept_labels = tuple(f"beam {i // V + 1}: {d.vocab[i % V]}" for i in order)
-    kept = chain.finish("kept_beams", np.asarray([cand.flat[i] for i in order], dtype=cand.dtype))
-    penalised = d.length_penalty is not None
-    ranked = "by the length-penalised score" if penalised else "by score"
-    # ranked by score/lp, but what is kept (and written) is the summed log-probability, not score/lp
-    written = ", each written as its summed log-probability (the candidate score, not score/lp)" if penalised else ""
-    steps.append(
-        Arrange(
-            id="kept_beams",
-            title="Kept candidates (summed log-probabilities)" if penalised else "Kept candidates",
-            formula=f"the best {d.beam_width} candidates, {ranked}{written}",
-            latex=rf"\text{{the best {d.beam_width} candidates{', written as score (not score/lp)' if penalised else ''}}}",
-            symbol="s'",
-            value=kept,
-            rows=kept_labels,
-            source=f"ranked {ranked}; ties: the earlier beam, then the earlier token",
-            ranked=True,
-            explain="Beam search keeps only the best few hypotheses and extends each again; a kept candidate "
-            "carries its summed log-probability on as its beam score.",
-        )
-    )
-    steps.append(
-        Pick(
-            id="kept_labels",
-            title="The new beams",
-            formula="beam b: token, best first",
-            latex=r"\text{beam } b\text{: token}",
-            symbol="beams",
-            value=", ".join(kept_labels),
-            rows=kept_labels,
-            probs=to_float(np.asarray([rank_by.flat[i] for i in order], dtype=rank_by.dtype)),
-            labels=kept_labels,
-            what="Kept",
-            explain="Each new beam is an old beam extended by one token; two new beams may share an old one.",
-        )
-    )
-    return steps
-
-
-def _lp_exact(alpha: object, length: int) -> object:
-    import sympy as sp
-
-    return sp.Rational(5 + length, 6) ** to_exact(alpha)  # type: ignore[arg-type]

@@ -19,10 +19,10 @@ import numpy as np
 
 from ..arith import Chain, MistakeNotApplicable, is_exact, to_float
 from ..derivation import Add, Arrange, Formula, Input, Map, Product, Step
+from ..fmt import fmt
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
-from ..problem import Problem
-from ..render.fmt import fmt
+from ..parse import Problem
 from . import multihead
 from .common import NoKeyToAttend
 

@@ -12,9 +12,10 @@ import numpy as np
 
 from ..arith import Chain, MistakeNotApplicable, is_exact
 from ..derivation import Add, Arrange, Formula, Input, Mask, Product, Step
-from ..problem import Problem
+from ..parse import Problem
 from . import positions as pos
 from .common import SoftmaxNames, softmax_steps, sqrt_dk_step
+from .multihead_positions import position_steps, rope_steps, row_range
 from .self_attention import apply_mask
 
 
@@ -60,7 +61,7 @@ def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarr
     steps: list[Step] = []
     X = chain.given(mh.X) if X_in is None else X_in
     M = (chain.given(mh.memory) if mh.memory is not None else None) if M_in is None else M_in
-    X, M = _positions(p, chain, X, M, q_pos, tok, steps)
+    X, M = position_steps(p, chain, X, M, q_pos, tok, steps)
 
     H, G = mh.heads, mh.kv_heads
     d_k, d_v = mh.d_k, mh.d_v
@@ -100,7 +101,7 @@ def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarr
                     symbol=name,
                     value=full,
                     rows=keys,
-                    source=f"{_rows(1, t)}: the cache; {_rows(t + 1, t + n)}: the new tokens",
+                    source=f"{row_range(1, t)}: the cache; {row_range(t + 1, t + n)}: the new tokens",
                     explain="A KV cache keeps the earlier tokens' keys and values: only the new rows are projected.",
                 )
             )
@@ -121,7 +122,7 @@ def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarr
         Vj = _block(chain, steps, f"head.{j}.V", V, g, d_v, keys, f"columns {_cols(g, d_v)} of V{kv_note}")
         qs, ks = f"Q_{j}", f"K_{j}"
         if mh.positions == "rope":
-            Qj, Kj = _rope(p, chain, steps, j, Qj, Kj, q_pos, k_pos, tok, keys)
+            Qj, Kj = rope_steps(p, chain, steps, j, Qj, Kj, q_pos, k_pos, tok, keys)
             qs, ks = f"Q̃_{j}", f"K̃_{j}"
         S = chain.finish(f"head.{j}.scores", chain.matmul(Qj, Kj.T))
         steps.append(
@@ -293,77 +294,6 @@ def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarr
     return steps
 
 
-def _positions(
-    p: Problem,
-    chain: Chain,
-    X: np.ndarray,
-    M: np.ndarray | None,
-    q_pos: list[int],
-    tok: tuple[str, ...],
-    steps: list[Step],
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """Sinusoidal or learned positions added to X (and sinusoidal ones to memory)."""
-    mh = p.multihead
-    assert mh is not None
-    if mh.positions == "sinusoidal":
-        theta, _ = pos.angles(chain, q_pos, X.shape[1], mh.base)
-        P = chain.finish("positions", pos.sinusoid(chain, theta))
-        steps.append(pos.positions_step("positions", P, theta, tok))
-    elif mh.positions == "learned":
-        assert mh.P is not None
-        P = chain.finish("positions", chain.given(mh.P))
-        steps.append(
-            Arrange(
-                id="positions",
-                title="Positions (learned)",
-                formula="P: one learned row per position",
-                latex="P",
-                symbol="P",
-                value=P,
-                rows=tok,
-                source="the given matrix",
-                explain="Learned positions are parameters of the model: one row per position, added to X.",
-            )
-        )
-    else:
-        return X, M
-    X0, P0 = chain.coerce(X, P)
-    X = chain.finish("X_pos", X0 + P0)
-    steps.append(_add("X_pos", "Inputs with positions", "X_pos = X + P", "X_pos", X, (X0, P0), ("X", "P"), tok))
-    if M is not None and mh.positions == "sinusoidal":
-        theta_m, _ = pos.angles(chain, list(range(M.shape[0])), M.shape[1], mh.base)
-        P_m = pos.sinusoid(chain, theta_m)
-        M0, Pm0 = chain.coerce(M, P_m)
-        M = chain.finish("memory_pos", M0 + Pm0)
-        title = "Memory with positions (from 0)"
-        steps.append(_add("memory_pos", title, "M_pos = M + P", "M_pos", M, (M0, Pm0), ("M", "P"), mh.key_labels))
-    return X, M
-
-
-def _add(
-    step_id: str,
-    title: str,
-    formula: str,
-    symbol: str,
-    value: np.ndarray,
-    parts: tuple[np.ndarray, ...],
-    names: tuple[str, str],
-    rows: tuple[str, ...],
-) -> Add:
-    return Add(
-        id=step_id,
-        title=title,
-        formula=formula,
-        latex=formula.replace("X_pos", "X_{pos}").replace("M_pos", "M_{pos}"),
-        symbol=symbol,
-        value=value,
-        rows=rows,
-        parts=parts,
-        part_names=names,
-        explain="The position of each token is added to its row, entry by entry.",
-    )
-
-
 def _project(
     chain: Chain,
     steps: list[Step],
@@ -424,56 +354,6 @@ def _block(
     return value
 
 
-def _rope(
-    p: Problem,
-    chain: Chain,
-    steps: list[Step],
-    j: int,
-    Qj: np.ndarray,
-    Kj: np.ndarray,
-    q_pos: list[int],
-    k_pos: list[int],
-    tok: tuple[str, ...],
-    keys: tuple[str, ...],
-) -> tuple[np.ndarray, np.ndarray]:
-    mh = p.multihead
-    assert mh is not None
-    Qr, terms = pos.rope(chain, Qj, q_pos, mh.base, mh.rope)
-    Qr = chain.finish(f"head.{j}.Q_rot", Qr)
-    steps.append(
-        pos.rope_step(f"head.{j}.Q_rot", f"Head {j}: queries rotated (RoPE)", f"q̃_{j}", Qr, terms, tok, mh.rope)
-    )
-    t = mh.t
-    if t:
-        new, terms = pos.rope(chain, Kj[t:], q_pos, mh.base, mh.rope)
-        new = chain.finish(f"head.{j}.K_new_rot", new)
-        steps.append(
-            pos.rope_step(
-                f"head.{j}.K_new_rot", f"Head {j}: new keys rotated (RoPE)", f"k̃_{j}", new, terms, tok, mh.rope
-            )
-        )
-        old, new = chain.coerce(Kj[:t], new)
-        Kr = chain.finish(f"head.{j}.K_rot", np.concatenate([old, new], axis=0))
-        steps.append(
-            Arrange(
-                id=f"head.{j}.K_rot",
-                title=f"Head {j}: keys rotated",
-                formula=f"K̃_{j} = [cached keys (already rotated); new keys rotated]",
-                latex=rf"\tilde K_{j}",
-                symbol=f"k̃_{j}",
-                value=Kr,
-                rows=keys,
-                source=f"{_rows(1, t)}: the cache, rotated when it was stored; {_rows(t + 1, t + len(q_pos))}: rotated now",
-                explain="A cache stores keys already rotated by their positions.",
-            )
-        )
-        return Qr, Kr
-    Kr, terms = pos.rope(chain, Kj, k_pos, mh.base, mh.rope)
-    Kr = chain.finish(f"head.{j}.K_rot", Kr)
-    steps.append(pos.rope_step(f"head.{j}.K_rot", f"Head {j}: keys rotated (RoPE)", f"k̃_{j}", Kr, terms, keys, mh.rope))
-    return Qr, Kr
-
-
 def _retitle(s: Step, j: int) -> Step:
     import dataclasses
 
@@ -495,10 +375,6 @@ def _mask_words(p: Problem) -> str:
     if mh.key_padding is not None:
         bits.append("key padding: 0 = a padding position")
     return "; ".join(bits)
-
-
-def _rows(a: int, b: int) -> str:
-    return f"rows {a}–{b}" if b > a else f"row {a}"
 
 
 def _cols(j: int, width: int) -> str:

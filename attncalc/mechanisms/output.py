@@ -14,8 +14,8 @@ from ..arith import Chain, is_exact, to_float
 from ..derivation import Argmax, Combine, Gradient, Loss, Product, Step, Sum, Update
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
+from ..parse import Given
 from ..parse.types import OutputLayer, Training
-from ..problem import Given
 from .common import simplify_log, softmax_inline
 
 

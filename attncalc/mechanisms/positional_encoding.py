@@ -11,7 +11,7 @@ import numpy as np
 
 from ..arith import Chain
 from ..derivation import Add, Input, Product, Step
-from ..problem import Problem
+from ..parse import Problem
 from . import positions as pos
 
 

@@ -16,8 +16,8 @@ import numpy as np
 
 from ..arith import Chain, round_array
 from ..derivation import Combine, Formula, Map
+from ..fmt import fmt
 from ..numbers import Node, to_exact, to_float
-from ..render.fmt import fmt
 
 # said where 1-based entry labels stand next to 0-based positions (the maths numbers entries from 1,
 # the papers and PyTorch number positions from 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..arith import Chain, MistakeNotApplicable, SlipProbe
 from ..derivation import Input, Step
-from ..problem import Problem
+from ..parse import Problem
 from . import output
 from .cell_names import given_labels
 from .cells import Names, cell_step

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..arith import Chain, MistakeNotApplicable, is_exact
 from ..derivation import Input, Mask, Product, Step
-from ..problem import Problem
+from ..parse import Problem
 from .common import SoftmaxNames, softmax_steps, sqrt_dk_step
 
 

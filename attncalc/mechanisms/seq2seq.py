@@ -17,8 +17,8 @@ import numpy as np
 
 from ..arith import Chain, MistakeNotApplicable, to_float
 from ..derivation import Concat, Input, Map, Product, Step
+from ..parse import Problem
 from ..parse.types import Cell, Seq2Seq
-from ..problem import Problem
 from . import output
 from .cell_names import given_labels
 from .cells import Names, cell_step
@@ -287,7 +287,7 @@ def _start_note(
     """One sentence saying where the decoder starts, with the numbers."""
 
     def vec(v: np.ndarray) -> str:
-        from ..render.fmt import fmt
+        from ..fmt import fmt
 
         return "[" + ", ".join(fmt(float(x), chain.decimals) for x in to_float(np.asarray(v)).reshape(-1)) + "]"
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..arith import Chain, to_float
 from ..derivation import Input, Loss, Map, Step
-from ..problem import Problem
+from ..parse import Problem
 from .common import simplify_log
 from .output import totals
 

@@ -12,8 +12,8 @@ import numpy as np
 
 from ..arith import Chain, is_exact
 from ..derivation import Add, Cosine, Input, Norm, Product, Step
-from ..problem import Problem
-from ..problem_similarity import labels
+from ..parse import Problem
+from ..parse.similarity import labels
 
 
 def inputs(p: Problem) -> list[Input]:

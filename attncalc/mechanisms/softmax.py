@@ -13,7 +13,7 @@ from ..arith import Chain, is_exact, to_float
 from ..derivation import Gradient, Input, Loss, Product, Step
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
-from ..problem import Problem
+from ..parse import Problem
 from .common import SoftmaxNames, simplify_log, softmax_steps, temperature_step
 from .output import logits_step, update
 

@@ -6,12 +6,32 @@
 lstm, gru), ``seq2seq``; ``output`` holds the output layer and [training] they share; ``types`` the
 typed problem they produce. The keys each table allows come from the declarations in
 :mod:`attncalc.schema`. No other module reads the raw tables.
+
+The names below are the package's API: the rest of attncalc imports them from here (a kind's own
+labels from its module, e.g. :mod:`attncalc.parse.similarity`).
 """
 
 from __future__ import annotations
 
-from .reader import read_raw
-from .top import load_problem, parse_problem
-from .types import Given, Problem
+from .attention import HEAD_KEYS, SCORE_KEYS
+from .reader import Reader, describe_raw, read_raw, require
+from .top import SETTINGS_KEYS, TOP_KEYS, load_problem, parse_problem
+from .types import RECURRENT_KINDS, Given, Head, Problem, Settings
 
-__all__ = ["Given", "Problem", "load_problem", "parse_problem", "read_raw"]
+__all__ = [
+    "HEAD_KEYS",
+    "RECURRENT_KINDS",
+    "SCORE_KEYS",
+    "SETTINGS_KEYS",
+    "TOP_KEYS",
+    "Given",
+    "Head",
+    "Problem",
+    "Reader",
+    "Settings",
+    "describe_raw",
+    "load_problem",
+    "parse_problem",
+    "read_raw",
+    "require",
+]

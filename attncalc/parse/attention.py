@@ -8,7 +8,7 @@ import numpy as np
 
 from ..schema import feedforward as ff
 from ..schema.validate import names
-from .reader import _check_tokens, _given, _Reader, _require, _shape
+from .reader import Reader, as_given, check_tokens, require, shape_text
 from .types import Given, Head, Problem, Settings
 
 HEAD_KEYS = names(ff.HEAD)
@@ -16,7 +16,7 @@ SCORE_KEYS: dict[str, tuple[str, ...]] = {score: names(t) for score, t in ff.SCO
 
 
 def read(
-    r: _Reader, t: dict[str, Any], score: str, settings: Settings, head_raw: Any
+    r: Reader, t: dict[str, Any], score: str, settings: Settings, head_raw: Any
 ) -> tuple[dict[str, Given], Head | None]:
     extra = set(t) - {"query", "keys", "values"} - set(SCORE_KEYS[score])
     if extra:
@@ -24,8 +24,8 @@ def read(
         users = [s for s, keys in SCORE_KEYS.items() if key in keys]
         hint = f" (it belongs to score {' or '.join(map(repr, users))})" if users else ""
         raise r.fail(f"given.{key}", f"not used by score {score!r}{hint}")
-    q = r.vector(_require(r, t, "query", "the decoder state s_t"), "given.query")
-    keys = r.matrix(_require(r, t, "keys", "the encoder states h_i, one per row"), "given.keys")
+    q = r.vector(require(r, t, "query", "the decoder state s_t"), "given.query")
+    keys = r.matrix(require(r, t, "keys", "the encoder states h_i, one per row"), "given.keys")
     values = r.matrix(t["values"], "given.values") if "values" in t else keys
     g = {"query": q, "keys": keys, "values": values}
     n, d_k = keys.shape
@@ -44,28 +44,28 @@ def read(
         if "scale" in t:
             nodes = np.empty(1, dtype=object)  # np.array([node]) would unpack the node's tuple
             nodes[0] = r.number(t["scale"], "given.scale")
-            g["scale"] = _given("given.scale", nodes)
+            g["scale"] = as_given("given.scale", nodes)
     elif score == "general":
-        W = r.matrix(_require(r, t, "W", "the general score's weight matrix"), "given.W")
+        W = r.matrix(require(r, t, "W", "the general score's weight matrix"), "given.W")
         want = (d_k, d_q) if row else (d_q, d_k)
         if W.shape != want:
             raise r.fail(
                 "given.W",
-                f"is {_shape(W)}, but with a query of length {d_q} and keys of width {d_k} the {conv} "
+                f"is {shape_text(W)}, but with a query of length {d_q} and keys of width {d_k} the {conv} "
                 f"convention needs {want[0]}×{want[1]}",
             )
         g["W"] = W
     elif score == "additive":
-        W_q = r.matrix(_require(r, t, "W_q", "the query projection"), "given.W_q")
-        W_k = r.matrix(_require(r, t, "W_k", "the key projection"), "given.W_k")
-        v = r.vector(_require(r, t, "v", "the scoring vector"), "given.v")
+        W_q = r.matrix(require(r, t, "W_q", "the query projection"), "given.W_q")
+        W_k = r.matrix(require(r, t, "W_k", "the key projection"), "given.W_k")
+        v = r.vector(require(r, t, "v", "the scoring vector"), "given.v")
         a = v.shape[0]
         for name, M, width in (("W_q", W_q, d_q), ("W_k", W_k, d_k)):
             want = (width, a) if row else (a, width)
             if M.shape != want:
                 raise r.fail(
                     f"given.{name}",
-                    f"is {_shape(M)}, but with v of length {a} and inputs of length {width} the {conv} "
+                    f"is {shape_text(M)}, but with v of length {a} and inputs of length {width} the {conv} "
                     f"convention needs {want[0]}×{want[1]}",
                 )
         g.update(W_q=W_q, W_k=W_k, v=v)
@@ -75,14 +75,14 @@ def read(
                 raise r.fail("given.b", f"has length {b.shape[0]} but v has length {a}")
             g["b"] = b
     elif score == "concat":
-        W = r.matrix(_require(r, t, "W", "the concat score's weight matrix over [q; k_i]"), "given.W")
-        v = r.vector(_require(r, t, "v", "the scoring vector"), "given.v")
+        W = r.matrix(require(r, t, "W", "the concat score's weight matrix over [q; k_i]"), "given.W")
+        v = r.vector(require(r, t, "v", "the scoring vector"), "given.v")
         a, width = v.shape[0], d_q + d_k
         want = (width, a) if row else (a, width)
         if W.shape != want:
             raise r.fail(
                 "given.W",
-                f"is {_shape(W)}, but [q; k_i] has length {d_q}+{d_k}={width} and v has length {a}: the "
+                f"is {shape_text(W)}, but [q; k_i] has length {d_q}+{d_k}={width} and v has length {a}: the "
                 f"{conv} convention needs {want[0]}×{want[1]}",
             )
         g.update(W=W, v=v)
@@ -90,7 +90,7 @@ def read(
     return g, head
 
 
-def _head(r: _Reader, raw: Any, d_q: int, d_v: int, row: bool) -> Head:
+def _head(r: Reader, raw: Any, d_q: int, d_v: int, row: bool) -> Head:
     t = r.table(raw, "head", HEAD_KEYS)
     combine = r.string(t.get("combine", "add"), "head.combine", ("add", "concat"))
     order = r.string(t.get("order", "context-query"), "head.order", ("context-query", "query-context"))
@@ -114,7 +114,7 @@ def _head(r: _Reader, raw: Any, d_q: int, d_v: int, row: bool) -> Head:
             want = f"{cat}×h" if row else f"h×{cat}"
             raise r.fail(
                 "head.W_c",
-                f"is {_shape(W_c)}, but [c; s] has length {d_v}+{d_q}={cat}: the {conv} convention needs {want}",
+                f"is {shape_text(W_c)}, but [c; s] has length {d_v}+{d_q}={cat}: the {conv} convention needs {want}",
             )
         width = W_c.shape[1] if row else W_c.shape[0]
     if "W_out" not in t:
@@ -128,7 +128,7 @@ def _head(r: _Reader, raw: Any, d_q: int, d_v: int, row: bool) -> Head:
         want = f"{width}×V" if row else f"V×{width}"
         raise r.fail(
             "head.W_out",
-            f"is {_shape(W_out)}, but the vector it multiplies has length {width}: the {conv} convention needs {want}",
+            f"is {shape_text(W_out)}, but the vector it multiplies has length {width}: the {conv} convention needs {want}",
         )
     V = W_out.shape[1] if row else W_out.shape[0]
     b_out = None
@@ -142,8 +142,8 @@ def _head(r: _Reader, raw: Any, d_q: int, d_v: int, row: bool) -> Head:
     return Head(combine, order, W_c, W_out, b_out, vocab)
 
 
-def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     """Kind attention, past the top level (see :func:`attncalc.parse.top.parse_problem`)."""
     given, head = read(r, raw["given"], common["score"] or "dot", common["settings"], raw.get("head"))
-    _check_tokens(r, common["tokens"], given["keys"].shape[0], "given.keys has")
+    check_tokens(r, common["tokens"], given["keys"].shape[0], "given.keys has")
     return Problem(given=given, head=head, **common)

@@ -7,17 +7,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..numbers import parse_number
-from .reader import _describe, _require
+from .reader import describe_raw, require
 from .types import Bleu, Given, Problem
 
 if TYPE_CHECKING:
-    from .reader import _Reader
+    from .reader import Reader
 
 MAX_REFERENCES = 100  # references of one sentence (the paper has 3 or 4)
 MAX_SENTENCE = 1_000  # tokens in the candidate or in one reference
 
 
-def _tokens(r: _Reader, raw: Any, key: str) -> tuple[str, ...]:
+def _tokens(r: Reader, raw: Any, key: str) -> tuple[str, ...]:
     """A list of tokens, or one string split at spaces."""
     if isinstance(raw, str):
         words = tuple(raw.split())
@@ -25,17 +25,17 @@ def _tokens(r: _Reader, raw: Any, key: str) -> tuple[str, ...]:
             raise r.fail(key, "the sentence is empty")
         return words
     if not isinstance(raw, list):
-        raise r.fail(key, f"expected a list of tokens or a string, got {_describe(raw)}")
+        raise r.fail(key, f"expected a list of tokens or a string, got {describe_raw(raw)}")
     return r.labels(raw, key)
 
 
-def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     """Kind bleu, past the top level."""
     t = raw["given"]
-    candidate = _tokens(r, _require(r, t, "candidate", "the translation scored, a list of tokens"), "given.candidate")
-    refs_raw = _require(r, t, "references", "the reference translations, a list of token lists")
+    candidate = _tokens(r, require(r, t, "candidate", "the translation scored, a list of tokens"), "given.candidate")
+    refs_raw = require(r, t, "references", "the reference translations, a list of token lists")
     if not isinstance(refs_raw, list) or not refs_raw:
-        raise r.fail("given.references", f"expected a non-empty list of token lists, got {_describe(refs_raw)}")
+        raise r.fail("given.references", f"expected a non-empty list of token lists, got {describe_raw(refs_raw)}")
     if all(not isinstance(x, (list, str)) for x in refs_raw):
         raise r.fail("given.references", 'expected a list of token lists; write one reference as [[...]] or ["..."]')
     if len(refs_raw) > MAX_REFERENCES:
@@ -53,7 +53,7 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     n_default = len(weights_raw) if isinstance(weights_raw, list) and weights_raw else 4
     max_n = t.get("max_n", n_default)
     if isinstance(max_n, bool) or not isinstance(max_n, int) or not 1 <= max_n <= 9:
-        raise r.fail("given.max_n", f"expected a whole number from 1 to 9, got {_describe(max_n)}")
+        raise r.fail("given.max_n", f"expected a whole number from 1 to 9, got {describe_raw(max_n)}")
     if max_n > len(candidate):
         raise r.fail(
             "given.max_n",

@@ -8,11 +8,11 @@ import numpy as np
 
 from .. import catalog
 from ..numbers import to_float
-from .reader import _describe, _require, _shape
+from .reader import describe_raw, require, shape_text
 from .types import Decode, Given, Problem
 
 if TYPE_CHECKING:
-    from .reader import _Reader
+    from .reader import Reader
 
 SAMPLING_KEYS = ("logits", "probabilities", "vocab", "k", "p", "u")
 BEAM_KEYS = ("beams", "beam_scores", "beam_width", "length_penalty", "length", "vocab")
@@ -26,13 +26,13 @@ TAKES = {
 }
 
 
-def _int(r: _Reader, raw: Any, key: str) -> int:
+def _int(r: Reader, raw: Any, key: str) -> int:
     if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
-        raise r.fail(key, f"expected a whole number of at least 1, got {_describe(raw)}")
+        raise r.fail(key, f"expected a whole number of at least 1, got {describe_raw(raw)}")
     return raw
 
 
-def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     """Kind decode, past the top level."""
     t = raw["given"]
     strategy = r.string(raw.get("strategy", "greedy"), "strategy", tuple(catalog.STRATEGIES))
@@ -41,7 +41,7 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
             users = [s for s, keys in TAKES.items() if key in keys]
             raise r.fail(f"given.{key}", f"does not apply to strategy {strategy!r} (it belongs to {', '.join(users)})")
     for key in NEEDS[strategy]:
-        _require(r, t, key, f"strategy {strategy!r} needs it")
+        require(r, t, key, f"strategy {strategy!r} needs it")
     temperature = common["settings"].temperature
     logits = probs = beams = scores = None
     if strategy == "beam":
@@ -92,7 +92,7 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     width = _int(r, t["beam_width"], "given.beam_width") if "beam_width" in t else None
     if width is not None and beams is not None and width > beams.floats.size:
         raise r.fail(
-            "given.beam_width", f"is {width}, but there are only {beams.floats.size} candidates ({_shape(beams)})"
+            "given.beam_width", f"is {width}, but there are only {beams.floats.size} candidates ({shape_text(beams)})"
         )
     alpha = r.number(t["length_penalty"], "given.length_penalty") if "length_penalty" in t else None
     if alpha is not None and not 0 <= to_float(alpha) <= 10:  # Wu et al. use α in [0.6, 1]

@@ -12,7 +12,7 @@ from typing import Any
 from ..numbers import to_float
 from ..schema.common import GRADING_TABLE
 from ..schema.validate import names
-from .reader import _describe, _Reader
+from .reader import Reader, describe_raw
 from .types import Grading
 
 
@@ -25,26 +25,26 @@ def _flat(raw: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
     return out
 
 
-def _amount(r: _Reader, raw: Any, key: str, most: float | None = None) -> float:
+def _amount(r: Reader, raw: Any, key: str, most: float | None = None) -> float:
     if isinstance(raw, bool) or not isinstance(raw, (int, float, Decimal, str)):
-        raise r.fail(key, f"expected a number, got {_describe(raw)}")
+        raise r.fail(key, f"expected a number, got {describe_raw(raw)}")
     v = to_float(r.number(raw, key))
     if v < 0 or (most is not None and v > most):
         raise r.fail(key, f"must be from 0 to {most:g}" if most is not None else "must not be negative")
     return v
 
 
-def parse_grading(r: _Reader, raw: Any) -> Grading:
+def parse_grading(r: Reader, raw: Any) -> Grading:
     t = r.table(raw, "grading", names(GRADING_TABLE))
     points: list[tuple[str, float]] = []
     if "points" in t:
         if not isinstance(t["points"], dict):
-            raise r.fail("grading.points", f"expected a table of step ids and points, got {_describe(t['points'])}")
+            raise r.fail("grading.points", f"expected a table of step ids and points, got {describe_raw(t['points'])}")
         for key, value in _flat(t["points"]):
             points.append((key, _amount(r, value, f"grading.points.{key}")))
     partial = t.get("partial", True)
     if not isinstance(partial, bool):
-        raise r.fail("grading.partial", f"expected true or false, got {_describe(partial)}")
+        raise r.fail("grading.partial", f"expected true or false, got {describe_raw(partial)}")
     return Grading(
         points=tuple(points),
         default=_amount(r, t["default"], "grading.default") if "default" in t else 1.0,

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..numbers import parse_number, to_float
 from .multihead import parse as parse_multihead
-from .reader import _describe, _Reader, _require, _shape
+from .reader import Reader, describe_raw, require, shape_text
 from .types import Given, Layer, MultiHead, Problem
 
 ATTENTION_KEYS = ("W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O", "mask", "kv_heads")
@@ -17,10 +17,10 @@ FFN_KEYS = ("W_1", "b_1", "W_2", "b_2", "activation")
 NORM_KEYS = ("gamma", "beta")
 
 
-class _Sublayer(_Reader):
+class _Sublayer(Reader):
     """Multi-head's reader, its messages naming this layer's keys: given.W_Q is self_attention.W_Q."""
 
-    def __init__(self, r: _Reader, table: str) -> None:
+    def __init__(self, r: Reader, table: str) -> None:
         super().__init__(r.file, r.entries)  # X, read again here, counts once
         self.where = table
 
@@ -32,7 +32,7 @@ class _Sublayer(_Reader):
         return super().fail(key, message)
 
 
-def _attention(r: _Reader, raw: dict[str, Any], common: dict[str, Any], which: str, causal: bool) -> MultiHead:
+def _attention(r: Reader, raw: dict[str, Any], common: dict[str, Any], which: str, causal: bool) -> MultiHead:
     t = r.table(raw.get(which), which, ATTENTION_KEYS)
     if "W_O" not in t:
         raise r.fail(
@@ -41,7 +41,7 @@ def _attention(r: _Reader, raw: dict[str, Any], common: dict[str, Any], which: s
     g = raw["given"]
     sub = {"X": g["X"], "heads": g.get("heads"), **t}
     if which == "cross_attention":
-        sub["memory"] = _require(r, g, "memory", "a decoder layer's cross-attention reads the encoder's rows")
+        sub["memory"] = require(r, g, "memory", "a decoder layer's cross-attention reads the encoder's rows")
     elif causal and "mask" not in t:
         sub["mask"] = "causal"
     mh_common = {**common, "memory_tokens": common.get("memory_tokens") if which == "cross_attention" else None}
@@ -50,12 +50,13 @@ def _attention(r: _Reader, raw: dict[str, Any], common: dict[str, Any], which: s
     d_model = mh.X.shape[1]
     if mh.W["W_O"].shape[1] != d_model:
         raise r.fail(
-            f"{which}.W_O", f"is {_shape(mh.W['W_O'])}: its {mh.W['W_O'].shape[1]} columns must be d_model = {d_model}"
+            f"{which}.W_O",
+            f"is {shape_text(mh.W['W_O'])}: its {mh.W['W_O'].shape[1]} columns must be d_model = {d_model}",
         )
     return mh
 
 
-def _vector(r: _Reader, t: dict[str, Any], key: str, where: str, n: int, default: float | None) -> Given | None:
+def _vector(r: Reader, t: dict[str, Any], key: str, where: str, n: int, default: float | None) -> Given | None:
     if key not in t:
         return None if default is None else Given.from_floats(key, np.full(n, default))
     v = r.vector(t[key], f"{where}.{key}")
@@ -64,12 +65,12 @@ def _vector(r: _Reader, t: dict[str, Any], key: str, where: str, n: int, default
     return v
 
 
-def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     """Kind transformer-layer, past the top level."""
     g = raw["given"]
-    X = r.matrix(_require(r, g, "X", "the layer's input rows, n × d_model"), "given.X")
+    X = r.matrix(require(r, g, "X", "the layer's input rows, n × d_model"), "given.X")
     d_model = X.shape[1]
-    _require(r, g, "heads", "the number of heads h")
+    require(r, g, "heads", "the number of heads h")
     decoder = "cross_attention" in raw
     if "memory" in g and not decoder:
         raise r.fail("given.memory", "is read by a decoder layer's [cross_attention], which this layer does not have")
@@ -86,12 +87,14 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     f = r.table(raw["ffn"], "ffn", FFN_KEYS)
     W_1 = r.matrix(_require_in(r, f, "ffn", "W_1", "d_model × d_ff"), "ffn.W_1")
     if W_1.shape[0] != d_model:
-        raise r.fail("ffn.W_1", f"is {_shape(W_1)}, but the rows of X have width {d_model}: it needs {d_model} rows")
+        raise r.fail(
+            "ffn.W_1", f"is {shape_text(W_1)}, but the rows of X have width {d_model}: it needs {d_model} rows"
+        )
     d_ff = W_1.shape[1]
     W_2 = r.matrix(_require_in(r, f, "ffn", "W_2", "d_ff × d_model"), "ffn.W_2")
     if W_2.shape != (d_ff, d_model):
         raise r.fail(
-            "ffn.W_2", f"is {_shape(W_2)}, but it maps d_ff = {d_ff} back to d_model = {d_model}: {d_ff}×{d_model}"
+            "ffn.W_2", f"is {shape_text(W_2)}, but it maps d_ff = {d_ff} back to d_model = {d_model}: {d_ff}×{d_model}"
         )
     b_1 = _vector(r, f, "b_1", "ffn", d_ff, None)
     b_2 = _vector(r, f, "b_2", "ffn", d_model, None)
@@ -108,7 +111,7 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     norm = r.string(s.get("norm", "post"), "settings.norm", ("post", "pre"))
     eps = r.number(s.get("eps", "1e-5"), "settings.eps")
     if not to_float(eps) > 0:
-        raise r.fail("settings.eps", f"must be above 0, got {_describe(s.get('eps'))}")
+        raise r.fail("settings.eps", f"must be above 0, got {describe_raw(s.get('eps'))}")
     layer = Layer(
         X=X,
         memory=memory,
@@ -129,7 +132,7 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     )
 
 
-def _require_in(r: _Reader, t: dict[str, Any], table: str, key: str, why: str) -> Any:
+def _require_in(r: Reader, t: dict[str, Any], table: str, key: str, why: str) -> Any:
     if key not in t:
         raise r.fail(f"{table}.{key}", f"missing: {why}")
     return t[key]

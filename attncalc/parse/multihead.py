@@ -12,47 +12,47 @@ import numpy as np
 
 from ..numbers import to_float
 from .limits import MAX_ENCODING_WIDTH, MAX_HEADS, MAX_SCORES
-from .reader import _check_tokens, _Reader, _require, _shape
+from .reader import Reader, check_tokens, require, shape_text
 from .types import Given, MultiHead, PosEnc, Problem
 
 MASKS = ("causal", "causal-top-left")
 POSITIONS = ("sinusoidal", "rope", "alibi")
 
 
-def _int(r: _Reader, raw: Any, key: str, low: int = 1) -> int:
+def _int(r: Reader, raw: Any, key: str, low: int = 1) -> int:
     if isinstance(raw, bool) or not isinstance(raw, int) or raw < low:
         raise r.fail(key, f"expected a whole number of at least {low}, got {_shown(raw)}")
     return raw
 
 
-def _base(r: _Reader, settings_raw: dict[str, Any]) -> Any:
+def _base(r: Reader, settings_raw: dict[str, Any]) -> Any:
     node = r.number(settings_raw.get("position_base", 10000), "settings.position_base")
     if to_float(node) <= 1:
         raise r.fail("settings.position_base", "must be greater than 1 (the papers use 10000)")
     return node
 
 
-def _rope(r: _Reader, settings_raw: dict[str, Any]) -> str:
+def _rope(r: Reader, settings_raw: dict[str, Any]) -> str:
     return r.string(settings_raw.get("rope", "interleaved"), "settings.rope", ("interleaved", "half"))
 
 
-def _width(r: _Reader, W: Given, key: str, d_model: int) -> int:
+def _width(r: Reader, W: Given, key: str, d_model: int) -> int:
     if W.shape[0] != d_model:
-        raise r.fail(key, f"is {_shape(W)}, but the rows of X have width {d_model}: it must have {d_model} rows")
+        raise r.fail(key, f"is {shape_text(W)}, but the rows of X have width {d_model}: it must have {d_model} rows")
     return int(W.shape[1])
 
 
-def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     """Kind multi-head, past the top level."""
     t = raw["given"]
     settings_raw = raw.get("settings") or {}
-    X = r.matrix(_require(r, t, "X", "the queries' rows, n × d_model"), "given.X")
+    X = r.matrix(require(r, t, "X", "the queries' rows, n × d_model"), "given.X")
     n, d_model = X.shape
-    _check_tokens(r, common["tokens"], n, "given.X has")
+    check_tokens(r, common["tokens"], n, "given.X has")
     memory = r.matrix(t["memory"], "given.memory") if "memory" in t else None
     if memory is not None and memory.shape[1] != d_model:
         raise r.fail("given.memory", f"has rows of width {memory.shape[1]} but X has width {d_model}")
-    heads = _int(r, _require(r, t, "heads", "the number of heads h"), "given.heads")
+    heads = _int(r, require(r, t, "heads", "the number of heads h"), "given.heads")
     if heads > MAX_HEADS:
         raise r.fail("given.heads", f"{heads:,} heads: at most {MAX_HEADS} are computed (each is written out)")
     kv_heads = _int(r, t.get("kv_heads", heads), "given.kv_heads")
@@ -60,7 +60,7 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         raise r.fail("given.kv_heads", f"{kv_heads} does not divide heads = {heads}")
     W: dict[str, Given] = {}
     for key, why in (("W_Q", "the query projection"), ("W_K", "the key projection"), ("W_V", "the value projection")):
-        W[key] = r.matrix(_require(r, t, key, f"{why}, d_model × (heads·d_k)"), f"given.{key}")
+        W[key] = r.matrix(require(r, t, key, f"{why}, d_model × (heads·d_k)"), f"given.{key}")
     wq = _width(r, W["W_Q"], "given.W_Q", d_model)
     if wq % heads:
         raise r.fail("given.W_Q", f"has {wq} columns, which do not split into {heads} heads of equal width")
@@ -81,7 +81,7 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         if W["W_O"].shape[0] != heads * d_v:
             raise r.fail(
                 "given.W_O",
-                f"is {_shape(W['W_O'])}, but the concatenation of {heads} heads of d_v = {d_v} has "
+                f"is {shape_text(W['W_O'])}, but the concatenation of {heads} heads of d_v = {d_v} has "
                 f"{heads * d_v} columns: W_O needs {heads * d_v} rows",
             )
     b: dict[str, Given] = {}
@@ -102,14 +102,14 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         ct = r.table(cache, "cache", ("K", "V", "tokens"))
         if memory is not None:
             raise r.fail("cache", "a cache holds the keys of earlier tokens of X; cross-attention reads memory instead")
-        cache_K = r.matrix(_require(r, ct, "K", "the cached keys, t × (kv_heads·d_k)"), "cache.K")
-        cache_V = r.matrix(_require(r, ct, "V", "the cached values, t × (kv_heads·d_v)"), "cache.V")
+        cache_K = r.matrix(require(r, ct, "K", "the cached keys, t × (kv_heads·d_k)"), "cache.K")
+        cache_V = r.matrix(require(r, ct, "V", "the cached values, t × (kv_heads·d_v)"), "cache.V")
         if cache_K.shape[1] != wk:
             raise r.fail("cache.K", f"has rows of width {cache_K.shape[1]}, but the keys have {wk} columns")
         if cache_V.shape != (cache_K.shape[0], wv):
             raise r.fail(
                 "cache.V",
-                f"is {_shape(cache_V)}, but cache.K has {cache_K.shape[0]} rows of keys: {cache_K.shape[0]}×{wv}",
+                f"is {shape_text(cache_V)}, but cache.K has {cache_K.shape[0]} rows of keys: {cache_K.shape[0]}×{wv}",
             )
     t_cached = 0 if cache_K is None else cache_K.shape[0]
     source = memory if memory is not None else X
@@ -149,7 +149,9 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     elif raw_mask is not None:
         M = r.matrix(raw_mask, "given.mask")
         if M.shape != (n, m):
-            raise r.fail("given.mask", f"is {_shape(M)}, but there are {n} queries and {m} keys: it must be {n}×{m}")
+            raise r.fail(
+                "given.mask", f"is {shape_text(M)}, but there are {n} queries and {m} keys: it must be {n}×{m}"
+            )
         if not np.all((M.floats == 0) | (M.floats == 1)):
             raise r.fail("given.mask", "entries must be 0 or 1 (1 = may attend)")
         mask = M.floats == 1
@@ -190,7 +192,9 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         else:
             P = r.matrix(rp, "given.positions")
             if P.shape != X.shape:
-                raise r.fail("given.positions", f"is {_shape(P)}, but X is {_shape(X)}: learned positions add to X")
+                raise r.fail(
+                    "given.positions", f"is {shape_text(P)}, but X is {shape_text(X)}: learned positions add to X"
+                )
             positions = "learned"
             if memory is not None:
                 raise r.fail("given.positions", "learned positions are added to X only; give memory with them added")
@@ -229,12 +233,12 @@ def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     return Problem(given={"X": X}, head=None, multihead=mh, **common)
 
 
-def parse_positional(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+def parse_positional(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     """Kind positional-encoding, past the top level."""
     t = raw["given"]
     settings_raw = raw.get("settings") or {}
     kind_type = r.string(raw.get("type", "sinusoidal"), "type", ("sinusoidal", "rope"))
-    rp = _require(r, t, "positions", "a count of positions, or a list of them")
+    rp = require(r, t, "positions", "a count of positions, or a list of them")
     if isinstance(rp, list):
         if not rp:
             raise r.fail("given.positions", "the list is empty")
@@ -253,10 +257,11 @@ def parse_positional(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) ->
         for key in ("q", "k", "d_k"):
             if key in t:
                 raise r.fail(f"given.{key}", "belongs to type 'rope'")
-        d = _int(r, _require(r, t, "d_model", "the width of the encoding"), "given.d_model", 2)
+        d = _int(r, require(r, t, "d_model", "the width of the encoding"), "given.d_model", 2)
         if X is not None and X.shape != (len(positions), d):
             raise r.fail(
-                "given.X", f"is {_shape(X)}, but {len(positions)} positions of d_model = {d} need {len(positions)}×{d}"
+                "given.X",
+                f"is {shape_text(X)}, but {len(positions)} positions of d_model = {d} need {len(positions)}×{d}",
             )
         if "rope" in settings_raw:
             raise r.fail("settings.rope", "applies to type 'rope' only")
@@ -264,7 +269,7 @@ def parse_positional(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) ->
         if "X" in t:
             raise r.fail("given.X", "belongs to type 'sinusoidal' (RoPE rotates q and k instead)")
         if q is None and k is None:
-            d = _int(r, _require(r, t, "d_k", "the head width (or give q and k rows)"), "given.d_k", 2)
+            d = _int(r, require(r, t, "d_k", "the head width (or give q and k rows)"), "given.d_k", 2)
         else:
             d = (q if q is not None else k).shape[1]  # type: ignore[union-attr]
             if "d_model" in t or "d_k" in t:
@@ -275,7 +280,8 @@ def parse_positional(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) ->
         for name, g in (("q", q), ("k", k)):
             if g is not None and g.shape != (len(positions), d):
                 raise r.fail(
-                    f"given.{name}", f"is {_shape(g)}, but there are {len(positions)} positions: {len(positions)}×{d}"
+                    f"given.{name}",
+                    f"is {shape_text(g)}, but there are {len(positions)} positions: {len(positions)}×{d}",
                 )
     if d > MAX_ENCODING_WIDTH:
         if kind_type == "sinusoidal" or (q is None and k is None):
@@ -293,7 +299,7 @@ def parse_positional(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) ->
             "given.q" if q is not None else "given.k",
             f"has rows of width {d}, which is odd: RoPE turns pairs of columns",
         )
-    _check_tokens(r, common["tokens"], len(positions), "given.positions lists")
+    check_tokens(r, common["tokens"], len(positions), "given.positions lists")
     pe = PosEnc(
         type=kind_type,
         positions=positions,

@@ -7,13 +7,13 @@ from typing import Any
 from ..numbers import parse_number, to_float
 from ..schema import common as decl
 from ..schema.validate import names
-from .reader import _Reader
+from .reader import Reader
 from .types import OutputLayer, Training
 
 TRAINING_KEYS = names(decl.TRAINING_TABLE)
 
 
-def _targets(r: _Reader, raw: Any, key: str, vocab: tuple[str, ...] | None, V: int, T: int) -> tuple[int, ...]:
+def _targets(r: Reader, raw: Any, key: str, vocab: tuple[str, ...] | None, V: int, T: int) -> tuple[int, ...]:
     if not isinstance(raw, list) or not raw:
         raise r.fail(key, "expected a list of target tokens, one per step (labels or 0-based indices)")
     if len(raw) != T:
@@ -35,7 +35,7 @@ def _targets(r: _Reader, raw: Any, key: str, vocab: tuple[str, ...] | None, V: i
     return tuple(out)
 
 
-def output_layer(r: _Reader, t: dict[str, Any], prefix: str, width: int, T: int, required: bool) -> OutputLayer | None:
+def output_layer(r: Reader, t: dict[str, Any], prefix: str, width: int, T: int, required: bool) -> OutputLayer | None:
     if "W_out" not in t:
         for k in ("b_out", "vocab", "targets"):
             if k in t:
@@ -61,7 +61,7 @@ def output_layer(r: _Reader, t: dict[str, Any], prefix: str, width: int, T: int,
     return OutputLayer(W_out, b_out, vocab, targets)
 
 
-def training(r: _Reader, raw: Any, has_targets: bool) -> Training | None:
+def training(r: Reader, raw: Any, has_targets: bool) -> Training | None:
     if raw is None:
         return None
     t = r.table(raw, "training", TRAINING_KEYS)

@@ -19,10 +19,8 @@ from .formats import parse_text
 from .limits import MAX_DECODER_STEPS, MAX_ENTRIES, MAX_STEPS
 from .types import Given
 
-_suggest = suggest
 
-
-class _Reader:
+class Reader:
     """Validates one raw table; knows the file name for every message."""
 
     def __init__(self, file: str, entries: dict[tuple[int, str], tuple[Any, int]] | None = None) -> None:
@@ -48,32 +46,32 @@ class _Reader:
         if raw is None:
             return {}
         if not isinstance(raw, dict):
-            raise self.fail(key, f"expected a table of keys, got {_describe(raw)}")
+            raise self.fail(key, f"expected a table of keys, got {describe_raw(raw)}")
         for k in raw:
             if k not in allowed:
                 where = f"{key}.{k}" if key else str(k)
                 raise self.fail(
                     where,
-                    f"unknown key{_suggest(str(k), allowed)}; allowed here: {', '.join(allowed)}",
+                    f"unknown key{suggest(str(k), allowed)}; allowed here: {', '.join(allowed)}",
                 )
         return raw
 
     def string(self, raw: Any, key: str, choices: tuple[str, ...] | None = None) -> str:
         if not isinstance(raw, str):
-            raise self.fail(key, f"expected a string, got {_describe(raw)}")
+            raise self.fail(key, f"expected a string, got {describe_raw(raw)}")
         if choices is not None and raw not in choices:
             raise self.fail(
-                key, f"unknown value {shorten(repr(raw))}{_suggest(raw, choices)}; choose one of: {', '.join(choices)}"
+                key, f"unknown value {shorten(repr(raw))}{suggest(raw, choices)}; choose one of: {', '.join(choices)}"
             )
         return raw
 
     def labels(self, raw: Any, key: str) -> tuple[str, ...]:
         if not isinstance(raw, list) or not raw:
-            raise self.fail(key, f"expected a non-empty list of labels, got {_describe(raw)}")
+            raise self.fail(key, f"expected a non-empty list of labels, got {describe_raw(raw)}")
         out = []
         for i, item in enumerate(raw, 1):
             if isinstance(item, bool) or not isinstance(item, (str, int, float, Decimal)):
-                raise self.fail(key, f"entry {i}: expected a label, got {_describe(item)}")
+                raise self.fail(key, f"entry {i}: expected a label, got {describe_raw(item)}")
             out.append(str(item))
         return tuple(out)
 
@@ -85,7 +83,7 @@ class _Reader:
 
     def vector(self, raw: Any, key: str) -> Given:
         if not isinstance(raw, list):
-            raise self.fail(key, f"expected a vector (a list of numbers), got {_describe(raw)}")
+            raise self.fail(key, f"expected a vector (a list of numbers), got {describe_raw(raw)}")
         if not raw:
             raise self.fail(key, "the vector is empty")
         if any(isinstance(x, list) for x in raw):
@@ -94,11 +92,11 @@ class _Reader:
         nodes = np.empty(len(raw), dtype=object)
         for i, x in enumerate(raw):
             nodes[i] = self.number_at(x, key, f"entry {i + 1}")
-        return _given(key, nodes)
+        return as_given(key, nodes)
 
     def matrix(self, raw: Any, key: str) -> Given:
         if not isinstance(raw, list):
-            raise self.fail(key, f"expected a matrix (a list of rows), got {_describe(raw)}")
+            raise self.fail(key, f"expected a matrix (a list of rows), got {describe_raw(raw)}")
         if not raw:
             raise self.fail(key, "the matrix is empty")
         if not all(isinstance(r, list) for r in raw):
@@ -119,7 +117,7 @@ class _Reader:
                 if isinstance(x, list):
                     raise self.fail(key, f"row {i + 1}, entry {j + 1}: expected a number, got a list")
                 nodes[i, j] = self.number_at(x, key, f"row {i + 1}, entry {j + 1}")
-        return _given(key, nodes)
+        return as_given(key, nodes)
 
     def number_at(self, raw: Any, key: str, where: str) -> Node:
         try:
@@ -128,7 +126,7 @@ class _Reader:
             raise self.fail(key, f"{where}: {_number_message(raw, exc)}") from None
 
 
-def _given(key: str, nodes: np.ndarray) -> Given:
+def as_given(key: str, nodes: np.ndarray) -> Given:
     floats = np.empty(nodes.shape, dtype=float)
     for idx, node in np.ndenumerate(nodes):
         floats[idx] = to_float(node)
@@ -136,13 +134,13 @@ def _given(key: str, nodes: np.ndarray) -> Given:
 
 
 def _number_message(raw: Any, exc: Exception) -> str:
-    shown = shorten(repr(raw)) if isinstance(raw, str) else _describe(raw)
+    shown = shorten(repr(raw)) if isinstance(raw, str) else describe_raw(raw)
     if isinstance(raw, str):
         return f"{shown} is not a number: {exc}"
     return str(exc)
 
 
-def _describe(raw: Any) -> str:
+def describe_raw(raw: Any) -> str:
     if isinstance(raw, bool):
         return f"the boolean {str(raw).lower()}"
     if isinstance(raw, dict):
@@ -184,33 +182,35 @@ def read_raw(path: str | Path, max_bytes: int | None = None) -> dict[str, Any]:
         raise ProblemError(file, "", "is not a UTF-8 text file") from None
     raw = parse_text(file, text, Path(file).suffix.lower())
     if not isinstance(raw, dict):
-        raise ProblemError(file, "", f"expected a table of keys at the top, got {_describe(raw)}")
+        raise ProblemError(file, "", f"expected a table of keys at the top, got {describe_raw(raw)}")
     return raw
 
 
 # --------------------------------------------------------------------------- shared checks
 
 
-def _check_tokens(r: _Reader, tokens: tuple[str, ...] | None, n: int, what: str) -> None:
+def check_tokens(r: Reader, tokens: tuple[str, ...] | None, n: int, what: str) -> None:
     if tokens is not None and len(tokens) != n:
         raise r.fail("tokens", f"{len(tokens)} labels, but {what} {n} rows (one label per position)")
 
 
-def _require(r: _Reader, t: dict[str, Any], key: str, why: str) -> Any:
+def require(r: Reader, t: dict[str, Any], key: str, why: str) -> Any:
     if key not in t:
         raise r.fail(f"given.{key}", f"missing: {why}")
     return t[key]
 
 
-def _shape(g: Given) -> str:
+def shape_text(g: Given) -> str:
     return "×".join(str(s) for s in g.shape)
 
 
-def _zeros(name: str, n: int) -> Given:
+def zeros_given(name: str, n: int) -> Given:
     return Given.from_floats(name, np.zeros(n))
 
 
-def _slice(g: Given, name: str, rows: slice | None = None, cols: slice | None = None, transpose: bool = False) -> Given:
+def slice_given(
+    g: Given, name: str, rows: slice | None = None, cols: slice | None = None, transpose: bool = False
+) -> Given:
     nodes, floats = g.nodes, g.floats
     if transpose:
         nodes, floats = nodes.T, floats.T
@@ -221,7 +221,7 @@ def _slice(g: Given, name: str, rows: slice | None = None, cols: slice | None = 
     return Given(name, nodes.copy(), floats.copy())
 
 
-def _vector_or_rows(r: _Reader, raw: Any, key: str) -> Given:
+def vector_or_rows(r: Reader, raw: Any, key: str) -> Given:
     """A vector (one step) or a matrix (one row per step), always returned as rows."""
     if isinstance(raw, list) and raw and not any(isinstance(x, list) for x in raw):
         v = r.vector(raw, key)
@@ -229,7 +229,7 @@ def _vector_or_rows(r: _Reader, raw: Any, key: str) -> Given:
     return r.matrix(raw, key)
 
 
-def _check_steps(r: _Reader, n: int, key: str, what: str) -> None:
+def check_steps(r: Reader, n: int, key: str, what: str) -> None:
     """At most MAX_STEPS time steps (a seq2seq decoder's: MAX_DECODER_STEPS), ``what`` saying how
     the key gives them ("rows", "tables")."""
     decoder = key.startswith("decoder.")
@@ -239,12 +239,12 @@ def _check_steps(r: _Reader, n: int, key: str, what: str) -> None:
         raise r.fail(key, f"{n:,} {what}, one per time step: {whose} at most {most} steps")
 
 
-def _need_shape(r: _Reader, g: Given, key: str, want: tuple[int, ...], why: str) -> None:
+def need_shape(r: Reader, g: Given, key: str, want: tuple[int, ...], why: str) -> None:
     if g.shape != want:
         have = "×".join(map(str, g.shape))
         need = "×".join(map(str, want))
         raise r.fail(key, f"is {have}, but {why} it must be {need}")
 
 
-def _flat(g: Given) -> Given:
+def flat_given(g: Given) -> Given:
     return Given(g.name, g.nodes.reshape(-1), g.floats.reshape(-1))

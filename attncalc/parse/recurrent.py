@@ -15,7 +15,7 @@ from ..schema.recurrent import CELL_TABLE
 from ..schema.recurrent import RECURRENT_GIVEN as _GIVEN_TABLE
 from ..schema.validate import names
 from .output import output_layer, training
-from .reader import _check_steps, _check_tokens, _flat, _need_shape, _Reader, _slice, _vector_or_rows, _zeros
+from .reader import Reader, check_steps, check_tokens, flat_given, need_shape, slice_given, vector_or_rows, zeros_given
 from .types import GATES, Cell, Given, Problem, Recurrent
 
 CELLS = decl.CELLS
@@ -48,7 +48,7 @@ TRAINING_KEYS = names(decl.TRAINING_TABLE)
 # ------------------------------------------------------------------------------ cells
 
 
-def cell_options(r: _Reader, t: dict[str, Any], where: str, kind: str | None) -> dict[str, Any]:
+def cell_options(r: Reader, t: dict[str, Any], where: str, kind: str | None) -> dict[str, Any]:
     """Read cell, layout, reset, update, nonlinearity, order from a table (the [cell], [encoder] or [decoder] table)."""
     pre = f"{where}." if where else ""
     if kind is None:
@@ -72,7 +72,7 @@ def cell_options(r: _Reader, t: dict[str, Any], where: str, kind: str | None) ->
 
 
 def read_cell(
-    r: _Reader,
+    r: Reader,
     t: dict[str, Any],
     pre: str,
     opts: dict[str, Any],
@@ -123,7 +123,7 @@ def read_cell(
                 d_h = W.shape[0]
             if d_x is None:
                 d_x = W.shape[1] - d_h
-            _need_shape(
+            need_shape(
                 r,
                 W,
                 f"{pre}{wk}",
@@ -132,22 +132,22 @@ def read_cell(
             )
             shown.append(W)
             h_cols, x_cols = (slice(d_x, d_x + d_h), slice(0, d_x)) if xh else (slice(0, d_h), slice(d_h, d_h + d_x))
-            Wh[g] = _slice(W, wk, cols=h_cols)
-            Wx[g] = _slice(W, wk, cols=x_cols)
+            Wh[g] = slice_given(W, wk, cols=h_cols)
+            Wx[g] = slice_given(W, wk, cols=x_cols)
             if bk in t:
                 b = r.vector(t[bk], f"{pre}{bk}")
-                _need_shape(r, b, f"{pre}{bk}", (d_h,), "for a hidden state of that length")
+                need_shape(r, b, f"{pre}{bk}", (d_h,), "for a hidden state of that length")
                 shown.append(b)
                 bx[g] = b
             else:
-                bx[g] = _zeros(bk, d_h)
-            bh[g] = _zeros(bk, d_h)
+                bx[g] = zeros_given(bk, d_h)
+            bh[g] = zeros_given(bk, d_h)
         if "b_hn" in t:
             if kind != "gru" or opts.get("reset") != "after":
                 raise r.fail(f"{pre}b_hn", 'is the recurrent bias of a GRU with reset = "after"')
             assert d_h is not None
             b = r.vector(t["b_hn"], f"{pre}b_hn")
-            _need_shape(r, b, f"{pre}b_hn", (d_h,), "for a hidden state of that length")
+            need_shape(r, b, f"{pre}b_hn", (d_h,), "for a hidden state of that length")
             shown.append(b)
             if "n" in bh:
                 bh["n"] = b
@@ -167,7 +167,7 @@ def read_cell(
         Whh = r.matrix(t[wh_key], f"{pre}{wh_key}")
         shown += [Wi, Whh]
         if layout == "keras":  # keras stores x W: transpose to W x
-            Wi_T, Wh_T = _slice(Wi, wi_key, transpose=True), _slice(Whh, wh_key, transpose=True)
+            Wi_T, Wh_T = slice_given(Wi, wi_key, transpose=True), slice_given(Whh, wh_key, transpose=True)
         else:
             Wi_T, Wh_T = Wi, Whh
         rows_total = Wi_T.shape[0]
@@ -183,15 +183,15 @@ def read_cell(
         gate_word = f"{G} gates ({', '.join(order)}) of hidden size {d_h} and input size {d_x}{x_from}"
         want_i = (d_x, G * d_h) if layout == "keras" else (G * d_h, d_x)
         want_h = (d_h, G * d_h) if layout == "keras" else (G * d_h, d_h)
-        _need_shape(r, Wi, f"{pre}{wi_key}", want_i, f"with {gate_word}")
-        _need_shape(r, Whh, f"{pre}{wh_key}", want_h, f"with {gate_word}")
+        need_shape(r, Wi, f"{pre}{wi_key}", want_i, f"with {gate_word}")
+        need_shape(r, Whh, f"{pre}{wh_key}", want_h, f"with {gate_word}")
         biases: tuple[Given | None, Given | None] = (None, None)
         if layout == "pytorch":
             b_i = r.vector(t["bias_ih"], f"{pre}bias_ih") if "bias_ih" in t else None
             b_h = r.vector(t["bias_hh"], f"{pre}bias_hh") if "bias_hh" in t else None
             for key, bb in (("bias_ih", b_i), ("bias_hh", b_h)):
                 if bb is not None:
-                    _need_shape(r, bb, f"{pre}{key}", (G * d_h,), f"with {gate_word}")
+                    need_shape(r, bb, f"{pre}{key}", (G * d_h,), f"with {gate_word}")
                     shown.append(bb)
             biases = (b_i, b_h)
         elif "bias" in t:
@@ -203,20 +203,23 @@ def read_cell(
                         f'a Keras GRU with reset = "after" has two bias rows (input, recurrent): shape 2×{G * d_h}',
                     )
                 B = r.matrix(raw, f"{pre}bias")
-                _need_shape(r, B, f"{pre}bias", (2, G * d_h), f"with {gate_word} and reset after")
+                need_shape(r, B, f"{pre}bias", (2, G * d_h), f"with {gate_word} and reset after")
                 shown.append(B)
-                biases = (_flat(_slice(B, "bias", rows=slice(0, 1))), _flat(_slice(B, "bias", rows=slice(1, 2))))
+                biases = (
+                    flat_given(slice_given(B, "bias", rows=slice(0, 1))),
+                    flat_given(slice_given(B, "bias", rows=slice(1, 2))),
+                )
             else:
                 b = r.vector(raw, f"{pre}bias")
-                _need_shape(r, b, f"{pre}bias", (G * d_h,), f"with {gate_word}")
+                need_shape(r, b, f"{pre}bias", (G * d_h,), f"with {gate_word}")
                 shown.append(b)
                 biases = (b, None)
         for k, g in enumerate(order):
             sl = slice(k * d_h, (k + 1) * d_h)
-            Wx[g] = _slice(Wi_T, f"{wi_key}[{g}]", rows=sl)
-            Wh[g] = _slice(Wh_T, f"{wh_key}[{g}]", rows=sl)
-            bx[g] = _slice(biases[0], f"b_{g}", rows=sl) if biases[0] is not None else _zeros(f"b_{g}", d_h)
-            bh[g] = _slice(biases[1], f"b_h{g}", rows=sl) if biases[1] is not None else _zeros(f"b_h{g}", d_h)
+            Wx[g] = slice_given(Wi_T, f"{wi_key}[{g}]", rows=sl)
+            Wh[g] = slice_given(Wh_T, f"{wh_key}[{g}]", rows=sl)
+            bx[g] = slice_given(biases[0], f"b_{g}", rows=sl) if biases[0] is not None else zeros_given(f"b_{g}", d_h)
+            bh[g] = slice_given(biases[1], f"b_h{g}", rows=sl) if biases[1] is not None else zeros_given(f"b_h{g}", d_h)
     assert d_x is not None and d_h is not None
     return Cell(
         kind=kind,
@@ -239,7 +242,7 @@ def read_cell(
 
 
 def stated_gates(
-    r: _Reader, raw: Any, where: str, kind: str, d_h: int | None
+    r: Reader, raw: Any, where: str, kind: str, d_h: int | None
 ) -> tuple[list[dict[str, Given]], int | None]:
     """``[[where.gates]]``: per step the gate values a problem states (canonical names), and the hidden size."""
     if raw is None:
@@ -248,7 +251,7 @@ def stated_gates(
         raise r.fail(f"{where}.gates", f"expected a list of tables, one per step: [[{where}.gates]] with gate values")
     if raw and kind == "rnn":
         raise r.fail(f"{where}.gates", "an rnn cell has no gates to state")
-    _check_steps(r, len(raw), f"{where}.gates", "tables")
+    check_steps(r, len(raw), f"{where}.gates", "tables")
     out: list[dict[str, Given]] = []
     for k, table in enumerate(raw, 1):
         w = f"{where}.gates[{k}]"
@@ -259,13 +262,13 @@ def stated_gates(
             _in_range(r, v, f"{w}.{name}", name)
             if d_h is None:
                 d_h = v.shape[0]
-            _need_shape(r, v, f"{w}.{name}", (d_h,), "for the hidden size")
+            need_shape(r, v, f"{w}.{name}", (d_h,), "for the hidden size")
             gates[STATED_GATE[name]] = v
         out.append(gates)
     return out, d_h
 
 
-def _in_range(r: _Reader, v: Given, key: str, name: str) -> None:
+def _in_range(r: Reader, v: Given, key: str, name: str) -> None:
     """A stated gate lies in its function's range: [0, 1] for σ, [−1, 1] for the tanh candidates
     (a gate of 1e30 was a decimal.InvalidOperation deep in the output)."""
     low, what = (-1.0, "tanh") if name in ("c_tilde", "h_tilde") else (0.0, "the sigmoid σ")
@@ -274,7 +277,7 @@ def _in_range(r: _Reader, v: Given, key: str, name: str) -> None:
             raise r.fail(key, f"entry {j}: {x:g} is outside [{low:g}, 1], the range of {what}")
 
 
-def recurrent(r: _Reader, kind: str, given_raw: Any, cell_raw: Any, training_raw: Any) -> Recurrent:
+def recurrent(r: Reader, kind: str, given_raw: Any, cell_raw: Any, training_raw: Any) -> Recurrent:
     t = r.table(given_raw, "given", names(_GIVEN_TABLE))
     if kind != "lstm" and "c0" in t:
         raise r.fail("given.c0", "only an LSTM has a cell state")
@@ -288,9 +291,9 @@ def recurrent(r: _Reader, kind: str, given_raw: Any, cell_raw: Any, training_raw
             )
     ct = r.table(cell_raw, "cell", names(CELL_TABLE))
     opts = cell_options(r, ct, "cell", kind)
-    x = _vector_or_rows(r, t["x"], "given.x") if "x" in t else None
+    x = vector_or_rows(r, t["x"], "given.x") if "x" in t else None
     if x is not None:
-        _check_steps(r, x.shape[0], "given.x", "rows")
+        check_steps(r, x.shape[0], "given.x", "rows")
     d_x = x.shape[1] if x is not None else None
     h0 = r.vector(t["h0"], "given.h0") if "h0" in t else None
     stated, d_h = stated_gates(r, t.get("gates"), "given", kind, h0.shape[0] if h0 is not None else None)
@@ -320,21 +323,21 @@ def recurrent(r: _Reader, kind: str, given_raw: Any, cell_raw: Any, training_raw
                     f"given.gates[{k + 1}].{name}" if stated else f"given.{key}",
                     f"step {k + 1} needs gate {name}: state its value under [[given.gates]] or give {key}",
                 )
-    h0 = h0 if h0 is not None else _zeros("h0", d_h)
-    _need_shape(r, h0, "given.h0", (d_h,), "for the hidden size")
+    h0 = h0 if h0 is not None else zeros_given("h0", d_h)
+    need_shape(r, h0, "given.h0", (d_h,), "for the hidden size")
     c0 = None
     if kind == "lstm":
-        c0 = r.vector(t["c0"], "given.c0") if "c0" in t else _zeros("c0", d_h)
-        _need_shape(r, c0, "given.c0", (d_h,), "for the hidden size")
+        c0 = r.vector(t["c0"], "given.c0") if "c0" in t else zeros_given("c0", d_h)
+        need_shape(r, c0, "given.c0", (d_h,), "for the hidden size")
     out = output_layer(r, t, "given.", d_h, T, required=False)
     train = training(r, training_raw, out is not None and out.targets is not None)
     return Recurrent(cell, x, h0, c0, tuple(stated), T, out, train)
 
 
-def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     """Kinds rnn, lstm and gru, past the top level."""
     if "given" not in raw:
         raise r.fail("given", "missing: the [given] table holds the inputs")
     rec = recurrent(r, common["kind"], raw["given"], raw.get("cell"), raw.get("training"))
-    _check_tokens(r, common["tokens"], rec.steps, "the sequence has")
+    check_tokens(r, common["tokens"], rec.steps, "the sequence has")
     return Problem(recurrent=rec, **common)

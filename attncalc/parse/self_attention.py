@@ -7,12 +7,12 @@ from typing import Any
 import numpy as np
 
 from .limits import MAX_SCORES
-from .reader import _check_tokens, _Reader, _require, _shape
+from .reader import Reader, check_tokens, require, shape_text
 from .types import Given, Problem, Settings
 
 
-def read(r: _Reader, t: dict[str, Any], settings: Settings) -> tuple[dict[str, Given], np.ndarray | None, str | None]:
-    X = r.matrix(_require(r, t, "X", "the input rows x_i"), "given.X")
+def read(r: Reader, t: dict[str, Any], settings: Settings) -> tuple[dict[str, Given], np.ndarray | None, str | None]:
+    X = r.matrix(require(r, t, "X", "the input rows x_i"), "given.X")
     n, d = X.shape
     if n * n > MAX_SCORES:
         raise r.fail(
@@ -31,7 +31,9 @@ def read(r: _Reader, t: dict[str, Any], settings: Settings) -> tuple[dict[str, G
         if have != d:
             want = f"{d}×k" if row else f"k×{d}"
             conv = "row" if row else "column"
-            raise r.fail(f"given.{name}", f"is {_shape(M)}, but X has width {d}: the {conv} convention needs {want}")
+            raise r.fail(
+                f"given.{name}", f"is {shape_text(M)}, but X has width {d}: the {conv} convention needs {want}"
+            )
         widths[name] = M.shape[1] if row else M.shape[0]
         g[name] = M
     if widths["W_Q"] != widths["W_K"]:
@@ -49,7 +51,7 @@ def read(r: _Reader, t: dict[str, Any], settings: Settings) -> tuple[dict[str, G
         else:
             M = r.matrix(raw, "given.mask")
             if M.shape != (n, n):
-                raise r.fail("given.mask", f"is {_shape(M)} but X has {n} rows: the mask must be {n}×{n}")
+                raise r.fail("given.mask", f"is {shape_text(M)} but X has {n} rows: the mask must be {n}×{n}")
             if not np.all((M.floats == 0) | (M.floats == 1)):
                 raise r.fail("given.mask", "entries must be 0 or 1 (1 = may attend)")
             mask = M.floats == 1
@@ -59,8 +61,8 @@ def read(r: _Reader, t: dict[str, Any], settings: Settings) -> tuple[dict[str, G
     return g, mask, mask_text
 
 
-def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     """Kind self-attention, past the top level."""
     given, mask, mask_text = read(r, raw["given"], common["settings"])
-    _check_tokens(r, common["tokens"], given["X"].shape[0], "given.X has")
+    check_tokens(r, common["tokens"], given["X"].shape[0], "given.X has")
     return Problem(given=given, head=None, mask=mask, mask_text=mask_text, **common)

@@ -15,12 +15,12 @@ from ..schema.recurrent import DECODER as DECL_DECODER
 from ..schema.recurrent import ENCODER as DECL_ENCODER
 from ..schema.validate import names
 from .output import output_layer, training
-from .reader import _check_steps, _check_tokens, _need_shape, _vector_or_rows, _zeros
+from .reader import check_steps, check_tokens, need_shape, vector_or_rows, zeros_given
 from .recurrent import GATE_KEYS, LAYOUT_KEYS, STATED_GATE, cell_options, read_cell, stated_gates
 from .types import GATES, Cell, Problem, Seq2Seq
 
 if TYPE_CHECKING:
-    from .reader import _Reader
+    from .reader import Reader
     from .types import Given
 
 ENCODER_KEYS = names(DECL_ENCODER)
@@ -28,7 +28,7 @@ ATTENTION_KEYS = ("score", "input_feeding", "W_a", "W_q", "W_k", "v", "W_att")
 DECODER_KEYS = names(DECL_DECODER)
 
 
-def _every_gate(r: _Reader, where: str, cell: Cell, stated: list[dict[str, Given]], T: int, layout: str) -> None:
+def _every_gate(r: Reader, where: str, cell: Cell, stated: list[dict[str, Given]], T: int, layout: str) -> None:
     """Each step's gates are computed from weights or stated; say which one is missing."""
     if len(stated) > T:
         raise r.fail(f"{where}.gates", f"states gates for {len(stated)} steps but there are {T}")
@@ -49,7 +49,7 @@ def _stated_only(kind: str, layout: str, d_x: int, d_h: int) -> Cell:
     return Cell(kind=kind, layout=layout, d_x=d_x, d_h=d_h, Wx={}, Wh={}, bx={}, bh={})
 
 
-def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
+def seq2seq(r: Reader, raw: dict[str, Any]) -> Seq2Seq:
     if "encoder" not in raw:
         raise r.fail("encoder", "missing: the [encoder] table (cell, x and the weights)")
     if "decoder" not in raw:
@@ -59,8 +59,8 @@ def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
     eo = cell_options(r, e, "encoder", None)
     if "x" not in e:
         raise r.fail("encoder.x", "missing: the source embeddings x_1..x_n, one row per token")
-    x = _vector_or_rows(r, e["x"], "encoder.x")
-    _check_steps(r, x.shape[0], "encoder.x", "rows")
+    x = vector_or_rows(r, e["x"], "encoder.x")
+    check_steps(r, x.shape[0], "encoder.x", "rows")
     bidir = e.get("bidirectional", False)
     if not isinstance(bidir, bool):
         raise r.fail("encoder.bidirectional", "expected true or false")
@@ -94,12 +94,12 @@ def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
         reverse = read_cell(r, rt, "encoder.reverse.", eo, enc.d_x, enc.d_h, optional=False)
     elif "reverse" in e:
         raise r.fail("encoder.reverse", "set encoder.bidirectional = true to use a backward cell")
-    enc_h0 = enc_h0 or _zeros("h0", enc.d_h)
-    _need_shape(r, enc_h0, "encoder.h0", (enc.d_h,), "for the encoder's hidden size")
+    enc_h0 = enc_h0 or zeros_given("h0", enc.d_h)
+    need_shape(r, enc_h0, "encoder.h0", (enc.d_h,), "for the encoder's hidden size")
     enc_c0 = None
     if enc.kind == "lstm":
-        enc_c0 = r.vector(e["c0"], "encoder.c0") if "c0" in e else _zeros("c0", enc.d_h)
-        _need_shape(r, enc_c0, "encoder.c0", (enc.d_h,), "for the encoder's hidden size")
+        enc_c0 = r.vector(e["c0"], "encoder.c0") if "c0" in e else zeros_given("c0", enc.d_h)
+        need_shape(r, enc_c0, "encoder.c0", (enc.d_h,), "for the encoder's hidden size")
     elif "c0" in e:
         raise r.fail("encoder.c0", "only an LSTM encoder has a cell state")
     d_enc = enc.d_h * (2 if bidir else 1)
@@ -125,9 +125,9 @@ def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
         raise r.fail(
             "decoder.inputs", "missing: the decoder's input embeddings y_0..y_{T-1} (teacher forcing), one row per step"
         )
-    inputs = _vector_or_rows(r, d["inputs"], "decoder.inputs") if "inputs" in d else None
+    inputs = vector_or_rows(r, d["inputs"], "decoder.inputs") if "inputs" in d else None
     if inputs is not None:
-        _check_steps(r, inputs.shape[0], "decoder.inputs", "rows")
+        check_steps(r, inputs.shape[0], "decoder.inputs", "rows")
     d_y = inputs.shape[1] if inputs is not None else 0
     dec_h0 = r.vector(d["h0"], "decoder.h0") if "h0" in d else None
     # The decoder cell's input: Bahdanau [y; c]; Luong y, or [y; h̃] with input feeding; none y.
@@ -161,12 +161,12 @@ def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
             f"(encoder gives {d_enc}, decoder has {dec.d_h}); give decoder.h0",
         )
     if dec_h0 is not None:
-        _need_shape(r, dec_h0, "decoder.h0", (dec.d_h,), "for the decoder's hidden size")
+        need_shape(r, dec_h0, "decoder.h0", (dec.d_h,), "for the decoder's hidden size")
     dec_c0 = None
     if dec.kind == "lstm":
         if "c0" in d:
             dec_c0 = r.vector(d["c0"], "decoder.c0")
-            _need_shape(r, dec_c0, "decoder.c0", (dec.d_h,), "for the decoder's hidden size")
+            need_shape(r, dec_c0, "decoder.c0", (dec.d_h,), "for the decoder's hidden size")
         elif enc.kind != "lstm" or dec.d_h != d_enc:
             raise r.fail("decoder.c0", "missing: the decoder's initial cell state (the encoder has none of that size)")
     elif "c0" in d:
@@ -178,7 +178,7 @@ def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
         if "W_a" not in d:
             raise r.fail("decoder.W_a", "missing: the general score s · (W_a h_i)")
         W_a = r.matrix(d["W_a"], "decoder.W_a")
-        _need_shape(
+        need_shape(
             r,
             W_a,
             "decoder.W_a",
@@ -193,8 +193,8 @@ def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
         a = v.shape[0]
         W_q = r.matrix(d["W_q"], "decoder.W_q")
         W_k = r.matrix(d["W_k"], "decoder.W_k")
-        _need_shape(r, W_q, "decoder.W_q", (a, dec.d_h), f"with v of length {a} and decoder states of length {dec.d_h}")
-        _need_shape(r, W_k, "decoder.W_k", (a, d_enc), f"with v of length {a} and encoder states of length {d_enc}")
+        need_shape(r, W_q, "decoder.W_q", (a, dec.d_h), f"with v of length {a} and decoder states of length {dec.d_h}")
+        need_shape(r, W_k, "decoder.W_k", (a, d_enc), f"with v of length {a} and encoder states of length {d_enc}")
     elif dec.d_h != d_enc:
         raise r.fail(
             "decoder.score", f"dot needs decoder states ({dec.d_h}) and encoder states ({d_enc}) of the same length"
@@ -203,7 +203,7 @@ def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
         if k in d and score != sc:
             raise r.fail(f"decoder.{k}", f"belongs to score {sc!r}")
     if W_c is not None:
-        _need_shape(r, W_c, "decoder.W_att", (d_att, d_enc + dec.d_h), f"acting on [c; h] of length {d_enc}+{dec.d_h}")
+        need_shape(r, W_c, "decoder.W_att", (d_att, d_enc + dec.d_h), f"acting on [c; h] of length {d_enc}+{dec.d_h}")
     width = d_att if attention == "luong" else dec.d_h
     out = output_layer(r, d, "decoder.", width, T, required=attention != "none")
     if out is not None and out.targets is None:
@@ -235,10 +235,10 @@ def seq2seq(r: _Reader, raw: dict[str, Any]) -> Seq2Seq:
     )
 
 
-def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     """Kind seq2seq, past the top level: [encoder] and [decoder] instead of [given]."""
     if "given" in raw:
         raise r.fail("given", "a seq2seq problem puts its inputs under [encoder] and [decoder]")
     s2s = seq2seq(r, raw)
-    _check_tokens(r, common["tokens"], s2s.x.shape[0], "encoder.x has")
+    check_tokens(r, common["tokens"], s2s.x.shape[0], "encoder.x has")
     return Problem(seq2seq=s2s, **common)

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .reader import _Reader, _require
+from .reader import Reader, require
 from .types import Given, Problem
 
 
 def read(
-    r: _Reader, t: dict[str, Any], tokens: tuple[str, ...] | None
+    r: Reader, t: dict[str, Any], tokens: tuple[str, ...] | None
 ) -> tuple[dict[str, Given], tuple[str, ...] | None]:
     """The probability a model gave the target token at each step."""
     probs = r.vector(
-        _require(r, t, "probabilities", "the probability of the target token at each step"), "given.probabilities"
+        require(r, t, "probabilities", "the probability of the target token at each step"), "given.probabilities"
     )
     for k, v in enumerate(probs.floats, 1):
         if not 0 < v <= 1:
@@ -28,7 +28,7 @@ def read(
     return {"probabilities": probs}, labels
 
 
-def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     """Kind sequence, past the top level."""
     given, labels = read(r, raw["given"], common["tokens"])
     return Problem(given=given, head=None, labels=labels, **common)

@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 from .. import catalog
 from .limits import MAX_PAIR_ENTRIES, MAX_PAIRS
-from .reader import _describe, _require
+from .reader import describe_raw, require
 from .types import Given, Problem
 
 if TYPE_CHECKING:
-    from .reader import _Reader
+    from .reader import Reader
 
 
-def _vectors(r: _Reader, raw: Any, key: str) -> Given:
+def _vectors(r: Reader, raw: Any, key: str) -> Given:
     """One vector, or rows of vectors."""
     if isinstance(raw, list) and raw and isinstance(raw[0], list):
         return r.matrix(raw, key)
@@ -28,7 +28,7 @@ def _rows(g: Given) -> int:
     return 1 if len(g.shape) == 1 else g.shape[0]
 
 
-def _measures(r: _Reader, raw: Any) -> tuple[str, ...]:
+def _measures(r: Reader, raw: Any) -> tuple[str, ...]:
     choices = tuple(catalog.MEASURES)
     if raw is None:
         return ("dot",)
@@ -38,7 +38,7 @@ def _measures(r: _Reader, raw: Any) -> tuple[str, ...]:
     seen: list[str] = []
     for item in items:
         if not isinstance(item, str):
-            raise r.fail("measure", f"expected a measure name or a list of them, got {_describe(item)}")
+            raise r.fail("measure", f"expected a measure name or a list of them, got {describe_raw(item)}")
         name = r.string(item, "measure", choices)
         if name in seen:
             raise r.fail("measure", f"{name!r} is listed twice")
@@ -47,11 +47,11 @@ def _measures(r: _Reader, raw: Any) -> tuple[str, ...]:
 
 
 def similarity(
-    r: _Reader, raw: dict[str, Any], t: dict[str, Any], tokens: tuple[str, ...] | None
+    r: Reader, raw: dict[str, Any], t: dict[str, Any], tokens: tuple[str, ...] | None
 ) -> tuple[dict[str, Given], tuple[str, ...], tuple[str, ...] | None]:
     """The givens A (and B), the measures, and the labels of B's rows."""
     measures = _measures(r, raw.get("measure"))
-    A = _vectors(r, _require(r, t, "A", "the vector (or rows of vectors) to compare"), "given.A")
+    A = _vectors(r, require(r, t, "A", "the vector (or rows of vectors) to compare"), "given.A")
     given = {"A": A}
     if "B" in t:
         B = _vectors(r, t["B"], "given.B")
@@ -87,7 +87,7 @@ def similarity(
     return given, measures, labels_B
 
 
-def _check_pairs(r: _Reader, A: Given, B: Given | None) -> None:
+def _check_pairs(r: Reader, A: Given, B: Given | None) -> None:
     """Every row of A meets every row of B: at most MAX_PAIRS pairs, and MAX_PAIR_ENTRIES pairs of
     entries (3,000 rows of 2-d vectors took 40 s and 3 GB; 300 × 300 ones, euclidean, 30 s and 2.6 GB)."""
     rows_b = _rows(A if B is None else B)
@@ -109,13 +109,13 @@ def _check_pairs(r: _Reader, A: Given, B: Given | None) -> None:
         )
 
 
-def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     """Kind similarity, past the top level."""
     given, measures, labels_B = similarity(r, raw, raw["given"], common["tokens"])
     return Problem(given=given, head=None, measures=measures, labels_B=labels_B, **common)
 
 
-def _nonzero(r: _Reader, g: Given, name: str) -> None:
+def _nonzero(r: Reader, g: Given, name: str) -> None:
     rows = [g.floats] if len(g.shape) == 1 else list(g.floats)
     for i, row in enumerate(rows, 1):
         if not row.any():

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..schema.validate import suggest
 from .output import training
-from .reader import _describe, _Reader, _require, _suggest
+from .reader import Reader, describe_raw, require
 from .types import Given, Problem
 
 
 def read(
-    r: _Reader, t: dict[str, Any], tokens: tuple[str, ...] | None
+    r: Reader, t: dict[str, Any], tokens: tuple[str, ...] | None
 ) -> tuple[dict[str, Given], int | None, tuple[str, ...] | None]:
     """Logits given, or computed by an output layer from a hidden state: z = W_out h + b_out."""
     given: dict[str, Given] = {}
@@ -20,7 +21,7 @@ def read(
                 "given.logits", "give either the logits or W_out with hidden (the logits are then W_out·hidden + b_out)"
             )
         hidden = r.vector(
-            _require(r, t, "hidden", "the vector W_out multiplies (the logits are W_out·hidden)"), "given.hidden"
+            require(r, t, "hidden", "the vector W_out multiplies (the logits are W_out·hidden)"), "given.hidden"
         )
         W_out = r.matrix(t["W_out"], "given.W_out")
         if W_out.shape[1] != hidden.shape[0]:
@@ -41,7 +42,7 @@ def read(
         if "b_out" in t:
             raise r.fail("given.b_out", "needs given.W_out and given.hidden (the logits are W_out·hidden + b_out)")
         logits = r.vector(
-            _require(r, t, "logits", "the logits z (or W_out and hidden, to compute them)"), "given.logits"
+            require(r, t, "logits", "the logits z (or W_out and hidden, to compute them)"), "given.logits"
         )
         given["logits"] = logits
         V = logits.shape[0]
@@ -64,16 +65,16 @@ def read(
         elif isinstance(raw, str):
             if vocab is None or raw not in vocab:
                 labels = f"; labels: {', '.join(vocab)}" if vocab else "; give given.vocab to use labels"
-                raise r.fail("given.target", f"{raw!r} is not a vocabulary label{_suggest(raw, vocab or ())}{labels}")
+                raise r.fail("given.target", f"{raw!r} is not a vocabulary label{suggest(raw, vocab or ())}{labels}")
             target = vocab.index(raw)
         else:
-            raise r.fail("given.target", f"expected a 0-based index or a vocabulary label, got {_describe(raw)}")
+            raise r.fail("given.target", f"expected a 0-based index or a vocabulary label, got {describe_raw(raw)}")
     if "hidden" in given and "W_out" not in given and target is None:
         raise r.fail("given.hidden", "is used for the gradient with respect to W_out, which needs given.target")
     return given, target, vocab
 
 
-def parse(r: _Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     """Kind softmax, past the top level: the logits, then the optional [training] step."""
     given, target, vocab = read(r, raw["given"], common["tokens"])
     train = None

@@ -12,14 +12,10 @@ from typing import Any
 
 from .. import kinds
 from ..numbers import to_float
-from ..schema import decoding as dc
-from ..schema import feedforward as ff
-from ..schema import layer as ly
-from ..schema import transformer as tf
 from ..schema.common import SETTINGS_ALL
 from ..schema.validate import names
 from .grading import parse_grading
-from .reader import _describe, _Reader, read_raw
+from .reader import Reader, describe_raw, read_raw
 from .types import RECURRENT_KINDS, Problem, Settings
 
 # The allowed keys come from the kinds' declarations (attncalc/schema/); TOP_KEYS lists every kind's
@@ -55,18 +51,6 @@ TOP_KEYS = (
 KIND_ONLY_KEYS = TOP_KEYS[TOP_KEYS.index("cell") :]
 SETTINGS_KEYS = names(SETTINGS_ALL)
 LAYER_TABLES = ("self_attention", "cross_attention", "ffn", "norm1", "norm2", "norm3")
-GIVEN_KEYS: dict[str, tuple[str, ...]] = {
-    "attention": names(ff.ATTENTION_GIVEN),
-    "self-attention": names(ff.SELF_ATTENTION_GIVEN),
-    "softmax": names(ff.SOFTMAX_GIVEN),
-    "sequence": names(ff.SEQUENCE_GIVEN),
-    "similarity": names(ff.SIMILARITY_GIVEN),
-    "multi-head": names(tf.MULTI_HEAD_GIVEN),
-    "positional-encoding": names(tf.POSITIONAL_GIVEN),
-    "bleu": names(dc.BLEU_GIVEN),
-    "decode": names(dc.DECODE_GIVEN),
-    "transformer-layer": names(ly.LAYER_GIVEN),
-}
 
 
 def load_problem(path: str | Path, max_bytes: int | None = None) -> Problem:
@@ -76,7 +60,7 @@ def load_problem(path: str | Path, max_bytes: int | None = None) -> Problem:
 
 def parse_problem(raw: dict[str, Any], file: str) -> Problem:
     """Validate an already-read problem table."""
-    r = _Reader(file)
+    r = Reader(file)
     if isinstance(raw, dict) and "$schema" in raw:  # names the JSON Schema an editor checks the file with
         raw = {k: v for k, v in raw.items() if k != "$schema"}
     r.table(raw, "", TOP_KEYS)
@@ -93,13 +77,13 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         key = decl.top["score"]
         score = r.string(raw.get("score", key.default), "score", key.choices)
     elif "score" in raw:
-        where = "decoder.score" if kind == "seq2seq" else ""
+        where = _nested("score", decl.top)
         raise r.fail(
             "score",
             f"a {kind} problem has no top-level score function" + (f"; use {where}" if where else "; remove this key"),
         )
     if "measure" in raw and "measure" not in decl.top:
-        raise r.fail("measure", f"a {kind} problem has no measure; 'measure' belongs to kind 'similarity'")
+        raise r.fail("measure", f"a {kind} problem has no measure; 'measure' belongs to {_takers('measure')}")
     for key_name in KIND_ONLY_KEYS:
         if key_name in raw and key_name not in decl.top:
             raise r.fail(key_name, f"does not apply to kind {kind!r}")
@@ -114,14 +98,14 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         description=description,
         grading=parse_grading(r, raw.get("grading")),
     )
-    if kind in ("multi-head", "transformer-layer"):
+    if "memory_tokens" in decl.top:
         common["memory_tokens"] = r.labels(raw["memory_tokens"], "memory_tokens") if "memory_tokens" in raw else None
     if kind in RECURRENT_KINDS:
         answers = _answers(r, raw.get("answers"))
         if "head" in raw:
             raise r.fail(
                 "head",
-                f"an output head belongs to kind 'attention'; a {kind} problem gives W_out with its other inputs",
+                f"an output head belongs to {_takers('head')}; a {kind} problem gives W_out with its other inputs",
             )
         common.update(given={}, head=None)
     else:
@@ -132,47 +116,67 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         r.table(raw["given"], "given", decl.top["given"].table.names)  # type: ignore[union-attr]
         answers = _answers(r, raw.get("answers"))
         if raw.get("head") is not None and "head" not in decl.top:
-            raise r.fail("head", f"an output head belongs to kind 'attention', not {kind!r}")
+            raise r.fail("head", f"an output head belongs to {_takers('head')}, not {kind!r}")
     common["answers"] = dict(answers)
-    parser: Callable[[_Reader, dict[str, Any], dict[str, Any]], Problem] = kinds.entry(kind).load("parser")
+    parser: Callable[[Reader, dict[str, Any], dict[str, Any]], Problem] = kinds.entry(kind).load("parser")
     return parser(r, raw, common)
 
 
-def _answers(r: _Reader, raw: Any) -> dict[str, Any]:
+def _takers(key: str) -> str:
+    """The kinds whose declaration has this top-level key: "kind 'similarity'"."""
+    takers = [k for k, e in kinds.KINDS.items() if key in e.declaration.top]
+    return f"kind{'s' if len(takers) > 1 else ''} {' and '.join(map(repr, takers))}"
+
+
+def _nested(key: str, top: Any) -> str:
+    """Where the kind's declaration takes a key one table down ("decoder.score"), or ""."""
+    for k in top.keys:
+        if k.table is not None and key in k.table:
+            return f"{k.name}.{key}"
+    return ""
+
+
+def _answers(r: Reader, raw: Any) -> dict[str, Any]:
     """The problem's own [answers]: any step ids (checked against the derivation by check)."""
     return r.table(raw, "answers", tuple(raw) if isinstance(raw, dict) else ())
 
 
-def _settings(r: _Reader, raw: Any, kind: str) -> Settings:
+def _refuse_undeclared(r: Reader, t: dict[str, Any], kind: str) -> None:
+    """A settings key the kind's declaration leaves out is refused, naming the kinds that take it (the
+    parser and the JSON Schema read the same declaration, so they agree)."""
+    declared = kinds.entry(kind).declaration.top["settings"].table.names  # type: ignore[union-attr]
+    for key in (k for k in SETTINGS_KEYS if k in t and k not in declared):
+        e = kinds.entry(kind)
+        if key == "convention" and e.convention_fixed:
+            formula = "Q = X W_Q" if e.convention == "row" else "W x"
+            raise r.fail(
+                "settings.convention", f"a {kind} problem uses the {e.convention} convention ({formula}) throughout"
+            )
+        takers = [k for k, other in kinds.KINDS.items() if key in other.declaration.top["settings"].table.names]  # type: ignore[union-attr]
+        raise r.fail(
+            f"settings.{key}", f"applies to kind{'s' if len(takers) > 1 else ''} {' and '.join(map(repr, takers))} only"
+        )
+
+
+def _settings(r: Reader, raw: Any, kind: str) -> Settings:
     t = r.table(raw, "settings", SETTINGS_KEYS)
     decimals = t.get("decimals", 3)
     if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 12:
-        raise r.fail("settings.decimals", f"expected a whole number from 0 to 12, got {_describe(decimals)}")
+        raise r.fail("settings.decimals", f"expected a whole number from 0 to 12, got {describe_raw(decimals)}")
     flags = {}
     for key, default in (("carry_rounded", False), ("exact", True)):
         value = t.get(key, default)
         if not isinstance(value, bool):
-            raise r.fail(f"settings.{key}", f"expected true or false, got {_describe(value)}")
+            raise r.fail(f"settings.{key}", f"expected true or false, got {describe_raw(value)}")
         flags[key] = value
     convention = r.string(t.get("convention", "default"), "settings.convention", ("default", "row", "column"))
     shift = t.get("shift_max", "auto")
     if isinstance(shift, bool):
         shift = "always" if shift else "never"
     shift = r.string(shift, "settings.shift_max", ("auto", "always", "never"))
-    for key in ("position_base", "rope"):
-        if key in t and kind not in ("multi-head", "positional-encoding"):
-            raise r.fail(f"settings.{key}", "applies to kinds 'multi-head' and 'positional-encoding' only")
-    if "alibi" in t and kind != "multi-head":
-        raise r.fail("settings.alibi", "applies to kind 'multi-head' (with given.positions = \"alibi\") only")
-    for key in ("norm", "eps"):
-        if key in t and kind != "transformer-layer":
-            raise r.fail(f"settings.{key}", "applies to kind 'transformer-layer' only")
-    if convention == "column" and kind in ("multi-head", "positional-encoding", "transformer-layer"):
-        raise r.fail("settings.convention", f"a {kind} problem uses the row convention (Q = X W_Q) throughout")
+    _refuse_undeclared(r, t, kind)
     temperature = None
     if "temperature" in t:
-        if kind not in ("softmax", "decode"):
-            raise r.fail("settings.temperature", "temperature applies to kinds 'softmax' and 'decode' only")
         temperature = r.number(t["temperature"], "settings.temperature")
         if to_float(temperature) <= 0:
             raise r.fail("settings.temperature", "must be greater than 0")

@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from ..kinds import recurrent
 from ..numbers import Node, parse_number, to_exact
 
-RECURRENT_KINDS = ("rnn", "lstm", "gru", "seq2seq")
+RECURRENT_KINDS = recurrent()  # rnn, lstm, gru, seq2seq: from the registry
 # Canonical gate names of each cell.
 GATES = {"rnn": ("h",), "lstm": ("i", "f", "g", "o"), "gru": ("r", "z", "n")}
 
@@ -288,11 +289,11 @@ class Problem:
 
     @property
     def row_convention(self) -> bool:
-        """True when weights multiply from the right (x W), as in the transformer papers."""
-        if self.kind in RECURRENT_KINDS:
-            return False
-        if self.kind in ("multi-head", "positional-encoding", "transformer-layer"):
-            return True  # stacked rows, as the Transformer papers and PyTorch write them
-        if self.settings.convention == "default":
-            return self.kind == "self-attention"
+        """True when weights multiply from the right (x W), as in the transformer papers: the kind's
+        registry entry says whether settings.convention may choose, and what "default" means."""
+        from ..kinds import entry
+
+        e = entry(self.kind)
+        if e.convention_fixed or self.settings.convention == "default":
+            return e.convention == "row"
         return self.settings.convention == "row"

@@ -299,7 +299,7 @@ def exact_groups(exact: Any, symbol: str, decimals: int, name: Any = None) -> tu
     """The step's interesting exact forms, entries sharing a form grouped: ([(labels, expr)], how many more).
 
     ``name(idx)`` labels an entry (similarity: cos(cat, chat)); by default the symbol and index (e_2)."""
-    from .fmt import entry_indices, entry_label
+    from ..fmt import entry_indices, entry_label
 
     if exact is None or not is_interesting(exact, decimals):
         return [], 0

@@ -30,7 +30,8 @@ from ..derivation import (
     Sum,
     Update,
 )
-from .fmt import TERM_LIMIT, elide, fmt, paren
+from ..elementwise import elementwise
+from ..fmt import TERM_LIMIT, elide, fmt, paren
 
 Num = Callable[[Any], str]
 Rnd = Callable[[Any], float]
@@ -50,24 +51,11 @@ def _rhs_Product(s: Product, idx: tuple[int, ...], n: Num) -> str:
 
 
 def _rhs_Map(s: Map, idx: tuple[int, ...], n: Num) -> str:
-    x = n(s.arg[idx])
+    f = elementwise(s.fn)
     param = None if s.param is None else np.asarray(s.param, dtype=float)
-    if s.fn == "exp":
-        return f"exp({x})"
-    if s.fn == "shift_exp":
-        m = param[idx[0]] if param is not None and param.ndim == 1 else param
-        return f"exp({x} − {paren(n(m))})"
-    if s.fn in ("tanh", "relu"):
-        return f"{s.fn}({x})"
-    if s.fn in ("gelu", "gelu_tanh"):  # a transformer layer's feed-forward activation
-        return f"GELU({x})" if s.fn == "gelu" else f"GELU_tanh({x})"
-    if s.fn == "sinusoid":  # sinusoidal positions: sin in the even columns, cos in the odd ones
-        return f"{'sin' if idx[-1] % 2 == 0 else 'cos'}({x})"
-    if s.fn == "sigmoid":
-        return f"σ({x})"
-    if s.fn == "divide":
-        return f"{paren(x)} / {n(param)}"
-    return f"{paren(x)} · {n(param)}"
+    if param is not None and f.per_row and param.ndim == 1:
+        param = param[idx[0]]
+    return f.written(n(s.arg[idx]), n(param) if param is not None else "", idx[-1] if idx else 0)
 
 
 def _rhs_Formula(s: Formula, idx: tuple[int, ...], n: Num, decimals: int | None = None) -> str:
@@ -176,26 +164,11 @@ def _val_Product(s: Product, idx: tuple[int, ...], r: Rnd) -> float:
 
 
 def _val_Map(s: Map, idx: tuple[int, ...], r: Rnd) -> float:
-    x = r(s.arg[idx])
+    f = elementwise(s.fn)
     param = None if s.param is None else np.asarray(s.param, dtype=float)
-    if s.fn == "exp":
-        return math.exp(x)
-    if s.fn == "shift_exp":
-        m = param[idx[0]] if param is not None and param.ndim == 1 else param
-        return math.exp(x - r(m))
-    if s.fn == "tanh":
-        return math.tanh(x)
-    if s.fn == "sigmoid":
-        return 1.0 / (1.0 + math.exp(-x))
-    if s.fn == "relu":
-        return max(x, 0.0)
-    if s.fn in ("gelu", "gelu_tanh"):
-        if s.fn == "gelu":
-            return 0.5 * x * (1 + math.erf(x / math.sqrt(2)))
-        return 0.5 * x * (1 + math.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
-    if s.fn == "sinusoid":
-        return math.sin(x) if idx[-1] % 2 == 0 else math.cos(x)
-    return x / r(param) if s.fn == "divide" else x * r(param)
+    if param is not None and f.per_row and param.ndim == 1:
+        param = param[idx[0]]
+    return f.hand(r(s.arg[idx]), r(param) if param is not None else 0.0, idx[-1] if idx else 0)
 
 
 def _val_Sum(s: Sum, idx: tuple[int, ...], r: Rnd) -> float:

@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..derivation import Derivation
-from .fmt import elide, position_labels
+from ..fmt import elide, position_labels
 
 ROWS = 16  # query rows shown per head before the middle is elided
 COLS = 8  # keys shown per head before the middle is elided
@@ -26,7 +26,9 @@ SHEET_COLUMNS = 12  # key columns of all heads together that one sheet table hol
 
 
 def applies(d: Derivation) -> bool:
-    return d.problem.kind == "multi-head" and any(i.endswith(".weights") for i in d.step_ids)
+    """Whether the derivation has per-head weights at the top level (head.1.weights: multi-head's;
+    a transformer layer's self.head.1.weights are its sublayer's and get no table)."""
+    return any(i.startswith("head.") and i.endswith(".weights") for i in d.step_ids)
 
 
 def heads(d: Derivation) -> list[tuple[int, np.ndarray, tuple[str, ...], tuple[str, ...]]]:

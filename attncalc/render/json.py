@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Derivation, Step
+from ..fmt import fmt_array
 from .exact import exact_nested
-from .fmt import fmt_array
 from .typeset import to_tex
 
 
@@ -60,7 +60,7 @@ def to_dict(d: Derivation) -> dict[str, Any]:
         "steps": [step_dict(s, d.decimals) for s in d.steps],
         "notes": list(d.notes),
     }
-    if p.kind == "similarity":
+    if p.measures:  # the kinds that compare vectors (similarity): the measures asked for
         out["measures"] = list(p.measures)
     return out
 

@@ -67,6 +67,6 @@ def notebook_html(d: Any, sheet: str = "solution", detail: str = "first") -> str
 
 def notebook_latex(d: Any, sheet: str = "solution", detail: str = "first") -> str:
     from .sheet import build
-    from .writers import _visible
+    from .writers import visible_text
 
-    return _visible(NotebookLatexWriter(build([d], sheet, None, False, detail)).write(), "latex")
+    return visible_text(NotebookLatexWriter(build([d], sheet, None, False, detail)).write(), "latex")

@@ -18,19 +18,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import kinds
 from ..catalog import template
 from ..derivation import Derivation, Mask, Step
 from ..errors import ProblemError
-from .fmt import fmt
+from ..fmt import fmt
 
-#: the default: the attention weights of each kind that has them
-# the default: the attention weights (a transformer layer's self-attention; --step cross.head.t.weights
-# draws its cross-attention)
-WEIGHTS = ("weights", "head.t.weights", "decoder.t.weights", "self.head.t.weights")
 #: steps of the attention block: queries on rows, keys on columns
 _ATTENTION_PARTS = ("scores", "scaled_scores", "biased_scores", "masked_scores", "exponentials", "weights")
 MAX_SIDE = 64  # rows and columns of one panel
-_ATTENTION_KINDS = ("attention", "self-attention", "multi-head", "seq2seq", "transformer-layer")
 #: steps drawn on a fixed 0-to-1 colour scale (probabilities), so panels and figures compare
 _UNIT_PARTS = ("weights", "probabilities")
 
@@ -83,7 +79,8 @@ def figure_of(d: Derivation, step: str | None = None, option: str = "--step") ->
                 f"step {s.id!r} is {rows}×{cols}: a figure shows at most {MAX_SIDE}×{MAX_SIDE} cells",
             )
     last = spec.rsplit(".", 1)[-1]
-    attention = d.problem.kind in _ATTENTION_KINDS and last in _ATTENTION_PARTS
+    # a kind with attention weights (its registry entry names them) draws queries on rows, keys on columns
+    attention = kinds.entry(d.problem.kind).plot_step is not None and last in _ATTENTION_PARTS
     if len(steps) > 1 and all(np.ndim(s.value) == 1 for s in steps) and len({np.size(s.value) for s in steps}) == 1:
         panels: tuple[Panel, ...] = (_stacked(d, steps, attention),)
     else:
@@ -103,10 +100,12 @@ def figure_of(d: Derivation, step: str | None = None, option: str = "--step") ->
 def _select(d: Derivation, step: str | None, option: str) -> list[Step]:
     """The steps ``step`` names, in derivation order; one line naming the problem and the option otherwise."""
     if step is None:
-        for spec in WEIGHTS:
-            found = _matching(d, spec)
-            if found:
-                return found
+        # the default: the kind's attention weights (a transformer layer's self-attention; --step
+        # cross.head.t.weights draws its cross-attention)
+        spec = kinds.entry(d.problem.kind).plot_step
+        found = _matching(d, spec) if spec is not None else []
+        if found:
+            return found
         plottable = [s.id for s in d.steps if not isinstance(s.value, str) and 1 <= np.ndim(s.value) <= 2]
         hint = f", e.g. {', '.join(plottable[:3])}" if plottable else ""
         raise ProblemError(

@@ -37,7 +37,7 @@ def _decode(p: Problem) -> list[tuple[str, str]]:
     """A decode's numbers besides its arrays: the temperature, k, p, the draw u, the beam width and the
     length penalty, each as the problem file writes it (the last question of a draw needs u)."""
     from ..numbers import to_float
-    from .fmt import fmt
+    from ..fmt import fmt
 
     dc = p.decode
     if dc is None:
@@ -65,7 +65,7 @@ def _counts(p: Problem) -> list[tuple[str, str]]:
     """The whole numbers a question needs that no table shows: the heads, the positions' width, BLEU's
     highest order, the target of each step of a sequence."""
     from ..numbers import to_float
-    from .fmt import fmt
+    from ..fmt import fmt
 
     out: list[tuple[str, str]] = []
     mh = p.multihead or (p.layer.self_attn if p.layer is not None else None)

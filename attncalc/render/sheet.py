@@ -16,10 +16,11 @@ from ..derivation import (
     Stated,
     Step,
 )
+from ..fmt import ENTRY_LIMIT
+from ..kinds import tables_after
 from . import heads, timeline
 from .blocks import Block, Details, Heading, MathLines, Para, Sheet, Table
 from .describe import describe
-from .fmt import ENTRY_LIMIT
 from .reveal import without_results
 from .sheet_steps import StepBlocks
 
@@ -154,19 +155,16 @@ class _Builder(StepBlocks):
             start, self._result_at = len(self.out), None
             getattr(self, f"_step_{type(s).__name__}")(s)
             self._exact(s)
-            if s.id == "weights" and self.d.problem.kind == "attention":
-                self._attention_table()
+            for extra in tables_after(self.d.problem.kind, s.id):
+                getattr(self, f"_{extra}_table")()
             if self.reveal:
                 self._stages(start)
 
             if tl is not None and s.id in tl.table_after:
                 self._gate_table(tl, s.id)
         self._close_brief()
-        if self.d.problem.kind == "similarity":
-            from . import simtable
-
-            if simtable.applies(self.d):
-                self._similarity_table()
+        for extra in tables_after(self.d.problem.kind, ""):
+            getattr(self, f"_{extra}_table")()
         if self.d.headline:
             result = Para(self.d.headline, "result")
             self.add(Details("Show the result", (result,)) if self.reveal else result)

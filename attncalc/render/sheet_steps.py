@@ -33,10 +33,11 @@ from ..derivation import (
     Update,
     tie_note,
 )
+from ..fmt import elide, entry_indices, entry_label, fmt, fmt_given, inline, position_labels
+from ..kinds import entry_namer
 from . import expand
 from .blocks import Block, Exact, MathLines, Matrix, Para, Table
 from .exact import exact_groups
-from .fmt import elide, entry_indices, entry_label, fmt, fmt_given, inline, position_labels
 
 MATRIX_LIMIT = 12  # rows/columns of a matrix shown before the middle is elided
 
@@ -107,10 +108,9 @@ class StepBlocks:
         return inline(s.shown, self.n, MATRIX_LIMIT)
 
     def _label(self, s: Step, idx: tuple[int, ...]) -> tuple[str, str]:
-        if self.d.problem.kind == "similarity":  # entries named by their vectors: cat·chat, ‖cat‖
-            from ..problem_similarity import entry_name
-
-            return entry_name(self.d.problem, s.id, idx), ""
+        named = entry_namer(self.d.problem)
+        if named is not None:  # entries named by the kind: a similarity's by its vectors, cat·chat, ‖cat‖
+            return named(s.id, idx), ""
         label = entry_label(s.symbol, idx)
         token = s.rows[idx[0]] if len(idx) == 1 and s.rows is not None else ""
         return label, token
@@ -133,11 +133,11 @@ class StepBlocks:
             rhs, value = expand.rhs(s, idx, self.dec), self.n(shown[idx])
             lines.append((f"{label} = {value}" if rhs == value else f"{label} = {rhs} = {value}", remark))
         self.add(MathLines(tuple(lines)))
-        if shown.ndim or self.d.problem.kind != "similarity":  # a similarity's one number is its own line
+        if shown.ndim or entry_namer(self.d.problem) is None:  # a named entry's one number is its own line
             self._result(s)
 
     def _exact(self, s: Step) -> None:
-        name = (lambda idx: self._label(s, idx)[0]) if self.d.problem.kind == "similarity" else None
+        name = (lambda idx: self._label(s, idx)[0]) if entry_namer(self.d.problem) is not None else None
         groups, more = exact_groups(s.exact, s.symbol, self.dec, name)
         if groups:
             items = [
@@ -304,6 +304,8 @@ class StepBlocks:
     def _similarity_table(self) -> None:
         from . import simtable
 
+        if not simtable.applies(self.d):
+            return
         heads, rows, title = simtable.table(self.d, self.n)
         self.add(Table(heads, tuple(rows), None, title))
 

@@ -11,15 +11,15 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Derivation
-from ..problem_similarity import labels
-from .fmt import elide
+from ..fmt import elide
+from ..parse.similarity import labels
 
 ROW_LIMIT = 32
 HEADS = {"dots": "a · b", "cosines": "cos(a, b)", "distances": "‖a − b‖"}
 
 
 def applies(d: Derivation) -> bool:
-    return d.problem.kind == "similarity" and any(np.ndim(s.shown) >= 1 for s in d.steps if s.id in HEADS)
+    return any(np.ndim(s.shown) >= 1 for s in d.steps if s.id in HEADS)
 
 
 def table(d: Derivation, n: Callable[[Any], str]) -> tuple[tuple[str, ...], list[tuple[str, ...]], str]:

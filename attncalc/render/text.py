@@ -24,10 +24,7 @@ from ..derivation import (
     Map,
     Step,
 )
-from . import expand, heads, simtable, timeline
-from .describe import describe
-from .exact import exact_groups, exact_text
-from .fmt import (
+from ..fmt import (
     ENTRY_LIMIT,
     bar,
     elide,
@@ -37,8 +34,12 @@ from .fmt import (
     inline,
     position_labels,
 )
+from ..kinds import entry_namer, tables_after
+from . import expand, heads, timeline
+from .describe import describe
+from .exact import exact_groups, exact_text
 from .sheet import BRIEF_ENTRY_LIMIT
-from .text_parts import Hanging, SplitColumns, _Fit, _Narrowest, cut_exact
+from .text_parts import Fit, Hanging, Narrowest, SplitColumns, cut_exact
 from .text_steps import COL_LIMIT, ROW_LIMIT, TextSteps
 
 CUT_POINTER = (
@@ -104,15 +105,16 @@ class TextRenderer(TextSteps):
                 out.append(heads.HeadsTable(d, self.n))
             out.append(Text(""))
             out.append(self._step(k, step))
-            if step.id == "weights" and d.problem.kind == "attention":
-                out.append(self._attention_table())
+            for extra in tables_after(d.problem.kind, step.id):
+                out.append(getattr(self, f"_{extra}_table")())
 
             if tl is not None and step.id in tl.table_after:
                 out.append(Text(""))
                 out.append(self._gate_table(tl, tl.table_after[step.id]))
-        if simtable.applies(d):
-            out.append(Text(""))
-            out.append(self._similarity_table())
+        for extra in tables_after(d.problem.kind, ""):
+            drawn = getattr(self, f"_{extra}_table")()
+            if drawn is not None:
+                out += [Text(""), drawn]
         if d.headline:
             out.append(Text(""))
             out.append(Panel(Text(d.headline, style="bold"), box=box.HEAVY, expand=False))
@@ -141,7 +143,7 @@ class TextRenderer(TextSteps):
         if inp.words and inp.rows is not None:  # a sentence: its words, not their positions
             return Group(head, Padding(Text(" ".join(inp.rows)), (0, 0, 0, 2)))
         if inp.value.ndim == 0:
-            return _Fit(head, Text(self.n(inp.value)))
+            return Fit(head, Text(self.n(inp.value)))
         if inp.value.ndim == 1 and inp.rows is not None and len(inp.rows) == len(inp.value) <= 12:
             # labelled entries (logits over a vocabulary): each value under its label
             t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
@@ -150,7 +152,7 @@ class TextRenderer(TextSteps):
             t.add_row(*[self.n(x) for x in inp.value])
             return Group(head, Padding(t, (0, 0, 0, 2)))
         if inp.value.ndim == 1:
-            return _Fit(head, self._vector(inp.value, inp.rows))
+            return Fit(head, self._vector(inp.value, inp.rows))
         return Group(head, self._matrix(inp.value, inp.rows, inp.cols, inp.symbol))
 
     def _step(self, k: int, step: Step) -> RenderableType:
@@ -257,16 +259,16 @@ class TextRenderer(TextSteps):
         return Text.assemble(Text(f"  {step.symbol} = ", style="bold"), self._vector(v))
 
     def _exact_name(self, step: Step) -> Any:
-        """Similarity entries are named by their vectors in exact lines too (cos(cat, chat), not cos_1)."""
-        if self.d.problem.kind != "similarity":
+        """Entries the kind names (a similarity's, by its vectors) are named so in exact lines too
+        (cos(cat, chat), not cos_1)."""
+        if entry_namer(self.d.problem) is None:
             return None
         return lambda idx: self._label(step, idx)
 
     def _label(self, step: Step, idx: tuple[int, ...]) -> str:
-        if self.d.problem.kind == "similarity":  # entries named by their vectors: cat·chat, ‖cat‖
-            from ..problem_similarity import entry_name
-
-            return entry_name(self.d.problem, step.id, idx)
+        named = entry_namer(self.d.problem)
+        if named is not None:  # entries named by the kind: a similarity's by its vectors, cat·chat, ‖cat‖
+            return named(step.id, idx)
         label = entry_label(step.symbol, idx)
         if len(idx) == 1 and step.rows is not None and step.rows[idx[0]] != label:
             label += f" ({step.rows[idx[0]]})"
@@ -295,7 +297,7 @@ class TextRenderer(TextSteps):
             return text + self._aside(s, idx, shown[idx])
 
         yield from self._lines(s, line)
-        if shown.ndim or self.d.problem.kind != "similarity":  # a similarity's one number is its own line
+        if shown.ndim or entry_namer(self.d.problem) is None:  # a named entry's one number is its own line
             yield self._result(s)
 
     def _one_line(self, s: Step) -> RenderableType:
@@ -333,7 +335,7 @@ class TextRenderer(TextSteps):
 
     # ------------------------------------------------------------------ summary table
     def _attention_table(self) -> RenderableType:
-        return _Narrowest(self._attention_table_with)
+        return Narrowest(self._attention_table_with)
 
     def _attention_table_with(self, bar_width: int) -> Table:
         d = self.d

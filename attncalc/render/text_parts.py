@@ -51,7 +51,7 @@ def top_level_terms(form: str) -> list[str]:
     return terms
 
 
-class _Narrowest:
+class Narrowest:
     """A table built with the widest bar (20 cells, then 14, then 10) that fits the console, so that
     a bar and its "◀ most" stay on one line at 80 columns."""
 
@@ -99,7 +99,7 @@ class SplitColumns:
             yield table
 
 
-class _Fit:
+class Fit:
     """ "name  role  = vector" on one line when it fits the console, else the vector on its own line."""
 
     def __init__(self, head: Text, value: Text) -> None:

@@ -38,14 +38,14 @@ from ..derivation import (
     Update,
     tie_note,
 )
-from . import expand, simtable
-from .fmt import (
+from ..fmt import (
     bar,
     elide,
     entry_label,
     paren,
     position_labels,
 )
+from . import expand, simtable
 from .text_parts import Hanging
 
 ROW_LIMIT = 32  # table rows shown before the middle is elided
@@ -223,7 +223,10 @@ class TextSteps:
     def _step_Cosine(self, s: Cosine) -> Iterable[RenderableType]:
         yield from self._written(s)
 
-    def _similarity_table(self) -> RenderableType:
+    def _similarity_table(self) -> RenderableType | None:
+        """The table of every pair, when a measure gives more than one number (None: no table)."""
+        if not simtable.applies(self.d):
+            return None
         heads, rows, title = simtable.table(self.d, self.n)
         t = Table(title=title, box=box.SIMPLE_HEAVY, title_justify="left")
         for k, h in enumerate(heads):

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Derivation, Loss, Step
-from .fmt import elide
+from ..fmt import elide
+from ..parse import RECURRENT_KINDS
 
 WIDE = 8  # state entries shown in full; wider states keep the first three and the last
 GATE_ROWS = (
@@ -34,7 +35,7 @@ GATE_ROWS = (
 
 
 def applies(d: Derivation) -> bool:
-    return d.problem.kind in ("rnn", "lstm", "gru", "seq2seq")
+    return d.problem.kind in RECURRENT_KINDS
 
 
 @dataclass(frozen=True)
@@ -307,8 +308,8 @@ def step_line(s: Step, value: str, decimals: int) -> str:
     rest = s.id.rsplit(".", 1)[-1]
     shown = np.asarray(s.shown) if not isinstance(s.shown, str) else None
     if rest in dict(GATE_ROWS) and shown is not None and shown.ndim == 1 and shown.size > 1:
+        from ..fmt import entry_label, fmt
         from . import expand
-        from .fmt import entry_label, fmt
 
         written = expand.rhs(s, (0,), decimals)
         if written:

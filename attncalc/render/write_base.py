@@ -8,13 +8,13 @@ import re
 from .blocks import Details, Sheet
 
 # a symbol with subscripts in running text (W_out, b_hn, h_t, W_Q): set as maths, W with subscript out
-_SUBSCRIPTED = re.compile(
+SUBSCRIPTED = re.compile(
     r"(?<![\w\\.])([A-Za-z][\u0303\u0302→←]?(?:_[A-Za-z0-9]{1,5})+|weight_ih|weight_hh|bias_ih|bias_hh|recurrent_kernel)(?![\w])"
 )
 
 
 # a step id in brackets ([encoder.fwd.1.r_pre]) is copied into answers files: it stays as written
-_STEP_ID = re.compile(r"(\[[\w.]+\])")
+STEP_ID = re.compile(r"(\[[\w.]+\])")
 
 
 # table headers that are words, not symbols (set upright, not as maths)

@@ -7,7 +7,7 @@ import html
 from .blocks import Details, Exact, Heading, MathLines, Matrix, Para, Table
 from .exact import exact_mathml
 from .typeset import to_html
-from .write_base import _STEP_ID, _SUBSCRIPTED, Writer
+from .write_base import STEP_ID, SUBSCRIPTED, Writer
 
 HTML_STYLE = """
 body { font-family: "DejaVu Serif", Georgia, serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem;
@@ -35,14 +35,14 @@ details.reveal details.reveal { margin-left: 1rem; }
 """
 
 
-def _html_text(s: str) -> str:
+def html_text(s: str) -> str:
     """Running text, escaped, with symbols such as W_out set with their subscripts (as in LaTeX)."""
     out = []
-    for k, piece in enumerate(_STEP_ID.split(s)):
+    for k, piece in enumerate(STEP_ID.split(s)):
         if k % 2:  # a [step.id] as written
             out.append(html.escape(piece))
             continue
-        parts = _SUBSCRIPTED.split(piece)
+        parts = SUBSCRIPTED.split(piece)
         out += [to_html(p) if j % 2 else html.escape(p) for j, p in enumerate(parts)]
     return "".join(out)
 
@@ -65,7 +65,7 @@ class HtmlWriter(Writer):
         )
 
     def _block_Heading(self, b: Heading) -> None:
-        self.out.append(f"<h{b.level}>{_html_text(b.text)}</h{b.level}>")
+        self.out.append(f"<h{b.level}>{html_text(b.text)}</h{b.level}>")
 
     def _block_Details(self, b: Details) -> None:
         """A stage of --reveal: closed until the reader opens it; no script, works offline."""
@@ -75,12 +75,12 @@ class HtmlWriter(Writer):
 
     def _block_Para(self, b: Para) -> None:
         prefix = "<b>Note:</b> " if b.style == "note" else ""
-        self.out.append(f'<p class="{b.style}">{prefix}{_html_text(b.text)}</p>')
+        self.out.append(f'<p class="{b.style}">{prefix}{html_text(b.text)}</p>')
 
     def _block_MathLines(self, b: MathLines) -> None:
         self.out.append('<ul class="math">')
         for math, remark in b.lines:
-            r = f'<span class="r">({_html_text(remark)})</span>' if remark else ""
+            r = f'<span class="r">({html_text(remark)})</span>' if remark else ""
             self.out.append(f'<li><span class="m">{to_html(math)}</span>{r}</li>')
         self.out.append("</ul>")
 
@@ -94,7 +94,7 @@ class HtmlWriter(Writer):
         t += [f"<th>{html.escape(c)}</th>" for c in cols]
         t.append("</tr></thead><tbody>")
         for i, (label, row) in enumerate(zip(rows, b.cells, strict=True)):
-            t.append(f'<tr><td class="label">{_html_text(label)}</td>')
+            t.append(f'<tr><td class="label">{html_text(label)}</td>')
             for j, c in enumerate(row):
                 style = _shade(b.shade[i][j]) if b.shade is not None else ""
                 t.append(f"<td{style}>{html.escape(c)}</td>")
@@ -105,7 +105,7 @@ class HtmlWriter(Writer):
     def _block_Table(self, b: Table) -> None:
         t = ["<table>"]
         if b.caption:
-            t.append(f"<caption>{_html_text(b.caption)}</caption>")
+            t.append(f"<caption>{html_text(b.caption)}</caption>")
         t.append("<thead><tr>" + "".join(f'<th><span class="m">{to_html(h)}</span></th>' for h in b.header))
         if b.shade is not None:
             t.append("<th>bar</th>")
@@ -114,7 +114,7 @@ class HtmlWriter(Writer):
             cells = "".join(
                 f'<td class="label"><span class="m">{to_html(c)}</span></td>'
                 if j in b.math_cols
-                else f"<td>{_html_text(c)}</td>"
+                else f"<td>{html_text(c)}</td>"
                 for j, c in enumerate(row)
             )
             if b.shade is not None:

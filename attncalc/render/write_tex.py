@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from .blocks import Block, Details, Exact, Heading, MathLines, Matrix, Para, Table
 from .exact import exact_latex
 from .typeset import TEXT_SYMBOLS, tex_text, to_tex
-from .write_base import _STEP_ID, _SUBSCRIPTED, PLAIN_HEADERS, Writer
+from .write_base import PLAIN_HEADERS, STEP_ID, SUBSCRIPTED, Writer
 
 LATEX_PREAMBLE = r"""\documentclass[10pt]{article}
 \ifdefined\pdftrailerid\pdftrailerid{}\fi
@@ -33,14 +33,14 @@ LATEX_PREAMBLE = r"""\documentclass[10pt]{article}
 """
 
 
-def _tex_safe(s: str) -> str:
+def tex_safe(s: str) -> str:
     """Text mode, with the symbols the sheets use typeset as maths (not inside a [step.id])."""
     out = []
-    for k, piece in enumerate(_STEP_ID.split(s)):
+    for k, piece in enumerate(STEP_ID.split(s)):
         if k % 2:
             out.append(_tex_text_part(piece))
             continue
-        parts = _SUBSCRIPTED.split(piece)  # odd parts are the symbols
+        parts = SUBSCRIPTED.split(piece)  # odd parts are the symbols
         out += [f"${to_tex(p)}$" if j % 2 else _tex_text_part(p) for j, p in enumerate(parts)]
     # a text that opens (after any spaces, which TeX skips there) with "[" or "*" (a token [CLS] as a
     # table row's label) would be read as the optional argument or the star of the \\ before it
@@ -211,7 +211,7 @@ class LatexWriter(Writer):
         """The step's heading and its formula on one line (a heading never ends a page alone)."""
         self.out.append(
             "\\par\\addvspace{6pt plus 2pt minus 1pt}\\noindent"
-            f"\\textbf{{{_tex_safe(head.text)}}}\\quad ${to_tex(formula.lines[0][0])}$\\par\\nopagebreak[3]"
+            f"\\textbf{{{tex_safe(head.text)}}}\\quad ${to_tex(formula.lines[0][0])}$\\par\\nopagebreak[3]"
         )
 
     def _math_lines(self, b: MathLines) -> list[str]:
@@ -219,7 +219,7 @@ class LatexWriter(Writer):
         for math, remark in b.lines:
             line = f"${to_tex(math)}$" if math else "\\mbox{}"
             if remark:
-                line += f"\\quad ({_tex_safe(remark)})"
+                line += f"\\quad ({tex_safe(remark)})"
             out.append(line)
         return out
 
@@ -257,15 +257,15 @@ class LatexWriter(Writer):
         body = self.body()
         if fragment:
             return body
-        title = _tex_safe(self.sheet.title)
+        title = tex_safe(self.sheet.title)
         return LATEX_PREAMBLE + f"\\title{{{title}}}\n\\date{{}}\n\\begin{{document}}\n" + body + "\\end{document}\n"
 
     def _block_Heading(self, b: Heading) -> None:
         cmd = {1: "section*", 2: "subsection*", 3: "subsubsection*"}.get(b.level, "paragraph*")
-        self.out.append(f"\\{cmd}{{{_tex_safe(b.text)}}}")
+        self.out.append(f"\\{cmd}{{{tex_safe(b.text)}}}")
 
     def _block_Para(self, b: Para) -> None:
-        t = _tex_safe(b.text)
+        t = tex_safe(b.text)
         t = {"explain": f"\\textit{{{t}}}", "note": f"\\textbf{{Note:}} {t}", "result": f"\\textbf{{{t}}}"}.get(
             b.style, t
         )
@@ -300,7 +300,7 @@ class LatexWriter(Writer):
         cols = b.cols or tuple(str(j + 1) for j in range(len(b.cells[0])))
         rows = b.rows or tuple(str(i + 1) for i in range(len(b.cells)))
         out = [f"\\begin{{tabular}}[{pos}]{{l" + "r" * len(cols) + "}", "\\toprule"]
-        out.append(f"${to_tex(b.lhs)}$ & " + " & ".join(_tex_safe(c) for c in cols) + " \\\\")
+        out.append(f"${to_tex(b.lhs)}$ & " + " & ".join(tex_safe(c) for c in cols) + " \\\\")
         out.append("\\midrule")
         for i, (label, row) in enumerate(zip(rows, b.cells, strict=True)):
             cells: list[str] = []
@@ -309,18 +309,18 @@ class LatexWriter(Writer):
                 if b.shade is not None:
                     cell = cls._shaded(round(60 * max(0.0, min(1.0, b.shade[i][j]))), cell)
                 cells.append(cell)
-            out.append(f"{_tex_safe(label)} & " + " & ".join(cells) + " \\\\")
+            out.append(f"{tex_safe(label)} & " + " & ".join(cells) + " \\\\")
         out.append("\\bottomrule\n\\end{tabular}")
         return out
 
     @classmethod
     def _table_rows(cls, b: Table) -> tuple[str, list[str]]:
         header = (
-            " & ".join(f"${to_tex(h)}$" if h and h not in PLAIN_HEADERS else _tex_safe(h) for h in b.header) + " \\\\"
+            " & ".join(f"${to_tex(h)}$" if h and h not in PLAIN_HEADERS else tex_safe(h) for h in b.header) + " \\\\"
         )
         rows = []
         for k, row in enumerate(b.rows):
-            cells = [f"${to_tex(c)}$" if j in b.math_cols else _tex_safe(c) for j, c in enumerate(row)]
+            cells = [f"${to_tex(c)}$" if j in b.math_cols else tex_safe(c) for j, c in enumerate(row)]
             if b.shade is not None and k < len(b.shade):
                 level = round(60 * max(0.0, min(1.0, b.shade[k])))
                 cells[-1] = cls._shaded(level, cells[-1]) if row[-1] else cells[-1]
@@ -332,7 +332,7 @@ class LatexWriter(Writer):
     def _caption(self, b: Table) -> list[str]:
         if not b.caption:
             return []
-        return [f"\\multicolumn{{{len(b.header)}}}{{c}}{{\\textbf{{{_tex_safe(b.caption)}}}}}\\\\[2pt]"]
+        return [f"\\multicolumn{{{len(b.header)}}}{{c}}{{\\textbf{{{tex_safe(b.caption)}}}}}\\\\[2pt]"]
 
     def _block_Table(self, b: Table) -> None:
         """A short table in one piece; a long one a longtable (an LSTM's answers run over several
@@ -357,7 +357,7 @@ class LatexWriter(Writer):
         """Each exact form on its line; one wider than the line (a softmax over twenty positions)
         is scaled down to fit rather than run off the page."""
         lines = [
-            f"exact: ${to_tex(labels)}$: {_tex_safe(expr)}"
+            f"exact: ${to_tex(labels)}$: {tex_safe(expr)}"
             if isinstance(expr, str)
             else _fit(
                 [f"exact: $\\displaystyle {to_tex(labels)} = {exact_latex(expr)}$"],

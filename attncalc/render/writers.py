@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from .write_base import Writer
-from .write_html import HtmlWriter, _html_text
+from .write_html import HtmlWriter, html_text
 from .write_md import MarkdownWriter
-from .write_tex import LATEX_PREAMBLE, LatexWriter, _tex_safe
+from .write_tex import LATEX_PREAMBLE, LatexWriter, tex_safe
 
-__all__ = ["LATEX_PREAMBLE", "WRITERS", "Writer", "_html_text", "_tex_safe", "render"]
+__all__ = ["LATEX_PREAMBLE", "WRITERS", "Writer", "html_text", "render", "tex_safe"]
 
 WRITERS: dict[str, type[Writer]] = {"markdown": MarkdownWriter, "latex": LatexWriter, "html": HtmlWriter}
 
@@ -31,10 +31,10 @@ def render(
     s = build(derivations, sheet, title, reveal, detail)
     w = WRITERS[fmt](s)
     out = w.write() if isinstance(w, MarkdownWriter) else w.write(fragment=fragment)  # type: ignore[attr-defined]
-    return _visible(str(out), fmt)
+    return visible_text(str(out), fmt)
 
 
-def _visible(text: str, fmt: str) -> str:
+def visible_text(text: str, fmt: str) -> str:
     """Control characters from user text (an ANSI escape in a title) written as escapes such as \\x1b,
     in every sheet: raw they reach a terminal through cat, and pdflatex stops at them."""
     from ..errors import printable

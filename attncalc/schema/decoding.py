@@ -34,7 +34,7 @@ BLEU_GIVEN = table(
 
 BLEU = KindSchema(
     "bleu",
-    catalog.KINDS["bleu"],
+    "sentence BLEU (Papineni et al. 2002): n-gram counts, clipped counts, precisions, brevity penalty",
     table(
         TITLE,
         _kind("bleu"),
@@ -68,7 +68,7 @@ DECODE_GIVEN = table(
 
 DECODE = KindSchema(
     "decode",
-    catalog.KINDS["decode"],
+    "choosing the next token: greedy, temperature, top-k, top-p (with a given draw u), one beam-search step",
     table(
         TITLE,
         _kind("decode"),

@@ -68,7 +68,7 @@ HEAD = table(
 
 ATTENTION = KindSchema(
     "attention",
-    catalog.KINDS["attention"],
+    "one decoder step: a query attends over encoder states (keys/values), optional output head",
     table(
         TITLE,
         _kind("attention"),
@@ -104,7 +104,7 @@ SELF_ATTENTION_GIVEN = table(
 
 SELF_ATTENTION = KindSchema(
     "self-attention",
-    catalog.KINDS["self-attention"],
+    "every row of X attends over all rows: Q = X W_Q, K = X W_K, V = X W_V",
     table(
         TITLE,
         _kind("self-attention"),
@@ -139,7 +139,7 @@ SOFTMAX_GIVEN = table(
 
 SOFTMAX = KindSchema(
     "softmax",
-    catalog.KINDS["softmax"],
+    "softmax of logits (given, or W_out h + b_out) with temperature; with a target, loss, gradients, update",
     table(
         TITLE,
         _kind("softmax"),
@@ -170,7 +170,7 @@ SEQUENCE_GIVEN = table(
 
 SEQUENCE = KindSchema(
     "sequence",
-    catalog.KINDS["sequence"],
+    "the probability each step gave its target: sequence probability, cross-entropy per step and total, perplexity",
     table(
         TITLE,
         _kind("sequence"),
@@ -195,7 +195,7 @@ SIMILARITY_GIVEN = table(
 
 SIMILARITY = KindSchema(
     "similarity",
-    catalog.KINDS["similarity"],
+    "every row of A compared with every row of B (default A): dot products, cosines, euclidean distances",
     table(
         TITLE,
         _kind("similarity"),

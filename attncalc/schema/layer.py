@@ -62,7 +62,7 @@ NORM = table(
 
 TRANSFORMER_LAYER = KindSchema(
     "transformer-layer",
-    catalog.KINDS["transformer-layer"],
+    "an encoder or decoder layer: attention sublayers, residual sums, LayerNorm, feed-forward, post- or pre-norm",
     table(
         TITLE,
         Key(

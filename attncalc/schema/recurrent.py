@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .. import catalog
 from .common import (
     ALL_LAYOUT_KEYS,
     ANSWERS,
@@ -45,10 +44,17 @@ RECURRENT_GIVEN = table(
 CELL_TABLE = table(LAYOUT, RESET, UPDATE, NONLINEARITY, ORDER, doc="the cell's layout and options")
 
 
+SUMMARIES = {
+    "rnn": "a plain recurrent cell over a sequence: h_t = tanh(W [h_{t-1}; x_t] + b); optional output layer and training step",
+    "lstm": "an LSTM cell over a sequence, gate by gate (f, i, c~, c, o, h); optional output layer and training step",
+    "gru": "a GRU cell over a sequence (r, z, h~, h), reset before/after, either update direction; optional output layer",
+}
+
+
 def _recurrent(kind: str) -> KindSchema:
     return KindSchema(
         kind,
-        catalog.KINDS[kind],
+        SUMMARIES[kind],
         table(
             TITLE,
             Key("kind", "choice", "the kind of problem (see `attncalc list`)", choices=(kind,), required=True),
@@ -128,7 +134,7 @@ DECODER = table(
 
 SEQ2SEQ = KindSchema(
     "seq2seq",
-    catalog.KINDS["seq2seq"],
+    "encoder (RNN/LSTM/GRU, optionally bidirectional) + decoder (Bahdanau, Luong or no attention), loss, gradient, update",
     table(
         TITLE,
         Key("kind", "choice", "the kind of problem (see `attncalc list`)", choices=("seq2seq",), required=True),

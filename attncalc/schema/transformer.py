@@ -51,7 +51,7 @@ CACHE = table(
 
 MULTI_HEAD = KindSchema(
     "multi-head",
-    catalog.KINDS["multi-head"],
+    "multi-head self- or cross-attention: heads, masks, grouped queries, a KV cache, positions, W_O",
     table(
         TITLE,
         _kind("multi-head"),
@@ -93,7 +93,7 @@ POSITIONAL_GIVEN = table(
 
 POSITIONAL_ENCODING = KindSchema(
     "positional-encoding",
-    catalog.KINDS["positional-encoding"],
+    "sinusoidal positions (angles, the encoding, X + P) or RoPE rotations of q and k",
     table(
         TITLE,
         _kind("positional-encoding"),

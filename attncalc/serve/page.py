@@ -16,8 +16,8 @@ import numpy as np
 from ..check import Report, StepResult
 from ..check_report import points_text
 from ..derivation import Arrange, Derivation, Step
+from ..fmt import fmt
 from ..render.blocks import Block, Heading, Sheet
-from ..render.fmt import fmt
 from ..render.typeset import to_html
 from ..render.write_html import HtmlWriter
 from .answers import Typed, asked, entries, field_name, fixed_entries

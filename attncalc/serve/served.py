@@ -1,7 +1,7 @@
 """The problems a server offers, by name: files given on the command line (a folder: its problem
 files), and with ``--practice`` seeded variants that ``generate`` draws (``variant-KIND-SEED``).
 
-Every file is read and solved once, at start, through :func:`attncalc.problem.load_problem` with the
+Every file is read and solved once, at start, through :func:`attncalc.parse.load_problem` with the
 size limit (``--max-file-size``) and the parser's own bounds, as ``attncalc solve`` reads it. A request
 names a problem only by a served name, looked up in a dict: no part of a URL reaches the file system.
 """
@@ -20,7 +20,7 @@ from typing import Any
 
 from ..derivation import Derivation
 from ..errors import AttncalcError, printable
-from ..problem import Problem
+from ..parse import Problem
 
 SUFFIXES = (".toml", ".yaml", ".yml", ".json")
 VARIANT = re.compile(r"^variant-([a-z][a-z0-9-]*)-(0|[1-9]\d{0,8})$")  # one name per seed: no leading zeros
@@ -59,7 +59,7 @@ def collect(paths: list[str], max_bytes: int | None, notes: bool = True) -> dict
     A file named on the command line must load (else :class:`AttncalcError`); in a folder, a file that
     is not a problem (an answers file) is skipped, and one that fails to load is named on stderr."""
     from ..mechanisms import solve
-    from ..problem import load_problem, read_raw
+    from ..parse import load_problem, read_raw
 
     served: dict[str, Served] = {}
     for arg in paths:

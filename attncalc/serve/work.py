@@ -113,7 +113,7 @@ def _json_error(message: str) -> Response:
 
 def check_json(state: State, served: Served, body: bytes) -> Response:
     from ..api import check as api_check
-    from ..render.check_view import reports_json
+    from ..reports.check_view import reports_json
 
     answers, failed = _json_answers(served, body)
     if failed is not None:

@@ -15,8 +15,8 @@ from rich.text import Text
 
 from ..check import UNANSWERED, Report, StepResult
 from ..check_report import points_text
+from ..render.console import terminal_console
 from .check_blocks import step_block
-from .console import terminal_console
 
 MARKS = {"correct": ("✓ correct", "green"), "carried": ("↪ carried", "yellow"), "wrong": ("✗ wrong", "bold red")}
 

@@ -147,7 +147,7 @@ def assessment(derivations: list[Derivation], tag: str, title: str) -> str:
 
 
 def qti12_zip(derivations: list[Derivation], seed: int, tag: str | None = None, name: str = "") -> bytes:
-    """The package as zip bytes; ``tag`` (:func:`attncalc.render.lms.set_tag`) prefixes every identifier."""
+    """The package as zip bytes; ``tag`` (:func:`attncalc.reports.lms.set_tag`) prefixes every identifier."""
     tag = tag or f"attncalc-seed-{seed}"
     title = f"attncalc homework {name}, seed {seed}" if name else f"attncalc homework, seed {seed}"
     manifest = (

@@ -21,8 +21,8 @@ def text_view(derivations: list[Derivation], width: int, detail: str = "first") 
     """The terminal view of one or more derivations as plain text, at a fixed width (no colours)."""
     from rich.rule import Rule
 
-    from .console import terminal_console
-    from .text import TextRenderer
+    from ..render.console import terminal_console
+    from ..render.text import TextRenderer
 
     with open(os.devnull, "w") as sink:
         console = terminal_console(width=width, color_system=None, record=True, file=sink, force_jupyter=False)
@@ -41,21 +41,21 @@ def derivation_text(d: Derivation, width: int = 80, detail: str = "first") -> st
 
 @register("derivation", "json")
 def derivation_json(d: Derivation) -> dict[str, Any]:
-    from .json import to_dict
+    from ..render.json import to_dict
 
     return to_dict(d)
 
 
 @register("derivation", "markdown")
 def derivation_markdown(d: Derivation, sheet: str = "solution", detail: str = "first") -> str:
-    from .writers import render
+    from ..render.writers import render
 
     return render([d], "markdown", sheet, detail=detail)
 
 
 @register("derivation", "latex")
 def derivation_latex(d: Derivation, sheet: str = "solution", fragment: bool = False, detail: str = "first") -> str:
-    from .writers import render
+    from ..render.writers import render
 
     return render([d], "latex", sheet, fragment, detail=detail)
 
@@ -64,21 +64,21 @@ def derivation_latex(d: Derivation, sheet: str = "solution", fragment: bool = Fa
 def derivation_html(
     d: Derivation, sheet: str = "solution", fragment: bool = False, reveal: bool = False, detail: str = "first"
 ) -> str:
-    from .writers import render
+    from ..render.writers import render
 
     return render([d], "html", sheet, fragment, reveal=reveal, detail=detail)
 
 
 @register("derivation", "notebook-html")
 def derivation_notebook_html(d: Derivation, sheet: str = "solution", detail: str = "first") -> str:
-    from .notebook import notebook_html
+    from ..render.notebook import notebook_html
 
     return notebook_html(d, sheet, detail)
 
 
 @register("derivation", "notebook-latex")
 def derivation_notebook_latex(d: Derivation, sheet: str = "solution", detail: str = "first") -> str:
-    from .notebook import notebook_latex
+    from ..render.notebook import notebook_latex
 
     return notebook_latex(d, sheet, detail)
 

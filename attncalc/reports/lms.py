@@ -29,7 +29,7 @@ import numpy as np
 from .. import grading
 from ..arith import MISTAKES, round_half_up
 from ..derivation import Argmax, Derivation, Step
-from .fmt import entry_indices, entry_label
+from ..fmt import entry_indices, entry_label
 
 SHIFTS = (None, "never", "always")  # check accepts exponentials with or without the maximum subtracted
 
@@ -124,7 +124,7 @@ def questions(d: Derivation, variant: int) -> list[Question]:
     from ..check_answers import Answer
     from ..check_runs import Runs
     from ..mechanisms import solve
-    from .json import to_dict
+    from ..render.json import to_dict
 
     p = d.problem
     truth = solve(p, exact=False, carry_rounded=False)

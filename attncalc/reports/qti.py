@@ -1,11 +1,11 @@
 """The QTI 2.1 package written by ``generate --format qti``: what OpenOLAT and Canvas New Quizzes
 import (what each importer reads is written down in docs/lms.md; ILIAS and Canvas classic quizzes read
-QTI 1.2, :mod:`attncalc.render.qti12`).
+QTI 1.2, :mod:`attncalc.reports.qti12`).
 
 A zip holds ``imsmanifest.xml`` (IMS Content Packaging with the QTI 2.1 resource types), one
 ``assessmentTest`` (``test.xml``: a section per variant in one section that selects one, and the test's
 ``MAXSCORE``, where OpenOLAT reads it) and one ``assessmentItem`` per entry asked of each step
-(``items/TAG-vNN-SSS-EE.xml``, TAG naming the set: :func:`attncalc.render.lms.set_tag`). An item has one
+(``items/TAG-vNN-SSS-EE.xml``, TAG naming the set: :func:`attncalc.reports.lms.set_tag`). An item has one
 interaction (Canvas New Quizzes refuses items with more than one text entry): a ``textEntryInteraction``
 of base type float, or a ``choiceInteraction`` over the labels. Its body is ``p`` and ``div`` only (Canvas
 builds the question text from ``itemBody > p/div``), the variant's givens as XHTML tables in a ``div``.
@@ -25,10 +25,10 @@ from xml.sax.saxutils import escape, quoteattr
 import numpy as np
 
 from ..derivation import Argmax, Derivation, Step
-from . import expand
-from .fmt import elide, entry_indices, entry_label, fmt_given
+from ..fmt import elide, entry_indices, entry_label, fmt_given
+from ..render import expand
+from ..render.setup import setup_lines
 from .lms import Choice, Number, Question, questions
-from .setup import setup_lines
 
 QTI = "http://www.imsglobal.org/xsd/imsqti_v2p1"
 XSI = "http://www.w3.org/2001/XMLSchema-instance"
@@ -272,7 +272,7 @@ def _manifest(tag: str, listed: Listed) -> str:
 
 
 def qti_zip(derivations: list[Derivation], seed: int, tag: str | None = None, name: str = "") -> bytes:
-    """The package as zip bytes; ``tag`` (:func:`attncalc.render.lms.set_tag`) prefixes every identifier."""
+    """The package as zip bytes; ``tag`` (:func:`attncalc.reports.lms.set_tag`) prefixes every identifier."""
     tag = tag or f"attncalc-seed-{seed}"
     title = f"attncalc homework {name}, seed {seed}" if name else f"attncalc homework, seed {seed}"
     listed = items(derivations, tag)

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Derivation
-from .fmt import fmt_given
+from ..fmt import fmt_given
+from ..render.setup import setup_lines
 from .lms import Choice, questions
-from .setup import setup_lines
 
 # the grades Moodle's question import accepts for an answer (question/format.php checks each answer's
 # fraction against question_bank::fraction_options_full(); any other value refuses the question)
@@ -36,7 +36,7 @@ def _percent(share: float) -> str:
 
 def moodle_xml(derivations: list[Derivation], seed: int, tag: str | None = None, name: str = "") -> str:
     """The quiz as Moodle XML: well-formed, question texts as XHTML in CDATA. A category per variant
-    (under one named by ``tag``, :func:`attncalc.render.lms.set_tag`), a question per entry asked."""
+    (under one named by ``tag``, :func:`attncalc.reports.lms.set_tag`), a question per entry asked."""
     from .qti import worked
 
     tag = tag or f"seed-{seed}"

@@ -1,0 +1,63 @@
+"""The element-wise functions a :class:`~attncalc.derivation.Map` step applies, each in one place: how
+one entry is written out ("exp(0.5)", "(2) / 1.414") and its value as a hand calculation computes it
+from the written (rounded) numbers.
+
+A Map step naming a function not listed here is refused when the step is built, so a new function
+fails in its mechanism's test, never as a traceback in a sheet. (The exact and float passes compute
+the functions in :class:`attncalc.arith.Chain`; the homework's saturation guards in
+:mod:`attncalc.homework.guards`.)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .fmt import paren
+
+
+@dataclass(frozen=True)
+class Elementwise:
+    """One function: ``written(x, param)`` writes an entry from its argument and parameter as text;
+    ``hand(x, param, column)`` is its value from the numbers as written (param is 0 when unused)."""
+
+    written: Callable[[str, str, int], str]
+    hand: Callable[[float, float, int], float]
+    per_row: bool = False  # the parameter holds one number per row (the row maxima of shift_exp)
+
+
+def _gelu(x: float) -> float:
+    return 0.5 * x * (1 + math.erf(x / math.sqrt(2)))
+
+
+def _gelu_tanh(x: float) -> float:
+    return 0.5 * x * (1 + math.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+
+
+ELEMENTWISE: dict[str, Elementwise] = {
+    "exp": Elementwise(lambda x, p, j: f"exp({x})", lambda x, p, j: math.exp(x)),
+    # exp of the argument minus its row's maximum (softmax with the maximum subtracted)
+    "shift_exp": Elementwise(lambda x, p, j: f"exp({x} − {paren(p)})", lambda x, p, j: math.exp(x - p), per_row=True),
+    "tanh": Elementwise(lambda x, p, j: f"tanh({x})", lambda x, p, j: math.tanh(x)),
+    "relu": Elementwise(lambda x, p, j: f"relu({x})", lambda x, p, j: max(x, 0.0)),
+    # a transformer layer's feed-forward activations: exact erf, and the tanh approximation
+    "gelu": Elementwise(lambda x, p, j: f"GELU({x})", lambda x, p, j: _gelu(x)),
+    "gelu_tanh": Elementwise(lambda x, p, j: f"GELU_tanh({x})", lambda x, p, j: _gelu_tanh(x)),
+    # sinusoidal positions: sin in the even columns, cos in the odd ones
+    "sinusoid": Elementwise(
+        lambda x, p, j: f"{'sin' if j % 2 == 0 else 'cos'}({x})",
+        lambda x, p, j: math.sin(x) if j % 2 == 0 else math.cos(x),
+    ),
+    "sigmoid": Elementwise(lambda x, p, j: f"σ({x})", lambda x, p, j: 1.0 / (1.0 + math.exp(-x))),
+    "divide": Elementwise(lambda x, p, j: f"{paren(x)} / {p}", lambda x, p, j: x / p),
+    "scale": Elementwise(lambda x, p, j: f"{paren(x)} · {p}", lambda x, p, j: x * p),
+}
+
+
+def elementwise(fn: str) -> Elementwise:
+    """The function named ``fn``; ValueError naming the known ones otherwise."""
+    try:
+        return ELEMENTWISE[fn]
+    except KeyError:
+        raise ValueError(f"unknown element-wise function {fn!r}; known: {', '.join(ELEMENTWISE)}") from None

@@ -1,0 +1,123 @@
+"""Each kind's header line: what sets a problem apart (score and convention, cell and layout, heads,
+strategy). The kind registry (:mod:`attncalc.kinds`) names the function of each kind; a new kind's
+header may live in its own module instead."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..fmt import fmt
+from ..numbers import to_float
+from ..parse.types import Cell
+
+
+def attention(p: Any) -> list[str]:
+    """attention, self-attention: the score and the convention."""
+    return [p.kind, *([f"{p.score} score"] if p.score else []), convention_words(p)]
+
+
+def sequence(p: Any) -> list[str]:
+    return [p.kind]
+
+
+def convention_words(p: Any) -> str:
+    return "row convention (x W)" if p.row_convention else "column convention (W x)"
+
+
+def softmax(p: Any) -> list[str]:
+    bits = [p.kind, *(["output layer z = W_out h + b_out"] if "W_out" in p.given else []), *temperature_bits(p)]
+    if p.target is not None:
+        label = p.vocab[p.target] if p.vocab is not None else f"entry {p.target + 1}"
+        bits.append(f"target {label}")
+    return bits
+
+
+def temperature_bits(p: Any) -> list[str]:
+    temperature = getattr(p.settings, "temperature", None)
+    return [] if temperature is None else [f"temperature T = {to_float(temperature):g}"]
+
+
+def recurrent(p: Any) -> list[str]:
+    cell = p.recurrent.cell
+    bits = [p.kind]
+    if cell is not None:
+        bits.append(layout_words(cell))
+        if cell.kind == "gru":
+            bits.append(f"reset {cell.reset}, update {cell.update}")
+    else:
+        bits.append("gate values stated")
+    return bits
+
+
+def seq2seq(p: Any) -> list[str]:
+    s = p.seq2seq
+    enc = f"{'bidirectional ' if s.reverse is not None else ''}{s.encoder.kind.upper()} encoder"
+    att = (
+        "no attention (the decoder starts from the encoder's final state)"
+        if s.attention == "none"
+        else f"{s.attention.capitalize()} attention ({s.score} score{', input feeding' if s.input_feeding else ''})"
+    )
+    return [p.kind, enc, f"{s.decoder.kind.upper()} decoder", att]
+
+
+def positional_encoding(p: Any) -> list[str]:
+    pe = p.posenc
+    width = f"d_model = {pe.d}" if pe.type == "sinusoidal" else f"d_k = {pe.d}, {pe.rope} pairs"
+    return [p.kind, pe.type, width, f"base {fmt(to_float(pe.base), 6)}"]
+
+
+def multi_head(p: Any) -> list[str]:
+    mh = p.multihead
+    bits = [p.kind, f"{mh.heads} heads of d_k = {mh.d_k}"]
+    if mh.kv_heads != mh.heads:
+        bits.append(f"{mh.kv_heads} key/value head{'s' if mh.kv_heads > 1 else ''} (grouped-query)")
+    bits.append("cross-attention over memory" if mh.memory is not None else "self-attention")
+    if mh.t:
+        bits.append(f"KV cache of {mh.t} tokens")
+    if mh.positions:
+        bits.append(f"{mh.positions} positions" + (f" ({mh.rope} pairs)" if mh.positions == "rope" else ""))
+    bits.append(f"{p.score} score")
+    return bits
+
+
+def similarity(p: Any) -> list[str]:
+    return [p.kind, ", ".join(p.measures), "B = A" if "B" not in p.given else "A against B"]
+
+
+def transformer_layer(p: Any) -> list[str]:
+    ly = p.layer
+    mh = ly.self_attn
+    bits = [p.kind, "decoder layer (cross-attention over memory)" if ly.cross is not None else "encoder layer"]
+    bits.append(f"{mh.heads} heads of d_k = {mh.d_k}")
+    bits.append(f"{ly.norm}-norm")
+    bits.append(f"FFN d_ff = {ly.W_1.shape[1]}, {ly.activation}")
+    return bits
+
+
+def decode(p: Any) -> list[str]:
+    dc = p.decode
+    bits = [p.kind, dc.strategy, *temperature_bits(p)]
+    for name, v in (("k", dc.k), ("p", dc.p), ("u", dc.u), ("beam width", dc.beam_width)):
+        if v is not None:
+            bits.append(f"{name} = {v if isinstance(v, int) else fmt(to_float(v), 6)}")
+    if dc.length_penalty is not None:
+        bits.append(f"length penalty α = {fmt(to_float(dc.length_penalty), 6)}, L = {dc.length}")
+    return bits
+
+
+def bleu(p: Any) -> list[str]:
+    b = p.bleu
+    refs = f"{len(b.references)} reference{'s' if len(b.references) > 1 else ''}"
+    return [p.kind, f"N = {b.max_n}", refs, "sentence BLEU, no smoothing"]
+
+
+def layout_words(cell: Cell) -> str:
+    """The layout, and for a stacked one the order its gates are stacked in."""
+    if cell.layout == "gates":
+        return "per-gate weights on [x; h]" if cell.order == "xh" else "per-gate weights on [h; x]"
+    from ..parse.recurrent import STACK_ORDER
+
+    order = ", ".join(STACK_ORDER[(cell.kind, cell.layout)])
+    if cell.layout == "pytorch":
+        return f"PyTorch layout (weight_ih, weight_hh: the gates' rows stacked {order})"
+    return f"Keras layout (kernel, recurrent_kernel: the gates' columns side by side {order})"

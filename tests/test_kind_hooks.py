@@ -1,0 +1,157 @@
+"""What the kind registry decides (issue 25): the settings a kind takes, its convention, its header
+line, its plot's default step and how its entries are named come from its one entry in
+attncalc/kinds.py, and the parser and the JSON Schema agree because they read the same declaration."""
+
+from __future__ import annotations
+
+import tomllib
+from typing import Any
+
+import pytest
+
+from attncalc import kinds
+from attncalc.errors import ProblemError
+from attncalc.parse import parse_problem
+from attncalc.schema.common import SETTINGS_ALL
+
+from .helpers import PROBLEMS, solve_file
+
+# a value each settings key accepts (the declared default where it has one)
+VALUES: dict[str, Any] = {k.name: k.default for k in SETTINGS_ALL.keys} | {"temperature": 2}
+
+
+def settings_of(kind: str) -> tuple[str, ...]:
+    return kinds.entry(kind).declaration.top["settings"].table.names  # type: ignore[union-attr]
+
+
+def template_with(kind: str, key: str) -> dict[str, Any]:
+    raw = tomllib.loads(kinds.template(kind))
+    raw.setdefault("settings", {})[key] = VALUES[key]
+    return raw
+
+
+@pytest.mark.parametrize("kind", list(kinds.KINDS))
+def test_the_parser_refuses_exactly_the_settings_the_declaration_leaves_out(kind: str) -> None:
+    """Every settings key the kind's declaration lists is read; every other one is refused by name,
+    the message naming the kinds that take it (multi-head's convention = "row" was accepted before)."""
+    for key in SETTINGS_ALL.names:
+        raw = template_with(kind, key)
+        if key in settings_of(kind):
+            try:
+                parse_problem(raw, "t.toml")
+            except ProblemError as e:  # a cross-key rule (rope only with type rope), not the kind's refusal
+                assert "applies to kind" not in str(e) and "throughout" not in str(e), str(e)
+            continue
+        with pytest.raises(ProblemError) as e:
+            parse_problem(raw, "t.toml")
+        assert e.value.key == f"settings.{key}", (kind, key)
+        takers = [k for k in kinds.KINDS if key in settings_of(k)]
+        assert all(repr(k) in str(e.value) for k in takers) or "convention" in str(e.value), str(e.value)
+
+
+def test_a_row_convention_kind_refuses_convention_even_when_it_says_row() -> None:
+    """The schema leaves settings.convention out of multi-head, so the parser refuses it whatever it says."""
+    for value in ("row", "column", "default"):
+        raw = tomllib.loads(kinds.template("multi-head"))
+        raw.setdefault("settings", {})["convention"] = value
+        with pytest.raises(ProblemError, match="uses the row convention"):
+            parse_problem(raw, "t.toml")
+
+
+@pytest.mark.parametrize(
+    ("convention", "fixed", "setting", "row"),
+    [
+        ("column", False, "default", False),
+        ("column", False, "row", True),
+        ("row", False, "default", True),
+        ("row", False, "column", False),
+        ("column", True, "row", False),
+        ("row", True, "column", True),
+    ],
+)
+def test_the_row_convention_follows_the_entry(
+    monkeypatch: pytest.MonkeyPatch, convention: str, fixed: bool, setting: str, row: bool
+) -> None:
+    """Problem.row_convention reads the kind's entry: its default, and whether settings may choose."""
+    from dataclasses import replace
+
+    p = solve_file("decoder-dot.toml").problem
+    entry = replace(kinds.KINDS["attention"], convention=convention, convention_fixed=fixed)
+    monkeypatch.setitem(kinds.KINDS, "attention", entry)
+    assert replace(p, settings=replace(p.settings, convention=setting)).row_convention is row
+
+
+def test_every_kind_has_a_header_and_its_hooks_load() -> None:
+    """Each entry's header function and entry namer exist (a typo in a path fails here, not in a sheet)."""
+    for kind, e in kinds.KINDS.items():
+        assert callable(e.load("header")), kind
+        if e.entry_name is not None:
+            assert callable(e.load("entry_name")), kind
+
+
+def test_the_header_comes_from_the_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """describe() calls the function the kind's entry names, nothing else."""
+    from dataclasses import replace
+
+    from attncalc.render.describe import describe
+
+    p = solve_file("decoder-dot.toml").problem
+    assert describe(p) == ["attention", "dot score", "column convention (W x)"]
+    monkeypatch.setitem(
+        kinds.KINDS, "attention", replace(kinds.KINDS["attention"], header="attncalc.render.headers:bleu")
+    )
+    with pytest.raises(AttributeError):  # the bleu header reads p.bleu, which an attention problem lacks
+        describe(p)
+
+
+@pytest.mark.parametrize("path", sorted(PROBLEMS.glob("*.toml")), ids=lambda p: p.stem)
+def test_the_plot_draws_the_kinds_own_weights_by_default(path: Any) -> None:
+    """plot's default step is the entry's plot_step when the derivation has it."""
+    from attncalc.render.plot_figure import _select
+
+    d = solve_file(path.name)
+    spec = kinds.entry(d.problem.kind).plot_step
+    if spec is None or not any(s.id.endswith("weights") for s in d.steps):
+        with pytest.raises(ProblemError, match="no attention weights"):
+            _select(d, None, "--step")
+    else:
+        chosen = _select(d, None, "--step")
+        assert chosen and all(s.id.endswith("weights") for s in chosen)
+
+
+def test_the_recurrent_family_comes_from_the_registry() -> None:
+    """The kinds that run a cell over time steps are flagged on their entries, and are these four."""
+    from attncalc.parse import RECURRENT_KINDS
+
+    assert RECURRENT_KINDS == kinds.recurrent() == ("rnn", "lstm", "gru", "seq2seq")
+
+
+def test_the_extra_tables_are_the_entrys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """attention's table of the weights is drawn because its entry names it after the weights step."""
+    from dataclasses import replace
+
+    d = solve_file("decoder-dot.toml")
+    with_table = d.to_markdown()
+    monkeypatch.setitem(kinds.KINDS, "attention", replace(kinds.KINDS["attention"], tables=()))
+    without = d.to_markdown()
+    assert len(without) < len(with_table) and set(without.splitlines()) < set(with_table.splitlines())
+
+
+def test_renderers_and_check_find_kind_specifics_through_the_registry() -> None:
+    """No renderer, report or grading module compares a problem's kind with a kind's name (the
+    registry's hooks say it). The timeline, which draws only the recurrent family, tells seq2seq's
+    encoder-decoder layout from a single cell: that is the one exception."""
+    import re
+    from pathlib import Path
+
+    root = Path(kinds.__file__).parent
+    files = [*root.glob("render/*.py"), *root.glob("reports/*.py"), *root.glob("check*.py"), root / "grading.py"]
+    pattern = re.compile(r"""\b(?:problem|p|d\.problem)\.kind\s*(?:==|!=|in|not in)\s*[("']""")
+    found = [
+        f"{f.name}:{n}: {line.strip()}"
+        for f in files
+        for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line) and not (f.name == "timeline.py" and '"seq2seq"' in line)
+    ]
+    assert not found, found
+    assert pattern.search('if self.d.problem.kind == "similarity":')  # the pattern sees what it forbids
