@@ -36,8 +36,8 @@ def _targets(out: OutputLayer | None) -> list[tuple[str, str]]:
 def _decode(p: Problem) -> list[tuple[str, str]]:
     """A decode's numbers besides its arrays: the temperature, k, p, the draw u, the beam width and the
     length penalty, each as the problem file writes it (the last question of a draw needs u)."""
-    from ..numbers import to_float
     from ..fmt import fmt
+    from ..numbers import to_float
 
     dc = p.decode
     if dc is None:
@@ -64,8 +64,8 @@ def _decode(p: Problem) -> list[tuple[str, str]]:
 def _counts(p: Problem) -> list[tuple[str, str]]:
     """The whole numbers a question needs that no table shows: the heads, the positions' width, BLEU's
     highest order, the target of each step of a sequence."""
-    from ..numbers import to_float
     from ..fmt import fmt
+    from ..numbers import to_float
 
     out: list[tuple[str, str]] = []
     mh = p.multihead or (p.layer.self_attn if p.layer is not None else None)
@@ -87,7 +87,7 @@ def _counts(p: Problem) -> list[tuple[str, str]]:
         out.append(("base", f"base = {fmt(to_float(pe.base), 6)}"))
     if p.bleu is not None:
         out.append(("max_n", f"max_n = {p.bleu.max_n} (n-grams up to {p.bleu.max_n})"))
-    if p.kind == "sequence" and p.labels is not None:
+    if p.labels is not None:  # a sequence's target token per step
         out.append(("targets", "Targets, one per step: " + ", ".join(p.labels)))
     return out
 
