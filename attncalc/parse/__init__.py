@@ -4,7 +4,8 @@
 ``top`` reads the top level (kind, title, settings) and hands the rest to the kind's parser:
 ``attention``, ``self_attention``, ``softmax``, ``sequence``, ``similarity``, ``recurrent`` (rnn,
 lstm, gru), ``seq2seq``; ``output`` holds the output layer and [training] they share; ``types`` the
-typed problem they produce. The keys each table allows come from the declarations in
+typed problem they produce; ``declared`` reads a table against its declaration (types, required
+keys, defaults, named dimensions across keys), which new kinds' parsers start from. The keys each table allows come from the declarations in
 :mod:`attncalc.schema`. No other module reads the raw tables.
 
 The names below are the package's API: the rest of attncalc imports them from here (a kind's own
@@ -14,6 +15,7 @@ labels from its module, e.g. :mod:`attncalc.parse.similarity`).
 from __future__ import annotations
 
 from .attention import HEAD_KEYS, SCORE_KEYS
+from .declared import Dims, read_declared
 from .reader import Reader, describe_raw, read_raw, require
 from .top import SETTINGS_KEYS, TOP_KEYS, load_problem, parse_problem
 from .types import RECURRENT_KINDS, Given, Head, Problem, Settings
@@ -24,6 +26,7 @@ __all__ = [
     "SCORE_KEYS",
     "SETTINGS_KEYS",
     "TOP_KEYS",
+    "Dims",
     "Given",
     "Head",
     "Problem",
@@ -32,6 +35,7 @@ __all__ = [
     "describe_raw",
     "load_problem",
     "parse_problem",
+    "read_declared",
     "read_raw",
     "require",
 ]

@@ -286,6 +286,7 @@ class Problem:
     bleu: Bleu | None = None  # kind bleu
     decode: Decode | None = None  # kind decode
     grading: Grading = field(default_factory=Grading)  # [grading]: points for check
+    data: Any = None  # the kind's own typed payload (a frozen dataclass its parser builds; new kinds use it)
 
     @property
     def row_convention(self) -> bool:

@@ -1,0 +1,252 @@
+"""The declaration is the validator: one reader for every declared key of a table.
+
+A kind's declaration (:mod:`attncalc.schema.decl`) says each key's type, whether it is required, its
+default, its choices, its bounds and its shape, a shape naming its dimensions (``("n", "d_k")``). The
+JSON Schema is generated from the same declaration, so the file an editor accepts and the file the
+parser accepts cannot disagree. :func:`read_declared` enforces all of it:
+
+- a required key that is missing: ``given.Q: missing: one row per token``;
+- a value of the wrong type, a choice that is not one of the choices, a whole number out of bounds;
+- named dimensions across keys: the first key that fixes a dimension names it in later messages,
+  ``given.K is 1×3, but d_k = 2 from given.Q`` (a :class:`Dims` carries them from table to table).
+
+What it returns is a plain dict of typed values (a number as its number tree, a vector or matrix as a
+:class:`Given`, a table as a dict read the same way), from which a kind's parser builds its own typed
+payload; the parser keeps only the rules that tie keys together in ways a declaration cannot say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..schema.decl import Key, Table
+from .reader import Reader, describe_raw
+from .types import Given
+
+
+@dataclass
+class Dims:
+    """Named dimensions and the key that fixed each: ``d_k -> (2, "given.Q")``."""
+
+    sizes: dict[str, tuple[int, str]] = field(default_factory=dict)
+
+    def bind(self, r: Reader, name: str, size: int, key: str, have: str) -> None:
+        """Fix ``name`` at ``size`` (first sight) or refuse ``key`` when it disagrees with the key
+        that fixed it; ``have`` says what the key is ("is 1×3", "has length 4")."""
+        if name not in self.sizes:
+            self.sizes[name] = (size, key)
+            return
+        want, source = self.sizes[name]
+        if want != size:
+            raise r.fail(key, f"{have}, but {name} = {want} from {source}")
+
+    def __getitem__(self, name: str) -> int:
+        return self.sizes[name][0]
+
+    def get(self, name: str) -> int | None:
+        got = self.sizes.get(name)
+        return None if got is None else got[0]
+
+
+def read_declared(
+    r: Reader,
+    raw: Any,
+    decl: Table,
+    where: str,
+    dims: Dims | None = None,
+    *,
+    only: Iterable[str] | None = None,
+    skip: Iterable[str] = (),
+) -> dict[str, Any]:
+    """Every declared key of the table ``raw`` (at ``where``: "given", "" for the top level), read and
+    checked; keys the file leaves out get their declared default (None when there is none).
+
+    ``only`` reads just those keys and leaves the unknown-key check to the caller (the top level has
+    read ``[settings]`` already); ``skip`` leaves keys to the kind's parser (a key whose type depends on
+    another's value). A declared ``extra`` key passes the unknown-key check and is not read.
+    """
+    dims = Dims() if dims is None else dims
+    names = tuple(only) if only is not None else None
+    t = r.table(raw, where, decl.names + decl.extra) if names is None else raw if isinstance(raw, dict) else {}
+    skipped = set(skip)
+    out: dict[str, Any] = {}
+    for key in decl.keys:
+        if key.name in skipped or (names is not None and key.name not in names):
+            continue
+        path = f"{where}.{key.name}" if where else key.name
+        if key.name not in t or t[key.name] is None:
+            if key.required:
+                raise r.fail(path, f"missing: {key.doc}")
+            out[key.name] = None if key.default is None else read_value(r, key.default, key, path, Dims())
+            continue
+        out[key.name] = read_value(r, t[key.name], key, path, dims)
+    return out
+
+
+def read_value(r: Reader, raw: Any, key: Key, path: str, dims: Dims) -> Any:
+    """One value of a declared key (its type, or one of the types in ``also``)."""
+    types = (key.type, *key.also)
+    if len(types) > 1:
+        kind = _which(raw, types)
+        if kind is None:
+            raise r.fail(path, f"expected {' or '.join(_WORDS[t] for t in types)}, got {describe_raw(raw)}")
+        return _read(r, raw, key, kind, path, dims)
+    return _read(r, raw, key, key.type, path, dims)
+
+
+_WORDS = {
+    "number": "a number",
+    "integer": "a whole number",
+    "bool": "true or false",
+    "string": "a string",
+    "choice": "one of the choices",
+    "choices": "a choice or a list of choices",
+    "labels": "a non-empty list of labels",
+    "label": "a label or a 0-based index",
+    "sentences": "a list of sentences",
+    "indices": "a list of labels or 0-based indices",
+    "vector": "a vector (a list of numbers)",
+    "matrix": "a matrix (a list of rows)",
+    "vectors": "a vector or a matrix",
+    "table": "a table of keys",
+    "tables": "a list of tables",
+    "any": "a table",
+}
+
+
+def _which(raw: Any, types: tuple[str, ...]) -> str | None:
+    """Which of several declared types a raw value is written in (the first that fits its shape)."""
+    for t in types:
+        if t in ("choice", "string", "choices") and isinstance(raw, str):
+            return t
+        if t in ("matrix", "vectors") and isinstance(raw, list) and raw and isinstance(raw[0], list):
+            return t
+        if t in ("vector", "labels", "indices", "sentences", "choices") and isinstance(raw, list):
+            return t
+        if t == "integer" and isinstance(raw, int) and not isinstance(raw, bool):
+            return t
+        if t == "bool" and isinstance(raw, bool):
+            return t
+        if t in ("table", "any") and isinstance(raw, dict):
+            return t
+        if t == "number" and not isinstance(raw, (bool, list, dict)):
+            return t
+        if t == "label" and isinstance(raw, (str, int)) and not isinstance(raw, bool):
+            return t
+    return None
+
+
+def _read(r: Reader, raw: Any, key: Key, kind: str, path: str, dims: Dims) -> Any:
+    if kind == "number":
+        return r.number(raw, path)
+    if kind == "integer":
+        return _integer(r, raw, key, path)
+    if kind == "bool":
+        if not isinstance(raw, bool):
+            raise r.fail(path, f"expected true or false, got {describe_raw(raw)}")
+        return raw
+    if kind == "string":
+        return r.string(raw, path)
+    if kind == "choice":
+        return r.string(raw, path, key.choices)
+    if kind == "choices":
+        return _choices(r, raw, key, path)
+    if kind == "labels":
+        return r.labels(raw, path)
+    if kind == "label":
+        if isinstance(raw, bool) or not isinstance(raw, (str, int)):
+            raise r.fail(path, f"expected a label or a 0-based index, got {describe_raw(raw)}")
+        return raw
+    if kind == "indices":
+        return _indices(r, raw, path)
+    if kind == "sentences":
+        return _sentences(r, raw, path)
+    if kind in ("vector", "matrix", "vectors"):
+        return _array(r, raw, key, kind, path, dims)
+    if kind == "table":
+        assert key.table is not None  # the declaration checks it: a table type has its table
+        return read_declared(r, raw, key.table, path, dims)
+    if kind == "tables":
+        assert key.table is not None
+        if not isinstance(raw, list) or not raw:
+            raise r.fail(path, f"expected a non-empty list of tables, got {describe_raw(raw)}")
+        return [read_declared(r, item, key.table, f"{path}[{i}]", dims) for i, item in enumerate(raw, 1)]
+    if not isinstance(raw, dict):  # "any"
+        raise r.fail(path, f"expected a table of keys, got {describe_raw(raw)}")
+    return raw
+
+
+def _integer(r: Reader, raw: Any, key: Key, path: str) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise r.fail(path, f"expected a whole number, got {describe_raw(raw)}")
+    if key.min is not None and raw < key.min:
+        bound = f"from {key.min} to {key.max}" if key.max is not None else f"of at least {key.min}"
+        raise r.fail(path, f"is {raw}: expected a whole number {bound}")
+    if key.max is not None and raw > key.max:
+        bound = f"from {key.min} to {key.max}" if key.min is not None else f"at most {key.max}"
+        raise r.fail(path, f"is {raw}: expected a whole number {bound}")
+    return raw
+
+
+def _choices(r: Reader, raw: Any, key: Key, path: str) -> tuple[str, ...]:
+    if isinstance(raw, str):
+        return (r.string(raw, path, key.choices),)
+    if not isinstance(raw, list) or not raw:
+        raise r.fail(path, f"expected one of {', '.join(key.choices)} or a list of them, got {describe_raw(raw)}")
+    picked = tuple(r.string(item, path, key.choices) for item in raw)
+    if len(set(picked)) != len(picked):
+        raise r.fail(path, "names a choice twice")
+    return picked
+
+
+def _indices(r: Reader, raw: Any, path: str) -> tuple[str | int, ...]:
+    if not isinstance(raw, list) or not raw:
+        raise r.fail(path, f"expected a non-empty list of labels or 0-based indices, got {describe_raw(raw)}")
+    out: list[str | int] = []
+    for i, item in enumerate(raw, 1):
+        if isinstance(item, bool) or not isinstance(item, (str, int)) or (isinstance(item, int) and item < 0):
+            raise r.fail(path, f"entry {i}: expected a label or a 0-based index, got {describe_raw(item)}")
+        out.append(item)
+    return tuple(out)
+
+
+def _sentences(r: Reader, raw: Any, path: str) -> tuple[tuple[str, ...], ...]:
+    if not isinstance(raw, list) or not raw:
+        raise r.fail(path, f"expected a non-empty list of sentences, got {describe_raw(raw)}")
+    out = []
+    for i, item in enumerate(raw, 1):
+        if isinstance(item, str):
+            words = tuple(item.split())
+            if not words:
+                raise r.fail(path, f"sentence {i} is empty")
+            out.append(words)
+        else:
+            out.append(r.labels(item, f"{path}[{i}]"))
+    return tuple(out)
+
+
+def _array(r: Reader, raw: Any, key: Key, kind: str, path: str, dims: Dims) -> Given:
+    if kind == "vectors" and isinstance(raw, list) and raw and not any(isinstance(x, list) for x in raw):
+        v = r.vector(raw, path)
+        g = Given(v.name, v.nodes.reshape(1, -1), v.floats.reshape(1, -1))
+    else:
+        g = r.vector(raw, path) if kind == "vector" else r.matrix(raw, path)
+    if key.shape is not None:
+        check_shape(r, g, key.shape, path, dims)
+    return g
+
+
+def check_shape(r: Reader, g: Given, shape: tuple[int | str, ...], path: str, dims: Dims) -> None:
+    """The array's sizes against the declared shape: fixed numbers must match, names are bound."""
+    have = f"has length {g.shape[0]}" if len(g.shape) == 1 else f"is {'×'.join(map(str, g.shape))}"
+    if len(shape) != len(g.shape):
+        return  # "vectors" declared (T, d) and read as rows: the same rank always; other ranks are the type's message
+    for size, want in zip(g.shape, shape, strict=True):
+        if isinstance(want, int):
+            if size != want:
+                need = f"length {want}" if len(shape) == 1 else "×".join(map(str, shape))
+                raise r.fail(path, f"{have}: expected {need}")
+        else:
+            dims.bind(r, want, size, path, have)
