@@ -10,11 +10,9 @@ from __future__ import annotations
 import html
 from typing import Any
 
-import numpy as np
-
 from ..derivation import Derivation
-from ..fmt import fmt_given
 from ..render.setup import setup_lines
+from .givens import given_tables, table_rows
 from .lms import Choice, questions
 
 # the grades Moodle's question import accepts for an answer (question/format.php checks each answer's
@@ -99,31 +97,13 @@ def givens_html(d: Derivation) -> str:
     """The givens of a derivation: one small table per input (title = its key in the problem file),
     then the mask, the targets and the settings that decide the answers, when the problem has them."""
     parts = ["<p>Given:</p>"]
-    for i in d.inputs:
-        parts.append(
-            _table(i.name, f"{i.symbol}: {i.role}", np.asarray(i.value, dtype=float), i.rows, d.decimals, i.cols)
-        )
-    p = d.problem
-    if p.mask is not None and p.mask_text != "causal":
-        parts.append(_table("mask", "mask: 1 = may attend", np.asarray(p.mask, dtype=float), p.tokens, 0))
-    for key, line in setup_lines(p):
-        parts.append(f'<p title="{key}">{html.escape(line)}</p>')
+    for key, caption, value, rows, decimals, cols in given_tables(d):
+        body = "".join(table_rows(value, rows, decimals, cols, _e))
+        parts.append(f'<table title="{_e(key)}" border="1"><caption>{_e(caption)}</caption>{body}</table>')
+    for key, line in setup_lines(d.problem):
+        parts.append(f'<p title="{key}">{_e(line)}</p>')
     return "".join(parts)
 
 
-def _table(key: str, caption: str, value: np.ndarray, rows: Any, decimals: int, cols: Any = None) -> str:
-    """A given as a table, entries as the problem wrote them (0.25 stays 0.25 when 1 decimal is asked for)."""
-    t = [f'<table title="{html.escape(key)}" border="1"><caption>{html.escape(caption)}</caption>']
-    value = np.atleast_1d(value)  # a single number (a given scale) as a row of one
-    if value.ndim == 1:
-        if rows is not None and len(rows) == len(value):
-            t.append("<tr>" + "".join(f"<th>{html.escape(str(r))}</th>" for r in rows) + "</tr>")
-        t.append("<tr>" + "".join(f"<td>{fmt_given(x, decimals)}</td>" for x in value) + "</tr>")
-    else:
-        heads = cols if cols is not None and len(cols) == value.shape[1] else range(1, value.shape[1] + 1)
-        t.append("<tr><th></th>" + "".join(f"<th>{html.escape(str(c))}</th>" for c in heads) + "</tr>")
-        for r, row in enumerate(value):
-            label = html.escape(str(rows[r])) if rows is not None and r < len(rows) else str(r + 1)
-            t.append(f"<tr><th>{label}</th>" + "".join(f"<td>{fmt_given(x, decimals)}</td>" for x in row) + "</tr>")
-    t.append("</table>")
-    return "".join(t)
+def _e(text: Any) -> str:
+    return html.escape(str(text))

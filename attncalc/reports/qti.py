@@ -25,9 +25,10 @@ from xml.sax.saxutils import escape, quoteattr
 import numpy as np
 
 from ..derivation import Argmax, Derivation, Step
-from ..fmt import elide, entry_indices, entry_label, fmt_given
+from ..fmt import elide, entry_indices, entry_label
 from ..render import expand
 from ..render.setup import setup_lines
+from .givens import given_tables, table_rows
 from .lms import Choice, Number, Question, questions
 
 QTI = "http://www.imsglobal.org/xsd/imsqti_v2p1"
@@ -55,31 +56,12 @@ def givens_xhtml(d: Derivation) -> str:
     """The givens as QTI's XHTML: one table per input (label = its key in the problem file), then a
     paragraph per fact (label = the key it states)."""
     parts = ["<p>Given:</p>"]
-    for i in d.inputs:
-        parts.append(
-            _table(i.name, f"{i.symbol}: {i.role}", np.asarray(i.value, dtype=float), i.rows, d.decimals, i.cols)
-        )
-    p = d.problem
-    if p.mask is not None and p.mask_text != "causal":
-        parts.append(_table("mask", "mask: 1 = may attend", np.asarray(p.mask, dtype=float), p.tokens, 0))
-    for key, line in setup_lines(p):
+    for key, caption, value, rows, decimals, cols in given_tables(d):
+        body = "".join(table_rows(value, rows, decimals, cols, _e))
+        parts.append(f"<table label={quoteattr(key)}><caption>{_e(caption)}</caption><tbody>{body}</tbody></table>")
+    for key, line in setup_lines(d.problem):
         parts.append(f"<p label={quoteattr(key)}>{_e(line)}</p>")
     return "".join(parts)
-
-
-def _table(key: str, caption: str, value: np.ndarray, rows: Any, decimals: int, cols: Any = None) -> str:
-    body: list[str] = []
-    if value.ndim == 1:
-        if rows is not None and len(rows) == len(value):
-            body.append("<tr>" + "".join(f"<th>{_e(r)}</th>" for r in rows) + "</tr>")
-        body.append("<tr>" + "".join(f"<td>{fmt_given(x, decimals)}</td>" for x in value) + "</tr>")
-    else:
-        heads = cols if cols is not None and len(cols) == value.shape[1] else range(1, value.shape[1] + 1)
-        body.append("<tr><th></th>" + "".join(f"<th>{_e(c)}</th>" for c in heads) + "</tr>")
-        for r, row in enumerate(value):
-            label = _e(rows[r]) if rows is not None and r < len(rows) else str(r + 1)
-            body.append(f"<tr><th>{label}</th>" + "".join(f"<td>{fmt_given(x, decimals)}</td>" for x in row) + "</tr>")
-    return f"<table label={quoteattr(key)}><caption>{_e(caption)}</caption><tbody>{''.join(body)}</tbody></table>"
 
 
 def worked(step: Step, shown: Any, decimals: int) -> str:
