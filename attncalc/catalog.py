@@ -300,7 +300,12 @@ def step_order(kind: str, attention: str | None = None) -> list[str]:
     """A kind's step ids in derivation order. STEP_IDS lists seq2seq in Luong's order (the cell, then
     attention from its new state); Bahdanau attends from the previous state, so the decoder's
     attention ids come before its input and cell."""
-    ids = [i for i, _ in STEP_IDS[kind]]
+    if kind in STEP_IDS:
+        ids = [i for i, _ in STEP_IDS[kind]]
+    else:  # a kind added the new way: its step ids are its registry entry's
+        from .kinds import entry
+
+        ids = [i for i, _ in entry(kind).load("step_ids")]
     if kind == "transformer-layer" and attention:  # "encoder-post", "decoder-pre", ...: the layer's layout
         subs = ["self.", *(["cross."] if attention.startswith("decoder") else []), "ffn."]
         out: list[str] = []

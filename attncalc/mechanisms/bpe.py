@@ -31,6 +31,8 @@ TIE_RULE = {
     "first": "of pairs with equal counts the one that occurs first is taken (as minbpe)",
 }
 
+TIE_SHORT = {"greater": "the lexicographically greatest pair (CS336)", "first": "the pair that occurs first (minbpe)"}
+
 
 def inputs(p: Problem) -> list[Input]:
     d: Bpe = p.data
@@ -114,7 +116,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 id=f"{r}.words",
                 title=f"Merge {r}: the words re-segmented",
                 formula=f"every {algo.pair_text(found)} inside a word becomes {''.join(found)}",
-                latex="",
+                latex=r"\text{the pair merged inside every word}",
                 symbol="words",
                 value=", ".join(algo.seg_text(s) for s in segs),
                 labels=tuple(algo.seg_text(s) for s in segs),
@@ -132,7 +134,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             id="merges",
             title="The merges, in the order learned",
             formula="merge r = the pair chosen at merge r",
-            latex="",
+            latex=r"\text{merge } r = \text{the pair chosen at merge } r",
             symbol="merges",
             value=", ".join(merge_texts),
             labels=merge_texts,
@@ -150,7 +152,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             id="vocab",
             title="The new tokens",
             formula="token r = a b written together",
-            latex="",
+            latex=r"\text{token } r = ab",
             symbol="vocab",
             value=", ".join(new),
             labels=new,
@@ -238,8 +240,8 @@ def _one_merge(
         Tokens(
             id=f"{r}.merge",
             title=f"Merge {r}: the chosen pair",
-            formula="the pair with the largest count (at least 2); " + TIE_RULE[d.tie],
-            latex="",
+            formula="the pair with the largest count, at least 2; ties: " + TIE_SHORT[d.tie],
+            latex=r"\arg\max_{a\,b} \mathrm{count}(a\,b),\ \text{at least } 2",
             symbol=f"merge {r}",
             value=algo.pair_text(pick),
             labels=tuple(algo.pair_text(q) for q in shown),
@@ -247,7 +249,9 @@ def _one_merge(
             table=tuple((algo.pair_text(q), _count_text(counted[q])) for q in shown),
             heads=("pair", "count"),
             what="Merged",
-            explain="BPE merges the most frequent pair; a pair seen only once is not worth a token.",
+            explain="BPE merges the most frequent pair; a pair seen only once is not worth a token. Ties: "
+            + TIE_RULE[d.tie]
+            + ".",
             note=note,
         )
     )
@@ -275,7 +279,7 @@ def _encode(p: Problem, chain: Chain, i: int, word: str, learned: list[algo.Pair
         id=f"encode.{i}",
         title=f"Encoding {word}",
         formula="the merges applied one after the other, in the order learned",
-        latex="",
+        latex=r"\text{the merges applied in the order learned}",
         symbol=word,
         value=", ".join(final),
         labels=final,

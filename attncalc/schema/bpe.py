@@ -6,15 +6,16 @@ from __future__ import annotations
 from .common import ANSWERS, DESCRIPTION, GRADING, SCHEMA, SETTINGS, TITLE
 from .decl import Key, KindSchema, table
 
-# the step ids, in derivation order (r counts the merges from 1, i the words of given.encode)
+# the step ids, in derivation order; t is a number, as in every kind: the merge (r.pairs in the interface),
+# or the word of given.encode (encode.i)
 STEP_IDS = [
     ("words", "the word counts (the corpus split on whitespace)"),
-    ("r.pairs", "merge r: every adjacent pair inside a word and its count, weighted by the word's count"),
-    ("r.merge", 'merge r: the chosen pair, "a b" (the largest count, at least 2; ties by the stated rule)'),
-    ("r.words", "merge r: each word's segmentation after the merge"),
+    ("t.pairs", "merge t: every adjacent pair inside a word and its count, weighted by the word's count"),
+    ("t.merge", 'merge t: the chosen pair, "a b" (the largest count, at least 2; ties by the stated rule)'),
+    ("t.words", "merge t: each word's segmentation after the merge"),
     ("merges", 'the merges learned, in order, as "a b" strings'),
     ("vocab", "the new tokens, in the order they were made"),
-    ("encode.i", "the i-th word of given.encode as a list of tokens (merges applied in the order learned)"),
+    ("encode.t", "the t-th word of given.encode as a list of tokens (merges applied in the order learned)"),
 ]
 
 TIES = ("greater", "first")
