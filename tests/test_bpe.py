@@ -221,3 +221,46 @@ def test_bad_input_is_one_line_from_the_cli(cli: Any, tmp_path: Any) -> None:
     r = cli("solve", str(f))
     assert r.exit_code == 2
     assert "given.tie" in r.output and "Traceback" not in r.output
+
+
+# ----------------------------------------------------------------- every view
+@pytest.mark.parametrize("fmt", ["text", "markdown", "latex", "html", "json"])
+def test_every_view_shows_the_tokens(cli: Any, fmt: str) -> None:
+    """Each view writes the tie rule, the chosen merges and the encodings; the marker </w> is escaped
+    where the format needs it; the text view fits 80 columns."""
+    r = cli("solve", str(PROBLEMS / "bpe-first-tie.toml"), "-f", fmt, "--width", "80")
+    assert r.exit_code == 0, r.output
+    out = r.stdout
+    if fmt == "json":
+        data = json.loads(out)
+        steps = {s["id"]: s for s in data["steps"]}
+        assert steps["1.merge"]["value"] == "e s" and steps["1.merge"]["exact"] == "e s"
+        assert steps["1.pairs"]["value"][:3] == [7.0, 7.0, 5.0] and steps["1.pairs"]["exact"][:3] == ["7", "7", "5"]
+        assert steps["encode.1"]["value"] == "ne, w, est</w>"
+        assert "occurs first" in steps["1.merge"]["note"]
+        return
+    assert "e s" in out and "occurs first" in out
+    if fmt == "html":
+        assert "&lt;/w&gt;" in out and "</w>" not in out.replace("</p>", "")
+    if fmt == "text":
+        assert max(len(line) for line in out.splitlines()) <= 80
+        assert "ne, w, est</w>" in out
+
+
+def test_reveal_stages_every_step(cli: Any) -> None:
+    r = cli("solve", str(PROBLEMS / "bpe-cs336.toml"), "-f", "html", "--reveal")
+    assert r.exit_code == 0, r.output
+    d = attncalc.solve(str(PROBLEMS / "bpe-cs336.toml"))
+    for s in d.steps:
+        assert f"[{s.id}]" in r.stdout
+    assert "merge 6 = n e" in r.stdout
+
+
+def test_api_and_list(cli: Any) -> None:
+    d = attncalc.solve(kind="bpe", corpus="ab ab ab", merges=3)
+    assert d["merges"] == "a b" and d.headline == "Merges: a b"
+    assert any("Only 1 merge of the 3" in n for n in d.notes)
+    listed = cli("list").stdout
+    assert "bpe" in listed and "t.merge" in listed
+    schema = json.loads(cli("schema", "bpe").stdout)
+    assert "tie" in json.dumps(schema)

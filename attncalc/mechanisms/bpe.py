@@ -115,7 +115,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             Tokens(
                 id=f"{r}.words",
                 title=f"Merge {r}: the words re-segmented",
-                formula=f"every {algo.pair_text(found)} inside a word becomes {''.join(found)}",
+                formula="the pair becomes one token wherever it occurs inside a word",
                 latex=r"\text{the pair merged inside every word}",
                 symbol="words",
                 value=", ".join(algo.seg_text(s) for s in segs),
@@ -124,7 +124,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 table=tuple((w, algo.seg_text(s)) for w, s in zip(words, segs, strict=True)),
                 heads=("word", "tokens"),
                 what="Segmented",
-                explain="The pair is merged wherever it occurs, left to right without overlap.",
+                explain=f"Every {algo.pair_text(found)} inside a word becomes {''.join(found)}, left to right "
+                "without overlap.",
             )
         )
         _label(chain, f"{r}.words", r)
