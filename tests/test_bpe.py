@@ -73,7 +73,19 @@ def test_cs336_example_by_hand() -> None:
     st = _steps(d)
     assert dict(zip(st["words"].rows, d["words"], strict=True)) == {"low": 5, "lower": 2, "widest": 3, "newest": 6}
     # lo: low 5 + lower 2; we: lower 2 + newest 6; es, st: widest 3 + newest 6; ...
-    hand = {"l o": 7, "o w": 7, "w e": 8, "e r": 2, "w i": 3, "i d": 3, "d e": 3, "e s": 9, "s t": 9, "n e": 6, "e w": 6}
+    hand = {
+        "l o": 7,
+        "o w": 7,
+        "w e": 8,
+        "e r": 2,
+        "w i": 3,
+        "i d": 3,
+        "d e": 3,
+        "e s": 9,
+        "s t": 9,
+        "n e": 6,
+        "e w": 6,
+    }
     assert dict(zip(st["1.pairs"].rows, d["1.pairs"], strict=True)) == hand
     assert list(st["1.pairs"].rows) == list(hand)  # in the order the pairs first occur
     assert [d[f"{r}.merge"] for r in range(1, 7)] == ["s t", "e st", "o w", "l ow", "w est", "n e"]
@@ -122,7 +134,10 @@ def test_random_corpora_agree_with_the_reference(seed: int) -> None:
         counts = _random_counts(rng)
         merges, tie, eow = rng.randint(1, 8), rng.choice(("greater", "first")), rng.choice(("", "</w>"))
         enc = ["".join(rng.choice("abcdef") for _ in range(rng.randint(1, 7))) for _ in range(2)]
-        raw = {"kind": "bpe", "given": {"words": counts, "merges": merges, "tie": tie, "end_of_word": eow, "encode": enc}}
+        raw = {
+            "kind": "bpe",
+            "given": {"words": counts, "merges": merges, "tie": tie, "end_of_word": eow, "encode": enc},
+        }
         d = solve_raw(raw)
         st = _steps(d)
         ref = reference(counts, merges, tie, eow)

@@ -199,10 +199,10 @@ def _one_merge(
     terms = []
     for pair in rows:
         parts = []
-        for word, s, n in zip(words, segs, w, strict=True):
+        for word, s, weight in zip(words, segs, w, strict=True):
             k = algo.occurrences(s, pair)
             if k:
-                parts.append(f"{k}·{_count_text(n)} ({word})" if k > 1 else f"{_count_text(n)} ({word})")
+                parts.append(f"{k}·{_count_text(weight)} ({word})" if k > 1 else f"{_count_text(weight)} ({word})")
         terms.append(" + ".join(parts) if len(parts) > 1 or "·" in "".join(parts) else _count_text(table[pair]))
     values = chain.finish(f"{r}.pairs", whole_numbers(chain, [int(table[q]) for q in rows]))
     steps.append(

@@ -6,6 +6,7 @@ switches the slips of ``check`` on and off around them."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import pairwise
 
 Seg = tuple[str, ...]
 Pair = tuple[str, str]
@@ -21,13 +22,13 @@ def pair_counts(segs: Sequence[Seg], weights: Sequence[float]) -> dict[Pair, flo
     the order the pairs first occur (reading the words in order, each from left to right)."""
     out: dict[Pair, float] = {}
     for seg, w in zip(segs, weights, strict=True):
-        for pair in zip(seg, seg[1:]):
+        for pair in pairwise(seg):
             out[pair] = out.get(pair, 0) + w
     return out
 
 
 def occurrences(seg: Seg, pair: Pair) -> int:
-    return sum(1 for p in zip(seg, seg[1:]) if p == pair)
+    return sum(1 for p in pairwise(seg) if p == pair)
 
 
 def best(pairs: dict[Pair, float], tie: str) -> tuple[Pair | None, list[Pair]]:

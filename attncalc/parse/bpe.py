@@ -5,6 +5,7 @@ the types and bounds; this module keeps the rules that tie keys together."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from ..schema.bpe import GIVEN
@@ -57,7 +58,9 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         raise r.fail("given", "give exactly one of corpus (a text) and words (a table of word counts)")
     if corpus is not None:
         if len(corpus) > MAX_CORPUS:
-            raise r.fail("given.corpus", f"{len(corpus):,} characters: at most {MAX_CORPUS:,} in a corpus traced by hand")
+            raise r.fail(
+                "given.corpus", f"{len(corpus):,} characters: at most {MAX_CORPUS:,} in a corpus traced by hand"
+            )
         stream = tuple(_word(r, w, "given.corpus") for w in corpus.split())
         if not stream:
             raise r.fail("given.corpus", "the corpus has no words")
@@ -77,7 +80,10 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
             counts[str(w)] = n
         stream = ()
     if len(counts) > MAX_WORDS:
-        raise r.fail("given.corpus" if corpus is not None else "given.words", f"{len(counts)} distinct words: at most {MAX_WORDS}")
+        raise r.fail(
+            "given.corpus" if corpus is not None else "given.words",
+            f"{len(counts)} distinct words: at most {MAX_WORDS}",
+        )
     eow = g["end_of_word"]
     if any(ch.isspace() or not ch.isprintable() for ch in eow):
         raise r.fail("given.end_of_word", f"the marker {eow!r} holds whitespace or a control character")
@@ -101,7 +107,7 @@ def _adjacent(stream: tuple[str, ...], counts: dict[str, int]) -> tuple[tuple[st
     """Each pair of consecutive words and how often it occurs, in the order of first occurrence."""
     seen: dict[tuple[str, str], int] = {}
     if stream:
-        for a, b in zip(stream, stream[1:]):
+        for a, b in pairwise(stream):
             seen[(a, b)] = seen.get((a, b), 0) + 1
     else:
         order = list(counts.items())
