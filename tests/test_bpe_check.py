@@ -126,3 +126,30 @@ def test_a_merge_from_unweighted_counts_is_named_there() -> None:
     """Unweighted, l o, o w, w e, e s, s t all count 2 (each distinct word once), and the greatest is w e."""
     r = _one(_cs336(), {"1.merge": "w e"})[0]
     assert r.mistake == "bpe_unweighted", r.note
+
+
+# ----------------------------------------------------------------- generate
+def test_generate_makes_variants_check_accepts_each_with_a_tie_that_matters() -> None:
+    """Every variant's key is all correct under check; learning with the other tie rule gives other
+    merges (by the reference of test_bpe.py, written from Sennrich et al.'s Algorithm 1); every word to
+    encode is changed by some merge; and the same seed draws the same variants."""
+    import collections
+
+    import attncalc
+
+    from .test_bpe import encode_ref, reference
+
+    variants = attncalc.generate(kind="bpe", count=6, seed=11)
+    assert [v.problem for v in variants] == [v.problem for v in attncalc.generate(kind="bpe", count=6, seed=11)]
+    for v in variants:
+        g = v.problem["given"]
+        counts = dict(collections.Counter(g["corpus"].split()))
+        mine = reference(counts, g["merges"], g["tie"])["merge"]
+        other = reference(counts, g["merges"], "first" if g["tie"] == "greater" else "greater")["merge"]
+        assert len(mine) == g["merges"] and mine != other, g
+        assert v.derivation["merges"] == ", ".join(" ".join(m) for m in mine)
+        for i, w in enumerate(g["encode"], 1):
+            assert len(encode_ref(w, mine)) < len(w), (w, mine)
+            assert v.derivation.step(f"encode.{i}").labels == tuple(encode_ref(w, mine))
+        report = check(parse_problem(v.problem, "v.toml"), v.key, "key.toml")
+        assert report.all_correct, [r.note for r in report.results if r.verdict != "correct"]

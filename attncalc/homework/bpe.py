@@ -27,15 +27,20 @@ def _draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     n = min(max(o.tokens, 3), 6)
     chosen = rng.sample(WORDS, n)
     counts = {w: rng.randint(1, 6) for w in chosen}
+    tie = rng.choice(("greater", "first"))
+    learned = learn(counts, MERGES, tie)
     unseen = [w for w in WORDS if w not in counts]
+    # words to encode that some merge changes, when there are two
+    changed = [w for w in unseen if algo.encode_trace(algo.symbols(w), learned)]
+    unseen = changed if len(changed) >= 2 else unseen
     return {
         "title": f"Variant {number}",
         "kind": "bpe",
         "settings": {"decimals": 0},
         "given": {
-            "words": counts,
+            "corpus": " ".join(w for w, n in counts.items() for _ in range(n)),
             "merges": MERGES,
-            "tie": rng.choice(("greater", "first")),
+            "tie": tie,
             "encode": rng.sample(unseen, 2),
         },
     }
@@ -58,12 +63,17 @@ def learn(counts: dict[str, int], merges: int, tie: str) -> list[algo.Pair]:
 
 def _fine(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
     g = raw["given"]
-    mine = learn(g["words"], g["merges"], g["tie"])
+    counts: dict[str, int] = {}
+    for w in g["corpus"].split():
+        counts[w] = counts.get(w, 0) + 1
+    mine = learn(counts, g["merges"], g["tie"])
     if len(mine) < g["merges"]:
         return "fewer merges than asked for"
-    other = learn(g["words"], g["merges"], "first" if g["tie"] == "greater" else "greater")
+    other = learn(counts, g["merges"], "first" if g["tie"] == "greater" else "greater")
     if other == mine:
         return "no tie that matters (both tie rules learn the same merges)"
+    if any(not algo.encode_trace(algo.symbols(w), mine) for w in g["encode"]):
+        return "a word to encode that no merge changes"
     return None
 
 
