@@ -137,7 +137,11 @@ def _grade_prediction(
     theirs = mine[1].get(ans.id) if mine else None
     if isinstance(theirs, Argmax) and theirs.value == given and above:
         began = began_at(ans.id, runs, status, above)
-        note = f"Right for your probabilities; the true prediction is {step.value}."
+        note = (
+            f"Right given your earlier answers; the true answer is {step.value}."
+            if isinstance(step, Tokens)
+            else f"Right for your probabilities; the true prediction is {step.value}."
+        )
         return StepResult(
             ans.id,
             step.title,
@@ -177,7 +181,9 @@ def _grade_prediction(
         return StepResult(
             ans.id, step.title, "wrong", given, step.value, [[]], note, mistake=slip[0], given_shown=given
         )
-    if isinstance(step, Pick):  # a draw or a beam search chooses otherwise than by the largest probability
+    if tokens:  # a merge, a word's tokens: what the step gives (its note says how)
+        note = f"{step.title}: {step.value}, not {given}." + (f" {step.note}" if step.note else "")
+    elif isinstance(step, Pick):  # a draw or a beam search chooses otherwise than by the largest probability
         how = "the draw u" if step.u is not None else "the beam search"
         note = f"{how.capitalize()} gives {step.value}, not {given}."
     else:

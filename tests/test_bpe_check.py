@@ -153,3 +153,23 @@ def test_generate_makes_variants_check_accepts_each_with_a_tie_that_matters() ->
             assert v.derivation.step(f"encode.{i}").labels == tuple(encode_ref(w, mine))
         report = check(parse_problem(v.problem, "v.toml"), v.key, "key.toml")
         assert report.all_correct, [r.note for r in report.results if r.verdict != "correct"]
+
+
+def test_a_merge_right_for_the_answerers_own_counts_is_carried() -> None:
+    """w e counted 10 instead of 8 (a typo): its largest count makes w e the merge, right for those counts."""
+    wrong = [7, 7, 10, 2, 3, 3, 3, 9, 9, 6, 6]
+    res = _one(
+        _cs336(), {"1.pairs": wrong, "1.merge": "w e", "1.words": ["l o w", "l o we r", "w i d e s t", "n e we s t"]}
+    )
+    assert [r.verdict for r in res] == ["wrong", "carried", "carried"], [r.note for r in res]
+    assert res[0].mistake is None
+
+
+def test_a_wrong_merge_with_no_slip_says_what_the_step_gives() -> None:
+    """Right counts, then w e (8, not the largest): no slip fits the answerer's own counts; the note
+    says the merge and why (the tie of e s and s t at 9, broken to the greater)."""
+    res = _one(_cs336(), {"1.pairs": TRUE_PAIRS, "1.merge": "w e"})
+    r = res[1]
+    assert r.verdict == "wrong" and r.mistake is None, r.note
+    assert r.note.startswith("Merge 1: the chosen pair: s t, not w e.") and "both have 9" in r.note
+    assert "beam" not in r.note and "probabilit" not in r.note

@@ -52,10 +52,12 @@ def _label(chain: Chain, step_id: str, code: int) -> None:
 
 
 def _whole(x: np.ndarray) -> list[float]:
-    """Counts read back from the chain (a student's own, under ``check``); not a number: no count."""
+    """Counts read back from the chain (a student's own, under ``check``)."""
     out = [float(v) for v in to_float(np.asarray(x)).ravel()]
-    if any(v != v for v in out):
-        raise ValueError("a count is not a number")
+    # not a whole number (check moving a count by an irregular amount to see what depends on it): the
+    # merges, and so every later step, cannot be read from it
+    if any(not v.is_integer() for v in out):
+        raise ValueError("a count is not a whole number")
     return out
 
 
