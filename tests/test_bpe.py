@@ -279,3 +279,13 @@ def test_api_and_list(cli: Any) -> None:
     assert "bpe" in listed and "t.merge" in listed
     schema = json.loads(cli("schema", "bpe").stdout)
     assert "tie" in json.dumps(schema)
+
+
+def test_a_long_corpus_keeps_its_exact_counts() -> None:
+    """1,350 words (4,049 characters): the exact bound counts the 3 distinct words, not the corpus's
+    positions; the counts by hand: 450 each; b c occurs in abc and bca (900), a b in ab and abc (900)."""
+    d = solve_raw({"kind": "bpe", "given": {"corpus": " ".join(["ab", "abc", "bca"] * 450), "merges": 1}})
+    assert not any("Exact forms skipped" in n for n in d.notes)
+    assert d["words"] == [450, 450, 450]
+    assert dict(zip(d.step("1.pairs").rows, d["1.pairs"], strict=True)) == {"a b": 900, "b c": 900, "c a": 450}
+    assert d["1.merge"] == "b c"  # the tie of a b and b c at 900 goes to the greater

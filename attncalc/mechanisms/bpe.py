@@ -23,7 +23,7 @@ from ..schema.bpe import STEP_IDS
 from . import bpe_algo as algo
 from .common import whole_numbers
 
-__all__ = ["STEP_IDS", "header", "headline", "inputs", "run"]
+__all__ = ["STEP_IDS", "exact_entries", "header", "headline", "inputs", "run"]
 
 
 TIE_RULE = {
@@ -38,8 +38,11 @@ def inputs(p: Problem) -> list[Input]:
     d: Bpe = p.data
     words = tuple(w for w, _ in d.words)
     counts = np.asarray([float(n) for _, n in d.words])
-    role = "the corpus's distinct words, counted" if d.from_corpus else "the word counts, as given"
-    return [Input("words", "count", counts, None, rows=words, role=role)]
+    if d.from_corpus:  # the text, as words (its counts are the first step)
+        n = len(d.corpus)
+        role = f"{n} word{'s' if n != 1 else ''}, split on whitespace"
+        return [Input("corpus", "corpus", np.arange(1.0, n + 1), None, rows=d.corpus, role=role, words=True)]
+    return [Input("words", "count", counts, None, rows=words, role="the word counts, as given")]
 
 
 def _label(chain: Chain, step_id: str, code: int) -> None:
@@ -309,3 +312,10 @@ def header(p: Problem) -> list[str]:
 def headline(steps: tuple[Step, ...]) -> str:
     merges = next((s for s in steps if s.id == "merges"), None)
     return f"Merges: {merges.value}" if merges is not None and merges.value else "No merge learned"
+
+
+def exact_entries(p: Problem) -> tuple[int, str]:
+    """What the exact bound counts: the distinct words (every exact value is a whole-number count), not
+    the corpus's positions shown as its input."""
+    d: Bpe = p.data
+    return len(d.words), "distinct words"

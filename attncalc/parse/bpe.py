@@ -31,6 +31,7 @@ class Bpe:
     # consecutive words of the corpus (word, next word, how often): what a count across words would pair
     # (the `words` table read as each word written count times, in the table's order)
     adjacent: tuple[tuple[str, str, int], ...]
+    corpus: tuple[str, ...]  # the corpus's words in order (() when the counts are given)
     merges: int
     tie: str  # "greater" | "first"
     end_of_word: str
@@ -94,6 +95,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     data = Bpe(
         words=tuple(counts.items()),
         adjacent=_adjacent(stream, counts),
+        corpus=stream,
         merges=g["merges"],
         tie=g["tie"],
         end_of_word=eow,
