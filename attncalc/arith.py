@@ -169,6 +169,12 @@ MISTAKES: dict[str, str] = {
     "top_p_late": "the top-p cut came one token late: a token was kept after the running sum had reached p",
     "beam_multiplied": "the beam score was multiplied by the log-probability; log-probabilities add (s_b + log p)",
     "bleu_no_clip": "the n-gram counts were not clipped: a candidate n-gram found in a reference counted every time it occurs",
+    # kind bpe
+    "bpe_unweighted": "each distinct word's pairs were counted once, not weighted by how often the word occurs",
+    "bpe_across_words": "pairs were counted across words too: the last symbol of a word with the first of the next",
+    "bpe_tie_other": "the other tie rule was used for pairs with equal counts",
+    "bpe_greedy_longest": "the word was cut greedily, the longest known token first (WordPiece's way), instead of "
+    "applying the merges in the order learned",
 }
 
 

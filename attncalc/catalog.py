@@ -296,11 +296,11 @@ def template(step_id: str) -> str:
     return ".".join("t" if part.isdigit() else part for part in step_id.split("."))
 
 
-def step_order(kind: str, attention: str | None = None) -> list[str]:
+def step_order(kind: str, attention: str | None = None, listed: list[str] | None = None) -> list[str]:
     """A kind's step ids in derivation order. STEP_IDS lists seq2seq in Luong's order (the cell, then
     attention from its new state); Bahdanau attends from the previous state, so the decoder's
     attention ids come before its input and cell."""
-    ids = [i for i, _ in STEP_IDS[kind]]
+    ids = [i for i, _ in STEP_IDS[kind]] if listed is None else list(listed)
     if kind == "transformer-layer" and attention:  # "encoder-post", "decoder-pre", ...: the layer's layout
         subs = ["self.", *(["cross."] if attention.startswith("decoder") else []), "ffn."]
         out: list[str] = []
@@ -317,9 +317,12 @@ def step_order(kind: str, attention: str | None = None) -> list[str]:
     return ids
 
 
-def order_key(kind: str, step_id: str, attention: str | None = None) -> tuple[int, int, int]:
-    """Sort key that puts a kind's step ids in derivation order (per-step blocks, then sequence-wide ids)."""
-    ids = step_order(kind, attention)
+def order_key(
+    kind: str, step_id: str, attention: str | None = None, listed: list[str] | None = None
+) -> tuple[int, int, int]:
+    """Sort key that puts a kind's step ids in derivation order (per-step blocks, then sequence-wide ids);
+    ``listed``: the ids of a kind added the new way (its registry entry's), in order."""
+    ids = step_order(kind, attention, listed)
     tpl = template(step_id)
     idx = ids.index(tpl)
 

@@ -39,11 +39,12 @@ from .check_answers import (
     load_answers,
     parse_answers,
 )
+from .check_labels import carried_by_slip, label_slip
 from .check_notes import fmt_nested, given_text, hand_chain_note, mistake_note, nested_list, rounded_list, slip_note
 from .check_report import Report, StepResult
 from .check_runs import Runs
 from .check_slips import began_at, named_slip, slip_carried, wrong_ancestors
-from .derivation import Argmax, Derivation, Pick, Step
+from .derivation import Argmax, Derivation, Pick, Step, Tokens
 from .fmt import fmt_array
 from .mechanisms import solve
 from .parse import Problem
@@ -94,7 +95,7 @@ def check(
         step = truth.step(ans.id)
         above = wrong_ancestors(ans.id, runs, status)  # the earlier answers, not correct, this step rests on
         if isinstance(ans.values, str):
-            r = _grade_prediction(ans, step, runs, status, above)
+            r = _grade_prediction(ans, step, runs, status, above, Context(above, named, by_id), tol)
         else:
             r = _grade(ans, step, truth, runs, tol, status, Context(above, named, by_id))
         status[ans.id] = r.verdict
@@ -121,7 +122,9 @@ class Context:
     answers: dict[str, Answer]
 
 
-def _grade_prediction(ans: Answer, step: Step, runs: Runs, status: dict[str, str], above: list[str]) -> StepResult:
+def _grade_prediction(
+    ans: Answer, step: Step, runs: Runs, status: dict[str, str], above: list[str], ctx: Context, tol: Tolerance
+) -> StepResult:
     assert isinstance(step, Argmax)
     given = str(ans.values)
     tied = step.tied()
@@ -134,7 +137,11 @@ def _grade_prediction(ans: Answer, step: Step, runs: Runs, status: dict[str, str
     theirs = mine[1].get(ans.id) if mine else None
     if isinstance(theirs, Argmax) and theirs.value == given and above:
         began = began_at(ans.id, runs, status, above)
-        note = f"Right for your probabilities; the true prediction is {step.value}."
+        note = (
+            f"Right given your earlier answers; the true answer is {step.value}."
+            if isinstance(step, Tokens)
+            else f"Right for your probabilities; the true prediction is {step.value}."
+        )
         return StepResult(
             ans.id,
             step.title,
@@ -147,7 +154,36 @@ def _grade_prediction(ans: Answer, step: Step, runs: Runs, status: dict[str, str
             given_shown=given,
             carried_right=1,
         )
-    if isinstance(step, Pick):  # a draw or a beam search chooses otherwise than by the largest probability
+    # steps that hold tokens (kind bpe): the usual slips are tried on them too (a draw's or a beam's
+    # label is left to its own note)
+    tokens = isinstance(step, Tokens)
+    earlier = list(dict.fromkeys(ctx.named[k] for k in above if k in ctx.named)) if tokens else []
+    carried_slip = carried_by_slip(ans, runs, earlier) if earlier else None
+    if carried_slip is not None:  # the slip named at an earlier answer, carried on
+        began = began_at(ans.id, runs, status, above)
+        note = f"Right given your earlier answers (the slip at {began} carried on); the true answer is {step.value}."
+        return StepResult(
+            ans.id,
+            step.title,
+            "carried",
+            given,
+            step.value,
+            [],
+            note,
+            began_at=began,
+            given_shown=given,
+            carried_right=1,
+        )
+    slip = label_slip(ans, str(step.value), runs, set(earlier), ctx.answers, tol) if tokens else None
+    if slip is not None:
+        ctx.named[ans.id] = slip
+        note = f"It looks like {mistake_note(slip[0], slip[1], runs.problem, ans.id)}; the true answer is {step.value}."
+        return StepResult(
+            ans.id, step.title, "wrong", given, step.value, [[]], note, mistake=slip[0], given_shown=given
+        )
+    if tokens:  # a merge, a word's tokens: what the step gives (its note says how)
+        note = f"{step.title}: {step.value}, not {given}." + (f" {step.note}" if step.note else "")
+    elif isinstance(step, Pick):  # a draw or a beam search chooses otherwise than by the largest probability
         how = "the draw u" if step.u is not None else "the beam search"
         note = f"{how.capitalize()} gives {step.value}, not {given}."
     else:

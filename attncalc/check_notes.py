@@ -222,6 +222,11 @@ def _slip_words(name: str, arg: int | None, problem: Problem, part: str | None, 
     given = getattr(problem, "given", None)
     if name == "no_scale" and isinstance(given, dict) and "scale" in given:  # a scale given in the file, by value
         return f"the given scale {fmt(float(given['scale'].floats[0]), 6)} was left out"
+    if name == "bpe_tie_other":  # kind bpe: which rule was used, which the problem asks for
+        asked = getattr(getattr(problem, "data", None), "tie", "greater")
+        first, greatest = "the pair that occurs first", "the lexicographically greatest pair"
+        used, wanted = (first, greatest) if asked == "greater" else (greatest, first)
+        return f"the tie was broken the other way: {used} was merged, but this problem takes {wanted}"
     cell = _cell_of(problem, part)
     if name == "reset_swapped" and cell is not None:
         if cell.reset == "after":

@@ -280,6 +280,17 @@ class Formula(Step):
     written: Any = ()  # nested tuples of strings; a single string for a one-number result
 
 
+@dataclass(frozen=True, eq=False)
+class Tokens(Pick):
+    """result = tokens or strings, not numbers: a merge chosen by its count, words cut into tokens, a
+    list of merges (kind bpe). ``table`` holds the rows shown before the result, ``heads`` their two
+    column headings; ``value`` is the result as text, a list's items joined with ", " (``labels``
+    holds the items, or the candidates a choice was made from, with their counts in ``probs``)."""
+
+    table: tuple[tuple[str, str], ...] = ()
+    heads: tuple[str, str] = ("", "")
+
+
 STEP_TYPES: tuple[type[Step], ...] = (
     Product,
     Map,
@@ -300,6 +311,7 @@ STEP_TYPES: tuple[type[Step], ...] = (
     Cosine,
     Arrange,
     Formula,
+    Tokens,
 )
 
 

@@ -215,6 +215,16 @@ KINDS: dict[str, KindEntry] = {
             f"{_HW}.output:DECODE",
             header=f"{_HEAD}:decode",
         ),
+        KindEntry(  # issue 31: byte-pair encoding
+            "bpe",
+            "attncalc.schema.bpe:BPE",
+            "attncalc.parse.bpe:parse",
+            "attncalc.mechanisms.bpe",
+            "attncalc.schema.bpe:STEP_IDS",
+            "attncalc.templates_bpe:BPE",
+            "attncalc.homework.bpe:DRAWER",
+            header="attncalc.mechanisms.bpe:header",
+        ),
     )
 }
 

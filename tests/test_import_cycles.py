@@ -73,6 +73,7 @@ LAYERS: list[set[str]] = [
     {
         "check",
         "check_answers",
+        "check_labels",
         "check_notes",
         "check_report",
         "check_runs",
@@ -89,7 +90,7 @@ LAYERS: list[set[str]] = [
         "fmt",
         "arith",
     },  # the derivation model, number formatting, the hand/exact/float chains
-    {"parse", "templates", "templates_output"},  # problem file -> typed problem; the kinds' templates
+    {"parse", "templates", "templates_bpe", "templates_output"},  # problem file -> typed problem; the kinds' templates
     {"kinds", "schema", "catalog", "numbers", "budget", "errors", "files", "views"},  # declarations, registry, leaves
 ]
 

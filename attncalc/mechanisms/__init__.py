@@ -111,7 +111,7 @@ def solve(
         decimals=decimals,
         carry_rounded=carry,
         exact_requested=exact,
-        headline=_headline(steps),
+        headline=mech.headline(steps) if hasattr(mech, "headline") else _headline(steps),
     )
 
 

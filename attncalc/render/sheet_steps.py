@@ -30,6 +30,7 @@ from ..derivation import (
     Stated,
     Step,
     Sum,
+    Tokens,
     Update,
     tie_note,
 )
@@ -300,6 +301,11 @@ class StepBlocks:
 
     def _step_Cosine(self, s: Cosine) -> None:
         self._written(s)
+
+    def _step_Tokens(self, s: Tokens) -> None:
+        if s.table:
+            self.add(Table(s.heads, s.table))
+        self.add(Para(f"{s.symbol} = {s.value}", "result"))
 
     def _similarity_table(self) -> None:
         from . import simtable

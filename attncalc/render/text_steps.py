@@ -35,6 +35,7 @@ from ..derivation import (
     Stated,
     Step,
     Sum,
+    Tokens,
     Update,
     tie_note,
 )
@@ -222,6 +223,16 @@ class TextSteps:
 
     def _step_Cosine(self, s: Cosine) -> Iterable[RenderableType]:
         yield from self._written(s)
+
+    def _step_Tokens(self, s: Tokens) -> Iterable[RenderableType]:
+        if s.table:
+            t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+            t.add_column(s.heads[0], style="bold")
+            t.add_column(s.heads[1])
+            for row in elide(list(s.table), ROW_LIMIT):
+                t.add_row(*(row if row is not None else ("⋮", "⋮")))
+            yield t
+        yield Hanging(f"  {s.symbol} = {s.value}")
 
     def _similarity_table(self) -> RenderableType | None:
         """The table of every pair, when a measure gives more than one number (None: no table)."""

@@ -1,0 +1,122 @@
+"""Parsing of kind ``bpe``: the corpus (or its word counts), the number of merges, the tie rule, the
+end-of-word marker and the words to encode. The declaration (:data:`attncalc.schema.bpe.GIVEN`) checks
+the types and bounds; this module keeps the rules that tie keys together."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
+
+from ..schema.bpe import GIVEN
+from .declared import read_declared
+from .reader import describe_raw
+from .types import Problem
+
+if TYPE_CHECKING:
+    from .reader import Reader
+
+MAX_CORPUS = 5_000  # characters of a corpus worked by hand
+MAX_WORDS = 100  # distinct words
+MAX_WORD = 40  # characters (symbols) of one word
+MAX_COUNT = 1_000_000  # occurrences of one word given in `words`
+MAX_ENCODE = 20  # words to encode
+
+
+@dataclass(frozen=True)
+class Bpe:
+    """The kind's typed data (``problem.data``)."""
+
+    words: tuple[tuple[str, int], ...]  # each distinct word and its count, in the order of first occurrence
+    # consecutive words of the corpus (word, next word, how often): what a count across words would pair
+    # (the `words` table read as each word written count times, in the table's order)
+    adjacent: tuple[tuple[str, str, int], ...]
+    corpus: tuple[str, ...]  # the corpus's words in order (() when the counts are given)
+    merges: int
+    tie: str  # "greater" | "first"
+    end_of_word: str
+    encode: tuple[str, ...]
+    from_corpus: bool
+
+
+def _word(r: Reader, w: str, key: str) -> str:
+    if not w or any(ch.isspace() for ch in w):
+        raise r.fail(key, f"the word {w!r} is empty or holds whitespace: words are split on whitespace")
+    if len(w) > MAX_WORD:
+        raise r.fail(key, f"the word {w[:20]!r}… has {len(w)} characters: at most {MAX_WORD} (a word traced by hand)")
+    if any(not ch.isprintable() for ch in w):
+        raise r.fail(key, f"the word {w!r} holds a control character")
+    return w
+
+
+def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+    """Kind bpe, past the top level."""
+    g = read_declared(r, raw["given"], GIVEN, "given")
+    if common["tokens"] is not None:
+        raise r.fail("tokens", "a bpe problem's words are given.corpus or given.words")
+    corpus, table = g["corpus"], g["words"]
+    if (corpus is None) == (table is None):
+        raise r.fail("given", "give exactly one of corpus (a text) and words (a table of word counts)")
+    if corpus is not None:
+        if len(corpus) > MAX_CORPUS:
+            raise r.fail(
+                "given.corpus", f"{len(corpus):,} characters: at most {MAX_CORPUS:,} in a corpus traced by hand"
+            )
+        stream = tuple(_word(r, w, "given.corpus") for w in corpus.split())
+        if not stream:
+            raise r.fail("given.corpus", "the corpus has no words")
+        counts: dict[str, int] = {}
+        for w in stream:
+            counts[w] = counts.get(w, 0) + 1
+    else:
+        assert isinstance(table, dict)
+        if not table:
+            raise r.fail("given.words", "the table of word counts is empty")
+        counts = {}
+        for w, n in table.items():
+            key = f"given.words.{w}"
+            _word(r, str(w), key)
+            if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_COUNT:
+                raise r.fail(key, f"expected a count, a whole number from 1 to {MAX_COUNT:,}, got {describe_raw(n)}")
+            counts[str(w)] = n
+        stream = ()
+    if len(counts) > MAX_WORDS:
+        raise r.fail(
+            "given.corpus" if corpus is not None else "given.words",
+            f"{len(counts)} distinct words: at most {MAX_WORDS}",
+        )
+    eow = g["end_of_word"]
+    if any(ch.isspace() or not ch.isprintable() for ch in eow):
+        raise r.fail("given.end_of_word", f"the marker {eow!r} holds whitespace or a control character")
+    encode = g["encode"] or ()
+    if len(encode) > MAX_ENCODE:
+        raise r.fail("given.encode", f"{len(encode)} words: at most {MAX_ENCODE}")
+    encode = tuple(_word(r, w, "given.encode") for w in encode)
+    data = Bpe(
+        words=tuple(counts.items()),
+        adjacent=_adjacent(stream, counts),
+        corpus=stream,
+        merges=g["merges"],
+        tie=g["tie"],
+        end_of_word=eow,
+        encode=encode,
+        from_corpus=corpus is not None,
+    )
+    return Problem(given={}, head=None, data=data, **common)
+
+
+def _adjacent(stream: tuple[str, ...], counts: dict[str, int]) -> tuple[tuple[str, str, int], ...]:
+    """Each pair of consecutive words and how often it occurs, in the order of first occurrence."""
+    seen: dict[tuple[str, str], int] = {}
+    if stream:
+        for a, b in pairwise(stream):
+            seen[(a, b)] = seen.get((a, b), 0) + 1
+    else:
+        order = list(counts.items())
+        for i, (w, n) in enumerate(order):
+            if n > 1:
+                seen[(w, w)] = seen.get((w, w), 0) + n - 1
+            if i + 1 < len(order):
+                nxt = order[i + 1][0]
+                seen[(w, nxt)] = seen.get((w, nxt), 0) + 1
+    return tuple((a, b, n) for (a, b), n in seen.items())

@@ -1,0 +1,53 @@
+"""The declaration of kind ``bpe``: byte-pair encoding (Sennrich et al. 2016), merges learned from a
+small corpus and applied to new words."""
+
+from __future__ import annotations
+
+from .common import ANSWERS, DESCRIPTION, GRADING, SCHEMA, SETTINGS, TITLE
+from .decl import Key, KindSchema, table
+
+# the step ids, in derivation order; t is a number, as in every kind: the merge (r.pairs in the interface),
+# or the word of given.encode (encode.i)
+STEP_IDS = [
+    ("words", "the word counts (the corpus split on whitespace)"),
+    ("t.pairs", "merge t: every adjacent pair inside a word and its count, weighted by the word's count"),
+    ("t.merge", 'merge t: the chosen pair, "a b" (the largest count, at least 2; ties by the stated rule)'),
+    ("t.words", "merge t: each word's segmentation after the merge"),
+    ("merges", 'the merges learned, in order, as "a b" strings'),
+    ("vocab", "the new tokens, in the order they were made"),
+    ("encode.t", "the t-th word of given.encode as a list of tokens (merges applied in the order learned)"),
+]
+
+TIES = ("greater", "first")
+
+GIVEN = table(
+    Key("corpus", "string", "the training text, split on whitespace into words (or give words)"),
+    Key("words", "any", "the word counts directly, a table word = count (instead of corpus)"),
+    Key("merges", "integer", "how many merges to learn", required=True, min=1, max=50),
+    Key(
+        "tie",
+        "choice",
+        'of pairs with equal counts: "greater" (the lexicographically greatest pair, as CS336) | "first" '
+        "(the pair that occurs first, as minbpe)",
+        default="greater",
+        choices=TIES,
+    ),
+    Key("end_of_word", "string", 'a marker appended to every word as one more symbol ("</w>", as d2l)', default=""),
+    Key("encode", "labels", "new words to segment with the learned merges, applied in the order learned"),
+    doc="the corpus (or its word counts) and how many merges to learn",
+)
+
+BPE = KindSchema(
+    "bpe",
+    "byte-pair encoding (Sennrich et al. 2016): pair counts, merges with a stated tie rule, encoding new words",
+    table(
+        TITLE,
+        Key("kind", "choice", "the kind of problem (see `attncalc list`)", choices=("bpe",), required=True),
+        DESCRIPTION,
+        Key("given", "table", GIVEN.doc, table=GIVEN, required=True),
+        SETTINGS,
+        ANSWERS,
+        GRADING,
+        SCHEMA,
+    ),
+)
