@@ -154,15 +154,15 @@ def _read(r: Reader, raw: Any, key: Key, kind: str, path: str, dims: Dims) -> An
     if kind == "choices":
         return _choices(r, raw, key, path)
     if kind == "labels":
-        return r.labels(raw, path)
+        return _counted(r, r.labels(raw, path), key, path, dims, "labels")
     if kind == "label":
         if isinstance(raw, bool) or not isinstance(raw, (str, int)):
             raise r.fail(path, f"expected a label or a 0-based index, got {describe_raw(raw)}")
         return raw
     if kind == "indices":
-        return _indices(r, raw, path)
+        return _counted(r, _indices(r, raw, path), key, path, dims, "entries")
     if kind == "sentences":
-        return _sentences(r, raw, path)
+        return _counted(r, _sentences(r, raw, path), key, path, dims, "sentences")
     if kind in ("vector", "matrix", "vectors"):
         return _array(r, raw, key, kind, path, dims)
     if kind == "table":
@@ -199,6 +199,18 @@ def _choices(r: Reader, raw: Any, key: Key, path: str) -> tuple[str, ...]:
     if len(set(picked)) != len(picked):
         raise r.fail(path, "names a choice twice")
     return picked
+
+
+def _counted(r: Reader, items: tuple[Any, ...], key: Key, path: str, dims: Dims, what: str) -> tuple[Any, ...]:
+    """A list declared with a length (``shape=("T",)``): its length is bound like a vector's."""
+    if key.shape is not None and len(key.shape) == 1:
+        want, have = key.shape[0], f"has {len(items)} {what}"
+        if isinstance(want, int):
+            if len(items) != want:
+                raise r.fail(path, f"{have}: expected {want}")
+        else:
+            dims.bind(r, want, len(items), path, have)
+    return items
 
 
 def _indices(r: Reader, raw: Any, path: str) -> tuple[str | int, ...]:

@@ -164,7 +164,7 @@ SEQUENCE_GIVEN = table(
         required=True,
         shape=("T",),
     ),
-    Key("targets", "labels", "optional: the target tokens, for the labels"),
+    Key("targets", "labels", "optional: the target tokens, for the labels", shape=("T",)),
     doc="the step probabilities",
 )
 
