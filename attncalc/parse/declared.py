@@ -118,7 +118,10 @@ _WORDS = {
 
 def _which(raw: Any, types: tuple[str, ...]) -> str | None:
     """Which of several declared types a raw value is written in (the first that fits its shape)."""
+    rows = isinstance(raw, list) and bool(raw) and isinstance(raw[0], list)
     for t in types:
+        if t == "vector" and rows and "matrix" in types:
+            continue  # a list of rows is the matrix the key also takes
         if t in ("choice", "string", "choices") and isinstance(raw, str):
             return t
         if t in ("matrix", "vectors") and isinstance(raw, list) and raw and isinstance(raw[0], list):
@@ -193,12 +196,19 @@ def _integer(r: Reader, raw: Any, key: Key, path: str) -> int:
 def _choices(r: Reader, raw: Any, key: Key, path: str) -> tuple[str, ...]:
     if isinstance(raw, str):
         return (r.string(raw, path, key.choices),)
-    if not isinstance(raw, list) or not raw:
+    if isinstance(raw, list) and not raw:
+        raise r.fail(path, f"the list is empty; choose from: {', '.join(key.choices)}")
+    if not isinstance(raw, list):
         raise r.fail(path, f"expected one of {', '.join(key.choices)} or a list of them, got {describe_raw(raw)}")
-    picked = tuple(r.string(item, path, key.choices) for item in raw)
-    if len(set(picked)) != len(picked):
-        raise r.fail(path, "names a choice twice")
-    return picked
+    picked: list[str] = []
+    for item in raw:
+        if not isinstance(item, str):
+            raise r.fail(path, f"expected a name or a list of names, got {describe_raw(item)} in the list")
+        name = r.string(item, path, key.choices)
+        if name in picked:
+            raise r.fail(path, f"{name!r} is listed twice")
+        picked.append(name)
+    return tuple(picked)
 
 
 def _counted(r: Reader, items: tuple[Any, ...], key: Key, path: str, dims: Dims, what: str) -> tuple[Any, ...]:
@@ -254,7 +264,10 @@ def check_shape(r: Reader, g: Given, shape: tuple[int | str, ...], path: str, di
     """The array's sizes against the declared shape: fixed numbers must match, names are bound."""
     have = f"has length {g.shape[0]}" if len(g.shape) == 1 else f"is {'×'.join(map(str, g.shape))}"
     if len(shape) != len(g.shape):
-        return  # "vectors" declared (T, d) and read as rows: the same rank always; other ranks are the type's message
+        if len(g.shape) == 1 and len(shape) == 2:  # a vector where rows are declared ("vector" or "matrix"): one row
+            shape = shape[1:]
+        else:
+            return  # other ranks are the type's message
     for size, want in zip(g.shape, shape, strict=True):
         if isinstance(want, int):
             if size != want:

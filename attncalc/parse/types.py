@@ -277,8 +277,6 @@ class Problem:
     recurrent: Recurrent | None = None  # kinds rnn, lstm, gru
     seq2seq: Seq2Seq | None = None  # kind seq2seq
     training: Training | None = None  # kind softmax: one update of W_out (and b_out)
-    measures: tuple[str, ...] = ()  # kind similarity: dot, cosine, euclidean (in the catalogue's order)
-    labels_B: tuple[str, ...] | None = None  # kind similarity: labels of the rows of B
     multihead: MultiHead | None = None  # kind multi-head
     posenc: PosEnc | None = None  # kind positional-encoding
     layer: Layer | None = None  # kind transformer-layer

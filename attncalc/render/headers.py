@@ -81,7 +81,7 @@ def multi_head(p: Any) -> list[str]:
 
 
 def similarity(p: Any) -> list[str]:
-    return [p.kind, ", ".join(p.measures), "B = A" if "B" not in p.given else "A against B"]
+    return [p.kind, ", ".join(p.data.measures), "B = A" if p.data.B is None else "A against B"]
 
 
 def transformer_layer(p: Any) -> list[str]:

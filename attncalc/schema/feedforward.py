@@ -187,9 +187,15 @@ SEQUENCE = KindSchema(
 # -------------------------------------------------------------------- similarity
 
 SIMILARITY_GIVEN = table(
-    Key("A", "vectors", "one vector [...] or rows [[...], ...]", required=True),
-    Key("B", "vectors", "optional (default: A against itself); same length as A's rows"),
-    Key("labels_B", "labels", "optional: labels of the rows of B, one each"),
+    Key("A", "vector", "one vector [...] or rows [[...], ...]", required=True, also=("matrix",), shape=("rows_A", "d")),
+    Key(
+        "B",
+        "vector",
+        "optional (default: A against itself); same length as A's rows",
+        also=("matrix",),
+        shape=("rows_B", "d"),
+    ),
+    Key("labels_B", "labels", "optional: labels of the rows of B, one each", shape=("rows_B",)),
     doc="the vectors compared",
 )
 
