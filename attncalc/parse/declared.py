@@ -235,17 +235,23 @@ def _indices(r: Reader, raw: Any, path: str) -> tuple[str | int, ...]:
 
 
 def _sentences(r: Reader, raw: Any, path: str) -> tuple[tuple[str, ...], ...]:
-    if not isinstance(raw, list) or not raw:
-        raise r.fail(path, f"expected a non-empty list of sentences, got {describe_raw(raw)}")
+    if not isinstance(raw, list) or not raw or all(not isinstance(x, (list, str)) for x in raw):
+        raise r.fail(
+            path,
+            f"expected a non-empty list of token lists (or strings), got {describe_raw(raw)}; "
+            'write one sentence as [[...]] or ["..."]',
+        )
     out = []
     for i, item in enumerate(raw, 1):
         if isinstance(item, str):
             words = tuple(item.split())
             if not words:
-                raise r.fail(path, f"sentence {i} is empty")
+                raise r.fail(f"{path}[{i}]", "the sentence is empty")
             out.append(words)
-        else:
+        elif isinstance(item, list):
             out.append(r.labels(item, f"{path}[{i}]"))
+        else:
+            raise r.fail(f"{path}[{i}]", f"expected a list of tokens or a string, got {describe_raw(item)}")
     return tuple(out)
 
 

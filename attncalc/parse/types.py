@@ -280,7 +280,6 @@ class Problem:
     multihead: MultiHead | None = None  # kind multi-head
     posenc: PosEnc | None = None  # kind positional-encoding
     layer: Layer | None = None  # kind transformer-layer
-    bleu: Bleu | None = None  # kind bleu
     decode: Decode | None = None  # kind decode
     grading: Grading = field(default_factory=Grading)  # [grading]: points for check
     data: Any = None  # the kind's own typed payload (a frozen dataclass its parser builds; new kinds use it)

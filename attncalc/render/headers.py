@@ -106,7 +106,7 @@ def decode(p: Any) -> list[str]:
 
 
 def bleu(p: Any) -> list[str]:
-    b = p.bleu
+    b = p.data
     refs = f"{len(b.references)} reference{'s' if len(b.references) > 1 else ''}"
     return [p.kind, f"N = {b.max_n}", refs, "sentence BLEU, no smoothing"]
 

@@ -4,7 +4,7 @@ target(s), and how a recurrent cell and a seq2seq decoder are set up. Moodle and
 from __future__ import annotations
 
 from ..parse.data import Sequence
-from ..parse.types import Cell, OutputLayer, Problem
+from ..parse.types import Bleu, Cell, OutputLayer, Problem
 
 _CELL = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}
 
@@ -86,8 +86,8 @@ def _counts(p: Problem) -> list[tuple[str, str]]:
             )
         )
         out.append(("base", f"base = {fmt(to_float(pe.base), 6)}"))
-    if p.bleu is not None:
-        out.append(("max_n", f"max_n = {p.bleu.max_n} (n-grams up to {p.bleu.max_n})"))
+    if isinstance(p.data, Bleu):
+        out.append(("max_n", f"max_n = {p.data.max_n} (n-grams up to {p.data.max_n})"))
     if isinstance(p.data, Sequence) and p.data.targets is not None:  # a sequence's target token per step
         out.append(("targets", "Targets, one per step: " + ", ".join(p.data.targets)))
     return out
