@@ -269,8 +269,6 @@ class Problem:
     head: Head | None
     settings: Settings
     description: str = ""
-    mask: np.ndarray | None = None  # self-attention: bool (n, n), True = may attend
-    mask_text: str | None = None  # "causal" or None for an explicit matrix
     target: int | None = None  # softmax: 0-based index
     vocab: tuple[str, ...] | None = None  # softmax labels
     answers: dict[str, Any] = field(default_factory=dict)

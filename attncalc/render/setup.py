@@ -3,8 +3,13 @@ target(s), and how a recurrent cell and a seq2seq decoder are set up. Moodle and
 
 from __future__ import annotations
 
-from ..parse.data import Sequence
+from typing import TYPE_CHECKING
+
+from ..parse.data import SelfAttention, Sequence
 from ..parse.types import Bleu, Cell, OutputLayer, Problem
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _CELL = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}
 
@@ -93,10 +98,17 @@ def _counts(p: Problem) -> list[tuple[str, str]]:
     return out
 
 
+def mask_matrix(p: Problem) -> np.ndarray | None:
+    """A mask the file gives as a 0/1 matrix (a question shows it as a table), or None."""
+    if isinstance(p.data, SelfAttention) and p.data.mask is not None and p.data.mask_text != "causal":
+        return p.data.mask
+    return None
+
+
 def setup_lines(p: Problem) -> list[tuple[str, str]]:
     """(key, sentence) pairs: the key is the problem file's key the sentence states."""
     out: list[tuple[str, str]] = _decode(p) + _counts(p)
-    if p.mask_text == "causal":
+    if isinstance(p.data, SelfAttention) and p.data.mask_text == "causal":
         out.append(("mask", "Mask: causal (each position attends to itself and the ones before it)."))
     if p.target is not None and p.vocab is not None:
         out.append(("target", f"Target: {p.vocab[p.target]}"))

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..derivation import Derivation
 from ..fmt import fmt_given
-from ..render.setup import setup_lines
+from ..render.setup import mask_matrix, setup_lines
 from .lms import Choice, questions
 
 # the grades Moodle's question import accepts for an answer (question/format.php checks each answer's
@@ -104,8 +104,9 @@ def givens_html(d: Derivation) -> str:
             _table(i.name, f"{i.symbol}: {i.role}", np.asarray(i.value, dtype=float), i.rows, d.decimals, i.cols)
         )
     p = d.problem
-    if p.mask is not None and p.mask_text != "causal":
-        parts.append(_table("mask", "mask: 1 = may attend", np.asarray(p.mask, dtype=float), p.tokens, 0))
+    mask = mask_matrix(p)
+    if mask is not None:
+        parts.append(_table("mask", "mask: 1 = may attend", np.asarray(mask, dtype=float), p.tokens, 0))
     for key, line in setup_lines(p):
         parts.append(f'<p title="{key}">{html.escape(line)}</p>')
     return "".join(parts)

@@ -27,7 +27,7 @@ import numpy as np
 from ..derivation import Argmax, Derivation, Step
 from ..fmt import elide, entry_indices, entry_label, fmt_given
 from ..render import expand
-from ..render.setup import setup_lines
+from ..render.setup import mask_matrix, setup_lines
 from .lms import Choice, Number, Question, questions
 
 QTI = "http://www.imsglobal.org/xsd/imsqti_v2p1"
@@ -60,8 +60,9 @@ def givens_xhtml(d: Derivation) -> str:
             _table(i.name, f"{i.symbol}: {i.role}", np.asarray(i.value, dtype=float), i.rows, d.decimals, i.cols)
         )
     p = d.problem
-    if p.mask is not None and p.mask_text != "causal":
-        parts.append(_table("mask", "mask: 1 = may attend", np.asarray(p.mask, dtype=float), p.tokens, 0))
+    mask = mask_matrix(p)
+    if mask is not None:
+        parts.append(_table("mask", "mask: 1 = may attend", np.asarray(mask, dtype=float), p.tokens, 0))
     for key, line in setup_lines(p):
         parts.append(f"<p label={quoteattr(key)}>{_e(line)}</p>")
     return "".join(parts)

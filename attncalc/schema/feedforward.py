@@ -98,7 +98,7 @@ SELF_ATTENTION_GIVEN = table(
     Key("W_Q", "matrix", "the query projection (identity when omitted); Q = X W_Q in the row convention"),
     Key("W_K", "matrix", "the key projection (identity when omitted)"),
     Key("W_V", "matrix", "the value projection (identity when omitted)"),
-    Key("mask", "choice", "or a 0/1 matrix, 1 = may attend", choices=("causal",), also=("matrix",)),
+    Key("mask", "choice", "or a 0/1 matrix, 1 = may attend", choices=("causal",), also=("matrix",), shape=("n", "n")),
     doc="the input rows and the projections",
 )
 
