@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..schema.decl import Key, Table
+from ..schema.decl import Key, Select, Table
 from .reader import Reader, describe_raw
 from .types import Given
 
@@ -83,6 +83,22 @@ def read_declared(
             continue
         out[key.name] = read_value(r, t[key.name], key, path, dims)
     return out
+
+
+def check_select(r: Reader, raw: Any, sel: Select, value: str, where: str) -> None:
+    """The keys a selecting choice allows (the JSON Schema's if/then from the same :class:`Select`): a key
+    of another value is refused naming the values that use it, a required key of this value must be there."""
+    t = raw if isinstance(raw, dict) else {}
+    own = sel.keys[value]
+    allowed = set(own.names) | set(sel.always)
+    for key in sorted(k for k in t if k not in allowed):
+        users = [v for v, keys in sel.keys.items() if key in keys]
+        if users:
+            hint = f" (it belongs to {sel.key} {' or '.join(map(repr, users))})"
+            raise r.fail(f"{where}.{key}", f"not used by {sel.key} {value!r}{hint}")
+    for key in own.keys:
+        if key.required and t.get(key.name) is None:
+            raise r.fail(f"{where}.{key.name}", f"missing: {sel.key} {value!r} needs it ({key.doc})")
 
 
 def read_value(r: Reader, raw: Any, key: Key, path: str, dims: Dims) -> Any:

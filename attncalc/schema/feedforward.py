@@ -23,12 +23,12 @@ SCORE_GIVEN: dict[str, Table] = {
     "additive": table(
         Key("W_q", "matrix", "(a x len(s)): projects the query", required=True),
         Key("W_k", "matrix", "(a x len(h_i)): projects each key", required=True),
-        Key("v", "vector", "length a: reads a score off tanh(W_q s + W_k h_i + b)", required=True),
-        Key("b", "vector", "length a: the bias inside the tanh (zero when omitted)"),
+        Key("v", "vector", "length a: reads a score off tanh(W_q s + W_k h_i + b)", required=True, shape=("a",)),
+        Key("b", "vector", "length a: the bias inside the tanh (zero when omitted)", shape=("a",)),
     ),
     "concat": table(
         Key("W", "matrix", "(a x (len(s) + len(h_i))): acts on [s; h_i]", required=True),
-        Key("v", "vector", "length a", required=True),
+        Key("v", "vector", "length a", required=True, shape=("a",)),
     ),
 }
 
@@ -39,7 +39,7 @@ ATTENTION_GIVEN = table(
     SCORE_GIVEN["scaled-dot"]["scale"],
     Key("W", "matrix", "general: s . (W h_i); concat: v . tanh(W [s; h_i])"),
     *(k.but(required=False) for k in SCORE_GIVEN["additive"].keys[:2]),
-    Key("v", "vector", "additive and concat: the scoring vector, length a"),
+    Key("v", "vector", "additive and concat: the scoring vector, length a", shape=("a",)),
     SCORE_GIVEN["additive"]["b"],
     doc="the inputs: the query, the keys (and values), the score's weights",
 )
