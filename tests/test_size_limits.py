@@ -223,7 +223,7 @@ def test_an_attention_computes_at_most_65536_scores_in_32_heads() -> None:
 def test_a_positional_encoding_is_at_most_1024_wide() -> None:
     """Width 20,000 over 4 positions ran past 30 s inside one sympy step; RoPE with d_k 100,000 too."""
     raw = {"kind": "positional-encoding", "given": {"positions": 4, "d_model": 1024}}
-    assert _parse(raw).posenc.d == 1024
+    assert _parse(raw).data.d == 1024
     raw["given"]["d_model"] = 1026
     assert _refused(raw) == f"{FILE}: given.d_model: is 1,026: a positional encoding is at most 1,024 wide"
     raw = {"kind": "positional-encoding", "type": "rope", "given": {"positions": 2, "d_k": 1026}}

@@ -276,7 +276,6 @@ class Problem:
     seq2seq: Seq2Seq | None = None  # kind seq2seq
     training: Training | None = None  # kind softmax: one update of W_out (and b_out)
     multihead: MultiHead | None = None  # kind multi-head
-    posenc: PosEnc | None = None  # kind positional-encoding
     layer: Layer | None = None  # kind transformer-layer
     decode: Decode | None = None  # kind decode
     grading: Grading = field(default_factory=Grading)  # [grading]: points for check

@@ -61,7 +61,7 @@ def seq2seq(p: Any) -> list[str]:
 
 
 def positional_encoding(p: Any) -> list[str]:
-    pe = p.posenc
+    pe = p.data
     width = f"d_model = {pe.d}" if pe.type == "sinusoidal" else f"d_k = {pe.d}, {pe.rope} pairs"
     return [p.kind, pe.type, width, f"base {fmt(to_float(pe.base), 6)}"]
 

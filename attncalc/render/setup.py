@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..parse.data import SelfAttention, Sequence
-from ..parse.types import Bleu, Cell, OutputLayer, Problem
+from ..parse.types import Bleu, Cell, OutputLayer, PosEnc, Problem
 
 if TYPE_CHECKING:
     import numpy as np
@@ -81,8 +81,8 @@ def _counts(p: Problem) -> list[tuple[str, str]]:
             out.append(("kv_heads", f"key/value heads = {mh.kv_heads}"))
         if mh.positions in ("sinusoidal", "rope"):
             out.append(("base", f"position base = {fmt(to_float(mh.base), 6)}"))
-    if p.posenc is not None:
-        pe = p.posenc
+    if isinstance(p.data, PosEnc):
+        pe = p.data
         out.append(("positions", "positions: " + ", ".join(str(x) for x in pe.positions)))
         out.append(
             (
