@@ -138,7 +138,7 @@ LSTM_WEIGHTS = {k: [[0.5, 0.5]] for k in ("W_f", "W_i", "W_c", "W_o")}
 
 def test_at_most_256_time_steps() -> None:
     """A 1-d LSTM over 1,000 steps (6.5 KB) took 21-30 s in text."""
-    assert _parse({"kind": "lstm", "given": {"x": _rows(256, 1), **LSTM_WEIGHTS}}).recurrent.steps == 256
+    assert _parse({"kind": "lstm", "given": {"x": _rows(256, 1), **LSTM_WEIGHTS}}).data.steps == 256
     assert _refused({"kind": "lstm", "given": {"x": _rows(257, 1), **LSTM_WEIGHTS}}) == (
         f"{FILE}: given.x: 257 rows, one per time step: a sequence has at most 256 steps"
     )
@@ -158,7 +158,7 @@ def _seq2seq(source: int, target: int) -> dict[str, Any]:
 
 
 def test_a_seq2seq_encoder_has_at_most_256_steps_and_its_decoder_64() -> None:
-    p = _parse(_seq2seq(256, 64)).seq2seq
+    p = _parse(_seq2seq(256, 64)).data
     assert (p.x.shape[0], p.steps) == (256, 64)
     assert (
         _refused(_seq2seq(257, 1))

@@ -14,7 +14,7 @@ from typing import TypeAlias
 
 import numpy as np
 
-from .types import Bleu, Given, Head, PosEnc, Recurrent, Seq2Seq
+from .types import Bleu, Cell, Given, Head, OutputLayer, PosEnc, Problem, Recurrent, Seq2Seq
 
 
 @dataclass(frozen=True)
@@ -62,3 +62,17 @@ class Similarity:
 
 
 KindData: TypeAlias = Attention | SelfAttention | Sequence | Similarity | Bleu | Recurrent | Seq2Seq | PosEnc
+
+
+def output_layer_of(p: Problem) -> OutputLayer | None:
+    """The output layer of a recurrent kind or of a seq2seq decoder (None for other kinds, or none given)."""
+    return p.data.output if isinstance(p.data, (Recurrent, Seq2Seq)) else None
+
+
+def cell_of(p: Problem, part: str | None = None) -> Cell | None:
+    """A recurrent kind's cell, or a seq2seq's encoder (``part`` "encoder") or decoder cell; else None."""
+    if isinstance(p.data, Recurrent):
+        return p.data.cell
+    if isinstance(p.data, Seq2Seq):
+        return p.data.encoder if part == "encoder" else p.data.decoder
+    return None

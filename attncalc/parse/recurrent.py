@@ -340,4 +340,4 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         raise r.fail("given", "missing: the [given] table holds the inputs")
     rec = recurrent(r, common["kind"], raw["given"], raw.get("cell"), raw.get("training"))
     check_tokens(r, common["tokens"], rec.steps, "the sequence has")
-    return Problem(recurrent=rec, **common)
+    return Problem(data=rec, **common)

@@ -241,4 +241,4 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         raise r.fail("given", "a seq2seq problem puts its inputs under [encoder] and [decoder]")
     s2s = seq2seq(r, raw)
     check_tokens(r, common["tokens"], s2s.x.shape[0], "encoder.x has")
-    return Problem(seq2seq=s2s, **common)
+    return Problem(data=s2s, **common)

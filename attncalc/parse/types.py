@@ -272,8 +272,6 @@ class Problem:
     target: int | None = None  # softmax: 0-based index
     vocab: tuple[str, ...] | None = None  # softmax labels
     answers: dict[str, Any] = field(default_factory=dict)
-    recurrent: Recurrent | None = None  # kinds rnn, lstm, gru
-    seq2seq: Seq2Seq | None = None  # kind seq2seq
     training: Training | None = None  # kind softmax: one update of W_out (and b_out)
     multihead: MultiHead | None = None  # kind multi-head
     layer: Layer | None = None  # kind transformer-layer

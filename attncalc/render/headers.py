@@ -38,7 +38,7 @@ def temperature_bits(p: Any) -> list[str]:
 
 
 def recurrent(p: Any) -> list[str]:
-    cell = p.recurrent.cell
+    cell = p.data.cell
     bits = [p.kind]
     if cell is not None:
         bits.append(layout_words(cell))
@@ -50,7 +50,7 @@ def recurrent(p: Any) -> list[str]:
 
 
 def seq2seq(p: Any) -> list[str]:
-    s = p.seq2seq
+    s = p.data
     enc = f"{'bidirectional ' if s.reverse is not None else ''}{s.encoder.kind.upper()} encoder"
     att = (
         "no attention (the decoder starts from the encoder's final state)"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..parse.data import SelfAttention, Sequence
-from ..parse.types import Bleu, Cell, OutputLayer, PosEnc, Problem
+from ..parse.types import Bleu, Cell, OutputLayer, PosEnc, Problem, Recurrent, Seq2Seq
 
 if TYPE_CHECKING:
     import numpy as np
@@ -112,12 +112,12 @@ def setup_lines(p: Problem) -> list[tuple[str, str]]:
         out.append(("mask", "Mask: causal (each position attends to itself and the ones before it)."))
     if p.target is not None and p.vocab is not None:
         out.append(("target", f"Target: {p.vocab[p.target]}"))
-    if p.recurrent is not None:
-        if p.recurrent.cell is not None:
-            out.append(("cell", "Cell: " + cell_line(p.recurrent.cell)))
-        out += _targets(p.recurrent.output)
-    if p.seq2seq is not None:
-        s = p.seq2seq
+    if isinstance(p.data, Recurrent):
+        if p.data.cell is not None:
+            out.append(("cell", "Cell: " + cell_line(p.data.cell)))
+        out += _targets(p.data.output)
+    if isinstance(p.data, Seq2Seq):
+        s = p.data
         out.append(("encoder", "Encoder: " + cell_line(s.encoder) + ("; bidirectional" if s.reverse else "")))
         if s.attention == "none":
             how = "no attention (the cell reads y_(t−1), the logits come from s_t)"
