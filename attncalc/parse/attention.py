@@ -119,5 +119,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     given = {"query": d.query, "keys": d.keys, "values": d.values}
     if d.scale is not None:
         given["scale"] = d.scale
-    given.update({k: w for k, w in (("W", d.W), ("W_q", d.W_q), ("W_k", d.W_k), ("v", d.v), ("b", d.b)) if w is not None})
+    given.update(
+        {k: w for k, w in (("W", d.W), ("W_q", d.W_q), ("W_k", d.W_k), ("v", d.v), ("b", d.b)) if w is not None}
+    )
     return Problem(given=given, head=d.head, data=d, **common)

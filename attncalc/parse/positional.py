@@ -71,7 +71,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     if d % 2:
         tail = "the encoding pairs columns" if key != "given.q" and key != "given.k" else "RoPE turns pairs of columns"
         raise r.fail(key, f"{d} is odd: {tail}" if what.startswith("is") else f"{what}, which is odd: {tail}")
-    settings_raw = raw.get("settings") if isinstance(raw.get("settings"), dict) else {}
+    settings_raw: dict[str, Any] = raw["settings"] if isinstance(raw.get("settings"), dict) else {}
     if kind_type == "sinusoidal" and "rope" in settings_raw:
         raise r.fail("settings.rope", "applies to type 'rope' only")
     s = read_declared(r, settings_raw, decl.top["settings"].table, "settings", only=("position_base", "rope"))  # type: ignore[arg-type]

@@ -34,7 +34,9 @@ def _projections(r: Reader, X: Given, given: dict[str, Any], row: bool) -> dict[
         have = M.shape[0] if row else M.shape[1]
         if have != d:
             want = f"{d}×k" if row else f"k×{d}"
-            raise r.fail(f"given.{name}", f"is {shape_text(M)}, but X has width {d}: the {conv} convention needs {want}")
+            raise r.fail(
+                f"given.{name}", f"is {shape_text(M)}, but X has width {d}: the {conv} convention needs {want}"
+            )
         widths[name] = M.shape[1] if row else M.shape[0]
         W[name] = M
     if widths["W_Q"] != widths["W_K"]:

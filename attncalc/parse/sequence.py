@@ -22,6 +22,8 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
             raise r.fail("given.probabilities", f"entry {k} is {v:g}: {why}")
     targets = given["targets"] or common["tokens"]
     if given["targets"] is None and targets is not None and len(targets) != probs.shape[0]:
-        raise r.fail("tokens", f"has {len(targets)} labels but there are {probs.shape[0]} probabilities: one target per step")
+        raise r.fail(
+            "tokens", f"has {len(targets)} labels but there are {probs.shape[0]} probabilities: one target per step"
+        )
     data = Sequence(probs, targets)
     return Problem(given={"probabilities": probs}, head=None, data=data, **common)
