@@ -15,6 +15,7 @@ from .check_runs import as_step
 from .derivation import Concat, Product, Step
 from .fmt import entry_label, fixed, fmt, paren
 from .parse import Problem
+from .parse.data import cell_of, output_layer_of
 from .render import expand
 
 if TYPE_CHECKING:
@@ -243,7 +244,7 @@ def _slip_words(name: str, arg: int | None, problem: Problem, part: str | None, 
         used, wanted = (replace, keep) if cell.update == "keep" else (keep, replace)
         return f"z and 1 − z were swapped: h = {used} was used, but this GRU computes h = {wanted}"
     if name == "wrong_vocab_row" and arg is not None:
-        out = problem.recurrent.output if problem.recurrent else (problem.seq2seq.output if problem.seq2seq else None)
+        out = output_layer_of(problem)
         if out is not None and out.targets is not None:
             labels = out.vocab or tuple(f"w{k + 1}" for k in range(out.W_out.shape[0]))
             if t is not None and t <= len(out.targets):
@@ -257,8 +258,4 @@ def _slip_words(name: str, arg: int | None, problem: Problem, part: str | None, 
 
 
 def _cell_of(problem: Problem, part: str | None) -> Any:
-    if problem.recurrent is not None:
-        return problem.recurrent.cell
-    if problem.seq2seq is not None:
-        return problem.seq2seq.encoder if part == "encoder" else problem.seq2seq.decoder
-    return None
+    return cell_of(problem, part)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .arith import MISTAKES
+from .parse.data import output_layer_of
 
 if TYPE_CHECKING:
     from .check_answers import Answer, Tolerance
@@ -57,7 +58,7 @@ def mistake_args(problem: Problem, name: str) -> list[int | None]:
     """The arguments a slip is tried with: every vocabulary row for ``wrong_vocab_row``, else none."""
     if name != "wrong_vocab_row":
         return [None]
-    out = problem.recurrent.output if problem.recurrent else (problem.seq2seq.output if problem.seq2seq else None)
+    out = output_layer_of(problem)
     return list(range(out.W_out.shape[0])) if out is not None and out.targets is not None else []
 
 

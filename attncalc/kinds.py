@@ -173,7 +173,7 @@ KINDS: dict[str, KindEntry] = {
         KindEntry(
             "positional-encoding",
             "attncalc.schema.transformer:POSITIONAL_ENCODING",
-            "attncalc.parse.multihead:parse_positional",
+            "attncalc.parse.positional:parse",
             "attncalc.mechanisms.positional_encoding",
             "attncalc.catalog:STEP_IDS.positional-encoding",
             "attncalc.templates:POSITIONAL_ENCODING",

@@ -189,7 +189,8 @@ def test_carried_and_text_view() -> None:
         ({"max_n": 2, "weights": [1]}, "given.weights", "one weight per order"),
         ({"max_n": 2, "weights": [1, 0]}, "given.weights", "not above 0"),
         ({"references": "the cat"}, "given.references", "list of token lists"),
-        ({"references": ["the cat", 3]}, "given.references, reference 2", "a list of tokens or a string"),
+        ({"references": ["the cat", 3]}, "given.references[2]", "a list of tokens or a string"),
+        ({"references": ["the cat"], "weights": [1] * 10, "max_n": None}, "given.weights", "up to N = 9"),
         ({"candidate": ""}, "given.candidate", "empty"),
     ],
 )

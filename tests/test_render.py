@@ -56,7 +56,7 @@ def test_every_example_solves_and_renders(path: Path) -> None:
     listed = None if kind in catalog.STEP_IDS else [i for i, _ in kinds.entry(kind).load("step_ids")]
     known = set(catalog.step_order(kind, listed=listed))
     assert all(catalog.template(i) in known for i in d.step_ids), "a step id missing from the catalogue"
-    attention = d.problem.seq2seq.attention if kind == "seq2seq" else None  # Bahdanau attends before the cell
+    attention = d.problem.data.attention if kind == "seq2seq" else None  # Bahdanau attends before the cell
     if kind == "transformer-layer":  # an encoder's or decoder's sublayers, norms before or after them
         attention = d.problem.layer.layout
     assert d.step_ids == sorted(d.step_ids, key=lambda i: catalog.order_key(kind, i, attention, listed)), "out of order"

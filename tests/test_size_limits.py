@@ -138,7 +138,7 @@ LSTM_WEIGHTS = {k: [[0.5, 0.5]] for k in ("W_f", "W_i", "W_c", "W_o")}
 
 def test_at_most_256_time_steps() -> None:
     """A 1-d LSTM over 1,000 steps (6.5 KB) took 21-30 s in text."""
-    assert _parse({"kind": "lstm", "given": {"x": _rows(256, 1), **LSTM_WEIGHTS}}).recurrent.steps == 256
+    assert _parse({"kind": "lstm", "given": {"x": _rows(256, 1), **LSTM_WEIGHTS}}).data.steps == 256
     assert _refused({"kind": "lstm", "given": {"x": _rows(257, 1), **LSTM_WEIGHTS}}) == (
         f"{FILE}: given.x: 257 rows, one per time step: a sequence has at most 256 steps"
     )
@@ -158,7 +158,7 @@ def _seq2seq(source: int, target: int) -> dict[str, Any]:
 
 
 def test_a_seq2seq_encoder_has_at_most_256_steps_and_its_decoder_64() -> None:
-    p = _parse(_seq2seq(256, 64)).seq2seq
+    p = _parse(_seq2seq(256, 64)).data
     assert (p.x.shape[0], p.steps) == (256, 64)
     assert (
         _refused(_seq2seq(257, 1))
@@ -223,7 +223,7 @@ def test_an_attention_computes_at_most_65536_scores_in_32_heads() -> None:
 def test_a_positional_encoding_is_at_most_1024_wide() -> None:
     """Width 20,000 over 4 positions ran past 30 s inside one sympy step; RoPE with d_k 100,000 too."""
     raw = {"kind": "positional-encoding", "given": {"positions": 4, "d_model": 1024}}
-    assert _parse(raw).posenc.d == 1024
+    assert _parse(raw).data.d == 1024
     raw["given"]["d_model"] = 1026
     assert _refused(raw) == f"{FILE}: given.d_model: is 1,026: a positional encoding is at most 1,024 wide"
     raw = {"kind": "positional-encoding", "type": "rope", "given": {"positions": 2, "d_k": 1026}}

@@ -213,7 +213,7 @@ def _with_slip(problem: Problem, slip: str) -> tuple[str, np.ndarray, int | None
     truth = solve(problem, exact=False, carry_rounded=False)
     rows = [None]
     if slip == "wrong_vocab_row":
-        rows = list(range(problem.recurrent.output.W_out.shape[0]))  # type: ignore[union-attr]
+        rows = list(range(problem.data.output.W_out.shape[0]))
     for arg in rows:
         chain = Chain("float", mistake=slip, mistake_arg=arg)
         with np.errstate(all="ignore"):

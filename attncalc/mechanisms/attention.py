@@ -11,7 +11,8 @@ import numpy as np
 
 from ..arith import Chain, MistakeNotApplicable, to_float
 from ..derivation import Add, Argmax, Concat, Input, Map, Product, Step
-from ..parse import Problem
+from ..parse import Head, Problem
+from ..parse.data import Attention
 from .common import SoftmaxNames, softmax_inline, softmax_steps, sqrt_dk_step
 
 
@@ -37,8 +38,9 @@ def inputs(p: Problem) -> list[Input]:
         rows = p.tokens if key in ("keys", "values") else None
         value = given.floats[0] if key == "scale" else given.floats  # one number, not a list of one
         out.append(Input(key, symbol, value, None, rows=rows, role=role))
-    if p.head is not None:
-        h = p.head
+    d: Attention = p.data
+    if d.head is not None:
+        h = d.head
         for key, weights in (("W_c", h.W_c), ("W_out", h.W_out), ("b_out", h.b_out)):
             if weights is not None:
                 rows = h.vocab if key == "W_out" and not p.row_convention else None
@@ -139,8 +141,9 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             + ", each weighted by its attention weight.",
         )
     )
-    if p.head is not None:
-        steps.extend(_head(p, chain, q, c))
+    d: Attention = p.data
+    if d.head is not None:
+        steps.extend(_head(p, d.head, chain, q, c))
     return steps
 
 
@@ -310,9 +313,7 @@ def _feedforward_scores(p: Problem, chain: Chain, q: np.ndarray, K: np.ndarray, 
     return e
 
 
-def _head(p: Problem, chain: Chain, q: np.ndarray, c: np.ndarray) -> list[Step]:
-    h = p.head
-    assert h is not None
+def _head(p: Problem, h: Head, chain: Chain, q: np.ndarray, c: np.ndarray) -> list[Step]:
     row = p.row_convention
     steps: list[Step] = []
     qc, cc = chain.coerce(q, c)

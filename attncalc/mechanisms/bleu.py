@@ -18,14 +18,14 @@ from ..arith import Chain, is_exact, to_float
 from ..derivation import Formula, Input, Step
 from ..fmt import fmt
 from ..parse import Problem
+from ..parse.types import Bleu
 from .common import whole_numbers
 
 TERMS = 10  # n-grams written out per order before the rest is summarised
 
 
 def inputs(p: Problem) -> list[Input]:
-    b = p.bleu
-    assert b is not None
+    b: Bleu = p.data
     out = [
         Input(
             "candidate",
@@ -81,8 +81,7 @@ def _num(x: object, decimals: int) -> str:
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    b = p.bleu
-    assert b is not None
+    b: Bleu = p.data
     N, cand, refs = b.max_n, b.candidate, b.references
     c = len(cand)
     orders = _orders(N)

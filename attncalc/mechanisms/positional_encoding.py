@@ -12,12 +12,12 @@ import numpy as np
 from ..arith import Chain
 from ..derivation import Add, Input, Product, Step
 from ..parse import Problem
+from ..parse.types import PosEnc
 from . import positions as pos
 
 
 def inputs(p: Problem) -> list[Input]:
-    pe = p.posenc
-    assert pe is not None
+    pe: PosEnc = p.data
     rows = _rows(p)
     out = [Input("positions", "pos", np.array(pe.positions, dtype=float), None, role="positions (counted from 0)")]
     for name, g, role in (("X", pe.X, "rows the positions are added to"), ("q", pe.q, "queries"), ("k", pe.k, "keys")):
@@ -30,21 +30,18 @@ def exact_entries(p: Problem) -> tuple[int, str]:
     """What the exact bound counts: the input entries and the positions × d/2 angles, each an exact
     form of its own (only the positions were counted, so 4 positions of width 20,000 ran past 30 s
     in sympy, inside one step the wall-clock backstop never interrupts)."""
-    pe = p.posenc
-    assert pe is not None
+    pe: PosEnc = p.data
     given = sum(np.size(i.value) for i in inputs(p))
     return given + len(pe.positions) * (pe.d // 2), "input entries and angles"
 
 
 def _rows(p: Problem) -> tuple[str, ...]:
-    pe = p.posenc
-    assert pe is not None
+    pe: PosEnc = p.data
     return p.tokens or tuple(f"pos {k}" for k in pe.positions)
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    pe = p.posenc
-    assert pe is not None
+    pe: PosEnc = p.data
     rows = _rows(p)
     positions = list(pe.positions)
     steps: list[Step] = []

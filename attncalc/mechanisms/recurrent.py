@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..arith import Chain, MistakeNotApplicable, SlipProbe
 from ..derivation import Input, Step
 from ..parse import Problem
+from ..parse.types import Recurrent
 from . import output
 from .cell_names import given_labels
 from .cells import Names, cell_step
@@ -50,8 +51,7 @@ def check_mistake(
 
 
 def inputs(p: Problem) -> list[Input]:
-    rec = p.recurrent
-    assert rec is not None
+    rec: Recurrent = p.data
     out: list[Input] = []
     if rec.x is not None:
         rows = p.tokens or tuple(f"x_{t + 1}" for t in range(rec.steps))
@@ -94,8 +94,7 @@ def _role(name: str, layout: str, order: str = "hx") -> str:
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    rec = p.recurrent
-    assert rec is not None
+    rec: Recurrent = p.data
     targets = rec.output is not None and rec.output.targets is not None
     check_mistake(chain, {p.kind}, rec.training.optimizer if rec.training else None, targets)
     h = chain.given(rec.h0)

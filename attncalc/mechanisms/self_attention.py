@@ -11,28 +11,31 @@ import numpy as np
 from ..arith import Chain, MistakeNotApplicable, is_exact
 from ..derivation import Input, Mask, Product, Step
 from ..parse import Problem
+from ..parse.data import SelfAttention
 from .common import SoftmaxNames, softmax_steps, sqrt_dk_step
 
 
 def inputs(p: Problem) -> list[Input]:
-    out = [Input("X", "X", p.given["X"].floats, None, rows=p.tokens, role="input rows x_i")]
-    for key in ("W_Q", "W_K", "W_V"):
-        if key in p.given:
-            out.append(Input(key, key, p.given[key].floats, None, role=f"{key[-1]} projection"))
+    d: SelfAttention = p.data
+    out = [Input("X", "X", d.X.floats, None, rows=p.tokens, role="input rows x_i")]
+    for key, W in d.W.items():
+        out.append(Input(key, key, W.floats, None, role=f"{key[-1]} projection"))
     return out
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
     tok = p.tokens
     row = p.row_convention
-    X = chain.given(p.given["X"])  # (n, d)
+    data: SelfAttention = p.data
+    mask = data.mask
+    X = chain.given(data.X)  # (n, d)
     d = X.shape[1]
     steps: list[Step] = []
     proj: dict[str, np.ndarray] = {}
     for name in ("Q", "K", "V"):
         key = f"W_{name}"
-        if key in p.given:
-            W = chain.weight(p.given[key])
+        if key in data.W:
+            W = chain.weight(data.W[key])
             Wm = W if row else W.T
             note = ""
         else:
@@ -82,12 +85,12 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         step, S = sqrt_dk_step(chain, S, d_k, ("S'", "S", "S'"), tok, tok)
         steps.append(step)
     late = chain.mistake == "mask_after_softmax"  # the slip: softmax over every score, then zeros
-    if late and p.mask is None:
+    if late and mask is None:
         raise MistakeNotApplicable
-    if p.mask is not None and not late:
+    if mask is not None and not late:
         before = S
-        S = chain.finish("masked_scores", apply_mask(S, p.mask))
-        what = "causal: token i sees tokens 1..i" if p.mask_text == "causal" else "1 = may attend"
+        S = chain.finish("masked_scores", apply_mask(S, mask))
+        what = "causal: token i sees tokens 1..i" if data.mask_text == "causal" else "1 = may attend"
         steps.append(
             Mask(
                 id="masked_scores",
@@ -99,16 +102,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 rows=tok,
                 cols=tok,
                 arg=before,
-                allowed=p.mask,
+                allowed=mask,
                 explain="A masked position gets score −∞, so its exponential is 0 and it receives no weight.",
             )
         )
-    arg = "S'" if p.score == "scaled-dot" or p.mask is not None else "S"
+    arg = "S'" if p.score == "scaled-dot" or mask is not None else "S"
     names = SoftmaxNames(arg=arg, out="A", out_title="Attention weights (row-wise softmax)")
     soft, A = softmax_steps(chain, S, names, p.settings.shift_max, tok, tok)
-    if late:
-        assert p.mask is not None
-        A = chain.finish("weights", np.where(p.mask, A, 0.0 if not is_exact(A) else 0))
+    if late and mask is not None:  # (a late slip without a mask was refused above)
+        A = chain.finish("weights", np.where(mask, A, 0.0 if not is_exact(A) else 0))
     steps.extend(soft)
     out = chain.finish("output", chain.matmul(A, K if chain.mistake == "keys_not_values" else V))
     steps.append(

@@ -12,13 +12,14 @@ import numpy as np
 from ..arith import Chain, to_float
 from ..derivation import Input, Loss, Map, Step
 from ..parse import Problem
+from ..parse.data import Sequence
 from .common import simplify_log
 from .output import totals
 
 
 def _labels(p: Problem) -> tuple[str, ...]:
-    n = p.given["probabilities"].shape[0]
-    return p.labels or tuple(f"y_{t}" for t in range(1, n + 1))
+    d: Sequence = p.data
+    return d.targets or tuple(f"y_{t}" for t in range(1, d.probabilities.shape[0] + 1))
 
 
 def inputs(p: Problem) -> list[Input]:
@@ -27,7 +28,7 @@ def inputs(p: Problem) -> list[Input]:
         Input(
             "probabilities",
             "p_t",
-            p.given["probabilities"].floats,
+            p.data.probabilities.floats,
             None,
             rows=rows,
             role="the probability of the target token at each step",
@@ -36,7 +37,7 @@ def inputs(p: Problem) -> list[Input]:
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    probs = chain.given(p.given["probabilities"])
+    probs = chain.given(p.data.probabilities)
     labels = _labels(p)
     T = probs.shape[0]
     steps: list[Step] = []

@@ -13,16 +13,17 @@ import numpy as np
 from ..arith import Chain, is_exact
 from ..derivation import Add, Cosine, Input, Norm, Product, Step
 from ..parse import Problem
+from ..parse.data import Similarity
 from ..parse.similarity import labels
 
 
 def inputs(p: Problem) -> list[Input]:
     la, lb = labels(p)
+    d: Similarity = p.data
     out = []
-    for name, lab in (("A", la), ("B", lb)):
-        if name not in p.given:
+    for name, lab, g in (("A", la, d.A), ("B", lb, d.B)):
+        if g is None:
             continue
-        g = p.given[name]
         role = "the vectors compared" if name == "A" else "compared with every row of A"
         out.append(Input(name, name, g.floats, None, rows=lab if len(g.shape) == 2 else None, role=role))
     return out
@@ -36,10 +37,11 @@ def _sqrt_sum_squares(chain: Chain, X: np.ndarray) -> np.ndarray:
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    ms = p.measures
+    d: Similarity = p.data
+    ms = d.measures
     la, lb = labels(p)
-    A = chain.given(p.given["A"])
-    B = chain.given(p.given["B"]) if "B" in p.given else A
+    A = chain.given(d.A)
+    B = chain.given(d.B) if d.B is not None else A
     A, B = chain.coerce(A, B)
     flat_a, flat_b = A.ndim == 1, B.ndim == 1
     rows = la if not flat_a else (lb if not flat_b else None)
@@ -73,7 +75,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         na = chain.finish("norms_A", _sqrt_sum_squares(chain, A).reshape(A.shape[:-1]))
         steps.append(_norm_step("norms_A", "a", A, na, la if not flat_a else None, "of A"))
         nb = na
-        if "B" in p.given:
+        if d.B is not None:
             nb = chain.finish("norms_B", _sqrt_sum_squares(chain, B).reshape(B.shape[:-1]))
             steps.append(_norm_step("norms_B", "b", B, nb, lb if not flat_b else None, "of B"))
         if "cosine" in ms:

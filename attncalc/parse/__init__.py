@@ -3,7 +3,7 @@
 ``reader`` reads TOML/YAML/JSON and checks raw values (every message names the file and the key);
 ``top`` reads the top level (kind, title, settings) and hands the rest to the kind's parser:
 ``attention``, ``self_attention``, ``softmax``, ``sequence``, ``similarity``, ``recurrent`` (rnn,
-lstm, gru), ``seq2seq``; ``output`` holds the output layer and [training] they share; ``types`` the
+lstm, gru), ``seq2seq``, ``positional``; ``data`` holds each kind's typed payload (``Problem.data``); ``output`` holds the output layer and [training] they share; ``types`` the
 typed problem they produce; ``declared`` reads a table against its declaration (types, required
 keys, defaults, named dimensions across keys), which new kinds' parsers start from. The keys each table allows come from the declarations in
 :mod:`attncalc.schema`. No other module reads the raw tables.

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..schema.decl import Key, Table
+from ..schema.decl import Key, Select, Table
 from .reader import Reader, describe_raw
 from .types import Given
 
@@ -85,6 +85,22 @@ def read_declared(
     return out
 
 
+def check_select(r: Reader, raw: Any, sel: Select, value: str, where: str) -> None:
+    """The keys a selecting choice allows (the JSON Schema's if/then from the same :class:`Select`): a key
+    of another value is refused naming the values that use it, a required key of this value must be there."""
+    t = raw if isinstance(raw, dict) else {}
+    own = sel.keys[value]
+    allowed = set(own.names) | set(sel.always)
+    for key in sorted(k for k in t if k not in allowed):
+        users = [v for v, keys in sel.keys.items() if key in keys]
+        if users:
+            hint = f" (it belongs to {sel.key} {' or '.join(map(repr, users))})"
+            raise r.fail(f"{where}.{key}", f"not used by {sel.key} {value!r}{hint}")
+    for key in own.keys:
+        if key.required and t.get(key.name) is None:
+            raise r.fail(f"{where}.{key.name}", f"missing: {sel.key} {value!r} needs it ({key.doc})")
+
+
 def read_value(r: Reader, raw: Any, key: Key, path: str, dims: Dims) -> Any:
     """One value of a declared key (its type, or one of the types in ``also``)."""
     types = (key.type, *key.also)
@@ -118,7 +134,10 @@ _WORDS = {
 
 def _which(raw: Any, types: tuple[str, ...]) -> str | None:
     """Which of several declared types a raw value is written in (the first that fits its shape)."""
+    rows = isinstance(raw, list) and bool(raw) and isinstance(raw[0], list)
     for t in types:
+        if t == "vector" and rows and "matrix" in types:
+            continue  # a list of rows is the matrix the key also takes
         if t in ("choice", "string", "choices") and isinstance(raw, str):
             return t
         if t in ("matrix", "vectors") and isinstance(raw, list) and raw and isinstance(raw[0], list):
@@ -154,15 +173,15 @@ def _read(r: Reader, raw: Any, key: Key, kind: str, path: str, dims: Dims) -> An
     if kind == "choices":
         return _choices(r, raw, key, path)
     if kind == "labels":
-        return r.labels(raw, path)
+        return _counted(r, r.labels(raw, path), key, path, dims, "labels")
     if kind == "label":
         if isinstance(raw, bool) or not isinstance(raw, (str, int)):
             raise r.fail(path, f"expected a label or a 0-based index, got {describe_raw(raw)}")
         return raw
     if kind == "indices":
-        return _indices(r, raw, path)
+        return _counted(r, _indices(r, raw, path), key, path, dims, "entries")
     if kind == "sentences":
-        return _sentences(r, raw, path)
+        return _counted(r, _sentences(r, raw, path), key, path, dims, "sentences")
     if kind in ("vector", "matrix", "vectors"):
         return _array(r, raw, key, kind, path, dims)
     if kind == "table":
@@ -193,12 +212,31 @@ def _integer(r: Reader, raw: Any, key: Key, path: str) -> int:
 def _choices(r: Reader, raw: Any, key: Key, path: str) -> tuple[str, ...]:
     if isinstance(raw, str):
         return (r.string(raw, path, key.choices),)
-    if not isinstance(raw, list) or not raw:
+    if isinstance(raw, list) and not raw:
+        raise r.fail(path, f"the list is empty; choose from: {', '.join(key.choices)}")
+    if not isinstance(raw, list):
         raise r.fail(path, f"expected one of {', '.join(key.choices)} or a list of them, got {describe_raw(raw)}")
-    picked = tuple(r.string(item, path, key.choices) for item in raw)
-    if len(set(picked)) != len(picked):
-        raise r.fail(path, "names a choice twice")
-    return picked
+    picked: list[str] = []
+    for item in raw:
+        if not isinstance(item, str):
+            raise r.fail(path, f"expected a name or a list of names, got {describe_raw(item)} in the list")
+        name = r.string(item, path, key.choices)
+        if name in picked:
+            raise r.fail(path, f"{name!r} is listed twice")
+        picked.append(name)
+    return tuple(picked)
+
+
+def _counted(r: Reader, items: tuple[Any, ...], key: Key, path: str, dims: Dims, what: str) -> tuple[Any, ...]:
+    """A list declared with a length (``shape=("T",)``): its length is bound like a vector's."""
+    if key.shape is not None and len(key.shape) == 1:
+        want, have = key.shape[0], f"has {len(items)} {what}"
+        if isinstance(want, int):
+            if len(items) != want:
+                raise r.fail(path, f"{have}: expected {want}")
+        else:
+            dims.bind(r, want, len(items), path, have)
+    return items
 
 
 def _indices(r: Reader, raw: Any, path: str) -> tuple[str | int, ...]:
@@ -213,17 +251,23 @@ def _indices(r: Reader, raw: Any, path: str) -> tuple[str | int, ...]:
 
 
 def _sentences(r: Reader, raw: Any, path: str) -> tuple[tuple[str, ...], ...]:
-    if not isinstance(raw, list) or not raw:
-        raise r.fail(path, f"expected a non-empty list of sentences, got {describe_raw(raw)}")
+    if not isinstance(raw, list) or not raw or all(not isinstance(x, (list, str)) for x in raw):
+        raise r.fail(
+            path,
+            f"expected a non-empty list of token lists (or strings), got {describe_raw(raw)}; "
+            'write one sentence as [[...]] or ["..."]',
+        )
     out = []
     for i, item in enumerate(raw, 1):
         if isinstance(item, str):
             words = tuple(item.split())
             if not words:
-                raise r.fail(path, f"sentence {i} is empty")
+                raise r.fail(f"{path}[{i}]", "the sentence is empty")
             out.append(words)
-        else:
+        elif isinstance(item, list):
             out.append(r.labels(item, f"{path}[{i}]"))
+        else:
+            raise r.fail(f"{path}[{i}]", f"expected a list of tokens or a string, got {describe_raw(item)}")
     return tuple(out)
 
 
@@ -242,7 +286,10 @@ def check_shape(r: Reader, g: Given, shape: tuple[int | str, ...], path: str, di
     """The array's sizes against the declared shape: fixed numbers must match, names are bound."""
     have = f"has length {g.shape[0]}" if len(g.shape) == 1 else f"is {'×'.join(map(str, g.shape))}"
     if len(shape) != len(g.shape):
-        return  # "vectors" declared (T, d) and read as rows: the same rank always; other ranks are the type's message
+        if len(g.shape) == 1 and len(shape) == 2:  # a vector where rows are declared ("vector" or "matrix"): one row
+            shape = shape[1:]
+        else:
+            return  # other ranks are the type's message
     for size, want in zip(g.shape, shape, strict=True):
         if isinstance(want, int):
             if size != want:

@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 
 from ..numbers import to_float
-from .limits import MAX_ENCODING_WIDTH, MAX_HEADS, MAX_SCORES
+from .limits import MAX_HEADS, MAX_SCORES
 from .reader import Reader, check_tokens, require, shape_text
-from .types import Given, MultiHead, PosEnc, Problem
+from .types import Given, MultiHead, Problem
 
 MASKS = ("causal", "causal-top-left")
 POSITIONS = ("sinusoidal", "rope", "alibi")
@@ -231,87 +231,6 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     )
     common = {k: v for k, v in common.items() if k != "memory_tokens"}
     return Problem(given={"X": X}, head=None, multihead=mh, **common)
-
-
-def parse_positional(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
-    """Kind positional-encoding, past the top level."""
-    t = raw["given"]
-    settings_raw = raw.get("settings") or {}
-    kind_type = r.string(raw.get("type", "sinusoidal"), "type", ("sinusoidal", "rope"))
-    rp = require(r, t, "positions", "a count of positions, or a list of them")
-    if isinstance(rp, list):
-        if not rp:
-            raise r.fail("given.positions", "the list is empty")
-        for i, p in enumerate(rp, 1):
-            if isinstance(p, bool) or not isinstance(p, int) or p < 0:
-                raise r.fail("given.positions", f"entry {i}: expected a position 0, 1, 2, …, got {p!r}")
-        positions = tuple(rp)
-    else:
-        positions = tuple(range(_int(r, rp, "given.positions")))
-    if len(positions) > 64:
-        raise r.fail("given.positions", f"{len(positions)} positions: at most 64 are written out")
-    X = r.matrix(t["X"], "given.X") if "X" in t else None
-    q = r.matrix(t["q"], "given.q") if "q" in t else None
-    k = r.matrix(t["k"], "given.k") if "k" in t else None
-    if kind_type == "sinusoidal":
-        for key in ("q", "k", "d_k"):
-            if key in t:
-                raise r.fail(f"given.{key}", "belongs to type 'rope'")
-        d = _int(r, require(r, t, "d_model", "the width of the encoding"), "given.d_model", 2)
-        if X is not None and X.shape != (len(positions), d):
-            raise r.fail(
-                "given.X",
-                f"is {shape_text(X)}, but {len(positions)} positions of d_model = {d} need {len(positions)}×{d}",
-            )
-        if "rope" in settings_raw:
-            raise r.fail("settings.rope", "applies to type 'rope' only")
-    else:
-        if "X" in t:
-            raise r.fail("given.X", "belongs to type 'sinusoidal' (RoPE rotates q and k instead)")
-        if q is None and k is None:
-            d = _int(r, require(r, t, "d_k", "the head width (or give q and k rows)"), "given.d_k", 2)
-        else:
-            d = (q if q is not None else k).shape[1]  # type: ignore[union-attr]
-            if "d_model" in t or "d_k" in t:
-                width_key = "d_k" if "d_k" in t else "d_model"  # name the key the file has
-                given_d = t[width_key]
-                if given_d != d:
-                    raise r.fail(f"given.{width_key}", f"is {given_d!r} but the rows of q/k have width {d}")
-        for name, g in (("q", q), ("k", k)):
-            if g is not None and g.shape != (len(positions), d):
-                raise r.fail(
-                    f"given.{name}",
-                    f"is {shape_text(g)}, but there are {len(positions)} positions: {len(positions)}×{d}",
-                )
-    if d > MAX_ENCODING_WIDTH:
-        if kind_type == "sinusoidal" or (q is None and k is None):
-            key, what = ("given.d_model" if kind_type == "sinusoidal" else "given.d_k"), f"is {d:,}"
-        else:
-            key, what = ("given.q" if q is not None else "given.k"), f"has rows of width {d:,}"
-        raise r.fail(key, f"{what}: a positional encoding is at most {MAX_ENCODING_WIDTH:,} wide")
-    if d % 2:
-        if kind_type == "sinusoidal" or (q is None and k is None):  # the width the file states
-            raise r.fail(
-                "given.d_model" if kind_type == "sinusoidal" else "given.d_k", f"{d} is odd: the encoding pairs columns"
-            )
-        # the width comes from the rows of q (or k): name that key, the one the file has
-        raise r.fail(
-            "given.q" if q is not None else "given.k",
-            f"has rows of width {d}, which is odd: RoPE turns pairs of columns",
-        )
-    check_tokens(r, common["tokens"], len(positions), "given.positions lists")
-    pe = PosEnc(
-        type=kind_type,
-        positions=positions,
-        d=d,
-        X=X,
-        q=q,
-        k=k,
-        base=_base(r, settings_raw),
-        rope=_rope(r, settings_raw),
-    )
-    given = {name: g for name, g in (("X", X), ("q", q), ("k", k)) if g is not None}
-    return Problem(given=given, head=None, posenc=pe, **common)
 
 
 def _shown(raw: object) -> str:

@@ -8,83 +8,46 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .. import catalog
+from .. import catalog, kinds
+from ..schema.feedforward import SIMILARITY_GIVEN
+from .data import Similarity
+from .declared import read_declared
 from .limits import MAX_PAIR_ENTRIES, MAX_PAIRS
-from .reader import describe_raw, require
 from .types import Given, Problem
 
 if TYPE_CHECKING:
     from .reader import Reader
 
 
-def _vectors(r: Reader, raw: Any, key: str) -> Given:
-    """One vector, or rows of vectors."""
-    if isinstance(raw, list) and raw and isinstance(raw[0], list):
-        return r.matrix(raw, key)
-    return r.vector(raw, key)
-
-
 def _rows(g: Given) -> int:
     return 1 if len(g.shape) == 1 else g.shape[0]
 
 
-def _measures(r: Reader, raw: Any) -> tuple[str, ...]:
-    choices = tuple(catalog.MEASURES)
-    if raw is None:
-        return ("dot",)
-    items = raw if isinstance(raw, list) else [raw]
-    if not items:
-        raise r.fail("measure", f"the list is empty; choose from: {', '.join(choices)}")
-    seen: list[str] = []
-    for item in items:
-        if not isinstance(item, str):
-            raise r.fail("measure", f"expected a measure name or a list of them, got {describe_raw(item)}")
-        name = r.string(item, "measure", choices)
-        if name in seen:
-            raise r.fail("measure", f"{name!r} is listed twice")
-        seen.append(name)
-    return tuple(m for m in choices if m in seen)  # computed in the catalogue's order
-
-
-def similarity(
-    r: Reader, raw: dict[str, Any], t: dict[str, Any], tokens: tuple[str, ...] | None
-) -> tuple[dict[str, Given], tuple[str, ...], tuple[str, ...] | None]:
-    """The givens A (and B), the measures, and the labels of B's rows."""
-    measures = _measures(r, raw.get("measure"))
-    A = _vectors(r, require(r, t, "A", "the vector (or rows of vectors) to compare"), "given.A")
-    given = {"A": A}
-    if "B" in t:
-        B = _vectors(r, t["B"], "given.B")
-        if B.shape[-1] != A.shape[-1]:
-            what = "has" if len(B.shape) == 1 else "has rows of"
-            raise r.fail(
-                "given.B",
-                f"{what} {B.shape[-1]} entries but A's {'vector has' if len(A.shape) == 1 else 'rows have'} "
-                f"{A.shape[-1]}: a · b and a − b need vectors of the same length",
-            )
-        given["B"] = B
-    _check_pairs(r, A, given.get("B"))
+def similarity(r: Reader, raw: dict[str, Any], tokens: tuple[str, ...] | None) -> Similarity:
+    """The vectors and the measures, read from the declaration (A and B of one width d, labels_B one per
+    row of B); the cross-key rules: labels only for a B that is given, a zero row only without cosine."""
+    decl = kinds.entry("similarity").declaration.top
+    top = read_declared(r, raw, decl, "", only=("measure",))
+    measures = tuple(m for m in catalog.MEASURES if m in top["measure"])  # computed in the catalogue's order
+    given = read_declared(r, raw["given"], SIMILARITY_GIVEN, "given")
+    A, B, labels_B = given["A"], given["B"], given["labels_B"]
+    _check_pairs(r, A, B)
     if tokens is not None and len(tokens) != _rows(A):
         raise r.fail(
             "tokens",
             f"{len(tokens)} labels, but given.A has {_rows(A)} {'row' if _rows(A) == 1 else 'rows'} "
             "(tokens label the rows of A, one each)",
         )
-    labels_B = None
-    if "labels_B" in t:
-        if "B" not in given:
+    if labels_B is not None:
+        if B is None:
             raise r.fail("given.labels_B", "labels the rows of B, but B is not given (A is compared with itself)")
-        labels_B = r.labels(t["labels_B"], "given.labels_B")
-        if len(labels_B) != _rows(given["B"]):
-            raise r.fail(
-                "given.labels_B",
-                f"{len(labels_B)} labels, but given.B has {_rows(given['B'])} "
-                f"{'row' if _rows(given['B']) == 1 else 'rows'} (one label each)",
-            )
+        if len(labels_B) != _rows(B):  # a flat B is one row (the declaration binds the rows of a matrix)
+            raise r.fail("given.labels_B", f"{len(labels_B)} labels, but given.B has 1 row (one label each)")
     if "cosine" in measures:
-        for name, g in given.items():
-            _nonzero(r, g, name)
-    return given, measures, labels_B
+        for name, g in (("A", A), ("B", B)):
+            if g is not None:
+                _nonzero(r, g, name)
+    return Similarity(A, B, measures, labels_B)
 
 
 def _check_pairs(r: Reader, A: Given, B: Given | None) -> None:
@@ -111,8 +74,9 @@ def _check_pairs(r: Reader, A: Given, B: Given | None) -> None:
 
 def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     """Kind similarity, past the top level."""
-    given, measures, labels_B = similarity(r, raw, raw["given"], common["tokens"])
-    return Problem(given=given, head=None, measures=measures, labels_B=labels_B, **common)
+    d = similarity(r, raw, common["tokens"])
+    given = {"A": d.A} if d.B is None else {"A": d.A, "B": d.B}
+    return Problem(given=given, head=None, data=d, **common)
 
 
 def _nonzero(r: Reader, g: Given, name: str) -> None:
@@ -129,20 +93,22 @@ def _nonzero(r: Reader, g: Given, name: str) -> None:
 
 def labels(p: Problem) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Labels of the rows of A and of B (B = A: A's labels): tokens and labels_B, or a_i and b_j."""
-    A = p.given["A"]
+    d: Similarity = p.data
+    A = d.A
     a = p.tokens or (("a",) if len(A.shape) == 1 else tuple(f"a_{i}" for i in range(1, A.shape[0] + 1)))
-    if "B" not in p.given:
+    if d.B is None:
         return a, a
-    B = p.given["B"]
-    b = p.labels_B or (("b",) if len(B.shape) == 1 else tuple(f"b_{j}" for j in range(1, B.shape[0] + 1)))
+    B = d.B
+    b = d.labels_B or (("b",) if len(B.shape) == 1 else tuple(f"b_{j}" for j in range(1, B.shape[0] + 1)))
     return a, b
 
 
 def entry_name(p: Problem, step_id: str, idx: tuple[int, ...]) -> str:
     """How one entry of a similarity step is written: cat·chat, ‖cat‖, cos(cat, sat), (cat − sat)_2."""
     la, lb = labels(p)
-    flat_a = len(p.given["A"].shape) == 1
-    B = p.given.get("B", p.given["A"])
+    d: Similarity = p.data
+    flat_a = len(d.A.shape) == 1
+    B = d.A if d.B is None else d.B
     flat_b = len(B.shape) == 1
     k = list(idx)
     if step_id == "norms_A":

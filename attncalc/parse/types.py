@@ -269,21 +269,12 @@ class Problem:
     head: Head | None
     settings: Settings
     description: str = ""
-    mask: np.ndarray | None = None  # self-attention: bool (n, n), True = may attend
-    mask_text: str | None = None  # "causal" or None for an explicit matrix
     target: int | None = None  # softmax: 0-based index
     vocab: tuple[str, ...] | None = None  # softmax labels
     answers: dict[str, Any] = field(default_factory=dict)
-    recurrent: Recurrent | None = None  # kinds rnn, lstm, gru
-    seq2seq: Seq2Seq | None = None  # kind seq2seq
     training: Training | None = None  # kind softmax: one update of W_out (and b_out)
-    labels: tuple[str, ...] | None = None  # kind sequence: the target token of each step
-    measures: tuple[str, ...] = ()  # kind similarity: dot, cosine, euclidean (in the catalogue's order)
-    labels_B: tuple[str, ...] | None = None  # kind similarity: labels of the rows of B
     multihead: MultiHead | None = None  # kind multi-head
-    posenc: PosEnc | None = None  # kind positional-encoding
     layer: Layer | None = None  # kind transformer-layer
-    bleu: Bleu | None = None  # kind bleu
     decode: Decode | None = None  # kind decode
     grading: Grading = field(default_factory=Grading)  # [grading]: points for check
     data: Any = None  # the kind's own typed payload (a frozen dataclass its parser builds; new kinds use it)

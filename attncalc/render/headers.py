@@ -38,7 +38,7 @@ def temperature_bits(p: Any) -> list[str]:
 
 
 def recurrent(p: Any) -> list[str]:
-    cell = p.recurrent.cell
+    cell = p.data.cell
     bits = [p.kind]
     if cell is not None:
         bits.append(layout_words(cell))
@@ -50,7 +50,7 @@ def recurrent(p: Any) -> list[str]:
 
 
 def seq2seq(p: Any) -> list[str]:
-    s = p.seq2seq
+    s = p.data
     enc = f"{'bidirectional ' if s.reverse is not None else ''}{s.encoder.kind.upper()} encoder"
     att = (
         "no attention (the decoder starts from the encoder's final state)"
@@ -61,7 +61,7 @@ def seq2seq(p: Any) -> list[str]:
 
 
 def positional_encoding(p: Any) -> list[str]:
-    pe = p.posenc
+    pe = p.data
     width = f"d_model = {pe.d}" if pe.type == "sinusoidal" else f"d_k = {pe.d}, {pe.rope} pairs"
     return [p.kind, pe.type, width, f"base {fmt(to_float(pe.base), 6)}"]
 
@@ -81,7 +81,7 @@ def multi_head(p: Any) -> list[str]:
 
 
 def similarity(p: Any) -> list[str]:
-    return [p.kind, ", ".join(p.measures), "B = A" if "B" not in p.given else "A against B"]
+    return [p.kind, ", ".join(p.data.measures), "B = A" if p.data.B is None else "A against B"]
 
 
 def transformer_layer(p: Any) -> list[str]:
@@ -106,7 +106,7 @@ def decode(p: Any) -> list[str]:
 
 
 def bleu(p: Any) -> list[str]:
-    b = p.bleu
+    b = p.data
     refs = f"{len(b.references)} reference{'s' if len(b.references) > 1 else ''}"
     return [p.kind, f"N = {b.max_n}", refs, "sentence BLEU, no smoothing"]
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..derivation import Derivation, Step
 from ..fmt import fmt_array
+from ..parse.data import Similarity
 from .exact import exact_nested
 from .typeset import to_tex
 
@@ -60,8 +61,8 @@ def to_dict(d: Derivation) -> dict[str, Any]:
         "steps": [step_dict(s, d.decimals) for s in d.steps],
         "notes": list(d.notes),
     }
-    if p.measures:  # the kinds that compare vectors (similarity): the measures asked for
-        out["measures"] = list(p.measures)
+    if isinstance(p.data, Similarity):  # the kinds that compare vectors: the measures asked for
+        out["measures"] = list(p.data.measures)
     return out
 
 

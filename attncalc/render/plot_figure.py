@@ -23,6 +23,7 @@ from ..catalog import template
 from ..derivation import Derivation, Mask, Step
 from ..errors import ProblemError
 from ..fmt import fmt
+from ..parse.data import output_layer_of
 
 #: steps of the attention block: queries on rows, keys on columns
 _ATTENTION_PARTS = ("scores", "scaled_scores", "biased_scores", "masked_scores", "exponentials", "weights")
@@ -183,7 +184,7 @@ def _stacked(d: Derivation, steps: list[Step], attention: bool) -> Panel:
 def _time_label(d: Derivation, group: str, t: int) -> str:
     """A decoder step's target word, an encoder's (or a recurrent cell's) step its token; "" when the problem names none."""
     p = d.problem
-    out = p.seq2seq.output if p.seq2seq is not None else p.recurrent.output if p.recurrent is not None else None
+    out = output_layer_of(p)
     if group == "decoder" and out is not None and out.targets and out.vocab and t <= len(out.targets):
         return out.vocab[out.targets[t - 1]]
     if (group == "encoder" or group.isdigit()) and p.tokens and t <= len(p.tokens):  # a source or input token

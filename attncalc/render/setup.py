@@ -3,7 +3,13 @@ target(s), and how a recurrent cell and a seq2seq decoder are set up. Moodle and
 
 from __future__ import annotations
 
-from ..parse.types import Cell, OutputLayer, Problem
+from typing import TYPE_CHECKING
+
+from ..parse.data import SelfAttention, Sequence
+from ..parse.types import Bleu, Cell, OutputLayer, PosEnc, Problem, Recurrent, Seq2Seq
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _CELL = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}
 
@@ -75,8 +81,8 @@ def _counts(p: Problem) -> list[tuple[str, str]]:
             out.append(("kv_heads", f"key/value heads = {mh.kv_heads}"))
         if mh.positions in ("sinusoidal", "rope"):
             out.append(("base", f"position base = {fmt(to_float(mh.base), 6)}"))
-    if p.posenc is not None:
-        pe = p.posenc
+    if isinstance(p.data, PosEnc):
+        pe = p.data
         out.append(("positions", "positions: " + ", ".join(str(x) for x in pe.positions)))
         out.append(
             (
@@ -85,26 +91,33 @@ def _counts(p: Problem) -> list[tuple[str, str]]:
             )
         )
         out.append(("base", f"base = {fmt(to_float(pe.base), 6)}"))
-    if p.bleu is not None:
-        out.append(("max_n", f"max_n = {p.bleu.max_n} (n-grams up to {p.bleu.max_n})"))
-    if p.labels is not None:  # a sequence's target token per step
-        out.append(("targets", "Targets, one per step: " + ", ".join(p.labels)))
+    if isinstance(p.data, Bleu):
+        out.append(("max_n", f"max_n = {p.data.max_n} (n-grams up to {p.data.max_n})"))
+    if isinstance(p.data, Sequence) and p.data.targets is not None:  # a sequence's target token per step
+        out.append(("targets", "Targets, one per step: " + ", ".join(p.data.targets)))
     return out
+
+
+def mask_matrix(p: Problem) -> np.ndarray | None:
+    """A mask the file gives as a 0/1 matrix (a question shows it as a table), or None."""
+    if isinstance(p.data, SelfAttention) and p.data.mask is not None and p.data.mask_text != "causal":
+        return p.data.mask
+    return None
 
 
 def setup_lines(p: Problem) -> list[tuple[str, str]]:
     """(key, sentence) pairs: the key is the problem file's key the sentence states."""
     out: list[tuple[str, str]] = _decode(p) + _counts(p)
-    if p.mask_text == "causal":
+    if isinstance(p.data, SelfAttention) and p.data.mask_text == "causal":
         out.append(("mask", "Mask: causal (each position attends to itself and the ones before it)."))
     if p.target is not None and p.vocab is not None:
         out.append(("target", f"Target: {p.vocab[p.target]}"))
-    if p.recurrent is not None:
-        if p.recurrent.cell is not None:
-            out.append(("cell", "Cell: " + cell_line(p.recurrent.cell)))
-        out += _targets(p.recurrent.output)
-    if p.seq2seq is not None:
-        s = p.seq2seq
+    if isinstance(p.data, Recurrent):
+        if p.data.cell is not None:
+            out.append(("cell", "Cell: " + cell_line(p.data.cell)))
+        out += _targets(p.data.output)
+    if isinstance(p.data, Seq2Seq):
+        s = p.data
         out.append(("encoder", "Encoder: " + cell_line(s.encoder) + ("; bidirectional" if s.reverse else "")))
         if s.attention == "none":
             how = "no attention (the cell reads y_(t−1), the logits come from s_t)"

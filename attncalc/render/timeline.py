@@ -16,6 +16,7 @@ import numpy as np
 from ..derivation import Derivation, Loss, Step
 from ..fmt import elide
 from ..parse import RECURRENT_KINDS
+from ..parse.types import Recurrent, Seq2Seq
 
 WIDE = 8  # state entries shown in full; wider states keep the first three and the last
 GATE_ROWS = (
@@ -94,7 +95,7 @@ class Timeline:
             enc = [b for b in self.blocks if _side(b) == "encoder"]
             both = [b for b in enc if self._get(b.prefix + "state") is not None]
             out.append(self._states("Encoder states", both or enc, n, "h_t"))
-            s_name = "s_t" if p.seq2seq is not None and p.seq2seq.attention != "luong" else "h_t"
+            s_name = "s_t" if isinstance(p.data, Seq2Seq) and p.data.attention != "luong" else "h_t"
             out.append(self._states("Decoder states", [b for b in self.blocks if _side(b) == "decoder"], n, s_name))
         else:
             out.append(self._states("States", self.blocks, n, "h_t"))
@@ -147,10 +148,10 @@ class Timeline:
         p = self.d.problem
         t = int(b.prefix.rstrip(".").split(".")[-1])
         if _side(b) == "decoder":
-            return "(gates given)" if p.seq2seq is not None and p.seq2seq.inputs is None else f"y_{t - 1}"
+            return "(gates given)" if isinstance(p.data, Seq2Seq) and p.data.inputs is None else f"y_{t - 1}"
         if p.tokens is not None and t - 1 < len(p.tokens):
             return p.tokens[t - 1]
-        if p.recurrent is not None and p.recurrent.x is None:
+        if isinstance(p.data, Recurrent) and p.data.x is None:
             return "(gates given)"
         return f"x_{t}"
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..derivation import Derivation
 from ..fmt import fmt_given
+from ..render.setup import mask_matrix
 
 # (its key in the problem file, caption, values, row labels, decimals, column labels)
 GivenTable = tuple[str, str, np.ndarray, Any, int, Any]
@@ -23,8 +24,9 @@ def given_tables(d: Derivation) -> list[GivenTable]:
         for i in d.inputs
     ]
     p = d.problem
-    if p.mask is not None and p.mask_text != "causal":
-        out.append(("mask", "mask: 1 = may attend", np.asarray(p.mask, dtype=float), p.tokens, 0, None))
+    mask = mask_matrix(p)
+    if mask is not None:
+        out.append(("mask", "mask: 1 = may attend", np.asarray(mask, dtype=float), p.tokens, 0, None))
     return out
 
 

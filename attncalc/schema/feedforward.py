@@ -23,12 +23,12 @@ SCORE_GIVEN: dict[str, Table] = {
     "additive": table(
         Key("W_q", "matrix", "(a x len(s)): projects the query", required=True),
         Key("W_k", "matrix", "(a x len(h_i)): projects each key", required=True),
-        Key("v", "vector", "length a: reads a score off tanh(W_q s + W_k h_i + b)", required=True),
-        Key("b", "vector", "length a: the bias inside the tanh (zero when omitted)"),
+        Key("v", "vector", "length a: reads a score off tanh(W_q s + W_k h_i + b)", required=True, shape=("a",)),
+        Key("b", "vector", "length a: the bias inside the tanh (zero when omitted)", shape=("a",)),
     ),
     "concat": table(
         Key("W", "matrix", "(a x (len(s) + len(h_i))): acts on [s; h_i]", required=True),
-        Key("v", "vector", "length a", required=True),
+        Key("v", "vector", "length a", required=True, shape=("a",)),
     ),
 }
 
@@ -39,7 +39,7 @@ ATTENTION_GIVEN = table(
     SCORE_GIVEN["scaled-dot"]["scale"],
     Key("W", "matrix", "general: s . (W h_i); concat: v . tanh(W [s; h_i])"),
     *(k.but(required=False) for k in SCORE_GIVEN["additive"].keys[:2]),
-    Key("v", "vector", "additive and concat: the scoring vector, length a"),
+    Key("v", "vector", "additive and concat: the scoring vector, length a", shape=("a",)),
     SCORE_GIVEN["additive"]["b"],
     doc="the inputs: the query, the keys (and values), the score's weights",
 )
@@ -98,7 +98,7 @@ SELF_ATTENTION_GIVEN = table(
     Key("W_Q", "matrix", "the query projection (identity when omitted); Q = X W_Q in the row convention"),
     Key("W_K", "matrix", "the key projection (identity when omitted)"),
     Key("W_V", "matrix", "the value projection (identity when omitted)"),
-    Key("mask", "choice", "or a 0/1 matrix, 1 = may attend", choices=("causal",), also=("matrix",)),
+    Key("mask", "choice", "or a 0/1 matrix, 1 = may attend", choices=("causal",), also=("matrix",), shape=("n", "n")),
     doc="the input rows and the projections",
 )
 
@@ -164,7 +164,7 @@ SEQUENCE_GIVEN = table(
         required=True,
         shape=("T",),
     ),
-    Key("targets", "labels", "optional: the target tokens, for the labels"),
+    Key("targets", "labels", "optional: the target tokens, for the labels", shape=("T",)),
     doc="the step probabilities",
 )
 
@@ -187,9 +187,15 @@ SEQUENCE = KindSchema(
 # -------------------------------------------------------------------- similarity
 
 SIMILARITY_GIVEN = table(
-    Key("A", "vectors", "one vector [...] or rows [[...], ...]", required=True),
-    Key("B", "vectors", "optional (default: A against itself); same length as A's rows"),
-    Key("labels_B", "labels", "optional: labels of the rows of B, one each"),
+    Key("A", "vector", "one vector [...] or rows [[...], ...]", required=True, also=("matrix",), shape=("rows_A", "d")),
+    Key(
+        "B",
+        "vector",
+        "optional (default: A against itself); same length as A's rows",
+        also=("matrix",),
+        shape=("rows_B", "d"),
+    ),
+    Key("labels_B", "labels", "optional: labels of the rows of B, one each", shape=("rows_B",)),
     doc="the vectors compared",
 )
 

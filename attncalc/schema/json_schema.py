@@ -104,6 +104,8 @@ def key_schema(key: Key) -> dict[str, Any]:
 def _shape_note(key: Key) -> str:
     if not key.shape or all(isinstance(s, int) for s in key.shape):
         return ""
+    if key.type in ("labels", "indices", "sentences"):  # a list's length
+        return f" (length {key.shape[0]})"
     return f" (shape {' × '.join(str(s) for s in key.shape)})"
 
 

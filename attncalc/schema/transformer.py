@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import catalog
 from .common import ANSWERS, DESCRIPTION, GRADING, SCHEMA, SETTINGS_MULTI_HEAD, SETTINGS_POSITIONS, TITLE, TOKENS
-from .decl import Key, KindSchema, table
+from .decl import Key, KindSchema, Select, table
 
 
 def _kind(name: str) -> Key:
@@ -74,6 +74,13 @@ MULTI_HEAD = KindSchema(
     ),
 )
 
+_D_MODEL = Key("d_model", "integer", "sinusoidal: the width of the encoding (even)", min=2)
+_POS_X = Key(
+    "X", "matrix", "sinusoidal, optional: rows to add the encoding to, one per position", shape=("positions", "d_model")
+)
+_POS_Q = Key("q", "matrix", "rope: query rows, one per position", shape=("positions", "d_k"))
+_POS_K = Key("k", "matrix", "rope: key rows, one per position", shape=("positions", "d_k"))
+_POS_D_K = Key("d_k", "integer", "rope without q and k: the head width (even)", min=2)
 POSITIONAL_GIVEN = table(
     Key(
         "positions",
@@ -83,12 +90,19 @@ POSITIONAL_GIVEN = table(
         also=("vector",),
         min=1,
     ),
-    Key("d_model", "integer", "sinusoidal: the width of the encoding (even)", min=2),
-    Key("X", "matrix", "sinusoidal, optional: rows to add the encoding to, one per position"),
-    Key("q", "matrix", "rope: query rows, one per position"),
-    Key("k", "matrix", "rope: key rows, one per position"),
-    Key("d_k", "integer", "rope without q and k: the head width (even)", min=2),
+    _D_MODEL,
+    _POS_X,
+    _POS_Q,
+    _POS_K,
+    _POS_D_K,
     doc="the positions and what they are applied to",
+)
+# the keys each type takes ([given].d_model also names a RoPE width, as d_k does)
+POSITIONAL_TYPES = Select(
+    "type",
+    "given",
+    {"sinusoidal": table(_D_MODEL.but(required=True), _POS_X), "rope": table(_POS_Q, _POS_K, _POS_D_K, _D_MODEL)},
+    always=("positions",),
 )
 
 POSITIONAL_ENCODING = KindSchema(
@@ -106,4 +120,5 @@ POSITIONAL_ENCODING = KindSchema(
         GRADING,
         SCHEMA,
     ),
+    selects=(POSITIONAL_TYPES,),
 )
