@@ -215,6 +215,17 @@ KINDS: dict[str, KindEntry] = {
             f"{_HW}.output:DECODE",
             header=f"{_HEAD}:decode",
         ),
+        # issue 30: a learning-rate schedule (noam, cosine, linear), its own modules
+        KindEntry(
+            "lr-schedule",
+            "attncalc.schema.lr_schedule:LR_SCHEDULE",
+            "attncalc.parse.lr_schedule:parse",
+            "attncalc.mechanisms.lr_schedule",
+            "attncalc.schema.lr_schedule:STEP_IDS",
+            "attncalc.mechanisms.lr_schedule:template",
+            "attncalc.homework.lr_schedule:DRAWER",
+            header="attncalc.mechanisms.lr_schedule:header",
+        ),
     )
 }
 
