@@ -1,5 +1,6 @@
-"""Homework for kind lr-schedule: a schedule drawn per variant (noam, cosine or linear) with constants
-that come out by hand, the rate asked at --tokens steps before, at and after the warmup.
+"""Homework for kind lr-schedule: the schedule of --schedule, or one drawn per variant (noam, cosine,
+linear), with constants that come out by hand, the rate asked at --tokens steps before, at and after
+the warmup.
 
 Noam: d_model and warmup are perfect squares (d_model^(−0.5) = 1/8, warmup^(−1.5) = 1/1000), and the
 steps past the warmup too. Cosine and linear: the decay's span divides into sixths and quarters, so
@@ -13,7 +14,7 @@ import random
 from typing import Any
 
 from ..derivation import Derivation
-from .base import Drawer, only
+from .base import Drawer, choose, only
 from .options import Options
 
 SCHEDULES = ("noam", "cosine", "linear")
@@ -21,7 +22,9 @@ MIN_DECIMALS = 6
 
 
 def _check(o: Options) -> None:
-    only(o, set(), "lr-schedule")
+    if o.schedule is not None:
+        choose(o, "schedule", o.schedule, SCHEDULES)
+    only(o, {"schedule"}, "lr-schedule")
 
 
 def _pick(rng: random.Random, pool: list[int], n: int) -> list[int]:
@@ -55,7 +58,7 @@ def _decay(rng: random.Random, n: int) -> dict[str, Any]:
 
 
 def _draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
-    schedule = rng.choice(SCHEDULES)
+    schedule = o.schedule or rng.choice(SCHEDULES)
     given = _noam(rng, o.tokens) if schedule == "noam" else _decay(rng, o.tokens)
     return {
         "title": f"Variant {number}",
