@@ -168,7 +168,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             symbol="lr*",
             value=peak_lr,
             written=peak_written,
-            explain="At t = warmup the two sides of the min are equal: warmup^(−0.5) = warmup · warmup^(−1.5)."
+            explain="At t = warmup the rising line meets the falling curve: the two sides of the min are equal."
             if d.schedule == "noam"
             else "The warmup ends at lr_max, where the decay starts.",
         )
