@@ -67,8 +67,22 @@ def _cos_pi(chain: Chain, num: int, den: int) -> Any:
 
 
 def inputs(p: Problem) -> list[Input]:
+    """The steps, then the schedule's constants (one number each)."""
     d: LrSchedule = p.data
-    return [Input("steps", "t", np.asarray(d.steps, dtype=float), None, role="the steps the rate is asked at")]
+    out = [Input("steps", "t", np.asarray(d.steps, dtype=float), None, role="the steps the rate is asked at")]
+    consts: list[tuple[str, Any, str]] = (
+        [("d_model", d.d_model, "the model width"), ("warmup", d.warmup, "the warmup steps")]
+        + ([("factor", node_float(d.factor), "the factor in front")] if node_float(d.factor) != 1 else [])
+        if d.schedule == "noam"
+        else [
+            ("lr_max", node_float(d.lr_max), "the peak rate"),
+            ("lr_min", node_float(d.lr_min), "the rate at total and after"),
+            ("warmup", d.warmup, "the warmup steps"),
+            ("total", d.total, "the step the decay ends at"),
+        ]
+    )
+    out += [Input(name, name, np.asarray(float(v)), None, role=role) for name, v, role in consts]
+    return out
 
 
 def _noam(chain: Chain, d: LrSchedule, t: int) -> tuple[Any, str]:
