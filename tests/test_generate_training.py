@@ -40,11 +40,12 @@ def test_lr_schedule_draws_every_schedule_without_the_option() -> None:
 
 
 def test_softmax_with_adamw_clipping_and_label_smoothing() -> None:
-    res = _gen(kind="softmax", optimizer="adamw", clip_norm=0.5, label_smoothing=0.1, count=2, seed=3)
+    res = _gen(kind="softmax", optimizer="adamw", clip_norm=0.5, label_smoothing=0.1, count=8, seed=3)
     for raw, d in zip(res.problems, res.derivations, strict=True):
         assert raw["training"] == {"optimizer": "adamw", "lr": 0.1, "weight_decay": 0.1, "clip_norm": 0.5}
         assert raw["settings"]["label_smoothing"] == 0.1
         assert "logits" not in raw["given"] and "W_out" in raw["given"]
+        assert all(any(x != 0 for x in row) for row in raw["given"]["W_out"])  # no label's logit fixed at 0
         for step in ("smoothed_target", "grad_norm", "clip_scale", "grad_W_out_clipped", "decay", "W_out_new"):
             assert step in d, step
 

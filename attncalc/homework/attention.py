@@ -53,7 +53,8 @@ def draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
         train = training_table(o)
         if train is not None:  # an output layer to train: z = W_out h
             raw["given"].pop("logits")
-            raw["given"].update(W_out=d.matrix(n, k), hidden=d.nonzero_vector(k))
+            W_out = [d.nonzero_vector(k) for _ in range(n)]  # a row of zeros: that label's logit is 0 whatever h
+            raw["given"].update(W_out=W_out, hidden=d.nonzero_vector(k))
             raw["training"] = train
         if o.label_smoothing is not None:
             raw["settings"]["label_smoothing"] = o.label_smoothing
