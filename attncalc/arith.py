@@ -175,6 +175,20 @@ MISTAKES: dict[str, str] = {
     "bpe_tie_other": "the other tie rule was used for pairs with equal counts",
     "bpe_greedy_longest": "the word was cut greedily, the longest known token first (WordPiece's way), instead of "
     "applying the merges in the order learned",
+    # issue 30, [training] (every kind with it): AdamW and clipping
+    "adam_l2": "the weight decay went through the gradient (g + λθ before the Adam step: Adam with an L2 penalty), "
+    "not decoupled as AdamW does it (θ − lr·λ·θ, then the Adam step)",
+    "decay_no_lr": "the weight decay was not multiplied by the learning rate: λ·θ instead of lr·λ·θ",
+    "clip_each": "each gradient was clipped by its own norm instead of by the norm of all of them together",
+    # kind lr-schedule
+    "warmup_exponent": "the warmup term was t · warmup^(−0.5) instead of t · warmup^(−1.5)",
+    "step_from_zero": "the step was counted from 0: the rate of step t − 1 was given for step t",
+    # kind softmax, label smoothing
+    "smoothing_k_minus_1": "the smoothing gave the target 1 − ε and the other classes ε/(K − 1) (the Annotated "
+    "Transformer's convention) instead of (1 − ε)·y + ε/K (PyTorch's)",
+    # kind sequence
+    "perplexity_base_2": "the perplexity was taken in base 2, 2^(mean loss), but the loss is in nats: exp(mean loss)",
+    "mean_of_perplexities": "the per-step perplexities 1/p_t were averaged instead of taking exp of the mean loss",
 }
 
 

@@ -315,6 +315,27 @@ def generate(
             "--strategy", help="decode: greedy | sample | top-k | top-p (default) | beam.", show_default=False
         ),
     ] = None,
+    optimizer: Annotated[
+        str | None,
+        typer.Option(
+            "--optimizer",
+            help="softmax, rnn/lstm/gru with --head, seq2seq: a training step, sgd | adam | adamw.",
+            show_default=False,
+        ),
+    ] = None,
+    clip_norm: Annotated[
+        float | None,
+        typer.Option("--clip-norm", help="with a training step: clip the gradients to this global norm first."),
+    ] = None,
+    label_smoothing: Annotated[
+        float | None, typer.Option("--label-smoothing", help="softmax: the target smoothed by ε (PyTorch's).")
+    ] = None,
+    schedule: Annotated[
+        str | None,
+        typer.Option(
+            "--schedule", help="lr-schedule: noam | cosine | linear (default: drawn per variant).", show_default=False
+        ),
+    ] = None,
     count: Annotated[int, typer.Option("--count", help="How many variants.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="The seed: the same options and seed give the same files.")] = 0,
     values: Annotated[
@@ -381,6 +402,10 @@ def generate(
         positions=positions,
         cross=cross,
         strategy=strategy,
+        optimizer=optimizer,
+        clip_norm=clip_norm,
+        label_smoothing=label_smoothing,
+        schedule=schedule,
     )
     try:
         folder = out_folder(out)

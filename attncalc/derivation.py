@@ -227,7 +227,7 @@ class Update(Step):
 
     For Adam (t = 1, m_0 = v_0 = 0): m = (1 − β1) g, v = (1 − β2) g², m̂ = m / (1 − β1),
     v̂ = v / (1 − β2), θ' = θ − lr · m̂ / (√v̂ + ε). Without ``param`` (θ unknown) the step is the
-    change Δθ = −lr·g or −lr · m̂ / (√v̂ + ε).
+    change Δθ = −lr·g or −lr · m̂ / (√v̂ + ε). AdamW (``decay``, lr·λ·θ): θ' = θ − lr·λ·θ − lr · m̂ / (√v̂ + ε).
     """
 
     param: np.ndarray | None = None
@@ -239,6 +239,7 @@ class Update(Step):
     eps: float = 1e-8
     m_hat: np.ndarray | None = None
     v_hat: np.ndarray | None = None
+    decay: np.ndarray | None = None  # AdamW: lr·λ·θ, taken off θ before the Adam step
 
 
 @dataclass(frozen=True, eq=False)

@@ -61,3 +61,9 @@ def elementwise(fn: str) -> Elementwise:
         return ELEMENTWISE[fn]
     except KeyError:
         raise ValueError(f"unknown element-wise function {fn!r}; known: {', '.join(ELEMENTWISE)}") from None
+
+
+# [training] clip_norm: the factor of torch.nn.utils.clip_grad_norm_ from the norm (x) and the maximum (p)
+ELEMENTWISE["clip_scale"] = Elementwise(
+    lambda x, p, j: f"min(1, {p} / ({x} + 10⁻⁶))", lambda x, p, j: min(1.0, p / (x + 1e-6))
+)

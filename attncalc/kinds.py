@@ -225,6 +225,17 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.homework.bpe:DRAWER",
             header="attncalc.mechanisms.bpe:header",
         ),
+        # issue 30: a learning-rate schedule (noam, cosine, linear), its own modules
+        KindEntry(
+            "lr-schedule",
+            "attncalc.schema.lr_schedule:LR_SCHEDULE",
+            "attncalc.parse.lr_schedule:parse",
+            "attncalc.mechanisms.lr_schedule",
+            "attncalc.schema.lr_schedule:STEP_IDS",
+            "attncalc.mechanisms.lr_schedule:template",
+            "attncalc.homework.lr_schedule:DRAWER",
+            header="attncalc.mechanisms.lr_schedule:header",
+        ),
     )
 }
 

@@ -31,6 +31,8 @@ def test_a_map_step_with_an_unknown_function_is_refused_when_built() -> None:
         ("sinusoid", None, [math.sin(1), math.cos(-1)], "sin(1)"),
         ("divide", np.asarray(2.0), [0.5, -0.5], "1 / 2"),
         ("scale", np.asarray(2.0), [2.0, -2.0], "1 · 2"),
+        # clip_grad_norm_'s factor from a norm x and the maximum 2: min(1, 2 / (x + 1e-6))
+        ("clip_scale", np.asarray(2.0), [1.0, 2.0 / (-1.0 + 1e-6)], "min(1, 2 / (1 + 10⁻⁶))"),
     ],
 )
 def test_each_function_is_written_and_computed_from_its_one_entry(

@@ -42,7 +42,7 @@ RUNS: dict[str, list[dict[str, Any]]] = {
     "positional-encoding": [{"tokens": 2, "dim": 2}],  # the X that P is added to
 }
 # kinds whose homework has no unit a token runs through (logits, probabilities, word vectors, n-grams, BPE counts)
-NO_UNITS = {"softmax", "sequence", "similarity", "bleu", "decode", "bpe"}
+NO_UNITS = {"softmax", "sequence", "similarity", "bleu", "decode", "bpe", "lr-schedule"}  # lr-schedule: constants
 
 
 def test_every_kind_generate_covers_is_checked_or_said_to_have_no_units() -> None:

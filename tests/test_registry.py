@@ -123,7 +123,9 @@ def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> Non
         "bleu": templates_output._BLEU,
         "decode": templates_output._DECODE,
         "bpe": templates_bpe._BPE,
-    }.get(kind) or templates._RECURRENT[kind]
+    }.get(kind) or templates._RECURRENT.get(kind)
+    if raw is None:  # a kind added the new way: its template's module holds the raw text (RAW_TEMPLATE)
+        raw = kinds.load(kinds.entry(kind).template.split(":")[0] + ":RAW_TEMPLATE")
     paths = templates._PLACEHOLDER.findall(raw)
     assert paths, "the template takes at least one comment from the declaration"
     out = cli("new", kind, *(["--score", "additive"] if kind == "attention" else [])).stdout

@@ -148,6 +148,17 @@ INLINE: dict[str, dict[str, Any]] = {
     },
     "bleu_no_bp": _bleu("the cat sat on", ["the cat sat on the mat"], 2),
     "bleu_no_clip": _bleu("the the the the the the the", ["the cat is on the mat", "there is a cat on the mat"], 1),
+    # issue 30: a Noam schedule with a factor of 10 and a cosine one, so that 3 decimals tell the rates apart
+    "warmup_exponent": {
+        "kind": "lr-schedule",
+        "schedule": "noam",
+        "given": {"steps": [4, 10, 25, 100], "d_model": 16, "warmup": 25, "factor": 10},
+    },
+    "step_from_zero": {
+        "kind": "lr-schedule",
+        "schedule": "cosine",
+        "given": {"steps": [5, 12, 30, 39], "lr_max": 1, "warmup": 10, "total": 40},
+    },
 }
 
 FILES: dict[str, str] = {
@@ -187,6 +198,12 @@ FILES: dict[str, str] = {
     "top_p_early": "decode-top-p.toml",
     "top_p_late": "decode-top-p.toml",
     "beam_multiplied": "decode-beam.toml",
+    "adam_l2": "adamw-clipping.toml",
+    "decay_no_lr": "adamw-clipping.toml",
+    "clip_each": "adamw-clipping.toml",
+    "smoothing_k_minus_1": "label-smoothing.toml",
+    "perplexity_base_2": "lstm-doc-sequence.toml",
+    "mean_of_perplexities": "lstm-doc-sequence.toml",
 }
 
 

@@ -13,6 +13,7 @@ from ..derivation import Derivation
 from .base import TOKENS, VOCAB, Draw, Drawer, only, refuse
 from .guards import tied_prediction, weight_rows, zero_row
 from .options import Options
+from .training import check_smoothing, check_training, training_table
 
 ATTENTION_SCORES = ("dot", "scaled-dot", "general", "additive", "concat")
 
@@ -29,7 +30,9 @@ def _check(o: Options) -> None:
         raise refuse("--mask", "--mask causal applies to self-attention")
     if o.head and o.kind != "attention":
         raise refuse("--head", "--head applies to attention")
-    only(o, {"score", "head", "mask"}, o.kind)
+    check_training(o, o.kind == "softmax", "softmax (the drawn W_out and hidden)")
+    check_smoothing(o)
+    only(o, {"score", "head", "mask", "optimizer", "clip_norm", "label_smoothing"}, o.kind)
 
 
 def draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
@@ -47,6 +50,14 @@ def draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
         labels = list(VOCAB[:n]) if n <= len(VOCAB) else tokens
         raw.pop("tokens")
         raw["given"] = {"logits": d.vector(n), "vocab": labels, "target": rng.choice(labels)}
+        train = training_table(o)
+        if train is not None:  # an output layer to train: z = W_out h
+            raw["given"].pop("logits")
+            W_out = [d.nonzero_vector(k) for _ in range(n)]  # a row of zeros: that label's logit is 0 whatever h
+            raw["given"].update(W_out=W_out, hidden=d.nonzero_vector(k))
+            raw["training"] = train
+        if o.label_smoothing is not None:
+            raw["settings"]["label_smoothing"] = o.label_smoothing
         return raw
     score = o.score or "dot"
     raw["score"] = score

@@ -108,9 +108,14 @@ def only(o: Options, allowed: set[str], kind_words: str) -> None:
         "positions",
         "cross",
         "strategy",
+        "optimizer",
+        "clip_norm",
+        "label_smoothing",
+        "schedule",
     ):
         if name not in allowed and getattr(o, name) != getattr(defaults, name):
-            raise refuse(f"--{name}", f"--{name} does not apply to {kind_words}")
+            flag = name.replace("_", "-")
+            raise refuse(f"--{flag}", f"--{flag} does not apply to {kind_words}")
 
 
 def choose(o: Options, name: str, value: Any, choices: tuple[str, ...]) -> None:

@@ -37,6 +37,10 @@ class Options:
     positions: str | None = None  # multi-head: sinusoidal | rope | alibi; positional-encoding: sinusoidal | rope
     cross: bool = False  # multi-head: cross-attention over a drawn memory
     strategy: str | None = None  # decode: greedy | sample | top-k | top-p | beam (None: top-p)
+    optimizer: str | None = None  # [training] (softmax, rnn/lstm/gru with head, seq2seq): sgd | adam | adamw
+    clip_norm: float | None = None  # [training] clip_norm
+    label_smoothing: float | None = None  # softmax: [settings] label_smoothing
+    schedule: str | None = None  # lr-schedule: noam | cosine | linear (None: drawn per variant)
 
 
 @dataclass

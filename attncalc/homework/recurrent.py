@@ -20,6 +20,7 @@ from ..parse.types import GATES
 from .base import TOKENS, VOCAB, Draw, Drawer, choose, only, refuse
 from .guards import repeated_row, saturated, stuck_unit, tied_prediction, zero_row
 from .options import Options
+from .training import check_training, training_table
 
 LAYOUTS = ("gates", "pytorch", "keras")
 RESETS = ("after", "before")
@@ -41,7 +42,8 @@ def check_cell(o: Options, cell: str) -> None:
 
 def _check(o: Options) -> None:
     check_cell(o, o.kind)
-    only(o, {"layout", "reset", "update", "head"}, o.kind)
+    check_training(o, o.head, "add --head")
+    only(o, {"layout", "reset", "update", "head", "optimizer", "clip_norm"}, o.kind)
 
 
 def reset_of(o: Options) -> str:
@@ -103,7 +105,7 @@ def draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     given.update(cell_weights(d, o.kind, o.layout, reset_of(o), k, k))
     if o.head:
         given.update(output_layer(d, rng, k, T))
-    return {
+    raw = {
         "title": f"Variant {number}",
         "kind": o.kind,
         "tokens": list(TOKENS[:T]),
@@ -111,6 +113,10 @@ def draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
         "given": given,
         "cell": cell_options(o, o.kind),
     }
+    train = training_table(o)
+    if train is not None:
+        raw["training"] = train
+    return raw
 
 
 def gates_all_zero(t: dict[str, Any]) -> str | None:

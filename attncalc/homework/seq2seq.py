@@ -15,6 +15,7 @@ from .base import TOKENS, Draw, Drawer, choose, only, refuse
 from .guards import repeated_row, saturated, stuck_unit, tied_prediction, weight_rows, weights_of, zero_row
 from .options import Options
 from .recurrent import cell_options, cell_weights, check_cell, gates_all_zero, output_layer, reset_blind, reset_of
+from .training import check_training, training_table
 
 ATTENTIONS = ("luong", "bahdanau", "none")
 SCORES = ("dot", "general", "additive")
@@ -41,7 +42,8 @@ def _check(o: Options) -> None:
         choose(o, "score", score, SCORES)
     if not 1 <= o.steps <= 4:
         raise refuse("--steps", "choose 1 to 4 decoder steps (a hand calculation)")
-    only(o, {"score", "layout", "reset", "update", "cell", "attention", "steps"}, "seq2seq")
+    check_training(o, True, "seq2seq")
+    only(o, {"score", "layout", "reset", "update", "cell", "attention", "steps", "optimizer", "clip_norm"}, "seq2seq")
 
 
 def draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
@@ -64,7 +66,7 @@ def draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     if o.attention == "luong":
         decoder["W_att"] = d.matrix(k, 2 * k)
     decoder.update(output_layer(d, rng, k, T))
-    return {
+    raw = {
         "title": f"Variant {number}",
         "kind": "seq2seq",
         "tokens": list(TOKENS[:n]),
@@ -72,6 +74,10 @@ def draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
         "encoder": encoder,
         "decoder": decoder,
     }
+    train = training_table(o)
+    if train is not None:
+        raw["training"] = train
+    return raw
 
 
 def reject(o: Options, raw: dict[str, Any]) -> str | None:

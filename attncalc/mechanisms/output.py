@@ -17,6 +17,7 @@ from ..numbers import to_float as node_float
 from ..parse import Given
 from ..parse.types import OutputLayer, Training
 from .common import simplify_log, softmax_inline
+from .training import Grad, clip, decay
 
 
 def one_step(
@@ -191,10 +192,33 @@ def sequence_steps(
         )
     if training is None:
         return steps
-    steps.append(update(chain, "W_out_new", "W_out", out.W_out, dW, training, labels, None))
+    updated = [Grad("W_out", dW, labels, None)]
     if out.b_out is not None and db is not None:
-        steps.append(update(chain, "b_out_new", "b_out", out.b_out, db, training, labels, None))
+        updated.append(Grad("b_out", db, labels, None))
+    clipped, (dW, *rest) = clip(chain, updated, training)
+    steps.extend(clipped)
+    steps.extend(train_step(chain, "W_out", out.W_out, dW, training, labels, None, ""))
+    if out.b_out is not None and rest:
+        steps.extend(train_step(chain, "b_out", out.b_out, rest[0], training, labels, None, "_b_out"))
     return steps
+
+
+def train_step(
+    chain: Chain,
+    name: str,
+    param: Given,
+    grad: np.ndarray,
+    training: Training,
+    rows: tuple[str, ...] | None,
+    cols: tuple[str, ...] | None,
+    suffix: str,
+) -> list[Step]:
+    """The update of one given parameter: with AdamW its decay first (``decay``, ``decay_b_out``), then
+    ``{name}_new``."""
+    if training.optimizer != "adamw":
+        return [update(chain, f"{name}_new", name, param, grad, training, rows, cols)]
+    d = decay(chain, "decay" + suffix, name, chain.given(param), training, rows, cols)
+    return [d, update(chain, f"{name}_new", name, param, grad, training, rows, cols, np.asarray(d.value))]
 
 
 def totals(chain: Chain, chosen: list[np.ndarray], losses: list[np.ndarray], names: list[str]) -> tuple[Step, Step]:
@@ -249,8 +273,10 @@ def update(
     training: Training,
     rows: tuple[str, ...] | None,
     cols: tuple[str, ...] | None,
+    decayed: np.ndarray | None = None,
 ) -> Update:
-    """One optimiser step on ``name``; without ``param_given`` (the parameter unknown) the change alone."""
+    """One optimiser step on ``name``; without ``param_given`` (the parameter unknown) the change alone.
+    ``decayed``: AdamW's decay lr·λ·θ (the step ``decay``), subtracted before the Adam step."""
     if param_given is not None:
         theta, grad = chain.coerce(chain.given(param_given), grad)
         start, lhs = f"{name} − ", f"{name}'"
@@ -258,10 +284,15 @@ def update(
         theta, start, lhs = None, "−", f"Δ{name}"
     lr = chain.number(lambda: to_exact(training.lr), node_float(training.lr))
     opt = training.optimizer
-    if opt == "adam" and chain.mistake != "sgd_for_adam":
+    adam = opt == "adamw" or (opt == "adam" and chain.mistake != "sgd_for_adam")
+    if adam:
         b1 = chain.number(lambda: to_exact(training.beta1), node_float(training.beta1))
         b2 = chain.number(lambda: to_exact(training.beta2), node_float(training.beta2))
         eps = chain.number(lambda: to_exact(training.eps), node_float(training.eps))
+        if opt == "adamw" and theta is not None and chain.mistake == "adam_l2":  # the decay through the gradient
+            lam = chain.number(lambda: to_exact(training.weight_decay), node_float(training.weight_decay))
+            grad = grad + lam * theta
+            decayed = None
         m = (1 - b1) * grad
         v = (1 - b2) * grad * grad
         m_hat = m / (1 - b1)
@@ -273,20 +304,28 @@ def update(
             "divide them by (1 − β1) and (1 − β2) again, so m̂ = g and v̂ = g²: every entry moves by about lr, "
             "against the sign of its gradient."
         )
+        if decayed is not None:
+            formula = f"{lhs} = {start}lr·λ·{name} − lr · m̂ / (√v̂ + ε), where m̂ = g and √v̂ = |g| at the first step"
+            explain += " AdamW first takes the decay lr·λ·θ off the parameter itself."
     else:
         m_hat = v_hat = None
         new = -(lr * grad)
         formula = f"{lhs} = {start}lr · ∂L/∂{name}"
         explain = "Plain gradient descent: every entry moves against its gradient, scaled by the learning rate."
     if theta is not None:
-        new = theta + new
+        if decayed is None:
+            new = theta + new
+        else:
+            theta_c, decayed_c, new = chain.coerce(theta, np.asarray(decayed), np.asarray(new))
+            new = theta_c - decayed_c + new
     else:
         explain += f" {name} itself is not given, so this is the change to add to it."
     new = chain.finish(sid, new)
     what = "Updated" if theta is not None else "Change of"
+    shown_opt = {"adam": "Adam", "adamw": "AdamW"}.get(opt, "SGD") if adam else "SGD"
     return Update(
         id=sid,
-        title=f"{what} {name} ({'Adam' if opt == 'adam' else 'SGD'}, lr = {node_float(training.lr):g})",
+        title=f"{what} {name} ({shown_opt}, lr = {node_float(training.lr):g})",
         formula=formula,
         latex="",
         symbol=lhs,
@@ -295,12 +334,13 @@ def update(
         cols=cols,
         param=theta,
         grad=grad,
-        optimizer=opt if chain.mistake != "sgd_for_adam" else "sgd",
+        optimizer=("adam" if adam else "sgd"),
         lr=node_float(training.lr),
         beta1=node_float(training.beta1),
         beta2=node_float(training.beta2),
         eps=node_float(training.eps),
         m_hat=m_hat,
         v_hat=v_hat,
+        decay=decayed,
         explain=explain,
     )

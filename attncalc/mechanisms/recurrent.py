@@ -10,6 +10,7 @@ from ..parse.types import Recurrent
 from . import output
 from .cell_names import given_labels
 from .cells import Names, cell_step
+from .training import TRAINING_SLIPS
 
 # the slips that can happen in a cell of these kinds (attncalc.arith.MISTAKES says each one)
 MISTAKES_BY_KIND = {
@@ -36,6 +37,10 @@ def check_mistake(
         return
     if m == "sgd_for_adam":
         if optimizer != "adam":
+            raise MistakeNotApplicable
+        return
+    if m in TRAINING_SLIPS:  # a training step's slips: AdamW's need adamw (clip_each changes nothing unclipped)
+        if m != "clip_each" and optimizer != "adamw":
             raise MistakeNotApplicable
         return
     if m == "wrong_vocab_row":

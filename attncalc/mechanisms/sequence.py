@@ -17,6 +17,12 @@ from .common import simplify_log
 from .output import totals
 
 
+def _two() -> object:
+    import sympy as sp
+
+    return sp.Integer(2)
+
+
 def _labels(p: Problem) -> tuple[str, ...]:
     d: Sequence = p.data
     return d.targets or tuple(f"y_{t}" for t in range(1, d.probabilities.shape[0] + 1))
@@ -81,7 +87,14 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             explain="The mean cross-entropy per token, in nats.",
         )
     )
-    ppl = chain.finish("perplexity", chain.exp(mean.reshape(1)).reshape(()))
+    if chain.mistake == "perplexity_base_2":  # 2^(mean loss): the nats read as bits
+        two = chain.const(_two, 2.0)
+        ppl = chain.finish("perplexity", np.asarray(two ** mean.item(), dtype=mean.dtype))
+    elif chain.mistake == "mean_of_perplexities":  # the mean of the per-step 1/p_t
+        inverse = [1 / probs[t] for t in range(T)]
+        ppl = chain.finish("perplexity", np.asarray(sum(inverse[1:], start=inverse[0]) / T, dtype=probs.dtype))
+    else:
+        ppl = chain.finish("perplexity", chain.exp(mean.reshape(1)).reshape(()))
     steps.append(
         Map(
             id="perplexity",

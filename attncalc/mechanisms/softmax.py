@@ -15,7 +15,9 @@ from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem
 from .common import SoftmaxNames, simplify_log, softmax_steps, temperature_step
-from .output import logits_step, update
+from .label_smoothing import smoothed_steps
+from .output import logits_step, train_step, update
+from .training import Grad, clip
 
 
 def inputs(p: Problem) -> list[Input]:
@@ -61,6 +63,12 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     if p.target is None:
         return steps
     t = p.target
+    if p.data is not None and p.data.label_smoothing is not None:
+        smoothed, grad = smoothed_steps(chain, probs, t, p.data.label_smoothing, labels, T, T_float)
+        steps.extend(smoothed)
+        if "hidden" in p.given:
+            steps.extend(_output_weights(p, chain, grad, labels))
+        return steps
     label = labels[t] if labels else str(t)
     p_t = probs[t]
     loss_value = -chain.log(np.asarray([p_t], dtype=probs.dtype))
@@ -131,10 +139,15 @@ def _output_weights(p: Problem, chain: Chain, grad: np.ndarray, labels: tuple[st
     ]
     if p.training is None:
         return steps
+    grads = [Grad("W_out", dW, labels, cols)]
+    if "W_out" in p.given and "b_out" in p.given:
+        grads.append(Grad("b_out", grad, labels, None))
+    clipped, (dW, *rest) = clip(chain, grads, p.training)
+    steps.extend(clipped)
     if "W_out" in p.given:
-        steps.append(update(chain, "W_out_new", "W_out", p.given["W_out"], dW, p.training, labels, cols))
+        steps.extend(train_step(chain, "W_out", p.given["W_out"], dW, p.training, labels, cols, ""))
         if "b_out" in p.given:
-            steps.append(update(chain, "b_out_new", "b_out", p.given["b_out"], grad, p.training, labels, None))
+            steps.extend(train_step(chain, "b_out", p.given["b_out"], rest[0], p.training, labels, None, "_b_out"))
     else:
         steps.append(update(chain, "W_out_change", "W_out", None, dW, p.training, labels, cols))
     return steps

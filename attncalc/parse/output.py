@@ -67,12 +67,12 @@ def training(r: Reader, raw: Any, has_targets: bool) -> Training | None:
     t = r.table(raw, "training", TRAINING_KEYS)
     if not has_targets:
         raise r.fail("training", "a training step needs targets (and an output layer) to compute a gradient")
-    opt = r.string(t.get("optimizer", "sgd"), "training.optimizer", ("sgd", "adam"))
+    opt = r.string(t.get("optimizer", "sgd"), "training.optimizer", ("sgd", "adam", "adamw"))
     nums = {}
     defaults = {"lr": "0.1" if opt == "sgd" else "0.001", "beta1": "0.9", "beta2": "0.999", "eps": "1e-8"}
     for k, default in defaults.items():
         if k != "lr" and opt == "sgd" and k in t:
-            raise r.fail(f"training.{k}", "belongs to optimizer 'adam'")
+            raise r.fail(f"training.{k}", "belongs to optimizers 'adam' and 'adamw'")
         node = r.number(t[k], f"training.{k}") if k in t else parse_number(default)
         v = to_float(node)
         if k == "lr" and not v > 0:
@@ -82,4 +82,22 @@ def training(r: Reader, raw: Any, has_targets: bool) -> Training | None:
         if k == "eps" and v < 0:
             raise r.fail("training.eps", "must not be negative")
         nums[k] = node
-    return Training(opt, nums["lr"], nums["beta1"], nums["beta2"], nums["eps"])
+    decay, clip = training_extras(r, t, opt)
+    return Training(opt, nums["lr"], nums["beta1"], nums["beta2"], nums["eps"], decay, clip)
+
+
+def training_extras(r: Reader, t: dict[str, Any], opt: str) -> tuple[Any, Any]:
+    """AdamW's weight decay λ (default 0.01; None for the other optimizers) and the clipping norm (None)."""
+    decay = None
+    if "weight_decay" in t and opt != "adamw":
+        raise r.fail("training.weight_decay", "belongs to optimizer 'adamw' (decoupled weight decay)")
+    if opt == "adamw":
+        decay = r.number(t["weight_decay"], "training.weight_decay") if "weight_decay" in t else parse_number("0.01")
+        if not to_float(decay) >= 0:
+            raise r.fail("training.weight_decay", "must not be negative")
+    clip = None
+    if "clip_norm" in t:
+        clip = r.number(t["clip_norm"], "training.clip_norm")
+        if not to_float(clip) > 0:
+            raise r.fail("training.clip_norm", "must be greater than 0")
+    return decay, clip

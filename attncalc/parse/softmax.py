@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from ..numbers import to_float
 from ..schema.validate import suggest
 from .output import training
 from .reader import Reader, describe_raw, require
@@ -82,4 +84,29 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         if "hidden" not in given:
             raise r.fail("training", "a training step updates W_out: give given.hidden (and given.W_out to see W_out')")
         train = training(r, raw["training"], target is not None)
-    return Problem(given=given, head=None, target=target, vocab=vocab, training=train, **common)
+        if train is not None and train.optimizer == "adamw" and "W_out" not in given:
+            raise r.fail("training.optimizer", "adamw decays W_out itself: give given.W_out (and given.hidden)")
+    smoothing = label_smoothing(r, raw.get("settings"), target)
+    data = SoftmaxData(smoothing) if smoothing is not None else None
+    return Problem(given=given, head=None, target=target, vocab=vocab, training=train, data=data, **common)
+
+
+@dataclass(frozen=True)
+class SoftmaxData:
+    """Kind softmax's own settings: label smoothing ε (a number tree), PyTorch's convention."""
+
+    label_smoothing: Any
+
+
+def label_smoothing(r: Reader, settings: Any, target: int | None) -> Any:
+    """``[settings] label_smoothing`` (0 ≤ ε ≤ 1, as CrossEntropyLoss), which needs a target; or None."""
+    if not isinstance(settings, dict) or settings.get("label_smoothing") is None:
+        return None
+    eps = r.number(settings["label_smoothing"], "settings.label_smoothing")
+    if not 0 <= to_float(eps) <= 1:
+        raise r.fail(
+            "settings.label_smoothing", "must be from 0 to 1 (ε, the share of the target spread over every class)"
+        )
+    if target is None:
+        raise r.fail("settings.label_smoothing", "smooths the target: give given.target")
+    return eps

@@ -46,6 +46,7 @@ TOP_KEYS = (
     "norm1",
     "norm2",
     "norm3",
+    "schedule",
 )
 # from "cell" on, the keys only some kinds take: another kind refuses each by name
 KIND_ONLY_KEYS = TOP_KEYS[TOP_KEYS.index("cell") :]

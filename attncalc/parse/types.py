@@ -96,11 +96,13 @@ class Cell:
 
 @dataclass(frozen=True)
 class Training:
-    optimizer: str = "sgd"  # sgd | adam
+    optimizer: str = "sgd"  # sgd | adam | adamw
     lr: Any = None  # number tree
     beta1: Any = None
     beta2: Any = None
     eps: Any = None
+    weight_decay: Any = None  # adamw: λ (number tree); None for sgd and adam
+    clip_norm: Any = None  # the global norm the gradients are clipped to first (number tree), or None
 
 
 @dataclass(frozen=True)

@@ -123,6 +123,8 @@ def _rhs_Combine(s: Combine, idx: tuple[int, ...], n: Num) -> str:
 def _rhs_Update(s: Update, idx: tuple[int, ...], n: Num) -> str:
     g = n(_at(s.grad, idx))
     start = f"{n(_at(s.param, idx))} − " if s.param is not None else "−"
+    if s.decay is not None and s.param is not None:  # AdamW: the decay first
+        start += f"{paren(n(_at(s.decay, idx)))} − "
     if s.optimizer == "adam" and s.m_hat is not None and s.v_hat is not None:
         root = math.sqrt(float(_at(s.v_hat, idx)))
         return f"{start}{s.lr:g}·{paren(n(_at(s.m_hat, idx)))} / ({n(root)} + {s.eps:g})"
@@ -206,6 +208,8 @@ def _val_Combine(s: Combine, idx: tuple[int, ...], r: Rnd) -> float:
 
 def _val_Update(s: Update, idx: tuple[int, ...], r: Rnd) -> float:
     theta = r(_at(s.param, idx)) if s.param is not None else 0.0
+    if s.decay is not None and s.param is not None:
+        theta -= r(_at(s.decay, idx))
     if s.optimizer == "adam" and s.m_hat is not None and s.v_hat is not None:
         root = math.sqrt(float(_at(s.v_hat, idx)))
         return theta - s.lr * r(_at(s.m_hat, idx)) / (r(root) + s.eps)

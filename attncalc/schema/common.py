@@ -59,7 +59,13 @@ SETTINGS_KEYS = (
 )
 # every settings key (the unknown-key check); `temperature` belongs to kind softmax only, the
 # position keys to the kinds with positions
-SETTINGS_ALL = Table(SETTINGS_KEYS, "how the derivation is shown and rounded")
+# kind softmax only: label smoothing (PyTorch's CrossEntropyLoss convention)
+LABEL_SMOOTHING = Key(
+    "label_smoothing",
+    "number",
+    "softmax with a target: ε, the target becomes q = (1 − ε)·y + ε/K (PyTorch's CrossEntropyLoss)",
+)
+SETTINGS_ALL = Table((*SETTINGS_KEYS, LABEL_SMOOTHING), "how the derivation is shown and rounded")
 POSITION_SETTINGS = ("position_base", "rope")
 LAYER_SETTINGS = ("norm", "eps")
 MULTI_HEAD_SETTINGS = ("alibi",)
@@ -78,6 +84,8 @@ SETTINGS_SOFTMAX = SETTINGS.but(
         SETTINGS_ALL.doc,
     )
 )
+# kind softmax itself: decode shares SETTINGS_SOFTMAX, label smoothing is the softmax kind's own
+SETTINGS_SOFTMAX_KIND = SETTINGS.but(table=Table((*SETTINGS_SOFTMAX.table.keys, LABEL_SMOOTHING), SETTINGS_ALL.doc))  # type: ignore[union-attr]
 SETTINGS_POSITIONS = SETTINGS.but(
     table=Table(
         tuple(
@@ -131,11 +139,23 @@ GRADING = Key(
 )
 
 TRAINING_TABLE = table(
-    Key("optimizer", "choice", "sgd | adam (first step)", default="sgd", choices=("sgd", "adam")),
-    Key("lr", "number", "the learning rate (default 0.1 for sgd, 0.001 for adam)"),
-    Key("beta1", "number", "adam: first-moment decay", default="0.9"),
-    Key("beta2", "number", "adam: second-moment decay", default="0.999"),
-    Key("eps", "number", "adam: added to the root of the second moment", default="1e-8"),
+    Key(
+        "optimizer",
+        "choice",
+        "sgd | adam (first step) | adamw (Adam's first step with decoupled weight decay, as torch.optim.AdamW)",
+        default="sgd",
+        choices=("sgd", "adam", "adamw"),
+    ),
+    Key("lr", "number", "the learning rate (default 0.1 for sgd, 0.001 for adam and adamw)"),
+    Key("beta1", "number", "adam, adamw: first-moment decay", default="0.9"),
+    Key("beta2", "number", "adam, adamw: second-moment decay", default="0.999"),
+    Key("eps", "number", "adam, adamw: added to the root of the second moment", default="1e-8"),
+    Key("weight_decay", "number", "adamw: λ, the parameter shrinks by lr·λ·θ before the Adam step", default="0.01"),
+    Key(
+        "clip_norm",
+        "number",
+        "clip the gradients together to this global L2 norm first (torch.nn.utils.clip_grad_norm_)",
+    ),
     doc="one training step on the output layer",
 )
 TRAINING = Key("training", "table", "one update of W_out (and b_out): needs targets", table=TRAINING_TABLE)

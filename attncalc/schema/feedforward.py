@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from .. import catalog
-from .common import ANSWERS, DESCRIPTION, GRADING, SCHEMA, SETTINGS, SETTINGS_SOFTMAX, TITLE, TOKENS, TRAINING
+from .common import (
+    ANSWERS,
+    DESCRIPTION,
+    GRADING,
+    SCHEMA,
+    SETTINGS,
+    SETTINGS_SOFTMAX_KIND,
+    TITLE,
+    TOKENS,
+    TRAINING,
+)
 from .decl import Key, KindSchema, Select, Table, table
 
 
@@ -146,7 +156,7 @@ SOFTMAX = KindSchema(
         TOKENS.but(doc="optional labels of the logits (given.vocab wins)"),
         DESCRIPTION,
         Key("given", "table", SOFTMAX_GIVEN.doc, table=SOFTMAX_GIVEN, required=True),
-        SETTINGS_SOFTMAX,
+        SETTINGS_SOFTMAX_KIND,
         ANSWERS,
         GRADING,
         TRAINING.but(doc="one training step on W_out (needs hidden and a target)"),
