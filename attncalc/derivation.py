@@ -280,6 +280,18 @@ class Formula(Step):
     written: Any = ()  # nested tuples of strings; a single string for a one-number result
 
 
+@dataclass(frozen=True, eq=False)
+class Count(Step):
+    """result = a whole number computed exactly (a parameter count, FLOPs, bytes): ``whole`` is the exact
+    Python int (``value`` its float), ``written`` the formula with the numbers put in ("2 · 1,024 · 768"),
+    and ``unit`` what it counts; bytes are also written in GiB (an exact fraction of 2^30 and its decimal).
+    The views write the number with thousands separators; JSON gives it as an exact integer."""
+
+    whole: int | None = None  # None only in a run of check's that put a student's non-whole answer in
+    written: str = ""
+    unit: str = ""  # "parameters", "FLOPs", "bytes"
+
+
 STEP_TYPES: tuple[type[Step], ...] = (
     Product,
     Map,
@@ -300,6 +312,7 @@ STEP_TYPES: tuple[type[Step], ...] = (
     Cosine,
     Arrange,
     Formula,
+    Count,
 )
 
 
@@ -354,6 +367,8 @@ class Derivation(DerivationViews):
         """
         for s in self.steps:
             if s.id == step_id:
+                if isinstance(s, Count) and s.whole is not None:  # an exact integer, exactly
+                    return s.whole
                 return s.value if isinstance(s.value, str) else np.asarray(s.value, dtype=float).tolist()
         raise KeyError(f"no step {step_id!r} in this derivation; its steps are: {', '.join(self.step_ids)}")
 

@@ -215,6 +215,18 @@ KINDS: dict[str, KindEntry] = {
             f"{_HW}.output:DECODE",
             header=f"{_HEAD}:decode",
         ),
+        # issue 31: parameters, FLOPs and memory of a decoder-only Transformer
+        KindEntry(
+            "accounting",
+            "attncalc.schema.accounting:DECLARATION",
+            "attncalc.parse.accounting:parse",
+            "attncalc.mechanisms.accounting",
+            "attncalc.mechanisms.accounting:STEP_IDS",
+            "attncalc.parse.accounting:TEMPLATE",
+            "attncalc.homework.accounting:DRAWER",
+            header="attncalc.parse.accounting:header",
+            convention_fixed=True,
+        ),
     )
 }
 

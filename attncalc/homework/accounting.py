@@ -1,0 +1,1 @@
+"""Homework for kind accounting: placeholder replaced below."""
