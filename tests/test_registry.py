@@ -122,7 +122,7 @@ def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> Non
         "transformer-layer": templates_output._LAYER,
         "bleu": templates_output._BLEU,
         "decode": templates_output._DECODE,
-    }.get(kind) or templates._RECURRENT[kind]
+    }.get(kind) or templates._RECURRENT.get(kind) or _raw_template(kind)
     paths = templates._PLACEHOLDER.findall(raw)
     assert paths, "the template takes at least one comment from the declaration"
     out = cli("new", kind, *(["--score", "additive"] if kind == "attention" else [])).stdout
@@ -133,3 +133,10 @@ def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> Non
     for path in paths:
         doc = SCORE_GIVEN[path.split(":")[0]].doc_of(path.split(":")[1]) if ":" in path else decl.doc_of(path)
         assert f"# {doc}\n" in out, path
+
+
+def _raw_template(kind: str) -> str:
+    """A kind added the new way keeps its template's text, «placeholders» and all, beside the filled
+    one, under the same name with a leading underscore (``TEMPLATE`` and ``_TEMPLATE``)."""
+    module, _, attr = kinds.entry(kind).template.partition(":")
+    return str(kinds.load(f"{module}:_{attr}"))

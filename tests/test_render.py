@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from attncalc import catalog
+from attncalc import catalog, kinds
 from attncalc.derivation import STEP_TYPES
 from attncalc.fmt import fmt
 from attncalc.mechanisms import solve
@@ -52,6 +52,11 @@ def test_every_example_solves_and_renders(path: Path) -> None:
     data = to_dict(d)
     assert [s["id"] for s in data["steps"]] == d.step_ids
     kind = d.problem.kind
+    if kind not in catalog.STEP_IDS:  # a kind added the new way: its entry names its step ids, in order
+        ids = [i for i, _ in kinds.entry(kind).load("step_ids")]
+        assert all(catalog.template(i) in ids for i in d.step_ids), "a step id missing from the entry's list"
+        assert d.step_ids == sorted(d.step_ids, key=lambda i: ids.index(catalog.template(i))), "out of order"
+        return
     known = {i for i, _ in catalog.STEP_IDS[kind]}
     assert all(catalog.template(i) in known for i in d.step_ids), "a step id missing from the catalogue"
     attention = d.problem.seq2seq.attention if kind == "seq2seq" else None  # Bahdanau attends before the cell

@@ -17,16 +17,14 @@ float is the integer exactly), so that ``check`` can put a student's answers in 
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..arith import Chain
-from ..derivation import Count, Input, Step
+from ..derivation import Input, Step
 from ..parse import Problem
 from ..parse.accounting import Accounting
-
-Num = int | float  # an int, or a float where a student's answer (put in by check) is not whole
+from .accounting_book import Book, Num, c
+from .accounting_memory import cache, lora, memory
 
 STEP_IDS = [
     ("embedding", "the token embedding: V · d_model parameters"),
@@ -63,17 +61,7 @@ STEP_IDS = [
 ]
 
 
-def c(x: Num) -> str:
-    """A number as the views write it: thousands separators for a whole number."""
-    if isinstance(x, float) and not x.is_integer():
-        return f"{x:,.6g}" if math.isfinite(x) else str(x)
-    return f"{int(x):,}" if isinstance(x, int) or math.isfinite(x) else str(x)
-
-
-def _whole(x: Num) -> int | None:
-    if isinstance(x, int):
-        return x
-    return int(x) if math.isfinite(x) and x.is_integer() else None
+NAMES = {"sinusoidal": "Sinusoidal", "rope": "RoPE", "alibi": "ALiBi"}
 
 
 def inputs(p: Problem) -> list[Input]:
@@ -100,69 +88,22 @@ def inputs(p: Problem) -> list[Input]:
     return [Input(name, sym, np.asarray(float(v)), None, role=role) for name, sym, v, role in rows]
 
 
-class _Book:
-    """The steps as they are counted: each result goes through the chain (where check puts a student's
-    answer in) and comes back as the number the later steps use."""
-
-    def __init__(self, chain: Chain) -> None:
-        self.chain = chain
-        self.steps: list[Step] = []
-
-    def slip(self, name: str, applies: bool = True) -> bool:
-        """Whether check has switched this slip on (asked only where the slip can happen)."""
-        return applies and self.chain.mistake == name
-
-    def count(
-        self,
-        step_id: str,
-        title: str,
-        symbol: str,
-        formula: str,
-        written: str,
-        value: Num,
-        unit: str,
-        explain: str = "",
-        note: str = "",
-    ) -> Num:
-        arr = self.chain.finish(step_id, np.asarray(float(value)))
-        used: Num = value
-        if step_id in self.chain.overrides:
-            f = float(np.asarray(arr, dtype=float))
-            used = int(f) if math.isfinite(f) and f.is_integer() else f
-        self.steps.append(
-            Count(
-                id=step_id,
-                title=title,
-                formula=formula,
-                latex="",
-                symbol=symbol,
-                value=arr,
-                whole=_whole(used),
-                written=written,
-                unit=unit,
-                explain=explain,
-                note=note,
-            )
-        )
-        return used
-
-
 def run(p: Problem, chain: Chain) -> list[Step]:
     a: Accounting = p.data
-    b = _Book(chain)
+    b = Book(chain)
     total = _parameters(a, b)
     _flops(a, b, total)
-    _memory(a, b, total)
-    _cache(a, b)
+    memory(a, b, total)
+    cache(a, b)
     if a.lora_rank is not None:
-        _lora(a, b)
+        lora(a, b)
     return b.steps
 
 
 # ------------------------------------------------------------------------------ parameters
 
 
-def _parameters(a: Accounting, b: _Book) -> Num:
+def _parameters(a: Accounting, b: Book) -> Num:
     V, d, L = a.vocab, a.d_model, a.layers
     q, kv = a.heads * a.d_head, a.kv_heads * a.d_head
     P = "parameters"
@@ -174,8 +115,8 @@ def _parameters(a: Accounting, b: _Book) -> Num:
         )  # fmt: skip
     else:
         pos = b.count(
-            "positions", "Position table", "N_pos", f"N_pos = 0 ({a.positions} positions have no parameters)", "0",
-            0, P, explain=f"{a.positions.capitalize()} positions are computed from the position, not learned.",
+            "positions", "Position table", "N_pos", "N_pos = 0", "0",
+            0, P, explain=f"{NAMES[a.positions]} positions are computed from the position, not learned.",
         )  # fmt: skip
 
     # attention: W_Q (d × H·d_head), W_K, W_V (d × H_kv·d_head), W_O (H·d_head × d), and their biases
@@ -184,30 +125,35 @@ def _parameters(a: Accounting, b: _Book) -> Num:
     weights = d * q + 2 * d * kv + q * d
     hq, hkv = f"{c(a.heads)}·{c(a.d_head)}", f"{c(a.kv_heads)}·{c(a.d_head)}"
     written = f"{c(d)}·{hq} + 2·{c(d)}·{hkv} + {hq}·{c(d)}"
-    formula = "N_attn = d_model·H·d_head (W_Q) + 2·d_model·H_kv·d_head (W_K, W_V) + H·d_head·d_model (W_O)"
+    formula = "N_attn = d_model·H·d_head + 2·d_model·H_kv·d_head + H·d_head·d_model"
+    why = "W_Q is d_model × H·d_head, W_K and W_V d_model × H_kv·d_head each, W_O H·d_head × d_model"
     if biased:
         written += f" + ({hq} + 2·{hkv} + {c(d)})"
-        formula += " + (H·d_head + 2·H_kv·d_head + d_model) biases"
+        formula += " + (H·d_head + 2·H_kv·d_head + d_model)"
+        why += "; the bracket is their biases, one per output column"
     attn = b.count(
         "layer.attention", "One block's attention", "N_attn", formula, written,
-        weights + ((q + 2 * kv + d) if biased else 0), P,
+        weights + ((q + 2 * kv + d) if biased else 0), P, explain=why + ".",
     )  # fmt: skip
 
     d_ff = 4 * d if b.slip("swiglu_4d_ff", a.ffn == "swiglu" and a.d_ff_given and a.d_ff != 4 * d) else a.d_ff
     mats = 3 if a.ffn == "swiglu" else 2
     if a.ffn == "swiglu":
-        formula = "N_ffn = 3·d_model·d_ff (W_1, W_3, W_2)"
+        formula = "N_ffn = 3·d_model·d_ff"
+        why = "W_1 and W_3 are d_model × d_ff, W_2 d_ff × d_model"
         written = f"3·{c(d)}·{c(d_ff)}"
     else:
-        formula = "N_ffn = 2·d_model·d_ff (W_1, W_2)"
+        formula = "N_ffn = 2·d_model·d_ff"
+        why = "W_1 is d_model × d_ff, W_2 d_ff × d_model"
         written = f"2·{c(d)}·{c(d_ff)}"
     ffn_bias = (mats - 1) * d_ff + d
     if biased:
-        formula += f" + ({'2·' if mats == 3 else ''}d_ff + d_model) biases"
+        formula += f" + ({'2·' if mats == 3 else ''}d_ff + d_model)"
+        why += "; the bracket is their biases"
         written += f" + ({'2·' if mats == 3 else ''}{c(d_ff)} + {c(d)})"
     ffn = b.count(
         "layer.ffn", "One block's feed-forward network", "N_ffn", formula, written,
-        mats * d * d_ff + (ffn_bias if biased else 0), P,
+        mats * d * d_ff + (ffn_bias if biased else 0), P, explain=why + ".",
     )  # fmt: skip
 
     per_norm = 2 * d if a.norm == "layer" else d
@@ -215,31 +161,36 @@ def _parameters(a: Accounting, b: _Book) -> Num:
     no_norms = b.slip("norms_forgotten")
     factor = "2·2·d_model" if a.norm == "layer" else "2·d_model"
     norms = b.count(
-        "layer.norms", "One block's norms", "N_norms", f"N_norms = {factor} (two norms, each {what})",
+        "layer.norms", "One block's norms", "N_norms", f"N_norms = {factor}",
         f"{'2·2' if a.norm == 'layer' else '2'}·{c(d)}", 0 if no_norms else 2 * per_norm, P,
+        explain=f"Two norms a block (before attention and before the FFN), each with {what} of d_model entries.",
     )  # fmt: skip
     layer = b.count(
         "layer", "One block", "N_layer", "N_layer = N_attn + N_ffn + N_norms", f"{c(attn)} + {c(ffn)} + {c(norms)}",
         attn + ffn + norms, P,
     )  # fmt: skip
-    layers = b.count("layers", "Every block", "N_layers", "N_layers = L · N_layer", f"{c(L)} · {c(layer)}", L * layer, P)
+    layers = b.count(
+        "layers", "Every block", "N_layers", "N_layers = L · N_layer", f"{c(L)} · {c(layer)}", L * layer, P
+    )
     final = b.count(
-        "final_norm", "Final norm", "N_final", f"N_final = {'2·' if a.norm == 'layer' else ''}d_model ({what})",
+        "final_norm", "Final norm", "N_final", f"N_final = {'2·' if a.norm == 'layer' else ''}d_model",
         f"{'2·' if a.norm == 'layer' else ''}{c(d)}", 0 if no_norms else per_norm, P,
+        explain=f"One more norm after the last block: {what}.",
     )  # fmt: skip
     if a.tie:
         twice = b.slip("tied_counted_twice")
         head = b.count(
             "lm_head", "LM head", "N_head",
-            "N_head = 0 (tied: the LM head is the token embedding, counted once)" if not twice
-            else "N_head = V · d_model",
+            "N_head = 0" if not twice else "N_head = V · d_model",
             "0" if not twice else f"{c(V)} · {c(d)}", V * d if twice else 0, P,
+            explain="Tied: the LM head is the token embedding's matrix, already counted once.",
         )  # fmt: skip
     else:
         left_out = b.slip("lm_head_left_out")
         head = b.count(
-            "lm_head", "LM head", "N_head", "N_head = V · d_model (untied: a matrix of its own)",
+            "lm_head", "LM head", "N_head", "N_head = V · d_model",
             f"{c(V)} · {c(d)}" if not left_out else "0", 0 if left_out else V * d, P,
+            explain="Untied: the LM head is a d_model × V matrix of its own.",
         )  # fmt: skip
     total = b.count(
         "parameters", "Parameters", "N", "N = N_emb + N_pos + N_layers + N_final + N_head",
@@ -256,7 +207,7 @@ def _parameters(a: Accounting, b: _Book) -> Num:
 # ------------------------------------------------------------------------------ FLOPs
 
 
-def _flops(a: Accounting, b: _Book, total: Num) -> None:
+def _flops(a: Accounting, b: Book, total: Num) -> None:
     B, T, d, L, V = a.batch, a.tokens, a.d_model, a.layers, a.vocab
     q, kv = a.heads * a.d_head, a.kv_heads * a.d_head
     two = 1 if b.slip("flops_no_two") else 2
@@ -269,32 +220,34 @@ def _flops(a: Accounting, b: _Book, total: Num) -> None:
         "flops.attention",
         "One block's projections",
         "F_attn",
-        f"F_attn = 2·{rows}·d_model·(H·d_head) (Q) + 2·2·{rows}·d_model·(H_kv·d_head) (K, V) "
-        f"+ 2·{rows}·(H·d_head)·d_model (the output)",
+        f"F_attn = 2·{rows}·d_model·(H·d_head) + 2·2·{rows}·d_model·(H_kv·d_head) + 2·{rows}·(H·d_head)·d_model",
         f"{t2}{bt}·{c(d)}·{c(q)} + 2·{t2}{bt}·{c(d)}·{c(kv)} + {t2}{bt}·{c(q)}·{c(d)}",
         two * n * d * q + 2 * two * n * d * kv + two * n * q * d,
         F,
-        explain="A (m × n)·(n × p) product takes m·n·p multiplications and as many additions: 2·m·n·p FLOPs.",
+        explain="A (m × n)·(n × p) product takes m·n·p multiplications and as many additions: 2·m·n·p FLOPs. "
+        "Here X W_Q, X W_K, X W_V and the heads' output times W_O, X holding every token as a row.",
     )
     hb = f"{c(B)}·{c(a.heads)}" if B > 1 else c(a.heads)
     scores = b.count(
         "flops.scores",
         "One block's scores Q Kᵀ",
         "F_scores",
-        f"F_scores = {'B·' if B > 1 else ''}H · 2·T·d_head·T  (a (T × d_head)·(d_head × T) product per head)",
+        f"F_scores = {'B·' if B > 1 else ''}H · 2·T·d_head·T",
         f"{hb}·{t2}{c(T)}·{c(a.d_head)}·{c(T)}",
         B * a.heads * two * T * a.d_head * T,
         F,
-        explain="Every query meets every key: the causal mask is not exploited, as the convention counts.",
+        explain="A (T × d_head)·(d_head × T) product per head: every query meets every key (the causal mask "
+        "is not exploited, as the convention counts).",
     )
     wsum = b.count(
         "flops.weighted_sum",
         "One block's weighted sums A V",
         "F_AV",
-        f"F_AV = {'B·' if B > 1 else ''}H · 2·T·T·d_head  (a (T × T)·(T × d_head) product per head)",
+        f"F_AV = {'B·' if B > 1 else ''}H · 2·T·T·d_head",
         f"{hb}·{t2}{c(T)}·{c(T)}·{c(a.d_head)}",
         B * a.heads * two * T * T * a.d_head,
         F,
+        explain="A (T × T)·(T × d_head) product per head: the weights times the values.",
     )
     d_ff = 4 * d if b.slip("swiglu_4d_ff", a.ffn == "swiglu" and a.d_ff_given and a.d_ff != 4 * d) else a.d_ff
     mats = 3 if a.ffn == "swiglu" else 2
@@ -303,10 +256,11 @@ def _flops(a: Accounting, b: _Book, total: Num) -> None:
         "flops.ffn",
         "One block's feed-forward products",
         "F_ffn",
-        f"F_ffn = {mats} · 2·{rows}·d_model·d_ff  ({which})",
+        f"F_ffn = {mats} · 2·{rows}·d_model·d_ff",
         f"{mats}·{t2}{bt}·{c(d)}·{c(d_ff)}",
         mats * two * n * d * d_ff,
         F,
+        explain=f"The products {which}, each over d_model × d_ff weights.",
     )
     head = b.count(
         "flops.lm_head",
@@ -371,102 +325,3 @@ def _flops(a: Accounting, b: _Book, total: Num) -> None:
         F,
         note=note,
     )
-
-
-# ------------------------------------------------------------------------------ memory
-
-
-def _bytes(a: Accounting, b: _Book) -> int:
-    return (2 if a.bytes == 4 else 4) if b.slip("wrong_dtype_bytes") else a.bytes
-
-
-def _memory(a: Accounting, b: _Book, total: Num) -> None:
-    by = _bytes(a, b)
-    M = "bytes"
-    params = b.count(
-        "memory.parameters", "Parameter memory", "M_params", f"M_params = N · {a.bytes} bytes ({a.dtype})",
-        f"{c(total)} · {by}", total * by, M,
-    )  # fmt: skip
-    grads = b.count(
-        "memory.gradients", "Gradient memory", "M_grads", f"M_grads = N · {a.bytes} bytes (one gradient a parameter)",
-        f"{c(total)} · {by}", total * by, M,
-    )  # fmt: skip
-    opt = b.count(
-        "memory.optimizer", "AdamW state", "M_opt", "M_opt = N · 2 · 4 bytes (m and v in fp32)",
-        f"{c(total)} · 8", total * 8, M,
-        explain="AdamW keeps two moving averages per parameter, the first and second moments, in fp32.",
-    )  # fmt: skip
-    b.count(
-        "memory.training", "Training memory", "M_train", "M_train = M_params + M_grads + M_opt",
-        f"{c(params)} + {c(grads)} + {c(opt)}", params + grads + opt, M,
-        explain="Activations are not counted: they depend on the batch and on what is recomputed.",
-    )  # fmt: skip
-
-
-# ------------------------------------------------------------------------------ the KV cache
-
-
-def _cache(a: Accounting, b: _Book) -> None:
-    L, T, B, dh = a.layers, a.tokens, a.batch, a.d_head
-    by = _bytes(a, b)
-    M = "bytes"
-    gqa = 1 < a.kv_heads < a.heads
-    wrong_heads = b.slip("heads_for_kv_heads", a.kv_heads < a.heads)
-    one = b.slip("kv_not_doubled")
-    k2 = 1 if one else 2
-    kvh = a.heads if wrong_heads else a.kv_heads
-    kept = min(T, a.window) if a.window is not None else T
-    bb = f" · {c(B)}" if B > 1 else ""
-    Bf = " · B" if B > 1 else ""
-
-    def kv(n_heads: Num, tokens: int, heads_name: str, tokens_name: str) -> tuple[str, str, Num]:
-        formula = f"2 · L · {heads_name} · d_head · {tokens_name}{Bf} · bytes"
-        written = f"{k2} · {c(L)} · {c(n_heads)} · {c(dh)} · {c(tokens)}{bb} · {by}"
-        return formula, written, k2 * L * n_heads * dh * tokens * B * by
-
-    if a.latent is not None:
-        formula = f"M_KV = L · d_c · {'min(T, window)' if a.window is not None else 'T'}{Bf} · bytes (one latent)"
-        written = f"{c(L)} · {c(a.latent)} · {c(kept)}{bb} · {by}"
-        value: Num = L * a.latent * kept * B * by
-    else:
-        f, written, value = kv(kvh, kept, "H_kv", "min(T, window)" if a.window is not None else "T")
-        formula = "M_KV = " + f
-    b.count(
-        "kv_cache", "KV cache", "M_KV", formula, written, value, M,
-        explain="Each layer keeps every cached token's key and value so that the next token need not recompute them.",
-    )  # fmt: skip
-    f, w, v = kv(a.heads, T, "H", "T")
-    b.count("kv_cache.mha", "KV cache with MHA", "M_MHA", "M_MHA = " + f, w, v, M)
-    if gqa:
-        f, w, v = kv(kvh, T, "H_kv", "T")
-        b.count("kv_cache.gqa", "KV cache with GQA", "M_GQA", "M_GQA = " + f, w, v, M)
-    f, w, v = kv(1, T, "1", "T")
-    b.count("kv_cache.mqa", "KV cache with MQA", "M_MQA", "M_MQA = " + f, w, v, M)
-    if a.window is not None:
-        f, w, v = kv(kvh, kept, "H_kv", "min(T, window)")
-        b.count("kv_cache.window", "KV cache with a sliding window", "M_win", "M_win = " + f, w, v, M)
-    if a.latent is not None:
-        b.count(
-            "kv_cache.latent", "KV cache with an MLA latent", "M_MLA", f"M_MLA = L · d_c · T{Bf} · bytes",
-            f"{c(L)} · {c(a.latent)} · {c(T)}{bb} · {by}", L * a.latent * T * B * by, M,
-            explain="Multi-head latent attention caches one compressed vector per token and layer, from which K and V are rebuilt.",
-        )  # fmt: skip
-
-
-# ------------------------------------------------------------------------------ LoRA
-
-
-def _lora(a: Accounting, b: _Book) -> None:
-    r = a.lora_rank
-    assert r is not None
-    fans = [(m, *a.fan(m)) for m in a.lora_targets]
-    per = sum(r * (i + o) for _, i, o in fans)
-    terms = " + ".join(f"{r}·({c(i)} + {c(o)})" for _, i, o in fans)
-    names = ", ".join(m for m, _, _ in fans)
-    b.count(
-        "lora.parameters", "LoRA parameters", "N_LoRA",
-        f"N_LoRA = L · Σ r·(fan_in + fan_out) over {names}", f"{c(a.layers)} · ({terms})", a.layers * per,
-        "parameters",
-        explain="Each adapted W gains B A with A (r × fan_in) and B (fan_out × r); W itself is frozen.",
-    )  # fmt: skip
-

@@ -92,7 +92,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         raise r.fail("given.lora_targets", "needs lora_rank: the rank r of the adapters")
     targets = targets if targets is not None else ("W_Q", "W_V")
     if "W_3" in targets and g["ffn"] != "swiglu":
-        raise r.fail("given.lora_targets", f'names W_3, but a {g["ffn"]} FFN has two matrices, W_1 and W_2')
+        raise r.fail("given.lora_targets", f"names W_3, but a {g['ffn']} FFN has two matrices, W_1 and W_2")
     data = Accounting(
         vocab=g["vocab"],
         context=g["context"],
@@ -131,7 +131,9 @@ def _refuse_past_exact(r: Reader, a: Accounting) -> None:
     layer = 2 * d * (q + kv) + mats * d * a.d_ff + bias + 2 * norms
     params = a.vocab * d * (1 if a.tie else 2) + (a.context * d if a.positions == "learned" else 0)
     params += a.layers * layer + norms
-    per_layer = 2 * n * d * 2 * (q + kv) + 2 * 2 * a.batch * a.heads * a.tokens**2 * a.d_head + 2 * n * mats * d * a.d_ff
+    per_layer = (
+        2 * n * d * 2 * (q + kv) + 2 * 2 * a.batch * a.heads * a.tokens**2 * a.d_head + 2 * n * mats * d * a.d_ff
+    )
     flops = 3 * (a.layers * per_layer + 2 * n * d * a.vocab)
     cache = max(2 * a.heads * a.d_head, a.latent or 0) * a.layers * n * a.bytes
     for what, value, key in (

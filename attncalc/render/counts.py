@@ -47,7 +47,7 @@ def gib_decimal(q: Fraction, decimals: int) -> str:
 
 
 def gib_text(s: Count, decimals: int) -> str:
-    """"= 15,189/32,768 GiB ≈ 0.464 GiB" ("= 2 GiB" when whole), or "" for a count of something else."""
+    """ "= 15,189/32,768 GiB ≈ 0.464 GiB" ("= 2 GiB" when whole), or "" for a count of something else."""
     g = gib(s, decimals)
     if g is None:
         return ""
@@ -56,7 +56,7 @@ def gib_text(s: Count, decimals: int) -> str:
 
 
 def line(s: Count) -> str:
-    """"N = 50,257 · 768 = 38,597,376": the formula's numbers put in, then the count."""
+    """ "N = 50,257 · 768 = 38,597,376": the formula's numbers put in, then the count."""
     value = whole_text(s)
     if not s.written or s.written == value:
         return f"{s.symbol} = {value}"

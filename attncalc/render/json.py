@@ -10,7 +10,7 @@ import numpy as np
 
 from ..derivation import Count, Derivation, Step
 from ..fmt import fmt_array
-from .counts import gib, whole_text
+from .counts import gib
 from .exact import exact_nested
 from .typeset import to_tex
 
@@ -43,7 +43,7 @@ def step_dict(step: Step, decimals: int) -> dict[str, Any]:
     }
     if isinstance(step, Count) and step.whole is not None:  # an exact integer, written exactly
         out["value"] = step.whole
-        out["shown"] = whole_text(step)
+        out["shown"] = str(step.whole)  # every digit, no separator: the answers files' number
         out["unit"] = step.unit
         g = gib(step, decimals)
         if g is not None:
