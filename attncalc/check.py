@@ -43,7 +43,7 @@ from .check_notes import fmt_nested, given_text, hand_chain_note, mistake_note, 
 from .check_report import Report, StepResult
 from .check_runs import Runs
 from .check_slips import began_at, named_slip, slip_carried, wrong_ancestors
-from .derivation import Argmax, Derivation, Pick, Step
+from .derivation import Argmax, Count, Derivation, Pick, Step
 from .fmt import fmt_array
 from .mechanisms import solve
 from .parse import Problem
@@ -165,6 +165,8 @@ def _grade(
     finest = max((int(x) for x in decs.flat if x >= 0), default=0)
     expected = rounded_list(true, max(truth.decimals, finest))  # 0.000014 for an answer written 0.000001
     shown_expected = fmt_array(true, max(truth.decimals, finest))  # 1.000 for 0.99997, 0.6 for 0.6
+    if isinstance(step, Count) and step.whole is not None:  # every digit, in groups: 124,439,808
+        shown_expected = f"{step.whole:,}"
 
     open_ = np.array(np.isnan(given), dtype=bool)  # entries written "?": not graded, so they match anything
     size = int(given.size)

@@ -122,7 +122,8 @@ def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> Non
         "transformer-layer": templates_output._LAYER,
         "bleu": templates_output._BLEU,
         "decode": templates_output._DECODE,
-    }.get(kind) or templates._RECURRENT.get(kind) or _raw_template(kind)
+    }.get(kind) or templates._RECURRENT.get(kind)
+    raw = raw or _raw_template(kind)
     paths = templates._PLACEHOLDER.findall(raw)
     assert paths, "the template takes at least one comment from the declaration"
     out = cli("new", kind, *(["--score", "additive"] if kind == "attention" else [])).stdout
