@@ -221,7 +221,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.schema.accounting:DECLARATION",
             "attncalc.parse.accounting:parse",
             "attncalc.mechanisms.accounting",
-            "attncalc.mechanisms.accounting:STEP_IDS",
+            "attncalc.schema.accounting:STEP_IDS",
             "attncalc.parse.accounting:TEMPLATE",
             "attncalc.homework.accounting:DRAWER",
             header="attncalc.parse.accounting:header",

@@ -309,3 +309,30 @@ def test_a_d_ff_default_is_four_d_model() -> None:
     given = {k: v for k, v in GPT2.items() if k != "d_ff"}
     assert solve_given(given)["layer.ffn"] == 2 * 768 * 3072 + 3072 + 768
     assert math.prod((2, 768, 3072)) + 3840 == 4_722_432
+
+
+def test_settings_decimals_are_the_gib_places() -> None:
+    """GPT-2 small's AdamW training memory: 1,991,036,928 bytes = 486,093/262,144 GiB = 1.8542976379… GiB (486,093 / 262,144 by long division)."""
+    assert Fraction(1_991_036_928, 2**30) == Fraction(486_093, 262_144)
+    for decimals, shown in ((0, "2"), (1, "1.9"), (5, "1.85430")):
+        raw = {"kind": "accounting", "given": GPT2, "settings": {"decimals": decimals}}
+        d = solve_raw(raw)
+        step = next(s for s in d.to_json()["steps"] if s["id"] == "memory.training")
+        assert step["value"] == 1_991_036_928 and step["gib"]["decimal"] == shown
+        assert f"≈ {shown} GiB" in d.to_text()
+    # a setting other kinds take is refused, naming the kinds that take it
+    with pytest.raises(ProblemError) as e:
+        parse_problem({"kind": "accounting", "given": GPT2, "settings": {"temperature": 2}}, "t.toml")
+    assert e.value.key == "settings.temperature"
+
+
+def test_sheets_say_counts_are_whole_numbers() -> None:
+    from attncalc.render.writers import render
+
+    d = solve_file("gpt2-small-accounting.toml")
+    question = render([d], "markdown", "question")
+    assert "Give every value as a whole number, to the unit." in question and "decimals." not in question
+    answers = render([d], "markdown", "answers")
+    assert "| parameters | Parameters | 124,439,808 |" in answers
+    assert "| memory.parameters | Parameter memory | 497,759,232 (486,093/1,048,576 GiB ≈ 0.464 GiB) |" in answers
+    assert "rounded to 3 decimals" not in d.to_text()

@@ -155,10 +155,10 @@ def header(p: Problem) -> list[str]:
     bits = [
         "accounting",
         f"L = {a.layers}, d_model = {a.d_model:,}, {a.heads} heads of {a.d_head}, {attention}",
-        f"{a.ffn} FFN d_ff = {a.d_ff:,}",
+        f"{ {'relu': 'ReLU', 'gelu': 'GELU', 'swiglu': 'SwiGLU'}[a.ffn] } FFN d_ff = {a.d_ff:,}",
         "RMSNorm" if a.norm == "rms" else "LayerNorm",
         "biases" if a.bias else "no biases",
-        f"{a.positions} positions",
+        f"{ {'learned': 'learned', 'sinusoidal': 'sinusoidal', 'rope': 'RoPE', 'alibi': 'ALiBi'}[a.positions] } positions",
         "tied embeddings" if a.tie else "untied LM head",
         f"B = {a.batch:,}, T = {a.tokens:,}, {a.dtype}",
     ]

@@ -11,6 +11,41 @@ from .decl import Key, KindSchema, Table, table
 BIG = 10**7
 MATRICES = ("W_Q", "W_K", "W_V", "W_O", "W_1", "W_2", "W_3")
 
+# the step ids in derivation order (here, with the declaration: `attncalc list` imports neither numpy nor sympy)
+STEP_IDS = [
+    ("embedding", "the token embedding: V · d_model parameters"),
+    ("positions", "a learned position table: context · d_model (0 for sinusoidal, RoPE, ALiBi)"),
+    ("layer.attention", "one block's W_Q, W_K, W_V, W_O and their biases"),
+    ("layer.ffn", "one block's feed-forward matrices and their biases"),
+    ("layer.norms", "one block's two norms: γ and β (LayerNorm) or γ (RMSNorm)"),
+    ("layer", "one block: attention + FFN + norms"),
+    ("layers", "L blocks"),
+    ("final_norm", "the norm after the last block"),
+    ("lm_head", "the LM head: V · d_model, 0 when tied to the embedding"),
+    ("parameters", "the total"),
+    ("non_embedding", "parameters − embedding − positions"),
+    ("flops.attention", "one block's four projections, 2·m·n·p each"),
+    ("flops.scores", "one block's Q Kᵀ over every head"),
+    ("flops.weighted_sum", "one block's A V over every head"),
+    ("flops.ffn", "one block's feed-forward products"),
+    ("flops.lm_head", "the LM head's product"),
+    ("flops.forward", "L · (attention + scores + weighted sum + FFN) + LM head"),
+    ("flops.training", "3 · forward (the backward pass is twice the forward)"),
+    ("flops.rule", "the 6·N·tokens rule of thumb, N = parameters"),
+    ("flops.difference", "training − rule: the attention's own products less the parameters no product uses"),
+    ("memory.parameters", "the parameters in the dtype, in bytes"),
+    ("memory.gradients", "one gradient per parameter, in the dtype"),
+    ("memory.optimizer", "AdamW's two moments in fp32: 8 bytes a parameter"),
+    ("memory.training", "parameters + gradients + optimizer state"),
+    ("kv_cache", "the configuration's KV cache in bytes"),
+    ("kv_cache.mha", "side by side: every head keeps its keys and values (H_kv = H)"),
+    ("kv_cache.gqa", "side by side: the configuration's grouped key/value heads, every token"),
+    ("kv_cache.mqa", "side by side: one key/value head (H_kv = 1)"),
+    ("kv_cache.window", "side by side: at most window tokens cached"),
+    ("kv_cache.latent", "side by side: one MLA latent per token and layer"),
+    ("lora.parameters", "LoRA: r · (fan_in + fan_out) per adapted matrix, in every block"),
+]
+
 GIVEN = table(
     Key("vocab", "integer", "V: the vocabulary's size (rows of the token embedding)", required=True, min=1, max=BIG),
     Key("context", "integer", "the positions a learned position table holds", required=True, min=1, max=BIG),
