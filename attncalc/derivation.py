@@ -361,8 +361,8 @@ class Derivation(DerivationViews):
     def __getitem__(self, step_id: str) -> Any:
         """The true value of step ``step_id`` (in exact mode, the exact value evaluated).
 
-        A float for one number, a list of floats for a vector, a list of lists for a matrix
-        (a masked score is ``float("-inf")``), a str for a prediction. Rounded values are in
+        A float for one number (an exact ``int`` for a :class:`Count`), a list of floats for a vector, a
+        list of lists for a matrix (a masked score is ``float("-inf")``), a str for a prediction. Rounded values are in
         ``d.step(step_id).shown``; exact forms in ``d.step(step_id).exact``.
         """
         for s in self.steps:

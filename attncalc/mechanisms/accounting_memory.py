@@ -94,7 +94,7 @@ def lora(a: Accounting, b: Book) -> None:
     assert r is not None
     fans = [(m, *a.fan(m)) for m in a.lora_targets]
     per = sum(r * (i + o) for _, i, o in fans)
-    terms = " + ".join(f"{r}·({c(i)} + {c(o)})" for _, i, o in fans)
+    terms = " + ".join(f"{c(r)}·({c(i)} + {c(o)})" for _, i, o in fans)
     names = ", ".join(m for m, _, _ in fans)
     b.count(
         "lora.parameters", "LoRA parameters", "N_LoRA",

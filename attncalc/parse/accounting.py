@@ -136,7 +136,9 @@ def _refuse_past_exact(r: Reader, a: Accounting) -> None:
     )
     flops = 3 * (a.layers * per_layer + 2 * n * d * a.vocab)
     cache = max(2 * a.heads * a.d_head, a.latent or 0) * a.layers * n * a.bytes
+    lora = a.layers * (a.lora_rank or 0) * sum(sum(a.fan(m)) for m in a.lora_targets)
     for what, value, key in (
+        ("the LoRA parameters", lora, "given.lora_rank"),
         ("the training memory", params * (2 * a.bytes + 8), "given.d_model"),
         ("the KV cache", cache, "given.tokens" if a.batch == 1 else "given.batch"),
         ("the training FLOPs", flops, "given.tokens" if a.batch == 1 else "given.batch"),
