@@ -52,7 +52,13 @@ GIVEN = table(
     Key("d_model", "integer", "d_model: the width of the residual stream", required=True, min=1, max=BIG),
     Key("layers", "integer", "L: the number of Transformer blocks", required=True, min=1, max=10_000),
     Key("heads", "integer", "H: the query heads of each attention layer", required=True, min=1, max=10_000),
-    Key("kv_heads", "integer", "key/value heads (default heads; fewer: grouped-query, 1: multi-query)", min=1, max=10_000),
+    Key(
+        "kv_heads",
+        "integer",
+        "key/value heads (default heads; fewer: grouped-query, 1: multi-query)",
+        min=1,
+        max=10_000,
+    ),
     Key("d_head", "integer", "the width of one head (default d_model / heads)", min=1, max=BIG),
     Key("d_ff", "integer", "the FFN's hidden width (default 4 · d_model)", min=1, max=BIG),
     Key(
@@ -88,7 +94,13 @@ GIVEN = table(
         choices=("fp32", "bf16", "fp16"),
     ),
     Key("window", "integer", "optional sliding window: the KV cache holds at most this many tokens", min=1, max=BIG),
-    Key("latent", "integer", "optional MLA: the cache holds one latent of this width per token and layer", min=1, max=BIG),
+    Key(
+        "latent",
+        "integer",
+        "optional MLA: the cache holds one latent of this width per token and layer",
+        min=1,
+        max=BIG,
+    ),
     Key("lora_rank", "integer", "optional LoRA rank r: r · (fan_in + fan_out) per adapted matrix", min=1, max=BIG),
     Key(
         "lora_targets",
