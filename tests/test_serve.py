@@ -195,6 +195,9 @@ def test_page_verdicts_and_downloaded_file_agree_with_check(path: Path, cli: Any
             places = len(value.split(".")[1])
             fields[name] = f"{float(value) + 3 * 10**-places:.{places}f}"
             break
+    else:  # whole numbers only (kind accounting's counts): the first one off by 3
+        name = next(k for k, v in fields.items() if re.fullmatch(r"-?\d+", v))
+        fields[name] = str(int(fields[name]) + 3)
     c = examples_client()
     page = c.post(f"/problems/{path.stem}/check", data={**fields, "action": "check"})
     assert page.status_code == 200, page.text[:2000]
