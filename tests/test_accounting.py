@@ -69,6 +69,7 @@ def solve_given(given: dict[str, Any], **top: Any) -> Any:
         ("llama2-7b-accounting.toml", 6_738_415_616),
         ("gqa-kv-cache.toml", 8_030_261_248),
         ("mistral-window-cache.toml", 7_241_732_096),
+        ("cs336-gpt2-xl-accounting.toml", 2_127_057_600),
     ],
 )
 def test_the_examples_have_their_published_parameter_counts(name: str, total: int) -> None:
@@ -336,3 +337,18 @@ def test_sheets_say_counts_are_whole_numbers() -> None:
     assert "| parameters | Parameters | 124,439,808 |" in answers
     assert "| memory.parameters | Parameter memory | 497,759,232 (486,093/1,048,576 GiB ≈ 0.464 GiB) |" in answers
     assert "rounded to 3 decimals" not in d.to_text()
+
+
+def test_cs336_gpt2_xl_as_the_assignment_counts_it() -> None:
+    """CS336 assignment 1 (transformer_accounting), GPT-2 XL on the assignment's architecture: 2,127,057,600
+    parameters (8,508,230,400 bytes in fp32) and 4,513,336,524,800 FLOPs for a forward pass over 1,024
+    tokens, the figures worked solutions of the assignment give; and the same from torch.nn modules."""
+    d = solve_file("cs336-gpt2-xl-accounting.toml")
+    assert d["memory.parameters"] == 8_508_230_400
+    assert d["flops.forward"] == 4_513_336_524_800
+    given = {
+        "vocab": 50257, "context": 1024, "d_model": 1600, "layers": 48, "heads": 25, "d_ff": 6400,
+        "ffn": "swiglu", "norm": "rms", "bias": False, "positions": "rope", "tie_embeddings": False,
+    }  # fmt: skip
+    assert oracle.parameters(given) == 2_127_057_600
+    assert oracle.forward_flops(given) == 4_513_336_524_800
