@@ -165,8 +165,12 @@ def _grade(
     finest = max((int(x) for x in decs.flat if x >= 0), default=0)
     expected = rounded_list(true, max(truth.decimals, finest))  # 0.000014 for an answer written 0.000001
     shown_expected = fmt_array(true, max(truth.decimals, finest))  # 1.000 for 0.99997, 0.6 for 0.6
+    given_list = nested_list(given)
     if isinstance(step, Count) and step.whole is not None:  # every digit, in groups: 124,439,808
         shown_expected = f"{step.whole:,}"
+        expected = step.whole  # and exact integers in JSON
+        if float(given).is_integer():
+            given_list = int(given)
 
     open_ = np.array(np.isnan(given), dtype=bool)  # entries written "?": not graded, so they match anything
     size = int(given.size)
@@ -242,7 +246,7 @@ def _grade(
             ans.id,
             step.title,
             "correct",
-            nested_list(given),
+            given_list,
             expected,
             [],
             note,
@@ -261,7 +265,7 @@ def _grade(
                 ans.id,
                 step.title,
                 "correct",
-                nested_list(given),
+                given_list,
                 expected,
                 [],
                 note,
@@ -276,7 +280,7 @@ def _grade(
             ans.id,
             step.title,
             "carried",
-            nested_list(given),
+            given_list,
             expected,
             [],
             note,
@@ -307,7 +311,7 @@ def _grade(
         ans.id,
         step.title,
         "wrong",
-        nested_list(given),
+        given_list,
         expected,
         wrong_entries,
         note,

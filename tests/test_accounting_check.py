@@ -143,3 +143,9 @@ def test_generated_keys_check_all_correct(tmp_path: Path) -> None:
         report = check(load_problem(problem), answers, str(key))
         assert all(r.verdict == "correct" for r in report.results)
         assert len(report.results) == len(solve(load_problem(problem)).steps)
+
+
+def test_check_json_gives_counts_as_exact_integers() -> None:
+    r = grade(GPT2, {"parameters": 124_439_807})["parameters"]
+    assert r.expected == 124_439_808 and type(r.expected) is int
+    assert r.given == 124_439_807 and type(r.given) is int
