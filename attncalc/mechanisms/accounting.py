@@ -164,7 +164,12 @@ def _parameters(a: Accounting, b: Book) -> Num:
     b.count(
         "non_embedding", "Non-embedding parameters", "N_non-emb", "N_non-emb = N − N_emb − N_pos",
         f"{c(total)} − {c(emb)} − {c(pos)}", total - emb - pos, P,
-        explain="Kaplan et al.'s N, the count the scaling laws use; a tied LM head is the embedding, so it is out too.",
+        explain="Kaplan et al.'s N, the count the scaling laws use; "
+        + (
+            "a tied LM head is the embedding, so it is out too."
+            if a.tie
+            else "an untied LM head is a matrix of its own and stays in."
+        ),
     )  # fmt: skip
     return total
 
