@@ -41,8 +41,9 @@ RUNS: dict[str, list[dict[str, Any]]] = {
     "seq2seq": [{}, {"cell": "lstm", "attention": "bahdanau"}],
     "positional-encoding": [{"tokens": 2, "dim": 2}],  # the X that P is added to
 }
-# kinds whose homework has no unit a token runs through (logits, probabilities, word vectors, n-grams)
-NO_UNITS = {"softmax", "sequence", "similarity", "bleu", "decode"}
+# kinds whose homework has no unit a token runs through (logits, probabilities, word vectors, n-grams,
+# accounting's configuration)
+NO_UNITS = {"softmax", "sequence", "similarity", "bleu", "decode", "accounting"}
 
 
 def test_every_kind_generate_covers_is_checked_or_said_to_have_no_units() -> None:
