@@ -189,6 +189,16 @@ MISTAKES: dict[str, str] = {
     # kind sequence
     "perplexity_base_2": "the perplexity was taken in base 2, 2^(mean loss), but the loss is in nats: exp(mean loss)",
     "mean_of_perplexities": "the per-step perplexities 1/p_t were averaged instead of taking exp of the mean loss",
+    # kind accounting
+    "tied_counted_twice": "the tied LM head was counted as a matrix of its own: tied, it is the token embedding, counted once",
+    "lm_head_left_out": "the LM head was left out: untied, it is a V × d_model matrix of its own",
+    "biases_forgotten": "the biases were left out of the blocks' linear layers",
+    "norms_forgotten": "the norms' parameters (γ, and β for LayerNorm) were left out",
+    "swiglu_4d_ff": "d_ff = 4·d_model was used, but this SwiGLU FFN's d_ff is given otherwise",
+    "flops_no_two": "the factor 2 of 2·m·n·p was left out: a multiply and an add are two FLOPs",
+    "heads_for_kv_heads": "the query heads H were used for the key/value heads H_kv in the cache",
+    "kv_not_doubled": "the cache was not doubled for K and V: every cached token keeps a key and a value",
+    "wrong_dtype_bytes": "the bytes per number of the other dtype were used (fp32 is 4 bytes a number, bf16 and fp16 2)",
 }
 
 

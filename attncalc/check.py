@@ -44,7 +44,7 @@ from .check_notes import fmt_nested, given_text, hand_chain_note, mistake_note, 
 from .check_report import Report, StepResult
 from .check_runs import Runs
 from .check_slips import began_at, named_slip, slip_carried, wrong_ancestors
-from .derivation import Argmax, Derivation, Pick, Step, Tokens
+from .derivation import Argmax, Count, Derivation, Pick, Step, Tokens
 from .fmt import fmt_array
 from .mechanisms import solve
 from .parse import Problem
@@ -201,6 +201,12 @@ def _grade(
     finest = max((int(x) for x in decs.flat if x >= 0), default=0)
     expected = rounded_list(true, max(truth.decimals, finest))  # 0.000014 for an answer written 0.000001
     shown_expected = fmt_array(true, max(truth.decimals, finest))  # 1.000 for 0.99997, 0.6 for 0.6
+    given_list = nested_list(given)
+    if isinstance(step, Count) and step.whole is not None:  # every digit, in groups: 124,439,808
+        shown_expected = f"{step.whole:,}"
+        expected = step.whole  # and exact integers in JSON
+        if float(given).is_integer():
+            given_list = int(given)
 
     open_ = np.array(np.isnan(given), dtype=bool)  # entries written "?": not graded, so they match anything
     size = int(given.size)
@@ -276,7 +282,7 @@ def _grade(
             ans.id,
             step.title,
             "correct",
-            nested_list(given),
+            given_list,
             expected,
             [],
             note,
@@ -295,7 +301,7 @@ def _grade(
                 ans.id,
                 step.title,
                 "correct",
-                nested_list(given),
+                given_list,
                 expected,
                 [],
                 note,
@@ -310,7 +316,7 @@ def _grade(
             ans.id,
             step.title,
             "carried",
-            nested_list(given),
+            given_list,
             expected,
             [],
             note,
@@ -341,7 +347,7 @@ def _grade(
         ans.id,
         step.title,
         "wrong",
-        nested_list(given),
+        given_list,
         expected,
         wrong_entries,
         note,

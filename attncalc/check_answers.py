@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .derivation import Argmax, Derivation
+from .derivation import Argmax, Count, Derivation
 from .errors import NumberSyntaxError, ProblemError
 from .numbers import parse_number, to_float
 from .parse import read_raw
@@ -188,6 +188,8 @@ def parse_answers(raw: dict[str, Any], derivation: Derivation, file: str, key_pr
             continue
         shape = np.shape(step.value)
         vals, decs = _numbers(value, file, key, default_dec)
+        if isinstance(step, Count):  # a whole number: an exact form (3·97216102400) is judged as one, to the unit
+            decs = np.where(decs == -1, 0, decs)
         if vals.shape != shape:
             raise ProblemError(file, key, f"expected {_shape_words(shape)}, got {_shape_words(vals.shape)}")
         _unanswered(file, key, vals)

@@ -12,7 +12,7 @@ import numpy as np
 from .arith import MISTAKES, round_array, round_half_up
 from .check_answers import UNANSWERED, UNANSWERED_DECIMALS, Answer
 from .check_runs import as_step
-from .derivation import Concat, Product, Step
+from .derivation import Concat, Count, Product, Step
 from .fmt import entry_label, fixed, fmt, paren
 from .parse import Problem
 from .parse.data import cell_of, output_layer_of
@@ -41,6 +41,8 @@ def slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: in
         k = max(own, decimals)
         label = _entry_name(runs.problem, step, idx)
         right = fmt(value[idx], own if own >= 0 else k)  # at the answer's own precision: −0.88245 is −0.882
+        if isinstance(mine_step, Count) and float(value[idx]).is_integer():  # a whole number: every digit, grouped
+            right = f"{int(value[idx]):,}"
         wrote = given_text(given[idx], decs[idx] if decs.ndim else decs)
         if ans.written is not None:
             wrote = np.asarray(ans.written, dtype=object)[idx] if idx else str(ans.written)

@@ -292,6 +292,18 @@ class Tokens(Pick):
     heads: tuple[str, str] = ("", "")
 
 
+@dataclass(frozen=True, eq=False)
+class Count(Step):
+    """result = a whole number computed exactly (a parameter count, FLOPs, bytes): ``whole`` is the exact
+    Python int (``value`` its float), ``written`` the formula with the numbers put in ("2 · 1,024 · 768"),
+    and ``unit`` what it counts; bytes are also written in GiB (an exact fraction of 2^30 and its decimal).
+    The views write the number with thousands separators; JSON gives it as an exact integer."""
+
+    whole: int | None = None  # None only in a run of check's that put a student's non-whole answer in
+    written: str = ""
+    unit: str = ""  # "parameters", "FLOPs", "bytes"
+
+
 STEP_TYPES: tuple[type[Step], ...] = (
     Product,
     Map,
@@ -313,6 +325,7 @@ STEP_TYPES: tuple[type[Step], ...] = (
     Arrange,
     Formula,
     Tokens,
+    Count,
 )
 
 
@@ -361,12 +374,14 @@ class Derivation(DerivationViews):
     def __getitem__(self, step_id: str) -> Any:
         """The true value of step ``step_id`` (in exact mode, the exact value evaluated).
 
-        A float for one number, a list of floats for a vector, a list of lists for a matrix
-        (a masked score is ``float("-inf")``), a str for a prediction. Rounded values are in
+        A float for one number (an exact ``int`` for a :class:`Count`), a list of floats for a vector, a
+        list of lists for a matrix (a masked score is ``float("-inf")``), a str for a prediction. Rounded values are in
         ``d.step(step_id).shown``; exact forms in ``d.step(step_id).exact``.
         """
         for s in self.steps:
             if s.id == step_id:
+                if isinstance(s, Count) and s.whole is not None:  # an exact integer, exactly
+                    return s.whole
                 return s.value if isinstance(s.value, str) else np.asarray(s.value, dtype=float).tolist()
         raise KeyError(f"no step {step_id!r} in this derivation; its steps are: {', '.join(self.step_ids)}")
 

@@ -171,11 +171,16 @@ def answer_key(d: Derivation) -> dict[str, Any]:
 def answers_toml(d: Derivation, problem_file: str) -> str:
     """The key for one variant as an answers file for ``attncalc check``."""
     lines = [f"# Key for {problem_file}: the true values at {d.decimals} decimals.", f'problem = "{problem_file}"']
+    ids = set(d.step_ids)
     for step_id, shown in answer_key(d).items():
+        # a step under another step's id (accounting's layer.attention beside layer) is quoted: dotted, TOML
+        # would make layer a table and refuse layer = … (check reads a quoted dotted id as the step's)
+        parts = step_id.split(".")
+        key = f'"{step_id}"' if any(".".join(parts[:k]) in ids for k in range(1, len(parts))) else step_id
         if isinstance(d.step(step_id).value, str):  # a prediction, a choice: a label
-            lines.append(f'{step_id} = "{shown}"')
+            lines.append(f'{key} = "{shown}"')
             continue
-        lines.append(f"{step_id} = {_shown_toml(shown)}")
+        lines.append(f"{key} = {_shown_toml(shown)}")
     return "\n".join(lines) + "\n"
 
 

@@ -236,6 +236,18 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.homework.lr_schedule:DRAWER",
             header="attncalc.mechanisms.lr_schedule:header",
         ),
+        # issue 31: parameters, FLOPs and memory of a decoder-only Transformer
+        KindEntry(
+            "accounting",
+            "attncalc.schema.accounting:DECLARATION",
+            "attncalc.parse.accounting:parse",
+            "attncalc.mechanisms.accounting",
+            "attncalc.schema.accounting:STEP_IDS",
+            "attncalc.parse.accounting:TEMPLATE",
+            "attncalc.homework.accounting:DRAWER",
+            header="attncalc.parse.accounting:header",
+            convention_fixed=True,
+        ),
     )
 }
 

@@ -41,8 +41,18 @@ RUNS: dict[str, list[dict[str, Any]]] = {
     "seq2seq": [{}, {"cell": "lstm", "attention": "bahdanau"}],
     "positional-encoding": [{"tokens": 2, "dim": 2}],  # the X that P is added to
 }
-# kinds whose homework has no unit a token runs through (logits, probabilities, word vectors, n-grams, BPE counts)
-NO_UNITS = {"softmax", "sequence", "similarity", "bleu", "decode", "bpe", "lr-schedule"}  # lr-schedule: constants
+# kinds whose homework has no unit a token runs through (logits, probabilities, word vectors, n-grams, BPE counts,
+# accounting's configuration)
+NO_UNITS = {
+    "softmax",
+    "sequence",
+    "similarity",
+    "bleu",
+    "decode",
+    "bpe",
+    "lr-schedule",
+    "accounting",
+}  # lr-schedule: constants
 
 
 def test_every_kind_generate_covers_is_checked_or_said_to_have_no_units() -> None:

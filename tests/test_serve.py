@@ -195,7 +195,7 @@ def test_page_verdicts_and_downloaded_file_agree_with_check(path: Path, cli: Any
             places = len(value.split(".")[1])
             fields[name] = f"{float(value) + 3 * 10**-places:.{places}f}"
             break
-    else:  # whole numbers only (bpe's counts): the first one off by 3
+    else:  # whole numbers only (bpe's and accounting's counts): the first one off by 3
         name = next(k for k, v in fields.items() if re.fullmatch(r"-?\d+", v))
         fields[name] = str(int(fields[name]) + 3)
     c = examples_client()

@@ -204,6 +204,16 @@ FILES: dict[str, str] = {
     "smoothing_k_minus_1": "label-smoothing.toml",
     "perplexity_base_2": "lstm-doc-sequence.toml",
     "mean_of_perplexities": "lstm-doc-sequence.toml",
+    # kind accounting (worked by hand in test_accounting_check.py)
+    "tied_counted_twice": "gpt2-small-accounting.toml",
+    "lm_head_left_out": "llama2-7b-accounting.toml",
+    "biases_forgotten": "gpt2-small-accounting.toml",
+    "norms_forgotten": "gpt2-small-accounting.toml",
+    "swiglu_4d_ff": "llama2-7b-accounting.toml",
+    "flops_no_two": "gpt2-small-accounting.toml",
+    "heads_for_kv_heads": "gqa-kv-cache.toml",
+    "kv_not_doubled": "llama2-7b-accounting.toml",
+    "wrong_dtype_bytes": "llama2-7b-accounting.toml",
 }
 
 

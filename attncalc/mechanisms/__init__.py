@@ -15,7 +15,7 @@ import numpy as np
 
 from ..arith import MAX_EXACT_ENTRIES, Chain, ExactStopped, is_exact, to_float
 from ..budget import MAX_EXACT_VALUE
-from ..derivation import Argmax, Derivation, Pick, Step, tie_note
+from ..derivation import Argmax, Count, Derivation, Pick, Step, tie_note
 from ..errors import ProblemError
 from ..kinds import KINDS
 from ..parse import Problem
@@ -102,6 +102,9 @@ def solve(
         )
 
     steps = tuple(_merge(p, h) for p, h in zip(primary, shown_steps, strict=True))
+    if steps and all(isinstance(s, Count) for s in steps):  # whole numbers only: nothing is rounded
+        notes = [n for n in notes if not n.startswith("Shown values")]
+        notes.append(f"Every count is a whole number, computed exactly; GiB are shown to {decimals} decimals.")
     _refuse_overflow(problem, steps)
     return Derivation(
         problem=problem,

@@ -18,6 +18,7 @@ from ..derivation import (
     Add,
     Combine,
     Cosine,
+    Count,
     Divide,
     Formula,
     Gradient,
@@ -65,6 +66,10 @@ def _rhs_Formula(s: Formula, idx: tuple[int, ...], n: Num, decimals: int | None 
     for i in idx:
         out = out[i]
     return str(out)
+
+
+def _rhs_Count(s: Count, idx: tuple[int, ...], n: Num) -> str:
+    return s.written or n(s.value)
 
 
 def _rhs_Sum(s: Sum, idx: tuple[int, ...], n: Num) -> str:

@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from ..derivation import Derivation, Step
+from ..derivation import Count, Derivation, Step
 from ..fmt import fmt_array
 from ..parse.data import Similarity
+from .counts import gib
 from .exact import exact_nested
 from .typeset import to_tex
 
@@ -41,6 +42,13 @@ def step_dict(step: Step, decimals: int) -> dict[str, Any]:
         "exact": exact,
         "shown": fmt_array(step.shown, decimals, inf="inf"),
     }
+    if isinstance(step, Count) and step.whole is not None:  # an exact integer, written exactly
+        out["value"] = step.whole
+        out["shown"] = str(step.whole)  # every digit, no separator: the answers files' number
+        out["unit"] = step.unit
+        g = gib(step, decimals)
+        if g is not None:
+            out["gib"] = {"exact": g[0].replace(",", ""), "decimal": g[1].replace(",", "")}
     if step.note:
         out["note"] = step.note
     if step.intro:

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..derivation import (
     STEP_TYPES,
+    Count,
     Derivation,
     Stated,
     Step,
@@ -97,7 +98,10 @@ class _Builder(StepBlocks):
         asked = [s for s in self.d.steps if not isinstance(s, Stated)]
         rows = tuple((str(k), f"{s.title} [{s.id}]", s.formula) for k, s in enumerate(asked, 1))
         self.add(Table(("#", "step", "compute"), rows, math_cols=(2,)))
-        self.add(Para(f"Give every value to {self.dec} decimals.", "explain"))
+        if asked and all(isinstance(s, Count) for s in asked):  # parameters, FLOPs, bytes: whole numbers
+            self.add(Para("Give every value as a whole number, to the unit.", "explain"))
+        else:
+            self.add(Para(f"Give every value to {self.dec} decimals.", "explain"))
 
     def answers(self) -> None:
         rows = []
@@ -107,7 +111,9 @@ class _Builder(StepBlocks):
         if self.d.headline:
             self.add(Para(self.d.headline, "result"))
         # the answers sheet writes nothing out: only the note's first sentence applies (not 'as written')
-        self.add(Para(self._rounding_note().split(". Where a written-out line")[0].rstrip(".") + ".", "explain"))
+        note = self._rounding_note()
+        if note:  # (a derivation of whole numbers only rounds nothing)
+            self.add(Para(note.split(". Where a written-out line")[0].rstrip(".") + ".", "explain"))
 
     def solution(self) -> None:
         self.givens()

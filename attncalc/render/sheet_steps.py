@@ -15,6 +15,7 @@ from ..derivation import (
     Combine,
     Concat,
     Cosine,
+    Count,
     Derivation,
     Divide,
     Formula,
@@ -36,7 +37,7 @@ from ..derivation import (
 )
 from ..fmt import elide, entry_indices, entry_label, fmt, fmt_given, inline, position_labels
 from ..kinds import entry_namer
-from . import expand
+from . import counts, expand
 from .blocks import Block, Exact, MathLines, Matrix, Para, Table
 from .exact import exact_groups
 
@@ -106,6 +107,9 @@ class StepBlocks:
         self.add(self._matrix(s.symbol, np.asarray(s.shown), s.rows, s.cols, shade=s.id == "weights"))
 
     def _inline_value(self, s: Step) -> str:
+        if isinstance(s, Count):  # a whole number with thousands separators (bytes in GiB too)
+            more = counts.gib_text(s, self.dec)
+            return counts.whole_text(s) + (f" ({more.removeprefix('= ')})" if more else "")
         return inline(s.shown, self.n, MATRIX_LIMIT)
 
     def _label(self, s: Step, idx: tuple[int, ...]) -> tuple[str, str]:
@@ -283,6 +287,13 @@ class StepBlocks:
 
     def _step_Formula(self, s: Formula) -> None:
         self._written(s)
+
+    def _step_Count(self, s: Count) -> None:
+        self.add(MathLines(((counts.line(s), s.unit),)))
+        self._result_at = len(self.out)
+        more = counts.gib_text(s, self.dec)
+        if more:
+            self.add(Para(f"{s.symbol} {more}"))
 
     def _step_Stated(self, s: Stated) -> None:
         self._result(s)

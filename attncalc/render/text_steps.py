@@ -21,6 +21,7 @@ from ..derivation import (
     Combine,
     Concat,
     Cosine,
+    Count,
     Derivation,
     Divide,
     Formula,
@@ -46,7 +47,7 @@ from ..fmt import (
     paren,
     position_labels,
 )
-from . import expand, simtable
+from . import counts, expand, simtable
 from .text_parts import Hanging
 
 ROW_LIMIT = 32  # table rows shown before the middle is elided
@@ -207,6 +208,12 @@ class TextSteps:
 
     def _step_Formula(self, s: Formula) -> Iterable[RenderableType]:
         yield from self._written(s)
+
+    def _step_Count(self, s: Count) -> Iterable[RenderableType]:
+        yield Hanging(f"  {counts.line(s)} {s.unit}".rstrip())
+        more = counts.gib_text(s, self.dec)
+        if more:
+            yield Text(f"  {' ' * len(s.symbol)} {more}")
 
     def _step_Update(self, s: Update) -> Iterable[RenderableType]:
         dec = expand.update_decimals(s, self.dec) if not self.d.carry_rounded else self.dec

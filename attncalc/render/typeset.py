@@ -14,6 +14,7 @@ from itertools import groupby
 
 _TOKEN = re.compile(
     r"(?P<sci>\d+(?:\.\d+)?e[+-]?\d+)"
+    r"|(?P<grouped>\d{1,3}(?:,\d{3})+(?![\d.]))"  # a whole number with thousands separators: 124,439,808
     r"|(?P<num>\d+(?:\.\d+)?)"
     r"|(?P<idx>\[\d+,\d+\])"
     r"|(?P<tag><[A-Za-z/][\w/]*>)"  # a special token such as <eos> or <s>: a word, not two relations
@@ -217,6 +218,8 @@ def to_tex(plain: str) -> str:
             piece = rf"{mant}\times 10^{{{int(exp)}}}"
         elif kind == "num":
             piece = text
+        elif kind == "grouped":  # {,}: a comma between digits, not punctuation followed by a space
+            piece = text.replace(",", "{,}")
         elif kind in ("tag", "name"):
             piece = rf"\text{{{tex_text(text)}}}"
         elif kind == "idx":

@@ -1,0 +1,297 @@
+"""Kind ``accounting``: the parameters, FLOPs and memory of a decoder-only Transformer, in exact
+integers (INTERFACE.md, "Third wave": accounting).
+
+Parameters: every weight matrix of a block (W_Q, W_O: d_model · H · d_head; W_K, W_V: d_model ·
+H_kv · d_head; the FFN's two or three) with its biases, the norms' γ (and β), times the layers; the
+token embedding, a learned position table, the final norm, and the LM head unless it is the
+embedding. FLOPs: 2·m·n·p for every (m × n)·(n × p) product of one forward pass over B·T tokens and
+nothing else (Kaplan et al. 2020; CS336's convention), training three times that; the 6·N·tokens rule
+beside it. Memory: the parameters and gradients in the dtype, AdamW's two moments in fp32 (8 bytes a
+parameter). The KV cache: 2 (K and V) · L · H_kv · d_head · cached tokens · B · bytes, and side by
+side what MHA, GQA, MQA, a sliding window and an MLA latent would cache.
+
+Every step is a :class:`~attncalc.derivation.Count`: the arithmetic is done on Python ints (exact at
+any size); the chain sees each result as a float (below 2^53, where the parser keeps every count, a
+float is the integer exactly), so that ``check`` can put a student's answers in and name the slips.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..arith import Chain
+from ..derivation import Input, Step
+from ..parse import Problem
+from ..parse.accounting import Accounting
+from .accounting_book import Book, Num, c
+from .accounting_memory import cache, lora, memory
+
+NAMES = {"sinusoidal": "Sinusoidal", "rope": "RoPE", "alibi": "ALiBi"}
+
+
+def inputs(p: Problem) -> list[Input]:
+    a: Accounting = p.data
+    rows: list[tuple[str, str, int, str]] = [
+        ("vocab", "V", a.vocab, "the vocabulary's size"),
+        ("context", "context", a.context, "positions a learned table holds"),
+        ("d_model", "d_model", a.d_model, "the residual stream's width"),
+        ("layers", "L", a.layers, "blocks"),
+        ("heads", "H", a.heads, "query heads"),
+        ("kv_heads", "H_kv", a.kv_heads, "key/value heads"),
+        ("d_head", "d_head", a.d_head, "one head's width"),
+        ("d_ff", "d_ff", a.d_ff, f"the {a.ffn} FFN's hidden width"),
+        ("tokens", "T", a.tokens, "tokens in a sequence"),
+        ("batch", "B", a.batch, "sequences"),
+        ("dtype", "bytes", a.bytes, f"bytes a number ({a.dtype})"),
+    ]
+    if a.window is not None:
+        rows.append(("window", "window", a.window, "tokens the sliding window keeps"))
+    if a.latent is not None:
+        rows.append(("latent", "d_c", a.latent, "the MLA latent's width"))
+    if a.lora_rank is not None:
+        rows.append(("lora_rank", "r", a.lora_rank, "the LoRA rank"))
+    return [Input(name, sym, np.asarray(float(v)), None, role=role) for name, sym, v, role in rows]
+
+
+def run(p: Problem, chain: Chain) -> list[Step]:
+    a: Accounting = p.data
+    b = Book(chain)
+    total = _parameters(a, b)
+    _flops(a, b, total)
+    memory(a, b, total)
+    cache(a, b)
+    if a.lora_rank is not None:
+        lora(a, b)
+    return b.steps
+
+
+# ------------------------------------------------------------------------------ parameters
+
+
+def _parameters(a: Accounting, b: Book) -> Num:
+    V, d, L = a.vocab, a.d_model, a.layers
+    q, kv = a.heads * a.d_head, a.kv_heads * a.d_head
+    P = "parameters"
+    emb = b.count("embedding", "Token embedding", "N_emb", "N_emb = V · d_model", f"{c(V)} · {c(d)}", V * d, P)
+    if a.positions == "learned":
+        pos = b.count(
+            "positions", "Position table", "N_pos", "N_pos = context · d_model", f"{c(a.context)} · {c(d)}",
+            a.context * d, P,
+        )  # fmt: skip
+    else:
+        pos = b.count(
+            "positions", "Position table", "N_pos", "N_pos = 0", "0",
+            0, P, explain=f"{NAMES[a.positions]} positions are computed from the position, not learned.",
+        )  # fmt: skip
+
+    # attention: W_Q (d × H·d_head), W_K, W_V (d × H_kv·d_head), W_O (H·d_head × d), and their biases
+    no_bias = b.slip("biases_forgotten", a.bias)
+    biased = a.bias and not no_bias
+    weights = d * q + 2 * d * kv + q * d
+    hq, hkv = f"{c(a.heads)}·{c(a.d_head)}", f"{c(a.kv_heads)}·{c(a.d_head)}"
+    written = f"{c(d)}·{hq} + 2·{c(d)}·{hkv} + {hq}·{c(d)}"
+    formula = "N_attn = d_model·H·d_head + 2·d_model·H_kv·d_head + H·d_head·d_model"
+    why = "W_Q is d_model × H·d_head, W_K and W_V d_model × H_kv·d_head each, W_O H·d_head × d_model"
+    if biased:
+        written += f" + ({hq} + 2·{hkv} + {c(d)})"
+        formula += " + (H·d_head + 2·H_kv·d_head + d_model)"
+        why += "; the bracket is their biases, one per output column"
+    attn = b.count(
+        "layer.attention", "One block's attention", "N_attn", formula, written,
+        weights + ((q + 2 * kv + d) if biased else 0), P, explain=why + ".",
+    )  # fmt: skip
+
+    d_ff = 4 * d if b.slip("swiglu_4d_ff", a.ffn == "swiglu" and a.d_ff_given and a.d_ff != 4 * d) else a.d_ff
+    mats = 3 if a.ffn == "swiglu" else 2
+    if a.ffn == "swiglu":
+        formula = "N_ffn = 3·d_model·d_ff"
+        why = "W_1 and W_3 are d_model × d_ff, W_2 d_ff × d_model"
+        written = f"3·{c(d)}·{c(d_ff)}"
+    else:
+        formula = "N_ffn = 2·d_model·d_ff"
+        why = "W_1 is d_model × d_ff, W_2 d_ff × d_model"
+        written = f"2·{c(d)}·{c(d_ff)}"
+    ffn_bias = (mats - 1) * d_ff + d
+    if biased:
+        formula += f" + ({'2·' if mats == 3 else ''}d_ff + d_model)"
+        why += "; the bracket is their biases"
+        written += f" + ({'2·' if mats == 3 else ''}{c(d_ff)} + {c(d)})"
+    ffn = b.count(
+        "layer.ffn", "One block's feed-forward network", "N_ffn", formula, written,
+        mats * d * d_ff + (ffn_bias if biased else 0), P, explain=why + ".",
+    )  # fmt: skip
+
+    per_norm = 2 * d if a.norm == "layer" else d
+    what = "γ and β" if a.norm == "layer" else "γ"
+    no_norms = b.slip("norms_forgotten")
+    factor = "2·2·d_model" if a.norm == "layer" else "2·d_model"
+    norms = b.count(
+        "layer.norms", "One block's norms", "N_norms", f"N_norms = {factor}",
+        f"{'2·2' if a.norm == 'layer' else '2'}·{c(d)}", 0 if no_norms else 2 * per_norm, P,
+        explain=f"Two norms a block (before attention and before the FFN), each with {what} of d_model entries.",
+    )  # fmt: skip
+    layer = b.count(
+        "layer", "One block", "N_layer", "N_layer = N_attn + N_ffn + N_norms", f"{c(attn)} + {c(ffn)} + {c(norms)}",
+        attn + ffn + norms, P,
+    )  # fmt: skip
+    layers = b.count(
+        "layers", "Every block", "N_layers", "N_layers = L · N_layer", f"{c(L)} · {c(layer)}", L * layer, P
+    )
+    final = b.count(
+        "final_norm", "Final norm", "N_final", f"N_final = {'2·' if a.norm == 'layer' else ''}d_model",
+        f"{'2·' if a.norm == 'layer' else ''}{c(d)}", 0 if no_norms else per_norm, P,
+        explain=f"One more norm after the last block: {what}.",
+    )  # fmt: skip
+    if a.tie:
+        twice = b.slip("tied_counted_twice")
+        head = b.count(
+            "lm_head", "LM head", "N_head",
+            "N_head = 0" if not twice else "N_head = V · d_model",
+            "0" if not twice else f"{c(V)} · {c(d)}", V * d if twice else 0, P,
+            explain="Tied: the LM head is the token embedding's matrix, already counted once.",
+        )  # fmt: skip
+    else:
+        left_out = b.slip("lm_head_left_out")
+        head = b.count(
+            "lm_head", "LM head", "N_head", "N_head = V · d_model",
+            f"{c(V)} · {c(d)}" if not left_out else "0", 0 if left_out else V * d, P,
+            explain="Untied: the LM head is a d_model × V matrix of its own.",
+        )  # fmt: skip
+    total = b.count(
+        "parameters", "Parameters", "N", "N = N_emb + N_pos + N_layers + N_final + N_head",
+        f"{c(emb)} + {c(pos)} + {c(layers)} + {c(final)} + {c(head)}", emb + pos + layers + final + head, P,
+    )  # fmt: skip
+    b.count(
+        "non_embedding", "Non-embedding parameters", "N_non-emb", "N_non-emb = N − N_emb − N_pos",
+        f"{c(total)} − {c(emb)} − {c(pos)}", total - emb - pos, P,
+        explain="Kaplan et al.'s N, the count the scaling laws use; "
+        + (
+            "a tied LM head is the embedding, so it is out too."
+            if a.tie
+            else "an untied LM head is a matrix of its own and stays in."
+        ),
+    )  # fmt: skip
+    return total
+
+
+# ------------------------------------------------------------------------------ FLOPs
+
+
+def _flops(a: Accounting, b: Book, total: Num) -> None:
+    B, T, d, L, V = a.batch, a.tokens, a.d_model, a.layers, a.vocab
+    q, kv = a.heads * a.d_head, a.kv_heads * a.d_head
+    two = 1 if b.slip("flops_no_two") else 2
+    t2 = f"{two}·"
+    F = "FLOPs"
+    n = B * T
+    bt = f"{c(B)}·{c(T)}" if B > 1 else c(T)  # (the rows multiplied: every token of every sequence)
+    rows = "(B·T)" if B > 1 else "T"
+    proj = b.count(
+        "flops.attention",
+        "One block's projections",
+        "F_attn",
+        f"F_attn = 2·{rows}·d_model·(H·d_head) + 2·2·{rows}·d_model·(H_kv·d_head) + 2·{rows}·(H·d_head)·d_model",
+        f"{t2}{bt}·{c(d)}·{c(q)} + 2·{t2}{bt}·{c(d)}·{c(kv)} + {t2}{bt}·{c(q)}·{c(d)}",
+        two * n * d * q + 2 * two * n * d * kv + two * n * q * d,
+        F,
+        explain="A (m × n)·(n × p) product takes m·n·p multiplications and as many additions: 2·m·n·p FLOPs. "
+        "Here X W_Q, X W_K, X W_V and the heads' output times W_O, X holding every token as a row.",
+    )
+    hb = f"{c(B)}·{c(a.heads)}" if B > 1 else c(a.heads)
+    scores = b.count(
+        "flops.scores",
+        "One block's scores Q Kᵀ",
+        "F_scores",
+        f"F_scores = {'B·' if B > 1 else ''}H · 2·T·d_head·T",
+        f"{hb}·{t2}{c(T)}·{c(a.d_head)}·{c(T)}",
+        B * a.heads * two * T * a.d_head * T,
+        F,
+        explain="A (T × d_head)·(d_head × T) product per head: every query meets every key (the causal mask "
+        "is not exploited, as the convention counts).",
+    )
+    wsum = b.count(
+        "flops.weighted_sum",
+        "One block's weighted sums A V",
+        "F_AV",
+        f"F_AV = {'B·' if B > 1 else ''}H · 2·T·T·d_head",
+        f"{hb}·{t2}{c(T)}·{c(T)}·{c(a.d_head)}",
+        B * a.heads * two * T * T * a.d_head,
+        F,
+        explain="A (T × T)·(T × d_head) product per head: the weights times the values.",
+    )
+    d_ff = 4 * d if b.slip("swiglu_4d_ff", a.ffn == "swiglu" and a.d_ff_given and a.d_ff != 4 * d) else a.d_ff
+    mats = 3 if a.ffn == "swiglu" else 2
+    which = "x W_1, x W_3, h W_2" if mats == 3 else "x W_1, h W_2"
+    ffn = b.count(
+        "flops.ffn",
+        "One block's feed-forward products",
+        "F_ffn",
+        f"F_ffn = {mats} · 2·{rows}·d_model·d_ff",
+        f"{mats}·{t2}{bt}·{c(d)}·{c(d_ff)}",
+        mats * two * n * d * d_ff,
+        F,
+        explain=f"The products {which}, each over d_model × d_ff weights.",
+    )
+    head = b.count(
+        "flops.lm_head",
+        "The LM head's product",
+        "F_head",
+        f"F_head = 2·{rows}·d_model·V",
+        f"{t2}{bt}·{c(d)}·{c(V)}",
+        two * n * d * V,
+        F,
+        explain="The logits of every position; tied or not, the LM head is a product.",
+    )
+    fwd = b.count(
+        "flops.forward",
+        "Forward pass",
+        "F_fwd",
+        "F_fwd = L · (F_attn + F_scores + F_AV + F_ffn) + F_head",
+        f"{c(L)} · ({c(proj)} + {c(scores)} + {c(wsum)} + {c(ffn)}) + {c(head)}",
+        L * (proj + scores + wsum + ffn) + head,
+        F,
+        explain="Only the products: softmax, norms, activations and residual sums are left out.",
+    )
+    train = b.count(
+        "flops.training",
+        "Training step",
+        "F_train",
+        "F_train = 3 · F_fwd",
+        f"3 · {c(fwd)}",
+        3 * fwd,
+        F,
+        explain="The backward pass takes two products for each of the forward's: the gradient of the input and of the weight.",
+    )
+    rule = b.count(
+        "flops.rule",
+        "The 6·N·tokens rule",
+        "F_6N",
+        f"F_6N = 6 · N · {rows}",
+        f"6 · {c(total)} · {bt}",
+        6 * total * n,
+        F,
+        explain="2 FLOPs per parameter per token forward, 4 backward: every parameter taken as one product's weight.",
+    )
+    # the difference, explained: F_train − 6·N·BT = 3·L·(F_scores + F_AV) − 6·BT·(N − the weights a product uses)
+    matmul = L * (2 * d * (q + kv) + mats * d * a.d_ff) + d * V
+    attention = 3 * L * (scores + wsum)
+    unused = total - matmul
+    note = (
+        f"The difference is the attention's own products, 3·L·(F_scores + F_AV) = {c(attention)}, which the rule "
+        f"leaves out (they grow with T², not with N), less 6·{rows}·{c(unused)} = {c(6 * n * unused)} for the "
+        f"{c(unused)} parameters no product multiplies (the "
+        + ("embedding table, which is only looked up, " if not a.tie else "")
+        + ("position table, " if a.positions == "learned" else "")
+        + ("biases and " if a.bias else "")
+        + "norms)."
+    )
+    b.count(
+        "flops.difference",
+        "Exact count − rule",
+        "ΔF",
+        "ΔF = F_train − F_6N",
+        f"{c(train)} − {c(rule)}",
+        train - rule,
+        F,
+        note=note,
+    )

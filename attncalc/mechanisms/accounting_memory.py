@@ -1,0 +1,104 @@
+"""Kind accounting, the memory: the parameters, gradients and AdamW state in bytes, the KV cache and
+what MHA, GQA, MQA, a sliding window and an MLA latent would cache side by side, and LoRA's parameters."""
+
+from __future__ import annotations
+
+from ..parse.accounting import Accounting
+from .accounting_book import Book, Num, c
+
+# ------------------------------------------------------------------------------ memory
+
+
+def _bytes(a: Accounting, b: Book) -> int:
+    return (2 if a.bytes == 4 else 4) if b.slip("wrong_dtype_bytes") else a.bytes
+
+
+def memory(a: Accounting, b: Book, total: Num) -> None:
+    by = _bytes(a, b)
+    M = "bytes"
+    params = b.count(
+        "memory.parameters", "Parameter memory", "M_params", f"M_params = N · {a.bytes}",
+        f"{c(total)} · {by}", total * by, M, explain=f"{a.dtype}: {a.bytes} bytes a number.",
+    )  # fmt: skip
+    grads = b.count(
+        "memory.gradients", "Gradient memory", "M_grads", f"M_grads = N · {a.bytes}",
+        f"{c(total)} · {by}", total * by, M, explain=f"One gradient a parameter, in {a.dtype}.",
+    )  # fmt: skip
+    opt = b.count(
+        "memory.optimizer", "AdamW state", "M_opt", "M_opt = N · 2 · 4",
+        f"{c(total)} · 8", total * 8, M,
+        explain="AdamW keeps two moving averages per parameter, the first and second moments, in fp32.",
+    )  # fmt: skip
+    b.count(
+        "memory.training", "Training memory", "M_train", "M_train = M_params + M_grads + M_opt",
+        f"{c(params)} + {c(grads)} + {c(opt)}", params + grads + opt, M,
+        explain="Activations are not counted: they depend on the batch and on what is recomputed.",
+    )  # fmt: skip
+
+
+# ------------------------------------------------------------------------------ the KV cache
+
+
+def cache(a: Accounting, b: Book) -> None:
+    L, T, B, dh = a.layers, a.tokens, a.batch, a.d_head
+    by = _bytes(a, b)
+    M = "bytes"
+    gqa = 1 < a.kv_heads < a.heads
+    wrong_heads = b.slip("heads_for_kv_heads", a.kv_heads < a.heads)
+    one = b.slip("kv_not_doubled")
+    k2 = 1 if one else 2
+    kvh = a.heads if wrong_heads else a.kv_heads
+    kept = min(T, a.window) if a.window is not None else T
+    bb = f" · {c(B)}" if B > 1 else ""
+    Bf = " · B" if B > 1 else ""
+
+    def kv(n_heads: Num, tokens: int, heads_name: str, tokens_name: str) -> tuple[str, str, Num]:
+        formula = f"2 · L · {heads_name} · d_head · {tokens_name}{Bf} · bytes"
+        written = f"{k2} · {c(L)} · {c(n_heads)} · {c(dh)} · {c(tokens)}{bb} · {by}"
+        return formula, written, k2 * L * n_heads * dh * tokens * B * by
+
+    if a.latent is not None:
+        formula = f"M_KV = L · d_c · {'min(T, window)' if a.window is not None else 'T'}{Bf} · bytes"
+        written = f"{c(L)} · {c(a.latent)} · {c(kept)}{bb} · {by}"
+        value: Num = L * a.latent * kept * B * by
+    else:
+        f, written, value = kv(kvh, kept, "H_kv", "min(T, window)" if a.window is not None else "T")
+        formula = "M_KV = " + f
+    b.count(
+        "kv_cache", "KV cache", "M_KV", formula, written, value, M,
+        explain="Each layer keeps every cached token's key and value so that the next token need not recompute them.",
+    )  # fmt: skip
+    f, w, v = kv(a.heads, T, "H", "T")
+    b.count("kv_cache.mha", "KV cache with MHA", "M_MHA", "M_MHA = " + f, w, v, M)
+    if gqa:
+        f, w, v = kv(kvh, T, "H_kv", "T")
+        b.count("kv_cache.gqa", "KV cache with GQA", "M_GQA", "M_GQA = " + f, w, v, M)
+    f, w, v = kv(1, T, "1", "T")
+    b.count("kv_cache.mqa", "KV cache with MQA", "M_MQA", "M_MQA = " + f, w, v, M)
+    if a.window is not None:
+        f, w, v = kv(kvh, kept, "H_kv", "min(T, window)")
+        b.count("kv_cache.window", "KV cache with a sliding window", "M_win", "M_win = " + f, w, v, M)
+    if a.latent is not None:
+        b.count(
+            "kv_cache.latent", "KV cache with an MLA latent", "M_MLA", f"M_MLA = L · d_c · T{Bf} · bytes",
+            f"{c(L)} · {c(a.latent)} · {c(T)}{bb} · {by}", L * a.latent * T * B * by, M,
+            explain="Multi-head latent attention caches one compressed vector per token and layer, from which K and V are rebuilt.",
+        )  # fmt: skip
+
+
+# ------------------------------------------------------------------------------ LoRA
+
+
+def lora(a: Accounting, b: Book) -> None:
+    r = a.lora_rank
+    assert r is not None
+    fans = [(m, *a.fan(m)) for m in a.lora_targets]
+    per = sum(r * (i + o) for _, i, o in fans)
+    terms = " + ".join(f"{c(r)}·({c(i)} + {c(o)})" for _, i, o in fans)
+    names = ", ".join(m for m, _, _ in fans)
+    b.count(
+        "lora.parameters", "LoRA parameters", "N_LoRA",
+        "N_LoRA = L · Σ r·(fan_in + fan_out)", f"{c(a.layers)} · ({terms})", a.layers * per,
+        "parameters",
+        explain=f"Each adapted matrix ({names}) gains B A with A (r × fan_in) and B (fan_out × r); W itself is frozen.",
+    )  # fmt: skip

@@ -1,0 +1,215 @@
+"""Parsing of kind ``accounting``: a decoder-only Transformer's configuration (the declaration reads
+every key; here are the rules that tie keys together), its typed payload and its header line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..schema.accounting import GIVEN
+from .declared import read_declared
+from .types import Problem
+
+if TYPE_CHECKING:
+    from .reader import Reader
+
+BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
+EXACT_LIMIT = 2**53  # every count stays below it: float64 (and so every view and check) holds it exactly
+
+
+@dataclass(frozen=True)
+class Accounting:
+    """The configuration, every default filled in (``problem.data`` of kind accounting)."""
+
+    vocab: int
+    context: int
+    d_model: int
+    layers: int
+    heads: int
+    kv_heads: int
+    d_head: int
+    d_ff: int
+    ffn: str  # "relu" | "gelu" | "swiglu"
+    norm: str  # "layer" | "rms"
+    bias: bool
+    positions: str  # "learned" | "sinusoidal" | "rope" | "alibi"
+    tie: bool
+    tokens: int
+    batch: int
+    dtype: str
+    window: int | None
+    latent: int | None
+    lora_rank: int | None
+    lora_targets: tuple[str, ...]
+    d_ff_given: bool  # d_ff was written in the file (a SwiGLU's d_ff other than 4 · d_model is then a slip's bait)
+
+    @property
+    def bytes(self) -> int:
+        return BYTES[self.dtype]
+
+    def fan(self, matrix: str) -> tuple[int, int]:
+        """(fan_in, fan_out) of one of a block's matrices, as it multiplies a row vector (x W)."""
+        q, kv = self.heads * self.d_head, self.kv_heads * self.d_head
+        return {
+            "W_Q": (self.d_model, q),
+            "W_K": (self.d_model, kv),
+            "W_V": (self.d_model, kv),
+            "W_O": (q, self.d_model),
+            "W_1": (self.d_model, self.d_ff),
+            "W_3": (self.d_model, self.d_ff),
+            "W_2": (self.d_ff, self.d_model),
+        }[matrix]
+
+
+def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+    """Kind accounting, past the top level."""
+    g = read_declared(r, raw["given"], GIVEN, "given")
+    heads, d_model = g["heads"], g["d_model"]
+    kv_heads = g["kv_heads"] if g["kv_heads"] is not None else heads
+    if kv_heads > heads or heads % kv_heads:
+        raise r.fail(
+            "given.kv_heads",
+            f"is {kv_heads}, but the {heads} query heads must share the key/value heads equally: "
+            f"give a divisor of heads = {heads}",
+        )
+    d_head = g["d_head"]
+    if d_head is None:
+        if d_model % heads:
+            raise r.fail(
+                "given.d_head", f"missing: d_model = {d_model} is not a multiple of heads = {heads}; give d_head"
+            )
+        d_head = d_model // heads
+    d_ff = g["d_ff"] if g["d_ff"] is not None else 4 * d_model
+    tokens = g["tokens"] if g["tokens"] is not None else g["context"]
+    if g["positions"] == "learned" and tokens > g["context"]:
+        raise r.fail(
+            "given.tokens",
+            f"is {tokens}, but a learned position table holds context = {g['context']} positions: "
+            "give at most that many tokens (or positions without parameters, such as rope)",
+        )
+    targets = g["lora_targets"]
+    if targets is not None and g["lora_rank"] is None:
+        raise r.fail("given.lora_targets", "needs lora_rank: the rank r of the adapters")
+    targets = targets if targets is not None else ("W_Q", "W_V")
+    if "W_3" in targets and g["ffn"] != "swiglu":
+        raise r.fail("given.lora_targets", f"names W_3, but a {g['ffn']} FFN has two matrices, W_1 and W_2")
+    data = Accounting(
+        vocab=g["vocab"],
+        context=g["context"],
+        d_model=d_model,
+        layers=g["layers"],
+        heads=heads,
+        kv_heads=kv_heads,
+        d_head=d_head,
+        d_ff=d_ff,
+        ffn=g["ffn"],
+        norm=g["norm"],
+        bias=g["bias"],
+        positions=g["positions"],
+        tie=g["tie_embeddings"],
+        tokens=tokens,
+        batch=g["batch"],
+        dtype=g["dtype"],
+        window=g["window"],
+        latent=g["latent"],
+        lora_rank=g["lora_rank"],
+        lora_targets=tuple(targets),
+        d_ff_given=g["d_ff"] is not None,
+    )
+    _refuse_past_exact(r, data)
+    return Problem(given={}, head=None, data=data, **common)
+
+
+def _refuse_past_exact(r: Reader, a: Accounting) -> None:
+    """Every count must stay below 2^53 (float64 holds every whole number below it, so a view or a
+    check never confuses two neighbouring counts): the largest are the training FLOPs, the training
+    memory and the multi-head KV cache; the message names the key to make smaller."""
+    q, kv, d, n = a.heads * a.d_head, a.kv_heads * a.d_head, a.d_model, a.batch * a.tokens
+    mats = 3 if a.ffn == "swiglu" else 2
+    bias = (2 * q + 2 * kv + d + (mats - 1) * a.d_ff) if a.bias else 0
+    norms = (2 if a.norm == "layer" else 1) * d
+    layer = 2 * d * (q + kv) + mats * d * a.d_ff + bias + 2 * norms
+    params = a.vocab * d * (1 if a.tie else 2) + (a.context * d if a.positions == "learned" else 0)
+    params += a.layers * layer + norms
+    per_layer = (
+        2 * n * d * 2 * (q + kv) + 2 * 2 * a.batch * a.heads * a.tokens**2 * a.d_head + 2 * n * mats * d * a.d_ff
+    )
+    flops = 3 * (a.layers * per_layer + 2 * n * d * a.vocab)
+    cache = max(2 * a.heads * a.d_head, a.latent or 0) * a.layers * n * a.bytes
+    lora = a.layers * (a.lora_rank or 0) * sum(sum(a.fan(m)) for m in a.lora_targets)
+    for what, value, key in (
+        ("the LoRA parameters", lora, "given.lora_rank"),
+        ("the training memory", params * (2 * a.bytes + 8), "given.d_model"),
+        ("the KV cache", cache, "given.tokens" if a.batch == 1 else "given.batch"),
+        ("the training FLOPs", flops, "given.tokens" if a.batch == 1 else "given.batch"),
+    ):
+        if value >= EXACT_LIMIT:
+            raise r.fail(
+                key,
+                f"{what} would come to {value:,}, past 2^53 = {EXACT_LIMIT:,}, beyond which float64 "
+                "cannot tell neighbouring whole numbers apart; make the configuration smaller",
+            )
+
+
+def header(p: Problem) -> list[str]:
+    a: Accounting = p.data
+    attention = "MHA" if a.kv_heads == a.heads else "MQA" if a.kv_heads == 1 else f"GQA ({a.kv_heads} key/value heads)"
+    bits = [
+        "accounting",
+        f"L = {a.layers}, d_model = {a.d_model:,}, {a.heads} heads of {a.d_head}, {attention}",
+        f"{ {'relu': 'ReLU', 'gelu': 'GELU', 'swiglu': 'SwiGLU'}[a.ffn] } FFN d_ff = {a.d_ff:,}",
+        "RMSNorm" if a.norm == "rms" else "LayerNorm",
+        "biases" if a.bias else "no biases",
+        f"{ {'learned': 'learned', 'sinusoidal': 'sinusoidal', 'rope': 'RoPE', 'alibi': 'ALiBi'}[a.positions] } positions",
+        "tied embeddings" if a.tie else "untied LM head",
+        f"B = {a.batch:,}, T = {a.tokens:,}, {a.dtype}",
+    ]
+    if a.window is not None:
+        bits.append(f"window {a.window:,}")
+    if a.latent is not None:
+        bits.append(f"MLA latent {a.latent:,}")
+    if a.lora_rank is not None:
+        bits.append(f"LoRA r = {a.lora_rank} on {', '.join(a.lora_targets)}")
+    return bits
+
+
+# ------------------------------------------------------------------------------ `attncalc new accounting`
+_TEMPLATE = """# attncalc problem: the parameters, FLOPs and memory of a decoder-only Transformer (GPT-2 small).
+# Solve it with:  attncalc solve this-file.toml
+title = "GPT-2 small: parameters, FLOPs and memory"
+kind = "accounting"
+
+[given]
+vocab = 50257              # «given.vocab»
+context = 1024             # «given.context»
+d_model = 768              # «given.d_model»
+layers = 12                # «given.layers»
+heads = 12                 # «given.heads»
+# kv_heads = 12            # «given.kv_heads»
+# d_head = 64              # «given.d_head»
+d_ff = 3072                # «given.d_ff»
+ffn = "gelu"               # «given.ffn»
+norm = "layer"             # «given.norm»
+bias = true                # «given.bias»
+positions = "learned"      # «given.positions»
+tie_embeddings = true      # «given.tie_embeddings»
+tokens = 1024              # «given.tokens»
+batch = 1                  # «given.batch»
+dtype = "fp32"             # «given.dtype»
+# window = 256             # «given.window»
+# latent = 256             # «given.latent»
+# lora_rank = 8            # «given.lora_rank»
+# lora_targets = ["W_Q", "W_V"]   # «given.lora_targets»
+
+[settings]
+decimals = 3               # «settings.decimals»
+"""
+
+
+def _template() -> str:
+    from ..templates import fill_template
+
+    return fill_template("accounting", _TEMPLATE)
+
+
+TEMPLATE = _template()

@@ -1,0 +1,131 @@
+"""The declaration of kind ``accounting``: the configuration of a decoder-only Transformer whose
+parameters, FLOPs and memory are counted (INTERFACE.md, "Third wave": accounting)."""
+
+from __future__ import annotations
+
+from .common import ANSWERS, DESCRIPTION, GRADING, SCHEMA, SETTINGS, SETTINGS_KEYS, TITLE
+from .decl import Key, KindSchema, Table, table
+
+# a bound on every size key: past it the counts are no longer a hand calculation (and their products
+# would pass 2^53, where float64 stops telling neighbouring whole numbers apart)
+BIG = 10**7
+MATRICES = ("W_Q", "W_K", "W_V", "W_O", "W_1", "W_2", "W_3")
+
+# the step ids in derivation order (here, with the declaration: `attncalc list` imports neither numpy nor sympy)
+STEP_IDS = [
+    ("embedding", "the token embedding: V · d_model parameters"),
+    ("positions", "a learned position table: context · d_model (0 for sinusoidal, RoPE, ALiBi)"),
+    ("layer.attention", "one block's W_Q, W_K, W_V, W_O and their biases"),
+    ("layer.ffn", "one block's feed-forward matrices and their biases"),
+    ("layer.norms", "one block's two norms: γ and β (LayerNorm) or γ (RMSNorm)"),
+    ("layer", "one block: attention + FFN + norms"),
+    ("layers", "L blocks"),
+    ("final_norm", "the norm after the last block"),
+    ("lm_head", "the LM head: V · d_model, 0 when tied to the embedding"),
+    ("parameters", "the total"),
+    ("non_embedding", "parameters − embedding − positions"),
+    ("flops.attention", "one block's four projections, 2·m·n·p each"),
+    ("flops.scores", "one block's Q Kᵀ over every head"),
+    ("flops.weighted_sum", "one block's A V over every head"),
+    ("flops.ffn", "one block's feed-forward products"),
+    ("flops.lm_head", "the LM head's product"),
+    ("flops.forward", "L · (attention + scores + weighted sum + FFN) + LM head"),
+    ("flops.training", "3 · forward (the backward pass is twice the forward)"),
+    ("flops.rule", "the 6·N·tokens rule of thumb, N = parameters"),
+    ("flops.difference", "training − rule: the attention's own products less the parameters no product uses"),
+    ("memory.parameters", "the parameters in the dtype, in bytes"),
+    ("memory.gradients", "one gradient per parameter, in the dtype"),
+    ("memory.optimizer", "AdamW's two moments in fp32: 8 bytes a parameter"),
+    ("memory.training", "parameters + gradients + optimizer state"),
+    ("kv_cache", "the configuration's KV cache in bytes"),
+    ("kv_cache.mha", "side by side: every head keeps its keys and values (H_kv = H)"),
+    ("kv_cache.gqa", "side by side: the configuration's grouped key/value heads, every token"),
+    ("kv_cache.mqa", "side by side: one key/value head (H_kv = 1)"),
+    ("kv_cache.window", "side by side: at most window tokens cached"),
+    ("kv_cache.latent", "side by side: one MLA latent per token and layer"),
+    ("lora.parameters", "LoRA: r · (fan_in + fan_out) per adapted matrix, in every block"),
+]
+
+GIVEN = table(
+    Key("vocab", "integer", "V: the vocabulary's size (rows of the token embedding)", required=True, min=1, max=BIG),
+    Key("context", "integer", "the positions a learned position table holds", required=True, min=1, max=BIG),
+    Key("d_model", "integer", "d_model: the width of the residual stream", required=True, min=1, max=BIG),
+    Key("layers", "integer", "L: the number of Transformer blocks", required=True, min=1, max=10_000),
+    Key("heads", "integer", "H: the query heads of each attention layer", required=True, min=1, max=10_000),
+    Key(
+        "kv_heads",
+        "integer",
+        "key/value heads (default heads; fewer: grouped-query, 1: multi-query)",
+        min=1,
+        max=10_000,
+    ),
+    Key("d_head", "integer", "the width of one head (default d_model / heads)", min=1, max=BIG),
+    Key("d_ff", "integer", "the FFN's hidden width (default 4 · d_model)", min=1, max=BIG),
+    Key(
+        "ffn",
+        "choice",
+        'the feed-forward network: "relu" | "gelu" (two matrices) | "swiglu" (three: W_1, W_3, W_2)',
+        default="gelu",
+        choices=("relu", "gelu", "swiglu"),
+    ),
+    Key(
+        "norm",
+        "choice",
+        '"layer" (γ and β) | "rms" (γ only): two per block and one final',
+        default="layer",
+        choices=("layer", "rms"),
+    ),
+    Key("bias", "bool", "biases in every linear layer of the blocks (never in the LM head)", default=True),
+    Key(
+        "positions",
+        "choice",
+        '"learned" (context × d_model parameters) | "sinusoidal" | "rope" | "alibi" (no parameters)',
+        default="learned",
+        choices=("learned", "sinusoidal", "rope", "alibi"),
+    ),
+    Key("tie_embeddings", "bool", "the LM head is the token embedding (counted once)", default=True),
+    Key("tokens", "integer", "T: the sequence length for FLOPs and the KV cache (default context)", min=1, max=BIG),
+    Key("batch", "integer", "B: sequences processed together", default=1, min=1, max=BIG),
+    Key(
+        "dtype",
+        "choice",
+        '"fp32" (4 bytes a number) | "bf16" | "fp16" (2 bytes): parameters, gradients, KV cache',
+        default="fp32",
+        choices=("fp32", "bf16", "fp16"),
+    ),
+    Key("window", "integer", "optional sliding window: the KV cache holds at most this many tokens", min=1, max=BIG),
+    Key(
+        "latent",
+        "integer",
+        "optional MLA: the cache holds one latent of this width per token and layer",
+        min=1,
+        max=BIG,
+    ),
+    Key("lora_rank", "integer", "optional LoRA rank r: r · (fan_in + fan_out) per adapted matrix", min=1, max=BIG),
+    Key(
+        "lora_targets",
+        "choices",
+        'the matrices LoRA adapts in every layer (default ["W_Q", "W_V"])',
+        choices=MATRICES,
+    ),
+    doc="the model's configuration",
+)
+
+SETTINGS_ACCOUNTING = SETTINGS.but(
+    table=Table(tuple(k for k in SETTINGS_KEYS if k.name == "decimals"), "how the GiB are shown")
+)
+
+DECLARATION = KindSchema(
+    "accounting",
+    "parameters, FLOPs (2·m·n·p), AdamW training memory and the KV cache of a decoder-only Transformer",
+    table(
+        TITLE,
+        Key("kind", "choice", "the kind of problem (see `attncalc list`)", choices=("accounting",), required=True),
+        DESCRIPTION,
+        Key("given", "table", GIVEN.doc, table=GIVEN, required=True),
+        SETTINGS_ACCOUNTING,
+        ANSWERS,
+        GRADING,
+        SCHEMA,
+    ),
+)
