@@ -169,6 +169,14 @@ MISTAKES: dict[str, str] = {
     "top_p_late": "the top-p cut came one token late: a token was kept after the running sum had reached p",
     "beam_multiplied": "the beam score was multiplied by the log-probability; log-probabilities add (s_b + log p)",
     "bleu_no_clip": "the n-gram counts were not clipped: a candidate n-gram found in a reference counted every time it occurs",
+    # kind attention-backward
+    "jacobian_diagonal_only": "the softmax Jacobian's off-diagonal terms were dropped: dS' = A ∘ dA instead of A ∘ (dA − D)",
+    "grad_V_no_transpose": "the values' gradient was taken as A dO instead of Aᵀ dO (the weights not transposed)",
+    "grad_K_no_transpose": "the keys' gradient was taken as dS Q instead of dSᵀ Q (the score gradient not transposed)",
+    "grad_no_scale": "the 1/√d_k was left out of the backward pass: dS = dS' instead of dS' / √d_k",
+    "grad_scale_twice": "the 1/√d_k was applied twice on the way back: dS' / d_k instead of dS' / √d_k",
+    "grad_X_query_path_only": "dX was taken from the query path only (dQ W_Qᵀ); X also makes the keys and the values, and their paths add",
+    "masked_given_gradient": "the masked entries were given gradient (dA passed back through the mask) where they get 0",
 }
 
 

@@ -187,6 +187,14 @@ FILES: dict[str, str] = {
     "top_p_early": "decode-top-p.toml",
     "top_p_late": "decode-top-p.toml",
     "beam_multiplied": "decode-beam.toml",
+    # kind attention-backward (their arithmetic: tests/test_backward_slips.py)
+    "jacobian_diagonal_only": "backward-one-head-causal.toml",
+    "grad_V_no_transpose": "backward-one-head-causal.toml",
+    "grad_K_no_transpose": "backward-two-heads.toml",
+    "grad_no_scale": "backward-one-head-causal.toml",
+    "grad_scale_twice": "backward-two-heads.toml",
+    "grad_X_query_path_only": "backward-one-head-causal.toml",
+    "masked_given_gradient": "backward-one-head-causal.toml",
 }
 
 

@@ -59,7 +59,14 @@ SETTINGS_KEYS = (
 )
 # every settings key (the unknown-key check); `temperature` belongs to kind softmax only, the
 # position keys to the kinds with positions
-SETTINGS_ALL = Table(SETTINGS_KEYS, "how the derivation is shown and rounded")
+# kind attention-backward's own settings key: in SETTINGS_ALL (the unknown-key check) but in no other kind's table
+JACOBIAN = Key(
+    "jacobian",
+    "bool",
+    "attention-backward: also write each query row's softmax Jacobian J = diag(a) − a aᵀ",
+    default=False,
+)
+SETTINGS_ALL = Table((*SETTINGS_KEYS, JACOBIAN), "how the derivation is shown and rounded")
 POSITION_SETTINGS = ("position_base", "rope")
 LAYER_SETTINGS = ("norm", "eps")
 MULTI_HEAD_SETTINGS = ("alibi",)
