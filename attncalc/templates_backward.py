@@ -36,9 +36,9 @@ STEP_IDS: list[tuple[str, str]] = [
     ("grad_b_Q", "with b_Q: the column sums of grad_Q"),
     ("grad_b_K", "with b_K: the column sums of grad_K"),
     ("grad_b_V", "with b_V: the column sums of grad_V"),
-    ("grad_X.Q", "grad_Q W_Q^T: the path through the queries"),
-    ("grad_X.K", "grad_K W_K^T"),
-    ("grad_X.V", "grad_V W_V^T"),
+    ("grad_X_Q", "grad_Q W_Q^T: the path through the queries"),
+    ("grad_X_K", "grad_K W_K^T"),
+    ("grad_X_V", "grad_V W_V^T"),
     ("grad_X", "the three paths added"),
 ]
 

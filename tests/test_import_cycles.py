@@ -89,7 +89,7 @@ LAYERS: list[set[str]] = [
         "fmt",
         "arith",
     },  # the derivation model, number formatting, the hand/exact/float chains
-    {"parse", "templates", "templates_output", "templates_backward"},  # problem file -> typed problem; the kinds' templates
+    {"parse", "templates", "templates_output", "templates_backward"},  # a problem file -> a typed problem; templates
     {"kinds", "schema", "catalog", "numbers", "budget", "errors", "files", "views"},  # declarations, registry, leaves
 ]
 

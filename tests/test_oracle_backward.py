@@ -170,8 +170,8 @@ def assert_matches(d: Any, want: dict[str, np.ndarray], g: dict[str, Any], score
             for i in range(len(g["X"])):
                 close(d, f"{h}.jacobian.{i + 1}", want[f"{h}.jacobian.{i + 1}"])
     # dX is the sum of its three paths, each through its own weights transposed
-    np.testing.assert_allclose(sum(np.asarray(d[f"grad_X.{k}"]) for k in "QKV"), want["grad_X"], rtol=0, atol=TOL)
-    np.testing.assert_allclose(np.asarray(d["grad_X.Q"]), want["grad_Q"] @ np.asarray(g["W_Q"]).T, atol=TOL)
+    np.testing.assert_allclose(sum(np.asarray(d[f"grad_X_{k}"]) for k in "QKV"), want["grad_X"], rtol=0, atol=TOL)
+    np.testing.assert_allclose(np.asarray(d["grad_X_Q"]), want["grad_Q"] @ np.asarray(g["W_Q"]).T, atol=TOL)
 
 
 # --- the examples ---------------------------------------------------------------------------------

@@ -106,8 +106,12 @@ def test_every_declared_key_has_a_description() -> None:
 
 
 def _unfilled(kind: str) -> str:
-    """A kind of its own modules: its template text before the placeholders are filled, the module's
-    ``_NAME`` beside the ``NAME`` its entry points at (attncalc.templates_backward:TEMPLATE)."""
+    """A recurrent kind's template, or a kind of its own modules': its text before the placeholders are
+    filled, the module's ``_NAME`` beside the ``NAME`` its entry points at (templates_backward:TEMPLATE)."""
+    from attncalc import templates
+
+    if kind in templates._RECURRENT:
+        return templates._RECURRENT[kind]
     module, _, attr = kinds.entry(kind).template.partition(":")
     return str(kinds.load(f"{module}:_{attr}"))
 
@@ -129,7 +133,7 @@ def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> Non
         "transformer-layer": templates_output._LAYER,
         "bleu": templates_output._BLEU,
         "decode": templates_output._DECODE,
-    }.get(kind) or templates._RECURRENT.get(kind) or _unfilled(kind)
+    }.get(kind) or _unfilled(kind)
     paths = templates._PLACEHOLDER.findall(raw)
     assert paths, "the template takes at least one comment from the declaration"
     out = cli("new", kind, *(["--score", "additive"] if kind == "attention" else [])).stdout

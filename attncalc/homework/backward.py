@@ -17,7 +17,7 @@ from ..derivation import Derivation
 from .base import TOKENS, Draw, Drawer, only, refuse
 from .guards import zero_row
 from .options import Options
-from .transformer import _degeneracy_mh
+from .transformer import _degeneracy_mh, _sparse
 
 
 def _check(o: Options) -> None:
@@ -38,11 +38,12 @@ def _draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     n, dm = o.tokens, o.dim
     kv = o.kv_heads or o.heads
     d_k = dm // o.heads
+    proj = d.matrix if dm <= 4 else lambda r, c: _sparse(d, rng, r, c, 2)  # as multi-head's: few saturated rows
     g: dict[str, Any] = {
         "X": d.inputs(n, dm),
         "heads": o.heads,
-        "W_Q": d.matrix(dm, dm),
-        "W_K": d.matrix(dm, kv * d_k),
+        "W_Q": proj(dm, dm),
+        "W_K": proj(dm, kv * d_k),
         "W_V": d.matrix(dm, kv * d_k),
     }
     if kv != o.heads:

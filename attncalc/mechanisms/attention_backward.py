@@ -131,10 +131,10 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     for name in ("Q", "K", "V"):
         W = chain.given(mh.W[f"W_{name}"])
         grad, W = chain.coerce(total[name], W)
-        part = chain.finish(f"grad_X.{name}", chain.matmul(grad, W.T))
+        part = chain.finish(f"grad_X_{name}", chain.matmul(grad, W.T))
         steps.append(
             Product(
-                id=f"grad_X.{name}",
+                id=f"grad_X_{name}",
                 title=f"Gradient of X through the {({'Q': 'queries', 'K': 'keys', 'V': 'values'})[name]}",
                 formula=f"dX_{name} = d{name} W_{name}ᵀ",
                 latex=rf"dX_{name} = d{name}\, W_{name}^\top",
