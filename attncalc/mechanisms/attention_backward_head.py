@@ -81,11 +81,7 @@ def head_steps(
     if d.jacobian:
         for i in range(n):
             a = A[i]
-            diag = np.diag(a) if is_exact(a) else np.diag(np.asarray(a, dtype=float))
-            if is_exact(a):
-                diag = np.asarray(diag, dtype=object)
-                diag[diag == 0] = 0
-            outer = np.outer(a, a)
+            diag, outer = np.diag(a), np.outer(a, a)  # (object arrays in exact mode: sympy forms, 0 off the diagonal)
             steps.append(
                 Add(
                     id=f"{h}.jacobian.{i + 1}",
