@@ -184,7 +184,7 @@ def head_steps(
             Arrange(
                 id=f"{h}.grad_scores",
                 title=f"Head {j}: gradient of the scores",
-                formula="dS = dS (dot scores are not scaled)",
+                formula="dS = the softmax's gradient above (the dot score is not scaled)",
                 latex="dS",
                 symbol="dS",
                 value=dS,
