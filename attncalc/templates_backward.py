@@ -90,5 +90,6 @@ def header(p: Any) -> list[str]:
     if mh.allowed is not None:
         bits.append("masked")
     bits.append(f"{p.score} score")
-    bits.append("upstream gradient of the " + ("output" if "W_O" in mh.W else "heads"))
+    of = "output" if "W_O" in mh.W else ("head's output" if mh.heads == 1 else "concatenated heads")
+    bits.append(f"upstream gradient of the {of}")
     return bits
