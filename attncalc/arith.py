@@ -199,6 +199,14 @@ MISTAKES: dict[str, str] = {
     "heads_for_kv_heads": "the query heads H were used for the key/value heads H_kv in the cache",
     "kv_not_doubled": "the cache was not doubled for K and V: every cached token keeps a key and a value",
     "wrong_dtype_bytes": "the bytes per number of the other dtype were used (fp32 is 4 bytes a number, bf16 and fp16 2)",
+    # kind attention-backward
+    "jacobian_diagonal_only": "the softmax Jacobian's off-diagonal terms were dropped: dS' = A ∘ dA instead of A ∘ (dA − D)",
+    "grad_V_no_transpose": "the values' gradient was taken as A dO instead of Aᵀ dO (the weights not transposed)",
+    "grad_K_no_transpose": "the keys' gradient was taken as dS Q instead of dSᵀ Q (the score gradient not transposed)",
+    "grad_no_scale": "the 1/√d_k was left out of the backward pass: dS = dS' instead of dS' / √d_k",
+    "grad_scale_twice": "the 1/√d_k was applied twice on the way back: dS' / d_k instead of dS' / √d_k",
+    "grad_X_query_path_only": "dX was taken from the query path only (dQ W_Qᵀ); X also makes the keys and the values, and their paths add",
+    "masked_given_gradient": "the masked entries were given gradient (dA passed back through the mask) where they get 0",
 }
 
 

@@ -248,6 +248,19 @@ KINDS: dict[str, KindEntry] = {
             header="attncalc.parse.accounting:header",
             convention_fixed=True,
         ),
+        KindEntry(
+            "attention-backward",
+            "attncalc.schema.attention_backward:ATTENTION_BACKWARD",
+            "attncalc.parse.attention_backward:parse",
+            "attncalc.mechanisms.attention_backward",
+            "attncalc.templates_backward:STEP_IDS",
+            "attncalc.templates_backward:TEMPLATE",
+            f"{_HW}.backward:DRAWER",
+            header="attncalc.templates_backward:header",
+            convention="row",
+            convention_fixed=True,
+            plot_step="head.t.weights",
+        ),
     )
 }
 

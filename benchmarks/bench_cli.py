@@ -8,8 +8,9 @@ exact mode under half the time of a PyTorch one-liner printing the same numbers;
 self-attention with exact mode off under a second; 200 generated variants with Markdown sheets in a
 few seconds. Issue 13: a 64-token, d_model = 64, 8-head self-attention with --no-exact under a second,
 and the 3-token 2-head example in exact mode within 1.2x the single-head Luong example. Issue 14: a
-64-token, d_model = 64, 8-head, d_ff = 256 encoder layer with --no-exact under 1.5 s. No test asserts
-timings: this script reports.
+64-token, d_model = 64, 8-head, d_ff = 256 encoder layer with --no-exact under 1.5 s. Issue 29: the
+backward pass of that 8-head self-attention with --no-exact within 3x its forward multi-head solve.
+No test asserts timings: this script reports.
 """
 
 from __future__ import annotations
@@ -99,6 +100,19 @@ def multi_head_problem(folder: Path, n: int = 64, d: int = 64, heads: int = 8) -
     return path
 
 
+def backward_problem(folder: Path, forward: Path) -> Path:
+    """The multi-head problem's givens with an upstream gradient: kind attention-backward."""
+    import random
+
+    raw = json.loads(forward.read_text())
+    rng = random.Random(2)
+    n, d = len(raw["given"]["X"]), len(raw["given"]["W_O"][0])
+    raw["given"]["grad_output"] = [[round(rng.uniform(-1, 1), 2) for _ in range(d)] for _ in range(n)]
+    path = folder / "attention-backward-64.json"
+    path.write_text(json.dumps(raw | {"kind": "attention-backward", "title": f"backward: {raw['title']}"}))
+    return path
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
@@ -138,6 +152,17 @@ def main() -> None:
                 "python -c pass",
                 py_t,
                 "target: under 1 s",
+            )
+        )
+        backward = backward_problem(Path(tmp), mh)
+        backward_t = median_time([*exe, "solve", str(backward), "--no-exact"], args.runs)
+        rows.append(
+            (
+                "attncalc solve 64-token 8-head attention-backward (--no-exact)",
+                backward_t,
+                "its forward",
+                mh_t,
+                "target ≤ 3",
             )
         )
         layer = layer_problem(Path(tmp))

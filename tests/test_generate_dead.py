@@ -40,6 +40,7 @@ RUNS: dict[str, list[dict[str, Any]]] = {
     "gru": [{"head": True, "layout": "keras"}],
     "seq2seq": [{}, {"cell": "lstm", "attention": "bahdanau"}],
     "positional-encoding": [{"tokens": 2, "dim": 2}],  # the X that P is added to
+    "attention-backward": [{"dim": 4}, {"dim": 4, "mask": "causal", "kv_heads": 1}],
 }
 # kinds whose homework has no unit a token runs through (logits, probabilities, word vectors, n-grams, BPE counts,
 # accounting's configuration)

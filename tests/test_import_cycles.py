@@ -90,7 +90,13 @@ LAYERS: list[set[str]] = [
         "fmt",
         "arith",
     },  # the derivation model, number formatting, the hand/exact/float chains
-    {"parse", "templates", "templates_bpe", "templates_output"},  # problem file -> typed problem; the kinds' templates
+    {
+        "parse",
+        "templates",
+        "templates_bpe",
+        "templates_output",
+        "templates_backward",
+    },  # problem file -> typed problem; the kinds' templates
     {"kinds", "schema", "catalog", "numbers", "budget", "errors", "files", "views"},  # declarations, registry, leaves
 ]
 

@@ -42,7 +42,7 @@ def test_every_step_type_has_a_text_method() -> None:
 
 
 @pytest.mark.parametrize("path", PROBLEM_FILES, ids=[p.name for p in PROBLEM_FILES])
-def test_every_example_solves_and_renders(path: Path) -> None:
+def test_every_example_solves_and_renders(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each file in problems/ solves, renders to text and JSON, emits catalogued ids in order."""
     d = solve_file(path.name)
     text = text_of(d)

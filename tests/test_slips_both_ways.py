@@ -214,6 +214,14 @@ FILES: dict[str, str] = {
     "heads_for_kv_heads": "gqa-kv-cache.toml",
     "kv_not_doubled": "llama2-7b-accounting.toml",
     "wrong_dtype_bytes": "llama2-7b-accounting.toml",
+    # kind attention-backward (their arithmetic: tests/test_backward_slips.py)
+    "jacobian_diagonal_only": "backward-one-head-causal.toml",
+    "grad_V_no_transpose": "backward-one-head-causal.toml",
+    "grad_K_no_transpose": "backward-two-heads.toml",
+    "grad_no_scale": "backward-one-head-causal.toml",
+    "grad_scale_twice": "backward-two-heads.toml",
+    "grad_X_query_path_only": "backward-one-head-causal.toml",
+    "masked_given_gradient": "backward-one-head-causal.toml",
 }
 
 

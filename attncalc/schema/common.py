@@ -65,7 +65,14 @@ LABEL_SMOOTHING = Key(
     "number",
     "softmax with a target: ε, the target becomes q = (1 − ε)·y + ε/K (PyTorch's CrossEntropyLoss)",
 )
-SETTINGS_ALL = Table((*SETTINGS_KEYS, LABEL_SMOOTHING), "how the derivation is shown and rounded")
+# kind attention-backward's own settings key: in SETTINGS_ALL (the unknown-key check) but in no other kind's table
+JACOBIAN = Key(
+    "jacobian",
+    "bool",
+    "attention-backward: also write each query row's softmax Jacobian J = diag(a) − a aᵀ",
+    default=False,
+)
+SETTINGS_ALL = Table((*SETTINGS_KEYS, LABEL_SMOOTHING, JACOBIAN), "how the derivation is shown and rounded")
 POSITION_SETTINGS = ("position_base", "rope")
 LAYER_SETTINGS = ("norm", "eps")
 MULTI_HEAD_SETTINGS = ("alibi",)
