@@ -169,6 +169,12 @@ MISTAKES: dict[str, str] = {
     "top_p_late": "the top-p cut came one token late: a token was kept after the running sum had reached p",
     "beam_multiplied": "the beam score was multiplied by the log-probability; log-probabilities add (s_b + log p)",
     "bleu_no_clip": "the n-gram counts were not clipped: a candidate n-gram found in a reference counted every time it occurs",
+    # kind online-softmax
+    "online_sum_not_rescaled": "the old sum was not rescaled: l_b = l_(b−1) + Σ P_b instead of l_(b−1) · exp(m_(b−1) − m_b) + Σ P_b",
+    "online_output_not_rescaled": "the old output was not rescaled: O_b = O_(b−1) + P_b V_b instead of O_(b−1) · exp(m_(b−1) − m_b) + P_b V_b",
+    "online_rescale_flipped": "the rescale was exp(m_b − m_(b−1)), the sign flipped: it must be exp(m_(b−1) − m_b), at most 1",
+    "logsumexp_no_max": "the maximum was left out of the logsumexp: L = ln l instead of m + ln l",
+    "online_output_not_divided": "the running output was not divided by the sum l at the end: O = O_last instead of O_last / l",
 }
 
 

@@ -109,6 +109,7 @@ def test_every_declared_key_has_a_description() -> None:
 def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> None:
     """The template's example values are its own; its key comments are the declared descriptions."""
     from attncalc import templates, templates_output
+    from attncalc.schema import online_softmax
 
     raw = {
         "attention": templates._attention("additive"),
@@ -122,6 +123,7 @@ def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> Non
         "transformer-layer": templates_output._LAYER,
         "bleu": templates_output._BLEU,
         "decode": templates_output._DECODE,
+        "online-softmax": online_softmax._TEMPLATE,
     }.get(kind) or templates._RECURRENT[kind]
     paths = templates._PLACEHOLDER.findall(raw)
     assert paths, "the template takes at least one comment from the declaration"

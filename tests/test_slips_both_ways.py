@@ -187,6 +187,12 @@ FILES: dict[str, str] = {
     "top_p_early": "decode-top-p.toml",
     "top_p_late": "decode-top-p.toml",
     "beam_multiplied": "decode-beam.toml",
+    # kind online-softmax
+    "online_sum_not_rescaled": "online-softmax-row.toml",
+    "online_output_not_rescaled": "online-softmax-matrix-v.toml",
+    "online_rescale_flipped": "online-softmax-row.toml",
+    "logsumexp_no_max": "online-softmax-row.toml",
+    "online_output_not_divided": "online-softmax-matrix-v.toml",
 }
 
 
