@@ -52,18 +52,42 @@ def test_every_example_solves_and_renders(path: Path) -> None:
     data = to_dict(d)
     assert [s["id"] for s in data["steps"]] == d.step_ids
     kind = d.problem.kind
-    known = {i for i, _ in catalog.STEP_IDS[kind]}
-    assert all(catalog.template(i) in known for i in d.step_ids), "a step id missing from the catalogue"
-    attention = d.problem.seq2seq.attention if kind == "seq2seq" else None  # Bahdanau attends before the cell
-    if kind == "transformer-layer":  # an encoder's or decoder's sublayers, norms before or after them
-        attention = d.problem.layer.layout
-    assert d.step_ids == sorted(d.step_ids, key=lambda i: catalog.order_key(kind, i, attention)), "out of order"
+    if kind in catalog.STEP_IDS:
+        known = {i for i, _ in catalog.STEP_IDS[kind]}
+        assert all(catalog.template(i) in known for i in d.step_ids), "a step id missing from the catalogue"
+        attention = d.problem.seq2seq.attention if kind == "seq2seq" else None  # Bahdanau attends before the cell
+        if kind == "transformer-layer":  # an encoder's or decoder's sublayers, norms before or after them
+            attention = d.problem.layer.layout
+        assert d.step_ids == sorted(d.step_ids, key=lambda i: catalog.order_key(kind, i, attention)), "out of order"
+    else:  # a kind added the new way (issue 25): its step ids are its registry entry's
+        _in_registry_order(kind, d.step_ids)
     for s in d.steps:
         if not isinstance(s.value, str):
             v = np.asarray(s.value, dtype=float)
             assert not np.any(np.isnan(v)), s.id
     first = path.read_text().lstrip()
     assert first.startswith("#"), "each example starts with a comment saying what it shows"
+
+
+def _in_registry_order(kind: str, step_ids: list[str]) -> None:
+    """Each id is listed by the kind's entry (a block's, merge's or head's number written as the letter
+    the list uses: 2.sum is b.sum), and the ids come in the listed order, block after block."""
+    from attncalc import kinds
+
+    listed = [i for i, _ in kinds.entry(kind).load("step_ids")]
+    plain = [catalog.template(re.sub(r"(^|\.)[a-z](?=\.)", r"\g<1>0", i)) for i in listed]
+    numbered = [k for k, i in enumerate(plain) if "t" in i.split(".")]
+
+    def key(step_id: str) -> tuple[int, int, int]:
+        tpl = catalog.template(step_id)
+        assert tpl in plain, f"{step_id} is not among the listed step ids of {kind}"
+        idx = plain.index(tpl)
+        number = [int(p) for p in step_id.split(".") if p.isdigit()]
+        if number:
+            return (1, number[0], idx)
+        return (0 if not numbered or idx < numbered[0] else 2, 0, idx)
+
+    assert step_ids == sorted(step_ids, key=key), "out of order"
 
 
 @pytest.mark.parametrize(

@@ -193,8 +193,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             Formula(
                 id=f"{b}.rescale", title=f"Block {b}: the rescale factor", formula=f"r_{b} = exp(m_{b - 1} − m_{b})",
                 latex="", symbol=f"r_{b}", value=sq(r), written=_lazy(rescale_text, d.one_row, n, dec),
-                explain="The old sum and output were relative to m_(b−1): multiplying by exp(m_(b−1) − m_b) "
-                "makes them relative to m_b (1 when the maximum did not change; 0 at the first block).",
+                explain="The old sum and output were taken relative to the old maximum: this factor puts them "
+                "relative to the new one (1 when the maximum did not change; 0 at the first block).",
             )
         )  # fmt: skip
         P = rows.finish(f"{b}.exponentials", chain.exp(Sb - m[:, None]))
@@ -250,7 +250,11 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             explain="ln Σ_j exp(S_j) = m + ln Σ_j exp(S_j − m): all FlashAttention keeps for the backward pass.",
         )
     )  # fmt: skip
-    A = rows.finish("weights", chain.exp(S - L[:, None]))
+    if is_exact(L) and is_exact(S) and is_exact(l_last):  # the same number written exp(S_j − m) / l (L − ln l is m)
+        A = np.asarray(chain.exp(S - (L - log_l)[:, None]) / l_last[:, None], dtype=object)
+    else:
+        A = chain.exp(S - L[:, None])
+    A = rows.finish("weights", A)
     last: Step = Map(
         id="weights", title="The weights", formula="a_j = exp(S_j − L) = softmax(S)_j", latex="", symbol="a",
         value=sq(A), fn="shift_exp", arg=sq(S), param=sq(L),
