@@ -116,7 +116,7 @@ def test_a_small_case_recomputed_by_hand() -> None:
         "2.sum": l2, "3.scores": [4, 0], "3.block_max": 4, "3.max": 5, "3.rescale": 1,
         "3.exponentials": [e(-1), e(-5)], "3.sum": l3, "max": 5, "sum": l3, "logsumexp": 5 + math.log(l3),
     }  # fmt: skip
-    assert d.step_ids == list(hand) + ["weights"]
+    assert d.step_ids == [*hand, "weights"]
     for step_id, want in hand.items():
         np.testing.assert_allclose(d[step_id], want, atol=1e-12, err_msg=step_id)
     # exact: l = Σ_k exp(s_k − 5), multiplied out; the weights are exp(s_j − 5) / l

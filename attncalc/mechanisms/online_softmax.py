@@ -131,10 +131,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     rows = _Rows(chain, d.one_row)
     sq, dec = rows.sq, chain.decimals
     steps: list[Step] = []
-    if d.scores is not None:
-        S = chain.given(d.scores)
-    else:
-        S = _scores(d, chain, steps)
+    S = chain.given(d.scores) if d.scores is not None else _scores(d, chain, steps)
     n = S.shape[0]
     V = None if d.V is None else chain.given(d.V)
     zero = _zeros(S, (n,))
@@ -220,8 +217,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             )
         )  # fmt: skip
         if V is not None and O_prev is not None:
-            O = _running_output(chain, rows, b, O_prev, r, P, V[start:stop], steps)
-            O_prev = O
+            O_prev = _running_output(chain, rows, b, O_prev, r, P, V[start:stop], steps)
         m_prev, l_prev = m, total
     assert m_prev is not None  # there is at least one block
     B = len(d.blocks)
@@ -321,8 +317,8 @@ def _running_output(
     O_prev, fresh = chain.coerce(O_prev, fresh)
     rc, _ = chain.coerce(r, fresh)
     keep = O_prev if chain.mistake == "online_output_not_rescaled" else O_prev * rc[:, None]
-    O = rows.finish(f"{b}.output", _expand(np.asarray(keep + fresh, dtype=fresh.dtype)))
-    shape = O.shape
+    O_b = rows.finish(f"{b}.output", _expand(np.asarray(keep + fresh, dtype=fresh.dtype)))
+    shape = O_b.shape
 
     def full(x: np.ndarray) -> np.ndarray:
         return sq(np.asarray(np.broadcast_to(x, shape), dtype=x.dtype))
@@ -335,11 +331,11 @@ def _running_output(
         Combine(
             id=f"{b}.output", title=f"Block {b}: the running output", latex="",
             formula=f"O_{b} = O_{b - 1} · r_{b} + Σ_j P_{b},j v_j (v_j: the block's rows of V)", symbol=f"O_{b}",
-            value=sq(O), terms=terms, complement=tuple((False, False) for _ in terms),
+            value=sq(O_b), terms=terms, complement=tuple((False, False) for _ in terms),
             explain="The old output, rescaled to the new maximum, plus the block's exponentials times its values.",
         )
     )  # fmt: skip
-    return O
+    return O_b
 
 
 def _scores(d: OnlineSoftmax, chain: Chain, steps: list[Step]) -> np.ndarray:
