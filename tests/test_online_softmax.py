@@ -237,3 +237,19 @@ def test_settings_it_does_not_take_are_refused() -> None:
         with pytest.raises(ProblemError) as e:
             parse_problem(raw, "bad.toml")
         assert e.value.key == f"settings.{key}"
+
+
+def test_the_closing_line_is_not_a_foregone_conclusion() -> None:
+    """Given weights that are not the softmax (an exact 1/100 added), the line gives the difference, not 0."""
+    import sympy as sp
+
+    from attncalc.arith import Chain
+    from attncalc.mechanisms.online_softmax_check import closing_note
+
+    S = np.array([[sp.Integer(1), sp.Integer(3)]], dtype=object)
+    l = sp.exp(-2) + 1
+    right = np.array([[sp.exp(-2) / l, 1 / l]], dtype=object)
+    assert "the difference is 0 exactly" in closing_note(Chain("exact"), S, right, None, None)
+    wrong = right + sp.Rational(1, 100)
+    note = closing_note(Chain("exact"), S, wrong, None, None)
+    assert "0 exactly" not in note and "largest difference is 1.0e-02" in note

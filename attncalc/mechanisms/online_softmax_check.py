@@ -28,10 +28,15 @@ def _one_shot(S: np.ndarray, exact: bool) -> np.ndarray:
     return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=float)
 
 
-def _all_zero(diff: np.ndarray) -> bool:
+def _is_zero(x: object) -> bool:
+    """x is 0 exactly: at once when the two forms cancel as written or multiplied out, else by simplify."""
     import sympy as sp
 
-    return all(sp.simplify(x) == 0 for x in diff.ravel())
+    return bool(x == 0 or sp.expand(x) == 0 or sp.simplify(x) == 0)
+
+
+def _all_zero(diff: np.ndarray) -> bool:
+    return all(_is_zero(x) for x in diff.ravel())
 
 
 def closing_note(chain: Chain, S: np.ndarray, A: np.ndarray, V: np.ndarray | None, out: np.ndarray | None) -> str:
