@@ -59,7 +59,7 @@ def test_json_markdown_html_reveal_and_detail(cli: Any) -> None:
     html = cli("solve", MAT, "-f", "html").stdout
     assert "<html" in html and "2.rescale" in html
     reveal = cli("solve", MAT, "-f", "html", "--reveal").stdout
-    assert "<details" in reveal or "reveal" in reveal
+    assert '<details class="reveal"' in reveal and "<details" not in html  # each step opens in stages
     for detail in ("full", "first", "summary"):
         assert cli("solve", MAT, "--detail", detail, "--width", "80").exit_code == 0
     question = cli("solve", ROW, "-f", "markdown", "--sheet", "question").stdout

@@ -66,13 +66,13 @@ class _Written:
 
 
 def _num(x: Any, dec: int) -> str:
-    return fmt(float(x), dec, minus="−")
+    return fmt(float(x), dec)
 
 
 def _sub(x: Any, dec: int) -> str:
     """A number subtracted: a negative one in parentheses, 3 − (−1)."""
     text = _num(x, dec)
-    return f"({text})" if text.startswith("−") else text
+    return f"({text})" if text.startswith("-") else text
 
 
 def _rowmax(x: np.ndarray) -> np.ndarray:
@@ -374,4 +374,4 @@ def _scores(d: OnlineSoftmax, chain: Chain, steps: list[Step]) -> np.ndarray:
 
 def _paren(x: Any, dec: int) -> str:
     text = _num(x, dec)
-    return f"({text})" if text.startswith("−") else text
+    return f"({text})" if text.startswith("-") else text
