@@ -113,3 +113,20 @@ def test_the_true_answers_are_correct_and_a_slip_carried_on_is_not_named_again()
     flipped = grade(ROW, {"2.rescale": w(e(2)), "2.sum": w(L1 * round_half_up(e(2), 3) + e(-3) + 1)})
     assert flipped["2.rescale"].mistake == "online_rescale_flipped"
     assert flipped["2.sum"].verdict == "carried" and flipped["2.sum"].mistake is None, flipped["2.sum"].note
+
+
+def test_a_slip_carried_through_the_later_blocks_is_named_once() -> None:
+    """The old sum not rescaled at block 2, then carried on honestly: 2.sum is named, 3.sum, the
+    logsumexp and the weights follow from it (carried), from the slipped l = 1 + e⁻² + e⁻³ + 1 + e⁻¹ + e⁻⁵."""
+    l2 = L1 + e(-3) + 1
+    l3 = l2 + e(-1) + e(-5)
+    lse = 5 + math.log(l3)
+    answers = {
+        "1.sum": w(L1), "2.sum": w(l2), "3.sum": w(l3), "logsumexp": w(lse),
+        "weights": w([e(s - lse) for s in (1, 3, 2, 5, 4, 0)]),
+    }  # fmt: skip
+    got = grade(ROW, answers)
+    assert got["1.sum"].verdict == "correct"
+    assert got["2.sum"].mistake == "online_sum_not_rescaled"
+    for sid in ("3.sum", "logsumexp", "weights"):
+        assert got[sid].verdict == "carried" and got[sid].mistake is None, (sid, got[sid].note)
