@@ -247,8 +247,8 @@ def test_the_closing_line_is_not_a_foregone_conclusion() -> None:
     from attncalc.mechanisms.online_softmax_check import closing_note
 
     S = np.array([[sp.Integer(1), sp.Integer(3)]], dtype=object)
-    l = sp.exp(-2) + 1
-    right = np.array([[sp.exp(-2) / l, 1 / l]], dtype=object)
+    total = sp.exp(-2) + 1
+    right = np.array([[sp.exp(-2) / total, 1 / total]], dtype=object)
     assert "the difference is 0 exactly" in closing_note(Chain("exact"), S, right, None, None)
     wrong = right + sp.Rational(1, 100)
     note = closing_note(Chain("exact"), S, wrong, None, None)
