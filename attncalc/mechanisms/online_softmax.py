@@ -151,9 +151,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             )
         )  # fmt: skip
         M = rows.finish(f"{b}.block_max", _rowmax(Sb))
-        Sb_f = Sb
 
-        def max_text(idx: tuple[int, ...], k: int, blk: np.ndarray = Sb_f) -> str:
+        def max_text(idx: tuple[int, ...], k: int, blk: np.ndarray = Sb) -> str:
             return f"max({', '.join(_num(x, k) for x in blk[idx[0] if idx else 0])})"
 
         steps.append(
@@ -223,10 +222,13 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     B = len(d.blocks)
     m = rows.finish("max", m_prev)
     l_last = rows.finish("sum", l_prev)
-    for sid, sym, value, what in (("max", "m", m, "maximum"), ("sum", "l", l_last, "sum")):
+    for sid, sym, value, what, title in (
+        ("max", "m", m, "maximum", "The maximum of every score"),
+        ("sum", "l", l_last, "sum", "The sum of every exponential"),
+    ):
         steps.append(
             Arrange(
-                id=sid, title="The maximum of every score" if sid == "max" else "The sum of every exponential", formula=f"{sym} = {sym}_{B}", latex="", symbol=sym,
+                id=sid, title=title, formula=f"{sym} = {sym}_{B}", latex="", symbol=sym,
                 value=sq(value), source=f"the running {what} after the last block (block {B})",
                 intro="After the last block:" if sid == "max" else "",
             )
