@@ -1,7 +1,8 @@
 """Homework for kind online-softmax: one row of --tokens whole-number (or half) scores in blocks of 2, with
 values V of width --dim; or, with --score dot | scaled-dot, two queries and --tokens keys whose scores are
 computed first. No two scores of a row tie, and the running maximum rises after the first block in some row
-(so the rescale is neither 0 nor 1 somewhere, and the rescaling slips show)."""
+(so the rescale is neither 0 nor 1 somewhere, and the rescaling slips show); no column of V or K is all
+zeros or the same for every key (a dead unit: an output column that is constant, a feature that cancels)."""
 
 from __future__ import annotations
 
@@ -39,8 +40,8 @@ def _draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     else:
         raw["score"] = o.score
         given["Q"] = d.inputs(2, o.dim)
-        given["K"] = d.inputs(m, o.dim)
-    given["V"] = d.matrix(m, o.dim)
+        given["K"] = d.inputs(m, o.dim)  # no column of K all zeros or the same for every key (it would cancel)
+    given["V"] = d.inputs(m, o.dim)  # no column of V all zeros or the same for every key: no dead output unit
     given["block"] = 2 if m > 2 else 1
     raw["given"] = given
     raw["settings"] = {"decimals": o.decimals}
