@@ -207,6 +207,12 @@ MISTAKES: dict[str, str] = {
     "grad_scale_twice": "the 1/√d_k was applied twice on the way back: dS' / d_k instead of dS' / √d_k",
     "grad_X_query_path_only": "dX was taken from the query path only (dQ W_Qᵀ); X also makes the keys and the values, and their paths add",
     "masked_given_gradient": "the masked entries were given gradient (dA passed back through the mask) where they get 0",
+    # kind online-softmax
+    "online_sum_not_rescaled": "the old sum was not rescaled: l_b = l_(b−1) + Σ P_b instead of l_(b−1) · exp(m_(b−1) − m_b) + Σ P_b",
+    "online_output_not_rescaled": "the old output was not rescaled: O_b = O_(b−1) + P_b V_b instead of O_(b−1) · exp(m_(b−1) − m_b) + P_b V_b",
+    "online_rescale_flipped": "the rescale was exp(m_b − m_(b−1)), the sign flipped: it must be exp(m_(b−1) − m_b), at most 1",
+    "logsumexp_no_max": "the maximum was left out of the logsumexp: L = ln l instead of m + ln l",
+    "online_output_not_divided": "the running output was not divided by the sum l at the end: O = O_last instead of O_last / l",
 }
 
 

@@ -261,6 +261,20 @@ KINDS: dict[str, KindEntry] = {
             convention_fixed=True,
             plot_step="head.t.weights",
         ),
+        # issue 29: the online softmax of FlashAttention (its own modules)
+        KindEntry(
+            "online-softmax",
+            "attncalc.schema.online_softmax:ONLINE_SOFTMAX",
+            "attncalc.parse.online_softmax:parse",
+            "attncalc.mechanisms.online_softmax",
+            "attncalc.schema.online_softmax:STEP_IDS",
+            "attncalc.schema.online_softmax:TEMPLATE",
+            "attncalc.homework.online_softmax:DRAWER",
+            header="attncalc.mechanisms.online_softmax:header",
+            convention="row",
+            convention_fixed=True,
+            plot_step="weights",
+        ),
     )
 }
 

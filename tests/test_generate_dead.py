@@ -41,6 +41,7 @@ RUNS: dict[str, list[dict[str, Any]]] = {
     "seq2seq": [{}, {"cell": "lstm", "attention": "bahdanau"}],
     "positional-encoding": [{"tokens": 2, "dim": 2}],  # the X that P is added to
     "attention-backward": [{"dim": 4}, {"dim": 4, "mask": "causal", "kv_heads": 1}],
+    "online-softmax": [{}, {"score": "scaled-dot", "dim": 3, "values": "mixed"}],  # V's and K's columns
 }
 # kinds whose homework has no unit a token runs through (logits, probabilities, word vectors, n-grams, BPE counts,
 # accounting's configuration)
@@ -67,12 +68,12 @@ def _a(x: Any) -> np.ndarray:
 def assert_no_dead_unit(raw: dict[str, Any], d: Any) -> None:
     tables = {k: v for k, v in raw.items() if isinstance(v, dict)}
     for t in tables.values():
-        for key in ("X", "memory", "keys"):
+        for key in ("X", "memory", "keys", "K", "V"):  # K, V: online-softmax's keys and values, one per row
             if key in t:
                 M = _a(t[key])
                 assert (np.abs(M).max(axis=0) > 0).all(), (key, M)  # no column of zeros
                 assert M.shape[0] == 1 or (np.ptp(M, axis=0) > 0).all(), (key, M)  # no constant column
-        for key in ("x", "inputs"):
+        for key in ("x", "inputs", "Q"):
             if key in t:
                 assert (np.abs(_a(t[key])).max(axis=0) > 0).all(), (key, t[key])
         if "W_out" in t:

@@ -39,7 +39,15 @@ needs_pdflatex = pytest.mark.skipif(
 SVG = "{http://www.w3.org/2000/svg}"
 DOT = str(PROBLEMS / "decoder-dot.toml")
 #: kinds whose examples have attention weights (and so a default figure)
-ATTENTION_KINDS = {"attention", "self-attention", "multi-head", "seq2seq", "transformer-layer", "attention-backward"}
+ATTENTION_KINDS = {
+    "attention",
+    "self-attention",
+    "multi-head",
+    "seq2seq",
+    "transformer-layer",
+    "attention-backward",
+    "online-softmax",
+}
 
 
 def softmax(x: np.ndarray) -> np.ndarray:

@@ -222,6 +222,12 @@ FILES: dict[str, str] = {
     "grad_scale_twice": "backward-two-heads.toml",
     "grad_X_query_path_only": "backward-one-head-causal.toml",
     "masked_given_gradient": "backward-one-head-causal.toml",
+    # kind online-softmax
+    "online_sum_not_rescaled": "online-softmax-row.toml",
+    "online_output_not_rescaled": "online-softmax-matrix-v.toml",
+    "online_rescale_flipped": "online-softmax-row.toml",
+    "logsumexp_no_max": "online-softmax-row.toml",
+    "online_output_not_divided": "online-softmax-matrix-v.toml",
 }
 
 

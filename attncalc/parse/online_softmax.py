@@ -1,0 +1,63 @@
+"""Kind ``online-softmax``: the scores (or Q and K), the optional values V and the block size."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..schema.online_softmax import GIVEN
+from .declared import read_declared
+from .reader import Reader
+from .types import Given, Problem
+
+
+@dataclass(frozen=True)
+class OnlineSoftmax:
+    """The kind's typed data (``problem.data``): the scores given (``scores``, n × m, always as rows)
+    or computed from ``Q`` and ``K`` with ``score``; ``V`` (m × d_v) or None; keys per ``block``."""
+
+    scores: Given | None
+    Q: Given | None
+    K: Given | None
+    V: Given | None
+    block: int
+    score: str | None  # scaled-dot | dot with Q and K; None with scores given
+    one_row: bool  # the scores were given as one vector: the running values are single numbers
+
+    @property
+    def n(self) -> int:
+        """Rows of scores (queries)."""
+        return self.scores.shape[0] if self.scores is not None else self.Q.shape[0]  # type: ignore[union-attr]
+
+    @property
+    def m(self) -> int:
+        """Columns of scores (keys)."""
+        return self.scores.shape[1] if self.scores is not None else self.K.shape[0]  # type: ignore[union-attr]
+
+    @property
+    def blocks(self) -> list[tuple[int, int]]:
+        """Each block's columns, [start, stop) (0-based)."""
+        return [(s, min(s + self.block, self.m)) for s in range(0, self.m, self.block)]
+
+
+def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
+    t = raw["given"]
+    for key in ("Q", "K"):  # (before the shapes: Q's rows and the scores' rows are not the same n)
+        if isinstance(t, dict) and t.get("scores") is not None and t.get(key) is not None:
+            raise r.fail(f"given.{key}", "give either the scores or Q and K (the scores are then Q Kᵀ), not both")
+    g = read_declared(r, t, GIVEN, "given")
+    if g["scores"] is not None:
+        if "score" in raw:
+            raise r.fail("score", "applies only when the scores are computed from given.Q and given.K; remove it")
+        one_row = not any(isinstance(x, list) for x in t["scores"])
+        data = OnlineSoftmax(g["scores"], None, None, g["V"], g["block"], None, one_row)
+        common = {**common, "score": None}
+    else:
+        if g["Q"] is None and g["K"] is None:
+            raise r.fail("given.scores", "missing: the scores (or given.Q and given.K, to compute them)")
+        for key, other in (("Q", "K"), ("K", "Q")):
+            if g[key] is None:
+                raise r.fail(f"given.{key}", f"missing: given.{other} needs it (the scores are Q Kᵀ)")
+        data = OnlineSoftmax(None, g["Q"], g["K"], g["V"], g["block"], common["score"], False)
+    given = {k: v for k, v in g.items() if isinstance(v, Given)}
+    return Problem(given=given, head=None, data=data, **common)

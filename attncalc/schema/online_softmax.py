@@ -1,0 +1,94 @@
+"""Kind ``online-softmax``: the declaration of its problem file (the tiled softmax of FlashAttention)."""
+
+from __future__ import annotations
+
+from .common import ANSWERS, DESCRIPTION, GRADING, SCHEMA, SETTINGS, SETTINGS_KEYS, TITLE
+from .decl import Key, KindSchema, Table, table
+
+GIVEN = table(
+    Key(
+        "scores",
+        "vectors",
+        "the scores as the softmax sees them (already scaled): one row, or n × m",
+        shape=("n", "m"),
+    ),
+    Key("Q", "matrix", "instead of scores: the queries, n × d_k", shape=("n", "d_k")),
+    Key("K", "matrix", "with Q: the keys, m × d_k (the scores Q Kᵀ are computed first)", shape=("m", "d_k")),
+    Key("V", "matrix", "optional values, m × d_v: then softmax(scores) V is built block by block", shape=("m", "d_v")),
+    Key("block", "integer", "keys per block (the last block may be shorter)", required=True, min=1),
+    doc="the scores (or Q and K), the optional values and the block size",
+)
+
+# only how the derivation is shown and rounded: the maximum is always subtracted (shift_max) and the
+# scores are rows (no convention)
+SETTINGS_ONLINE = SETTINGS.but(
+    table=Table(tuple(k for k in SETTINGS_KEYS if k.name in ("decimals", "carry_rounded", "exact")), SETTINGS.table.doc)  # type: ignore[union-attr]
+)
+
+ONLINE_SOFTMAX = KindSchema(
+    "online-softmax",
+    "the softmax taken block by block (FlashAttention): running maximum, rescaled sums and output, logsumexp",
+    table(
+        TITLE,
+        Key("kind", "choice", "the kind of problem (see `attncalc list`)", choices=("online-softmax",), required=True),
+        Key(
+            "score",
+            "choice",
+            "with Q and K: scaled-dot (Q Kᵀ / √d_k) or dot (Q Kᵀ)",
+            default="scaled-dot",
+            choices=("scaled-dot", "dot"),
+        ),
+        DESCRIPTION,
+        Key("given", "table", GIVEN.doc, table=GIVEN, required=True),
+        SETTINGS_ONLINE,
+        ANSWERS,
+        GRADING,
+        SCHEMA,
+    ),
+)
+
+# the step ids, in derivation order (b counts the blocks from 1); `attncalc list` prints them
+STEP_IDS: list[tuple[str, str]] = [
+    ("scores", "with Q and K: S = Q Kᵀ / √d_k (scaled-dot) or Q Kᵀ (dot)"),
+    ("b.scores", "block b's columns of the scores"),
+    ("b.block_max", "M_b: the row maxima of block b"),
+    ("b.max", "m_b = max(m_(b−1), M_b), the running maximum (m_0 = −∞)"),
+    ("b.rescale", "r_b = exp(m_(b−1) − m_b), what the old sum and output are multiplied by (0 at b = 1)"),
+    ("b.exponentials", "P_b = exp(S_b − m_b), the block's exponentials"),
+    ("b.sum", "l_b = l_(b−1) · r_b + row sums of P_b, the running sum"),
+    ("b.output", "with V: O_b = O_(b−1) · r_b + P_b V_b, the running (unnormalised) output"),
+    ("max", "m: the last block's running maximum, the row maximum of all the scores"),
+    ("sum", "l: the last block's running sum, Σ_j exp(S_j − m)"),
+    ("logsumexp", "L = m + ln l, per row"),
+    ("weights", "exp(S − L) = softmax(S), the one-shot softmax"),
+    ("output", "with V: O_last / l = softmax(S) V"),
+]
+
+_TEMPLATE = """# attncalc problem: the softmax taken block by block, as FlashAttention does (the online softmax).
+# Solve it with:  attncalc solve this-file.toml
+title = "Online softmax in blocks of 2"
+kind = "online-softmax"
+# score = "scaled-dot"   # «score»
+
+[given]
+scores = [1, 3, 2, 5, 4, 0]   # «given.scores»
+block = 2                     # «given.block»
+# V = [[1, 0], [0, 1], [1, 1], [2, 0], [0, 2], [1, -1]]  # «given.V»
+# Or compute the scores from queries and keys (then leave out scores):
+# Q = [[1, 0], [0, 1]]        # «given.Q»
+# K = [[1, 1], [0, 2], [2, 0], [1, -1], [0, 0], [2, 2]]  # «given.K»
+
+[settings]
+decimals = 3             # «settings.decimals»
+# carry_rounded = true   # «settings.carry_rounded»
+"""
+
+
+def _fill(text: str) -> str:
+    """Each «path» becomes the declared description of that key (as attncalc.templates does)."""
+    import re
+
+    return re.sub("«([^»]+)»", lambda m: ONLINE_SOFTMAX.doc_of(m.group(1)), text)
+
+
+TEMPLATE = _fill(_TEMPLATE)
