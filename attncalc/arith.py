@@ -169,6 +169,14 @@ MISTAKES: dict[str, str] = {
     "top_p_late": "the top-p cut came one token late: a token was kept after the running sum had reached p",
     "beam_multiplied": "the beam score was multiplied by the log-probability; log-probabilities add (s_b + log p)",
     "bleu_no_clip": "the n-gram counts were not clipped: a candidate n-gram found in a reference counted every time it occurs",
+    # the modern layer (issue 30): RMSNorm, SwiGLU, sliding windows, top-k with top-p
+    "rms_mean_subtracted": "RMSNorm was computed as LayerNorm: the mean was subtracted and the variance used for the mean square",
+    "rms_eps_outside": "ε was added outside the root: x / (√ms + ε) instead of x / √(ms + ε)",
+    "swiglu_swapped": "W_1 and W_3 were swapped: the gate is x W_1 (through SiLU), the up projection x W_3",
+    "silu_wrong_branch": "SiLU was applied to the up projection x W_3 instead of the gate x W_1",
+    "window_too_wide": "the window was one key too wide: w + 1 keys (i − w ≤ k ≤ i) instead of w (i − w < k ≤ i)",
+    "window_too_narrow": "the window was one key too narrow: w − 1 keys (i − w + 1 < k ≤ i) instead of w (i − w < k ≤ i)",
+    "top_p_before_top_k": "top-p was applied before top-k: the running sum over the whole distribution, not over the top k renormalised",
 }
 
 

@@ -148,14 +148,16 @@ _MULTI_HEAD = [
 _MH = [
     (i, d)
     for i, d in _MULTI_HEAD
-    if i not in ("positions", "X_pos", "memory_pos", "K_new", "V_new") and "rot" not in i and "bias" not in i
+    if i
+    not in ("positions", "X_pos", "memory_pos", "K_new", "V_new", "head.t.K_new_rot")  # a layer: rope, alibi inside
 ]
 
 _NORM = [
     ("mean", "LayerNorm: the mean of each row"),
     ("variance", "LayerNorm: the biased variance of each row (divide by d_model)"),
-    ("normalized", "(x - mean) / sqrt(variance + eps)"),
-    ("output", "gamma * normalized + beta"),
+    ("mean_square", "RMSNorm: the mean of the squares of each row"),
+    ("normalized", "(x - mean) / sqrt(variance + eps); RMSNorm: x / sqrt(mean_square + eps)"),
+    ("output", "gamma * normalized + beta; RMSNorm: gamma * normalized"),
 ]
 
 # Step ids by kind, in derivation order. Parenthesised remarks say when a step applies.
@@ -239,7 +241,10 @@ STEP_IDS: dict[str, list[tuple[str, str]]] = {
         ("residual2", "x + cross-attention output (decoder), or x + ffn.output (encoder)"),
         *[(f"norm2.{i}", d) for i, d in _NORM],
         ("ffn.hidden_pre", "x W_1 + b_1"),
-        ("ffn.hidden", "relu, gelu (x Phi(x), with erf) or gelu-tanh of hidden_pre"),
+        ("ffn.gate_pre", "swiglu: x W_1, the gate"),
+        ("ffn.gate", "swiglu: silu(gate_pre) = gate_pre * sigmoid(gate_pre)"),
+        ("ffn.up", "swiglu: x W_3, the up projection"),
+        ("ffn.hidden", "relu, gelu (x Phi(x), with erf), gelu-tanh or silu of hidden_pre; swiglu: gate * up"),
         ("ffn.output", "hidden W_2 + b_2"),
         ("residual3", "a decoder's x + ffn.output"),
         *[(f"norm3.{i}", d) for i, d in _NORM],

@@ -11,6 +11,7 @@ import numpy as np
 from ..arith import Chain, MistakeNotApplicable, is_exact
 from ..derivation import Input, Mask, Product, Step
 from ..parse import Problem
+from . import sliding_window
 from .common import SoftmaxNames, softmax_steps, sqrt_dk_step
 
 
@@ -84,10 +85,13 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     late = chain.mistake == "mask_after_softmax"  # the slip: softmax over every score, then zeros
     if late and p.mask is None:
         raise MistakeNotApplicable
-    if p.mask is not None and not late:
+    mask = sliding_window.allowed(chain, p.mask, p.window, 0, None)
+    if mask is not None and not late:
         before = S
-        S = chain.finish("masked_scores", apply_mask(S, p.mask))
+        S = chain.finish("masked_scores", apply_mask(S, mask))
         what = "causal: token i sees tokens 1..i" if p.mask_text == "causal" else "1 = may attend"
+        if p.window is not None:
+            what = "causal, " + sliding_window.words(p.window)
         steps.append(
             Mask(
                 id="masked_scores",
@@ -99,7 +103,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 rows=tok,
                 cols=tok,
                 arg=before,
-                allowed=p.mask,
+                allowed=mask,
                 explain="A masked position gets score −∞, so its exponential is 0 and it receives no weight.",
             )
         )

@@ -9,6 +9,7 @@ import numpy as np
 from .limits import MAX_SCORES
 from .reader import Reader, check_tokens, require, shape_text
 from .types import Given, Problem, Settings
+from .window import band, read_window
 
 
 def read(r: Reader, t: dict[str, Any], settings: Settings) -> tuple[dict[str, Given], np.ndarray | None, str | None]:
@@ -65,4 +66,10 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     """Kind self-attention, past the top level."""
     given, mask, mask_text = read(r, raw["given"], common["settings"])
     check_tokens(r, common["tokens"], given["X"].shape[0], "given.X has")
-    return Problem(given=given, head=None, mask=mask, mask_text=mask_text, **common)
+    window = read_window(r, raw["given"])
+    if window is not None:  # the sliding window (issue 30) narrows the causal mask
+        if mask is not None and mask_text != "causal":
+            raise r.fail("given.window", "slides with a causal mask: leave the mask out, or make it causal")
+        n = given["X"].shape[0]
+        mask, mask_text = band(n, n, window, 0), "causal"
+    return Problem(given=given, head=None, mask=mask, mask_text=mask_text, window=window, **common)

@@ -95,7 +95,15 @@ def _counts(p: Problem) -> list[tuple[str, str]]:
 def setup_lines(p: Problem) -> list[tuple[str, str]]:
     """(key, sentence) pairs: the key is the problem file's key the sentence states."""
     out: list[tuple[str, str]] = _decode(p) + _counts(p)
-    if p.mask_text == "causal":
+    if p.mask_text == "causal" and p.window is not None:
+        out.append(
+            (
+                "window",
+                f"Mask: causal, a sliding window of {p.window} (each position attends to itself "
+                f"and the {p.window - 1} before it).",
+            )
+        )
+    elif p.mask_text == "causal":
         out.append(("mask", "Mask: causal (each position attends to itself and the ones before it)."))
     if p.target is not None and p.vocab is not None:
         out.append(("target", f"Target: {p.vocab[p.target]}"))
