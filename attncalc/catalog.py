@@ -262,7 +262,12 @@ STEP_IDS: dict[str, list[tuple[str, str]]] = {
         ("scaled_logits", "temperature != 1: z / T"),
         ("probabilities", "softmax of the (scaled) logits"),
         ("sorted", "top-k, top-p: the probabilities in descending order"),
-        ("cumulative", "top-p: the running sum of sorted"),
+        (
+            "kept_top_k",
+            "top-p with k: 1 for the k most probable tokens (top-k first, Hugging Face's order), in vocabulary order",
+        ),
+        ("top_k_renormalized", "top-p with k: the top k's probabilities divided by their sum (0 where dropped)"),
+        ("cumulative", "top-p: the running sum of sorted (with k: of top_k_renormalized, sorted)"),
         ("kept", "top-k, top-p: 1 for a kept token, 0 for a dropped one, in vocabulary order"),
         ("renormalized", "top-k, top-p: the kept probabilities divided by their sum (0 where dropped)"),
         ("draw_cumulative", "sampling with u: the running sum of the distribution drawn from, in vocabulary order"),
