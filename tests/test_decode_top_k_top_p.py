@@ -141,7 +141,7 @@ def test_probabilities_given_and_a_tie_with_p_decided_exactly() -> None:
 
 
 def test_k_beyond_the_vocabulary_is_refused() -> None:
-    with pytest.raises(ProblemError, match="given.k"):
+    with pytest.raises(ProblemError, match=r"given\.k"):
         solve_raw(problem([1, 2, 3], 4, 0.9))
 
 
