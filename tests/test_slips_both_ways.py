@@ -40,6 +40,8 @@ def written(x: Any) -> Any:
     if a.ndim:
         return [written(v) for v in a]
     v = float(a)
+    if math.isinf(v):  # a masked score (the window's slips change the masked scores first)
+        return "-inf" if v < 0 else "inf"
     return str(int(v)) if v == int(v) else f"{round_half_up(v, 3):.3f}"
 
 
@@ -148,6 +150,11 @@ INLINE: dict[str, dict[str, Any]] = {
     },
     "bleu_no_bp": _bleu("the cat sat on", ["the cat sat on the mat"], 2),
     "bleu_no_clip": _bleu("the the the the the the the", ["the cat is on the mat", "there is a cat on the mat"], 1),
+    # ε outside the root shows only with an ε as large as the numbers (LLaMA's 1e-6 changes no third decimal)
+    "rms_eps_outside": {
+        **tomllib.loads(Path(PROBLEMS, "layer-llama.toml").read_text()),
+        "settings": {"norm": "pre", "normalization": "rms", "eps": 0.5, "rope": "half"},
+    },
 }
 
 FILES: dict[str, str] = {
@@ -187,6 +194,13 @@ FILES: dict[str, str] = {
     "top_p_early": "decode-top-p.toml",
     "top_p_late": "decode-top-p.toml",
     "beam_multiplied": "decode-beam.toml",
+    # issue 30: the modern layer, the sliding window, top-k with top-p
+    "rms_mean_subtracted": "layer-llama.toml",
+    "swiglu_swapped": "layer-llama.toml",
+    "silu_wrong_branch": "layer-llama.toml",
+    "window_too_wide": "layer-llama.toml",
+    "window_too_narrow": "layer-llama.toml",
+    "top_p_before_top_k": "decode-top-k-top-p.toml",
 }
 
 
