@@ -37,6 +37,11 @@ class Options:
     positions: str | None = None  # multi-head: sinusoidal | rope | alibi; positional-encoding: sinusoidal | rope
     cross: bool = False  # multi-head: cross-attention over a drawn memory
     strategy: str | None = None  # decode: greedy | sample | top-k | top-p | beam (None: top-p)
+    # the modern layer (issue 30)
+    window: int | None = None  # multi-head, self-attention, transformer-layer: a causal sliding window
+    normalization: str | None = None  # transformer-layer: layer (LayerNorm) | rms (RMSNorm)
+    activation: str | None = None  # transformer-layer: relu | gelu | gelu-tanh | silu | swiglu
+    top_k: int | None = None  # decode with top-p: the top k first (Hugging Face's order)
 
 
 @dataclass
