@@ -117,7 +117,7 @@ def test_the_example_keeps_two_where_top_p_alone_keeps_three() -> None:
     assert ids.index("cumulative") < ids.index("kept")
     text = d.to_text(width=80)
     assert max(len(line) for line in text.splitlines()) <= 80
-    assert "kept_k_3 (mat) = [rank 3 ≤ 3] = 1" in text and "P_(j) = P_(j−1) + p^(k)_(j)" in text
+    assert "κ_3 (mat) = [rank 3 ≤ 3] = 1" in text and "P_(j) = P_(j−1) + q_(j)" in text
 
 
 def test_probabilities_given_and_a_tie_with_p_decided_exactly() -> None:

@@ -218,13 +218,13 @@ def _filter(
             Add(
                 id="cumulative",
                 title="Running sum of the sorted probabilities" + (" of the top k" if both else ""),
-                formula="P_(j) = P_(j−1) + p^(k)_(j)" if both else "P_(j) = P_(j−1) + p_(j)",
-                latex=r"P_{(j)} = P_{(j-1)} + p^{(k)}_{(j)}" if both else r"P_{(j)} = P_{(j-1)} + p_{(j)}",
+                formula="P_(j) = P_(j−1) + q_(j)" if both else "P_(j) = P_(j−1) + p_(j)",
+                latex=r"P_{(j)} = P_{(j-1)} + q_{(j)}" if both else r"P_{(j)} = P_{(j-1)} + p_{(j)}",
                 symbol="P",
                 value=cum,
                 rows=sorted_labels,
                 parts=(np.concatenate([np.zeros(1, dtype=cum.dtype), cum[:-1]]).astype(cum.dtype), base),
-                part_names=("P_(j−1)", "p^(k)_(j)" if both else "p_(j)"),
+                part_names=("P_(j−1)", "q_(j)" if both else "p_(j)"),
                 explain="How much probability the j most probable tokens hold together"
                 + (" (of the top k, renormalised: the tokens after the k-th add 0)." if both else "."),
             )

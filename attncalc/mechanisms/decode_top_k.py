@@ -32,9 +32,9 @@ def top_k_first(p: Problem, chain: Chain, probs: np.ndarray, order: list[int], s
         Formula(
             id="kept_top_k",
             title="Top-k first: the k most probable tokens",
-            formula=f"kept_top_k_i = [rank of i ≤ k], k = {k}",
+            formula=f"κ_i = [rank of i ≤ k], k = {k}",
             latex=r"\mathrm{kept}^{(k)}_i = [\mathrm{rank}(i) \le k]",
-            symbol="kept_k",
+            symbol="κ",
             value=kept,
             rows=labels,
             written=tuple(f"[rank {rank[i] + 1} ≤ {k}]" for i in range(V)),
@@ -49,9 +49,9 @@ def top_k_first(p: Problem, chain: Chain, probs: np.ndarray, order: list[int], s
         Divide(
             id="top_k_renormalized",
             title="The top k, renormalised",
-            formula="p^(k)_i = kept_top_k_i p_i / Σ_j kept_top_k_j p_j",
+            formula="q_i = κ_i p_i / Σ_j κ_j p_j",
             latex=r"p^{(k)}_i = \frac{\mathrm{kept}^{(k)}_i\, p_i}{\sum_j \mathrm{kept}^{(k)}_j\, p_j}",
-            symbol="p_k",
+            symbol="q",
             value=renorm,
             rows=labels,
             num=masked,

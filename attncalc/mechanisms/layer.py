@@ -168,7 +168,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
 def _outline(p: Problem, names: dict[str, str], subs: list[tuple[str, Any]]) -> str:
     L = p.layer
     assert L is not None
-    kind = "Decoder" if L.cross is not None else "Encoder"
+    kind = "Decoder" if L.cross is not None else "Causal" if L.self_attn.mask_text == "causal" else "Encoder"
     parts = []
     for k, (name, _) in enumerate(subs, 1):
         parts.append(
