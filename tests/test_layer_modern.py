@@ -391,3 +391,14 @@ def test_the_layer_without_the_new_keys_is_unchanged() -> None:
     ids = [s.id for s in d.steps]
     assert "norm1.mean" in ids and "norm1.variance" in ids and "norm1.mean_square" not in ids
     assert copy.deepcopy(raw("layer-encoder"))["ffn"].get("activation", "relu") == "relu"
+
+
+def test_a_window_wider_than_the_sequence_is_the_causal_mask() -> None:
+    """A window of 10^100 keys (past any int64) sees every earlier key: the plain causal mask."""
+    wide, causal = _mh(10**100), _mh(None)
+    causal["given"]["mask"] = "causal"
+    a, b = solve_raw(wide, exact=False), solve_raw(causal, exact=False)
+    np.testing.assert_array_equal(val(a, "head.1.masked_scores"), val(b, "head.1.masked_scores"))
+    sa = {"kind": "self-attention", "given": {"X": [[1, 0], [0, 1], [1, 1]], "window": 10**100}}
+    masked = val(solve_raw(sa, exact=False), "masked_scores")
+    assert (np.isneginf(masked) == ~np.tril(np.ones((3, 3), dtype=bool))).all()

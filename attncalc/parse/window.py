@@ -23,6 +23,7 @@ def read_window(r: Reader, t: dict[str, Any], key: str = "given.window") -> int 
 
 def band(n: int, m: int, w: int, offset: int) -> np.ndarray:
     """n × m booleans: query i (at position offset + i) may attend key k when offset + i − w < k ≤ offset + i."""
+    w = min(w, offset + n)  # a window wider than every key before the last query is the causal mask (and fits an int64)
     q = offset + np.arange(n)[:, None]
     k = np.arange(m)[None, :]
     return (k <= q) & (k > q - w)
