@@ -402,3 +402,13 @@ def test_a_window_wider_than_the_sequence_is_the_causal_mask() -> None:
     sa = {"kind": "self-attention", "given": {"X": [[1, 0], [0, 1], [1, 1]], "window": 10**100}}
     masked = val(solve_raw(sa, exact=False), "masked_scores")
     assert (np.isneginf(masked) == ~np.tril(np.ones((3, 3), dtype=bool))).all()
+
+
+def test_the_questions_state_the_window() -> None:
+    """QTI and Moodle questions state the whole numbers no table shows: the window among them."""
+    from attncalc.render.setup import setup_lines
+
+    for d in (attncalc.solve(PROBLEMS / "layer-llama.toml", exact=False), solve_raw(_mh(3), exact=False)):
+        lines = dict(setup_lines(d.problem))
+        w = 2 if d.problem.kind == "transformer-layer" else 3
+        assert lines["window"] == f"sliding window w = {w}: query i sees keys i − {w} < k ≤ i"

@@ -75,6 +75,8 @@ def _counts(p: Problem) -> list[tuple[str, str]]:
             out.append(("kv_heads", f"key/value heads = {mh.kv_heads}"))
         if mh.positions in ("sinusoidal", "rope"):
             out.append(("base", f"position base = {fmt(to_float(mh.base), 6)}"))
+        if mh.window is not None:
+            out.append(("window", f"sliding window w = {mh.window}: query i sees keys i − {mh.window} < k ≤ i"))
     if p.posenc is not None:
         pe = p.posenc
         out.append(("positions", "positions: " + ", ".join(str(x) for x in pe.positions)))
