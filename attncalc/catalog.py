@@ -237,7 +237,11 @@ STEP_IDS: dict[str, list[tuple[str, str]]] = {
         *[("self." + i, "the self-attention sublayer: " + d) for i, d in _MH],
         ("residual1", "x + self-attention output"),
         *[(f"norm1.{i}", d) for i, d in _NORM],
-        *[("cross." + i, "a decoder's cross-attention over memory: " + d) for i, d in _MH],
+        *[
+            ("cross." + i, "a decoder's cross-attention over memory: " + d)
+            for i, d in _MH
+            if "rot" not in i and "bias" not in i  # positions belong to the self-attention
+        ],
         ("residual2", "x + cross-attention output (decoder), or x + ffn.output (encoder)"),
         *[(f"norm2.{i}", d) for i, d in _NORM],
         ("ffn.hidden_pre", "x W_1 + b_1"),

@@ -376,6 +376,9 @@ def test_bad_input_names_its_key() -> None:
     r = raw()
     del r["self_attention"]["positions"]
     assert "settings.rope" in _refused(r)
+    d = raw("layer-decoder")
+    d["cross_attention"]["positions"] = "rope"
+    assert "cross_attention.positions" in _refused(d)
     mh = _mh(2)
     mh["given"]["window"] = True
     assert "given.window" in _refused(mh)

@@ -54,6 +54,8 @@ def _attention(r: Reader, raw: dict[str, Any], common: dict[str, Any], which: st
     settings = {}
     if "positions" in t:  # rotations inside the attention only: sinusoidal or learned rows are added before
         r.string(t["positions"], f"{which}.positions", ("rope", "alibi"))
+        if which == "cross_attention":
+            raise r.fail(f"{which}.positions", "positions belong to the self-attention (the memory's are its own)")
         settings = {k: s[k] for k in POSITION_SETTINGS if k in s and t["positions"] == "rope"}
     mh = parse_multihead(_Sublayer(r, which), {"given": sub, "settings": settings}, mh_common).multihead
     assert mh is not None

@@ -34,11 +34,17 @@ def _attention(which: str) -> Key:
             also=("matrix",),
         ),
         Key("kv_heads", "integer", "grouped-query attention: key/value heads, dividing heads", min=1),
-        Key(
-            "positions",
-            "choice",
-            "rope (queries and keys rotated, as LLaMA; settings.rope, settings.position_base) | alibi",
-            choices=("rope", "alibi"),
+        *(
+            [
+                Key(
+                    "positions",
+                    "choice",
+                    "rope (queries and keys rotated, as LLaMA; settings.rope, settings.position_base) | alibi",
+                    choices=("rope", "alibi"),
+                )
+            ]
+            if which == "self-attention"
+            else []
         ),
         doc=f"the {which} sublayer's projections (multi-head attention)",
     )
