@@ -26,6 +26,8 @@ from .parse.formats import LONG_INT, MAX_NESTING
 GENERATE_RANGES: dict[str, tuple[int | None, int | None]] = {
     "heads": (1, None),
     "kv_heads": (1, None),
+    "window": (1, None),
+    "top_k": (1, None),
     "decimals": (0, 6),
     "max_pages": (1, None),
 }

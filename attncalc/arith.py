@@ -213,6 +213,14 @@ MISTAKES: dict[str, str] = {
     "online_rescale_flipped": "the rescale was exp(m_b − m_(b−1)), the sign flipped: it must be exp(m_(b−1) − m_b), at most 1",
     "logsumexp_no_max": "the maximum was left out of the logsumexp: L = ln l instead of m + ln l",
     "online_output_not_divided": "the running output was not divided by the sum l at the end: O = O_last instead of O_last / l",
+    # the modern layer (issue 30): RMSNorm, SwiGLU, sliding windows, top-k with top-p
+    "rms_mean_subtracted": "RMSNorm was computed as LayerNorm: the mean was subtracted and the variance used for the mean square",
+    "rms_eps_outside": "ε was added outside the root: x / (√ms + ε) instead of x / √(ms + ε)",
+    "swiglu_swapped": "W_1 and W_3 were swapped: the gate is x W_1 (through SiLU), the up projection x W_3",
+    "silu_wrong_branch": "SiLU was applied to the up projection x W_3 instead of the gate x W_1",
+    "window_too_wide": "the window was one key too wide: w + 1 keys (i − w ≤ k ≤ i) instead of w (i − w < k ≤ i)",
+    "window_too_narrow": "the window was one key too narrow: w − 1 keys (i − w + 1 < k ≤ i) instead of w (i − w < k ≤ i)",
+    "top_p_before_top_k": "top-p was applied before top-k: the running sum over the whole distribution, not over the top k renormalised",
 }
 
 

@@ -154,14 +154,16 @@ _MULTI_HEAD = [
 _MH = [
     (i, d)
     for i, d in _MULTI_HEAD
-    if i not in ("positions", "X_pos", "memory_pos", "K_new", "V_new") and "rot" not in i and "bias" not in i
+    if i
+    not in ("positions", "X_pos", "memory_pos", "K_new", "V_new", "head.t.K_new_rot")  # a layer: rope, alibi inside
 ]
 
 _NORM = [
     ("mean", "LayerNorm: the mean of each row"),
     ("variance", "LayerNorm: the biased variance of each row (divide by d_model)"),
-    ("normalized", "(x - mean) / sqrt(variance + eps)"),
-    ("output", "gamma * normalized + beta"),
+    ("mean_square", "RMSNorm: the mean of the squares of each row"),
+    ("normalized", "(x - mean) / sqrt(variance + eps); RMSNorm: x / sqrt(mean_square + eps)"),
+    ("output", "gamma * normalized + beta; RMSNorm: gamma * normalized"),
 ]
 
 # Step ids by kind, in derivation order. Parenthesised remarks say when a step applies.
@@ -248,11 +250,18 @@ STEP_IDS: dict[str, list[tuple[str, str]]] = {
         *[("self." + i, "the self-attention sublayer: " + d) for i, d in _MH],
         ("residual1", "x + self-attention output"),
         *[(f"norm1.{i}", d) for i, d in _NORM],
-        *[("cross." + i, "a decoder's cross-attention over memory: " + d) for i, d in _MH],
+        *[
+            ("cross." + i, "a decoder's cross-attention over memory: " + d)
+            for i, d in _MH
+            if "rot" not in i and "bias" not in i  # positions belong to the self-attention
+        ],
         ("residual2", "x + cross-attention output (decoder), or x + ffn.output (encoder)"),
         *[(f"norm2.{i}", d) for i, d in _NORM],
         ("ffn.hidden_pre", "x W_1 + b_1"),
-        ("ffn.hidden", "relu, gelu (x Phi(x), with erf) or gelu-tanh of hidden_pre"),
+        ("ffn.gate_pre", "swiglu: x W_1, the gate"),
+        ("ffn.gate", "swiglu: silu(gate_pre) = gate_pre * sigmoid(gate_pre)"),
+        ("ffn.up", "swiglu: x W_3, the up projection"),
+        ("ffn.hidden", "relu, gelu (x Phi(x), with erf), gelu-tanh or silu of hidden_pre; swiglu: gate * up"),
         ("ffn.output", "hidden W_2 + b_2"),
         ("residual3", "a decoder's x + ffn.output"),
         *[(f"norm3.{i}", d) for i, d in _NORM],
@@ -270,7 +279,12 @@ STEP_IDS: dict[str, list[tuple[str, str]]] = {
         ("scaled_logits", "temperature != 1: z / T"),
         ("probabilities", "softmax of the (scaled) logits"),
         ("sorted", "top-k, top-p: the probabilities in descending order"),
-        ("cumulative", "top-p: the running sum of sorted"),
+        (
+            "kept_top_k",
+            "top-p with k: 1 for the k most probable tokens (top-k first, Hugging Face's order), in vocabulary order",
+        ),
+        ("top_k_renormalized", "top-p with k: the top k's probabilities divided by their sum (0 where dropped)"),
+        ("cumulative", "top-p: the running sum of sorted (with k: of top_k_renormalized, sorted)"),
         ("kept", "top-k, top-p: 1 for a kept token, 0 for a dropped one, in vocabulary order"),
         ("renormalized", "top-k, top-p: the kept probabilities divided by their sum (0 where dropped)"),
         ("draw_cumulative", "sampling with u: the running sum of the distribution drawn from, in vocabulary order"),

@@ -336,6 +336,33 @@ def generate(
             "--schedule", help="lr-schedule: noam | cosine | linear (default: drawn per variant).", show_default=False
         ),
     ] = None,
+    window: Annotated[
+        int | None,
+        typer.Option(
+            "--window",
+            min=1,
+            help="multi-head, self-attention, transformer-layer: a causal sliding window of this many keys.",
+            show_default=False,
+        ),
+    ] = None,
+    normalization: Annotated[
+        str | None,
+        typer.Option("--normalization", help="transformer-layer: layer (default) | rms.", show_default=False),
+    ] = None,
+    activation: Annotated[
+        str | None,
+        typer.Option(
+            "--activation",
+            help="transformer-layer: relu (default) | gelu | gelu-tanh | silu | swiglu.",
+            show_default=False,
+        ),
+    ] = None,
+    top_k: Annotated[
+        int | None,
+        typer.Option(
+            "--top-k", min=1, help="decode, top-p: keep the top k first (Hugging Face's order).", show_default=False
+        ),
+    ] = None,
     count: Annotated[int, typer.Option("--count", help="How many variants.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="The seed: the same options and seed give the same files.")] = 0,
     values: Annotated[
@@ -406,6 +433,10 @@ def generate(
         clip_norm=clip_norm,
         label_smoothing=label_smoothing,
         schedule=schedule,
+        window=window,
+        normalization=normalization,
+        activation=activation,
+        top_k=top_k,
     )
     try:
         folder = out_folder(out)

@@ -35,6 +35,10 @@ def _gelu_tanh(x: float) -> float:
     return 0.5 * x * (1 + math.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
 
 
+def _silu(x: float) -> float:
+    return x / (1.0 + math.exp(-x)) if x > -700 else 0.0  # e^700 is near the largest double
+
+
 ELEMENTWISE: dict[str, Elementwise] = {
     "exp": Elementwise(lambda x, p, j: f"exp({x})", lambda x, p, j: math.exp(x)),
     # exp of the argument minus its row's maximum (softmax with the maximum subtracted)
@@ -52,6 +56,8 @@ ELEMENTWISE: dict[str, Elementwise] = {
     "sigmoid": Elementwise(lambda x, p, j: f"σ({x})", lambda x, p, j: 1.0 / (1.0 + math.exp(-x))),
     "divide": Elementwise(lambda x, p, j: f"{paren(x)} / {p}", lambda x, p, j: x / p),
     "scale": Elementwise(lambda x, p, j: f"{paren(x)} · {p}", lambda x, p, j: x * p),
+    # the modern layer (issue 30): SiLU, x · σ(x), of the SiLU and SwiGLU feed-forward networks
+    "silu": Elementwise(lambda x, p, j: f"silu({x})", lambda x, p, j: _silu(x)),
 }
 
 

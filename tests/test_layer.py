@@ -164,7 +164,7 @@ LAYER = raw("layer-encoder")
     [
         (lambda r: r["self_attention"].update(W_Q=[[1, 0]]), "self_attention.W_Q", "4 rows"),
         (lambda r: r["self_attention"].pop("W_O"), "self_attention.W_O", "missing"),
-        (lambda r: r["self_attention"].update(positions="rope"), "self_attention.positions", "unknown key"),
+        (lambda r: r["self_attention"].update(positions="sinusoidal"), "self_attention.positions", "rope"),
         (lambda r: r["given"].update(memory=[[1, 0, 0, 1]]), "given.memory", "decoder layer"),
         (lambda r: r.update(norm3={"gamma": [1, 1, 1, 1]}), "norm3", "decoder layer"),
         (lambda r: r["norm2"].update(gamma=[1, 1]), "norm2.gamma", "needs 4"),

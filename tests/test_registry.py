@@ -66,7 +66,9 @@ def test_validation_reads_the_declarations() -> None:
     assert parse.SETTINGS_KEYS == SETTINGS_ALL.names  # every kind's settings keys; top.py refuses the others'
     softmax_settings = decls["softmax"].top["settings"].table.names  # type: ignore[union-attr]
     assert softmax_settings == tuple(
-        k for k in SETTINGS_ALL.names if k not in ("position_base", "rope", "alibi", "norm", "eps", "jacobian")
+        k
+        for k in SETTINGS_ALL.names
+        if k not in ("position_base", "rope", "alibi", "norm", "eps", "jacobian", "normalization")
     )
     enc = decls["seq2seq"].top["encoder"].table
     dec = decls["seq2seq"].top["decoder"].table

@@ -40,6 +40,8 @@ def written(x: Any) -> Any:
     if a.ndim:
         return [written(v) for v in a]
     v = float(a)
+    if math.isinf(v):  # a masked score (the window's slips change the masked scores first)
+        return "-inf" if v < 0 else "inf"
     return str(int(v)) if v == int(v) else f"{round_half_up(v, 3):.3f}"
 
 
@@ -159,6 +161,11 @@ INLINE: dict[str, dict[str, Any]] = {
         "schedule": "cosine",
         "given": {"steps": [5, 12, 30, 39], "lr_max": 1, "warmup": 10, "total": 40},
     },
+    # ε outside the root shows only with an ε as large as the numbers (LLaMA's 1e-6 changes no third decimal)
+    "rms_eps_outside": {
+        **tomllib.loads(Path(PROBLEMS, "layer-llama.toml").read_text()),
+        "settings": {"norm": "pre", "normalization": "rms", "eps": 0.5, "rope": "half"},
+    },
 }
 
 FILES: dict[str, str] = {
@@ -228,6 +235,13 @@ FILES: dict[str, str] = {
     "online_rescale_flipped": "online-softmax-row.toml",
     "logsumexp_no_max": "online-softmax-row.toml",
     "online_output_not_divided": "online-softmax-matrix-v.toml",
+    # issue 30: the modern layer, the sliding window, top-k with top-p
+    "rms_mean_subtracted": "layer-llama.toml",
+    "swiglu_swapped": "layer-llama.toml",
+    "silu_wrong_branch": "layer-llama.toml",
+    "window_too_wide": "layer-llama.toml",
+    "window_too_narrow": "layer-llama.toml",
+    "top_p_before_top_k": "decode-top-k-top-p.toml",
 }
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Derivation
-from .base import TOKENS, VOCAB, Draw, Drawer, only, refuse
+from .base import TOKENS, VOCAB, Draw, Drawer, check_window, only, refuse
 from .guards import tied_prediction, weight_rows, zero_row
 from .options import Options
 from .training import check_smoothing, check_training, training_table
@@ -32,7 +32,21 @@ def _check(o: Options) -> None:
         raise refuse("--head", "--head applies to attention")
     check_training(o, o.kind == "softmax", "softmax (the drawn W_out and hidden)")
     check_smoothing(o)
-    only(o, {"score", "head", "mask", "optimizer", "clip_norm", "label_smoothing"}, o.kind)
+    if o.kind == "self-attention":
+        check_window(o)
+    only(
+        o,
+        {
+            "score",
+            "head",
+            "mask",
+            "optimizer",
+            "clip_norm",
+            "label_smoothing",
+            *(("window",) if o.kind == "self-attention" else ()),
+        },
+        o.kind,
+    )
 
 
 def draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
@@ -65,6 +79,8 @@ def draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
         g: dict[str, Any] = {"X": d.inputs(n, k), "W_Q": d.matrix(k, k), "W_K": d.matrix(k, k), "W_V": d.matrix(k, k)}
         if o.mask:
             g["mask"] = o.mask
+        if o.window:
+            g["window"] = o.window
         raw["given"] = g
         return raw
     g = {"query": d.vector(k), "keys": d.inputs(n, k)}
@@ -92,7 +108,8 @@ def degeneracy(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
     if why:
         return why
     final = "weights" if "weights" in d.step_ids else "probabilities"
-    why = weight_rows(np.asarray(d.step(final).value, dtype=float), o.decimals, o.allow_ties, masked=bool(o.mask))
+    masked = bool(o.mask or o.window)
+    why = weight_rows(np.asarray(d.step(final).value, dtype=float), o.decimals, o.allow_ties, masked=masked)
     if why:
         return why
     if any("Exact forms stop" in n for n in d.notes):

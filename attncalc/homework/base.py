@@ -112,10 +112,24 @@ def only(o: Options, allowed: set[str], kind_words: str) -> None:
         "clip_norm",
         "label_smoothing",
         "schedule",
+        "window",
+        "normalization",
+        "activation",
+        "top_k",
     ):
         if name not in allowed and getattr(o, name) != getattr(defaults, name):
             flag = name.replace("_", "-")
             raise refuse(f"--{flag}", f"--{flag} does not apply to {kind_words}")
+
+
+def check_window(o: Options) -> None:
+    """A sliding window narrower than the sequence (a wider one is the plain causal mask), with a causal mask."""
+    if o.window is None:
+        return
+    if o.window >= o.tokens:
+        raise refuse("--window", f"--window {o.window} sees every key of --tokens {o.tokens}: it must be below it")
+    if o.mask not in (None, "causal"):
+        raise refuse("--window", "a sliding window slides with the causal mask")
 
 
 def choose(o: Options, name: str, value: Any, choices: tuple[str, ...]) -> None:

@@ -41,6 +41,11 @@ class Options:
     clip_norm: float | None = None  # [training] clip_norm
     label_smoothing: float | None = None  # softmax: [settings] label_smoothing
     schedule: str | None = None  # lr-schedule: noam | cosine | linear (None: drawn per variant)
+    # the modern layer (issue 30)
+    window: int | None = None  # multi-head, self-attention, transformer-layer: a causal sliding window
+    normalization: str | None = None  # transformer-layer: layer (LayerNorm) | rms (RMSNorm)
+    activation: str | None = None  # transformer-layer: relu | gelu | gelu-tanh | silu | swiglu
+    top_k: int | None = None  # decode with top-p: the top k first (Hugging Face's order)
 
 
 @dataclass

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import catalog
 from ..derivation import Derivation
-from .base import Drawer, choose, only
+from .base import Drawer, choose, only, refuse
 from .options import Options
 
 WORDS = ("the", "a", "cat", "dog", "sat", "lay", "on", "under", "mat", "rug", "today", "quietly")
@@ -60,7 +60,11 @@ BLEU = Drawer("BLEU homework", _check_bleu, _draw_bleu, _degeneracy_bleu, min_to
 
 def _check_decode(o: Options) -> None:
     choose(o, "strategy", o.strategy or "top-p", tuple(catalog.STRATEGIES))
-    only(o, {"strategy"}, "decode")
+    if o.top_k is not None and (o.strategy or "top-p") != "top-p":
+        raise refuse("--top-k", "--top-k keeps the top k before top-p: it applies with --strategy top-p")
+    if o.top_k is not None and not 2 <= o.top_k < max(o.tokens, 3):
+        raise refuse("--top-k", f"--top-k {o.top_k}: from 2 to one below the vocabulary (--tokens {max(o.tokens, 3)})")
+    only(o, {"strategy", "top_k"}, "decode")
 
 
 def _draw_decode(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
@@ -94,6 +98,8 @@ def _draw_decode(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
             g["k"] = rng.randint(2, V - 1)
         if strategy == "top-p":
             g["p"] = rng.choice((0.5, 0.6, 0.75, 0.8, 0.9))
+            if o.top_k is not None:  # top-k first, in Hugging Face's order
+                g["k"] = o.top_k
         if strategy != "greedy":
             g["u"] = rng.choice((0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9))
     raw["given"] = g

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Derivation
-from .base import TOKENS, Draw, Drawer, only, refuse
+from .base import TOKENS, Draw, Drawer, check_window, only, refuse
 from .guards import apart, repeated_row, weight_rows, zero_row
 from .options import Options
 
@@ -44,7 +44,10 @@ def _check_mh(o: Options) -> None:
         )
     if o.cross and o.positions in ("rope", "alibi"):
         raise refuse("--cross", f"--cross with {o.positions} positions is not drawn")
-    only(o, {"score", "mask", "heads", "kv_heads", "positions", "cross"}, "multi-head")
+    if o.cross and o.window:
+        raise refuse("--window", "a sliding window slides over a sequence's own keys, not over --cross's memory")
+    check_window(o)
+    only(o, {"score", "mask", "heads", "kv_heads", "positions", "cross", "window"}, "multi-head")
 
 
 def _draw_mh(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
@@ -70,6 +73,8 @@ def _draw_mh(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
         g["memory"] = d.inputs(n, dm)
     if o.mask:
         g["mask"] = o.mask
+    if o.window:
+        g["window"] = o.window
     if o.positions:
         g["positions"] = o.positions
     return {
@@ -101,7 +106,7 @@ def _reject_mh(o: Options, raw: dict[str, Any]) -> str | None:
 def _degeneracy_mh(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
     weights = [np.asarray(d.step(i).value, dtype=float) for i in d.step_ids if i.endswith(".weights")]
     for w in weights:
-        why = weight_rows(w, o.decimals, o.allow_ties, masked=bool(o.mask))
+        why = weight_rows(w, o.decimals, o.allow_ties, masked=bool(o.mask or o.window))
         if why:
             return why
     for a in range(len(weights)):
@@ -155,12 +160,20 @@ def _draw_pe(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
 PE = Drawer("Positional encoding homework", _check_pe, _draw_pe, lambda o, raw, d: None, max_tokens=8)
 
 
+ACTIVATIONS = ("relu", "gelu", "gelu-tanh", "silu", "swiglu")
+
+
 def _check_layer(o: Options) -> None:
     if o.dim < 4:  # LayerNorm of two numbers is always [−1, 1] (up to eps): nothing to compute
         raise refuse("--dim", f"--dim {o.dim}: a transformer layer needs d_model of 4 or more (--dim 4)")
     if o.dim % o.heads:
         raise refuse("--dim", f"--dim {o.dim} does not split into --heads {o.heads} heads of equal width")
-    only(o, {"heads", "cross"}, "transformer-layer")
+    if o.normalization not in (None, "layer", "rms"):
+        raise refuse("--normalization", "transformer-layer takes layer (LayerNorm, the default) or rms (RMSNorm)")
+    if o.activation not in (None, *ACTIVATIONS):
+        raise refuse("--activation", f"transformer-layer takes {', '.join(ACTIVATIONS)}")
+    check_window(o)
+    only(o, {"heads", "cross", "window", "normalization", "activation"}, "transformer-layer")
 
 
 def _draw_layer(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
@@ -181,6 +194,14 @@ def _draw_layer(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
         "ffn": {"W_1": d.matrix(dm, 2 * dm), "W_2": d.matrix(2 * dm, dm)},
         "settings": {"decimals": o.decimals, "exact": False},
     }
+    if o.activation:  # the modern layer (issue 30): SiLU, SwiGLU (W_3 the up projection), RMSNorm, a window
+        raw["ffn"]["activation"] = o.activation
+        if o.activation == "swiglu":
+            raw["ffn"]["W_3"] = d.matrix(dm, 2 * dm)
+    if o.normalization:
+        raw["settings"]["normalization"] = o.normalization
+    if o.window:
+        raw["given"]["window"] = o.window
     if o.cross:
         raw["given"]["memory"] = d.inputs(n, dm)
         raw["cross_attention"] = attention()
@@ -203,12 +224,15 @@ def _degeneracy_layer(o: Options, raw: dict[str, Any], d: Derivation) -> str | N
     for w in [
         np.asarray(d.step(i).value, dtype=float) for i in d.step_ids if i.startswith("self.") and i.endswith(".weights")
     ]:
-        why = weight_rows(w, o.decimals, o.allow_ties, masked=o.cross)  # a decoder layer's self-attention is causal
+        masked = o.cross or bool(o.window)  # a decoder layer's self-attention is causal, and so is a window
+        why = weight_rows(w, o.decimals, o.allow_ties, masked=masked)
         if why:
             return why
     for sid in d.step_ids:
         if sid.endswith(".variance") and np.any(np.asarray(d.step(sid).value, dtype=float) < 10.0**-o.decimals):
             return "a row of equal entries before a LayerNorm (variance 0)"
+        if sid.endswith(".mean_square") and np.any(np.asarray(d.step(sid).value, dtype=float) < 10.0**-o.decimals):
+            return "a row of zeros before an RMSNorm"
     return None
 
 

@@ -30,6 +30,7 @@ from ..parse import Problem
 from . import decide
 from .common import softmax_inline, temperature_step, whole_numbers
 from .decode_beam import beam_steps
+from .decode_top_k import exact_renormalized, top_k_first
 
 
 def exact_entries(p: Problem) -> tuple[int, str]:
@@ -210,19 +211,22 @@ def _filter(
         why = [f"[rank {r} ≤ {n_keep}]" for r in range(1, V + 1)]
         rule = f"the k = {n_keep} most probable tokens"
     else:
-        cum = chain.finish("cumulative", np.asarray(np.cumsum(sorted_), dtype=sorted_.dtype))
+        both = d.k is not None  # top-k first, then top-p over the top k renormalised (Hugging Face's order)
+        base = top_k_first(p, chain, probs, order, steps) if both else sorted_
+        cum = chain.finish("cumulative", np.asarray(np.cumsum(base), dtype=base.dtype))
         steps.append(
             Add(
                 id="cumulative",
-                title="Running sum of the sorted probabilities",
-                formula="P_(j) = P_(j−1) + p_(j)",
-                latex=r"P_{(j)} = P_{(j-1)} + p_{(j)}",
+                title="Running sum of the sorted probabilities" + (" of the top k" if both else ""),
+                formula="P_(j) = P_(j−1) + q_(j)" if both else "P_(j) = P_(j−1) + p_(j)",
+                latex=r"P_{(j)} = P_{(j-1)} + q_{(j)}" if both else r"P_{(j)} = P_{(j-1)} + p_{(j)}",
                 symbol="P",
                 value=cum,
                 rows=sorted_labels,
-                parts=(np.concatenate([np.zeros(1, dtype=cum.dtype), cum[:-1]]).astype(cum.dtype), sorted_),
-                part_names=("P_(j−1)", "p_(j)"),
-                explain="How much probability the j most probable tokens hold together.",
+                parts=(np.concatenate([np.zeros(1, dtype=cum.dtype), cum[:-1]]).astype(cum.dtype), base),
+                part_names=("P_(j−1)", "q_(j)" if both else "p_(j)"),
+                explain="How much probability the j most probable tokens hold together"
+                + (" (of the top k, renormalised: the tokens after the k-th add 0)." if both else "."),
             )
         )
         assert d.p is not None
@@ -237,6 +241,9 @@ def _filter(
         else:
             doubt = any(abs(float(x) - float(p_val)) <= decide.TIE for x in prior)
             given = exact() if doubt else None
+            if given and both:
+                assert d.k is not None
+                given = exact_renormalized(given, order, d.k)
             exact_prior = decide.running([0, *(given[i] for i in order[:-1])]) if given else None
             exact_p = decide.exact_values([d.p])[0] if exact_prior is not None else None
             n_keep = sum(
@@ -246,7 +253,12 @@ def _filter(
             )
         p_text = fmt(node_float(d.p), 6)
         why = [f"[{fmt(float(x), chain.decimals)} < {p_text}]" for x in prior]
-        if n_keep < V and chain.mistake is None:  # the cut on a running sum equal to p: said, and how decided
+        if both:
+            assert d.k is not None
+            why = [f"[rank {j + 1} ≤ {d.k}]·{w}" for j, w in enumerate(why)]
+        if (
+            n_keep < V and chain.mistake is None and (not both or n_keep < (d.k or V))
+        ):  # the cut on a running sum equal to p: said, and how decided
             x, after = prior[n_keep], sorted_labels[n_keep]
             if is_exact(cum):
                 on, how = bool(x == p_val), "exactly"
@@ -260,12 +272,16 @@ def _filter(
                     "and the tokens after it are dropped."
                 )
         rule = f"the smallest set of most probable tokens whose probabilities reach p = {p_text}"
+        if both:
+            assert d.k is not None
+            rule += f", among the top k = {d.k} renormalised"
+            n_keep = min(n_keep, d.k)
         if chain.mistake == "top_p_early":
             if n_keep < 2:
                 raise MistakeNotApplicable
             n_keep -= 1
         elif chain.mistake == "top_p_late":
-            if n_keep >= V:
+            if n_keep >= (d.k if both and d.k is not None else V):
                 raise MistakeNotApplicable
             n_keep += 1
     rank = {tok: j for j, tok in enumerate(order)}
@@ -279,6 +295,8 @@ def _filter(
                 f"kept_i = [rank of i ≤ k]: {rule}"
                 if d.strategy == "top-k"
                 else f"kept_i = [the running sum before i < p]: {rule}"
+                if not both
+                else f"kept_i = [rank of i ≤ k]·[the running sum of the top k before i < p]: {rule}"
             ),
             latex=r"\mathrm{kept}_i \in \{0, 1\}",
             symbol="kept",

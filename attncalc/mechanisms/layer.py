@@ -23,8 +23,13 @@ from ..fmt import fmt
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem
+from . import layer_modern as modern
 from . import multihead
 from .common import NoKeyToAttend
+from .layer_written import Lazy as _Lazy
+from .layer_written import num as _num
+from .layer_written import paren as _paren
+from .layer_written import sub as _sub
 
 GELU_C = "0.044715"
 
@@ -41,14 +46,21 @@ def inputs(p: Problem) -> list[Input]:
             continue
         for key, g in {**mh.W, **mh.b}.items():
             out.append(Input(f"{name}.{key}", f"{key} ({name.split('_')[0]})", g.floats, None, role=f"{name}"))
-    out.append(Input("ffn.W_1", "W_1", L.W_1.floats, None, role="feed-forward: d_model × d_ff"))
+    gate = " (SwiGLU's gate)" if L.W_3 is not None else ""
+    out.append(Input("ffn.W_1", "W_1", L.W_1.floats, None, role=f"feed-forward{gate}: d_model × d_ff"))
     if L.b_1 is not None:
         out.append(Input("ffn.b_1", "b_1", L.b_1.floats, None, role="feed-forward bias"))
+    if L.W_3 is not None:
+        out.append(Input("ffn.W_3", "W_3", L.W_3.floats, None, role="SwiGLU's up projection: d_model × d_ff"))
+    if L.b_3 is not None:
+        out.append(Input("ffn.b_3", "b_3", L.b_3.floats, None, role="SwiGLU's up-projection bias"))
     out.append(Input("ffn.W_2", "W_2", L.W_2.floats, None, role="feed-forward: d_ff × d_model"))
     if L.b_2 is not None:
         out.append(Input("ffn.b_2", "b_2", L.b_2.floats, None, role="feed-forward bias"))
     for k, (gamma, beta) in enumerate(L.norms, 1):
-        if np.any(gamma.floats != 1) or np.any(beta.floats != 0):
+        if L.normalization == "rms" and np.any(gamma.floats != 1):
+            out.append(Input(f"norm{k}.gamma", f"γ{k}", gamma.floats, None, role=f"RMSNorm {k}'s scale"))
+        elif L.normalization != "rms" and (np.any(gamma.floats != 1) or np.any(beta.floats != 0)):
             out.append(Input(f"norm{k}.gamma", f"γ{k}", gamma.floats, None, role=f"LayerNorm {k}'s scale"))
             out.append(Input(f"norm{k}.beta", f"β{k}", beta.floats, None, role=f"LayerNorm {k}'s shift"))
     return out
@@ -93,7 +105,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     names["ffn"] = "feed-forward network"
     for k, (name, mh) in enumerate(subs, 1):
         start = len(steps)
-        h = _layer_norm(chain, steps, k, x, L.norms[k - 1], L.eps, tok) if pre else x
+        h = _norm(p, chain, steps, k, x, tok) if pre else x
         if mh is not None:
             sub_p = dataclasses.replace(p, kind="multi-head", multihead=mh, score="scaled-dot")
             try:
@@ -104,7 +116,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             steps += [dataclasses.replace(s, id=f"{name}.{s.id}", title=f"{title} · {s.title}") for s in sub]
             out = np.asarray(sub[-1].value)  # the sublayer's output (or, with W_O left out, its concatenation)
         else:
-            out = _ffn(p, chain, steps, h, tok)
+            out = modern.swiglu(p, chain, steps, h, tok) if L.activation == "swiglu" else _ffn(p, chain, steps, h, tok)
         x0, out0 = chain.coerce(x, out)
         r = out0 if chain.mistake == "residual_left_out" else x0 + out0
         res = chain.finish(f"residual{k}", np.asarray(r, dtype=x0.dtype))
@@ -125,11 +137,11 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         )
         x = res
         if not pre:
-            x = _layer_norm(chain, steps, k, res, L.norms[k - 1], L.eps, tok)
+            x = _norm(p, chain, steps, k, res, tok)
         where = "before" if pre else "after"
         steps[start] = dataclasses.replace(
             steps[start],
-            intro=f"Sublayer {k} of {len(subs)}: {names[name]}, the residual sum, LayerNorm {k} {where} it.",
+            intro=f"Sublayer {k} of {len(subs)}: {names[name]}, the residual sum, {_norm_name(L)} {k} {where} it.",
         )
     out = chain.finish("output", x)
     steps.append(
@@ -142,9 +154,9 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             value=out,
             rows=tok,
             source=(
-                f"pre-norm: the last residual sum r{len(subs)} (no final LayerNorm, as in PyTorch's norm_first layer)"
+                f"pre-norm: the last residual sum r{len(subs)} (no final {_norm_name(L)}, as in PyTorch's norm_first layer)"
                 if pre
-                else f"post-norm: the output of LayerNorm {len(subs)}"
+                else f"post-norm: the output of {_norm_name(L)} {len(subs)}"
             ),
             explain="One row per token, d_model wide: the input of the next layer.",
         )
@@ -156,7 +168,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
 def _outline(p: Problem, names: dict[str, str], subs: list[tuple[str, Any]]) -> str:
     L = p.layer
     assert L is not None
-    kind = "Decoder" if L.cross is not None else "Encoder"
+    kind = "Decoder" if L.cross is not None else "Causal" if L.self_attn.mask_text == "causal" else "Encoder"
     parts = []
     for k, (name, _) in enumerate(subs, 1):
         parts.append(
@@ -167,30 +179,17 @@ def _outline(p: Problem, names: dict[str, str], subs: list[tuple[str, Any]]) -> 
     return f"Outline ({kind.lower()} layer, {L.norm}-norm): " + "; ".join(parts) + "."
 
 
-def _num(x: Any, dec: int) -> str:
-    return fmt(float(x), dec)
+def _norm_name(L: Any) -> str:
+    return "RMSNorm" if L.normalization == "rms" else "LayerNorm"
 
 
-def _sub(x: Any, dec: int) -> str:
-    """A number subtracted: a negative one in parentheses, 0.5 − (−0.980)."""
-    text = _num(x, dec)
-    return f"({text})" if text.startswith(("−", "-")) else text
-
-
-class _Lazy:
-    """A Formula's written entries made only when a view asks for them (a 64 × 64 layer has 4096 per step,
-    of which a view shows a few): ``lazy[i][j]`` is ``fn((i, j), dec)``, the operands written to ``dec``
-    decimals; ``at_decimals`` writes them to another precision (a check note at the answer's)."""
-
-    def __init__(self, fn: Any, ndim: int, dec: int, at: tuple[int, ...] = ()) -> None:
-        self.fn, self.ndim, self.dec, self.at = fn, ndim, dec, at
-
-    def __getitem__(self, i: int) -> Any:
-        idx = (*self.at, i)
-        return self.fn(idx, self.dec) if len(idx) == self.ndim else _Lazy(self.fn, self.ndim, self.dec, idx)
-
-    def at_decimals(self, dec: int) -> _Lazy:
-        return _Lazy(self.fn, self.ndim, dec, self.at)
+def _norm(p: Problem, chain: Chain, steps: list[Step], k: int, x: np.ndarray, tok: tuple[str, ...]) -> np.ndarray:
+    """Norm k of the layer: LayerNorm, or RMSNorm (γ only) with settings.normalization = "rms"."""
+    L = p.layer
+    assert L is not None
+    if L.normalization == "rms":
+        return modern.rms_norm(chain, steps, k, x, L.norms[k - 1][0], L.eps, tok)
+    return _layer_norm(chain, steps, k, x, L.norms[k - 1], L.eps, tok)
 
 
 def _layer_norm(
@@ -308,10 +307,6 @@ def _layer_norm(
     return y
 
 
-def _paren(s: str) -> str:
-    return f"({s})" if s.startswith("-") else s
-
-
 def _ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[str, ...]) -> np.ndarray:
     L = p.layer
     assert L is not None
@@ -339,7 +334,7 @@ def _ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[
     )
     act = L.activation
     if chain.mistake == "relu_for_gelu":
-        if act == "relu":
+        if act in ("relu", "silu"):
             raise MistakeNotApplicable
         act = "relu"
     hidden = chain.finish("ffn.hidden", _activate(chain, pre, act))
@@ -347,6 +342,7 @@ def _ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[
         "relu": ("ReLU", "relu(a) = max(a, 0)"),
         "gelu": ("GELU", "GELU(a) = a/2 (1 + erf(a/√2)), exact (a times the normal CDF)"),
         "gelu-tanh": ("GELU, tanh approximation", f"a/2 (1 + tanh(√(2/π) (a + {GELU_C} a³)))"),
+        "silu": ("SiLU", "silu(a) = a · σ(a) = a / (1 + e^(−a))"),
     }[L.activation]
     steps.append(
         Map(
@@ -357,7 +353,7 @@ def _ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[
             symbol="h",
             value=hidden,
             rows=tok,
-            fn={"relu": "relu", "gelu": "gelu", "gelu-tanh": "gelu_tanh"}[L.activation],
+            fn={"relu": "relu", "gelu": "gelu", "gelu-tanh": "gelu_tanh", "silu": "silu"}[L.activation],
             arg=pre,
             explain="The activation is applied entry by entry.",
         )
@@ -396,6 +392,8 @@ def gelu(x: float, approximate: bool = False) -> float:
 def _activate(chain: Chain, a: np.ndarray, act: str) -> np.ndarray:
     if act == "relu":
         return chain.relu(a)
+    if act == "silu":
+        return modern.silu(a)
     if is_exact(a):
         import sympy as sp
 

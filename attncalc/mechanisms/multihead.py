@@ -14,6 +14,7 @@ from ..arith import Chain, MistakeNotApplicable, is_exact
 from ..derivation import Add, Arrange, Formula, Input, Mask, Product, Step
 from ..parse import Problem
 from . import positions as pos
+from . import sliding_window
 from .common import SoftmaxNames, softmax_steps, sqrt_dk_step
 from .multihead_positions import position_steps, rope_steps, row_range
 from .self_attention import apply_mask
@@ -194,7 +195,8 @@ def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarr
                 )
             )
             sym = new_sym
-        allowed = mh.allowed
+        offset = 0 if mh.mask_text == "causal-top-left" else K.shape[0] - n  # where the window is aligned
+        allowed = sliding_window.allowed(chain, mh.allowed, mh.window, offset, mh.key_padding)
         late = chain.mistake == "mask_after_softmax"
         if allowed is not None and not late:
             before = S
@@ -372,6 +374,8 @@ def _mask_words(p: Problem) -> str:
         bits.append("causal, top-left: query i sees keys 1..i")
     elif mh.mask is not None:
         bits.append("the given mask, 1 = may attend")
+    if mh.window is not None:
+        bits.append(sliding_window.words(mh.window))
     if mh.key_padding is not None:
         bits.append("key padding: 0 = a padding position")
     return "; ".join(bits)

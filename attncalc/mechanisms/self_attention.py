@@ -12,6 +12,7 @@ from ..arith import Chain, MistakeNotApplicable, is_exact
 from ..derivation import Input, Mask, Product, Step
 from ..parse import Problem
 from ..parse.data import SelfAttention
+from . import sliding_window
 from .common import SoftmaxNames, softmax_steps, sqrt_dk_step
 
 
@@ -87,10 +88,13 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     late = chain.mistake == "mask_after_softmax"  # the slip: softmax over every score, then zeros
     if late and mask is None:
         raise MistakeNotApplicable
+    mask = sliding_window.allowed(chain, mask, data.window, 0, None)
     if mask is not None and not late:
         before = S
         S = chain.finish("masked_scores", apply_mask(S, mask))
         what = "causal: token i sees tokens 1..i" if data.mask_text == "causal" else "1 = may attend"
+        if data.window is not None:
+            what = "causal, " + sliding_window.words(data.window)
         steps.append(
             Mask(
                 id="masked_scores",

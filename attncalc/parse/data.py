@@ -41,6 +41,7 @@ class SelfAttention:
     W: dict[str, Given]  # the projections given (W_Q, W_K, W_V); an absent one is the identity
     mask: np.ndarray | None  # bool n × n, True = may attend
     mask_text: str | None  # "causal", or None for an explicit matrix
+    window: int | None = None  # a sliding window (with the causal mask): query i sees keys i − w < k ≤ i
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ TAKES = {
     "greedy": ("logits", "probabilities", "vocab"),
     "sample": ("logits", "probabilities", "vocab", "u"),
     "top-k": ("logits", "probabilities", "vocab", "k", "u"),
-    "top-p": ("logits", "probabilities", "vocab", "p", "u"),
+    "top-p": ("logits", "probabilities", "vocab", "p", "u", "k"),  # k: top-k first (Hugging Face's order)
     "beam": BEAM_KEYS,
 }
 

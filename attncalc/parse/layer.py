@@ -8,12 +8,15 @@ from typing import Any
 import numpy as np
 
 from ..numbers import parse_number, to_float
+from ..schema.common import SETTINGS_LAYER
+from .declared import read_declared
 from .multihead import parse as parse_multihead
 from .reader import Reader, describe_raw, require, shape_text
 from .types import Given, Layer, MultiHead, Problem
 
-ATTENTION_KEYS = ("W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O", "mask", "kv_heads")
-FFN_KEYS = ("W_1", "b_1", "W_2", "b_2", "activation")
+ATTENTION_KEYS = ("W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O", "mask", "kv_heads", "positions")
+POSITION_SETTINGS = ("rope", "position_base")  # read by the sublayers with positions
+FFN_KEYS = ("W_1", "b_1", "W_2", "b_2", "activation", "W_3", "b_3")
 NORM_KEYS = ("gamma", "beta")
 
 
@@ -40,12 +43,21 @@ def _attention(r: Reader, raw: dict[str, Any], common: dict[str, Any], which: st
         )
     g = raw["given"]
     sub = {"X": g["X"], "heads": g.get("heads"), **t}
+    if "window" in g and which == "self_attention":  # the window slides over the layer's own rows only
+        sub["window"] = g["window"]
     if which == "cross_attention":
         sub["memory"] = require(r, g, "memory", "a decoder layer's cross-attention reads the encoder's rows")
     elif causal and "mask" not in t:
         sub["mask"] = "causal"
     mh_common = {**common, "memory_tokens": common.get("memory_tokens") if which == "cross_attention" else None}
-    mh = parse_multihead(_Sublayer(r, which), {"given": sub}, mh_common).multihead
+    s = raw.get("settings") or {}
+    settings = {}
+    if "positions" in t:  # rotations inside the attention only: sinusoidal or learned rows are added before
+        r.string(t["positions"], f"{which}.positions", ("rope", "alibi"))
+        if which == "cross_attention":
+            raise r.fail(f"{which}.positions", "positions belong to the self-attention (the memory's are its own)")
+        settings = {k: s[k] for k in POSITION_SETTINGS if k in s and t["positions"] == "rope"}
+    mh = parse_multihead(_Sublayer(r, which), {"given": sub, "settings": settings}, mh_common).multihead
     assert mh is not None
     d_model = mh.X.shape[1]
     if mh.W["W_O"].shape[1] != d_model:
@@ -80,6 +92,9 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         raise r.fail("self_attention", "missing: the self-attention sublayer's W_Q, W_K, W_V and W_O")
     self_attn = _attention(r, raw, common, "self_attention", causal=decoder)
     cross = _attention(r, raw, common, "cross_attention", causal=False) if decoder else None
+    for key in POSITION_SETTINGS:
+        if key in (raw.get("settings") or {}) and all(mh.positions != "rope" for mh in (self_attn, cross) if mh):
+            raise r.fail(f"settings.{key}", "applies to a sublayer with positions = 'rope'")
     memory = cross.memory if cross is not None else None
 
     if "ffn" not in raw:
@@ -98,16 +113,23 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         )
     b_1 = _vector(r, f, "b_1", "ffn", d_ff, None)
     b_2 = _vector(r, f, "b_2", "ffn", d_model, None)
-    activation = r.string(f.get("activation", "relu"), "ffn.activation", ("relu", "gelu", "gelu-tanh"))
+    activation = r.string(
+        f.get("activation", "relu"), "ffn.activation", ("relu", "gelu", "gelu-tanh", "silu", "swiglu")
+    )
+    W_3, b_3 = _up(r, f, activation, W_1)
 
+    s = raw.get("settings") or {}
+    assert SETTINGS_LAYER.table is not None  # a table key has its table (the declaration checks it)
+    normalization = read_declared(r, s, SETTINGS_LAYER.table, "settings", only=("normalization",))["normalization"]
     norms = []
     for k in range(1, 4 if decoder else 3):
         t = r.table(raw.get(f"norm{k}"), f"norm{k}", NORM_KEYS)
+        if normalization == "rms" and "beta" in t:
+            raise r.fail(f"norm{k}.beta", "RMSNorm has no shift β (only the scale γ): leave beta out")
         gamma = _vector(r, t, "gamma", f"norm{k}", d_model, 1.0)
         beta = _vector(r, t, "beta", f"norm{k}", d_model, 0.0)
         assert gamma is not None and beta is not None
         norms.append((gamma, beta))
-    s = raw.get("settings") or {}
     norm = r.string(s.get("norm", "post"), "settings.norm", ("post", "pre"))
     eps = r.number(s.get("eps", "1e-5"), "settings.eps")
     if not to_float(eps) > 0:
@@ -125,11 +147,27 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         norms=tuple(norms),
         norm=norm,
         eps=eps if eps is not None else parse_number("1e-5"),
+        normalization=normalization,
+        W_3=W_3,
+        b_3=b_3,
     )
     common = {k: v for k, v in common.items() if k != "memory_tokens"}
     return Problem(
         given={"X": X}, head=None, layer=layer, score="scaled-dot", **{k: v for k, v in common.items() if k != "score"}
     )
+
+
+def _up(r: Reader, f: dict[str, Any], activation: str, W_1: Given) -> tuple[Given | None, Given | None]:
+    """SwiGLU's up projection W_3 (the shape of W_1, the gate) and its optional bias; refused otherwise."""
+    if activation != "swiglu":
+        for key in ("W_3", "b_3"):
+            if key in f:
+                raise r.fail(f"ffn.{key}", f"belongs to activation = 'swiglu' (this network's is {activation!r})")
+        return None, None
+    W_3 = r.matrix(_require_in(r, f, "ffn", "W_3", "SwiGLU's up projection, d_model × d_ff"), "ffn.W_3")
+    if W_3.shape != W_1.shape:
+        raise r.fail("ffn.W_3", f"is {shape_text(W_3)}, but the gate W_1 is {shape_text(W_1)}: they must match")
+    return W_3, _vector(r, f, "b_3", "ffn", W_1.shape[1], None)
 
 
 def _require_in(r: Reader, t: dict[str, Any], table: str, key: str, why: str) -> Any:

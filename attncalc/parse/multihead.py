@@ -14,6 +14,7 @@ from ..numbers import to_float
 from .limits import MAX_HEADS, MAX_SCORES
 from .reader import Reader, check_tokens, require, shape_text
 from .types import Given, MultiHead, Problem
+from .window import band, read_window
 
 MASKS = ("causal", "causal-top-left")
 POSITIONS = ("sinusoidal", "rope", "alibi")
@@ -140,12 +141,17 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     # masks: causal (lower-right), causal-top-left, or 0/1; then key padding
     mask = None
     mask_text = None
-    raw_mask = t.get("mask", "causal" if cache_K is not None else None)
+    window = read_window(r, t)
+    raw_mask = t.get("mask", "causal" if cache_K is not None or window is not None else None)
     if isinstance(raw_mask, str):
         mask_text = r.string(raw_mask, "given.mask", MASKS)
         i = np.arange(n)[:, None]
         k = np.arange(m)[None, :]
         mask = k <= (m - n + i if mask_text == "causal" else i)
+        if window is not None:  # the window slides with the causal mask, aligned as it is
+            mask &= band(n, m, window, m - n if mask_text == "causal" else 0)
+    elif window is not None:
+        raise r.fail("given.window", "slides with a causal mask: leave the mask out, or make it causal")
     elif raw_mask is not None:
         M = r.matrix(raw_mask, "given.mask")
         if M.shape != (n, m):
@@ -228,6 +234,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         rope=_rope(r, settings_raw),
         key_labels=tuple(key_labels),
         alibi=r.string(settings_raw.get("alibi", "paper"), "settings.alibi", ("paper", "official")),
+        window=window,
     )
     common = {k: v for k, v in common.items() if k != "memory_tokens"}
     return Problem(given={"X": X}, head=None, multihead=mh, **common)

@@ -18,6 +18,7 @@ from .declared import Dims, read_declared
 from .limits import MAX_SCORES
 from .reader import Reader, check_tokens, shape_text
 from .types import Given, Problem, Settings
+from .window import band
 
 
 def _projections(r: Reader, X: Given, given: dict[str, Any], row: bool) -> dict[str, Given]:
@@ -75,7 +76,12 @@ def read(r: Reader, t: Any, settings: Settings) -> SelfAttention:
     W = _projections(r, X, given, settings.convention != "column")
     mask_raw = read_declared(r, t, SELF_ATTENTION_GIVEN, "given", dims, only=("mask",))["mask"]  # n × n, bound by X
     mask, mask_text = _mask(r, mask_raw, n)
-    return SelfAttention(X, W, mask, mask_text)
+    window = given["window"]
+    if window is not None:  # the sliding window (issue 30) narrows the causal mask
+        if mask is not None and mask_text != "causal":
+            raise r.fail("given.window", "slides with a causal mask: leave the mask out, or make it causal")
+        mask, mask_text = band(n, n, window, 0), "causal"
+    return SelfAttention(X, W, mask, mask_text, window)
 
 
 def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:

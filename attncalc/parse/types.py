@@ -151,6 +151,7 @@ class MultiHead:
     rope: str  # interleaved | half
     key_labels: tuple[str, ...]  # the keys' rows: cached tokens, then X's or memory's
     alibi: str = "paper"  # ALiBi slopes: paper (2^(−8j/h)) | official (the ALiBi code's, BLOOM's)
+    window: int | None = None  # sliding window: query i sees keys k with i − w < k ≤ i (causal, aligned as the mask)
 
     @property
     def t(self) -> int:
@@ -187,6 +188,9 @@ class Layer:
     norms: tuple[tuple[Given, Given], ...]  # (γ, β) of norm1, norm2 (, norm3)
     norm: str  # post | pre
     eps: Any  # a number node
+    normalization: str = "layer"  # layer (LayerNorm) | rms (RMSNorm: γ only)
+    W_3: Given | None = None  # swiglu: the up projection, d_model × d_ff (W_1 is the gate)
+    b_3: Given | None = None
 
     @property
     def layout(self) -> str:

@@ -87,9 +87,17 @@ def similarity(p: Any) -> list[str]:
 def transformer_layer(p: Any) -> list[str]:
     ly = p.layer
     mh = ly.self_attn
-    bits = [p.kind, "decoder layer (cross-attention over memory)" if ly.cross is not None else "encoder layer"]
-    bits.append(f"{mh.heads} heads of d_k = {mh.d_k}")
-    bits.append(f"{ly.norm}-norm")
+    causal = mh.mask_text == "causal"  # an encoder-shaped layer with a causal mask: a decoder-only block
+    kind = "decoder-only layer (causal)" if causal else "encoder layer"
+    bits = [p.kind, "decoder layer (cross-attention over memory)" if ly.cross is not None else kind]
+    bits.append(
+        f"{mh.heads} heads of d_k = {mh.d_k}" + (f", {mh.kv_heads} key/value" if mh.kv_heads != mh.heads else "")
+    )
+    if mh.window is not None:
+        bits.append(f"window {mh.window}")
+    if mh.positions in ("rope", "alibi"):
+        bits.append(mh.positions)
+    bits.append(f"{ly.norm}-norm" + (", RMSNorm" if ly.normalization == "rms" else ""))
     bits.append(f"FFN d_ff = {ly.W_1.shape[1]}, {ly.activation}")
     return bits
 

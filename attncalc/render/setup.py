@@ -81,6 +81,8 @@ def _counts(p: Problem) -> list[tuple[str, str]]:
             out.append(("kv_heads", f"key/value heads = {mh.kv_heads}"))
         if mh.positions in ("sinusoidal", "rope"):
             out.append(("base", f"position base = {fmt(to_float(mh.base), 6)}"))
+        if mh.window is not None:
+            out.append(("window", f"sliding window w = {mh.window}: query i sees keys i − {mh.window} < k ≤ i"))
     if isinstance(p.data, PosEnc):
         pe = p.data
         out.append(("positions", "positions: " + ", ".join(str(x) for x in pe.positions)))
@@ -108,7 +110,16 @@ def mask_matrix(p: Problem) -> np.ndarray | None:
 def setup_lines(p: Problem) -> list[tuple[str, str]]:
     """(key, sentence) pairs: the key is the problem file's key the sentence states."""
     out: list[tuple[str, str]] = _decode(p) + _counts(p)
-    if isinstance(p.data, SelfAttention) and p.data.mask_text == "causal":
+    sa_window = p.data.window if isinstance(p.data, SelfAttention) else None
+    if isinstance(p.data, SelfAttention) and p.data.mask_text == "causal" and sa_window is not None:
+        out.append(
+            (
+                "window",
+                f"Mask: causal, a sliding window of {sa_window} (each position attends to itself "
+                f"and the {sa_window - 1} before it).",
+            )
+        )
+    elif isinstance(p.data, SelfAttention) and p.data.mask_text == "causal":
         out.append(("mask", "Mask: causal (each position attends to itself and the ones before it)."))
     if p.target is not None and p.vocab is not None:
         out.append(("target", f"Target: {p.vocab[p.target]}"))

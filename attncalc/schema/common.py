@@ -56,6 +56,14 @@ SETTINGS_KEYS = (
         choices=("auto", "always", "never"),
         also=("bool",),
     ),
+    # the modern layer (issue 30)
+    Key(
+        "normalization",
+        "choice",
+        "transformer-layer: layer (LayerNorm: mean, variance, γ and β) | rms (RMSNorm, γ only, as LLaMA)",
+        default="layer",
+        choices=("layer", "rms"),
+    ),
 )
 # every settings key (the unknown-key check); `temperature` belongs to kind softmax only, the
 # position keys to the kinds with positions
@@ -74,7 +82,7 @@ JACOBIAN = Key(
 )
 SETTINGS_ALL = Table((*SETTINGS_KEYS, LABEL_SMOOTHING, JACOBIAN), "how the derivation is shown and rounded")
 POSITION_SETTINGS = ("position_base", "rope")
-LAYER_SETTINGS = ("norm", "eps")
+LAYER_SETTINGS = ("norm", "eps", "normalization")
 MULTI_HEAD_SETTINGS = ("alibi",)
 SETTINGS_TABLE = Table(
     tuple(
@@ -111,11 +119,7 @@ SETTINGS_MULTI_HEAD = SETTINGS.but(
 )
 SETTINGS_LAYER = SETTINGS.but(
     table=Table(
-        tuple(
-            k
-            for k in SETTINGS_KEYS
-            if k.name not in ("temperature", "convention", *POSITION_SETTINGS, *MULTI_HEAD_SETTINGS)
-        ),
+        tuple(k for k in SETTINGS_KEYS if k.name not in ("temperature", "convention", *MULTI_HEAD_SETTINGS)),
         SETTINGS_ALL.doc,
     )
 )

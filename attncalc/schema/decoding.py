@@ -53,7 +53,12 @@ DECODE_GIVEN = table(
     Key("logits", "vector", "the next token's logits z (or give probabilities)", shape=("V",)),
     Key("probabilities", "vector", "the next token's probabilities (instead of logits; they add up to 1)"),
     Key("vocab", "labels", "optional labels of the vocabulary entries"),
-    Key("k", "integer", "top-k: how many of the most probable tokens are kept", min=1),
+    Key(
+        "k",
+        "integer",
+        "top-k: the most probable tokens kept; top-p: top-k first (HF order)",
+        min=1,
+    ),
     Key("p", "number", "top-p: the smallest set of most probable tokens whose probabilities reach p is kept"),
     Key("u", "number", "sampling: the uniform draw in [0, 1) that picks a kept token (inverse CDF)"),
     Key("beams", "matrix", "beam: B rows of next-token log-probabilities, one per beam (B × V)"),

@@ -109,6 +109,7 @@ SELF_ATTENTION_GIVEN = table(
     Key("W_K", "matrix", "the key projection (identity when omitted)"),
     Key("W_V", "matrix", "the value projection (identity when omitted)"),
     Key("mask", "choice", "or a 0/1 matrix, 1 = may attend", choices=("causal",), also=("matrix",), shape=("n", "n")),
+    Key("window", "integer", "sliding window: with a causal mask, token i sees tokens i − w < k ≤ i", min=1),
     doc="the input rows and the projections",
 )
 

@@ -11,6 +11,7 @@ LAYER_GIVEN = table(
     Key("X", "matrix", "n × d_model: the layer's input rows", required=True),
     Key("memory", "matrix", "m × d_model: the encoder's output rows (a decoder layer's cross-attention)"),
     Key("heads", "integer", "h: the heads of every attention sublayer", required=True, min=1),
+    Key("window", "integer", "sliding window: the self-attention is causal and each query sees its w last keys", min=1),
     doc="the input rows (and the memory) and the number of heads",
 )
 
@@ -33,6 +34,18 @@ def _attention(which: str) -> Key:
             also=("matrix",),
         ),
         Key("kv_heads", "integer", "grouped-query attention: key/value heads, dividing heads", min=1),
+        *(
+            [
+                Key(
+                    "positions",
+                    "choice",
+                    "rope (queries and keys rotated, as LLaMA; settings.rope, settings.position_base) | alibi",
+                    choices=("rope", "alibi"),
+                )
+            ]
+            if which == "self-attention"
+            else []
+        ),
         doc=f"the {which} sublayer's projections (multi-head attention)",
     )
     name = "self_attention" if which == "self-attention" else "cross_attention"
@@ -47,17 +60,19 @@ FFN = table(
     Key(
         "activation",
         "choice",
-        "relu | gelu (exact, with erf) | gelu-tanh (the tanh approximation)",
+        "relu | gelu (exact, with erf) | gelu-tanh (the tanh approximation) | silu | swiglu (with W_3)",
         default="relu",
-        choices=("relu", "gelu", "gelu-tanh"),
+        choices=("relu", "gelu", "gelu-tanh", "silu", "swiglu"),
     ),
+    Key("W_3", "matrix", "swiglu: the up projection, d_model × d_ff: (silu(x W_1) ⊙ x W_3) W_2, as LLaMA"),
+    Key("b_3", "vector", "swiglu: optional bias of the up projection (d_ff)"),
     doc="the position-wise feed-forward network: act(x W_1 + b_1) W_2 + b_2",
 )
 
 NORM = table(
     Key("gamma", "vector", "LayerNorm's scale γ, d_model entries (default ones)"),
     Key("beta", "vector", "LayerNorm's shift β, d_model entries (default zeros)"),
-    doc="a LayerNorm's γ and β",
+    doc="a LayerNorm's γ and β (an RMSNorm's γ)",
 )
 
 TRANSFORMER_LAYER = KindSchema(

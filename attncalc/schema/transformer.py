@@ -32,6 +32,7 @@ MULTI_HEAD_GIVEN = table(
         also=("matrix",),
     ),
     Key("key_padding", "vector", "0/1 per key, 0 = a padding position (masked for every query)"),
+    Key("window", "integer", "sliding window: with a causal mask, query i sees keys i − w < k ≤ i", min=1),
     Key(
         "positions",
         "choice",
