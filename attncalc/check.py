@@ -40,6 +40,7 @@ from .check_answers import (
     parse_answers,
 )
 from .check_notes import fmt_nested, given_text, hand_chain_note, mistake_note, nested_list, rounded_list, slip_note
+from .check_prepared import Prepared
 from .check_report import Report, StepResult
 from .check_runs import Runs
 from .check_slips import began_at, named_slip, slip_carried, wrong_ancestors
@@ -74,16 +75,21 @@ def check(
     answers_file: str,
     tolerance: Tolerance | None = None,
     key_prefix: str = "",
+    prepared: Prepared | None = None,
 ) -> Report:
-    """Grade answers (raw table keyed by step id) against a problem."""
+    """Grade answers (raw table keyed by step id) against a problem. ``prepared`` (the problem's
+    :class:`~attncalc.check_prepared.Prepared`, made once) keeps the work no answer changes across
+    checks; the report is the same with it or without it."""
     tol = tolerance or Tolerance()
-    truth = solve(problem, exact=False, carry_rounded=False)
+    if prepared is not None and prepared.problem is not problem:
+        raise ValueError("check: prepared is another problem's")
+    truth = prepared.truth if prepared is not None else solve(problem, exact=False, carry_rounded=False)
     answers = parse_answers(raw_answers, truth, answers_file, key_prefix)
     points = grading.step_points(problem.grading, truth.step_ids, problem.path, grading.copy_steps(truth))
     # a value the problem states (a gate given as numbers) is not computed: no points, not unanswered
     computed = grading.computed_steps(truth)
     points = {k: (v if k in computed else 0.0) for k, v in points.items()}
-    runs = Runs(problem, answers)
+    runs = Runs(problem, answers, prepared)
     by_id = {a.id: a for a in answers}
     givens = {i.name: np.asarray(i.value, dtype=float) for i in truth.inputs}
     results: list[StepResult] = []

@@ -74,6 +74,7 @@ LAYERS: list[set[str]] = [
         "check",
         "check_answers",
         "check_notes",
+        "check_prepared",
         "check_report",
         "check_runs",
         "check_slips",
