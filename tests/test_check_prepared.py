@@ -12,6 +12,7 @@ Work is counted, not timed: a prepared problem runs its mechanism no more for an
 from __future__ import annotations
 
 import copy
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ import pytest
 
 from attncalc.arith import MISTAKES, Chain, SlipProbe, round_half_up
 from attncalc.check import Tolerance, check
+from attncalc.check_answers import _numbers
 from attncalc.check_prepared import Prepared
 from attncalc.check_runs import as_step
 from attncalc.mechanisms import MECHANISMS, solve
@@ -148,3 +150,30 @@ def test_work_that_no_answer_changes_is_done_once(monkeypatch: pytest.MonkeyPatc
     assert made == []
     check(problem, sets["one entry off"], "<answers>", prepared=prepared)
     assert made and all(c.overrides for c in made)  # each run carries the answerer's own numbers
+
+
+@pytest.mark.parametrize("text", ["0.155", "-2", "12.5", "0", "-0.000", "0.1645", "123456789012345.5", "7"])
+def test_plain_decimals_read_as_their_exact_value_rounded_once(text: str) -> None:
+    """The fast reading of a plain decimal is the exact decimal (a fraction) rounded once to a double,
+    with the decimals as written."""
+    vals, decs = _numbers([text], "a.toml", "k", 3)
+    assert vals[0] == float(Fraction(text))
+    assert np.signbit(vals[0]) == text.startswith("-")
+    assert decs[0] == (len(text.split(".")[1]) if "." in text else 3)
+
+
+@pytest.mark.parametrize("text", ["٣", "1٫5", " 0.5", "+0.5", "−0.5", "1e3", "1/3"])
+def test_other_numbers_are_read_by_the_grammar(text: str) -> None:
+    """What is not ASCII digits with one point goes through attncalc's number grammar as before:
+    read the same, or refused with its message."""
+    from attncalc.errors import ProblemError
+    from attncalc.numbers import parse_number, to_float
+
+    try:
+        expected = to_float(parse_number(text))
+    except Exception:
+        with pytest.raises(ProblemError):
+            _numbers([text], "a.toml", "k", 3)
+        return
+    vals, _ = _numbers([text], "a.toml", "k", 3)
+    assert vals[0] == expected
