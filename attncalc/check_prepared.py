@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .derivation import Derivation
     from .parse import Problem
 
-KEPT = 50_000  # step values kept per problem, in the runs made without the answerer's numbers
+KEPT = 20_000  # step values kept per problem (a few MB at most), in the runs made without the answerer's numbers
 
 
 class Prepared:
