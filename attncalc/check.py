@@ -41,6 +41,7 @@ from .check_answers import (
 )
 from .check_labels import carried_by_slip, label_slip
 from .check_notes import fmt_nested, given_text, hand_chain_note, mistake_note, nested_list, rounded_list, slip_note
+from .check_prepared import Prepared
 from .check_report import Report, StepResult
 from .check_runs import Runs
 from .check_slips import began_at, named_slip, slip_carried, wrong_ancestors
@@ -75,16 +76,21 @@ def check(
     answers_file: str,
     tolerance: Tolerance | None = None,
     key_prefix: str = "",
+    prepared: Prepared | None = None,
 ) -> Report:
-    """Grade answers (raw table keyed by step id) against a problem."""
+    """Grade answers (raw table keyed by step id) against a problem. ``prepared`` (the problem's
+    :class:`~attncalc.check_prepared.Prepared`, made once) keeps the work no answer changes across
+    checks; the report is the same with it or without it."""
     tol = tolerance or Tolerance()
-    truth = solve(problem, exact=False, carry_rounded=False)
+    if prepared is not None and prepared.problem is not problem:
+        raise ValueError("check: prepared is another problem's")
+    truth = prepared.truth if prepared is not None else solve(problem, exact=False, carry_rounded=False)
     answers = parse_answers(raw_answers, truth, answers_file, key_prefix)
     points = grading.step_points(problem.grading, truth.step_ids, problem.path, grading.copy_steps(truth))
     # a value the problem states (a gate given as numbers) is not computed: no points, not unanswered
     computed = grading.computed_steps(truth)
     points = {k: (v if k in computed else 0.0) for k, v in points.items()}
-    runs = Runs(problem, answers)
+    runs = Runs(problem, answers, prepared)
     by_id = {a.id: a for a in answers}
     givens = {i.name: np.asarray(i.value, dtype=float) for i in truth.inputs}
     results: list[StepResult] = []
@@ -104,8 +110,12 @@ def check(
         # answerer's own work, is honest work even when it comes out [0.5, 0.5]
         if r.verdict == "wrong" and r.mistake is None and not isinstance(ans.values, str):
             why = grading.degenerate(np.asarray(ans.values, dtype=float), ans.decimals, step.value, givens)
-        near = {k: v for k, v in flawed.items() if ans.id in runs.descendants(k)}
-        r = grading.award(r, problem.grading, points[ans.id], why, grading.rests_on(ans, runs, near))
+        # (a correct step earns its right entries whatever it rests on: award reads this only for the others)
+        rests = None
+        if r.verdict != "correct":
+            near = {k: v for k, v in flawed.items() if ans.id in runs.descendants(k)}
+            rests = grading.rests_on(ans, runs, near)
+        r = grading.award(r, problem.grading, points[ans.id], why, rests)
         if why is not None:
             flawed[ans.id] = why
         results.append(r)
@@ -248,11 +258,13 @@ def _grade(
             hit |= matches(runs.value(ans.id, "float", overrides=overrides, shift=maybe))
             if not overrides:
                 seen.append((None, hit.copy()))
-            if overrides and unrounded:
+            # from the answerer's own answers only the entries matched count: once all are, no other chain can add one
+            enough = overrides and bool(hit.all())
+            if overrides and unrounded and not enough:
                 hit |= matches(
                     runs.value(ans.id, "float", overrides=True, shift=maybe, without=unrounded, patched=True)
                 )
-            for k in precisions:
+            for k in precisions if not enough else ():
                 chain = matches(runs.value(ans.id, "hand", k, overrides=overrides, shift=maybe), chain_decimals=k)
                 if not overrides and chain.all():
                     hand_only.append((maybe, k))
@@ -262,13 +274,29 @@ def _grade(
             if maybe is None or hit.sum() > best.sum():  # judge entries by the variant followed most
                 best = hit
             whole = whole or bool(hit.all())
-        if overrides and carried_slips:
+            if overrides and best.all():
+                break
+        if overrides and carried_slips and not best.all():
             hit, slip_whole = slip_carried(ans.id, runs, matches, precisions, carried_slips)
             best, whole = best | hit, whole or slip_whole
         return best, whole
 
-    ok, ok_whole = agree(overrides=False)
     answered = int((~open_).sum())
+    if matches(true).all():  # the truth as written: correct, with nothing to add (agree would find the same)
+        return StepResult(
+            ans.id,
+            step.title,
+            "correct",
+            nested_list(given),
+            expected,
+            [],
+            "",
+            given_shown=shown_given,
+            expected_shown=shown_expected,
+            right=answered,
+            entries=size,
+        )
+    ok, ok_whole = agree(overrides=False)
     if ok_whole:
         exact_truth = matches(true).all() or any(
             matches(runs.value(ans.id, "float", shift=maybe)).all() for maybe in SHIFTS

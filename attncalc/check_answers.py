@@ -19,6 +19,8 @@ from .numbers import parse_number, to_float
 from .parse import read_raw
 
 _PLAIN_DECIMAL = re.compile(r"^\s*[-+−]?\d*\.(\d+)\s*$")
+# 0.155, -2, 12.5: read by float() as parse_number reads them (both round the exact decimal once)
+_PLAIN_NUMBER = re.compile(r"-?[0-9]{1,15}(?:\.[0-9]{1,15})?")
 UNANSWERED = "?"  # an entry left out of an answer: not graded
 UNANSWERED_DECIMALS = -2
 SLACK = 1e-9
@@ -233,6 +235,8 @@ def _numbers(value: Any, file: str, key: str, default_dec: int) -> tuple[np.ndar
             return -math.inf, 0
         if isinstance(x, str) and x.strip() == UNANSWERED:
             return math.nan, UNANSWERED_DECIMALS
+        if isinstance(x, str) and _PLAIN_NUMBER.fullmatch(x):  # most answers: the float is Python's own
+            return float(x), _decimals_of(x, default_dec)
         try:
             node = parse_number(x)
         except NumberSyntaxError as exc:

@@ -10,7 +10,8 @@ steps' operands (the others keep the values alone).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -23,6 +24,18 @@ from .parse import Problem
 Run = tuple[dict[str, np.ndarray], dict[str, Step]]
 
 
+class Shared(Protocol):
+    """Where the runs that no answer changes are kept across checks (:class:`~attncalc.check_prepared.Prepared`)."""
+
+    probe: SlipProbe
+
+    def truth_run(self, key: tuple[Any, ...], make: Callable[[], Run | None]) -> Run | None: ...
+
+    def run(self, key: tuple[Any, ...], make: Callable[[], Run | None]) -> Run | None: ...
+
+    def descendants(self, step_id: str, stop: str | None, make: Callable[[], frozenset[str]]) -> frozenset[str]: ...
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class _Shape:
     """What a light run keeps of a step: its value's shape (or its label), not its operands."""
@@ -31,16 +44,18 @@ class _Shape:
 
 
 class Runs:
-    """Runs of one problem's mechanism, cached by how they were run."""
+    """Runs of one problem's mechanism, cached by how they were run (the runs no answer changes,
+    and the dependencies, kept across checks in ``shared``, the problem's :class:`Shared` store)."""
 
-    def __init__(self, problem: Problem, answers: list[Answer]) -> None:
+    def __init__(self, problem: Problem, answers: list[Answer], shared: Shared | None = None) -> None:
         self.problem = problem
+        self.shared = shared
         self.mech = MECHANISMS[problem.kind]
         self.overrides = {a.id: np.asarray(a.values, dtype=float) for a in answers if not isinstance(a.values, str)}
         # wrong answers with their right entries at the true, unrounded value (set by check as it grades)
         self.patched: dict[str, np.ndarray] = {}
         self._cache: dict[tuple[Any, ...], Run | None] = {}
-        self._probe = SlipProbe()
+        self._probe = shared.probe if shared is not None else SlipProbe()
         self._descendants: dict[str, frozenset[str]] = {}
         self.last: str | None = None
         self._index: dict[str, int] = {}
@@ -112,8 +127,17 @@ class Runs:
         given = {k: (self.patched[k] if from_patch else self.overrides[k]) for k, from_patch in used} or None
         truth = mode == "float" and not used and mistake is None and shift is None and not light and stop_after is None
         slip: Any = self._probe if truth else mistake
-        chain = Chain(mode, decimals, overrides=given, mistake=slip, mistake_arg=arg, stop_after=stop_after)
-        self._cache[full] = self._run(chain, shift, light)
+
+        def make() -> Run | None:
+            chain = Chain(mode, decimals, overrides=given, mistake=slip, mistake_arg=arg, stop_after=stop_after)
+            return self._run(chain, shift, light)
+
+        if self.shared is None or used:
+            self._cache[full] = make()
+        elif truth:
+            self._cache[full] = self.shared.truth_run(full, make)
+        else:  # no answer in it: the same run for every answerer
+            self._cache[full] = self.shared.run(full, make)
         return self._cache[full]
 
     def _run(self, chain: Chain, shift: str | None, light: bool) -> Run | None:
@@ -168,6 +192,14 @@ class Runs:
         exactly as fine as the computation: head 2 does not depend on head 1, nor time step 1 on step 2."""
         if step_id in self._descendants:
             return self._descendants[step_id]
+        if self.shared is not None:  # the same for every answerer whose last answer is the same step
+            got = self.shared.descendants(step_id, self.last, lambda: self._find_descendants(step_id))
+        else:
+            got = self._find_descendants(step_id)
+        self._descendants[step_id] = got
+        return got
+
+    def _find_descendants(self, step_id: str) -> frozenset[str]:
         truth = self.get("float")
         assert truth is not None
         base_values, base_steps = truth
@@ -198,9 +230,7 @@ class Runs:
                         out.add(k)
                 elif k not in chain.computed or not _same(chain.computed[k], base_values[k]):
                     out.add(k)  # (a step not reached, or never finished, is counted in: to be safe)
-        got = frozenset(out) if worked else frozenset(later)  # no run: every later step, to be safe
-        self._descendants[step_id] = got
-        return got
+        return frozenset(out) if worked else frozenset(later)  # no run: every later step, to be safe
 
 
 def problem_steps(runs: Runs) -> list[str]:

@@ -4,12 +4,17 @@
 
 A uvicorn server (`attncalc serve`, on 127.0.0.1) serves decoder-dot and the 2-head multi-head
 self-attention problem; ``--clients`` threads, each with its own keep-alive connection, post
-answers as JSON to /problems/NAME/check (a whole answer key, and the same with a slip, in turn)
-until ``--requests`` answers are graded (bounded in time as well). Reported: answers checked per
-second and the p50/p95 latency; the baseline, measured in the same run, is the command a TA would
-otherwise run, `attncalc check PROBLEM ANSWERS --format json` in a fresh process per answer (its
-median time). Targets (issue 27): at least 20x the command's answers per second, p95 under 250 ms
-at 50 clients. No test asserts timings: this script reports.
+answers as JSON to /problems/NAME/check (a whole answer key, and the same with its first entry off
+by one, a wrong first step, in turn) until ``--requests`` answers are graded (bounded in time as
+well). Reported: answers checked per second and the p50/p95 latency; the baseline, measured in the
+same run, is the command a TA would otherwise run, `attncalc check PROBLEM ANSWERS --format json`
+in a fresh process per answer (its median time). Targets (issue 27): at least 20x the command's
+answers per second, p95 under 250 ms at 50 clients. No test asserts timings: this script reports.
+
+The clients, the server and anything else running share the machine's cores, so the script also
+prints the load average before and after, and the CPU time of one check of each answer in this
+process, without HTTP (the work behind the route, the served problem prepared and warm): the time a
+core spends per answer, which the load of other jobs changes far less than the latency.
 """
 
 from __future__ import annotations
@@ -168,6 +173,28 @@ def same_as_cli(port: int, bodies: dict[str, list[str]]) -> bool:
     return True
 
 
+def in_process(bodies: dict[str, list[str]], repeat: int = 21) -> dict[tuple[str, int], float]:
+    """CPU seconds of one check of each body by the JSON route's work, in this process (median of
+    ``repeat`` after one to warm the served problem)."""
+    from attncalc.serve.served import Catalog, collect
+    from attncalc.serve.work import State, check_json
+
+    served = collect([str(p) for p in PROBLEMS.values()], None, notes=False)
+    state = State(Catalog(served), None, 1 << 30, {})  # type: ignore[arg-type]  (no templates: JSON only)
+    out = {}
+    for name, bs in bodies.items():
+        for k, body in enumerate(bs):
+            data = body.encode()
+            check_json(state, served[name], data)
+            times = []
+            for _ in range(repeat):
+                t0 = time.process_time()
+                check_json(state, served[name], data)
+                times.append(time.process_time() - t0)
+            out[name, k] = statistics.median(times)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clients", type=int, default=50)
@@ -177,6 +204,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5, help="runs of the command per problem for the baseline")
     args = ap.parse_args()
     bodies = answer_bodies()
+    load_before = os.getloadavg()
     proc, port = start_server(args.workers)
     try:
         agree = same_as_cli(port, bodies)
@@ -185,7 +213,9 @@ def main() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+    load_after = os.getloadavg()
     base = cli_baseline(bodies, args.runs)
+    cpu = in_process(bodies)
     rate = len(latencies) / wall
     cli_rate = len(base) / sum(base.values())  # answers per second, the two problems in turn
     q = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [float("nan")] * 99
@@ -199,6 +229,16 @@ def main() -> None:
         print(f"  {'attncalc check, ' + name:<36} {1 / t:10.2f} {t * 1000:7.1f}ms")
     print(
         f"  ratio server / command: {rate / cli_rate:.1f}x (target ≥ 20x); p95 {q[94] * 1000:.0f} ms (target < 250 ms)"
+    )
+    print(
+        f"  load average (1 min) before the load {load_before[0]:.1f}, after it {load_after[0]:.1f} ({os.cpu_count()} cores)"
+    )
+    shown = ", ".join(
+        f"{name} {'key' if k == 0 else 'one entry off'} {t * 1000:.1f} ms" for (name, k), t in cpu.items()
+    )
+    mean = statistics.mean(cpu.values())
+    print(
+        f"  in-process CPU per check (no HTTP): {shown}; mean {mean * 1000:.1f} ms = {1 / mean:.0f} answers/s per core"
     )
 
 

@@ -75,6 +75,7 @@ LAYERS: list[set[str]] = [
         "check_answers",
         "check_labels",
         "check_notes",
+        "check_prepared",
         "check_report",
         "check_runs",
         "check_slips",

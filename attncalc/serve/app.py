@@ -231,7 +231,10 @@ def _pairs(body: bytes) -> list[tuple[str, str]]:
 
 async def _served(state: State, request: Request) -> Served:
     name = request.path_params["name"]
-    try:
+    found = state.catalog.served.get(name)
+    if found is not None:  # a file's problem, read at start: no thread needed to look it up
+        return found
+    try:  # a variant may have to be drawn and solved: in a worker thread
         served = await run_in_threadpool(state.catalog.get, name)
     except AttncalcError:
         served = None

@@ -14,29 +14,45 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..derivation import Derivation
 from ..errors import AttncalcError, printable
 from ..parse import Problem
 
+if TYPE_CHECKING:
+    from ..check_prepared import Prepared
+
 SUFFIXES = (".toml", ".yaml", ".yml", ".json")
 VARIANT = re.compile(r"^variant-([a-z][a-z0-9-]*)-(0|[1-9]\d{0,8})$")  # one name per seed: no leading zeros
-CACHED = 64  # variants kept per worker, and 4x as many views (the files' problems are always kept)
+CACHED = 64  # variants kept per worker (each with its prepared runs), and 4x as many views (the files' problems are always kept)
 
 
 @dataclass(frozen=True)
 class Served:
     """One problem on offer: its name in URLs, the file it came from ("" for a variant), the problem,
-    its worked derivation, and for a variant the problem table ``generate`` drew."""
+    its worked derivation, for a variant the problem table ``generate`` drew, and the problem made
+    ready for grading (what no answer changes, worked out once for every request that checks it)."""
 
     name: str
     source: str
     problem: Problem
     derivation: Derivation
     raw: dict[str, Any] | None = None
+    prepared: Prepared | None = field(default=None, compare=False, repr=False)
+
+
+def prepare(problem: Problem) -> Prepared | None:
+    """The problem made ready for grading, or None when that fails (then each check works it out
+    itself, and says what is wrong as ``attncalc check`` would)."""
+    from ..check_prepared import Prepared
+
+    try:
+        return Prepared(problem)
+    except AttncalcError:
+        return None
 
 
 def _problem_files(folder: Path) -> list[Path]:
@@ -77,11 +93,11 @@ def collect(paths: list[str], max_bytes: int | None, notes: bool = True) -> dict
                         sys.stderr.write(f"attncalc: note: skipped {printable(str(exc))}\n")
                     continue
                 name = _unique(f.stem, set(served))
-                served[name] = Served(name, str(f), problem, d)
+                served[name] = Served(name, str(f), problem, d, prepared=prepare(problem))
         else:
             problem = load_problem(arg, max_bytes)
             name = _unique(path.stem, set(served))
-            served[name] = Served(name, arg, problem, solve(problem))
+            served[name] = Served(name, arg, problem, solve(problem), prepared=prepare(problem))
     return served
 
 
@@ -141,7 +157,8 @@ class Catalog:
         # titled by kind and seed (generate numbers its variants, and every one drawn here is its "Variant 1")
         raw = {**variant.problem, "title": f"Practice: {kind}, seed {seed}"}
         problem = problem_of(raw, name)
-        return Served(name, "", problem, dataclasses.replace(variant.derivation, problem=problem), raw)
+        d = dataclasses.replace(variant.derivation, problem=problem)
+        return Served(name, "", problem, d, raw, prepare(problem))
 
     def cached(self, key: tuple[str, str], make: Callable[[], object]) -> object:
         """What ``make`` builds for ``key`` (a view of a served problem), built once per worker."""

@@ -18,7 +18,7 @@ from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-from ..check import flatten_ids
+from ..check import Report, flatten_ids
 from ..errors import ProblemError
 from . import answers as form
 from .page import page_context, question_html, revealed_html, step_views, summary_of
@@ -52,17 +52,24 @@ def whole(text: str | None, default: int) -> int:
     return int(text) if text is not None and text.isdigit() and len(text) < 7 else default
 
 
+def check_answers(served: Served, answers: dict[str, Any]) -> Report:
+    """What ``attncalc.api.check(problem, answers)`` returns for a dict of answers, with the served
+    problem's prepared work (the same report, sooner)."""
+    from ..api_args import plain
+    from ..check import Tolerance, check
+
+    return check(served.problem, plain(answers, "<answers>"), "<answers>", Tolerance(), prepared=served.prepared)
+
+
 def _grade(served: Served, answers: dict[str, Any]) -> tuple[Any, dict[str, str]]:
     """check's report of the answers, or None and check's message for each bad entry (by field, or
     by step id or "" when it names no single field), found one after the other."""
-    from ..api import check as api_check
-
     errors: dict[str, str] = {}
     for _ in range(MAX_MARKED):
         if not answers:
             break
         try:
-            report = api_check(served.problem, answers)
+            report = check_answers(served, answers)
         except ProblemError as exc:
             field = form.field_of_error(exc, answers)
             if field is None or field in errors:
@@ -112,7 +119,6 @@ def _json_error(message: str) -> Response:
 
 
 def check_json(state: State, served: Served, body: bytes) -> Response:
-    from ..api import check as api_check
     from ..reports.check_view import reports_json
 
     answers, failed = _json_answers(served, body)
@@ -120,21 +126,19 @@ def check_json(state: State, served: Served, body: bytes) -> Response:
         return failed
     assert answers is not None
     try:
-        report = api_check(served.problem, answers)
+        report = check_answers(served, answers)
     except ProblemError as exc:
         return _json_error(str(exc))
     return Response(reports_json([report]), media_type="application/json")
 
 
 def download_json(state: State, served: Served, body: bytes) -> Response:
-    from ..api import check as api_check
-
     answers, failed = _json_answers(served, body)
     if failed is not None:
         return failed
     assert answers is not None
     try:
-        api_check(served.problem, answers)  # what cannot be graded is not written
+        check_answers(served, answers)  # what cannot be graded is not written
     except ProblemError as exc:
         return _json_error(str(exc))
     flat = flatten_ids(answers)
