@@ -9,7 +9,7 @@ For every answered step the verdict is, in this order:
   (the step recomputed from them, in floats or in the hand chain, or the chain of a slip named at
   one of them): the error began at an earlier answer this step depends on (the answers a step
   depends on are found from the computation, :meth:`~attncalc.check_runs.Runs.descendants`);
-* ``wrong``: neither. Then the usual slips are tried (:data:`attncalc.arith.MISTAKES`, each a
+* ``wrong``: neither. Then the usual slips are tried (:data:`attncalc.mistakes.MISTAKES`, each a
   switch in the mechanisms; only those the computation consults) and the one whose recomputation
   gives the answer at its precision is named (:mod:`attncalc.check_slips`), once; failing that, the
   wrong entries are written out from the answerer's own numbers ("e_2 = 0.6·0.42 + … = 0.365,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .arith import MISTAKES
 from .check_slips import _agrees_above, mistake_args
 from .derivation import Argmax
+from .mistakes import MISTAKES
 
 if TYPE_CHECKING:
     from .check_answers import Answer, Tolerance

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .arith import MISTAKES, round_array, round_half_up
+from .arith import round_array, round_half_up
 from .check_answers import UNANSWERED, UNANSWERED_DECIMALS, Answer
 from .check_runs import as_step
 from .derivation import Concat, Count, Product, Step
 from .fmt import entry_label, fixed, fmt, paren
+from .mistakes import MISTAKES
 from .parse import Problem
 from .parse.data import cell_of, output_layer_of
 from .render import expand

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .arith import MISTAKES
+from .mistakes import MISTAKES
 from .parse.data import output_layer_of
 
 if TYPE_CHECKING:

@@ -14,9 +14,9 @@ import typer
 from . import kinds
 from .cli_base import Detail, MaxFileSize, MaxPages, write_output
 from .cli_base import fail as _fail
-from .cli_files import PROBLEM_ONLY_KEYS, first_file, same_file
+from .cli_files import PROBLEM_ONLY_KEYS, first_file
+from .cli_io import grade_one
 from .cli_io import max_bytes as _max_bytes
-from .cli_io import named_problem as _named_problem
 from .errors import printable
 
 
@@ -123,7 +123,7 @@ def check(
             student = None
             try:
                 raw, own_problem, student = read_answers(path, limit)
-                reports.append(_grade_one(path, raw, own_problem, student, problem, paths[0], limit, tol))
+                reports.append(grade_one(path, raw, own_problem, student, problem, paths[0], limit, tol))
                 entries.append(reports[-1])
             except AttncalcError as exc:
                 if len(answer_paths) == 1 and format is not CheckFormat.csv:
@@ -177,36 +177,6 @@ def check(
     else:
         sys.stdout.write(text)
     raise typer.Exit(2 if bad else 0 if all(r.all_correct for r in reports) else 1)
-
-
-def _grade_one(
-    path: str,
-    raw: dict[str, Any],
-    own_problem: str | None,
-    student: str | None,
-    problem: Any,
-    first: str,
-    limit: int | None,
-    tol: Any,
-) -> Any:
-    """Grade one answers file: against the PROBLEM given first, else the problem the file names."""
-    import dataclasses
-
-    from .check import check as grade
-
-    # a PROBLEM on the command line wins: the file's own problem = is followed only without one
-    if problem is not None:
-        if own_problem is not None and not same_file(own_problem, first):
-            sys.stderr.write(
-                f"attncalc: note: {printable(path)} names problem {printable(own_problem)}; "
-                f"graded against {printable(first)}, the PROBLEM given first\n"
-            )
-        return dataclasses.replace(grade(problem, raw, path, tol), student=student)
-    if own_problem is None:
-        from .errors import ProblemError
-
-        raise ProblemError(path, "problem", "this answers file names no problem; give the PROBLEM file first")
-    return dataclasses.replace(grade(_named_problem(path, own_problem, limit), raw, path, tol), student=student)
 
 
 class GenFormat(StrEnum):

@@ -96,3 +96,35 @@ def named_problem(answers: str, problem: str, limit: int | None) -> Any:
         if exc.key or exc.file != problem:
             raise
         raise ProblemError(answers, "problem", f"{problem}: {exc.message}") from None
+
+
+def grade_one(
+    path: str,
+    raw: dict[str, Any],
+    own_problem: str | None,
+    student: str | None,
+    problem: Any,
+    first: str,
+    limit: int | None,
+    tol: Any,
+) -> Any:
+    """Grade one answers file: against the PROBLEM given first, else the problem the file names."""
+    import dataclasses
+
+    from .check import check as grade
+    from .cli_files import same_file
+    from .errors import printable
+
+    # a PROBLEM on the command line wins: the file's own problem = is followed only without one
+    if problem is not None:
+        if own_problem is not None and not same_file(own_problem, first):
+            sys.stderr.write(
+                f"attncalc: note: {printable(path)} names problem {printable(own_problem)}; "
+                f"graded against {printable(first)}, the PROBLEM given first\n"
+            )
+        return dataclasses.replace(grade(problem, raw, path, tol), student=student)
+    if own_problem is None:
+        from .errors import ProblemError
+
+        raise ProblemError(path, "problem", "this answers file names no problem; give the PROBLEM file first")
+    return dataclasses.replace(grade(named_problem(path, own_problem, limit), raw, path, tol), student=student)

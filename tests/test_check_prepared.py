@@ -18,12 +18,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attncalc.arith import MISTAKES, Chain, SlipProbe, round_half_up
+from attncalc.arith import Chain, SlipProbe, round_half_up
 from attncalc.check import Tolerance, check
 from attncalc.check_answers import _numbers
 from attncalc.check_prepared import Prepared
 from attncalc.check_runs import as_step
 from attncalc.mechanisms import MECHANISMS, solve
+from attncalc.mistakes import MISTAKES
 from attncalc.parse import Problem, load_problem, parse_problem
 
 from .helpers import PROBLEMS

@@ -90,6 +90,7 @@ LAYERS: list[set[str]] = [
         "elementwise",
         "fmt",
         "arith",
+        "mistakes",
     },  # the derivation model, number formatting, the hand/exact/float chains
     {
         "parse",

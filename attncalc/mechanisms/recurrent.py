@@ -12,7 +12,7 @@ from .cell_names import given_labels
 from .cells import Names, cell_step
 from .training import TRAINING_SLIPS
 
-# the slips that can happen in a cell of these kinds (attncalc.arith.MISTAKES says each one)
+# the slips that can happen in a cell of these kinds (attncalc.mistakes.MISTAKES says each one)
 MISTAKES_BY_KIND = {
     "sigmoid_for_tanh": ("rnn", "lstm", "gru"),
     "tanh_for_sigmoid": ("lstm", "gru"),

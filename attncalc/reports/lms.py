@@ -7,7 +7,7 @@ student's own earlier answers: the key (the true value rounded half away from ze
 (every step rounded to the asked decimals and carried forward: as the hand mode works it, and with each
 step exact from the carried ones), and each step from the rounded key of the earlier steps, with and
 without the maximum subtracted before the exponentials; each within half a unit of the last decimal. A
-named slip (:data:`attncalc.arith.MISTAKES`, made at this step on the true earlier values or on the
+named slip (:data:`attncalc.mistakes.MISTAKES`, made at this step on the true earlier values or on the
 rounded key, or from the start of the hand chain)
 whose rounded value is none of those becomes an answer worth the problem's ``slip`` share, with check's
 note as its feedback. A label (a prediction, a decode's token, a beam) is a choice; a beam search's kept
@@ -27,9 +27,10 @@ from typing import Any
 import numpy as np
 
 from .. import grading
-from ..arith import MISTAKES, round_half_up
+from ..arith import round_half_up
 from ..derivation import Argmax, Derivation, Step
 from ..fmt import entry_indices, entry_label
+from ..mistakes import MISTAKES
 
 SHIFTS = (None, "never", "always")  # check accepts exponentials with or without the maximum subtracted
 
