@@ -277,7 +277,7 @@ def _grade(
             if overrides and best.all():
                 break
         if overrides and carried_slips and not best.all():
-            hit, slip_whole = slip_carried(ans.id, runs, matches, precisions, carried_slips)
+            hit, slip_whole = slip_carried(ans.id, runs, matches, precisions, carried_slips, ctx.answers, tol)
             best, whole = best | hit, whole or slip_whole
         return best, whole
 

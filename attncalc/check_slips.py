@@ -160,13 +160,23 @@ def _agrees_above(step_id: str, slip: Slip, runs: Runs, answers: dict[str, Answe
 
 
 def slip_carried(
-    ans_id: str, runs: Runs, matches: Matcher, precisions: list[int], slips: list[Slip]
+    ans_id: str,
+    runs: Runs,
+    matches: Matcher,
+    precisions: list[int],
+    slips: list[Slip],
+    answers: dict[str, Answer],
+    tol: Tolerance,
 ) -> tuple[np.ndarray, bool]:
     """Entries matching the chain of a slip named at an earlier answer this step rests on (in floats,
-    or rounded at the answer's precisions): a slip carried on at any precision."""
+    or rounded at the answer's precisions): a slip carried on at any precision. The chain runs from
+    the start, so it stands for the answerer's work only when every earlier answer the step depends
+    on agrees with it: a second wrong answer it does not explain leaves the step not carried."""
     best: np.ndarray | None = None
     whole = False
     for slip in slips:
+        if not _agrees_above(ans_id, slip, runs, answers, tol):
+            continue
         hit: np.ndarray | None = None
         for value, k in slip_chain_values(runs, ans_id, slip, precisions, overrides=False):
             m = matches(value) if k is None else matches(value, chain_decimals=k)

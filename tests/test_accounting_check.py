@@ -71,6 +71,30 @@ def test_a_wrong_count_carries_into_the_total() -> None:
     assert rs["memory.parameters"].verdict == "carried"
 
 
+def test_a_total_carried_only_when_it_follows_from_every_earlier_answer() -> None:
+    # LLaMA-2-7B with two slips: layer.ffn = 3 · 4,096 · (4 · 4,096) = 201,326,592 (true 3 · 4,096 ·
+    # 11,008 = 135,266,304) and lm_head = 0 (true 32,000 · 4,096 = 131,072,000).
+    true_ffn, slip_ffn, head = 3 * 4096 * 11008, 3 * 4096 * 4 * 4096, 32000 * 4096
+    assert (true_ffn, slip_ffn, head) == (135_266_304, 201_326_592, 131_072_000)
+    # 6,738,415,616 − 131,072,000: the TRUE FFN with no head, not what these answers add up to
+    only_head = 6_738_415_616 - head
+    assert only_head == 6_607_343_616
+    # the student's own total: 32 blocks with the wider FFN, no head
+    own = 6_738_415_616 - head + 32 * (slip_ffn - true_ffn)
+    assert own == 8_721_272_832
+    base = {"layer.ffn": slip_ffn, "lm_head": 0}
+    rs = grade(LLAMA, {**base, "parameters": only_head})
+    assert rs["layer.ffn"].mistake == "swiglu_4d_ff" and rs["lm_head"].mistake == "lm_head_left_out"
+    assert rs["parameters"].verdict == "wrong", rs["parameters"].note
+    assert rs["parameters"].began_at is None
+    rs = grade(LLAMA, {**base, "parameters": own})
+    assert rs["parameters"].verdict == "carried"
+    assert rs["parameters"].began_at in ("layer.ffn", "lm_head")
+    # with the FFN right, the head's slip alone is carried into the total, and began there
+    rs = grade(LLAMA, {"layer.ffn": true_ffn, "lm_head": 0, "parameters": only_head})
+    assert rs["parameters"].verdict == "carried" and rs["parameters"].began_at == "lm_head"
+
+
 # ------------------------------------------------------------------ each slip, both ways
 
 # (problem, step, the answer with the slip worked by hand, the slip)
