@@ -21,6 +21,9 @@ from .parse import read_raw
 _PLAIN_DECIMAL = re.compile(r"^\s*[-+−]?\d*\.(\d+)\s*$")
 # 0.155, -2, 12.5: read by float() as parse_number reads them (both round the exact decimal once)
 _PLAIN_NUMBER = re.compile(r"-?[0-9]{1,15}(?:\.[0-9]{1,15})?")
+# 75,497,472: a whole number with its digits grouped by commas in threes, as the views print counts
+# (read only for a count; a leading 0, as in 0,155, is a decimal comma and stays an error)
+GROUPED = re.compile(r"\s*(-?[1-9][0-9]{0,2}(?:,[0-9]{3})+)\s*")
 UNANSWERED = "?"  # an entry left out of an answer: not graded
 UNANSWERED_DECIMALS = -2
 SLACK = 1e-9
@@ -189,13 +192,16 @@ def parse_answers(raw: dict[str, Any], derivation: Derivation, file: str, key_pr
             out.append(Answer(step_id, str(value), None))
             continue
         shape = np.shape(step.value)
+        written = value
+        if isinstance(step, Count):
+            value = ungrouped(value)
         vals, decs = _numbers(value, file, key, default_dec)
         if isinstance(step, Count):  # a whole number: an exact form (3·97216102400) is judged as one, to the unit
             decs = np.where(decs == -1, 0, decs)
         if vals.shape != shape:
             raise ProblemError(file, key, f"expected {_shape_words(shape)}, got {_shape_words(vals.shape)}")
         _unanswered(file, key, vals)
-        out.append(Answer(step_id, vals, decs, _as_written(value)))
+        out.append(Answer(step_id, vals, decs, _as_written(written)))
     order = {s: i for i, s in enumerate(valid)}
     return sorted(out, key=lambda a: order[a.id])
 
@@ -219,6 +225,18 @@ def flatten_ids(raw: dict[str, Any], prefix: str = "", file: str = "<answers>") 
                 raise ProblemError(file, step_id, "answered twice (once written with dots, once quoted?)")
             out[step_id] = value
     return out
+
+
+def ungrouped(value: Any) -> Any:
+    """A count written with thousands separators ("75,497,472") as its digits ("75497472"); anything
+    else as it is (a list "1,2" is not a grouping in threes, and stays an error)."""
+    if isinstance(value, list):
+        return [ungrouped(v) for v in value]
+    if isinstance(value, str):
+        m = GROUPED.fullmatch(value)
+        if m:
+            return m.group(1).replace(",", "")
+    return value
 
 
 def _shape_words(shape: tuple[int, ...]) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from attncalc.check import check
+from attncalc.errors import ProblemError
 from attncalc.generate import Options, answers_toml, generate, problem_toml
 from attncalc.mechanisms import solve
 from attncalc.parse import load_problem
@@ -52,6 +53,22 @@ def test_a_count_is_judged_to_the_unit(answer: Any, right: bool) -> None:
     assert 12 * 10_369_984 == 124_439_808
     r = grade(GPT2, {"parameters": answer})["parameters"]
     assert (r.verdict == "correct") == right, (answer, r.verdict, r.note)
+
+
+def test_a_count_written_with_thousands_separators() -> None:
+    # GPT-2 small's cache, fp32: 2 · 12 layers · 12 heads · 64 · 1,024 tokens · 4 bytes
+    assert 2 * 12 * 12 * 64 * 1024 * 4 == 75_497_472
+    r = grade(GPT2, {"kv_cache": "75,497,472"})["kv_cache"]
+    assert r.verdict == "correct", r.note
+    r = grade(GPT2, {"kv_cache": "75,497,473"})["kv_cache"]
+    assert r.verdict == "wrong" and r.note.endswith("not 75,497,473.")
+    assert grade(GPT2, {"parameters": " 124,439,808 "})["parameters"].verdict == "correct"
+
+
+@pytest.mark.parametrize("written", ["1,2", "0,155", "7,5497,472", "75,497,47", "1,000.5"])
+def test_a_comma_that_is_not_a_grouping_in_threes_is_refused(written: str) -> None:
+    with pytest.raises(ProblemError, match="kv_cache: unexpected character ','"):
+        grade(GPT2, {"kv_cache": written})
 
 
 def test_large_counts_to_the_unit_and_the_expected_value_in_full() -> None:
