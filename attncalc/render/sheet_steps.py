@@ -292,8 +292,8 @@ class StepBlocks:
         self.add(MathLines(((counts.line(s), s.unit),)))
         self._result_at = len(self.out)
         more = counts.gib_text(s, self.dec)
-        if more:
-            self.add(Para(f"{s.symbol} {more}"))
+        if more:  # mathematics, so that the symbol is set with its subscript (M_params) in every view
+            self.add(MathLines(((f"{s.symbol} {more}", ""),)))
 
     def _step_Stated(self, s: Stated) -> None:
         self._result(s)

@@ -20,7 +20,7 @@ _TOKEN = re.compile(
     r"|(?P<tag><[A-Za-z/][\w/]*>)"  # a special token such as <eos> or <s>: a word, not two relations
     r"|(?P<name>[A-Za-z0-9]*__[A-Za-z0-9_]*)"  # a token such as __init__ or a__b: a name, not subscripts
     r"|(?P<word>[A-Za-z]+)"
-    r"|(?P<sub>_(?:[A-Za-z0-9]+(?:,[0-9A-Za-z]+)?))"
+    r"|(?P<sub>_(?:[A-Za-z]{2,}(?:-[A-Za-z]{2,})+|[A-Za-z0-9]+(?:,[0-9A-Za-z]+)?))"  # N_non-emb: one subscript
     r"|(?P<space>\s+)"
     r"|(?P<other>.)",
     re.S,
@@ -231,6 +231,8 @@ def to_tex(plain: str) -> str:
                 piece = text
             else:
                 piece = rf"\text{{{tex_text(text)}}}"
+        elif kind == "sub" and "-" in text:  # words joined by a hyphen (N_non-emb): upright, not a minus
+            piece = rf"_{{\text{{{tex_text(text[1:])}}}}}"
         elif kind == "sub":
             piece = "_{" + text[1:] + "}"
         elif kind == "space":

@@ -9,7 +9,7 @@ from .blocks import Details, Sheet
 
 # a symbol with subscripts in running text (W_out, b_hn, h_t, W_Q): set as maths, W with subscript out
 SUBSCRIPTED = re.compile(
-    r"(?<![\w\\.])([A-Za-z][\u0303\u0302→←]?(?:_[A-Za-z0-9]{1,5})+|weight_ih|weight_hh|bias_ih|bias_hh|recurrent_kernel)(?![\w])"
+    r"(?<![\w\\.])([A-Za-z][\u0303\u0302→←]?(?:_(?:[A-Za-z]{2,}-[A-Za-z]{2,}|[A-Za-z0-9]{1,6}))+|weight_ih|weight_hh|bias_ih|bias_hh|recurrent_kernel)(?![\w])"
 )
 
 
