@@ -190,3 +190,12 @@ def test_check_json_gives_counts_as_exact_integers() -> None:
     r = grade(GPT2, {"parameters": 124_439_807})["parameters"]
     assert r.expected == 124_439_808 and type(r.expected) is int
     assert r.given == 124_439_807 and type(r.given) is int
+
+
+@pytest.mark.parametrize("seed", range(1, 9))
+def test_generated_tokens_fit_the_context(seed: int) -> None:
+    # seed 3 drew a RoPE model with context 256 and tokens 2048: a model is run within its context
+    # (a learned table could not even hold them), in both families
+    for raw in generate(Options(kind="accounting", count=6, seed=seed)).problems:
+        g = raw["given"]
+        assert g["tokens"] <= g["context"], g

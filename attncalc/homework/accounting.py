@@ -27,6 +27,7 @@ def _draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     d = rng.choice(D_MODEL)
     d_head = rng.choice([h for h in D_HEAD if d % h == 0])
     heads = d // d_head
+    # tokens are drawn at most the context: RoPE has no table, but a model is run within its context
     context = rng.choice(CONTEXT)
     given: dict[str, Any] = {
         "vocab": rng.choice(VOCAB),
@@ -45,7 +46,8 @@ def _draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
         given.update(
             kv_heads=rng.choice(kv) if kv and rng.random() < 0.6 else heads,
             d_ff=-(-8 * d // 3 // 64) * 64, ffn="swiglu", norm="rms", bias=False, positions="rope",
-            tie_embeddings=False, tokens=rng.choice(CONTEXT), dtype=rng.choice(("bf16", "fp16")),
+            tie_embeddings=False, tokens=rng.choice([t for t in CONTEXT if t <= context]),
+            dtype=rng.choice(("bf16", "fp16")),
         )  # fmt: skip
     given["batch"] = rng.choice((1, 1, 2, 4, 8))
     if rng.random() < 0.3:
