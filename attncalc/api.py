@@ -38,13 +38,25 @@ def _from_keywords(keys: dict[str, Any]) -> dict[str, Any]:
         raise ProblemError("<keywords>", "given", f"expected a table of keys, got {describe(given_raw)}")
     given: dict[str, Any] = dict(given_raw or {})
     for name, value in keys.items():
-        if name in TOP_LEVEL:
+        if name in TOP_LEVEL and not _given_only(keys.get("kind"), name):
             raw[name] = value
         else:
             given[name] = value
     if given:
         raw["given"] = given
     return raw
+
+
+def _given_only(kind: Any, name: str) -> bool:
+    """A top-level key's name that the kind has no top-level key for but declares in ``[given]``
+    (accounting's ``tokens``, a count, not the labels of the attention kinds): a key of ``[given]``."""
+    from .kinds import KINDS
+
+    if not isinstance(kind, str) or kind not in KINDS:
+        return False
+    top = KINDS[kind].declaration.top
+    given = top["given"].table if "given" in top else None
+    return name not in top and given is not None and name in given
 
 
 def problem_of(problem: ProblemLike, label: str = "<dict>") -> Problem:
@@ -76,7 +88,8 @@ def solve(
     as a problem file. Or give the problem as keywords instead: ``kind``, ``score``, ``measure``,
     ``title``, ``description`` and ``tokens`` are top-level keys; ``settings``, ``head``, ``cell``,
     ``training``, ``encoder``, ``decoder`` (and ``given``, ``answers``) take a dict each for that
-    table; every other keyword is a key of ``[given]``::
+    table; every other keyword is a key of ``[given]``, and so is a top-level name the kind has only
+    in ``[given]`` (kind accounting's ``tokens=512``, a count; ``given={"tokens": 512}`` says it too)::
 
         d = attncalc.solve(kind="attention", score="dot", query=[1, 1], keys=[[1, 0], [0, 2]])
         d["weights"]  # [0.2689..., 0.7310...]
