@@ -12,7 +12,7 @@ import numpy as np
 from .arith import round_array, round_half_up
 from .check_answers import UNANSWERED, UNANSWERED_DECIMALS, Answer
 from .check_runs import as_step
-from .derivation import Concat, Count, Product, Step
+from .derivation import Concat, Count, Formula, Product, Step
 from .fmt import entry_label, fixed, fmt, paren
 from .mistakes import MISTAKES
 from .parse import Problem
@@ -48,6 +48,12 @@ def slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: in
         if ans.written is not None:
             wrote = np.asarray(ans.written, dtype=object)[idx] if idx else str(ans.written)
         rhs = expand.rhs(mine_step, idx, k) if mine_step is not None else None
+        if rhs == right:  # a count given as it is (count_11 = 6): said once, not "= 6 = 6"
+            rhs = None
+        # with nothing written out, the entry is named as the views name it: count_11 (e w)
+        rows = step.rows if rhs is None and len(idx) == 1 and isinstance(step, Formula) else None
+        if rows is not None and idx[0] < len(rows) and f"({rows[idx[0]]})" not in label:
+            label += f" ({rows[idx[0]]})"
         line = f"{label} = {rhs} = {right}, not {wrote}" if rhs else f"{label} = {right}, not {wrote}"
         at = own if own >= 0 else k  # a slip is recognised at the precision the entry was written with
         if isinstance(mine_step, Product):

@@ -341,6 +341,7 @@ class Input:
     cols: tuple[str, ...] | None = None
     role: str = ""  # one phrase: "decoder state (query)"
     words: bool = False  # a sentence: ``rows`` holds its tokens (value: their positions), shown as words
+    whole: bool = False  # a count (kind accounting): shown with thousands separators, 50,257
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -44,3 +44,30 @@ def test_a_subscript_minus_a_number_is_still_a_minus() -> None:
     assert to_tex("x_t-1") == "x_{t}-1"  # a one-letter subscript, then minus one
     assert to_tex("N_non-emb") == r"N_{\text{non-emb}}"
     assert to_html("N_non-emb") == "<i>N</i><sub>non-emb</sub>"
+
+
+def test_the_given_counts_have_separators_and_context_is_said_per_position_type() -> None:
+    gpt2 = solve_file("gpt2-small-accounting.toml")
+    text = gpt2.to_text()
+    assert "= 50,257" in text and "= 50257" not in text
+    assert "positions a learned table holds" in text  # learned positions: the table's size
+    tex = render([gpt2], "latex", "solution")
+    assert "$V = 50{,}257$" in tex and r"$\text{context}\ = 1{,}024$" in tex
+    llama = solve_file("llama2-7b-accounting.toml").to_text()  # RoPE: no table
+    assert "= 32,000" in llama and "= 11,008" in llama
+    assert "learned table" not in llama
+
+
+def test_a_bpe_count_typo_names_the_pair() -> None:
+    from pathlib import Path
+
+    from attncalc.check import check
+    from attncalc.parse import load_problem
+
+    from .helpers import PROBLEMS
+
+    # CS336's corpus: "e w" occurs only in newest (n e w e s t), 6 times; lower is l o w e r (w e, not e w)
+    answer = [7, 7, 8, 2, 3, 3, 3, 9, 9, 6, 7]
+    r = check(load_problem(Path(PROBLEMS, "bpe-cs336.toml")), {"1.pairs": answer}, "a.toml").results[0]
+    assert r.verdict == "wrong"
+    assert r.note == "count_11 (e w) = 6, not 7."

@@ -33,7 +33,7 @@ def inputs(p: Problem) -> list[Input]:
     a: Accounting = p.data
     rows: list[tuple[str, str, int, str]] = [
         ("vocab", "V", a.vocab, "the vocabulary's size"),
-        ("context", "context", a.context, "positions a learned table holds"),
+        ("context", "context", a.context, _context_role(a)),
         ("d_model", "d_model", a.d_model, "the residual stream's width"),
         ("layers", "L", a.layers, "blocks"),
         ("heads", "H", a.heads, "query heads"),
@@ -50,7 +50,14 @@ def inputs(p: Problem) -> list[Input]:
         rows.append(("latent", "d_c", a.latent, "the MLA latent's width"))
     if a.lora_rank is not None:
         rows.append(("lora_rank", "r", a.lora_rank, "the LoRA rank"))
-    return [Input(name, sym, np.asarray(float(v)), None, role=role) for name, sym, v, role in rows]
+    return [Input(name, sym, np.asarray(float(v)), None, role=role, whole=True) for name, sym, v, role in rows]
+
+
+def _context_role(a: Accounting) -> str:
+    """What the context is to this model: a learned table's positions, or the longest sequence run."""
+    if a.positions == "learned":
+        return "positions a learned table holds"
+    return "the longest sequence the model is run on (no position table)"
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:

@@ -64,6 +64,8 @@ class StepBlocks:
         if inp.words and inp.rows is not None:  # a sentence: its words, not their positions
             return Para(f"{inp.symbol} ({len(inp.rows)} tokens): {' '.join(inp.rows)}")
         v = np.asarray(inp.value)
+        if v.ndim == 0 and inp.whole:  # a count: V = 50,257
+            return MathLines(((f"{inp.symbol} = {int(v):,}", ""),))
         return self._matrix(inp.symbol, v, inp.rows, inp.cols, given=True)
 
     def _matrix(

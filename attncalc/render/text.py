@@ -142,6 +142,8 @@ class TextRenderer(TextSteps):
         head.append(f"  {inp.role}" if inp.role else "", style="dim")
         if inp.words and inp.rows is not None:  # a sentence: its words, not their positions
             return Group(head, Padding(Text(" ".join(inp.rows)), (0, 0, 0, 2)))
+        if inp.value.ndim == 0 and inp.whole:  # a count: 50,257
+            return Fit(head, Text(f"{int(inp.value):,}"))
         if inp.value.ndim == 0:
             return Fit(head, Text(self.n(inp.value)))
         if inp.value.ndim == 1 and inp.rows is not None and len(inp.rows) == len(inp.value) <= 12:
