@@ -107,6 +107,12 @@ def test_a_total_carried_only_when_it_follows_from_every_earlier_answer() -> Non
     rs = grade(LLAMA, {**base, "parameters": own})
     assert rs["parameters"].verdict == "carried"
     assert rs["parameters"].began_at in ("layer.ffn", "lm_head")
+    # the block's own total written right (4 · 4,096² + 135,266,304 + 2 · 4,096 = 202,383,360): the wrong
+    # layer.ffn no longer reaches the total, so the error it reflects began at lm_head, not layer.ffn
+    layer = 4 * 4096 * 4096 + true_ffn + 2 * 4096
+    assert layer == 202_383_360
+    rs = grade(LLAMA, {**base, "layer": layer, "parameters": only_head})
+    assert rs["parameters"].verdict == "carried" and rs["parameters"].began_at == "lm_head"
     # with the FFN right, the head's slip alone is carried into the total, and began there
     rs = grade(LLAMA, {"layer.ffn": true_ffn, "lm_head": 0, "parameters": only_head})
     assert rs["parameters"].verdict == "carried" and rs["parameters"].began_at == "lm_head"
