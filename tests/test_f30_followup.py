@@ -30,3 +30,10 @@ def test_clipping_factor_in_markdown_and_latex() -> None:
         text = _solve_cli(str(PROBLEMS / "adamw-clipping.toml"), "-f", fmt)
         line = next(x for x in text.splitlines() if "min}(1" in x)
         assert "10^{-6}" in line and "10-6" not in line, line
+
+
+def test_top_k_with_top_p_keeps_a_token_that_passes_both() -> None:
+    # Hugging Face runs both filters one after the other: kept = within k AND under p, never "or"
+    text = " ".join(_solve_cli(str(PROBLEMS / "decode-top-k-top-p.toml"), "-f", "markdown").split())
+    sentence = text[text.index("A token is kept when") :].split(".")[0]
+    assert " and " in sentence and " or " not in sentence, sentence
