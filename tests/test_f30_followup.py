@@ -3,9 +3,14 @@ draws inside the decay, templates."""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from attncalc.cli import app
+from attncalc.generate import Options, check_options, generate
 from attncalc.render.typeset import to_tex
 
 from .helpers import PROBLEMS
@@ -37,3 +42,24 @@ def test_top_k_with_top_p_keeps_a_token_that_passes_both() -> None:
     text = " ".join(_solve_cli(str(PROBLEMS / "decode-top-k-top-p.toml"), "-f", "markdown").split())
     sentence = text[text.index("A token is kept when") :].split(".")[0]
     assert " and " in sentence and " or " not in sentence, sentence
+
+
+@pytest.mark.parametrize("schedule", ["cosine", "linear"])
+@pytest.mark.parametrize("tokens", [2, 3, 4, 5, 8])
+def test_lr_schedule_draws_a_step_inside_the_decay(schedule: str, tokens: int) -> None:
+    # seed 11 with the default 3 tokens drew [80, 100, 400] with total 340: the decay was never asked
+    for seed in (11, 1, 2, 3):
+        o = Options(kind="lr-schedule", schedule=schedule, count=2, seed=seed, tokens=tokens)
+        check_options(o)
+        res = generate(o)
+        for raw, d in zip(res.problems, res.derivations, strict=True):
+            g = raw["given"]
+            w, total, steps = g["warmup"], g["total"], g["steps"]
+            assert len(steps) == tokens and w in steps
+            inside = [t for t in steps if w < t < total]
+            assert inside, (seed, steps, w, total)
+            lo, hi = g.get("lr_min", 0.0), g["lr_max"]
+            for t in inside:  # the decay's formula, written from its definition
+                frac = (t - w) / (total - w)
+                want = lo + (hi - lo) * (0.5 * (1 + math.cos(math.pi * frac)) if schedule == "cosine" else 1 - frac)
+                assert float(np.asarray(d["lr"])[steps.index(t)]) == pytest.approx(want, abs=1e-12)
