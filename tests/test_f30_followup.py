@@ -4,6 +4,7 @@ draws inside the decay, templates."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -63,3 +64,31 @@ def test_lr_schedule_draws_a_step_inside_the_decay(schedule: str, tokens: int) -
                 frac = (t - w) / (total - w)
                 want = lo + (hi - lo) * (0.5 * (1 + math.cos(math.pi * frac)) if schedule == "cosine" else 1 - frac)
                 assert float(np.asarray(d["lr"])[steps.index(t)]) == pytest.approx(want, abs=1e-12)
+
+
+# (kind, the options issue 30 added, as the template shows them commented)
+TEMPLATE_OPTIONS = [
+    ("transformer-layer", ["# window = 2", '# normalization = "rms"']),
+    ("multi-head", ["# window = 2"]),
+    ("self-attention", ["# window = 2"]),
+    ("softmax", ["# label_smoothing = 0.1", '# optimizer = "adamw"', "# weight_decay = 0.01", "# clip_norm = 1"]),
+]
+
+
+@pytest.mark.parametrize(("kind", "options"), TEMPLATE_OPTIONS)
+def test_templates_show_the_new_options_and_they_solve(kind: str, options: list[str], tmp_path: Any) -> None:
+    text = CliRunner().invoke(app, ["new", kind]).output
+    lines = text.splitlines()
+    for opt in options:
+        assert any(line.startswith(opt) for line in lines), (kind, opt)
+    # uncommented (softmax: with the output layer and training table adamw needs), the file solves
+    extra = ["# [training]", "# lr = ", "# hidden = ", "# W_out = ", "# b_out = "] if kind == "softmax" else []
+    wanted = [*options, *extra]
+    on = [line[2:] if any(line.startswith(o) for o in wanted) else line for line in lines]
+    on = [line for line in on if not (kind == "softmax" and line.startswith("logits = "))]
+    f = tmp_path / f"{kind}.toml"
+    f.write_text("\n".join(on) + "\n", encoding="utf-8")
+    r = CliRunner().invoke(app, ["solve", str(f)])
+    assert r.exit_code == 0, r.output
+    if kind == "softmax":  # the options took effect
+        assert "[clip_scale]" in r.output and "[decay]" in r.output and "smooth" in r.output.lower()
