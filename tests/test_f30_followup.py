@@ -4,6 +4,7 @@ draws inside the decay, templates."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,8 @@ from attncalc.generate import Options, check_options, generate
 from attncalc.render.typeset import to_tex
 
 from .helpers import PROBLEMS
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _solve_cli(*args: str) -> str:
@@ -92,3 +95,36 @@ def test_templates_show_the_new_options_and_they_solve(kind: str, options: list[
     assert r.exit_code == 0, r.output
     if kind == "softmax":  # the options took effect
         assert "[clip_scale]" in r.output and "[decay]" in r.output and "smooth" in r.output.lower()
+
+
+GENERATE_ROWS = {  # the generate options issue 30 added, each in its kind's row of the docs' table
+    "transformer-layer": ["--normalization", "--activation", "--window"],
+    "multi-head": ["--window"],
+    "self-attention": ["--window"],
+    "decode": ["--top-k"],
+    "softmax": ["--optimizer", "--clip-norm", "--label-smoothing"],
+    "lr-schedule": ["--schedule", "--tokens"],
+}
+
+
+def test_docs_generate_table_lists_the_new_options() -> None:
+    text = (ROOT / "docs" / "interface.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip(): line for line in text.splitlines() if line.startswith("| ")}
+    for kind, opts in GENERATE_ROWS.items():
+        assert kind in rows, kind
+        for opt in opts:
+            assert f"`{opt}" in rows[kind], (kind, opt)
+    assert "ReLU, post-norm" not in rows["transformer-layer"]
+
+
+def test_docs_say_how_minus_infinity_is_answered(tmp_path: Any) -> None:
+    text = " ".join((ROOT / "docs" / "interface.md").read_text(encoding="utf-8").split())
+    assert 'written as the string `"-inf"`' in text
+    answers = tmp_path / "a.toml"
+    answers.write_text(
+        'masked_scores = [[0, "-inf", "-inf", "−∞"], [0.707, 0, "-inf", "-inf"], '
+        '[0.707, 0.707, 1.414, "-inf"], [0, 1.414, 1.414, 0]]\n',
+        encoding="utf-8",
+    )
+    r = CliRunner().invoke(app, ["check", str(PROBLEMS / "causal-self-attention.toml"), str(answers)])
+    assert "✓ correct  masked_scores" in r.output, r.output
