@@ -4,6 +4,7 @@ draws inside the decay, templates."""
 from __future__ import annotations
 
 import math
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -128,3 +129,16 @@ def test_docs_say_how_minus_infinity_is_answered(tmp_path: Any) -> None:
     )
     r = CliRunner().invoke(app, ["check", str(PROBLEMS / "causal-self-attention.toml"), str(answers)])
     assert "✓ correct  masked_scores" in r.output, r.output
+
+
+@pytest.mark.parametrize("name", ["decode-top-k-top-p.toml", "label-smoothing.toml"])
+def test_question_sheet_labels_the_given_logits(name: str) -> None:
+    # label-smoothing.toml asks for "target = cat": the sheet must say which logit is cat's
+    raw = tomllib.loads((PROBLEMS / name).read_text(encoding="utf-8"))
+    vocab, logits = raw["given"]["vocab"], raw["given"]["logits"]
+    text = _solve_cli(str(PROBLEMS / name), "-f", "markdown", "--sheet", "question")
+    given = text[text.index("### Given") : text.index("### Compute")]
+    header = next(line for line in given.splitlines() if line.startswith("| $z$"))
+    assert [c.strip() for c in header.strip("|").split("|")][1:] == vocab
+    values = [line for line in given.splitlines() if line.startswith("|") and "---" not in line][1]
+    assert [float(c) for c in values.strip("|").split("|")[1:]] == [float(x) for x in logits]
