@@ -64,6 +64,9 @@ class StepBlocks:
         if inp.words and inp.rows is not None:  # a sentence: its words, not their positions
             return Para(f"{inp.symbol} ({len(inp.rows)} tokens): {' '.join(inp.rows)}")
         v = np.asarray(inp.value)
+        if v.ndim == 1 and inp.rows is not None and len(inp.rows) == len(v) <= 12:
+            # labelled entries (logits over a vocabulary): each value under its label, as the text view
+            return self._matrix(inp.symbol, v.reshape(1, -1), ("",), inp.rows, given=True)
         return self._matrix(inp.symbol, v, inp.rows, inp.cols, given=True)
 
     def _matrix(

@@ -188,9 +188,15 @@ def tex_text(s: str) -> str:
     return out.replace("−", "-").replace("…", r"\ldots{}").replace("·", r"$\cdot$").replace("√", r"$\surd$")
 
 
+_SUPERSCRIPTS = str.maketrans("⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹", "-+0123456789")
+# a superscript exponent other than a lone ² (10⁻⁶): written base^(…) before anything transliterates it
+_SUPERSCRIPT_RUN = re.compile(r"[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹]{2,}|[⁻⁺⁰¹³⁴⁵⁶⁷⁸⁹]")
+
+
 def to_tex(plain: str) -> str:
     """Plain notation → LaTeX math (without the surrounding $)."""
-    plain = transliterate(_user_text(plain))
+    plain = _SUPERSCRIPT_RUN.sub(lambda m: "^(" + m.group().translate(_SUPERSCRIPTS) + ")", _user_text(plain))
+    plain = transliterate(plain)
     for base, code in (("h", "\x00"), ("c", "\x01"), ("m", "\x02"), ("v", "\x03")):
         plain = plain.replace(base + "\u0303", code).replace(base + "\u0302", code)
     for base, code in (("Q", "\x04"), ("K", "\x05"), ("q", "\x06"), ("k", "\x07")):
