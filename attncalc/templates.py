@@ -100,6 +100,7 @@ W_Q = [[1, 0], [0, 1]]
 W_K = [[1, 0], [0, 1]]
 W_V = [[1, 0], [0, 1]]
 # mask = "causal"        # «given.mask»
+# window = 2             # «given.window»
 {_SETTINGS}"""
 
 
@@ -120,11 +121,14 @@ target = "cat"                   # «given.target»
 [settings]
 decimals = 3
 # temperature = 2        # «settings.temperature»
+# label_smoothing = 0.1  # «settings.label_smoothing»
 
 # One training step on W_out (needs hidden and a target; without W_out the change is shown):
 # [training]
-# optimizer = "adam"     # or "sgd"
+# optimizer = "adamw"    # «training.optimizer»
 # lr = 0.001
+# weight_decay = 0.01    # «training.weight_decay»
+# clip_norm = 1          # «training.clip_norm»
 """
 
 
@@ -296,6 +300,7 @@ W_O = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]   # «given.W_O»
 # memory = [[...]]       # «given.memory»
 # kv_heads = 1           # «given.kv_heads»
 # mask = "causal"        # «given.mask»
+# window = 2             # «given.window»
 # key_padding = [1, 1, 0]  # «given.key_padding»
 # positions = "sinusoidal"  # «given.positions»
 

@@ -57,6 +57,7 @@ tokens = ["je", "suis", "ici"]
 [given]
 X = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]]   # «given.X»
 heads = 2                                          # «given.heads»
+# window = 2                                      # «given.window»
 
 [self_attention]         # «self_attention»
 W_Q = [[1, 0, 0, 1], [0, 1, 1, 0], [1, 0, 0, 0], [0, 0, 1, 1]]
@@ -79,6 +80,7 @@ decimals = 3             # «settings.decimals»
 exact = false            # «settings.exact»
 # norm = "post"          # «settings.norm»
 # eps = 1e-5             # «settings.eps»
+# normalization = "rms"  # «settings.normalization»
 """
 
 LAYER = fill_template("transformer-layer", _LAYER)

@@ -6,15 +6,18 @@ file, the key and the dimension with the key that fixed it."""
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from attncalc import kinds
 from attncalc.errors import ProblemError
 from attncalc.parse import Reader, parse_problem, read_declared
 from attncalc.parse.declared import check_select
 from attncalc.schema.decl import Key, Select, table
+from attncalc.schema.json_schema import kind_schema
 
 T = table(
     Key("p", "vector", "one per step", shape=("T",)),
@@ -188,3 +191,13 @@ def test_the_positional_schema_refuses_what_the_parser_refuses() -> None:
     ):
         assert list(jsonschema.Draft202012Validator(schema).iter_errors(bad)), bad
         refused_problem(bad)
+
+
+@pytest.mark.parametrize("kind", [k for k, e in kinds.KINDS.items() if "tokens" not in e.declaration.top])
+def test_top_level_tokens_are_refused_where_the_declaration_leaves_them_out(kind: str) -> None:
+    """The parser and the JSON Schema read one declaration: a kind without `tokens` refuses them (the
+    schema's additionalProperties: false), instead of reading and ignoring them."""
+    raw = tomllib.loads(kinds.template(kind))
+    assert "tokens" not in kind_schema(kinds.entry(kind).declaration)["properties"]
+    with pytest.raises(ProblemError, match="tokens"):
+        parse_problem({**raw, "tokens": ["a", "b"]}, "p.toml")

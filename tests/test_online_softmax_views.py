@@ -72,7 +72,7 @@ def test_new_list_and_schema(cli: Any, tmp_path: Path) -> None:
     path.write_text(template, encoding="utf-8")
     assert cli("solve", str(path)).exit_code == 0
     listed = json_of(cli("list", "--format", "json"))
-    assert listed["step_ids"]["online-softmax"][:4] == ["scores", "b.scores", "b.block_max", "b.max"]
+    assert listed["step_ids"]["online-softmax"][:4] == ["scores", "t.scores", "t.block_max", "t.max"]
     schema = json.loads(cli("schema", "online-softmax").stdout)
     jsonschema.Draft202012Validator.check_schema(schema)
     for example in (ROW, MAT, QK, str(path)):

@@ -1,6 +1,6 @@
 """Homework for kind lr-schedule: the schedule of --schedule, or one drawn per variant (noam, cosine,
 linear), with constants that come out by hand, the rate asked at --tokens steps before, at and after
-the warmup.
+the warmup (cosine and linear: at least one strictly inside the decay, between warmup and total).
 
 Noam: d_model and warmup are perfect squares (d_model^(−0.5) = 1/8, warmup^(−1.5) = 1/1000), and the
 steps past the warmup too. Cosine and linear: the decay's span divides into sixths and quarters, so
@@ -52,8 +52,14 @@ def _decay(rng: random.Random, n: int) -> dict[str, Any]:
         given["lr_min"] = round(lr_max / 10, 6)
     before = [warmup * k // 5 for k in range(0, 5)]
     during = [warmup + span * k // 12 for k in (2, 3, 4, 6, 8, 9, 10)]  # sixths and quarters of the span
-    steps = [*_pick(rng, before, 1), warmup, *_pick(rng, during, max(0, n - 3)), total + span // 4]
-    given["steps"] = sorted(set(steps))[: max(n, 2)]
+    # the peak and at least one step inside the decay (the cosine/linear formula) come first, then one
+    # before the warmup, then one past total, then more inside the decay
+    steps = [warmup, *_pick(rng, during, max(1, n - 3))]
+    if n >= 3:
+        steps += _pick(rng, before, 1)
+    if n >= 4:
+        steps.append(total + span // 4)
+    given["steps"] = sorted(set(steps))
     return given
 
 

@@ -4,9 +4,11 @@ dK_j and dV_j, through the values, the weights, the softmax (its Jacobian writte
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable, is_exact
+from ..arith import Chain, MistakeNotApplicable, _sqrt, is_exact
 from ..derivation import Add, Arrange, Combine, Map, Product, Step
 from ..parse import Problem
 from ..parse.attention_backward import AttentionBackward
@@ -151,8 +153,11 @@ def head_steps(
         )
     )
     if p.score == "scaled-dot":
-        scale_d = mh.X.shape[1] if chain.mistake == "sqrt_d_model" else d_k
-        root = chain.sqrt_dk(scale_d)
+        # √d_k itself, not chain.sqrt_dk: the forward's scale slips (no_scale, dk_not_sqrt,
+        # sqrt_d_model) speak of the forward scores; the backward's own are grad_no_scale and
+        # grad_scale_twice. Else a dS = dS' recomputed from the answerer's own dS' would be named
+        # no_scale here, and the steps after it, right from that dS, named again (issue 29).
+        root = chain.const(lambda: _sqrt(d_k), math.sqrt(d_k))
         if chain.mistake == "grad_no_scale":
             root = 1
         elif chain.mistake == "grad_scale_twice":

@@ -205,6 +205,7 @@ def _filter(
         )
     )
     cut_note = ""
+    both = False  # top-p after top-k (set below)
     if d.strategy == "top-k":
         assert d.k is not None
         n_keep = d.k
@@ -303,8 +304,15 @@ def _filter(
             value=kept,
             rows=labels,
             written=tuple(why[rank[i]] for i in range(V)),
-            explain="A token is kept when its rank is within k (top-k), or when the tokens more probable than "
-            "it hold less than p (top-p: the token that reaches p is kept too).",
+            explain=(
+                "A token is kept when its rank is within k (top-k) and the top k's tokens more probable than it, "
+                "renormalised, hold less than p (top-p: the token that reaches p is kept too); it must pass both."
+                if both
+                else "A token is kept when its rank is within k."
+                if d.strategy == "top-k"
+                else "A token is kept when the tokens more probable than it hold less than p (the token that "
+                "reaches p is kept too)."
+            ),
             note=cut_note,
         )
     )

@@ -120,7 +120,10 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
             raise r.fail("head", f"an output head belongs to {_takers('head')}, not {kind!r}")
     common["answers"] = dict(answers)
     parser: Callable[[Reader, dict[str, Any], dict[str, Any]], Problem] = kinds.entry(kind).load("parser")
-    return parser(r, raw, common)
+    problem = parser(r, raw, common)
+    if "tokens" in raw and "tokens" not in decl.top:  # the JSON Schema refuses it too: they read one declaration
+        raise r.fail("tokens", f"does not apply to kind {kind!r}: it has no positions to label")
+    return problem
 
 
 def _takers(key: str) -> str:

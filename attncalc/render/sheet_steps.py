@@ -66,6 +66,9 @@ class StepBlocks:
         v = np.asarray(inp.value)
         if v.ndim == 0 and inp.whole:  # a count: V = 50,257
             return MathLines(((f"{inp.symbol} = {int(v):,}", ""),))
+        if v.ndim == 1 and inp.rows is not None and len(inp.rows) == len(v) <= 12:
+            # labelled entries (logits over a vocabulary): each value under its label, as the text view
+            return self._matrix(inp.symbol, v.reshape(1, -1), ("",), inp.rows, given=True)
         return self._matrix(inp.symbol, v, inp.rows, inp.cols, given=True)
 
     def _matrix(

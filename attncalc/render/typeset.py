@@ -97,6 +97,7 @@ _SYMBOLS = {
     "◀": "",
     "×": r"\times ",
     "⊙": r"\odot ",
+    "∘": r"\circ ",  # A ∘ (dA − D): the element-wise product (issue 29)
     "→": r"\rightarrow ",
     "←": r"\leftarrow ",
     "|": r"|",
@@ -130,6 +131,7 @@ TEXT_SYMBOLS = {
     "→": r"$\to$",
     "←": r"$\leftarrow$",
     "⊙": r"$\odot$",
+    "∘": r"$\circ$",
     "₀": r"$_0$",
     "−": "-",
 }
@@ -186,9 +188,15 @@ def tex_text(s: str) -> str:
     return out.replace("−", "-").replace("…", r"\ldots{}").replace("·", r"$\cdot$").replace("√", r"$\surd$")
 
 
+_SUPERSCRIPTS = str.maketrans("⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹", "-+0123456789")
+# a superscript exponent other than a lone ² (10⁻⁶): written base^(…) before anything transliterates it
+_SUPERSCRIPT_RUN = re.compile(r"[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹]{2,}|[⁻⁺⁰¹³⁴⁵⁶⁷⁸⁹]")
+
+
 def to_tex(plain: str) -> str:
     """Plain notation → LaTeX math (without the surrounding $)."""
-    plain = transliterate(_user_text(plain))
+    plain = _SUPERSCRIPT_RUN.sub(lambda m: "^(" + m.group().translate(_SUPERSCRIPTS) + ")", _user_text(plain))
+    plain = transliterate(plain)
     for base, code in (("h", "\x00"), ("c", "\x01"), ("m", "\x02"), ("v", "\x03")):
         plain = plain.replace(base + "\u0303", code).replace(base + "\u0302", code)
     for base, code in (("Q", "\x04"), ("K", "\x05"), ("q", "\x06"), ("k", "\x07")):
@@ -222,6 +230,8 @@ def to_tex(plain: str) -> str:
             piece = text.replace(",", "{,}")
         elif kind in ("tag", "name"):
             piece = rf"\text{{{tex_text(text)}}}"
+        elif kind == "idx" and _numbered(tokens[i - 1] if i else ("", "")):
+            piece = text  # dQ_1[2,1]: head 1's entry (2, 1), not dQ_{1,2,1} (issue 29)
         elif kind == "idx":
             piece = "_{" + text[1:-1] + "}"
         elif kind == "word":
@@ -301,6 +311,8 @@ def to_html(plain: str) -> str:
         if kind == "sci":
             mant, exp = text.split("e")
             out.append(f"{mant}×10<sup>{int(exp)}</sup>")
+        elif kind == "idx" and i and _numbered((tokens[i - 1].lastgroup or "", tokens[i - 1].group())):
+            out.append(html.escape(text))  # dQ<sub>1</sub>[2,1], not dQ<sub>1</sub><sub>2,1</sub> (row 12?)
         elif kind == "idx":
             out.append(f"<sub>{text[1:-1]}</sub>")
         elif kind == "sub":
@@ -312,3 +324,10 @@ def to_html(plain: str) -> str:
         else:
             out.append(html.escape(text))
     return "".join(out)
+
+
+def _numbered(token: tuple[str, str]) -> bool:
+    """A numeric subscript such as _1 (head 1's dQ_1): an entry index after it is written [2,1], since
+    a second subscript would run into it."""
+    kind, text = token
+    return kind == "sub" and text[1:].isdigit()

@@ -47,16 +47,17 @@ ONLINE_SOFTMAX = KindSchema(
     ),
 )
 
-# the step ids, in derivation order (b counts the blocks from 1); `attncalc list` prints them
+# the step ids, in derivation order; `attncalc list` prints them
+# per block t = 1, 2, ...: `attncalc list` writes a numbered step's number as t, as for every kind
 STEP_IDS: list[tuple[str, str]] = [
     ("scores", "with Q and K: S = Q Kᵀ / √d_k (scaled-dot) or Q Kᵀ (dot)"),
-    ("b.scores", "block b's columns of the scores"),
-    ("b.block_max", "M_b: the row maxima of block b"),
-    ("b.max", "m_b = max(m_(b−1), M_b), the running maximum (m_0 = −∞)"),
-    ("b.rescale", "r_b = exp(m_(b−1) − m_b), what the old sum and output are multiplied by (0 at b = 1)"),
-    ("b.exponentials", "P_b = exp(S_b − m_b), the block's exponentials"),
-    ("b.sum", "l_b = l_(b−1) · r_b + row sums of P_b, the running sum"),
-    ("b.output", "with V: O_b = O_(b−1) · r_b + P_b V_b, the running (unnormalised) output"),
+    ("t.scores", "block t's columns of the scores"),
+    ("t.block_max", "M_t: the row maxima of block t"),
+    ("t.max", "m_t = max(m_(t−1), M_t), the running maximum (m_0 = −∞)"),
+    ("t.rescale", "r_t = exp(m_(t−1) − m_t), what the old sum and output are multiplied by (0 at t = 1)"),
+    ("t.exponentials", "P_t = exp(S_t − m_t), the block's exponentials"),
+    ("t.sum", "l_t = l_(t−1) · r_t + row sums of P_t, the running sum"),
+    ("t.output", "with V: O_t = O_(t−1) · r_t + P_t V_t, the running (unnormalised) output"),
     ("max", "m: the last block's running maximum, the row maximum of all the scores"),
     ("sum", "l: the last block's running sum, Σ_j exp(S_j − m)"),
     ("logsumexp", "L = m + ln l, per row"),
