@@ -152,18 +152,7 @@ def _grade_prediction(
             if isinstance(step, Tokens)
             else f"Right for your probabilities; the true prediction is {step.value}."
         )
-        return StepResult(
-            ans.id,
-            step.title,
-            "carried",
-            given,
-            step.value,
-            [],
-            note,
-            began_at=began,
-            given_shown=given,
-            carried_right=1,
-        )
+        return _carried_pick(ans.id, step, given, note, began)
     # steps that hold tokens (kind bpe): the usual slips are tried on them too (a draw's or a beam's
     # label is left to its own note)
     tokens = isinstance(step, Tokens)
@@ -172,18 +161,7 @@ def _grade_prediction(
     if carried_slip is not None:  # the slip named at an earlier answer, carried on
         began = began_at(ans.id, runs, status, above)
         note = f"Right given your earlier answers (the slip at {began} carried on); the true answer is {step.value}."
-        return StepResult(
-            ans.id,
-            step.title,
-            "carried",
-            given,
-            step.value,
-            [],
-            note,
-            began_at=began,
-            given_shown=given,
-            carried_right=1,
-        )
+        return _carried_pick(ans.id, step, given, note, began)
     slip = label_slip(ans, str(step.value), runs, set(earlier), ctx.answers, tol) if tokens else None
     if slip is not None:
         ctx.named[ans.id] = slip
@@ -385,4 +363,11 @@ def _grade(
         right=int((ok & ~open_).sum()),
         carried_right=int((mine & ~ok & ~open_).sum()),
         entries=size,
+    )
+
+
+def _carried_pick(step_id: str, step: Any, given: Any, note: str, began: str | None) -> StepResult:
+    """A chosen token (a prediction, a merge) right given the student's own earlier answers."""
+    return StepResult(
+        step_id, step.title, "carried", given, step.value, [], note, began_at=began, given_shown=given, carried_right=1
     )

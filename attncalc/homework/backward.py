@@ -14,22 +14,14 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Derivation
-from .base import TOKENS, Draw, Drawer, only, refuse
+from .base import TOKENS, Draw, Drawer, only
 from .guards import zero_row
 from .options import Options
-from .transformer import _degeneracy_mh, _sparse
+from .transformer import _degeneracy_mh, _sparse, check_heads
 
 
 def _check(o: Options) -> None:
-    if o.score not in (None, "dot", "scaled-dot"):
-        raise refuse("--score", "attention-backward takes scaled-dot (the default) or dot")
-    if o.dim % o.heads:
-        raise refuse("--dim", f"--dim {o.dim} does not split into --heads {o.heads} heads of equal width")
-    kv = o.kv_heads or o.heads
-    if o.heads % kv:
-        raise refuse("--kv-heads", f"--kv-heads {kv} does not divide --heads {o.heads}")
-    if o.mask not in (None, "causal"):
-        raise refuse("--mask", "--mask causal applies to attention-backward")
+    check_heads(o, "attention-backward")
     only(o, {"score", "mask", "heads", "kv_heads"}, "attention-backward")
 
 

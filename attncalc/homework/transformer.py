@@ -22,16 +22,22 @@ from .options import Options
 MH_POSITIONS = ("sinusoidal", "rope", "alibi")
 
 
-def _check_mh(o: Options) -> None:
+def check_heads(o: Options, kind: str) -> None:
+    """The options every drawer of heads checks (multi-head, attention-backward): the score, heads that
+    split --dim, key/value heads that divide them, a causal mask or none."""
     if o.score not in (None, "dot", "scaled-dot"):
-        raise refuse("--score", "multi-head takes scaled-dot (the default) or dot")
+        raise refuse("--score", f"{kind} takes scaled-dot (the default) or dot")
     if o.dim % o.heads:
         raise refuse("--dim", f"--dim {o.dim} does not split into --heads {o.heads} heads of equal width")
     kv = o.kv_heads or o.heads
     if o.heads % kv:
         raise refuse("--kv-heads", f"--kv-heads {kv} does not divide --heads {o.heads}")
     if o.mask not in (None, "causal"):
-        raise refuse("--mask", "--mask causal applies to multi-head")
+        raise refuse("--mask", f"--mask causal applies to {kind}")
+
+
+def _check_mh(o: Options) -> None:
+    check_heads(o, "multi-head")
     if o.positions is not None and o.positions not in MH_POSITIONS:
         raise refuse("--positions", f"multi-head takes {', '.join(MH_POSITIONS)}")
     if o.positions == "sinusoidal" and o.dim % 2:
