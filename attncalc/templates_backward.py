@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .catalog import STEP_IDS as _CATALOG
+
+if TYPE_CHECKING:
+    from .parse import Problem
 
 _OWN = {"Q": "queries X W_Q + b_Q, all heads side by side", "K": "keys X W_K + b_K", "V": "values X W_V + b_V"}
 _FORWARD = [
@@ -81,8 +84,10 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-def header(p: Any) -> list[str]:
-    d = p.data
+def header(p: Problem) -> list[str]:
+    from .parse.attention_backward import AttentionBackward
+
+    d = p.payload(AttentionBackward)
     mh = d.mh
     bits = [p.kind, f"{mh.heads} head{'s' if mh.heads > 1 else ''} of d_k = {mh.d_k}"]
     if mh.kv_heads != mh.heads:

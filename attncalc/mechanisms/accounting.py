@@ -30,7 +30,7 @@ NAMES = {"sinusoidal": "Sinusoidal", "rope": "RoPE", "alibi": "ALiBi"}
 
 
 def inputs(p: Problem) -> list[Input]:
-    a: Accounting = p.data
+    a = p.payload(Accounting)
     rows: list[tuple[str, str, int, str]] = [
         ("vocab", "V", a.vocab, "the vocabulary's size"),
         ("context", "context", a.context, _context_role(a)),
@@ -61,7 +61,7 @@ def _context_role(a: Accounting) -> str:
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    a: Accounting = p.data
+    a = p.payload(Accounting)
     b = Book(chain)
     total = _parameters(a, b)
     _flops(a, b, total)

@@ -38,7 +38,7 @@ def inputs(p: Problem) -> list[Input]:
         rows = p.tokens if key in ("keys", "values") else None
         value = given.floats[0] if key == "scale" else given.floats  # one number, not a list of one
         out.append(Input(key, symbol, value, None, rows=rows, role=role))
-    d: Attention = p.data
+    d = p.payload(Attention)
     if d.head is not None:
         h = d.head
         for key, weights in (("W_c", h.W_c), ("W_out", h.W_out), ("b_out", h.b_out)):
@@ -141,7 +141,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             + ", each weighted by its attention weight.",
         )
     )
-    d: Attention = p.data
+    d = p.payload(Attention)
     if d.head is not None:
         steps.extend(_head(p, d.head, chain, q, c))
     return steps

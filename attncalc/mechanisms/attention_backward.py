@@ -30,7 +30,7 @@ _FORWARD_SHAPE_SLIPS = ("one_head", "heads_reversed", "no_W_O", "mask_after_soft
 
 
 def inputs(p: Problem) -> list[Input]:
-    d: AttentionBackward = p.data
+    d = p.payload(AttentionBackward)
     tok = p.tokens
     what = "output" if "W_O" in d.mh.W else ("head's output" if d.mh.heads == 1 else "concatenated heads")
     return [
@@ -40,7 +40,7 @@ def inputs(p: Problem) -> list[Input]:
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    d: AttentionBackward = p.data
+    d = p.payload(AttentionBackward)
     mh = d.mh
     for slip in _FORWARD_SHAPE_SLIPS:
         if chain.mistake == slip:

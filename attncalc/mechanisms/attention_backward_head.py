@@ -18,7 +18,7 @@ def head_steps(
     p: Problem, chain: Chain, steps: list[Step], j: int, fwd: dict[str, np.ndarray], dC: np.ndarray, intro: str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Head j's backward steps (appended to ``steps``); its (dQ_j, dK_j, dV_j)."""
-    d: AttentionBackward = p.data
+    d = p.payload(AttentionBackward)
     mh = d.mh
     n = mh.X.shape[0]
     tok = p.tokens or tuple(f"x{i + 1}" for i in range(n))

@@ -25,7 +25,7 @@ TERMS = 10  # n-grams written out per order before the rest is summarised
 
 
 def inputs(p: Problem) -> list[Input]:
-    b: Bleu = p.data
+    b = p.payload(Bleu)
     out = [
         Input(
             "candidate",
@@ -81,7 +81,7 @@ def _num(x: object, decimals: int) -> str:
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    b: Bleu = p.data
+    b = p.payload(Bleu)
     N, cand, refs = b.max_n, b.candidate, b.references
     c = len(cand)
     orders = _orders(N)

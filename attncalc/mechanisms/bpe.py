@@ -35,7 +35,7 @@ TIE_SHORT = {"greater": "the lexicographically greatest pair (CS336)", "first": 
 
 
 def inputs(p: Problem) -> list[Input]:
-    d: Bpe = p.data
+    d = p.payload(Bpe)
     words = tuple(w for w, _ in d.words)
     counts = np.asarray([float(n) for _, n in d.words])
     if d.from_corpus:  # the text, as words (its counts are the first step)
@@ -69,7 +69,7 @@ def _count_text(n: float) -> str:
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    d: Bpe = p.data
+    d = p.payload(Bpe)
     words = tuple(w for w, _ in d.words)
     steps: list[Step] = []
     counts = chain.finish("words", whole_numbers(chain, [n for _, n in d.words]))
@@ -187,7 +187,7 @@ def _one_merge(
     steps: list[Step],
 ) -> algo.Pair | None:
     """Merge r's pair counts and choice (appended to ``steps``); None when no pair occurs twice."""
-    d: Bpe = p.data
+    d = p.payload(Bpe)
     unweighted = chain.mistake == "bpe_unweighted"
     w = [1.0] * len(words) if unweighted else weights
     table = algo.pair_counts(segs, w)
@@ -266,7 +266,7 @@ def _one_merge(
 
 
 def _encode(p: Problem, chain: Chain, i: int, word: str, learned: list[algo.Pair], known: set[str]) -> Tokens:
-    d: Bpe = p.data
+    d = p.payload(Bpe)
     seg = algo.symbols(word, d.end_of_word)
     trace = algo.encode_trace(seg, learned)
     final = trace[-1][1] if trace else seg
@@ -302,7 +302,7 @@ def _encode(p: Problem, chain: Chain, i: int, word: str, learned: list[algo.Pair
 
 
 def header(p: Problem) -> list[str]:
-    d: Bpe = p.data
+    d = p.payload(Bpe)
     bits = [p.kind, f"{d.merges} merge{'s' if d.merges != 1 else ''}", f"ties: {d.tie}"]
     if d.end_of_word:
         bits.append(f"end of word: {d.end_of_word}")
@@ -317,5 +317,5 @@ def headline(steps: tuple[Step, ...]) -> str:
 def exact_entries(p: Problem) -> tuple[int, str]:
     """What the exact bound counts: the distinct words (every exact value is a whole-number count), not
     the corpus's positions shown as its input."""
-    d: Bpe = p.data
+    d = p.payload(Bpe)
     return len(d.words), "distinct words"

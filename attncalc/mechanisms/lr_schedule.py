@@ -68,7 +68,7 @@ def _cos_pi(chain: Chain, num: int, den: int) -> Any:
 
 def inputs(p: Problem) -> list[Input]:
     """The steps, then the schedule's constants (one number each)."""
-    d: LrSchedule = p.data
+    d = p.payload(LrSchedule)
     out = [Input("steps", "t", np.asarray(d.steps, dtype=float), None, role="the steps the rate is asked at")]
     consts: list[tuple[str, Any, str]] = (
         [("d_model", d.d_model, "the model width"), ("warmup", d.warmup, "the warmup steps")]
@@ -134,7 +134,7 @@ def rate(chain: Chain, d: LrSchedule, t: int) -> tuple[Any, str]:
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    d: LrSchedule = p.data
+    d = p.payload(LrSchedule)
     rates, written = zip(*(rate(chain, d, t) for t in d.steps), strict=True)
     dtype = object if _exact(chain) else float
     lr = chain.finish("lr", np.asarray(list(rates), dtype=dtype))
@@ -208,7 +208,7 @@ _EXPLAIN = {
 
 
 def header(p: Problem) -> list[str]:
-    d: LrSchedule = p.data
+    d = p.payload(LrSchedule)
     if d.schedule == "noam":
         return [p.kind, "noam", f"d_model = {d.d_model}", f"warmup = {d.warmup}"]
     return [p.kind, d.schedule, f"lr_max = {_Num(d.lr_max).text}", f"warmup = {d.warmup}", f"total = {d.total}"]

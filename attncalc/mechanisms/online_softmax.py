@@ -26,7 +26,7 @@ from .online_softmax_check import closing_note
 
 
 def inputs(p: Problem) -> list[Input]:
-    d: OnlineSoftmax = p.data
+    d = p.payload(OnlineSoftmax)
     out: list[Input] = []
     if d.scores is not None:
         value = d.scores.floats[0] if d.one_row else d.scores.floats
@@ -41,7 +41,7 @@ def inputs(p: Problem) -> list[Input]:
 
 
 def header(p: Problem) -> list[str]:
-    d: OnlineSoftmax = p.data
+    d = p.payload(OnlineSoftmax)
     bits = [p.kind, f"{len(d.blocks)} blocks of {d.block} keys" if len(d.blocks) > 1 else "one block"]
     if d.score is not None:
         bits.append(f"{d.score} score")
@@ -127,7 +127,7 @@ class _Rows:
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    d: OnlineSoftmax = p.data
+    d = p.payload(OnlineSoftmax)
     rows = _Rows(chain, d.one_row)
     sq, dec = rows.sq, chain.decimals
     steps: list[Step] = []

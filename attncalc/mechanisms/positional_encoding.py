@@ -17,7 +17,7 @@ from . import positions as pos
 
 
 def inputs(p: Problem) -> list[Input]:
-    pe: PosEnc = p.data
+    pe = p.payload(PosEnc)
     rows = _rows(p)
     out = [Input("positions", "pos", np.array(pe.positions, dtype=float), None, role="positions (counted from 0)")]
     for name, g, role in (("X", pe.X, "rows the positions are added to"), ("q", pe.q, "queries"), ("k", pe.k, "keys")):
@@ -30,18 +30,18 @@ def exact_entries(p: Problem) -> tuple[int, str]:
     """What the exact bound counts: the input entries and the positions × d/2 angles, each an exact
     form of its own (only the positions were counted, so 4 positions of width 20,000 ran past 30 s
     in sympy, inside one step the wall-clock backstop never interrupts)."""
-    pe: PosEnc = p.data
+    pe = p.payload(PosEnc)
     given = sum(np.size(i.value) for i in inputs(p))
     return given + len(pe.positions) * (pe.d // 2), "input entries and angles"
 
 
 def _rows(p: Problem) -> tuple[str, ...]:
-    pe: PosEnc = p.data
+    pe = p.payload(PosEnc)
     return p.tokens or tuple(f"pos {k}" for k in pe.positions)
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    pe: PosEnc = p.data
+    pe = p.payload(PosEnc)
     rows = _rows(p)
     positions = list(pe.positions)
     steps: list[Step] = []

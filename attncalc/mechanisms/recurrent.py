@@ -56,7 +56,7 @@ def check_mistake(
 
 
 def inputs(p: Problem) -> list[Input]:
-    rec: Recurrent = p.data
+    rec = p.payload(Recurrent)
     out: list[Input] = []
     if rec.x is not None:
         rows = p.tokens or tuple(f"x_{t + 1}" for t in range(rec.steps))
@@ -99,7 +99,7 @@ def _role(name: str, layout: str, order: str = "hx") -> str:
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    rec: Recurrent = p.data
+    rec = p.payload(Recurrent)
     targets = rec.output is not None and rec.output.targets is not None
     check_mistake(chain, {p.kind}, rec.training.optimizer if rec.training else None, targets)
     h = chain.given(rec.h0)

@@ -17,7 +17,7 @@ from .common import SoftmaxNames, softmax_steps, sqrt_dk_step
 
 
 def inputs(p: Problem) -> list[Input]:
-    d: SelfAttention = p.data
+    d = p.payload(SelfAttention)
     out = [Input("X", "X", d.X.floats, None, rows=p.tokens, role="input rows x_i")]
     for key, W in d.W.items():
         out.append(Input(key, key, W.floats, None, role=f"{key[-1]} projection"))
@@ -27,7 +27,7 @@ def inputs(p: Problem) -> list[Input]:
 def run(p: Problem, chain: Chain) -> list[Step]:
     tok = p.tokens
     row = p.row_convention
-    data: SelfAttention = p.data
+    data = p.payload(SelfAttention)
     mask = data.mask
     X = chain.given(data.X)  # (n, d)
     d = X.shape[1]

@@ -27,7 +27,7 @@ from .seq2seq_attend import attend as _attend
 
 
 def inputs(p: Problem) -> list[Input]:
-    s: Seq2Seq = p.data
+    s = p.payload(Seq2Seq)
     rows = p.tokens or tuple(f"x_{i + 1}" for i in range(s.x.shape[0]))
     out = [Input("encoder.x", "x", s.x.floats, None, rows=rows, role="source embeddings, one row per token")]
     for where, cell, who in (
@@ -78,7 +78,7 @@ def inputs(p: Problem) -> list[Input]:
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    s: Seq2Seq = p.data
+    s = p.payload(Seq2Seq)
     kinds = {s.encoder.kind, s.decoder.kind}
     targets = s.output is not None and s.output.targets is not None
     check_mistake(chain, kinds, s.training.optimizer if s.training else None, targets, s.attention)

@@ -24,7 +24,7 @@ def _two() -> object:
 
 
 def _labels(p: Problem) -> tuple[str, ...]:
-    d: Sequence = p.data
+    d = p.payload(Sequence)
     return d.targets or tuple(f"y_{t}" for t in range(1, d.probabilities.shape[0] + 1))
 
 
@@ -34,7 +34,7 @@ def inputs(p: Problem) -> list[Input]:
         Input(
             "probabilities",
             "p_t",
-            p.data.probabilities.floats,
+            p.payload(Sequence).probabilities.floats,
             None,
             rows=rows,
             role="the probability of the target token at each step",
@@ -43,7 +43,7 @@ def inputs(p: Problem) -> list[Input]:
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    probs = chain.given(p.data.probabilities)
+    probs = chain.given(p.payload(Sequence).probabilities)
     labels = _labels(p)
     T = probs.shape[0]
     steps: list[Step] = []

@@ -19,7 +19,7 @@ from ..parse.similarity import labels
 
 def inputs(p: Problem) -> list[Input]:
     la, lb = labels(p)
-    d: Similarity = p.data
+    d = p.payload(Similarity)
     out = []
     for name, lab, g in (("A", la, d.A), ("B", lb, d.B)):
         if g is None:
@@ -37,7 +37,7 @@ def _sqrt_sum_squares(chain: Chain, X: np.ndarray) -> np.ndarray:
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    d: Similarity = p.data
+    d = p.payload(Similarity)
     ms = d.measures
     la, lb = labels(p)
     A = chain.given(d.A)

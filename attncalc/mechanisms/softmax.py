@@ -14,6 +14,7 @@ from ..derivation import Gradient, Input, Loss, Product, Step
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem
+from ..parse.softmax import SoftmaxData
 from .common import SoftmaxNames, simplify_log, softmax_steps, temperature_step
 from .label_smoothing import smoothed_steps
 from .output import logits_step, train_step, update
@@ -63,7 +64,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     if p.target is None:
         return steps
     t = p.target
-    if p.data is not None and p.data.label_smoothing is not None:
+    if isinstance(p.data, SoftmaxData):
         smoothed, grad = smoothed_steps(chain, probs, t, p.data.label_smoothing, labels, T, T_float)
         steps.extend(smoothed)
         if "hidden" in p.given:

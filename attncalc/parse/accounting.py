@@ -152,7 +152,7 @@ def _refuse_past_exact(r: Reader, a: Accounting) -> None:
 
 
 def header(p: Problem) -> list[str]:
-    a: Accounting = p.data
+    a = p.payload(Accounting)
     attention = "MHA" if a.kv_heads == a.heads else "MQA" if a.kv_heads == 1 else f"GQA ({a.kv_heads} key/value heads)"
     bits = [
         "accounting",

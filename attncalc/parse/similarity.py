@@ -93,7 +93,7 @@ def _nonzero(r: Reader, g: Given, name: str) -> None:
 
 def labels(p: Problem) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Labels of the rows of A and of B (B = A: A's labels): tokens and labels_B, or a_i and b_j."""
-    d: Similarity = p.data
+    d = p.payload(Similarity)
     A = d.A
     a = p.tokens or (("a",) if len(A.shape) == 1 else tuple(f"a_{i}" for i in range(1, A.shape[0] + 1)))
     if d.B is None:
@@ -106,7 +106,7 @@ def labels(p: Problem) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def entry_name(p: Problem, step_id: str, idx: tuple[int, ...]) -> str:
     """How one entry of a similarity step is written: cat·chat, ‖cat‖, cos(cat, sat), (cat − sat)_2."""
     la, lb = labels(p)
-    d: Similarity = p.data
+    d = p.payload(Similarity)
     flat_a = len(d.A.shape) == 1
     B = d.A if d.B is None else d.B
     flat_b = len(B.shape) == 1

@@ -9,12 +9,14 @@ one canonical form: per gate an input matrix ``Wx`` (d_h × d_x), a recurrent ma
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ..kinds import recurrent
 from ..numbers import Node, parse_number, to_exact
+
+_D = TypeVar("_D")
 
 RECURRENT_KINDS = recurrent()  # rnn, lstm, gru, seq2seq: from the registry
 # Canonical gate names of each cell.
@@ -283,7 +285,14 @@ class Problem:
     layer: Layer | None = None  # kind transformer-layer
     decode: Decode | None = None  # kind decode
     grading: Grading = field(default_factory=Grading)  # [grading]: points for check
-    data: Any = None  # the kind's own typed payload (a frozen dataclass its parser builds; new kinds use it)
+    data: object = None  # the kind's own typed payload (a frozen dataclass its parser builds): read it with payload()
+
+    def payload(self, cls: type[_D]) -> _D:
+        """The kind's own data as ``cls`` (``d = p.payload(Sequence)``): checked, so a mechanism handed
+        another kind's problem fails here, naming both, instead of on a missing attribute later."""
+        if not isinstance(self.data, cls):
+            raise TypeError(f"a {self.kind} problem carries {type(self.data).__name__}, not {cls.__name__}")
+        return self.data
 
     @property
     def row_convention(self) -> bool:

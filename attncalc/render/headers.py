@@ -8,7 +8,8 @@ from typing import Any
 
 from ..fmt import fmt
 from ..numbers import to_float
-from ..parse.types import Cell
+from ..parse.data import Similarity
+from ..parse.types import Bleu, Cell, PosEnc, Problem, Recurrent, Seq2Seq
 
 
 def attention(p: Any) -> list[str]:
@@ -37,8 +38,8 @@ def temperature_bits(p: Any) -> list[str]:
     return [] if temperature is None else [f"temperature T = {to_float(temperature):g}"]
 
 
-def recurrent(p: Any) -> list[str]:
-    cell = p.data.cell
+def recurrent(p: Problem) -> list[str]:
+    cell = p.payload(Recurrent).cell
     bits = [p.kind]
     if cell is not None:
         bits.append(layout_words(cell))
@@ -49,8 +50,8 @@ def recurrent(p: Any) -> list[str]:
     return bits
 
 
-def seq2seq(p: Any) -> list[str]:
-    s = p.data
+def seq2seq(p: Problem) -> list[str]:
+    s = p.payload(Seq2Seq)
     enc = f"{'bidirectional ' if s.reverse is not None else ''}{s.encoder.kind.upper()} encoder"
     att = (
         "no attention (the decoder starts from the encoder's final state)"
@@ -60,8 +61,8 @@ def seq2seq(p: Any) -> list[str]:
     return [p.kind, enc, f"{s.decoder.kind.upper()} decoder", att]
 
 
-def positional_encoding(p: Any) -> list[str]:
-    pe = p.data
+def positional_encoding(p: Problem) -> list[str]:
+    pe = p.payload(PosEnc)
     width = f"d_model = {pe.d}" if pe.type == "sinusoidal" else f"d_k = {pe.d}, {pe.rope} pairs"
     return [p.kind, pe.type, width, f"base {fmt(to_float(pe.base), 6)}"]
 
@@ -80,8 +81,9 @@ def multi_head(p: Any) -> list[str]:
     return bits
 
 
-def similarity(p: Any) -> list[str]:
-    return [p.kind, ", ".join(p.data.measures), "B = A" if p.data.B is None else "A against B"]
+def similarity(p: Problem) -> list[str]:
+    d = p.payload(Similarity)
+    return [p.kind, ", ".join(d.measures), "B = A" if d.B is None else "A against B"]
 
 
 def transformer_layer(p: Any) -> list[str]:
@@ -113,8 +115,8 @@ def decode(p: Any) -> list[str]:
     return bits
 
 
-def bleu(p: Any) -> list[str]:
-    b = p.data
+def bleu(p: Problem) -> list[str]:
+    b = p.payload(Bleu)
     refs = f"{len(b.references)} reference{'s' if len(b.references) > 1 else ''}"
     return [p.kind, f"N = {b.max_n}", refs, "sentence BLEU, no smoothing"]
 
