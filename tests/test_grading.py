@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from attncalc.check import check
 from attncalc.parse import parse_problem
 
-from .helpers import PROBLEMS
+from .helpers import PROBLEMS, run_cli
 
 # the decoder document: s = [1, 1], keys [1, 0], [0, 2], [1, 1]; nine steps (scores .. prediction);
 # e = [1, 2, 2], Z = e + 2e² = 17.496, α = [0.155, 0.422, 0.422], c = [0.578, 1.267]
@@ -212,3 +214,32 @@ def test_the_templates_grading_block_works_uncommented(cli: Any, kind: str) -> N
         assert len(rep.step_ids) == 28 and math.isclose(rep.out_of, 20)
     else:
         assert math.isclose(rep.out_of, 4 + len(rep.step_ids) - 1)
+
+
+def test_a_masked_answer_is_judged_without_a_warning(tmp_path: Path) -> None:
+    """Causal self-attention's masked scores with one slip: −∞ above the diagonal in the answer and in
+    the truth compare equal (no "invalid value" RuntimeWarning on the terminal), and the wrong entry is
+    still the one named. Truth (hand): X W_Q = X, X W_K swaps columns; S'[1,1] = x₁·k₁/√2 = 0."""
+    answers = tmp_path / "a.toml"
+    answers.write_text(
+        'masked_scores = [["0.5", "-inf", "-inf", "-inf"], ["0.707", "0", "-inf", "-inf"],'
+        ' ["0.707", "0.707", "1.414", "-inf"], ["0", "1.414", "1.414", "0"]]\n',
+        encoding="utf-8",
+    )
+    result = run_cli("check", str(PROBLEMS / "causal-self-attention.toml"), str(answers), "--width", "100")
+    assert result.returncode == 1
+    assert "RuntimeWarning" not in result.stderr and "invalid value" not in result.stderr
+    assert "S'[1,1] = 0, not 0.5" in result.stdout
+
+
+def test_a_copied_matrix_with_masked_entries_is_found() -> None:
+    """An answer that is a given matrix copied, −∞ entries and all, is a copy (−∞ equals −∞)."""
+    from attncalc.grading import degenerate
+
+    inf = float("inf")
+    given = np.array([[1.0, -inf], [2.0, 3.0]])
+    truth = np.array([[0.5, -inf], [1.5, 2.5]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert degenerate(given.copy(), 3, truth, {"M": given}) == "copied from the given M"
+        assert degenerate(np.array([[0.4, -inf], [1.5, 2.5]]), 3, truth, {"M": given}) is None
