@@ -26,6 +26,8 @@ _TOKEN = re.compile(
     re.S,
 )
 
+_PAREN_SUB = re.compile(r"(?<=[A-Za-z'])_\(([^()]*)\)")  # p_(j), F_(i−1): a subscript in parentheses
+
 _ARROWS = {"→": r"\overrightarrow", "←": r"\overleftarrow"}  # a bidirectional encoder's two directions
 
 _ACCENTED = {
@@ -39,6 +41,8 @@ _ACCENTED = {
     "\x07": r"\tilde{k}",
     "\x0e": "^{",  # base^(2i/d): a power written with its exponent in parentheses
     "\x0f": "}",
+    "\x10": "_{(",  # p_(j), F_(i−1): a subscript written in parentheses (the j-th largest, i − 1)
+    "\x11": ")}",
 }
 _FUNCS = {
     "exp": r"\exp",
@@ -202,6 +206,7 @@ def to_tex(plain: str) -> str:
     for base, code in (("Q", "\x04"), ("K", "\x05"), ("q", "\x06"), ("k", "\x07")):
         plain = plain.replace(base + "\u0303", code)
     plain = re.sub(r"\^\(([^()]*)\)", "\x0e\\1\x0f", plain)
+    plain = _PAREN_SUB.sub("\x10\\1\x11", plain)
     tokens = [(m.lastgroup or "", m.group()) for m in _TOKEN.finditer(plain)]
     pieces: list[str] = []  # " " marks a space, resolved at the end
     sqrt_open = False
@@ -297,6 +302,13 @@ def to_tex(plain: str) -> str:
 
 def to_html(plain: str) -> str:
     """Plain notation → HTML with <sub>/<sup> (no MathML needed for these lines)."""
+    parts = _PAREN_SUB.split(plain)
+    if len(parts) > 1:  # the parentheses stay, inside the subscript: P<sub>(j−1)</sub>
+        return "".join(f"<sub>({_to_html(p)})</sub>" if k % 2 else _to_html(p) for k, p in enumerate(parts))
+    return _to_html(plain)
+
+
+def _to_html(plain: str) -> str:
     out: list[str] = []
     tokens = list(_TOKEN.finditer(plain))
     for i, m in enumerate(tokens):

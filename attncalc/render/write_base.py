@@ -9,8 +9,9 @@ from .blocks import Details, Sheet
 
 # a symbol with subscripts in running text (W_out, b_hn, h_t, W_Q): set as maths, W with subscript out
 SUBSCRIPTED = re.compile(
-    # dA_l, dS_ik (a gradient), Σ_l, δ_kl: symbols too (issue 29's explanations); N_non-emb, F_scores (issue 31)
-    r"(?<![\w\\.])((?:d[A-Z]|[A-Za-zΣδ])[\u0303\u0302→←]?(?:_(?:[A-Za-z]{2,}-[A-Za-z]{2,}|[A-Za-z0-9]{1,6}))+|weight_ih|weight_hh|bias_ih|bias_hh|recurrent_kernel)(?![\w])"
+    # dA_l, dS_ik (a gradient), Σ_l, δ_kl: symbols too (issue 29's explanations); N_non-emb, F_scores (issue 31);
+    # p'_i, F_(i−1): a primed symbol, a subscript in parentheses
+    r"(?<![\w\\.])((?:d[A-Z]|[A-Za-zΣδ])[\u0303\u0302→←]?'?(?:_(?:[A-Za-z]{2,}-[A-Za-z]{2,}|[A-Za-z0-9]{1,6}|\([^()]{1,8}\)))+|weight_ih|weight_hh|bias_ih|bias_hh|recurrent_kernel)(?![\w])"
 )
 
 
