@@ -42,7 +42,12 @@ def inputs(p: Problem) -> list[Input]:
 
 def header(p: Problem) -> list[str]:
     d = p.payload(OnlineSoftmax)
-    bits = [p.kind, f"{len(d.blocks)} blocks of {d.block} keys" if len(d.blocks) > 1 else "one block"]
+    blocks = d.blocks
+    split = f"{len(blocks)} blocks of {d.block} key{'s' if d.block > 1 else ''}"
+    last = blocks[-1][1] - blocks[-1][0]
+    if last < d.block:  # 5 keys in blocks of 2: the last block holds 1
+        split += f", the last of {last}"
+    bits = [p.kind, split if len(blocks) > 1 else "one block"]
     if d.score is not None:
         bits.append(f"{d.score} score")
     if d.V is not None:
