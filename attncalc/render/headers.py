@@ -9,6 +9,7 @@ from typing import Any
 from ..fmt import fmt
 from ..numbers import to_float
 from ..parse.data import Similarity
+from ..parse.decode import Decode
 from ..parse.types import Bleu, Cell, PosEnc, Problem, Recurrent, Seq2Seq
 
 
@@ -104,14 +105,13 @@ def transformer_layer(p: Any) -> list[str]:
     return bits
 
 
-def decode(p: Any) -> list[str]:
-    dc = p.decode
+def decode(p: Problem) -> list[str]:
+    dc = p.payload(Decode)
     bits = [p.kind, dc.strategy, *temperature_bits(p)]
-    for name, v in (("k", dc.k), ("p", dc.p), ("u", dc.u), ("beam width", dc.beam_width)):
-        if v is not None:
-            bits.append(f"{name} = {v if isinstance(v, int) else fmt(to_float(v), 6)}")
-    if dc.length_penalty is not None:
-        bits.append(f"length penalty α = {fmt(to_float(dc.length_penalty), 6)}, L = {dc.length}")
+    for key, v in dc.numbers():
+        bits.append(f"{key.replace('_', ' ')} = {v if isinstance(v, int) else fmt(to_float(v), 6)}")
+    if dc.penalty is not None:
+        bits.append(f"length penalty α = {fmt(to_float(dc.penalty.alpha), 6)}, L = {dc.penalty.length}")
     return bits
 
 
