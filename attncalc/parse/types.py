@@ -259,10 +259,7 @@ class Problem:
     head: Head | None
     settings: Settings
     description: str = ""
-    target: int | None = None  # softmax: 0-based index
-    vocab: tuple[str, ...] | None = None  # softmax labels
     answers: dict[str, Any] = field(default_factory=dict)
-    training: Training | None = None  # kind softmax: one update of W_out (and b_out)
     multihead: MultiHead | None = None  # kind multi-head
     layer: Layer | None = None  # kind transformer-layer
     grading: Grading = field(default_factory=Grading)  # [grading]: points for check

@@ -10,6 +10,7 @@ from ..fmt import fmt
 from ..numbers import to_float
 from ..parse.data import Similarity
 from ..parse.decode import Decode
+from ..parse.softmax import Softmax
 from ..parse.types import Bleu, Cell, PosEnc, Problem, Recurrent, Seq2Seq
 
 
@@ -26,10 +27,12 @@ def convention_words(p: Any) -> str:
     return "row convention (x W)" if p.row_convention else "column convention (W x)"
 
 
-def softmax(p: Any) -> list[str]:
-    bits = [p.kind, *(["output layer z = W_out h + b_out"] if "W_out" in p.given else []), *temperature_bits(p)]
-    if p.target is not None:
-        label = p.vocab[p.target] if p.vocab is not None else f"entry {p.target + 1}"
+def softmax(p: Problem) -> list[str]:
+    d = p.payload(Softmax)
+    bits = [p.kind, *(["output layer z = W_out h + b_out"] if d.layer is not None else []), *temperature_bits(p)]
+    if d.target is not None:
+        t = d.target.index
+        label = d.vocab[t] if d.vocab is not None else f"entry {t + 1}"
         bits.append(f"target {label}")
     return bits
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..parse.data import SelfAttention, Sequence
 from ..parse.decode import Decode
+from ..parse.softmax import Softmax
 from ..parse.types import Bleu, Cell, OutputLayer, PosEnc, Problem, Recurrent, Seq2Seq
 
 if TYPE_CHECKING:
@@ -116,8 +117,8 @@ def setup_lines(p: Problem) -> list[tuple[str, str]]:
         )
     elif isinstance(p.data, SelfAttention) and p.data.mask_text == "causal":
         out.append(("mask", "Mask: causal (each position attends to itself and the ones before it)."))
-    if p.target is not None and p.vocab is not None:
-        out.append(("target", f"Target: {p.vocab[p.target]}"))
+    if isinstance(p.data, Softmax) and p.data.target is not None and p.data.vocab is not None:
+        out.append(("target", f"Target: {p.data.vocab[p.data.target.index]}"))
     if isinstance(p.data, Recurrent):
         if p.data.cell is not None:
             out.append(("cell", "Cell: " + cell_line(p.data.cell)))
