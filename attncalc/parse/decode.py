@@ -130,7 +130,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         given = {"logits" if logits else "probabilities": dist}
     d = Decode(strategy, labels, choice)
     common = {**common, "tokens": None}
-    return Problem(given=given, head=None, data=d, **common)
+    return Problem(given=given, data=d, **common)
 
 
 def _strategy_keys(r: Reader, t: dict[str, Any], strategy: str) -> None:

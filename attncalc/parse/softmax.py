@@ -79,7 +79,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     target = None if index is None else Target(index, smoothing, train)
     d = Softmax(logits, hidden, vocab, target)
     given = {k: g[k] for k in ("logits", "hidden", "W_out", "b_out") if g[k] is not None}
-    return Problem(given=given, head=None, data=d, **common)
+    return Problem(given=given, data=d, **common)
 
 
 def _sources(r: Reader, t: dict[str, Any]) -> None:

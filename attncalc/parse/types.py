@@ -256,7 +256,6 @@ class Problem:
     score: str | None
     tokens: tuple[str, ...] | None
     given: dict[str, Given]
-    head: Head | None
     settings: Settings
     description: str = ""
     answers: dict[str, Any] = field(default_factory=dict)
