@@ -24,9 +24,10 @@ import numpy as np
 from ..arith import Chain, MistakeNotApplicable, is_exact, to_float
 from ..derivation import Add, Argmax, Arrange, Divide, Formula, Input, Pick, Step
 from ..fmt import fmt
-from ..numbers import to_exact
+from ..numbers import Node, to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem
+from ..parse.decode import Beam, Decode, Draw, TopK, TopP
 from . import decide
 from .common import softmax_inline, temperature_step, whole_numbers
 from .decode_beam import beam_steps
@@ -36,45 +37,41 @@ from .decode_top_k import exact_renormalized, top_k_first
 def exact_entries(p: Problem) -> tuple[int, str]:
     """What the exact bound counts: a softmax of V logits writes V exponentials into each of its V
     probabilities (400 logits mixing e, π and fractions took 8 s inside one step); V² terms."""
-    d = p.decode
-    assert d is not None
+    c = p.payload(Decode).choice
     given = sum(np.size(i.value) for i in inputs(p))
-    if d.logits is None:
+    if not isinstance(c, Draw) or not c.logits:
         return given, "input entries"
-    v = int(np.size(d.logits.floats))
+    v = int(np.size(c.distribution.floats))
     return max(given, v * v), "softmax terms (logits × logits)"
 
 
 def inputs(p: Problem) -> list[Input]:
-    d = p.decode
-    assert d is not None
-    if d.beams is not None and d.beam_scores is not None:
-        beams = tuple(f"beam {b}" for b in range(1, d.beams.shape[0] + 1))
+    d = p.payload(Decode)
+    c = d.choice
+    if isinstance(c, Beam):
+        beams = tuple(f"beam {b}" for b in range(1, c.beams.shape[0] + 1))
         return [
             Input(
-                "beams", "log p", d.beams.floats, None, rows=beams, cols=d.vocab, role="next-token log-probabilities"
+                "beams", "log p", c.beams.floats, None, rows=beams, cols=d.vocab, role="next-token log-probabilities"
             ),
-            Input(
-                "beam_scores", "s", d.beam_scores.floats, None, rows=beams, role="each beam's log-probability so far"
-            ),
+            Input("beam_scores", "s", c.scores.floats, None, rows=beams, role="each beam's log-probability so far"),
         ]
-    if d.logits is not None:
-        return [Input("logits", "z", d.logits.floats, None, rows=d.vocab, role="the next token's logits")]
-    assert d.probabilities is not None
+    if c.logits:
+        return [Input("logits", "z", c.distribution.floats, None, rows=d.vocab, role="the next token's logits")]
     return [
-        Input("probabilities", "p", d.probabilities.floats, None, rows=d.vocab, role="the next token's probabilities")
+        Input("probabilities", "p", c.distribution.floats, None, rows=d.vocab, role="the next token's probabilities")
     ]
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    d = p.decode
-    assert d is not None
-    if d.strategy == "beam":
-        return beam_steps(p, chain)
+    d = p.payload(Decode)
+    c = d.choice
+    if isinstance(c, Beam):
+        return beam_steps(c, d.vocab, chain)
     labels = d.vocab
     steps: list[Step] = []
-    if d.logits is not None:
-        z = chain.given(d.logits)
+    if c.logits:
+        z = chain.given(c.distribution)
         T_node = p.settings.temperature
         if T_node is not None and node_float(T_node) != 1.0:
             T_float = node_float(T_node)
@@ -100,10 +97,9 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         steps.append(soft)
         probs = np.asarray(soft.value)
     else:
-        assert d.probabilities is not None
-        probs = chain.given(d.probabilities)
+        probs = chain.given(c.distribution)
     if d.strategy == "greedy":
-        best = _argmax(p, chain, probs)
+        best = _argmax(c, chain, probs)
         steps.append(
             Argmax(
                 id="choice",
@@ -120,10 +116,10 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         )
         return steps
     # the exact values are worked out only when a float comparison is in doubt
-    exact: Callable[[], list[Any] | None] = functools.cache(lambda: _exact_probabilities(p, chain))
+    exact: Callable[[], list[Any] | None] = functools.cache(lambda: _exact_probabilities(c, chain))
     drawn, drawn_exact = probs, exact
-    if d.strategy in ("top-k", "top-p"):
-        drawn, flags = _filter(p, chain, probs, steps, exact)
+    if c.filter is not None:
+        drawn, flags = _filter(d, c.filter, c, chain, probs, steps, exact)
 
         def drawn_exact() -> list[Any] | None:
             given = exact()
@@ -133,27 +129,23 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             total = decide.running(masked)[-1]
             return [x / total for x in masked] if decide.greater(0.0, 0.0, (total, 0)) else None
 
-    if d.u is None:
+    if c.u is None:
         return steps
-    return steps + _draw(p, chain, drawn, d.strategy != "sample", drawn_exact)
+    return steps + _draw(labels, c.u, chain, drawn, d.strategy != "sample", drawn_exact)
 
 
-def _exact_probabilities(p: Problem, chain: Chain) -> list[Any] | None:
+def _exact_probabilities(c: Draw, chain: Chain) -> list[Any] | None:
     """In float arithmetic, the given probabilities' exact values (for deciding what a float running
     sum leaves in doubt); None otherwise (logits, hand mode, a slip)."""
-    d = p.decode
-    assert d is not None
-    if chain.mode != "float" or chain.mistake is not None or d.probabilities is None:
+    if chain.mode != "float" or chain.mistake is not None or c.logits:
         return None
-    return decide.exact_values(d.probabilities.nodes.ravel())
+    return decide.exact_values(c.distribution.nodes.ravel())
 
 
-def _argmax(p: Problem, chain: Chain, probs: np.ndarray) -> int:
+def _argmax(c: Draw, chain: Chain, probs: np.ndarray) -> int:
     """The most probable token: probabilities within decide.TIE of the largest as floats are compared
     exactly (the given probabilities, or the logits, whose order softmax keeps; in exact mode too, whose
     floats of 1/3 and 0.33333333333333331 are equal), and a tie goes to the earlier vocabulary entry."""
-    d = p.decode
-    assert d is not None
     pf = to_float(probs)
     if chain.mode == "hand" or chain.mistake is not None:
         return int(np.argmax(pf))
@@ -161,9 +153,7 @@ def _argmax(p: Problem, chain: Chain, probs: np.ndarray) -> int:
     near = [i for i, x in enumerate(pf) if top - float(x) <= decide.TIE]
     if len(near) == 1:
         return near[0]
-    given = d.logits if d.logits is not None else d.probabilities
-    assert given is not None
-    nodes = given.nodes.ravel()
+    nodes = c.distribution.nodes.ravel()
     exact = decide.exact_values([nodes[i] for i in near])
     best = 0
     for k in range(1, len(near)):
@@ -173,10 +163,14 @@ def _argmax(p: Problem, chain: Chain, probs: np.ndarray) -> int:
 
 
 def _filter(
-    p: Problem, chain: Chain, probs: np.ndarray, steps: list[Step], exact: Callable[[], list[Any] | None]
+    d: Decode,
+    f: TopK | TopP,
+    c: Draw,
+    chain: Chain,
+    probs: np.ndarray,
+    steps: list[Step],
+    exact: Callable[[], list[Any] | None],
 ) -> tuple[np.ndarray, list[int]]:
-    d = p.decode
-    assert d is not None
     labels, V = d.vocab, len(d.vocab)
     pf = to_float(probs)
     # largest first, ties to the earlier vocabulary entry; values closer than decide.TIE by their exact
@@ -184,9 +178,7 @@ def _filter(
     if chain.mode == "hand" or chain.mistake is not None:
         order = [int(i) for i in np.argsort(-np.round(pf, 12), kind="stable")]
     else:
-        source = d.logits if d.logits is not None else d.probabilities
-        assert source is not None
-        nodes = source.nodes.ravel()
+        nodes = c.distribution.nodes.ravel()
         order = decide.descending([float(x) for x in pf], functools.cache(lambda i: decide.exact_values([nodes[i]])[0]))
     sorted_ = chain.finish("sorted", np.asarray([probs[i] for i in order], dtype=probs.dtype))
     sorted_labels = tuple(labels[i] for i in order)
@@ -205,15 +197,15 @@ def _filter(
         )
     )
     cut_note = ""
-    both = False  # top-p after top-k (set below)
-    if d.strategy == "top-k":
-        assert d.k is not None
-        n_keep = d.k
+    k_first = f.k if isinstance(f, TopP) else None  # top-p after top-k (Hugging Face's order)
+    both = k_first is not None
+    if isinstance(f, TopK):
+        n_keep = f.k
         why = [f"[rank {r} ≤ {n_keep}]" for r in range(1, V + 1)]
         rule = f"the k = {n_keep} most probable tokens"
     else:
-        both = d.k is not None  # top-k first, then top-p over the top k renormalised (Hugging Face's order)
-        base = top_k_first(p, chain, probs, order, steps) if both else sorted_
+        # top-k first, then top-p over the top k renormalised
+        base = top_k_first(labels, k_first, chain, probs, order, steps) if k_first is not None else sorted_
         cum = chain.finish("cumulative", np.asarray(np.cumsum(base), dtype=base.dtype))
         steps.append(
             Add(
@@ -230,8 +222,7 @@ def _filter(
                 + (" (of the top k, renormalised: the tokens after the k-th add 0)." if both else "."),
             )
         )
-        assert d.p is not None
-        p_val = to_exact(d.p) if is_exact(cum) else node_float(d.p)
+        p_val = to_exact(f.p) if is_exact(cum) else node_float(f.p)
         prior = [0 * cum[0], *list(cum[:-1])]  # the running sum before each sorted token
         # exact forms compare exactly; floats as decide says, so that 0.7 + 0.2 (0.8999999999999999) reaches
         # p = 0.9 as it does by hand and in exact mode
@@ -242,23 +233,21 @@ def _filter(
         else:
             doubt = any(abs(float(x) - float(p_val)) <= decide.TIE for x in prior)
             given = exact() if doubt else None
-            if given and both:
-                assert d.k is not None
-                given = exact_renormalized(given, order, d.k)
+            if given and k_first is not None:
+                given = exact_renormalized(given, order, k_first)
             exact_prior = decide.running([0, *(given[i] for i in order[:-1])]) if given else None
-            exact_p = decide.exact_values([d.p])[0] if exact_prior is not None else None
+            exact_p = decide.exact_values([f.p])[0] if exact_prior is not None else None
             n_keep = sum(
                 1
                 for j, x in enumerate(prior)
                 if decide.greater(float(p_val), float(x), None if exact_prior is None else (exact_p, exact_prior[j]))
             )
-        p_text = fmt(node_float(d.p), 6)
+        p_text = fmt(node_float(f.p), 6)
         why = [f"[{fmt(float(x), chain.decimals)} < {p_text}]" for x in prior]
-        if both:
-            assert d.k is not None
-            why = [f"[rank {j + 1} ≤ {d.k}]·{w}" for j, w in enumerate(why)]
+        if k_first is not None:
+            why = [f"[rank {j + 1} ≤ {k_first}]·{w}" for j, w in enumerate(why)]
         if (
-            n_keep < V and chain.mistake is None and (not both or n_keep < (d.k or V))
+            n_keep < V and chain.mistake is None and (k_first is None or n_keep < k_first)
         ):  # the cut on a running sum equal to p: said, and how decided
             x, after = prior[n_keep], sorted_labels[n_keep]
             if is_exact(cum):
@@ -273,16 +262,15 @@ def _filter(
                     "and the tokens after it are dropped."
                 )
         rule = f"the smallest set of most probable tokens whose probabilities reach p = {p_text}"
-        if both:
-            assert d.k is not None
-            rule += f", among the top k = {d.k} renormalised"
-            n_keep = min(n_keep, d.k)
+        if k_first is not None:
+            rule += f", among the top k = {k_first} renormalised"
+            n_keep = min(n_keep, k_first)
         if chain.mistake == "top_p_early":
             if n_keep < 2:
                 raise MistakeNotApplicable
             n_keep -= 1
         elif chain.mistake == "top_p_late":
-            if n_keep >= (d.k if both and d.k is not None else V):
+            if n_keep >= (k_first if k_first is not None else V):
                 raise MistakeNotApplicable
             n_keep += 1
     rank = {tok: j for j, tok in enumerate(order)}
@@ -338,11 +326,13 @@ def _filter(
 
 
 def _draw(
-    p: Problem, chain: Chain, dist: np.ndarray, filtered: bool, exact: Callable[[], list[Any] | None]
+    labels: tuple[str, ...],
+    u_node: Node,
+    chain: Chain,
+    dist: np.ndarray,
+    filtered: bool,
+    exact: Callable[[], list[Any] | None],
 ) -> list[Step]:
-    d = p.decode
-    assert d is not None and d.u is not None
-    labels = d.vocab
     cum = chain.finish("draw_cumulative", np.asarray(np.cumsum(dist), dtype=dist.dtype))
     name = "p'" if filtered else "p"
     step = Add(
@@ -360,19 +350,19 @@ def _draw(
     )
     note = ""
     if is_exact(cum):
-        u = to_exact(d.u)
+        u = to_exact(u_node)
         hit = next((i for i, x in enumerate(cum) if bool(x > u)), len(labels) - 1)
         if hit and bool(cum[hit - 1] == u):
-            note = decide.boundary_note(node_float(d.u), hit, "exactly")
+            note = decide.boundary_note(node_float(u_node), hit, "exactly")
     else:
         floats = [float(x) for x in to_float(cum)]
-        u_f = node_float(d.u)
+        u_f = node_float(u_node)
         given = exact() if any(abs(x - u_f) <= decide.TIE for x in floats) else None
         hit, note = decide.first_above(
             floats,
             u_f,
             decide.running(given) if given is not None else None,
-            decide.exact_values([d.u])[0] if given is not None else None,
+            decide.exact_values([u_node])[0] if given is not None else None,
         )
     if note:
         note += f": {labels[hit]}."
@@ -387,7 +377,7 @@ def _draw(
         probs=to_float(dist),
         labels=labels,
         cumulative=to_float(cum),
-        u=node_float(d.u),
+        u=node_float(u_node),
         what="Sampled",
         explain="Inverse-CDF sampling: the draw u picks the token whose stretch of [0, 1) contains it.",
         note=note,

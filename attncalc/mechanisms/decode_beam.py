@@ -12,14 +12,12 @@ from ..derivation import Add, Arrange, Map, Pick, Step
 from ..fmt import fmt
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
-from ..parse import Problem
+from ..parse.decode import Beam
 
 
-def beam_steps(p: Problem, chain: Chain) -> list[Step]:
-    d = p.decode
-    assert d is not None and d.beams is not None and d.beam_scores is not None and d.beam_width is not None
+def beam_steps(d: Beam, vocab: tuple[str, ...], chain: Chain) -> list[Step]:
     L = chain.given(d.beams)
-    S = chain.given(d.beam_scores)
+    S = chain.given(d.scores)
     L, S = chain.coerce(L, S)
     B, V = L.shape
     beams = tuple(f"beam {b}" for b in range(1, B + 1))
@@ -35,7 +33,7 @@ def beam_steps(p: Problem, chain: Chain) -> list[Step]:
             symbol="score",
             value=cand,
             rows=beams,
-            cols=d.vocab,
+            cols=vocab,
             parts=(S_full, L),
             part_names=("s_b", "log p_b(v)"),
             explain="Probabilities multiply along a hypothesis, so their logarithms add: each beam's score plus "
@@ -43,36 +41,37 @@ def beam_steps(p: Problem, chain: Chain) -> list[Step]:
         )
     ]
     rank_by = cand
-    L_len = d.length
-    if d.length_penalty is not None and L_len is not None:
-        a_f = node_float(d.length_penalty)
+    penalty = d.penalty
+    if penalty is not None:
+        L_len = penalty.length
+        a_f = node_float(penalty.alpha)
         lp_f = ((5 + L_len) / 6) ** a_f
-        lp = chain.const(lambda: _lp_exact(d.length_penalty, L_len), lp_f)
+        lp = chain.const(lambda: _lp_exact(penalty.alpha, L_len), lp_f)
         rank_by = chain.finish("normalized", np.asarray(cand / lp, dtype=cand.dtype))
         steps.append(
             Map(
                 id="normalized",
                 title="Scores with the length penalty",
-                formula=f"score / lp, lp = ((5 + L)/6)^α = ((5 + {d.length})/6)^{fmt(a_f, 6)}",
-                latex=rf"\mathrm{{score}} / \left(\frac{{5 + {d.length}}}{{6}}\right)^{{{fmt(a_f, 6)}}}",
+                formula=f"score / lp, lp = ((5 + L)/6)^α = ((5 + {L_len})/6)^{fmt(a_f, 6)}",
+                latex=rf"\mathrm{{score}} / \left(\frac{{5 + {L_len}}}{{6}}\right)^{{{fmt(a_f, 6)}}}",
                 symbol="score/lp",
                 value=rank_by,
                 rows=beams,
-                cols=d.vocab,
+                cols=vocab,
                 fn="divide",
                 arg=cand,
                 param=np.asarray(lp),
-                param_text=f"((5 + {d.length})/6)^{fmt(a_f, 6)}",
+                param_text=f"((5 + {L_len})/6)^{fmt(a_f, 6)}",
                 explain="Summed log-probabilities only fall as a hypothesis grows; Wu et al. (2016) divide by "
                 "((5 + L)/6)^α so that longer hypotheses are not unfairly beaten by shorter ones.",
             )
         )
     flat = to_float(rank_by).ravel()
     # ties (−0.4 − 0.5 and −0.7 − 0.2, apart only by float noise) go to the earlier beam, as exactly
-    order = [int(i) for i in np.argsort(-np.round(flat, 12), kind="stable")][: d.beam_width]
-    kept_labels = tuple(f"beam {i // V + 1}: {d.vocab[i % V]}" for i in order)
+    order = [int(i) for i in np.argsort(-np.round(flat, 12), kind="stable")][: d.width]
+    kept_labels = tuple(f"beam {i // V + 1}: {vocab[i % V]}" for i in order)
     kept = chain.finish("kept_beams", np.asarray([cand.flat[i] for i in order], dtype=cand.dtype))
-    penalised = d.length_penalty is not None
+    penalised = penalty is not None
     ranked = "by the length-penalised score" if penalised else "by score"
     # ranked by score/lp, but what is kept (and written) is the summed log-probability, not score/lp
     written = ", each written as its summed log-probability (the candidate score, not score/lp)" if penalised else ""
@@ -80,8 +79,8 @@ def beam_steps(p: Problem, chain: Chain) -> list[Step]:
         Arrange(
             id="kept_beams",
             title="Kept candidates (summed log-probabilities)" if penalised else "Kept candidates",
-            formula=f"the best {d.beam_width} candidates, {ranked}{written}",
-            latex=rf"\text{{the best {d.beam_width} candidates{', written as score (not score/lp)' if penalised else ''}}}",
+            formula=f"the best {d.width} candidates, {ranked}{written}",
+            latex=rf"\text{{the best {d.width} candidates{', written as score (not score/lp)' if penalised else ''}}}",
             symbol="s'",
             value=kept,
             rows=kept_labels,

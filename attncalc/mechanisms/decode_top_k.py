@@ -15,16 +15,15 @@ import numpy as np
 
 from ..arith import Chain
 from ..derivation import Divide, Formula, Step
-from ..parse import Problem
 from .common import whole_numbers
 
 
-def top_k_first(p: Problem, chain: Chain, probs: np.ndarray, order: list[int], steps: list[Step]) -> np.ndarray:
+def top_k_first(
+    labels: tuple[str, ...], k: int, chain: Chain, probs: np.ndarray, order: list[int], steps: list[Step]
+) -> np.ndarray:
     """The top-k filter before top-p: its two steps, and the renormalised probabilities in sorted order
     (what top-p's running sum adds up)."""
-    d = p.decode
-    assert d is not None and d.k is not None
-    labels, V, k = d.vocab, len(d.vocab), d.k
+    V = len(labels)
     rank = {tok: j for j, tok in enumerate(order)}
     flags = [1 if rank[i] < k else 0 for i in range(V)]
     kept = chain.finish("kept_top_k", whole_numbers(chain, flags))

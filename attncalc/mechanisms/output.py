@@ -117,6 +117,7 @@ def logits_step(
 def sequence_steps(
     chain: Chain,
     out: OutputLayer,
+    targets: tuple[int, ...],
     us: list[np.ndarray],
     probs: list[np.ndarray],
     losses: list[np.ndarray],
@@ -124,9 +125,7 @@ def sequence_steps(
     u_name: str,
     training: Training | None,
 ) -> list[Step]:
-    """Sequence probability, total loss, gradients and the update (needs targets)."""
-    assert out.targets is not None
-    targets = out.targets
+    """Sequence probability, total loss, gradients and the update (``targets``: the output layer's, one per step)."""
     V = len(to_float(probs[0]))
     labels = out.vocab or tuple(f"w{k + 1}" for k in range(V))
     targets = tuple(target_row(chain, k) for k in targets)

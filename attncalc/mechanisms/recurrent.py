@@ -121,5 +121,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 losses.append(loss)
             prefixes.append(f"{t}.")
     if rec.output is not None and rec.output.targets is not None:
-        steps.extend(output.sequence_steps(chain, rec.output, hs, probs, losses, prefixes, "h", rec.training))
+        steps.extend(
+            output.sequence_steps(chain, rec.output, rec.output.targets, hs, probs, losses, prefixes, "h", rec.training)
+        )
     return steps

@@ -268,8 +268,10 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         if loss is not None:
             losses.append(loss)
         prefixes.append(pre)
-    if s.output is not None:
-        steps.extend(output.sequence_steps(chain, s.output, us, probs, losses, prefixes, u_name, s.training))
+    if s.output is not None and s.output.targets is not None:  # the parser asks for targets with an output layer
+        steps.extend(
+            output.sequence_steps(chain, s.output, s.output.targets, us, probs, losses, prefixes, u_name, s.training)
+        )
     return steps
 
 

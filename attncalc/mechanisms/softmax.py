@@ -13,8 +13,8 @@ from ..arith import Chain, is_exact, to_float
 from ..derivation import Gradient, Input, Loss, Product, Step
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
-from ..parse import Problem
-from ..parse.softmax import SoftmaxData
+from ..parse import Given, Problem
+from ..parse.softmax import Softmax, Target
 from .common import SoftmaxNames, simplify_log, softmax_steps, temperature_step
 from .label_smoothing import smoothed_steps
 from .output import logits_step, train_step, update
@@ -22,31 +22,34 @@ from .training import Grad, clip
 
 
 def inputs(p: Problem) -> list[Input]:
-    g = p.given
+    d = p.payload(Softmax)
     out: list[Input] = []
-    if "logits" in g:
-        out.append(Input("logits", "z", g["logits"].floats, None, rows=p.vocab, role="logits"))
-    if "W_out" in g:
+    if isinstance(d.logits, Given):
+        out.append(Input("logits", "z", d.logits.floats, None, rows=d.vocab, role="logits"))
+    else:
+        layer = d.logits
         out.append(
-            Input("W_out", "W_out", g["W_out"].floats, None, rows=p.vocab, role="output layer, one row per entry")
+            Input("W_out", "W_out", layer.W_out.floats, None, rows=d.vocab, role="output layer, one row per entry")
         )
-    if "b_out" in g:
-        out.append(Input("b_out", "b_out", g["b_out"].floats, None, rows=p.vocab, role="output bias"))
-    if "hidden" in g:
-        out.append(Input("hidden", "h", g["hidden"].floats, None, role="the hidden state the logits come from"))
+        if layer.b_out is not None:
+            out.append(Input("b_out", "b_out", layer.b_out.floats, None, rows=d.vocab, role="output bias"))
+    if d.hidden is not None:
+        out.append(Input("hidden", "h", d.hidden.floats, None, role="the hidden state the logits come from"))
     return out
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    labels = p.vocab
+    d = p.payload(Softmax)
+    labels = d.vocab
     steps: list[Step] = []
-    if "W_out" in p.given:
-        h = chain.given(p.given["hidden"])
-        logits = logits_step(chain, p.given["W_out"], p.given.get("b_out"), h, "logits", "z", "h", labels)
+    if isinstance(d.logits, Given):
+        z = chain.given(d.logits)
+    else:
+        layer = d.logits
+        h = chain.given(layer.hidden)
+        logits = logits_step(chain, layer.W_out, layer.b_out, h, "logits", "z", "h", labels)
         steps.append(logits)
         z = np.asarray(logits.value)
-    else:
-        z = chain.given(p.given["logits"])
     T_node = p.settings.temperature
     T_float = node_float(T_node) if T_node is not None else 1.0
     T = chain.const(lambda: to_exact(T_node), T_float) if T_node is not None else 1
@@ -61,14 +64,14 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     names = SoftmaxNames(arg=arg, out="p", out_id="probabilities", out_title="Probabilities")
     soft, probs = softmax_steps(chain, z, names, p.settings.shift_max, labels, None)
     steps.extend(soft)
-    if p.target is None:
+    if d.target is None:
         return steps
-    t = p.target
-    if isinstance(p.data, SoftmaxData):
-        smoothed, grad = smoothed_steps(chain, probs, t, p.data.label_smoothing, labels, T, T_float)
+    t = d.target.index
+    if d.target.label_smoothing is not None:
+        smoothed, grad = smoothed_steps(chain, probs, t, d.target.label_smoothing, labels, T, T_float)
         steps.extend(smoothed)
-        if "hidden" in p.given:
-            steps.extend(_output_weights(p, chain, grad, labels))
+        if d.hidden is not None:
+            steps.extend(_output_weights(d, d.target, d.hidden, chain, grad))
         return steps
     label = labels[t] if labels else str(t)
     p_t = probs[t]
@@ -110,15 +113,16 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             + (", divided by T." if T_float != 1 else "."),
         )
     )
-    if "hidden" not in p.given:
+    if d.hidden is None:
         return steps
-    steps.extend(_output_weights(p, chain, grad, labels))
+    steps.extend(_output_weights(d, d.target, d.hidden, chain, grad))
     return steps
 
 
-def _output_weights(p: Problem, chain: Chain, grad: np.ndarray, labels: tuple[str, ...] | None) -> list[Step]:
+def _output_weights(sm: Softmax, target: Target, hidden: Given, chain: Chain, grad: np.ndarray) -> list[Step]:
     """∂L/∂W_out = g hᵀ (g = ∂L/∂z), then one optimiser step on W_out and b_out."""
-    h = chain.given(p.given["hidden"])
+    labels = sm.vocab
+    h = chain.given(hidden)
     g, h = chain.coerce(grad, h)
     d = h.shape[0]
     cols = tuple(f"h[{j + 1}]" for j in range(d))
@@ -138,17 +142,18 @@ def _output_weights(p: Problem, chain: Chain, grad: np.ndarray, labels: tuple[st
             explain="Row v, column j: the logit gradient of v times entry j of h (z_v = w_v·h + b_v).",
         )
     ]
-    if p.training is None:
+    training, layer = target.training, sm.layer
+    if training is None:
         return steps
     grads = [Grad("W_out", dW, labels, cols)]
-    if "W_out" in p.given and "b_out" in p.given:
+    if layer is not None and layer.b_out is not None:
         grads.append(Grad("b_out", grad, labels, None))
-    clipped, (dW, *rest) = clip(chain, grads, p.training)
+    clipped, (dW, *rest) = clip(chain, grads, training)
     steps.extend(clipped)
-    if "W_out" in p.given:
-        steps.extend(train_step(chain, "W_out", p.given["W_out"], dW, p.training, labels, cols, ""))
-        if "b_out" in p.given:
-            steps.extend(train_step(chain, "b_out", p.given["b_out"], rest[0], p.training, labels, None, "_b_out"))
+    if layer is not None:
+        steps.extend(train_step(chain, "W_out", layer.W_out, dW, training, labels, cols, ""))
+        if layer.b_out is not None:
+            steps.extend(train_step(chain, "b_out", layer.b_out, rest[0], training, labels, None, "_b_out"))
     else:
-        steps.append(update(chain, "W_out_change", "W_out", None, dW, p.training, labels, cols))
+        steps.append(update(chain, "W_out_change", "W_out", None, dW, training, labels, cols))
     return steps

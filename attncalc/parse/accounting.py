@@ -117,7 +117,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         d_ff_given=g["d_ff"] is not None,
     )
     _refuse_past_exact(r, data)
-    return Problem(given={}, head=None, data=data, **common)
+    return Problem(given={}, data=data, **common)
 
 
 def _refuse_past_exact(r: Reader, a: Accounting) -> None:

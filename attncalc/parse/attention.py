@@ -122,4 +122,4 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     given.update(
         {k: w for k, w in (("W", d.W), ("W_q", d.W_q), ("W_k", d.W_k), ("v", d.v), ("b", d.b)) if w is not None}
     )
-    return Problem(given=given, head=d.head, data=d, **common)
+    return Problem(given=given, data=d, **common)

@@ -70,4 +70,4 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         if bad:
             raise r.fail("given.weights", f"entry {bad[0]} is not above 0: every order needs a positive weight")
     b = Bleu(candidate=candidate, references=references, max_n=max_n, weights=weights)
-    return Problem(given={"weights": weights}, head=None, data=b, **common)
+    return Problem(given={"weights": weights}, data=b, **common)

@@ -102,7 +102,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         encode=encode,
         from_corpus=corpus is not None,
     )
-    return Problem(given={}, head=None, data=data, **common)
+    return Problem(given={}, data=data, **common)
 
 
 def _adjacent(stream: tuple[str, ...], counts: dict[str, int]) -> tuple[tuple[str, str, int], ...]:

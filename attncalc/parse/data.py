@@ -3,8 +3,8 @@
 The payload of a built-in kind is one of :data:`KindData`; the class is the discriminant (a kind's
 mechanism reads ``d: Sequence = p.data``, a renderer shared by kinds asks ``isinstance(p.data, Bleu)``).
 A new kind brings its own frozen dataclass (docs/contributing.md). The payloads of the kinds whose
-parsers are not yet read from their declarations (softmax, multi-head, transformer-layer, decode)
-still live in :class:`~attncalc.parse.types.Problem`'s own fields.
+parsers are not yet read from their declarations (multi-head, transformer-layer) still live in
+:class:`~attncalc.parse.types.Problem`'s own fields.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from typing import TypeAlias
 
 import numpy as np
 
+from .decode import Decode
+from .softmax import Softmax
 from .types import Bleu, Cell, Given, Head, OutputLayer, PosEnc, Problem, Recurrent, Seq2Seq
 
 
@@ -62,7 +64,9 @@ class Similarity:
     labels_B: tuple[str, ...] | None
 
 
-KindData: TypeAlias = Attention | SelfAttention | Sequence | Similarity | Bleu | Recurrent | Seq2Seq | PosEnc
+KindData: TypeAlias = (
+    Attention | SelfAttention | Sequence | Similarity | Bleu | Recurrent | Seq2Seq | PosEnc | Decode | Softmax
+)
 
 
 def output_layer_of(p: Problem) -> OutputLayer | None:

@@ -1,18 +1,25 @@
-"""Parsing of kind ``decode``: the next token's distribution (or the beams) and what the strategy needs."""
+"""Kind ``decode``: the next token's distribution (or the beams) and what the strategy needs.
+
+The declaration (:mod:`attncalc.schema.decoding`) reads the keys and their types (whole numbers of at
+least 1 for k, beam_width and length). The rules here are the ones it cannot say: which keys each
+strategy takes and needs, logits or probabilities (one of the two; probabilities add up to 1, and a
+temperature needs logits), beams of log-probabilities with one score per beam, labels that match the
+vocabulary, k and the beam width within what there is to keep, the bounds of p, u and the length
+penalty, and the penalty's α and L given together.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from .. import catalog
-from ..numbers import to_float
-from .reader import describe_raw, require, shape_text
-from .types import Decode, Given, Problem
-
-if TYPE_CHECKING:
-    from .reader import Reader
+from ..numbers import Node, to_float
+from ..schema.decoding import DECODE, DECODE_GIVEN
+from .declared import read_declared
+from .reader import Reader, shape_text
+from .types import Given, Problem
 
 SAMPLING_KEYS = ("logits", "probabilities", "vocab", "k", "p", "u")
 BEAM_KEYS = ("beams", "beam_scores", "beam_width", "length_penalty", "length", "vocab")
@@ -26,99 +33,193 @@ TAKES = {
 }
 
 
-def _int(r: Reader, raw: Any, key: str) -> int:
-    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
-        raise r.fail(key, f"expected a whole number of at least 1, got {describe_raw(raw)}")
-    return raw
+# ------------------------------------------------------------------ the payload (Problem.data)
+
+
+@dataclass(frozen=True)
+class TopK:
+    """Strategy top-k: the k most probable tokens are kept."""
+
+    k: int
+
+
+@dataclass(frozen=True)
+class TopP:
+    """Strategy top-p: the smallest set of most probable tokens whose probabilities reach p is kept."""
+
+    p: Node
+    k: int | None  # top-k first, then top-p over the top k renormalised (Hugging Face's order); None: no top-k
+
+
+@dataclass(frozen=True)
+class Draw:
+    """Strategies greedy, sample, top-k and top-p: one distribution over the next token."""
+
+    distribution: Given  # V logits (then the softmax first) or V probabilities
+    logits: bool  # True: ``distribution`` holds logits
+    filter: TopK | TopP | None  # None: greedy, sample
+    u: Node | None  # the uniform draw that picks a token (sample, top-k, top-p), or None: no draw
+
+
+@dataclass(frozen=True)
+class LengthPenalty:
+    """Wu et al. 2016: candidates ranked by score / ((5 + L)/6)^α."""
+
+    alpha: Node
+    length: int  # L, the hypothesis length after this step
+
+
+@dataclass(frozen=True)
+class Beam:
+    """Strategy beam: one step of beam search."""
+
+    beams: Given  # B × V next-token log-probabilities
+    scores: Given  # B: each beam's log-probability so far
+    width: int  # how many candidates are kept
+    penalty: LengthPenalty | None
+
+
+@dataclass(frozen=True)
+class Decode:
+    """Kind decode: a distribution over the next token (or B beams) and the strategy that picks from it."""
+
+    strategy: str  # greedy | sample | top-k | top-p | beam
+    vocab: tuple[str, ...]
+    choice: Draw | Beam
+
+    def numbers(self) -> list[tuple[str, int | Node]]:
+        """k, p, u and the beam width, those the strategy has, in that order (the header and setup lines)."""
+        c = self.choice
+        if isinstance(c, Beam):
+            return [("beam_width", c.width)]
+        f = c.filter
+        k = f.k if f is not None else None
+        out: list[tuple[str, int | Node]] = [] if k is None else [("k", k)]
+        if isinstance(f, TopP):
+            out.append(("p", f.p))
+        return out if c.u is None else [*out, ("u", c.u)]
+
+    @property
+    def penalty(self) -> LengthPenalty | None:
+        return self.choice.penalty if isinstance(self.choice, Beam) else None
+
+
+# ------------------------------------------------------------------ the parser
 
 
 def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     """Kind decode, past the top level."""
-    t = raw["given"]
-    strategy = r.string(raw.get("strategy", "greedy"), "strategy", tuple(catalog.STRATEGIES))
+    strategy: str = read_declared(r, raw, DECODE.top, "", only=("strategy",))["strategy"]
+    _strategy_keys(r, raw["given"], strategy)
+    g = read_declared(r, raw["given"], DECODE_GIVEN, "given")
+    temperature = common["settings"].temperature
+    choice: Draw | Beam
+    if strategy == "beam":
+        if temperature is not None:
+            raise r.fail("settings.temperature", "applies to the sampling strategies: the beams are log-probabilities")
+        beams, scores = _beams(r, g)
+        V = beams.shape[1]
+        labels = _vocab(r, g["vocab"], common["tokens"], V)
+        choice = Beam(beams, scores, _width(r, g["beam_width"], beams), _penalty(r, g["length_penalty"], g["length"]))
+        given = {"beams": beams}
+    else:
+        dist, logits = _distribution(r, g, temperature is not None)
+        V = dist.shape[0]
+        labels = _vocab(r, g["vocab"], common["tokens"], V)
+        choice = Draw(dist, logits, _filter(r, strategy, g["k"], g["p"], V), _u(r, g["u"]))
+        given = {"logits" if logits else "probabilities": dist}
+    d = Decode(strategy, labels, choice)
+    common = {**common, "tokens": None}
+    return Problem(given=given, data=d, **common)
+
+
+def _strategy_keys(r: Reader, t: dict[str, Any], strategy: str) -> None:
+    """Each key of [given] belongs to the strategies that use it; the strategy's own keys are there."""
     for key in t:
         if key not in TAKES[strategy]:
             users = [s for s, keys in TAKES.items() if key in keys]
             raise r.fail(f"given.{key}", f"does not apply to strategy {strategy!r} (it belongs to {', '.join(users)})")
     for key in NEEDS[strategy]:
-        require(r, t, key, f"strategy {strategy!r} needs it")
-    temperature = common["settings"].temperature
-    logits = probs = beams = scores = None
-    if strategy == "beam":
-        if temperature is not None:
-            raise r.fail("settings.temperature", "applies to the sampling strategies: the beams are log-probabilities")
-        beams = r.matrix(t["beams"], "given.beams")
-        if np.any(beams.floats > 0):
-            raise r.fail("given.beams", "holds log-probabilities, which are at most 0")
-        scores = r.vector(t["beam_scores"], "given.beam_scores")
-        if scores.shape[0] != beams.shape[0]:
-            raise r.fail(
-                "given.beam_scores", f"has {scores.shape[0]} entries but given.beams has {beams.shape[0]} rows"
-            )
-        V = beams.shape[1]
-    else:
-        if ("logits" in t) == ("probabilities" in t):
-            raise r.fail("given.logits", "give either logits or probabilities (one of the two)")
-        if "logits" in t:
-            logits = r.vector(t["logits"], "given.logits")
-            V = logits.shape[0]
-        else:
-            probs = r.vector(t["probabilities"], "given.probabilities")
-            V = probs.shape[0]
-            if np.any(probs.floats < 0) or abs(float(probs.floats.sum()) - 1) > 1e-9:
-                raise r.fail(
-                    "given.probabilities", f"must be at least 0 and add up to 1 (they add up to {probs.floats.sum():g})"
-                )
-            if temperature is not None:
-                raise r.fail("settings.temperature", "divides logits: give given.logits instead of probabilities")
-    vocab = common["tokens"]
-    if "vocab" in t:
-        vocab = r.labels(t["vocab"], "given.vocab")
-    where = "given.vocab" if "vocab" in t else "tokens"
-    if vocab is not None and len(vocab) != V:
-        raise r.fail(where, f"has {len(vocab)} labels but there are {V} vocabulary entries")
-    if vocab is not None and len(set(vocab)) != len(vocab):
+        if t.get(key) is None:
+            raise r.fail(f"given.{key}", f"missing: strategy {strategy!r} needs it")
+
+
+def _beams(r: Reader, g: dict[str, Any]) -> tuple[Given, Given]:
+    """The beams' log-probabilities (at most 0) and one score per beam."""
+    beams: Given = g["beams"]
+    if np.any(beams.floats > 0):
+        raise r.fail("given.beams", "holds log-probabilities, which are at most 0")
+    scores: Given = g["beam_scores"]
+    if scores.shape[0] != beams.shape[0]:
+        raise r.fail("given.beam_scores", f"has {scores.shape[0]} entries but given.beams has {beams.shape[0]} rows")
+    return beams, scores
+
+
+def _distribution(r: Reader, g: dict[str, Any], temperature: bool) -> tuple[Given, bool]:
+    """The logits, or probabilities that add up to 1 (and then no temperature); True for logits."""
+    if (g["logits"] is None) == (g["probabilities"] is None):
+        raise r.fail("given.logits", "give either logits or probabilities (one of the two)")
+    if g["logits"] is not None:
+        return g["logits"], True
+    probs: Given = g["probabilities"]
+    if np.any(probs.floats < 0) or abs(float(probs.floats.sum()) - 1) > 1e-9:
+        raise r.fail(
+            "given.probabilities", f"must be at least 0 and add up to 1 (they add up to {probs.floats.sum():g})"
+        )
+    if temperature:
+        raise r.fail("settings.temperature", "divides logits: give given.logits instead of probabilities")
+    return probs, False
+
+
+def _vocab(r: Reader, vocab: tuple[str, ...] | None, tokens: tuple[str, ...] | None, V: int) -> tuple[str, ...]:
+    """given.vocab, else the tokens, else w1, w2, …: one distinct label per vocabulary entry."""
+    where = "given.vocab" if vocab is not None else "tokens"
+    labels = vocab if vocab is not None else tokens
+    if labels is None:
+        return tuple(f"w{i + 1}" for i in range(V))
+    if len(labels) != V:
+        raise r.fail(where, f"has {len(labels)} labels but there are {V} vocabulary entries")
+    if len(set(labels)) != len(labels):
         raise r.fail(where, "a label is repeated: each vocabulary entry needs its own")
-    labels = tuple(vocab) if vocab is not None else tuple(f"w{i + 1}" for i in range(V))
-    k = _int(r, t["k"], "given.k") if "k" in t else None
+    return tuple(labels)
+
+
+def _filter(r: Reader, strategy: str, k: int | None, p: Node | None, V: int) -> TopK | TopP | None:
+    """top-k's k (at most V); top-p's p in (0, 1] and its optional k."""
     if k is not None and k > V:
         raise r.fail("given.k", f"is {k}, but the vocabulary has {V} entries")
-    p = r.number(t["p"], "given.p") if "p" in t else None
     if p is not None and not 0 < to_float(p) <= 1:
         raise r.fail("given.p", "must be above 0 and at most 1")
-    u = r.number(t["u"], "given.u") if "u" in t else None
+    if strategy == "top-k" and k is not None:
+        return TopK(k)
+    if strategy == "top-p" and p is not None:
+        return TopP(p, k)
+    return None
+
+
+def _u(r: Reader, u: Node | None) -> Node | None:
     if u is not None and not 0 <= to_float(u) < 1:
         raise r.fail("given.u", "is a uniform draw: at least 0 and below 1")
-    width = _int(r, t["beam_width"], "given.beam_width") if "beam_width" in t else None
-    if width is not None and beams is not None and width > beams.floats.size:
+    return u
+
+
+def _width(r: Reader, width: int, beams: Given) -> int:
+    if width > beams.floats.size:
         raise r.fail(
             "given.beam_width", f"is {width}, but there are only {beams.floats.size} candidates ({shape_text(beams)})"
         )
-    alpha = r.number(t["length_penalty"], "given.length_penalty") if "length_penalty" in t else None
+    return width
+
+
+def _penalty(r: Reader, alpha: Node | None, length: int | None) -> LengthPenalty | None:
+    """α in [0, 10] and L in [1, 10,000] (((5 + L)/6)^α must stay a number), both or neither."""
     if alpha is not None and not 0 <= to_float(alpha) <= 10:  # Wu et al. use α in [0.6, 1]
         raise r.fail("given.length_penalty", "α is at least 0 (0: no penalty) and at most 10")
-    length = _int(r, t["length"], "given.length") if "length" in t else None
-    if length is not None and not 1 <= length <= 10_000:  # ((5 + L)/6)^α must stay a number
+    if length is not None and not 1 <= length <= 10_000:
         raise r.fail("given.length", "the hypothesis length is 1 to 10,000 tokens")
-    if (alpha is None) != (length is None):
+    if alpha is None and length is None:
+        return None
+    if alpha is None or length is None:
         key = "given.length" if alpha is not None else "given.length_penalty"
         raise r.fail(key, "the length penalty needs both length_penalty (α) and length (L)")
-    d = Decode(
-        strategy=strategy,
-        vocab=labels,
-        logits=logits,
-        probabilities=probs,
-        k=k,
-        p=p,
-        u=u,
-        beams=beams,
-        beam_scores=scores,
-        beam_width=width,
-        length_penalty=alpha,
-        length=length,
-    )
-    given: dict[str, Given] = {
-        name: g for name, g in (("logits", logits), ("probabilities", probs), ("beams", beams)) if g is not None
-    }
-    common = {**common, "tokens": None}
-    return Problem(given=given, head=None, decode=d, vocab=labels, **common)
+    return LengthPenalty(alpha, length)

@@ -152,9 +152,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         b_3=b_3,
     )
     common = {k: v for k, v in common.items() if k != "memory_tokens"}
-    return Problem(
-        given={"X": X}, head=None, layer=layer, score="scaled-dot", **{k: v for k, v in common.items() if k != "score"}
-    )
+    return Problem(given={"X": X}, layer=layer, score="scaled-dot", **{k: v for k, v in common.items() if k != "score"})
 
 
 def _up(r: Reader, f: dict[str, Any], activation: str, W_1: Given) -> tuple[Given | None, Given | None]:

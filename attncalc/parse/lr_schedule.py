@@ -62,7 +62,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         if total <= warmup:
             raise r.fail("given.total", f"is {total}: must be past the warmup ({warmup}), where the decay begins")
         data = LrSchedule(schedule, steps, warmup, lr_max=lr_max, lr_min=lr_min, total=total)
-    return Problem(given={"steps": given["steps"]}, head=None, data=data, **common)
+    return Problem(given={"steps": given["steps"]}, data=data, **common)
 
 
 def _steps(r: Reader, g: Any, low: int) -> tuple[int, ...]:

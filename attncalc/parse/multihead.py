@@ -237,7 +237,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         window=window,
     )
     common = {k: v for k, v in common.items() if k != "memory_tokens"}
-    return Problem(given={"X": X}, head=None, multihead=mh, **common)
+    return Problem(given={"X": X}, multihead=mh, **common)
 
 
 def _shown(raw: object) -> str:

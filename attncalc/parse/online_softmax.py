@@ -60,4 +60,4 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
                 raise r.fail(f"given.{key}", f"missing: given.{other} needs it (the scores are Q Kᵀ)")
         data = OnlineSoftmax(None, g["Q"], g["K"], g["V"], g["block"], common["score"], False)
     given = {k: v for k, v in g.items() if isinstance(v, Given)}
-    return Problem(given=given, head=None, data=data, **common)
+    return Problem(given=given, data=data, **common)

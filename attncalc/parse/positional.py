@@ -80,4 +80,4 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     check_tokens(r, common["tokens"], len(positions), "given.positions lists")
     pe = PosEnc(kind_type, positions, d, g["X"], g["q"], g["k"], s["position_base"], s["rope"])
     given = {name: v for name, v in (("X", pe.X), ("q", pe.q), ("k", pe.k)) if v is not None}
-    return Problem(given=given, head=None, data=pe, **common)
+    return Problem(given=given, data=pe, **common)

@@ -88,4 +88,4 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     """Kind self-attention, past the top level."""
     d = read(r, raw["given"], common["settings"])
     check_tokens(r, common["tokens"], d.X.shape[0], "given.X has")
-    return Problem(given={"X": d.X, **d.W}, head=None, data=d, **common)
+    return Problem(given={"X": d.X, **d.W}, data=d, **common)

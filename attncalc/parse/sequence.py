@@ -26,4 +26,4 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
             "tokens", f"has {len(targets)} labels but there are {probs.shape[0]} probabilities: one target per step"
         )
     data = Sequence(probs, targets)
-    return Problem(given={"probabilities": probs}, head=None, data=data, **common)
+    return Problem(given={"probabilities": probs}, data=data, **common)

@@ -76,7 +76,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     """Kind similarity, past the top level."""
     d = similarity(r, raw, common["tokens"])
     given = {"A": d.A} if d.B is None else {"A": d.A, "B": d.B}
-    return Problem(given=given, head=None, data=d, **common)
+    return Problem(given=given, data=d, **common)
 
 
 def _nonzero(r: Reader, g: Given, name: str) -> None:

@@ -108,7 +108,7 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
                 "head",
                 f"an output head belongs to {_takers('head')}; a {kind} problem gives W_out with its other inputs",
             )
-        common.update(given={}, head=None)
+        common.update(given={})
     else:
         if "given" not in raw:
             raise r.fail("given", "missing: the [given] table holds the inputs")

@@ -211,24 +211,6 @@ class Bleu:
 
 
 @dataclass(frozen=True)
-class Decode:
-    """Kind decode: a distribution over the next token (or B beams) and the strategy that picks from it."""
-
-    strategy: str  # greedy | sample | top-k | top-p | beam
-    vocab: tuple[str, ...]
-    logits: Given | None  # V
-    probabilities: Given | None  # V (instead of logits)
-    k: int | None
-    p: Any  # a number node (top-p)
-    u: Any  # a number node (the uniform draw) or None
-    beams: Given | None  # B × V log-probabilities
-    beam_scores: Given | None  # B
-    beam_width: int | None
-    length_penalty: Any  # a number node (alpha) or None
-    length: int | None
-
-
-@dataclass(frozen=True)
 class Seq2Seq:
     encoder: Cell
     reverse: Cell | None  # the backward encoder when bidirectional
@@ -274,16 +256,11 @@ class Problem:
     score: str | None
     tokens: tuple[str, ...] | None
     given: dict[str, Given]
-    head: Head | None
     settings: Settings
     description: str = ""
-    target: int | None = None  # softmax: 0-based index
-    vocab: tuple[str, ...] | None = None  # softmax labels
     answers: dict[str, Any] = field(default_factory=dict)
-    training: Training | None = None  # kind softmax: one update of W_out (and b_out)
     multihead: MultiHead | None = None  # kind multi-head
     layer: Layer | None = None  # kind transformer-layer
-    decode: Decode | None = None  # kind decode
     grading: Grading = field(default_factory=Grading)  # [grading]: points for check
     data: object = None  # the kind's own typed payload (a frozen dataclass its parser builds): read it with payload()
 

@@ -9,6 +9,8 @@ from typing import Any
 from ..fmt import fmt
 from ..numbers import to_float
 from ..parse.data import Similarity
+from ..parse.decode import Decode
+from ..parse.softmax import Softmax
 from ..parse.types import Bleu, Cell, PosEnc, Problem, Recurrent, Seq2Seq
 
 
@@ -25,10 +27,12 @@ def convention_words(p: Any) -> str:
     return "row convention (x W)" if p.row_convention else "column convention (W x)"
 
 
-def softmax(p: Any) -> list[str]:
-    bits = [p.kind, *(["output layer z = W_out h + b_out"] if "W_out" in p.given else []), *temperature_bits(p)]
-    if p.target is not None:
-        label = p.vocab[p.target] if p.vocab is not None else f"entry {p.target + 1}"
+def softmax(p: Problem) -> list[str]:
+    d = p.payload(Softmax)
+    bits = [p.kind, *(["output layer z = W_out h + b_out"] if d.layer is not None else []), *temperature_bits(p)]
+    if d.target is not None:
+        t = d.target.index
+        label = d.vocab[t] if d.vocab is not None else f"entry {t + 1}"
         bits.append(f"target {label}")
     return bits
 
@@ -104,14 +108,13 @@ def transformer_layer(p: Any) -> list[str]:
     return bits
 
 
-def decode(p: Any) -> list[str]:
-    dc = p.decode
+def decode(p: Problem) -> list[str]:
+    dc = p.payload(Decode)
     bits = [p.kind, dc.strategy, *temperature_bits(p)]
-    for name, v in (("k", dc.k), ("p", dc.p), ("u", dc.u), ("beam width", dc.beam_width)):
-        if v is not None:
-            bits.append(f"{name} = {v if isinstance(v, int) else fmt(to_float(v), 6)}")
-    if dc.length_penalty is not None:
-        bits.append(f"length penalty α = {fmt(to_float(dc.length_penalty), 6)}, L = {dc.length}")
+    for key, v in dc.numbers():
+        bits.append(f"{key.replace('_', ' ')} = {v if isinstance(v, int) else fmt(to_float(v), 6)}")
+    if dc.penalty is not None:
+        bits.append(f"length penalty α = {fmt(to_float(dc.penalty.alpha), 6)}, L = {dc.penalty.length}")
     return bits
 
 

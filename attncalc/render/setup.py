@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..parse.data import SelfAttention, Sequence
+from ..parse.decode import Decode
+from ..parse.softmax import Softmax
 from ..parse.types import Bleu, Cell, OutputLayer, PosEnc, Problem, Recurrent, Seq2Seq
 
 if TYPE_CHECKING:
@@ -45,25 +47,19 @@ def _decode(p: Problem) -> list[tuple[str, str]]:
     from ..fmt import fmt
     from ..numbers import to_float
 
-    dc = p.decode
-    if dc is None:
+    if not isinstance(p.data, Decode):
         return []
+    dc = p.data
     out: list[tuple[str, str]] = [("strategy", f"Strategy: {dc.strategy}")]
     temperature = getattr(p.settings, "temperature", None)
     if temperature is not None:
         out.append(("temperature", f"Temperature: T = {fmt(to_float(temperature), 6)}"))
-    facts = (
-        ("k", "k", dc.k),
-        ("p", "p", dc.p),
-        ("u", "u (the uniform draw)", dc.u),
-        ("beam_width", "beam width", dc.beam_width),
-    )
-    for key, name, v in facts:
-        if v is not None:
-            out.append((key, f"{name} = {v if isinstance(v, int) else fmt(to_float(v), 6)}"))
-    if dc.length_penalty is not None:
-        out.append(("length_penalty", f"length_penalty α = {fmt(to_float(dc.length_penalty), 6)}"))
-        out.append(("length", f"length L = {dc.length}"))
+    names = {"u": "u (the uniform draw)", "beam_width": "beam width"}
+    for key, v in dc.numbers():
+        out.append((key, f"{names.get(key, key)} = {v if isinstance(v, int) else fmt(to_float(v), 6)}"))
+    if dc.penalty is not None:
+        out.append(("length_penalty", f"length_penalty α = {fmt(to_float(dc.penalty.alpha), 6)}"))
+        out.append(("length", f"length L = {dc.penalty.length}"))
     return out
 
 
@@ -121,8 +117,8 @@ def setup_lines(p: Problem) -> list[tuple[str, str]]:
         )
     elif isinstance(p.data, SelfAttention) and p.data.mask_text == "causal":
         out.append(("mask", "Mask: causal (each position attends to itself and the ones before it)."))
-    if p.target is not None and p.vocab is not None:
-        out.append(("target", f"Target: {p.vocab[p.target]}"))
+    if isinstance(p.data, Softmax) and p.data.target is not None and p.data.vocab is not None:
+        out.append(("target", f"Target: {p.data.vocab[p.data.target.index]}"))
     if isinstance(p.data, Recurrent):
         if p.data.cell is not None:
             out.append(("cell", "Cell: " + cell_line(p.data.cell)))
