@@ -11,7 +11,8 @@ Adding a kind (docs/contributing.md walks through it; tests/test_new_kind.py doe
 declare its file in ``attncalc/schema/``, write its parser, its mechanism (``inputs`` and ``run``),
 its step ids, its template, its header line and its homework drawer in modules of its own; then add
 one entry here. The optional fields (convention, plot_step, entry_name, recurrent) say what other
-modules used to find by the kind's name.
+modules used to find by the kind's name; ``data`` names the payload class its parser puts in
+``Problem.data`` (``parse_problem`` checks it).
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ class KindEntry:
     # "" after the last one: ("weights", "attention") is attention's table of the weights
     tables: tuple[tuple[str, str], ...] = ()
     recurrent: bool = False  # a cell run over time steps: inputs in its cell tables, a timeline in the sheets
+    # "module:Class", the payload class its parser puts in Problem.data (parse_problem checks it); None:
+    # the kind still keeps its data in Problem's own fields
+    data: str | None = None
 
     def load(self, what: str) -> Any:
         """The object a field names (``entry.load("schema")``)."""
@@ -69,6 +73,7 @@ _RNN = "attncalc.schema.recurrent"
 _DRAW = "attncalc.homework.attention:DRAWER"
 _HW = "attncalc.homework"
 _HEAD = "attncalc.render.headers"
+_P = "attncalc.parse"
 
 KINDS: dict[str, KindEntry] = {
     e.name: e
@@ -82,6 +87,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates:attention",
             _DRAW,
             header=f"{_HEAD}:attention",
+            data=f"{_P}.data:Attention",
             plot_step="weights",
             tables=(("weights", "attention"),),
         ),
@@ -94,6 +100,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates:SELF_ATTENTION",
             _DRAW,
             header=f"{_HEAD}:attention",
+            data=f"{_P}.data:SelfAttention",
             convention="row",
             plot_step="weights",
         ),
@@ -116,6 +123,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates:SEQUENCE",
             f"{_HW}.vectors:SEQUENCE",
             header=f"{_HEAD}:sequence",
+            data=f"{_P}.data:Sequence",
         ),
         *(
             KindEntry(
@@ -127,6 +135,7 @@ KINDS: dict[str, KindEntry] = {
                 f"attncalc.templates:RECURRENT.{k}",
                 f"{_HW}.recurrent:{k.upper()}",
                 header=f"{_HEAD}:recurrent",
+                data=f"{_P}.types:Recurrent",
                 convention_fixed=True,
                 recurrent=True,
             )
@@ -141,6 +150,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates:SEQ2SEQ",
             f"{_HW}.seq2seq:DRAWER",
             header=f"{_HEAD}:seq2seq",
+            data=f"{_P}.types:Seq2Seq",
             convention_fixed=True,
             recurrent=True,
             plot_step="decoder.t.weights",
@@ -154,6 +164,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates:SIMILARITY",
             f"{_HW}.vectors:SIMILARITY",
             header=f"{_HEAD}:similarity",
+            data=f"{_P}.data:Similarity",
             entry_name="attncalc.parse.similarity:entry_name",
             tables=(("", "similarity"),),
         ),
@@ -179,6 +190,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates:POSITIONAL_ENCODING",
             f"{_HW}.transformer:PE",
             header=f"{_HEAD}:positional_encoding",
+            data=f"{_P}.types:PosEnc",
             convention="row",
             convention_fixed=True,
         ),
@@ -204,6 +216,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates_output:BLEU",
             f"{_HW}.output:BLEU",
             header=f"{_HEAD}:bleu",
+            data=f"{_P}.types:Bleu",
         ),
         KindEntry(
             "decode",
@@ -224,6 +237,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates_bpe:BPE",
             "attncalc.homework.bpe:DRAWER",
             header="attncalc.mechanisms.bpe:header",
+            data=f"{_P}.bpe:Bpe",
         ),
         # issue 30: a learning-rate schedule (noam, cosine, linear), its own modules
         KindEntry(
@@ -235,6 +249,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.mechanisms.lr_schedule:template",
             "attncalc.homework.lr_schedule:DRAWER",
             header="attncalc.mechanisms.lr_schedule:header",
+            data=f"{_P}.lr_schedule:LrSchedule",
         ),
         # issue 31: parameters, FLOPs and memory of a decoder-only Transformer
         KindEntry(
@@ -246,6 +261,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.parse.accounting:TEMPLATE",
             "attncalc.homework.accounting:DRAWER",
             header="attncalc.parse.accounting:header",
+            data=f"{_P}.accounting:Accounting",
             convention_fixed=True,
         ),
         KindEntry(
@@ -257,6 +273,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates_backward:TEMPLATE",
             f"{_HW}.backward:DRAWER",
             header="attncalc.templates_backward:header",
+            data=f"{_P}.attention_backward:AttentionBackward",
             convention="row",
             convention_fixed=True,
             plot_step="head.t.weights",
@@ -271,6 +288,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.schema.online_softmax:TEMPLATE",
             "attncalc.homework.online_softmax:DRAWER",
             header="attncalc.mechanisms.online_softmax:header",
+            data=f"{_P}.online_softmax:OnlineSoftmax",
             convention="row",
             convention_fixed=True,
             plot_step="weights",

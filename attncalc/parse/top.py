@@ -121,9 +121,23 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
     common["answers"] = dict(answers)
     parser: Callable[[Reader, dict[str, Any], dict[str, Any]], Problem] = kinds.entry(kind).load("parser")
     problem = parser(r, raw, common)
+    _check_payload(problem, kinds.entry(kind))
     if "tokens" in raw and "tokens" not in decl.top:  # the JSON Schema refuses it too: they read one declaration
         raise r.fail("tokens", f"does not apply to kind {kind!r}: it has no positions to label")
     return problem
+
+
+def _check_payload(problem: Problem, entry: kinds.KindEntry) -> None:
+    """The parser put the payload its entry declares in ``Problem.data`` (a program error if not, never
+    the file's: so it is no user message)."""
+    if entry.data is None:
+        return
+    cls = entry.load("data")
+    if not isinstance(problem.data, cls):
+        raise TypeError(
+            f"the {entry.name} parser put {type(problem.data).__name__} in Problem.data, "
+            f"but its registry entry declares {entry.data}"
+        )
 
 
 def _takers(key: str) -> str:
