@@ -100,7 +100,7 @@ def test_the_header_comes_from_the_entry(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setitem(
         kinds.KINDS, "attention", replace(kinds.KINDS["attention"], header="attncalc.render.headers:bleu")
     )
-    with pytest.raises(AttributeError):  # the bleu header reads a Bleu payload, which an attention problem lacks
+    with pytest.raises(TypeError, match="carries Attention, not Bleu"):  # the bleu header reads a Bleu payload
         describe(p)
 
 
