@@ -36,8 +36,9 @@ class KindEntry:
     template: str  # the text `attncalc new KIND` prints (a function of the score for attention)
     drawer: str | None  # the homework drawer of `attncalc generate`; None: not covered
     header: str  # header(problem) -> the words of the line under the title (sheets and terminal)
-    convention: str = "column"  # weights on the left (W x) or "row" (x W) when settings.convention is "default"
-    convention_fixed: bool = False  # the kind always uses `convention` (its declaration leaves settings.convention out)
+    # weights on the left (W x) or "row" (x W) when settings.convention is "default", or always when the
+    # declaration's settings leave convention out (convention_fixed)
+    convention: str = "column"
     plot_step: str | None = None  # the step `attncalc plot` draws by default (its attention weights); None: none
     entry_name: str | None = None  # entry_name(problem, step_id, idx) -> "cos(C, C′)"; None: the step's symbol
     # (step id, table): the renderers draw the named table (their method _{table}_table) after that step,
@@ -58,6 +59,14 @@ class KindEntry:
     @property
     def declaration(self) -> KindSchema:
         return self.load("schema")  # type: ignore[no-any-return]
+
+    @property
+    def convention_fixed(self) -> bool:
+        """The kind always uses ``convention``: read from its declaration, whose settings leave
+        ``convention`` out (so the parser refuses it), and so the two cannot disagree."""
+        top = self.declaration.top
+        settings = top["settings"].table if "settings" in top else None
+        return settings is None or "convention" not in settings
 
 
 def load(path: str) -> Any:
@@ -136,7 +145,6 @@ KINDS: dict[str, KindEntry] = {
                 f"{_HW}.recurrent:{k.upper()}",
                 header=f"{_HEAD}:recurrent",
                 data=f"{_P}.types:Recurrent",
-                convention_fixed=True,
                 recurrent=True,
             )
             for k in ("rnn", "lstm", "gru")
@@ -151,7 +159,6 @@ KINDS: dict[str, KindEntry] = {
             f"{_HW}.seq2seq:DRAWER",
             header=f"{_HEAD}:seq2seq",
             data=f"{_P}.types:Seq2Seq",
-            convention_fixed=True,
             recurrent=True,
             plot_step="decoder.t.weights",
         ),
@@ -178,7 +185,6 @@ KINDS: dict[str, KindEntry] = {
             f"{_HW}.transformer:MULTI_HEAD",
             header=f"{_HEAD}:multi_head",
             convention="row",
-            convention_fixed=True,
             plot_step="head.t.weights",
         ),
         KindEntry(
@@ -192,7 +198,6 @@ KINDS: dict[str, KindEntry] = {
             header=f"{_HEAD}:positional_encoding",
             data=f"{_P}.types:PosEnc",
             convention="row",
-            convention_fixed=True,
         ),
         KindEntry(
             "transformer-layer",
@@ -204,7 +209,6 @@ KINDS: dict[str, KindEntry] = {
             f"{_HW}.transformer:LAYER",
             header=f"{_HEAD}:transformer_layer",
             convention="row",
-            convention_fixed=True,
             plot_step="self.head.t.weights",
         ),
         KindEntry(
@@ -262,7 +266,6 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.homework.accounting:DRAWER",
             header="attncalc.parse.accounting:header",
             data=f"{_P}.accounting:Accounting",
-            convention_fixed=True,
         ),
         KindEntry(
             "attention-backward",
@@ -275,7 +278,6 @@ KINDS: dict[str, KindEntry] = {
             header="attncalc.templates_backward:header",
             data=f"{_P}.attention_backward:AttentionBackward",
             convention="row",
-            convention_fixed=True,
             plot_step="head.t.weights",
         ),
         # issue 29: the online softmax of FlashAttention (its own modules)
@@ -290,7 +292,6 @@ KINDS: dict[str, KindEntry] = {
             header="attncalc.mechanisms.online_softmax:header",
             data=f"{_P}.online_softmax:OnlineSoftmax",
             convention="row",
-            convention_fixed=True,
             plot_step="weights",
         ),
     )
