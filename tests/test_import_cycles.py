@@ -279,3 +279,15 @@ def test_no_module_over_450_lines() -> None:
         if (n := len(f.read_text(encoding="utf-8").splitlines())) > 450
     }
     assert not long, long
+
+
+def test_no_private_name_is_imported_from_another_module() -> None:
+    """A name another module imports is part of its module's API: no leading underscore (issue 25)."""
+    found = []
+    for name, (path, _) in modules(PACKAGE).items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("attncalc")):
+                for a in node.names:
+                    if a.name.startswith("_") and not a.name.startswith("__"):
+                        found.append(f"{name} imports {a.name} from {'.' * node.level}{node.module or ''}")
+    assert not found, "\n".join(found)
