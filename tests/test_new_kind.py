@@ -117,15 +117,21 @@ def test_without_its_entry_the_kind_is_unknown(cli: Any, tmp_path: Path) -> None
 
 
 def test_the_contributing_guide_names_every_hook_of_the_entry() -> None:
-    """docs/contributing.md's "Adding a kind" stays the registry's checklist: every KindEntry field is
-    named there, and every test file it promises exists."""
+    """docs/contributing.md's "Adding a kind" stays the registry's checklist: its table of KindEntry
+    fields is the dataclass's fields, the required ones marked required, and every test file it
+    promises exists."""
     import dataclasses
     import re
 
     root = Path(__file__).resolve().parent.parent
     guide = (root / "docs" / "contributing.md").read_text(encoding="utf-8")
     section = guide[guide.index("## Adding a kind") :]
-    for field in dataclasses.fields(kinds.KindEntry):
-        assert re.search(rf"\b{field.name}\b", section), f"docs/contributing.md does not name KindEntry.{field.name}"
+    entry = section[section.index("### The one entry") : section.index("### The tests it gets for free")]
+    rows = re.findall(r"^\| `(\w+)` \| .* \| (.*) \|$", entry, flags=re.M)
+    fields = dataclasses.fields(kinds.KindEntry)
+    required = {f.name for f in fields if f.default is dataclasses.MISSING}
+    assert sorted(name for name, _ in rows) == sorted(f.name for f in fields), "the table's fields"
+    for name, default in rows:
+        assert (default == "required") is (name in required), (name, default)
     for test in re.findall(r"`(tests/[\w/]+\.py)`", section):
         assert (root / test).is_file(), test
