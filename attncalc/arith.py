@@ -106,7 +106,8 @@ def round_array(x: np.ndarray, decimals: int) -> np.ndarray:
     return np.asarray(out, dtype=float).reshape(shape)
 
 
-def _sqrt(n: int) -> Any:
+def exact_sqrt(n: int) -> Any:
+    """√n as an exact sympy number (imports sympy)."""
     import sympy as sp
 
     return sp.sqrt(n)
@@ -216,7 +217,7 @@ class Chain:
             return 1
         if self.mistake == "dk_not_sqrt":
             return d_k
-        return self.const(lambda: _sqrt(d_k), math.sqrt(d_k))
+        return self.const(lambda: exact_sqrt(d_k), math.sqrt(d_k))
 
     def const(self, exact: Callable[[], Any], float_value: float) -> Any:
         """A derived constant such as sqrt(d_k): exact when exact, rounded in the hand chain.

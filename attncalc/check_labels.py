@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .check_slips import _agrees_above, mistake_args
+from .check_slips import agrees_above, mistake_args
 from .derivation import Argmax
 from .mistakes import MISTAKES
 
@@ -43,7 +43,7 @@ def label_slip(
             for overrides in (True, False):
                 if _label(runs, ans.id, overrides, (name, arg)) != given:
                     continue
-                if not overrides and not _agrees_above(ans.id, (name, arg), runs, answers, tol):
+                if not overrides and not agrees_above(ans.id, (name, arg), runs, answers, tol):
                     continue
                 return name, arg
     return None

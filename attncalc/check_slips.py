@@ -135,13 +135,13 @@ def named_slip(
                         hit |= matches(value, chain_decimals=k)
                 if not hit.all():
                     continue
-                if not overrides and not _agrees_above(ans.id, (name, arg), runs, answers, tol):
+                if not overrides and not agrees_above(ans.id, (name, arg), runs, answers, tol):
                     continue
                 return (name, arg), v
     return None
 
 
-def _agrees_above(step_id: str, slip: Slip, runs: Runs, answers: dict[str, Answer], tol: Tolerance) -> bool:
+def agrees_above(step_id: str, slip: Slip, runs: Runs, answers: dict[str, Answer], tol: Tolerance) -> bool:
     """Every earlier answer the step depends on agrees with the slip's chain (a slip from the start
     is not said when the answerer's own earlier work shows it was not made)."""
     name, arg = slip
@@ -175,7 +175,7 @@ def slip_carried(
     best: np.ndarray | None = None
     whole = False
     for slip in slips:
-        if not _agrees_above(ans_id, slip, runs, answers, tol):
+        if not agrees_above(ans_id, slip, runs, answers, tol):
             continue
         hit: np.ndarray | None = None
         for value, k in slip_chain_values(runs, ans_id, slip, precisions, overrides=False):

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from . import cli_homework, cli_plot, cli_serve
+from . import cli_homework, cli_plot, cli_serve, kinds
 from .cli_base import Detail, MaxFileSize, MaxPages, app, write_output
 from .cli_base import fail as _fail
 from .cli_io import max_bytes as _max_bytes
@@ -81,7 +81,7 @@ def solve(
         Detail,
         typer.Option(
             "--detail",
-            help="rnn, lstm, gru, seq2seq: write out every time step (full), the first of each cell and "
+            help=f"{', '.join(kinds.recurrent())}: write out every time step (full), the first of each cell and "
             "the later ones a line per step with their gate tables (first), or the tables only (summary).",
         ),
     ] = Detail.first,
@@ -205,8 +205,7 @@ def new(
     kind: Annotated[
         str,
         typer.Argument(
-            help="attention | self-attention | softmax | sequence | rnn | lstm | gru | seq2seq | similarity | "
-            "multi-head | positional-encoding | transformer-layer | decode | bleu",
+            help=" | ".join(kinds.KINDS),
             show_default=False,
         ),
     ],

@@ -361,7 +361,7 @@ def generate(
         Detail,
         typer.Option(
             "--detail",
-            help="Solutions of rnn, lstm, gru, seq2seq: every time step written out (full), the first in full "
+            help=f"Solutions of {', '.join(kinds.recurrent())}: every time step written out (full), the first in full "
             "and the later ones a line per step with their gate tables (first), or the tables only (summary).",
         ),
     ] = Detail.first,

@@ -11,7 +11,8 @@ Adding a kind (docs/contributing.md walks through it; tests/test_new_kind.py doe
 declare its file in ``attncalc/schema/``, write its parser, its mechanism (``inputs`` and ``run``),
 its step ids, its template, its header line and its homework drawer in modules of its own; then add
 one entry here. The optional fields (convention, plot_step, entry_name, recurrent) say what other
-modules used to find by the kind's name.
+modules used to find by the kind's name; ``data`` names the payload class its parser puts in
+``Problem.data`` (``parse_problem`` checks it).
 """
 
 from __future__ import annotations
@@ -35,14 +36,18 @@ class KindEntry:
     template: str  # the text `attncalc new KIND` prints (a function of the score for attention)
     drawer: str | None  # the homework drawer of `attncalc generate`; None: not covered
     header: str  # header(problem) -> the words of the line under the title (sheets and terminal)
-    convention: str = "column"  # weights on the left (W x) or "row" (x W) when settings.convention is "default"
-    convention_fixed: bool = False  # the kind always uses `convention` (its declaration leaves settings.convention out)
+    # weights on the left (W x) or "row" (x W) when settings.convention is "default", or always when the
+    # declaration's settings leave convention out (convention_fixed)
+    convention: str = "column"
     plot_step: str | None = None  # the step `attncalc plot` draws by default (its attention weights); None: none
     entry_name: str | None = None  # entry_name(problem, step_id, idx) -> "cos(C, C′)"; None: the step's symbol
     # (step id, table): the renderers draw the named table (their method _{table}_table) after that step,
     # "" after the last one: ("weights", "attention") is attention's table of the weights
     tables: tuple[tuple[str, str], ...] = ()
     recurrent: bool = False  # a cell run over time steps: inputs in its cell tables, a timeline in the sheets
+    # "module:Class", the payload class its parser puts in Problem.data (parse_problem checks it); None:
+    # the kind still keeps its data in Problem's own fields
+    data: str | None = None
 
     def load(self, what: str) -> Any:
         """The object a field names (``entry.load("schema")``)."""
@@ -54,6 +59,17 @@ class KindEntry:
     @property
     def declaration(self) -> KindSchema:
         return self.load("schema")  # type: ignore[no-any-return]
+
+    @property
+    def convention_fixed(self) -> bool:
+        """The kind always uses ``convention``: read from its declaration, whose settings leave
+        ``convention`` out or allow only that one (so the parser refuses the other), and so the two
+        cannot disagree."""
+        top = self.declaration.top
+        settings = top["settings"].table if "settings" in top else None
+        if settings is None or "convention" not in settings:
+            return True
+        return set(settings["convention"].choices or ()) <= {"default", self.convention}
 
 
 def load(path: str) -> Any:
@@ -69,6 +85,7 @@ _RNN = "attncalc.schema.recurrent"
 _DRAW = "attncalc.homework.attention:DRAWER"
 _HW = "attncalc.homework"
 _HEAD = "attncalc.render.headers"
+_P = "attncalc.parse"
 
 KINDS: dict[str, KindEntry] = {
     e.name: e
@@ -82,6 +99,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates:attention",
             _DRAW,
             header=f"{_HEAD}:attention",
+            data=f"{_P}.data:Attention",
             plot_step="weights",
             tables=(("weights", "attention"),),
         ),
@@ -94,6 +112,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates:SELF_ATTENTION",
             _DRAW,
             header=f"{_HEAD}:attention",
+            data=f"{_P}.data:SelfAttention",
             convention="row",
             plot_step="weights",
         ),
@@ -106,6 +125,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates:SOFTMAX",
             _DRAW,
             header=f"{_HEAD}:softmax",
+            data=f"{_P}.softmax:Softmax",
         ),
         KindEntry(
             "sequence",
@@ -116,6 +136,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates:SEQUENCE",
             f"{_HW}.vectors:SEQUENCE",
             header=f"{_HEAD}:sequence",
+            data=f"{_P}.data:Sequence",
         ),
         *(
             KindEntry(
@@ -127,7 +148,7 @@ KINDS: dict[str, KindEntry] = {
                 f"attncalc.templates:RECURRENT.{k}",
                 f"{_HW}.recurrent:{k.upper()}",
                 header=f"{_HEAD}:recurrent",
-                convention_fixed=True,
+                data=f"{_P}.types:Recurrent",
                 recurrent=True,
             )
             for k in ("rnn", "lstm", "gru")
@@ -141,7 +162,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates:SEQ2SEQ",
             f"{_HW}.seq2seq:DRAWER",
             header=f"{_HEAD}:seq2seq",
-            convention_fixed=True,
+            data=f"{_P}.types:Seq2Seq",
             recurrent=True,
             plot_step="decoder.t.weights",
         ),
@@ -154,6 +175,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates:SIMILARITY",
             f"{_HW}.vectors:SIMILARITY",
             header=f"{_HEAD}:similarity",
+            data=f"{_P}.data:Similarity",
             entry_name="attncalc.parse.similarity:entry_name",
             tables=(("", "similarity"),),
         ),
@@ -167,7 +189,6 @@ KINDS: dict[str, KindEntry] = {
             f"{_HW}.transformer:MULTI_HEAD",
             header=f"{_HEAD}:multi_head",
             convention="row",
-            convention_fixed=True,
             plot_step="head.t.weights",
         ),
         KindEntry(
@@ -179,8 +200,8 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates:POSITIONAL_ENCODING",
             f"{_HW}.transformer:PE",
             header=f"{_HEAD}:positional_encoding",
+            data=f"{_P}.types:PosEnc",
             convention="row",
-            convention_fixed=True,
         ),
         KindEntry(
             "transformer-layer",
@@ -192,7 +213,6 @@ KINDS: dict[str, KindEntry] = {
             f"{_HW}.transformer:LAYER",
             header=f"{_HEAD}:transformer_layer",
             convention="row",
-            convention_fixed=True,
             plot_step="self.head.t.weights",
         ),
         KindEntry(
@@ -204,6 +224,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates_output:BLEU",
             f"{_HW}.output:BLEU",
             header=f"{_HEAD}:bleu",
+            data=f"{_P}.types:Bleu",
         ),
         KindEntry(
             "decode",
@@ -214,6 +235,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates_output:DECODE",
             f"{_HW}.output:DECODE",
             header=f"{_HEAD}:decode",
+            data=f"{_P}.decode:Decode",
         ),
         KindEntry(  # issue 31: byte-pair encoding
             "bpe",
@@ -224,6 +246,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates_bpe:BPE",
             "attncalc.homework.bpe:DRAWER",
             header="attncalc.mechanisms.bpe:header",
+            data=f"{_P}.bpe:Bpe",
         ),
         # issue 30: a learning-rate schedule (noam, cosine, linear), its own modules
         KindEntry(
@@ -235,6 +258,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.mechanisms.lr_schedule:template",
             "attncalc.homework.lr_schedule:DRAWER",
             header="attncalc.mechanisms.lr_schedule:header",
+            data=f"{_P}.lr_schedule:LrSchedule",
         ),
         # issue 31: parameters, FLOPs and memory of a decoder-only Transformer
         KindEntry(
@@ -246,7 +270,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.parse.accounting:TEMPLATE",
             "attncalc.homework.accounting:DRAWER",
             header="attncalc.parse.accounting:header",
-            convention_fixed=True,
+            data=f"{_P}.accounting:Accounting",
         ),
         KindEntry(
             "attention-backward",
@@ -257,8 +281,8 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates_backward:TEMPLATE",
             f"{_HW}.backward:DRAWER",
             header="attncalc.templates_backward:header",
+            data=f"{_P}.attention_backward:AttentionBackward",
             convention="row",
-            convention_fixed=True,
             plot_step="head.t.weights",
         ),
         # issue 29: the online softmax of FlashAttention (its own modules)
@@ -271,8 +295,8 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.schema.online_softmax:TEMPLATE",
             "attncalc.homework.online_softmax:DRAWER",
             header="attncalc.mechanisms.online_softmax:header",
+            data=f"{_P}.online_softmax:OnlineSoftmax",
             convention="row",
-            convention_fixed=True,
             plot_step="weights",
         ),
     )

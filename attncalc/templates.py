@@ -310,7 +310,7 @@ W_O = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]   # «given.W_O»
 {_POSITION_SETTINGS}# alibi = "paper"        # «settings.alibi»
 """
 
-_POSITIONAL = f"""# attncalc problem: the sinusoidal positional encoding of "Attention Is All You Need".
+_POSITIONAL_ENCODING = f"""# attncalc problem: the sinusoidal positional encoding of "Attention Is All You Need".
 # Solve it with:  attncalc solve this-file.toml
 title = "Sinusoidal positions 0 to 3"
 kind = "positional-encoding"
@@ -351,4 +351,4 @@ SIMILARITY = fill_template("similarity", _SIMILARITY)
 SEQ2SEQ = fill_template("seq2seq", _SEQ2SEQ)
 RECURRENT = {kind: fill_template(kind, text) for kind, text in _RECURRENT.items()}
 MULTI_HEAD = fill_template("multi-head", _MULTI_HEAD)
-POSITIONAL_ENCODING = fill_template("positional-encoding", _POSITIONAL)
+POSITIONAL_ENCODING = fill_template("positional-encoding", _POSITIONAL_ENCODING)

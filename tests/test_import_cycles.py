@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from attncalc import kinds
+
 PACKAGE = Path(__file__).resolve().parent.parent / "attncalc"
 
 # Cycles tolerated for now, each with the issue that removes it; none since the kind registry
@@ -60,6 +62,13 @@ def import_graph(root: Path) -> dict[str, set[str]]:
     return graph
 
 
+# The top-level modules the registry's entries take a kind's template from (templates, templates_bpe,
+# ...): a kind that brings one has it placed beside parse with no line here.
+TEMPLATE_MODULES = {
+    m.split(".")[1]
+    for e in kinds.KINDS.values()
+    if (m := e.template.partition(":")[0]).count(".") == 1 and m.startswith("attncalc.")
+}
 # The layers, top to bottom, by package or top-level module ("__init__" is attncalc/__init__.py). A
 # module imports only from its own layer or lower ones; a new module must be placed here (a test says
 # so). The kind registry (kinds) names each kind's parser, mechanism, template and drawer by dotted
@@ -92,13 +101,7 @@ LAYERS: list[set[str]] = [
         "arith",
         "mistakes",
     },  # the derivation model, number formatting, the hand/exact/float chains
-    {
-        "parse",
-        "templates",
-        "templates_bpe",
-        "templates_output",
-        "templates_backward",
-    },  # problem file -> typed problem; the kinds' templates
+    {"parse", *TEMPLATE_MODULES},  # problem file -> typed problem; the kinds' templates
     {"kinds", "schema", "catalog", "numbers", "budget", "errors", "files", "views"},  # declarations, registry, leaves
 ]
 
@@ -185,6 +188,15 @@ def test_every_package_and_module_has_a_layer() -> None:
     assert not placed - set(units), f"LAYERS names what does not exist: {sorted(placed - set(units))}"
 
 
+def test_no_unit_is_in_two_layers() -> None:
+    """(A kind's template module, placed from the registry, must not be one LAYERS places elsewhere.)"""
+    seen: dict[str, int] = {}
+    for k, layer in enumerate(LAYERS):
+        for u in layer:
+            assert u not in seen, f"{u} is in layers {seen[u]} and {k}"
+            seen[u] = k
+
+
 def test_no_layer_imports_a_higher_one() -> None:
     """cli > serve > api > reports > check, generate > render > mechanisms > derivation, fmt > parse > schema."""
     found = layer_violations(import_graph(PACKAGE), LAYERS)
@@ -267,3 +279,15 @@ def test_no_module_over_450_lines() -> None:
         if (n := len(f.read_text(encoding="utf-8").splitlines())) > 450
     }
     assert not long, long
+
+
+def test_no_private_name_is_imported_from_another_module() -> None:
+    """A name another module imports is part of its module's API: no leading underscore (issue 25)."""
+    found = []
+    for name, (path, _) in modules(PACKAGE).items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("attncalc")):
+                for a in node.names:
+                    if a.name.startswith("_") and not a.name.startswith("__"):
+                        found.append(f"{name} imports {a.name} from {'.' * node.level}{node.module or ''}")
+    assert not found, "\n".join(found)

@@ -76,9 +76,65 @@ def test_the_row_convention_follows_the_entry(
     from dataclasses import replace
 
     p = solve_file("decoder-dot.toml").problem
-    entry = replace(kinds.KINDS["attention"], convention=convention, convention_fixed=fixed)
+    # a fixed convention is a declaration whose settings leave `convention` out (multi-head's)
+    schema = "attncalc.schema.transformer:MULTI_HEAD" if fixed else kinds.KINDS["attention"].schema
+    entry = replace(kinds.KINDS["attention"], convention=convention, schema=schema)
+    assert entry.convention_fixed is fixed
     monkeypatch.setitem(kinds.KINDS, "attention", entry)
     assert replace(p, settings=replace(p.settings, convention=setting)).row_convention is row
+
+
+@pytest.mark.parametrize("kind", list(kinds.KINDS))
+def test_a_fixed_convention_is_read_from_the_declaration(kind: str) -> None:
+    """convention_fixed is read from the declaration: a kind whose settings take `convention` with both
+    choices may choose it; one whose settings leave it out, or allow only its own, always uses its
+    entry's convention and refuses the other (and, when the key is left out, any value)."""
+    e = kinds.entry(kind)
+    settings = settings_of(kind)
+    choices = (
+        set(kinds.entry(kind).declaration.top["settings"].table["convention"].choices or ())
+        if "convention" in settings
+        else set()
+    )  # type: ignore[union-attr]
+    assert e.convention_fixed is ("convention" not in settings or not {"row", "column"} <= choices)
+    raw = template_with(kind, "convention")
+    if not e.convention_fixed:
+        return
+    for value in ("row", "column", "default"):
+        raw["settings"]["convention"] = value
+        if value in choices:  # an rnn's "column" (or "default"): what it does anyway
+            assert parse_problem(raw, "t.toml").row_convention is (e.convention == "row")
+            continue
+        with pytest.raises(ProblemError, match=f"uses the {e.convention} convention") as err:
+            parse_problem(raw, "t.toml")
+        assert err.value.key == "settings.convention"
+
+
+def test_the_interface_names_every_kind_whose_convention_is_fixed() -> None:
+    import re
+
+    from .helpers import ROOT
+
+    text = (ROOT / "docs" / "interface.md").read_text(encoding="utf-8")
+    start = text.index("The kinds whose convention is fixed")
+    paragraph = text[start : text.index("\n\n", start)]
+    named = set(re.findall(r"`([a-z0-9-]+)`", paragraph))
+    for kind, e in kinds.KINDS.items():
+        assert (kind in named) is e.convention_fixed, (
+            f"docs/interface.md: {kind!r} (convention_fixed={e.convention_fixed})"
+        )
+
+
+@pytest.mark.parametrize("kind", ["rnn", "lstm", "gru", "seq2seq"])
+def test_a_recurrent_kind_refuses_the_convention_it_ignored(kind: str) -> None:
+    """The recurrent kinds compute W x throughout, but the parser accepted "row" and ignored it: "row"
+    is refused now, and "column" (what they do) still reads, so no working file breaks."""
+    raw = template_with(kind, "convention")
+    raw["settings"]["convention"] = "row"
+    with pytest.raises(ProblemError, match=r"settings\.convention.*uses the column convention \(W x\) throughout"):
+        parse_problem(raw, "t.toml")
+    raw["settings"]["convention"] = "column"
+    assert parse_problem(raw, "t.toml").row_convention is False
 
 
 def test_every_kind_has_a_header_and_its_hooks_load() -> None:
@@ -100,7 +156,7 @@ def test_the_header_comes_from_the_entry(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setitem(
         kinds.KINDS, "attention", replace(kinds.KINDS["attention"], header="attncalc.render.headers:bleu")
     )
-    with pytest.raises(AttributeError):  # the bleu header reads a Bleu payload, which an attention problem lacks
+    with pytest.raises(TypeError, match="carries Attention, not Bleu"):  # the bleu header reads a Bleu payload
         describe(p)
 
 

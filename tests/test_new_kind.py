@@ -83,6 +83,31 @@ def test_generate_draws_homework_of_the_kind(cli: Any, scale: Path, tmp_path: Pa
     assert any(tomllib.loads(v.read_text(encoding="utf-8")).get("kind") == "scale" for v in variants)
 
 
+def test_the_tests_over_the_registry_take_the_kind_with_no_line_of_their_own(
+    cli: Any, scale: Path, tmp_path: Path
+) -> None:
+    """Every list a kind once had to join by hand is now read from the registry: the option sets the
+    generate tests draw with include the new kind, and the per-kind bodies of the tests parametrised
+    over the registry pass on it (pytest collects them before this test registers `scale`, so they are
+    called here). What stays by hand is documentation (README.md's and docs/interface.md's kind lists,
+    held to the registry by tests/test_readme_kinds.py and tests/test_docs_complete.py) and the
+    generated files (tests/golden/new/, docs/schema/)."""
+    from . import test_cli, test_generate, test_generate_dead, test_kind_data, test_kind_hooks, test_registry
+
+    assert ["--kind", "scale"] in test_generate.every_kind()
+    assert ("scale", {}) in test_generate_dead.dead_unit_runs()
+    test_registry.test_everything_about_a_kind_is_reachable(cli, "scale", tmp_path / "registry")
+    test_registry.test_template_comments_come_from_the_declaration(cli, "scale")
+    test_cli.test_new_templates_solve_as_they_are(cli, tmp_path, "scale", None)
+    test_kind_hooks.test_the_parser_refuses_exactly_the_settings_the_declaration_leaves_out("scale")
+    test_kind_hooks.test_every_kind_has_a_header_and_its_hooks_load()
+    test_kind_data.test_every_kind_declares_a_frozen_payload_class("scale")
+    test_kind_data.test_every_template_carries_its_kinds_payload("scale", kinds.template("scale"))
+    test_generate.test_every_variant_solves_and_its_key_checks_correct(cli, tmp_path / "gen", ["--kind", "scale"])
+    test_generate_dead.test_many_seeds_draw_no_dead_unit("scale", {})
+    test_generate_dead.test_the_lists_name_only_kinds_generate_covers()
+
+
 def test_without_its_entry_the_kind_is_unknown(cli: Any, tmp_path: Path) -> None:
     """The entry is what makes the kind: without it, the same file is refused by name."""
     path = tmp_path / "scale.toml"
@@ -92,15 +117,21 @@ def test_without_its_entry_the_kind_is_unknown(cli: Any, tmp_path: Path) -> None
 
 
 def test_the_contributing_guide_names_every_hook_of_the_entry() -> None:
-    """docs/contributing.md's "Adding a kind" stays the registry's checklist: every KindEntry field is
-    named there, and every test file it promises exists."""
+    """docs/contributing.md's "Adding a kind" stays the registry's checklist: its table of KindEntry
+    fields is the dataclass's fields, the required ones marked required, and every test file it
+    promises exists."""
     import dataclasses
     import re
 
     root = Path(__file__).resolve().parent.parent
     guide = (root / "docs" / "contributing.md").read_text(encoding="utf-8")
     section = guide[guide.index("## Adding a kind") :]
-    for field in dataclasses.fields(kinds.KindEntry):
-        assert re.search(rf"\b{field.name}\b", section), f"docs/contributing.md does not name KindEntry.{field.name}"
+    entry = section[section.index("### The one entry") : section.index("### The tests it gets for free")]
+    rows = re.findall(r"^\| `(\w+)` \| .* \| (.*) \|$", entry, flags=re.M)
+    fields = dataclasses.fields(kinds.KindEntry)
+    required = {f.name for f in fields if f.default is dataclasses.MISSING}
+    assert sorted(name for name, _ in rows) == sorted(f.name for f in fields), "the table's fields"
+    for name, default in rows:
+        assert (default == "required") is (name in required), (name, default)
     for test in re.findall(r"`(tests/[\w/]+\.py)`", section):
         assert (root / test).is_file(), test

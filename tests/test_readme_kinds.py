@@ -14,4 +14,7 @@ def test_readme_example_lists_every_kind() -> None:
     start = text.index('kind  = "attention"')
     block = text[start : text.index("\nscore", start)]
     listed = re.findall(r"[a-z0-9][a-z0-9-]*", block.split("#", 1)[1].replace("#", " "))
-    assert set(listed) == set(KINDS), set(KINDS) ^ set(listed)
+    missing = [k for k in KINDS if k not in listed]
+    assert not missing, f"README.md's `kind =` comment does not name kind(s) {', '.join(missing)}"
+    unknown = [k for k in listed if k not in KINDS]
+    assert not unknown, f"README.md's `kind =` comment names {', '.join(unknown)}, not in the registry"

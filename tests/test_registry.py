@@ -110,26 +110,13 @@ def test_every_declared_key_has_a_description() -> None:
 @pytest.mark.parametrize("kind", list(kinds.KINDS))
 def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> None:
     """The template's example values are its own; its key comments are the declared descriptions."""
-    from attncalc import templates, templates_bpe, templates_output
+    from attncalc import templates
 
-    raw = {
-        "attention": templates._attention("additive"),
-        "self-attention": templates._SELF_ATTENTION,
-        "softmax": templates._SOFTMAX,
-        "sequence": templates._SEQUENCE,
-        "similarity": templates._SIMILARITY,
-        "seq2seq": templates._SEQ2SEQ,
-        "multi-head": templates._MULTI_HEAD,
-        "positional-encoding": templates._POSITIONAL,
-        "transformer-layer": templates_output._LAYER,
-        "bleu": templates_output._BLEU,
-        "decode": templates_output._DECODE,
-        "bpe": templates_bpe._BPE,
-    }.get(kind) or templates._RECURRENT.get(kind)
-    raw = raw or _raw_template(kind)
+    raw = raw_template(kind, "additive")
     paths = templates._PLACEHOLDER.findall(raw)
     assert paths, "the template takes at least one comment from the declaration"
-    out = cli("new", kind, *(["--score", "additive"] if kind == "attention" else [])).stdout
+    scored = callable(kinds.entry(kind).load("template"))  # a template per score: `new KIND --score S`
+    out = cli("new", kind, *(["--score", "additive"] if scored else [])).stdout
     assert "«" not in out
     decl = kinds.entry(kind).declaration
     from attncalc.schema.feedforward import SCORE_GIVEN
@@ -139,11 +126,20 @@ def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> Non
         assert f"# {doc}\n" in out, path
 
 
-def _raw_template(kind: str) -> str:
-    """A kind added the new way keeps its template's text, «placeholders» and all, beside the filled
-    one, under the same name with a leading underscore (``TEMPLATE`` and ``_TEMPLATE``)."""
-    module, _, attr = kinds.entry(kind).template.partition(":")
+def raw_template(kind: str, score: str) -> str:
+    """A kind's template before its «placeholders» are filled, kept beside the filled one under the same
+    name with a leading underscore (``TEMPLATE`` and ``_TEMPLATE``, ``RECURRENT.lstm`` and
+    ``_RECURRENT.lstm``; a function of the score when the template is one: ``attention`` and
+    ``_attention``), or as ``RAW_TEMPLATE`` when the entry names a function (lr-schedule's)."""
+    path = kinds.entry(kind).template
+    module, _, attr = path.partition(":")
     try:
-        return str(kinds.load(f"{module}:_{attr}"))
-    except AttributeError:  # or RAW_TEMPLATE when the template is a function (lr-schedule's)
-        return str(kinds.load(f"{module}:RAW_TEMPLATE"))
+        raw = kinds.load(f"{module}:_{attr}")
+    except AttributeError:
+        try:
+            raw = kinds.load(f"{module}:RAW_TEMPLATE")
+        except AttributeError:
+            raise AssertionError(
+                f"kind {kind!r}: keep its template's unfilled text as {module}:_{attr} or {module}:RAW_TEMPLATE"
+            ) from None
+    return str(raw(score) if callable(raw) else raw)

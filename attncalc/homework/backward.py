@@ -17,7 +17,7 @@ from ..derivation import Derivation
 from .base import TOKENS, Draw, Drawer, only
 from .guards import zero_row
 from .options import Options
-from .transformer import _degeneracy_mh, _sparse, check_heads
+from .transformer import check_heads, degeneracy_mh, sparse_matrix
 
 
 def _check(o: Options) -> None:
@@ -30,7 +30,7 @@ def _draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     n, dm = o.tokens, o.dim
     kv = o.kv_heads or o.heads
     d_k = dm // o.heads
-    proj = d.matrix if dm <= 4 else lambda r, c: _sparse(d, rng, r, c, 2)  # as multi-head's: few saturated rows
+    proj = d.matrix if dm <= 4 else lambda r, c: sparse_matrix(d, rng, r, c, 2)  # as multi-head's: few saturated rows
     g: dict[str, Any] = {
         "X": d.inputs(n, dm),
         "heads": o.heads,
@@ -62,7 +62,7 @@ def _reject(o: Options, raw: dict[str, Any]) -> str | None:
 
 
 def _degeneracy(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
-    why = _degeneracy_mh(o, raw, d)
+    why = degeneracy_mh(o, raw, d)
     if why:
         return why
     small = 10.0 ** (-o.decimals) / 2

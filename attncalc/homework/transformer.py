@@ -64,7 +64,7 @@ def _draw_mh(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     # past d_model 4 a score sums d_k products of sums of d_model products: drawn densely, most scores
     # are several units apart (a weight above 0.95) or the same integer (tied weights), for every head
     # at once; so W_Q and W_K keep two non-zero entries per column there (d_model 4 draws as it always has)
-    proj = d.matrix if dm <= 4 else lambda r, c: _sparse(d, rng, r, c, 2)
+    proj = d.matrix if dm <= 4 else lambda r, c: sparse_matrix(d, rng, r, c, 2)
     g: dict[str, Any] = {
         "X": d.inputs(n, dm),
         "heads": o.heads,
@@ -93,7 +93,7 @@ def _draw_mh(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     }
 
 
-def _sparse(d: Draw, rng: random.Random, rows: int, cols: int, keep: int) -> list[list[int | float]]:
+def sparse_matrix(d: Draw, rng: random.Random, rows: int, cols: int, keep: int) -> list[list[int | float]]:
     """A rows × cols matrix whose columns have ``keep`` non-zero entries, at random rows."""
     M: list[list[int | float]] = [[0] * cols for _ in range(rows)]
     for j in range(cols):
@@ -109,7 +109,7 @@ def _reject_mh(o: Options, raw: dict[str, Any]) -> str | None:
     return zero_row(g["X"], g.get("memory"), g["W_O"], *columns)  # a zero W_O row throws a column away
 
 
-def _degeneracy_mh(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
+def degeneracy_mh(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
     weights = [np.asarray(d.step(i).value, dtype=float) for i in d.step_ids if i.endswith(".weights")]
     for w in weights:
         why = weight_rows(w, o.decimals, o.allow_ties, masked=bool(o.mask or o.window))
@@ -126,7 +126,7 @@ MULTI_HEAD = Drawer(
     "Multi-head attention homework",
     _check_mh,
     _draw_mh,
-    _degeneracy_mh,
+    degeneracy_mh,
     _reject_mh,
     max_tokens=6,
     default_dim=4,  # two heads of width 1 score by a product of two small integers: most draws tie or are 0

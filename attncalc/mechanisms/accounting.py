@@ -48,8 +48,8 @@ def inputs(p: Problem) -> list[Input]:
         rows.append(("window", "window", a.window, "tokens the sliding window keeps"))
     if a.latent is not None:
         rows.append(("latent", "d_c", a.latent, "the MLA latent's width"))
-    if a.lora_rank is not None:
-        rows.append(("lora_rank", "r", a.lora_rank, "the LoRA rank"))
+    if a.lora is not None:
+        rows.append(("lora_rank", "r", a.lora.rank, "the LoRA rank"))
     return [Input(name, sym, np.asarray(float(v)), None, role=role, whole=True) for name, sym, v, role in rows]
 
 
@@ -67,8 +67,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     _flops(a, b, total)
     memory(a, b, total)
     cache(a, b)
-    if a.lora_rank is not None:
-        lora(a, b)
+    if a.lora is not None:
+        lora(a, a.lora, b)
     return b.steps
 
 

@@ -3,7 +3,7 @@ what MHA, GQA, MQA, a sliding window and an MLA latent would cache side by side,
 
 from __future__ import annotations
 
-from ..parse.accounting import Accounting
+from ..parse.accounting import Accounting, Lora
 from .accounting_book import Book, Num, c
 
 # ------------------------------------------------------------------------------ memory
@@ -89,10 +89,9 @@ def cache(a: Accounting, b: Book) -> None:
 # ------------------------------------------------------------------------------ LoRA
 
 
-def lora(a: Accounting, b: Book) -> None:
-    r = a.lora_rank
-    assert r is not None
-    fans = [(m, *a.fan(m)) for m in a.lora_targets]
+def lora(a: Accounting, adapters: Lora, b: Book) -> None:
+    r = adapters.rank
+    fans = [(m, *a.fan(m)) for m in adapters.targets]
     per = sum(r * (i + o) for _, i, o in fans)
     terms = " + ".join(f"{c(r)}·({c(i)} + {c(o)})" for _, i, o in fans)
     names = ", ".join(m for m, _, _ in fans)

@@ -317,7 +317,7 @@ def _head(p: Problem, h: Head, chain: Chain, q: np.ndarray, c: np.ndarray) -> li
     row = p.row_convention
     steps: list[Step] = []
     qc, cc = chain.coerce(q, c)
-    if h.combine == "add":
+    if h.W_c is None:  # combine = "add": the parser gives W_c exactly when combine is "concat"
         u = chain.finish("combined", qc + cc)
         steps.append(
             Add(
@@ -351,7 +351,6 @@ def _head(p: Problem, h: Head, chain: Chain, q: np.ndarray, c: np.ndarray) -> li
                 explain="The context vector and the decoder state are stacked into one vector.",
             )
         )
-        assert h.W_c is not None
         W_c = chain.weight(h.W_c)
         if row:
             m = chain.finish("combined_projection", chain.matmul(u, W_c))

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable, _sqrt, is_exact
+from ..arith import Chain, MistakeNotApplicable, exact_sqrt, is_exact
 from ..derivation import Add, Arrange, Combine, Map, Product, Step
 from ..parse import Problem
 from ..parse.attention_backward import AttentionBackward
@@ -157,7 +157,7 @@ def head_steps(
         # sqrt_d_model) speak of the forward scores; the backward's own are grad_no_scale and
         # grad_scale_twice. Else a dS = dS' recomputed from the answerer's own dS' would be named
         # no_scale here, and the steps after it, right from that dS, named again (issue 29).
-        root = chain.const(lambda: _sqrt(d_k), math.sqrt(d_k))
+        root = chain.const(lambda: exact_sqrt(d_k), math.sqrt(d_k))
         if chain.mistake == "grad_no_scale":
             root = 1
         elif chain.mistake == "grad_scale_twice":

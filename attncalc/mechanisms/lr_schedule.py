@@ -23,7 +23,7 @@ from ..derivation import Formula, Input, Step
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem
-from ..parse.lr_schedule import LrSchedule
+from ..parse.lr_schedule import Decay, LrSchedule, Noam
 
 
 @dataclass(frozen=True)
@@ -70,25 +70,25 @@ def inputs(p: Problem) -> list[Input]:
     """The steps, then the schedule's constants (one number each)."""
     d = p.payload(LrSchedule)
     out = [Input("steps", "t", np.asarray(d.steps, dtype=float), None, role="the steps the rate is asked at")]
+    rule = d.rule
     consts: list[tuple[str, Any, str]] = (
-        [("d_model", d.d_model, "the model width"), ("warmup", d.warmup, "the warmup steps")]
-        + ([("factor", node_float(d.factor), "the factor in front")] if node_float(d.factor) != 1 else [])
-        if d.schedule == "noam"
+        [("d_model", rule.d_model, "the model width"), ("warmup", d.warmup, "the warmup steps")]
+        + ([("factor", node_float(rule.factor), "the factor in front")] if node_float(rule.factor) != 1 else [])
+        if isinstance(rule, Noam)
         else [
-            ("lr_max", node_float(d.lr_max), "the peak rate"),
-            ("lr_min", node_float(d.lr_min), "the rate at total and after"),
+            ("lr_max", node_float(rule.lr_max), "the peak rate"),
+            ("lr_min", node_float(rule.lr_min), "the rate at total and after"),
             ("warmup", d.warmup, "the warmup steps"),
-            ("total", d.total, "the step the decay ends at"),
+            ("total", rule.total, "the step the decay ends at"),
         ]
     )
     out += [Input(name, name, np.asarray(float(v)), None, role=role) for name, v, role in consts]
     return out
 
 
-def _noam(chain: Chain, d: LrSchedule, t: int) -> tuple[Any, str]:
-    assert d.d_model is not None
-    factor = _Num(d.factor)
-    w, dm = d.warmup, d.d_model
+def _noam(chain: Chain, d: LrSchedule, noam: Noam, t: int) -> tuple[Any, str]:
+    factor = _Num(noam.factor)
+    w, dm = d.warmup, noam.d_model
     exponent = (-1, 2) if chain.mistake == "warmup_exponent" else (-3, 2)  # the slip: warmup^(−0.5)
     front = ("" if factor.f == 1 else f"{factor.text}·") + f"{dm}^(−0.5)"
     w_text = f"{w}^(−{'0.5' if exponent == (-1, 2) else '1.5'})"
@@ -101,10 +101,9 @@ def _noam(chain: Chain, d: LrSchedule, t: int) -> tuple[Any, str]:
     return factor.get(chain) * _power(chain, dm, -1, 2) * part, written
 
 
-def _decay(chain: Chain, d: LrSchedule, t: int) -> tuple[Any, str]:
-    assert d.total is not None
-    hi, lo = _Num(d.lr_max), _Num(d.lr_min)
-    w, total = d.warmup, d.total
+def _decay(chain: Chain, d: LrSchedule, decay: Decay, t: int) -> tuple[Any, str]:
+    hi, lo = _Num(decay.lr_max), _Num(decay.lr_min)
+    w, total = d.warmup, decay.total
     if t < w:
         return hi.get(chain) * t / w if _exact(chain) else hi.f * t / w, f"{hi.text}·{t}/{w}"
     if t > total:
@@ -130,7 +129,7 @@ def rate(chain: Chain, d: LrSchedule, t: int) -> tuple[Any, str]:
     """The rate at step t (the step before under the slip ``step_from_zero``) and how it is written."""
     if chain.mistake == "step_from_zero" and t >= 1:
         t -= 1
-    return _noam(chain, d, t) if d.schedule == "noam" else _decay(chain, d, t)
+    return _noam(chain, d, d.rule, t) if isinstance(d.rule, Noam) else _decay(chain, d, d.rule, t)
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
@@ -164,14 +163,13 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             explain="The rate rises through the warmup and falls after it: the peak is at its last step.",
         )
     )
-    if d.schedule == "noam":
-        assert d.d_model is not None
-        factor = _Num(d.factor)
-        peak = factor.get(chain) * _power(chain, d.d_model, -1, 2) * _power(chain, d.warmup, -1, 2)
+    if isinstance(d.rule, Noam):
+        factor = _Num(d.rule.factor)
+        peak = factor.get(chain) * _power(chain, d.rule.d_model, -1, 2) * _power(chain, d.warmup, -1, 2)
         front = "" if factor.f == 1 else f"{factor.text}·"
-        peak_written = f"{front}{d.d_model}^(−0.5)·{d.warmup}^(−0.5)"
+        peak_written = f"{front}{d.rule.d_model}^(−0.5)·{d.warmup}^(−0.5)"
     else:
-        peak, peak_written = _Num(d.lr_max).get(chain), "lr_max"
+        peak, peak_written = _Num(d.rule.lr_max).get(chain), "lr_max"
     peak_lr = chain.finish("peak_lr", np.asarray(peak, dtype=dtype))
     steps.append(
         Formula(
@@ -209,9 +207,15 @@ _EXPLAIN = {
 
 def header(p: Problem) -> list[str]:
     d = p.payload(LrSchedule)
-    if d.schedule == "noam":
-        return [p.kind, "noam", f"d_model = {d.d_model}", f"warmup = {d.warmup}"]
-    return [p.kind, d.schedule, f"lr_max = {_Num(d.lr_max).text}", f"warmup = {d.warmup}", f"total = {d.total}"]
+    if isinstance(d.rule, Noam):
+        return [p.kind, "noam", f"d_model = {d.rule.d_model}", f"warmup = {d.warmup}"]
+    return [
+        p.kind,
+        d.schedule,
+        f"lr_max = {_Num(d.rule.lr_max).text}",
+        f"warmup = {d.warmup}",
+        f"total = {d.rule.total}",
+    ]
 
 
 RAW_TEMPLATE = """# attncalc problem: a learning-rate schedule at given steps.

@@ -20,21 +20,20 @@ import numpy as np
 from ..arith import Chain, is_exact, to_float
 from ..derivation import Arrange, Combine, Formula, Input, Map, Product, Step
 from ..fmt import fmt
-from ..parse import Problem
-from ..parse.online_softmax import OnlineSoftmax
+from ..parse import Given, Problem
+from ..parse.online_softmax import OnlineSoftmax, QueryKeys
 from .online_softmax_check import closing_note
 
 
 def inputs(p: Problem) -> list[Input]:
     d = p.payload(OnlineSoftmax)
     out: list[Input] = []
-    if d.scores is not None:
+    if isinstance(d.scores, Given):
         value = d.scores.floats[0] if d.one_row else d.scores.floats
         out.append(Input("scores", "S", value, None, role="the scores, as the softmax sees them"))
     else:
-        assert d.Q is not None and d.K is not None  # the parser gives both or the scores
-        out.append(Input("Q", "Q", d.Q.floats, None, role="queries, one per row"))
-        out.append(Input("K", "K", d.K.floats, None, role="keys, one per row"))
+        out.append(Input("Q", "Q", d.scores.Q.floats, None, role="queries, one per row"))
+        out.append(Input("K", "K", d.scores.K.floats, None, role="keys, one per row"))
     if d.V is not None:
         out.append(Input("V", "V", d.V.floats, None, role="values, one per key"))
     return out
@@ -136,7 +135,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     rows = _Rows(chain, d.one_row)
     sq, dec = rows.sq, chain.decimals
     steps: list[Step] = []
-    S = chain.given(d.scores) if d.scores is not None else _scores(d, chain, steps)
+    S = chain.given(d.scores) if isinstance(d.scores, Given) else _scores(d.scores, chain, steps)
     n = S.shape[0]
     V = None if d.V is None else chain.given(d.V)
     zero = _zeros(S, (n,))
@@ -345,9 +344,8 @@ def _running_output(
     return O_b
 
 
-def _scores(d: OnlineSoftmax, chain: Chain, steps: list[Step]) -> np.ndarray:
+def _scores(d: QueryKeys, chain: Chain, steps: list[Step]) -> np.ndarray:
     """S = Q Kᵀ / √d_k (scaled-dot) or Q Kᵀ (dot), before the blocks."""
-    assert d.Q is not None and d.K is not None
     Q, K = chain.coerce(chain.given(d.Q), chain.given(d.K))
     d_k = Q.shape[1]
     dots = chain.matmul(Q, K.T)

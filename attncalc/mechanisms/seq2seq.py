@@ -18,7 +18,7 @@ import numpy as np
 from ..arith import Chain, MistakeNotApplicable, to_float
 from ..derivation import Concat, Input, Map, Product, Step
 from ..parse import Problem
-from ..parse.types import Cell, Seq2Seq
+from ..parse.types import AdditiveScore, Cell, GeneralScore, Seq2Seq
 from . import output
 from .cell_names import given_labels
 from .cells import Names, cell_step
@@ -65,7 +65,15 @@ def inputs(p: Problem) -> list[Input]:
         if g0 is not None:
             sym = ("s_0" if s.attention != "luong" else "h_0") if name == "h0" else "c_0"
             out.append(Input(f"decoder.{name}", sym, g0.floats, None, role="decoder's initial state (given)"))
-    for name, gv in (("W_a", s.W_a), ("W_q", s.W_q), ("W_k", s.W_k), ("v", s.v), ("W_att", s.W_c)):
+    scorer = s.scorer
+    own = (
+        [("W_a", scorer.W_a)]
+        if isinstance(scorer, GeneralScore)
+        else [("W_q", scorer.W_q), ("W_k", scorer.W_k), ("v", scorer.v)]
+        if isinstance(scorer, AdditiveScore)
+        else []
+    )
+    for name, gv in (*own, ("W_att", s.W_c)):
         if gv is not None:
             out.append(Input(f"decoder.{name}", name, gv.floats, None, role="attention"))
     o = s.output
@@ -134,9 +142,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
 
     # -- attention pieces that do not depend on the step -------------------------------------
     Kp = None
-    if s.score == "additive":
-        assert s.W_k is not None
-        Kp = chain.finish("projected_keys", chain.matmul(H, chain.given(s.W_k).T))
+    if isinstance(s.scorer, AdditiveScore):
+        Kp = chain.finish("projected_keys", chain.matmul(H, chain.given(s.scorer.W_k).T))
         steps.append(
             Product(
                 id="projected_keys",
@@ -147,7 +154,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 value=Kp,
                 rows=labels,
                 left=H,
-                right=chain.given(s.W_k).T,
+                right=chain.given(s.scorer.W_k).T,
                 explain="The additive score's key projection does not change from step to step: it is computed once.",
             )
         )

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..arith import Chain
 from ..derivation import Map, Product, Step
-from ..parse.types import Seq2Seq
+from ..parse.types import AdditiveScore, GeneralScore, Seq2Seq
 from .common import softmax_inline
 
 
@@ -25,12 +25,11 @@ def attend(
     shift_mode: str,
 ) -> np.ndarray:
     """scores, weights and context of one decoder step; returns the context."""
-    score = s.score
-    if score in ("dot", "general"):
+    score, scorer = s.score, s.scorer
+    if not isinstance(scorer, AdditiveScore):  # dot, general
         query, query_name = q, q_name
-        if score == "general":
-            assert s.W_a is not None
-            Wa, q_ = chain.coerce(chain.given(s.W_a), q)
+        if isinstance(scorer, GeneralScore):
+            Wa, q_ = chain.coerce(chain.given(scorer.W_a), q)
             query = chain.finish(pre + "projected_query", chain.matmul(Wa.T, q_))
             query_name = f"(W_aᵀ {q_name})"
             steps.append(
@@ -64,9 +63,8 @@ def attend(
             )
         )
     else:
-        assert s.W_q is not None and s.v is not None
-        Wq = chain.given(s.W_q)
-        v = chain.given(s.v)
+        Wq = chain.given(scorer.W_q)
+        v = chain.given(scorer.v)
         Wq, q_ = chain.coerce(Wq, q)
         qp = chain.finish(pre + "projected_query", chain.matmul(Wq, q_))
         steps.append(

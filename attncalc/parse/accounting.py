@@ -18,6 +18,14 @@ EXACT_LIMIT = 2**53  # every count stays below it: float64 (and so every view an
 
 
 @dataclass(frozen=True)
+class Lora:
+    """LoRA adapters of rank ``rank`` on the block's matrices ``targets``."""
+
+    rank: int
+    targets: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Accounting:
     """The configuration, every default filled in (``problem.data`` of kind accounting)."""
 
@@ -39,8 +47,7 @@ class Accounting:
     dtype: str
     window: int | None
     latent: int | None
-    lora_rank: int | None
-    lora_targets: tuple[str, ...]
+    lora: Lora | None  # given.lora_rank (and lora_targets), or None
     d_ff_given: bool  # d_ff was written in the file (a SwiGLU's d_ff other than 4 · d_model is then a slip's bait)
 
     @property
@@ -112,8 +119,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         dtype=g["dtype"],
         window=g["window"],
         latent=g["latent"],
-        lora_rank=g["lora_rank"],
-        lora_targets=tuple(targets),
+        lora=Lora(g["lora_rank"], tuple(targets)) if g["lora_rank"] is not None else None,
         d_ff_given=g["d_ff"] is not None,
     )
     _refuse_past_exact(r, data)
@@ -136,7 +142,7 @@ def _refuse_past_exact(r: Reader, a: Accounting) -> None:
     )
     flops = 3 * (a.layers * per_layer + 2 * n * d * a.vocab)
     cache = max(2 * a.heads * a.d_head, a.latent or 0) * a.layers * n * a.bytes
-    lora = a.layers * (a.lora_rank or 0) * sum(sum(a.fan(m)) for m in a.lora_targets)
+    lora = a.layers * a.lora.rank * sum(sum(a.fan(m)) for m in a.lora.targets) if a.lora is not None else 0
     for what, value, key in (
         ("the LoRA parameters", lora, "given.lora_rank"),
         ("the training memory", params * (2 * a.bytes + 8), "given.d_model"),
@@ -168,8 +174,8 @@ def header(p: Problem) -> list[str]:
         bits.append(f"window {a.window:,}")
     if a.latent is not None:
         bits.append(f"MLA latent {a.latent:,}")
-    if a.lora_rank is not None:
-        bits.append(f"LoRA r = {a.lora_rank} on {', '.join(a.lora_targets)}")
+    if a.lora is not None:
+        bits.append(f"LoRA r = {a.lora.rank} on {', '.join(a.lora.targets)}")
     return bits
 
 

@@ -16,17 +16,31 @@ MAX_STEP = 10**12  # a step past this is no training run (and its powers would l
 
 
 @dataclass(frozen=True)
+class Noam:
+    """Schedule noam's own constants."""
+
+    d_model: int
+    factor: Any  # number tree (1 when not given)
+
+
+@dataclass(frozen=True)
+class Decay:
+    """Schedules cosine and linear: the warmup's peak, the floor, the step the decay ends at."""
+
+    lr_max: Any  # number trees
+    lr_min: Any  # (0 when not given)
+    total: int
+
+
+@dataclass(frozen=True)
 class LrSchedule:
-    """What the mechanism reads (``problem.data``): numbers as number trees, steps as ints."""
+    """What the mechanism reads (``problem.data``): numbers as number trees, steps as ints, and the
+    schedule's own constants (``Noam`` for noam, ``Decay`` for cosine and linear)."""
 
     schedule: str  # noam | cosine | linear
     steps: tuple[int, ...]
     warmup: int
-    d_model: int | None = None  # noam
-    factor: Any = None  # noam: number tree
-    lr_max: Any = None  # cosine, linear: number trees
-    lr_min: Any = None
-    total: int | None = None
+    rule: Noam | Decay
 
 
 def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
@@ -51,7 +65,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         factor = given["factor"] if given["factor"] is not None else parse_number(1)
         if not to_float(factor) > 0:
             raise r.fail("given.factor", "must be greater than 0")
-        data = LrSchedule(schedule, steps, warmup, d_model=int(given["d_model"]), factor=factor)
+        data = LrSchedule(schedule, steps, warmup, Noam(int(given["d_model"]), factor))
     else:
         lr_max, lr_min, total = given["lr_max"], given["lr_min"], int(given["total"])
         lr_min = lr_min if lr_min is not None else parse_number(0)
@@ -61,7 +75,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
             raise r.fail("given.lr_min", f"must be from 0 to lr_max = {to_float(lr_max):g}")
         if total <= warmup:
             raise r.fail("given.total", f"is {total}: must be past the warmup ({warmup}), where the decay begins")
-        data = LrSchedule(schedule, steps, warmup, lr_max=lr_max, lr_min=lr_min, total=total)
+        data = LrSchedule(schedule, steps, warmup, Decay(lr_max, lr_min, total))
     return Problem(given={"steps": given["steps"]}, data=data, **common)
 
 

@@ -12,27 +12,38 @@ from .types import Given, Problem
 
 
 @dataclass(frozen=True)
+class QueryKeys:
+    """Scores to compute: S = Q Kᵀ (dot) or Q Kᵀ / √d_k (scaled-dot)."""
+
+    Q: Given  # n × d_k
+    K: Given  # m × d_k
+    score: str  # scaled-dot | dot
+
+
+@dataclass(frozen=True)
 class OnlineSoftmax:
     """The kind's typed data (``problem.data``): the scores given (``scores``, n × m, always as rows)
-    or computed from ``Q`` and ``K`` with ``score``; ``V`` (m × d_v) or None; keys per ``block``."""
+    or computed from queries and keys (a ``QueryKeys``); ``V`` (m × d_v) or None; keys per ``block``."""
 
-    scores: Given | None
-    Q: Given | None
-    K: Given | None
+    scores: Given | QueryKeys
     V: Given | None
     block: int
-    score: str | None  # scaled-dot | dot with Q and K; None with scores given
     one_row: bool  # the scores were given as one vector: the running values are single numbers
+
+    @property
+    def score(self) -> str | None:
+        """The score function computing the scores (None: the scores are given)."""
+        return self.scores.score if isinstance(self.scores, QueryKeys) else None
 
     @property
     def n(self) -> int:
         """Rows of scores (queries)."""
-        return self.scores.shape[0] if self.scores is not None else self.Q.shape[0]  # type: ignore[union-attr]
+        return self.scores.shape[0] if isinstance(self.scores, Given) else self.scores.Q.shape[0]
 
     @property
     def m(self) -> int:
         """Columns of scores (keys)."""
-        return self.scores.shape[1] if self.scores is not None else self.K.shape[0]  # type: ignore[union-attr]
+        return self.scores.shape[1] if isinstance(self.scores, Given) else self.scores.K.shape[0]
 
     @property
     def blocks(self) -> list[tuple[int, int]]:
@@ -50,7 +61,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         if "score" in raw:
             raise r.fail("score", "applies only when the scores are computed from given.Q and given.K; remove it")
         one_row = not any(isinstance(x, list) for x in t["scores"])
-        data = OnlineSoftmax(g["scores"], None, None, g["V"], g["block"], None, one_row)
+        data = OnlineSoftmax(g["scores"], g["V"], g["block"], one_row)
         common = {**common, "score": None}
     else:
         if g["Q"] is None and g["K"] is None:
@@ -58,6 +69,6 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         for key, other in (("Q", "K"), ("K", "Q")):
             if g[key] is None:
                 raise r.fail(f"given.{key}", f"missing: given.{other} needs it (the scores are Q Kᵀ)")
-        data = OnlineSoftmax(None, g["Q"], g["K"], g["V"], g["block"], common["score"], False)
+        data = OnlineSoftmax(QueryKeys(g["Q"], g["K"], common["score"]), g["V"], g["block"], False)
     given = {k: v for k, v in g.items() if isinstance(v, Given)}
     return Problem(given=given, data=data, **common)

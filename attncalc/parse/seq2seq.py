@@ -27,7 +27,7 @@ from .recurrent import (
     read_cell,
     stated_gates,
 )
-from .types import GATES, Cell, Problem, Seq2Seq
+from .types import GATES, AdditiveScore, Cell, GeneralScore, Problem, Seq2Seq
 
 if TYPE_CHECKING:
     from .reader import Reader
@@ -133,10 +133,13 @@ def _score_weights(r: Reader, d: dict[str, Any], score: str, attention: str, d_h
             raise r.fail(f"decoder.{k}", f"belongs to score {sc!r}")
 
 
-def _used_weights(d: dict[str, Any], score: str) -> dict[str, Given | None]:
-    """The score's own weights (W_a: general; W_q, W_k, v: additive); the others None."""
-    own = {"general": ("W_a",), "additive": ("W_q", "W_k", "v")}.get(score, ())
-    return {k: d[k] if k in own else None for k in ("W_a", "W_q", "W_k", "v")}
+def _scorer(d: dict[str, Any], score: str) -> GeneralScore | AdditiveScore | None:
+    """The score's own weights (W_a: general; W_q, W_k, v: additive; none for dot or no attention)."""
+    if score == "general":
+        return GeneralScore(d["W_a"])
+    if score == "additive":
+        return AdditiveScore(d["W_q"], d["W_k"], d["v"])
+    return None
 
 
 def _attention(r: Reader, raw: Any, d: dict[str, Any]) -> tuple[str, str, bool]:
@@ -273,7 +276,7 @@ def seq2seq(r: Reader, raw: dict[str, Any]) -> Seq2Seq:
         inputs=inputs,
         dec_h0=dec_h0,
         dec_c0=dec_c0,
-        **_used_weights(d, score if attention != "none" else "none"),
+        scorer=_scorer(d, score if attention != "none" else "none"),
         W_c=W_c,
         output=out,
         training=train,

@@ -81,10 +81,11 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         where = _nested("score", decl.top)
         raise r.fail(
             "score",
-            f"a {kind} problem has no top-level score function" + (f"; use {where}" if where else "; remove this key"),
+            f"{_a(kind)} problem has no top-level score function"
+            + (f"; use {where}" if where else "; remove this key"),
         )
     if "measure" in raw and "measure" not in decl.top:
-        raise r.fail("measure", f"a {kind} problem has no measure; 'measure' belongs to {_takers('measure')}")
+        raise r.fail("measure", f"{_a(kind)} problem has no measure; 'measure' belongs to {_takers('measure')}")
     for key_name in KIND_ONLY_KEYS:
         if key_name in raw and key_name not in decl.top:
             raise r.fail(key_name, f"does not apply to kind {kind!r}")
@@ -121,9 +122,23 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
     common["answers"] = dict(answers)
     parser: Callable[[Reader, dict[str, Any], dict[str, Any]], Problem] = kinds.entry(kind).load("parser")
     problem = parser(r, raw, common)
+    _check_payload(problem, kinds.entry(kind))
     if "tokens" in raw and "tokens" not in decl.top:  # the JSON Schema refuses it too: they read one declaration
         raise r.fail("tokens", f"does not apply to kind {kind!r}: it has no positions to label")
     return problem
+
+
+def _check_payload(problem: Problem, entry: kinds.KindEntry) -> None:
+    """The parser put the payload its entry declares in ``Problem.data`` (a program error if not, never
+    the file's: so it is no user message)."""
+    if entry.data is None:
+        return
+    cls = entry.load("data")
+    if not isinstance(problem.data, cls):
+        raise TypeError(
+            f"the {entry.name} parser put {type(problem.data).__name__} in Problem.data, "
+            f"but its registry entry declares {entry.data}"
+        )
 
 
 def _takers(key: str) -> str:
@@ -145,6 +160,11 @@ def _answers(r: Reader, raw: Any) -> dict[str, Any]:
     return r.table(raw, "answers", tuple(raw) if isinstance(raw, dict) else ())
 
 
+def _a(kind: str) -> str:
+    """ "a lstm" reads badly: the article as the name is said (an rnn, an lstm, a gru)."""
+    return f"an {kind}" if kind[0] in "aeiou" or kind in ("rnn", "lstm") else f"a {kind}"
+
+
 def _refuse_undeclared(r: Reader, t: dict[str, Any], kind: str) -> None:
     """A settings key the kind's declaration leaves out is refused, naming the kinds that take it (the
     parser and the JSON Schema read the same declaration, so they agree)."""
@@ -154,7 +174,7 @@ def _refuse_undeclared(r: Reader, t: dict[str, Any], kind: str) -> None:
         if key == "convention" and e.convention_fixed:
             formula = "Q = X W_Q" if e.convention == "row" else "W x"
             raise r.fail(
-                "settings.convention", f"a {kind} problem uses the {e.convention} convention ({formula}) throughout"
+                "settings.convention", f"{_a(kind)} problem uses the {e.convention} convention ({formula}) throughout"
             )
         takers = [k for k, other in kinds.KINDS.items() if key in other.declaration.top["settings"].table.names]  # type: ignore[union-attr]
         raise r.fail(
@@ -174,11 +194,17 @@ def _settings(r: Reader, raw: Any, kind: str) -> Settings:
             raise r.fail(f"settings.{key}", f"expected true or false, got {describe_raw(value)}")
         flags[key] = value
     convention = r.string(t.get("convention", "default"), "settings.convention", ("default", "row", "column"))
+    _refuse_undeclared(r, t, kind)
+    e = kinds.entry(kind)
+    if e.convention_fixed and convention not in ("default", e.convention):  # "column" is what an rnn does
+        formula = "Q = X W_Q" if e.convention == "row" else "W x"
+        raise r.fail(
+            "settings.convention", f"{_a(kind)} problem uses the {e.convention} convention ({formula}) throughout"
+        )
     shift = t.get("shift_max", "auto")
     if isinstance(shift, bool):
         shift = "always" if shift else "never"
     shift = r.string(shift, "settings.shift_max", ("auto", "always", "never"))
-    _refuse_undeclared(r, t, kind)
     temperature = None
     if "temperature" in t:
         temperature = r.number(t["temperature"], "settings.temperature")

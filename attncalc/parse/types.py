@@ -211,6 +211,22 @@ class Bleu:
 
 
 @dataclass(frozen=True)
+class GeneralScore:
+    """A seq2seq decoder's general score s · (W_a h_i)."""
+
+    W_a: Given  # d_dec × d_enc
+
+
+@dataclass(frozen=True)
+class AdditiveScore:
+    """A seq2seq decoder's additive score v · tanh(W_q s + W_k h_i)."""
+
+    W_q: Given  # a × d_dec
+    W_k: Given  # a × d_enc
+    v: Given  # a
+
+
+@dataclass(frozen=True)
 class Seq2Seq:
     encoder: Cell
     reverse: Cell | None  # the backward encoder when bidirectional
@@ -224,10 +240,7 @@ class Seq2Seq:
     inputs: Given | None  # decoder input embeddings y_0 .. y_{T-1} (teacher forcing), T × d_y
     dec_h0: Given | None  # None: the encoder's final state
     dec_c0: Given | None
-    W_a: Given | None  # general: d_dec × d_enc
-    W_q: Given | None  # additive
-    W_k: Given | None
-    v: Given | None
+    scorer: GeneralScore | AdditiveScore | None  # the score's own weights (None: dot, or no attention)
     W_c: Given | None  # luong: d_att × (d_enc + d_dec)
     output: OutputLayer | None  # None only without attention (the derivation ends at the decoder states)
     training: Training | None

@@ -24,8 +24,21 @@ from .common import (
     UPDATE,
     stated_gates,
 )
-from .decl import Key, KindSchema, table
+from .decl import Key, KindSchema, Table, table
 
+# the recurrent kinds compute in the column convention (W x) throughout: their settings take
+# `convention` as "column" (or "default") only, so "row" is refused (KindEntry.convention_fixed reads this)
+SETTINGS_RECURRENT = SETTINGS.but(
+    table=Table(
+        tuple(
+            k.but(doc='"column" only: the cells act as W x throughout', choices=("default", "column"))
+            if k.name == "convention"
+            else k
+            for k in SETTINGS.table.keys  # type: ignore[union-attr]
+        ),
+        SETTINGS.table.doc,  # type: ignore[union-attr]
+    )
+)
 X = Key("x", "vectors", "one row per step", shape=("T", "d_x"))
 
 # [given] of rnn, lstm and gru: the unknown-key check accepts the keys of every layout and cell, and the
@@ -61,7 +74,7 @@ def _recurrent(kind: str) -> KindSchema:
             TOKENS.but(doc="optional labels, one per step"),
             DESCRIPTION,
             Key("given", "table", RECURRENT_GIVEN.doc, table=RECURRENT_GIVEN, required=True),
-            SETTINGS,
+            SETTINGS_RECURRENT,
             ANSWERS,
             GRADING,
             Key("cell", "table", CELL_TABLE.doc, table=CELL_TABLE),
@@ -140,7 +153,7 @@ SEQ2SEQ = KindSchema(
         Key("kind", "choice", "the kind of problem (see `attncalc list`)", choices=("seq2seq",), required=True),
         TOKENS.but(doc="optional labels of the source tokens, one per row of encoder.x"),
         DESCRIPTION,
-        SETTINGS,
+        SETTINGS_RECURRENT,
         ANSWERS,
         GRADING,
         Key("encoder", "table", ENCODER.doc, table=ENCODER, required=True),
