@@ -34,8 +34,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         raw, given={**{k: v for k, v in raw["given"].items() if k != "grad_output"}, "heads": given["heads"]}
     )
     p = multihead.parse(r, forward, common)
-    mh = p.multihead
-    assert mh is not None  # multihead.parse always sets it
+    mh = p.payload(MultiHead)
     g: Given = given["grad_output"]
     width, of = (
         (mh.W["W_O"].shape[1], "the output concat W_O")

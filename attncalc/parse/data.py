@@ -3,8 +3,8 @@
 The payload of a built-in kind is one of :data:`KindData`; the class is the discriminant (a kind's
 mechanism reads ``d: Sequence = p.data``, a renderer shared by kinds asks ``isinstance(p.data, Bleu)``).
 A new kind brings its own frozen dataclass (docs/contributing.md). The payloads of the kinds whose
-parsers are not yet read from their declarations (softmax, multi-head, transformer-layer, decode)
-still live in :class:`~attncalc.parse.types.Problem`'s own fields.
+parsers are not yet read from their declarations (softmax, decode) still live in
+:class:`~attncalc.parse.types.Problem`'s own fields.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TypeAlias
 
 import numpy as np
 
-from .types import Bleu, Cell, Given, Head, OutputLayer, PosEnc, Problem, Recurrent, Seq2Seq
+from .types import Bleu, Cell, Given, Head, Layer, MultiHead, OutputLayer, PosEnc, Problem, Recurrent, Seq2Seq
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,9 @@ class Similarity:
     labels_B: tuple[str, ...] | None
 
 
-KindData: TypeAlias = Attention | SelfAttention | Sequence | Similarity | Bleu | Recurrent | Seq2Seq | PosEnc
+KindData: TypeAlias = (
+    Attention | SelfAttention | Sequence | Similarity | Bleu | Recurrent | Seq2Seq | PosEnc | MultiHead | Layer
+)
 
 
 def output_layer_of(p: Problem) -> OutputLayer | None:

@@ -12,7 +12,7 @@ from ..schema.common import SETTINGS_LAYER
 from .declared import read_declared
 from .multihead import parse as parse_multihead
 from .reader import Reader, describe_raw, require, shape_text
-from .types import Given, Layer, MultiHead, Problem
+from .types import Given, Layer, MultiHead, Problem, SwiGLU
 
 ATTENTION_KEYS = ("W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O", "mask", "kv_heads", "positions")
 POSITION_SETTINGS = ("rope", "position_base")  # read by the sublayers with positions
@@ -57,8 +57,7 @@ def _attention(r: Reader, raw: dict[str, Any], common: dict[str, Any], which: st
         if which == "cross_attention":
             raise r.fail(f"{which}.positions", "positions belong to the self-attention (the memory's are its own)")
         settings = {k: s[k] for k in POSITION_SETTINGS if k in s and t["positions"] == "rope"}
-    mh = parse_multihead(_Sublayer(r, which), {"given": sub, "settings": settings}, mh_common).multihead
-    assert mh is not None
+    mh = parse_multihead(_Sublayer(r, which), {"given": sub, "settings": settings}, mh_common).payload(MultiHead)
     d_model = mh.X.shape[1]
     if mh.W["W_O"].shape[1] != d_model:
         raise r.fail(
@@ -148,12 +147,11 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         norm=norm,
         eps=eps if eps is not None else parse_number("1e-5"),
         normalization=normalization,
-        W_3=W_3,
-        b_3=b_3,
+        swiglu=None if W_3 is None else SwiGLU(W_3, b_3),
     )
     common = {k: v for k, v in common.items() if k != "memory_tokens"}
     return Problem(
-        given={"X": X}, head=None, layer=layer, score="scaled-dot", **{k: v for k, v in common.items() if k != "score"}
+        given={"X": X}, head=None, data=layer, score="scaled-dot", **{k: v for k, v in common.items() if k != "score"}
     )
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from ..numbers import to_float
 from .limits import MAX_HEADS, MAX_SCORES
 from .reader import Reader, check_tokens, require, shape_text
-from .types import Given, MultiHead, Problem
+from .types import Cache, Given, MultiHead, Problem
 from .window import band, read_window
 
 MASKS = ("causal", "causal-top-left")
@@ -228,8 +228,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         key_padding=padding,
         positions=positions,
         P=P,
-        cache_K=cache_K,
-        cache_V=cache_V,
+        cache=None if cache_K is None or cache_V is None else Cache(cache_K, cache_V),
         base=_base(r, settings_raw),
         rope=_rope(r, settings_raw),
         key_labels=tuple(key_labels),
@@ -237,7 +236,7 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         window=window,
     )
     common = {k: v for k, v in common.items() if k != "memory_tokens"}
-    return Problem(given={"X": X}, head=None, multihead=mh, **common)
+    return Problem(given={"X": X}, head=None, data=mh, **common)
 
 
 def _shown(raw: object) -> str:
