@@ -36,6 +36,7 @@ class KindEntry:
     template: str  # the text `attncalc new KIND` prints (a function of the score for attention)
     drawer: str | None  # the homework drawer of `attncalc generate`; None: not covered
     header: str  # header(problem) -> the words of the line under the title (sheets and terminal)
+    data: str  # "module:Class", the payload class its parser puts in Problem.data (parse_problem checks it)
     # weights on the left (W x) or "row" (x W) when settings.convention is "default", or always when the
     # declaration's settings leave convention out (convention_fixed)
     convention: str = "column"
@@ -45,9 +46,6 @@ class KindEntry:
     # "" after the last one: ("weights", "attention") is attention's table of the weights
     tables: tuple[tuple[str, str], ...] = ()
     recurrent: bool = False  # a cell run over time steps: inputs in its cell tables, a timeline in the sheets
-    # "module:Class", the payload class its parser puts in Problem.data (parse_problem checks it); None:
-    # the kind still keeps its data in Problem's own fields
-    data: str | None = None
 
     def load(self, what: str) -> Any:
         """The object a field names (``entry.load("schema")``)."""
@@ -188,6 +186,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates:MULTI_HEAD",
             f"{_HW}.transformer:MULTI_HEAD",
             header=f"{_HEAD}:multi_head",
+            data=f"{_P}.types:MultiHead",
             convention="row",
             plot_step="head.t.weights",
         ),
@@ -212,6 +211,7 @@ KINDS: dict[str, KindEntry] = {
             "attncalc.templates_output:LAYER",
             f"{_HW}.transformer:LAYER",
             header=f"{_HEAD}:transformer_layer",
+            data=f"{_P}.types:Layer",
             convention="row",
             plot_step="self.head.t.weights",
         ),

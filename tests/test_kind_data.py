@@ -18,9 +18,6 @@ from .fixtures import scale_kind
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "problems").glob("*.toml"))
-# the kinds whose data still lives in Problem's own fields (issue 25: being moved to payloads); a kind
-# added from now on declares its payload class
-NOT_YET = {"multi-head", "transformer-layer"}
 
 
 def _templates() -> list[tuple[str, str]]:
@@ -35,9 +32,6 @@ def _templates() -> list[tuple[str, str]]:
 @pytest.mark.parametrize("kind", list(kinds.KINDS))
 def test_every_kind_declares_a_frozen_payload_class(kind: str) -> None:
     e = kinds.entry(kind)
-    if e.data is None:
-        assert kind in NOT_YET, f"kind {kind!r}: its registry entry names no payload class (KindEntry.data)"
-        return
     cls = e.load("data")
     assert dataclasses.is_dataclass(cls) and isinstance(cls, type), e.data
     assert cls.__dataclass_params__.frozen, f"{e.data} is not frozen"  # type: ignore[attr-defined]
@@ -47,8 +41,7 @@ def test_every_kind_declares_a_frozen_payload_class(kind: str) -> None:
 def test_every_example_carries_its_kinds_payload(path: Path) -> None:
     p = load_problem(path)
     e = kinds.entry(p.kind)
-    if e.data is not None:
-        assert isinstance(p.data, e.load("data")), (path.name, type(p.data).__name__, e.data)
+    assert isinstance(p.data, e.load("data")), (path.name, type(p.data).__name__, e.data)
 
 
 @pytest.mark.parametrize(("kind", "text"), _templates(), ids=lambda v: v if len(v) < 40 else "")
@@ -56,8 +49,7 @@ def test_every_template_carries_its_kinds_payload(kind: str, text: str) -> None:
     p = parse_problem(tomllib.loads(text), f"{kind}.toml")
     e = kinds.entry(kind)
     assert p.kind == kind
-    if e.data is not None:
-        assert isinstance(p.data, e.load("data")), (kind, type(p.data).__name__, e.data)
+    assert isinstance(p.data, e.load("data")), (kind, type(p.data).__name__, e.data)
 
 
 def test_a_parser_that_puts_another_class_is_a_program_error(monkeypatch: pytest.MonkeyPatch) -> None:

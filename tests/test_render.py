@@ -21,6 +21,7 @@ from attncalc.derivation import STEP_TYPES
 from attncalc.fmt import fmt
 from attncalc.mechanisms import solve
 from attncalc.parse import RECURRENT_KINDS, parse_problem
+from attncalc.parse.types import Layer
 from attncalc.render.json import to_dict
 from attncalc.render.text import TextRenderer
 
@@ -58,7 +59,7 @@ def test_every_example_solves_and_renders(path: Path, monkeypatch: pytest.Monkey
     assert all(catalog.template(i) in known for i in d.step_ids), "a step id missing from the catalogue"
     attention = d.problem.data.attention if kind == "seq2seq" else None  # Bahdanau attends before the cell
     if kind == "transformer-layer":  # an encoder's or decoder's sublayers, norms before or after them
-        attention = d.problem.layer.layout
+        attention = d.problem.payload(Layer).layout
     assert d.step_ids == sorted(d.step_ids, key=lambda i: catalog.order_key(kind, i, attention, listed)), "out of order"
     for s in d.steps:
         if not isinstance(s.value, str):

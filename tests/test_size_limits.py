@@ -13,6 +13,7 @@ import pytest
 
 import attncalc
 from attncalc.errors import ProblemError
+from attncalc.parse.types import Layer, MultiHead
 
 from .helpers import one_line_refusal
 
@@ -130,7 +131,7 @@ def test_a_layer_counts_its_rows_once() -> None:
         "self_attention": {k: _rows(60, 60) for k in ("W_Q", "W_K", "W_V", "W_O")},
         "ffn": {"W_1": _rows(60, 500), "W_2": _rows(500, 60)},
     }
-    assert _parse(raw).layer.W_1.shape == (60, 500)
+    assert _parse(raw).payload(Layer).W_1.shape == (60, 500)
 
 
 LSTM_WEIGHTS = {k: [[0.5, 0.5]] for k in ("W_f", "W_i", "W_c", "W_o")}
@@ -202,7 +203,7 @@ def test_an_attention_computes_at_most_65536_scores_in_32_heads() -> None:
     assert _refused(_self_attention(257)) == (
         f"{FILE}: given.X: 257 rows make 257 × 257 = 66,049 scores: at most 65,536 (256 × 256) are computed"
     )
-    assert _parse(_multi_head(128, 4)).multihead.heads == 4  # 4 × 128 × 128
+    assert _parse(_multi_head(128, 4)).payload(MultiHead).heads == 4  # 4 × 128 × 128
     cache = {"K": [[1] * 4], "V": [[1] * 4]}
     raw = _multi_head(128, 4) | {"cache": cache}  # 128 queries × 129 keys
     assert (
@@ -214,7 +215,7 @@ def test_an_attention_computes_at_most_65536_scores_in_32_heads() -> None:
         _refused(raw)
         == f"{FILE}: given.memory: 1 query × 65,537 keys × 1 head make 65,537 scores: at most 65,536 are computed"
     )
-    assert _parse(_multi_head(2, 32)).multihead.heads == 32
+    assert _parse(_multi_head(2, 32)).payload(MultiHead).heads == 32
     assert (
         _refused(_multi_head(2, 33)) == f"{FILE}: given.heads: 33 heads: at most 32 are computed (each is written out)"
     )

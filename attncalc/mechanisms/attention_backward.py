@@ -15,6 +15,8 @@ row dot D shortens to a ∘ (dA_i − D_i). A masked score gets no gradient: its
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..arith import Chain, MistakeNotApplicable, is_exact
@@ -29,12 +31,17 @@ from .attention_backward_head import head_steps
 _FORWARD_SHAPE_SLIPS = ("one_head", "heads_reversed", "no_W_O", "mask_after_softmax")
 
 
+def forward(p: Problem) -> Problem:
+    """The forward pass's problem: kind multi-head's mechanism reads its payload."""
+    return dataclasses.replace(p, data=p.payload(AttentionBackward).mh)
+
+
 def inputs(p: Problem) -> list[Input]:
     d = p.payload(AttentionBackward)
     tok = p.tokens
     what = "output" if "W_O" in d.mh.W else ("head's output" if d.mh.heads == 1 else "concatenated heads")
     return [
-        *multihead.inputs(p),
+        *multihead.inputs(forward(p)),
         Input("grad_output", "dY", d.grad_output.floats, None, rows=tok, role=f"upstream gradient ∂L/∂({what})"),
     ]
 
@@ -45,7 +52,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     for slip in _FORWARD_SHAPE_SLIPS:
         if chain.mistake == slip:
             raise MistakeNotApplicable
-    steps = multihead.run(p, chain)
+    steps = multihead.run(forward(p), chain)
     fwd = {s.id: s.value for s in steps}  # the carried values (an answerer's own, under check)
     n = mh.X.shape[0]
     tok = p.tokens or tuple(f"x{i + 1}" for i in range(n))

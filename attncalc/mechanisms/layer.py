@@ -23,6 +23,7 @@ from ..fmt import fmt
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem
+from ..parse.types import Layer
 from . import layer_modern as modern
 from . import multihead
 from .common import NoKeyToAttend
@@ -35,8 +36,7 @@ GELU_C = "0.044715"
 
 
 def inputs(p: Problem) -> list[Input]:
-    L = p.layer
-    assert L is not None
+    L = p.payload(Layer)
     tok = _tokens(p)
     out = [Input("X", "X", L.X.floats, None, rows=tok, role="the layer's input rows")]
     if L.memory is not None and L.cross is not None:
@@ -46,14 +46,14 @@ def inputs(p: Problem) -> list[Input]:
             continue
         for key, g in {**mh.W, **mh.b}.items():
             out.append(Input(f"{name}.{key}", f"{key} ({name.split('_')[0]})", g.floats, None, role=f"{name}"))
-    gate = " (SwiGLU's gate)" if L.W_3 is not None else ""
+    gate = " (SwiGLU's gate)" if L.swiglu is not None else ""
     out.append(Input("ffn.W_1", "W_1", L.W_1.floats, None, role=f"feed-forward{gate}: d_model × d_ff"))
     if L.b_1 is not None:
         out.append(Input("ffn.b_1", "b_1", L.b_1.floats, None, role="feed-forward bias"))
-    if L.W_3 is not None:
-        out.append(Input("ffn.W_3", "W_3", L.W_3.floats, None, role="SwiGLU's up projection: d_model × d_ff"))
-    if L.b_3 is not None:
-        out.append(Input("ffn.b_3", "b_3", L.b_3.floats, None, role="SwiGLU's up-projection bias"))
+    if L.swiglu is not None:
+        out.append(Input("ffn.W_3", "W_3", L.swiglu.W_3.floats, None, role="SwiGLU's up projection: d_model × d_ff"))
+        if L.swiglu.b_3 is not None:
+            out.append(Input("ffn.b_3", "b_3", L.swiglu.b_3.floats, None, role="SwiGLU's up-projection bias"))
     out.append(Input("ffn.W_2", "W_2", L.W_2.floats, None, role="feed-forward: d_ff × d_model"))
     if L.b_2 is not None:
         out.append(Input("ffn.b_2", "b_2", L.b_2.floats, None, role="feed-forward bias"))
@@ -67,8 +67,7 @@ def inputs(p: Problem) -> list[Input]:
 
 
 def _tokens(p: Problem) -> tuple[str, ...]:
-    assert p.layer is not None
-    return p.tokens or tuple(f"x{i + 1}" for i in range(p.layer.X.shape[0]))
+    return p.tokens or tuple(f"x{i + 1}" for i in range(p.payload(Layer).X.shape[0]))
 
 
 class _Prefixed(Chain):
@@ -90,8 +89,7 @@ class _Prefixed(Chain):
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
-    L = p.layer
-    assert L is not None
+    L = p.payload(Layer)
     tok = _tokens(p)
     pre = (L.norm == "pre") != (chain.mistake == "norm_swapped")
     x = chain.given(L.X)
@@ -107,7 +105,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         start = len(steps)
         h = _norm(p, chain, steps, k, x, tok) if pre else x
         if mh is not None:
-            sub_p = dataclasses.replace(p, kind="multi-head", multihead=mh, score="scaled-dot")
+            sub_p = dataclasses.replace(p, kind="multi-head", data=mh, score="scaled-dot")
             try:
                 sub = multihead.run(sub_p, _Prefixed(chain, f"{name}."), X_in=h, M_in=M if name == "cross" else None)
             except NoKeyToAttend as exc:  # the step as this layer names it
@@ -116,7 +114,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             steps += [dataclasses.replace(s, id=f"{name}.{s.id}", title=f"{title} · {s.title}") for s in sub]
             out = np.asarray(sub[-1].value)  # the sublayer's output (or, with W_O left out, its concatenation)
         else:
-            out = modern.swiglu(p, chain, steps, h, tok) if L.activation == "swiglu" else _ffn(p, chain, steps, h, tok)
+            up = L.swiglu
+            out = modern.swiglu(p, chain, steps, h, tok, up) if up is not None else _ffn(p, chain, steps, h, tok)
         x0, out0 = chain.coerce(x, out)
         r = out0 if chain.mistake == "residual_left_out" else x0 + out0
         res = chain.finish(f"residual{k}", np.asarray(r, dtype=x0.dtype))
@@ -166,8 +165,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
 
 
 def _outline(p: Problem, names: dict[str, str], subs: list[tuple[str, Any]]) -> str:
-    L = p.layer
-    assert L is not None
+    L = p.payload(Layer)
     kind = "Decoder" if L.cross is not None else "Causal" if L.self_attn.mask_text == "causal" else "Encoder"
     parts = []
     for k, (name, _) in enumerate(subs, 1):
@@ -185,8 +183,7 @@ def _norm_name(L: Any) -> str:
 
 def _norm(p: Problem, chain: Chain, steps: list[Step], k: int, x: np.ndarray, tok: tuple[str, ...]) -> np.ndarray:
     """Norm k of the layer: LayerNorm, or RMSNorm (γ only) with settings.normalization = "rms"."""
-    L = p.layer
-    assert L is not None
+    L = p.payload(Layer)
     if L.normalization == "rms":
         return modern.rms_norm(chain, steps, k, x, L.norms[k - 1][0], L.eps, tok)
     return _layer_norm(chain, steps, k, x, L.norms[k - 1], L.eps, tok)
@@ -308,8 +305,7 @@ def _layer_norm(
 
 
 def _ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[str, ...]) -> np.ndarray:
-    L = p.layer
-    assert L is not None
+    L = p.payload(Layer)
     W1 = chain.given(L.W_1)
     b1 = chain.given(L.b_1) if L.b_1 is not None else None
     pre = chain.matmul(h, W1)

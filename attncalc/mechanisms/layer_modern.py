@@ -22,6 +22,7 @@ from ..fmt import fmt
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem
+from ..parse.types import Layer, SwiGLU
 from .layer_written import Lazy, num, paren
 
 
@@ -159,12 +160,11 @@ def _linear(
     return out
 
 
-def swiglu(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[str, ...]) -> np.ndarray:
-    """The SwiGLU network's five steps: gate_pre, gate, up, hidden, output."""
-    L = p.layer
-    assert L is not None and L.W_3 is not None
+def swiglu(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[str, ...], up: SwiGLU) -> np.ndarray:
+    """The SwiGLU network's five steps: gate_pre, gate, up, hidden, output (``up``: the layer's W_3, b_3)."""
+    L = p.payload(Layer)
     swapped = chain.mistake == "swiglu_swapped"  # the slip: W_1 and W_3 exchanged
-    gate_w, gate_b, up_w, up_b = (L.W_3, L.b_3, L.W_1, L.b_1) if swapped else (L.W_1, L.b_1, L.W_3, L.b_3)
+    gate_w, gate_b, up_w, up_b = (up.W_3, up.b_3, L.W_1, L.b_1) if swapped else (L.W_1, L.b_1, up.W_3, up.b_3)
     a = _linear(
         chain,
         steps,

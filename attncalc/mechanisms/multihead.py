@@ -13,6 +13,7 @@ import numpy as np
 from ..arith import Chain, MistakeNotApplicable, is_exact
 from ..derivation import Add, Arrange, Formula, Input, Mask, Product, Step
 from ..parse import Problem
+from ..parse.types import MultiHead
 from . import positions as pos
 from . import sliding_window
 from .common import SoftmaxNames, softmax_steps, sqrt_dk_step
@@ -21,8 +22,7 @@ from .self_attention import apply_mask
 
 
 def inputs(p: Problem) -> list[Input]:
-    mh = p.multihead
-    assert mh is not None
+    mh = p.payload(MultiHead)
     tok = p.tokens
     out = [Input("X", "X", mh.X.floats, None, rows=tok, role="the queries' rows (one per token)")]
     if mh.memory is not None:
@@ -35,10 +35,10 @@ def inputs(p: Problem) -> list[Input]:
         out.append(Input(key, key, g.floats, None, role=_ROLE[key]))
     for key, g in mh.b.items():
         out.append(Input(key, key, g.floats, None, role="bias"))
-    if mh.cache_K is not None and mh.cache_V is not None:
+    if mh.cache is not None:
         cached = mh.key_labels[: mh.t]
-        out.append(Input("cache.K", "K_cache", mh.cache_K.floats, None, rows=cached, role="cached keys"))
-        out.append(Input("cache.V", "V_cache", mh.cache_V.floats, None, rows=cached, role="cached values"))
+        out.append(Input("cache.K", "K_cache", mh.cache.K.floats, None, rows=cached, role="cached keys"))
+        out.append(Input("cache.V", "V_cache", mh.cache.V.floats, None, rows=cached, role="cached values"))
     return out
 
 
@@ -52,8 +52,7 @@ _ROLE = {
 
 def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarray | None = None) -> list[Step]:
     """The steps; ``X_in`` and ``M_in`` replace the given rows (a transformer layer's sublayer input)."""
-    mh = p.multihead
-    assert mh is not None
+    mh = p.payload(MultiHead)
     n = mh.X.shape[0]
     tok = p.tokens or tuple(f"x{i + 1}" for i in range(n))
     keys = mh.key_labels
@@ -74,7 +73,7 @@ def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarr
     src_name = "M" if M is not None else ("X_pos" if mh.positions in ("sinusoidal", "learned") else "X")
     x_name = "X_pos" if mh.positions in ("sinusoidal", "learned") else "X"
     Q = _project(chain, steps, "Q", X, x_name, mh.W["W_Q"], mh.b.get("b_Q"), tok, "Queries")
-    if mh.cache_K is not None and mh.cache_V is not None:
+    if mh.cache is not None:
         KV = {}
         news = {
             name: _project(
@@ -90,7 +89,7 @@ def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarr
             )
             for name in ("K", "V")
         }
-        for name, cache in (("K", mh.cache_K), ("V", mh.cache_V)):
+        for name, cache in (("K", mh.cache.K), ("V", mh.cache.V)):
             old, new = chain.coerce(chain.given(cache), news[name])
             full = chain.finish(name, np.concatenate([old, new], axis=0))
             steps.append(
@@ -227,8 +226,7 @@ def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarr
             out_title=f"Head {j}: attention weights (row-wise softmax)",
         )
         soft, A = softmax_steps(chain, S, names, p.settings.shift_max, tok, keys)
-        if late:
-            assert allowed is not None
+        if late and allowed is not None:  # (a late mask without one is not applicable: raised above)
             A = chain.finish(f"head.{j}.weights", np.where(allowed, A, 0.0 if not is_exact(A) else 0))
         for s in soft:
             steps.append(_retitle(s, j))
@@ -365,8 +363,7 @@ def _retitle(s: Step, j: int) -> Step:
 
 
 def _mask_words(p: Problem) -> str:
-    mh = p.multihead
-    assert mh is not None
+    mh = p.payload(MultiHead)
     bits = []
     if mh.mask_text == "causal":
         bits.append("causal: query i sees keys up to its own position")

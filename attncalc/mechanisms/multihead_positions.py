@@ -8,6 +8,7 @@ import numpy as np
 from ..arith import Chain
 from ..derivation import Add, Arrange, Step
 from ..parse import Problem
+from ..parse.types import MultiHead
 from . import positions as pos
 
 
@@ -21,14 +22,12 @@ def position_steps(
     steps: list[Step],
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Sinusoidal or learned positions added to X (and sinusoidal ones to memory)."""
-    mh = p.multihead
-    assert mh is not None
+    mh = p.payload(MultiHead)
     if mh.positions == "sinusoidal":
         theta, _ = pos.angles(chain, q_pos, X.shape[1], mh.base)
         P = chain.finish("positions", pos.sinusoid(chain, theta))
         steps.append(pos.positions_step("positions", P, theta, tok))
-    elif mh.positions == "learned":
-        assert mh.P is not None
+    elif mh.P is not None:  # learned positions
         P = chain.finish("positions", chain.given(mh.P))
         steps.append(
             Arrange(
@@ -94,8 +93,7 @@ def rope_steps(
     tok: tuple[str, ...],
     keys: tuple[str, ...],
 ) -> tuple[np.ndarray, np.ndarray]:
-    mh = p.multihead
-    assert mh is not None
+    mh = p.payload(MultiHead)
     Qr, terms = pos.rope(chain, Qj, q_pos, mh.base, mh.rope)
     Qr = chain.finish(f"head.{j}.Q_rot", Qr)
     steps.append(

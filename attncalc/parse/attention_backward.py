@@ -1,13 +1,12 @@
 """Kind attention-backward: the givens of kind multi-head (read by its parser) and the upstream gradient.
 
 The declaration (:mod:`attncalc.schema.attention_backward`) checks the keys, their types and that
-grad_output has a row per row of X; kind multi-head's parser reads the heads, the projections, the
-biases and the masks (its rules and messages); what is left here is grad_output's width.
+grad_output has a row per row of X; kind multi-head's rules (:func:`attncalc.parse.multihead.attention`)
+check the heads, the projections, the biases and the masks; what is left here is grad_output's width.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,15 +27,21 @@ class AttentionBackward:
 
 
 def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
-    given = read_declared(r, raw["given"], GIVEN, "given", Dims())
+    dims = Dims()
+    given = read_declared(r, raw["given"], GIVEN, "given", dims, skip=(*multihead.BIASES, "grad_output"))
     settings = read_declared(r, raw.get("settings") or {}, SETTINGS_BACKWARD.table, "settings", only=("jacobian",))  # type: ignore[arg-type]
-    forward = dict(
-        raw, given={**{k: v for k, v in raw["given"].items() if k != "grad_output"}, "heads": given["heads"]}
-    )
-    p = multihead.parse(r, forward, common)
-    mh = p.multihead
-    assert mh is not None  # multihead.parse always sets it
-    g: Given = given["grad_output"]
+    rows = multihead.Rows(given["X"], None, given["heads"], None)
+    source = multihead.Source(raw["given"], GIVEN, "given")
+    mh = multihead.attention(r, source, given, rows, dims, None, {}, common)
+    g = _grad_output(r, raw["given"], mh, Dims({"n": dims.sizes["n"]}))
+    data = AttentionBackward(mh, g, bool(settings["jacobian"]))
+    return Problem(given={"X": mh.X, "grad_output": g}, data=data, **common)
+
+
+def _grad_output(r: Reader, raw: Any, mh: MultiHead, dims: Dims) -> Given:
+    """The upstream gradient: a row per row of X (the declaration), the output's width (W_O's columns,
+    or the heads side by side)."""
+    g: Given = read_declared(r, raw, GIVEN, "given", dims, only=("grad_output",))["grad_output"]
     width, of = (
         (mh.W["W_O"].shape[1], "the output concat W_O")
         if "W_O" in mh.W
@@ -48,5 +53,4 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
             f"is {shape_text(g)}, but {of} has {width} columns: the upstream gradient has the output's shape, "
             f"{g.shape[0]}×{width}",
         )
-    data = AttentionBackward(mh, g, bool(settings["jacobian"]))
-    return dataclasses.replace(p, given={"X": mh.X, "grad_output": g}, data=data)
+    return g

@@ -2,9 +2,8 @@
 
 The payload of a built-in kind is one of :data:`KindData`; the class is the discriminant (a kind's
 mechanism reads ``d: Sequence = p.data``, a renderer shared by kinds asks ``isinstance(p.data, Bleu)``).
-A new kind brings its own frozen dataclass (docs/contributing.md). The payloads of the kinds whose
-parsers are not yet read from their declarations (multi-head, transformer-layer) still live in
-:class:`~attncalc.parse.types.Problem`'s own fields.
+A new kind brings its own frozen dataclass (docs/contributing.md) and names it in its registry entry
+(``KindEntry.data``), which ``parse_problem`` checks.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import numpy as np
 
 from .decode import Decode
 from .softmax import Softmax
-from .types import Bleu, Cell, Given, Head, OutputLayer, PosEnc, Problem, Recurrent, Seq2Seq
+from .types import Bleu, Cell, Given, Head, Layer, MultiHead, OutputLayer, PosEnc, Problem, Recurrent, Seq2Seq
 
 
 @dataclass(frozen=True)
@@ -65,7 +64,18 @@ class Similarity:
 
 
 KindData: TypeAlias = (
-    Attention | SelfAttention | Sequence | Similarity | Bleu | Recurrent | Seq2Seq | PosEnc | Decode | Softmax
+    Attention
+    | SelfAttention
+    | Sequence
+    | Similarity
+    | Bleu
+    | Recurrent
+    | Seq2Seq
+    | PosEnc
+    | Decode
+    | Softmax
+    | MultiHead
+    | Layer
 )
 
 

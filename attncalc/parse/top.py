@@ -131,8 +131,6 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
 def _check_payload(problem: Problem, entry: kinds.KindEntry) -> None:
     """The parser put the payload its entry declares in ``Problem.data`` (a program error if not, never
     the file's: so it is no user message)."""
-    if entry.data is None:
-        return
     cls = entry.load("data")
     if not isinstance(problem.data, cls):
         raise TypeError(

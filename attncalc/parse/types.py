@@ -130,6 +130,14 @@ class Recurrent:
 
 
 @dataclass(frozen=True)
+class Cache:
+    """Kind multi-head's KV cache: the earlier tokens' keys and values, already projected."""
+
+    K: Given  # t × (kv_heads·d_k), already projected (and rotated with rope)
+    V: Given  # t × (kv_heads·d_v)
+
+
+@dataclass(frozen=True)
 class MultiHead:
     """Kind multi-head (row convention: Q = X W_Q). Heads split W_Q, W_K, W_V by column blocks."""
 
@@ -146,9 +154,8 @@ class MultiHead:
     mask: np.ndarray | None  # the mask alone (bool), before key padding
     key_padding: np.ndarray | None  # bool (keys,), False = a padding position
     positions: str | None  # sinusoidal | rope | alibi | learned
-    P: Given | None  # learned positions, n × d_model
-    cache_K: Given | None  # t × (kv_heads·d_k), already projected (and rotated with rope)
-    cache_V: Given | None
+    P: Given | None  # learned positions, n × d_model (given exactly when positions is "learned")
+    cache: Cache | None
     base: Any  # position base (a number node), 10000 by default
     rope: str  # interleaved | half
     key_labels: tuple[str, ...]  # the keys' rows: cached tokens, then X's or memory's
@@ -157,7 +164,7 @@ class MultiHead:
 
     @property
     def t(self) -> int:
-        return 0 if self.cache_K is None else self.cache_K.shape[0]
+        return 0 if self.cache is None else self.cache.K.shape[0]
 
 
 @dataclass(frozen=True)
@@ -175,6 +182,14 @@ class PosEnc:
 
 
 @dataclass(frozen=True)
+class SwiGLU:
+    """A SwiGLU feed-forward network's up projection: (silu(x W_1) ⊙ x W_3) W_2."""
+
+    W_3: Given  # d_model × d_ff, the shape of the gate W_1
+    b_3: Given | None
+
+
+@dataclass(frozen=True)
 class Layer:
     """Kind transformer-layer: an encoder layer, or a decoder layer (with cross-attention), row convention."""
 
@@ -186,13 +201,12 @@ class Layer:
     b_1: Given | None
     W_2: Given  # d_ff × d_model
     b_2: Given | None
-    activation: str  # relu | gelu | gelu-tanh
+    activation: str  # relu | gelu | gelu-tanh | silu | swiglu
     norms: tuple[tuple[Given, Given], ...]  # (γ, β) of norm1, norm2 (, norm3)
     norm: str  # post | pre
     eps: Any  # a number node
     normalization: str = "layer"  # layer (LayerNorm) | rms (RMSNorm: γ only)
-    W_3: Given | None = None  # swiglu: the up projection, d_model × d_ff (W_1 is the gate)
-    b_3: Given | None = None
+    swiglu: SwiGLU | None = None  # activation swiglu: its up projection (W_1 is the gate)
 
     @property
     def layout(self) -> str:
@@ -272,8 +286,6 @@ class Problem:
     settings: Settings
     description: str = ""
     answers: dict[str, Any] = field(default_factory=dict)
-    multihead: MultiHead | None = None  # kind multi-head
-    layer: Layer | None = None  # kind transformer-layer
     grading: Grading = field(default_factory=Grading)  # [grading]: points for check
     data: object = None  # the kind's own typed payload (a frozen dataclass its parser builds): read it with payload()
 

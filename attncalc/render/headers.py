@@ -11,7 +11,7 @@ from ..numbers import to_float
 from ..parse.data import Similarity
 from ..parse.decode import Decode
 from ..parse.softmax import Softmax
-from ..parse.types import Bleu, Cell, PosEnc, Problem, Recurrent, Seq2Seq
+from ..parse.types import Bleu, Cell, Layer, MultiHead, PosEnc, Problem, Recurrent, Seq2Seq
 
 
 def attention(p: Any) -> list[str]:
@@ -71,8 +71,8 @@ def positional_encoding(p: Problem) -> list[str]:
     return [p.kind, pe.type, width, f"base {fmt(to_float(pe.base), 6)}"]
 
 
-def multi_head(p: Any) -> list[str]:
-    mh = p.multihead
+def multi_head(p: Problem) -> list[str]:
+    mh = p.payload(MultiHead)
     bits = [p.kind, f"{mh.heads} heads of d_k = {mh.d_k}"]
     if mh.kv_heads != mh.heads:
         bits.append(f"{mh.kv_heads} key/value head{'s' if mh.kv_heads > 1 else ''} (grouped-query)")
@@ -90,8 +90,8 @@ def similarity(p: Problem) -> list[str]:
     return [p.kind, ", ".join(d.measures), "B = A" if d.B is None else "A against B"]
 
 
-def transformer_layer(p: Any) -> list[str]:
-    ly = p.layer
+def transformer_layer(p: Problem) -> list[str]:
+    ly = p.payload(Layer)
     mh = ly.self_attn
     causal = mh.mask_text == "causal"  # an encoder-shaped layer with a causal mask: a decoder-only block
     kind = "decoder-only layer (causal)" if causal else "encoder layer"

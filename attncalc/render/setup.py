@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..parse.attention_backward import AttentionBackward
 from ..parse.data import SelfAttention, Sequence
 from ..parse.decode import Decode
 from ..parse.softmax import Softmax
-from ..parse.types import Bleu, Cell, OutputLayer, PosEnc, Problem, Recurrent, Seq2Seq
+from ..parse.types import Bleu, Cell, Layer, MultiHead, OutputLayer, PosEnc, Problem, Recurrent, Seq2Seq
 
 if TYPE_CHECKING:
     import numpy as np
@@ -63,6 +64,17 @@ def _decode(p: Problem) -> list[tuple[str, str]]:
     return out
 
 
+def _attention_of(p: Problem) -> MultiHead | None:
+    """The multi-head attention of a multi-head, attention-backward or transformer-layer problem (a
+    layer's self-attention), else None."""
+    d = p.data
+    if isinstance(d, AttentionBackward):
+        return d.mh
+    if isinstance(d, Layer):
+        return d.self_attn
+    return d if isinstance(d, MultiHead) else None
+
+
 def _counts(p: Problem) -> list[tuple[str, str]]:
     """The whole numbers a question needs that no table shows: the heads, the positions' width, BLEU's
     highest order, the target of each step of a sequence."""
@@ -70,7 +82,7 @@ def _counts(p: Problem) -> list[tuple[str, str]]:
     from ..numbers import to_float
 
     out: list[tuple[str, str]] = []
-    mh = p.multihead or (p.layer.self_attn if p.layer is not None else None)
+    mh = _attention_of(p)
     if mh is not None:
         out.append(("heads", f"heads h = {mh.heads}"))
         if mh.kv_heads != mh.heads:

@@ -10,7 +10,7 @@ from .transformer import MULTI_HEAD_GIVEN
 _SHARED = ("X", "W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O", "kv_heads", "mask", "key_padding")
 
 GIVEN = table(
-    MULTI_HEAD_GIVEN["X"].but(shape=("n", "d_model")),
+    MULTI_HEAD_GIVEN["X"],
     MULTI_HEAD_GIVEN["heads"].but(required=False, default=1),
     *(MULTI_HEAD_GIVEN[k] for k in _SHARED[1:]),
     Key(

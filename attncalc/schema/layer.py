@@ -6,10 +6,16 @@ from __future__ import annotations
 from .. import catalog
 from .common import ANSWERS, DESCRIPTION, GRADING, SCHEMA, SETTINGS_LAYER, TITLE, TOKENS
 from .decl import Key, KindSchema, table
+from .transformer import BIASES
 
 LAYER_GIVEN = table(
-    Key("X", "matrix", "n × d_model: the layer's input rows", required=True),
-    Key("memory", "matrix", "m × d_model: the encoder's output rows (a decoder layer's cross-attention)"),
+    Key("X", "matrix", "n × d_model: the layer's input rows", required=True, shape=("n", "d_model")),
+    Key(
+        "memory",
+        "matrix",
+        "m × d_model: the encoder's output rows (a decoder layer's cross-attention)",
+        shape=("m", "d_model"),
+    ),
     Key("heads", "integer", "h: the heads of every attention sublayer", required=True, min=1),
     Key("window", "integer", "sliding window: the self-attention is causal and each query sees its w last keys", min=1),
     doc="the input rows (and the memory) and the number of heads",
@@ -21,11 +27,9 @@ def _attention(which: str) -> Key:
         Key("W_Q", "matrix", "d_model × (h·d_k)", required=True),
         Key("W_K", "matrix", "d_model × (kv_heads·d_k)", required=True),
         Key("W_V", "matrix", "d_model × (kv_heads·d_v)", required=True),
-        Key("W_O", "matrix", "(h·d_v) × d_model", required=True),
-        Key("b_Q", "vector", "optional bias of Q"),
-        Key("b_K", "vector", "optional bias of K"),
-        Key("b_V", "vector", "optional bias of V"),
-        Key("b_O", "vector", "optional bias of the output"),
+        Key("W_O", "matrix", "(h·d_v) × d_model", required=True, shape=("h·d_v", "d_model")),
+        *BIASES,
+        Key("b_O", "vector", "optional bias of the output", shape=("d_model",)),
         Key(
             "mask",
             "choice",
@@ -53,10 +57,10 @@ def _attention(which: str) -> Key:
 
 
 FFN = table(
-    Key("W_1", "matrix", "d_model × d_ff", required=True),
-    Key("b_1", "vector", "optional bias of the hidden layer (d_ff)"),
+    Key("W_1", "matrix", "d_model × d_ff", required=True, shape=("d_model", "d_ff")),
+    Key("b_1", "vector", "optional bias of the hidden layer (d_ff)", shape=("d_ff",)),
     Key("W_2", "matrix", "d_ff × d_model", required=True),
-    Key("b_2", "vector", "optional bias of the output (d_model)"),
+    Key("b_2", "vector", "optional bias of the output (d_model)", shape=("d_model",)),
     Key(
         "activation",
         "choice",
@@ -64,8 +68,13 @@ FFN = table(
         default="relu",
         choices=("relu", "gelu", "gelu-tanh", "silu", "swiglu"),
     ),
-    Key("W_3", "matrix", "swiglu: the up projection, d_model × d_ff: (silu(x W_1) ⊙ x W_3) W_2, as LLaMA"),
-    Key("b_3", "vector", "swiglu: optional bias of the up projection (d_ff)"),
+    Key(
+        "W_3",
+        "matrix",
+        "swiglu: the up projection, d_model × d_ff: (silu(x W_1) ⊙ x W_3) W_2, as LLaMA",
+        shape=("d_model", "d_ff"),
+    ),
+    Key("b_3", "vector", "swiglu: optional bias of the up projection (d_ff)", shape=("d_ff",)),
     doc="the position-wise feed-forward network: act(x W_1 + b_1) W_2 + b_2",
 )
 

@@ -11,18 +11,31 @@ def _kind(name: str) -> Key:
     return Key("kind", "choice", "the kind of problem (see `attncalc list`)", choices=(name,), required=True)
 
 
+# the biases of the projections: their lengths are the projections' widths, which the parser binds
+# once it has split W_Q, W_K and W_V into heads (h·d_k is W_Q's width, kv_heads·d_k W_K's, ...; and
+# kind multi-head's d_out is W_O's)
+BIASES = (
+    Key("b_Q", "vector", "optional bias of Q", shape=("h·d_k",)),
+    Key("b_K", "vector", "optional bias of K", shape=("kv_heads·d_k",)),
+    Key("b_V", "vector", "optional bias of V", shape=("kv_heads·d_v",)),
+)
+
 MULTI_HEAD_GIVEN = table(
-    Key("X", "matrix", "n × d_model: the queries' rows (and the keys'/values' in self-attention)", required=True),
-    Key("memory", "matrix", "m × d_model: cross-attention; keys and values come from it"),
+    Key(
+        "X",
+        "matrix",
+        "n × d_model: the queries' rows (and the keys'/values' in self-attention)",
+        required=True,
+        shape=("n", "d_model"),
+    ),
+    Key("memory", "matrix", "m × d_model: cross-attention; keys and values come from it", shape=("m", "d_model")),
     Key("heads", "integer", "h: head j uses columns (j-1)·d_k+1 … j·d_k of W_Q", required=True, min=1),
     Key("W_Q", "matrix", "d_model × (h·d_k)", required=True),
     Key("W_K", "matrix", "d_model × (kv_heads·d_k)", required=True),
     Key("W_V", "matrix", "d_model × (kv_heads·d_v)", required=True),
     Key("W_O", "matrix", "(h·d_v) × d_model; optional (the derivation then ends at concat)"),
-    Key("b_Q", "vector", "optional bias of Q"),
-    Key("b_K", "vector", "optional bias of K"),
-    Key("b_V", "vector", "optional bias of V"),
-    Key("b_O", "vector", "optional bias of the output (needs W_O)"),
+    *BIASES,
+    Key("b_O", "vector", "optional bias of the output, one per column of W_O (needs W_O)", shape=("d_out",)),
     Key("kv_heads", "integer", "grouped-query attention: key/value heads, dividing heads (1 = multi-query)", min=1),
     Key(
         "mask",
@@ -44,9 +57,15 @@ MULTI_HEAD_GIVEN = table(
 )
 
 CACHE = table(
-    Key("K", "matrix", "earlier tokens' keys, t × (kv_heads·d_k), already projected (and rotated with rope)"),
-    Key("V", "matrix", "earlier tokens' values, t × (kv_heads·d_v)"),
-    Key("tokens", "labels", "optional labels of the cached tokens, one per row of K"),
+    Key(
+        "K",
+        "matrix",
+        "earlier tokens' keys, t × (kv_heads·d_k), already projected (and rotated with rope)",
+        required=True,
+        shape=("t", "kv_heads·d_k"),
+    ),
+    Key("V", "matrix", "earlier tokens' values, t × (kv_heads·d_v)", required=True, shape=("t", "kv_heads·d_v")),
+    Key("tokens", "labels", "optional labels of the cached tokens, one per row of K", shape=("t",)),
     doc="KV cache: the rows of X are the newest tokens; mask defaults to causal",
 )
 
