@@ -229,21 +229,21 @@ def _grade(
     def agree(overrides: bool) -> tuple[np.ndarray, bool]:
         """Entries matching the true (or the answerer's own) chain, exact or hand-rounded; and whether
         one variant (the maximum subtracted or not, as the answerer chose) matches every entry."""
+        # the answerer's own chains are the shared ones when no answer of theirs comes before this step
+        own = overrides and runs.own_numbers_reach(ans.id)
         best = np.zeros(given.shape, dtype=bool)
         whole = False
         for maybe in shifts:  # exponentials with or without the maximum subtracted are both right
             hit = matches(true) if maybe is None and not overrides else np.zeros(given.shape, dtype=bool)
-            hit |= matches(runs.value(ans.id, "float", overrides=overrides, shift=maybe))
+            hit |= matches(runs.value(ans.id, "float", overrides=own, shift=maybe))
             if not overrides:
                 seen.append((None, hit.copy()))
             # from the answerer's own answers only the entries matched count: once all are, no other chain can add one
             enough = overrides and bool(hit.all())
             if overrides and unrounded and not enough:
-                hit |= matches(
-                    runs.value(ans.id, "float", overrides=True, shift=maybe, without=unrounded, patched=True)
-                )
+                hit |= matches(runs.value(ans.id, "float", overrides=own, shift=maybe, without=unrounded, patched=True))
             for k in precisions if not enough else ():
-                chain = matches(runs.value(ans.id, "hand", k, overrides=overrides, shift=maybe), chain_decimals=k)
+                chain = matches(runs.value(ans.id, "hand", k, overrides=own, shift=maybe), chain_decimals=k)
                 if not overrides and chain.all():
                     hand_only.append((maybe, k))
                 if not overrides:

@@ -66,6 +66,20 @@ class Runs:
         # no run need go past the last answered step
         self.last = max(answered, key=order.index) if answered and set(answered) <= set(order) else None
 
+    def own_numbers_reach(self, step_id: str) -> bool:
+        """Whether the answerer's own numbers can give this step another value than the runs without
+        them do. Not when no answer comes before it in the computation (an answer changes only what
+        is computed after it): then, for a prepared problem, ``check`` reads the step's own-numbers
+        value from the runs every answerer shares (the same numbers, without a run of this answerer's
+        own), once the answerer's own float run has been made without failing (a run a later answer
+        makes fail gives no value at all, as before)."""
+        limit = self._index.get(step_id)
+        if self.shared is None or limit is None:
+            return True
+        if any(self._index.get(k, -1) < limit for k in self.overrides):
+            return True
+        return self.get("float", overrides=True, light=True) is None
+
     def is_label(self, step_id: str) -> bool:
         """Whether the step's value is a label (a prediction), not numbers."""
         truth = self.get("float")
