@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
 
+from anyio import CapacityLimiter
 from jinja2 import Environment
 from markupsafe import Markup
 from starlette.requests import Request
@@ -33,6 +34,10 @@ class State:
     env: Environment
     max_body: int
     static: dict[str, tuple[bytes, str]]
+    # the one thread of this worker process that grades and renders: requests wait their turn in the
+    # order they came, rather than share the interpreter between many threads (which makes every one
+    # late, the longest most: see serve/app.py, in_turn)
+    limiter: CapacityLimiter = field(default_factory=lambda: CapacityLimiter(1))
 
 
 def root(request: Request) -> str:
