@@ -10,6 +10,7 @@ steps' operands (the others keep the values alone).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -34,6 +35,8 @@ class Shared(Protocol):
     def run(self, key: tuple[Any, ...], make: Callable[[], Run | None]) -> Run | None: ...
 
     def descendants(self, step_id: str, stop: str | None, make: Callable[[], frozenset[str]]) -> frozenset[str]: ...
+
+    def view(self, key: tuple[Any, ...], make: Callable[[], Any]) -> Any: ...
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -94,7 +97,7 @@ class Runs:
         order = list(truth[0])
         return step_id not in order or order.index(step_id) >= self._probe.seen[name]
 
-    @property
+    @functools.cached_property
     def shifts_matter(self) -> bool:
         """Whether the problem takes a softmax (subtracting the row maximum or not changes the hand chain)."""
         truth = self.get("float")

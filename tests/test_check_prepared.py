@@ -243,3 +243,16 @@ def test_other_numbers_are_read_by_the_grammar(text: str) -> None:
         return
     vals, _ = _numbers([text], "a.toml", "k", 3)
     assert vals[0] == expected
+
+
+def test_reports_of_a_prepared_problem_share_no_lists() -> None:
+    """The true values a prepared problem keeps as shown are copied into each report: changing one
+    report's lists changes no other's."""
+    problem = load_problem(PROBLEMS / "decoder-dot.toml")
+    prepared = Prepared(problem)
+    answers = {"scores": ["1", "2", "2"], "weights": ["0.155", "0.422", "0.422"]}
+    first = check(problem, answers, "<answers>", prepared=prepared)
+    first.results[1].expected[0] = "changed"
+    second = check(problem, answers, "<answers>", prepared=prepared)
+    assert second.results[1].expected == [0.155, 0.422, 0.422]
+    assert second == check(problem, answers, "<answers>")
