@@ -91,15 +91,17 @@ def round_array(x: np.ndarray, decimals: int) -> np.ndarray:
         huge = ~np.isfinite(scaled) | (scaled >= 1e9)
         near = np.abs(scaled - n - 0.5) <= 1e-6 + 1e-11 * scaled  # near a tie: where the 12 digits decide
         up = np.floor(scaled + 0.5)
-        # near a tie t: the 12 significant digits round_half_up keeps first make x the tie itself when
-        # |x − t| is below half their last place (5e-13·t at least), and leave x on its side when above it
-        # (5e-12·t at most); between the two bounds used here, the exact function decides
-        t = (n + 0.5) / unit
-        d = np.abs(x) - t
-        tie = np.abs(d) <= 1e-15 * t
-        side = np.abs(d) >= 1e-11 * t
-        up = np.where(near & tie, n + 1, np.where(near & side, n + (d > 0), up))
-        slow = huge | (near & ~tie & ~side)
+        slow = huge
+        if near.any():  # (most arrays have no entry near a tie: then rounding half up is all there is)
+            # near a tie t: the 12 significant digits round_half_up keeps first make x the tie itself when
+            # |x − t| is below half their last place (5e-13·t at least), and leave x on its side when above
+            # it (5e-12·t at most); between the two bounds used here, the exact function decides
+            t = (n + 0.5) / unit
+            d = np.abs(x) - t
+            tie = np.abs(d) <= 1e-15 * t
+            side = np.abs(d) >= 1e-11 * t
+            up = np.where(near & tie, n + 1, np.where(near & side, n + (d > 0), up))
+            slow = huge | (near & ~tie & ~side)
         out = np.sign(x) * up / unit + 0.0
     if slow.any():
         out[slow] = _round_vec(x[slow], decimals)

@@ -187,8 +187,8 @@ def _grade(
     true = np.asarray(step.value, dtype=float)
     shown_given = ans.written if ans.written is not None else given_text(given, decs)
     finest = max((int(x) for x in decs.flat if x >= 0), default=0)
-    expected = rounded_list(true, max(truth.decimals, finest))  # 0.000014 for an answer written 0.000001
-    shown_expected = fmt_array(true, max(truth.decimals, finest))  # 1.000 for 0.99997, 0.6 for 0.6
+    # 0.000014 for an answer written 0.000001; shown: 1.000 for 0.99997, 0.6 for 0.6
+    expected, shown_expected = _expected(runs, ans.id, true, max(truth.decimals, finest))
     given_list = nested_list(given)
     if isinstance(step, Count) and step.whole is not None:  # every digit, in groups: 124,439,808
         shown_expected = f"{step.whole:,}"
@@ -229,21 +229,21 @@ def _grade(
     def agree(overrides: bool) -> tuple[np.ndarray, bool]:
         """Entries matching the true (or the answerer's own) chain, exact or hand-rounded; and whether
         one variant (the maximum subtracted or not, as the answerer chose) matches every entry."""
+        # the answerer's own chains are the shared ones when no answer of theirs comes before this step
+        own = overrides and runs.own_numbers_reach(ans.id)
         best = np.zeros(given.shape, dtype=bool)
         whole = False
         for maybe in shifts:  # exponentials with or without the maximum subtracted are both right
             hit = matches(true) if maybe is None and not overrides else np.zeros(given.shape, dtype=bool)
-            hit |= matches(runs.value(ans.id, "float", overrides=overrides, shift=maybe))
+            hit |= matches(runs.value(ans.id, "float", overrides=own, shift=maybe))
             if not overrides:
                 seen.append((None, hit.copy()))
             # from the answerer's own answers only the entries matched count: once all are, no other chain can add one
             enough = overrides and bool(hit.all())
             if overrides and unrounded and not enough:
-                hit |= matches(
-                    runs.value(ans.id, "float", overrides=True, shift=maybe, without=unrounded, patched=True)
-                )
+                hit |= matches(runs.value(ans.id, "float", overrides=own, shift=maybe, without=unrounded, patched=True))
             for k in precisions if not enough else ():
-                chain = matches(runs.value(ans.id, "hand", k, overrides=overrides, shift=maybe), chain_decimals=k)
+                chain = matches(runs.value(ans.id, "hand", k, overrides=own, shift=maybe), chain_decimals=k)
                 if not overrides and chain.all():
                     hand_only.append((maybe, k))
                 if not overrides:
@@ -371,3 +371,20 @@ def _carried_pick(step_id: str, step: Any, given: Any, note: str, began: str | N
     return StepResult(
         step_id, step.title, "carried", given, step.value, [], note, began_at=began, given_shown=given, carried_right=1
     )
+
+
+def _expected(runs: Runs, step_id: str, true: np.ndarray, decimals: int) -> tuple[Any, str]:
+    """The true value rounded to ``decimals`` (nested lists, for JSON) and as shown: the same for
+    every answerer, so a prepared problem keeps them (each report gets lists of its own)."""
+
+    def make() -> tuple[Any, str]:
+        return rounded_list(true, decimals), fmt_array(true, decimals)
+
+    if runs.shared is None:
+        return make()
+    lists, shown = runs.shared.view(("expected", step_id, decimals), make)
+    return _copied(lists), shown
+
+
+def _copied(x: Any) -> Any:
+    return [_copied(v) for v in x] if isinstance(x, list) else x

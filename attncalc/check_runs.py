@@ -10,6 +10,7 @@ steps' operands (the others keep the values alone).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -34,6 +35,8 @@ class Shared(Protocol):
     def run(self, key: tuple[Any, ...], make: Callable[[], Run | None]) -> Run | None: ...
 
     def descendants(self, step_id: str, stop: str | None, make: Callable[[], frozenset[str]]) -> frozenset[str]: ...
+
+    def view(self, key: tuple[Any, ...], make: Callable[[], Any]) -> Any: ...
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -66,6 +69,20 @@ class Runs:
         # no run need go past the last answered step
         self.last = max(answered, key=order.index) if answered and set(answered) <= set(order) else None
 
+    def own_numbers_reach(self, step_id: str) -> bool:
+        """Whether the answerer's own numbers can give this step another value than the runs without
+        them do. Not when no answer comes before it in the computation (an answer changes only what
+        is computed after it): then, for a prepared problem, ``check`` reads the step's own-numbers
+        value from the runs every answerer shares (the same numbers, without a run of this answerer's
+        own), once the answerer's own float run has been made without failing (a run a later answer
+        makes fail gives no value at all, as before)."""
+        limit = self._index.get(step_id)
+        if self.shared is None or limit is None:
+            return True
+        if any(self._index.get(k, -1) < limit for k in self.overrides):
+            return True
+        return self.get("float", overrides=True, light=True) is None
+
     def is_label(self, step_id: str) -> bool:
         """Whether the step's value is a label (a prediction), not numbers."""
         truth = self.get("float")
@@ -80,7 +97,7 @@ class Runs:
         order = list(truth[0])
         return step_id not in order or order.index(step_id) >= self._probe.seen[name]
 
-    @property
+    @functools.cached_property
     def shifts_matter(self) -> bool:
         """Whether the problem takes a softmax (subtracting the row maximum or not changes the hand chain)."""
         truth = self.get("float")

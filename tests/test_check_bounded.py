@@ -82,3 +82,29 @@ def test_rounding_whole_arrays_is_round_half_up_entry_by_entry() -> None:
         fast = round_array(values, decimals)
         slow = np.array([round_half_up(float(v), decimals) for v in values])
         assert np.array_equal(fast, slow) and not np.signbit(fast[fast == 0]).any()
+
+
+def test_rounding_arrays_with_no_entry_near_a_tie_is_round_half_up_too() -> None:
+    """An array with no entry near a tie (most of the hand chain's) skips the tie work: the floats are
+    still round_half_up's, for each number alone and for rows of numbers away from ties."""
+    rng = np.random.default_rng(11)
+    for decimals in range(0, 9):
+        values = np.concatenate(
+            [
+                (rng.integers(-99, 99, 300) / 10) * (rng.integers(-99, 99, 300) / 100),
+                rng.normal(size=300) * 10.0 ** rng.integers(-6, 10, 300),
+                (rng.integers(-(10**6), 10**6, 300) + 0.5) / 10**decimals,  # ties, each in its own array
+                [0.0, -0.0, -1e-300, 1e12, np.inf, -np.inf, np.nan],
+            ]
+        )
+        slow = np.array([round_half_up(float(v), decimals) for v in values])
+        one_by_one = np.array([round_array(np.array([v]), decimals)[0] for v in values])
+        assert np.array_equal(one_by_one, slow, equal_nan=True)
+        assert not np.signbit(one_by_one[one_by_one == 0]).any()
+        finite = values[np.isfinite(values)]
+        scaled = np.abs(finite) * 10.0**decimals
+        away = finite[np.abs(scaled - np.floor(scaled) - 0.5) > 1e-3]
+        for row in np.array_split(away, 40):
+            assert np.array_equal(
+                round_array(row, decimals), np.array([round_half_up(float(v), decimals) for v in row])
+            )

@@ -29,7 +29,7 @@ from attncalc.parse import Problem, load_problem, parse_problem
 
 from .helpers import PROBLEMS
 
-EXAMPLES = ["decoder-dot", "mh-self-attention", "decode-top-k", "bleu-papineni", "lstm-doc-output"]
+EXAMPLES = ["decoder-dot", "mh-self-attention", "decode-top-k", "bleu-papineni", "lstm-doc-output", "bpe-cs336"]
 SIM = {
     "kind": "similarity",
     "measure": ["dot", "cosine"],
@@ -71,7 +71,7 @@ def _answer_sets(problem: Problem) -> dict[str, dict[str, Any]]:
             made = _values(problem, slip)
         except Exception:  # a slip this problem's numbers cannot take: not an answer anyone writes
             continue
-        sets[f"slip {slip}"] = {k: v for k, v in made.items() if k in right}
+        sets[f"slip {slip}"] = {k: v for k, v in made.items() if k in right and _same_shape(v, right[k])}
     numeric = [k for k, v in right.items() if isinstance(v, list)]
     wrong = copy.deepcopy(right)
     for k in numeric[1::3]:
@@ -92,7 +92,50 @@ def _answer_sets(problem: Problem) -> dict[str, dict[str, Any]]:
     row = off[numeric[0]] if not isinstance(off[numeric[0]][0], list) else off[numeric[0]][0]
     row[0] = str(float(row[0]) + 1)
     sets["one entry off"] = off
+    sets.update(_first_step_wrong(problem, right, numeric[0]))
     return sets
+
+
+def _first_step_wrong(problem: Problem, right: dict[str, Any], first: str) -> dict[str, dict[str, Any]]:
+    """Work whose first step is wrong (nothing answered before it: a prepared check reads the
+    answerer's own chains at that step from the shared runs): with the later steps carried on from
+    it (by hand, to 3 decimals), with that step alone, and with a last answer of 2.5 (a count no
+    mechanism takes: the answerer's own run fails, and the step is graded as check does then)."""
+    wrong = copy.deepcopy(right[first])
+    row = wrong if not isinstance(wrong[0], list) else wrong[0]
+    row[0] = str(float(row[0]) + 1)
+    out: dict[str, dict[str, Any]] = {"first step alone, wrong": {first: wrong}}
+    truth = solve(problem, exact=False)
+    shape = np.shape(truth.step(first).value)
+    chain = Chain("hand", 3, overrides={first: np.asarray(_numbers_of(wrong), dtype=float).reshape(shape)})
+    try:
+        steps = {s.id: s for s in MECHANISMS[problem.kind].run(problem, chain)}
+    except ValueError:  # (a count carried on as a fraction: not work anyone writes)
+        steps = {}
+    carried = {
+        k: (s.value if isinstance(s.value, str) else written(as_step(chain.computed[k], s)))
+        for k, s in steps.items()
+        if k in right and (isinstance(s.value, str) or k in chain.computed)
+    }
+    carried = {k: v for k, v in carried.items() if _same_shape(v, right[k])}
+    if carried:
+        out["first step wrong, carried on"] = {**carried, first: wrong}
+    last = [k for k, v in right.items() if isinstance(v, list)][-1]
+    absurd = copy.deepcopy(right)
+    absurd[first] = wrong
+    row = absurd[last] if not isinstance(absurd[last][0], list) else absurd[last][-1]
+    row[-1] = "2.5"
+    out["first step wrong, last 2.5"] = absurd
+    return out
+
+
+def _same_shape(a: Any, b: Any) -> bool:
+    """(a slip that changes a step's shape, a BPE step's pairs, leaves that step out of the work)"""
+    return isinstance(a, str) or isinstance(b, str) or np.shape(a) == np.shape(b)
+
+
+def _numbers_of(x: Any) -> Any:
+    return [_numbers_of(v) for v in x] if isinstance(x, list) else float(x)
 
 
 def _problems() -> list[tuple[str, Problem]]:
@@ -151,6 +194,28 @@ def test_work_that_no_answer_changes_is_done_once(monkeypatch: pytest.MonkeyPatc
     assert made == []
     check(problem, sets["one entry off"], "<answers>", prepared=prepared)
     assert made and all(c.overrides for c in made)  # each run carries the answerer's own numbers
+    # the wrong entry is in the first step: no answer of theirs comes before it, so their own chains
+    # there are the shared ones; their numbers are run once to their last answer (which says the run
+    # does not fail, and names no slip), once to the end (for the note written from their numbers)
+    assert len(made) == 2
+
+
+def test_a_first_step_wrong_is_graded_from_the_shared_runs_as_from_its_own() -> None:
+    """The answerer's own chains at a step with nothing answered before it are the shared runs' (an
+    answer changes only what is computed after it): no run of their own for them, the same report."""
+    problem = load_problem(PROBLEMS / "decoder-dot.toml")
+    answers = {"scores": ["1", "2", "3"], "exponentials": ["2.718", "7.389", "20.086"]}
+    prepared = Prepared(problem)
+    shared = check(problem, answers, "<answers>", prepared=prepared)
+    assert shared == check(problem, answers, "<answers>")
+    assert [r.verdict for r in shared.results] == ["wrong", "carried"]
+    from attncalc.check_answers import parse_answers
+    from attncalc.check_runs import Runs
+
+    runs = Runs(problem, parse_answers(answers, prepared.truth, "<answers>"), prepared)
+    assert not runs.own_numbers_reach("scores")  # nothing answered before it: the shared runs serve
+    assert runs.own_numbers_reach("exponentials")  # the answerer's scores come before it
+    assert Runs(problem, parse_answers(answers, prepared.truth, "<answers>")).own_numbers_reach("scores")
 
 
 @pytest.mark.parametrize("text", ["0.155", "-2", "12.5", "0", "-0.000", "0.1645", "123456789012345.5", "7"])
@@ -178,3 +243,16 @@ def test_other_numbers_are_read_by_the_grammar(text: str) -> None:
         return
     vals, _ = _numbers([text], "a.toml", "k", 3)
     assert vals[0] == expected
+
+
+def test_reports_of_a_prepared_problem_share_no_lists() -> None:
+    """The true values a prepared problem keeps as shown are copied into each report: changing one
+    report's lists changes no other's."""
+    problem = load_problem(PROBLEMS / "decoder-dot.toml")
+    prepared = Prepared(problem)
+    answers = {"scores": ["1", "2", "2"], "weights": ["0.155", "0.422", "0.422"]}
+    first = check(problem, answers, "<answers>", prepared=prepared)
+    first.results[1].expected[0] = "changed"
+    second = check(problem, answers, "<answers>", prepared=prepared)
+    assert second.results[1].expected == [0.155, 0.422, 0.422]
+    assert second == check(problem, answers, "<answers>")

@@ -76,3 +76,45 @@ def test_answerers_checking_at_once_each_get_their_own_report() -> None:
     assert {"correct", "wrong"} <= verdicts
     slip_note = json.loads(responses[1].text)["results"][3]["note"]
     assert "not divided by their sum" in slip_note
+
+
+def test_a_worker_grades_one_request_at_a_time(monkeypatch: Any) -> None:
+    """Requests arriving together are graded one after the other in the worker's grading thread (in
+    turn, not sharing the interpreter's lock between threads, which makes each of them late): never
+    two checks at once, and each still gets its own report."""
+    import threading
+
+    import httpx
+
+    from attncalc.serve import app as app_module
+
+    app = client([str(PROBLEMS / "decoder-dot.toml"), str(PROBLEMS / "mh-self-attention.toml")]).app
+    lock = threading.Lock()
+    running: list[int] = [0]
+    most: list[int] = [0]
+    check_json = app_module.check_json
+
+    def watched(*args: Any) -> Any:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        try:
+            return check_json(*args)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(app_module, "check_json", watched)
+    work = _answers() * 4
+
+    async def run() -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+            return list(await asyncio.gather(*[c.post(f"/problems/{n}/check", json={"answers": a}) for n, a in work]))
+
+    responses = asyncio.run(run())
+    assert [r.status_code for r in responses] == [200] * len(work)
+    assert most[0] == 1
+    for (name, answers), r in zip(work, responses, strict=True):
+        expected = attncalc.check(PROBLEMS / f"{name}.toml", answers).to_json()
+        assert json.loads(r.text)["results"] == json.loads(json.dumps(expected))["results"]

@@ -8,16 +8,18 @@ reads the problems itself from the settings in :data:`ENV`; nothing is shared be
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import secrets
+from collections.abc import Callable
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
+import anyio.to_thread
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -30,6 +32,7 @@ from .guard import Guard, too_large
 from .served import Catalog, Served, collect
 from .work import State, check_form, check_json, download_form, download_json, href, kind_of, render_page, root, whole
 
+T = TypeVar("T")
 ENV = "ATTNCALC_SERVE"  # the settings handed to uvicorn's workers, as JSON
 MAX_FIELDS = 20000  # fields in one form (the largest example, a 700-step LSTM, has about 2000)
 
@@ -139,7 +142,7 @@ async def index(state: State, request: Request) -> Response:
 async def practice_page(state: State, request: Request) -> Response:
     served = await _served(state, request)
     reveal = whole(request.query_params.get("reveal"), 0)
-    return await run_in_threadpool(render_page, state, request, served, form.Typed({}), reveal=reveal)
+    return await in_turn(state, render_page, state, request, served, form.Typed({}), reveal=reveal)
 
 
 async def check(state: State, request: Request) -> Response:
@@ -147,7 +150,7 @@ async def check(state: State, request: Request) -> Response:
     body = await _body(state, request)
     kind = _content_type(request)
     if kind == "json":
-        return await run_in_threadpool(check_json, state, served, body)
+        return await in_turn(state, check_json, state, served, body)
     if kind != "form":
         return _unsupported()
     pairs = _pairs(body)
@@ -155,7 +158,7 @@ async def check(state: State, request: Request) -> Response:
     action = fields.get("action", "check")
     reveal = whole(fields.get("reveal"), 0) + (1 if action == "reveal" else 0)
     grade = action == "check" or fields.get("checked") == "1"
-    return await run_in_threadpool(check_form, state, request, served, pairs, reveal, grade)
+    return await in_turn(state, check_form, state, request, served, pairs, reveal, grade)
 
 
 async def download(state: State, request: Request) -> Response:
@@ -163,10 +166,10 @@ async def download(state: State, request: Request) -> Response:
     body = await _body(state, request)
     kind = _content_type(request)
     if kind == "json":
-        return await run_in_threadpool(download_json, state, served, body)
+        return await in_turn(state, download_json, state, served, body)
     if kind != "form":
         return _unsupported()
-    return await run_in_threadpool(download_form, state, request, served, _pairs(body))
+    return await in_turn(state, download_form, state, request, served, _pairs(body))
 
 
 async def solution(state: State, request: Request) -> Response:
@@ -180,7 +183,7 @@ async def solution(state: State, request: Request) -> Response:
         # an empty icon, as the practice pages have, so the browser asks for no /favicon.ico (a 404)
         return html.replace('<meta charset="utf-8">', '<meta charset="utf-8">\n<link rel="icon" href="data:,">', 1)
 
-    return HTMLResponse(await run_in_threadpool(sheet))
+    return HTMLResponse(await in_turn(state, sheet))
 
 
 async def problem_file(state: State, request: Request) -> Response:
@@ -201,6 +204,17 @@ async def problem_file(state: State, request: Request) -> Response:
 
 
 # ------------------------------------------------------------------------------ helpers
+
+
+async def in_turn(state: State, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
+    """``fn(*args, **kw)`` in the worker's grading thread, once the requests before it are done.
+
+    Grading is CPU work under the interpreter's lock: threads sharing it would take turns every few
+    milliseconds, so that with 25 requests in a worker each would wait for all the others, and a long
+    check (a wrong step, recomputed from the answerer's numbers) longest. One at a time, in the order
+    they came, each waits only for those before it, and the event loop still reads the next requests
+    (and answers /healthz) meanwhile. More processes (``--workers``) use more cores."""
+    return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kw), limiter=state.limiter)
 
 
 class _Stop(Exception):
@@ -235,7 +249,7 @@ async def _served(state: State, request: Request) -> Served:
     if found is not None:  # a file's problem, read at start: no thread needed to look it up
         return found
     try:  # a variant may have to be drawn and solved: in a worker thread
-        served = await run_in_threadpool(state.catalog.get, name)
+        served = await in_turn(state, state.catalog.get, name)
     except AttncalcError:
         served = None
     if served is None:
