@@ -26,6 +26,7 @@ import pytest
 
 import attncalc
 from attncalc.errors import AttncalcError, ProblemError
+from attncalc.kinds import KINDS
 
 from .helpers import PROBLEM_FILES, PROBLEMS, solve_file
 
@@ -38,16 +39,8 @@ needs_pdflatex = pytest.mark.skipif(
 )
 SVG = "{http://www.w3.org/2000/svg}"
 DOT = str(PROBLEMS / "decoder-dot.toml")
-#: kinds whose examples have attention weights (and so a default figure)
-ATTENTION_KINDS = {
-    "attention",
-    "self-attention",
-    "multi-head",
-    "seq2seq",
-    "transformer-layer",
-    "attention-backward",
-    "online-softmax",
-}
+#: kinds whose examples have attention weights (and so a default figure): the registry's plot_step
+ATTENTION_KINDS = {name for name, e in KINDS.items() if e.plot_step is not None}
 
 
 def softmax(x: np.ndarray) -> np.ndarray:
