@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
 import numpy as np
@@ -31,10 +30,12 @@ from .budget import (
     fast_float,
     matmul_size,
 )
+from .elementwise import elementwise
 from .mistakes import MISTAKES
 from .parse import Given
+from .rounding import round_half_up
 
-__all__ = ["MAX_EXACT_ENTRIES", "MAX_EXACT_SIZE", "Chain", "expr_size", "is_exact", "to_float"]
+__all__ = ["MAX_EXACT_ENTRIES", "MAX_EXACT_SIZE", "Chain", "expr_size", "is_exact", "round_half_up", "to_float"]
 
 
 def is_exact(x: np.ndarray) -> bool:
@@ -46,28 +47,6 @@ def to_float(x: np.ndarray) -> np.ndarray:
     if not is_exact(x):
         return np.asarray(x, dtype=float)
     return fast_float(x)
-
-
-# Enough digits for any double (309 before the point) at any number of decimals an answer can be
-# written with (a literal has at most 40 digits and an exponent of at most 400): quantize never
-# needs more, and with no traps it could not raise if it did.
-_ROUNDING = Context(prec=1000, rounding=ROUND_HALF_UP, traps=[])
-
-
-def round_half_up(x: float, decimals: int) -> float:
-    """Round as people do by hand: 0.0625 -> 0.063 at 3 decimals (not banker's rounding)."""
-    if not math.isfinite(x):
-        return x
-    # 12 significant digits first, to absorb binary noise: sums of decimals carry it (0.1645 is
-    # stored as 0.16449999999999998), and by hand 0.1645 rounds up. Never fewer than 3 digits past
-    # the asked decimals, so the pre-rounding can only move a value lying within noise of a tie
-    # (3.003366813946857 at 10 decimals is 3.0033668139, not 3.0033668140 via 3.00336681395); where
-    # that would take more digits than a double holds (17), the float's exact decimal is rounded.
-    whole = len(str(int(abs(x)))) if abs(x) >= 1 else 0
-    digits = max(12, whole + decimals + 3)
-    exact = Decimal(x) if digits > 17 else Decimal(f"{x:.{digits}g}")
-    q = _ROUNDING.quantize(exact, Decimal(1).scaleb(-decimals))
-    return float(q) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
 _round_vec = np.vectorize(round_half_up, otypes=[float])
@@ -162,6 +141,21 @@ class StopRun(Exception):
     """Raised by a chain once the step it was asked to stop after is computed (``check`` needs no more)."""
 
 
+def apply_elementwise(fn: str, x: np.ndarray) -> np.ndarray:
+    """``fn`` of attncalc/elementwise.py on every entry of x: exact forms for an exact array, floats
+    otherwise (an overflow is inf, as numpy gives it). A function without both forms is refused."""
+    f = elementwise(fn)
+    if f.exact is None or f.numeric is None:
+        raise ValueError(f"element-wise function {fn!r} has no exact and float form (Elementwise exact=, numeric=)")
+    if is_exact(x):
+        out = np.empty(x.shape, dtype=object)
+        for idx, e in np.ndenumerate(x):
+            out[idx] = f.exact(e)
+        return out
+    with np.errstate(over="ignore", divide="ignore"):
+        return np.asarray(f.numeric(np.asarray(x, dtype=float)), dtype=float)
+
+
 class Chain:
     """One pass of arithmetic: exact, float or hand (rounded and carried).
 
@@ -233,13 +227,18 @@ class Chain:
         return float_value
 
     # -- elementwise ---------------------------------------------------------------------
+    def apply(self, fn: str, x: np.ndarray) -> np.ndarray:
+        """An element-wise function of attncalc/elementwise.py, entry by entry: its exact form when x
+        is exact, else its float value (the one place each function is defined)."""
+        return apply_elementwise(fn, x)
+
     def exp(self, x: np.ndarray) -> np.ndarray:
-        return self._map(x, "exp", np.exp)
+        return self.apply("exp", x)
 
     def tanh(self, x: np.ndarray) -> np.ndarray:
         if self.mistake == "no_tanh":
             return x
-        return self._map(x, "tanh", np.tanh)
+        return self.apply("tanh", x)
 
     def sin(self, x: np.ndarray) -> np.ndarray:
         return self._map(x, "sin", np.sin)
@@ -252,25 +251,10 @@ class Chain:
 
     def sigmoid(self, x: np.ndarray) -> np.ndarray:
         """σ(x) = 1 / (1 + e^(−x)); exact forms as sympy writes them."""
-        if is_exact(x):
-            import sympy as sp
-
-            out = np.empty(x.shape, dtype=object)
-            for idx, e in np.ndenumerate(x):
-                out[idx] = 1 / (1 + sp.exp(-e))
-            return out
-        with np.errstate(over="ignore"):
-            return np.asarray(1.0 / (1.0 + np.exp(-np.asarray(x, dtype=float))), dtype=float)
+        return self.apply("sigmoid", x)
 
     def relu(self, x: np.ndarray) -> np.ndarray:
-        if is_exact(x):
-            import sympy as sp
-
-            out = np.empty(x.shape, dtype=object)
-            for idx, e in np.ndenumerate(x):
-                out[idx] = sp.Max(e, 0)
-            return out
-        return np.asarray(np.maximum(np.asarray(x, dtype=float), 0.0), dtype=float)
+        return self.apply("relu", x)
 
     def sqrt(self, x: np.ndarray) -> np.ndarray:
         return self._map(x, "sqrt", np.sqrt)

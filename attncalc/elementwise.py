@@ -1,11 +1,13 @@
 """The element-wise functions a :class:`~attncalc.derivation.Map` step applies, each in one place: how
-one entry is written out ("exp(0.5)", "(2) / 1.414") and its value as a hand calculation computes it
-from the written (rounded) numbers.
+one entry is written out ("exp(0.5)", "(2) / 1.414"), its value as a hand calculation computes it
+from the written (rounded) numbers, and, for a function of the entry alone, its exact form (one
+sympy expression) and its float value (a numpy array), which :meth:`attncalc.arith.Chain.apply`
+computes: a new function is added here once and a mechanism calls ``chain.apply("name", x)``.
 
 A Map step naming a function not listed here is refused when the step is built, so a new function
-fails in its mechanism's test, never as a traceback in a sheet. (The exact and float passes compute
-the functions in :class:`attncalc.arith.Chain`; the homework's saturation guards in
-:mod:`attncalc.homework.guards`.)
+fails in its mechanism's test, never as a traceback in a sheet. (Functions of a parameter or of
+the column, divide, scale, shift_exp, sinusoid, clip_scale, are computed by their mechanisms; the
+homework's saturation guards are in :mod:`attncalc.homework.guards`.)
 """
 
 from __future__ import annotations
@@ -13,8 +15,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from .fmt import paren
+
+GELU_C = "0.044715"  # the tanh approximation's cubic coefficient (Hendrycks & Gimpel), exact as written
 
 
 @dataclass(frozen=True)
@@ -25,6 +32,34 @@ class Elementwise:
     written: Callable[[str, str, int], str]
     hand: Callable[[float, float, int], float]
     per_row: bool = False  # the parameter holds one number per row (the row maxima of shift_exp)
+    exact: Callable[[Any], Any] | None = None  # a sympy expression -> the function's exact form
+    numeric: Callable[[np.ndarray], np.ndarray] | None = None  # float64 array -> float64 array
+
+
+def _sp() -> Any:
+    import sympy as sp  # only the exact chain imports sympy
+
+    return sp
+
+
+def _exact_gelu(e: Any) -> Any:
+    sp = _sp()
+    return e / 2 * (1 + sp.erf(e / sp.sqrt(2)))
+
+
+def _exact_gelu_tanh(e: Any) -> Any:
+    sp = _sp()
+    return e / 2 * (1 + sp.tanh(sp.sqrt(2 / sp.pi) * (e + sp.Rational(GELU_C) * e**3)))
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return np.asarray(1.0 / (1.0 + np.exp(-x)), dtype=float)
+
+
+def _silu_array(x: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return np.asarray(x / (1.0 + np.exp(-x)), dtype=float)
 
 
 def _gelu(x: float) -> float:
@@ -32,7 +67,7 @@ def _gelu(x: float) -> float:
 
 
 def _gelu_tanh(x: float) -> float:
-    return 0.5 * x * (1 + math.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    return 0.5 * x * (1 + math.tanh(math.sqrt(2 / math.pi) * (x + float(GELU_C) * x**3)))
 
 
 def _silu(x: float) -> float:
@@ -40,24 +75,53 @@ def _silu(x: float) -> float:
 
 
 ELEMENTWISE: dict[str, Elementwise] = {
-    "exp": Elementwise(lambda x, p, j: f"exp({x})", lambda x, p, j: math.exp(x)),
+    "exp": Elementwise(
+        lambda x, p, j: f"exp({x})", lambda x, p, j: math.exp(x), exact=lambda e: _sp().exp(e), numeric=np.exp
+    ),
     # exp of the argument minus its row's maximum (softmax with the maximum subtracted)
     "shift_exp": Elementwise(lambda x, p, j: f"exp({x} − {paren(p)})", lambda x, p, j: math.exp(x - p), per_row=True),
-    "tanh": Elementwise(lambda x, p, j: f"tanh({x})", lambda x, p, j: math.tanh(x)),
-    "relu": Elementwise(lambda x, p, j: f"relu({x})", lambda x, p, j: max(x, 0.0)),
+    "tanh": Elementwise(
+        lambda x, p, j: f"tanh({x})", lambda x, p, j: math.tanh(x), exact=lambda e: _sp().tanh(e), numeric=np.tanh
+    ),
+    "relu": Elementwise(
+        lambda x, p, j: f"relu({x})",
+        lambda x, p, j: max(x, 0.0),
+        exact=lambda e: _sp().Max(e, 0),
+        numeric=lambda x: np.maximum(x, 0.0),
+    ),
     # a transformer layer's feed-forward activations: exact erf, and the tanh approximation
-    "gelu": Elementwise(lambda x, p, j: f"GELU({x})", lambda x, p, j: _gelu(x)),
-    "gelu_tanh": Elementwise(lambda x, p, j: f"GELU_tanh({x})", lambda x, p, j: _gelu_tanh(x)),
+    "gelu": Elementwise(
+        lambda x, p, j: f"GELU({x})",
+        lambda x, p, j: _gelu(x),
+        exact=_exact_gelu,
+        numeric=np.vectorize(_gelu, otypes=[float]),
+    ),
+    "gelu_tanh": Elementwise(
+        lambda x, p, j: f"GELU_tanh({x})",
+        lambda x, p, j: _gelu_tanh(x),
+        exact=_exact_gelu_tanh,
+        numeric=np.vectorize(_gelu_tanh, otypes=[float]),
+    ),
     # sinusoidal positions: sin in the even columns, cos in the odd ones
     "sinusoid": Elementwise(
         lambda x, p, j: f"{'sin' if j % 2 == 0 else 'cos'}({x})",
         lambda x, p, j: math.sin(x) if j % 2 == 0 else math.cos(x),
     ),
-    "sigmoid": Elementwise(lambda x, p, j: f"σ({x})", lambda x, p, j: 1.0 / (1.0 + math.exp(-x))),
+    "sigmoid": Elementwise(
+        lambda x, p, j: f"σ({x})",
+        lambda x, p, j: 1.0 / (1.0 + math.exp(-x)),
+        exact=lambda e: 1 / (1 + _sp().exp(-e)),
+        numeric=_sigmoid,
+    ),
     "divide": Elementwise(lambda x, p, j: f"{paren(x)} / {p}", lambda x, p, j: x / p),
     "scale": Elementwise(lambda x, p, j: f"{paren(x)} · {p}", lambda x, p, j: x * p),
     # the modern layer (issue 30): SiLU, x · σ(x), of the SiLU and SwiGLU feed-forward networks
-    "silu": Elementwise(lambda x, p, j: f"silu({x})", lambda x, p, j: _silu(x)),
+    "silu": Elementwise(
+        lambda x, p, j: f"silu({x})",
+        lambda x, p, j: _silu(x),
+        exact=lambda e: e / (1 + _sp().exp(-e)),
+        numeric=_silu_array,
+    ),
 }
 
 

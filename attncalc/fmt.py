@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .arith import round_half_up
+from .rounding import round_half_up
 
 ENTRY_LIMIT = 16  # entries written out per step before the expansion is elided
 TERM_LIMIT = 12  # terms written out per sum before the middle is elided

@@ -45,3 +45,70 @@ def test_each_function_is_written_and_computed_from_its_one_entry(
     assert np.allclose(got, want, rtol=1e-12)
     assert expand._rhs_Map(step, (0, 0), lambda v: f"{float(v):g}") == written
     assert fn in ELEMENTWISE
+
+
+# Oracles written here from the definitions (not attncalc's code): the exact and float forms of every
+# function of the entry alone, and its hand value, must agree with them. A new function with exact and
+# numeric forms fails test_every_function_of_the_entry_has_an_oracle until it has one here.
+_PHI = lambda x: 0.5 * (1 + math.erf(x / math.sqrt(2)))  # noqa: E731  the normal CDF
+ORACLE = {
+    "exp": math.exp,
+    "tanh": math.tanh,
+    "relu": lambda x: max(x, 0.0),
+    "gelu": lambda x: x * _PHI(x),  # Hendrycks & Gimpel: x Φ(x)
+    "gelu_tanh": lambda x: 0.5 * x * (1 + math.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3))),
+    "sigmoid": lambda x: 1 / (1 + math.exp(-x)),
+    "silu": lambda x: x / (1 + math.exp(-x)),  # x σ(x)
+}
+WHOLE = [f for f, e in ELEMENTWISE.items() if e.exact is not None or e.numeric is not None]
+
+
+def test_every_function_of_the_entry_has_an_oracle() -> None:
+    assert sorted(WHOLE) == sorted(ORACLE), "give the new function an oracle in ORACLE"
+    for f in WHOLE:
+        assert ELEMENTWISE[f].exact is not None and ELEMENTWISE[f].numeric is not None, f"{f}: both forms, or neither"
+
+
+@pytest.mark.parametrize("fn", WHOLE)
+def test_exact_float_and_hand_values_agree_with_the_definition(fn: str) -> None:
+    import sympy as sp
+
+    from attncalc.arith import apply_elementwise
+
+    xs = [-2.5, -1.0, -0.25, 0.0, 0.5, 1.0, 3.0]
+    want = [ORACLE[fn](x) for x in xs]
+    floats = apply_elementwise(fn, np.array(xs))
+    assert floats.dtype == float and np.allclose(floats, want, rtol=1e-12, atol=1e-15)
+    exact = apply_elementwise(fn, np.array([sp.Rational(str(x)) for x in xs], dtype=object))
+    assert exact.dtype == object and np.allclose([float(sp.N(e, 30)) for e in exact], want, rtol=1e-12, atol=1e-15)
+    hand = [ELEMENTWISE[fn].hand(x, 0.0, 0) for x in xs]
+    assert np.allclose(hand, want, rtol=1e-12, atol=1e-15)
+
+
+def test_a_function_added_in_its_one_entry_is_computed_by_the_chain(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Katharopoulos et al.'s φ(x) = elu(x) + 1, added once: the chain computes it exact and in floats."""
+    import sympy as sp
+
+    from attncalc.arith import Chain
+    from attncalc.elementwise import Elementwise
+
+    entry = Elementwise(
+        lambda x, p, j: f"elu({x}) + 1",
+        lambda x, p, j: x + 1 if x > 0 else math.exp(x),
+        exact=lambda e: sp.Piecewise((e + 1, e > 0), (sp.exp(e), True)),
+        numeric=lambda x: np.where(x > 0, x + 1, np.exp(np.minimum(x, 0))),
+    )
+    monkeypatch.setitem(ELEMENTWISE, "elu_plus_one", entry)
+    chain = Chain("float", 3)
+    assert np.allclose(chain.apply("elu_plus_one", np.array([2.0, -1.0])), [3.0, math.exp(-1)])
+    exact = chain.apply("elu_plus_one", np.array([sp.Integer(2), sp.Integer(-1)], dtype=object))
+    assert list(exact) == [3, sp.exp(-1)]
+
+
+def test_a_function_without_its_exact_and_float_forms_is_refused_by_the_chain() -> None:
+    from attncalc.arith import apply_elementwise
+
+    with pytest.raises(ValueError, match="'divide' has no exact and float form"):
+        apply_elementwise("divide", np.array([1.0]))
+    with pytest.raises(ValueError, match="unknown element-wise function 'softplus'"):
+        apply_elementwise("softplus", np.array([1.0]))

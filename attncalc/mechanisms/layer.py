@@ -12,13 +12,13 @@ over each row: the mean, the biased variance (divide by d_model), (x âˆ’ mean)/â
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Any
 
 import numpy as np
 
 from ..arith import Chain, MistakeNotApplicable, is_exact, to_float
 from ..derivation import Add, Arrange, Formula, Input, Map, Product, Step
+from ..elementwise import GELU_C
 from ..fmt import fmt
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
@@ -31,8 +31,6 @@ from .layer_written import Lazy as _Lazy
 from .layer_written import num as _num
 from .layer_written import paren as _paren
 from .layer_written import sub as _sub
-
-GELU_C = "0.044715"
 
 
 def inputs(p: Problem) -> list[Input]:
@@ -379,27 +377,9 @@ def _ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[
     return out
 
 
-def gelu(x: float, approximate: bool = False) -> float:
-    if approximate:
-        return 0.5 * x * (1 + math.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
-    return 0.5 * x * (1 + math.erf(x / math.sqrt(2)))
-
-
 def _activate(chain: Chain, a: np.ndarray, act: str) -> np.ndarray:
     if act == "relu":
         return chain.relu(a)
     if act == "silu":
         return modern.silu(a)
-    if is_exact(a):
-        import sympy as sp
-
-        out = np.empty(a.shape, dtype=object)
-        c = sp.Rational(GELU_C)
-        for idx, e in np.ndenumerate(a):
-            if act == "gelu":
-                out[idx] = e / 2 * (1 + sp.erf(e / sp.sqrt(2)))
-            else:
-                out[idx] = e / 2 * (1 + sp.tanh(sp.sqrt(2 / sp.pi) * (e + c * e**3)))
-        return out
-    f = np.vectorize(lambda v: gelu(float(v), act == "gelu-tanh"), otypes=[float])
-    return np.asarray(f(to_float(a)), dtype=float)
+    return chain.apply("gelu" if act == "gelu" else "gelu_tanh", a if is_exact(a) else to_float(a))

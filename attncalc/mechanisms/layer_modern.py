@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import Chain, is_exact, to_float
+from ..arith import Chain, apply_elementwise, is_exact, to_float
 from ..derivation import Formula, Map, Product, Step
 from ..fmt import fmt
 from ..numbers import to_exact
@@ -28,16 +28,7 @@ from .layer_written import Lazy, num, paren
 
 def silu(a: np.ndarray) -> np.ndarray:
     """silu(a) = a / (1 + e^(−a)) entry by entry: exact forms as sympy writes them, or floats."""
-    if is_exact(a):
-        import sympy as sp
-
-        out = np.empty(a.shape, dtype=object)
-        for idx, e in np.ndenumerate(a):
-            out[idx] = e / (1 + sp.exp(-e))
-        return out
-    x = np.asarray(to_float(a), dtype=float)
-    with np.errstate(over="ignore"):
-        return np.asarray(x / (1.0 + np.exp(-x)), dtype=float)
+    return apply_elementwise("silu", a if is_exact(a) else to_float(a))
 
 
 def rms_norm(
