@@ -187,14 +187,17 @@ def _user_text(s: str) -> str:
 
 def tex_text(s: str) -> str:
     """Escape plain text for LaTeX text mode (a token ``a__b`` is text, not two subscripts)."""
-    s = transliterate(_user_text(s))
-    out = "".join(_TEXT_ESCAPES.get(c, c) for c in s)
+    s = _TEXT_SUPERSCRIPT.sub(lambda m: "\x14" + m.group().translate(_SUPERSCRIPTS) + "\x15", _user_text(s))
+    out = "".join(_TEXT_ESCAPES.get(c, c) for c in transliterate(s))
+    out = out.replace("\x14", r"\textsuperscript{").replace("\x15", "}")  # eˣ, 10⁻⁶: not "ex", "10-6"
     return out.replace("−", "-").replace("…", r"\ldots{}").replace("·", r"$\cdot$").replace("√", r"$\surd$")
 
 
-_SUPERSCRIPTS = str.maketrans("⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹", "-+0123456789")
+_SUPERSCRIPTS = str.maketrans("⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹ˣⁱⁿ", "-+0123456789xin")
+# in running text: a lone ², ³ or ¹ is a Latin-1 character pdflatex sets; any other run is raised
+_TEXT_SUPERSCRIPT = re.compile(r"[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹ˣⁱⁿ]{2,}|[⁻⁺⁰⁴⁵⁶⁷⁸⁹ˣⁱⁿ]")
 # a superscript exponent other than a lone ² (10⁻⁶): written base^(…) before anything transliterates it
-_SUPERSCRIPT_RUN = re.compile(r"[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹]{2,}|[⁻⁺⁰¹³⁴⁵⁶⁷⁸⁹]")
+_SUPERSCRIPT_RUN = re.compile(r"[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹ˣⁱⁿ]{2,}|[⁻⁺⁰¹³⁴⁵⁶⁷⁸⁹ˣⁱⁿ]")
 
 
 def to_tex(plain: str) -> str:
