@@ -4,9 +4,12 @@ naming the file and the key, exit 2) or output that is right, never a traceback 
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.helpers import one_line_refusal
 
@@ -147,3 +150,19 @@ def test_a_refused_student_is_not_also_said_to_name_no_student(cli: Any, tmp_pat
     assert result.exit_code == 2
     assert "s1.toml: student: expected one line" in result.stderr
     assert "name no student" not in result.stderr
+
+
+def test_an_underflow_to_0_over_0_is_not_called_an_overflow(tmp_path: Path) -> None:
+    """Scores −800 and −840 with the maximum not subtracted: exp underflows to 0 in floats (below about
+    −745), so the weights are 0/0. The message says underflow, names the weights, and exact mode (which
+    keeps e^(−800)) solves it: α = [1/(1 + e^(−40)), e^(−40)/(1 + e^(−40))]."""
+    from attncalc.errors import ProblemError
+    from attncalc.mechanisms import solve
+    from attncalc.parse import parse_problem
+
+    raw = {"kind": "attention", "given": {"query": [-40], "keys": [[20], [21]]}, "settings": {"shift_max": "never"}}
+    with pytest.raises(ProblemError, match=r"comes out 0/0: the numbers underflow floating point") as err:
+        solve(parse_problem(raw, "u.toml"), exact=False)
+    assert err.value.key == "weights" and "overflow" not in str(err.value)
+    weights = solve(parse_problem(raw, "u.toml")).step("weights").value
+    assert abs(float(weights[1]) - math.exp(-40) / (1 + math.exp(-40))) < 1e-30

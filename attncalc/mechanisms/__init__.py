@@ -155,6 +155,13 @@ def _refuse_overflow(problem: Problem, steps: tuple[Step, ...]) -> None:
         if first is None and not np.isfinite(values[~np.isneginf(values)]).all():
             first = s.id
         if np.isnan(values).any():
+            if first == s.id and not np.isinf(values).any():  # 0/0 with nothing infinite before: underflow
+                raise ProblemError(
+                    problem.path,
+                    s.id,
+                    "comes out 0/0: the numbers underflow floating point (exp of a large negative number "
+                    "is 0 below about −745); use smaller inputs, or exact mode",
+                )
             where = "" if first == s.id else f", and '{s.id}' is then not a number"
             raise ProblemError(
                 problem.path,
