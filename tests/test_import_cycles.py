@@ -102,7 +102,17 @@ LAYERS: list[set[str]] = [
         "mistakes",
     },  # the derivation model, number formatting, the hand/exact/float chains
     {"parse", *TEMPLATE_MODULES},  # problem file -> typed problem; the kinds' templates
-    {"kinds", "schema", "catalog", "numbers", "budget", "errors", "files", "views", "rounding"},  # declarations, registry, leaves
+    {
+        "kinds",
+        "schema",
+        "catalog",
+        "numbers",
+        "budget",
+        "errors",
+        "files",
+        "views",
+        "rounding",
+    },  # declarations, registry, leaves
 ]
 
 
