@@ -44,9 +44,8 @@ def test_options_reach_uvicorn_and_0000_is_announced(cli: Any, monkeypatch: pyte
 
     import uvicorn
 
-    from attncalc.serve.app import ENV
-
     from attncalc.serve import workers
+    from attncalc.serve.app import ENV
 
     seen: dict[str, Any] = {}
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(app=app, **kw))
