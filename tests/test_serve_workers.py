@@ -107,13 +107,17 @@ class Server:
             text=True,
             start_new_session=True,  # its own process group: Ctrl-C is sent to the group, as a terminal does
         )
-        assert self.proc.stderr is not None
-        line = self.proc.stderr.readline()  # bounded: the server writes it before serving, or exits
-        assert "practice page at http://127.0.0.1:" in line, line
-        self.port = int(line.rsplit(":", 1)[1].strip().rstrip("/"))
         self.workers: set[int] = set()
-        _until("the workers listening", lambda: len(self._listeners()) == workers)
-        self.workers = set(self._listeners())
+        try:
+            assert self.proc.stderr is not None
+            line = self.proc.stderr.readline()  # bounded: the server writes it before serving, or exits
+            assert "practice page at http://127.0.0.1:" in line, line
+            self.port = int(line.rsplit(":", 1)[1].strip().rstrip("/"))
+            _until("the workers listening", lambda: len(self._listeners()) == workers)
+            self.workers = set(self._listeners())
+        except BaseException:  # nothing left running when the server does not come up as expected
+            self.stop()
+            raise
 
     def _listeners(self) -> dict[int, set[int]]:
         return _owners(_sockets(LISTEN, self.port), _children(self.proc.pid))
@@ -125,7 +129,7 @@ class Server:
 
     def stop(self) -> None:
         if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
+            os.killpg(self.proc.pid, signal.SIGKILL)  # the parent and its workers (one process group)
         self.proc.wait(timeout=WAIT)
         for pid in self.workers:
             if _alive(pid):
