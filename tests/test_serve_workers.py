@@ -96,9 +96,9 @@ def _until(what: str, ready: object) -> None:
 
 
 class Server:
-    def __init__(self, workers: int = 2) -> None:
+    def __init__(self, workers: int = 2, problem: Path = PROBLEMS / "decoder-dot.toml") -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        cmd = [sys.executable, "-m", "attncalc", "serve", str(PROBLEMS / "decoder-dot.toml"), "--port", "0"]
+        cmd = [sys.executable, "-m", "attncalc", "serve", str(problem), "--port", "0"]
         self.proc = subprocess.Popen(
             [*cmd, "--workers", str(workers)],
             stderr=subprocess.PIPE,
@@ -207,6 +207,27 @@ def test_a_worker_that_dies_is_said_and_replaced(server: Server) -> None:
         c.close()
     os.kill(server.proc.pid, signal.SIGTERM)
     assert server.proc.wait(timeout=WAIT) == 0
+
+
+def test_a_worker_that_cannot_start_stops_the_server(tmp_path: Path) -> None:
+    """A replacement that cannot load the app (its problem file gone since) is not started again
+    and again: the parent says so, stops the other worker and exits 1."""
+    problem = tmp_path / "decoder-dot.toml"
+    problem.write_text((PROBLEMS / "decoder-dot.toml").read_text())
+    server = Server(problem=problem)
+    try:
+        helpers = _children(server.proc.pid)
+        problem.unlink()
+        os.kill(min(server.workers), signal.SIGKILL)
+        assert server.proc.wait(timeout=WAIT) == 1
+        assert server.proc.stderr is not None
+        err = server.proc.stderr.read()
+        assert f"attncalc: server process {min(server.workers)} ended (signal 9); starting another" in err
+        assert err.endswith("could not start; stopping\n") and "Traceback" not in err, err
+        assert f"attncalc: error: {problem}: no such file\n" in err, err
+        _until("every worker gone", lambda: not any(_alive(p) for p in helpers))
+    finally:
+        server.stop()
 
 
 def test_a_port_in_use_is_one_line_before_anything_starts() -> None:

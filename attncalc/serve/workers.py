@@ -96,6 +96,11 @@ def _serve(config: Any, sock: socket.socket) -> None:  # pragma: no cover (runs 
 
         threading.Thread(target=orphaned, daemon=True).start()
     config.configure_logging()
+    try:
+        config.load()  # the app (each worker reads the problems itself): a failure is one line, exit 3
+    except Exception as exc:  # (not retried by the parent: it would fail the same way again)
+        sys.stderr.write(f"attncalc: error: {exc}\n")
+        sys.exit(STARTUP_FAILURE)
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C reaches the workers too: a clean end
         uvicorn.Server(config).run(sockets=[sock])
 
