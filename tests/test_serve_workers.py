@@ -241,3 +241,31 @@ def test_a_port_in_use_is_one_line_before_anything_starts() -> None:
         r = run_cli("serve", str(PROBLEMS / "decoder-dot.toml"), "--port", str(port), "--workers", "2")
     err = one_line_refusal(r, f"127.0.0.1:{port}")
     assert err == f"attncalc: error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+
+
+def test_a_signal_while_the_workers_start_still_ends_them_all() -> None:
+    """SIGTERM right after the address is announced (the workers being started, not serving yet)."""
+    cmd = [sys.executable, "-m", "attncalc", "serve", str(PROBLEMS / "decoder-dot.toml"), "--port", "0"]
+    proc = subprocess.Popen(
+        [*cmd, "--workers", "2"],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        text=True,
+        start_new_session=True,
+    )
+    seen: set[int] = set()
+    try:
+        assert proc.stderr is not None
+        assert "practice page at" in proc.stderr.readline()
+        seen = _children(proc.pid)
+        os.kill(proc.pid, signal.SIGTERM)
+        seen |= _children(proc.pid)
+        assert proc.wait(timeout=WAIT) == 0
+        _until("every worker gone", lambda: not any(_alive(p) for p in seen))
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=WAIT)
+        assert proc.stderr is not None
+        proc.stderr.close()

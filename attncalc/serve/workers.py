@@ -115,6 +115,7 @@ class Workers:
         self.ctx = multiprocessing.get_context("spawn")
         self.procs: list[SpawnProcess] = []
         self.stopping = False
+        self.signalled: set[int] = set()
         self.socks = bind_all(host, port, n)
         self.port = int(self.socks[0].getsockname()[1])
 
@@ -125,9 +126,11 @@ class Workers:
         return proc
 
     def stop(self, signum: int, frame: FrameType | None = None) -> None:
+        """SIGTERM (uvicorn's graceful shutdown) to every worker not sent it yet."""
         self.stopping = True
         for proc in self.procs:
-            if proc.exitcode is None and proc.pid is not None:
+            if proc.exitcode is None and proc.pid is not None and proc.pid not in self.signalled:
+                self.signalled.add(proc.pid)
                 with contextlib.suppress(ProcessLookupError):  # (ended between the check and the kill)
                     os.kill(proc.pid, signal.SIGTERM)
 
@@ -136,8 +139,11 @@ class Workers:
         previous = {sig: signal.signal(sig, self.stop) for sig in FORWARDED}
         code = 0
         try:
-            self.procs = [self.start(sock) for sock in self.socks]
+            for sock in self.socks:
+                self.procs.append(self.start(sock))
             while any(p.exitcode is None for p in self.procs):
+                if self.stopping:  # (again: a worker started while the signal came is sent it too)
+                    self.stop(signal.SIGTERM)
                 wait([p.sentinel for p in self.procs if p.exitcode is None], timeout=0.5)
                 if self.stopping:
                     continue
