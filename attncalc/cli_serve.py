@@ -57,6 +57,8 @@ def serve(
     import uvicorn
 
     from .serve.app import ENV, create_app
+    from .serve.workers import Workers
+    from .serve.workers import available as balanced
 
     limit = _max_bytes(max_file_size)
     targets = paths or ["."]
@@ -65,6 +67,21 @@ def serve(
     except AttncalcError as exc:
         _fail(str(exc))
     os.environ[ENV] = json.dumps({"paths": targets, "practice": practice, "max_bytes": limit})
+    pool: Workers | None = None
+    if workers > 1 and balanced():
+        # a listening socket per worker (SO_REUSEPORT), bound now: Linux spreads the connections over them
+        config = uvicorn.Config(
+            "attncalc.serve.app:app_from_env",
+            factory=True,
+            host=host,
+            port=port,
+            root_path=root_path,
+            log_level="warning",
+        )
+        try:
+            pool = Workers(config, host, port, workers)
+        except OSError as exc:
+            _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
     if host in ("0.0.0.0", "::"):
         sys.stderr.write(
             f"attncalc: serving on every network interface ({host}:{port}): anyone who can reach this machine "
@@ -72,14 +89,20 @@ def serve(
         )
     # the server answers at / (a proxy strips the prefix before the request reaches it): announce
     # that address, and the prefix as where the proxy serves it
+    shown = port if pool is None else pool.port  # (--port 0: the port the system gave)
     sys.stderr.write(
-        f"attncalc: practice page at http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/\n"
+        f"attncalc: practice page at http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{shown}/\n"
     )
     if root_path:
         sys.stderr.write(
             f"attncalc: its links start with {root_path}/: a reverse proxy that strips {root_path} serves it "
             f"at https://YOUR-HOST{root_path}/\n"
         )
+    if pool is not None:
+        code = pool.run()
+        if code:
+            raise typer.Exit(code)
+        return
     uvicorn.run(
         "attncalc.serve.app:app_from_env",
         factory=True,

@@ -44,10 +44,12 @@ def test_options_reach_uvicorn_and_0000_is_announced(cli: Any, monkeypatch: pyte
 
     import uvicorn
 
+    from attncalc.serve import workers
     from attncalc.serve.app import ENV
 
     seen: dict[str, Any] = {}
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(app=app, **kw))
+    monkeypatch.setattr(workers, "available", lambda: False)  # uvicorn's own workers (not Linux)
     monkeypatch.setenv(ENV, "{}")  # restored (removed) after the test: serve sets it for its workers
     r = cli("serve", str(PROBLEMS), "--host", "0.0.0.0", "--port", "9001", "--workers", "3", "--practice")
     assert r.exit_code == 0, r.output
@@ -88,3 +90,46 @@ def test_behind_a_proxy_the_announced_address_is_the_one_the_server_answers_on(
     assert "practice page at http://127.0.0.1:9002/\n" in r.stderr
     assert "9002/attncalc" not in r.stderr
     assert "strips /attncalc" in r.stderr and "/attncalc/" in r.stderr
+
+
+def test_on_linux_workers_get_sockets_of_their_own(cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--workers 2 where SO_REUSEPORT spreads connections: the pool gets uvicorn's settings (the
+    app factory, host, port, root path) and the port, and uvicorn.run is not used; --workers 1 is
+    uvicorn.run as before. (tests/test_serve_workers.py runs the real thing.)"""
+    import uvicorn
+
+    from attncalc.serve import workers
+    from attncalc.serve.app import ENV
+
+    made: list[Any] = []
+
+    class Pool:
+        def __init__(self, config: Any, host: str, port: int, n: int) -> None:
+            made.append((config, host, port, n))
+            self.port = 4321
+
+        def run(self) -> int:
+            made.append("ran")
+            return 0
+
+    ran: list[Any] = []
+    monkeypatch.setattr(workers, "available", lambda: True)
+    monkeypatch.setattr(workers, "Workers", Pool)
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: ran.append(kw))
+    monkeypatch.setenv(ENV, "{}")
+    r = cli("serve", str(PROBLEMS), "--host", "0.0.0.0", "--port", "0", "--workers", "2", "--root-path", "/x")
+    assert r.exit_code == 0, r.output
+    (config, host, port, n), done = made
+    assert (host, port, n, done) == ("0.0.0.0", 0, 2, "ran") and not ran
+    assert (config.app, config.factory, config.host, config.port, config.root_path) == (
+        "attncalc.serve.app:app_from_env",
+        True,
+        "0.0.0.0",
+        0,
+        "/x",
+    )
+    assert "serving on every network interface (0.0.0.0:0)" in r.stderr
+    assert "practice page at http://127.0.0.1:4321/\n" in r.stderr  # the port the system gave
+    made.clear()
+    r = cli("serve", str(PROBLEMS), "--workers", "1")
+    assert r.exit_code == 0 and not made and ran[0]["workers"] == 1
