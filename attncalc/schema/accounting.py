@@ -3,7 +3,7 @@ parameters, FLOPs and memory are counted (INTERFACE.md, "Third wave": accounting
 
 from __future__ import annotations
 
-from .common import ANSWERS, DESCRIPTION, GRADING, SCHEMA, SETTINGS, SETTINGS_KEYS, TITLE
+from .common import SETTINGS, SETTINGS_KEYS, top_table
 from .decl import Key, KindSchema, Table, table
 
 # a bound on every size key: past it the counts are no longer a hand calculation (and their products
@@ -118,14 +118,5 @@ SETTINGS_ACCOUNTING = SETTINGS.but(
 DECLARATION = KindSchema(
     "accounting",
     "parameters, FLOPs (2·m·n·p), AdamW training memory and the KV cache of a decoder-only Transformer",
-    table(
-        TITLE,
-        Key("kind", "choice", "the kind of problem (see `attncalc list`)", choices=("accounting",), required=True),
-        DESCRIPTION,
-        Key("given", "table", GIVEN.doc, table=GIVEN, required=True),
-        SETTINGS_ACCOUNTING,
-        ANSWERS,
-        GRADING,
-        SCHEMA,
-    ),
+    top_table("accounting", GIVEN, SETTINGS_ACCOUNTING),
 )

@@ -3,7 +3,7 @@ small corpus and applied to new words."""
 
 from __future__ import annotations
 
-from .common import ANSWERS, DESCRIPTION, GRADING, SCHEMA, SETTINGS, TITLE
+from .common import SETTINGS, top_table
 from .decl import Key, KindSchema, table
 
 # the step ids, in derivation order; t is a number, as in every kind: the merge (r.pairs in the interface),
@@ -40,14 +40,5 @@ GIVEN = table(
 BPE = KindSchema(
     "bpe",
     "byte-pair encoding (Sennrich et al. 2016): pair counts, merges with a stated tie rule, encoding new words",
-    table(
-        TITLE,
-        Key("kind", "choice", "the kind of problem (see `attncalc list`)", choices=("bpe",), required=True),
-        DESCRIPTION,
-        Key("given", "table", GIVEN.doc, table=GIVEN, required=True),
-        SETTINGS,
-        ANSWERS,
-        GRADING,
-        SCHEMA,
-    ),
+    top_table("bpe", GIVEN, SETTINGS),
 )

@@ -283,3 +283,24 @@ def stated_gates(cells: tuple[str, ...]) -> Key:
 
 H0 = Key("h0", "vector", "the initial hidden state (zeros when omitted)", shape=("d_h",))
 C0 = Key("c0", "vector", "lstm: the initial cell state (zeros when omitted)", shape=("d_h",))
+
+
+def kind_key(*names: str) -> Key:
+    """The top-level `kind`: one of the names this declaration serves."""
+    return Key("kind", "choice", "the kind of problem (see `attncalc list`)", choices=names, required=True)
+
+
+def top_table(kind: str, given: Table, settings: Key = SETTINGS, *after_kind: Key) -> Table:
+    """A kind's whole file in the usual order: title, kind (and its own top-level keys), description,
+    [given], [settings], answers, [grading], $schema."""
+    return table(
+        TITLE,
+        kind_key(kind),
+        *after_kind,
+        DESCRIPTION,
+        Key("given", "table", given.doc, table=given, required=True),
+        settings,
+        ANSWERS,
+        GRADING,
+        SCHEMA,
+    )

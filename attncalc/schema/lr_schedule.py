@@ -3,7 +3,7 @@ evaluated at given steps."""
 
 from __future__ import annotations
 
-from .common import ANSWERS, DESCRIPTION, GRADING, SCHEMA, SETTINGS, TITLE
+from .common import SETTINGS, top_table
 from .decl import Key, KindSchema, Select, Table, table
 
 SCHEDULES = ("noam", "cosine", "linear")
@@ -39,9 +39,10 @@ LR_SCHEDULE_GIVEN = table(
 LR_SCHEDULE = KindSchema(
     "lr-schedule",
     "a learning-rate schedule (noam, cosine with linear warmup, linear) at given steps, and its peak",
-    table(
-        TITLE,
-        Key("kind", "choice", "the kind of problem (see `attncalc list`)", choices=("lr-schedule",), required=True),
+    top_table(
+        "lr-schedule",
+        LR_SCHEDULE_GIVEN,
+        SETTINGS,
         Key(
             "schedule",
             "choice",
@@ -49,12 +50,6 @@ LR_SCHEDULE = KindSchema(
             default="noam",
             choices=SCHEDULES,
         ),
-        DESCRIPTION,
-        Key("given", "table", LR_SCHEDULE_GIVEN.doc, table=LR_SCHEDULE_GIVEN, required=True),
-        SETTINGS,
-        ANSWERS,
-        GRADING,
-        SCHEMA,
     ),
     selects=(Select("schedule", "given", SCHEDULE_GIVEN, always=("steps",)),),
 )

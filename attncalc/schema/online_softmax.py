@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .common import ANSWERS, DESCRIPTION, GRADING, SCHEMA, SETTINGS, SETTINGS_KEYS, TITLE
+from .common import SETTINGS, SETTINGS_KEYS, top_table
 from .decl import Key, KindSchema, Table, table
 
 GIVEN = table(
@@ -28,9 +28,10 @@ SETTINGS_ONLINE = SETTINGS.but(
 ONLINE_SOFTMAX = KindSchema(
     "online-softmax",
     "the softmax taken block by block (FlashAttention): running maximum, rescaled sums and output, logsumexp",
-    table(
-        TITLE,
-        Key("kind", "choice", "the kind of problem (see `attncalc list`)", choices=("online-softmax",), required=True),
+    top_table(
+        "online-softmax",
+        GIVEN,
+        SETTINGS_ONLINE,
         Key(
             "score",
             "choice",
@@ -38,12 +39,6 @@ ONLINE_SOFTMAX = KindSchema(
             default="scaled-dot",
             choices=("scaled-dot", "dot"),
         ),
-        DESCRIPTION,
-        Key("given", "table", GIVEN.doc, table=GIVEN, required=True),
-        SETTINGS_ONLINE,
-        ANSWERS,
-        GRADING,
-        SCHEMA,
     ),
 )
 
