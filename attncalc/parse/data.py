@@ -1,21 +1,18 @@
 """Each kind's own typed data (``Problem.data``): what its parser builds and its mechanism reads.
 
-The payload of a built-in kind is one of :data:`KindData`; the class is the discriminant (a kind's
-mechanism reads ``d: Sequence = p.data``, a renderer shared by kinds asks ``isinstance(p.data, Bleu)``).
-A new kind brings its own frozen dataclass (docs/contributing.md) and names it in its registry entry
-(``KindEntry.data``), which ``parse_problem`` checks.
+Each kind names its payload's class in its registry entry (``KindEntry.data``), which ``parse_problem``
+checks; the class is the discriminant (a kind's mechanism reads ``d = p.payload(Sequence)``, a renderer
+shared by kinds asks ``isinstance(p.data, Bleu)``). A new kind brings its own frozen dataclass, in its
+own module (docs/contributing.md).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeAlias
 
 import numpy as np
 
-from .decode import Decode
-from .softmax import Softmax
-from .types import Bleu, Cell, Given, Head, Layer, MultiHead, OutputLayer, PosEnc, Problem, Recurrent, Seq2Seq
+from .types import Cell, Given, Head, OutputLayer, Problem, Recurrent, Seq2Seq
 
 
 @dataclass(frozen=True)
@@ -61,22 +58,6 @@ class Similarity:
     B: Given | None
     measures: tuple[str, ...]  # dot, cosine, euclidean: in the catalogue's order
     labels_B: tuple[str, ...] | None
-
-
-KindData: TypeAlias = (
-    Attention
-    | SelfAttention
-    | Sequence
-    | Similarity
-    | Bleu
-    | Recurrent
-    | Seq2Seq
-    | PosEnc
-    | Decode
-    | Softmax
-    | MultiHead
-    | Layer
-)
 
 
 def output_layer_of(p: Problem) -> OutputLayer | None:

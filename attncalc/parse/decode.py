@@ -21,7 +21,6 @@ from .declared import read_declared
 from .reader import Reader, shape_text
 from .types import Given, Problem
 
-SAMPLING_KEYS = ("logits", "probabilities", "vocab", "k", "p", "u")
 BEAM_KEYS = ("beams", "beam_scores", "beam_width", "length_penalty", "length", "vocab")
 NEEDS = {"greedy": (), "sample": (), "top-k": ("k",), "top-p": ("p",), "beam": ("beams", "beam_scores", "beam_width")}
 TAKES = {
