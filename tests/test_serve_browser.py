@@ -133,7 +133,21 @@ def _type_with_the_keyboard(page: Page) -> None:
             page.keyboard.press("Tab")
         else:
             pytest.fail(f"Tab never reached the field labelled {label!r}")
+        _not_under_the_controls(page, target, label)
         page.keyboard.type(text)
+
+
+def _not_under_the_controls(page: Page, target: Any, label: str) -> None:
+    """The focused field is in view and not hidden behind the bar of buttons kept at the bottom
+    (WCAG 2.4.11, focus not obscured)."""
+    field = target.bounding_box()
+    bar = page.locator(".controls").bounding_box()
+    height = page.viewport_size["height"] if page.viewport_size else 900
+    assert field is not None and bar is not None
+    assert 0 <= field["y"] and field["y"] + field["height"] <= height, f"{label!r} is out of view"
+    below = field["y"] >= bar["y"] + bar["height"]
+    above = field["y"] + field["height"] <= bar["y"]
+    assert below or above, f"the field labelled {label!r} is hidden behind the buttons"
 
 
 def _shots(page: Page, name: str, tmp_path: Path) -> None:
