@@ -206,6 +206,7 @@ def generate(
     window: int | None = None,
     normalization: str | None = None,
     activation: str | None = None,
+    norm: str | None = None,
     top_k: int | None = None,
     out: str | Path | None = None,
     format: str = "markdown",

@@ -327,6 +327,15 @@ def generate(
             show_default=False,
         ),
     ] = None,
+    norm: Annotated[
+        str | None,
+        typer.Option(
+            "--norm",
+            help="transformer-layer: post (default: the norm after each residual sum) | pre (before each "
+            "sublayer, as LLaMA).",
+            show_default=False,
+        ),
+    ] = None,
     top_k: Annotated[
         int | None,
         typer.Option(
@@ -406,6 +415,7 @@ def generate(
         window=window,
         normalization=normalization,
         activation=activation,
+        norm=norm,
         top_k=top_k,
     )
     try:

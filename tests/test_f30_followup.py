@@ -99,7 +99,7 @@ def test_templates_show_the_new_options_and_they_solve(kind: str, options: list[
 
 
 GENERATE_ROWS = {  # the generate options issue 30 added, each in its kind's row of the docs' table
-    "transformer-layer": ["--normalization", "--activation", "--window"],
+    "transformer-layer": ["--normalization", "--activation", "--window", "--norm post"],  # not "--normalization"
     "multi-head": ["--window"],
     "self-attention": ["--window"],
     "decode": ["--top-k"],

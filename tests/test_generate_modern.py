@@ -42,6 +42,20 @@ def test_a_llama_style_layer() -> None:
         all_correct(v)
 
 
+def test_a_pre_norm_layer() -> None:
+    """--norm pre: each norm before its sublayer (LLaMA), the output the last residual sum."""
+    for v in variants(kind="transformer-layer", tokens=3, normalization="rms", activation="swiglu", norm="pre"):
+        assert v.problem["settings"]["norm"] == "pre"
+        ids = v.derivation.step_ids
+        assert ids.index("norm1.output") < ids.index("residual1") < ids.index("norm2.output") < ids.index("residual2")
+        assert ids.index("norm1.output") < min(ids.index(i) for i in ids if i.startswith("self."))
+        np.testing.assert_array_equal(v.derivation["output"], v.derivation["residual2"])
+        all_correct(v)
+    post = variants(kind="transformer-layer", norm="post")
+    assert all(v.problem["settings"]["norm"] == "post" for v in post)
+    assert [v.problem["given"] for v in post] == [v.problem["given"] for v in variants(kind="transformer-layer")]
+
+
 def test_a_silu_layer() -> None:
     for v in variants(kind="transformer-layer", activation="silu"):
         assert v.problem["ffn"]["activation"] == "silu"
@@ -70,6 +84,8 @@ def test_top_k_with_top_p() -> None:
         ({"kind": "transformer-layer", "activation": "tanh"}, "--activation"),
         ({"kind": "multi-head", "activation": "silu"}, "--activation"),
         ({"kind": "softmax", "normalization": "rms"}, "--normalization"),
+        ({"kind": "transformer-layer", "norm": "middle"}, "--norm"),
+        ({"kind": "multi-head", "norm": "pre"}, "--norm"),
     ],
 )
 def test_options_a_kind_does_not_take_are_refused(options: dict[str, Any], flag: str) -> None:
@@ -85,5 +101,8 @@ def test_the_command_line_takes_the_options(cli: Any, tmp_path: Any) -> None:
     assert result.exit_code == 0, result.output
     text = (out / "variant-01.toml").read_text(encoding="utf-8")
     assert 'normalization = "rms"' in text and 'activation = "swiglu"' in text and "window = 2" in text
+    result = cli(*args, "--norm", "pre", "--out", str(tmp_path / "pre"))
+    assert result.exit_code == 0, result.output
+    assert 'norm = "pre"' in (tmp_path / "pre" / "variant-01.toml").read_text(encoding="utf-8")
     result = cli("generate", "--kind", "decode", "--top-k", "2", "--out", str(tmp_path / "d"))
     assert result.exit_code == 0, result.output

@@ -229,6 +229,18 @@ def test_variants_agree_with_torch(variant: str) -> None:
         np.testing.assert_allclose(val(d, "output"), want["output"], rtol=0, atol=1e-9, err_msg=f"{variant} {exact}")
 
 
+@pytest.mark.parametrize("norm", ["pre", "post"])
+def test_generated_llama_blocks_agree_with_torch(norm: str) -> None:
+    """`generate --normalization rms --activation swiglu --window 2 --norm pre|post`: every variant's
+    output is PyTorch's block on the variant's own numbers."""
+    for v in attncalc.generate(
+        kind="transformer-layer", tokens=3, normalization="rms", activation="swiglu", window=2, norm=norm, count=3
+    ):
+        want = torch_block(v.problem)
+        for sid in ("norm1.output", "residual1", "ffn.output", "output"):
+            np.testing.assert_allclose(val(v.derivation, sid), want[sid], rtol=0, atol=1e-9, err_msg=f"{norm} {sid}")
+
+
 def test_rms_norm_with_eps_agrees_with_torch_and_exact_is_the_float_evaluated() -> None:
     import sympy as sp
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from ..derivation import Derivation
@@ -89,34 +89,17 @@ def refuse(option: str, message: str) -> ProblemError:
     return ProblemError("generate", option, message)
 
 
+# the options every kind takes; any other option concerns some kinds only, and `only` refuses it for the rest
+SHARED_OPTIONS = frozenset({"kind", "tokens", "dim", "count", "seed", "values", "allow_ties", "decimals"})
+
+
 def only(o: Options, allowed: set[str], kind_words: str) -> None:
     """Refuse the options that do not concern this kind (a default is never refused)."""
     defaults = Options()
-    for name in (
-        "score",
-        "head",
-        "mask",
-        "layout",
-        "reset",
-        "update",
-        "cell",
-        "attention",
-        "steps",
-        "measure",
-        "heads",
-        "kv_heads",
-        "positions",
-        "cross",
-        "strategy",
-        "optimizer",
-        "clip_norm",
-        "label_smoothing",
-        "schedule",
-        "window",
-        "normalization",
-        "activation",
-        "top_k",
-    ):
+    for f in fields(Options):
+        name = f.name
+        if name in SHARED_OPTIONS:
+            continue
         if name not in allowed and getattr(o, name) != getattr(defaults, name):
             flag = name.replace("_", "-")
             raise refuse(f"--{flag}", f"--{flag} does not apply to {kind_words}")

@@ -45,6 +45,7 @@ class Options:
     window: int | None = None  # multi-head, self-attention, transformer-layer: a causal sliding window
     normalization: str | None = None  # transformer-layer: layer (LayerNorm) | rms (RMSNorm)
     activation: str | None = None  # transformer-layer: relu | gelu | gelu-tanh | silu | swiglu
+    norm: str | None = None  # transformer-layer: post (the paper) | pre (LLaMA: the norm before each sublayer)
     top_k: int | None = None  # decode with top-p: the top k first (Hugging Face's order)
 
 

@@ -178,13 +178,15 @@ def _check_layer(o: Options) -> None:
         raise refuse("--normalization", "transformer-layer takes layer (LayerNorm, the default) or rms (RMSNorm)")
     if o.activation not in (None, *ACTIVATIONS):
         raise refuse("--activation", f"transformer-layer takes {', '.join(ACTIVATIONS)}")
+    if o.norm not in (None, "post", "pre"):
+        raise refuse("--norm", "transformer-layer takes post (the norm after each residual sum, the default) or pre")
     check_window(o)
-    only(o, {"heads", "cross", "window", "normalization", "activation"}, "transformer-layer")
+    only(o, {"heads", "cross", "window", "normalization", "activation", "norm"}, "transformer-layer")
 
 
 def _draw_layer(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     """An encoder layer (a decoder layer over a drawn memory with --cross), d_ff = 2 d_model, ReLU,
-    post-norm; small numbers so that the softmaxes stay away from 0 and 1."""
+    post-norm (pre-norm with --norm pre); small numbers so that the softmaxes stay away from 0 and 1."""
     d = Draw(rng, o.values, "cell")
     n, dm = o.tokens, o.dim
 
@@ -206,6 +208,8 @@ def _draw_layer(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
             raw["ffn"]["W_3"] = d.matrix(dm, 2 * dm)
     if o.normalization:
         raw["settings"]["normalization"] = o.normalization
+    if o.norm:
+        raw["settings"]["norm"] = o.norm
     if o.window:
         raw["given"]["window"] = o.window
     if o.cross:
