@@ -19,6 +19,8 @@ from .numbers import parse_number, to_float
 from .parse import read_raw
 
 _PLAIN_DECIMAL = re.compile(r"^\s*[-+−]?\d*\.(\d+)\s*$")
+# 1.7496e1, 1.55E-1, 2e3: a calculator's display; its decimals are the mantissa's less the exponent
+_E_NOTATION = re.compile(r"^\s*[-+−]?(?:\d+\.?(\d*)|\.(\d+))[eE]([-+−]?\d+)\s*$")
 # 0.155, -2, 12.5: read by float() as parse_number reads them (both round the exact decimal once)
 _PLAIN_NUMBER = re.compile(r"-?[0-9]{1,15}(?:\.[0-9]{1,15})?")
 # 75,497,472: a whole number with its digits grouped by commas in threes, as the views print counts
@@ -285,7 +287,8 @@ def _unanswered(file: str, key: str, vals: np.ndarray) -> None:
 
 
 def _decimals_of(x: Any, default: int) -> int:
-    """Decimals as written: 0.155 → 3, 0.50 → 2, "1/3" → -1 (exact), 2 → the file's usual precision."""
+    """Decimals as written: 0.155 → 3, 0.50 → 2, "1.55e-1" → 3, "1.7496e1" → 3, "1/3" → -1 (exact),
+    2 → the file's usual precision."""
     if isinstance(x, Decimal):
         exp = x.as_tuple().exponent
         return max(0, -exp) if isinstance(exp, int) else default
@@ -296,6 +299,10 @@ def _decimals_of(x: Any, default: int) -> int:
         m = _PLAIN_DECIMAL.match(x)
         if m:
             return len(m.group(1))
+        e = _E_NOTATION.match(x)
+        if e:  # 17.496 written as 1.7496e1 is 17.496 to 3 decimals, not an exact form
+            places = len(e.group(1) or e.group(2) or "") - int(e.group(3).replace("−", "-"))
+            return max(0, places)
         return default if re.fullmatch(r"\s*[-+−]?\d+\s*", x) else -1
     return default
 

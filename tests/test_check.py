@@ -352,3 +352,20 @@ def test_mixed_precision_answer_is_not_judged_by_a_coarser_chain(cli: Any, tmp_p
         _, data = verdicts(cli, str(PROBLEMS / "lecture-dot.toml"), str(tmp_path / "a.toml"))
         r = by_id(data)
         assert r[key]["verdict"] == "wrong" and [i[0] for i in r[key]["wrong_entries"]] == wrong, r[key]
+
+
+def test_e_notation_is_read_at_the_precision_it_shows() -> None:
+    """A calculator's 1.7496e1 is 17.496, to 3 decimals (the mantissa's 4 less the exponent 1), as the
+    number 1.7496e1 is; it was read as an exact form and graded wrong. Z = e + 2e² = 17.49639…, so
+    17.496 is right to 3 decimals, 17.5 (1.75e1) to 1, and 1.7497e1 is wrong."""
+    raw = {"kind": "attention", "given": {"query": [1, 1], "keys": [[1, 0], [0, 2], [1, 1]]}}
+    z = float(np.e + 2 * np.e**2)
+    assert round(z, 3) == 17.496 and round(z, 1) == 17.5
+    for text in ("1.7496e1", "1.7496E1", "174.96e-1", "1.75e1", "+1.75e+1", "17496e-3"):
+        assert grade(raw, {"exp_sum": text})["exp_sum"].verdict == "correct", text
+    assert grade(raw, {"exp_sum": "1.7497e1"})["exp_sum"].verdict == "wrong"
+    assert grade(raw, {"exp_sum": "1.8e1"})["exp_sum"].verdict == "wrong"  # 18, to 0 decimals: not 17
+    # α = [e, e², e²] / Z: 0.155 is 1.55e-1, to 3 decimals
+    w = grade(raw, {"weights": ["1.55e-1", "4.22e-1", "4.22e-1"]})["weights"]
+    assert w.verdict == "correct"
+    assert grade(raw, {"weights": ["1.56e-1", "4.22e-1", "4.22e-1"]})["weights"].verdict == "wrong"
