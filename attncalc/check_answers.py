@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .derivation import Argmax, Count, Derivation
+from .derivation import Argmax, Count, Derivation, Tokens
 from .errors import NumberSyntaxError, ProblemError
 from .numbers import parse_number, to_float
 from .parse import read_raw
@@ -191,7 +191,10 @@ def parse_answers(raw: dict[str, Any], derivation: Derivation, file: str, key_pr
                 value = ", ".join(value)  # kept beams listed one by one: "beam 1: cat", "beam 2: dog"
             if not isinstance(value, (str, int)) or isinstance(value, bool):
                 raise ProblemError(file, key, f"expected a vocabulary label such as {step.value!r}")
-            out.append(Answer(step_id, str(value), None))
+            text = str(value).strip()  # a field's trailing space is not part of the label
+            out.append(
+                Answer(step_id, tokens_as_written(text, step.labels) if isinstance(step, Tokens) else text, None)
+            )
             continue
         shape = np.shape(step.value)
         written = value
@@ -206,6 +209,17 @@ def parse_answers(raw: dict[str, Any], derivation: Derivation, file: str, key_pr
         out.append(Answer(step_id, vals, decs, _as_written(written)))
     order = {s: i for i, s in enumerate(valid)}
     return sorted(out, key=lambda a: order[a.id])
+
+
+def tokens_as_written(text: str, items: tuple[str, ...]) -> str:
+    """Tokens (kind bpe) in the form the views write them: one space between tokens, ", " between a
+    list's items ("l o w</w>,l o w e r  </w>" as "l o w</w>, l o w e r </w>"). Commas are read as
+    separators only when no token of the step's items (the true list's, or the pairs a merge chose
+    from) holds one: a corpus may have "," as a token."""
+    text = " ".join(text.split())
+    if not any("," in token for item in items for token in item.split()):
+        text = ", ".join(part.strip() for part in text.split(","))
+    return text
 
 
 def flatten_ids(raw: dict[str, Any], prefix: str = "", file: str = "<answers>") -> dict[str, Any]:

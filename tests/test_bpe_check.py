@@ -173,3 +173,29 @@ def test_a_wrong_merge_with_no_slip_says_what_the_step_gives() -> None:
     assert r.verdict == "wrong" and r.mistake is None, r.note
     assert r.note.startswith("Merge 1: the chosen pair: s t, not w e.") and "both have 9" in r.note
     assert "beam" not in r.note and "probabilit" not in r.note
+
+
+def test_tokens_are_read_whatever_the_spacing() -> None:
+    """What a student types in a field: spaces around the tokens, two spaces, no space after a comma.
+    CS336's first merge is s t (9: widest 3 + newest 6, the lexicographically greater of the ties), and
+    after it the words are l o w, l o w e r, w i d e st, n e w e st (counted by hand above)."""
+    answers = {"1.merge": "  s   t ", "1.words": "l o w,l o w e r ,  w i d e  st,n e w e st "}
+    assert [r.verdict for r in _one(_cs336(), answers)] == ["correct", "correct"]
+    wrong = _one(_cs336(), {"1.merge": "st", "1.words": "l o w, l o w e r, w i d est, n e w e st"})
+    assert [r.verdict for r in wrong] == ["wrong", "wrong"]  # the tokens themselves still count
+
+
+def test_a_comma_token_is_not_taken_for_a_separator() -> None:
+    """A corpus whose words hold a comma: "a,b" is the tokens a , b; its spaces are read as written."""
+    from attncalc.check_answers import tokens_as_written
+
+    assert tokens_as_written("a  , b", ("a , b",)) == "a , b"
+    assert tokens_as_written("l o w,n e w", ("l o w", "n e w")) == "l o w, n e w"
+    raw = {"kind": "bpe", "given": {"words": {"a,b": 3, "ab": 2}, "merges": 1}, "settings": {"decimals": 0}}
+    problem = parse_problem(raw, "p.toml")
+    # pairs: a , (3), , b (3), a b (2): the tie goes to the lexicographically greater, ("a", ",") as
+    # "a" > "," (0x61 > 0x2C); the words become "a," "b" and "a" "b", written "a, b, a b"
+    res = _one(problem, {"1.merge": " a  , ", "1.words": "a,  b, a  b"})
+    assert [r.verdict for r in res] == ["correct", "correct"], [r.note for r in res]
+    res = _one(problem, {"1.words": "a,b, a b"})  # "a,b" is one token here, not two items
+    assert [r.verdict for r in res] == ["wrong"]

@@ -357,3 +357,29 @@ def test_each_entrys_verdict_is_read_out_with_its_field() -> None:
         m = re.search(r'name="' + re.escape(name) + r'"[^>]*aria-describedby="([^"]+)"', r.text)
         assert m is not None, name
         assert re.search(r'<span class="sr" id="' + re.escape(m.group(1)) + r'">' + heard + "</span>", r.text), name
+
+
+def test_token_fields_say_how_tokens_are_written_and_any_spacing_is_read() -> None:
+    """bpe's answers are tokens, not numbers: each such field says how they are written (and is
+    described by it), and what a student types with other spacing is read as the same tokens. CS336's
+    first merge is s t (widest 3 + newest 6 = 9, the greater of the ties) and the words after it are
+    l o w, l o w e r, w i d e st, n e w e st (counted by hand in tests/test_bpe_check.py)."""
+    client = examples_client()
+    page = client.get("/problems/bpe-cs336").text
+    step = page.split('id="step-3"')[1].split("</section>")[0]  # 1.merge
+    assert "a space between tokens, a comma between items" in step
+    field = re.search(r'<input id="(f-3)"[^>]*>', step)
+    assert field is not None and 'aria-describedby="h-step-3-hint"' in field.group(0)
+    assert 'id="h-step-3-hint"' in step and "inputmode" not in page  # phones show a minus and a slash
+    assert 'autocapitalize="off"' in field.group(0)  # "s t", not "S t"
+    typed = {"1.merge": " s  t", "1.words": "l o w,l o w e r, w i d e  st,n e w e st"}
+    r = client.post("/problems/bpe-cs336/check", data={**typed, "action": "check"})
+    assert verdicts(r.text) == {3: "correct", 4: "correct"}
+    assert field_value(r.text, "1.merge") == "s  t"  # what was typed stays (the field trimmed)
+
+
+def test_a_number_in_e_notation_is_graded_at_the_decimals_it_shows() -> None:
+    """A calculator's 1.7496e1 is 17.496: Z = e + 2e² = 17.49639… to 3 decimals (decoder-dot)."""
+    assert f"{math.e + 2 * math.e**2:.3f}" == "17.496"
+    r = examples_client().post("/problems/decoder-dot/check", json={"answers": {"exp_sum": "1.7496e1"}})
+    assert r.status_code == 200 and r.json()["results"][0]["verdict"] == "correct"

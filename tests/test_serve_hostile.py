@@ -92,7 +92,7 @@ def test_a_bad_number_marks_its_field_with_checks_message(cli: Any, tmp_path: Pa
     text = html.unescape(r.text)
     assert f'id="f-4-1-e">{message}</span>' in text
     assert (
-        'name="weights[1]" value="0.3.4" class="entry bad" autocomplete="off" spellcheck="false" inputmode="decimal" size="6" aria-invalid="true" aria-describedby="f-4-1-e"'
+        'name="weights[1]" value="0.3.4" class="entry bad" autocomplete="off" autocapitalize="off" autocorrect="off" spellcheck="false" size="6" aria-invalid="true" aria-describedby="f-4-1-e"'
         in r.text
     )
     assert 'id="f-1-2-e">entry 3: ' in text

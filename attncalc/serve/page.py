@@ -15,7 +15,7 @@ import numpy as np
 
 from ..check import Report, StepResult
 from ..check_report import points_text
-from ..derivation import Arrange, Derivation, Step
+from ..derivation import Arrange, Derivation, Step, Tokens
 from ..fmt import fmt
 from ..render.blocks import Block, Heading, Sheet
 from ..render.typeset import to_html
@@ -56,6 +56,7 @@ class StepView:
     points: str = ""
     error: str = ""
     revealed: str = ""  # HTML of the worked step, in --reveal's stages
+    hint: str = ""  # how a label or tokens are written (not a number)
 
     @property
     def anchor(self) -> str:
@@ -107,6 +108,10 @@ def revealed_html(d: Derivation) -> dict[str, str]:
     return {k: HtmlWriter(Sheet(k, "solution", v)).write(fragment=True) for k, v in sections.items()}
 
 
+TOKENS_HINT = "Tokens as the worked steps write them: a space between tokens, a comma between items (l o w, n e w)."
+LABEL_HINT = "A label as the problem writes it (capitals count)."
+
+
 def _labels(names: tuple[str, ...] | None, n: int) -> list[str]:
     return list(names) if names is not None and len(names) == n else [str(i + 1) for i in range(n)]
 
@@ -149,6 +154,10 @@ def _view(step: Step, number: int, typed: Typed, errors: dict[str, str]) -> Step
     shape: tuple[int, ...] = () if isinstance(step.value, str) else np.shape(step.value)
     kind = "label" if isinstance(step.value, str) else {0: "one", 1: "vector"}.get(len(shape), "matrix")
     view = StepView(number, step.id, step.title, to_html(step.formula), kind)
+    if isinstance(step, Tokens):
+        view.hint = TOKENS_HINT
+    elif kind == "label":
+        view.hint = LABEL_HINT
     fixed = fixed_entries(step)
     value = None if isinstance(step.value, str) else np.asarray(step.value, dtype=float)
 
