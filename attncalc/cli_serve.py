@@ -6,6 +6,7 @@ are imported inside the command, so ``attncalc --help`` stays cheap.
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Annotated
 
@@ -61,6 +62,7 @@ def serve(
     from .serve.workers import available as balanced
 
     limit = _max_bytes(max_file_size)
+    root_path = _root_path(root_path)
     targets = paths or ["."]
     try:
         create_app(targets, practice, limit)  # every file is read once here: a bad one is named before start
@@ -82,10 +84,19 @@ def serve(
             pool = Workers(config, host, port, workers)
         except OSError as exc:
             _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    elif port:  # uvicorn's own bind would fail after the address was announced, with a traceback-like log
+        from .serve.workers import check_free
+
+        try:
+            check_free(host, port)
+        except OSError as exc:
+            _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
     if host in ("0.0.0.0", "::"):
+        import socket
+
         sys.stderr.write(
             f"attncalc: serving on every network interface ({host}:{port}): anyone who can reach this machine "
-            "can open the practice page\n"
+            f"can open the practice page, at http://{socket.gethostname()}:{port}/ or this machine's address\n"
         )
     # the server answers at / (a proxy strips the prefix before the request reaches it): announce
     # that address, and the prefix as where the proxy serves it
@@ -112,3 +123,13 @@ def serve(
         root_path=root_path,
         log_level="warning",
     )
+
+
+def _root_path(text: str) -> str:
+    """--root-path as a path the links can start with: "/attncalc" (a trailing slash dropped, "/" is
+    none); anything but a path (no leading slash, a URL, spaces, quotes) is refused, exit 2."""
+    path = text.rstrip("/")
+    dots = any(part in (".", "..") for part in path.split("/"))
+    if text and (dots or not re.fullmatch(r"(/[A-Za-z0-9._~%-]+)*", path)):
+        _fail(f"--root-path {text!r}: expected the path a reverse proxy serves the page under, such as /attncalc")
+    return path

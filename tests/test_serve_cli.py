@@ -54,6 +54,7 @@ def test_options_reach_uvicorn_and_0000_is_announced(cli: Any, monkeypatch: pyte
     r = cli("serve", str(PROBLEMS), "--host", "0.0.0.0", "--port", "9001", "--workers", "3", "--practice")
     assert r.exit_code == 0, r.output
     assert "serving on every network interface (0.0.0.0:9001)" in r.stderr
+    assert f"http://{__import__('socket').gethostname()}:9001/" in r.stderr  # where students go
     assert seen["host"] == "0.0.0.0" and seen["port"] == 9001 and seen["workers"] == 3 and seen["factory"]
     assert json.loads(__import__("os").environ[ENV]) == {"paths": [str(PROBLEMS)], "practice": True, "max_bytes": None}
     seen.clear()
@@ -133,3 +134,42 @@ def test_on_linux_workers_get_sockets_of_their_own(cli: Any, monkeypatch: pytest
     made.clear()
     r = cli("serve", str(PROBLEMS), "--workers", "1")
     assert r.exit_code == 0 and not made and ran[0]["workers"] == 1
+
+
+@pytest.mark.parametrize(
+    ("given", "links"), [("/attncalc/", "/attncalc"), ("/", ""), ("/course/ml-101", "/course/ml-101")]
+)
+def test_root_path_is_a_path_without_its_trailing_slash(
+    given: str, links: str, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import uvicorn
+
+    from attncalc.serve.app import ENV
+
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(kw))
+    monkeypatch.setenv(ENV, "{}")
+    r = cli("serve", str(PROBLEMS / "decoder-dot.toml"), "--port", "0", "--root-path", given)
+    assert r.exit_code == 0, r.output
+    assert seen["root_path"] == links
+    assert "//" not in r.stderr.replace("http://", "").replace("https://", "")
+
+
+@pytest.mark.parametrize("given", ["attncalc", "https://evil.example/x", "/a b", '/a"b', "/a/../b", "/b?x=1"])
+def test_a_root_path_that_is_not_a_path_is_refused(given: str) -> None:
+    r = run_cli("serve", str(PROBLEMS / "decoder-dot.toml"), "--root-path", given)
+    assert "such as /attncalc" in one_line_refusal(r, "--root-path")
+
+
+def test_a_port_in_use_is_one_line_before_anything_is_announced() -> None:
+    """One worker (uvicorn's own bind) as with --workers 2: the address taken, exit 2, nothing announced."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        for workers in ("1", "2"):
+            r = run_cli("serve", str(PROBLEMS / "decoder-dot.toml"), "--port", str(port), "--workers", workers)
+            one_line_refusal(r, f"cannot listen on 127.0.0.1:{port}")
+            assert "practice page at" not in r.stderr

@@ -43,8 +43,19 @@ def test_a_name_that_is_not_served_is_404(url: str) -> None:
 
 def test_wrong_methods_are_405() -> None:
     c = examples_client()
-    assert c.get("/problems/decoder-dot/check").status_code == 405
     assert c.post("/problems/decoder-dot").status_code == 405
+    assert c.put("/problems/decoder-dot/check", content=b"").status_code == 405
+    assert c.get("/problems/decoder-dot/answers.toml").status_code == 405
+
+
+def test_a_check_address_opened_leads_to_its_page() -> None:
+    """GET /problems/NAME/check (the page reloaded after a Check without JavaScript, or the address
+    shared) is the problem's page, where answers are typed; a name not served is still 404."""
+    c = examples_client()
+    r = c.get("/problems/decoder-dot/check", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/problems/decoder-dot"
+    assert c.get("/problems/decoder-dot/check").status_code == 200
+    assert c.get("/problems/..%2fsecret/check", follow_redirects=False).status_code == 404
 
 
 def test_a_body_over_the_limit_is_413(tmp_path: Path) -> None:
@@ -65,7 +76,9 @@ def test_a_body_over_the_limit_is_413(tmp_path: Path) -> None:
             yield b"1" * 100
 
     r = c.post("/problems/decoder-dot/check", content=chunks(), headers={"content-type": "application/json"})
-    assert r.status_code == 413
+    assert r.status_code == 413 and "over the limit of 1000 bytes" in r.json()["error"]  # JSON, as its other errors
+    r = c.post("/problems/decoder-dot/check", content="1" * 2000, headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "over the limit" in r.json()["error"]
     ok = c.post("/problems/decoder-dot/check", json={"answers": {"scores": [1, 2, 2]}})
     assert ok.status_code == 200
 

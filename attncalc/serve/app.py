@@ -21,7 +21,7 @@ import anyio.to_thread
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
@@ -69,6 +69,7 @@ def create_app(paths: list[str], practice: bool = False, max_bytes: int | None =
         Route("/static/{file}", _endpoint(state, static)),
         Route("/problems/{name}", _endpoint(state, practice_page)),
         Route("/problems/{name}/check", _endpoint(state, check), methods=["POST"]),
+        Route("/problems/{name}/check", _endpoint(state, to_the_page), methods=["GET"]),
         Route("/problems/{name}/answers.toml", _endpoint(state, download), methods=["POST"]),
         Route("/problems/{name}/solution", _endpoint(state, solution)),
         Route("/problems/{name}/problem.toml", _endpoint(state, problem_file)),
@@ -159,6 +160,13 @@ async def check(state: State, request: Request) -> Response:
     reveal = whole(fields.get("reveal"), 0) + (1 if action == "reveal" else 0)
     grade = action == "check" or fields.get("checked") == "1"
     return await in_turn(state, check_form, state, request, served, pairs, reveal, grade)
+
+
+async def to_the_page(state: State, request: Request) -> Response:
+    """GET of a check's address (the page reloaded after a Check without JavaScript, or the address
+    shared): the problem's page, where the answers are typed (303: a GET)."""
+    served = await _served(state, request)
+    return RedirectResponse(href(request, served.name), status_code=303)
 
 
 async def download(state: State, request: Request) -> Response:
@@ -262,6 +270,6 @@ async def _body(state: State, request: Request) -> bytes:
     async for chunk in request.stream():
         size += len(chunk)
         if size > state.max_body:
-            raise _Stop(too_large(state.max_body))
+            raise _Stop(too_large(state.max_body, _content_type(request) == "json"))
         chunks.append(chunk)
     return b"".join(chunks)

@@ -4,7 +4,7 @@ is counted as it streams, by the route that reads it)."""
 
 from __future__ import annotations
 
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 CSP = (
@@ -36,12 +36,18 @@ class Guard:
                 message["headers"] = [*message.get("headers", []), *HEADERS]
             await send(message)
 
-        for key, value in scope.get("headers", []):
-            if key == b"content-length" and (not value.isdigit() or int(value) > self.max_body):
-                await too_large(self.max_body)(scope, receive, send_with_headers)
-                return
+        headers = dict(scope.get("headers", []))
+        value = headers.get(b"content-length")
+        if value is not None and (not value.isdigit() or int(value) > self.max_body):
+            as_json = headers.get(b"content-type", b"").split(b";")[0].strip().lower() == b"application/json"
+            await too_large(self.max_body, as_json)(scope, receive, send_with_headers)
+            return
         await self.app(scope, receive, send_with_headers)
 
 
-def too_large(limit: int) -> Response:
-    return PlainTextResponse(f"The answers are over the limit of {limit} bytes.\n", status_code=413)
+def too_large(limit: int, as_json: bool = False) -> Response:
+    """413, as text, or as JSON's {"error": ...} to a JSON request (as its other errors are)."""
+    message = f"The answers are over the limit of {limit} bytes."
+    if as_json:
+        return JSONResponse({"error": message}, status_code=413)
+    return PlainTextResponse(message + "\n", status_code=413)
