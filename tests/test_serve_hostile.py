@@ -110,6 +110,7 @@ def test_a_bad_number_marks_its_field_with_checks_message(cli: Any, tmp_path: Pa
     )
     assert 'id="f-1-2-e">entry 3: ' in text
     assert "2 entries could not be read" in text
+    assert '<a href="#f-1-2">the first here</a>' in text  # scores[2], step 1: the first marked field
     assert field_value(r.text, "weights[1]") == "0.3.4"
     assert 'class="step v-' not in r.text
 

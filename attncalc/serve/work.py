@@ -227,6 +227,7 @@ def render_page(
         checked=(report is not None or bool(errors)) if checked is None else checked,
         problem=problem or ("; ".join(other_errors)),
         bad=len(errors),
+        first_bad=next((c.id for v in views for _, cells in v.rows for c in cells if c.error), ""),
         another=another,
         **page_context(d),
     )
