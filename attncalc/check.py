@@ -44,7 +44,7 @@ from .check_notes import fmt_nested, given_text, hand_chain_note, mistake_note, 
 from .check_prepared import Prepared
 from .check_report import Report, StepResult
 from .check_runs import Runs
-from .check_slips import began_at, named_slip, slip_carried, wrong_ancestors
+from .check_slips import alike_slips, began_at, named_slip, slip_carried, wrong_ancestors
 from .derivation import Argmax, Count, Derivation, Pick, Step, Tokens
 from .fmt import fmt_array
 from .mechanisms import solve
@@ -347,6 +347,10 @@ def _grade(
         # later steps recomputed unrounded take the slip's own value where the answer is the slip's
         runs.patched[ans.id] = np.where(ok | open_, true, np.where(matches(slip_value), slip_value, given))
         note = f"It looks like {mistake_note(name, arg, runs.problem, ans.id)}."
+        alike = alike_slips(ans, runs, (name, arg), slip_value, skip)
+        if alike:  # the answer cannot tell them apart: each is said
+            others = " or ".join(mistake_note(n, a, runs.problem, ans.id) for n, a in alike)
+            note = note[:-1] + f"; or {others}: here {'both give' if len(alike) == 1 else 'each gives'} these numbers."
     else:
         note = slip_note(ans, step, runs, bad, truth.decimals)
     return StepResult(

@@ -141,6 +141,31 @@ def named_slip(
     return None
 
 
+def alike_slips(ans: Answer, runs: Runs, slip: Slip, value: np.ndarray, skip: set[Slip]) -> list[Slip]:
+    """The other usual slips that give this step the same numbers as ``slip`` (its value ``value``),
+    from the answerer's own earlier answers or from the start: with d_k = 2 and d_model = 4, √d_model
+    and d_k are both 2, and the answer cannot tell the two slips apart."""
+    out: list[Slip] = []
+    given = np.asarray(ans.values, dtype=float)
+    answered = ~np.isnan(given)
+    for name in MISTAKES:
+        if not runs.slip_reaches(name, ans.id):
+            continue
+        for arg in mistake_args(runs.problem, name):
+            if (name, arg) == slip or (name, arg) in skip:
+                continue
+            for overrides in (True, False):
+                own = frozenset({ans.id}) if overrides else frozenset()
+                stop = ans.id if overrides else None
+                v = runs.value(
+                    ans.id, "float", overrides=overrides, mistake=name, arg=arg, without=own, stop_after=stop
+                )
+                if v is not None and v.shape == value.shape and np.allclose(v[answered], value[answered], rtol=1e-9):
+                    out.append((name, arg))
+                    break
+    return out
+
+
 def agrees_above(step_id: str, slip: Slip, runs: Runs, answers: dict[str, Answer], tol: Tolerance) -> bool:
     """Every earlier answer the step depends on agrees with the slip's chain (a slip from the start
     is not said when the answerer's own earlier work shows it was not made)."""

@@ -127,6 +127,22 @@ def test_slip_sqrt_d_model_instead_of_d_k() -> None:
     got = _check(PROBLEMS / "mh-self-attention.toml", {"head.1.scaled_scores": r3(S / np.sqrt(4))})
     assert got["head.1.scaled_scores"]["mistake"] == "sqrt_d_model"
     assert "√d_model instead of √d_k" in got["head.1.scaled_scores"]["note"]
+    # d_k = 2 = √d_model: dividing by d_k gives the same numbers, so the note says both slips
+    assert "or the scores were divided by d_k instead of √d_k" in got["head.1.scaled_scores"]["note"]
+
+
+def test_slips_told_apart_name_one() -> None:
+    """d_model = 4 in one head of d_k = 4: scores over d_k = 4 are dk_not_sqrt alone (√d_model = √d_k
+    changes nothing, and nothing else gives S / 4); a typo in them names no slip."""
+    g = raw("mh-self-attention")["given"]
+    S = ref.multi_head(g["X"], g["W_Q"], g["W_K"], g["W_V"], 1)["head.1.scores"]
+    one = {**raw("mh-self-attention"), "given": {**g, "heads": 1}}
+    note = _check(one, {"head.1.scaled_scores": r3(S / 4)})["head.1.scaled_scores"]
+    assert note["mistake"] == "dk_not_sqrt" and " or " not in note["note"]
+    typo = r3(S / 2)
+    typo[0][0] += 1
+    typo_result = _check(one, {"head.1.scaled_scores": typo})["head.1.scaled_scores"]
+    assert typo_result["verdict"] == "wrong" and typo_result.get("mistake") is None
 
 
 def test_slip_heads_not_split() -> None:
