@@ -206,9 +206,23 @@ def parse_answers(raw: dict[str, Any], derivation: Derivation, file: str, key_pr
         if vals.shape != shape:
             raise ProblemError(file, key, f"expected {_shape_words(shape)}, got {_shape_words(vals.shape)}")
         _unanswered(file, key, vals)
+        decs = _whole_steps_at_the_asked_precision(step, vals, decs, derivation.decimals)
         out.append(Answer(step_id, vals, decs, _as_written(written)))
     order = {s: i for i, s in enumerate(valid)}
     return sorted(out, key=lambda a: order[a.id])
+
+
+def _whole_steps_at_the_asked_precision(step: Any, vals: np.ndarray, decs: np.ndarray, asked: int) -> np.ndarray:
+    """A step whose true entries are all whole numbers (top-p's 0/1 flags, a count): "1.0" says
+    nothing of the precision the answerer worked to, so it is judged at the decimals asked, not as a
+    1-decimal answer (which a 1-decimal hand chain would match: flags from probabilities rounded to
+    one decimal are not the flags asked for)."""
+    true = np.asarray(step.value, dtype=float)
+    if true.shape != vals.shape or not (np.isfinite(true) & (true == np.round(true))).all():
+        return decs
+    with np.errstate(invalid="ignore"):
+        whole = np.isfinite(vals) & (vals == np.round(vals)) & (decs >= 0) & (decs < asked)
+    return np.where(whole, asked, decs)
 
 
 def tokens_as_written(text: str, items: tuple[str, ...]) -> str:

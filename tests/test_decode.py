@@ -208,6 +208,30 @@ def test_slip_top_p_cut_one_token_early_and_late() -> None:
     assert got["renormalized"]["mistake"] == "top_p_late" and "one token late" in got["renormalized"]["note"]
 
 
+def test_flags_written_with_a_decimal_are_judged_as_flags() -> None:
+    """kept = [1.0, 1.0, 0.0, 0.0, 0.0] is the early cut, as [1, 1, 0, 0, 0] is: "1.0" says nothing of
+    the precision worked to (it matched the 1-decimal hand chain, and the slip was graded correct).
+    By PyTorch: p = softmax([3, 2, 1, 0, -1]); 0.636 + 0.234 = 0.8705 < 0.9, so mat is kept too,
+    renormalised over the three; the draw u = 0.7 takes dog (0.665 < 0.7 ≤ 0.910), while the
+    answerer's own two kept tokens (0.731, 0.269) give cat."""
+    path = PROBLEMS / "decode-top-p.toml"
+    p = torch_filter(raw("decode-top-p")["given"]["logits"], p=0.9)["probabilities"]
+    assert p[0] + p[1] < 0.9 <= p[0] + p[1] + p[2]
+    theirs = np.array([p[0], p[1], 0, 0, 0]) / (p[0] + p[1])
+    assert theirs[0] >= 0.7 > p[0] / p[:3].sum()
+    answers = {
+        "probabilities": np.round(p, 3).tolist(),
+        "kept": ["1.0", "1.0", "0.0", "0.0", "0.0"],
+        "renormalized": [f"{x:.3f}" for x in theirs],
+        "choice": "cat",
+    }
+    got = _check(path, answers)
+    assert got["kept"]["verdict"] == "wrong" and got["kept"]["mistake"] == "top_p_early"
+    assert got["renormalized"]["verdict"] == "carried" and got["choice"]["verdict"] == "carried"
+    right = _check(path, {"probabilities": answers["probabilities"], "kept": [1.0, 1.0, 1.0, 0.0, 0.0]})
+    assert right["kept"]["verdict"] == "correct"
+
+
 def test_slip_beam_scores_multiplied() -> None:
     g = raw("decode-beam")["given"]
     wrong = np.array(g["beam_scores"])[:, None] * np.array(g["beams"])
