@@ -181,11 +181,15 @@ def parse_answers(raw: dict[str, Any], derivation: Derivation, file: str, key_pr
     # a whole number is judged at the file's usual precision; a file of whole numbers only, at the
     # problem's decimals (else weights = [0, 0, 0] would pass as 0.155, 0.422, 0.422 "to 0 decimals")
     default_dec = _file_decimals(raw, derivation.decimals)
+    skipped: list[str] = []
     for step_id, value in raw.items():
         key = f"{key_prefix}{step_id}"
         if step_id not in valid:
             raise ProblemError(file, key, unknown_step(str(step_id), valid))
         step = derivation.step(step_id)
+        if _all_unanswered(value):  # exp_sum = "?", decay = "?", weights = ["?", "?"]: the step left out
+            skipped.append(key)
+            continue
         if isinstance(step, Argmax):
             if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
                 value = ", ".join(value)  # kept beams listed one by one: "beam 1: cat", "beam 2: dog"
@@ -205,9 +209,12 @@ def parse_answers(raw: dict[str, Any], derivation: Derivation, file: str, key_pr
             decs = np.where(decs == -1, 0, decs)
         if vals.shape != shape:
             raise ProblemError(file, key, f"expected {_shape_words(shape)}, got {_shape_words(vals.shape)}")
-        _unanswered(file, key, vals)
         decs = _whole_steps_at_the_asked_precision(step, vals, decs, derivation.decimals)
         out.append(Answer(step_id, vals, decs, _as_written(written)))
+    if skipped and not out:
+        raise ProblemError(
+            file, skipped[0], f"every step is {UNANSWERED!r}, so nothing is answered: answer at least one entry"
+        )
     order = {s: i for i, s in enumerate(valid)}
     return sorted(out, key=lambda a: order[a.id])
 
@@ -309,9 +316,11 @@ def _numbers(value: Any, file: str, key: str, default_dec: int) -> tuple[np.ndar
     return np.array(v), np.array(d)
 
 
-def _unanswered(file: str, key: str, vals: np.ndarray) -> None:
-    if np.isnan(vals).all():
-        raise ProblemError(file, key, f"every entry is {UNANSWERED!r}: answer at least one, or leave the step out")
+def _all_unanswered(value: Any) -> bool:
+    """The step written "?" as a whole, or every entry of it "?" (nested lists as well)."""
+    if isinstance(value, list):
+        return bool(value) and all(_all_unanswered(v) for v in value)
+    return isinstance(value, str) and value.strip() == UNANSWERED
 
 
 def _decimals_of(x: Any, default: int) -> int:

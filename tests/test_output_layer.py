@@ -211,8 +211,21 @@ def test_unanswered_entries_are_not_graded(cli: Any, tmp_path: Path) -> None:
 def test_an_answer_with_nothing_answered_is_refused(cli: Any, tmp_path: Path) -> None:
     result = cli("check", str(_softmax_answers(tmp_path, ["?", "?", "?"])))
     assert result.exit_code == 2
-    assert "probabilities" in result.output and "every entry is '?'" in result.output
+    assert "probabilities" in result.output and "every step is '?'" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_step_written_unanswered_as_a_whole_is_left_out(cli: Any, tmp_path: Path) -> None:
+    """exp_sum = "?" (one number), decay = "?" (a matrix) or every entry "?": the step is not answered,
+    as if it were left out, and the others are graded (it was refused: "expected a 3×2 matrix")."""
+    answers = tmp_path / "a.toml"
+    # adamw-clipping: logits = W_out h + b = [0.5 - 2 + 0.1, 1 + 1, -0.5 + 2 - 0.1] = [-1.4, 2, 1.4]
+    answers.write_text('exp_sum = "?"\ndecay = "?"\nprobabilities = ["?", "?", "?"]\nlogits = [-1.4, 2, 1.4]\n')
+    result = cli("check", str(PROBLEMS / "adamw-clipping.toml"), str(answers), "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [r["id"] for r in data["results"]] == ["logits"] and data["results"][0]["verdict"] == "correct"
+    assert data["summary"]["correct"] == 1
 
 
 def test_a_later_step_is_graded_from_the_answered_entries(cli: Any, tmp_path: Path) -> None:
