@@ -39,6 +39,8 @@ def slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: in
     idxs = [tuple(int(i) for i in idx) for idx in zip(*np.nonzero(bad), strict=True)] if given.ndim else [()]
     for idx in idxs[:3]:
         own = int(decs[idx]) if decs.ndim else int(decs)
+        if not math.isfinite(float(given[idx])):  # "-inf" has no decimals: the true value at the asked ones
+            own = decimals
         k = max(own, decimals)
         label = _entry_name(runs.problem, step, idx)
         right = fmt(value[idx], own if own >= 0 else k)  # at the answer's own precision: −0.88245 is −0.882

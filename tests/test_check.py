@@ -369,3 +369,22 @@ def test_e_notation_is_read_at_the_precision_it_shows() -> None:
     w = grade(raw, {"weights": ["1.55e-1", "4.22e-1", "4.22e-1"]})["weights"]
     assert w.verdict == "correct"
     assert grade(raw, {"weights": ["1.56e-1", "4.22e-1", "4.22e-1"]})["weights"].verdict == "wrong"
+
+
+def test_a_minus_infinity_where_no_mask_applies_is_told_the_value_at_the_asked_decimals(
+    cli: Any, tmp_path: Path
+) -> None:
+    """causal-self-attention's masked score [2,1] is 1/√2 = 0.707 (the docs' answer above); "-inf"
+    there is wrong, and the note gives 0.707, not the value at 0 decimals (1)."""
+    answers = tmp_path / "a.toml"
+    answers.write_text(
+        'masked_scores = [[0, "-inf", "-inf", "-inf"], ["-inf", 0, "-inf", "-inf"], '
+        '[0.707, 0.707, 1.414, "-inf"], [0, 1.414, 1.414, 0]]\n',
+        encoding="utf-8",
+    )
+    assert f"{1 / 2**0.5:.3f}" == "0.707"
+    code, data = verdicts(cli, str(PROBLEMS / "causal-self-attention.toml"), str(answers))
+    assert code == 1  # a wrong answer
+    r = by_id(data)["masked_scores"]
+    assert r["verdict"] == "wrong" and r["wrong_entries"] == [[1, 0]]
+    assert "= 0.707, not -inf" in r["note"]
