@@ -130,10 +130,16 @@ def _symbolic_sizes(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return sizes, zeros
 
 
+FAST_FLOAT_DIGITS = 40
+CANCELLED = 10.0 ** -(FAST_FLOAT_DIGITS - 5)  # a sum this much smaller than its largest term is 0
+
+
 def fast_float(x: np.ndarray) -> np.ndarray:
     """Each exact entry evaluated to a float in one pass over its tree (shared subtrees once), with
     mpmath at a fixed 40 significant digits: the result is the exact value correctly rounded unless
     a sum cancels more than 20 digits, and no term overflows (exp(11300) is an mpf like any other).
+    A sum that cancels to within 5 digits of that precision is 0: the exact value, which sympy
+    need not see (the terms' forms differ).
 
     sympy's own evalf instead raises its precision until every digit is certain, which for nested
     tanh forms takes a tenth of a second per entry and for huge numbers minutes.
@@ -142,7 +148,7 @@ def fast_float(x: np.ndarray) -> np.ndarray:
 
     out = np.empty(x.shape, dtype=float)
     memo: dict[Any, Any] = {}
-    with mpmath.workdps(40):
+    with mpmath.workdps(FAST_FLOAT_DIGITS):
         for idx, e in np.ndenumerate(x):
             out[idx] = _to_double(_evaluate(e, memo))
     return out
@@ -194,7 +200,11 @@ def _apply(node: Any, args: list[Any]) -> Any:
 
     try:
         if isinstance(node, sp.Add):
-            return mpmath.fsum(args)
+            total = mpmath.fsum(args)
+            # terms that cancel to within the last digits of the working precision: an exact 0
+            # (0.055·1 + (−0.055)·1 with the 0.055 an exact form came out 1.43e-42, not 0)
+            largest = max((abs(a) for a in args), default=mpmath.mpf(0))
+            return mpmath.mpf(0) if mpmath.isfinite(largest) and abs(total) <= largest * CANCELLED else total
         if isinstance(node, sp.Mul):
             return mpmath.fprod(args)
         if isinstance(node, sp.Pow):

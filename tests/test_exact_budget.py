@@ -139,6 +139,29 @@ def test_a_matrix_product_is_estimated_before_it_is_formed() -> None:
     assert matmul_size(sym, ones) == 400 * 20 * (2 + 0 + 1) + 400  # each of 400 sums: 20 terms of e·1
 
 
+def test_an_exact_zero_that_sympy_does_not_see_is_0() -> None:
+    """backward-two-heads' dX_Q[2,2] as its exact form, built here: four fractions over
+    (1 + e^{√2/2} + e^{√2})² whose sum sympy keeps unsimplified; simplify says 0, and 40 digits
+    left a residue of 1.43e-42. A true tiny difference (e^{-50} against ln(1 + e^{-50})) keeps its value."""
+    r = sp.sqrt(2)
+    a, b = sp.exp(r / 2), sp.exp(r)
+    den = (1 + a + b) ** 2
+    zero = r * (-b - 2) * a / den + r * (2 * a + b) / (2 * den) - r * (-b - 2 * a) / (2 * den) - r * (1 - a) * b / den
+    assert zero != 0 and sp.simplify(zero) == 0  # not collapsed as built, 0 when simplified
+    tiny = sp.log(1 + sp.exp(-50)) - sp.exp(-50)  # −e^{-100}/2 + …: about −1.9e-44, and not 0
+    got = fast_float(np.array([zero, tiny], dtype=object))
+    assert got[0] == 0.0
+    assert got[1] == pytest.approx(float(sp.N(tiny, 60)), rel=1e-6) and got[1] != 0
+
+
+def test_the_backward_example_shows_its_exact_zero_as_0(cli: Any) -> None:
+    """backward-two-heads' dX_Q[2,2] = 0.055·1 + (−0.055)·1 in exact forms: 0, not 1.43e-42."""
+    from attncalc.api import solve
+
+    d = solve(str(Path(__file__).parent.parent / "problems" / "backward-two-heads.toml"))
+    assert float(np.asarray(d["grad_X_Q"], dtype=float)[1, 1]) == 0.0
+
+
 def test_fast_float_is_the_exact_value_rounded() -> None:
     """40 digits: the double nearest the exact value (sympy's evalf at 30 digits is the oracle),
     also where a float evaluation would lose it all (exp(11300)/(1 + exp(11300)) is 1, not nan)."""
