@@ -44,7 +44,7 @@ from .check_notes import fmt_nested, given_text, hand_chain_note, mistake_note, 
 from .check_prepared import Prepared
 from .check_report import Report, StepResult
 from .check_runs import Runs
-from .check_slips import alike_slips, began_at, named_slip, slip_carried, wrong_ancestors
+from .check_slips import alike_slips, began_at, named_slip, slip_carried, within_rounding, wrong_ancestors
 from .derivation import Argmax, Count, Derivation, Pick, Step, Tokens
 from .fmt import fmt_array
 from .mechanisms import solve
@@ -254,6 +254,9 @@ def _grade(
             whole = whole or bool(hit.all())
             if overrides and best.all():
                 break
+        if own and not best.all() and tol.plain:
+            hit = within_rounding(ans.id, runs, given, decs, open_, unrounded)
+            best, whole = best | hit, whole or bool(hit.all())
         if overrides and carried_slips and not best.all():
             hit, slip_whole = slip_carried(ans.id, runs, matches, precisions, carried_slips, ctx.answers, tol)
             best, whole = best | hit, whole or slip_whole

@@ -49,6 +49,11 @@ class Tolerance:
     atol: float | None = None
     sigfigs: int | None = None
 
+    @property
+    def plain(self) -> bool:
+        """The answers' own precision (no --rtol, --atol or --sigfigs)."""
+        return self.rtol is None and self.atol is None and self.sigfigs is None
+
     def close(self, given: float, target: float, decimals: int, units: float = 0.5) -> bool:
         """True when ``given`` is ``target`` written to ``decimals`` places (±``units`` of the last place)."""
         if math.isinf(given) or math.isinf(target):

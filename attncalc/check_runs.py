@@ -55,6 +55,18 @@ class Runs:
         self.shared = shared
         self.mech = MECHANISMS[problem.kind]
         self.overrides = {a.id: np.asarray(a.values, dtype=float) for a in answers if not isinstance(a.values, str)}
+        # half a unit of the last decimal written, per entry: how far the unrounded number an answerer
+        # kept may be from the one they wrote. Only for entries written to the decimals asked or more:
+        # fewer (0.22 where 3 are asked) is where the answerer's own arithmetic ended, as exact as
+        # 0.220; so are whole numbers and exact forms
+        asked = max(1, problem.settings.decimals)
+        self.half_units = {
+            a.id: np.where(
+                np.asarray(a.decimals) >= asked, 0.5 * 10.0 ** -np.clip(np.asarray(a.decimals), 0, None), 0.0
+            )
+            for a in answers
+            if not isinstance(a.values, str) and a.decimals is not None
+        }
         # wrong answers with their right entries at the true, unrounded value (set by check as it grades)
         self.patched: dict[str, np.ndarray] = {}
         self._cache: dict[tuple[Any, ...], Run | None] = {}
@@ -118,12 +130,14 @@ class Runs:
         patched: bool = False,
         stop_after: str | None = None,
         light: bool = False,
+        nudge: int = 0,
     ) -> Run | None:
         """One run; ``shift`` overrides settings.shift_max (a student may or may not subtract the maximum);
         ``arg`` is the mistake's argument; ``without`` leaves those answers out of the overrides;
         ``patched`` takes the wrong answers' right entries at their true value; ``stop_after`` ends the
         run after that step; ``light`` keeps the steps' shapes only. A run that does keep its steps
-        serves a light request too."""
+        serves a light request too. ``nudge`` (−1 or 1) moves every entry used as written by half a unit
+        of its last decimal, down or up: the ends of what the unrounded numbers behind it may give."""
         if light and stop_after is None:
             stop_after = self.last
         # the answers that can change what this run computes: an answer at or after the step the run stops
@@ -134,7 +148,7 @@ class Runs:
             for k in self.overrides
             if overrides and k not in without and (limit is None or self._index.get(k, -1) < limit)
         )
-        key = (mode, decimals, mistake, shift, arg, used)
+        key = (mode, decimals, mistake, shift, arg, used, nudge)
         for look in ((stop_after, light), (None, False), (stop_after, False), (None, True)):
             got = self._cache.get((*key, *look), False)
             if got is not False and (light or not look[1]):
@@ -142,6 +156,11 @@ class Runs:
                 return got
         full = (*key, stop_after, light)
         given = {k: (self.patched[k] if from_patch else self.overrides[k]) for k, from_patch in used} or None
+        if nudge and given is not None:  # the entries as written (not those patched to their true value)
+            given = {
+                k: np.where(v == self.overrides[k], v + nudge * self.half_units.get(k, 0.0), v)
+                for k, v in given.items()
+            }
         truth = mode == "float" and not used and mistake is None and shift is None and not light and stop_after is None
         slip: Any = self._probe if truth else mistake
 
@@ -196,8 +215,11 @@ class Runs:
         without: frozenset[str] = frozenset(),
         patched: bool = False,
         stop_after: str | None = None,
+        nudge: int = 0,
     ) -> np.ndarray | None:
-        got = self.get(mode, decimals, overrides, mistake, shift, arg, without, patched, stop_after, light=True)
+        got = self.get(
+            mode, decimals, overrides, mistake, shift, arg, without, patched, stop_after, light=True, nudge=nudge
+        )
         if got is None or step_id not in got[0]:
             return None
         return as_step(got[0][step_id], got[1].get(step_id))
@@ -228,7 +250,9 @@ class Runs:
         ramp = np.arange(1, true.size + 1, dtype=float).reshape(true.shape) if true.ndim else np.float64(1.0)
         # a prediction is a label, not a finished value: read it from the steps of a run to the end
         labels = any(k not in base_values for k in later)
-        for alt in (np.full(true.shape, np.nan), true + (0.37 + 0.113 * ramp) * (1.0 + np.abs(true))):
+        with np.errstate(invalid="ignore"):  # a masked −∞ entry (kept as it is below) gives nan here
+            moved = true + (0.37 + 0.113 * ramp) * (1.0 + np.abs(true))
+        for alt in (np.full(true.shape, np.nan), moved):
             stop = None if labels else self.last
             chain = Chain("float", overrides={step_id: np.where(np.isneginf(true), true, alt)}, stop_after=stop)
             chain.poison = True

@@ -211,3 +211,24 @@ def slip_carried(
         whole = whole or bool(hit.all())
         best = hit if best is None else best | hit
     return (best if best is not None else matches(None)), whole
+
+
+def within_rounding(
+    step_id: str, runs: Runs, given: np.ndarray, decs: np.ndarray, open_: np.ndarray, unrounded: frozenset[str]
+) -> np.ndarray:
+    """Entries right for some unrounded numbers behind the answerer's wrong earlier entries: between
+    the step recomputed from those entries half a unit of their last decimal lower and higher (and
+    as written), give or take half a unit of the entry's own last decimal; the answers not wrong
+    (``unrounded``), and the right entries of wrong ones, stand at their true value, as an answerer
+    who kept full precision has them. One who kept 1.13172 and wrote 1.132 has 1/1.13172 = 0.884,
+    while 1/1.132 = 0.883: both are theirs. Each end is a point the unrounded numbers can reach, so
+    nothing outside their range is taken."""
+    ends = [runs.value(step_id, "float", overrides=True, without=unrounded, patched=True, nudge=n) for n in (-1, 0, 1)]
+    if any(e is None or e.shape != given.shape for e in ends):
+        return open_.copy()
+    stacked = np.stack([np.asarray(e, dtype=float) for e in ends])
+    with np.errstate(invalid="ignore"):
+        low, high = stacked.min(axis=0), stacked.max(axis=0)
+        half = np.where(decs >= 0, 0.5 * 10.0 ** -np.clip(decs, 0, None), 0.0) * (1 + 1e-9) + 1e-12
+        ok = np.isfinite(low) & np.isfinite(high) & (given >= low - half) & (given <= high + half)
+    return np.asarray(open_ | ok, dtype=bool)

@@ -388,3 +388,51 @@ def test_a_minus_infinity_where_no_mask_applies_is_told_the_value_at_the_asked_d
     r = by_id(data)["masked_scores"]
     assert r["verdict"] == "wrong" and r["wrong_entries"] == [[1, 0]]
     assert "= 0.707, not -inf" in r["note"]
+
+
+def test_a_wrong_masked_score_prints_no_warning() -> None:
+    """Which steps rest on a step with masked −∞ entries was found with −∞ + ∞ (numpy's "invalid
+    value" warning on the terminal); the grade is unchanged."""
+    import warnings
+
+    import attncalc
+
+    path = str(PROBLEMS / "layer-llama.toml")
+    d = attncalc.solve(path)
+    m = np.asarray(d.step("self.head.1.masked_scores").value, dtype=float)
+    answer: list[list[Any]] = [["-inf" if np.isneginf(x) else round(float(x), 3) for x in row] for row in m]
+    answer[0][0] = float(answer[0][0]) + 1
+    weights = np.round(np.asarray(d.step("self.head.1.weights").value, dtype=float), 3).tolist()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rep = attncalc.check(path, {"self.head.1.masked_scores": answer, "self.head.1.weights": weights})
+    assert [r.verdict for r in rep.results] == ["wrong", "correct"]
+
+
+def test_a_step_after_a_wrong_answer_kept_at_calculator_precision_is_carried() -> None:
+    """adamw-clipping with the bias gradient left out of the norm: ‖g‖ = √5 · ‖p − y‖ (grad_W_out =
+    (p − y) hᵀ with h = [1, 2]) = 1.13172… written 1.132. The answerer who kept 1.13172 has
+    clip_scale = 1/1.13172 = 0.884, one who went on from 1.132 has 1/1.132 = 0.883: both follow from
+    their own work (any norm that rounds to 1.132 gives 0.88300 to 0.88378); 0.885 does not."""
+    logits = np.array([-1.4, 2.0, 1.4])  # W_out h + b, by hand
+    p = np.exp(logits) / np.exp(logits).sum()
+    g = p - np.array([0, 1, 0])
+    norm = float(np.sqrt(5) * np.linalg.norm(g))
+    assert f"{norm:.3f}" == "1.132" and f"{1 / norm:.3f}" == "0.884" and f"{1 / 1.132:.3f}" == "0.883"
+    assert f"{1 / 1.1325:.5f}" == "0.88300" and f"{1 / 1.1315:.5f}" == "0.88378"
+    path = str(PROBLEMS / "adamw-clipping.toml")
+    for scale, verdict in (("0.884", "carried"), ("0.883", "carried"), ("0.885", "wrong"), ("0.882", "wrong")):
+        r = grade_file(path, {"grad_norm": Decimal("1.132"), "clip_scale": Decimal(scale)})
+        assert r["grad_norm"].verdict == "wrong"
+        assert r["clip_scale"].verdict == verdict, scale
+    # written with fewer decimals than asked (1.13: where the answerer's arithmetic ended), it is
+    # taken as it is: 1/1.13 = 0.885 follows, 0.884 does not
+    r = grade_file(path, {"grad_norm": Decimal("1.13"), "clip_scale": Decimal("0.884")})
+    assert f"{1 / 1.13:.3f}" == "0.885" and r["clip_scale"].verdict == "wrong"
+
+
+def grade_file(path: str, answers: dict[str, Any]) -> dict[str, Any]:
+    from attncalc.parse import load_problem
+
+    rep = check(load_problem(path), answers, "a.toml")
+    return {r.id: r for r in rep.results}
