@@ -56,6 +56,8 @@ def test_practice_index_links_a_seeded_variant_per_generated_kind() -> None:
     page = examples_client().get("/").text
     links = re.findall(r'href="/problems/(variant-([a-z0-9-]+)-(\d+))"', page)
     assert sorted(k for _, k, _ in links) == sorted(kinds.with_drawer())
+    # below 61 problems, so the top of the index links to them
+    assert page.index('<a href="#variants">') < page.index("<table") < page.index('<h2 id="variants">')
     name = next(n for n, k, _ in links if k == "attention")
     first, again = examples_client().get(f"/problems/{name}"), examples_client().get(f"/problems/{name}")
     assert first.status_code == 200 and first.text.count("<input") == again.text.count("<input")
