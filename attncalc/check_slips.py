@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -99,6 +99,25 @@ def slip_chain_values(
     return out
 
 
+def _slip_runs(ans: Answer, runs: Runs, skip: set[Slip]) -> Iterator[tuple[Slip, bool, np.ndarray | None]]:
+    """Each usual slip that can change this step (those in ``skip`` left out), with the step
+    recomputed with it: from the answerer's own earlier answers (never the step's own), then from
+    the start."""
+    for name in MISTAKES:
+        if not runs.slip_reaches(name, ans.id):
+            continue
+        for arg in mistake_args(runs.problem, name):
+            if (name, arg) in skip:
+                continue
+            for overrides in (True, False):
+                own = frozenset({ans.id}) if overrides else frozenset()
+                stop = ans.id if overrides else None
+                v = runs.value(
+                    ans.id, "float", overrides=overrides, mistake=name, arg=arg, without=own, stop_after=stop
+                )
+                yield (name, arg), overrides, v
+
+
 def named_slip(
     ans: Answer,
     runs: Runs,
@@ -112,32 +131,21 @@ def named_slip(
     the slip's (unrounded) value of the step; None when no slip fits."""
     given = np.asarray(ans.values, dtype=float)
     answered = ~np.isnan(given)
-    for name in MISTAKES:
-        if not runs.slip_reaches(name, ans.id):
+    for slip, overrides, v in _slip_runs(ans, runs, skip):
+        plain = runs.value(ans.id, "float", overrides=overrides)
+        if v is None or plain is None or v.shape != given.shape or plain.shape != given.shape:
             continue
-        for arg in mistake_args(runs.problem, name):
-            if (name, arg) in skip:
-                continue
-            for overrides in (True, False):
-                plain = runs.value(ans.id, "float", overrides=overrides)
-                own = frozenset({ans.id}) if overrides else frozenset()
-                stop = ans.id if overrides else None
-                v = runs.value(
-                    ans.id, "float", overrides=overrides, mistake=name, arg=arg, without=own, stop_after=stop
-                )
-                if v is None or plain is None or v.shape != given.shape or plain.shape != given.shape:
-                    continue
-                if np.allclose(v[answered], plain[answered], rtol=1e-9, atol=1e-12):  # no difference where answered
-                    continue
-                hit = matches(v)
-                if not hit.all():
-                    for value, k in slip_chain_values(runs, ans.id, (name, arg), precisions, overrides)[1:]:
-                        hit |= matches(value, chain_decimals=k)
-                if not hit.all():
-                    continue
-                if not overrides and not agrees_above(ans.id, (name, arg), runs, answers, tol):
-                    continue
-                return (name, arg), v
+        if np.allclose(v[answered], plain[answered], rtol=1e-9, atol=1e-12):  # no difference where answered
+            continue
+        hit = matches(v)
+        if not hit.all():
+            for value, k in slip_chain_values(runs, ans.id, slip, precisions, overrides)[1:]:
+                hit |= matches(value, chain_decimals=k)
+        if not hit.all():
+            continue
+        if not overrides and not agrees_above(ans.id, slip, runs, answers, tol):
+            continue
+        return slip, v
     return None
 
 
@@ -146,23 +154,12 @@ def alike_slips(ans: Answer, runs: Runs, slip: Slip, value: np.ndarray, skip: se
     from the answerer's own earlier answers or from the start: with d_k = 2 and d_model = 4, √d_model
     and d_k are both 2, and the answer cannot tell the two slips apart."""
     out: list[Slip] = []
-    given = np.asarray(ans.values, dtype=float)
-    answered = ~np.isnan(given)
-    for name in MISTAKES:
-        if not runs.slip_reaches(name, ans.id):
+    answered = ~np.isnan(np.asarray(ans.values, dtype=float))
+    for other, _, v in _slip_runs(ans, runs, skip | {slip}):
+        if other in out or v is None or v.shape != value.shape:
             continue
-        for arg in mistake_args(runs.problem, name):
-            if (name, arg) == slip or (name, arg) in skip:
-                continue
-            for overrides in (True, False):
-                own = frozenset({ans.id}) if overrides else frozenset()
-                stop = ans.id if overrides else None
-                v = runs.value(
-                    ans.id, "float", overrides=overrides, mistake=name, arg=arg, without=own, stop_after=stop
-                )
-                if v is not None and v.shape == value.shape and np.allclose(v[answered], value[answered], rtol=1e-9):
-                    out.append((name, arg))
-                    break
+        if np.allclose(v[answered], value[answered], rtol=1e-9):
+            out.append(other)
     return out
 
 
