@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .check_slips import agrees_above, mistake_args
+from .check_slips import agrees_above, slip_trials
 from .derivation import Argmax
-from .mistakes import MISTAKES
 
 if TYPE_CHECKING:
     from .check_answers import Answer, Tolerance
@@ -34,18 +33,12 @@ def label_slip(
     given = str(ans.values)
     if given == truth:
         return None
-    for name in MISTAKES:
-        if not runs.slip_reaches(name, ans.id):
+    for slip, overrides in slip_trials(ans.id, runs, skip):
+        if _label(runs, ans.id, overrides, slip) != given:
             continue
-        for arg in mistake_args(runs.problem, name):
-            if (name, arg) in skip:
-                continue
-            for overrides in (True, False):
-                if _label(runs, ans.id, overrides, (name, arg)) != given:
-                    continue
-                if not overrides and not agrees_above(ans.id, (name, arg), runs, answers, tol):
-                    continue
-                return name, arg
+        if not overrides and not agrees_above(ans.id, slip, runs, answers, tol):
+            continue
+        return slip
     return None
 
 

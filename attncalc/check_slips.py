@@ -99,23 +99,25 @@ def slip_chain_values(
     return out
 
 
-def _slip_runs(ans: Answer, runs: Runs, skip: set[Slip]) -> Iterator[tuple[Slip, bool, np.ndarray | None]]:
-    """Each usual slip that can change this step (those in ``skip`` left out), with the step
-    recomputed with it: from the answerer's own earlier answers (never the step's own), then from
-    the start."""
+def slip_trials(step_id: str, runs: Runs, skip: set[Slip]) -> Iterator[tuple[Slip, bool]]:
+    """Each usual slip that can change this step (those in ``skip`` left out), in the list's order,
+    to be tried from the answerer's own earlier answers (True), then from the start (False)."""
     for name in MISTAKES:
-        if not runs.slip_reaches(name, ans.id):
+        if not runs.slip_reaches(name, step_id):
             continue
         for arg in mistake_args(runs.problem, name):
-            if (name, arg) in skip:
-                continue
-            for overrides in (True, False):
-                own = frozenset({ans.id}) if overrides else frozenset()
-                stop = ans.id if overrides else None
-                v = runs.value(
-                    ans.id, "float", overrides=overrides, mistake=name, arg=arg, without=own, stop_after=stop
-                )
-                yield (name, arg), overrides, v
+            if (name, arg) not in skip:
+                yield (name, arg), True
+                yield (name, arg), False
+
+
+def _slip_runs(ans: Answer, runs: Runs, skip: set[Slip]) -> Iterator[tuple[Slip, bool, np.ndarray | None]]:
+    """:func:`slip_trials` with the step recomputed with each (never from the step's own answer)."""
+    for (name, arg), overrides in slip_trials(ans.id, runs, skip):
+        own = frozenset({ans.id}) if overrides else frozenset()
+        stop = ans.id if overrides else None
+        v = runs.value(ans.id, "float", overrides=overrides, mistake=name, arg=arg, without=own, stop_after=stop)
+        yield (name, arg), overrides, v
 
 
 def named_slip(
