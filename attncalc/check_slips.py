@@ -193,16 +193,20 @@ def slip_carried(
     tol: Tolerance,
 ) -> tuple[np.ndarray, bool]:
     """Entries matching the chain of a slip named at an earlier answer this step rests on (in floats,
-    or rounded at the answer's precisions): a slip carried on at any precision. The chain runs from
-    the start, so it stands for the answerer's work only when every earlier answer the step depends
-    on agrees with it: a second wrong answer it does not explain leaves the step not carried."""
+    or rounded at the answer's precisions): a slip carried on at any precision. A chain from the
+    start stands for the answerer's work only when every earlier answer the step depends on agrees
+    with it (a second wrong answer it does not explain leaves the step not carried); a chain from
+    the answerer's own earlier answers, the slip made where it is consulted after them, needs no
+    such agreement: RMSNorm's mean subtracted at norm2 only, its normalized step (x − μ)/√ms from
+    the answerer's own ms, follows from the slip named at norm2.mean_square."""
     best: np.ndarray | None = None
     whole = False
     for slip in slips:
-        if not agrees_above(ans_id, slip, runs, answers, tol):
-            continue
+        from_start = agrees_above(ans_id, slip, runs, answers, tol)
         hit: np.ndarray | None = None
-        for value, k in slip_chain_values(runs, ans_id, slip, precisions, overrides=False):
+        chains = slip_chain_values(runs, ans_id, slip, precisions, overrides=False) if from_start else []
+        chains += slip_chain_values(runs, ans_id, slip, precisions, overrides=True)
+        for value, k in chains:
             m = matches(value) if k is None else matches(value, chain_decimals=k)
             hit = m if hit is None else hit | m
         if hit is None:

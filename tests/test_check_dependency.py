@@ -281,3 +281,66 @@ def test_what_depends_on_a_step_is_as_fine_as_the_computation() -> None:
     # the forward direction's h_1 never reaches the backward direction
     fwd = reach("seq2seq-bahdanau.toml", "encoder.fwd.1.h")
     assert "encoder.fwd.2.h" in fwd and not any(s.startswith("encoder.bwd.") for s in fwd)
+
+
+def _silu(x: np.ndarray) -> np.ndarray:
+    return x / (1 + np.exp(-x))
+
+
+def test_a_slip_named_at_the_second_norm_is_carried_through_its_own_later_steps() -> None:
+    """layer-llama (pre-norm, RMSNorm): everything right up to residual1, then norm2 computed as a
+    LayerNorm (the mean subtracted: rms_mean_subtracted) and the block finished from it, all at
+    3 decimals. Named once, at norm2.mean_square; norm2.normalized, (r − μ)/√(var + ε) from the
+    answerer's own variance, and everything after are carried (normalized was wrong: the slip runs
+    applied it at norm1 too). A typo in normalized instead stays wrong. residual1 is computed here:
+    x + the attention sublayer, read from the truth (the first steps are not under test)."""
+    import attncalc
+
+    path = PROBLEMS / "layer-llama.toml"
+    raw = tomllib.loads(path.read_text())
+    d = attncalc.solve(str(path))
+    ids = d.step_ids
+    answers: dict[str, Any] = {
+        k: r3(np.asarray(d.step(k).value, dtype=float)) for k in ids[: ids.index("residual1") + 1]
+    }
+    for k, v in list(answers.items()):  # masked scores as the strings the answers grammar reads
+        answers[k] = (
+            [
+                ["-inf" if isinstance(x, float) and math.isinf(x) else x for x in row] if isinstance(row, list) else row
+                for row in v
+            ]
+            if isinstance(v, list)
+            else v
+        )
+    r1 = np.asarray(answers["residual1"], dtype=float)
+    eps, gamma, f = raw["settings"]["eps"], np.array(raw["norm2"]["gamma"]), raw["ffn"]
+    var = r3(r1.var(axis=1))  # LayerNorm's: the mean subtracted
+    z = r3((r1 - r1.mean(axis=1, keepdims=True)) / np.sqrt(np.asarray(var) + eps)[:, None])
+    out = r3(np.asarray(z) * gamma)
+    gp = r3(np.asarray(out) @ np.array(f["W_1"]))
+    gate = r3(_silu(np.asarray(gp)))
+    up = r3(np.asarray(out) @ np.array(f["W_3"]))
+    hidden = r3(np.asarray(gate) * np.asarray(up))
+    ffn = r3(np.asarray(hidden) @ np.array(f["W_2"]))
+    r2 = r3(r1 + np.asarray(ffn))
+    slipped = {
+        "norm2.mean_square": var,
+        "norm2.normalized": z,
+        "norm2.output": out,
+        "ffn.gate_pre": gp,
+        "ffn.gate": gate,
+        "ffn.up": up,
+        "ffn.hidden": hidden,
+        "ffn.output": ffn,
+        "residual2": r2,
+        "output": r2,
+    }
+    r = by_id(check(load_problem(path), {**answers, **slipped}, "a.toml"))
+    assert r["norm2.mean_square"].verdict == "wrong" and r["norm2.mean_square"].mistake == "rms_mean_subtracted"
+    for k in list(slipped)[1:]:
+        assert r[k].verdict == "carried", (k, r[k].note)
+        assert r[k].began_at == "norm2.mean_square" and r[k].mistake is None
+    typo = np.asarray(z, dtype=float)
+    typo[0, 0] += 0.1
+    r = by_id(check(load_problem(path), {**answers, "norm2.mean_square": var, "norm2.normalized": r3(typo)}, "a.toml"))
+    assert r["norm2.normalized"].verdict == "wrong" and r["norm2.normalized"].wrong_entries == [[0, 0]]
