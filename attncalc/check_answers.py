@@ -239,11 +239,14 @@ def _whole_steps_at_the_asked_precision(step: Any, vals: np.ndarray, decs: np.nd
 
 def tokens_as_written(text: str, items: tuple[str, ...]) -> str:
     """Tokens (kind bpe) in the form the views write them: one space between tokens, ", " between a
-    list's items ("l o w</w>,l o w e r  </w>" as "l o w</w>, l o w e r </w>"). Commas are read as
-    separators only when no token of the step's items (the true list's, or the pairs a merge chose
-    from) holds one: a corpus may have "," as a token."""
+    list's items ("l o w</w>,l o w e r  </w>" as "l o w</w>, l o w e r </w>"); in a list of single
+    tokens (a word encoded, the new tokens) spaces separate items too ("ne west" is "ne, west").
+    Commas are read as separators only when no token of the step's items (the true list's, or the
+    pairs a merge chose from) holds one: a corpus may have "," as a token."""
     text = " ".join(text.split())
     if not any("," in token for item in items for token in item.split()):
+        if "," not in text and len(items) > 1 and all(" " not in item for item in items):
+            text = text.replace(" ", ",")  # a list of single tokens ("ne west"): a space separates them too
         text = ", ".join(part.strip() for part in text.split(","))
     return text
 

@@ -84,36 +84,42 @@ def serve(
             pool = Workers(config, host, port, workers)
         except OSError as exc:
             _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
-    elif port:  # uvicorn's own bind would fail after the address was announced, with a traceback-like log
-        from .serve.workers import check_free
+    else:  # uvicorn's own bind would fail after the address was announced, with a traceback-like log
+        from .serve.workers import check_free, free_port
 
         try:
-            check_free(host, port)
+            if port:
+                check_free(host, port)
+            else:  # --port 0: the port the system gives, known before it is announced
+                port = free_port(host)
         except OSError as exc:
             _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
-    if host in ("0.0.0.0", "::"):
-        import socket
-
-        sys.stderr.write(
-            f"attncalc: serving on every network interface ({host}:{port}): anyone who can reach this machine "
-            f"can open the practice page, at http://{socket.gethostname()}:{port}/ or this machine's address\n"
-        )
     # the server answers at / (a proxy strips the prefix before the request reaches it): announce
     # that address, and the prefix as where the proxy serves it
     shown = port if pool is None else pool.port  # (--port 0: the port the system gave)
-    sys.stderr.write(
-        f"attncalc: practice page at http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{shown}/\n"
-    )
-    if root_path:
-        sys.stderr.write(
-            f"attncalc: its links start with {root_path}/: a reverse proxy that strips {root_path} serves it "
-            f"at https://YOUR-HOST{root_path}/\n"
+    lines = []
+    if host in ("0.0.0.0", "::"):
+        lines.append(
+            f"attncalc: serving on every network interface ({host}:{shown}): anyone who can reach this machine "
+            f"can open the practice page, at http://{_address()}:{shown}/"
         )
+    lines.append(f"attncalc: practice page at http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{shown}/")
+    if root_path:
+        lines.append(
+            f"attncalc: its links start with {root_path}/: a reverse proxy that strips {root_path} serves it "
+            f"at https://YOUR-HOST{root_path}/"
+        )
+
+    def announce() -> None:
+        sys.stderr.write("".join(line + "\n" for line in lines))
+        sys.stderr.flush()
+
     if pool is not None:
-        code = pool.run()
+        code = pool.run(announce)  # said once Ctrl-C and SIGTERM reach the workers
         if code:
             raise typer.Exit(code)
         return
+    announce()
     uvicorn.run(
         "attncalc.serve.app:app_from_env",
         factory=True,
@@ -133,3 +139,19 @@ def _root_path(text: str) -> str:
     if text and (dots or not re.fullmatch(r"(/[A-Za-z0-9._~%-]+)*", path)):
         _fail(f"--root-path {text!r}: expected the path a reverse proxy serves the page under, such as /attncalc")
     return path
+
+
+def _address() -> str:
+    """This machine's address on the network it would reach others through (no packet is sent: a
+    UDP socket only picks its route), else its name."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed to anyone, only used to pick the route
+            address = str(s.getsockname()[0])
+            if not address.startswith("127."):
+                return address
+    except OSError:
+        pass
+    return socket.gethostname()

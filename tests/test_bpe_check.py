@@ -185,6 +185,16 @@ def test_tokens_are_read_whatever_the_spacing() -> None:
     assert [r.verdict for r in wrong] == ["wrong", "wrong"]  # the tokens themselves still count
 
 
+def test_a_list_of_single_tokens_may_be_written_with_spaces() -> None:
+    """CS336 encodes newest as ne west and the new tokens are st, est, ow, low, west, ne (counted by
+    hand above): in such lists a space separates tokens as a comma does (the words step writes
+    newest's tokens "ne west"); in a list of words or pairs it does not."""
+    res = _one(
+        _cs336(), {"encode.1": "ne west", "vocab": "st est ow low west ne", "merges": "s t e st o w l ow w est n e"}
+    )
+    assert {r.id: r.verdict for r in res} == {"encode.1": "correct", "vocab": "correct", "merges": "wrong"}
+
+
 def test_a_comma_token_is_not_taken_for_a_separator() -> None:
     """A corpus whose words hold a comma: "a,b" is the tokens a , b; its spaces are read as written."""
     from attncalc.check_answers import tokens_as_written

@@ -174,6 +174,12 @@ def test_a_student_checks_reveals_and_downloads(server: str, browser: Any, width
         assert page.get_by_label(label, exact=True).input_value() == text
     _shots(page, f"checked-{width}", tmp_path)
 
+    # a long answer (a calculator's 1.5536e-1) shows whole in its field, not cut to "1.5536"
+    field = page.get_by_label("Output probabilities, A", exact=True)
+    field.fill("1.5536e-1")
+    assert field.evaluate("e => e.scrollWidth <= e.clientWidth"), "the typed answer is cut off"
+    field.fill("")
+
     # reveal the first step: its working, then its value, opened in stages with the keyboard
     page.get_by_role("button", name="Reveal the next step").click()
     revealed = page.locator("#step-1 .revealed")

@@ -54,7 +54,9 @@ def test_options_reach_uvicorn_and_0000_is_announced(cli: Any, monkeypatch: pyte
     r = cli("serve", str(PROBLEMS), "--host", "0.0.0.0", "--port", "9001", "--workers", "3", "--practice")
     assert r.exit_code == 0, r.output
     assert "serving on every network interface (0.0.0.0:9001)" in r.stderr
-    assert f"http://{__import__('socket').gethostname()}:9001/" in r.stderr  # where students go
+    from attncalc.cli_serve import _address
+
+    assert f"at http://{_address()}:9001/" in r.stderr  # where students go
     assert seen["host"] == "0.0.0.0" and seen["port"] == 9001 and seen["workers"] == 3 and seen["factory"]
     assert json.loads(__import__("os").environ[ENV]) == {"paths": [str(PROBLEMS)], "practice": True, "max_bytes": None}
     seen.clear()
@@ -109,8 +111,10 @@ def test_on_linux_workers_get_sockets_of_their_own(cli: Any, monkeypatch: pytest
             made.append((config, host, port, n))
             self.port = 4321
 
-        def run(self) -> int:
+        def run(self, ready: Any = None) -> int:
             made.append("ran")
+            if ready is not None:
+                ready()  # the address is said by the pool, once it handles the signals
             return 0
 
     ran: list[Any] = []
@@ -129,7 +133,7 @@ def test_on_linux_workers_get_sockets_of_their_own(cli: Any, monkeypatch: pytest
         0,
         "/x",
     )
-    assert "serving on every network interface (0.0.0.0:0)" in r.stderr
+    assert "serving on every network interface (0.0.0.0:4321)" in r.stderr  # the port the system gave
     assert "practice page at http://127.0.0.1:4321/\n" in r.stderr  # the port the system gave
     made.clear()
     r = cli("serve", str(PROBLEMS), "--workers", "1")
@@ -173,3 +177,31 @@ def test_a_port_in_use_is_one_line_before_anything_is_announced() -> None:
             r = run_cli("serve", str(PROBLEMS / "decoder-dot.toml"), "--port", str(port), "--workers", workers)
             one_line_refusal(r, f"cannot listen on 127.0.0.1:{port}")
             assert "practice page at" not in r.stderr
+
+
+def test_the_address_for_a_class_is_not_the_loopback() -> None:
+    """--host 0.0.0.0 names this machine's address on its network (a name only when there is none)."""
+    import socket
+
+    from attncalc.cli_serve import _address
+
+    got = _address()
+    assert not got.startswith("127.")
+    try:
+        socket.inet_aton(got)  # an IPv4 address, or else the machine's name
+    except OSError:
+        assert got == socket.gethostname()
+
+
+def test_port_0_with_one_worker_announces_the_port_it_listens_on(cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import uvicorn
+
+    from attncalc.serve.app import ENV
+
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(kw))
+    monkeypatch.setenv(ENV, "{}")
+    r = cli("serve", str(PROBLEMS / "decoder-dot.toml"), "--port", "0", "--host", "0.0.0.0")
+    assert r.exit_code == 0, r.output
+    assert seen["port"] > 0
+    assert f"practice page at http://127.0.0.1:{seen['port']}/" in r.stderr and ":0/" not in r.stderr

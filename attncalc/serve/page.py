@@ -108,7 +108,15 @@ def revealed_html(d: Derivation) -> dict[str, str]:
     return {k: HtmlWriter(Sheet(k, "solution", v)).write(fragment=True) for k, v in sections.items()}
 
 
-TOKENS_HINT = "Tokens as the worked steps write them: a space between tokens, a comma between items (l o w, n e w)."
+def tokens_hint(step: Tokens) -> str:
+    """How this step's tokens are written: a list of single tokens, one pair or word, or a list of them."""
+    if len(step.labels) > 1 and all(" " not in item for item in step.labels) and ", " in str(step.value):
+        return "Tokens separated by commas or spaces (ne, west)."
+    if ", " not in str(step.value):
+        return "Its tokens separated by spaces (e s)."
+    return "A space between the tokens of each item, a comma between the items (l o w, n e w)."
+
+
 LABEL_HINT = "A label as the problem writes it (capitals count)."
 
 
@@ -155,7 +163,7 @@ def _view(step: Step, number: int, typed: Typed, errors: dict[str, str]) -> Step
     kind = "label" if isinstance(step.value, str) else {0: "one", 1: "vector"}.get(len(shape), "matrix")
     view = StepView(number, step.id, step.title, to_html(step.formula), kind)
     if isinstance(step, Tokens):
-        view.hint = TOKENS_HINT
+        view.hint = tokens_hint(step)
     elif kind == "label":
         view.hint = LABEL_HINT
     fixed = fixed_entries(step)

@@ -27,6 +27,7 @@ import signal
 import socket
 import sys
 import threading
+from collections.abc import Callable
 from multiprocessing.connection import wait
 from multiprocessing.context import SpawnProcess
 from types import FrameType
@@ -65,6 +66,13 @@ def check_free(host: str, port: int) -> None:
     with socket.socket(_family(host), socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         probe.bind((host, port))
+
+
+def free_port(host: str) -> int:
+    """A port the system gives for ``host`` now (``--port 0`` with one worker, which uvicorn binds itself)."""
+    with socket.socket(_family(host), socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
 
 
 def bind_all(host: str, port: int, n: int) -> list[socket.socket]:
@@ -134,11 +142,15 @@ class Workers:
                 with contextlib.suppress(ProcessLookupError):  # (ended between the check and the kill)
                     os.kill(proc.pid, signal.SIGTERM)
 
-    def run(self) -> int:
-        """Serve until a signal stops the workers (0), or one could not start (1)."""
+    def run(self, ready: Callable[[], None] | None = None) -> int:
+        """Serve until a signal stops the workers (0), or one could not start (1). ``ready`` is called
+        once the signals are handled (the address announced then: a SIGTERM right after it ends the
+        workers, not the parent alone)."""
         previous = {sig: signal.signal(sig, self.stop) for sig in FORWARDED}
         code = 0
         try:
+            if ready is not None:
+                ready()
             for sock in self.socks:
                 self.procs.append(self.start(sock))
             while any(p.exitcode is None for p in self.procs):
