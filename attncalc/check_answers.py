@@ -229,11 +229,14 @@ def _whole_steps_at_the_asked_precision(step: Any, vals: np.ndarray, decs: np.nd
     nothing of the precision the answerer worked to, so it is judged at the decimals asked, not as a
     1-decimal answer (which a 1-decimal hand chain would match: flags from probabilities rounded to
     one decimal are not the flags asked for)."""
+    coarse = (decs >= 0) & (decs < asked)
+    if not coarse.any():  # (most answers: written to the decimals asked)
+        return decs
     true = np.asarray(step.value, dtype=float)
     if true.shape != vals.shape or not (np.isfinite(true) & (true == np.round(true))).all():
         return decs
     with np.errstate(invalid="ignore"):
-        whole = np.isfinite(vals) & (vals == np.round(vals)) & (decs >= 0) & (decs < asked)
+        whole = np.isfinite(vals) & (vals == np.round(vals)) & coarse
     return np.where(whole, asked, decs)
 
 

@@ -55,18 +55,9 @@ class Runs:
         self.shared = shared
         self.mech = MECHANISMS[problem.kind]
         self.overrides = {a.id: np.asarray(a.values, dtype=float) for a in answers if not isinstance(a.values, str)}
-        # half a unit of the last decimal written, per entry: how far the unrounded number an answerer
-        # kept may be from the one they wrote. Only for entries written to the decimals asked or more:
-        # fewer (0.22 where 3 are asked) is where the answerer's own arithmetic ended, as exact as
-        # 0.220; so are whole numbers and exact forms
-        asked = max(1, problem.settings.decimals)
-        self.half_units = {
-            a.id: np.where(
-                np.asarray(a.decimals) >= asked, 0.5 * 10.0 ** -np.clip(np.asarray(a.decimals), 0, None), 0.0
-            )
-            for a in answers
-            if not isinstance(a.values, str) and a.decimals is not None
-        }
+        # each answer's decimals, for half_unit (worked out when first asked for: most checks never need it)
+        self._decimals = {a.id: a.decimals for a in answers if not isinstance(a.values, str) and a.decimals is not None}
+        self._half_units: dict[str, np.ndarray] = {}
         # wrong answers with their right entries at the true, unrounded value (set by check as it grades)
         self.patched: dict[str, np.ndarray] = {}
         self._cache: dict[tuple[Any, ...], Run | None] = {}
@@ -80,6 +71,19 @@ class Runs:
         answered = [a.id for a in answers]
         # no run need go past the last answered step
         self.last = max(answered, key=order.index) if answered and set(answered) <= set(order) else None
+
+    def half_unit(self, step_id: str) -> np.ndarray | float:
+        """Half a unit of the last decimal written, per entry of this answer: how far the unrounded
+        number an answerer kept may be from the one they wrote. Only for entries written to the
+        decimals asked or more: fewer (0.22 where 3 are asked) is where the answerer's own
+        arithmetic ended, as exact as 0.220; so are whole numbers and exact forms (0 for those)."""
+        if step_id not in self._decimals:
+            return 0.0
+        if step_id not in self._half_units:
+            decs = np.asarray(self._decimals[step_id])
+            asked = max(1, self.problem.settings.decimals)
+            self._half_units[step_id] = np.where(decs >= asked, 0.5 * 10.0 ** -np.clip(decs, 0, None), 0.0)
+        return self._half_units[step_id]
 
     def own_numbers_reach(self, step_id: str) -> bool:
         """Whether the answerer's own numbers can give this step another value than the runs without
@@ -157,10 +161,7 @@ class Runs:
         full = (*key, stop_after, light)
         given = {k: (self.patched[k] if from_patch else self.overrides[k]) for k, from_patch in used} or None
         if nudge and given is not None:  # the entries as written (not those patched to their true value)
-            given = {
-                k: np.where(v == self.overrides[k], v + nudge * self.half_units.get(k, 0.0), v)
-                for k, v in given.items()
-            }
+            given = {k: np.where(v == self.overrides[k], v + nudge * self.half_unit(k), v) for k, v in given.items()}
         truth = mode == "float" and not used and mistake is None and shift is None and not light and stop_after is None
         slip: Any = self._probe if truth else mistake
 
