@@ -67,6 +67,8 @@ MISTAKES: dict[str, str] = {
     "not decoupled as AdamW does it (θ − lr·λ·θ, then the Adam step)",
     "decay_no_lr": "the weight decay was not multiplied by the learning rate: λ·θ instead of lr·λ·θ",
     "clip_each": "each gradient was clipped by its own norm instead of by the norm of all of them together",
+    "clip_weights_only": "the biases' gradients were left out of the norm: clipping takes the norm of every "
+    "gradient updated, the biases' too",
     # kind lr-schedule
     "warmup_exponent": "the warmup term was t · warmup^(−0.5) instead of t · warmup^(−1.5)",
     "step_from_zero": "the step was counted from 0: the rate of step t − 1 was given for step t",

@@ -410,25 +410,33 @@ def test_a_wrong_masked_score_prints_no_warning() -> None:
 
 
 def test_a_step_after_a_wrong_answer_kept_at_calculator_precision_is_carried() -> None:
-    """adamw-clipping with the bias gradient left out of the norm: ‖g‖ = √5 · ‖p − y‖ (grad_W_out =
-    (p − y) hᵀ with h = [1, 2]) = 1.13172… written 1.132. The answerer who kept 1.13172 has
-    clip_scale = 1/1.13172 = 0.884, one who went on from 1.132 has 1/1.132 = 0.883: both follow from
-    their own work (any norm that rounds to 1.132 gives 0.88300 to 0.88378); 0.885 does not."""
+    """adamw-clipping with a wrong norm (no slip of the list: the true one is 1.240), kept as 1.3146
+    and written 1.315: the answerer who kept 1.3146 has clip_scale = 1/1.3146 = 0.761, one who went
+    on from 1.315 has 1/1.315 = 0.760; both follow from their own work (a norm that rounds to 1.315
+    gives 0.76017 to 0.76075); 0.762 and 0.759 do not. (The issue-27 tryout's case was the same with
+    the biases left out of the norm, 1.13172 written 1.132: now a named slip, carried on the same way.)"""
+    assert f"{1 / 1.3146:.3f}" == "0.761" and f"{1 / 1.315:.3f}" == "0.760"
+    assert f"{1 / 1.3155:.5f}" == "0.76017" and f"{1 / 1.3145:.5f}" == "0.76075"
+    path = str(PROBLEMS / "adamw-clipping.toml")
+    for scale, verdict in (("0.761", "carried"), ("0.760", "carried"), ("0.762", "wrong"), ("0.759", "wrong")):
+        r = grade_file(path, {"grad_norm": Decimal("1.315"), "clip_scale": Decimal(scale)})
+        assert r["grad_norm"].verdict == "wrong" and r["grad_norm"].mistake is None
+        assert r["clip_scale"].verdict == verdict, scale
+    # written with fewer decimals than asked (1.31: where the answerer's arithmetic ended), it is
+    # taken as it is: 1/1.31 = 0.763 follows, 0.761 does not
+    assert f"{1 / 1.31:.3f}" == "0.763"
+    r = grade_file(path, {"grad_norm": Decimal("1.31"), "clip_scale": Decimal("0.761")})
+    assert r["clip_scale"].verdict == "wrong"
+    r = grade_file(path, {"grad_norm": Decimal("1.31"), "clip_scale": Decimal("0.763")})
+    assert r["clip_scale"].verdict == "carried"
+    # the tryout's case: the biases left out (‖g_W‖ = √5 · ‖p − y‖ = 1.13172…), written 1.132
     logits = np.array([-1.4, 2.0, 1.4])  # W_out h + b, by hand
     p = np.exp(logits) / np.exp(logits).sum()
-    g = p - np.array([0, 1, 0])
-    norm = float(np.sqrt(5) * np.linalg.norm(g))
+    norm = float(np.sqrt(5) * np.linalg.norm(p - np.array([0, 1, 0])))
     assert f"{norm:.3f}" == "1.132" and f"{1 / norm:.3f}" == "0.884" and f"{1 / 1.132:.3f}" == "0.883"
-    assert f"{1 / 1.1325:.5f}" == "0.88300" and f"{1 / 1.1315:.5f}" == "0.88378"
-    path = str(PROBLEMS / "adamw-clipping.toml")
-    for scale, verdict in (("0.884", "carried"), ("0.883", "carried"), ("0.885", "wrong"), ("0.882", "wrong")):
+    for scale in ("0.884", "0.883"):
         r = grade_file(path, {"grad_norm": Decimal("1.132"), "clip_scale": Decimal(scale)})
-        assert r["grad_norm"].verdict == "wrong"
-        assert r["clip_scale"].verdict == verdict, scale
-    # written with fewer decimals than asked (1.13: where the answerer's arithmetic ended), it is
-    # taken as it is: 1/1.13 = 0.885 follows, 0.884 does not
-    r = grade_file(path, {"grad_norm": Decimal("1.13"), "clip_scale": Decimal("0.884")})
-    assert f"{1 / 1.13:.3f}" == "0.885" and r["clip_scale"].verdict == "wrong"
+        assert r["grad_norm"].mistake == "clip_weights_only" and r["clip_scale"].verdict == "carried"
 
 
 def grade_file(path: str, answers: dict[str, Any]) -> dict[str, Any]:

@@ -209,6 +209,7 @@ FILES: dict[str, str] = {
     "adam_l2": "adamw-clipping.toml",
     "decay_no_lr": "adamw-clipping.toml",
     "clip_each": "adamw-clipping.toml",
+    "clip_weights_only": "adamw-clipping.toml",
     "smoothing_k_minus_1": "label-smoothing.toml",
     "perplexity_base_2": "lstm-doc-sequence.toml",
     "mean_of_perplexities": "lstm-doc-sequence.toml",

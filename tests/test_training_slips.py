@@ -179,3 +179,22 @@ def test_the_perplexity_slips_are_named_from_their_formulas() -> None:
     assert r.verdict == "correct"
     r = grade(problem, "perplexity", float(np.mean(1 / p)) + 0.02)
     assert r.verdict == "wrong" and r.mistake is None, r.note
+
+
+def test_the_biases_left_out_of_the_norm_is_named() -> None:
+    """The norm of W_out's gradient alone (torch.linalg.vector_norm of W.grad; clip_grad_norm_ takes
+    W's and b's together): named at grad_norm; the factor from it (1/(‖g_W‖ + 10⁻⁶)) carried; the
+    bias clipped by it is named the same; a typo in the norm is not."""
+    _raw, W, b = _adamw_tensors()
+    norm_w = float(torch.linalg.vector_norm(W.grad))
+    norm_all = float(torch.linalg.vector_norm(torch.cat([W.grad.reshape(-1), b.grad.reshape(-1)])))
+    assert round(norm_w, 3) != round(norm_all, 3)
+    problem = load_problem(PROBLEMS / "adamw-clipping.toml")
+    r = grade(problem, "grad_norm", np.asarray(norm_w))
+    assert r.verdict == "wrong" and r.mistake == "clip_weights_only", r.note
+    assert "biases' gradients were left out of the norm" in r.note
+    assert grade(problem, "grad_norm", np.asarray(norm_all)).verdict == "correct"
+    assert grade(problem, "grad_norm", np.asarray(norm_w + 0.01)).mistake is None  # a typo
+    scale = min(1.0, 1.0 / (norm_w + 1e-6))
+    r = grade(problem, "grad_b_out_clipped", b.grad.numpy() * scale)
+    assert r.verdict == "wrong" and r.mistake == "clip_weights_only", r.note

@@ -10,7 +10,7 @@ from ..parse.types import Recurrent
 from . import output
 from .cell_names import given_labels
 from .cells import Names, cell_step
-from .training import TRAINING_SLIPS
+from .training import CLIP_SLIPS, TRAINING_SLIPS
 
 # the slips that can happen in a cell of these kinds (attncalc.mistakes.MISTAKES says each one)
 MISTAKES_BY_KIND = {
@@ -39,8 +39,8 @@ def check_mistake(
         if optimizer != "adam":
             raise MistakeNotApplicable
         return
-    if m in TRAINING_SLIPS:  # a training step's slips: AdamW's need adamw (clip_each changes nothing unclipped)
-        if m != "clip_each" and optimizer != "adamw":
+    if m in TRAINING_SLIPS:  # a training step's slips: AdamW's need adamw (the clipping slips any optimizer)
+        if m not in CLIP_SLIPS and optimizer != "adamw":
             raise MistakeNotApplicable
         return
     if m == "wrong_vocab_row":

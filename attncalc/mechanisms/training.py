@@ -23,7 +23,8 @@ from ..numbers import to_float as node_float
 from ..parse.types import Training
 
 # the slips of a training step (check names them; attncalc/arith.py MISTAKES says each in words)
-TRAINING_SLIPS = ("adam_l2", "decay_no_lr", "clip_each")
+TRAINING_SLIPS = ("adam_l2", "decay_no_lr", "clip_each", "clip_weights_only")
+CLIP_SLIPS = ("clip_each", "clip_weights_only")  # (any optimizer: clipping comes before it)
 CLIP_EPS = 1e-6  # clip_grad_norm_ adds it to the norm before dividing
 
 
@@ -49,7 +50,10 @@ def clip(chain: Chain, grads: list[Grad], training: Training) -> tuple[list[Step
     if training.clip_norm is None:
         return [], [g.value for g in grads]
     values = chain.coerce(*(g.value for g in grads))
-    flat = np.concatenate([np.asarray(v).reshape(-1) for v in values])
+    normed = values
+    if chain.mistake == "clip_weights_only":  # the biases' gradients left out of the norm
+        normed = [v for g, v in zip(grads, values, strict=True) if not g.name.startswith("b")]
+    flat = np.concatenate([np.asarray(v).reshape(-1) for v in normed])
     norm = _norm(chain, flat)
     norm = chain.finish("grad_norm", norm)
     names = " + ".join(f"Σ (∂L/∂{g.name})²" for g in grads)
