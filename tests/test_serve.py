@@ -226,6 +226,10 @@ def test_downloaded_answers_keep_what_was_typed() -> None:
     assert '"scores" = ["?", 2, "?"]' in text
     assert r.headers["content-type"].startswith("application/toml")
     assert tomllib.loads(text)["weights"][1] == "1/3"
+    # the command to grade it names the served file (the TA's), not only its name in the URL
+    source = examples_client().get("/problems/decoder-dot").text
+    assert f"# Grade them with: attncalc check {PROBLEMS / 'decoder-dot.toml'} THIS_FILE" in text
+    assert str(PROBLEMS / "decoder-dot.toml") in source
 
 
 def test_download_from_json(cli: Any, tmp_path: Path) -> None:
@@ -274,9 +278,11 @@ def test_solution_is_the_html_sheet_and_reveal_stages_it(cli: Any) -> None:
     sheet = c.get("/problems/decoder-dot/solution")
     assert sheet.status_code == 200
     icon = '\n<link rel="icon" href="data:,">'  # the page's own (empty) icon: no request for /favicon.ico
-    assert sheet.text.count(icon) == 1
-    assert sheet.text.replace(icon, "") == cli("solve", str(PROBLEMS / "decoder-dot.toml"), "--format", "html").stdout
-    staged = c.get("/problems/decoder-dot/solution?reveal=1").text.replace(icon, "")
+    back = '\n<p><a href="/problems/decoder-dot">Back to the practice page</a></p>'  # the way back
+    assert sheet.text.count(icon) == 1 and sheet.text.count(back) == 1
+    served = sheet.text.replace(icon, "").replace(back, "")
+    assert served == cli("solve", str(PROBLEMS / "decoder-dot.toml"), "--format", "html").stdout
+    staged = c.get("/problems/decoder-dot/solution?reveal=1").text.replace(icon, "").replace(back, "")
     assert staged == cli("solve", str(PROBLEMS / "decoder-dot.toml"), "--format", "html", "--reveal").stdout
 
 

@@ -237,13 +237,13 @@ def _toml_entry(x: Any) -> str:
     return json.dumps(text, ensure_ascii=False)  # a TOML basic string: the same escapes as JSON's
 
 
-def answers_toml(answers: dict[str, Any], d: Derivation, name: str) -> str:
+def answers_toml(answers: dict[str, Any], d: Derivation, name: str, source: str = "") -> str:
     """The answers as an answers file that ``attncalc check`` reads and grades as the page does:
     numbers typed as TOML writes them bare (0.420 keeps its 3 decimals), anything else quoted."""
     title = " ".join(d.problem.title.split())
     lines = [
         f"# My answers to {json.dumps(title, ensure_ascii=False)} (attncalc serve: {name}).",
-        f"# Grade them with: attncalc check {name}.toml THIS_FILE",
+        f"# Grade them with: attncalc check {_shell_word(source) if source else name + '.toml'} THIS_FILE",
         '# Entries written "?" are not graded.',
     ]
     for step in asked(d):
@@ -253,3 +253,10 @@ def answers_toml(answers: dict[str, Any], d: Derivation, name: str) -> str:
             text = json.dumps(str(value), ensure_ascii=False) if isinstance(step.value, str) else _toml_entry(value)
             lines.append(f'"{step.id}" = {text}')
     return "\n".join(lines) + "\n"
+
+
+def _shell_word(path: str) -> str:
+    """The served file's path as one word of a command line (quoted when it has to be), on one line."""
+    import shlex
+
+    return shlex.quote(" ".join(path.split()))

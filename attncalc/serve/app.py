@@ -184,12 +184,17 @@ async def solution(state: State, request: Request) -> Response:
     served = await _served(state, request)
     reveal = request.query_params.get("reveal", "") not in ("", "0")
 
+    back = href(request, served.name)  # quoted: a served name in a URL path
+
     def sheet() -> str:
+        from markupsafe import escape
+
         from ..render.writers import render
 
         html = render([state.catalog.derivation(served)], "html", "solution", reveal=reveal)
         # an empty icon, as the practice pages have, so the browser asks for no /favicon.ico (a 404)
-        return html.replace('<meta charset="utf-8">', '<meta charset="utf-8">\n<link rel="icon" href="data:,">', 1)
+        html = html.replace('<meta charset="utf-8">', '<meta charset="utf-8">\n<link rel="icon" href="data:,">', 1)
+        return html.replace("<body>", f'<body>\n<p><a href="{escape(back)}">Back to the practice page</a></p>', 1)
 
     return HTMLResponse(await in_turn(state, sheet))
 

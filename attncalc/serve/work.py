@@ -180,7 +180,7 @@ def download_form(state: State, request: Request, served: Served, pairs: list[tu
 
 
 def _toml(served: Served, d: Any, answers: dict[str, Any]) -> Response:
-    text = form.answers_toml(answers, d, served.name)
+    text = form.answers_toml(answers, d, served.name, served.source)
     disposition = f'attachment; filename="{served.name}-answers.toml"'
     return Response(text, media_type="application/toml; charset=utf-8", headers={"content-disposition": disposition})
 
