@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .derivation import Argmax, Count, Derivation, Tokens
+from .derivation import Argmax, Count, Derivation, Tokens, single_tokens
 from .errors import NumberSyntaxError, ProblemError
 from .numbers import parse_number, to_float
 from .parse import read_raw
@@ -248,7 +248,7 @@ def tokens_as_written(text: str, items: tuple[str, ...]) -> str:
     pairs a merge chose from) holds one: a corpus may have "," as a token."""
     text = " ".join(text.split())
     if not any("," in token for item in items for token in item.split()):
-        if "," not in text and len(items) > 1 and all(" " not in item for item in items):
+        if "," not in text and single_tokens(items):
             text = text.replace(" ", ",")  # a list of single tokens ("ne west"): a space separates them too
         text = ", ".join(part.strip() for part in text.split(","))
     return text

@@ -281,6 +281,12 @@ class Formula(Step):
     written: Any = ()  # nested tuples of strings; a single string for a one-number result
 
 
+def single_tokens(items: tuple[str, ...]) -> bool:
+    """Whether a list's items are single tokens (a word encoded, the new tokens), not words or pairs
+    of several: then a space separates its items as a comma does."""
+    return len(items) > 1 and all(" " not in item for item in items)
+
+
 @dataclass(frozen=True, eq=False)
 class Tokens(Pick):
     """result = tokens or strings, not numbers: a merge chosen by its count, words cut into tokens, a

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..check import Report, StepResult
 from ..check_report import points_text
-from ..derivation import Arrange, Derivation, Step, Tokens
+from ..derivation import Arrange, Derivation, Step, Tokens, single_tokens
 from ..fmt import fmt
 from ..render.blocks import Block, Heading, Sheet
 from ..render.typeset import to_html
@@ -110,7 +110,7 @@ def revealed_html(d: Derivation) -> dict[str, str]:
 
 def tokens_hint(step: Tokens) -> str:
     """How this step's tokens are written: a list of single tokens, one pair or word, or a list of them."""
-    if len(step.labels) > 1 and all(" " not in item for item in step.labels) and ", " in str(step.value):
+    if single_tokens(step.labels) and ", " in str(step.value):
         return "Tokens separated by commas or spaces (ne, west)."
     if ", " not in str(step.value):
         return "Its tokens separated by spaces (e s)."
