@@ -40,8 +40,8 @@ ARGS = [
 
 def _skip(reason: str) -> None:
     if REQUIRED:
-        pytest.fail(f"the browser test must run here: {reason}")
-    pytest.skip(reason)
+        pytest.fail(f"the browser test must run here: {reason}", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
 
 
 try:
