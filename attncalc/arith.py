@@ -9,6 +9,9 @@ A mechanism is written once against :class:`Chain` and run in up to two passes:
 * ``float``: plain float64 numpy arrays (exact mode off, or too large a problem).
 * ``hand``: float64, but every step's result is rounded to ``decimals`` (half away from zero) and
   carried forward, the way a worked example is done with a pen.
+* ``interval``: object arrays of :class:`~attncalc.interval.Iv` (``check`` only): each answer
+  carried in stands for every number it may have been rounded from, and every step's result is
+  (a superset of) the set its formula gives over them (:mod:`attncalc.interval`).
 
 An array's dtype says what it is: ``object`` holds exact values, ``float64`` holds numbers.
 """
@@ -21,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from . import interval as iv
 from .budget import (
     MAX_EXACT_ENTRIES,
     MAX_EXACT_PRODUCT,
@@ -31,19 +35,40 @@ from .budget import (
     matmul_size,
 )
 from .elementwise import elementwise
+from .interval import is_interval, midpoints
 from .mistakes import MISTAKES
 from .parse import Given
 from .rounding import round_half_up
 
-__all__ = ["MAX_EXACT_ENTRIES", "MAX_EXACT_SIZE", "Chain", "expr_size", "is_exact", "round_half_up", "to_float"]
+__all__ = [
+    "MAX_EXACT_ENTRIES",
+    "MAX_EXACT_SIZE",
+    "Chain",
+    "expr_size",
+    "holds_objects",
+    "is_exact",
+    "round_half_up",
+    "to_float",
+]
 
 
 def is_exact(x: np.ndarray) -> bool:
+    """Whether an array holds exact (sympy) values; an array of intervals (check's interval chain) is
+    numbers, and takes the numeric paths."""
+    return x.dtype == object and not is_interval(x)
+
+
+def holds_objects(x: np.ndarray) -> bool:
+    """Whether an array's entries are objects computed one by one: exact values, or check's intervals
+    (a mechanism's loop over entries serves both; numpy's float paths would lose the intervals)."""
     return x.dtype == object
 
 
 def to_float(x: np.ndarray) -> np.ndarray:
-    """Evaluate an array (exact or not) to float64: exact entries at 40 digits (budget.fast_float)."""
+    """Evaluate an array (exact or not) to float64: exact entries at 40 digits (budget.fast_float),
+    intervals at their midpoints."""
+    if is_interval(x):
+        return midpoints(x)
     if not is_exact(x):
         return np.asarray(x, dtype=float)
     return fast_float(x)
@@ -174,8 +199,9 @@ class Chain:
         mistake: str | None = None,
         mistake_arg: int | None = None,
         stop_after: str | None = None,
+        widths: dict[str, np.ndarray | float] | None = None,
     ) -> None:
-        assert mode in ("exact", "float", "hand")
+        assert mode in ("exact", "float", "hand", "interval")
         assert mistake is None or mistake in MISTAKES or isinstance(mistake, SlipProbe)
         self.mode = mode
         self.decimals = decimals
@@ -187,6 +213,9 @@ class Chain:
         self.mistake_arg = mistake_arg
         self.stop_after = stop_after  # end the run (StopRun) once this step is computed
         self.poison = False  # an override's not-a-number entries are carried on, not read as "?"
+        # interval mode: how far each override's entries may be from the numbers given (half a unit of
+        # the last decimal written)
+        self.widths = widths or {}
         if isinstance(mistake, SlipProbe):
             mistake.clock = lambda: len(self.computed)
         self.budget = Budget()
@@ -196,6 +225,8 @@ class Chain:
     def given(self, g: Given) -> np.ndarray:
         if self.mode == "exact" and self.degraded_at is None:
             return g.exact()
+        if self.mode == "interval":
+            return iv.point(g.floats)
         return g.floats.copy()
 
     def weight(self, g: Given) -> np.ndarray:
@@ -230,6 +261,8 @@ class Chain:
     def apply(self, fn: str, x: np.ndarray) -> np.ndarray:
         """An element-wise function of attncalc/elementwise.py, entry by entry: its exact form when x
         is exact, else its float value (the one place each function is defined)."""
+        if self.mode == "interval":
+            return iv.apply(fn, x)
         return apply_elementwise(fn, x)
 
     def exp(self, x: np.ndarray) -> np.ndarray:
@@ -266,6 +299,12 @@ class Chain:
         return float_value
 
     def _map(self, x: np.ndarray, name: str, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        if self.mode == "interval":
+            a = iv.point(x)
+            out_iv = np.empty(a.shape, dtype=object)
+            for idx, e in np.ndenumerate(a):
+                out_iv[idx] = getattr(e, name)()
+            return out_iv
         if is_exact(x):
             import sympy as sp
 
@@ -279,13 +318,17 @@ class Chain:
 
     # -- linear algebra ------------------------------------------------------------------
     def coerce(self, *xs: np.ndarray) -> list[np.ndarray]:
-        """All exact, or (if any is a float array) all float."""
+        """All exact, or (if any is a float array) all float; in the interval chain, all intervals."""
+        if self.mode == "interval":
+            return [iv.point(x) for x in xs]
         if all(is_exact(x) for x in xs):
             return list(xs)
         return [to_float(x) for x in xs]
 
     def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         a, b = self.coerce(a, b)
+        if self.mode == "interval":
+            return np.asarray(a @ b, dtype=object)
         if is_exact(a) and matmul_size(a, b) > MAX_EXACT_PRODUCT:  # too large to form exactly at all
             self._gave_up = f"its entries would grow past {MAX_EXACT_PRODUCT} terms together"
             a, b = fast_float(a), fast_float(b)
@@ -300,7 +343,7 @@ class Chain:
 
     def together(self, x: np.ndarray) -> np.ndarray:
         """Combine sums of fractions over one denominator, where that stays small."""
-        if not is_exact(x):
+        if not is_exact(x) or self.mode == "interval":
             return x
         import sympy as sp
 
@@ -316,6 +359,8 @@ class Chain:
             raise StopRun(step_id)  # (at the next step: a slip may finish its step twice, as the late mask does)
         x = self._finish(step_id, x)
         self.computed[step_id] = x
+        if self.mode == "interval":
+            return self._carry_interval(step_id, x)
         if step_id in self.overrides:
             given = np.asarray(self.overrides[step_id], dtype=float).reshape(np.shape(x))
             open_ = np.isnan(given)  # entries the answer left out ("?") keep the computed value
@@ -324,7 +369,21 @@ class Chain:
             return np.where(open_, to_float(x), given) if open_.any() else given
         return x
 
+    def _carry_interval(self, step_id: str, x: np.ndarray) -> np.ndarray:
+        """What the interval chain carries on from a step: an answer as the interval of numbers it may
+        have been rounded from, as far as the step's formula can give them from the earlier answers
+        (:func:`~attncalc.interval.meet`; entries written "?" keep the computed interval); a step not
+        answered as its computed interval. (A hand chain, every step rounded, is a run of its own.)"""
+        if step_id not in self.overrides:
+            return x
+        given = np.asarray(self.overrides[step_id], dtype=float).reshape(np.shape(x))
+        width = self.widths.get(step_id, 0.0)
+        written = iv.meet(x, iv.around(np.where(np.isnan(given), 0.0, given), width))
+        return np.asarray(np.where(np.isnan(given), x, written), dtype=object)
+
     def _finish(self, step_id: str, x: np.ndarray) -> np.ndarray:
+        if self.mode == "interval":
+            return iv.point(x)
         if self.mode == "hand":
             return round_array(x, self.decimals)
         if self.mode != "exact":

@@ -210,6 +210,17 @@ def _grade(
             hit &= ~((decs >= 0) & (decs > chain_decimals))
         return np.asarray(open_ | hit, dtype=bool)
 
+    def within(bounds: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+        """Entries inside the bounds the step's formula gives over the answerer's earlier answers,
+        widened by half a unit of the entry's own last decimal (0 for an exact form)."""
+        if bounds is None or bounds[0].shape != given.shape:
+            return open_.copy()
+        lo, hi = bounds
+        half = np.where(decs >= 0, 0.5 * 10.0 ** -np.clip(decs, 0, None), 0.0) * (1 + 1e-9) + 1e-12
+        with np.errstate(invalid="ignore"):
+            ok = np.isfinite(lo) & np.isfinite(hi) & (given >= lo - half) & (given <= hi + half)
+        return np.asarray(open_ | ok, dtype=bool)
+
     precisions = sorted({int(x) for x in decs.flat if x >= 0})
     shifts: tuple[str | None, ...] = (None, *SHIFTS) if runs.shifts_matter else (None,)
 
@@ -238,6 +249,8 @@ def _grade(
             hit |= matches(runs.value(ans.id, "float", overrides=own, shift=maybe))
             if not overrides:
                 seen.append((None, hit.copy()))
+            elif own and not hit.all():  # anywhere the answerer's numbers, as written, can take the step
+                hit |= within(runs.interval(ans.id, shift=maybe))
             # from the answerer's own answers only the entries matched count: once all are, no other chain can add one
             enough = overrides and bool(hit.all())
             if overrides and unrounded and not enough:

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from . import interval
 from .arith import Chain, MistakeNotApplicable, SlipProbe, StopRun
 from .check_answers import Answer
 from .derivation import Map, Softmax, Step
@@ -23,6 +24,10 @@ from .mechanisms import MECHANISMS
 from .parse import Problem
 
 Run = tuple[dict[str, np.ndarray], dict[str, Step]]
+
+# the interval chain computes every entry as a Python object: past this many entries in all the steps,
+# check does without it (the float runs and the hand chains still decide)
+INTERVAL_ENTRIES = 20_000
 
 
 class Shared(Protocol):
@@ -63,6 +68,7 @@ class Runs:
         self._cache: dict[tuple[Any, ...], Run | None] = {}
         self._probe = shared.probe if shared is not None else SlipProbe()
         self._descendants: dict[str, frozenset[str]] = {}
+        self._intervals: dict[tuple[Any, ...], dict[str, tuple[np.ndarray, np.ndarray]] | None] = {}
         self.last: str | None = None
         self._index: dict[str, int] = {}
         order = problem_steps(self)
@@ -224,6 +230,47 @@ class Runs:
         if got is None or step_id not in got[0]:
             return None
         return as_step(got[0][step_id], got[1].get(step_id))
+
+    def interval(self, step_id: str, shift: str | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+        """The least and greatest value each entry of the step can take given the answerer's earlier
+        answers as written, each standing for every number within half a unit of its last decimal
+        (:meth:`half_unit`: what a calculator kept behind it), the step's own answer never used: one
+        run of the interval chain (:mod:`attncalc.interval`) gives every step's bounds at once. None
+        where the run fails, a bound is not finite, or the problem is past :data:`INTERVAL_ENTRIES`."""
+        key = ("interval", shift)
+        if key not in self._intervals:
+            self._intervals[key] = self._interval_run(shift)
+        got = self._intervals[key]
+        if got is None or step_id not in got:
+            return None
+        return got[step_id]
+
+    def _interval_run(self, shift: str | None) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
+        truth = self.get("float")
+        if truth is None or sum(np.size(v) for v in truth[0].values()) > INTERVAL_ENTRIES:
+            return None
+        given = {k: v for k, v in self.overrides.items() if k in truth[0]}
+        widths = {k: self.half_unit(k) for k in given}
+        chain = Chain("interval", self.problem.settings.decimals, overrides=given, widths=widths, stop_after=self.last)
+        problem = self.problem
+        if shift is not None:
+            problem = dataclasses.replace(problem, settings=dataclasses.replace(problem.settings, shift_max=shift))
+        try:
+            with np.errstate(all="ignore"):
+                self.mech.run(problem, chain)
+        except StopRun:
+            pass
+        except (MistakeNotApplicable, ValueError, IndexError, ZeroDivisionError, TypeError, AttributeError):
+            return None  # (a computation the intervals cannot follow: no interval credit, never a wrong one)
+        out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for k, v in chain.computed.items():
+            if not interval.is_interval(v):
+                continue
+            lo, hi = interval.bounds(v)
+            shape = np.shape(truth[1][k].value) if k in truth[1] else lo.shape
+            if lo.size == int(np.prod(shape)):
+                out[k] = (lo.reshape(shape), hi.reshape(shape))
+        return out
 
     def descendants(self, step_id: str) -> frozenset[str]:
         """The steps whose value depends on ``step_id``'s: those that change when it is replaced by

@@ -34,6 +34,10 @@ class Elementwise:
     per_row: bool = False  # the parameter holds one number per row (the row maxima of shift_exp)
     exact: Callable[[Any], Any] | None = None  # a sympy expression -> the function's exact form
     numeric: Callable[[np.ndarray], np.ndarray] | None = None  # float64 array -> float64 array
+    # where the function turns (its derivative is 0), () for a monotone one: check bounds it over an
+    # interval from its values at the ends and at these (attncalc/interval.py); None: not declared,
+    # and check gives no interval credit through it
+    critical: tuple[float, ...] | None = None
 
 
 def _sp() -> Any:
@@ -76,18 +80,27 @@ def _silu(x: float) -> float:
 
 ELEMENTWISE: dict[str, Elementwise] = {
     "exp": Elementwise(
-        lambda x, p, j: f"exp({x})", lambda x, p, j: math.exp(x), exact=lambda e: _sp().exp(e), numeric=np.exp
+        lambda x, p, j: f"exp({x})",
+        lambda x, p, j: math.exp(x),
+        exact=lambda e: _sp().exp(e),
+        numeric=np.exp,
+        critical=(),
     ),
     # exp of the argument minus its row's maximum (softmax with the maximum subtracted)
     "shift_exp": Elementwise(lambda x, p, j: f"exp({x} − {paren(p)})", lambda x, p, j: math.exp(x - p), per_row=True),
     "tanh": Elementwise(
-        lambda x, p, j: f"tanh({x})", lambda x, p, j: math.tanh(x), exact=lambda e: _sp().tanh(e), numeric=np.tanh
+        lambda x, p, j: f"tanh({x})",
+        lambda x, p, j: math.tanh(x),
+        exact=lambda e: _sp().tanh(e),
+        numeric=np.tanh,
+        critical=(),
     ),
     "relu": Elementwise(
         lambda x, p, j: f"relu({x})",
         lambda x, p, j: max(x, 0.0),
         exact=lambda e: _sp().Max(e, 0),
         numeric=lambda x: np.maximum(x, 0.0),
+        critical=(),
     ),
     # a transformer layer's feed-forward activations: exact erf, and the tanh approximation
     "gelu": Elementwise(
@@ -95,12 +108,14 @@ ELEMENTWISE: dict[str, Elementwise] = {
         lambda x, p, j: _gelu(x),
         exact=_exact_gelu,
         numeric=np.vectorize(_gelu, otypes=[float]),
+        critical=(-0.7517915246935645,),  # the minimum (mpmath: the root of the derivative)
     ),
     "gelu_tanh": Elementwise(
         lambda x, p, j: f"GELU_tanh({x})",
         lambda x, p, j: _gelu_tanh(x),
         exact=_exact_gelu_tanh,
         numeric=np.vectorize(_gelu_tanh, otypes=[float]),
+        critical=(-0.7524614220710163,),
     ),
     # sinusoidal positions: sin in the even columns, cos in the odd ones
     "sinusoid": Elementwise(
@@ -112,6 +127,7 @@ ELEMENTWISE: dict[str, Elementwise] = {
         lambda x, p, j: 1.0 / (1.0 + math.exp(-x)),
         exact=lambda e: 1 / (1 + _sp().exp(-e)),
         numeric=_sigmoid,
+        critical=(),
     ),
     "divide": Elementwise(lambda x, p, j: f"{paren(x)} / {p}", lambda x, p, j: x / p),
     "scale": Elementwise(lambda x, p, j: f"{paren(x)} · {p}", lambda x, p, j: x * p),
@@ -121,6 +137,7 @@ ELEMENTWISE: dict[str, Elementwise] = {
         lambda x, p, j: _silu(x),
         exact=lambda e: e / (1 + _sp().exp(-e)),
         numeric=_silu_array,
+        critical=(-1.2784645427610738,),
     ),
 }
 

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable, exact_sqrt, is_exact
+from ..arith import Chain, MistakeNotApplicable, exact_sqrt, holds_objects, is_exact
 from ..derivation import Add, Arrange, Combine, Map, Product, Step
 from ..parse import Problem
 from ..parse.attention_backward import AttentionBackward
@@ -241,7 +241,7 @@ def head_steps(
 
 
 def _rowdot(A: np.ndarray, dA: np.ndarray) -> np.ndarray:
-    if not is_exact(A):
+    if not holds_objects(A):
         return np.asarray(np.sum(np.asarray(A, dtype=float) * np.asarray(dA, dtype=float), axis=1), dtype=float)
     out = np.empty(A.shape[0], dtype=object)
     for i in range(A.shape[0]):

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable, is_exact, to_float
+from ..arith import Chain, MistakeNotApplicable, holds_objects, to_float
 from ..derivation import Add, Arrange, Formula, Input, Map, Product, Step
 from ..elementwise import GELU_C
 from ..fmt import fmt
@@ -382,4 +382,4 @@ def _activate(chain: Chain, a: np.ndarray, act: str) -> np.ndarray:
         return chain.relu(a)
     if act == "silu":
         return modern.silu(a)
-    return chain.apply("gelu" if act == "gelu" else "gelu_tanh", a if is_exact(a) else to_float(a))
+    return chain.apply("gelu" if act == "gelu" else "gelu_tanh", a if holds_objects(a) else to_float(a))

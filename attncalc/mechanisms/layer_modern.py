@@ -16,9 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from .. import interval
 from ..arith import Chain, apply_elementwise, is_exact, to_float
 from ..derivation import Formula, Map, Product, Step
 from ..fmt import fmt
+from ..interval import is_interval
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem
@@ -28,6 +30,8 @@ from .layer_written import Lazy, num, paren
 
 def silu(a: np.ndarray) -> np.ndarray:
     """silu(a) = a / (1 + e^(−a)) entry by entry: exact forms as sympy writes them, or floats."""
+    if is_interval(a):
+        return interval.apply("silu", a)
     return apply_elementwise("silu", a if is_exact(a) else to_float(a))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arith import Chain, is_exact, to_float
+from ..arith import Chain, holds_objects, is_exact, to_float
 from ..derivation import Argmax, Combine, Gradient, Loss, Product, Step, Sum, Update
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
@@ -223,7 +223,7 @@ def train_step(
 def totals(chain: Chain, chosen: list[np.ndarray], losses: list[np.ndarray], names: list[str]) -> tuple[Step, Step]:
     """The probability of the target sequence (the product of each step's) and the total loss (the sum)."""
     T = len(chosen)
-    exact = all(is_exact(np.asarray(p)) for p in chosen)
+    exact = all(holds_objects(np.asarray(p)) for p in chosen)
     chosen_arr = np.asarray(chosen, dtype=object if exact else float)
     prod = chosen_arr[0]
     for x in chosen_arr[1:]:
@@ -242,7 +242,7 @@ def totals(chain: Chain, chosen: list[np.ndarray], losses: list[np.ndarray], nam
         explain="The chain rule of probability: the sequence's probability is the product of each step's.",
     )
     items = [np.asarray(x).reshape(()).item() for x in losses]
-    if all(is_exact(np.asarray(x)) for x in losses):
+    if all(holds_objects(np.asarray(x)) for x in losses):
         per_step = np.asarray(items, dtype=object)
     else:
         per_step = to_float(np.asarray(items, dtype=object))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arith import Chain, is_exact, to_float
+from ..arith import Chain, holds_objects, is_exact, to_float
 from ..derivation import Map, Norm, Step
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
@@ -120,8 +120,8 @@ def clip(chain: Chain, grads: list[Grad], training: Training) -> tuple[list[Step
 
 def _norm(chain: Chain, flat: np.ndarray) -> np.ndarray:
     """√(Σ x²) of a flat vector, as a 0-d array (exact when the vector is)."""
-    if is_exact(flat):
-        total = sum((x * x for x in flat.tolist()), start=0)
+    if holds_objects(flat):
+        total = sum((x**2 for x in flat.tolist()), start=0)
         return np.asarray(chain.sqrt(np.asarray([total], dtype=object))[0], dtype=object).reshape(())
     return np.asarray(float(np.sqrt(np.sum(np.asarray(flat, dtype=float) ** 2))))
 
