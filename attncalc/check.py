@@ -113,8 +113,7 @@ def check(
         # (a correct step earns its right entries whatever it rests on: award reads this only for the others)
         rests = None
         if r.verdict != "correct":
-            near = {k: v for k, v in flawed.items() if ans.id in runs.descendants(k)}
-            rests = grading.rests_on(ans, runs, near)
+            rests = grading.rests_on(ans, runs, flawed) if problem.grading.degenerate == "no-credit" else None
         r = grading.award(r, problem.grading, points[ans.id], why, rests)
         if why is not None:
             flawed[ans.id] = why

@@ -9,8 +9,9 @@ right only given the answerer's own earlier answers, whether a wrong matrix earn
 (``partial``), and the ``slip`` share a wrong step earns when its slip is named.
 
 Follow-through cannot be gamed: an answer that is degenerate (all zeros, all entries equal, or a
-given copied, where the true value is none of these) earns no partial credit, and a later step that
-is right only because of it earns no carried credit; the notes say why.
+given copied, where the true value is none of these) earns no partial credit, and no later step whose
+value depends on it, however far down, earns carried credit (``[grading] degenerate = "credit"``
+gives it back); the notes say why.
 """
 
 from __future__ import annotations
@@ -135,21 +136,12 @@ def degenerate(given: np.ndarray, decimals: Any, true_value: Any, givens: dict[s
 
 
 def rests_on(ans: Answer, runs: Runs, flawed: dict[str, str]) -> tuple[str, str] | None:
-    """The degenerate earlier answer this step's own-chain value depends on (its id and why), if any:
-    the step recomputed from the answerer's answers changes when that answer is left out."""
-    if not flawed:
-        return None
-    mine = own_value(ans.id, runs, frozenset())
-    if mine is None:
-        return None
+    """The degenerate earlier answer (its id and why) this step lies below, if any: one whose value the
+    step's depends on in the computation, directly or through any steps between (answered or not:
+    follow-through from a degenerate answer is refused however far down)."""
     for fid, why in flawed.items():
-        other = own_value(ans.id, runs, frozenset({fid}))
-        if other is not None and not same_value(mine, other):
+        if ans.id in runs.descendants(fid):
             return fid, why
-    other = own_value(ans.id, runs, frozenset(flawed))
-    if other is not None and not same_value(mine, other):
-        fid = next(iter(flawed))
-        return fid, flawed[fid]
     return None
 
 

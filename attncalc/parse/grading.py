@@ -45,6 +45,9 @@ def parse_grading(r: Reader, raw: Any) -> Grading:
     partial = t.get("partial", True)
     if not isinstance(partial, bool):
         raise r.fail("grading.partial", f"expected true or false, got {describe_raw(partial)}")
+    degenerate = t.get("degenerate", "no-credit")
+    if degenerate not in ("no-credit", "credit"):
+        raise r.fail("grading.degenerate", f'expected "no-credit" or "credit", got {describe_raw(degenerate)}')
     return Grading(
         points=tuple(points),
         default=_amount(r, t["default"], "grading.default") if "default" in t else 1.0,
@@ -52,4 +55,5 @@ def parse_grading(r: Reader, raw: Any) -> Grading:
         carried=_amount(r, t["carried"], "grading.carried", 1.0) if "carried" in t else 1.0,
         partial=partial,
         slip=_amount(r, t["slip"], "grading.slip", 1.0) if "slip" in t else 0.0,
+        degenerate=degenerate,
     )

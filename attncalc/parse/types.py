@@ -273,6 +273,7 @@ class Grading:
     carried: float = 1.0  # the share a carried step earns
     partial: bool = True  # a wrong matrix earns its right entries
     slip: float = 0.0  # the share a wrong step earns when its slip is named
+    degenerate: str = "no-credit"  # below a degenerate answer: "no-credit" (no follow-through) | "credit"
 
 
 @dataclass(frozen=True)

@@ -140,6 +140,13 @@ GRADING_TABLE = table(
     Key("carried", "number", "the share of its points a carried step earns (0 to 1)", default=1),
     Key("partial", "bool", "a wrong vector or matrix earns the share of its right entries", default=True),
     Key("slip", "number", "the share of its points a wrong step earns when check names its slip (0 to 1)", default=0),
+    Key(
+        "degenerate",
+        "choice",
+        "no-credit: no step below a degenerate answer (all zeros, all equal, a given copied) earns follow-through; credit: they do",
+        default="no-credit",
+        choices=("no-credit", "credit"),
+    ),
     doc="points for `attncalc check`",
 )
 GRADING = Key(
