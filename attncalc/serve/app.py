@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl, quote
 import anyio.to_thread
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp
@@ -322,9 +322,12 @@ async def _served(state: State, request: Request) -> Served:
 
 async def _body(state: State, request: Request) -> bytes:
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > state.max_body:
-            raise _Stop(too_large(state.max_body, _content_type(request) == "json"))
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > state.max_body:
+                raise _Stop(too_large(state.max_body, _content_type(request) == "json"))
+            chunks.append(chunk)
+    except ClientDisconnect:  # gone before its body came (or closed for its slowness): no one to answer, no traceback
+        raise _Stop(PlainTextResponse("The request's body did not come.\n", status_code=400)) from None
     return b"".join(chunks)
