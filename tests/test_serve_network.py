@@ -155,3 +155,256 @@ def test_no_response_tells_the_served_folders_absolute_path(served: tuple[Any, P
     assert "# Grade them with: attncalc check decoder-dot.toml THIS_FILE" in download
     download = c.post("/problems/week-3/answers.toml", json={"answers": {"weights": [0.155, "?", "?"]}}).text
     assert "# Grade them with: attncalc check week-3.toml THIS_FILE" in download
+
+
+# ------------------------------------------------------------------------------ a real server, slow clients
+
+WAIT = 90.0  # seconds a step may take on a busy machine before the test gives up (never asserted as speed)
+CAP = 100  # the server's --max-connections in these tests: a few hundred sockets are well over it
+OPEN_FILES = 256  # its open-file limit, soft and hard (it cannot raise it): the cap must fit under it
+SLOW = 300  # slow clients
+HEAD = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"  # a request head never finished
+
+
+class Server:
+    """``attncalc serve`` in a subprocess on 127.0.0.1 (a port the system gives), with low limits and
+    a low open-file limit; its stderr in a file (a pipe left unread could stall it)."""
+
+    def __init__(self, folder: Path, log: Path) -> None:
+        import os
+        import subprocess
+        import sys
+
+        from .helpers import ROOT
+
+        def low_open_files() -> None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_NOFILE, (OPEN_FILES, OPEN_FILES))
+
+        options = ["--max-connections", str(CAP), "--timeout-head", "2", "--timeout-body", "3"]
+        cmd = [sys.executable, "-m", "attncalc", "serve", str(folder), "--port", "0", *options]
+        self.log = log
+        self.stderr = log.open("w")
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.proc = subprocess.Popen(
+            cmd, stdout=subprocess.DEVNULL, stderr=self.stderr, env=env, preexec_fn=low_open_files
+        )
+        try:
+            self.port = self._port()
+            _until("the server answering", lambda: self._healthy())
+        except BaseException:
+            self.stop()
+            raise
+
+    def _port(self) -> int:
+        import re
+
+        found: list[int] = []
+
+        def announced() -> bool:
+            m = re.search(r"practice page at http://127\.0\.0\.1:(\d+)/", self.log.read_text())
+            assert self.proc.poll() is None, self.log.read_text()
+            if m:
+                found.append(int(m.group(1)))
+            return bool(m)
+
+        _until("the address announced", announced)
+        return found[0]
+
+    def _healthy(self) -> bool:
+        try:
+            return self.request("GET", "/healthz")[0] == 200
+        except OSError:
+            return False
+
+    def request(self, method: str, path: str, body: bytes | None = None, **headers: str) -> tuple[int, bytes]:
+        import http.client
+
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=WAIT)
+        try:
+            conn.request(method, path, body=body, headers=headers)
+            r = conn.getresponse()
+            return r.status, r.read()
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=WAIT)
+            except Exception:
+                self.proc.kill()
+                self.proc.wait(timeout=WAIT)
+        self.stderr.close()
+
+
+def _until(what: str, ready: Any) -> None:
+    import time
+
+    deadline = time.monotonic() + WAIT
+    while not ready():
+        assert time.monotonic() < deadline, f"gave up waiting: {what}"
+        time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the open-file limit is set through Linux's setrlimit here")
+    pytest.importorskip("uvicorn", reason="the serve extra is not installed")
+    folder = tmp_path_factory.mktemp("slow-clients")
+    shutil.copy(PROBLEMS / "decoder-dot.toml", folder)
+    s = Server(folder, folder.parent / (folder.name + "-stderr.txt"))
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+class Trickle:
+    """``n`` sockets that each send a request head a byte at a time, a byte every half second, and
+    open a new one in place of each the server closes (as an attacker would), until ``seconds``
+    have passed; then all are closed. In a thread: it stops by itself."""
+
+    def __init__(self, port: int, n: int, seconds: float) -> None:
+        import threading
+
+        self.port, self.n, self.seconds = port, n, seconds
+        self.opened = self.closed_by_server = self.timed_out = 0
+        self.ready = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def connect(self) -> Any:
+        import socket
+
+        try:
+            s = socket.create_connection(("127.0.0.1", self.port), timeout=5)
+            s.sendall(HEAD)
+            s.setblocking(False)
+        except OSError:
+            return None
+        self.opened += 1
+        return s
+
+    def run(self) -> None:
+        import time
+
+        end = time.monotonic() + self.seconds
+        socks = [s for s in (self.connect() for _ in range(self.n)) if s is not None]
+        self.ready.set()
+        try:
+            while time.monotonic() < end:
+                for i, s in enumerate(socks):
+                    if s is None or not self.alive(s):
+                        socks[i] = self.connect() if i % 10 < 3 else None  # a few reopened each round
+                socks = [s for s in socks if s is not None] + [None] * (self.n - len(socks))
+                time.sleep(0.5)
+        finally:
+            for s in socks:
+                if s is not None:
+                    s.close()
+
+    def alive(self, s: Any) -> bool:
+        """One more byte of the head sent; False (and closed) once the server has closed it."""
+        try:
+            data = s.recv(4096)
+        except BlockingIOError:
+            data = None
+        except OSError:
+            data = b""
+        if data is not None:  # the server answered (408) or closed it
+            self.closed_by_server += 1
+            self.timed_out += b" 408 " in data
+            s.close()
+            return False
+        try:
+            s.send(b"X")
+        except OSError:
+            self.closed_by_server += 1
+            s.close()
+            return False
+        return True
+
+
+def test_slow_clients_do_not_stop_the_page(server: Server) -> None:
+    """300 sockets trickling request heads at a server capped at 100 connections with a 2 s head
+    deadline and 256 open files: while they trickle, a student's page and a check are answered; the
+    server closes the slow ones (408 where part of a head came); its log says each condition in a
+    line, no traceback; afterwards it answers as before."""
+    import json
+    import time
+
+    trickle = Trickle(server.port, SLOW, seconds=8)
+    assert trickle.ready.wait(WAIT)
+    assert trickle.opened >= SLOW - 10  # (a few may be refused by a full backlog: the test is about the rest)
+    import math
+
+    # decoder-dot's weights are softmax(1, 2, 2) (its comment): 1/(1+2e) and e/(1+2e), to 3 decimals
+    weights = [round(1 / (1 + 2 * math.e), 3), round(math.e / (1 + 2 * math.e), 3), "?"]
+    answers = json.dumps({"answers": {"weights": weights}}).encode()
+    for _ in range(3):  # spread over the trickle
+        status, page = server.request("GET", "/problems/decoder-dot")
+        assert status == 200 and b"Decoder dot-product attention" in page
+        status, body = server.request(
+            "POST", "/problems/decoder-dot/check", answers, **{"Content-Type": "application/json"}
+        )
+        assert status == 200
+        report = json.loads(body)
+        assert report["results"][0]["id"] == "weights" and report["results"][0]["verdict"] == "correct"
+        time.sleep(1.5)
+    trickle.thread.join(WAIT)
+    assert not trickle.thread.is_alive()
+    assert trickle.closed_by_server >= SLOW - CAP  # over the cap, and past the deadline: closed by the server
+    assert trickle.timed_out > 0
+    assert server.request("GET", "/healthz") == (200, b"ok")
+    log = server.log.read_text()
+    assert "Traceback" not in log and "Too many open files" not in log, log[:3000]
+    assert f"at the limit of {CAP} connections" in log and "request head did not come within 2 s" in log
+    assert len(log.splitlines()) < 15, log[:3000]  # one line per condition per 10 s, not one per event
+
+
+def test_beyond_the_cap_with_every_connection_busy_is_503(server: Server) -> None:
+    """Connections whose requests are all in progress (bodies trickling) are not closed for a new
+    one: beyond the cap a new connection is answered 503 at once; the slow bodies get 408 after the
+    body deadline (3 s), and the server answers again."""
+    import socket
+
+    head = (
+        b"POST /problems/decoder-dot/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 1000\r\n\r\n{"
+    )
+    _until("the slow clients gone", lambda: server.request("GET", "/healthz")[0] == 200)
+    busy = []
+    try:
+        for _ in range(CAP + 20):
+            s = socket.create_connection(("127.0.0.1", server.port), timeout=WAIT)
+            s.sendall(head)
+            busy.append(s)
+        answers = [_response(s) for s in busy]
+        refused = [a for a in answers if a.startswith(b"HTTP/1.1 503")]
+        timed_out = [a for a in answers if a.startswith(b"HTTP/1.1 408")]
+        assert len(refused) >= 20 and len(refused) + len(timed_out) == len(busy), answers[:3]
+        assert all(b"The server is busy" in a for a in refused)
+    finally:
+        for s in busy:
+            s.close()
+    assert server.request("GET", "/healthz") == (200, b"ok")
+    assert "Traceback" not in server.log.read_text()
+
+
+def _response(s: Any) -> bytes:
+    """All a server sends on ``s`` until it closes it (bounded by the socket's timeout)."""
+    data = b""
+    while True:
+        try:
+            chunk = s.recv(4096)
+        except ConnectionResetError:  # (closed with the rest of our body unread: what came before counts)
+            return data
+        if not chunk:
+            return data
+        data += chunk

@@ -12,8 +12,9 @@ exhaust the process's files. Here (the limits: :mod:`.limits`):
   previous response, else the connection is closed (with ``408`` when part of a head came);
 * its body must be complete within ``timeout_body`` seconds of its head, else ``408`` and closed;
 * a process keeps at most ``max_connections`` open: a new one beyond them takes the place of the
-  connection that has waited longest for a request head (a slow or idle one, closed); when every
-  connection has a request in progress, the new one is answered ``503`` and closed.
+  connection that has waited longest for a request head (a slow or idle one, closed) if that one
+  has waited a second at least; else (every connection has a request in progress, or has just
+  come) the new one is answered ``503`` and closed.
 
 Each event is logged once per interval at most (:mod:`.quiet`). Selected by
 ``attncalc serve`` as uvicorn's ``http`` protocol: ``attncalc.serve.conn:GuardedH11Protocol``.
@@ -33,6 +34,7 @@ from . import quiet
 from .limits import Limits, from_env
 
 logger = logging.getLogger("uvicorn.error")
+GRACE = 1.0  # seconds a connection waits for a head before a new one may take its place
 
 BUSY = (
     b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nretry-after: 2\r\n"
@@ -50,7 +52,7 @@ class _Process:
 
     limits: ClassVar[Limits | None] = None
     live: ClassVar[set[GuardedH11Protocol]] = set()
-    waiting: ClassVar[OrderedDict[GuardedH11Protocol, None]] = OrderedDict()
+    waiting: ClassVar[OrderedDict[GuardedH11Protocol, float]] = OrderedDict()  # -> since when
 
     @classmethod
     def get_limits(cls) -> Limits:
@@ -74,7 +76,7 @@ class GuardedH11Protocol(H11Protocol):
         _Process.live.add(self)
         if len(_Process.live) > self.limits.max_connections and not self._make_room():
             logger.warning(
-                "attncalc: a connection refused (503): all %d connections have a request in progress",
+                "attncalc: a connection refused (503): at the limit of %d connections, each with a request in progress or just come",
                 self.limits.max_connections,
             )
             self._close(BUSY)
@@ -116,7 +118,7 @@ class GuardedH11Protocol(H11Protocol):
         self._cancel()
         self.heard = False
         _Process.waiting.pop(self, None)
-        _Process.waiting[self] = None  # the newest
+        _Process.waiting[self] = self.loop.time()  # the newest
         self.timer = self.loop.call_later(self.limits.timeout_head, self._too_slow, "head")
 
     def _too_slow(self, part: str) -> None:
@@ -130,10 +132,15 @@ class GuardedH11Protocol(H11Protocol):
 
     # -------------------------------------------------------------------- the cap
     def _make_room(self) -> bool:
-        """Close the connection waiting longest for a request head (not this one); False if none is."""
-        for other in list(_Process.waiting):
+        """Close the connection waiting longest for a request head (not this one), if it has waited
+        :data:`GRACE` seconds at least (one just opened may have its head already on its way, read
+        after this connection was accepted); False if none has."""
+        now = self.loop.time()
+        for other, since in list(_Process.waiting.items()):
             if other is self:
                 continue
+            if now - since < min(GRACE, self.limits.timeout_head / 2):
+                return False  # (the others are newer still)
             logger.warning(
                 "attncalc: at the limit of %d connections: the one waiting longest for a request closed",
                 self.limits.max_connections,

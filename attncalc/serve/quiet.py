@@ -24,8 +24,7 @@ _installed = False
 
 def condition(record: logging.LogRecord) -> tuple[str, str]:
     """What a record is about, whatever the addresses, descriptors and counts in it."""
-    template = record.msg if record.args else record.getMessage()
-    first = str(template).strip().split("\n", 1)[0]
+    first = record.getMessage().strip().split("\n", 1)[0]
     kind = type(record.exc_info[1]).__name__ if record.exc_info and record.exc_info[1] is not None else ""
     return record.name, _NUMBERS.sub("#", first)[:160] + kind
 
