@@ -408,3 +408,58 @@ def _response(s: Any) -> bytes:
         if not chunk:
             return data
         data += chunk
+
+
+# ------------------------------------------------------------------------------ the limits, in-process
+
+
+@pytest.mark.parametrize("open_files", [64, 256, 1024, 4096, 20000, 1 << 20])
+@pytest.mark.parametrize("requested", [8, 100, 1000, 50000])
+def test_the_connection_cap_fits_under_the_open_file_limit(open_files: int, requested: int) -> None:
+    """The connections, the backlog the event loop may accept in one go and a reserve of 64 files
+    for the process fit in the open files (where they can at all: 8 connections at least)."""
+    from attncalc.serve.limits import fit
+
+    cap, backlog = fit(requested, open_files)
+    assert 8 <= cap <= requested or cap == 8
+    assert 16 <= backlog <= 2048
+    if open_files >= 8 + backlog + 64:
+        assert cap + backlog + 64 <= open_files
+    if open_files >= requested + 2048 + 64:
+        assert (cap, backlog) == (requested, 2048)  # nothing lowered where the files suffice
+
+
+def _record(msg: str, *args: Any, exc: BaseException | None = None) -> Any:
+    import logging
+
+    info = (type(exc), exc, None) if exc is not None else None
+    return logging.LogRecord("asyncio", logging.ERROR, __file__, 1, msg, args, info)
+
+
+def test_a_flood_of_one_condition_is_one_line_per_interval() -> None:
+    """A thousand "out of system resource" records with their OSError: one let through, as one line
+    without its traceback; another condition still let through; after the interval, one more that
+    counts the 999 dropped."""
+    import errno
+
+    from attncalc.serve.quiet import OncePerInterval
+
+    quiet = OncePerInterval(interval=3600)
+    flood = [
+        _record(f"socket.accept() out of system resource\nsocket: <fd={k}>", exc=OSError(errno.EMFILE, "Too many"))
+        for k in range(1000)
+    ]
+    let = [r for r in flood if quiet.filter(r)]
+    assert len(let) == 1 and let[0].exc_info is None
+    assert let[0].getMessage() == "socket.accept() out of system resource: [Errno 24] Too many"
+    other = _record("attncalc: a connection closed: its request %s did not come within %g s", "head", 2.0)
+    assert quiet.filter(other)
+    assert not quiet.filter(
+        _record("attncalc: a connection closed: its request %s did not come within %g s", "head", 2)
+    )
+    assert quiet.filter(_record("attncalc: a connection closed: its request %s did not come within %g s", "body", 3))
+    bug = _record("Exception in ASGI application\n", exc=ValueError("a bug"))
+    assert quiet.filter(bug) and bug.exc_info is not None  # a bug keeps its traceback (once)
+    quiet.interval = 0  # the interval over
+    late = _record("socket.accept() out of system resource\nsocket: <fd=7>", exc=OSError(errno.EMFILE, "Too many"))
+    assert quiet.filter(late) and "(999 more like it since the last said)" in late.getMessage()

@@ -56,7 +56,8 @@ def raise_open_files() -> int:
 def fit(requested: int, open_files: int) -> tuple[int, int]:
     """(connections, backlog): at most ``requested`` connections, fewer when ``open_files`` cannot
     hold them with the backlog and the reserve; the backlog is made smaller for a small limit."""
-    backlog = min(BACKLOG, max(16, open_files // 8))
+    fits = requested + BACKLOG + RESERVE <= open_files
+    backlog = BACKLOG if fits else min(BACKLOG, max(16, open_files // 8))
     room = open_files - backlog - RESERVE
     return max(MIN_CONNECTIONS, min(requested, room)), backlog
 
