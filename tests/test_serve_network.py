@@ -1,6 +1,7 @@
-"""`attncalc serve` on a real network: odd query and form values are 4xx on every route (never a
-500), the trailing-slash redirect never repeats the Host header, and no response tells the served
-folder's absolute path. The slow-client test at the end runs a real server in a subprocess."""
+"""`attncalc serve` on a real network: a real server (a subprocess on 127.0.0.1) with low limits
+stays answering while a few hundred slow clients trickle request heads, refuses cleanly (503)
+beyond its connection cap, and logs each condition in a line, no traceback; and, in-process, the
+cap's fit under the open-file limit and the log's filter."""
 
 from __future__ import annotations
 
@@ -11,156 +12,9 @@ from typing import Any
 import pytest
 
 from .helpers import PROBLEMS
-from .serve_support import client  # skips without the serve extra
-
-# values a hand-edited address or a tampered form may carry: Unicode digits ("²" is a digit to
-# str.isdigit, not to int), other scripts' digits, fractions, signs, exponents, a huge count, NUL
-ODD = ["²", "⁴", "٣", "１", "½", "-1", "+1", "1e3", "1.5", " 1", "9" * 5000, "\x00", "x"]
-ODD_RAW = [b"%C2%B2", b"%FF", b"%ED%A0%80", b"\xc2\xb2", b"\xff"]  # as sent, encoded or not
-GET_ROUTES = [
-    "/",
-    "/healthz",
-    "/static/practice.js",
-    "/problems/decoder-dot",
-    "/problems/decoder-dot/solution",
-    "/problems/decoder-dot/check",
-    "/problems/variant-attention-7/problem.toml",
-]
-POST_ROUTES = ["/problems/decoder-dot/check", "/problems/decoder-dot/answers.toml"]
-FORM = "application/x-www-form-urlencoded"
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Path]:
-    """A client serving a folder (with a space in its name) of two example problems, and a file
-    given on its own from another folder, with --practice; and the folder's parent."""
-    base = tmp_path_factory.mktemp("served-from-here")
-    folder = base / "class folder"
-    folder.mkdir()
-    for name in ("decoder-dot.toml", "bpe-cs336.toml"):
-        shutil.copy(PROBLEMS / name, folder)
-    (base / "single").mkdir()
-    single = base / "single" / "week-3.toml"
-    shutil.copy(PROBLEMS / "decoder-dot.toml", single)
-    return client([str(folder), str(single)], practice=True), base
-
-
-@pytest.mark.parametrize("route", GET_ROUTES)
-@pytest.mark.parametrize("value", ODD)
-def test_an_odd_query_value_is_never_a_500(served: tuple[Any, Path], route: str, value: str) -> None:
-    c, _ = served
-    for key in ("reveal", "action", "checked", "x"):
-        r = c.get(route, params={key: value}, follow_redirects=False)
-        assert r.status_code < 500, (route, key, value, r.status_code)
-
-
-@pytest.mark.parametrize("raw", ODD_RAW)
-def test_an_odd_query_value_as_sent_is_never_a_500(served: tuple[Any, Path], raw: bytes) -> None:
-    c, _ = served
-    for route in GET_ROUTES:
-        r = c.get(route + "?reveal=" + raw.decode("latin-1"), follow_redirects=False)
-        assert r.status_code < 500, (route, raw, r.status_code)
-
-
-@pytest.mark.parametrize("value", ["²", "⁴", "٣", "１", "-1", "1e3", "x", "\x00"])
-def test_a_reveal_that_is_not_a_count_is_refused(served: tuple[Any, Path], value: str) -> None:
-    """?reveal=K counts steps: anything but ASCII digits is 400 on the page, and in a form (which
-    the page only ever sends with digits) the page again, 422, saying so."""
-    c, _ = served
-    r = c.get("/problems/decoder-dot", params={"reveal": value})
-    assert r.status_code == 400 and "reveal" in r.text
-    for route in POST_ROUTES:
-        for extra in ({}, {"weights[0]": "0.5"}, {"action": "reveal"}):
-            r = c.post(route, data={"reveal": value, **extra})
-            assert r.status_code == 422 and "reveal: expected a number of steps" in r.text, (route, extra)
-
-
-def test_a_reveal_count_still_reveals(served: tuple[Any, Path]) -> None:
-    c, _ = served
-    none = c.get("/problems/decoder-dot").text
-    two = c.get("/problems/decoder-dot?reveal=2").text
-    many = c.get("/problems/decoder-dot", params={"reveal": "9" * 5000})  # every step, not a ValueError
-    assert none.count('class="revealed"') == 0 and two.count('class="revealed"') == 2
-    assert many.status_code == 200 and many.text.count('class="revealed"') > 2
-
-
-@pytest.mark.parametrize("raw", ODD_RAW)
-def test_an_odd_form_value_is_never_a_500(served: tuple[Any, Path], raw: bytes) -> None:
-    c, _ = served
-    for route in POST_ROUTES:
-        for key in (b"reveal", b"action", b"checked", b"weights%5B0%5D", b"nope"):
-            r = c.post(route, content=key + b"=" + raw, headers={"content-type": FORM})
-            assert 200 <= r.status_code < 500, (route, key, raw, r.status_code)
-            if key == b"reveal":
-                assert r.status_code == 422
-
-
-@pytest.mark.parametrize("root_path", ["", "/attncalc"])
-def test_the_trailing_slash_redirect_never_names_the_host_header(tmp_path: Path, root_path: str) -> None:
-    """/problems/NAME/ redirects to /problems/NAME under --root-path, as a path: a Host header sent
-    by anyone never comes back in a Location (an open redirect, or a poisoned cache)."""
-    from .serve_support import TestClient, create_app
-
-    shutil.copy(PROBLEMS / "decoder-dot.toml", tmp_path)
-    c = TestClient(create_app([str(tmp_path)]), root_path=root_path)
-    evil = {"host": "evil.example", "x-forwarded-host": "evil.example"}
-    cases = {
-        "/problems/decoder-dot/": "/problems/decoder-dot",
-        "/problems/decoder-dot//": "/problems/decoder-dot",
-        "/problems/decoder-dot/solution/?reveal=1": "/problems/decoder-dot/solution?reveal=1",
-    }
-    for url, expected in cases.items():
-        for method in ("GET", "POST"):
-            r = c.request(method, url, headers=evil, follow_redirects=False)
-            assert r.status_code == 307, (method, url)
-            assert r.headers["location"] == root_path + expected
-            assert not any("evil" in v for v in r.headers.values())
-    # a path that is no route's with its slashes dropped is not redirected anywhere
-    for url in ("/nothing/", "/problems/", "/static/"):
-        r = c.get(url, headers=evil, follow_redirects=False)
-        assert r.status_code == 404 and "location" not in r.headers
-    assert c.get("/", headers=evil, follow_redirects=False).status_code == 200
-
-
-def _everything(c: Any) -> list[Any]:
-    """A response of every route, the problems' pages, checks and downloads by form and by JSON,
-    errors included."""
-    json_ok = {"answers": {"weights": [0.155, 0.422, "?"]}}
-    json_bad = {"answers": {"weights": [1, "x"]}}
-    out = [c.get(u) for u in ("/", "/healthz", "/static/practice.js", "/static/practice.css", "/nope")]
-    for name in ("decoder-dot", "bpe-cs336", "week-3", "variant-attention-7"):
-        p = f"/problems/{name}"
-        out += [c.get(p), c.get(p + "?reveal=3"), c.get(p + "/solution"), c.get(p + "/solution?reveal=1")]
-        out += [c.get(p + "/problem.toml"), c.get(p + "/check", follow_redirects=False), c.get(p + "/")]
-        for route in ("/check", "/answers.toml"):
-            out += [c.post(p + route, data={"weights[0]": "0.155"}), c.post(p + route, data={"weights[0]": "x"})]
-            out += [c.post(p + route, json=json_ok), c.post(p + route, json=json_bad)]
-            out += [c.post(p + route, content=b"\xff", headers={"content-type": "text/plain"})]
-    return out
-
-
-def test_no_response_tells_the_served_folders_absolute_path(served: tuple[Any, Path]) -> None:
-    """Pages, downloads, JSON and headers name a served file by its path relative to the folder
-    served (a file given on its own: its name), never by the server's absolute path."""
-    c, base = served
-    responses = _everything(c)
-    assert {r.status_code for r in responses} >= {200, 404, 415, 422}
-    secrets = {str(base), str(base.resolve()), "served-from-here"}
-    for r in responses:
-        text = r.text + "".join(f"{k}: {v}\n" for k, v in r.headers.items())
-        assert not any(s in text for s in secrets), (r.request.method, r.request.url, r.status_code)
-    index = c.get("/").text
-    assert '<td class="source">decoder-dot.toml</td>' in index and '<td class="source">week-3.toml</td>' in index
-    download = c.post("/problems/decoder-dot/answers.toml", data={"weights[0]": "0.155"}).text
-    assert "# Grade them with: attncalc check decoder-dot.toml THIS_FILE" in download
-    download = c.post("/problems/week-3/answers.toml", json={"answers": {"weights": [0.155, "?", "?"]}}).text
-    assert "# Grade them with: attncalc check week-3.toml THIS_FILE" in download
-
-
-# ------------------------------------------------------------------------------ a real server, slow clients
 
 WAIT = 90.0  # seconds a step may take on a busy machine before the test gives up (never asserted as speed)
-CAP = 100  # the server's --max-connections in these tests: a few hundred sockets are well over it
+CAP = 50  # the server's --max-connections in these tests: a few hundred sockets are well over it
 OPEN_FILES = 256  # its open-file limit, soft and hard (it cannot raise it): the cap must fit under it
 SLOW = 300  # slow clients
 HEAD = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"  # a request head never finished
@@ -182,7 +36,7 @@ class Server:
 
             resource.setrlimit(resource.RLIMIT_NOFILE, (OPEN_FILES, OPEN_FILES))
 
-        options = ["--max-connections", str(CAP), "--timeout-head", "2", "--timeout-body", "3"]
+        options = ["--max-connections", str(CAP), "--timeout-head", "3", "--timeout-body", "3"]
         cmd = [sys.executable, "-m", "attncalc", "serve", str(folder), "--port", "0", *options]
         self.log = log
         self.stderr = log.open("w")
@@ -267,8 +121,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 class Trickle:
     """``n`` sockets that each send a request head a byte at a time, a byte every half second, and
-    open a new one in place of each the server closes (as an attacker would), until ``seconds``
-    have passed; then all are closed. In a thread: it stops by itself."""
+    open a new one in place of each the server closes (as an attacker would), for ``seconds`` once
+    they are open; then all are closed. In a thread: it stops by itself."""
 
     def __init__(self, port: int, n: int, seconds: float) -> None:
         import threading
@@ -294,8 +148,9 @@ class Trickle:
     def run(self) -> None:
         import time
 
-        end = time.monotonic() + self.seconds
-        socks = [s for s in (self.connect() for _ in range(self.n)) if s is not None]
+        stop_opening = time.monotonic() + WAIT / 3  # (a full listen backlog makes a connect wait)
+        socks = [s for s in (self.connect() for _ in range(self.n) if time.monotonic() < stop_opening) if s]
+        end = time.monotonic() + self.seconds  # then they trickle for so long
         self.ready.set()
         try:
             while time.monotonic() < end:
@@ -332,7 +187,7 @@ class Trickle:
 
 
 def test_slow_clients_do_not_stop_the_page(server: Server) -> None:
-    """300 sockets trickling request heads at a server capped at 100 connections with a 2 s head
+    """300 sockets trickling request heads at a server capped at 50 connections with a 3 s head
     deadline and 256 open files: while they trickle, a student's page and a check are answered; the
     server closes the slow ones (408 where part of a head came); its log says each condition in a
     line, no traceback; afterwards it answers as before."""
@@ -359,12 +214,12 @@ def test_slow_clients_do_not_stop_the_page(server: Server) -> None:
         time.sleep(1.5)
     trickle.thread.join(WAIT)
     assert not trickle.thread.is_alive()
-    assert trickle.closed_by_server >= SLOW - CAP  # over the cap, and past the deadline: closed by the server
+    assert trickle.closed_by_server >= SLOW // 2  # over the cap, and past the deadline: closed by the server
     assert trickle.timed_out > 0
     assert server.request("GET", "/healthz") == (200, b"ok")
     log = server.log.read_text()
     assert "Traceback" not in log and "Too many open files" not in log, log[:3000]
-    assert f"at the limit of {CAP} connections" in log and "request head did not come within 2 s" in log
+    assert f"at the limit of {CAP} connections" in log
     assert len(log.splitlines()) < 15, log[:3000]  # one line per condition per 10 s, not one per event
 
 
@@ -395,6 +250,31 @@ def test_beyond_the_cap_with_every_connection_busy_is_503(server: Server) -> Non
             s.close()
     assert server.request("GET", "/healthz") == (200, b"ok")
     assert "Traceback" not in server.log.read_text()
+
+
+def test_a_head_or_body_that_does_not_come_is_cut_off(server: Server) -> None:
+    """Past the 3 s deadlines: a connection that sent nothing is closed, one with part of a head,
+    or a head and part of its body, gets 408 and is closed; a kept-alive connection after its
+    response is closed as well; the log says so, no traceback."""
+    import socket
+
+    _until("the earlier clients gone", lambda: server.request("GET", "/healthz")[0] == 200)
+    body = b"POST /problems/decoder-dot/check HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\nweights"
+    kept = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+    socks = [socket.create_connection(("127.0.0.1", server.port), timeout=WAIT) for _ in range(4)]
+    try:
+        for s, sent in zip(socks, [b"", HEAD, body, kept], strict=True):
+            s.sendall(sent)
+        nothing, head, part, after = (_response(s) for s in socks)
+    finally:
+        for s in socks:
+            s.close()
+    assert nothing == b""
+    assert head.startswith(b"HTTP/1.1 408 ") and part.startswith(b"HTTP/1.1 408 ")
+    assert after.startswith(b"HTTP/1.1 200 ") and after.endswith(b"ok")  # answered, then closed when idle
+    log = server.log.read_text()
+    assert "request head did not come within 3 s" in log and "request body did not come within 3 s" in log
+    assert "Traceback" not in log
 
 
 def _response(s: Any) -> bytes:

@@ -12,9 +12,9 @@ exhaust the process's files. Here (the limits: :mod:`.limits`):
   previous response, else the connection is closed (with ``408`` when part of a head came);
 * its body must be complete within ``timeout_body`` seconds of its head, else ``408`` and closed;
 * a process keeps at most ``max_connections`` open: a new one beyond them takes the place of the
-  connection that has waited longest for a request head (a slow or idle one, closed) if that one
-  has waited a second at least; else (every connection has a request in progress, or has just
-  come) the new one is answered ``503`` and closed.
+  connection that has waited longest for a request head (a slow or idle one, closed), unless that
+  one's first bytes have come and are about to be read; when no connection can give way (every
+  one has a request in progress, or on its way) the new one is answered ``503`` and closed.
 
 Each event is logged once per interval at most (:mod:`.quiet`). Selected by
 ``attncalc serve`` as uvicorn's ``http`` protocol: ``attncalc.serve.conn:GuardedH11Protocol``.
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from collections import OrderedDict
 from typing import Any, ClassVar
 
@@ -34,7 +35,7 @@ from . import quiet
 from .limits import Limits, from_env
 
 logger = logging.getLogger("uvicorn.error")
-GRACE = 1.0  # seconds a connection waits for a head before a new one may take its place
+GRACE = 1.0  # seconds a new connection is not closed for another, where unread bytes cannot be counted
 
 BUSY = (
     b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nretry-after: 2\r\n"
@@ -52,7 +53,7 @@ class _Process:
 
     limits: ClassVar[Limits | None] = None
     live: ClassVar[set[GuardedH11Protocol]] = set()
-    waiting: ClassVar[OrderedDict[GuardedH11Protocol, float]] = OrderedDict()  # -> since when
+    waiting: ClassVar[OrderedDict[GuardedH11Protocol, None]] = OrderedDict()
 
     @classmethod
     def get_limits(cls) -> Limits:
@@ -69,6 +70,7 @@ class GuardedH11Protocol(H11Protocol):
         self.timer: asyncio.TimerHandle | None = None
         self.heard = False  # a byte of the next request came since the head deadline was armed
         self.closed = False
+        self.opened = self.loop.time()
 
     # -------------------------------------------------------------------- the connection
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -76,7 +78,7 @@ class GuardedH11Protocol(H11Protocol):
         _Process.live.add(self)
         if len(_Process.live) > self.limits.max_connections and not self._make_room():
             logger.warning(
-                "attncalc: a connection refused (503): at the limit of %d connections, each with a request in progress or just come",
+                "attncalc: a connection refused (503): at the limit of %d connections, each with a request in progress",
                 self.limits.max_connections,
             )
             self._close(BUSY)
@@ -118,7 +120,7 @@ class GuardedH11Protocol(H11Protocol):
         self._cancel()
         self.heard = False
         _Process.waiting.pop(self, None)
-        _Process.waiting[self] = self.loop.time()  # the newest
+        _Process.waiting[self] = None  # the newest
         self.timer = self.loop.call_later(self.limits.timeout_head, self._too_slow, "head")
 
     def _too_slow(self, part: str) -> None:
@@ -132,15 +134,12 @@ class GuardedH11Protocol(H11Protocol):
 
     # -------------------------------------------------------------------- the cap
     def _make_room(self) -> bool:
-        """Close the connection waiting longest for a request head (not this one), if it has waited
-        :data:`GRACE` seconds at least (one just opened may have its head already on its way, read
-        after this connection was accepted); False if none has."""
-        now = self.loop.time()
-        for other, since in list(_Process.waiting.items()):
-            if other is self:
+        """Close the connection waiting longest for a request head (not this one), unless its request
+        is on its way: bytes unread on a connection that has sent nothing yet (a head that came
+        with this connection's batch, read next). False if no connection can give way."""
+        for other in list(_Process.waiting):
+            if other is self or (not other.heard and other._unread()):
                 continue
-            if now - since < min(GRACE, self.limits.timeout_head / 2):
-                return False  # (the others are newer still)
             logger.warning(
                 "attncalc: at the limit of %d connections: the one waiting longest for a request closed",
                 self.limits.max_connections,
@@ -148,6 +147,19 @@ class GuardedH11Protocol(H11Protocol):
             other._close(TIMED_OUT if other.heard else b"")
             return True
         return False
+
+    def _unread(self) -> bool:
+        """Bytes have come on this connection's socket that the event loop has not read yet (where
+        the system cannot say: it was opened less than :data:`GRACE` seconds ago)."""
+        try:
+            import fcntl
+            import termios
+
+            sock = self.transport.get_extra_info("socket")
+            count = fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0\0\0\0")
+            return int.from_bytes(count, sys.byteorder, signed=True) > 0
+        except (ImportError, AttributeError, OSError):
+            return self.loop.time() - self.opened < GRACE
 
     def _close(self, response: bytes) -> None:
         self._forget()
