@@ -343,3 +343,31 @@ def test_a_flood_of_one_condition_is_one_line_per_interval() -> None:
     quiet.interval = 0  # the interval over
     late = _record("socket.accept() out of system resource\nsocket: <fd=7>", exc=OSError(errno.EMFILE, "Too many"))
     assert quiet.filter(late) and "(999 more like it since the last said)" in late.getMessage()
+
+
+def test_the_soft_open_file_limit_is_raised_to_the_hard_one() -> None:
+    """In a process started with 256 open files allowed and up to 1024 allowed to ask for, the limits
+    are raised to 1024 (what the server's processes then inherit), and the cap fitted to that."""
+    import subprocess
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("set through Linux's setrlimit here")
+
+    def low_soft_limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 1024))
+
+    code = (
+        "import resource; from attncalc.serve.limits import raise_open_files, fit; "
+        "print(raise_open_files(), resource.getrlimit(resource.RLIMIT_NOFILE)[0], *fit(1000, raise_open_files()))"
+    )
+    from .helpers import ROOT
+
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, preexec_fn=low_soft_limit, check=True
+    )
+    said, soft, cap, backlog = map(int, out.stdout.split())
+    assert (said, soft) == (1024, 1024)
+    assert backlog == 1024 // 8 and cap == 1024 - 1024 // 8 - 64  # 832: below the files, with the backlog and reserve
