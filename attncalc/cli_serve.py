@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -40,6 +40,36 @@ def serve(
         typer.Option("--root-path", help="The path prefix a reverse proxy serves the app under (e.g. /attncalc)."),
     ] = "",
     max_file_size: MaxFileSize = None,
+    timeout_head: Annotated[
+        float,
+        typer.Option(
+            "--timeout-head",
+            min=0.1,
+            help="Seconds a request's head (request line and headers) may take, from the connection or the "
+            "previous response; a slower connection is closed.",
+        ),
+    ] = 10.0,
+    timeout_body: Annotated[
+        float,
+        typer.Option(
+            "--timeout-body", min=0.1, help="Seconds a request's body may take after its head; slower: 408, closed."
+        ),
+    ] = 30.0,
+    timeout_keep_alive: Annotated[
+        int,
+        typer.Option(
+            "--timeout-keep-alive", min=1, help="Seconds a kept-alive connection may stay idle (uvicorn's option)."
+        ),
+    ] = 5,
+    max_connections: Annotated[
+        int,
+        typer.Option(
+            "--max-connections",
+            min=8,
+            help="Connections each server process keeps open (fewer if the open-file limit, ulimit -n, is too low "
+            "for them); beyond it a new one replaces the one waiting longest for a request, or is answered 503.",
+        ),
+    ] = 1000,
 ) -> None:
     """Serve the practice page: students type their answers step by step and check them in the browser.
 
@@ -57,6 +87,7 @@ def serve(
         _fail(str(exc))
     import uvicorn
 
+    from .serve import limits
     from .serve.app import ENV, create_app
     from .serve.workers import Workers
     from .serve.workers import available as balanced
@@ -69,17 +100,27 @@ def serve(
     except AttncalcError as exc:
         _fail(str(exc))
     os.environ[ENV] = json.dumps({"paths": targets, "practice": practice, "max_bytes": limit})
+    open_files = limits.raise_open_files()  # (inherited by the worker processes started below)
+    cap, backlog = limits.fit(max_connections, open_files)
+    if cap < max_connections:
+        sys.stderr.write(
+            f"attncalc: note: at most {cap} connections per server process, not {max_connections}: "
+            f"the open-file limit is {open_files} (ulimit -n)\n"
+        )
+    limits.to_env(limits.Limits(timeout_head, timeout_body, timeout_keep_alive, cap))
+    server: dict[str, Any] = {  # uvicorn's settings, the same for one process or several
+        "factory": True,
+        "root_path": root_path,
+        "log_level": "warning",
+        "http": "attncalc.serve.conn:GuardedH11Protocol",
+        "ws": "none",
+        "timeout_keep_alive": timeout_keep_alive,
+        "backlog": backlog,
+    }
     pool: Workers | None = None
     if workers > 1 and balanced():
         # a listening socket per worker (SO_REUSEPORT), bound now: Linux spreads the connections over them
-        config = uvicorn.Config(
-            "attncalc.serve.app:app_from_env",
-            factory=True,
-            host=host,
-            port=port,
-            root_path=root_path,
-            log_level="warning",
-        )
+        config = uvicorn.Config("attncalc.serve.app:app_from_env", host=host, port=port, **server)
         try:
             pool = Workers(config, host, port, workers)
         except OSError as exc:
@@ -120,15 +161,7 @@ def serve(
             raise typer.Exit(code)
         return
     announce()
-    uvicorn.run(
-        "attncalc.serve.app:app_from_env",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        root_path=root_path,
-        log_level="warning",
-    )
+    uvicorn.run("attncalc.serve.app:app_from_env", host=host, port=port, workers=workers, **server)
 
 
 def _root_path(text: str) -> str:

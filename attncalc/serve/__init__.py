@@ -9,7 +9,11 @@ templates (autoescaped), uvicorn as the server. The modules are split by respons
 * :mod:`.page`: what a template shows of a derivation and a check report;
 * :mod:`.app`: the Starlette app and its routes (async: they read the request and hand the work on);
 * :mod:`.work`: that work, in a worker thread: answers to check's report and back to a page or a file;
-* :mod:`.guard`: security headers on every response, and the body limit.
+* :mod:`.guard`: security headers on every response, and the body limit;
+* :mod:`.limits`, :mod:`.conn`, :mod:`.quiet`: on the network: the timeouts and the connection cap
+  (fitted to the open-file limit), uvicorn's protocol that enforces them, and a log that says a
+  repeated condition once per interval (docs/serving.md);
+* :mod:`.workers`: ``--workers N`` on Linux, a listening socket per process.
 
 No grading happens here: every verdict comes from :func:`attncalc.api.check`.
 """

@@ -15,14 +15,14 @@ import secrets
 from collections.abc import Callable
 from importlib import resources
 from typing import Any, TypeVar
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, quote
 
 import anyio.to_thread
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
-from starlette.routing import Route
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp
 
 from ..errors import AttncalcError
@@ -76,6 +76,7 @@ def create_app(paths: list[str], practice: bool = False, max_bytes: int | None =
     ]
     handlers = {404: _not_found, 405: _not_allowed, _Stop: _stopped}
     app = Starlette(routes=routes, exception_handlers=handlers)
+    app.router.redirect_slashes = False  # Starlette's redirect names the Host header's host: _not_found's instead
     return Guard(app, limit)
 
 
@@ -94,7 +95,30 @@ def _endpoint(state: State, fn: Any) -> Any:
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:
+    """404; or, for an address of a route with trailing slashes (``/problems/NAME/``), a redirect
+    to it without them, by path alone under the configured root path (``--root-path``): the request's
+    Host header is never repeated in a Location."""
+    location = _without_slash(request)
+    if location is not None:
+        return RedirectResponse(location, status_code=307)
     return PlainTextResponse("Not found.\n", status_code=404)
+
+
+def _without_slash(request: Request) -> str | None:
+    scope = request.scope
+    root_path = root(request)
+    path = str(scope.get("path", ""))
+    path = path[len(root_path) :] if root_path and path.startswith(root_path + "/") else path
+    stripped = path.rstrip("/")
+    if path == stripped or not stripped.startswith("/") or stripped.startswith("//"):
+        return None
+    app = scope.get("app")
+    routes = app.router.routes if isinstance(app, Starlette) else []
+    probe = {**scope, "path": stripped, "root_path": ""}
+    if not any(route.matches(probe)[0] is not Match.NONE for route in routes):
+        return None
+    query = scope.get("query_string", b"").decode("latin-1")
+    return root_path + quote(stripped, safe="/") + (f"?{query}" if query else "")
 
 
 async def _stopped(request: Request, exc: Exception) -> Response:
@@ -142,7 +166,9 @@ async def index(state: State, request: Request) -> Response:
 
 async def practice_page(state: State, request: Request) -> Response:
     served = await _served(state, request)
-    reveal = whole(request.query_params.get("reveal"), 0)
+    reveal = _count(request.query_params.get("reveal"))
+    if reveal is None:
+        return PlainTextResponse(BAD_REVEAL + "\n", status_code=400)
     return await in_turn(state, render_page, state, request, served, form.Typed({}), reveal=reveal)
 
 
@@ -157,7 +183,10 @@ async def check(state: State, request: Request) -> Response:
     pairs = _pairs(body)
     fields = dict(pairs)
     action = fields.get("action", "check")
-    reveal = whole(fields.get("reveal"), 0) + (1 if action == "reveal" else 0)
+    shown = _count(fields.get("reveal"))
+    if shown is None:
+        return await _bad_reveal(state, request, served)
+    reveal = shown + (1 if action == "reveal" else 0)
     grade = action == "check" or fields.get("checked") == "1"
     return await in_turn(state, check_form, state, request, served, pairs, reveal, grade)
 
@@ -177,7 +206,10 @@ async def download(state: State, request: Request) -> Response:
         return await in_turn(state, download_json, state, served, body)
     if kind != "form":
         return _unsupported()
-    return await in_turn(state, download_form, state, request, served, _pairs(body))
+    pairs = _pairs(body)
+    if _count(dict(pairs).get("reveal")) is None:
+        return await _bad_reveal(state, request, served)
+    return await in_turn(state, download_form, state, request, served, pairs)
 
 
 async def solution(state: State, request: Request) -> Response:
@@ -230,6 +262,24 @@ async def in_turn(state: State, fn: Callable[..., T], *args: Any, **kw: Any) -> 
     return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kw), limiter=state.limiter)
 
 
+BAD_REVEAL = "reveal: expected a number of steps (0, 1, 2, ...)."
+
+
+def _count(text: str | None) -> int | None:
+    """``reveal=K`` as a number of steps (absent or empty: 0); None when it is not one (only ASCII
+    digits are: ``"²"`` is a digit to ``str.isdigit`` but not to ``int``)."""
+    if not text:
+        return 0
+    if not (text.isascii() and text.isdigit()):
+        return None
+    return whole(text, 10**6)  # (a count over the steps shows them all)
+
+
+async def _bad_reveal(state: State, request: Request, served: Served) -> Response:
+    """A form whose ``reveal`` is not a count (the page never sends one): the page, 422, saying so."""
+    return await in_turn(state, render_page, state, request, served, form.Typed({}), problem=BAD_REVEAL, status=422)
+
+
 class _Stop(Exception):
     def __init__(self, response: Response) -> None:
         self.response = response
@@ -272,9 +322,12 @@ async def _served(state: State, request: Request) -> Served:
 
 async def _body(state: State, request: Request) -> bytes:
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > state.max_body:
-            raise _Stop(too_large(state.max_body, _content_type(request) == "json"))
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > state.max_body:
+                raise _Stop(too_large(state.max_body, _content_type(request) == "json"))
+            chunks.append(chunk)
+    except ClientDisconnect:  # gone before its body came (or closed for its slowness): no one to answer, no traceback
+        raise _Stop(PlainTextResponse("The request's body did not come.\n", status_code=400)) from None
     return b"".join(chunks)

@@ -32,7 +32,9 @@ CACHED = 64  # variants kept per worker (each with its prepared runs), and 4x as
 
 @dataclass(frozen=True)
 class Served:
-    """One problem on offer: its name in URLs, the file it came from ("" for a variant), the problem,
+    """One problem on offer: its name in URLs, the file it came from ("" for a variant: the file's
+    path relative to the folder served, which is all a page, a download or JSON ever shows of it, never
+    the server's absolute path: :func:`shown`), the problem,
     its worked derivation, for a variant the problem table ``generate`` drew, and the problem made
     ready for grading (what no answer changes, worked out once for every request that checks it)."""
 
@@ -93,12 +95,22 @@ def collect(paths: list[str], max_bytes: int | None, notes: bool = True) -> dict
                         sys.stderr.write(f"attncalc: note: skipped {printable(str(exc))}\n")
                     continue
                 name = _unique(f.stem, set(served))
-                served[name] = Served(name, str(f), problem, d, prepared=prepare(problem))
+                served[name] = Served(name, shown(f, path), problem, d, prepared=prepare(problem))
         else:
             problem = load_problem(arg, max_bytes)
             name = _unique(path.stem, set(served))
-            served[name] = Served(name, arg, problem, solve(problem), prepared=prepare(problem))
+            served[name] = Served(name, shown(path, path.parent), problem, solve(problem), prepared=prepare(problem))
     return served
+
+
+def shown(file: Path, folder: Path) -> str:
+    """How the pages name a served file: its path relative to the folder served (a file given on
+    its own: its folder), so no response tells the server's absolute paths (the TA, who started
+    the server there, grades a download with ``attncalc check`` this path from that folder)."""
+    try:
+        return file.relative_to(folder).as_posix()
+    except ValueError:  # (not under it: cannot happen for a folder's own files) the file's name alone
+        return file.name
 
 
 class _Lru:

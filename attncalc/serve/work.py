@@ -54,7 +54,10 @@ def kind_of(s: Served) -> str:
 
 
 def whole(text: str | None, default: int) -> int:
-    return int(text) if text is not None and text.isdigit() and len(text) < 7 else default
+    """``text`` as a count (ASCII digits only: ``"²"`` and other Unicode digits are ``default``, as
+    ``int`` refuses them), else ``default``."""
+    ok = text is not None and text.isascii() and text.isdigit() and len(text) < 7
+    return int(text) if ok and text is not None else default
 
 
 def check_answers(served: Served, answers: dict[str, Any]) -> Report:
