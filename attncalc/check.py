@@ -356,6 +356,30 @@ def _grade(
     skip = {ctx.named[k] for k in ctx.above if k in ctx.named}  # a slip is said once, where it happened
     found = named_slip(ans, runs, matches, precisions, skip, ctx.answers, tol)
     named = found[0] if found is not None else None
+    first = _first_named(ctx, found[0]) if found is not None else None
+    if found is not None and first is not None:  # the same misconception, already charged elsewhere
+        (name, arg), slip_value = found
+        runs.patched[ans.id] = np.where(ok | open_, true, np.where(matches(slip_value), slip_value, given))
+        note = (
+            f"Right given your earlier answers with the slip already charged at {first}: "
+            f"{mistake_note(name, arg, runs.problem, ans.id)}; it is charged once."
+        )
+        return StepResult(
+            ans.id,
+            step.title,
+            "carried",
+            given_list,
+            expected,
+            [],
+            note,
+            began_at=first,
+            mistake=name,
+            given_shown=shown_given,
+            expected_shown=shown_expected,
+            right=int((ok & ~open_).sum()),
+            carried_right=int((~ok & ~open_).sum()),
+            entries=size,
+        )
     if found is not None:
         (name, arg), slip_value = found
         ctx.named[ans.id] = (name, arg)
@@ -383,6 +407,11 @@ def _grade(
         carried_right=int((mine & ~ok & ~open_).sum()),
         entries=size,
     )
+
+
+def _first_named(ctx: Context, slip: tuple[str, int | None]) -> str | None:
+    """The earlier answer where this slip was named (charged), anywhere in the file, or None."""
+    return next((k for k, v in ctx.named.items() if v == slip), None)
 
 
 def _carried_pick(step_id: str, step: Any, given: Any, note: str, began: str | None) -> StepResult:

@@ -64,3 +64,54 @@ def test_degenerate_credit_setting_gives_follow_through_back(tmp_path: Path) -> 
     """[grading] degenerate = "credit": the seven carried steps earn their point, the scores none: 8 of 9."""
     r = _grade("problems/decoder-dot.toml", DEGENERATE, '[grading]\ndegenerate = "credit"\n', tmp_path)
     assert r.score == 8 and r.out_of == 9
+
+
+def _slip_run(problem: str, slip: str) -> tuple[Any, dict[str, Any]]:
+    """The problem and every step as a student making ``slip`` throughout computes it (the mechanism's
+    own run with the slip switched on: how the student's answers are built, not how they are judged)."""
+    import numpy as np
+
+    from attncalc.arith import Chain
+    from attncalc.mechanisms import MECHANISMS
+
+    p = load_problem(ROOT / problem)
+    chain = Chain("float", mistake=slip)
+    MECHANISMS[p.kind].run(p, chain)
+    return p, {k: np.asarray(v, dtype=float) for k, v in chain.computed.items()}
+
+
+def _counts(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: int(v.item()) for k, v in values.items() if v.size == 1 and float(v.item()).is_integer()}
+
+
+def test_one_misconception_is_charged_once_across_independent_steps() -> None:
+    """LLaMA-2-7B accounting, every count answered as a student who makes one slip everywhere: the
+    five FLOP counts without the 2 of 2·m·n·p, the cache not doubled for K and V, the other dtype's
+    bytes at every memory and cache step, SwiGLU with 4·d_model at layer.ffn and again at flops.ffn.
+    Each is named where it first shows (wrong, 0 of 1) and every other step is carried: 26 of 27."""
+    for slip, first in (
+        ("flops_no_two", "flops.attention"),
+        ("kv_not_doubled", "kv_cache"),
+        ("wrong_dtype_bytes", "memory.parameters"),
+        ("swiglu_4d_ff", "layer.ffn"),
+    ):
+        p, values = _slip_run("problems/llama2-7b-accounting.toml", slip)
+        r = check(p, _counts(values), "answers.toml")
+        wrong = [x for x in r.results if x.verdict == "wrong"]
+        assert [x.id for x in wrong] == [first], (slip, [(x.id, x.note) for x in wrong])
+        assert wrong[0].mistake == slip
+        again = [x for x in r.results if x.verdict == "carried" and x.mistake == slip]
+        assert again and all(first in x.note and "charged once" in x.note for x in again), slip
+        assert r.out_of == 27 and r.score == 26, (slip, r.score)
+
+
+def test_swapped_swiglu_weights_are_charged_once_at_the_gate_and_the_up_projection() -> None:
+    """W_1 and W_3 swapped: the gate's pre-activation x W_3 and the up projection x W_1. Named at
+    ffn.gate_pre; ffn.up, the same swap, is carried with the slip said."""
+    p, values = _slip_run("problems/layer-llama.toml", "swiglu_swapped")
+    answers = {k: [[f"{x:.3f}" for x in row] for row in values[k]] for k in ("ffn.gate_pre", "ffn.up")}
+    r = check(p, answers, "answers.toml")
+    v = {x.id: x for x in r.results}
+    assert v["ffn.gate_pre"].verdict == "wrong" and v["ffn.gate_pre"].mistake == "swiglu_swapped"
+    assert v["ffn.up"].verdict == "carried" and v["ffn.up"].mistake == "swiglu_swapped"
+    assert v["ffn.up"].earned == 1 and v["ffn.gate_pre"].earned == 0

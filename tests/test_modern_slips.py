@@ -139,8 +139,12 @@ def test_silu_on_the_wrong_branch_is_named() -> None:
         F.silu(h @ W3).numpy(),
         (h @ W3).numpy(),
         "silu_wrong_branch",
-        {"ffn.gate_pre": gate_pre, "ffn.gate": written((h @ W1).numpy())},
+        {"ffn.gate_pre": gate_pre, "ffn.gate": written(F.silu(h @ W1).numpy())},
     )
+    # made at both branches, the one misconception is charged once: where it first shows
+    answers = {"ffn.gate_pre": gate_pre, "ffn.gate": written((h @ W1).numpy())}
+    res = grade(r, {**answers, "ffn.up": written(F.silu(h @ W3).numpy())}, "ffn.up")
+    assert res.verdict == "carried" and res.mistake == "silu_wrong_branch" and "ffn.gate" in res.note, res.note
 
 
 def test_the_product_of_the_two_slips_is_named_as_one_of_them() -> None:
