@@ -200,6 +200,7 @@ class Chain:
         mistake_arg: int | None = None,
         stop_after: str | None = None,
         widths: dict[str, np.ndarray | float] | None = None,
+        labels: dict[str, str] | None = None,
     ) -> None:
         assert mode in ("exact", "float", "hand", "interval")
         assert mistake is None or mistake in MISTAKES or isinstance(mistake, SlipProbe)
@@ -216,12 +217,22 @@ class Chain:
         # interval mode: how far each override's entries may be from the numbers given (half a unit of
         # the last decimal written)
         self.widths = widths or {}
+        # answers that are labels (a merge's pair), which a mechanism that chooses one may follow
+        self.labels = labels or {}
         if isinstance(mistake, SlipProbe):
             mistake.clock = lambda: len(self.computed)
         self.budget = Budget()
         self._gave_up: str | None = None  # why an operation of the current step was done in floats
 
     # -- inputs ------------------------------------------------------------------------
+    def chosen(self, step_id: str, options: list[str]) -> int | None:
+        """The option an answer chose at a step that chooses one (a merge's pair): its position among
+        ``options``, or None when the step is not answered with one of them (spacing aside)."""
+        if step_id not in self.labels:
+            return None
+        said = " ".join(str(self.labels[step_id]).split())
+        return options.index(said) if said in options else None
+
     def given(self, g: Given) -> np.ndarray:
         if self.mode == "exact" and self.degraded_at is None:
             return g.exact()

@@ -60,6 +60,7 @@ class Runs:
         self.shared = shared
         self.mech = MECHANISMS[problem.kind]
         self.overrides = {a.id: np.asarray(a.values, dtype=float) for a in answers if not isinstance(a.values, str)}
+        self.labels = {a.id: a.values for a in answers if isinstance(a.values, str)}
         # each answer's decimals, for half_unit (worked out when first asked for: most checks never need it)
         self._decimals = {a.id: a.decimals for a in answers if not isinstance(a.values, str) and a.decimals is not None}
         self._half_units: dict[str, np.ndarray] = {}
@@ -101,7 +102,7 @@ class Runs:
         limit = self._index.get(step_id)
         if self.shared is None or limit is None:
             return True
-        if any(self._index.get(k, -1) < limit for k in self.overrides):
+        if any(self._index.get(k, -1) < limit for k in (*self.overrides, *self.labels)):
             return True
         return self.get("float", overrides=True, light=True) is None
 
@@ -155,7 +156,7 @@ class Runs:
         limit = self._index.get(stop_after) if stop_after is not None else None
         used = tuple(
             (k, patched and k in self.patched)
-            for k in self.overrides
+            for k in (*self.overrides, *self.labels)
             if overrides and k not in without and (limit is None or self._index.get(k, -1) < limit)
         )
         key = (mode, decimals, mistake, shift, arg, used, nudge)
@@ -165,14 +166,19 @@ class Runs:
                 assert got is None or isinstance(got, tuple)
                 return got
         full = (*key, stop_after, light)
-        given = {k: (self.patched[k] if from_patch else self.overrides[k]) for k, from_patch in used} or None
+        given = {
+            k: (self.patched[k] if from_patch else self.overrides[k]) for k, from_patch in used if k in self.overrides
+        } or None
+        labels = {k: self.labels[k] for k, _ in used if k in self.labels}
         if nudge and given is not None:  # the entries as written (not those patched to their true value)
             given = {k: np.where(v == self.overrides[k], v + nudge * self.half_unit(k), v) for k, v in given.items()}
         truth = mode == "float" and not used and mistake is None and shift is None and not light and stop_after is None
         slip: Any = self._probe if truth else mistake
 
         def make() -> Run | None:
-            chain = Chain(mode, decimals, overrides=given, mistake=slip, mistake_arg=arg, stop_after=stop_after)
+            chain = Chain(
+                mode, decimals, overrides=given, mistake=slip, mistake_arg=arg, stop_after=stop_after, labels=labels
+            )
             return self._run(chain, shift, light)
 
         if self.shared is None or used:
@@ -251,7 +257,14 @@ class Runs:
             return None
         given = {k: v for k, v in self.overrides.items() if k in truth[0]}
         widths = {k: self.half_unit(k) for k in given}
-        chain = Chain("interval", self.problem.settings.decimals, overrides=given, widths=widths, stop_after=self.last)
+        chain = Chain(
+            "interval",
+            self.problem.settings.decimals,
+            overrides=given,
+            widths=widths,
+            stop_after=self.last,
+            labels=self.labels,
+        )
         problem = self.problem
         if shift is not None:
             problem = dataclasses.replace(problem, settings=dataclasses.replace(problem.settings, shift_max=shift))

@@ -115,3 +115,25 @@ def test_swapped_swiglu_weights_are_charged_once_at_the_gate_and_the_up_projecti
     assert v["ffn.gate_pre"].verdict == "wrong" and v["ffn.gate_pre"].mistake == "swiglu_swapped"
     assert v["ffn.up"].verdict == "carried" and v["ffn.up"].mistake == "swiglu_swapped"
     assert v["ffn.up"].earned == 1 and v["ffn.gate_pre"].earned == 0
+
+
+def test_a_wrong_merge_that_is_no_slip_is_followed_through() -> None:
+    """bpe-first-tie: merge 2 answered "n e" (the truth is "es t"; no usual slip gives "n e"), and every
+    later step worked from that merge (the mechanism's own run following it builds the student's work).
+    Only merge 2 loses its point; every later step is correct or carried: 21 of 22."""
+    import numpy as np
+
+    from attncalc.arith import Chain
+    from attncalc.mechanisms import MECHANISMS
+
+    p = load_problem(ROOT / "problems/bpe-first-tie.toml")
+    steps = MECHANISMS[p.kind].run(p, Chain("float", labels={"2.merge": "n e"}))
+    answers = {s.id: s.value if isinstance(s.value, str) else np.asarray(s.value).astype(int).tolist() for s in steps}
+    assert answers["2.merge"] == "n e" and answers["merges"].startswith("e s, n e")
+    r = check(p, answers, "answers.toml")
+    v = _verdicts(r)
+    assert v["2.merge"] == "wrong"
+    order = list(v)
+    later = order[order.index("2.merge") + 1 :]
+    assert later and all(v[k] in ("correct", "carried") for k in later), {k: v[k] for k in later}
+    assert r.score == r.out_of - 1

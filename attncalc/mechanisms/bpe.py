@@ -233,6 +233,9 @@ def _one_merge(
         rule = "first" if d.tie == "greater" else "greater"
         pick, _ = algo.best(counted, rule)
         assert pick is not None
+    theirs = chain.chosen(f"{r}.merge", [algo.pair_text(q) for q in rows])
+    if theirs is not None and counted[rows[theirs]] >= 2:  # check following the answerer's own merge
+        pick = rows[theirs]
     top = counted[tied[0]]
     if len(tied) > 1:
         names = ", ".join(algo.pair_text(q) for q in tied)
