@@ -99,8 +99,9 @@ LAYERS: list[set[str]] = [
         "elementwise",
         "fmt",
         "arith",
+        "interval",
         "mistakes",
-    },  # the derivation model, number formatting, the hand/exact/float chains
+    },  # the derivation model, number formatting, the hand/exact/float/interval chains
     {"parse", *TEMPLATE_MODULES},  # problem file -> typed problem; the kinds' templates
     {
         "kinds",
