@@ -137,3 +137,27 @@ def test_a_wrong_merge_that_is_no_slip_is_followed_through() -> None:
     later = order[order.index("2.merge") + 1 :]
     assert later and all(v[k] in ("correct", "carried") for k in later), {k: v[k] for k in later}
     assert r.score == r.out_of - 1
+
+
+def test_a_slip_is_named_from_the_answers_its_step_depends_on_whatever_else_is_right() -> None:
+    """bpe-first-tie after merges e s, es t, est </w>: low (5), lower (2), widest (3), newest (6) count
+    l o = 5 + 2 = 7 and o w = 5 + 2 = 7, a tie the problem's rule breaks to l o. Merge 4 answered o w
+    is the other tie-break (bpe_tie_other), and is named so whether or not the earlier pair tables and
+    merges are answered (right): a right earlier answer once stopped the slip being named."""
+    import numpy as np
+
+    from attncalc.arith import Chain
+    from attncalc.mechanisms import MECHANISMS
+
+    p = load_problem(ROOT / "problems/bpe-first-tie.toml")
+    truth = {s.id: s.value for s in MECHANISMS[p.kind].run(p, Chain("float"))}
+    assert truth["4.merge"] == "l o"
+    earlier = {}
+    for k, v in truth.items():
+        if k == "4.merge":
+            break
+        earlier[k] = v if isinstance(v, str) else np.asarray(v).astype(int).tolist()
+    for answered in ({}, {k: v for k, v in earlier.items() if k.endswith(".merge")}, earlier):
+        r = check(p, {**answered, "4.merge": "o w"}, "answers.toml")
+        res = next(x for x in r.results if x.id == "4.merge")
+        assert res.verdict == "wrong" and res.mistake == "bpe_tie_other", (sorted(answered), res.note)
