@@ -100,10 +100,13 @@ def check(
     for ans in answers:
         step = truth.step(ans.id)
         above = wrong_ancestors(ans.id, runs, status)  # the earlier answers, not correct, this step rests on
+        # the earlier answers that are evidence for or against a slip: not those wrong with nothing
+        # named (a typo in another head says nothing of how this step was worked)
+        evidence = {k: a for k, a in by_id.items() if status.get(k) != "wrong" or k in named}
         if isinstance(ans.values, str):
-            r = _grade_prediction(ans, step, runs, status, above, Context(above, named, by_id), tol)
+            r = _grade_prediction(ans, step, runs, status, above, Context(above, named, evidence), tol)
         else:
-            r = _grade(ans, step, truth, runs, tol, status, Context(above, named, by_id))
+            r = _grade(ans, step, truth, runs, tol, status, Context(above, named, evidence))
         status[ans.id] = r.verdict
         why = None
         # only an unexplained wrong answer can be degenerate: a named slip, or an answer right given the
@@ -124,7 +127,8 @@ def check(
 @dataclass(frozen=True)
 class Context:
     """What grading one step knows of the others: the earlier answers (not correct) it rests on, the
-    slips named so far, and every answer by id."""
+    slips named so far, and the answers by id that are evidence of how the student worked (every
+    answer but the wrong ones no slip explains)."""
 
     above: list[str]
     named: dict[str, tuple[str, int | None]]

@@ -161,3 +161,35 @@ def test_a_slip_is_named_from_the_answers_its_step_depends_on_whatever_else_is_r
         r = check(p, {**answered, "4.merge": "o w"}, "answers.toml")
         res = next(x for x in r.results if x.id == "4.merge")
         assert res.verdict == "wrong" and res.mistake == "bpe_tie_other", (sorted(answered), res.note)
+
+
+def test_a_typo_in_another_head_does_not_stop_a_slip_being_named(tmp_path: Path) -> None:
+    """layer-llama (pre- and post-norm): norm1.mean_square worked with the mean subtracted
+    (rms_mean_subtracted) and ffn.gate_pre with W_1 and W_3 swapped (swiglu_swapped), each answered
+    beside self.head.2.exp_sum written with a typo (+0.31 in one entry). The typo is the student's own
+    error elsewhere; the slip is still named from the step's own answer."""
+    import numpy as np
+
+    from attncalc.arith import Chain
+    from attncalc.mechanisms import MECHANISMS
+
+    src = (ROOT / "problems/layer-llama.toml").read_text(encoding="utf-8")
+    assert 'norm = "pre"' in src
+    for norm in ("pre", "post"):
+        path = tmp_path / f"llama-{norm}.toml"
+        path.write_text(src.replace('norm = "pre"', f'norm = "{norm}"'), encoding="utf-8")
+        p = load_problem(path)
+        truth = Chain("float")
+        MECHANISMS[p.kind].run(p, truth)
+        exp_sum = np.asarray(truth.computed["self.head.2.exp_sum"], dtype=float).copy()
+        exp_sum.reshape(-1)[0] += 0.31
+        for slip, step in (("rms_mean_subtracted", "norm1.mean_square"), ("swiglu_swapped", "ffn.gate_pre")):
+            slipped = Chain("float", mistake=slip)
+            MECHANISMS[p.kind].run(p, slipped)
+            value = np.asarray(slipped.computed[step], dtype=float)
+            answers = {
+                step: np.vectorize(lambda x: f"{x:.3f}", otypes=[object])(value).tolist(),
+                "self.head.2.exp_sum": [f"{x:.3f}" for x in exp_sum.reshape(-1)],
+            }
+            res = next(x for x in check(p, answers, "answers.toml").results if x.id == step)
+            assert res.verdict == "wrong" and res.mistake == slip, (norm, slip, res.note)
