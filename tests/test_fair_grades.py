@@ -193,3 +193,21 @@ def test_a_typo_in_another_head_does_not_stop_a_slip_being_named(tmp_path: Path)
             }
             res = next(x for x in check(p, answers, "answers.toml").results if x.id == step)
             assert res.verdict == "wrong" and res.mistake == slip, (norm, slip, res.note)
+
+
+def test_top_p_after_top_k_renormalises_the_students_own_top_k() -> None:
+    """decode-top-k-top-p (logits [3, 2, 1, 0, -1], k = 3, p = 0.9; q = [0.665, 0.245, 0.090, 0, 0]):
+    a typo in the top k renormalised, q_2 = 0.254 for 0.245. Worked on from it: cumulative 0.665,
+    0.919, 1.009, ...; the top p keeps cat and dog (0 < 0.9, 0.665 < 0.9, then 0.919 reaches it), and
+    the kept renormalised from the student's q: 0.665 / 0.919 = 0.724, 0.254 / 0.919 = 0.276. These are
+    carried: top-p renormalises what top-k left, not the softmax again."""
+    answers = {
+        "top_k_renormalized": ["0.665", "0.254", "0.090", "0", "0"],
+        "cumulative": ["0.665", "0.919", "1.009", "1.009", "1.009"],
+        "kept": [1, 1, 0, 0, 0],
+        "renormalized": ["0.724", "0.276", "0", "0", "0"],
+    }
+    v = _verdicts(_grade("problems/decode-top-k-top-p.toml", answers))
+    assert v["top_k_renormalized"] == "wrong"
+    assert v["cumulative"] == "carried" and v["kept"] == "correct"
+    assert v["renormalized"] == "carried", v

@@ -197,6 +197,7 @@ def _filter(
         )
     )
     cut_note = ""
+    source = probs  # what the kept tokens' probabilities are renormalised from
     k_first = f.k if isinstance(f, TopP) else None  # top-p after top-k (Hugging Face's order)
     both = k_first is not None
     if isinstance(f, TopK):
@@ -206,6 +207,9 @@ def _filter(
     else:
         # top-k first, then top-p over the top k renormalised
         base = top_k_first(labels, k_first, chain, probs, order, steps) if k_first is not None else sorted_
+        if k_first is not None:  # top-p renormalises what top-k left, q (the answerer's own q, under check)
+            source = np.empty(base.shape, dtype=base.dtype)
+            source[np.asarray(order)] = base
         cum = chain.finish("cumulative", np.asarray(np.cumsum(base), dtype=base.dtype))
         steps.append(
             Add(
@@ -304,16 +308,17 @@ def _filter(
             note=cut_note,
         )
     )
-    probs_c, kept_c = chain.coerce(probs, kept)
+    probs_c, kept_c = chain.coerce(source, kept)
     masked = np.asarray(probs_c * kept_c, dtype=probs_c.dtype)
     total = np.asarray(sum(masked.tolist()), dtype=masked.dtype)
     renorm = chain.finish("renormalized", np.asarray(masked / total, dtype=masked.dtype))
+    p_sym = "q" if source is not probs else "p"
     steps.append(
         Divide(
             id="renormalized",
             title="Kept probabilities, renormalised",
-            formula="p'_i = kept_i p_i / Σ_j kept_j p_j",
-            latex=r"p'_i = \frac{\mathrm{kept}_i\, p_i}{\sum_j \mathrm{kept}_j\, p_j}",
+            formula=f"p'_i = kept_i {p_sym}_i / Σ_j kept_j {p_sym}_j",
+            latex=rf"p'_i = \frac{{\mathrm{{kept}}_i\, {p_sym}_i}}{{\sum_j \mathrm{{kept}}_j\, {p_sym}_j}}",
             symbol="p'",
             value=renorm,
             rows=labels,
