@@ -31,6 +31,7 @@ from ..arith import round_half_up
 from ..derivation import Argmax, Derivation, Step
 from ..fmt import entry_indices, entry_label
 from ..mistakes import MISTAKES
+from ..render.asked import asks_sentence
 
 SHIFTS = (None, "never", "always")  # check accepts exponentials with or without the maximum subtracted
 
@@ -71,6 +72,7 @@ class Question:
     decimals: int
     slip_share: float
     entries: tuple[Number | Choice, ...]
+    precision: str = ""  # what a number asks: "Give 3 decimals.", "Give a count (a whole number)."
 
     @property
     def asked(self) -> list[Number | Choice]:
@@ -161,6 +163,7 @@ def questions(d: Derivation, variant: int) -> list[Question]:
                 d.decimals,
                 p.grading.slip,
                 entries,
+                asks_sentence(step, d),
             )
         )
     return out
@@ -266,6 +269,7 @@ def _numbers(
 ) -> list[Number]:
     from ..check_notes import mistake_note
     from ..check_slips import mistake_args as _mistake_args
+    from ..render.asked import labels_give_away
 
     dec = d.decimals
     shape = np.shape(step.value)
@@ -308,7 +312,7 @@ def _numbers(
         label = entry_label(step.symbol, idx)
         if answered and idx:
             label += f" (rank {idx[0] + 1})"
-        elif step.rows is not None and idx and idx[0] < len(step.rows):
+        elif step.rows is not None and idx and idx[0] < len(step.rows) and not labels_give_away(d, step):
             col = step.cols[idx[1]] if step.cols is not None and len(idx) > 1 and idx[1] < len(step.cols) else None
             label += f" ({step.rows[idx[0]]}{', ' + str(col) if col is not None else ''})"
         if key in ("-inf", "inf", "nan"):
