@@ -9,7 +9,8 @@ What counts as a reveal, and how it is decided:
   whole value, each item of its list ("l o w", "ne") and each token of two or more characters in
   them ("st", "est"): merge 2's pair headers "e st" hold merge 1's token "st".
 * Not a secret: a value or token that the problem's own file holds (a given written out, a corpus
-  word such as "low": the student reads it there anyway), a value equal at the asked decimals to a
+  word such as "low": the student reads it there anyway), a pair of adjacent characters of a word
+  it holds (merge 1's candidates, listed by the givens alone), a value equal at the asked decimals to a
   given number, a whole number below 1000 (0, 1, counts of a few: as common in a page's own text
   as step numbers and sizes), and single characters.
 * A secret is found only as a whole: not inside a longer number or word ("0.155" is not in
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import html
 import re
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -64,15 +66,18 @@ def secrets(d: Derivation, source: str) -> dict[str, set[str]]:
     """Per asked step, the texts that would give its answer away (see the module's docstring)."""
     givens = [float(v) for i in d.inputs for v in np.ravel(np.asarray(i.value, dtype=float)) if np.isfinite(v)]
     given_words = _words(source)
+    # merge 1's candidates: every pair of adjacent characters of a word the problem gives
+    given_words |= {f"{a} {b}" for w in list(given_words) for a, b in pairwise(w)}
     out: dict[str, set[str]] = {}
     for s in d.steps:
         if isinstance(s, Stated):
             continue
         found: set[str] = set()
         if isinstance(s.value, str):
-            items = [s.value] + [p.strip() for p in s.value.split(", ")]
+            items = [p.strip() for p in s.value.split(", ")]
             tokens = [t for p in items for t in p.split()] if isinstance(s, Tokens) else []
-            found = {t for t in items + tokens if len(t) > 1 and t not in given_words and t not in source}
+            every = [s.value, *items, *tokens]
+            found = {t for t in every if len(t) > 1 and t not in given_words and not re.search(_whole(t), source)}
         else:
             for v in np.ravel(np.asarray(s.value, dtype=float)):
                 if not np.isfinite(v) or (float(v).is_integer() and abs(v) < 1000):

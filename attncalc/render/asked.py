@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..derivation import Count, Derivation, Step, Tokens
+from ..derivation import Argmax, Count, Derivation, Step, Tokens
 
 _PAIRS = re.compile(r"([0-9]+)\.pairs")
 
@@ -49,5 +49,10 @@ def pair_merge(d: Derivation, step: Step) -> int:
 
 
 def labels_give_away(d: Derivation, step: Step) -> bool:
-    """Whether the step's own row labels would give an earlier answer away (a pair table after merge 1)."""
-    return pair_merge(d, step) > 1
+    """Whether the step's own row labels would give an answer away: a pair table after merge 1, or
+    rows that are what a choice asks (a beam search's kept beams, "beam 1: cat", before the step
+    that asks which beams are kept): such entries are labelled by rank."""
+    if pair_merge(d, step) > 1:
+        return True
+    rows = tuple(step.rows) if step.rows is not None else None
+    return rows is not None and any(isinstance(a, Argmax) and tuple(a.labels) == rows for a in d.steps)

@@ -56,7 +56,8 @@ def entry_text(x: Any, key: str) -> Any:
         and len(x.as_tuple().digits if isinstance(x, Decimal) else str(abs(x))) > MAX_ENTRY
     ):
         raise ProblemError(ANSWERS_FILE, key, f"a number of more than {MAX_ENTRY} digits")
-    if isinstance(x, Decimal) and isinstance(x.as_tuple().exponent, int) and x.as_tuple().exponent >= 0:
+    exponent = x.as_tuple().exponent if isinstance(x, Decimal) else None
+    if isinstance(exponent, int) and exponent >= 0:
         # 1.7E+1 is Decimal("17") to 0 decimals, which "17" would not say (a whole number is judged at
         # the file's precision): 1.7e+1 says it, as check reads a calculator's display
         text = format(x, "e")

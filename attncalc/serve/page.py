@@ -17,7 +17,7 @@ from ..check import Report, StepResult
 from ..check_report import points_text
 from ..derivation import Arrange, Derivation, Step, Tokens, single_tokens
 from ..fmt import fmt
-from ..render.asked import asks, decimals_text
+from ..render.asked import asks, decimals_text, labels_give_away
 from ..render.blocks import Block, Heading, Sheet
 from ..render.typeset import to_html
 from ..render.write_html import HtmlWriter
@@ -126,8 +126,11 @@ def tokens_hint(step: Tokens) -> str:
 LABEL_HINT = "A label: as the problem writes it (capitals count)."
 
 
-def _labels(names: tuple[str, ...] | None, n: int) -> list[str]:
-    return list(names) if names is not None and len(names) == n else [str(i + 1) for i in range(n)]
+def _labels(names: tuple[str, ...] | None, n: int, by: str = "") -> list[str]:
+    """The labels of an axis, or its positions ("rank 1" when the labels would give an answer away)."""
+    if names is not None and len(names) == n:
+        return list(names)
+    return [f"{by}{i + 1}" for i in range(n)]
 
 
 def step_views(d: Derivation, typed: Typed, errors: dict[str, str], report: Report | None) -> list[StepView]:
@@ -177,6 +180,7 @@ def _view(d: Derivation, step: Step, number: int, typed: Typed, errors: dict[str
     else:
         view.hint = f"To {view.asks}."
     fixed = fixed_entries(step)
+    hidden = labels_give_away(d, step)  # kept beams before the step that asks them: by rank
     value = None if isinstance(step.value, str) else np.asarray(step.value, dtype=float)
 
     def cell(idx: tuple[int, ...], label: str) -> Cell:
@@ -193,10 +197,10 @@ def _view(d: Derivation, step: Step, number: int, typed: Typed, errors: dict[str
         if is_pair_table(d, step):
             view.cols = pair_heads(d, step, typed.get(f"{int(step.id.split('.')[0]) - 1}.words"))
         else:
-            view.cols = _labels(step.rows, shape[0])
+            view.cols = _labels(None if hidden else step.rows, shape[0], "rank ")
         view.rows = [("", [cell((j,), f"{step.title}, {c}") for j, c in enumerate(view.cols)])]
     else:
-        rows, view.cols = _labels(step.rows, shape[0]), _labels(step.cols, shape[1])
+        rows, view.cols = _labels(None if hidden else step.rows, shape[0], "rank "), _labels(step.cols, shape[1])
         view.rows = [
             (r, [cell((i, j), f"{step.title}, row {r}, column {c}") for j, c in enumerate(view.cols)])
             for i, r in enumerate(rows)
