@@ -119,7 +119,7 @@ def check_form(
 
 def _json_answers(served: Served, body: bytes) -> tuple[dict[str, Any] | None, Response | None]:
     """The answers of a JSON request as the text each entry is written as in the downloaded file
-    (a number as written in the JSON: 1.7E+1 stays 1.7E+1), or the 422 saying what is wrong."""
+    (a number with the decimals it was written with: 1.7E+1 as 1.7e+1), or the 422 saying what is wrong."""
     try:
         answers = form.parse_json_answers(body)
         flat = flatten_ids(answers)
