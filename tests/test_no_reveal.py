@@ -194,3 +194,34 @@ def test_each_step_says_what_it_asks() -> None:
     assert "A label:" in dot.split('id="step-9"')[1].split("</section>")[0]
     accounting = c.get("/problems/gpt2-small-accounting").text
     assert "A count: a whole number." in accounting.split('id="step-1"')[1].split("</section>")[0]
+
+
+def _choices(xml: str) -> dict[str, list[tuple[bool, str]]]:
+    """Each multichoice item's name and its options (right or not)."""
+    out = {}
+    for q in re.findall(r'<question type="multichoice">(.*?)</question>', xml, flags=re.S):
+        name = html.unescape(re.search(r"<name><text>(.*?)</text>", q, flags=re.S).group(1))  # type: ignore[union-attr]
+        found = re.findall(r'<answer fraction="(\d+)"><text>(.*?)</text>', q, flags=re.S)
+        out[name] = [(f == "100", html.unescape(t)) for f, t in found]
+    return out
+
+
+def test_a_bpe_list_is_chosen_item_by_item_among_wrong_items_too() -> None:
+    """CS336's words after merge 1 (s t): low stays l o w, newest is n e w e st (tests/test_bpe_check.py
+    counts them by hand). Each word is asked among options that are not all true items: the word as
+    it was (n e w e s t), merged by another candidate (n e w es t for e s), its own first pair merged
+    (lo w); a choice of one option, or of the true items only, would give the answer away (only a word
+    that is one token by now has no other option)."""
+    from attncalc.reports.moodle import moodle_xml
+
+    d = solve_file("bpe-cs336.toml")
+    items = _choices(moodle_xml([d], SEED))
+    newest = next(v for k, v in items.items() if k.endswith("[1.words] words, rank 4"))
+    assert (True, "n e w e st") in newest and (False, "n e w e s t") in newest and (False, "n e w es t") in newest
+    low = next(v for k, v in items.items() if k.endswith("[1.words] words, rank 1"))
+    assert (True, "l o w") in low and (False, "lo w") in low
+    for name, options in items.items():  # (a word that is one token by now, "low", has nothing else)
+        right = [text for ok, text in options if ok]
+        assert right and (len(options) >= 2 or " " not in right[0]), name
+    encoded = next(v for k, v in items.items() if "[encode.1]" in k)
+    assert (True, "ne, west") in encoded and (False, "n, e, w, e, s, t") in encoded

@@ -170,7 +170,19 @@ def questions(d: Derivation, variant: int) -> list[Question]:
 
 
 def _choices(d: Derivation, step: Argmax) -> tuple[Choice, ...]:
+    from .lms_tokens import encode_options, rank_options
+
     labels = tuple(step.labels) or (str(step.value),)
+    # bpe's lists of tokens: each item among what a slip would make of it, not among the true items
+    encoded = encode_options(d, step)
+    if encoded is not None:
+        return (Choice(step.symbol, encoded, (str(step.value),)),)
+    per_rank = rank_options(d, step)
+    if per_rank is not None:
+        return tuple(
+            Choice(f"{step.symbol}, rank {r}", options, (lab,))
+            for r, (options, lab) in enumerate(zip(per_rank, labels, strict=True), 1)
+        )
     if str(step.value) in labels:
         return (Choice(step.symbol, labels, step.tied()),)
     # a beam search's new beams ("beam 2: dog, beam 1: mat"): per rank, one of every candidate
