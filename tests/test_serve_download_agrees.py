@@ -60,22 +60,22 @@ TEXT = (
 )
 
 
-def _post_form(c: Any, route: str, pairs: list[tuple[str, str]]) -> Any:
+def _post_form(c: Any, route: str, pairs: list[tuple[str, str]], problem: str = PROBLEM) -> Any:
     """A form as a browser sends it (the same name may come twice, in order)."""
     from urllib.parse import urlencode
 
     body = urlencode(pairs).encode()
     return c.post(
-        f"/problems/{PROBLEM}/{route}", content=body, headers={"content-type": "application/x-www-form-urlencoded"}
+        f"/problems/{problem}/{route}", content=body, headers={"content-type": "application/x-www-form-urlencoded"}
     )
 
 
-def _file_verdicts(tmp: Path, text: str) -> dict[str, str]:
+def _file_verdicts(tmp: Path, text: str, problem: str = PROBLEM) -> dict[str, str]:
     from attncalc.api import check
 
     saved = tmp / "mine.toml"
     saved.write_text(text, encoding="utf-8")
-    report = check(str(PROBLEMS / f"{PROBLEM}.toml"), str(saved))
+    report = check(str(PROBLEMS / f"{problem}.toml"), str(saved))
     return {r.id: r.verdict for r in report.results}
 
 
@@ -89,7 +89,7 @@ def _read_back(text: str) -> dict[str, Any]:
 
 
 def _entry(raw: dict[str, Any], name: str) -> Any:
-    m = re.fullmatch(r"([a-z_]+)((?:\[\d+\])*)", name)
+    m = re.fullmatch(r"([A-Za-z0-9_.\-]+?)((?:\[\d+\])*)", name)
     assert m is not None
     x: Any = raw.get(m.group(1))
     for i in re.findall(r"\[(\d+)\]", m.group(2)):
@@ -104,13 +104,49 @@ def _entry(raw: dict[str, Any], name: str) -> Any:
     fields=st.lists(st.tuples(st.sampled_from(GOOD_FIELDS + ODD_FIELDS), TEXT), min_size=1, max_size=5),
 )
 def test_the_form_grades_what_it_downloads(fields: list[tuple[str, str]], tmp_path: Path) -> None:
+    _form_agrees(PROBLEM, NUMBERS, ODD_FIELDS, fields, tmp_path)
+
+
+BPE = "bpe-first-tie"
+BPE_NUMBERS = {s.id: k for k, s in enumerate(solve_file(f"{BPE}.toml").steps, 1)}
+BPE_FIELDS = ["1.pairs[0]", "1.pairs[9]", "1.merge", "1.words", "2.merge", "merges", "vocab", "encode.1"]
+BPE_ODD = ["1.pairs[00]", "1.merge[0]", "words", "1.pairs[1][1]"]
+TOKENS = st.sampled_from(
+    [
+        "e s",
+        " e  s ",
+        "es t",
+        "e,s",
+        "l o w </w>, l o w e r </w>, w i d es t </w>, n e w es t </w>",
+        "ne w est</w>",
+        "ne,w,est</w>",
+        "es, est, est</w>, lo, low, ne",
+        "e s, es t, est </w>, l o, lo w, n e",
+        "9",
+        "7",
+    ]
+)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(fields=st.lists(st.tuples(st.sampled_from(BPE_FIELDS + BPE_ODD), TOKENS | TEXT), min_size=1, max_size=4))
+def test_the_form_grades_tokens_as_it_downloads_them(fields: list[tuple[str, str]], tmp_path: Path) -> None:
+    """The same of a bpe problem: counts, pairs, lists of tokens (a comma in a token's text escaped)."""
+    _form_agrees(BPE, BPE_NUMBERS, BPE_ODD, fields, tmp_path)
+
+
+def _form_agrees(
+    problem: str, numbers: dict[str, int], odd_fields: list[str], fields: list[tuple[str, str]], tmp_path: Path
+) -> None:
     c = examples_client()
-    page = _post_form(c, "check", [*fields, ("action", "check")])
-    download = _post_form(c, "answers.toml", fields)
+    page = _post_form(c, "check", [*fields, ("action", "check")], problem)
+    download = _post_form(c, "answers.toml", fields, problem)
     assert page.status_code in (200, 422) and download.status_code in (200, 422), (page.text[:500], download.text[:500])
     is_file = download.headers["content-type"].startswith("application/toml")
     shown = html.unescape(page.text)
-    odd = [(n, t) for n, t in fields if n in ODD_FIELDS]
+    odd = [(n, t) for n, t in fields if n in odd_fields]
     if odd:  # a field the page never writes is named, and nothing is graded or downloaded
         assert page.status_code == 422 and download.status_code == 422 and not is_file
         for name, _ in odd:
@@ -125,12 +161,11 @@ def test_the_form_grades_what_it_downloads(fields: list[tuple[str, str]], tmp_pa
     assert page.status_code == 200
     text = download.content.decode("utf-8")
     raw = _read_back(text)  # valid TOML, or this raises
-    last = dict(fields)
-    for name, typed in last.items():
+    for name, typed in dict(fields).items():
         kept = typed.strip()
         if kept and kept != "?":
             assert _entry(raw, name) == kept, (name, typed, text)
-    expected = {NUMBERS[k]: v for k, v in _file_verdicts(tmp_path, text).items()}
+    expected = {numbers[k]: v for k, v in _file_verdicts(tmp_path, text, problem).items()}
     assert verdicts(page.text) == expected, text
 
 
