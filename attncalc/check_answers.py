@@ -104,7 +104,15 @@ STUDENT_MAX = 200  # characters of a student = (an id, an email or a login)
 
 def read_answers(path: str | Path, max_bytes: int | None = None) -> tuple[dict[str, Any], str | None, str | None]:
     """Read an answers file: its answers, the ``problem`` it names and the ``student`` it names (or None)."""
-    raw = read_raw(path, max_bytes)
+    raw, problem, student = answers_of_table(read_raw(path, max_bytes), str(path))
+    if problem is not None:
+        problem = os.path.normpath(Path(path).parent / problem)
+    return raw, problem, student
+
+
+def answers_of_table(raw: dict[str, Any], path: str) -> tuple[dict[str, Any], str | None, str | None]:
+    """An answers file's table as :func:`read_answers` reads it (``problem`` as written): the page of
+    ``attncalc serve`` reads the file it downloads with this, so that it grades what check will."""
     student = _student(raw.pop("student", None), str(path))
     problem = raw.pop("problem", None)
     if problem is not None and (not isinstance(problem, str) or not problem.strip()):
@@ -115,8 +123,6 @@ def read_answers(path: str | Path, max_bytes: int | None = None) -> tuple[dict[s
         raw = raw["answers"]
     if not raw:  # an empty file would grade as "0 correct, all correct" and exit 0
         raise ProblemError(str(path), "", "no answers to check: write step ids and values (weights = [0.2, 0.8])")
-    if problem is not None:
-        problem = os.path.normpath(Path(path).parent / problem)
     return raw, problem, student
 
 

@@ -376,9 +376,9 @@ def test_token_fields_say_how_tokens_are_written_and_any_spacing_is_read() -> No
     client = examples_client()
     page = client.get("/problems/bpe-cs336").text
     step = page.split('id="step-3"')[1].split("</section>")[0]  # 1.merge
-    assert "Its tokens separated by spaces (e s)." in step  # a pair
+    assert "Tokens: its tokens separated by spaces." in step  # a pair
     words = page.split('id="step-4"')[1].split("</section>")[0]
-    assert "a comma between the items (l o w, n e w)" in words
+    assert "a space between the tokens of each item, a comma between the items" in words
     field = re.search(r'<input id="(f-3)"[^>]*>', step)
     assert field is not None and 'aria-describedby="h-step-3-hint"' in field.group(0)
     assert 'id="h-step-3-hint"' in step and "inputmode" not in page  # phones show a minus and a slash

@@ -20,6 +20,7 @@ from ..derivation import (
 from ..fmt import ENTRY_LIMIT
 from ..kinds import tables_after
 from . import heads, timeline
+from .asked import asks, decimals_text
 from .blocks import Block, Details, Heading, MathLines, Para, Sheet, Table
 from .describe import describe
 from .reveal import without_results
@@ -98,8 +99,14 @@ class _Builder(StepBlocks):
         asked = [s for s in self.d.steps if not isinstance(s, Stated)]
         rows = tuple((str(k), f"{s.title} [{s.id}]", s.formula) for k, s in enumerate(asked, 1))
         self.add(Table(("#", "step", "compute"), rows, math_cols=(2,)))
+        what = {asks(s, self.d) for s in asked}
         if asked and all(isinstance(s, Count) for s in asked):  # parameters, FLOPs, bytes: whole numbers
             self.add(Para("Give every value as a whole number, to the unit.", "explain"))
+        elif asked and decimals_text(self.dec) not in what:  # bpe: counts and tokens, no decimals asked
+            parts = ["the counts as whole numbers"] if "a count" in what else []
+            parts += ["the tokens with a space between tokens and a comma between items"] if "tokens" in what else []
+            parts += ["each label as the problem writes it"] if "a label" in what else []
+            self.add(Para(f"Give {' and '.join(parts)}.", "explain"))
         else:
             self.add(Para(f"Give every value to {self.dec} decimals.", "explain"))
 

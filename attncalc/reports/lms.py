@@ -31,6 +31,7 @@ from ..arith import round_half_up
 from ..derivation import Argmax, Derivation, Step
 from ..fmt import entry_indices, entry_label
 from ..mistakes import MISTAKES
+from ..render.asked import asks_sentence
 
 SHIFTS = (None, "never", "always")  # check accepts exponentials with or without the maximum subtracted
 
@@ -71,6 +72,7 @@ class Question:
     decimals: int
     slip_share: float
     entries: tuple[Number | Choice, ...]
+    precision: str = ""  # what a number asks: "Give 3 decimals.", "Give a count (a whole number)."
 
     @property
     def asked(self) -> list[Number | Choice]:
@@ -161,13 +163,26 @@ def questions(d: Derivation, variant: int) -> list[Question]:
                 d.decimals,
                 p.grading.slip,
                 entries,
+                asks_sentence(step, d),
             )
         )
     return out
 
 
 def _choices(d: Derivation, step: Argmax) -> tuple[Choice, ...]:
+    from .lms_tokens import encode_options, rank_options
+
     labels = tuple(step.labels) or (str(step.value),)
+    # bpe's lists of tokens: each item among what a slip would make of it, not among the true items
+    encoded = encode_options(d, step)
+    if encoded is not None:
+        return (Choice(step.symbol, encoded, (str(step.value),)),)
+    per_rank = rank_options(d, step)
+    if per_rank is not None:
+        return tuple(
+            Choice(f"{step.symbol}, rank {r}", options, (lab,))
+            for r, (options, lab) in enumerate(zip(per_rank, labels, strict=True), 1)
+        )
     if str(step.value) in labels:
         return (Choice(step.symbol, labels, step.tied()),)
     # a beam search's new beams ("beam 2: dog, beam 1: mat"): per rank, one of every candidate
@@ -266,6 +281,7 @@ def _numbers(
 ) -> list[Number]:
     from ..check_notes import mistake_note
     from ..check_slips import mistake_args as _mistake_args
+    from ..render.asked import labels_give_away
 
     dec = d.decimals
     shape = np.shape(step.value)
@@ -308,7 +324,7 @@ def _numbers(
         label = entry_label(step.symbol, idx)
         if answered and idx:
             label += f" (rank {idx[0] + 1})"
-        elif step.rows is not None and idx and idx[0] < len(step.rows):
+        elif step.rows is not None and idx and idx[0] < len(step.rows) and not labels_give_away(d, step):
             col = step.cols[idx[1]] if step.cols is not None and len(idx) > 1 and idx[1] < len(step.cols) else None
             label += f" ({step.rows[idx[0]]}{', ' + str(col) if col is not None else ''})"
         if key in ("-inf", "inf", "nan"):

@@ -74,7 +74,7 @@ def moodle_xml(derivations: list[Derivation], seed: int, tag: str | None = None,
                         f"{answers}</question>"
                     )
                     continue
-                text = f"{head}<p>{ask} Give {d.decimals} decimals.</p><p>{html.escape(e.label)} = ?</p>"
+                text = f"{head}<p>{ask} {q.precision}</p><p>{html.escape(e.label)} = ?</p>"
                 # every value check accepts at full marks, then the named slips at the slip share
                 answers = "".join(
                     f'<answer fraction="100"><text>{a}</text><tolerance>{tol}</tolerance></answer>' for a in e.accepted

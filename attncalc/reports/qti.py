@@ -121,7 +121,7 @@ def _number_item(ident: str, title: str, head: str, ask: str, q: Question, e: Nu
         )
     rules = [f"<responseCondition>{''.join(branches)}</responseCondition>"]
     slips = [(f"SLIP_{k}", f"<p>{_e(s.note)}</p>") for k, s in enumerate(e.slips, 1)]
-    body = f"<itemBody>{head}<p>{ask} Give {decimals} decimals.</p>{field}</itemBody>"
+    body = f"<itemBody>{head}<p>{ask} {q.precision}</p>{field}</itemBody>"
     return _item(ident, title, declarations, pts, body, rules, worked(q.step, q.shown, decimals), slips)
 
 

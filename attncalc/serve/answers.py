@@ -1,11 +1,12 @@
-"""The practice page's answers: form fields to the mapping :func:`attncalc.api.check` grades, that
-mapping as an answers file, and a check error back to the field it names.
+"""The practice page's answers: form fields to the mapping :func:`attncalc.api.check` grades (as
+the answers file of :mod:`attncalc.serve.download`), and a check error back to the field it names.
 
 A field is named by its step id and the entry's indices: ``weights[1]``, ``head.1.scores[0][2]``,
 ``exp_sum`` (one number), ``prediction`` (a label). What is typed is kept as text, so ``0.420`` is
 an answer to 3 decimals, as in an answers file. An empty field is an entry not answered (written
 ``"?"``, not graded); a step with no entry typed is left out. An entry the problem fixes (a masked
-score, −∞) is shown on the page and never asked: it is ``"?"`` too. Nothing here grades.
+score, −∞) is shown on the page and never asked: it is ``"?"`` too. A field that cannot be read is
+named with its message, never left out unsaid. Nothing here grades.
 """
 
 from __future__ import annotations
@@ -21,17 +22,14 @@ import numpy as np
 
 from ..derivation import Derivation, Stated, Step
 from ..errors import ProblemError
+from .download import MAX_ENTRY  # characters of one typed entry
 
 UNANSWERED = "?"
-MAX_ENTRY = 200  # characters of one typed entry (the number grammar's own limit)
-_FIELD = re.compile(r"^([A-Za-z0-9_.\-]+)((?:\[\d{1,6}\])*)$")
-_INDEX = re.compile(r"\[(\d+)\]")
-_BARE = re.compile(r"^-?(0|[1-9]\d*)(\.\d+)?$")  # a number TOML writes bare as typed
+# a field as the page names it (ASCII digits only: Python's \d also matches "١"); it is read back
+# only when it is that name again (weights[01] and weights[1] are not both weights[1])
+_FIELD = re.compile(r"([A-Za-z0-9_.\-]+)((?:\[[0-9]{1,6}\])*)")
+_INDEX = re.compile(r"\[([0-9]+)\]")
 _WHERE = re.compile(r"^(?:row (\d+), )?entry (\d+): ")  # check's "row 2, entry 1: ..." prefix
-
-
-class FormError(ValueError):
-    """A form that the page did not send (an unknown field, an index out of range)."""
 
 
 def field_name(step_id: str, idx: tuple[int, ...]) -> str:
@@ -69,30 +67,48 @@ class Typed:
         return self.fields.get(name, "")
 
 
-def typed_from_form(pairs: Iterable[tuple[str, str]], d: Derivation) -> Typed:
-    """The answer fields of a posted form (other fields, such as the buttons, are skipped by name).
-
-    Raises :class:`FormError` for a field that names no entry of the problem."""
+def typed_from_form(pairs: Iterable[tuple[str, str]], d: Derivation) -> tuple[Typed, dict[str, str]]:
+    """The answer fields of a posted form (other fields, such as the buttons, are skipped by name),
+    and a message for each field that cannot be read, by its name: a name that is no entry's field
+    as the page writes it (``weights[01]``, ``weights[-1]``, ``weights[1][2]`` of a list), an entry
+    typed twice differently, text that is not UTF-8 or too long, a value for an entry the problem
+    fixes. Nothing sent is dropped without its message."""
     steps = {s.id: s for s in asked(d)}
     out: dict[str, str] = {}
+    errors: dict[str, str] = {}
     for name, value in pairs:
         if name in ("action", "reveal", "checked"):
             continue
-        m = _FIELD.match(name)
+        shown = name[:60] if is_text(name) else name[:60].encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        m = _FIELD.fullmatch(name)
         step = steps.get(m.group(1)) if m else None
+        idx = tuple(int(i) for i in _INDEX.findall(m.group(2))) if m else ()
         if m is None or step is None:
-            raise FormError(f"{name[:60]!r} is not an answer field of this problem")
-        idx = tuple(int(i) for i in _INDEX.findall(m.group(2)))
-        if idx not in entries(step):
-            raise FormError(f"{name[:60]!r} is not an entry of step {step.id}")
+            errors[name] = f"{shown!r} is not an answer field of this problem"
+            continue
+        if idx not in entries(step) or field_name(step.id, idx) != name:
+            errors[name] = f"{shown!r} is not an entry of step {step.id} ({_fields_of(step)})"
+            continue
         text = value.strip()
         if not is_text(text):
-            raise FormError(f"{name[:60]}: not UTF-8 text")
-        if len(text) > MAX_ENTRY:
-            raise FormError(f"{name[:60]}: an entry of more than {MAX_ENTRY} characters")
-        if text and idx not in fixed_entries(step):
-            out[name] = text
-    return Typed(out)
+            errors[name] = f"{shown}: not UTF-8 text"
+        elif len(text) > MAX_ENTRY:
+            errors[name] = f"{shown}: an entry of more than {MAX_ENTRY} characters"
+        elif name in out and out[name] != text:
+            errors[name] = f"{shown}: typed twice, as {out[name][:40]!r} and {text[:40]!r}"
+        elif text and text != UNANSWERED and idx in fixed_entries(step):
+            errors[name] = f"{shown}: fixed by the problem (a masked score), not asked"
+        elif text:
+            out.setdefault(name, text)
+    return Typed(out), errors
+
+
+def _fields_of(step: Step) -> str:
+    """How the fields of a step are named, for a message about one that is not."""
+    first, last = entries(step)[0], entries(step)[-1]
+    if not last:
+        return f"its one field is {step.id}"
+    return f"its fields are {field_name(step.id, first)} to {field_name(step.id, last)}"
 
 
 def answers_of(typed: Typed, d: Derivation) -> dict[str, Any]:
@@ -206,7 +222,7 @@ def field_of_error(exc: ProblemError, answers: dict[str, Any]) -> str | None:
 
 def without_field(answers: dict[str, Any], field: str) -> dict[str, Any]:
     """The answers with one field's entry made ``"?"`` (the step left out when nothing else is typed)."""
-    m = _FIELD.match(field)
+    m = _FIELD.fullmatch(field)
     assert m is not None
     step_id, idx = m.group(1), tuple(int(i) for i in _INDEX.findall(m.group(2)))
     out = dict(answers)
@@ -223,40 +239,3 @@ def without_field(answers: dict[str, Any], field: str) -> dict[str, Any]:
     else:
         out[step_id] = value
     return out
-
-
-# ------------------------------------------------------------------------------ the answers file
-
-
-def _toml_entry(x: Any) -> str:
-    if isinstance(x, list):
-        return "[" + ", ".join(_toml_entry(v) for v in x) + "]"
-    text = str(x)
-    if _BARE.match(text):
-        return text
-    return json.dumps(text, ensure_ascii=False)  # a TOML basic string: the same escapes as JSON's
-
-
-def answers_toml(answers: dict[str, Any], d: Derivation, name: str, source: str = "") -> str:
-    """The answers as an answers file that ``attncalc check`` reads and grades as the page does:
-    numbers typed as TOML writes them bare (0.420 keeps its 3 decimals), anything else quoted."""
-    title = " ".join(d.problem.title.split())
-    lines = [
-        f"# My answers to {json.dumps(title, ensure_ascii=False)} (attncalc serve: {name}).",
-        f"# Grade them with: attncalc check {_shell_word(source) if source else name + '.toml'} THIS_FILE",
-        '# Entries written "?" are not graded.',
-    ]
-    for step in asked(d):
-        if step.id in answers:
-            value = answers[step.id]
-            # a label (a prediction) is always quoted: a vocabulary entry "0.5" is not a number
-            text = json.dumps(str(value), ensure_ascii=False) if isinstance(step.value, str) else _toml_entry(value)
-            lines.append(f'"{step.id}" = {text}')
-    return "\n".join(lines) + "\n"
-
-
-def _shell_word(path: str) -> str:
-    """The served file's path as one word of a command line (quoted when it has to be), on one line."""
-    import shlex
-
-    return shlex.quote(" ".join(path.split()))

@@ -17,10 +17,12 @@ from ..check import Report, StepResult
 from ..check_report import points_text
 from ..derivation import Arrange, Derivation, Step, Tokens, single_tokens
 from ..fmt import fmt
+from ..render.asked import asks, decimals_text, labels_give_away
 from ..render.blocks import Block, Heading, Sheet
 from ..render.typeset import to_html
 from ..render.write_html import HtmlWriter
 from .answers import Typed, asked, entries, field_name, fixed_entries
+from .pair_heads import is_pair_table, pair_heads
 
 MARKS = {"correct": "✓ correct", "carried": "↪ carried", "wrong": "✗ wrong", "right": "✓"}
 _STEP_HEADING = re.compile(r"\[([^\]]+)\]$")
@@ -56,7 +58,8 @@ class StepView:
     points: str = ""
     error: str = ""
     revealed: str = ""  # HTML of the worked step, in --reveal's stages
-    hint: str = ""  # how a label or tokens are written (not a number)
+    hint: str = ""  # what the step asks and how it is written: "To 3 decimals.", "A count: ...", tokens
+    asks: str = ""  # what is asked: "a count", "tokens", "a label", "3 decimals"
 
     @property
     def anchor(self) -> str:
@@ -109,19 +112,25 @@ def revealed_html(d: Derivation) -> dict[str, str]:
 
 
 def tokens_hint(step: Tokens) -> str:
-    """How this step's tokens are written: a list of single tokens, one pair or word, or a list of them."""
+    """How this step's tokens are written: a list of single tokens, one pair or word, or a list of them.
+
+    In words only: an example made of real tokens could be this problem's own (CS336's "ne, west" is
+    the encoding of newest), and would give it away."""
     if single_tokens(step.labels) and ", " in str(step.value):
-        return "Tokens separated by commas or spaces (ne, west)."
+        return "Tokens: the tokens in order, separated by commas or spaces."
     if ", " not in str(step.value):
-        return "Its tokens separated by spaces (e s)."
-    return "A space between the tokens of each item, a comma between the items (l o w, n e w)."
+        return "Tokens: its tokens separated by spaces."
+    return "Tokens: a space between the tokens of each item, a comma between the items."
 
 
-LABEL_HINT = "A label as the problem writes it (capitals count)."
+LABEL_HINT = "A label: as the problem writes it (capitals count)."
 
 
-def _labels(names: tuple[str, ...] | None, n: int) -> list[str]:
-    return list(names) if names is not None and len(names) == n else [str(i + 1) for i in range(n)]
+def _labels(names: tuple[str, ...] | None, n: int, by: str = "") -> list[str]:
+    """The labels of an axis, or its positions ("rank 1" when the labels would give an answer away)."""
+    if names is not None and len(names) == n:
+        return list(names)
+    return [f"{by}{i + 1}" for i in range(n)]
 
 
 def step_views(d: Derivation, typed: Typed, errors: dict[str, str], report: Report | None) -> list[StepView]:
@@ -130,7 +139,7 @@ def step_views(d: Derivation, typed: Typed, errors: dict[str, str], report: Repo
     numbers = {s.id: k for k, s in enumerate(d.steps, 1)}
     out = []
     for step in asked(d):
-        view = _view(step, numbers[step.id], typed, errors)
+        view = _view(d, step, numbers[step.id], typed, errors)
         r = results.get(step.id)
         if r is not None:
             view.verdict, view.mark, view.note = r.verdict, MARKS[r.verdict], r.note
@@ -158,15 +167,20 @@ def _index_of(name: str) -> tuple[int, ...]:
     return tuple(int(i) for i in re.findall(r"\[(\d+)\]", name))
 
 
-def _view(step: Step, number: int, typed: Typed, errors: dict[str, str]) -> StepView:
+def _view(d: Derivation, step: Step, number: int, typed: Typed, errors: dict[str, str]) -> StepView:
     shape: tuple[int, ...] = () if isinstance(step.value, str) else np.shape(step.value)
     kind = "label" if isinstance(step.value, str) else {0: "one", 1: "vector"}.get(len(shape), "matrix")
-    view = StepView(number, step.id, step.title, to_html(step.formula), kind)
+    view = StepView(number, step.id, step.title, to_html(step.formula), kind, asks=asks(step, d))
     if isinstance(step, Tokens):
         view.hint = tokens_hint(step)
     elif kind == "label":
         view.hint = LABEL_HINT
+    elif view.asks == "a count":
+        view.hint = "A count: a whole number."
+    else:
+        view.hint = f"To {view.asks}."
     fixed = fixed_entries(step)
+    hidden = labels_give_away(d, step)  # kept beams before the step that asks them: by rank
     value = None if isinstance(step.value, str) else np.asarray(step.value, dtype=float)
 
     def cell(idx: tuple[int, ...], label: str) -> Cell:
@@ -179,10 +193,14 @@ def _view(step: Step, number: int, typed: Typed, errors: dict[str, str]) -> Step
     if kind in ("label", "one"):
         view.rows = [("", [cell((), step.title)])]
     elif kind == "vector":
-        view.cols = _labels(step.rows, shape[0])
+        # a pair table is headed by the pairs of the student's own words before it, never the true ones
+        if is_pair_table(d, step):
+            view.cols = pair_heads(d, step, typed.get(f"{int(step.id.split('.')[0]) - 1}.words"))
+        else:
+            view.cols = _labels(None if hidden else step.rows, shape[0], "rank ")
         view.rows = [("", [cell((j,), f"{step.title}, {c}") for j, c in enumerate(view.cols)])]
     else:
-        rows, view.cols = _labels(step.rows, shape[0]), _labels(step.cols, shape[1])
+        rows, view.cols = _labels(None if hidden else step.rows, shape[0], "rank "), _labels(step.cols, shape[1])
         view.rows = [
             (r, [cell((i, j), f"{step.title}, row {r}, column {c}") for j, c in enumerate(view.cols)])
             for i, r in enumerate(rows)
@@ -209,4 +227,7 @@ def summary_of(report: Report, d: Derivation) -> Summary:
 def page_context(d: Derivation) -> dict[str, Any]:
     """What the page says of the problem itself: kind, decimals, the question's givens."""
     p = d.problem
-    return {"title": p.title, "kind": p.kind, "decimals": d.decimals}
+    found = {asks(s, d) for s in asked(d)}
+    numbers = decimals_text(d.decimals)
+    kinds = [a for a in (numbers, "a count", "tokens", "a label") if a in found]
+    return {"title": p.title, "kind": p.kind, "decimals": d.decimals, "asks": kinds, "numbers_only": kinds == [numbers]}

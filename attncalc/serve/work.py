@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
 
@@ -22,6 +21,7 @@ from starlette.responses import HTMLResponse, Response
 from ..check import Report, flatten_ids
 from ..errors import ProblemError
 from . import answers as form
+from .download import ANSWERS_FILE, answers_toml, entry_text, read_back
 from .page import page_context, question_html, revealed_html, step_views, summary_of
 from .served import Catalog, Served
 
@@ -66,18 +66,26 @@ def check_answers(served: Served, answers: dict[str, Any]) -> Report:
     from ..api_args import plain
     from ..check import Tolerance, check
 
-    return check(served.problem, plain(answers, "<answers>"), "<answers>", Tolerance(), prepared=served.prepared)
+    return check(served.problem, plain(answers, ANSWERS_FILE), ANSWERS_FILE, Tolerance(), prepared=served.prepared)
 
 
-def _grade(served: Served, answers: dict[str, Any]) -> tuple[Any, dict[str, str]]:
-    """check's report of the answers, or None and check's message for each bad entry (by field, or
-    by step id or "" when it names no single field), found one after the other."""
+def grade_as_downloaded(served: Served, d: Any, answers: dict[str, Any]) -> tuple[Report, str]:
+    """check's report of the answers file the page downloads for ``answers`` (step id -> text, or
+    nested lists of text), and that file's text: the page grades the table read back from the very
+    text it writes, as ``attncalc check PROBLEM FILE`` reads it, so their verdicts are the same."""
+    text = answers_toml(answers, d, served.name, served.source)
+    return check_answers(served, read_back(text)), text
+
+
+def _grade(served: Served, d: Any, answers: dict[str, Any]) -> tuple[Any, str, dict[str, str]]:
+    """The downloaded file's report and text, or None, "" and check's message for each bad entry (by
+    field, or by step id or "" when it names no single field), found one after the other."""
     errors: dict[str, str] = {}
     for _ in range(MAX_MARKED):
         if not answers:
             break
         try:
-            report = check_answers(served, answers)
+            report, text = grade_as_downloaded(served, d, answers)
         except ProblemError as exc:
             field = form.field_of_error(exc, answers)
             if field is None or field in errors:
@@ -86,8 +94,8 @@ def _grade(served: Served, answers: dict[str, Any]) -> tuple[Any, dict[str, str]
             errors[field] = _message(exc)
             answers = form.without_field(answers, field)
             continue
-        return (report if not errors else None), errors
-    return None, errors
+        return (report, text, errors) if not errors else (None, "", errors)
+    return None, "", errors
 
 
 def _message(exc: ProblemError) -> str:
@@ -98,28 +106,33 @@ def check_form(
     state: State, request: Request, served: Served, pairs: list[tuple[str, str]], reveal: int, grade: bool
 ) -> Response:
     d = state.catalog.derivation(served)
-    try:
-        typed = form.typed_from_form(pairs, d)
-    except form.FormError as exc:
-        return render_page(state, request, served, form.Typed({}), reveal, problem=str(exc), status=422)
+    typed, unread = form.typed_from_form(pairs, d)
+    if unread:  # said at each field (or above the form), and nothing graded until it is fixed
+        return render_page(state, request, served, typed, reveal, errors=unread, status=422)
     if not grade:
         return render_page(state, request, served, typed, reveal)
     answers = form.answers_of(typed, d)
     if not answers:
         note = "Type at least one answer, then Check."
         return render_page(state, request, served, typed, reveal, problem=note, checked=False)
-    report, errors = _grade(served, answers)
+    report, _, errors = _grade(served, d, answers)
     status = 422 if errors else 200
     return render_page(state, request, served, typed, reveal, report=report, errors=errors, status=status)
 
 
 def _json_answers(served: Served, body: bytes) -> tuple[dict[str, Any] | None, Response | None]:
+    """The answers of a JSON request as the text each entry is written as in the downloaded file
+    (a number with the decimals it was written with: 1.7E+1 as 1.7e+1), or the 422 saying what is wrong."""
     try:
         answers = form.parse_json_answers(body)
-        flatten_ids(answers)
+        flat = flatten_ids(answers)
+        try:
+            return {k: entry_text(v, k) for k, v in flat.items()}, None
+        except ProblemError:
+            check_answers(served, answers)  # check's own message for what is neither a number nor text
+            raise
     except ProblemError as exc:
         return None, _json_error(str(exc))
-    return answers, None
 
 
 def _json_error(message: str) -> Response:
@@ -134,7 +147,7 @@ def check_json(state: State, served: Served, body: bytes) -> Response:
         return failed
     assert answers is not None
     try:
-        report = check_answers(served, answers)
+        report, _ = grade_as_downloaded(served, state.catalog.derivation(served), answers)
     except ProblemError as exc:
         return _json_error(str(exc))
     # the object `attncalc check --format json` prints, without its indentation (which only the pure-
@@ -149,41 +162,30 @@ def download_json(state: State, served: Served, body: bytes) -> Response:
         return failed
     assert answers is not None
     try:
-        check_answers(served, answers)  # what cannot be graded is not written
+        _, text = grade_as_downloaded(served, state.catalog.derivation(served), answers)  # no file it cannot grade
     except ProblemError as exc:
         return _json_error(str(exc))
-    flat = flatten_ids(answers)
-    return _toml(served, state.catalog.derivation(served), {k: _text(v) for k, v in flat.items()})
-
-
-def _text(x: Any) -> Any:
-    if isinstance(x, list):
-        return [_text(v) for v in x]
-    if isinstance(x, Decimal):
-        return format(x, "f")
-    return str(x)
+    return _toml(served, text)
 
 
 def download_form(state: State, request: Request, served: Served, pairs: list[tuple[str, str]]) -> Response:
     d = state.catalog.derivation(served)
     fields = dict(pairs)
     reveal = whole(fields.get("reveal"), 0)
-    try:
-        typed = form.typed_from_form(pairs, d)
-    except form.FormError as exc:
-        return render_page(state, request, served, form.Typed({}), reveal, problem=str(exc), status=422)
+    typed, unread = form.typed_from_form(pairs, d)
+    if unread:
+        return render_page(state, request, served, typed, reveal, errors=unread, status=422)
     answers = form.answers_of(typed, d)
     if not answers:
         note = "Type at least one answer, then download them."
         return render_page(state, request, served, typed, reveal, problem=note, checked=False)
-    _, errors = _grade(served, answers)
+    _, text, errors = _grade(served, d, answers)
     if errors:
         return render_page(state, request, served, typed, reveal, errors=errors, status=422)
-    return _toml(served, d, answers)
+    return _toml(served, text)
 
 
-def _toml(served: Served, d: Any, answers: dict[str, Any]) -> Response:
-    text = form.answers_toml(answers, d, served.name, served.source)
+def _toml(served: Served, text: str) -> Response:
     disposition = f'attachment; filename="{served.name}-answers.toml"'
     return Response(text, media_type="application/toml; charset=utf-8", headers={"content-disposition": disposition})
 
@@ -212,7 +214,10 @@ def render_page(
         for v in views[:reveal]:
             v.revealed = staged.get(v.id, "")
     question = cat.cached(("question", served.name), lambda: question_html(d))
-    other_errors = [m for k, m in errors.items() if k == ""]
+    # a message no field shows (a field that is not on the page, or none named) is said above the form
+    shown = {c.name for v in views for _, cells in v.rows for c in cells if c.error and not c.fixed}
+    shown |= {v.id for v in views if v.error}
+    other_errors = [m for k, m in errors.items() if k not in shown]
     another = ""
     if not served.source and cat.practice:
         another = href(request, f"variant-{served.problem.kind}-{secrets.randbelow(10**6)}")
@@ -230,7 +235,7 @@ def render_page(
         checked=(report is not None or bool(errors)) if checked is None else checked,
         problem=problem or ("; ".join(other_errors)),
         bad=len(errors),
-        first_bad=next((c.id for v in views for _, cells in v.rows for c in cells if c.error), ""),
+        first_bad=next((c.id for v in views for _, cells in v.rows for c in cells if c.error and not c.fixed), ""),
         another=another,
         **page_context(d),
     )

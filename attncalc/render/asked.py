@@ -1,0 +1,58 @@
+"""What a view says of a step it asks, the same in every view that asks it (the practice page, the
+question sheet, the LMS items): what kind of answer it asks for, and whether its entries' labels may
+be shown before it is answered.
+
+A bpe merge's pair counts are labelled by the pairs of the words as the merge before left them: after
+merge 1 those pairs spell out the earlier merges (merge 2's "e st" is merge 1's s t), so a view that
+asks the counts labels them by position (or, on the practice page, by the pairs of the student's own
+answer; see :mod:`attncalc.serve.pair_heads`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..derivation import Argmax, Count, Derivation, Step, Tokens
+
+_PAIRS = re.compile(r"([0-9]+)\.pairs")
+
+
+def asks(step: Step, d: Derivation) -> str:
+    """What a step asks for: "a count", "tokens", "a label", "3 decimals".
+
+    A count is a step that counts (parameters, FLOPs) and every number of kind bpe (words and pairs
+    counted): said by what the step is, never by its value (a step whose value happens to be whole
+    is still asked to its decimals)."""
+    if isinstance(step, Tokens):
+        return "tokens"
+    if isinstance(step.value, str):
+        return "a label"
+    if isinstance(step, Count) or d.problem.kind == "bpe":
+        return "a count"
+    return decimals_text(d.decimals)
+
+
+def decimals_text(decimals: int) -> str:
+    return f"{decimals} decimal{'s' if decimals != 1 else ''}"
+
+
+def asks_sentence(step: Step, d: Derivation) -> str:
+    """The precision hint of a numeric item: "Give 3 decimals." or "Give a count (a whole number)."."""
+    what = asks(step, d)
+    return "Give a count (a whole number)." if what == "a count" else f"Give {what}."
+
+
+def pair_merge(d: Derivation, step: Step) -> int:
+    """The merge whose pair counts ``step`` is (kind bpe), else 0."""
+    m = _PAIRS.fullmatch(step.id)
+    return int(m.group(1)) if d.problem.kind == "bpe" and m is not None else 0
+
+
+def labels_give_away(d: Derivation, step: Step) -> bool:
+    """Whether the step's own row labels would give an answer away: a pair table after merge 1, or
+    rows that are what a choice asks (a beam search's kept beams, "beam 1: cat", before the step
+    that asks which beams are kept): such entries are labelled by rank."""
+    if pair_merge(d, step) > 1:
+        return True
+    rows = tuple(step.rows) if step.rows is not None else None
+    return rows is not None and any(isinstance(a, Argmax) and tuple(a.labels) == rows for a in d.steps)

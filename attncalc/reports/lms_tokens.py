@@ -1,0 +1,78 @@
+"""The choices of a bpe step that is a list of tokens, for the LMS items (:mod:`attncalc.reports.lms`).
+
+A list is asked item by item ("words, rank 2": the second word's tokens). Offered only the true items,
+every choice would give its answer away (the one option that starts with that word); so each item is
+chosen among what the word becomes with each pair merge r chose from (its candidates, the true one
+among them), as it was before the merge and with its own first pair merged, and a merge or a new
+token among merge r's candidates.
+An encoded word is one choice among its encoding, its characters, the longest known token first
+(WordPiece's way) and the merges applied in the reverse order.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..derivation import Derivation, Step
+from ..mechanisms import bpe_algo as algo
+
+
+def _candidates(d: Derivation, r: int) -> list[algo.Pair]:
+    step = d.step(f"{r}.merge")
+    return [(a, b) for a, b in (tuple(label.split(" ", 1)) for label in getattr(step, "labels", ()))]
+
+
+def rank_options(d: Derivation, step: Step) -> list[tuple[str, ...]] | None:
+    """Per item of a bpe list step (``r.words``, ``merges``, ``vocab``), the options it is chosen
+    among (the true item one of them), or None for any other step."""
+    if d.problem.kind != "bpe":
+        return None
+    from ..parse.bpe import Bpe
+
+    items = list(getattr(step, "labels", ()))
+    m = re.fullmatch(r"([0-9]+)\.words", step.id)
+    if m:
+        r = int(m.group(1))
+        data = d.problem.payload(Bpe)
+        if r == 1:
+            before = [algo.symbols(w, data.end_of_word) for w, _ in data.words]
+        else:
+            before = [tuple(x.split(" ")) for x in getattr(d.step(f"{r - 1}.words"), "labels", ())]
+        pairs = _candidates(d, r)
+        out = []
+        for seg, item in zip(before, items, strict=True):
+            # a word no candidate touches still has a wrong option: its own first pair merged
+            own = [algo.apply(seg, (seg[0], seg[1]))] if len(seg) > 1 else []
+            made = [seg, *(algo.apply(seg, p) for p in pairs), *own]
+            out.append(_sorted([algo.seg_text(x) for x in made], item))
+        return out
+    if step.id in ("merges", "vocab"):
+        out = []
+        for r, item in enumerate(items, 1):
+            pairs = _candidates(d, r)
+            shown = [algo.pair_text(p) if step.id == "merges" else "".join(p) for p in pairs]
+            out.append(_sorted(shown, item))
+        return out
+    return None
+
+
+def encode_options(d: Derivation, step: Step) -> tuple[str, ...] | None:
+    """The options of an encoded word (``encode.i``): one choice among ways it could be cut."""
+    if d.problem.kind != "bpe" or not re.fullmatch(r"encode\.[0-9]+", step.id) or "merges" not in d:
+        return None
+    from ..parse.bpe import Bpe
+
+    data = d.problem.payload(Bpe)
+    word = step.symbol
+    seg = algo.symbols(word, data.end_of_word)
+    learned = [(a, b) for a, b in (tuple(x.split(" ", 1)) for x in getattr(d.step("merges"), "labels", ()))]
+    known = {s for w, _ in data.words for s in algo.symbols(w, data.end_of_word)} | {"".join(p) for p in learned}
+    ways = [seg, algo.longest_first(seg, known)]
+    for order in (learned, learned[::-1]):
+        trace = algo.encode_trace(seg, order)
+        ways.append(trace[-1][1] if trace else seg)
+    return _sorted([", ".join(w) for w in ways], str(step.value))
+
+
+def _sorted(options: list[str], true: str) -> tuple[str, ...]:
+    return tuple(sorted(set(options) | {true}))

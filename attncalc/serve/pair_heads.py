@@ -1,0 +1,49 @@
+"""The headers of a bpe pair table on the practice page, which must not give an answer away.
+
+Merge r's pair counts are a list of counts, one per adjacent pair of the words as merge r − 1 left
+them, in the order the pairs first occur. Headed by the true pairs (``h ug``, ``p ug``), the table
+of merge 2 would spell out merge 1's pair and the words it re-segmented before anything is typed. So
+a pair table is headed by the pairs of what the student typed for the words before it (merge 1:
+the words of the corpus as characters, which the question gives), and where that answer is not
+typed, or has fewer pairs than the table has entries, by the entry's position.
+"""
+
+from __future__ import annotations
+
+from ..check_answers import tokens_as_written
+from ..derivation import Derivation, Step
+from ..mechanisms import bpe_algo as algo
+from ..render.asked import pair_merge
+
+
+def is_pair_table(d: Derivation, step: Step) -> bool:
+    """Whether ``step`` is a bpe merge's pair counts."""
+    return pair_merge(d, step) > 0
+
+
+def pair_heads(d: Derivation, step: Step, typed_words: str) -> list[str]:
+    """The column headers of a pair table: the pairs of the segmentation before the merge, as the
+    student typed it (``typed_words``, the field of merge r − 1's words; unused for merge 1), each
+    entry past them headed by its position."""
+    from ..parse.bpe import Bpe
+
+    merge = pair_merge(d, step)
+    n = len(step.rows) if step.rows is not None else 0
+    data = d.problem.payload(Bpe)
+    if merge == 1:
+        segs = [algo.symbols(w, data.end_of_word) for w, _ in data.words]
+    else:
+        items = _items(typed_words, d, f"{merge - 1}.words")
+        segs = [tuple(item.split()) for item in items] if len(items) == len(data.words) else []
+    pairs = [algo.pair_text(p) for p in algo.pair_counts(segs, [1.0] * len(segs))][:n]
+    return pairs + [str(i + 1) for i in range(len(pairs), n)]
+
+
+def _items(text: str, d: Derivation, words_id: str) -> list[str]:
+    """The items of a typed list of segmented words ("l o w, l o w e r"), read as check reads them."""
+    if not text.strip() or words_id not in d:
+        return []
+    step = d.step(words_id)
+    labels = getattr(step, "labels", ())
+    written = tokens_as_written(text, tuple(labels))
+    return [item.strip() for item in written.split(", ") if item.strip()]
