@@ -211,3 +211,30 @@ def test_top_p_after_top_k_renormalises_the_students_own_top_k() -> None:
     assert v["top_k_renormalized"] == "wrong"
     assert v["cumulative"] == "carried" and v["kept"] == "correct"
     assert v["renormalized"] == "carried", v
+
+
+def test_calculator_precision_behind_a_carried_step_is_carried() -> None:
+    """Two generated LLaMA blocks (RMSNorm, SwiGLU; 3 and 6 decimals), each answered by a student who
+    made a typo in one entry of an attention step and then worked every later step unrounded from their
+    own numbers, writing each to the decimals asked (tests/fixtures/grading/*-calculator.answers.toml).
+    Steps that combine several carried entries once came out a last digit off from the student's
+    rounded answers ("silu(0.122) = 0.065, not 0.064"; norm2.mean_square "33.677685, not 33.677683"):
+    every step after the typo is correct or carried, and only the typo loses points."""
+    from attncalc.check_answers import load_answers
+
+    fixtures = ROOT / "tests" / "fixtures" / "grading"
+    for name, typo in (
+        ("llama-variant-02", "self.head.2.scaled_scores"),
+        ("llama6-variant-04", "self.head.2.exponentials"),
+    ):
+        raw, _ = load_answers(fixtures / f"{name}-calculator.answers.toml")
+        raw.pop("problem", None)
+        r = check(load_problem(fixtures / f"{name}.toml"), raw, "answers.toml")
+        v = _verdicts(r)
+        order = list(v)
+        assert v[typo] == "wrong", name
+        assert all(v[k] == "correct" for k in order[: order.index(typo)]), name
+        later = {k: v[k] for k in order[order.index(typo) + 1 :]}
+        assert later and all(x in ("correct", "carried") for x in later.values()), (name, later)
+        lost = [x.id for x in r.results if x.earned < x.points - 1e-9]
+        assert lost == [typo], (name, lost)
