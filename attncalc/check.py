@@ -5,10 +5,13 @@ For every answered step the verdict is, in this order:
 * ``correct``: each entry matches the true value at the precision it was written in (0.155 is
   judged to 3 decimals), or matches the hand chain in which every intermediate was rounded to that
   precision and carried forward, as the reference documents do;
-* ``carried``: it differs from the truth but is right given the answerer's own earlier answers
-  (the step recomputed from them, in floats or in the hand chain, or the chain of a slip named at
-  one of them): the error began at an earlier answer this step depends on (the answers a step
-  depends on are found from the computation, :meth:`~attncalc.check_runs.Runs.descendants`);
+* ``carried``: it differs from the truth but is right given the answerer's own earlier answers:
+  inside the bounds the step's formula gives over every number the earlier answers, as written,
+  may have been rounded from (:meth:`~attncalc.check_runs.Runs.interval`, interval arithmetic), or
+  the step recomputed from them in the hand chain, or the chain of a slip named at one of them: the
+  error began at an earlier answer this step depends on (the answers a step depends on are found
+  from the computation, :meth:`~attncalc.check_runs.Runs.descendants`); a slip already named at an
+  earlier step, made again here, is carried too (charged once);
 * ``wrong``: neither. Then the usual slips are tried (:data:`attncalc.mistakes.MISTAKES`, each a
   switch in the mechanisms; only those the computation consults) and the one whose recomputation
   gives the answer at its precision is named (:mod:`attncalc.check_slips`), once; failing that, the
@@ -16,8 +19,9 @@ For every answered step the verdict is, in this order:
   not 0.312"), naming a single miscomputed product where one explains the difference.
 
 Each step then earns a share of its points (:mod:`attncalc.grading`, the problem's ``[grading]``):
-a carried step the ``carried`` share unless it rests on a degenerate earlier answer, a wrong one
-its right entries (``partial``) or the ``slip`` share for a named slip.
+a carried step the ``carried`` share unless it lies below a degenerate earlier answer, a wrong one
+its right entries (``partial``) or the ``slip`` share for a named slip. docs/grading.md states the
+rules for a TA, with an example each.
 """
 
 from __future__ import annotations
