@@ -362,7 +362,12 @@ def _grade(
     runs.patched[ans.id] = np.where(ok | open_, true, given)
     wrong_entries = [[int(i) for i in idx] for idx in zip(*np.nonzero(bad), strict=True)] if given.ndim else [[]]
     skip = {ctx.named[k] for k in ctx.above if k in ctx.named}  # a slip is said once, where it happened
-    found = named_slip(ans, runs, matches, precisions, skip, ctx.answers, tol)
+    # a slip the student already showed elsewhere explains this step before any other that gives the
+    # same numbers (fp32 for bf16 and a cache not doubled both double a cache: the first was charged)
+    charged = set(ctx.named.values()) - skip
+    found = named_slip(ans, runs, matches, precisions, skip, ctx.answers, tol, only=charged) if charged else None
+    if found is None:
+        found = named_slip(ans, runs, matches, precisions, skip, ctx.answers, tol)
     named = found[0] if found is not None else None
     first = _first_named(ctx, found[0]) if found is not None else None
     if found is not None and first is not None:  # the same misconception, already charged elsewhere

@@ -99,21 +99,26 @@ def slip_chain_values(
     return out
 
 
-def slip_trials(step_id: str, runs: Runs, skip: set[Slip]) -> Iterator[tuple[Slip, bool]]:
-    """Each usual slip that can change this step (those in ``skip`` left out), in the list's order,
-    to be tried from the answerer's own earlier answers (True), then from the start (False)."""
+def slip_trials(
+    step_id: str, runs: Runs, skip: set[Slip], only: set[Slip] | None = None
+) -> Iterator[tuple[Slip, bool]]:
+    """Each usual slip that can change this step (those in ``skip`` left out; only those in ``only``
+    when given), in the list's order, to be tried from the answerer's own earlier answers (True),
+    then from the start (False)."""
     for name in MISTAKES:
         if not runs.slip_reaches(name, step_id):
             continue
         for arg in mistake_args(runs.problem, name):
-            if (name, arg) not in skip:
+            if (name, arg) not in skip and (only is None or (name, arg) in only):
                 yield (name, arg), True
                 yield (name, arg), False
 
 
-def _slip_runs(ans: Answer, runs: Runs, skip: set[Slip]) -> Iterator[tuple[Slip, bool, np.ndarray | None]]:
+def _slip_runs(
+    ans: Answer, runs: Runs, skip: set[Slip], only: set[Slip] | None = None
+) -> Iterator[tuple[Slip, bool, np.ndarray | None]]:
     """:func:`slip_trials` with the step recomputed with each (never from the step's own answer)."""
-    for (name, arg), overrides in slip_trials(ans.id, runs, skip):
+    for (name, arg), overrides in slip_trials(ans.id, runs, skip, only):
         own = frozenset({ans.id}) if overrides else frozenset()
         stop = ans.id if overrides else None
         v = runs.value(ans.id, "float", overrides=overrides, mistake=name, arg=arg, without=own, stop_after=stop)
@@ -128,12 +133,13 @@ def named_slip(
     skip: set[Slip],
     answers: dict[str, Answer],
     tol: Tolerance,
+    only: set[Slip] | None = None,
 ) -> tuple[Slip, np.ndarray] | None:
     """The first usual slip that changes this step and reproduces the answer at its precision, with
-    the slip's (unrounded) value of the step; None when no slip fits."""
+    the slip's (unrounded) value of the step; None when no slip fits. ``only``: try just these."""
     given = np.asarray(ans.values, dtype=float)
     answered = ~np.isnan(given)
-    for slip, overrides, v in _slip_runs(ans, runs, skip):
+    for slip, overrides, v in _slip_runs(ans, runs, skip, only):
         plain = runs.value(ans.id, "float", overrides=overrides)
         if v is None or plain is None or v.shape != given.shape or plain.shape != given.shape:
             continue

@@ -238,3 +238,15 @@ def test_calculator_precision_behind_a_carried_step_is_carried() -> None:
         assert later and all(x in ("correct", "carried") for x in later.values()), (name, later)
         lost = [x.id for x in r.results if x.earned < x.points - 1e-9]
         assert lost == [typo], (name, lost)
+
+
+def test_a_charged_slip_explains_a_later_step_before_another_that_gives_the_same_numbers() -> None:
+    """GPT-2 small in fp32 counted with bf16's 2 bytes a number: the memory steps and the KV cache are
+    halved. At kv_cache a cache not doubled for K and V halves it too, but the student's misconception is
+    the dtype's bytes, already charged at memory.parameters: carried with that slip, not a second charge."""
+    p, values = _slip_run("problems/gpt2-small-accounting.toml", "wrong_dtype_bytes")
+    r = check(p, _counts(values), "answers.toml")
+    v = {x.id: x for x in r.results}
+    assert [x.id for x in r.results if x.verdict == "wrong"] == ["memory.parameters"]
+    assert v["kv_cache"].verdict == "carried" and v["kv_cache"].mistake == "wrong_dtype_bytes"
+    assert r.score == r.out_of - 1
