@@ -8,16 +8,25 @@ with the one line the command prints after ``attncalc: error:``; they never exit
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from .api_args import GENERATE_RANGES, MAX_SEED_DIGITS, checked, describe, in_range, plain
+from .api_args import (
+    GENERATE_RANGES,
+    MAX_SEED_DIGITS,
+    checked,
+    describe,
+    in_range,
+    keywords_checked,
+    plain,
+)
 from .check import Report, Tolerance, load_answers
 from .check import check as _grade
 from .derivation import Derivation
-from .errors import AttncalcError, ProblemError
+from .errors import ArgumentError, AttncalcError, ProblemError
 from .generate import Options, answer_key, answers_toml, check_options, default_dim, problem_toml
 from .generate import generate as _draw
 from .mechanisms import solve as _solve
@@ -102,6 +111,15 @@ def solve(
     flags = checked(solve, "attncalc.solve", {"decimals": decimals, "exact": exact, "carry": carry})
     decimals, exact, carry = flags["decimals"], flags["exact"], flags["carry"]
     if problem is not None and keys:
+        options = ["decimals", "exact", "carry"]
+        for key in sorted(keys):  # solve(path, decimal=3): a misspelt option, not a problem's key
+            close = difflib.get_close_matches(key, options, n=1, cutoff=0.6)
+            if close:
+                raise ArgumentError(
+                    "attncalc.solve",
+                    key,
+                    f"did you mean {close[0]}? with a problem given, solve takes only decimals, exact and carry",
+                )
         raise ProblemError(
             "attncalc.solve", ", ".join(sorted(keys)), "give a problem (a path or a dict) or keywords, not both"
         )
@@ -120,6 +138,7 @@ def solve(
     return _solve(target, exact=exact, decimals=decimals, carry_rounded=carry)
 
 
+@keywords_checked("attncalc.check")
 def check(
     problem: ProblemLike,
     answers: str | Path | Mapping[str, Any] | None = None,
@@ -174,6 +193,7 @@ class Variant:
     key: dict[str, Any]
 
 
+@keywords_checked("attncalc.generate")
 def generate(
     *,
     kind: str = "attention",
@@ -259,6 +279,7 @@ def generate(
     return variants
 
 
+@keywords_checked("attncalc.plot")
 def plot(
     problem: ProblemLike | Derivation,
     step: str | None = None,
