@@ -5,6 +5,8 @@ Registered on the app by :mod:`attncalc.cli`; heavy modules are imported inside 
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import sys
 from enum import StrEnum
 from typing import Annotated, Any
@@ -77,6 +79,15 @@ def check(
             '("Homework 3" or "Homework 3 (1234)") or the Moodle grade item.',
         ),
     ] = "attncalc",
+    problems: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--problems",
+            metavar="DIR",
+            help="Also read an answers file's problem = from this folder (repeatable; by default only the "
+            "answers file's own folder is read; absolute paths and paths leaving the folders never are).",
+        ),
+    ] = None,
 ) -> None:
     """Grade hand answers step by step: correct, carried (an earlier error) or wrong, with the slip named,
     and the score (the problem's [grading] table).
@@ -86,6 +97,7 @@ def check(
     from .check import Tolerance
     from .check import check as grade
     from .check_answers import read_answers
+    from .cli_files import common_folder, shown_path
     from .errors import AttncalcError
     from .files import check_output
     from .parse import load_problem
@@ -97,6 +109,16 @@ def check(
         _fail("--gradebook: a layout of the CSV gradebook; add --format csv")
     if assignment != "attncalc" and gradebook not in (Gradebook.canvas, Gradebook.moodle):
         _fail("--assignment: the score column of --gradebook canvas or moodle; add one of them")
+    for folder in problems or []:
+        if not os.path.isdir(folder):
+            _fail(f"--problems: {folder}: not a folder")
+    folders = common_folder(paths)  # no absolute path of this machine reaches a report or a gradebook
+
+    def shown(report: Any) -> Any:
+        return dataclasses.replace(
+            report, problem=shown_path(report.problem, folders), answers=shown_path(report.answers, folders)
+        )
+
     reports = []
     entries: list[Any] = []  # the reports and the files that could not be graded, in order (the gradebook's rows)
     bad = 0  # answers files refused (one line each on stderr) while the others were graded
@@ -117,13 +139,15 @@ def check(
             if not answer_paths:
                 if not problem.answers:
                     _fail(f"{paths[0]}: answers: none to check; give an ANSWERS file or an [answers] table")
-                reports.append(grade(problem, problem.answers, paths[0], tol, key_prefix="answers."))
+                reports.append(shown(grade(problem, problem.answers, paths[0], tol, key_prefix="answers.")))
                 entries.append(reports[-1])
         for path in answer_paths:
             student = None
+            name = shown_path(path, folders)
             try:
                 raw, own_problem, student = read_answers(path, limit)
-                reports.append(grade_one(path, raw, own_problem, student, problem, paths[0], limit, tol))
+                graded = grade_one(path, raw, own_problem, student, problem, paths[0], limit, tol, problems)
+                reports.append(shown(graded))
                 entries.append(reports[-1])
             except AttncalcError as exc:
                 if len(answer_paths) == 1 and format is not CheckFormat.csv:
@@ -131,7 +155,7 @@ def check(
                 # a class folder: one unreadable file is named, and the others are still graded; the
                 # gradebook gives it its row, with the reason
                 sys.stderr.write(f"attncalc: error: {printable(str(exc))}\n")
-                entries.append(Unread(path, printable(str(exc)), student))
+                entries.append(Unread(name, printable(str(exc).replace(path, name)), student))
                 bad += 1
         if format is not CheckFormat.csv:  # the JSON's total and the text's mean sum every file's points
             from .grading import refuse_overflowing_sum
