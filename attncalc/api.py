@@ -8,7 +8,6 @@ with the one line the command prints after ``attncalc: error:``; they never exit
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -21,12 +20,13 @@ from .api_args import (
     describe,
     in_range,
     keywords_checked,
+    misspelt_option,
     plain,
 )
 from .check import Report, Tolerance, load_answers
 from .check import check as _grade
 from .derivation import Derivation
-from .errors import ArgumentError, AttncalcError, ProblemError
+from .errors import AttncalcError, ProblemError
 from .generate import Options, answer_key, answers_toml, check_options, default_dim, problem_toml
 from .generate import generate as _draw
 from .mechanisms import solve as _solve
@@ -111,15 +111,7 @@ def solve(
     flags = checked(solve, "attncalc.solve", {"decimals": decimals, "exact": exact, "carry": carry})
     decimals, exact, carry = flags["decimals"], flags["exact"], flags["carry"]
     if problem is not None and keys:
-        options = ["decimals", "exact", "carry"]
-        for key in sorted(keys):  # solve(path, decimal=3): a misspelt option, not a problem's key
-            close = difflib.get_close_matches(key, options, n=1, cutoff=0.6)
-            if close:
-                raise ArgumentError(
-                    "attncalc.solve",
-                    key,
-                    f"did you mean {close[0]}? with a problem given, solve takes only decimals, exact and carry",
-                )
+        misspelt_option(keys, ["decimals", "exact", "carry"])  # solve(path, decimal=3)
         raise ProblemError(
             "attncalc.solve", ", ".join(sorted(keys)), "give a problem (a path or a dict) or keywords, not both"
         )

@@ -203,3 +203,18 @@ def unknown_keyword(key: str, named: list[str]) -> str:
     close = difflib.get_close_matches(key, named, n=3, cutoff=0.6)
     hint = f"did you mean {' or '.join(close)}? " if close else ""
     return f"not a keyword of this function; {hint}it takes {', '.join(named)}"
+
+
+def misspelt_option(keys: dict[str, Any], options: list[str]) -> None:
+    """``solve(path, decimal=3)``: a keyword beside a problem close to one of solve's options is that
+    option misspelt (an :class:`~attncalc.errors.ArgumentError`), not a problem's key given twice."""
+    import difflib
+
+    for key in sorted(keys):
+        close = difflib.get_close_matches(key, options, n=1, cutoff=0.6)
+        if close:
+            raise ArgumentError(
+                "attncalc.solve",
+                key,
+                f"did you mean {close[0]}? with a problem given, solve takes only {', '.join(options)}",
+            )

@@ -117,6 +117,15 @@ def shown_path(path: str, folders: list[str]) -> str:
     return os.path.basename(path) or path
 
 
+def report_shown(report: Any, folders: list[str]) -> Any:
+    """The report with its problem and answers files named as :func:`shown_path` names them."""
+    import dataclasses
+
+    return dataclasses.replace(
+        report, problem=shown_path(report.problem, folders), answers=shown_path(report.answers, folders)
+    )
+
+
 def common_folder(paths: list[str]) -> list[str]:
     """The folder every absolute path of ``paths`` is in (none when there is no such path)."""
     absolute = [os.path.dirname(p) for p in paths if os.path.isabs(p)]

@@ -5,7 +5,6 @@ Registered on the app by :mod:`attncalc.cli`; heavy modules are imported inside 
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from enum import StrEnum
@@ -97,7 +96,7 @@ def check(
     from .check import Tolerance
     from .check import check as grade
     from .check_answers import read_answers
-    from .cli_files import common_folder, shown_path
+    from .cli_files import common_folder, report_shown, shown_path
     from .errors import AttncalcError
     from .files import check_output
     from .parse import load_problem
@@ -113,12 +112,6 @@ def check(
         if not os.path.isdir(folder):
             _fail(f"--problems: {folder}: not a folder")
     folders = common_folder(paths)  # no absolute path of this machine reaches a report or a gradebook
-
-    def shown(report: Any) -> Any:
-        return dataclasses.replace(
-            report, problem=shown_path(report.problem, folders), answers=shown_path(report.answers, folders)
-        )
-
     reports = []
     entries: list[Any] = []  # the reports and the files that could not be graded, in order (the gradebook's rows)
     bad = 0  # answers files refused (one line each on stderr) while the others were graded
@@ -139,7 +132,9 @@ def check(
             if not answer_paths:
                 if not problem.answers:
                     _fail(f"{paths[0]}: answers: none to check; give an ANSWERS file or an [answers] table")
-                reports.append(shown(grade(problem, problem.answers, paths[0], tol, key_prefix="answers.")))
+                reports.append(
+                    report_shown(grade(problem, problem.answers, paths[0], tol, key_prefix="answers."), folders)
+                )
                 entries.append(reports[-1])
         for path in answer_paths:
             student = None
@@ -147,7 +142,7 @@ def check(
             try:
                 raw, own_problem, student = read_answers(path, limit)
                 graded = grade_one(path, raw, own_problem, student, problem, paths[0], limit, tol, problems)
-                reports.append(shown(graded))
+                reports.append(report_shown(graded, folders))
                 entries.append(reports[-1])
             except AttncalcError as exc:
                 if len(answer_paths) == 1 and format is not CheckFormat.csv:
