@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from . import kinds
-from .cli_base import Detail, MaxFileSize, MaxPages, write_output
+from .cli_base import Detail, MaxFileSize, MaxPages, ProblemsDirs, write_output
 from .cli_base import fail as _fail
 from .cli_files import PROBLEM_ONLY_KEYS, first_file
 from .cli_io import grade_one
@@ -78,15 +78,7 @@ def check(
             '("Homework 3" or "Homework 3 (1234)") or the Moodle grade item.',
         ),
     ] = "attncalc",
-    problems: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--problems",
-            metavar="DIR",
-            help="Also read an answers file's problem = from this folder (repeatable; by default only the "
-            "answers file's own folder is read; absolute paths and paths leaving the folders never are).",
-        ),
-    ] = None,
+    problems: ProblemsDirs = None,
 ) -> None:
     """Grade hand answers step by step: correct, carried (an earlier error) or wrong, with the slip named,
     and the score (the problem's [grading] table).
@@ -108,9 +100,9 @@ def check(
         _fail("--gradebook: a layout of the CSV gradebook; add --format csv")
     if assignment != "attncalc" and gradebook not in (Gradebook.canvas, Gradebook.moodle):
         _fail("--assignment: the score column of --gradebook canvas or moodle; add one of them")
-    for folder in problems or []:
-        if not os.path.isdir(folder):
-            _fail(f"--problems: {folder}: not a folder")
+    missing = [folder for folder in problems or [] if not os.path.isdir(folder)]
+    if missing:
+        _fail(f"--problems: {missing[0]}: not a folder")
     folders = common_folder(paths)  # no absolute path of this machine reaches a report or a gradebook
     reports = []
     entries: list[Any] = []  # the reports and the files that could not be graded, in order (the gradebook's rows)
@@ -132,17 +124,14 @@ def check(
             if not answer_paths:
                 if not problem.answers:
                     _fail(f"{paths[0]}: answers: none to check; give an ANSWERS file or an [answers] table")
-                reports.append(
-                    report_shown(grade(problem, problem.answers, paths[0], tol, key_prefix="answers."), folders)
-                )
+                reports.append(grade(problem, problem.answers, paths[0], tol, key_prefix="answers."))
                 entries.append(reports[-1])
         for path in answer_paths:
             student = None
             name = shown_path(path, folders)
             try:
                 raw, own_problem, student = read_answers(path, limit)
-                graded = grade_one(path, raw, own_problem, student, problem, paths[0], limit, tol, problems)
-                reports.append(report_shown(graded, folders))
+                reports.append(grade_one(path, raw, own_problem, student, problem, paths[0], limit, tol, problems))
                 entries.append(reports[-1])
             except AttncalcError as exc:
                 if len(answer_paths) == 1 and format is not CheckFormat.csv:
@@ -158,6 +147,8 @@ def check(
             refuse_overflowing_sum(reports, limit)
     except AttncalcError as exc:
         _fail(str(exc))
+    shown = {id(r): report_shown(r, folders) for r in reports}  # named without this machine's absolute paths
+    reports, entries = [shown[id(r)] for r in reports], [shown.get(id(e), e) for e in entries]
     if format is CheckFormat.csv:
         from .reports.gradebook import gradebook_csv, mixed_moodle_ids, unnamed
 
@@ -165,10 +156,10 @@ def check(
         # a file that could not be read was named on its own line (its student = may be what was refused)
         nameless = unnamed([e for e in entries if not isinstance(e, Unread)])
         if nameless:
-            shown = ", ".join(printable(n) for n in nameless[:5]) + (", ..." if len(nameless) > 5 else "")
+            names = ", ".join(printable(n) for n in nameless[:5]) + (", ..." if len(nameless) > 5 else "")
             sys.stderr.write(
                 f'attncalc: note: {len(nameless)} answers file(s) name no student (student = "..."): '
-                f"the gradebook names them by file name ({shown})\n"
+                f"the gradebook names them by file name ({names})\n"
             )
         if layout == "moodle" and mixed_moodle_ids(entries):
             sys.stderr.write(
