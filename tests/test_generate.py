@@ -67,7 +67,9 @@ def test_every_variant_solves_and_its_key_checks_correct(cli: Any, tmp_path: Pat
     assert "rejected" in result.stderr
     for k in range(1, 5):
         assert cli("solve", str(tmp_path / f"variant-{k:02d}.toml"), "-f", "json").exit_code == 0
-        check = cli("check", "--problems", str(tmp_path), str(tmp_path / "answers" / f"variant-{k:02d}.toml"), "-f", "json")
+        check = cli(
+            "check", "--problems", str(tmp_path), str(tmp_path / "answers" / f"variant-{k:02d}.toml"), "-f", "json"
+        )
         assert check.exit_code == 0, check.stdout
 
 
