@@ -13,7 +13,16 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from .api_args import GENERATE_RANGES, MAX_SEED_DIGITS, checked, describe, in_range, plain
+from .api_args import (
+    GENERATE_RANGES,
+    MAX_SEED_DIGITS,
+    checked,
+    describe,
+    in_range,
+    keywords_checked,
+    misspelt_option,
+    plain,
+)
 from .check import Report, Tolerance, load_answers
 from .check import check as _grade
 from .derivation import Derivation
@@ -102,6 +111,7 @@ def solve(
     flags = checked(solve, "attncalc.solve", {"decimals": decimals, "exact": exact, "carry": carry})
     decimals, exact, carry = flags["decimals"], flags["exact"], flags["carry"]
     if problem is not None and keys:
+        misspelt_option(keys, ["decimals", "exact", "carry"])  # solve(path, decimal=3)
         raise ProblemError(
             "attncalc.solve", ", ".join(sorted(keys)), "give a problem (a path or a dict) or keywords, not both"
         )
@@ -120,6 +130,7 @@ def solve(
     return _solve(target, exact=exact, decimals=decimals, carry_rounded=carry)
 
 
+@keywords_checked("attncalc.check")
 def check(
     problem: ProblemLike,
     answers: str | Path | Mapping[str, Any] | None = None,
@@ -174,6 +185,7 @@ class Variant:
     key: dict[str, Any]
 
 
+@keywords_checked("attncalc.generate")
 def generate(
     *,
     kind: str = "attention",
@@ -259,6 +271,7 @@ def generate(
     return variants
 
 
+@keywords_checked("attncalc.plot")
 def plot(
     problem: ProblemLike | Derivation,
     step: str | None = None,

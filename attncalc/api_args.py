@@ -10,15 +10,16 @@ itself); numpy arrays and scalars become Python numbers (``np.longdouble`` keeps
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import numbers
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
-from .errors import ProblemError, shorten
+from .errors import ArgumentError, ProblemError, shorten
 from .parse.formats import LONG_INT, MAX_NESTING
 
 #: the ranges the command line's options give generate (``--heads`` min 1, ``--decimals`` 0 to 6); a
@@ -162,3 +163,58 @@ def _numpy(x: Any, label: str, depth: int, path: set[int]) -> Any:
     if isinstance(x, np.str_):
         return str(x)
     return x  # a complex or a date: the parser says it is not a number
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def keywords_checked(where: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """A function of the API whose keywords are checked before the call: a keyword it does not take is
+    an :class:`~attncalc.errors.ArgumentError` naming ``where`` and the keyword, with the close ones
+    (did you mean ``rtol``?), instead of Python's bare TypeError."""
+
+    def wrap(fn: Callable[P, R]) -> Callable[P, R]:
+        sig = inspect.signature(fn)
+        named = [n for n, p in sig.parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        open_ended = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+
+        @functools.wraps(fn)
+        def run(*args: P.args, **kwargs: P.kwargs) -> R:
+            if not open_ended:
+                for key in kwargs:
+                    if key not in named:
+                        raise ArgumentError(where, key, unknown_keyword(key, named))
+            try:
+                sig.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise ArgumentError(where, "", str(exc)) from None
+            return fn(*args, **kwargs)
+
+        return run
+
+    return wrap
+
+
+def unknown_keyword(key: str, named: list[str]) -> str:
+    """The message for a keyword a function does not take: the close ones, then every one."""
+    import difflib
+
+    close = difflib.get_close_matches(key, named, n=3, cutoff=0.6)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    return f"not a keyword of this function; {hint}it takes {', '.join(named)}"
+
+
+def misspelt_option(keys: dict[str, Any], options: list[str]) -> None:
+    """``solve(path, decimal=3)``: a keyword beside a problem close to one of solve's options is that
+    option misspelt (an :class:`~attncalc.errors.ArgumentError`), not a problem's key given twice."""
+    import difflib
+
+    for key in sorted(keys):
+        close = difflib.get_close_matches(key, options, n=1, cutoff=0.6)
+        if close:
+            raise ArgumentError(
+                "attncalc.solve",
+                key,
+                f"did you mean {close[0]}? with a problem given, solve takes only {', '.join(options)}",
+            )

@@ -96,6 +96,8 @@ def close_all(
 def load_answers(path: str | Path, max_bytes: int | None = None) -> tuple[dict[str, Any], str | None]:
     """Read an answers file: a table of step ids (or one under [answers]), and an optional ``problem``."""
     raw, problem, _student = read_answers(path, max_bytes)
+    if problem is not None:  # the library's caller chose the file: relative to it, as written
+        problem = os.path.normpath(Path(path).parent / problem)
     return raw, problem
 
 
@@ -103,11 +105,10 @@ STUDENT_MAX = 200  # characters of a student = (an id, an email or a login)
 
 
 def read_answers(path: str | Path, max_bytes: int | None = None) -> tuple[dict[str, Any], str | None, str | None]:
-    """Read an answers file: its answers, the ``problem`` it names and the ``student`` it names (or None)."""
-    raw, problem, student = answers_of_table(read_raw(path, max_bytes), str(path))
-    if problem is not None:
-        problem = os.path.normpath(Path(path).parent / problem)
-    return raw, problem, student
+    """Read an answers file: its answers, the ``problem`` it names, as written (the command line reads it
+    only inside the answers file's folder: :func:`attncalc.cli_files.problem_named`), and the ``student``
+    it names (or None)."""
+    return answers_of_table(read_raw(path, max_bytes), str(path))
 
 
 def answers_of_table(raw: dict[str, Any], path: str) -> tuple[dict[str, Any], str | None, str | None]:

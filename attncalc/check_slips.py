@@ -30,8 +30,12 @@ Matcher = Callable[..., np.ndarray]
 
 
 def wrong_ancestors(step_id: str, runs: Runs, status: dict[str, str]) -> list[str]:
-    """The earlier answers, not correct, that this step's value depends on (in the file's step order)."""
-    return [k for k, v in status.items() if v != "correct" and step_id in runs.descendants(k)]
+    """The earlier answers, not correct, that this step's value depends on (in the file's step order).
+    A step with no number in the computation (an RNN's prediction, a label) cannot be moved to see
+    what follows from it: nothing is counted as resting on it."""
+    truth = runs.get("float")
+    numeric = truth[0] if truth is not None else {}
+    return [k for k, v in status.items() if v != "correct" and k in numeric and step_id in runs.descendants(k)]
 
 
 def began_at(step_id: str, runs: Runs, status: dict[str, str], above: list[str]) -> str | None:

@@ -311,6 +311,23 @@ def main() -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
+FILE_SUFFIXES = (".toml", ".yaml", ".yml", ".json")
+
+
+def _dashed_file(args: list[str]) -> str | None:
+    """The first argument before ``--`` that begins with '-' and is a file's name (a file that exists,
+    or a problem file's suffix), or None."""
+    import os
+
+    for arg in args:
+        if arg == "--":
+            return None
+        named = arg.lower().endswith(FILE_SUFFIXES) or os.path.isfile(arg)
+        if len(arg) > 1 and arg.startswith("-") and "=" not in arg and named:
+            return arg
+    return None
+
+
 def _library_error(exc: Exception) -> int:
     """A misused option or argument is one line, like any bad input (click prints usage, a blank line
     and the error: three lines); help asked for by giving no arguments is shown as it is; anything else
@@ -321,6 +338,12 @@ def _library_error(exc: Exception) -> int:
         ctx = getattr(exc, "ctx", None)
         where = f"; see {ctx.command_path} --help" if ctx is not None else ""
         message = " ".join(exc.format_message().split()).replace("Value error, ", "").rstrip(".")  # type: ignore[attr-defined]
+        dashed = _dashed_file(sys.argv[1:])
+        if dashed is not None:  # -p.toml: click read a file name as options
+            message = (
+                f"{dashed}: a file name beginning with '-' is read as an option; write ./{dashed} "
+                f"or put -- before it ({message})"
+            )
         sys.stderr.write(f"attncalc: error: {printable(message)}{where}\n")
         return 2
     if clickish is not None and isinstance(exc, clickish):

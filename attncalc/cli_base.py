@@ -16,7 +16,7 @@ import typer
 from . import __version__
 from .cli_io import fail, utf8_output, write_output
 
-__all__ = ["Detail", "MaxFileSize", "MaxPages", "app", "fail", "write_output"]
+__all__ = ["Detail", "MaxFileSize", "MaxPages", "ProblemsDirs", "app", "fail", "write_output"]
 
 app = typer.Typer(
     name="attncalc",
@@ -73,5 +73,15 @@ MaxPages = Annotated[
         min=1,
         help="Longest PDF made, in pages (default 500): a longer one is refused before typesetting.",
         show_default=False,
+    ),
+]
+#: --problems of check: the folders an answers file's problem = may be read from, besides its own
+ProblemsDirs = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--problems",
+        metavar="DIR",
+        help="Also read an answers file's problem = from this folder (repeatable; by default only the "
+        "answers file's own folder is read; absolute paths and paths leaving the folders never are).",
     ),
 ]

@@ -60,3 +60,76 @@ def names_its_problem(paths: list[str], limit: int | None) -> bool:
     except AttncalcError:
         return False
     return "problem" in raw and not set(raw) & PROBLEM_ONLY_KEYS
+
+
+# what a gradebook row says of a problem = that cannot be used: never what was found there (a student's
+# file must not learn whether a path exists on the grader's machine, nor what a file holds)
+UNUSABLE = (
+    "the problem this answers file names could not be used: it must be a problem file inside the answers "
+    "file's folder (or the --problems folder), named by a relative path"
+)
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def problem_named(answers: str, written: str, folder: str | list[str] | None) -> str | None:
+    """The file an answers file's ``problem = "..."`` names, read only inside the answers file's folder or
+    a --problems folder: a relative path, looked up from the answers file's folder, then from each
+    --problems folder, whose real path (symbolic links followed) is a regular file inside one of them.
+    None when there is none (an absolute path, one leaving the folders, a missing file, a FIFO...)."""
+    found = problem_found(answers, written, folder)
+    return found[0] if found is not None else None
+
+
+def problem_found(answers: str, written: str, folder: str | list[str] | None) -> tuple[str, str] | None:
+    """:func:`problem_named`'s file: its real path, and the path it was found by (the folder it was
+    looked up from, joined with what the file wrote), or None."""
+    import stat
+    from pathlib import PureWindowsPath
+
+    if not written or "\x00" in written or os.path.isabs(written) or PureWindowsPath(written).drive:
+        return None
+    bases = [os.path.dirname(answers) or "."] + ([folder] if isinstance(folder, str) else list(folder or []))
+    roots = [os.path.realpath(b) for b in bases]
+    for base in bases:
+        real = os.path.realpath(os.path.join(base, written))
+        if not any(_inside(real, root) for root in roots):
+            continue
+        try:
+            if stat.S_ISREG(os.stat(real).st_mode):
+                return real, os.path.normpath(os.path.join(base, written))
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def shown_path(path: str, folders: list[str]) -> str:
+    """A path as a gradebook or report shows it: as given when relative; an absolute one relative to the
+    current folder or to one of ``folders`` (the answers files' common folder) when inside it, else its
+    name alone: no absolute path of the grader's machine reaches a file handed back to students."""
+    if not os.path.isabs(path):
+        return path
+    for base in [os.getcwd(), *folders]:
+        if base and os.path.dirname(base) != base and _inside(path, base) and path != base:  # not "/"
+            return os.path.relpath(path, base)
+    return os.path.basename(path) or path
+
+
+def report_shown(report: Any, folders: list[str]) -> Any:
+    """The report with its problem and answers files named as :func:`shown_path` names them."""
+    import dataclasses
+
+    return dataclasses.replace(
+        report, problem=shown_path(report.problem, folders), answers=shown_path(report.answers, folders)
+    )
+
+
+def common_folder(paths: list[str]) -> list[str]:
+    """The folder every absolute path of ``paths`` is in (none when there is no such path)."""
+    absolute = [os.path.dirname(p) for p in paths if os.path.isabs(p)]
+    try:
+        return [os.path.commonpath(absolute)] if absolute else []
+    except ValueError:
+        return []

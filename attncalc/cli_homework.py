@@ -5,6 +5,7 @@ Registered on the app by :mod:`attncalc.cli`; heavy modules are imported inside 
 
 from __future__ import annotations
 
+import os
 import sys
 from enum import StrEnum
 from typing import Annotated, Any
@@ -12,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from . import kinds
-from .cli_base import Detail, MaxFileSize, MaxPages, write_output
+from .cli_base import Detail, MaxFileSize, MaxPages, ProblemsDirs, write_output
 from .cli_base import fail as _fail
 from .cli_files import PROBLEM_ONLY_KEYS, first_file
 from .cli_io import grade_one
@@ -77,6 +78,7 @@ def check(
             '("Homework 3" or "Homework 3 (1234)") or the Moodle grade item.',
         ),
     ] = "attncalc",
+    problems: ProblemsDirs = None,
 ) -> None:
     """Grade hand answers step by step: correct, carried (an earlier error) or wrong, with the slip named,
     and the score (the problem's [grading] table).
@@ -86,6 +88,7 @@ def check(
     from .check import Tolerance
     from .check import check as grade
     from .check_answers import read_answers
+    from .cli_files import common_folder, report_shown, shown_path
     from .errors import AttncalcError
     from .files import check_output
     from .parse import load_problem
@@ -97,6 +100,10 @@ def check(
         _fail("--gradebook: a layout of the CSV gradebook; add --format csv")
     if assignment != "attncalc" and gradebook not in (Gradebook.canvas, Gradebook.moodle):
         _fail("--assignment: the score column of --gradebook canvas or moodle; add one of them")
+    missing = [folder for folder in problems or [] if not os.path.isdir(folder)]
+    if missing:
+        _fail(f"--problems: {missing[0]}: not a folder")
+    folders = common_folder(paths)  # no absolute path of this machine reaches a report or a gradebook
     reports = []
     entries: list[Any] = []  # the reports and the files that could not be graded, in order (the gradebook's rows)
     bad = 0  # answers files refused (one line each on stderr) while the others were graded
@@ -121,9 +128,10 @@ def check(
                 entries.append(reports[-1])
         for path in answer_paths:
             student = None
+            name = shown_path(path, folders)
             try:
                 raw, own_problem, student = read_answers(path, limit)
-                reports.append(grade_one(path, raw, own_problem, student, problem, paths[0], limit, tol))
+                reports.append(grade_one(path, raw, own_problem, student, problem, paths[0], limit, tol, problems))
                 entries.append(reports[-1])
             except AttncalcError as exc:
                 if len(answer_paths) == 1 and format is not CheckFormat.csv:
@@ -131,7 +139,7 @@ def check(
                 # a class folder: one unreadable file is named, and the others are still graded; the
                 # gradebook gives it its row, with the reason
                 sys.stderr.write(f"attncalc: error: {printable(str(exc))}\n")
-                entries.append(Unread(path, printable(str(exc)), student))
+                entries.append(Unread(name, printable(str(exc).replace(path, name)), student))
                 bad += 1
         if format is not CheckFormat.csv:  # the JSON's total and the text's mean sum every file's points
             from .grading import refuse_overflowing_sum
@@ -139,6 +147,8 @@ def check(
             refuse_overflowing_sum(reports, limit)
     except AttncalcError as exc:
         _fail(str(exc))
+    shown = {id(r): report_shown(r, folders) for r in reports}  # named without this machine's absolute paths
+    reports, entries = [shown[id(r)] for r in reports], [shown.get(id(e), e) for e in entries]
     if format is CheckFormat.csv:
         from .reports.gradebook import gradebook_csv, mixed_moodle_ids, unnamed
 
@@ -146,10 +156,10 @@ def check(
         # a file that could not be read was named on its own line (its student = may be what was refused)
         nameless = unnamed([e for e in entries if not isinstance(e, Unread)])
         if nameless:
-            shown = ", ".join(printable(n) for n in nameless[:5]) + (", ..." if len(nameless) > 5 else "")
+            names = ", ".join(printable(n) for n in nameless[:5]) + (", ..." if len(nameless) > 5 else "")
             sys.stderr.write(
                 f'attncalc: note: {len(nameless)} answers file(s) name no student (student = "..."): '
-                f"the gradebook names them by file name ({shown})\n"
+                f"the gradebook names them by file name ({names})\n"
             )
         if layout == "moodle" and mixed_moodle_ids(entries):
             sys.stderr.write(

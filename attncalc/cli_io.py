@@ -85,17 +85,25 @@ def text_view(derivations: list[Any], to_terminal: bool, width: int | None, deta
     return ""
 
 
-def named_problem(answers: str, problem: str, limit: int | None) -> Any:
-    """The problem an answers file names: a path that cannot be read is reported as that file's key."""
-    from .errors import ProblemError
+def named_problem(answers: str, written: str, folder: list[str] | None, limit: int | None) -> Any:
+    """The problem an answers file names (``problem = "..."``), read only inside the answers file's
+    folder or the --problems folder; any failure is one message that says nothing of what was found."""
+    import dataclasses
+
+    from .cli_files import UNUSABLE, problem_found
+    from .errors import AttncalcError, ProblemError
     from .parse import load_problem
 
+    found = problem_found(answers, written, folder)
+    if found is None:
+        raise ProblemError(answers, "problem", UNUSABLE)
     try:
-        return load_problem(problem, limit)
-    except ProblemError as exc:
-        if exc.key or exc.file != problem:
-            raise
-        raise ProblemError(answers, "problem", f"{problem}: {exc.message}") from None
+        problem = load_problem(found[0], limit)
+    except AttncalcError:
+        raise ProblemError(answers, "problem", UNUSABLE) from None
+    # named in what follows (a report, a grading error) as the answers file's folder sees it, never by the
+    # real path resolved above
+    return dataclasses.replace(problem, path=found[1])
 
 
 def grade_one(
@@ -107,24 +115,29 @@ def grade_one(
     first: str,
     limit: int | None,
     tol: Any,
+    folder: list[str] | None = None,
 ) -> Any:
-    """Grade one answers file: against the PROBLEM given first, else the problem the file names."""
+    """Grade one answers file: against the PROBLEM given first, else the problem the file names (read only
+    inside its folder or ``folder``, the --problems folders)."""
     import dataclasses
 
     from .check import check as grade
-    from .cli_files import same_file
+    from .cli_files import problem_named, same_file
     from .errors import printable
 
     # a PROBLEM on the command line wins: the file's own problem = is followed only without one
     if problem is not None:
-        if own_problem is not None and not same_file(own_problem, first):
-            sys.stderr.write(
-                f"attncalc: note: {printable(path)} names problem {printable(own_problem)}; "
-                f"graded against {printable(first)}, the PROBLEM given first\n"
-            )
+        if own_problem is not None:
+            own = problem_named(path, own_problem, folder)
+            if own is None or not same_file(own, first):
+                sys.stderr.write(
+                    f"attncalc: note: {printable(path)} names a problem of its own; "
+                    f"graded against {printable(first)}, the PROBLEM given first\n"
+                )
         return dataclasses.replace(grade(problem, raw, path, tol), student=student)
     if own_problem is None:
         from .errors import ProblemError
 
         raise ProblemError(path, "problem", "this answers file names no problem; give the PROBLEM file first")
-    return dataclasses.replace(grade(named_problem(path, own_problem, limit), raw, path, tol), student=student)
+    target = named_problem(path, own_problem, folder, limit)
+    return dataclasses.replace(grade(target, raw, path, tol), student=student)

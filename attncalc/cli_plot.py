@@ -6,7 +6,11 @@ renderer are imported inside the command.
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -60,11 +64,47 @@ def plot(
     from .parse import load_problem
     from .render.plot import plot as draw
 
-    try:
-        check_output(output, force)  # a path that cannot be written is named before any work
-        d = solve(load_problem(problem, _max_bytes(max_file_size)), decimals=decimals)
-        figure = draw(d, step, format, dpi=dpi)
-    except AttncalcError as exc:
-        _fail(str(exc))
+    with quiet_matplotlib():
+        try:
+            check_output(output, force)  # a path that cannot be written is named before any work
+            d = solve(load_problem(problem, _max_bytes(max_file_size)), decimals=decimals)
+            figure = draw(d, step, format, dpi=dpi)
+        except AttncalcError as exc:
+            _fail(str(exc))
     write_output(output, figure, force)
     sys.stderr.write(f"attncalc: wrote {printable(output)}\n")
+
+
+@contextlib.contextmanager
+def quiet_matplotlib() -> Iterator[io.StringIO]:
+    """matplotlib's configuration and font cache in a temporary folder of attncalc's (MPLCONFIGDIR,
+    removed afterwards: nothing is written outside -o), and what it logs or warns (building the font
+    cache, a missing glyph) and numpy's warnings kept in a buffer (yielded) instead of standard error:
+    a plot says only what it wrote, or its one-line error."""
+    import logging
+    import shutil
+    import tempfile
+    import warnings
+
+    folder = tempfile.mkdtemp(prefix="attncalc-matplotlib-")
+    before = os.environ.get("MPLCONFIGDIR")
+    os.environ["MPLCONFIGDIR"] = folder  # read when matplotlib is first imported, below
+    buffer = io.StringIO()
+    handler = logging.StreamHandler(buffer)
+    log = logging.getLogger("matplotlib")
+    log.addHandler(handler)
+    propagate, log.propagate = log.propagate, False
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield buffer
+        for w in caught:
+            buffer.write(f"{w.category.__name__}: {w.message}\n")
+    finally:
+        log.removeHandler(handler)
+        log.propagate = propagate
+        if before is None:
+            os.environ.pop("MPLCONFIGDIR", None)
+        else:
+            os.environ["MPLCONFIGDIR"] = before
+        shutil.rmtree(folder, ignore_errors=True)

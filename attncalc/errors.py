@@ -51,3 +51,9 @@ class ProblemError(AttncalcError):
 
 class NumberSyntaxError(ValueError):
     """A string in a number field does not follow attncalc's number grammar."""
+
+
+class ArgumentError(ProblemError, TypeError):
+    """A call of the Python API with a keyword it does not take (``attncalc.check(p, rtoll=0.1)``), or
+    with arguments that do not fit its signature: named with a close keyword, if any. A TypeError too,
+    as Python's own error for such a call is, so code that caught TypeError still does."""

@@ -268,3 +268,24 @@ def _link_new(tmp: str, target: Path, path: str) -> None:
         if os.path.lexists(target):
             raise AttncalcError(f"{path}: already exists; pass --force to overwrite it") from None
         os.replace(tmp, target)
+
+
+def folder_files(folder: Path, suffixes: tuple[str, ...]) -> tuple[list[Path], list[str]]:
+    """The regular files of ``folder`` whose name ends with one of ``suffixes`` (symbolic links to
+    regular files included), sorted; and the other entries so named (a folder, a FIFO, a device, a
+    broken link), each as "name (what it is)", for one note: they are skipped, never opened."""
+    files: list[Path] = []
+    skipped: list[str] = []
+    for p in sorted(folder.iterdir()):
+        if not p.name.lower().endswith(suffixes):
+            continue
+        try:
+            mode = p.stat().st_mode
+        except OSError:
+            skipped.append(f"{p.name} (a broken link)")
+            continue
+        if stat.S_ISREG(mode):
+            files.append(p)
+        else:
+            skipped.append(f"{p.name} ({'a folder' if stat.S_ISDIR(mode) else _kind(mode)})")
+    return files, skipped

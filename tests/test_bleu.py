@@ -228,5 +228,5 @@ def test_generated_bleu_keys_are_accepted_by_check(cli: Any, tmp_path: Path) -> 
     result = cli("generate", "--kind", "bleu", "--count", "3", "--tokens", "6", "--out", str(out), "--seed", "2")
     assert result.exit_code == 0, result.output
     for key in sorted((out / "answers").glob("*.toml")):
-        report = json.loads(cli("check", str(key), "--format", "json").stdout)
+        report = json.loads(cli("check", "--problems", str(out), str(key), "--format", "json").stdout)
         assert report["summary"]["wrong"] == 0 and report["summary"]["carried"] == 0, key

@@ -22,7 +22,7 @@ ANSWERS = PROBLEMS / "answers"
 
 
 def verdicts(cli: Any, *paths: str) -> tuple[int, dict[str, Any]]:
-    result = cli("check", *paths, "--format", "json")
+    result = cli("check", "--problems", str(PROBLEMS), *paths, "--format", "json")
     assert result.exit_code in (0, 1), result.output
     return result.exit_code, json.loads(result.stdout)
 
@@ -286,8 +286,8 @@ def test_problem_answers_table_and_exit_codes(cli: Any, tmp_path: Path) -> None:
     good, bad = tmp_path / "good.toml", tmp_path / "bad.toml"
     good.write_text(base + "weights = [0.155, 0.422, 0.422]\n")
     bad.write_text(base + "weights = [0.27, 0.63, 0.22]\n")
-    assert cli("check", str(good)).exit_code == 0
-    result = cli("check", str(bad))
+    assert cli("check", "--problems", str(PROBLEMS), str(good)).exit_code == 0
+    result = cli("check", "--problems", str(PROBLEMS), str(bad))
     assert result.exit_code == 1
     assert "✗ wrong" in result.stdout and "⟨0.27⟩" in result.stdout
 
@@ -296,7 +296,7 @@ def test_unknown_step_id_is_bad_input(cli: Any, tmp_path: Path) -> None:
     """An unknown step id exits 2 and lists the valid ids."""
     f = tmp_path / "a.toml"
     f.write_text("wieghts = [0.1, 0.2, 0.7]\n")
-    result = cli("check", str(PROBLEMS / "decoder-dot.toml"), str(f))
+    result = cli("check", "--problems", str(PROBLEMS), str(PROBLEMS / "decoder-dot.toml"), str(f))
     assert result.exit_code == 2
     assert "wieghts" in result.stderr and "did you mean 'weights'" in result.stderr and "exp_sum" in result.stderr
 
@@ -305,13 +305,13 @@ def test_wrong_shape_is_bad_input(cli: Any, tmp_path: Path) -> None:
     """An answer with the wrong number of entries exits 2 naming the step."""
     f = tmp_path / "a.toml"
     f.write_text("weights = [0.5, 0.5]\n")
-    result = cli("check", str(PROBLEMS / "decoder-dot.toml"), str(f))
+    result = cli("check", "--problems", str(PROBLEMS), str(PROBLEMS / "decoder-dot.toml"), str(f))
     assert result.exit_code == 2 and "weights" in result.stderr and "3 numbers" in result.stderr
 
 
 def test_no_answers_is_bad_input(cli: Any) -> None:
     """A problem without [answers] and no ANSWERS file: exit 2."""
-    result = cli("check", str(PROBLEMS / "decoder-dot.toml"))
+    result = cli("check", "--problems", str(PROBLEMS), str(PROBLEMS / "decoder-dot.toml"))
     assert result.exit_code == 2 and "answers" in result.stderr
 
 
@@ -320,13 +320,33 @@ def test_a_class_of_submissions(cli: Any, tmp_path: Path) -> None:
     (tmp_path / "alice.toml").write_text("weights = [0.155, 0.422, 0.422]\ncontext = [0.578, 1.267]\n")
     (tmp_path / "bob.toml").write_text("weights = [0.155, 0.422, 0.422]\ncontext = [0.6, 1.5]\n")
     p = str(PROBLEMS / "decoder-dot.toml")
-    result = cli("check", p, str(tmp_path / "alice.toml"), str(tmp_path / "bob.toml"), "--width", "200")
+    result = cli(
+        "check",
+        "--problems",
+        str(PROBLEMS),
+        p,
+        str(tmp_path / "alice.toml"),
+        str(tmp_path / "bob.toml"),
+        "--width",
+        "200",
+    )
     assert result.exit_code == 1
     lines = result.stdout.strip().splitlines()
     assert lines[0].startswith("✓") and "alice.toml" in lines[0]
     assert lines[1].startswith("✗") and "bob.toml" in lines[1] and "first error is at context" in lines[1]
     assert lines[2].startswith("Total: 2 submissions, 1 all correct")
-    data = json.loads(cli("check", p, str(tmp_path / "alice.toml"), str(tmp_path / "bob.toml"), "-f", "json").stdout)
+    data = json.loads(
+        cli(
+            "check",
+            "--problems",
+            str(PROBLEMS),
+            p,
+            str(tmp_path / "alice.toml"),
+            str(tmp_path / "bob.toml"),
+            "-f",
+            "json",
+        ).stdout
+    )
     assert [s["summary"]["wrong"] for s in data["submissions"]] == [0, 1]
     assert data["total"] == {"correct": 3, "carried": 0, "wrong": 1}
 

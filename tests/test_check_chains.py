@@ -30,10 +30,10 @@ def test_entries_matching_different_chains_are_each_named(cli: Any, tmp_path: Pa
     assert (hand, _r3(truth[0]), _r3(truth[1])) == (0.751, 0.752, 0.752)
     answers = tmp_path / "a.toml"
     answers.write_text(
-        f'problem = "{(PROBLEMS / "self-attention-scaled.toml").as_posix()}"\n'
+        'problem = "self-attention-scaled.toml"\n'
         f"output = [[0.802, 0.599], [0.599, 0.802], [{hand}, {_r3(truth[1])}]]\n"
     )
-    out = cli("check", str(answers), "--width", "200").stdout
+    out = cli("check", "--problems", str(PROBLEMS), str(answers), "--width", "200").stdout
     text = " ".join(out.split())
     assert "✓ correct" in out
     assert "Matches the hand chain (every step rounded and carried forward)" not in text

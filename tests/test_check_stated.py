@@ -58,7 +58,7 @@ def _encoder_answers() -> dict[str, list[float]]:
 
 
 def _write(tmp_path: Path, answers: dict[str, list[float]]) -> Path:
-    lines = [f'problem = "{(PROBLEMS / "lstm-doc-encoder.toml").as_posix()}"']
+    lines = ['problem = "lstm-doc-encoder.toml"']
     lines += [f'"{k}" = [{", ".join(f"{v:.2f}" for v in a)}]' for k, a in answers.items()]
     f = tmp_path / "answers.toml"
     f.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -70,7 +70,15 @@ def test_every_computed_step_right_is_full_marks(cli: Any, tmp_path: Path) -> No
     steps 2 and 3): all right is 18 / 18 and nothing is unanswered."""
     answers = _encoder_answers()
     assert len(answers) == 18
-    result = cli("check", str(PROBLEMS / "lstm-doc-encoder.toml"), str(_write(tmp_path, answers)), "--format", "json")
+    result = cli(
+        "check",
+        "--problems",
+        str(PROBLEMS),
+        str(PROBLEMS / "lstm-doc-encoder.toml"),
+        str(_write(tmp_path, answers)),
+        "--format",
+        "json",
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     report = data[0] if isinstance(data, list) else data
@@ -82,7 +90,15 @@ def test_every_computed_step_right_is_full_marks(cli: Any, tmp_path: Path) -> No
 def test_a_stated_step_is_not_unanswered_but_a_computed_one_is(cli: Any, tmp_path: Path) -> None:
     answers = _encoder_answers()
     del answers["2.c"]
-    result = cli("check", str(PROBLEMS / "lstm-doc-encoder.toml"), str(_write(tmp_path, answers)), "--format", "json")
+    result = cli(
+        "check",
+        "--problems",
+        str(PROBLEMS),
+        str(PROBLEMS / "lstm-doc-encoder.toml"),
+        str(_write(tmp_path, answers)),
+        "--format",
+        "json",
+    )
     data = json.loads(result.stdout)
     report = data[0] if isinstance(data, list) else data
     assert report["unanswered"] == ["2.c"]

@@ -252,7 +252,7 @@ def test_generated_decode_keys_are_accepted_by_check(cli: Any, tmp_path: Path, s
     result = cli("generate", "--kind", "decode", "--strategy", strategy, "--count", "2", "--out", str(out))
     assert result.exit_code == 0, result.output
     for key in sorted((out / "answers").glob("*.toml")):
-        report = json.loads(cli("check", str(key), "--format", "json").stdout)
+        report = json.loads(cli("check", "--problems", str(out), str(key), "--format", "json").stdout)
         assert report["summary"]["wrong"] == 0 and report["summary"]["carried"] == 0, key
     assert json.loads(json.dumps(tomllib.loads((out / "variant-01.toml").read_text())))["strategy"] == strategy
 

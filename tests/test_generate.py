@@ -67,7 +67,9 @@ def test_every_variant_solves_and_its_key_checks_correct(cli: Any, tmp_path: Pat
     assert "rejected" in result.stderr
     for k in range(1, 5):
         assert cli("solve", str(tmp_path / f"variant-{k:02d}.toml"), "-f", "json").exit_code == 0
-        check = cli("check", str(tmp_path / "answers" / f"variant-{k:02d}.toml"), "-f", "json")
+        check = cli(
+            "check", "--problems", str(tmp_path), str(tmp_path / "answers" / f"variant-{k:02d}.toml"), "-f", "json"
+        )
         assert check.exit_code == 0, check.stdout
 
 
@@ -192,7 +194,7 @@ def test_decimals_0_gives_variants_whose_keys_check_correct(cli: Any, tmp_path: 
     for k in range(1, 4):
         key = (tmp_path / "answers" / f"variant-{k:02d}.toml").read_text()
         assert "." not in key.split("\n", 2)[2]  # whole numbers only, after the comment and problem =
-        check = cli("check", str(tmp_path / "answers" / f"variant-{k:02d}.toml"))
+        check = cli("check", "--problems", str(tmp_path), str(tmp_path / "answers" / f"variant-{k:02d}.toml"))
         assert check.exit_code == 0, check.stdout
     kind = opts[1]
     for v in attncalc.generate(kind=kind, count=2, decimals=0, mask="causal" if kind == "self-attention" else None):

@@ -33,7 +33,7 @@ WRONG = "weights = [0.155, 0.422, 0.5]\n"
 
 def _answers(folder: Path, name: str, body: str, student: str | None = None) -> str:
     path = folder / name
-    head = f'problem = "{DOT}"\n' + (f'student = "{student}"\n' if student is not None else "")
+    head = f'problem = "{DOT.name}"\n' + (f'student = "{student}"\n' if student is not None else "")
     path.write_text(head + body, encoding="utf-8")
     return str(path)
 
@@ -61,12 +61,12 @@ def _read(data: bytes) -> list[list[str]]:
 
 def _book(cli: Any, tmp_path: Path, *args: str) -> tuple[Any, list[list[str]]]:
     out = tmp_path / "book.csv"
-    result = cli("check", *args, "--format", "csv", "-o", str(out), "--force")
+    result = cli("check", "--problems", str(PROBLEMS), *args, "--format", "csv", "-o", str(out), "--force")
     return result, _read(out.read_bytes())
 
 
 def _json_scores(cli: Any, files: list[str]) -> dict[str, float]:
-    data = json.loads(cli("check", *files, "--format", "json").stdout)
+    data = json.loads(cli("check", "--problems", str(PROBLEMS), *files, "--format", "json").stdout)
     subs = data["submissions"] if "submissions" in data else [data]
     return {Path(s["answers"]).name: s["score"]["points"] for s in subs}
 
@@ -134,7 +134,9 @@ def test_canvas_imports_the_header_its_importer_reads(cli: Any, tmp_path: Path, 
     assert students[0]["Homework 3 (1234)"] == ""  # not graded: Canvas leaves it ungraded
     assert float(students[1]["Homework 3 (1234)"]) == scores["b-mueller.toml"]
     assert float(students[2]["Homework 3 (1234)"]) == pytest.approx(scores["c-nobody.toml"], abs=0.005)
-    out_of = json.loads(cli("check", klass[1], "--format", "json").stdout)["score"]["out_of"]
+    out_of = json.loads(cli("check", "--problems", str(PROBLEMS), klass[1], "--format", "json").stdout)["score"][
+        "out_of"
+    ]
     assert possible is not None and float(possible["Homework 3 (1234)"]) == out_of
     roster = [
         {"id": "17", "sis_user_id": "s001", "login": "müller@uni.example", "name": "Anna Müller"},
@@ -154,9 +156,10 @@ def test_canvas_rows_are_the_files_even_when_points_differ(cli: Any, tmp_path: P
         == 0
     )
     key = tmp_path / "hw" / "answers" / "variant-01.toml"  # names its own problem
-    scores = json.loads(cli("check", str(other), str(key), "--format", "json").stdout)["submissions"]
+    folders = ("--problems", str(PROBLEMS), "--problems", str(tmp_path / "hw"))  # each file's problem's folder
+    scores = json.loads(cli("check", *folders, str(other), str(key), "--format", "json").stdout)["submissions"]
     assert scores[0]["score"]["out_of"] != scores[1]["score"]["out_of"]
-    _, table = _book(cli, tmp_path, str(other), str(key), "--gradebook", "canvas")
+    _, table = _book(cli, tmp_path, *folders, str(other), str(key), "--gradebook", "canvas")
     _, possible, students = canvas_import(table)
     assert len(students) == 2 and possible is None
 
@@ -224,7 +227,7 @@ def test_a_malformed_file_that_sorts_first_does_not_empty_the_gradebook(
     cli: Any, tmp_path: Path, klass: list[str], layout: str
 ) -> None:
     """Reported: `check subs/*.toml -f csv` with a broken file first wrote nothing (exit 2)."""
-    result = cli("check", *klass, "--format", "csv", "--gradebook", layout)
+    result = cli("check", "--problems", str(PROBLEMS), *klass, "--format", "csv", "--gradebook", layout)
     assert result.exit_code == 2
     table = _read(result.stdout.encode("utf-8"))
     body = [r for r in table[1:] if r[0] != "Points Possible"]
@@ -237,7 +240,7 @@ def test_a_file_naming_no_problem_that_sorts_first_gets_its_row(cli: Any, tmp_pa
     first = tmp_path / "a.toml"
     first.write_text(RIGHT, encoding="utf-8")  # answers, but no problem =
     files = [str(first), _answers(tmp_path, "b.toml", RIGHT, "s2")]
-    result = cli("check", *files, "--format", "csv")
+    result = cli("check", "--problems", str(PROBLEMS), *files, "--format", "csv")
     assert result.exit_code == 2
     table = _read(result.stdout.encode("utf-8"))
     assert len(table) == 3 and "names no problem" in table[1][-1] and table[2][-1] == ""
@@ -245,7 +248,7 @@ def test_a_file_naming_no_problem_that_sorts_first_gets_its_row(cli: Any, tmp_pa
 
 def test_one_broken_file_alone_still_gets_its_row(cli: Any, tmp_path: Path) -> None:
     bad = _answers(tmp_path, "x.toml", "weights = [1, 2]\n", "s9")  # the wrong shape: read, not graded
-    result = cli("check", str(DOT), bad, "--format", "csv", "--gradebook", "moodle")
+    result = cli("check", "--problems", str(PROBLEMS), str(DOT), bad, "--format", "csv", "--gradebook", "moodle")
     assert result.exit_code == 2 and "x.toml" in result.stderr
     field, rows = moodle_import(_read(result.stdout.encode("utf-8")))
     assert field == "useridnumber" and rows == [
@@ -256,7 +259,7 @@ def test_one_broken_file_alone_still_gets_its_row(cli: Any, tmp_path: Path) -> N
 
 def test_the_student_falls_back_to_the_file_name_and_says_so(cli: Any, tmp_path: Path) -> None:
     files = [_answers(tmp_path, "alice.toml", RIGHT), _answers(tmp_path, "bob.toml", RIGHT, "b0b")]
-    result = cli("check", *files, "--format", "csv")
+    result = cli("check", "--problems", str(PROBLEMS), *files, "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(_read_text(result.stdout))))
     assert [r["student"] for r in rows] == ["alice", "b0b"]
     notes = [line for line in result.stderr.splitlines() if "name no student" in line]
@@ -272,7 +275,7 @@ def test_muller_survives_as_utf8_with_a_bom(cli: Any, tmp_path: Path) -> None:
     """Excel on Windows reads a CSV as UTF-8 only when it begins with the BOM."""
     path = _answers(tmp_path, "m.toml", RIGHT, "Müller")
     out = tmp_path / "g.csv"
-    cli("check", path, "--format", "csv", "--gradebook", "canvas", "-o", str(out))
+    cli("check", "--problems", str(PROBLEMS), path, "--format", "csv", "--gradebook", "canvas", "-o", str(out))
     data = out.read_bytes()
     assert data.startswith(b"\xef\xbb\xbfStudent,") and "Müller".encode() in data
     assert "Müller" not in data.decode("cp1252")  # read without the BOM's hint, it would be garbled
@@ -284,8 +287,8 @@ def test_muller_survives_as_utf8_with_a_bom(cli: Any, tmp_path: Path) -> None:
 )
 def test_the_student_key(cli: Any, tmp_path: Path, value: str, message: str | None) -> None:
     path = tmp_path / "s.toml"
-    path.write_text(f'problem = "{DOT}"\nstudent = {value}\n{RIGHT}', encoding="utf-8")
-    result = cli("check", str(path), "--format", "csv")
+    path.write_text(f'problem = "{DOT.name}"\nstudent = {value}\n{RIGHT}', encoding="utf-8")
+    result = cli("check", "--problems", str(PROBLEMS), str(path), "--format", "csv")
     if message is None:
         assert result.exit_code == 0 and next(csv.DictReader(io.StringIO(_read_text(result.stdout))))["student"] == "42"
     else:
@@ -295,12 +298,17 @@ def test_the_student_key(cli: Any, tmp_path: Path, value: str, message: str | No
 
 def test_the_student_key_is_not_a_step_for_text_and_json(cli: Any, tmp_path: Path) -> None:
     path = _answers(tmp_path, "s.toml", RIGHT, "s1")
-    assert cli("check", path).exit_code == 0
-    assert json.loads(cli("check", path, "--format", "json").stdout)["summary"]["correct"] == 1
+    assert cli("check", "--problems", str(PROBLEMS), path).exit_code == 0
+    assert (
+        json.loads(cli("check", "--problems", str(PROBLEMS), path, "--format", "json").stdout)["summary"]["correct"]
+        == 1
+    )
 
 
 def test_gradebook_wants_csv(cli: Any) -> None:
-    result = cli("check", str(DOT), "--gradebook", "canvas")
+    result = cli("check", "--problems", str(PROBLEMS), str(DOT), "--gradebook", "canvas")
     assert result.exit_code == 2 and "--format csv" in result.stderr
-    result = cli("check", str(DOT), "--format", "csv", "--assignment", "HW 3")  # plain has no score column to title
+    result = cli(
+        "check", "--problems", str(PROBLEMS), str(DOT), "--format", "csv", "--assignment", "HW 3"
+    )  # plain has no score column to title
     assert result.exit_code == 2 and "--gradebook canvas or moodle" in result.stderr

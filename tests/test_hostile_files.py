@@ -56,8 +56,9 @@ def test_a_device_is_not_read(tmp_path: Path, device: str) -> None:
     one_line_refusal(run_cli("solve", device), device)
     answers = tmp_path / "a.toml"
     answers.write_text(f'problem = "{device}"\nloss = 1\n')
-    err = one_line_refusal(run_cli("check", str(answers)), device)
-    assert "not a regular file" in err
+    # an answers file's problem = is read only inside its folder, and what was found is not said
+    err = one_line_refusal(run_cli("check", str(answers)), str(answers), "problem")
+    assert "could not be used" in err and device not in err
 
 
 def test_a_fifo_is_not_waited_on(tmp_path: Path) -> None:
@@ -205,8 +206,8 @@ def test_a_nul_in_a_path_is_one_line(cli: Any, tmp_path: Path) -> None:
     """A NUL byte in problem = (possible in JSON) was Python's ValueError."""
     a = tmp_path / "a.json"
     a.write_text('{"problem": "p\\u0000.toml", "loss": 1}')
-    err = one_line_refusal(cli("check", str(a)), "p\\x00.toml")
-    assert "NUL" in err
+    err = one_line_refusal(cli("check", str(a)), str(a), "problem")
+    assert "could not be used" in err
 
 
 def test_a_newline_in_a_path_or_key_stays_on_one_line(cli: Any, tmp_path: Path) -> None:
@@ -218,4 +219,4 @@ def test_a_newline_in_a_path_or_key_stays_on_one_line(cli: Any, tmp_path: Path) 
     assert "not a step" in err
     b = tmp_path / "b.json"
     b.write_text('{"problem": "p\\n.toml", "loss": 1}')
-    one_line_refusal(cli("check", str(b)), "p\\x0a.toml")
+    one_line_refusal(cli("check", str(b)), str(b), "problem")

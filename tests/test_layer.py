@@ -244,7 +244,7 @@ def test_generated_layer_keys_are_accepted_by_check(cli: Any, tmp_path: Path, ar
     result = cli("generate", "--kind", "transformer-layer", "--out", str(out), "--seed", "4", *args)
     assert result.exit_code == 0, result.output
     for key in sorted((out / "answers").glob("*.toml")):
-        report = json.loads(cli("check", str(key), "--format", "json").stdout)
+        report = json.loads(cli("check", "--problems", str(out), str(key), "--format", "json").stdout)
         assert report["summary"]["wrong"] == 0 and report["summary"]["carried"] == 0, key
 
 

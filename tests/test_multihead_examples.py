@@ -220,7 +220,7 @@ def test_generated_keys_are_accepted_by_check(cli: Any, tmp_path: Path, args: li
     keys = sorted((out / "answers").glob("*.toml"))
     assert keys
     for key in keys:
-        report = json.loads(cli("check", str(key), "--format", "json").stdout)
+        report = json.loads(cli("check", "--problems", str(out), str(key), "--format", "json").stdout)
         assert report["summary"]["wrong"] == 0 and report["summary"]["carried"] == 0, key
 
 

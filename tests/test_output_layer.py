@@ -28,7 +28,7 @@ def val(d: Any, step: str) -> np.ndarray:
 
 
 def report(cli: Any, path: Path | str) -> dict[str, dict[str, Any]]:
-    result = cli("check", str(path), "--format", "json")
+    result = cli("check", "--problems", str(PROBLEMS), str(path), "--format", "json")
     assert result.exit_code in (0, 1), result.output
     return {r["id"]: r for r in json.loads(result.stdout)["results"]}
 
@@ -204,12 +204,12 @@ def test_unanswered_entries_are_not_graded(cli: Any, tmp_path: Path) -> None:
     assert r["verdict"] == "correct"
     r = report(cli, _softmax_answers(tmp_path, ["?", 0.5, 0.665]))["probabilities"]
     assert r["verdict"] == "wrong" and r["wrong_entries"] == [[1]]
-    text = cli("check", str(tmp_path / "a.toml")).stdout
+    text = cli("check", "--problems", str(PROBLEMS), str(tmp_path / "a.toml")).stdout
     assert "[2] ⟨0.5⟩" in text and "[1]" not in text  # only the answered entries are listed
 
 
 def test_an_answer_with_nothing_answered_is_refused(cli: Any, tmp_path: Path) -> None:
-    result = cli("check", str(_softmax_answers(tmp_path, ["?", "?", "?"])))
+    result = cli("check", "--problems", str(PROBLEMS), str(_softmax_answers(tmp_path, ["?", "?", "?"])))
     assert result.exit_code == 2
     assert "probabilities" in result.output and "every step is '?'" in result.output
     assert "Traceback" not in result.output
@@ -221,7 +221,9 @@ def test_a_step_written_unanswered_as_a_whole_is_left_out(cli: Any, tmp_path: Pa
     answers = tmp_path / "a.toml"
     # adamw-clipping: logits = W_out h + b = [0.5 - 2 + 0.1, 1 + 1, -0.5 + 2 - 0.1] = [-1.4, 2, 1.4]
     answers.write_text('exp_sum = "?"\ndecay = "?"\nprobabilities = ["?", "?", "?"]\nlogits = [-1.4, 2, 1.4]\n')
-    result = cli("check", str(PROBLEMS / "adamw-clipping.toml"), str(answers), "--format", "json")
+    result = cli(
+        "check", "--problems", str(PROBLEMS), str(PROBLEMS / "adamw-clipping.toml"), str(answers), "--format", "json"
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert [r["id"] for r in data["results"]] == ["logits"] and data["results"][0]["verdict"] == "correct"

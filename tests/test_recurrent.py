@@ -19,7 +19,7 @@ from .helpers import PROBLEMS, solve_file, solve_raw
 
 
 def verdicts(cli: Any, name: str) -> dict[str, str]:
-    result = cli("check", str(PROBLEMS / "answers" / name), "--format", "json")
+    result = cli("check", "--problems", str(PROBLEMS), str(PROBLEMS / "answers" / name), "--format", "json")
     return {r["id"]: r["verdict"] for r in json.loads(result.stdout)["results"]}
 
 
@@ -45,10 +45,8 @@ def test_lstm_document_forget_gate_is_recomputed_by_hand() -> None:
 
 
 def test_answers_may_nest_step_ids_as_toml_tables(cli: Any, tmp_path: Path) -> None:
-    (tmp_path / "a.toml").write_text(
-        f'problem = "{PROBLEMS / "lstm-doc-encoder.toml"}"\n[1]\nf_pre = [0.22, -0.4, 0.87, -0.04]\n'
-    )
-    result = cli("check", str(tmp_path / "a.toml"))
+    (tmp_path / "a.toml").write_text('problem = "lstm-doc-encoder.toml"\n[1]\nf_pre = [0.22, -0.4, 0.87, -0.04]\n')
+    result = cli("check", "--problems", str(PROBLEMS), str(tmp_path / "a.toml"))
     assert result.exit_code == 0, result.output
 
 
@@ -107,7 +105,9 @@ def test_check_flags_the_retention_slip_and_accepts_the_carried_rounding(cli: An
     for t in (10, 20, 50):
         assert math.isclose(float(np.asarray(d.step(f"{t}.c").value)[0]), 0.8**t, rel_tol=1e-12)
     assert d.step("50.c").exact is not None  # exactly 4^50/5^50
-    result = cli("check", str(PROBLEMS / "answers" / "lstm-doc-retention.toml"), "--format", "json")
+    result = cli(
+        "check", "--problems", str(PROBLEMS), str(PROBLEMS / "answers" / "lstm-doc-retention.toml"), "--format", "json"
+    )
     got = {r["id"]: r for r in json.loads(result.stdout)["results"]}
     assert got["10.c"]["verdict"] == "correct"
     assert got["20.c"]["verdict"] == "correct" and "hand chain" in got["20.c"]["note"]

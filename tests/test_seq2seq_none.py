@@ -25,7 +25,7 @@ from .test_render import text_of
 
 
 def verdicts(cli: Any, name: str) -> dict[str, str]:
-    result = cli("check", str(PROBLEMS / "answers" / name), "--format", "json")
+    result = cli("check", "--problems", str(PROBLEMS), str(PROBLEMS / "answers" / name), "--format", "json")
     return {r["id"]: r["verdict"] for r in json.loads(result.stdout)["results"]}
 
 
@@ -38,7 +38,7 @@ def test_one_problem_finds_the_same_slips_as_the_two_files(cli: Any) -> None:
     assert both["decoder.2.h"] == "wrong" and both["decoder.3.h"] == "wrong"
     wrong = {k for k, v in both.items() if v == "wrong"}
     assert wrong == {"encoder.1.f_pre", "decoder.2.h", "decoder.3.h"}  # the document's rounding is accepted
-    report = cli("check", str(PROBLEMS / "answers" / "lstm-doc-seq2seq.toml"))
+    report = cli("check", "--problems", str(PROBLEMS), str(PROBLEMS / "answers" / "lstm-doc-seq2seq.toml"))
     assert report.exit_code == 1
 
 

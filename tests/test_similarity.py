@@ -149,7 +149,7 @@ def test_lecture_dot_products_are_right(cli: Any) -> None:
     """cat·chat = 0.56 + 0.04 = 0.60 and cat·sat = 0.16 + 0.18 = 0.34: the lecture is right."""
     d = solve_file("lecture-embeddings.toml")
     assert np.allclose(val(d, "dots"), [0.8 * 0.7 + 0.2 * 0.2, 0.8 * 0.2 + 0.2 * 0.9], atol=1e-12)
-    result = cli("check", "problems/answers/lecture-embeddings.toml", "--format", "json")
+    result = cli("check", "--problems", "problems", "problems/answers/lecture-embeddings.toml", "--format", "json")
     assert result.exit_code == 0, result.output
     assert "cat·chat = 0.8·0.7 + 0.2·0.2 = 0.6" in text_of(d)
 
@@ -163,7 +163,7 @@ def test_lstm_document_cosines_are_slips(cli: Any) -> None:
     d = solve_file("lstm-doc-sentences.toml")
     assert np.allclose(val(d, "cosines"), want, rtol=0, atol=TOL)
     assert [f"{w:.3f}" for w in want] == ["1.000", "-0.215"]
-    result = cli("check", "problems/answers/lstm-doc-sentences.toml", "--format", "json")
+    result = cli("check", "--problems", "problems", "problems/answers/lstm-doc-sentences.toml", "--format", "json")
     assert result.exit_code == 1
     (step,) = json_of_any(result)["results"]
     assert step["id"] == "cosines" and step["verdict"] == "wrong"

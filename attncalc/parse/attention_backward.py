@@ -13,6 +13,7 @@ from typing import Any
 from ..schema.attention_backward import GIVEN, SETTINGS_BACKWARD
 from . import multihead
 from .declared import Dims, read_declared
+from .limits import MAX_JACOBIAN
 from .reader import Reader, shape_text
 from .types import Given, MultiHead, Problem
 
@@ -35,7 +36,21 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     mh = multihead.attention(r, source, given, rows, dims, None, {}, common)
     g = _grad_output(r, raw["given"], mh, Dims({"n": dims.sizes["n"]}))
     data = AttentionBackward(mh, g, bool(settings["jacobian"]))
+    if data.jacobian:
+        _check_jacobian(r, mh)
     return Problem(given={"X": mh.X, "grad_output": g}, data=data, **common)
+
+
+def _check_jacobian(r: Reader, mh: MultiHead) -> None:
+    """settings.jacobian: every query row's m × m Jacobian of every head, at most MAX_JACOBIAN entries."""
+    n, m = mh.X.shape[0], len(mh.key_labels)  # the keys: cached rows, then X's or memory's
+    entries = n * m * m * mh.heads
+    if entries > MAX_JACOBIAN:
+        raise r.fail(
+            "settings.jacobian",
+            f"{n:,} rows × {m:,} × {m:,} keys × {mh.heads} head(s) make {entries:,} Jacobian entries: at most "
+            f"{MAX_JACOBIAN:,} are written (set jacobian = false, or use fewer tokens)",
+        )
 
 
 def _grad_output(r: Reader, raw: Any, mh: MultiHead, dims: Dims) -> Given:

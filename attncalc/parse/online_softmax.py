@@ -7,6 +7,7 @@ from typing import Any
 
 from ..schema.online_softmax import GIVEN
 from .declared import read_declared
+from .limits import MAX_BLOCKS
 from .reader import Reader
 from .types import Given, Problem
 
@@ -70,5 +71,18 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
             if g[key] is None:
                 raise r.fail(f"given.{key}", f"missing: given.{other} needs it (the scores are Q Kᵀ)")
         data = OnlineSoftmax(QueryKeys(g["Q"], g["K"], common["score"]), g["V"], g["block"], False)
+    _check_blocks(r, data)
     given = {k: v for k, v in g.items() if isinstance(v, Given)}
     return Problem(given=given, data=data, **common)
+
+
+def _check_blocks(r: Reader, data: OnlineSoftmax) -> None:
+    """At most MAX_BLOCKS blocks of keys per row, checked before any is worked."""
+    count = -(-data.m // data.block)
+    if count > MAX_BLOCKS:
+        least = -(-data.m // MAX_BLOCKS)
+        raise r.fail(
+            "given.block",
+            f"{data.m:,} keys in blocks of {data.block:,} make {count:,} blocks: at most {MAX_BLOCKS} are worked "
+            f"(a block of at least {least:,})",
+        )

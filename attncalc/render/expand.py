@@ -153,9 +153,11 @@ def _rhs_Gradient(s: Gradient, idx: tuple[int, ...], n: Num) -> str:
 
 
 def _rhs_Norm(s: Norm, idx: tuple[int, ...], n: Num) -> str:
-    vec = np.asarray(s.arg)[idx]
+    vec = np.asarray(s.arg, dtype=float)[idx]
     squares = sum_text([f"{paren(n(x))}²" for x in vec])
-    return f"√({squares}) = √{paren(n(float(np.sum(vec * vec))))}"
+    with np.errstate(over="ignore"):  # squares past the largest double: the line stops before their sum
+        total = float(np.sum(vec * vec))
+    return f"√({squares}) = √{paren(n(total))}" if math.isfinite(total) else f"√({squares})"
 
 
 def _rhs_Cosine(s: Cosine, idx: tuple[int, ...], n: Num) -> str:
@@ -279,9 +281,13 @@ def aside(step: Step, idx: tuple[int, ...], shown: float, decimals: int) -> str:
 def softmax_exp_aside(s: Softmax, i: int, decimals: int) -> str:
     """The same remark for a Softmax step's inline line "exp(z_i) = …"."""
     x = round_half_up(float(s.arg[i]), decimals) - round_half_up(s.shift, decimals)
-    if _same(math.exp(x), float(s.exps[i]), decimals):
+    try:
+        value = math.exp(x)
+    except OverflowError:  # a rounded score far above the rounded shift: no remark to make
         return ""
-    return f"as written: {written(math.exp(x), decimals)}"
+    if _same(value, float(s.exps[i]), decimals):
+        return ""
+    return f"as written: {written(value, decimals)}"
 
 
 def rhs(step: Step, idx: tuple[int, ...], decimals: int) -> str | None:
@@ -291,4 +297,5 @@ def rhs(step: Step, idx: tuple[int, ...], decimals: int) -> str | None:
         return None
     if isinstance(step, Formula):
         return _rhs_Formula(step, idx, lambda x: fmt(x, decimals), decimals)
-    return str(fn(step, idx, lambda x: fmt(x, decimals)))
+    with np.errstate(all="ignore"):  # a value past the largest double is written ∞, never numpy's warning
+        return str(fn(step, idx, lambda x: fmt(x, decimals)))

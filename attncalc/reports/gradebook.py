@@ -21,14 +21,16 @@ grade) and the reason as its feedback.
 Every layout: one row per answers file, in the order given, a file that could not be graded included;
 the student is the answers file's ``student = "..."``, else the file's name without its extension.
 UTF-8 with a byte order mark (Excel on Windows reads "Müller" right), comma-separated, CRLF line ends;
-a cell a spreadsheet would read as a formula (``=``, ``+``, ``-``, ``@`` first) gets a leading
-apostrophe (Moodle's ``-`` for "no grade" is the one cell left as it is).
+a cell a spreadsheet would read as a formula (``=``, ``+``, ``-``, ``@``, tab or CR first, or after a
+separator of any locale: ``,``, ``;``, tab, ``|``, a line break) gets an apostrophe there; a number
+(``-0.5``) stays a number, and Moodle's ``-`` for "no grade" is left as it is.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,10 +138,22 @@ def mixed_moodle_ids(entries: list[Entry]) -> bool:
     return len(emails) == 2
 
 
+FORMULA_FIRST = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet read a cell as a formula (OWASP)
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+# a separator another locale's spreadsheet may split the cell at (";" in much of Europe, a tab, a
+# pipe), or a line break, followed by what would begin a formula in the cell it starts
+_INNER = re.compile(r"([,;|\t\r\n]\s*)(?=[=+\-@])")
+
+
 def _cell(text: str) -> str:
-    if text == NO_GRADE:
+    """A cell no spreadsheet runs as a formula (OWASP's CSV injection advice): an apostrophe before a
+    first =, +, -, @, tab or CR, and before such a character after a separator of any locale (a comma,
+    a semicolon, a tab, a pipe) or a line break, where a spreadsheet splitting the row there would start
+    a cell; a number (-0.5, 1e-3) stays a number, and Moodle's "-" (no grade) stays as it is."""
+    if text == NO_GRADE or _NUMBER.fullmatch(text):
         return text
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    text = _INNER.sub(r"\1'", text)
+    return "'" + text if text.startswith(FORMULA_FIRST) else text
 
 
 def gradebook_csv(entries: list[Entry], layout: str = "plain", assignment: str = "attncalc") -> str:

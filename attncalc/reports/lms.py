@@ -93,6 +93,24 @@ class Question:
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,59}")
 
 
+# characters XML 1.0 does not allow anywhere, not even as a character reference: C0 controls but tab,
+# line feed and carriage return; lone surrogates; U+FFFE and U+FFFF
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_chars(text: str) -> str:
+    """A document with every character XML 1.0 forbids written as a visible escape (``\\x07``), as a
+    message shows it: an export of any title, token or label is well-formed."""
+    return _NOT_XML.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
+    )
+
+
+def cdata(text: str) -> str:
+    """``text`` as a CDATA section, whatever it holds: a ``]]>`` inside closes one section and opens the next."""
+    return "<![CDATA[" + text.replace("]]>", "]]]]><![CDATA[>") + "]]>"
+
+
 def check_name(name: str) -> None:
     """A set's name (``generate --name``): up to 60 letters, digits, spaces, dots, dashes and underscores,
     starting with a letter or digit (it names the quiz in the LMS and goes into its identifiers)."""

@@ -13,7 +13,7 @@ from typing import Any
 from ..derivation import Derivation
 from ..render.setup import setup_lines
 from .givens import given_tables, table_rows
-from .lms import Choice, questions
+from .lms import Choice, cdata, questions, xml_chars
 
 # the grades Moodle's question import accepts for an answer (question/format.php checks each answer's
 # fraction against question_bank::fraction_options_full(); any other value refuses the question)
@@ -48,7 +48,7 @@ def moodle_xml(derivations: list[Derivation], seed: int, tag: str | None = None,
             else f"attncalc homework, seed {seed}, variant {k}"
         )
         out.append(
-            f'<question type="category"><category><text>$course$/{top}/variant {k}</text></category>'
+            f'<question type="category"><category><text>$course$/{html.escape(top)}/variant {k}</text></category>'
             f'<info format="html"><text>{html.escape(about)}</text></info></question>'
         )
         givens = givens_html(d)
@@ -56,7 +56,7 @@ def moodle_xml(derivations: list[Derivation], seed: int, tag: str | None = None,
         head = f"<p><b>Variant {k}</b>{title}</p>{givens}"
         for q in questions(d, k):
             ask = f"Compute <b>{html.escape(q.title)}</b> [{q.step_id}]: {html.escape(q.formula)}."
-            solution = f'<generalfeedback format="html"><text><![CDATA[{worked(q.step, q.shown, d.decimals)}]]></text></generalfeedback>'
+            solution = f'<generalfeedback format="html"><text>{cdata(worked(q.step, q.shown, d.decimals))}</text></generalfeedback>'
             for e in q.asked:
                 name_ = html.escape(f"Variant {k}: {q.title} [{q.step_id}] {e.label}")
                 common = f"<name><text>{name_}</text></name>"
@@ -69,7 +69,7 @@ def moodle_xml(derivations: list[Derivation], seed: int, tag: str | None = None,
                     )
                     out.append(
                         f'<question type="multichoice">{common}'
-                        f'<questiontext format="html"><text><![CDATA[{text}]]></text></questiontext>{solution}{grade}'
+                        f'<questiontext format="html"><text>{cdata(text)}</text></questiontext>{solution}{grade}'
                         "<single>true</single><shuffleanswers>false</shuffleanswers><answernumbering>none</answernumbering>"
                         f"{answers}</question>"
                     )
@@ -81,16 +81,16 @@ def moodle_xml(derivations: list[Derivation], seed: int, tag: str | None = None,
                 )
                 answers += "".join(
                     f'<answer fraction="{_percent(q.slip_share)}"><text>{s.value}</text><tolerance>{tol}</tolerance>'
-                    f'<feedback format="html"><text><![CDATA[<p>{html.escape(s.note)}</p>]]></text></feedback></answer>'
+                    f'<feedback format="html"><text>{cdata(f"<p>{html.escape(s.note)}</p>")}</text></feedback></answer>'
                     for s in e.slips
                 )
                 out.append(
                     f'<question type="numerical">{common}'
-                    f'<questiontext format="html"><text><![CDATA[{text}]]></text></questiontext>{solution}{grade}'
+                    f'<questiontext format="html"><text>{cdata(text)}</text></questiontext>{solution}{grade}'
                     f"{answers}</question>"
                 )
     out.append("</quiz>")
-    return "\n".join(out) + "\n"
+    return xml_chars("\n".join(out) + "\n")
 
 
 def givens_html(d: Derivation) -> str:

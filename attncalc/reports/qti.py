@@ -29,7 +29,7 @@ from ..fmt import elide, entry_indices, entry_label
 from ..render import expand
 from ..render.setup import setup_lines
 from .givens import given_tables, table_rows
-from .lms import Choice, Number, Question, questions
+from .lms import Choice, Number, Question, questions, xml_chars
 
 QTI = "http://www.imsglobal.org/xsd/imsqti_v2p1"
 XSI = "http://www.w3.org/2001/XMLSchema-instance"
@@ -266,5 +266,5 @@ def qti_zip(derivations: list[Derivation], seed: int, tag: str | None = None, na
             info = zipfile.ZipInfo(name, ZIP_DATE)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
-            z.writestr(info, text.encode("utf-8"))
+            z.writestr(info, xml_chars(text).encode("utf-8"))
     return buf.getvalue()

@@ -22,7 +22,7 @@ import zipfile
 from xml.sax.saxutils import escape, quoteattr
 
 from ..derivation import Derivation
-from .lms import Choice, Number, Question, questions
+from .lms import Choice, Number, Question, questions, xml_chars
 from .moodle import givens_html
 from .qti import ZIP_DATE, worked
 
@@ -164,5 +164,5 @@ def qti12_zip(derivations: list[Derivation], seed: int, tag: str | None = None, 
             info = zipfile.ZipInfo(fname, ZIP_DATE)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
-            z.writestr(info, text.encode("utf-8"))
+            z.writestr(info, xml_chars(text).encode("utf-8"))
     return buf.getvalue()

@@ -57,8 +57,15 @@ def prepare(problem: Problem) -> Prepared | None:
         return None
 
 
-def _problem_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.iterdir() if p.suffix.lower() in SUFFIXES and p.is_file())
+def _problem_files(folder: Path, notes: bool) -> list[Path]:
+    from ..files import folder_files
+
+    files, skipped = folder_files(folder, SUFFIXES)
+    if skipped and notes:  # a FIFO, a device, a folder named p.toml: never opened, and said so
+        sys.stderr.write(
+            f"attncalc: note: skipped in {printable(str(folder))}, not regular files: {printable(', '.join(skipped))}\n"
+        )
+    return files
 
 
 def _unique(stem: str, taken: set[str]) -> str:
@@ -83,7 +90,7 @@ def collect(paths: list[str], max_bytes: int | None, notes: bool = True) -> dict
     for arg in paths:
         path = Path(arg)
         if path.is_dir():
-            for f in _problem_files(path):
+            for f in _problem_files(path, notes):
                 try:
                     raw = read_raw(f, max_bytes)
                     if "kind" not in raw:  # an answers file or other data: not a problem
