@@ -15,18 +15,33 @@ from rich.text import Text
 
 from ..check import UNANSWERED, Report, StepResult
 from ..check_report import points_text
+from ..render import json_forms
 from ..render.console import terminal_console
 from .check_blocks import step_block
 
 MARKS = {"correct": ("✓ correct", "green"), "carried": ("↪ carried", "yellow"), "wrong": ("✗ wrong", "bold red")}
 
 
+def _typed(step_id: str, x: Any, whole: bool) -> Any:
+    """An answer or a true value in the JSON contract's types: a list of tokens as a list, re-segmented
+    words as token lists, a count as integers (as ``solve --format json`` writes the step)."""
+    form = json_forms.form(step_id)
+    if isinstance(x, str) and form == "tokens":
+        return json_forms.split_items(x)
+    if isinstance(x, str) and form == "segments":
+        return [item.split() for item in json_forms.split_items(x)]
+    if whole or form == "count":
+        return json_forms.as_ints(x)
+    return x
+
+
 def result_dict(r: StepResult) -> dict[str, Any]:
+    whole = isinstance(r.expected, int) and not isinstance(r.expected, bool)  # a count computed exactly
     out: dict[str, Any] = {
         "id": r.id,
         "verdict": r.verdict,
-        "given": r.given,
-        "expected": r.expected,
+        "given": _typed(r.id, r.given, whole),
+        "expected": _typed(r.id, r.expected, whole),
         "wrong_entries": r.wrong_entries,
         "note": r.note,
     }
