@@ -29,7 +29,7 @@ def _floats(x: Any) -> Any:
 
 
 def step_dict(step: Step, decimals: int) -> dict[str, Any]:
-    exact = None
+    exact: Any = None
     if isinstance(step.value, str):
         exact = step.value
     elif step.exact is not None:
