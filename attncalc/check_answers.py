@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .check_hints import dotted_id_clash
 from .derivation import Argmax, Count, Derivation, Tokens, single_tokens
 from .errors import NumberSyntaxError, ProblemError
 from .numbers import parse_number, to_float
@@ -104,7 +105,10 @@ STUDENT_MAX = 200  # characters of a student = (an id, an email or a login)
 
 def read_answers(path: str | Path, max_bytes: int | None = None) -> tuple[dict[str, Any], str | None, str | None]:
     """Read an answers file: its answers, the ``problem`` it names and the ``student`` it names (or None)."""
-    raw = read_raw(path, max_bytes)
+    try:
+        raw = read_raw(path, max_bytes)
+    except ProblemError as err:  # TOML's "Cannot overwrite a value": an unquoted dotted step id
+        raise dotted_id_clash(err, path) from None
     student = _student(raw.pop("student", None), str(path))
     problem = raw.pop("problem", None)
     if problem is not None and (not isinstance(problem, str) or not problem.strip()):

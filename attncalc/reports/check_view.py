@@ -17,7 +17,7 @@ from ..check import UNANSWERED, Report, StepResult
 from ..check_report import points_text
 from ..render import json_forms
 from ..render.console import terminal_console
-from .check_blocks import step_block
+from .check_blocks import Wrapped, step_block
 
 MARKS = {"correct": ("✓ correct", "green"), "carried": ("↪ carried", "yellow"), "wrong": ("✗ wrong", "bold red")}
 
@@ -178,7 +178,7 @@ def report_renderable(rep: Report, width: int | None = None) -> RenderableType:
     t = _table(rep)
     if width is not None and _natural_width(t) > width:
         return _blocks(rep, width)
-    return Group(_header(rep, width), t, Text(summary_line(rep)))
+    return Group(_header(rep, width), t, Wrapped(summary_line(rep)))
 
 
 def _header(rep: Report, width: int | None) -> Text:
@@ -200,7 +200,7 @@ def _blocks(rep: Report, width: int) -> RenderableType:
         mark, style = MARKS[r.verdict]
         rows = [("given", _given_rows(r)), ("expected", _expected_rows(r)), ("note", r.note)]
         lines.extend(step_block(mark, style, r.id, rows, width))
-    lines += [Text(""), Text(summary_line(rep))]
+    lines += [Text(""), Wrapped(summary_line(rep))]
     return Group(*lines)
 
 
@@ -239,7 +239,7 @@ def print_reports(reports: list[Report], console: Console) -> None:
     t.add_column(ratio=1)
     for rep in reports:
         mark = "✓" if rep.all_correct else "✗"
-        t.add_row(mark, rep.answers, summary_line(rep))
+        t.add_row(mark, rep.answers, Wrapped(summary_line(rep)))  # "score 1 / 27" never broken
         for k, v in rep.summary.items():
             total[k] += v
     console.print(t)
@@ -248,7 +248,7 @@ def print_reports(reports: list[Report], console: Console) -> None:
     if len({r.out_of for r in reports}) == 1:  # one problem (or variants of one): the mean score says something
         mean = f"; mean score {points_text(sum(r.score for r in reports) / len(reports))} / {points_text(reports[0].out_of)}"
     console.print(
-        Text(
+        Wrapped(
             f"Total: {len(reports)} submissions, {perfect} all correct; steps: {total['correct']} correct, "
             f"{total['carried']} carried, {total['wrong']} wrong{mean}"
         )
