@@ -202,3 +202,31 @@ def test_the_forms_name_step_ids_of_one_kind_each(cli: Any) -> None:
     for sid in (*json_forms.TOKEN_LISTS, *json_forms.WORD_SEGMENTS, *json_forms.COUNTS):
         owners = [k for k, ids in ids_by_kind.items() if sid in ids]
         assert len(owners) == 1, (sid, owners)
+
+
+def test_tokens_that_hold_commas_are_listed_as_they_are(cli: Any, tmp_path: Path) -> None:
+    """Tokens with commas ("a," "b,"): check's report lists the items solve lists, not cut at the commas."""
+    problem = tmp_path / "p.toml"
+    problem.write_text(
+        'kind = "bpe"\n[given]\ncorpus = "a, a, a, b, b, ab,"\nmerges = 2\ntie = "greater"\nencode = ["ab,"]\n',
+        encoding="utf-8",
+    )
+    # by hand: words "a," ×3 = a ,; "b," ×2 = b ,; "ab," ×1 = a b ,. Pairs: "a ," 3, "b ," 2 + 1 = 3, "a b" 1;
+    # the tie 3 = 3 goes to the greater pair, ("b", ",") > ("a", ","): merge 1 is "b ,". Then a , | b, | a b,:
+    # "a ," 3, "a b," 1: merge 2 is "a ,". "ab," encoded: a b , -> a b, (merge 1; merge 2 finds no "a ,")
+    merges, vocab, encoded = ["b ,", "a ,"], ["b,", "a,"], ["a", "b,"]
+    steps = _steps(json_of(cli("solve", str(problem), "-f", "json")))
+    assert steps["merges"]["value"] == merges and steps["vocab"]["value"] == vocab
+    assert steps["encode.1"]["value"] == encoded
+    assert steps["2.words"]["value"] == [["a,"], ["b,"], ["a", "b,"]]
+    answers = tmp_path / "a.toml"
+    answers.write_text(
+        f'merges = {json.dumps(merges)}\nvocab = {json.dumps(vocab)}\n"encode.1" = {json.dumps(encoded)}\n',
+        encoding="utf-8",
+    )
+    r = json.loads(cli("check", str(problem), str(answers), "-f", "json").stdout)
+    by_id = {x["id"]: x for x in r["results"]}
+    assert by_id["merges"]["expected"] == merges and by_id["merges"]["given"] == merges
+    assert by_id["vocab"]["expected"] == vocab and by_id["vocab"]["given"] == vocab
+    assert by_id["encode.1"]["expected"] == encoded and by_id["encode.1"]["given"] == encoded
+    assert all(x["verdict"] == "correct" for x in r["results"])

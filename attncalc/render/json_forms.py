@@ -54,11 +54,24 @@ def as_ints(x: Any) -> Any:
     return x
 
 
-def split_items(text: str) -> list[str]:
-    """A list of tokens or pairs written as one string, its items joined with ", " (as ``check``'s
-    report holds an answer and its true value): the items. A token holds no whitespace, so every ", "
-    is a separator, except in a list of pairs "a b" whose first token ends in a comma."""
-    return [] if not text.strip() else text.split(", ")
+def split_items(step_id: str, text: str) -> list[str]:
+    """A list written as one string, its items joined with ", " (as ``check``'s report holds an answer
+    and its true value): the items. A token holds no whitespace, so the words of the text are the tokens,
+    each item's last one carrying the separator's comma: a list of single tokens (``vocab``,
+    ``encode.t``) is its words less that comma, a list of pairs (``merges``) its words two by two,
+    whatever commas the tokens hold themselves. Other lists (re-segmented words, beams) are cut at
+    every ", "."""
+    words = text.split()
+    if not words:
+        return []
+    general = _numbered(step_id)
+    if general in ("vocab", "encode.t"):
+        return [w[:-1] if i < len(words) - 1 and w.endswith(",") else w for i, w in enumerate(words)]
+    if general == "merges" and len(words) % 2 == 0:
+        pairs = [words[i : i + 2] for i in range(0, len(words), 2)]
+        last = len(pairs) - 1
+        return [f"{a} {b[:-1] if i < last and b.endswith(',') else b}" for i, (a, b) in enumerate(pairs)]
+    return text.split(", ")
 
 
 def token_value(step: Step) -> list[Any] | None:

@@ -27,9 +27,9 @@ def _typed(step_id: str, x: Any, whole: bool) -> Any:
     words as token lists, a count as integers (as ``solve --format json`` writes the step)."""
     form = json_forms.form(step_id)
     if isinstance(x, str) and form == "tokens":
-        return json_forms.split_items(x)
+        return json_forms.split_items(step_id, x)
     if isinstance(x, str) and form == "segments":
-        return [item.split() for item in json_forms.split_items(x)]
+        return [item.split() for item in json_forms.split_items(step_id, x)]
     if whole or form == "count":
         return json_forms.as_ints(x)
     return x
