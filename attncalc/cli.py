@@ -250,7 +250,8 @@ def schema(
         ),
     ] = None,
 ) -> None:
-    """Print the JSON Schema (draft 2020-12) of a problem file, for editors to complete keys and flag mistakes."""
+    """Print the JSON Schema (draft 2020-12) of a problem file, for editors to complete keys and flag mistakes;
+    with --output, of what `solve` or `check` prints with --format json."""
     from . import kinds
     from .schema.json_schema import dumps, kind_schema, whole_schema
 

@@ -4,7 +4,8 @@ JSON integers, and the labels of a step's entries (docs/interface.md, "JSON").
 The derivation holds a step that lists tokens as one string (its items joined with ", ") and every
 number as a float; the views need only that. Scripts need the items and the integers, so the JSON
 views read them here from the step itself (its ``labels``, its ``table``, its ``rows`` and ``cols``),
-never by splitting text where the step has its items. Which steps list tokens and which count is a
+never by splitting its text; ``check``'s report, which holds an answer and its true value as text,
+splits them token by token (:func:`split_items`). Which steps list tokens and which count is a
 fact of each kind's step ids, written down once below; no step id of one of these kinds is a step id
 of another kind (tests/test_json_contract.py holds this against the registry), so ``check``'s report,
 which knows its steps by id only, reads the same table.
