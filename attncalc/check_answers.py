@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .check_hints import dotted_id_clash
 from .derivation import Argmax, Count, Derivation, Tokens, single_tokens
 from .errors import NumberSyntaxError, ProblemError
 from .numbers import parse_number, to_float
@@ -108,7 +109,11 @@ def read_answers(path: str | Path, max_bytes: int | None = None) -> tuple[dict[s
     """Read an answers file: its answers, the ``problem`` it names, as written (the command line reads it
     only inside the answers file's folder: :func:`attncalc.cli_files.problem_named`), and the ``student``
     it names (or None)."""
-    return answers_of_table(read_raw(path, max_bytes), str(path))
+    try:
+        raw = read_raw(path, max_bytes)
+    except ProblemError as err:  # TOML's "Cannot overwrite a value": an unquoted dotted step id
+        raise dotted_id_clash(err, path) from None
+    return answers_of_table(raw, str(path))
 
 
 def answers_of_table(raw: dict[str, Any], path: str) -> tuple[dict[str, Any], str | None, str | None]:

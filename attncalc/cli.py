@@ -42,6 +42,11 @@ class ListFormat(StrEnum):
     json = "json"
 
 
+class OutputSchema(StrEnum):
+    solve = "solve"
+    check = "check"
+
+
 @app.command()
 def solve(
     problems: Annotated[
@@ -236,11 +241,29 @@ def schema(
             show_default=False,
         ),
     ] = None,
+    output: Annotated[
+        OutputSchema | None,
+        typer.Option(
+            "--output",
+            help="Instead: the schema of what `solve --format json` (solve) or `check --format json` (check) prints.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
-    """Print the JSON Schema (draft 2020-12) of a problem file, for editors to complete keys and flag mistakes."""
+    """Print the JSON Schema (draft 2020-12) of a problem file, for editors to complete keys and flag mistakes;
+    with --output, of what `solve` or `check` prints with --format json."""
     from . import kinds
     from .schema.json_schema import dumps, kind_schema, whole_schema
 
+    if output is not None:
+        if kind is not None:
+            _fail(
+                f"give a kind or --output, not both (--output {output.value} is the schema of an output, not of a kind)"
+            )
+        from .reports.output_schema import output_schema
+
+        sys.stdout.write(dumps(output_schema(output.value)))
+        return
     if kind is None:
         sys.stdout.write(dumps(whole_schema(kinds.declarations())))
         return

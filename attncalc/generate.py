@@ -164,7 +164,11 @@ def answer_key(d: Derivation) -> dict[str, Any]:
 
     key: dict[str, Any] = {}
     for s in to_dict(d)["steps"]:
-        key[s["id"]] = _whole(d.step(s["id"]).value, s["shown"]) if d.decimals == 0 else s["shown"]
+        step = d.step(s["id"])
+        if isinstance(step.value, str):  # a label, or tokens: written as the views write them ("ne, west")
+            key[s["id"]] = step.shown if isinstance(step.shown, str) else step.value
+            continue
+        key[s["id"]] = _whole(step.value, s["shown"]) if d.decimals == 0 else s["shown"]
     return key
 
 

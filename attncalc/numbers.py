@@ -65,6 +65,20 @@ def _tokens(text: str) -> list[tuple[str, str]]:
     return out
 
 
+# a suffix that scales a number (13.0B, 7B parameters, 2.5k): its power of ten, for the hint
+SCALES = {"k": 3, "K": 3, "M": 6, "B": 9, "G": 9, "T": 12}
+SCALE_WORDS = {3: "thousand", 6: "million", 9: "billion", 12: "trillion"}
+
+
+def _unit_message(number: str, name: str) -> str:
+    """A number followed by a unit or a suffix ("13.0B", "0.5GiB", "3 params"): units are not read."""
+    said = f"units and suffixes are not read ({name!r} after {number})"
+    if name in SCALES:
+        power = SCALES[name]
+        return f"{said}: write the number alone, {number}e{power} for {number} {SCALE_WORDS[power]}"
+    return f"{said}: write the number alone, a plain number in the step's own unit"
+
+
 class _Parser:
     def __init__(self, text: str) -> None:
         self.toks = _tokens(text)
@@ -93,6 +107,8 @@ class _Parser:
         tok = self.peek()
         if tok is not None:
             before = self.toks[self.i - 1] if self.i > 0 else None
+            if before is not None and before[0] == "num" and tok[0] == "name" and tok[1] not in FUNCTIONS + CONSTANTS:
+                raise NumberSyntaxError(_unit_message(before[1], tok[1]))
             if before is not None and (tok[0] in ("name", "num") or tok == ("op", "(")) and before[1] != "(":
                 # "2e", "2 pi", "2(1+e)": a product needs its *
                 example = f"{before[1]}*{tok[1]}" if before[0] == "num" and tok[0] == "name" else "2*e"

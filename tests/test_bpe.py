@@ -251,7 +251,7 @@ def test_every_view_shows_the_tokens(cli: Any, fmt: str) -> None:
         steps = {s["id"]: s for s in data["steps"]}
         assert steps["1.merge"]["value"] == "e s" and steps["1.merge"]["exact"] == "e s"
         assert steps["1.pairs"]["value"][:3] == [7.0, 7.0, 5.0] and steps["1.pairs"]["exact"][:3] == ["7", "7", "5"]
-        assert steps["encode.1"]["value"] == "ne, w, est</w>"
+        assert steps["encode.1"]["value"] == ["ne", "w", "est</w>"]  # a list of tokens (docs/interface.md, JSON)
         assert "occurs first" in steps["1.merge"]["note"]
         return
     assert "e s" in out and "occurs first" in out

@@ -82,6 +82,7 @@ LAYERS: list[set[str]] = [
     {
         "check",
         "check_answers",
+        "check_hints",
         "check_labels",
         "check_notes",
         "check_prepared",

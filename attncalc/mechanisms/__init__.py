@@ -104,7 +104,10 @@ def solve(
     steps = tuple(_merge(p, h) for p, h in zip(primary, shown_steps, strict=True))
     if steps and all(isinstance(s, Count) for s in steps):  # whole numbers only: nothing is rounded
         notes = [n for n in notes if not n.startswith("Shown values")]
-        notes.append(f"Every count is a whole number, computed exactly; GiB are shown to {decimals} decimals.")
+        notes.append(
+            f"Every count is a whole number, computed exactly; GiB are shown to {decimals} decimals "
+            "(a size below 1 GiB to at least three significant digits)."
+        )
     _refuse_overflow(problem, steps)
     return Derivation(
         problem=problem,

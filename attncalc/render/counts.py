@@ -32,16 +32,21 @@ def gib(s: Count, decimals: int) -> tuple[str, str] | None:
     return exact, gib_decimal(q, decimals)
 
 
+SIGNIFICANT = 3  # a GiB decimal below 1 shows at least this many significant digits: 0.0000687, not 0.0001
+
+
 def gib_decimal(q: Fraction, decimals: int) -> str:
-    """The fraction rounded half up, to ``decimals`` places or, for a value that would show 0, to the
-    first places that show it."""
+    """The fraction rounded half up, to ``decimals`` places or, for a value below 1 that would show fewer
+    than three significant digits there (a per-token cache, 0.0000687 GiB), to the first places that
+    show three."""
     with localcontext() as ctx:
         ctx.prec = 60
         x = Decimal(q.numerator) / Decimal(q.denominator)
         places = decimals
         while True:
             r = x.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-            if r != 0 or x == 0 or places >= MAX_PLACES:
+            enough = r != 0 and (abs(x) >= 1 or len(r.as_tuple().digits) >= SIGNIFICANT)
+            if x == 0 or r == x or enough or places >= MAX_PLACES:
                 return f"{r:,f}"
             places += 1
 

@@ -13,6 +13,7 @@ from ..fmt import fmt_array
 from ..parse.data import Similarity
 from .counts import gib
 from .exact import exact_nested
+from .json_forms import as_ints, entry_labels, form, token_labels, token_value
 from .typeset import to_tex
 
 
@@ -28,20 +29,30 @@ def _floats(x: Any) -> Any:
 
 
 def step_dict(step: Step, decimals: int) -> dict[str, Any]:
-    exact = None
+    exact: Any = None
     if isinstance(step.value, str):
         exact = step.value
     elif step.exact is not None:
         exact = exact_nested(step.exact)
+    value, shown = _floats(step.value), fmt_array(step.shown, decimals, inf="inf")
+    labels = entry_labels(step)
+    items = token_value(step)
+    if items is not None:  # a list of tokens (or of token lists, one per word): a JSON list, in every view
+        value = exact = shown = items
+        labels = token_labels(step)
+    elif form(step.id) == "count":  # a count: JSON integers
+        value = as_ints(value)
     out: dict[str, Any] = {
         "id": step.id,
         "title": step.title,
         "formula": step.formula,
         "latex": step.latex or to_tex(step.formula),
-        "value": _floats(step.value),
+        "value": value,
         "exact": exact,
-        "shown": fmt_array(step.shown, decimals, inf="inf"),
+        "shown": shown,
     }
+    if labels is not None:
+        out["labels"] = labels
     if isinstance(step, Count) and step.whole is not None:  # an exact integer, written exactly
         out["value"] = step.whole
         out["shown"] = str(step.whole)  # every digit, no separator: the answers files' number

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.text import Text
 
 LABEL = 10  # "  expected" + two spaces: where values and notes start
@@ -33,9 +35,43 @@ def _pack(pieces: list[str], width: int, sep: str) -> list[str]:
     return lines
 
 
+def _kept_together(words: list[str]) -> list[str]:
+    """Words with a quotient "a / b" (a score "7.5 / 9", "1 / √2") joined into one piece, with the word
+    "score" before it: a line is never broken inside it."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        if words[i] == "/" and out and i + 1 < len(words):
+            out[-1] += " / " + words[i + 1]
+            if len(out) > 1 and out[-2] == "score":  # "score 1 / 27" as one
+                quotient = out.pop()
+                out[-1] += " " + quotient
+            i += 2
+        else:
+            out.append(words[i])
+            i += 1
+    return out
+
+
 def wrap_words(text: str, width: int) -> list[str]:
-    """Plain text wrapped at spaces to ``width`` cells; words are never cut."""
-    return _pack(text.split(), width, " ")
+    """Plain text wrapped at spaces to ``width`` cells; words, numbers and quotients "a / b" are never cut."""
+    return _pack(_kept_together(text.split()), width, " ")
+
+
+class Wrapped:
+    """One line of the report that rich wraps to the room it is given by :func:`wrap_words`, never
+    inside a number or a quotient "a / b" (rich's own wrapping breaks at any space, inside "score 1 /
+    27" too); in a table cell, the room of its column."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text("\n".join(wrap_words(self.text, options.max_width)))
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        pieces = _kept_together(self.text.split())
+        return Measurement(max((cell_len(p) for p in pieces), default=0), cell_len(self.text))
 
 
 def value_lines(value: str | list[str], width: int) -> list[str]:

@@ -15,18 +15,33 @@ from rich.text import Text
 
 from ..check import UNANSWERED, Report, StepResult
 from ..check_report import points_text
+from ..render import json_forms
 from ..render.console import terminal_console
-from .check_blocks import step_block
+from .check_blocks import Wrapped, step_block
 
 MARKS = {"correct": ("✓ correct", "green"), "carried": ("↪ carried", "yellow"), "wrong": ("✗ wrong", "bold red")}
 
 
+def _typed(step_id: str, x: Any, whole: bool) -> Any:
+    """An answer or a true value in the JSON contract's types: a list of tokens as a list, re-segmented
+    words as token lists, a count as integers (as ``solve --format json`` writes the step)."""
+    form = json_forms.form(step_id)
+    if isinstance(x, str) and form == "tokens":
+        return json_forms.split_items(step_id, x)
+    if isinstance(x, str) and form == "segments":
+        return [item.split() for item in json_forms.split_items(step_id, x)]
+    if whole or form == "count":
+        return json_forms.as_ints(x)
+    return x
+
+
 def result_dict(r: StepResult) -> dict[str, Any]:
+    whole = isinstance(r.expected, int) and not isinstance(r.expected, bool)  # a count computed exactly
     out: dict[str, Any] = {
         "id": r.id,
         "verdict": r.verdict,
-        "given": r.given,
-        "expected": r.expected,
+        "given": _typed(r.id, r.given, whole),
+        "expected": _typed(r.id, r.expected, whole),
         "wrong_entries": r.wrong_entries,
         "note": r.note,
     }
@@ -163,7 +178,7 @@ def report_renderable(rep: Report, width: int | None = None) -> RenderableType:
     t = _table(rep)
     if width is not None and _natural_width(t) > width:
         return _blocks(rep, width)
-    return Group(_header(rep, width), t, Text(summary_line(rep)))
+    return Group(_header(rep, width), t, Wrapped(summary_line(rep)))
 
 
 def _header(rep: Report, width: int | None) -> Text:
@@ -185,7 +200,7 @@ def _blocks(rep: Report, width: int) -> RenderableType:
         mark, style = MARKS[r.verdict]
         rows = [("given", _given_rows(r)), ("expected", _expected_rows(r)), ("note", r.note)]
         lines.extend(step_block(mark, style, r.id, rows, width))
-    lines += [Text(""), Text(summary_line(rep))]
+    lines += [Text(""), Wrapped(summary_line(rep))]
     return Group(*lines)
 
 
@@ -224,7 +239,7 @@ def print_reports(reports: list[Report], console: Console) -> None:
     t.add_column(ratio=1)
     for rep in reports:
         mark = "✓" if rep.all_correct else "✗"
-        t.add_row(mark, rep.answers, summary_line(rep))
+        t.add_row(mark, rep.answers, Wrapped(summary_line(rep)))  # "score 1 / 27" never broken
         for k, v in rep.summary.items():
             total[k] += v
     console.print(t)
@@ -233,7 +248,7 @@ def print_reports(reports: list[Report], console: Console) -> None:
     if len({r.out_of for r in reports}) == 1:  # one problem (or variants of one): the mean score says something
         mean = f"; mean score {points_text(sum(r.score for r in reports) / len(reports))} / {points_text(reports[0].out_of)}"
     console.print(
-        Text(
+        Wrapped(
             f"Total: {len(reports)} submissions, {perfect} all correct; steps: {total['correct']} correct, "
             f"{total['carried']} carried, {total['wrong']} wrong{mean}"
         )

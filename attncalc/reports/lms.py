@@ -164,6 +164,8 @@ def questions(d: Derivation, variant: int) -> list[Question]:
     for n, (step, s) in enumerate(zip(d.steps, to_dict(d)["steps"], strict=True), 1):
         if points[s["id"]] == 0:  # worth nothing in check (a copy, by default): not asked
             continue
+        if isinstance(step.value, str):  # a label, or tokens as one string (JSON gives tokens as a list)
+            s = {**s, "shown": step.shown if isinstance(step.shown, str) else step.value}
         if isinstance(step, Argmax):
             entries: tuple[Number | Choice, ...] = _choices(d, step)
         else:

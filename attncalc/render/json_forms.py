@@ -1,0 +1,115 @@
+"""What the JSON views make of a step's value beyond numbers: lists of tokens as JSON lists, counts as
+JSON integers, and the labels of a step's entries (docs/interface.md, "JSON").
+
+The derivation holds a step that lists tokens as one string (its items joined with ", ") and every
+number as a float; the views need only that. Scripts need the items and the integers, so the JSON
+views read them here from the step itself (its ``labels``, its ``table``, its ``rows`` and ``cols``),
+never by splitting its text; ``check``'s report, which holds an answer and its true value as text,
+splits them token by token (:func:`split_items`). Which steps list tokens and which count is a
+fact of each kind's step ids, written down once below; no step id of one of these kinds is a step id
+of another kind (tests/test_json_contract.py holds this against the registry), so ``check``'s report,
+which knows its steps by id only, reads the same table.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..derivation import Argmax, Step, Tokens
+
+# step ids (with "t" for a number) whose value is a list of tokens or strings: bpe's merges ("a b"
+# strings), new tokens and encodings, decode's new beams ("beam 1: cat")
+TOKEN_LISTS = ("merges", "vocab", "encode.t", "kept_labels")
+# step ids whose value is a list of token lists, one per word: bpe's re-segmented words
+WORD_SEGMENTS = ("t.words",)
+# step ids whose entries are whole numbers by their meaning (a count, a step number), not by chance
+COUNTS = ("words", "t.pairs", "ngram_counts", "clipped_counts", "peak_step")
+
+
+def _numbered(step_id: str) -> str:
+    """A step id with its numbers written "t", as the registry lists them: "3.words" -> "t.words"."""
+    return ".".join("t" if part.isdigit() else part for part in step_id.split("."))
+
+
+def form(step_id: str) -> str:
+    """ "tokens", "segments", "count" or "" (numbers, or one string), from the step id."""
+    general = _numbered(step_id)
+    if general in TOKEN_LISTS:
+        return "tokens"
+    if general in WORD_SEGMENTS:
+        return "segments"
+    if general in COUNTS:
+        return "count"
+    return ""
+
+
+def as_ints(x: Any) -> Any:
+    """Whole floats (nested lists) as Python ints; anything else as it is (null, a fraction, a string)."""
+    if isinstance(x, list):
+        return [as_ints(v) for v in x]
+    if isinstance(x, float) and math.isfinite(x) and x.is_integer():
+        return int(x)
+    return x
+
+
+def split_items(step_id: str, text: str) -> list[str]:
+    """A list written as one string, its items joined with ", " (as ``check``'s report holds an answer
+    and its true value): the items. A token holds no whitespace, so the words of the text are the tokens,
+    each item's last one carrying the separator's comma: a list of single tokens (``vocab``,
+    ``encode.t``) is its words less that comma, a list of pairs (``merges``) its words two by two,
+    whatever commas the tokens hold themselves. Other lists (re-segmented words, beams) are cut at
+    every ", "."""
+    words = text.split()
+    if not words:
+        return []
+    general = _numbered(step_id)
+    if general in ("vocab", "encode.t"):
+        return [w[:-1] if i < len(words) - 1 and w.endswith(",") else w for i, w in enumerate(words)]
+    if general == "merges" and len(words) % 2 == 0:
+        pairs = [words[i : i + 2] for i in range(0, len(words), 2)]
+        last = len(pairs) - 1
+        return [f"{a} {b[:-1] if i < last and b.endswith(',') else b}" for i, (a, b) in enumerate(pairs)]
+    return text.split(", ")
+
+
+def token_value(step: Step) -> list[Any] | None:
+    """A step that lists tokens: its items (a list of strings, or for re-segmented words a list of
+    token lists); None for any other step."""
+    kind = form(step.id)
+    if kind == "tokens" and isinstance(step, Argmax) and isinstance(step.value, str):
+        return list(step.labels)
+    if kind == "segments" and isinstance(step, Tokens) and step.table:
+        return [seg.split() for _, seg in step.table]
+    return None
+
+
+def token_labels(step: Step) -> list[str] | None:
+    """The labels of a list of token lists: the words, from the step's table (word, tokens)."""
+    if form(step.id) == "segments" and isinstance(step, Tokens) and step.table:
+        return [word for word, _ in step.table]
+    return None
+
+
+def entry_labels(step: Step) -> Any:
+    """The labels of a numeric step's entries: a list for a vector (one per entry), {"rows": [...],
+    "columns": [...]} for a matrix (either may be absent); None when the entries carry none."""
+    if isinstance(step.value, str):
+        return None
+    shape = np.shape(step.value)
+    rows, cols = step.rows, step.cols
+    if len(shape) == 1:
+        for labels in (rows, cols):
+            if labels is not None and len(labels) == shape[0]:
+                return list(labels)
+        return None
+    if len(shape) == 2:
+        out: dict[str, list[str]] = {}
+        if rows is not None and len(rows) == shape[0]:
+            out["rows"] = list(rows)
+        if cols is not None and len(cols) == shape[1]:
+            out["columns"] = list(cols)
+        return out or None
+    return None
