@@ -16,9 +16,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from . import check_wide
 from .arith import Chain, MistakeNotApplicable, SlipProbe, StopRun
 from .check_answers import Answer
-from .check_wide import FALLBACK, RecordingChain, RunStore, Wide, wide_run
+from .check_wide import FALLBACK, RunStore, WideRuns
 from .derivation import Map, Softmax, Step
 from .mechanisms import MECHANISMS
 from .parse import Problem
@@ -61,9 +62,8 @@ class Runs:
         self._half_units: dict[str, np.ndarray] = {}
         # wrong answers with their right entries at the true, unrounded value (set by check as it grades)
         self.patched: dict[str, np.ndarray] = {}
-        self._patch_seen: dict[str, tuple[np.ndarray, bool]] = {}
-        self._cache = RunStore()  # (the answerer's own runs to the end: a bounded few)
-        self._wide_runs: dict[tuple[Any, ...], Wide] = {}
+        self._wide = WideRuns(self)
+        self._cache: RunStore[Run | None] = RunStore()  # (the answerer's own runs to the end: a bounded few)
         self._probe = shared.probe if shared is not None else SlipProbe()
         self._descendants: dict[str, frozenset[str]] = {}
         self.last: str | None = None
@@ -151,7 +151,7 @@ class Runs:
         # at changes nothing before it, so runs that differ only there are one run
         limit = self._index.get(stop_after) if stop_after is not None else None
         used = tuple(
-            (k, patched and self._patch_differs(k))
+            (k, patched and self._wide.patch_differs(k))
             for k in self.overrides
             if overrides and k not in without and (limit is None or self._index.get(k, -1) < limit)
         )
@@ -162,20 +162,12 @@ class Runs:
                 assert got is None or isinstance(got, tuple)
                 return got
         full = (*key, stop_after, light)
-        if (
-            light
-            and used
-            and not patched
-            and stop_after is not None
-            and stop_after != self.last
-            and self._no_gaps(without, limit)
-        ):
-            wide = self._wide(mode, decimals, mistake, shift, arg, without, limit, nudge)
-            found = wide.lookup(stop_after)
+        if check_wide.SHARE and light and used and not patched and stop_after not in (None, self.last):
+            found = self._wide.value(stop_after, (mode, decimals, mistake, shift, arg, nudge), without, limit)
             if found is not FALLBACK:  # one run serves every step (check_wide)
                 self._cache[full] = None if found is None else ({stop_after: found}, self._shapes())
                 return self._cache[full]
-        given = self._given(used, nudge)
+        given = self.given(used, nudge)
         truth = mode == "float" and not used and mistake is None and shift is None and not light and stop_after is None
         slip: Any = self._probe if truth else mistake
 
@@ -185,7 +177,7 @@ class Runs:
 
         if self.shared is None or used:
             got = make()
-            if got is not None and used and light and stop_after != self.last:
+            if check_wide.SHARE and got is not None and used and light and stop_after != self.last:
                 got = ({k: v for k, v in got[0].items() if k == stop_after}, got[1])  # read at its step only
             return self._cache.keep(full, got, bool(used) and light and stop_after == self.last)
         elif truth:
@@ -194,59 +186,12 @@ class Runs:
             self._cache[full] = self.shared.run(full, make)
         return self._cache[full]
 
-    def _patch_differs(self, step_id: str) -> bool:
-        """Whether the answer patched to its true value (:attr:`patched`) has other numbers than as
-        written: a run that takes the patched answer is the run that takes the answer, when not
-        (a count right where it is right, a wrong answer with no right entry)."""
-        patch = self.patched.get(step_id)
-        if patch is None:
-            return False
-        seen = self._patch_seen.get(step_id)
-        if seen is None or seen[0] is not patch:
-            seen = (patch, not np.array_equal(patch, self.overrides[step_id], equal_nan=True))
-            self._patch_seen[step_id] = seen
-        return seen[1]
-
-    def _no_gaps(self, without: frozenset[str], limit: int | None) -> bool:
-        """Whether every answer before the step ``limit`` is used: then one wide run serves every step."""
-        return not any(k in self.overrides and (limit is None or self._index.get(k, -1) < limit) for k in without)
-
-    def _given(self, used: tuple[tuple[str, bool], ...], nudge: int) -> dict[str, np.ndarray] | None:
+    def given(self, used: tuple[tuple[str, bool], ...], nudge: int) -> dict[str, np.ndarray] | None:
+        """The numbers a run takes for the answers ``used`` (each as written, or patched), nudged."""
         given = {k: (self.patched[k] if from_patch else self.overrides[k]) for k, from_patch in used} or None
         if nudge and given is not None:  # the entries as written (not those patched to their true value)
             given = {k: np.where(v == self.overrides[k], v + nudge * self.half_unit(k), v) for k, v in given.items()}
         return given
-
-    def _wide(
-        self,
-        mode: str,
-        decimals: int,
-        mistake: str | None,
-        shift: str | None,
-        arg: int | None,
-        without: frozenset[str],
-        limit: int | None,
-        nudge: int,
-    ) -> Wide:
-        """The run with every answer but those of ``without`` before the step ``limit`` (later ones
-        change nothing the stopped runs it serves read), to the last answered step."""
-        used = tuple(
-            (k, False)
-            for k in self.overrides
-            if not (k in without and (limit is None or self._index.get(k, -1) < limit))
-        )
-        key = ("wide", mode, decimals, mistake, shift, arg, used, nudge)
-        if key not in self._wide_runs:
-            chain = RecordingChain(
-                mode,
-                decimals,
-                overrides=self._given(used, nudge),
-                mistake=mistake,
-                mistake_arg=arg,
-                stop_after=self.last,
-            )
-            self._wide_runs[key] = wide_run(self.mech, self.problem, chain, shift, self._index)
-        return self._wide_runs[key]
 
     def _run(self, chain: Chain, shift: str | None, light: bool) -> Run | None:
         problem = self.problem
@@ -325,7 +270,7 @@ class Runs:
         with np.errstate(invalid="ignore"):  # a masked −∞ entry (kept as it is below) gives nan here
             moved = true + (0.37 + 0.113 * ramp) * (1.0 + np.abs(true))
         alts = [np.where(np.isneginf(true), true, alt) for alt in (np.full(true.shape, np.nan), moved)]
-        gives_up = getattr(self.mech, "poison_gives_up", None)  # a kind that says so: no run would work
+        gives_up = getattr(self.mech, "poison_gives_up", None) if check_wide.SHARE else None  # a kind says so
         if gives_up is not None and gives_up(step_id, alts):
             return frozenset(later)
         for alt in alts:

@@ -17,7 +17,7 @@ step it finished (a stopped run fails there too, before it reaches the next step
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -36,6 +36,8 @@ class RecordingChain(Chain):
         self.finished.append(step_id)  # (after the stop check: a StopRun records nothing)
         return out
 
+
+SHARE = True  # off: every run made as asked, one per step (the reports are the same; tests compare them)
 
 # the failures a run is given up for (Runs._run returns None for them); any other error is raised
 GIVEN_UP = (MistakeNotApplicable, ValueError, IndexError, ZeroDivisionError)
@@ -86,6 +88,50 @@ class Wide:
         return FALLBACK
 
 
+class WideRuns:
+    """One answerer's wide runs (:class:`~attncalc.check_runs.Runs` makes one): a run with every answer,
+    to the last answered step, for each way of running (mode, precision, slip, shift, nudge)."""
+
+    def __init__(self, runs: Any) -> None:
+        self.runs = runs
+        self._made: dict[tuple[Any, ...], Wide] = {}
+        self._patch_seen: dict[str, tuple[np.ndarray, bool]] = {}
+
+    def value(self, step_id: str, how: tuple[Any, ...], without: frozenset[str], limit: int | None) -> Any:
+        """The step's value in the run stopped after it made ``how`` with every answer before it but
+        those of ``without`` (None where it fails), or :data:`FALLBACK`: not when an answer before the
+        step is left out (that run serves no other step), or when the wide run cannot say."""
+        runs = self.runs
+        if any(k in runs.overrides and (limit is None or runs._index.get(k, -1) < limit) for k in without):
+            return FALLBACK
+        if how not in self._made:
+            mode, decimals, mistake, shift, arg, nudge = how
+            every = tuple((k, False) for k in runs.overrides)
+            chain = RecordingChain(
+                mode,
+                decimals,
+                overrides=runs.given(every, nudge),
+                mistake=mistake,
+                mistake_arg=arg,
+                stop_after=runs.last,
+            )
+            self._made[how] = wide_run(runs.mech, runs.problem, chain, shift, runs._index)
+        return self._made[how].lookup(step_id)
+
+    def patch_differs(self, step_id: str) -> bool:
+        """Whether the answer patched to its true value (``runs.patched``) has other numbers than as
+        written: a run that takes the patched answer is the run that takes the answer, when not (a
+        count right where it is right, a wrong answer with no right entry)."""
+        patch = self.runs.patched.get(step_id)
+        if patch is None or not SHARE:
+            return patch is not None
+        seen = self._patch_seen.get(step_id)
+        if seen is None or seen[0] is not patch:
+            seen = (patch, not np.array_equal(patch, self.runs.overrides[step_id], equal_nan=True))
+            self._patch_seen[step_id] = seen
+        return seen[1]
+
+
 def wide_run(mech: Any, problem: Any, chain: RecordingChain, shift: str | None, index: dict[str, int]) -> Wide:
     """Run the mechanism on ``chain`` (``index``: each step's place in the problem's order): whatever
     stops it (the last answered step, or a failure), what it finished is kept."""
@@ -109,7 +155,10 @@ def wide_run(mech: Any, problem: Any, chain: RecordingChain, shift: str | None, 
 RECENT = 12  # the answerer's own runs to the last step kept at once (each holds every step's numbers)
 
 
-class RunStore(dict[tuple[Any, ...], Any]):
+V = TypeVar("V")
+
+
+class RunStore(dict[tuple[Any, ...], V]):
     """Runs by key. A run carrying the answerer's numbers to the last answered step holds every step's
     numbers, and most serve one step's grading only (they leave out the answers graded so far): at most
     :data:`RECENT` of them are kept, the least recently used dropped (made again if asked for again),
@@ -124,10 +173,10 @@ class RunStore(dict[tuple[Any, ...], Any]):
             self._recent.move_to_end(key)
         return super().get(key, default)
 
-    def keep(self, key: tuple[Any, ...], run: Any, bounded: bool) -> Any:
+    def keep(self, key: tuple[Any, ...], run: V, bounded: bool) -> V:
         """Store ``run`` under ``key`` (among the bounded few when ``bounded``) and return it."""
         self[key] = run
-        if bounded:
+        if bounded and SHARE:
             self._recent[key] = None
             while len(self._recent) > RECENT:
                 old, _ = self._recent.popitem(last=False)
