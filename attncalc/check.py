@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from . import grading
+from . import check_budget, grading
 from .check_answers import (
     SLACK,
     UNANSWERED,
@@ -86,6 +86,7 @@ def check(
         raise ValueError("check: prepared is another problem's")
     truth = prepared.truth if prepared is not None else solve(problem, exact=False, carry_rounded=False)
     answers = parse_answers(raw_answers, truth, answers_file, key_prefix)
+    check_budget.refuse_costly(answers, truth, answers_file, tol)  # before any run: the ceiling on its work
     points = grading.step_points(problem.grading, truth.step_ids, problem.path, grading.copy_steps(truth))
     # a value the problem states (a gate given as numbers) is not computed: no points, not unanswered
     computed = grading.computed_steps(truth)

@@ -1,0 +1,87 @@
+"""The ceiling on what one ``attncalc check`` of an answers file may cost, checked before grading.
+
+Grading an answer that is the true value as written costs a comparison. Grading one that is not
+recomputes the step from the answerer's own earlier answers, with the usual slips, in the hand chain
+at each precision written, and finds which later steps depend on it: runs of the problem's mechanism,
+each as long as the problem's derivation. So the work grows with the steps answered otherwise than
+the true value, times the problem's steps; an answers file whose work passes :data:`MAX_WORK` (or
+whose answered entries pass :data:`MAX_ANSWERED`) is refused up front, in one line naming the file
+and the limit, before anything is recomputed (exit 2; the practice page answers it as bad input,
+422). The counts are of work, not time: the same file is refused on every machine.
+
+The limits admit a worked example many times over: every step of a 100-word, 50-merge BPE problem
+answered wrong (173 steps: about 30,000 units), or a 45-token, 8-head backward pass with every step
+answered wrong; they refuse every step of a 32-head, 45-token backward pass answered wrong (593
+steps of 2,025-entry matrices: about 350,000 units), which took minutes and gigabytes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .errors import ProblemError
+
+if TYPE_CHECKING:
+    from .check_answers import Answer, Tolerance
+    from .derivation import Derivation
+
+MAX_ANSWERED = 1_000_000  # answered entries (numbers, and labels counted one each) in one answers file
+MAX_WORK = 60_000  # answered steps not the true value as written, times the problem's steps
+
+
+def answered_entries(answers: list[Answer]) -> int:
+    """The entries answered (an entry written "?" is not; a label is one)."""
+    total = 0
+    for a in answers:
+        if isinstance(a.values, str):
+            total += 1
+        else:
+            total += int(np.count_nonzero(~np.isnan(np.asarray(a.values, dtype=float))))
+    return total
+
+
+def as_written(ans: Answer, truth: Derivation, tol: Tolerance) -> bool:
+    """Whether every answered entry is the true value at the precision it was written with (the first
+    test ``check`` makes, after which a step costs nothing more)."""
+    from .check_answers import close_all
+
+    step = truth.step(ans.id)
+    if isinstance(ans.values, str):
+        return ans.values == str(step.value)
+    given = np.asarray(ans.values, dtype=float)
+    true = np.asarray(step.value, dtype=float)
+    if true.shape != given.shape:
+        return False
+    decs = np.asarray(ans.decimals)
+    return bool((np.isnan(given) | close_all(tol, given, true, decs)).all())
+
+
+def work(answers: list[Answer], truth: Derivation, tol: Tolerance) -> tuple[int, int]:
+    """The answered steps that are not the true value as written, and the work units they cost."""
+    costly = sum(1 for a in answers if not as_written(a, truth, tol))
+    return costly, costly * len(truth.steps)
+
+
+def refuse_costly(answers: list[Answer], truth: Derivation, file: str, tol: Tolerance) -> None:
+    """Raise :class:`ProblemError` (naming ``file`` and the limit) when grading the answers would pass
+    :data:`MAX_ANSWERED` answered entries or :data:`MAX_WORK` work units."""
+    entries = answered_entries(answers)
+    if entries > MAX_ANSWERED:
+        raise ProblemError(
+            file,
+            "",
+            f"{entries:,} answered entries: check grades at most {MAX_ANSWERED:,} in one answers file "
+            "(split the answers into several files)",
+        )
+    costly, units = work(answers, truth, tol)
+    if units > MAX_WORK:
+        steps = len(truth.steps)
+        raise ProblemError(
+            file,
+            "",
+            f"{costly:,} answered steps differ from the true value, each rechecked through the problem's "
+            f"{steps:,} steps: {units:,} units of work, and check does at most {MAX_WORK:,} for one answers "
+            "file (answer fewer steps, or split the answers into several files)",
+        )
