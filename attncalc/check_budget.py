@@ -4,15 +4,16 @@ Grading an answer that is the true value as written costs a comparison. Grading 
 recomputes the step from the answerer's own earlier answers, with the usual slips, in the hand chain
 at each precision written, and finds which later steps depend on it: runs of the problem's mechanism,
 each as long as the problem's derivation. So the work grows with the steps answered otherwise than
-the true value, times the problem's steps; an answers file whose work passes :data:`MAX_WORK` (or
+the true value, times the problem's size (its steps, and the numbers they compute); an answers file whose work passes :data:`MAX_WORK` (or
 whose answered entries pass :data:`MAX_ANSWERED`) is refused up front, in one line naming the file
 and the limit, before anything is recomputed (exit 2; the practice page answers it as bad input,
 422). The counts are of work, not time: the same file is refused on every machine.
 
 The limits admit a worked example many times over: every step of a 100-word, 50-merge BPE problem
-answered wrong (173 steps: about 30,000 units), or a 45-token, 8-head backward pass with every step
-answered wrong; they refuse every step of a 32-head, 45-token backward pass answered wrong (593
-steps of 2,025-entry matrices: about 350,000 units), which took minutes and gigabytes.
+answered wrong (173 steps of a problem of 196 units: 33,908 units), or an 8-head, 45-token backward
+pass with every step answered wrong (145 × 250 = 36,250 units; about 8 s of one core); they refuse
+every step of a 32-head, 45-token backward pass answered wrong (529 × 955 = 505,195 units), which
+took minutes and gigabytes.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from .derivation import Derivation
 
 MAX_ANSWERED = 1_000_000  # answered entries (numbers, and labels counted one each) in one answers file
-MAX_WORK = 60_000  # answered steps not the true value as written, times the problem's steps
+MAX_WORK = 40_000  # answered steps not the true value as written, times the problem's size (a unit per step and per 1,000 numbers)
 
 
 def answered_entries(answers: list[Answer]) -> int:
@@ -58,10 +59,18 @@ def as_written(ans: Answer, truth: Derivation, tol: Tolerance) -> bool:
     return bool((np.isnan(given) | close_all(tol, given, true, decs)).all())
 
 
+def size(truth: Derivation) -> int:
+    """What one run of the problem's mechanism costs, in units: a unit per step and per thousand numbers
+    the derivation computes."""
+    numbers = sum(int(np.size(s.value)) for s in truth.steps if not isinstance(s.value, str))
+    return len(truth.steps) + numbers // 1000
+
+
 def work(answers: list[Answer], truth: Derivation, tol: Tolerance) -> tuple[int, int]:
-    """The answered steps that are not the true value as written, and the work units they cost."""
+    """The answered steps that are not the true value as written, and the work units they cost (each
+    the problem's :func:`size`)."""
     costly = sum(1 for a in answers if not as_written(a, truth, tol))
-    return costly, costly * len(truth.steps)
+    return costly, costly * size(truth)
 
 
 def refuse_costly(answers: list[Answer], truth: Derivation, file: str, tol: Tolerance) -> None:
@@ -77,11 +86,11 @@ def refuse_costly(answers: list[Answer], truth: Derivation, file: str, tol: Tole
         )
     costly, units = work(answers, truth, tol)
     if units > MAX_WORK:
-        steps = len(truth.steps)
+        differ = "answered step differs" if costly == 1 else "answered steps differ"
         raise ProblemError(
             file,
             "",
-            f"{costly:,} answered steps differ from the true value, each rechecked through the problem's "
-            f"{steps:,} steps: {units:,} units of work, and check does at most {MAX_WORK:,} for one answers "
-            "file (answer fewer steps, or split the answers into several files)",
+            f"{costly:,} {differ} from the true value, each rechecked through the problem ({size(truth):,} "
+            f"units: a unit per step and per thousand numbers): {units:,} units of work, and check does at "
+            f"most {MAX_WORK:,} for one answers file (answer fewer steps, or split the answers into several files)",
         )
