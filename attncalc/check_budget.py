@@ -10,10 +10,11 @@ and the limit, before anything is recomputed (exit 2; the practice page answers 
 422). The counts are of work, not time: the same file is refused on every machine.
 
 The limits admit a worked example many times over: every step of a 100-word, 50-merge BPE problem
-answered wrong (173 steps of a problem of 196 units: 33,908 units), or an 8-head, 45-token backward
-pass with every step answered wrong (145 × 250 = 36,250 units; about 8 s of one core); they refuse
-every step of a 32-head, 45-token backward pass answered wrong (529 × 955 = 505,195 units), which
-took minutes and gigabytes.
+answered wrong (173 steps of a problem of 196 units: 33,908 units; about 3.5 s of one core), or of an
+8-head, 12-token backward pass (145 × 166 = 24,070), or of a 256-token self-attention (10 × 2,566 =
+25,660; about 9 s). They refuse every step answered wrong of a 32-head, 45-token backward pass (529 ×
+1,745 = 923,105 units), which took minutes and gigabytes, or of a 64-token, 8-head encoder layer with
+d_ff = 256 (91 × 3,921 = 356,811; about 50 s of one core).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from .derivation import Derivation
 
 MAX_ANSWERED = 1_000_000  # answered entries (numbers, and labels counted one each) in one answers file
-MAX_WORK = 40_000  # answered steps not the true value as written, times the problem's size (a unit per step and per 1,000 numbers)
+MAX_WORK = 40_000  # answered steps not the true value as written, times the problem's size (size())
 
 
 def answered_entries(answers: list[Answer]) -> int:
@@ -60,9 +61,19 @@ def as_written(ans: Answer, truth: Derivation, tol: Tolerance) -> bool:
 
 
 def size(truth: Derivation) -> int:
-    """What one run of the problem's mechanism costs, in units: a unit per step and per thousand numbers
-    the derivation computes."""
-    numbers = sum(int(np.size(s.value)) for s in truth.steps if not isinstance(s.value, str))
+    """What one run of the problem's mechanism costs, in units: a unit per step, and per thousand
+    numbers the derivation computes, each entry of a product counting its multiplications (an entry of
+    Q = X W_Q with d_model = 64 counts 64: a 64-token layer's feed-forward products are most of its run)."""
+    from .derivation import Product
+
+    numbers = 0
+    for s in truth.steps:
+        if isinstance(s.value, str):
+            continue
+        n = int(np.size(s.value))
+        if isinstance(s, Product) and np.ndim(s.left) >= 1:
+            n *= max(1, int(np.shape(s.left)[-1]))
+        numbers += n
     return len(truth.steps) + numbers // 1000
 
 
@@ -90,7 +101,8 @@ def refuse_costly(answers: list[Answer], truth: Derivation, file: str, tol: Tole
         raise ProblemError(
             file,
             "",
-            f"{costly:,} {differ} from the true value, each rechecked through the problem ({size(truth):,} "
-            f"units: a unit per step and per thousand numbers): {units:,} units of work, and check does at "
-            f"most {MAX_WORK:,} for one answers file (answer fewer steps, or split the answers into several files)",
+            f"{costly:,} {differ} from the true value, each rechecked through the whole problem ({size(truth):,} "
+            "units: a unit per step and per 1,000 numbers computed, a product's entry counting its "
+            f"multiplications): {units:,} units of work; check does at most {MAX_WORK:,} for one answers file "
+            "(answer fewer steps, or split the answers into several files)",
         )

@@ -100,11 +100,13 @@ def whole_answers(folder: Path, problem: Path) -> Path:
     from attncalc.parse import load_problem
 
     d = solve(load_problem(problem), exact=False, carry_rounded=False)
-    out = {
-        s.id: np.rint(np.asarray(s.value, dtype=float)).astype(int).tolist()
-        for s in d.steps
-        if not isinstance(s.value, str)
-    }
+    out = {}
+    for s in d.steps:
+        if isinstance(s.value, str):
+            continue
+        v = np.asarray(s.value, dtype=float)
+        whole = np.rint(np.where(np.isinf(v), 0.0, v)).astype(int)
+        out[s.id] = np.where(np.isneginf(v), "-inf", whole.astype(object)).tolist()  # (a masked score: "-inf")
     path = folder / f"{problem.stem}-whole.json"
     path.write_text(json.dumps(out, separators=(",", ":")))
     return path

@@ -94,8 +94,8 @@ def test_the_refusal_on_the_page_itself(tmp_path: Path, monkeypatch: pytest.Monk
 
 def test_answers_as_written_cost_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     """Work counts only the steps that are not the true value as written: the decoder-dot example has
-    9 steps and a few dozen numbers (a unit each way: 9 units); two steps answered right and one wrong
-    cost 1 × 9 units, graded under a ceiling of 9 and refused under one of 8."""
+    9 steps and computes far fewer than 1,000 numbers and multiplications (9 units); two steps answered
+    right and one wrong cost 1 × 9 units, graded under a ceiling of 9 and refused under one of 8."""
     problem = load_problem(PROBLEMS / "decoder-dot.toml")
     e = np.exp([1.0, 2.0, 2.0])  # s · h_i by hand: 1, 2, 2 (README's tour)
     answers = {"scores": [1, 2, 2], "exp_sum": f"{e.sum():.3f}", "weights": [0.9, 0.05, 0.05]}
