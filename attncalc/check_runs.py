@@ -292,6 +292,8 @@ class Runs:
                         out.add(k)
                 elif k not in chain.computed or not _same(chain.computed[k], base_values[k]):
                     out.add(k)  # (a step not reached, or never finished, is counted in: to be safe)
+            if check_wide.SHARE and len(out) == len(later):
+                break  # every later step already: the other run cannot add one
         return frozenset(out) if worked else frozenset(later)  # no run: every later step, to be safe
 
 

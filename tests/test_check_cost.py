@@ -229,6 +229,20 @@ def test_bpe_dependants_without_runs_are_those_the_runs_find(monkeypatch: pytest
         assert found[True]["1.merge"] == frozenset(steps[steps.index("1.merge") + 1 :])
 
 
+@pytest.mark.parametrize("name", ["lstm-doc-encoder.toml", "mh-self-attention.toml", "decoder-dot.toml"])
+def test_dependants_the_same_both_ways(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every step's dependants, found with the sharing on (the second run left out once the first
+    finds every later step) and off."""
+    p = load_problem(PROBLEMS / name)
+    steps = [s.id for s in solve(p, exact=False).steps if not isinstance(s.value, str)]  # (not a label)
+    found = {}
+    for share in (True, False):
+        monkeypatch.setattr(check_wide, "SHARE", share)
+        runs = Runs(p, [])
+        found[share] = {k: runs.descendants(k) for k in steps}
+    assert found[True] == found[False]
+
+
 def test_bpe_written_terms_as_counted_word_by_word() -> None:
     """A merge's written terms, each pair's occurrences found word by word (the way the mechanism did
     before it counted every pair in one pass): CS336's first table, by hand: o w is 5 (low) + 2
