@@ -26,12 +26,11 @@ rules for a TA, with an example each.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from . import grading
+from . import check_budget, grading
 from .check_answers import (
     SLACK,
     UNANSWERED,
@@ -43,13 +42,13 @@ from .check_answers import (
     load_answers,
     parse_answers,
 )
-from .check_labels import carried_by_slip, label_slip
 from .check_notes import fmt_nested, given_text, hand_chain_note, mistake_note, nested_list, rounded_list, slip_note
+from .check_picks import Context, grade_prediction
 from .check_prepared import Prepared
 from .check_report import Report, StepResult
 from .check_runs import Runs
 from .check_slips import alike_slips, began_at, named_slip, slip_carried, within_rounding, wrong_ancestors
-from .derivation import Argmax, Count, Derivation, Pick, Step, Tokens
+from .derivation import Count, Derivation, Step
 from .fmt import fmt_array
 from .mechanisms import solve
 from .parse import Problem
@@ -90,6 +89,7 @@ def check(
         raise ValueError("check: prepared is another problem's")
     truth = prepared.truth if prepared is not None else solve(problem, exact=False, carry_rounded=False)
     answers = parse_answers(raw_answers, truth, answers_file, key_prefix)
+    check_budget.refuse_costly(answers, truth, answers_file, tol)  # before any run: the ceiling on its work
     points = grading.step_points(problem.grading, truth.step_ids, problem.path, grading.copy_steps(truth))
     # a value the problem states (a gate given as numbers) is not computed: no points, not unanswered
     computed = grading.computed_steps(truth)
@@ -108,7 +108,7 @@ def check(
         # named (a typo in another head says nothing of how this step was worked)
         evidence = {k: a for k, a in by_id.items() if status.get(k) != "wrong" or k in named}
         if isinstance(ans.values, str):
-            r = _grade_prediction(ans, step, runs, status, above, Context(above, named, evidence), tol)
+            r = grade_prediction(ans, step, runs, status, above, Context(above, named, evidence), tol)
         else:
             r = _grade(ans, step, truth, runs, tol, status, Context(above, named, evidence))
         status[ans.id] = r.verdict
@@ -126,64 +126,6 @@ def check(
             flawed[ans.id] = why
         results.append(r)
     return Report(problem.path, answers_file, results, round(sum(points.values()), 9), tuple(computed))
-
-
-@dataclass(frozen=True)
-class Context:
-    """What grading one step knows of the others: the earlier answers (not correct) it rests on, the
-    slips named so far, and the answers by id that are evidence of how the student worked (every
-    answer but the wrong ones no slip explains)."""
-
-    above: list[str]
-    named: dict[str, tuple[str, int | None]]
-    answers: dict[str, Answer]
-
-
-def _grade_prediction(
-    ans: Answer, step: Step, runs: Runs, status: dict[str, str], above: list[str], ctx: Context, tol: Tolerance
-) -> StepResult:
-    assert isinstance(step, Argmax)
-    given = str(ans.values)
-    tied = step.tied()
-    if given in tied and len(tied) > 1:  # any of the tied tokens is the prediction
-        note = f"The probabilities of {', '.join(tied)} tie; any of them is the prediction."
-        return StepResult(ans.id, step.title, "correct", given, step.value, [], note, given_shown=given, right=1)
-    if given == step.value:
-        return StepResult(ans.id, step.title, "correct", given, step.value, [], given_shown=given, right=1)
-    mine = runs.get("float", overrides=True)
-    theirs = mine[1].get(ans.id) if mine else None
-    if isinstance(theirs, Argmax) and theirs.value == given and above:
-        began = began_at(ans.id, runs, status, above)
-        note = (
-            f"Right given your earlier answers; the true answer is {step.value}."
-            if isinstance(step, Tokens)
-            else f"Right for your probabilities; the true prediction is {step.value}."
-        )
-        return _carried_pick(ans.id, step, given, note, began)
-    # steps that hold tokens (kind bpe): the usual slips are tried on them too (a draw's or a beam's
-    # label is left to its own note)
-    tokens = isinstance(step, Tokens)
-    earlier = list(dict.fromkeys(ctx.named[k] for k in above if k in ctx.named)) if tokens else []
-    carried_slip = carried_by_slip(ans, runs, earlier) if earlier else None
-    if carried_slip is not None:  # the slip named at an earlier answer, carried on
-        began = began_at(ans.id, runs, status, above)
-        note = f"Right given your earlier answers (the slip at {began} carried on); the true answer is {step.value}."
-        return _carried_pick(ans.id, step, given, note, began)
-    slip = label_slip(ans, str(step.value), runs, set(earlier), ctx.answers, tol) if tokens else None
-    if slip is not None:
-        ctx.named[ans.id] = slip
-        note = f"It looks like {mistake_note(slip[0], slip[1], runs.problem, ans.id)}; the true answer is {step.value}."
-        return StepResult(
-            ans.id, step.title, "wrong", given, step.value, [[]], note, mistake=slip[0], given_shown=given
-        )
-    if tokens:  # a merge, a word's tokens: what the step gives (its note says how)
-        note = f"{step.title}: {step.value}, not {given}." + (f" {step.note}" if step.note else "")
-    elif isinstance(step, Pick):  # a draw or a beam search chooses otherwise than by the largest probability
-        how = "the draw u" if step.u is not None else "the beam search"
-        note = f"{how.capitalize()} gives {step.value}, not {given}."
-    else:
-        note = f"The largest probability belongs to {step.value}, not {given}."
-    return StepResult(ans.id, step.title, "wrong", given, step.value, [[]], note, given_shown=given)
 
 
 def _grade(
@@ -425,13 +367,6 @@ def _grade(
 def _first_named(ctx: Context, slip: tuple[str, int | None]) -> str | None:
     """The earlier answer where this slip was named (charged), anywhere in the file, or None."""
     return next((k for k, v in ctx.named.items() if v == slip), None)
-
-
-def _carried_pick(step_id: str, step: Any, given: Any, note: str, began: str | None) -> StepResult:
-    """A chosen token (a prediction, a merge) right given the student's own earlier answers."""
-    return StepResult(
-        step_id, step.title, "carried", given, step.value, [], note, began_at=began, given_shown=given, carried_right=1
-    )
 
 
 def _expected(runs: Runs, step_id: str, true: np.ndarray, decimals: int) -> tuple[Any, str]:

@@ -16,9 +16,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from . import interval
+from . import check_wide, interval
 from .arith import Chain, MistakeNotApplicable, SlipProbe, StopRun
 from .check_answers import Answer
+from .check_wide import FALLBACK, RunStore, WideRuns
 from .derivation import Map, Softmax, Step
 from .mechanisms import MECHANISMS
 from .parse import Problem
@@ -66,7 +67,8 @@ class Runs:
         self._half_units: dict[str, np.ndarray] = {}
         # wrong answers with their right entries at the true, unrounded value (set by check as it grades)
         self.patched: dict[str, np.ndarray] = {}
-        self._cache: dict[tuple[Any, ...], Run | None] = {}
+        self._wide = WideRuns(self)
+        self._cache: RunStore[Run | None] = RunStore()  # (the answerer's own runs to the end: a bounded few)
         self._probe = shared.probe if shared is not None else SlipProbe()
         self._descendants: dict[str, frozenset[str]] = {}
         self._intervals: dict[tuple[Any, ...], dict[str, tuple[np.ndarray, np.ndarray]] | None] = {}
@@ -155,7 +157,7 @@ class Runs:
         # at changes nothing before it, so runs that differ only there are one run
         limit = self._index.get(stop_after) if stop_after is not None else None
         used = tuple(
-            (k, patched and k in self.patched)
+            (k, patched and self._wide.patch_differs(k))
             for k in (*self.overrides, *self.labels)
             if overrides and k not in without and (limit is None or self._index.get(k, -1) < limit)
         )
@@ -166,12 +168,13 @@ class Runs:
                 assert got is None or isinstance(got, tuple)
                 return got
         full = (*key, stop_after, light)
-        given = {
-            k: (self.patched[k] if from_patch else self.overrides[k]) for k, from_patch in used if k in self.overrides
-        } or None
+        if check_wide.SHARE and light and used and not patched and stop_after not in (None, self.last):
+            found = self._wide.value(stop_after, (mode, decimals, mistake, shift, arg, nudge), without, limit)
+            if found is not FALLBACK:  # one run serves every step (check_wide)
+                self._cache[full] = None if found is None else ({stop_after: found}, self._shapes())
+                return self._cache[full]
+        given = self.given(used, nudge)
         labels = {k: self.labels[k] for k, _ in used if k in self.labels}
-        if nudge and given is not None:  # the entries as written (not those patched to their true value)
-            given = {k: np.where(v == self.overrides[k], v + nudge * self.half_unit(k), v) for k, v in given.items()}
         truth = mode == "float" and not used and mistake is None and shift is None and not light and stop_after is None
         slip: Any = self._probe if truth else mistake
 
@@ -182,12 +185,24 @@ class Runs:
             return self._run(chain, shift, light)
 
         if self.shared is None or used:
-            self._cache[full] = make()
+            got = make()
+            if check_wide.SHARE and got is not None and used and light and stop_after != self.last:
+                got = ({k: v for k, v in got[0].items() if k == stop_after}, got[1])  # read at its step only
+            return self._cache.keep(full, got, bool(used) and light and stop_after == self.last)
         elif truth:
             self._cache[full] = self.shared.truth_run(full, make)
         else:  # no answer in it: the same run for every answerer
             self._cache[full] = self.shared.run(full, make)
         return self._cache[full]
+
+    def given(self, used: tuple[tuple[str, bool], ...], nudge: int) -> dict[str, np.ndarray] | None:
+        """The numbers a run takes for the answers ``used`` (each as written, or patched), nudged."""
+        given = {
+            k: (self.patched[k] if from_patch else self.overrides[k]) for k, from_patch in used if k in self.overrides
+        } or None
+        if nudge and given is not None:  # the entries as written (not those patched to their true value)
+            given = {k: np.where(v == self.overrides[k], v + nudge * self.half_unit(k), v) for k, v in given.items()}
+        return given
 
     def _run(self, chain: Chain, shift: str | None, light: bool) -> Run | None:
         problem = self.problem
@@ -313,9 +328,13 @@ class Runs:
         labels = any(k not in base_values for k in later)
         with np.errstate(invalid="ignore"):  # a masked −∞ entry (kept as it is below) gives nan here
             moved = true + (0.37 + 0.113 * ramp) * (1.0 + np.abs(true))
-        for alt in (np.full(true.shape, np.nan), moved):
+        alts = [np.where(np.isneginf(true), true, alt) for alt in (np.full(true.shape, np.nan), moved)]
+        gives_up = getattr(self.mech, "poison_gives_up", None) if check_wide.SHARE else None  # a kind says so
+        if gives_up is not None and gives_up(step_id, alts):
+            return frozenset(later)
+        for alt in alts:
             stop = None if labels else self.last
-            chain = Chain("float", overrides={step_id: np.where(np.isneginf(true), true, alt)}, stop_after=stop)
+            chain = Chain("float", overrides={step_id: alt}, stop_after=stop)
             chain.poison = True
             steps: dict[str, Step] = {}
             try:
@@ -332,6 +351,8 @@ class Runs:
                         out.add(k)
                 elif k not in chain.computed or not _same(chain.computed[k], base_values[k]):
                     out.add(k)  # (a step not reached, or never finished, is counted in: to be safe)
+            if check_wide.SHARE and len(out) == len(later):
+                break  # every later step already: the other run cannot add one
         return frozenset(out) if worked else frozenset(later)  # no run: every later step, to be safe
 
 

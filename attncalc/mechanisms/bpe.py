@@ -23,7 +23,7 @@ from ..schema.bpe import STEP_IDS
 from . import bpe_algo as algo
 from .common import whole_numbers
 
-__all__ = ["STEP_IDS", "exact_entries", "header", "headline", "inputs", "run"]
+__all__ = ["STEP_IDS", "exact_entries", "header", "headline", "inputs", "poison_gives_up", "run"]
 
 
 TIE_RULE = {
@@ -115,7 +115,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             )
             break
         learned.append(found)
-        segs = [algo.apply(s, found) for s in segs]
+        segs = [algo.apply(s, found) if found[0] in s else s for s in segs]  # (a word without a is unchanged)
         steps.append(
             Tokens(
                 id=f"{r}.words",
@@ -190,7 +190,10 @@ def _one_merge(
     d = p.payload(Bpe)
     unweighted = chain.mistake == "bpe_unweighted"
     w = [1.0] * len(words) if unweighted else weights
-    table = algo.pair_counts(segs, w)
+    # every pair, the words it occurs in and how often, in one pass over the words: the counts (as
+    # algo.pair_counts gives them: whole numbers, so the sum's order is no matter) and their written terms
+    within = algo.occurrences_by_pair(segs)
+    table = {pair: float(sum(k * w[i] for i, k in where)) for pair, where in within.items()}
     if not table:
         return None
     rows = list(table)
@@ -202,13 +205,13 @@ def _one_merge(
             if pair in table:
                 table[pair] += n
     terms = []
+    weight_text = [_count_text(x) for x in w]
     for pair in rows:
-        parts = []
-        for word, s, weight in zip(words, segs, w, strict=True):
-            k = algo.occurrences(s, pair)
-            if k:
-                parts.append(f"{k}·{_count_text(weight)} ({word})" if k > 1 else f"{_count_text(weight)} ({word})")
-        terms.append(" + ".join(parts) if len(parts) > 1 or "·" in "".join(parts) else _count_text(table[pair]))
+        parts = [
+            f"{k}·{weight_text[i]} ({words[i]})" if k > 1 else f"{weight_text[i]} ({words[i]})" for i, k in within[pair]
+        ]
+        several = len(parts) > 1 or (len(parts) == 1 and "·" in parts[0])
+        terms.append(" + ".join(parts) if several else _count_text(table[pair]))
     values = chain.finish(f"{r}.pairs", whole_numbers(chain, [int(table[q]) for q in rows]))
     steps.append(
         Formula(
@@ -302,6 +305,16 @@ def _encode(p: Problem, chain: Chain, i: int, word: str, learned: list[algo.Pair
     )
     _label(chain, f"encode.{i}", i)
     return tok
+
+
+def poison_gives_up(step_id: str, values: list[np.ndarray]) -> bool:
+    """Whether a run with ``step_id``'s value replaced by each of ``values`` gives up at that very step
+    (``check`` tracing which steps depend on it: then, to be safe, every later step does). A step of
+    tokens read back as another number does (:func:`_label`), and so do counts that are not all whole
+    numbers (:func:`_whole`, read right after the word counts and after each pair table)."""
+    if step_id != "words" and not step_id.endswith(".pairs"):
+        return True
+    return all(not bool(np.all(np.isfinite(v) & (v == np.round(v)))) for v in values)
 
 
 def header(p: Problem) -> list[str]:

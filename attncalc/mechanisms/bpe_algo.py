@@ -31,6 +31,20 @@ def occurrences(seg: Seg, pair: Pair) -> int:
     return sum(1 for p in pairwise(seg) if p == pair)
 
 
+def occurrences_by_pair(segs: Sequence[Seg]) -> dict[Pair, list[tuple[int, int]]]:
+    """For every adjacent pair, the words it occurs in (their positions in ``segs``, in order) and how
+    many times in each: :func:`occurrences` of every pair in every word, in one pass over the words
+    (a merge's written-out counts, which looking each pair up in each word made pairs × words work)."""
+    out: dict[Pair, list[tuple[int, int]]] = {}
+    for i, seg in enumerate(segs):
+        times: dict[Pair, int] = {}
+        for pair in pairwise(seg):
+            times[pair] = times.get(pair, 0) + 1
+        for pair, k in times.items():
+            out.setdefault(pair, []).append((i, k))
+    return out
+
+
 def best(pairs: dict[Pair, float], tie: str) -> tuple[Pair | None, list[Pair]]:
     """The pair to merge (None when no pair occurs twice) and every pair with the largest count.
 

@@ -1,0 +1,81 @@
+"""Grading an answer that is a label (a prediction, a merge, a word's tokens, a draw): correct, carried
+from the student's own earlier answers (or a slip named at one of them), or wrong with the usual
+slips tried; and :class:`Context`, what grading one step knows of the others."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .check_answers import Answer, Tolerance
+from .check_labels import carried_by_slip, label_slip
+from .check_notes import mistake_note
+from .check_report import StepResult
+from .check_runs import Runs
+from .check_slips import began_at
+from .derivation import Argmax, Pick, Step, Tokens
+
+
+@dataclass(frozen=True)
+class Context:
+    """What grading one step knows of the others: the earlier answers (not correct) it rests on, the
+    slips named so far, and the answers by id that are evidence of how the student worked (every
+    answer but the wrong ones no slip explains)."""
+
+    above: list[str]
+    named: dict[str, tuple[str, int | None]]
+    answers: dict[str, Answer]
+
+
+def grade_prediction(
+    ans: Answer, step: Step, runs: Runs, status: dict[str, str], above: list[str], ctx: Context, tol: Tolerance
+) -> StepResult:
+    assert isinstance(step, Argmax)
+    given = str(ans.values)
+    tied = step.tied()
+    if given in tied and len(tied) > 1:  # any of the tied tokens is the prediction
+        note = f"The probabilities of {', '.join(tied)} tie; any of them is the prediction."
+        return StepResult(ans.id, step.title, "correct", given, step.value, [], note, given_shown=given, right=1)
+    if given == step.value:
+        return StepResult(ans.id, step.title, "correct", given, step.value, [], given_shown=given, right=1)
+    mine = runs.get("float", overrides=True)
+    theirs = mine[1].get(ans.id) if mine else None
+    if isinstance(theirs, Argmax) and theirs.value == given and above:
+        began = began_at(ans.id, runs, status, above)
+        note = (
+            f"Right given your earlier answers; the true answer is {step.value}."
+            if isinstance(step, Tokens)
+            else f"Right for your probabilities; the true prediction is {step.value}."
+        )
+        return _carried_pick(ans.id, step, given, note, began)
+    # steps that hold tokens (kind bpe): the usual slips are tried on them too (a draw's or a beam's
+    # label is left to its own note)
+    tokens = isinstance(step, Tokens)
+    earlier = list(dict.fromkeys(ctx.named[k] for k in above if k in ctx.named)) if tokens else []
+    carried_slip = carried_by_slip(ans, runs, earlier) if earlier else None
+    if carried_slip is not None:  # the slip named at an earlier answer, carried on
+        began = began_at(ans.id, runs, status, above)
+        note = f"Right given your earlier answers (the slip at {began} carried on); the true answer is {step.value}."
+        return _carried_pick(ans.id, step, given, note, began)
+    slip = label_slip(ans, str(step.value), runs, set(earlier), ctx.answers, tol) if tokens else None
+    if slip is not None:
+        ctx.named[ans.id] = slip
+        note = f"It looks like {mistake_note(slip[0], slip[1], runs.problem, ans.id)}; the true answer is {step.value}."
+        return StepResult(
+            ans.id, step.title, "wrong", given, step.value, [[]], note, mistake=slip[0], given_shown=given
+        )
+    if tokens:  # a merge, a word's tokens: what the step gives (its note says how)
+        note = f"{step.title}: {step.value}, not {given}." + (f" {step.note}" if step.note else "")
+    elif isinstance(step, Pick):  # a draw or a beam search chooses otherwise than by the largest probability
+        how = "the draw u" if step.u is not None else "the beam search"
+        note = f"{how.capitalize()} gives {step.value}, not {given}."
+    else:
+        note = f"The largest probability belongs to {step.value}, not {given}."
+    return StepResult(ans.id, step.title, "wrong", given, step.value, [[]], note, given_shown=given)
+
+
+def _carried_pick(step_id: str, step: Any, given: Any, note: str, began: str | None) -> StepResult:
+    """A chosen token (a prediction, a merge) right given the student's own earlier answers."""
+    return StepResult(
+        step_id, step.title, "carried", given, step.value, [], note, began_at=began, given_shown=given, carried_right=1
+    )

@@ -1,0 +1,169 @@
+"""Time whole ``attncalc check`` commands on the costliest answers files, against a baseline measured in
+the same run (``attncalc solve`` of the same problem), and print ratios and peak memory.
+
+    python benchmarks/bench_check_cost.py [--runs N]
+
+The cases (docs/grading-limits.md): every step of a BPE problem at every limit (100 distinct words of
+40 characters, 50 merges, 20 words to encode) answered wrong; every step of a 32-head, 45-token
+attention-backward pass answered with whole numbers (mostly wrong; a 980 KB answers file), which
+check refuses up front (its work passes the ceiling); and the largest such backward pass it grades,
+8 heads of 12 tokens, every step answered the same way. Before the ceiling and the shared runs the
+first took about 300 s and the second minutes and over 5 GB. Targets: each a few seconds, under
+1 GB. No test asserts timings: this script reports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PY = sys.executable
+
+
+def bpe_problem(folder: Path, words: int = 100, merges: int = 50, length: int = 40, encode: int = 20) -> Path:
+    """A BPE problem at every limit: distinct words of ``length`` letters of a four-letter alphabet (so
+    that every merge finds a pair), the corpus within its 5,000 characters."""
+    rng = random.Random(5)
+    seen: list[str] = []
+    while len(seen) < words:
+        w = "".join(rng.choice("abcd") for _ in range(length))
+        if w not in seen:
+            seen.append(w)
+    new = ["".join(rng.choice("abcd") for _ in range(length)) for _ in range(encode)]
+    path = folder / f"bpe-{words}-{merges}.json"
+    given = {"corpus": " ".join(seen), "merges": merges, "encode": new}
+    path.write_text(json.dumps({"title": f"BPE, {words} words, {merges} merges", "kind": "bpe", "given": given}))
+    return path
+
+
+def bpe_wrong_answers(folder: Path, problem: Path) -> Path:
+    """Every step answered wrong: each count one more, another pair merged, the words as before the
+    merge, the merges and the new tokens in reverse order, each encoded word as its characters."""
+    from attncalc.mechanisms import solve
+    from attncalc.parse import load_problem
+
+    d = solve(load_problem(problem), exact=False, carry_rounded=False)
+    out: dict[str, object] = {}
+    before = None
+    for s in d.steps:
+        if s.id == "words" or s.id.endswith(".pairs"):
+            out[s.id] = [int(v) + 1 for v in s.value]
+        elif s.id.endswith(".merge"):
+            out[s.id] = next(label for label in reversed(s.labels) if label != s.value) if len(s.labels) > 1 else "z z"
+        elif s.id.endswith(".words"):
+            out[s.id] = before if before is not None else "z"
+            before = s.value
+        elif s.id in ("merges", "vocab"):
+            out[s.id] = ", ".join(reversed(s.value.split(", ")))
+        elif s.id.startswith("encode."):
+            out[s.id] = " ".join(s.value.replace(", ", ""))
+    path = folder / f"{problem.stem}-wrong.json"
+    path.write_text(json.dumps(out))
+    return path
+
+
+def backward_problem(folder: Path, heads: int = 32, n: int = 45) -> Path:
+    """An attention-backward problem of ``heads`` heads (d_k = 1) and ``n`` tokens, with W_O: at the
+    limits (32 heads; 32 · 45 · 45 = 64,800 scores)."""
+    rng = random.Random(3)
+
+    def m(r: int, c: int) -> list[list[float]]:
+        return [[round(rng.uniform(-1, 1), 1) for _ in range(c)] for _ in range(r)]
+
+    d = heads
+    given = {"X": m(n, d), "heads": heads, "W_Q": m(d, d), "W_K": m(d, d), "W_V": m(d, d), "W_O": m(d, d)}
+    given["grad_output"] = m(n, d)
+    path = folder / f"backward-{heads}-{n}.json"
+    raw = {
+        "title": f"backward, {heads} heads, {n} tokens",
+        "kind": "attention-backward",
+        "score": "dot",
+        "given": given,
+    }
+    path.write_text(json.dumps(raw))
+    return path
+
+
+def whole_answers(folder: Path, problem: Path) -> Path:
+    """Every step answered, each entry its true value rounded to a whole number (mostly wrong)."""
+    import numpy as np
+
+    from attncalc.mechanisms import solve
+    from attncalc.parse import load_problem
+
+    d = solve(load_problem(problem), exact=False, carry_rounded=False)
+    out = {}
+    for s in d.steps:
+        if isinstance(s.value, str):
+            continue
+        v = np.asarray(s.value, dtype=float)
+        whole = np.rint(np.where(np.isinf(v), 0.0, v)).astype(int)
+        out[s.id] = np.where(np.isneginf(v), "-inf", whole.astype(object)).tolist()  # (a masked score: "-inf")
+    path = folder / f"{problem.stem}-whole.json"
+    path.write_text(json.dumps(out, separators=(",", ":")))
+    return path
+
+
+def timed(cmd: list[str], runs: int) -> tuple[float, int]:
+    """Median wall time of ``cmd`` (each run a fresh process), and the exit code."""
+    times, code = [], 0
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        code = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False).returncode
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), code
+
+
+def peak_mb(cmd: list[str]) -> float:
+    """The peak resident memory of one run of ``cmd`` (in a child that runs it, so that earlier runs do
+    not count), in MB."""
+    probe = (
+        "import resource,subprocess,sys;"
+        "subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL);"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    out = subprocess.run([PY, "-c", probe, *cmd], capture_output=True, text=True, check=True).stdout
+    return int(out.strip()) / 1024  # (kilobytes on Linux)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+    attncalc = shutil.which("attncalc") or f"{PY} -m attncalc"
+    exe = attncalc.split()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        bpe = bpe_problem(folder)
+        backward = backward_problem(folder)
+        graded = backward_problem(folder, 8, 12)
+        cases = [
+            ("bpe 100 words, 50 merges, every step wrong", bpe, bpe_wrong_answers(folder, bpe)),
+            ("backward 32 heads x 45 tokens, every step whole numbers", backward, whole_answers(folder, backward)),
+            ("backward 8 heads x 12 tokens, every step whole numbers", graded, whole_answers(folder, graded)),
+        ]
+        for name, problem, answers in cases:
+            check = [*exe, "check", str(problem), str(answers), "-f", "json"]
+            solve = [*exe, "solve", str(problem), "--no-exact", "-f", "json"]
+            t, code = timed(check, args.runs)
+            base, _ = timed(solve, args.runs)
+            size = answers.stat().st_size / 1024
+            rows.append((f"check {name} ({size:.0f} KB, exit {code})", t, base, peak_mb(check)))
+    width = max(len(r[0]) for r in rows)
+    print(f"{'command':<{width}}  {'time':>8}  {'its solve':>9}  {'ratio':>6}  {'peak MB':>8}")
+    for name, t, base, mb in rows:
+        print(f"{name:<{width}}  {t:7.2f}s  {base:8.2f}s  {t / base:6.1f}  {mb:8.0f}")
+    print("targets: each check a few seconds and under 1 GB (exit 2: refused up front, the ceiling)")
+
+
+if __name__ == "__main__":
+    main()
