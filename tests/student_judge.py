@@ -134,26 +134,38 @@ def simulate(kind: str, per_kind: int, seed: int) -> Tally:
     return tally
 
 
-def table(results: dict[str, Tally]) -> str:
-    """The report: per kind, students and failures by rule, one example of each failure."""
-    short = [r.replace("_", " ") for r in RULES]
-    lines = ["| kind | students | skipped | " + " | ".join(short) + " |", "|" + " --- |" * (3 + len(RULES))]
-    for kind, t in results.items():
-        cells = [str(len({id(f.student) for f in t.failures.get(r, [])})) for r in RULES]
-        lines.append(f"| {kind} | {t.students} | {t.skipped} | " + " | ".join(cells) + " |")
-    lines.append("")
-    lines.append("Cells count the students failing each rule. One example of each failure:")
-    lines.append("")
-    for kind, t in results.items():
-        for rule in RULES:
-            fs = t.failures.get(rule)
-            if not fs:
-                continue
-            f = fs[0]
-            lines.append(
-                f"- {kind}, {rule}: {f.student.describe()}, step `{f.step}` ({'; '.join(f'{k}: {v}' for k, v in f.student.at.items()) or 'no mistake'}): "
+HEADER = (
+    "| kind | students | skipped | " + " | ".join(r.replace("_", " ") for r in RULES) + " |\n"
+    "|" + " --- |" * (3 + len(RULES))
+)
+
+
+def row(kind: str, t: Tally) -> str:
+    """A kind's line of the table: students graded, skipped, and the students failing each rule."""
+    cells = [str(len({id(f.student) for f in t.failures.get(r, [])})) for r in RULES]
+    return f"| {kind} | {t.students} | {t.skipped} | " + " | ".join(cells) + " |"
+
+
+def examples(kind: str, t: Tally) -> list[str]:
+    """One example of each of the kind's failing rules: kind, seed, student, step, expected, said."""
+    out = []
+    for rule in RULES:
+        if t.failures.get(rule):
+            f = t.failures[rule][0]
+            made = "; ".join(f"{k}: {v}" for k, v in f.student.at.items()) or "no mistake"
+            out.append(
+                f"- {kind}, {rule}: {f.student.describe()} ({made}), step `{f.step}`: "
                 f"expected {f.expected}; check said {f.got}"
             )
+    return out
+
+
+def table(results: dict[str, Tally]) -> str:
+    """The report: per kind, students and failures by rule, one example of each failure."""
+    lines = [HEADER, *(row(k, t) for k, t in results.items()), ""]
+    lines += ["Cells count the students failing each rule. One example of each failure:", ""]
+    for kind, t in results.items():
+        lines += examples(kind, t)
     return "\n".join(lines)
 
 

@@ -306,7 +306,7 @@ def students(kind: str, per_kind: int, seed: int, per_problem: int = 10) -> Iter
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .student_judge import Tally, simulate, table, write_cases
+    from .student_judge import Tally, examples, row, simulate, table, write_cases
 
     ap = argparse.ArgumentParser(prog="python -m tests.student_sim", description=__doc__.split("\n\n")[0])
     ap.add_argument("--per-kind", type=int, default=200, help="students per kind (default 200)")
@@ -318,12 +318,14 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Tally] = {}
     for kind in a.kind or kinds():
         t0 = time.monotonic()
-        results[kind] = simulate(kind, a.per_kind, a.seed)
-        print(f"{kind}: {results[kind].students} students, {time.monotonic() - t0:.0f} s", file=sys.stderr)
+        results[kind] = t = simulate(kind, a.per_kind, a.seed)
+        # each kind's line and examples as soon as it is done (a long run stopped early keeps them)
+        print(f"{kind}: {time.monotonic() - t0:.0f} s\n{row(kind, t)}", file=sys.stderr)
+        print("\n".join(examples(kind, t)), file=sys.stderr, flush=True)
+        if a.cases:
+            for path in write_cases({kind: t}, a.cases, a.force):
+                print(f"wrote {path}", file=sys.stderr, flush=True)
     print(table(results))
-    if a.cases:
-        for path in write_cases(results, a.cases, a.force):
-            print(f"wrote {path}", file=sys.stderr)
     return 0
 
 
