@@ -65,9 +65,9 @@ def judge(st: Student, grade: Grader = check) -> list[Failure]:
     mistakes = [k for k in case.order if k in st.at]
     first = mistakes[0] if mistakes else None
     degenerate_at = [k for k in mistakes if st.at[k].startswith("degenerate")]
-    resting: set[str] = set()
+    resting: set[str] = set()  # below a degenerate answer: through the computation, or directly from the answers
     for k in degenerate_at:
-        resting |= case.descendants(k)
+        resting |= case.descendants(k) | case.moved_with(k, st.answers)
     for k in case.order:
         r = results.get(k)
         if r is None:

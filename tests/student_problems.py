@@ -98,28 +98,48 @@ class Case:
         return isinstance(self.truth[step], str)
 
     def descendants(self, step: str) -> frozenset[str]:
-        """The later steps whose value moves when this step's does (two different moves)."""
-        if step in self._desc:
-            return self._desc[step]
-        true = self.truth[step]
+        """The later steps whose value moves when this step's does (moves up, down and against the
+        entries' order, so that an argmax or a sort notices), everything recomputed after it."""
+        if step not in self._desc:
+            self._desc[step] = self.moved_with(step, {})
+        return self._desc[step]
+
+    def moved_with(self, step: str, answers: dict[str, Any]) -> frozenset[str]:
+        """The later steps whose value, recomputed from ``answers`` (written values, as overrides),
+        moves when this step's value does: with the student's answers, what a step rests on
+        directly; with none, everything below it."""
         later = self.order[self.order.index(step) + 1 :]
+        over = {k: v for k, v in ((k, read(a)) for k, a in answers.items()) if not isinstance(v, str)}
+        true = over.get(step, self.truth[step])
         if isinstance(true, str):
-            self._desc[step] = frozenset(later)  # a label cannot be moved: everything later, to be safe
-            return self._desc[step]
+            return frozenset(later)  # a label cannot be moved: everything later, to be safe
+        base = run_computed(self.problem, self.decimals, over)
         out: set[str] = set()
-        ramp = np.arange(1, true.size + 1, dtype=float).reshape(true.shape)
-        for sign in (1.0, -1.0):
+        n = true.size
+        for ramp in (np.arange(1, n + 1), -np.arange(1, n + 1), np.arange(n, 0, -1)):
+            r = np.asarray(ramp, dtype=float).reshape(true.shape)
             with np.errstate(invalid="ignore"):
-                moved = np.where(np.isneginf(true), true, true + sign * (0.291 + 0.0731 * ramp) * (1.0 + np.abs(true)))
-            got = run(self.problem, "float", self.decimals, {step: moved})
-            if got is None:
+                moved = np.where(np.isneginf(true), true, true + (0.291 + 0.0731 * r) * (1.0 + np.abs(true)))
+            got = run_computed(self.problem, self.decimals, {**over, step: moved})
+            if got is None or base is None:
                 out.update(later)
                 continue
-            for k in later:
-                if not same(got.get(k), self.truth[k]):
-                    out.add(k)
-        self._desc[step] = frozenset(out)
-        return self._desc[step]
+            out.update(k for k in later if not same(got.get(k), base.get(k)))
+        return frozenset(out)
+
+
+def run_computed(problem: Any, decimals: int, overrides: dict[str, np.ndarray]) -> dict[str, Any] | None:
+    """Every step as the float chain computes it from the overrides (what each step itself gives,
+    before its own override replaces it), and the labels."""
+    chain = Chain("float", decimals, overrides=overrides or None)
+    try:
+        with np.errstate(all="ignore"):
+            steps = MECHANISMS[problem.kind].run(problem, chain)
+    except (MistakeNotApplicable, ValueError, IndexError, ZeroDivisionError, FloatingPointError):
+        return None
+    out: dict[str, Any] = {k: np.array(v, dtype=float) for k, v in chain.computed.items()}
+    out.update({s.id: s.value for s in steps if isinstance(s.value, str)})
+    return out
 
 
 def same(a: Any, b: Any, tol: float = 1e-9) -> bool:

@@ -91,14 +91,20 @@ def slip_unmoved(
     case: Case, how: str, over: dict[str, np.ndarray], step: str, value: np.ndarray, slip: tuple[str, int | None]
 ) -> bool:
     """Whether the slipped step (the one in ``over``) comes out the same with the new mistake at
-    ``step`` carried in: only then are the two in independent branches for this student."""
+    ``step`` carried in, and still differs from that step done right: only then are the two
+    mistakes in independent branches for this student."""
     s1 = next(iter(over))
     mine = own_run(case, how, {step: value})
     if mine is None:
         return False
     before = {j: mine[j] for j in case.order[: case.order.index(s1)]}
     v = slip_value(case, how, s1, before, slip[0], slip[1])
-    return v is not None and not written_differs(v, over[s1], case.decimals, 0.5)
+    # and the slip still shows: the step done right from these values is not what the slip gives
+    return (
+        v is not None
+        and not written_differs(v, over[s1], case.decimals, 0.5)
+        and written_differs(mine[s1], over[s1], case.decimals)
+    )
 
 
 def slip_args(case: Case, name: str) -> list[int | None]:
@@ -222,6 +228,11 @@ def looks_degenerate(case: Case, step: str, value: np.ndarray) -> bool:
     return False
 
 
+def finite(case: Case, step: str, v: Any) -> bool:
+    """A value a student can write: a label, or numbers finite but where the truth is masked (−∞)."""
+    return isinstance(v, str) or bool(np.all(np.isfinite(v) | np.isneginf(case.truth[step])))
+
+
 def make_student(case: Case, how: str, mistake: str, rng: random.Random) -> Student | None:
     """One student of the case, or None when this case offers no such mistake."""
     base = own_run(case, how, {})
@@ -229,6 +240,8 @@ def make_student(case: Case, how: str, mistake: str, rng: random.Random) -> Stud
         return None
     dec = case.decimals
     if mistake == "none":
+        if not all(finite(case, k, base[k]) for k in case.order):
+            return None
         return Student(case, how, mistake, {k: write(base[k], dec, how) for k in case.order}, {})
     over: dict[str, np.ndarray] = {}
     at: dict[str, str] = {}
@@ -280,7 +293,7 @@ def make_student(case: Case, how: str, mistake: str, rng: random.Random) -> Stud
         if k not in mine:
             continue  # the student's own numbers have no such step (no pair left to merge): left unanswered
         v = mine[k]
-        if not isinstance(v, str) and not np.all(np.isfinite(v) | np.isneginf(case.truth[k])):
+        if not finite(case, k, v):
             return None  # the student's numbers left the finite ones: nothing to write
         answers[k] = write(over[k] if k in over else v, dec, how)
     return Student(case, how, mistake, answers, at, slip)
