@@ -229,8 +229,13 @@ def looks_degenerate(case: Case, step: str, value: np.ndarray) -> bool:
 
 
 def finite(case: Case, step: str, v: Any) -> bool:
-    """A value a student can write: a label, or numbers finite but where the truth is masked (−∞)."""
-    return isinstance(v, str) or bool(np.all(np.isfinite(v) | np.isneginf(case.truth[step])))
+    """A value a student can write: a label, or numbers of the step's shape, finite but where the
+    truth is masked (−∞)."""
+    if isinstance(v, str):
+        return True
+    if np.shape(v) != np.shape(case.truth[step]):  # (BPE: own counts with other pairs) not in the answer's shape
+        return False
+    return bool(np.all(np.isfinite(v) | np.isneginf(case.truth[step])))
 
 
 def make_student(case: Case, how: str, mistake: str, rng: random.Random) -> Student | None:
