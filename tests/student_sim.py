@@ -301,7 +301,23 @@ def make_student(case: Case, how: str, mistake: str, rng: random.Random) -> Stud
         if not finite(case, k, v):
             return None  # the student's numbers left the finite ones: nothing to write
         answers[k] = write(over[k] if k in over else v, dec, how)
+    if any(not visible(case, answers, k) for k in at):
+        return None
     return Student(case, how, mistake, answers, at, slip)
+
+
+def visible(case: Case, answers: dict[str, Any], step: str) -> bool:
+    """Whether the mistake at ``step`` shows: its answer differs from the step done right from the
+    student's written earlier answers, in floats and in the hand chain (a top-p cut on a rounded
+    running sum, say, can go either way; a mistake hidden there is no mistake)."""
+    before = case.order[: case.order.index(step)]
+    over = {k: v for k, v in ((k, read(answers[k])) for k in before if k in answers) if not isinstance(v, str)}
+    mine = read(answers[step])
+    for mode in ("float", "hand"):
+        got = run(case.problem, mode, case.decimals, over or None)
+        if got is not None and not written_differs(mine, got.get(step), case.decimals):
+            return False
+    return True
 
 
 def students(kind: str, per_kind: int, seed: int, per_problem: int = 10) -> Iterator[Student]:
