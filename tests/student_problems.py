@@ -116,10 +116,13 @@ class Case:
         base = run_computed(self.problem, self.decimals, over)
         out: set[str] = set()
         n = true.size
-        for ramp in (np.arange(1, n + 1), -np.arange(1, n + 1), np.arange(n, 0, -1)):
+        up, down = np.arange(1, n + 1), np.arange(n, 0, -1)
+        # small moves up and down and against the order, and large ones (a comparison with a
+        # threshold, the draw u against a running sum, notices only those)
+        for ramp, size in ((up, 0.0731), (-up, 0.0731), (down, 0.0731), (up, 7.31), (-up, 7.31)):
             r = np.asarray(ramp, dtype=float).reshape(true.shape)
             with np.errstate(invalid="ignore"):
-                moved = np.where(np.isneginf(true), true, true + (0.291 + 0.0731 * r) * (1.0 + np.abs(true)))
+                moved = np.where(np.isneginf(true), true, true + (0.291 + size * r) * (1.0 + np.abs(true)))
             got = run_computed(self.problem, self.decimals, {**over, step: moved})
             if got is None or base is None:
                 out.update(later)

@@ -35,10 +35,6 @@ _ULP = (
 )
 _CRASH = "check raises KeyError on the prediction when an answer above it is wrong (no report at all)"
 _MASK = "mask_after_softmax is not named at the exponentials, the first step its unmasked exponentials change"
-_TOP_P = (
-    "a top-p slip (one token late) made after a typo in the probabilities is graded carried with full "
-    "credit, neither wrong nor named"
-)
 KNOWN_UNFAIR: dict[tuple[str, str], str] = {
     ("attention", "later_correct_or_carried"): "a prediction right for the student's own probabilities is "
     "judged wrong against the truth: check does not find that it depends on the logits",
@@ -46,8 +42,6 @@ KNOWN_UNFAIR: dict[tuple[str, str], str] = {
     ("multi-head", "slip_named"): _MASK,
     ("online-softmax", "slip_named"): "a slip applied to the student's own unrounded running sum is not "
     "named (only the sum as written is tried)",
-    ("decode", "first_wrong_is_wrong"): _TOP_P,
-    ("decode", "slip_named"): _TOP_P,
     ("rnn", "graded"): _CRASH,
     ("seq2seq", "graded"): _CRASH,
     **{
@@ -60,6 +54,7 @@ KNOWN_UNFAIR: dict[tuple[str, str], str] = {
             "positional-encoding",
             "transformer-layer",
             "attention-backward",
+            "online-softmax",
         )
     },
     **{
