@@ -389,7 +389,8 @@ class Chain:
             return x
         given = np.asarray(self.overrides[step_id], dtype=float).reshape(np.shape(x))
         width = self.widths.get(step_id, 0.0)
-        written = iv.meet(x, iv.around(np.where(np.isnan(given), 0.0, given), width))
+        numbers = np.where(np.isnan(given), 0.0, given)
+        written = iv.meet(x, iv.around(numbers, width), numbers)
         return np.asarray(np.where(np.isnan(given), x, written), dtype=object)
 
     def _finish(self, step_id: str, x: np.ndarray) -> np.ndarray:

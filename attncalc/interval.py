@@ -293,16 +293,19 @@ def around(x: np.ndarray, half: np.ndarray | float) -> np.ndarray:
     return out
 
 
-def meet(computed: np.ndarray, written: np.ndarray) -> np.ndarray:
-    """Per entry, the part of an answer's interval (``written``) its own formula can give
-    (``computed``): an answer worked from exact numbers, 0.565 from 0.22 and 0.7, has no digits
-    behind it to round away. Where the two do not meet (the answer is not its formula's), the
-    answer's interval as it is."""
+def meet(computed: np.ndarray, written: np.ndarray, numbers: np.ndarray) -> np.ndarray:
+    """Per entry, what an answer (``numbers`` as written, ``written`` the interval they stand for) may
+    have been behind it: the part of its interval its own formula can give (``computed``: a student
+    who kept the calculator's digits), or the number as written (one who rounded it and worked on with
+    the rounded number); so an answer worked from exact numbers, 0.565 from 0.22 and 0.7, has no digits
+    behind it to round away. Where the two do not meet (the answer is not its formula's), the answer's
+    whole interval."""
     out = np.empty(written.shape, dtype=object)
     for idx, w in np.ndenumerate(written):
         c = computed[idx] if computed.shape == written.shape else None
         if isinstance(c, Iv) and max(c.lo, w.lo) <= min(c.hi, w.hi):
-            out[idx] = Iv(max(c.lo, w.lo), min(c.hi, w.hi))
+            v = float(numbers[idx])
+            out[idx] = Iv(min(max(c.lo, w.lo), v), max(min(c.hi, w.hi), v))
         else:
             out[idx] = w
     return out

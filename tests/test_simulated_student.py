@@ -25,15 +25,6 @@ PER_KIND: dict[str, int] = {k: 45 for k in kinds()}
 PER_KIND.update({"seq2seq": 30, "transformer-layer": 30, "attention-backward": 30, "lstm": 30})
 
 # (kind, rule) -> why check fails it today (an example of each is in docs/simulated-student.md)
-_DEG = (
-    "carried credit is refused only at the steps computed directly from a degenerate answer; a step "
-    "further below, right only through them, keeps full carried credit"
-)
-_ULP = (
-    "a step computed from the student's own unrounded values after an earlier mistake is judged wrong "
-    "(by a unit or more in the last decimal: check recomputes it from the written values only)"
-)
-_CRASH = "check raises KeyError on the prediction when an answer above it is wrong (no report at all)"
 _MASK = "mask_after_softmax is not named at the exponentials, the first step its unmasked exponentials change"
 KNOWN_UNFAIR: dict[tuple[str, str], str] = {
     ("attention", "later_correct_or_carried"): "a prediction right for the student's own probabilities is "
@@ -42,42 +33,6 @@ KNOWN_UNFAIR: dict[tuple[str, str], str] = {
     ("multi-head", "slip_named"): _MASK,
     ("online-softmax", "slip_named"): "a slip applied to the student's own unrounded running sum is not "
     "named (only the sum as written is tried)",
-    ("rnn", "graded"): _CRASH,
-    ("seq2seq", "graded"): _CRASH,
-    **{
-        (k, "later_correct_or_carried"): _ULP
-        for k in (
-            "self-attention",
-            "gru",
-            "seq2seq",
-            "multi-head",
-            "positional-encoding",
-            "transformer-layer",
-            "attention-backward",
-            "online-softmax",
-        )
-    },
-    **{
-        (k, "degenerate_no_carry"): _DEG
-        for k in (
-            "attention",
-            "self-attention",
-            "sequence",
-            "rnn",
-            "lstm",
-            "gru",
-            "seq2seq",
-            "multi-head",
-            "positional-encoding",
-            "transformer-layer",
-            "bleu",
-            "decode",
-            "bpe",
-            "accounting",
-            "attention-backward",
-            "online-softmax",
-        )
-    },
 }
 
 _TALLIES: dict[str, Tally] = {}

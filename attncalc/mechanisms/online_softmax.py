@@ -17,9 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import Chain, is_exact, to_float
+from .. import interval
+from ..arith import Chain, holds_objects, is_exact, to_float
 from ..derivation import Arrange, Combine, Formula, Input, Map, Product, Step
 from ..fmt import fmt
+from ..interval import is_interval
 from ..parse import Given, Problem
 from ..parse.online_softmax import OnlineSoftmax, QueryKeys
 from .online_softmax_check import closing_note
@@ -98,7 +100,9 @@ def _expand(x: np.ndarray) -> np.ndarray:
 
 
 def _zeros(like: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """Zeros, exact (sympy's 0) when ``like`` is exact."""
+    """Zeros, exact (sympy's 0) when ``like`` is exact, intervals when it holds intervals (check)."""
+    if is_interval(like):
+        return interval.point(np.zeros(shape))
     if not is_exact(like):
         return np.zeros(shape)
     import sympy as sp
@@ -113,7 +117,8 @@ def _larger(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if is_exact(a) != is_exact(b):
         a, b = to_float(a), to_float(b)
     keep = to_float(a) >= to_float(b)
-    return np.asarray([x if k else y for x, y, k in zip(a, b, keep, strict=True)], dtype=a.dtype)
+    dtype = object if holds_objects(a) or holds_objects(b) else a.dtype
+    return np.asarray([x if k else y for x, y, k in zip(a, b, keep, strict=True)], dtype=dtype)
 
 
 class _Rows:
