@@ -174,7 +174,10 @@ def answer_key(d: Derivation) -> dict[str, Any]:
 
 def answers_toml(d: Derivation, problem_file: str) -> str:
     """The key for one variant as an answers file for ``attncalc check``."""
-    lines = [f"# Key for {problem_file}: the true values at {d.decimals} decimals.", f'problem = "{problem_file}"']
+    # check reads a problem outside the answers file's folder only when told where (--problems)
+    where = "; check it from the set's folder: attncalc check --problems . answers/THIS_FILE"
+    head = f"# Key for {problem_file}: the true values at {d.decimals} decimals"
+    lines = [head + (where if problem_file.startswith("../") else "."), f'problem = "{problem_file}"']
     ids = set(d.step_ids)
     for step_id, shown in answer_key(d).items():
         # a step under another step's id (accounting's layer.attention beside layer) is quoted: dotted, TOML
