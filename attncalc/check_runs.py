@@ -26,6 +26,18 @@ from .parse import Problem
 
 Run = tuple[dict[str, np.ndarray], dict[str, Step]]
 
+# what ends a run without a value: a slip that cannot happen here, numbers a computation cannot take
+# (a count not whole, an index out of range), a division by zero, and an answer so large that the
+# arithmetic overflows (mean_loss = 2000 gives 2^2000 for the perplexity): the run gives nothing, the
+# step is judged without it, never a traceback
+RUN_FAILURES: tuple[type[Exception], ...] = (
+    MistakeNotApplicable,
+    ValueError,
+    IndexError,
+    ZeroDivisionError,
+    OverflowError,
+)
+
 # the interval chain computes every entry as a Python object: past this many entries in all the steps,
 # check does without it (the float runs and the hand chains still decide)
 INTERVAL_ENTRIES = 20_000
@@ -214,7 +226,7 @@ class Runs:
                 steps = self.mech.run(problem, chain)
         except StopRun:
             pass  # the steps are not returned: the values computed so far are all a stopped run gives
-        except (MistakeNotApplicable, ValueError, IndexError, ZeroDivisionError):
+        except RUN_FAILURES:
             return None
         if light or not steps:
             shapes = self._shapes()
@@ -252,21 +264,25 @@ class Runs:
             return None
         return as_step(got[0][step_id], got[1].get(step_id))
 
-    def interval(self, step_id: str, shift: str | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    def interval(
+        self, step_id: str, shift: str | None = None, slip: tuple[str, int | None] | None = None
+    ) -> tuple[np.ndarray, np.ndarray] | None:
         """The least and greatest value each entry of the step can take given the answerer's earlier
         answers as written, each standing for every number within half a unit of its last decimal
         (:meth:`half_unit`: what a calculator kept behind it), the step's own answer never used: one
         run of the interval chain (:mod:`attncalc.interval`) gives every step's bounds at once. None
         where the run fails, a bound is not finite, or the problem is past :data:`INTERVAL_ENTRIES`."""
-        key = ("interval", shift)
+        key = ("interval", shift, slip)
         if key not in self._intervals:
-            self._intervals[key] = self._interval_run(shift)
+            self._intervals[key] = self._interval_run(shift, slip)
         got = self._intervals[key]
         if got is None or step_id not in got:
             return None
         return got[step_id]
 
-    def _interval_run(self, shift: str | None) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
+    def _interval_run(
+        self, shift: str | None, slip: tuple[str, int | None] | None = None
+    ) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
         truth = self.get("float")
         if truth is None or sum(np.size(v) for v in truth[0].values()) > INTERVAL_ENTRIES:
             return None
@@ -279,6 +295,8 @@ class Runs:
             widths=widths,
             stop_after=self.last,
             labels=self.labels,
+            mistake=slip[0] if slip else None,
+            mistake_arg=slip[1] if slip else None,
         )
         problem = self.problem
         if shift is not None:
@@ -288,7 +306,7 @@ class Runs:
                 self.mech.run(problem, chain)
         except StopRun:
             pass
-        except (MistakeNotApplicable, ValueError, IndexError, ZeroDivisionError, TypeError, AttributeError):
+        except (*RUN_FAILURES, TypeError, AttributeError):
             return None  # (a computation the intervals cannot follow: no interval credit, never a wrong one)
         out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for k, v in chain.computed.items():
@@ -342,7 +360,7 @@ class Runs:
                     steps = {s.id: s for s in self.mech.run(self.problem, chain)}
             except StopRun:
                 pass
-            except (MistakeNotApplicable, ValueError, IndexError, ZeroDivisionError):
+            except RUN_FAILURES:
                 continue
             worked = True
             for k in later:

@@ -40,7 +40,7 @@ class RecordingChain(Chain):
 SHARE = True  # off: every run made as asked, one per step (the reports are the same; tests compare them)
 
 # the failures a run is given up for (Runs._run returns None for them); any other error is raised
-GIVEN_UP = (MistakeNotApplicable, ValueError, IndexError, ZeroDivisionError)
+GIVEN_UP = (MistakeNotApplicable, ValueError, IndexError, ZeroDivisionError, OverflowError)
 FALLBACK = object()  # the wide run cannot say: make the stopped run itself
 
 
