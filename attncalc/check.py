@@ -307,17 +307,9 @@ def _grade(
     # a slip the student already showed elsewhere explains this step before any other that gives the
     # same numbers (fp32 for bf16 and a cache not doubled both double a cache: the first was charged)
     charged = set(ctx.named.values()) - skip
-
-    def slip_bounds(slip: tuple[str, int | None]) -> np.ndarray:
-        return within(runs.interval(ans.id, slip=slip))
-
-    found = (
-        named_slip(ans, runs, matches, precisions, skip, ctx.answers, tol, only=charged, bounds=slip_bounds)
-        if charged
-        else None
-    )
+    found = named_slip(ans, runs, matches, precisions, skip, ctx.answers, tol, only=charged) if charged else None
     if found is None:
-        found = named_slip(ans, runs, matches, precisions, skip, ctx.answers, tol, bounds=slip_bounds)
+        found = named_slip(ans, runs, matches, precisions, skip, ctx.answers, tol)
     named = found[0] if found is not None else None
     first = _first_named(ctx, found[0]) if found is not None else None
     if found is not None and first is not None:  # the same misconception, already charged elsewhere

@@ -264,25 +264,21 @@ class Runs:
             return None
         return as_step(got[0][step_id], got[1].get(step_id))
 
-    def interval(
-        self, step_id: str, shift: str | None = None, slip: tuple[str, int | None] | None = None
-    ) -> tuple[np.ndarray, np.ndarray] | None:
+    def interval(self, step_id: str, shift: str | None = None) -> tuple[np.ndarray, np.ndarray] | None:
         """The least and greatest value each entry of the step can take given the answerer's earlier
         answers as written, each standing for every number within half a unit of its last decimal
         (:meth:`half_unit`: what a calculator kept behind it), the step's own answer never used: one
         run of the interval chain (:mod:`attncalc.interval`) gives every step's bounds at once. None
         where the run fails, a bound is not finite, or the problem is past :data:`INTERVAL_ENTRIES`."""
-        key = ("interval", shift, slip)
+        key = ("interval", shift)
         if key not in self._intervals:
-            self._intervals[key] = self._interval_run(shift, slip)
+            self._intervals[key] = self._interval_run(shift)
         got = self._intervals[key]
         if got is None or step_id not in got:
             return None
         return got[step_id]
 
-    def _interval_run(
-        self, shift: str | None, slip: tuple[str, int | None] | None = None
-    ) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
+    def _interval_run(self, shift: str | None) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
         truth = self.get("float")
         if truth is None or sum(np.size(v) for v in truth[0].values()) > INTERVAL_ENTRIES:
             return None
@@ -295,8 +291,6 @@ class Runs:
             widths=widths,
             stop_after=self.last,
             labels=self.labels,
-            mistake=slip[0] if slip else None,
-            mistake_arg=slip[1] if slip else None,
         )
         problem = self.problem
         if shift is not None:

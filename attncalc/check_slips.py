@@ -138,12 +138,9 @@ def named_slip(
     answers: dict[str, Answer],
     tol: Tolerance,
     only: set[Slip] | None = None,
-    bounds: Callable[[Slip], np.ndarray] | None = None,
 ) -> tuple[Slip, np.ndarray] | None:
     """The first usual slip that changes this step and reproduces the answer at its precision, with
-    the slip's (unrounded) value of the step; None when no slip fits. ``only``: try just these.
-    ``bounds(slip)``: the entries inside what the slip gives over the numbers the answerer's earlier
-    answers may have been behind them (a student who kept the calculator's digits)."""
+    the slip's (unrounded) value of the step; None when no slip fits. ``only``: try just these."""
     given = np.asarray(ans.values, dtype=float)
     answered = ~np.isnan(given)
     for slip, overrides, v in _slip_runs(ans, runs, skip, only):
@@ -156,8 +153,6 @@ def named_slip(
         if not hit.all():
             for value, k in slip_chain_values(runs, ans.id, slip, precisions, overrides)[1:]:
                 hit |= matches(value, chain_decimals=k)
-        if not hit.all() and overrides and bounds is not None:
-            hit |= bounds(slip)
         if not hit.all():
             continue
         if not overrides and not agrees_above(ans.id, slip, runs, answers, tol):
