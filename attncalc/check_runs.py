@@ -38,6 +38,9 @@ RUN_FAILURES: tuple[type[Exception], ...] = (
     OverflowError,
 )
 
+# and where intervals meet a computation they cannot follow (a float-only function): no interval credit
+INTERVAL_FAILURES: tuple[type[Exception], ...] = (*RUN_FAILURES, TypeError, AttributeError)
+
 # the interval chain computes every entry as a Python object: past this many entries in all the steps,
 # check does without it (the float runs and the hand chains still decide)
 INTERVAL_ENTRIES = 20_000
@@ -300,7 +303,7 @@ class Runs:
                 self.mech.run(problem, chain)
         except StopRun:
             pass
-        except (*RUN_FAILURES, TypeError, AttributeError):
+        except INTERVAL_FAILURES:
             return None  # (a computation the intervals cannot follow: no interval credit, never a wrong one)
         out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for k, v in chain.computed.items():
