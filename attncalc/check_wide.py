@@ -72,8 +72,15 @@ class Wide:
                 reach = max(reach, index.get(k, len(index)))
         self._reach_end = reach
         self._last = order[-1] if order else None
-        # a step finished again after another step: the stopped run ends before the second finish
-        self._whole = {k for k in self._first if last[k] - self._first[k] + 1 == count[k]}
+        # a step finished again after another step: the stopped run ends before the second finish; and
+        # a step finished twice that has an answer (the late mask: softmax, then the mask applied to
+        # what the first finish gave): here the second finish worked on the step's own answer, which
+        # a stopped run leaves out
+        self._whole = {
+            k
+            for k in self._first
+            if last[k] - self._first[k] + 1 == count[k] and not (count[k] > 1 and k in chain.overrides)
+        }
 
     def lookup(self, step_id: str) -> Any:
         """The stopped run's value of the step, None where it fails, or :data:`FALLBACK`."""

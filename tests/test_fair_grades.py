@@ -262,3 +262,26 @@ def test_answers_so_large_the_arithmetic_overflows_are_graded_wrong_not_a_crash(
     ):
         v = _verdicts(_grade(problem, answers))
         assert v[step] == "wrong", (problem, v)
+
+
+def test_a_typo_in_weights_is_not_named_mask_after_softmax() -> None:
+    """A causal self-attention (a simulated student's file): the weights written with two entries of
+    the last row swapped, a typo. The late-mask slip finishes the weights twice (softmax, then the
+    mask); a run shared between steps once applied the mask to the student's own weights and named the
+    slip. A typo is never named, and the shared runs give what the runs made one by one give."""
+    import attncalc.check_wide as wide
+    from attncalc.check_answers import load_answers
+
+    fixtures = ROOT / "tests" / "fixtures" / "grading"
+    raw, _ = load_answers(fixtures / "late-mask-typo.answers.toml")
+    raw.pop("problem", None)
+    p = load_problem(fixtures / "late-mask-typo.toml")
+    reports = []
+    for share in (True, False):
+        saved, wide.SHARE = wide.SHARE, share
+        try:
+            reports.append({x.id: (x.verdict, x.mistake) for x in check(p, raw, "answers.toml").results})
+        finally:
+            wide.SHARE = saved
+    assert reports[0] == reports[1]
+    assert reports[0]["weights"] == ("wrong", None)
