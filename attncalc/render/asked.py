@@ -49,10 +49,17 @@ def pair_merge(d: Derivation, step: Step) -> int:
 
 
 def labels_give_away(d: Derivation, step: Step) -> bool:
-    """Whether the step's own row labels would give an answer away: a pair table after merge 1, or
-    rows that are what a choice asks (a beam search's kept beams, "beam 1: cat", before the step
-    that asks which beams are kept): such entries are labelled by rank."""
+    """Whether the step's own row labels would give an answer away: a pair table after merge 1, the
+    problem's labels in a computed order (decode's probabilities largest first), or rows that are what
+    a choice asks (a beam search's kept beams, "beam 1: cat", before the step that asks which beams
+    are kept): such entries are labelled by rank. The problem's own labels in their own order (a
+    vocabulary, the tokens) are given, and shown."""
     if pair_merge(d, step) > 1:
         return True
     rows = tuple(step.rows) if step.rows is not None else None
-    return rows is not None and any(isinstance(a, Argmax) and tuple(a.labels) == rows for a in d.steps)
+    given = {tuple(x) for i in d.inputs for x in (getattr(i, "rows", None), getattr(i, "cols", None)) if x}
+    if rows is None or rows in given:  # the problem's own labels (a vocabulary, the tokens) give nothing away
+        return False
+    if any(sorted(rows) == sorted(g) for g in given):  # given labels in a computed order (largest first)
+        return True
+    return any(isinstance(a, Argmax) and tuple(a.labels) == rows for a in d.steps)
