@@ -264,6 +264,26 @@ def _grade(
         )
 
     mine, mine_whole = agree(overrides=True)
+
+    def carried(note: str, began: str, carried_entries: np.ndarray, mistake: str | None = None) -> StepResult:
+        """The step right given the answerer's earlier answers (``carried_entries``: those right only so)."""
+        return StepResult(
+            ans.id,
+            step.title,
+            "carried",
+            given_list,
+            expected,
+            [],
+            note,
+            began_at=began,
+            mistake=mistake,
+            given_shown=shown_given,
+            expected_shown=shown_expected,
+            right=int((ok & ~open_).sum()),
+            carried_right=int((carried_entries & ~open_).sum()),
+            entries=size,
+        )
+
     earlier_wrong = ctx.above  # only the answers this step's value depends on
     if mine_whole or (ok | mine).all():
         if not earlier_wrong:
@@ -283,21 +303,7 @@ def _grade(
             )
         began = began_at(ans.id, runs, status, earlier_wrong) or earlier_wrong[0]
         note = f"Right given your earlier answers; the error began at {began}."
-        return StepResult(
-            ans.id,
-            step.title,
-            "carried",
-            given_list,
-            expected,
-            [],
-            note,
-            began_at=began,
-            given_shown=shown_given,
-            expected_shown=shown_expected,
-            right=int((ok & ~open_).sum()),
-            carried_right=int((mine & ~ok & ~open_).sum()),
-            entries=size,
-        )
+        return carried(note, began, mine & ~ok)
 
     bad = ~(ok | mine)
     # for later steps recomputed unrounded: this answer's right entries at their true value
@@ -319,22 +325,7 @@ def _grade(
             f"Right given your earlier answers with the slip already charged at {first}: "
             f"{mistake_note(name, arg, runs.problem, ans.id)}; it is charged once."
         )
-        return StepResult(
-            ans.id,
-            step.title,
-            "carried",
-            given_list,
-            expected,
-            [],
-            note,
-            began_at=first,
-            mistake=name,
-            given_shown=shown_given,
-            expected_shown=shown_expected,
-            right=int((ok & ~open_).sum()),
-            carried_right=int((~ok & ~open_).sum()),
-            entries=size,
-        )
+        return carried(note, first, ~ok, mistake=name)
     if found is not None:
         (name, arg), slip_value = found
         ctx.named[ans.id] = (name, arg)
