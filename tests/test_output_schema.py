@@ -46,7 +46,7 @@ def test_every_example_solved_is_valid(cli: Any, schemas: Any, path: Path) -> No
 
 @pytest.mark.parametrize("path", ANSWER_FILES, ids=lambda p: p.name)
 def test_every_example_answers_file_checked_is_valid(cli: Any, schemas: Any, path: Path) -> None:
-    r = cli("check", str(path), "-f", "json")
+    r = cli("check", "--problems", str(PROBLEMS), str(path), "-f", "json")
     assert r.exit_code in (0, 1), r.output  # 1: an answer is not correct, still a report
     data = json.loads(r.stdout)
     assert data["results"], path  # a report with results: the schema has something to hold
@@ -58,7 +58,7 @@ def test_several_problems_and_several_answers_files_are_valid(cli: Any, schemas:
     assert isinstance(both, list) and len(both) == 2
     assert _errors(schemas["solve"], both) == []
     answers = [str(ANSWER_FILES[0]), str(ANSWER_FILES[1])]
-    r = cli("check", *answers, "-f", "json")
+    r = cli("check", "--problems", str(PROBLEMS), *answers, "-f", "json")
     data = json.loads(r.stdout)
     assert len(data["submissions"]) == 2
     assert _errors(schemas["check"], data) == []

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from ..derivation import Argmax, Count, Derivation, Step, Tokens
+from . import json_forms
 
 _PAIRS = re.compile(r"([0-9]+)\.pairs")
 
@@ -20,14 +21,14 @@ _PAIRS = re.compile(r"([0-9]+)\.pairs")
 def asks(step: Step, d: Derivation) -> str:
     """What a step asks for: "a count", "tokens", "a label", "3 decimals".
 
-    A count is a step that counts (parameters, FLOPs) and every number of kind bpe (words and pairs
-    counted): said by what the step is, never by its value (a step whose value happens to be whole
-    is still asked to its decimals)."""
+    A count is a step that counts (parameters, FLOPs; the steps the JSON contract writes as integers:
+    bpe's words and pairs, BLEU's n-gram counts, a schedule's peak step): said by what the step is,
+    never by its value (a step whose value happens to be whole is still asked to its decimals)."""
     if isinstance(step, Tokens):
         return "tokens"
     if isinstance(step.value, str):
         return "a label"
-    if isinstance(step, Count) or d.problem.kind == "bpe":
+    if isinstance(step, Count) or json_forms.form(step.id) == "count":
         return "a count"
     return decimals_text(d.decimals)
 
@@ -45,7 +46,7 @@ def asks_sentence(step: Step, d: Derivation) -> str:
 def pair_merge(d: Derivation, step: Step) -> int:
     """The merge whose pair counts ``step`` is (kind bpe), else 0."""
     m = _PAIRS.fullmatch(step.id)
-    return int(m.group(1)) if d.problem.kind == "bpe" and m is not None else 0
+    return int(m.group(1)) if m is not None else 0  # (r.pairs is bpe's alone: render/json_forms.py)
 
 
 def labels_give_away(d: Derivation, step: Step) -> bool:

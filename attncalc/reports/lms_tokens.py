@@ -25,9 +25,10 @@ def _candidates(d: Derivation, r: int) -> list[algo.Pair]:
 def rank_options(d: Derivation, step: Step) -> list[tuple[str, ...]] | None:
     """Per item of a bpe list step (``r.words``, ``merges``, ``vocab``), the options it is chosen
     among (the true item one of them), or None for any other step."""
-    if d.problem.kind != "bpe":
-        return None
     from ..parse.bpe import Bpe
+
+    if not isinstance(d.problem.data, Bpe):  # (the lists of a byte-pair encoding only)
+        return None
 
     items = list(getattr(step, "labels", ()))
     m = re.fullmatch(r"([0-9]+)\.words", step.id)
@@ -58,9 +59,10 @@ def rank_options(d: Derivation, step: Step) -> list[tuple[str, ...]] | None:
 
 def encode_options(d: Derivation, step: Step) -> tuple[str, ...] | None:
     """The options of an encoded word (``encode.i``): one choice among ways it could be cut."""
-    if d.problem.kind != "bpe" or not re.fullmatch(r"encode\.[0-9]+", step.id) or "merges" not in d:
-        return None
     from ..parse.bpe import Bpe
+
+    if not isinstance(d.problem.data, Bpe) or not re.fullmatch(r"encode\.[0-9]+", step.id) or "merges" not in d:
+        return None
 
     data = d.problem.payload(Bpe)
     word = step.symbol
