@@ -127,7 +127,8 @@ LABEL_HINT = "A label: as the problem writes it (capitals count)."
 
 
 def _labels(names: tuple[str, ...] | None, n: int, by: str = "") -> list[str]:
-    """The labels of an axis, or its positions ("rank 1" when the labels would give an answer away)."""
+    """The labels of an axis, or its positions: 1, 2, ... where it has none, "rank 1", ... where its
+    labels would give an answer away (they are in a computed order)."""
     if names is not None and len(names) == n:
         return list(names)
     return [f"{by}{i + 1}" for i in range(n)]
@@ -197,10 +198,11 @@ def _view(d: Derivation, step: Step, number: int, typed: Typed, errors: dict[str
         if is_pair_table(d, step):
             view.cols = pair_heads(d, step, typed.get(f"{int(step.id.split('.')[0]) - 1}.words"))
         else:
-            view.cols = _labels(None if hidden else step.rows, shape[0], "rank ")
+            view.cols = _labels(None if hidden else step.rows, shape[0], "rank " if hidden else "")
         view.rows = [("", [cell((j,), f"{step.title}, {c}") for j, c in enumerate(view.cols)])]
     else:
-        rows, view.cols = _labels(None if hidden else step.rows, shape[0], "rank "), _labels(step.cols, shape[1])
+        rows = _labels(None if hidden else step.rows, shape[0], "rank " if hidden else "")
+        view.cols = _labels(step.cols, shape[1])
         view.rows = [
             (r, [cell((i, j), f"{step.title}, row {r}, column {c}") for j, c in enumerate(view.cols)])
             for i, r in enumerate(rows)
