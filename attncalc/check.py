@@ -322,8 +322,7 @@ def _grade(
         (name, arg), slip_value = found
         runs.patched[ans.id] = np.where(ok | open_, true, np.where(matches(slip_value), slip_value, given))
         note = (
-            f"Right given your earlier answers with the slip already charged at {first}: "
-            f"{mistake_note(name, arg, runs.problem, ans.id)}; it is charged once."
+            f"The same slip as at {first}: {mistake_note(name, arg, runs.problem, ans.id)}; it is charged once, there."
         )
         return carried(note, first, ~ok, mistake=name)
     if found is not None:
