@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,20 +42,35 @@ def began_at(step_id: str, runs: Runs, status: dict[str, str], above: list[str])
     """The wrong answer a carried step rests on: among the wrong answers it depends on, the first
     whose leaving out changes the step recomputed from the answerer's answers (the carried ones left
     out too, so that an error reaches this step through them); else the first of them."""
-    from . import grading
-
     wrong = [k for k in above if status.get(k) == "wrong"]
     if not wrong:
         return above[0] if above else None
     carried = frozenset(k for k, v in status.items() if v == "carried")
-    base = grading.own_value(step_id, runs, carried)
+    base = own_value(step_id, runs, carried)
     if base is None:
         return wrong[0]
     for w in wrong:
-        other = grading.own_value(step_id, runs, carried | {w})
-        if other is not None and not grading.same_value(base, other):
+        other = own_value(step_id, runs, carried | {w})
+        if other is not None and not same_value(base, other):
             return w
     return wrong[0]
+
+
+def own_value(step_id: str, runs: Runs, without: frozenset[str]) -> Any:
+    """The step recomputed from the answerer's answers, leaving out those in ``without`` (a label for
+    a prediction, else an array), or None."""
+    label = runs.is_label(step_id)  # a prediction's label is read off the run's steps: a whole run
+    got = runs.get("float", overrides=True, without=without, stop_after=None if label else step_id, light=not label)
+    if got is None or step_id not in got[1]:
+        return None
+    value = got[1][step_id].value
+    return value if label else np.asarray(got[0][step_id], dtype=float)
+
+
+def same_value(a: Any, b: Any) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        return bool(a == b)
+    return bool(np.allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True))
 
 
 def mistake_args(problem: Problem, name: str) -> list[int | None]:

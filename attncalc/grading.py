@@ -145,23 +145,6 @@ def rests_on(ans: Answer, runs: Runs, flawed: dict[str, str]) -> tuple[str, str]
     return None
 
 
-def own_value(step_id: str, runs: Runs, without: frozenset[str]) -> Any:
-    """The step recomputed from the answerer's answers, leaving out those in ``without`` (a label for
-    a prediction, else an array), or None."""
-    label = runs.is_label(step_id)  # a prediction's label is read off the run's steps: a whole run
-    got = runs.get("float", overrides=True, without=without, stop_after=None if label else step_id, light=not label)
-    if got is None or step_id not in got[1]:
-        return None
-    value = got[1][step_id].value
-    return value if label else np.asarray(got[0][step_id], dtype=float)
-
-
-def same_value(a: Any, b: Any) -> bool:
-    if isinstance(a, str) or isinstance(b, str):
-        return bool(a == b)
-    return bool(np.allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True))
-
-
 def award(r: StepResult, g: Grading, points: float, flawed: str | None, rests: tuple[str, str] | None) -> StepResult:
     """The step's points and the share it earned, with a note where credit was refused."""
     share = r.answered / r.entries if r.entries else 0.0
