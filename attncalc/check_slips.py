@@ -192,7 +192,9 @@ def alike_slips(ans: Answer, runs: Runs, slip: Slip, value: np.ndarray, skip: se
 
 def agrees_above(step_id: str, slip: Slip, runs: Runs, answers: dict[str, Answer], tol: Tolerance) -> bool:
     """Every earlier answer the step depends on agrees with the slip's chain (a slip from the start
-    is not said when the answerer's own earlier work shows it was not made)."""
+    is not said when the answerer's own earlier work shows it was not made). A step the slip's chain
+    does not take is no evidence either way: masked scores written right, then the exponentials of
+    the scores before the mask, is the mask applied late."""
     name, arg = slip
     for k, a in answers.items():
         if k == step_id:
@@ -200,6 +202,8 @@ def agrees_above(step_id: str, slip: Slip, runs: Runs, answers: dict[str, Answer
         if isinstance(a.values, str) or step_id not in runs.descendants(k):
             continue
         v = runs.value(k, "float", mistake=name, arg=arg)
+        if v is None:  # a step the slip's chain does not take (no masked scores when the mask comes late)
+            continue
         if fits(a, v, tol):
             continue
         decs = [int(d) for d in np.ravel(np.asarray(a.decimals)) if int(d) >= 0]

@@ -285,3 +285,43 @@ def test_a_typo_in_weights_is_not_named_mask_after_softmax() -> None:
             wide.SHARE = saved
     assert reports[0] == reports[1]
     assert reports[0]["weights"] == ("wrong", None)
+
+
+def test_mask_after_softmax_is_named_at_the_exponentials_after_right_masked_scores(tmp_path: Path) -> None:
+    """Causal self-attention, scaled dot: a calculator student writes the masked scores right, then
+    exponentiates the scores before the mask (the mask comes late). Worked with numpy from the
+    formulas: Q = X W_Q, K = X W_K, S' = Q Kᵀ/√2; the student's exponentials are exp(S') everywhere.
+    The slip's chain from the start takes no masked-scores step, so the right masked scores are no
+    evidence against it; the slip is named at the exponentials."""
+    import numpy as np
+
+    path = tmp_path / "causal.toml"
+    path.write_text(
+        'kind = "self-attention"\ntokens = ["the", "cat", "sat"]\nscore = "scaled-dot"\n'
+        "[settings]\ndecimals = 3\n[given]\n"
+        "X = [[0, 1], [1, 1], [1, -2]]\nW_Q = [[-2, 2], [0, 2]]\nW_K = [[1, 1], [-1, 1]]\n"
+        'W_V = [[2, 1], [1, 0]]\nmask = "causal"\n',
+        encoding="utf-8",
+    )
+    X = np.array([[0, 1], [1, 1], [1, -2]], dtype=float)
+    Q, K = X @ np.array([[-2, 2], [0, 2]]), X @ np.array([[1, 1], [-1, 1]])
+    S = Q @ K.T
+    scaled = S / np.sqrt(2)
+    masked = np.where(np.tril(np.ones((3, 3))) > 0, scaled, -np.inf)
+
+    def written(a: Any) -> Any:
+        return [[("-inf" if x == -np.inf else f"{x:.3f}") for x in row] for row in np.asarray(a)]
+
+    answers = {
+        "Q": written(Q),
+        "K": written(K),
+        "scores": written(S),
+        "scaled_scores": written(scaled),
+        "masked_scores": written(masked),
+        "exponentials": written(np.exp(scaled)),
+    }
+    res = {r.id: r for r in check(load_problem(path), answers, "answers.toml").results}
+    assert res["masked_scores"].verdict == "correct"
+    assert res["exponentials"].verdict == "wrong" and res["exponentials"].mistake == "mask_after_softmax", res[
+        "exponentials"
+    ].note
