@@ -344,6 +344,8 @@ class Runs:
         with np.errstate(invalid="ignore"):  # a masked −∞ entry (kept as it is below) gives nan here
             moved = true + (0.37 + 0.113 * ramp) * (1.0 + np.abs(true))
         alts = [np.where(np.isneginf(true), true, alt) for alt in (np.full(true.shape, np.nan), moved)]
+        if labels and true.size > 1:  # a label (an argmax) kept by both moves: the entries rolled, the largest moved on
+            alts.append(np.roll(true.reshape(-1), 1).reshape(true.shape))
         gives_up = getattr(self.mech, "poison_gives_up", None) if check_wide.SHARE else None  # a kind says so
         if gives_up is not None and gives_up(step_id, alts):
             return frozenset(later)

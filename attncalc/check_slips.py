@@ -158,6 +158,19 @@ def named_slip(
     the slip's (unrounded) value of the step; None when no slip fits. ``only``: try just these."""
     given = np.asarray(ans.values, dtype=float)
     answered = ~np.isnan(given)
+
+    decs = np.asarray(ans.decimals)
+
+    def whole(ends: list[np.ndarray | None]) -> bool:
+        """The answer within the step's values from the ends of what the answers behind it stand for."""
+        if any(e is None or np.shape(e) != given.shape for e in ends):
+            return False
+        stacked = np.stack([np.asarray(e, dtype=float) for e in ends])
+        half = np.where(decs >= 0, 0.5 * 10.0 ** -np.clip(decs, 0, None), 0.0) * (1 + 1e-9) + 1e-12
+        with np.errstate(invalid="ignore"):
+            inside = (given >= stacked.min(axis=0) - half) & (given <= stacked.max(axis=0) + half)
+        return bool((inside | ~answered).all())
+
     for slip, overrides, v in _slip_runs(ans, runs, skip, only):
         plain = runs.value(ans.id, "float", overrides=overrides)
         if v is None or plain is None or v.shape != given.shape or plain.shape != given.shape:
@@ -170,7 +183,7 @@ def named_slip(
                 hit |= matches(value, chain_decimals=k)
         if not hit.all():
             continue
-        if not overrides and not agrees_above(ans.id, slip, runs, answers, tol):
+        if not overrides and not agrees_above(ans.id, slip, runs, answers, tol, still=whole):
             continue
         return slip, v
     return None
@@ -190,12 +203,25 @@ def alike_slips(ans: Answer, runs: Runs, slip: Slip, value: np.ndarray, skip: se
     return out
 
 
-def agrees_above(step_id: str, slip: Slip, runs: Runs, answers: dict[str, Answer], tol: Tolerance) -> bool:
+def agrees_above(
+    step_id: str,
+    slip: Slip,
+    runs: Runs,
+    answers: dict[str, Answer],
+    tol: Tolerance,
+    still: Callable[[list[np.ndarray | None]], bool] | None = None,
+) -> bool:
     """Every earlier answer the step depends on agrees with the slip's chain (a slip from the start
     is not said when the answerer's own earlier work shows it was not made). A step the slip's chain
     does not take is no evidence either way: masked scores written right, then the exponentials of
-    the scores before the mask, is the mask applied late."""
+    the scores before the mask, is the mask applied late. With ``still`` (naming a slip, not standing
+    for the answerer's numbers), the earlier answers that disagree may stay: the slip's chain, those
+    answers taken in, must still give the step's answer for some unrounded numbers behind them
+    (``still`` says whether the chain's values with every such answer half a unit lower, as written,
+    and half a unit higher allow it). A typo carried through the online softmax's running maximum,
+    which the result does not depend on, says nothing about the logsumexp's maximum left out."""
     name, arg = slip
+    disagree: set[str] = set()
     for k, a in answers.items():
         if k == step_id:
             break
@@ -207,9 +233,20 @@ def agrees_above(step_id: str, slip: Slip, runs: Runs, answers: dict[str, Answer
         if fits(a, v, tol):
             continue
         decs = [int(d) for d in np.ravel(np.asarray(a.decimals)) if int(d) >= 0]
-        if not any(fits(a, runs.value(k, "hand", d, mistake=name, arg=arg), tol) for d in sorted(set(decs))):
+        if any(fits(a, runs.value(k, "hand", d, mistake=name, arg=arg), tol) for d in sorted(set(decs))):
+            continue
+        if still is None:
             return False
-    return True
+        disagree.add(k)
+    if not disagree:
+        return True
+    assert still is not None
+    others = frozenset(runs.overrides) - disagree
+    ends = [
+        runs.value(step_id, "float", overrides=True, mistake=name, arg=arg, without=others, stop_after=step_id, nudge=n)
+        for n in (-1, 0, 1)
+    ]
+    return still(ends)
 
 
 def slip_carried(

@@ -325,3 +325,67 @@ def test_mask_after_softmax_is_named_at_the_exponentials_after_right_masked_scor
     assert res["exponentials"].verdict == "wrong" and res["exponentials"].mistake == "mask_after_softmax", res[
         "exponentials"
     ].note
+
+
+def test_a_prediction_right_for_the_students_own_probabilities_is_carried(tmp_path: Path) -> None:
+    """attention with an output head: q = [-2, 2], keys [1, 2], [-1, 0], [0, 2] (values = keys):
+    scores [2, 2, 4], weights e²/(2e² + e⁴) = 0.107 (twice) and 0.787, context [0, 1.787],
+    combined q + c = [-2, 3.787], logits W_out·u = [5.574, -11.574, -7.787]: the prediction is A, the
+    first entry. A student whose probabilities carry a typo, [0.100, 0.900, 0.000], predicts B, the
+    argmax of their own probabilities. Moves of the probabilities that keep the argmax (and a poison
+    whose argmax is the first entry, A) do not show that the prediction depends on them; it is carried."""
+    path = tmp_path / "head.toml"
+    path.write_text(
+        'kind = "attention"\ntokens = ["the", "cat", "sat"]\nscore = "dot"\n[settings]\ndecimals = 3\n'
+        "[given]\nquery = [-2, 2]\nkeys = [[1, 2], [-1, 0], [0, 2]]\n"
+        '[head]\ncombine = "add"\nW_out = [[1, 2], [2, -2], [2, -1]]\nvocab = ["A", "B", "C"]\n',
+        encoding="utf-8",
+    )
+    answers = {
+        "logits": ["5.574", "-11.574", "-7.787"],
+        "probabilities": ["0.100", "0.900", "0.000"],
+        "prediction": "B",
+    }
+    res = {r.id: r for r in check(load_problem(path), answers, "answers.toml").results}
+    assert res["logits"].verdict == "correct"
+    assert res["probabilities"].verdict == "wrong"
+    assert res["prediction"].verdict == "carried", res["prediction"].note
+    assert res["prediction"].began_at == "probabilities"
+
+
+def test_a_slip_is_named_beside_a_typo_its_step_does_not_rest_on(tmp_path: Path) -> None:
+    """online-softmax, scores [7, 6, 8] in blocks of 2. A calculator student writes block 1's maximum
+    as 4 (a typo for 7) and works on from it: exponentials e³, e², their sum l₁; block 2: maximum 8,
+    rescale e⁻⁴, l₂ = l₁·e⁻⁴ + 1, which is the true l = e⁻¹ + e⁻² + 1 (the running maximum cancels).
+    Then the logsumexp with the maximum left out, ln l = 0.408 (true L = 8 + ln l = 8.408). The slip's
+    chain from the start gives 0.408; the carried answers that disagree with it, taken in, still give
+    it: the slip is named. A typo at the logsumexp instead (0.508) names nothing."""
+    import numpy as np
+
+    path = tmp_path / "online.toml"
+    path.write_text(
+        'kind = "online-softmax"\n[given]\nscores = [7, 6, 8]\nV = [[-2, 2], [1, 1], [-2, -1]]\nblock = 2\n'
+        "[settings]\ndecimals = 3\n",
+        encoding="utf-8",
+    )
+    exps = np.exp(np.array([7.0, 6.0]) - 4.0)
+    l1 = exps.sum()
+    rescale = np.exp(4.0 - 8.0)
+    l2 = l1 * rescale + 1.0
+    assert abs(l2 - (np.exp(-1) + np.exp(-2) + 1)) < 1e-12
+    work = {
+        "1.block_max": "4.000",
+        "1.max": "4.000",
+        "1.exponentials": [f"{x:.3f}" for x in exps],
+        "1.sum": f"{l1:.3f}",
+        "2.max": "8.000",
+        "2.rescale": f"{rescale:.3f}",
+        "2.sum": f"{l2:.3f}",
+        "sum": f"{l2:.3f}",
+    }
+    assert f"{np.log(l2):.3f}" == "0.408"
+    res = {r.id: r for r in check(load_problem(path), {**work, "logsumexp": "0.408"}, "answers.toml").results}
+    assert res["1.block_max"].verdict == "wrong" and res["1.block_max"].mistake is None
+    assert res["logsumexp"].verdict == "wrong" and res["logsumexp"].mistake == "logsumexp_no_max", res["logsumexp"].note
+    res = {r.id: r for r in check(load_problem(path), {**work, "logsumexp": "0.508"}, "answers.toml").results}
+    assert res["logsumexp"].verdict == "wrong" and res["logsumexp"].mistake is None, res["logsumexp"].note
