@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from . import check_budget, grading
+from .arith import Chain
 from .check_answers import (
     SLACK,
     UNANSWERED,
@@ -43,14 +44,14 @@ from .check_answers import (
     parse_answers,
 )
 from .check_notes import fmt_nested, given_text, hand_chain_note, mistake_note, nested_list, rounded_list, slip_note
-from .check_picks import Context, grade_prediction
+from .check_picks import Context, grade_own_shape, grade_prediction
 from .check_prepared import Prepared
 from .check_report import Report, StepResult
-from .check_runs import Runs
+from .check_runs import RUN_FAILURES, Runs
 from .check_slips import alike_slips, began_at, named_slip, slip_carried, within_rounding, wrong_ancestors
 from .derivation import Count, Derivation, Step
 from .fmt import fmt_array
-from .mechanisms import solve
+from .mechanisms import MECHANISMS, solve
 from .parse import Problem
 
 __all__ = [
@@ -88,7 +89,9 @@ def check(
     if prepared is not None and prepared.problem is not problem:
         raise ValueError("check: prepared is another problem's")
     truth = prepared.truth if prepared is not None else solve(problem, exact=False, carry_rounded=False)
-    answers = parse_answers(raw_answers, truth, answers_file, key_prefix)
+    answers = parse_answers(
+        raw_answers, truth, answers_file, key_prefix, own_shapes=lambda labels: _shapes(problem, labels)
+    )
     check_budget.refuse_costly(answers, truth, answers_file, tol)  # before any run: the ceiling on its work
     points = grading.step_points(problem.grading, truth.step_ids, problem.path, grading.copy_steps(truth))
     # a value the problem states (a gate given as numbers) is not computed: no points, not unanswered
@@ -109,13 +112,16 @@ def check(
         evidence = {k: a for k, a in by_id.items() if status.get(k) != "wrong" or k in named}
         if isinstance(ans.values, str):
             r = grade_prediction(ans, step, runs, status, above, Context(above, named, evidence), tol)
+        elif np.shape(ans.values) != np.shape(step.value):  # a table of the student's own labels' shape
+            r = grade_own_shape(ans, step, runs, status, tol)
         else:
             r = _grade(ans, step, truth, runs, tol, status, Context(above, named, evidence))
         status[ans.id] = r.verdict
         why = None
         # only an unexplained wrong answer can be degenerate: a named slip, or an answer right given the
         # answerer's own work, is honest work even when it comes out [0.5, 0.5]
-        if r.verdict == "wrong" and r.mistake is None and not isinstance(ans.values, str):
+        numbers = not isinstance(ans.values, str) and np.shape(ans.values) == np.shape(step.value)
+        if r.verdict == "wrong" and r.mistake is None and numbers:
             why = grading.degenerate(np.asarray(ans.values, dtype=float), ans.decimals, step.value, givens)
         # (a correct step earns its right entries whatever it rests on: award reads this only for the others)
         rests = None
@@ -352,6 +358,17 @@ def _grade(
         carried_right=int((mine & ~ok & ~open_).sum()),
         entries=size,
     )
+
+
+def _shapes(problem: Problem, labels: dict[str, str]) -> dict[str, tuple[int, ...]]:
+    """The steps' shapes worked from the answered labels (a merge the student chose): {} if no run."""
+    chain = Chain("float", labels=labels)
+    try:
+        with np.errstate(all="ignore"):
+            MECHANISMS[problem.kind].run(problem, chain)
+    except RUN_FAILURES:
+        return {}
+    return {k: np.shape(v) for k, v in chain.computed.items()}
 
 
 def _first_named(ctx: Context, slip: tuple[str, int | None]) -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -190,10 +191,19 @@ def _as_written(x: Any) -> Any:
     return str(x).strip()
 
 
-def parse_answers(raw: dict[str, Any], derivation: Derivation, file: str, key_prefix: str = "") -> list[Answer]:
-    """Validate answers against a derivation's steps: known ids, right shapes, numbers."""
+def parse_answers(
+    raw: dict[str, Any],
+    derivation: Derivation,
+    file: str,
+    key_prefix: str = "",
+    own_shapes: Callable[[dict[str, str]], dict[str, tuple[int, ...]]] | None = None,
+) -> list[Answer]:
+    """Validate answers against a derivation's steps: known ids, right shapes, numbers. A table of
+    another shape stands when ``own_shapes`` (the steps' shapes worked from the answered labels, as
+    a merge answered otherwise leaves the student's own pairs) gives it that shape."""
     valid = derivation.step_ids
     out: list[Answer] = []
+    other: list[tuple[str, Answer, tuple[int, ...]]] = []  # (key, answer, true shape): answered in another shape
     raw = flatten_ids(raw, file=file)
     # a whole number is judged at the file's usual precision; a file of whole numbers only, at the
     # problem's decimals (else weights = [0, 0, 0] would pass as 0.155, 0.422, 0.422 "to 0 decimals")
@@ -225,9 +235,20 @@ def parse_answers(raw: dict[str, Any], derivation: Derivation, file: str, key_pr
         if isinstance(step, Count):  # a whole number: an exact form (3·97216102400) is judged as one, to the unit
             decs = np.where(decs == -1, 0, decs)
         if vals.shape != shape:
-            raise ProblemError(file, key, f"expected {_shape_words(shape)}, got {_shape_words(vals.shape)}")
+            other.append((key, Answer(step_id, vals, decs, _as_written(written)), shape))
+            continue
         decs = _whole_steps_at_the_asked_precision(step, vals, decs, derivation.decimals)
         out.append(Answer(step_id, vals, decs, _as_written(written)))
+    if other:
+        labels = {a.id: a.values for a in out if isinstance(a.values, str)}
+        differ = {k: v for k, v in labels.items() if v != str(derivation.step(k).value)}
+        theirs = own_shapes(labels) if own_shapes is not None and differ else {}
+        for key, ans, shape in other:
+            if theirs.get(ans.id) != np.shape(ans.values):
+                raise ProblemError(
+                    file, key, f"expected {_shape_words(shape)}, got {_shape_words(np.shape(ans.values))}"
+                )
+            out.append(ans)
     if skipped and not out:
         raise ProblemError(
             file, skipped[0], f"every step is {UNANSWERED!r}, so nothing is answered: answer at least one entry"

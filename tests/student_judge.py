@@ -65,9 +65,20 @@ def judge(st: Student, grade: Grader = check) -> list[Failure]:
     mistakes = [k for k in case.order if k in st.at]
     first = mistakes[0] if mistakes else None
     degenerate_at = [k for k in mistakes if st.at[k].startswith("degenerate")]
-    resting: set[str] = set()  # below a degenerate answer: through the computation, or directly from the answers
+    # below a degenerate answer, however far down: through the computation, or from answer to answer
+    # (an answer that moves with one resting on it rests on it too, even where the computation as a
+    # whole does not: the online softmax's result does not depend on its running maximum, but the
+    # student's sum, worked from their rescaled exponentials, does)
+    resting: set[str] = set()
     for k in degenerate_at:
-        resting |= case.descendants(k) | case.moved_with(k, st.answers)
+        reached, todo = {k}, [k]
+        while todo:
+            for d in case.moved_with(todo.pop(), st.answers):
+                if d not in reached:
+                    reached.add(d)
+                    if d in st.answers:
+                        todo.append(d)
+        resting |= case.descendants(k) | (reached - {k})
     for k in case.order:
         r = results.get(k)
         if r is None:

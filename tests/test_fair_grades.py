@@ -3,6 +3,7 @@ score is worked out by hand in the test (the true values from the problem's form
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -351,6 +352,10 @@ def test_a_prediction_right_for_the_students_own_probabilities_is_carried(tmp_pa
     assert res["probabilities"].verdict == "wrong"
     assert res["prediction"].verdict == "carried", res["prediction"].note
     assert res["prediction"].began_at == "probabilities"
+    # their own probabilities tie A and B at 0.5: B, one of their own largest, is carried too
+    answers = {**answers, "probabilities": ["0.500", "0.500", "0.000"]}
+    res = {r.id: r for r in check(load_problem(path), answers, "answers.toml").results}
+    assert res["prediction"].verdict == "carried", res["prediction"].note
 
 
 def test_a_slip_is_named_beside_a_typo_its_step_does_not_rest_on(tmp_path: Path) -> None:
@@ -389,3 +394,48 @@ def test_a_slip_is_named_beside_a_typo_its_step_does_not_rest_on(tmp_path: Path)
     assert res["logsumexp"].verdict == "wrong" and res["logsumexp"].mistake == "logsumexp_no_max", res["logsumexp"].note
     res = {r.id: r for r in check(load_problem(path), {**work, "logsumexp": "0.508"}, "answers.toml").results}
     assert res["logsumexp"].verdict == "wrong" and res["logsumexp"].mistake is None, res["logsumexp"].note
+
+
+def _pair_counts(words: dict[tuple[str, ...], int]) -> list[int]:
+    """Adjacent-pair counts in order of first occurrence (Sennrich et al.'s count, written here)."""
+    counts: dict[tuple[str, str], int] = {}
+    for symbols, n in words.items():
+        for pair in itertools.pairwise(symbols):
+            counts[pair] = counts.get(pair, 0) + n
+    return list(counts.values())
+
+
+def _merged(words: dict[tuple[str, ...], int], a: str, b: str) -> dict[tuple[str, ...], int]:
+    out = {}
+    for symbols, n in words.items():
+        s, i = [], 0
+        while i < len(symbols):
+            if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == (a, b):
+                s.append(a + b)
+                i += 2
+            else:
+                s.append(symbols[i])
+                i += 1
+        out[tuple(s)] = n
+    return out
+
+
+def test_a_pair_table_of_the_students_own_words_is_graded_not_refused() -> None:
+    """bpe-first-tie (low 5, lower 2, widest 3, newest 6; ties to the pair that occurs first): the
+    true merge 1 is "e s" (e s, s t, t </w> tie at 9); a student merges "s t" instead. Their words
+    have 13 distinct pairs, the true ones 14: their 2.pairs (counted here from their own words) is
+    carried, not a refused file, and their 2.merge, the first of the pairs at 9 in their table
+    ("e st"), is carried too. A 13-entry table that is not theirs is wrong, with both lengths said."""
+    words = {(*tuple(w), "</w>"): n for w, n in (("low", 5), ("lower", 2), ("widest", 3), ("newest", 6))}
+    assert _pair_counts(words) == [7, 7, 5, 8, 2, 2, 3, 3, 3, 9, 9, 9, 6, 6]
+    theirs = _pair_counts(_merged(words, "s", "t"))
+    assert len(theirs) == 13 and theirs.count(9) == 2
+    report = _grade("problems/bpe-first-tie.toml", {"1.merge": "s t", "2.pairs": theirs, "2.merge": "e st"})
+    res = {r.id: r for r in report.results}
+    assert res["1.merge"].verdict == "wrong"
+    assert res["2.pairs"].verdict == "carried" and res["2.pairs"].began_at == "1.merge", res["2.pairs"].note
+    assert res["2.merge"].verdict == "carried", res["2.merge"].note
+    other = list(theirs)
+    other[3] += 3
+    res = {r.id: r for r in _grade("problems/bpe-first-tie.toml", {"1.merge": "s t", "2.pairs": other}).results}
+    assert res["2.pairs"].verdict == "wrong" and "13 entries" in res["2.pairs"].note and "14" in res["2.pairs"].note
