@@ -439,3 +439,30 @@ def test_a_pair_table_of_the_students_own_words_is_graded_not_refused() -> None:
     other[3] += 3
     res = {r.id: r for r in _grade("problems/bpe-first-tie.toml", {"1.merge": "s t", "2.pairs": other}).results}
     assert res["2.pairs"].verdict == "wrong" and "13 entries" in res["2.pairs"].note and "14" in res["2.pairs"].note
+
+
+def test_the_jacobians_diagonal_only_is_charged_once_from_the_jacobian_on() -> None:
+    """backward-one-head-causal, worked with numpy from the formulas: Q = X W_Q, K = X W_K,
+    V = X W_V, A = softmax(causal(Q Kᵀ/√2)), dA = dY Vᵀ. A student who drops the Jacobian's a aᵀ term
+    writes J_i = diag(a_i) for each query row and dS' = A ∘ dA. The slip is named at the first
+    Jacobian and charged once: the other rows and dS' are carried with the same slip said."""
+    import numpy as np
+
+    X = np.array([[1, 0], [0, 1], [1, 1]], dtype=float)
+    Q, K, V = X @ np.array([[1, 0], [1, 1]]), X @ np.array([[1, 0], [0, -1]]), X @ np.array([[1, 2], [0, 1]])
+    S = np.where(np.tril(np.ones((3, 3))) > 0, Q @ K.T / np.sqrt(2), -np.inf)
+    A = np.exp(S - S.max(axis=1, keepdims=True))
+    A /= A.sum(axis=1, keepdims=True)
+    dA = np.array([[1, 0], [0, 1], [1, 1]], dtype=float) @ V.T
+
+    def written(a: Any) -> Any:
+        return [[f"{x:.3f}" for x in row] for row in np.asarray(a)]
+
+    answers = {f"head.1.jacobian.{i + 1}": written(np.diag(A[i])) for i in range(3)}
+    answers["head.1.grad_scaled_scores"] = written(A * dA)
+    res = {r.id: r for r in _grade("problems/backward-one-head-causal.toml", answers).results}
+    first = res["head.1.jacobian.1"]
+    assert first.verdict == "wrong" and first.mistake == "jacobian_diagonal_only", first.note
+    for k in ("head.1.jacobian.2", "head.1.jacobian.3", "head.1.grad_scaled_scores"):
+        assert res[k].verdict == "carried" and res[k].mistake == "jacobian_diagonal_only", (k, res[k].note)
+        assert "charged once" in res[k].note

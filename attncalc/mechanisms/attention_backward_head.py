@@ -80,6 +80,7 @@ def head_steps(
         )
     )
     A, dA = chain.coerce(A, dA)
+    late_diag = chain.mistake == "jacobian_diagonal_only"
     if d.jacobian:
         for i in range(n):
             a = A[i]
@@ -91,7 +92,8 @@ def head_steps(
                     formula="J_kl = ∂a_k/∂s_l = a_k (δ_kl − a_l):  J = diag(a) − a aᵀ",
                     latex=r"J = \mathrm{diag}(a) - a a^\top",
                     symbol="J",
-                    value=chain.finish(f"{h}.jacobian.{i + 1}", diag - outer),
+                    # the slip keeps J's diagonal only, here as at dS' (a aᵀ left out)
+                    value=chain.finish(f"{h}.jacobian.{i + 1}", diag if late_diag else diag - outer),
                     rows=keys,
                     cols=keys,
                     parts=(diag, outer),
