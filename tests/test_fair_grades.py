@@ -466,3 +466,23 @@ def test_the_jacobians_diagonal_only_is_charged_once_from_the_jacobian_on() -> N
     for k in ("head.1.jacobian.2", "head.1.jacobian.3", "head.1.grad_scaled_scores"):
         assert res[k].verdict == "carried" and res[k].mistake == "jacobian_diagonal_only", (k, res[k].note)
         assert "charged once" in res[k].note
+
+
+def test_w_transposed_is_named_in_multi_head() -> None:
+    """mh-self-attention: a student who mixes the row and column conventions uses W_Qᵀ, W_Kᵀ, W_Vᵀ
+    (Q = X W_Qᵀ, worked here with numpy). The slip is named at Q and charged once at K and V. A typo
+    in Q (one entry +2) names nothing."""
+    import numpy as np
+
+    X = np.array([[1, 2, 1, 1], [2, 1, 1, 2], [1, 0, 2, 1]], dtype=float)
+    W_Q = np.array([[0, 0, 0, 0], [1, 1, 1, -1], [0, 1, 1, 0], [0, 1, 0, 0]], dtype=float)
+    W_K = np.array([[0, 1, 0, 0], [1, 0, 0, -1], [1, 1, 0, -1], [0, 0, 0, 1]], dtype=float)
+    W_V = np.array([[1, 0, 1, 1], [0, 1, 0, 1], [1, 1, 0, 0], [1, 0, 0, 0]], dtype=float)
+    answers = {"Q": (X @ W_Q.T).tolist(), "K": (X @ W_K.T).tolist(), "V": (X @ W_V.T).tolist()}
+    res = {r.id: r for r in _grade("problems/mh-self-attention.toml", answers).results}
+    assert res["Q"].verdict == "wrong" and res["Q"].mistake == "w_transposed", res["Q"].note
+    assert all(res[k].verdict == "carried" and res[k].mistake == "w_transposed" for k in ("K", "V"))
+    typo = (X @ W_Q).tolist()
+    typo[1][2] += 2
+    res = {r.id: r for r in _grade("problems/mh-self-attention.toml", {"Q": typo}).results}
+    assert res["Q"].verdict == "wrong" and res["Q"].mistake is None
