@@ -372,8 +372,7 @@ class Chain:
         self.computed[step_id] = x
         if self.mode == "interval":
             return self._carry_interval(step_id, x)
-        if step_id in self.overrides and np.size(self.overrides[step_id]) == np.size(x):  # (a table of another
-            # shape, the student's own after a label of theirs, is not this run's to take)
+        if step_id in self.overrides:
             given = np.asarray(self.overrides[step_id], dtype=float).reshape(np.shape(x))
             open_ = np.isnan(given)  # entries the answer left out ("?") keep the computed value
             if self.poison:  # (unless not-a-number is the point: check tracing what depends on a step)
@@ -386,7 +385,7 @@ class Chain:
         have been rounded from, as far as the step's formula can give them from the earlier answers
         (:func:`~attncalc.interval.meet`; entries written "?" keep the computed interval); a step not
         answered as its computed interval. (A hand chain, every step rounded, is a run of its own.)"""
-        if step_id not in self.overrides or np.size(self.overrides[step_id]) != np.size(x):
+        if step_id not in self.overrides:
             return x
         given = np.asarray(self.overrides[step_id], dtype=float).reshape(np.shape(x))
         width = self.widths.get(step_id, 0.0)
