@@ -166,7 +166,7 @@ def _part_page(title: str, about: str, items: list[tuple[Path, str, str]], out: 
             f"[The solution sheet on its own page](sheets/{stem}.html)",
             "",
             f'<iframe class="attncalc-sheet" src="sheets/{stem}.html" title="{html.escape(ptitle)}" loading="lazy" '
-            'onload="try{this.style.height=(this.contentWindow.document.documentElement.scrollHeight+24)+\'px\'}catch(e){}">'
+            "onload=\"try{this.style.height=(this.contentWindow.document.documentElement.scrollHeight+24)+'px'}catch(e){}\">"
             "</iframe>",
         ]
     return "\n".join(lines) + "\n"

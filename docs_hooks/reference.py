@@ -128,7 +128,7 @@ def kind_page(kind: str, problems: list[Path]) -> str:
         if sel.always:
             out += [f"Every `{sel.key}` allows {', '.join(_code(k) for k in sel.always)}.", ""]
         for value, t in sel.keys.items():
-            out += ["", f"#### `{sel.key} = \"{value}\"`", ""]
+            out += ["", f'#### `{sel.key} = "{value}"`', ""]
             out += _key_rows(t, "")[0]
     steps = e.load("step_ids")
     out += [

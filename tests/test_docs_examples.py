@@ -117,5 +117,8 @@ def test_a_shell_line_the_runner_cannot_do_is_refused(tmp_path: Path) -> None:
     def writes(argv: list[str]) -> tuple[int, bytes, str]:
         return 0, f"{argv[0]}\n".encode(), ""
 
-    assert run_line(["attncalc", "new", "x", ">", "n.toml", "&&", "attncalc", "list", ">>", "n.toml"], tmp_path, writes) == []
+    assert (
+        run_line(["attncalc", "new", "x", ">", "n.toml", "&&", "attncalc", "list", ">>", "n.toml"], tmp_path, writes)
+        == []
+    )
     assert (tmp_path / "n.toml").read_text() == "new\nlist\n"

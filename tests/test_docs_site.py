@@ -60,7 +60,7 @@ def test_every_problem_is_in_the_gallery_with_its_sheet(site: Path) -> None:
         holding = [name for name, text in pages.items() if f'id="{path.stem}"' in text]
         assert len(holding) == 1, (path.name, holding)
         sheet = (site / "gallery" / "sheets" / f"{path.stem}.html").read_text(encoding="utf-8")
-        assert f"<h1>{html.escape(load_problem(path).title, quote=False)}</h1>" in sheet, path.name
+        assert f"<title>{html.escape(load_problem(path).title)}" in sheet, path.name
         assert f'src="sheets/{path.stem}.html"' in pages[holding[0]]
     # a figure where the kind draws one: the attention weights of decoder-dot
     assert "figures/decoder-dot.svg" in pages["attention.html"]

@@ -18,4 +18,6 @@ def test_readme_example_lists_every_kind() -> None:
     missing = [k for k in KINDS if k not in listed]
     assert not missing, f"docs/guide/problem-files.md's `kind =` comment does not name kind(s) {', '.join(missing)}"
     unknown = [k for k in listed if k not in KINDS]
-    assert not unknown, f"docs/guide/problem-files.md's `kind =` comment names {', '.join(unknown)}, not in the registry"
+    assert not unknown, (
+        f"docs/guide/problem-files.md's `kind =` comment names {', '.join(unknown)}, not in the registry"
+    )
