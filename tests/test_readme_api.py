@@ -1,4 +1,4 @@
-"""The Python API page's block (docs/python-api.md, once the README's) runs, and the values its comments show are what Python shows.
+"""The Python API page's block (docs/python-api.md) runs, and the values its comments show are what Python shows.
 
 Independently of attncalc: the weights of query [1, 1] over keys [[1, 0], [0, 2]] are
 softmax([1, 2]) = [1/(1 + e), e/(1 + e)], computed here with numpy.

@@ -1,4 +1,4 @@
-"""The problem-file example of docs/guide/problem-files.md (once the README's) lists every kind the
+"""The problem-file example of docs/guide/problem-files.md lists every kind the
 registry knows (and no other)."""
 
 from __future__ import annotations
