@@ -1,4 +1,4 @@
-"""Every key README.md documents, used at least once in a problem that solves, with an assertion
+"""Every key the guide (docs/guide/) documents, used at least once in a problem that solves, with an assertion
 that depends on the key (a value computed independently, an exact form or a message): the
 problem-file keys, [given] for every kind and score, [head], [settings] and [training]. The
 recurrent and seq2seq keys are in test_documented_keys_recurrent.py."""

@@ -89,7 +89,7 @@ def test_the_tests_over_the_registry_take_the_kind_with_no_line_of_their_own(
     """Every list a kind once had to join by hand is now read from the registry: the option sets the
     generate tests draw with include the new kind, and the per-kind bodies of the tests parametrised
     over the registry pass on it (pytest collects them before this test registers `scale`, so they are
-    called here). What stays by hand is documentation (README.md's and docs/interface.md's kind lists,
+    called here). What stays by hand is documentation (docs/guide/problem-files.md's and docs/interface.md's kind lists,
     held to the registry by tests/test_readme_kinds.py and tests/test_docs_complete.py) and the
     generated files (tests/golden/new/, docs/schema/)."""
     from . import test_cli, test_generate, test_generate_dead, test_kind_data, test_kind_hooks, test_registry

@@ -386,9 +386,9 @@ def test_question_sheet_states_the_stated_gates_and_does_not_ask_for_them() -> N
 @needs_pdflatex
 @pytest.mark.parametrize("name", ["decoder-dot.toml", "lstm-doc-output.toml"])
 def test_a_fragment_compiles_with_the_preamble_the_readme_gives(cli: Any, tmp_path: Path, name: str) -> None:
-    """--fragment is pasted into someone else's document: the preamble the README names is enough
+    """--fragment is pasted into someone else's document: the preamble docs/guide/sheets.md names is enough
     (the shaded weights need attnshade, a prediction's ✓ needs amssymb)."""
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parent.parent / "docs" / "guide" / "sheets.md").read_text(encoding="utf-8")
     preamble = re.search(r"`(\\usepackage\[T1\]\{fontenc\}.*?)`", readme)
     assert preamble is not None
     (tmp_path / "frag.tex").write_text(cli("solve", str(PROBLEMS / name), "-f", "latex", "--fragment").stdout)
