@@ -36,7 +36,7 @@ from .budget import (
 )
 from .elementwise import elementwise
 from .interval import is_interval, midpoints
-from .mistakes import MISTAKES
+from .mistakes import every_mistake
 from .parse import Given
 from .rounding import round_half_up
 
@@ -186,7 +186,7 @@ class Chain:
 
     ``overrides`` replaces a step's result by given numbers (a student's answers) for everything
     after it, while ``computed`` keeps what the step itself gave; ``mistake`` switches on one of
-    the usual slips of :data:`MISTAKES` so that ``check`` can see whether it reproduces an answer
+    the usual slips of :func:`~attncalc.mistakes.every_mistake` so that ``check`` can see whether it reproduces an answer
     (``mistake_arg``: the vocabulary row of ``wrong_vocab_row``); ``stop_after`` ends the run once
     that step is computed.
     """
@@ -203,7 +203,7 @@ class Chain:
         labels: dict[str, str] | None = None,
     ) -> None:
         assert mode in ("exact", "float", "hand", "interval")
-        assert mistake is None or mistake in MISTAKES or isinstance(mistake, SlipProbe)
+        assert mistake is None or mistake in every_mistake() or isinstance(mistake, SlipProbe)
         self.mode = mode
         self.decimals = decimals
         self.notes: list[str] = []
