@@ -4,7 +4,7 @@ A distribution declares its kinds in the entry-point group ``attncalc.kinds``, e
 an :class:`attncalc.kinds.KindEntry`::
 
     [project.entry-points."attncalc.kinds"]
-    hinge = "attncalc_hinge.entry:ENTRY"
+    margin = "my_course_kinds.margin:ENTRY"
 
 The registry (:data:`attncalc.kinds.KINDS`) reads them the first time it is asked for a kind, after
 its built-ins, so a plugin kind goes through the same door as a built-in one and every command treats

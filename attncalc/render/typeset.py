@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from itertools import groupby
 
 _TOKEN = re.compile(
@@ -71,6 +72,17 @@ GREEK = {
     "Σ": "Sigma",
 }
 _ACCENTED_LETTER = re.compile("([A-Za-z" + "".join(GREEK) + "])([\u0302\u0303])")
+
+
+def _decomposed(text: str) -> str:
+    """A letter beyond Latin-1 written with its hat or tilde in one character (ẑ, ĥ, ŝ) as the letter
+    and the combining accent, so that it is typeset as one: \\hat{z} (Latin-1's ñ, â stay text)."""
+    if all(ord(c) < 0x100 for c in text):
+        return text
+    return "".join(
+        d if ord(c) >= 0x100 and len(d := unicodedata.normalize("NFD", c)) == 2 and d[1] in _ACCENT_MARKS else c
+        for c in text
+    )
 
 
 def _accented(code: str) -> str:
@@ -210,7 +222,7 @@ _SUPERSCRIPT_RUN = re.compile(r"[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹ˣⁱⁿ]{2,}|
 def to_tex(plain: str) -> str:
     """Plain notation → LaTeX math (without the surrounding $)."""
     plain = _SUPERSCRIPT_RUN.sub(lambda m: "^(" + m.group().translate(_SUPERSCRIPTS) + ")", _user_text(plain))
-    plain = transliterate(plain)
+    plain = transliterate(_decomposed(plain))
     plain = _ACCENTED_LETTER.sub(lambda m: chr(_ACCENT_MARKS[m[2]][0] + ord(m[1])), plain)
     plain = re.sub(r"\^\(([^()]*)\)", "\x0e\\1\x0f", plain)
     plain = _PAREN_SUB.sub("\x10\\1\x11", plain)
