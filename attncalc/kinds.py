@@ -321,7 +321,7 @@ class Registry(MutableMapping[str, KindEntry]):
         if self._all is None:
             from .plugins import discover
 
-            found, self._origin = discover(self._builtin)
+            found, self._origin = discover(self._builtin, KindEntry)
             self._all = {**self._builtin, **found}
         return self._all
 

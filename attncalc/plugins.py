@@ -21,12 +21,17 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .kinds import KindEntry
+from typing import Protocol, TypeVar
 
 GROUP = "attncalc.kinds"
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+E = TypeVar("E", bound=_Named)  # attncalc.kinds.KindEntry (passed in: the registry imports this module)
 
 
 def _say(message: str) -> None:
@@ -34,14 +39,13 @@ def _say(message: str) -> None:
     sys.stderr.write("attncalc: warning: " + " ".join(message.split()) + "\n")
 
 
-def discover(builtin: Mapping[str, KindEntry]) -> tuple[dict[str, KindEntry], dict[str, str]]:
-    """The usable plugin kinds (name -> entry) and the distribution each came from (name -> its name),
-    in the order the entry points are found; what cannot be used is said, one line each."""
+def discover(builtin: Mapping[str, E], entry_type: type[E]) -> tuple[dict[str, E], dict[str, str]]:
+    """The usable plugin kinds (name -> entry, each an ``entry_type``, :class:`attncalc.kinds.KindEntry`)
+    and the distribution each came from (name -> its name), by distribution and entry-point name; what
+    cannot be used is said, one line each."""
     from importlib.metadata import entry_points
 
-    from .kinds import KindEntry
-
-    found: dict[str, KindEntry] = {}
+    found: dict[str, E] = {}
     origin: dict[str, str] = {}
     for ep in sorted(entry_points(group=GROUP), key=lambda ep: (ep.dist.name if ep.dist else "", ep.name)):
         dist = ep.dist.name if ep.dist is not None else "an unknown distribution"
@@ -51,7 +55,7 @@ def discover(builtin: Mapping[str, KindEntry]) -> tuple[dict[str, KindEntry], di
         except Exception as exc:  # any failure of the plugin's own import: said, and the plugin left out
             _say(f"{where} not loaded: {type(exc).__name__}: {exc}")
             continue
-        if not isinstance(obj, KindEntry):
+        if not isinstance(obj, entry_type):
             _say(f"{where} not loaded: it names a {type(obj).__name__}, not an attncalc.kinds.KindEntry")
             continue
         if obj.name in builtin:
