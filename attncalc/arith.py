@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -39,6 +39,8 @@ from .interval import is_interval, midpoints
 from .mistakes import every_mistake
 from .parse import Given
 from .rounding import round_half_up
+
+S = TypeVar("S")  # a step class of attncalc.derivation (Chain.step builds one)
 
 __all__ = [
     "MAX_EXACT_ENTRIES",
@@ -364,6 +366,11 @@ class Chain:
         return out
 
     # -- step boundary -------------------------------------------------------------------
+    def step(self, cls: Callable[..., S], step_id: str, x: np.ndarray, **fields: Any) -> S:
+        """The step ``cls`` of value ``x`` finished under ``step_id`` (:meth:`finish`): the id is written
+        once, so the id the step is shown and graded by is the one its value (or an answer) is read under."""
+        return cls(id=step_id, value=self.finish(step_id, x), **fields)
+
     def finish(self, step_id: str, x: np.ndarray) -> np.ndarray:
         """Called on every step's result: rounds (hand) or checks size (exact), then applies overrides."""
         if self.stop_after is not None and step_id != self.stop_after and self.stop_after in self.computed:

@@ -47,15 +47,15 @@ def beam_steps(d: Beam, vocab: tuple[str, ...], chain: Chain) -> list[Step]:
         a_f = node_float(penalty.alpha)
         lp_f = ((5 + L_len) / 6) ** a_f
         lp = chain.const(lambda: _lp_exact(penalty.alpha, L_len), lp_f)
-        rank_by = chain.finish("normalized", np.asarray(cand / lp, dtype=cand.dtype))
         steps.append(
-            Map(
-                id="normalized",
+            chain.step(
+                Map,
+                "normalized",
+                np.asarray(cand / lp, dtype=cand.dtype),
                 title="Scores with the length penalty",
                 formula=f"score / lp, lp = ((5 + L)/6)^α = ((5 + {L_len})/6)^{fmt(a_f, 6)}",
                 latex=rf"\mathrm{{score}} / \left(\frac{{5 + {L_len}}}{{6}}\right)^{{{fmt(a_f, 6)}}}",
                 symbol="score/lp",
-                value=rank_by,
                 rows=beams,
                 cols=vocab,
                 fn="divide",
@@ -66,6 +66,7 @@ def beam_steps(d: Beam, vocab: tuple[str, ...], chain: Chain) -> list[Step]:
                 "((5 + L)/6)^α so that longer hypotheses are not unfairly beaten by shorter ones.",
             )
         )
+        rank_by = steps[-1].value
     flat = to_float(rank_by).ravel()
     # ties (−0.4 − 0.5 and −0.7 − 0.2, apart only by float noise) go to the earlier beam, as exactly
     order = [int(i) for i in np.argsort(-np.round(flat, 12), kind="stable")][: d.width]

@@ -90,15 +90,15 @@ def smoothed_steps(
         )
     )
     p_c, q_c = chain.coerce(probs, np.asarray(q))
-    grad = chain.finish("gradient", (p_c - q_c) / T)
     steps.append(
-        Gradient(
-            id="gradient",
+        chain.step(
+            Gradient,
+            "gradient",
+            (p_c - q_c) / T,
             title="Gradient of the loss",
             formula="∂L/∂z_i = (p_i − q_i) / T" if T_float != 1 else "∂L/∂z_i = p_i − q_i",
             latex=r"\frac{\partial L}{\partial z_i} = " + (r"\frac{p_i - q_i}{T}" if T_float != 1 else r"p_i - q_i"),
             symbol="∂L/∂z",
-            value=grad,
             rows=labels,
             probs=probs,
             onehot=to_float(np.asarray(q_c)),
@@ -107,4 +107,5 @@ def smoothed_steps(
             + (", divided by T." if T_float != 1 else "."),
         )
     )
+    grad = steps[-1].value
     return steps, grad

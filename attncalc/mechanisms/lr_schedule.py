@@ -150,15 +150,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             explain=_EXPLAIN[d.schedule],
         )
     ]
-    peak_t = chain.finish("peak_step", np.asarray(d.warmup, dtype=dtype))
     steps.append(
-        Formula(
-            id="peak_step",
+        chain.step(
+            Formula,
+            "peak_step",
+            np.asarray(d.warmup, dtype=dtype),
             title="Step of the peak",
             formula="t* = warmup",
             latex="",
             symbol="t*",
-            value=peak_t,
             written="warmup",
             explain="The rate rises through the warmup and falls after it: the peak is at its last step.",
         )
@@ -170,15 +170,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         peak_written = f"{front}{d.rule.d_model}^(−0.5)·{d.warmup}^(−0.5)"
     else:
         peak, peak_written = _Num(d.rule.lr_max).get(chain), "lr_max"
-    peak_lr = chain.finish("peak_lr", np.asarray(peak, dtype=dtype))
     steps.append(
-        Formula(
-            id="peak_lr",
+        chain.step(
+            Formula,
+            "peak_lr",
+            np.asarray(peak, dtype=dtype),
             title="Peak learning rate",
             formula="lr* = factor · d_model^(−0.5) · warmup^(−0.5)" if d.schedule == "noam" else "lr* = lr_max",
             latex="",
             symbol="lr*",
-            value=peak_lr,
             written=peak_written,
             explain="At t = warmup the rising line meets the falling curve: the two sides of the min are equal."
             if d.schedule == "noam"

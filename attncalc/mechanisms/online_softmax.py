@@ -355,14 +355,22 @@ def _scores(d: QueryKeys, chain: Chain, steps: list[Step]) -> np.ndarray:
     d_k = Q.shape[1]
     dots = chain.matmul(Q, K.T)
     if d.score == "dot":
-        S = chain.finish("scores", dots)
         steps.append(
-            Product(
-                id="scores", title="Scores", formula="S = Q Kᵀ  (S_ij = q_i · k_j)", latex=r"S = Q K^\top",
-                symbol="S", value=S, left=Q, right=K.T, explain="Entry (i, j): query i's dot product with key j.",
+            chain.step(
+                Product,
+                "scores",
+                dots,
+                title="Scores",
+                formula="S = Q Kᵀ  (S_ij = q_i · k_j)",
+                latex=r"S = Q K^\top",
+                symbol="S",
+                left=Q,
+                right=K.T,
+                explain="Entry (i, j): query i's dot product with key j.",
             )
-        )  # fmt: skip
-        return S
+        )
+        scores: np.ndarray = steps[-1].value
+        return scores
     root = chain.sqrt_dk(d_k)
     S = chain.finish("scores", np.asarray(dots / root, dtype=dots.dtype))
     q, k = to_float(Q), to_float(K)

@@ -65,15 +65,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     Q, K, V = proj["Q"], proj["K"], proj["V"]
     d_k = K.shape[1]
     S = chain.matmul(K, Q.T) if chain.mistake == "qk_transposed" else chain.matmul(Q, K.T)
-    S = chain.finish("scores", S)  # (n, n)
     steps.append(
-        Product(
-            id="scores",
+        chain.step(
+            Product,
+            "scores",
+            S,
             title="Scores",
             formula="S = Q Kᵀ  (S_ij = q_i · k_j)",
             latex=r"S = Q K^\top",
             symbol="S",
-            value=S,
             rows=tok,
             cols=tok,
             left=Q,
@@ -82,6 +82,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             explain="Entry (i, j) is the dot product of token i's query with token j's key.",
         )
     )
+    S = steps[-1].value
     if p.score == "scaled-dot":
         step, S = sqrt_dk_step(chain, S, d_k, ("S'", "S", "S'"), tok, tok)
         steps.append(step)
@@ -116,15 +117,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     if late and mask is not None:  # (a late slip without a mask was refused above)
         A = chain.finish("weights", np.where(mask, A, 0.0 if not is_exact(A) else 0))
     steps.extend(soft)
-    out = chain.finish("output", chain.matmul(A, K if chain.mistake == "keys_not_values" else V))
     steps.append(
-        Product(
-            id="output",
+        chain.step(
+            Product,
+            "output",
+            chain.matmul(A, K if chain.mistake == "keys_not_values" else V),
             title="Output",
             formula="O = A V  (o_i = Σ_j A_ij v_j)",
             latex=r"O = A V",
             symbol="o",
-            value=out,
             rows=tok,
             left=A,
             right=V,

@@ -96,15 +96,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         y = np.array([0] * len(probs), dtype=object)
     y[t] = 1
     grad = (probs - y) / T
-    grad = chain.finish("gradient", grad)
     steps.append(
-        Gradient(
-            id="gradient",
+        chain.step(
+            Gradient,
+            "gradient",
+            grad,
             title="Gradient of the loss",
             formula="∂L/∂z_i = (p_i − y_i) / T" if T_float != 1 else "∂L/∂z_i = p_i − y_i",
             latex=r"\frac{\partial L}{\partial z_i} = " + (r"\frac{p_i - y_i}{T}" if T_float != 1 else r"p_i - y_i"),
             symbol="∂L/∂z",
-            value=grad,
             rows=labels,
             probs=probs,
             onehot=to_float(y),
@@ -113,6 +113,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             + (", divided by T." if T_float != 1 else "."),
         )
     )
+    grad = steps[-1].value
     if d.hidden is None:
         return steps
     steps.extend(_output_weights(d, d.target, d.hidden, chain, grad))
