@@ -414,18 +414,18 @@ def _head(p: Problem, h: Head, chain: Chain, q: np.ndarray, c: np.ndarray) -> li
     if b is not None:
         logits, b = chain.coerce(logits, b)
         logits = logits + b
-    logits = chain.finish("logits", logits)
     sym = "u" if h.combine == "add" else "h̃"
     steps.append(
-        Product(
-            id="logits",
+        chain.step(
+            Product,
+            "logits",
+            logits,
             title="Logits",
             formula=(f"z = {sym} W_out" if row else f"z = W_out {sym}") + (" + b_out" if b is not None else ""),
             latex=(
                 (f"z = {sym} W_{{out}}" if row else f"z = W_{{out}} {sym}") + (" + b_{out}" if b is not None else "")
             ).replace("h̃", r"\tilde h"),
             symbol="z",
-            value=logits,
             rows=h.vocab,
             left=lo,
             right=ro,
@@ -434,6 +434,7 @@ def _head(p: Problem, h: Head, chain: Chain, q: np.ndarray, c: np.ndarray) -> li
             explain="The output layer gives one score per vocabulary entry.",
         )
     )
+    logits = steps[-1].value
     probs = softmax_inline(
         chain, logits, "probabilities", "Output probabilities", "z", "p", p.settings.shift_max, h.vocab
     )

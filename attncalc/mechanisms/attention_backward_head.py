@@ -26,22 +26,23 @@ def head_steps(
     H, d_k, d_v = mh.heads, mh.d_k, mh.d_v
     h = f"head.{j}"
     Qj, Kj, Vj, A = (fwd[f"{h}.{x}"] for x in ("Q", "K", "V", "weights"))
-    dOj = chain.finish(f"{h}.grad_output", dC[:, (j - 1) * d_v : j * d_v])
     source = "the upstream gradient" if H == 1 and "W_O" not in mh.W else f"columns {_cols(j, d_v)} of dC"
     steps.append(
-        Arrange(
-            id=f"{h}.grad_output",
+        chain.step(
+            Arrange,
+            f"{h}.grad_output",
+            dC[:, (j - 1) * d_v : j * d_v],
             title=f"Head {j}: gradient of its output",
             formula=f"dO_{j} = {source}",
             latex=rf"dO_{j}",
             symbol=f"dO_{j}",
-            value=dOj,
             rows=tok,
             source=source,
             explain="A head's output fills its own block of the concatenation, so its gradient is that block.",
             intro=intro if j == 1 else "",
         )
     )
+    dOj = steps[-1].value
     A, dOj, Vj, Qj, Kj = chain.coerce(A, dOj, Vj, Qj, Kj)
     left = A if chain.mistake == "grad_V_no_transpose" else A.T
     if chain.mistake == "grad_V_no_transpose" and np.array_equal(_f(A), _f(A).T):
@@ -135,18 +136,18 @@ def head_steps(
         raise MistakeNotApplicable
     if is_exact(dSp):
         dSp = np.asarray(dSp, dtype=object)
-    dSp = chain.finish(f"{h}.grad_scaled_scores", dSp)
     sym = "S'" if p.score == "scaled-dot" else "S"
     steps.append(
-        Combine(
-            id=f"{h}.grad_scaled_scores",
+        chain.step(
+            Combine,
+            f"{h}.grad_scaled_scores",
+            dSp,
             title=f"Head {j}: gradient of the "
             + ("scaled scores" if p.score == "scaled-dot" else "scores")
             + " (softmax backward)",
             formula=f"d{sym}_ik = A_ik (dA_ik − D_i)" + ("; 0 where masked" if mh.allowed is not None else ""),
             latex=rf"d{sym}_{{ik}} = A_{{ik}} (dA_{{ik}} - D_i)",
             symbol=f"d{sym}",
-            value=dSp,
             rows=tok,
             cols=keys,
             terms=((A, diff),),
@@ -156,6 +157,7 @@ def head_steps(
             + (" A masked score's weight is 0, so it gets no gradient." if mh.allowed is not None else ""),
         )
     )
+    dSp = steps[-1].value
     if p.score == "scaled-dot":
         # √d_k itself, not chain.sqrt_dk: the forward's scale slips (no_scale, dk_not_sqrt,
         # sqrt_d_model) speak of the forward scores; the backward's own are grad_no_scale and

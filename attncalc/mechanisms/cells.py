@@ -78,23 +78,24 @@ def cell_step(
         assert cell is not None and hx is not None
         W = _weights(chain, cell, g)
         b = _bias(chain, cell.bx[g]) + _bias(chain, cell.bh[g])
-        z = chain.finish(gid + "_pre", chain.matmul(W, hx[1]) + b)
         W_name = weight_name(cell, g)
         z_sym = f"z{GATE_SYMBOL[g]}_{t}"
         steps.append(
-            Product(
-                id=gid + "_pre",
+            chain.step(
+                Product,
+                gid + "_pre",
+                chain.matmul(W, hx[1]) + b,
                 title=f"{GATE_TITLE[g]}: pre-activation",
                 formula=f"{z_sym} = {W_name}·{_cat(h_label, x_label, cell.order)} + {bias_name(cell, g)}",
                 latex="",
                 symbol=z_sym,
-                value=z,
                 left=W,
                 right=hx[1],
                 bias=b,
                 explain=layout_note(cell, g),
             )
         )
+        z = steps[-1].value
         act = "tanh" if g in ("g", "n", "h") else "sigmoid"
         if g == "h" and cell.nonlinearity == "relu":
             act = "relu"
@@ -103,21 +104,22 @@ def cell_step(
         elif act == "sigmoid" and chain.mistake == "tanh_for_sigmoid":  # a gate with tanh
             act = "tanh"
         fn = {"tanh": chain.tanh, "sigmoid": chain.sigmoid, "relu": chain.relu}[act]
-        v = chain.finish(gid, fn(z))
         shown_act = {"sigmoid": "σ", "tanh": "tanh", "relu": "relu"}[act]
         steps.append(
-            Map(
-                id=gid,
+            chain.step(
+                Map,
+                gid,
+                fn(z),
                 title=GATE_TITLE[g],
                 formula=f"{sym} = {shown_act}({steps[-1].symbol})",
                 latex="",
                 symbol=sym,
-                value=v,
                 fn=act,
                 arg=z,
                 explain=GATE_WHY[g],
             )
         )
+        v = steps[-1].value
         values[g] = v
 
     if kind == "rnn":
@@ -316,7 +318,6 @@ def cell_step(
     terms = ((z, n), (z, h))  # factors; the first factor of one term enters as (1 − z)
     comp = ((True, False), (False, False)) if keep else ((False, False), (True, False))
     one = np.ones_like(z) if not is_exact(z) else np.array([1] * len(z), dtype=object)
-    h_new = chain.finish(pre + "h", (one - z) * n + z * h if keep else z * n + (one - z) * h)
     formula = (
         f"{hs}_{t} = (1 − z_{t}) ⊙ h\u0303_{t} + z_{t} ⊙ {h_label}"
         if keep
@@ -328,18 +329,20 @@ def cell_step(
         else "z takes the candidate and 1 − z keeps the previous state (Bahdanau et al. 2014)."
     )
     steps.append(
-        Combine(
-            id=pre + "h",
+        chain.step(
+            Combine,
+            pre + "h",
+            (one - z) * n + z * h if keep else z * n + (one - z) * h,
             title="Hidden state",
             formula=formula,
             latex="",
             symbol=_sub(hs, t),
-            value=h_new,
             terms=terms,
             complement=comp,
             explain=why,
         )
     )
+    h_new = steps[-1].value
     return steps, h_new, None
 
 

@@ -308,22 +308,23 @@ def _filter(
     probs_c, kept_c = chain.coerce(source, kept)
     masked = np.asarray(probs_c * kept_c, dtype=probs_c.dtype)
     total = np.asarray(sum(masked.tolist()), dtype=masked.dtype)
-    renorm = chain.finish("renormalized", np.asarray(masked / total, dtype=masked.dtype))
     p_sym = "q" if source is not probs else "p"
     steps.append(
-        Divide(
-            id="renormalized",
+        chain.step(
+            Divide,
+            "renormalized",
+            np.asarray(masked / total, dtype=masked.dtype),
             title="Kept probabilities, renormalised",
             formula=f"p'_i = kept_i {p_sym}_i / Σ_j kept_j {p_sym}_j",
             latex=rf"p'_i = \frac{{\mathrm{{kept}}_i\, {p_sym}_i}}{{\sum_j \mathrm{{kept}}_j\, {p_sym}_j}}",
             symbol="p'",
-            value=renorm,
             rows=labels,
             num=masked,
             den=total,
             explain="The dropped tokens get 0; the kept ones share the whole probability in their old proportions.",
         )
     )
+    renorm = steps[-1].value
     return renorm, flags
 
 

@@ -71,19 +71,19 @@ def beam_steps(d: Beam, vocab: tuple[str, ...], chain: Chain) -> list[Step]:
     # ties (−0.4 − 0.5 and −0.7 − 0.2, apart only by float noise) go to the earlier beam, as exactly
     order = [int(i) for i in np.argsort(-np.round(flat, 12), kind="stable")][: d.width]
     kept_labels = tuple(f"beam {i // V + 1}: {vocab[i % V]}" for i in order)
-    kept = chain.finish("kept_beams", np.asarray([cand.flat[i] for i in order], dtype=cand.dtype))
     penalised = penalty is not None
     ranked = "by the length-penalised score" if penalised else "by score"
     # ranked by score/lp, but what is kept (and written) is the summed log-probability, not score/lp
     written = ", each written as its summed log-probability (the candidate score, not score/lp)" if penalised else ""
     steps.append(
-        Arrange(
-            id="kept_beams",
+        chain.step(
+            Arrange,
+            "kept_beams",
+            np.asarray([cand.flat[i] for i in order], dtype=cand.dtype),
             title="Kept candidates (summed log-probabilities)" if penalised else "Kept candidates",
             formula=f"the best {d.width} candidates, {ranked}{written}",
             latex=rf"\text{{the best {d.width} candidates{', written as score (not score/lp)' if penalised else ''}}}",
             symbol="s'",
-            value=kept,
             rows=kept_labels,
             source=f"ranked {ranked}; ties: the earlier beam, then the earlier token",
             ranked=True,

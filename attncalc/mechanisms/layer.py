@@ -116,22 +116,23 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             out = modern.swiglu(p, chain, steps, h, tok, up) if up is not None else _ffn(p, chain, steps, h, tok)
         x0, out0 = chain.coerce(x, out)
         r = out0 if chain.mistake == "residual_left_out" else x0 + out0
-        res = chain.finish(f"residual{k}", np.asarray(r, dtype=x0.dtype))
         sub_name = f"{name}.output"
         steps.append(
-            Add(
-                id=f"residual{k}",
+            chain.step(
+                Add,
+                f"residual{k}",
+                np.asarray(r, dtype=x0.dtype),
                 title=f"Residual sum {k}",
                 formula=f"r{k} = x + {sub_name}",
                 latex=rf"r_{k} = x + \mathrm{{{name}}}",
                 symbol=f"r{k}",
-                value=res,
                 rows=tok,
                 parts=(x0, out0),
                 part_names=("x", sub_name),
                 explain="The residual connection adds the sublayer's input back to its output, row by row.",
             )
         )
+        res = steps[-1].value
         x = res
         if not pre:
             x = _norm(p, chain, steps, k, res, tok)
@@ -330,7 +331,6 @@ def _ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[
         if act in ("relu", "silu"):
             raise MistakeNotApplicable
         act = "relu"
-    hidden = chain.finish("ffn.hidden", _activate(chain, pre, act))
     words = {
         "relu": ("ReLU", "relu(a) = max(a, 0)"),
         "gelu": ("GELU", "GELU(a) = a/2 (1 + erf(a/√2)), exact (a times the normal CDF)"),
@@ -338,19 +338,21 @@ def _ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[
         "silu": ("SiLU", "silu(a) = a · σ(a) = a / (1 + e^(−a))"),
     }[L.activation]
     steps.append(
-        Map(
-            id="ffn.hidden",
+        chain.step(
+            Map,
+            "ffn.hidden",
+            _activate(chain, pre, act),
             title=f"Feed-forward: {words[0]}",
             formula=words[1],
             latex="",
             symbol="h",
-            value=hidden,
             rows=tok,
             fn={"relu": "relu", "gelu": "gelu", "gelu-tanh": "gelu_tanh", "silu": "silu"}[L.activation],
             arg=pre,
             explain="The activation is applied entry by entry.",
         )
     )
+    hidden = steps[-1].value
     W2 = chain.given(L.W_2)
     b2 = chain.given(L.b_2) if L.b_2 is not None else None
     out = chain.matmul(hidden, W2)

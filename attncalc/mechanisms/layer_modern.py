@@ -137,17 +137,17 @@ def _linear(
     if bc is not None:
         out, bc = chain.coerce(out, bc)
         out = out + bc[None, :]
-    out = chain.finish(sid, np.asarray(out))
     sym, hname, wname, bname = names
     bias = f" + {bname}" if bc is not None else ""
     steps.append(
-        Product(
-            id=sid,
+        chain.step(
+            Product,
+            sid,
+            np.asarray(out),
             title=title,
             formula=f"{sym} = {hname} {wname}{bias}",
             latex=f"{sym} = {hname} {wname}{bias}",
             symbol=sym,
-            value=out,
             rows=tok,
             left=h,
             right=Wc,
@@ -155,7 +155,8 @@ def _linear(
             explain=explain,
         )
     )
-    return out
+    done: np.ndarray = steps[-1].value
+    return done
 
 
 def swiglu(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[str, ...], up: SwiGLU) -> np.ndarray:

@@ -317,16 +317,16 @@ def _project(
         out, bias = chain.coerce(out, bias)
         out = out + bias[None, :]
     letter = name[0]
-    out = chain.finish(name, out)
     formula = f"{name} = {x_name} W_{letter}" + (f" + b_{letter}" if bias is not None else "")
     steps.append(
-        Product(
-            id=name,
+        chain.step(
+            Product,
+            name,
+            out,
             title=title,
             formula=formula,
             latex=formula.replace("X_pos", "X_{pos}").replace("_new", "_{new}"),
             symbol=name,
-            value=out,
             rows=rows,
             left=X,
             right=Wm,
@@ -334,29 +334,31 @@ def _project(
             explain=f"Row i of {name} is row i of {x_name} times W_{letter}: every head's columns at once.",
         )
     )
-    return out
+    done: np.ndarray = steps[-1].value
+    return done
 
 
 def _block(
     chain: Chain, steps: list[Step], step_id: str, M: np.ndarray, j: int, width: int, rows: tuple[str, ...], source: str
 ) -> np.ndarray:
-    value = chain.finish(step_id, M[:, (j - 1) * width : j * width])
     letter = step_id.split(".")[-1]
     head = step_id.split(".")[1]
     steps.append(
-        Arrange(
-            id=step_id,
+        chain.step(
+            Arrange,
+            step_id,
+            M[:, (j - 1) * width : j * width],
             title=f"Head {head}: {({'Q': 'queries', 'K': 'keys', 'V': 'values'})[letter]}",
             formula=f"{letter}_{head} = {source}",
             latex=rf"{letter}_{head}",
             symbol=f"{letter}_{head}",
-            value=value,
             rows=rows,
             source=source,
             explain="A head works on its own block of columns: nothing is computed here.",
         )
     )
-    return value
+    done: np.ndarray = steps[-1].value
+    return done
 
 
 def _retitle(s: Step, j: int) -> Step:

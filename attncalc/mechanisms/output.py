@@ -158,16 +158,16 @@ def sequence_steps(
     G = np.stack(chain.coerce(*grads))  # T × V
     U = np.stack(chain.coerce(*us))  # T × d
     G, U = chain.coerce(G, U)
-    dW = chain.finish("grad_W_out", chain.matmul(G.T, U))
     d = U.shape[1]
     steps.append(
-        Product(
-            id="grad_W_out",
+        chain.step(
+            Product,
+            "grad_W_out",
+            chain.matmul(G.T, U),
             title="Gradient with respect to W_out",
             formula=f"∂L/∂W_out = Σ_t (p_t − y_t) {u_name}_tᵀ",
             latex="",
             symbol="∂L/∂W",
-            value=dW,
             rows=labels,
             cols=tuple(f"{u_name}[{j + 1}]" for j in range(d)),
             left=G.T,
@@ -175,6 +175,7 @@ def sequence_steps(
             explain=f"Row v, column j: the sum over steps of the logit gradient for v times entry j of {u_name}_t.",
         )
     )
+    dW = steps[-1].value
     db = None
     if out.b_out is not None:
         steps.append(

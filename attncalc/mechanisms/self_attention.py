@@ -92,18 +92,18 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     mask = sliding_window.allowed(chain, mask, data.window, 0, None)
     if mask is not None and not late:
         before = S
-        S = chain.finish("masked_scores", apply_mask(S, mask))
         what = "causal: token i sees tokens 1..i" if data.mask_text == "causal" else "1 = may attend"
         if data.window is not None:
             what = "causal, " + sliding_window.words(data.window)
         steps.append(
-            Mask(
-                id="masked_scores",
+            chain.step(
+                Mask,
+                "masked_scores",
+                apply_mask(S, mask),
                 title="Masked scores",
                 formula=f"−∞ where the mask is 0 ({what})",
                 latex=r"S'_{ij} = -\infty \text{ where } M_{ij} = 0",
                 symbol="S'",
-                value=S,
                 rows=tok,
                 cols=tok,
                 arg=before,
@@ -111,6 +111,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 explain="A masked position gets score −∞, so its exponential is 0 and it receives no weight.",
             )
         )
+        S = steps[-1].value
     arg = "S'" if p.score == "scaled-dot" or mask is not None else "S"
     names = SoftmaxNames(arg=arg, out="A", out_title="Attention weights (row-wise softmax)")
     soft, A = softmax_steps(chain, S, names, p.settings.shift_max, tok, tok)

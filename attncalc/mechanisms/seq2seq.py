@@ -323,18 +323,19 @@ def _concat(
     chain: Chain, steps: list[Step], sid: str, parts: list[np.ndarray], names: list[str], title: str
 ) -> np.ndarray:
     parts = chain.coerce(*parts)
-    v = chain.finish(sid, np.concatenate(parts))
     label = "[" + "; ".join(names) + "]"
     steps.append(
-        Concat(
-            id=sid,
+        chain.step(
+            Concat,
+            sid,
+            np.concatenate(parts),
             title=title,
             formula=label,
             latex="",
             symbol=label,
-            value=v,
             parts=tuple(parts),
             part_names=tuple(names),
         )
     )
-    return v
+    done: np.ndarray = steps[-1].value
+    return done

@@ -30,21 +30,22 @@ def attend(
         query, query_name = q, q_name
         if isinstance(scorer, GeneralScore):
             Wa, q_ = chain.coerce(chain.given(scorer.W_a), q)
-            query = chain.finish(pre + "projected_query", chain.matmul(Wa.T, q_))
             query_name = f"(W_aᵀ {q_name})"
             steps.append(
-                Product(
-                    id=pre + "projected_query",
+                chain.step(
+                    Product,
+                    pre + "projected_query",
+                    chain.matmul(Wa.T, q_),
                     title="Query through W_a",
                     formula=f"W_aᵀ {q_name}  (a vector of length d_enc)",
                     latex="",
                     symbol=f"W_aᵀ {q_name}",
-                    value=query,
                     left=Wa.T,
                     right=q_,
                     explain=f"{q_name} · (W_a h_i) = (W_aᵀ {q_name}) · h_i: W_a is applied once, to the query.",
                 )
             )
+            query = steps[-1].value
         H_, query_ = chain.coerce(H, query)
         steps.append(
             chain.step(

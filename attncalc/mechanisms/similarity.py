@@ -111,16 +111,16 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             np.broadcast_to(Ab, diff3.shape).reshape(diff_shape),
             np.asarray(np.broadcast_to(B2[None, :, :], diff3.shape)).reshape(diff_shape),
         )
-        diff = chain.finish("differences", np.asarray(diff3, dtype=diff3.dtype).reshape(diff_shape))
         pair_names = tuple(f"{la[i]} − {lb[j]}" for i in range(A2.shape[0]) for j in range(B2.shape[0]))
         steps.append(
-            Add(
-                id="differences",
+            chain.step(
+                Add,
+                "differences",
+                np.asarray(diff3, dtype=diff3.dtype).reshape(diff_shape),
                 title="Differences",
                 formula=f"{ai} − {bj}" + (", one row per pair" if shape else ""),
                 latex="",
                 symbol="a−b" if not shape else "d",
-                value=diff,
                 rows=pair_names if shape else None,
                 parts=tuple(np.array(x) for x in parts),
                 part_names=("a", "b"),
@@ -128,6 +128,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 explain="Subtract entry by entry: the vector from b to a.",
             )
         )
+        diff = steps[-1].value
         arg = diff.reshape((*shape, A.shape[-1]))
         total = np.asarray((arg * arg).sum(axis=-1), dtype=arg.dtype)
         steps.append(
