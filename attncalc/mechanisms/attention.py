@@ -189,40 +189,22 @@ def _feedforward_scores(p: Problem, chain: Chain, q: np.ndarray, K: np.ndarray, 
     n = K.shape[0]
     if p.score == "additive":
         W_q, W_k = chain.weight(g["W_q"]), chain.weight(g["W_k"])
-        if row:
-            steps.append(
-                chain.step(
-                    Product,
-                    "projected_query",
-                    chain.matmul(q, W_q),
-                    title="Projected query",
-                    formula="s W_q",
-                    latex="s W_q",
-                    symbol="s W_q",
-                    left=q,
-                    right=W_q,
-                    first="left",
-                    explain="The decoder state, projected into the attention space.",
-                )
+        steps.append(
+            chain.step(
+                Product,
+                "projected_query",
+                chain.matmul(q, W_q) if row else chain.matmul(W_q, q),
+                title="Projected query",
+                formula="s W_q" if row else "W_q s",
+                latex="s W_q" if row else "W_q s",
+                symbol="s W_q" if row else "W_q s",
+                left=q if row else W_q,
+                right=W_q if row else q,
+                first="left",
+                explain="The decoder state, projected into the attention space.",
             )
-            pq = steps[-1].value
-        else:
-            steps.append(
-                chain.step(
-                    Product,
-                    "projected_query",
-                    chain.matmul(W_q, q),
-                    title="Projected query",
-                    formula="W_q s",
-                    latex="W_q s",
-                    symbol="W_q s",
-                    left=W_q,
-                    right=q,
-                    first="left",
-                    explain="The decoder state, projected into the attention space.",
-                )
-            )
-            pq = steps[-1].value
+        )
+        pq = steps[-1].value
         Wk = W_k if row else W_k.T
         steps.append(
             chain.step(
