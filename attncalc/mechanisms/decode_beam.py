@@ -23,15 +23,15 @@ def beam_steps(d: Beam, vocab: tuple[str, ...], chain: Chain) -> list[Step]:
     beams = tuple(f"beam {b}" for b in range(1, B + 1))
     S_full = np.repeat(S[:, None], V, axis=1)
     value = S_full * L if chain.mistake == "beam_multiplied" else S_full + L
-    cand = chain.finish("candidates", np.asarray(value, dtype=L.dtype))
     steps: list[Step] = [
-        Add(
-            id="candidates",
+        chain.step(
+            Add,
+            "candidates",
+            np.asarray(value, dtype=L.dtype),
             title="Candidate scores",
             formula="score(b, v) = s_b + log p_b(v)",
             latex=r"\mathrm{score}(b, v) = s_b + \log p_b(v)",
             symbol="score",
-            value=cand,
             rows=beams,
             cols=vocab,
             parts=(S_full, L),
@@ -40,6 +40,7 @@ def beam_steps(d: Beam, vocab: tuple[str, ...], chain: Chain) -> list[Step]:
             "the log-probability of each next token.",
         )
     ]
+    cand = steps[0].value
     rank_by = cand
     penalty = d.penalty
     if penalty is not None:

@@ -56,22 +56,23 @@ def smoothed_steps(
     q = np.empty(K, dtype=object) if exact else np.zeros(K)
     for i in range(K):
         q[i] = on if i == target else off
-    q = chain.finish("smoothed_target", q)
     label = labels[target] if labels else str(target)
     steps: list[Step] = [
-        Formula(
-            id="smoothed_target",
+        chain.step(
+            Formula,
+            "smoothed_target",
+            q,
             title=f"Smoothed target (ε = {eps_f:g}, K = {K})",
             formula=f"q_i = (1 − ε)·y_i + ε/K, target = {label}",
             latex="",
             symbol="q",
-            value=q,
             rows=labels,
             written=tuple(on_text if i == target else off_text for i in range(K)),
             explain="Label smoothing (PyTorch's CrossEntropyLoss): the one-hot target keeps 1 − ε and every "
             "class, the target too, gets an equal share ε/K, so q still sums to 1.",
         )
     ]
+    q = steps[0].value
     neg_log = simplify_log(-chain.log(probs))
     q_c, neg_log = chain.coerce(np.asarray(q), neg_log)
     loss = chain.finish("loss", simplify_log(np.asarray([sum(q_c[i] * neg_log[i] for i in range(K))]))).reshape(())

@@ -136,15 +136,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     d = p.payload(LrSchedule)
     rates, written = zip(*(rate(chain, d, t) for t in d.steps), strict=True)
     dtype = object if _exact(chain) else float
-    lr = chain.finish("lr", np.asarray(list(rates), dtype=dtype))
     steps: list[Step] = [
-        Formula(
-            id="lr",
+        chain.step(
+            Formula,
+            "lr",
+            np.asarray(list(rates), dtype=dtype),
             title=f"Learning rate ({_NAMES[d.schedule]})",
             formula=_FORMULAS[d.schedule],
             latex="",
             symbol="lr",
-            value=lr,
             rows=tuple(f"t = {t}" for t in d.steps),
             written=tuple(written),
             explain=_EXPLAIN[d.schedule],

@@ -127,15 +127,15 @@ def _output_weights(sm: Softmax, target: Target, hidden: Given, chain: Chain, gr
     g, h = chain.coerce(grad, h)
     d = h.shape[0]
     cols = tuple(f"h[{j + 1}]" for j in range(d))
-    dW = chain.finish("grad_W_out", chain.matmul(g.reshape(-1, 1), h.reshape(1, -1)))
     steps: list[Step] = [
-        Product(
-            id="grad_W_out",
+        chain.step(
+            Product,
+            "grad_W_out",
+            chain.matmul(g.reshape(-1, 1), h.reshape(1, -1)),
             title="Gradient with respect to W_out",
             formula="∂L/∂W_out = (∂L/∂z) hᵀ",
             latex="",
             symbol="∂L/∂W",
-            value=dW,
             rows=labels,
             cols=cols,
             left=g.reshape(-1, 1),
@@ -143,6 +143,7 @@ def _output_weights(sm: Softmax, target: Target, hidden: Given, chain: Chain, gr
             explain="Row v, column j: the logit gradient of v times entry j of h (z_v = w_v·h + b_v).",
         )
     ]
+    dW = steps[0].value
     training, layer = target.training, sm.layer
     if training is None:
         return steps
