@@ -31,10 +31,11 @@ from .generate import Options, answer_key, answers_toml, check_options, default_
 from .generate import generate as _draw
 from .mechanisms import solve as _solve
 from .parse import Problem, load_problem, parse_problem, read_raw
-from .parse.top import TOP_KEYS
+from .parse.top import TOP_KEYS, top_keys
 
 #: keyword arguments of solve() that are top-level keys or tables of a problem file (every other
-#: keyword goes under [given]): the kinds' declared top-level keys, as the parser knows them
+#: keyword goes under [given]): the kinds' declared top-level keys, as the parser knows them (as the
+#: registry stood at import; solve() asks the registry anew)
 TOP_LEVEL = tuple(k for k in TOP_KEYS if k != "given")
 
 ProblemLike = str | Path | Mapping[str, Any] | Problem
@@ -47,7 +48,7 @@ def _from_keywords(keys: dict[str, Any]) -> dict[str, Any]:
         raise ProblemError("<keywords>", "given", f"expected a table of keys, got {describe(given_raw)}")
     given: dict[str, Any] = dict(given_raw or {})
     for name, value in keys.items():
-        if name in TOP_LEVEL and not _given_only(keys.get("kind"), name):
+        if name != "given" and name in top_keys() and not _given_only(keys.get("kind"), name):
             raw[name] = value
         else:
             given[name] = value

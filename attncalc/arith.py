@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -36,9 +36,11 @@ from .budget import (
 )
 from .elementwise import elementwise
 from .interval import is_interval, midpoints
-from .mistakes import MISTAKES
+from .mistakes import every_mistake
 from .parse import Given
 from .rounding import round_half_up
+
+S = TypeVar("S")  # a step class of attncalc.derivation (Chain.step builds one)
 
 __all__ = [
     "MAX_EXACT_ENTRIES",
@@ -186,7 +188,7 @@ class Chain:
 
     ``overrides`` replaces a step's result by given numbers (a student's answers) for everything
     after it, while ``computed`` keeps what the step itself gave; ``mistake`` switches on one of
-    the usual slips of :data:`MISTAKES` so that ``check`` can see whether it reproduces an answer
+    the usual slips of :func:`~attncalc.mistakes.every_mistake` so that ``check`` can see whether it reproduces an answer
     (``mistake_arg``: the vocabulary row of ``wrong_vocab_row``); ``stop_after`` ends the run once
     that step is computed.
     """
@@ -203,7 +205,7 @@ class Chain:
         labels: dict[str, str] | None = None,
     ) -> None:
         assert mode in ("exact", "float", "hand", "interval")
-        assert mistake is None or mistake in MISTAKES or isinstance(mistake, SlipProbe)
+        assert mistake is None or mistake in every_mistake() or isinstance(mistake, SlipProbe)
         self.mode = mode
         self.decimals = decimals
         self.notes: list[str] = []
@@ -364,6 +366,11 @@ class Chain:
         return out
 
     # -- step boundary -------------------------------------------------------------------
+    def step(self, cls: Callable[..., S], step_id: str, x: np.ndarray, **fields: Any) -> S:
+        """The step ``cls`` of value ``x`` finished under ``step_id`` (:meth:`finish`): the id is written
+        once, so the id the step is shown and graded by is the one its value (or an answer) is read under."""
+        return cls(id=step_id, value=self.finish(step_id, x), **fields)
+
     def finish(self, step_id: str, x: np.ndarray) -> np.ndarray:
         """Called on every step's result: rounds (hand) or checks size (exact), then applies overrides."""
         if self.stop_after is not None and step_id != self.stop_after and self.stop_after in self.computed:

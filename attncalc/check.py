@@ -12,7 +12,7 @@ For every answered step the verdict is, in this order:
   error began at an earlier answer this step depends on (the answers a step depends on are found
   from the computation, :meth:`~attncalc.check_runs.Runs.descendants`); a slip already named at an
   earlier step, made again here, is carried too (charged once);
-* ``wrong``: neither. Then the usual slips are tried (:data:`attncalc.mistakes.MISTAKES`, each a
+* ``wrong``: neither. Then the usual slips are tried (:func:`attncalc.mistakes.every_mistake`, each a
   switch in the mechanisms; only those the computation consults) and the one whose recomputation
   gives the answer at its precision is named (:mod:`attncalc.check_slips`), once; failing that, the
   wrong entries are written out from the answerer's own numbers ("e_2 = 0.6·0.42 + … = 0.365,

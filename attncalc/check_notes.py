@@ -14,7 +14,7 @@ from .check_answers import UNANSWERED, UNANSWERED_DECIMALS, Answer
 from .check_runs import as_step
 from .derivation import Concat, Count, Formula, Product, Step
 from .fmt import entry_label, fixed, fmt, paren
-from .mistakes import MISTAKES
+from .mistakes import every_mistake
 from .parse import Problem
 from .parse.data import cell_of, output_layer_of
 from .render import expand
@@ -265,7 +265,7 @@ def _slip_words(name: str, arg: int | None, problem: Problem, part: str | None, 
                     f"(L_{t} = −ln p_{t}({right}), and p − y puts the 1 of y on {right}'s row)"
                 )
             return f"the probability of {labels[arg]} was used instead of the target's at some step"
-    return MISTAKES[name]
+    return every_mistake()[name]
 
 
 def _cell_of(problem: Problem, part: str | None) -> Any:

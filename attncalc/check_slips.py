@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .mistakes import MISTAKES
+from .mistakes import every_mistake
 from .parse.data import output_layer_of
 
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ def slip_trials(
     """Each usual slip that can change this step (those in ``skip`` left out; only those in ``only``
     when given), in the list's order, to be tried from the answerer's own earlier answers (True),
     then from the start (False)."""
-    for name in MISTAKES:
+    for name in every_mistake():
         if not runs.slip_reaches(name, step_id):
             continue
         for arg in mistake_args(runs.problem, name):

@@ -276,10 +276,12 @@ def schema(
 def list_(
     format: Annotated[ListFormat, typer.Option("--format", "-f", help="Output format.")] = ListFormat.text,
 ) -> None:
-    """List the kinds, score functions, similarity measures and step ids."""
+    """List the kinds (a plugin kind with the distribution it came from), score functions, similarity
+    measures and step ids."""
     from . import catalog, kinds
 
     summaries = {k: e.declaration.summary for k, e in kinds.KINDS.items()}
+    plugins = {k: origin for k in kinds.KINDS if (origin := kinds.KINDS.origin(k)) is not None}
     # the step ids are listed feed-forward kinds first, then the recurrent ones (each in the registry's order)
     step_ids = {k: kinds.entry(k).load("step_ids") for k in sorted(kinds.KINDS, key=lambda k: kinds.KINDS[k].recurrent)}
     if format is ListFormat.json:
@@ -292,6 +294,7 @@ def list_(
             "positions": catalog.POSITION_TYPES,
             "masks": catalog.MASKS,
             "step_ids": {k: [s for s, _ in v] for k, v in step_ids.items()},
+            "plugins": plugins,  # plugin kind -> the distribution it came from (the entry-point group attncalc.kinds)
         }
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
         return
@@ -306,7 +309,11 @@ def list_(
             out.append(textwrap.fill(text, 80, initial_indent=head, subsequent_indent=" " * len(head)))
         return out
 
-    lines = ["Kinds:", *entries(summaries.items())]
+    # a plugin kind says the distribution it came from
+    lines = [
+        "Kinds:",
+        *entries((k, f"{v} (plugin: {plugins[k]})" if k in plugins else v) for k, v in summaries.items()),
+    ]
     lines += ["", "Scores (kind attention; self-attention takes scaled-dot or dot):", *entries(catalog.SCORES.items())]
     lines += ["", "Measures (kind similarity; measure = one name or a list):", *entries(catalog.MEASURES.items())]
     lines += ["", "Positions (kind multi-head: given.positions; positional-encoding: type):"]

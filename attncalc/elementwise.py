@@ -38,6 +38,9 @@ class Elementwise:
     # interval from its values at the ends and at these (attncalc/interval.py); None: not declared,
     # and check gives no interval credit through it
     critical: tuple[float, ...] | None = None
+    # the open interval (low, high) of arguments it is defined on: −ln x on (0, ∞); a test of its values
+    # takes its points there
+    domain: tuple[float, float] = (-math.inf, math.inf)
 
 
 def _sp() -> Any:
@@ -144,10 +147,23 @@ ELEMENTWISE: dict[str, Elementwise] = {
 
 def elementwise(fn: str) -> Elementwise:
     """The function named ``fn``; ValueError naming the known ones otherwise."""
-    try:
+    if fn in ELEMENTWISE:
         return ELEMENTWISE[fn]
-    except KeyError:
-        raise ValueError(f"unknown element-wise function {fn!r}; known: {', '.join(ELEMENTWISE)}") from None
+    known = every_elementwise()
+    if fn in known:
+        return known[fn]
+    raise ValueError(f"unknown element-wise function {fn!r}; known: {', '.join(known)}")
+
+
+def every_elementwise() -> dict[str, Elementwise]:
+    """:data:`ELEMENTWISE` and then the functions the registry's kinds declare (``KindEntry.elementwise``:
+    a plugin kind's own); a shared function is never replaced."""
+    from .kinds import declared
+
+    out = dict(ELEMENTWISE)
+    for name, fn in declared("elementwise").items():
+        out.setdefault(name, fn)
+    return out
 
 
 # [training] clip_norm: the factor of torch.nn.utils.clip_grad_norm_ from the norm (x) and the maximum (p)

@@ -18,7 +18,7 @@ modules used to find by the kind's name; ``data`` names the payload class its pa
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +46,10 @@ class KindEntry:
     # "" after the last one: ("weights", "attention") is attention's table of the weights
     tables: tuple[tuple[str, str], ...] = ()
     recurrent: bool = False  # a cell run over time steps: inputs in its cell tables, a timeline in the sheets
+    # "module:attribute" of a dict slip name -> the words check's note uses (beside attncalc/mistakes.py's)
+    mistakes: str | None = None
+    # "module:attribute" of a dict name -> attncalc.elementwise.Elementwise (beside attncalc/elementwise.py's)
+    elementwise: str | None = None
 
     def load(self, what: str) -> Any:
         """The object a field names (``entry.load("schema")``)."""
@@ -85,7 +89,7 @@ _HW = "attncalc.homework"
 _HEAD = "attncalc.render.headers"
 _P = "attncalc.parse"
 
-KINDS: dict[str, KindEntry] = {
+BUILTIN: dict[str, KindEntry] = {
     e.name: e
     for e in (
         KindEntry(
@@ -303,6 +307,48 @@ KINDS: dict[str, KindEntry] = {
 }
 
 
+class Registry(MutableMapping[str, KindEntry]):
+    """The kinds by name: the built-ins, then the plugin kinds of the entry-point group
+    ``attncalc.kinds`` (:mod:`attncalc.plugins`), read the first time a kind is asked for.
+    ``origin(kind)`` names the distribution a plugin kind came from (None: a built-in)."""
+
+    def __init__(self, builtin: dict[str, KindEntry]) -> None:
+        self._builtin = builtin
+        self._all: dict[str, KindEntry] | None = None
+        self._origin: dict[str, str] = {}
+
+    def _kinds(self) -> dict[str, KindEntry]:
+        if self._all is None:
+            from .plugins import discover
+
+            found, self._origin = discover(self._builtin, KindEntry)
+            self._all = {**self._builtin, **found}
+        return self._all
+
+    def __getitem__(self, kind: str) -> KindEntry:
+        return self._kinds()[kind]
+
+    def __setitem__(self, kind: str, e: KindEntry) -> None:  # a test registers a kind of its own
+        self._kinds()[kind] = e
+
+    def __delitem__(self, kind: str) -> None:
+        del self._kinds()[kind]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._kinds())
+
+    def __len__(self) -> int:
+        return len(self._kinds())
+
+    def origin(self, kind: str) -> str | None:
+        """The distribution a plugin kind came from; None for a built-in (or a kind registered in-process)."""
+        self._kinds()
+        return self._origin.get(kind)
+
+
+KINDS = Registry(BUILTIN)
+
+
 def entry(kind: str) -> KindEntry:
     return KINDS[kind]
 
@@ -341,3 +387,13 @@ def recurrent() -> tuple[str, ...]:
 def with_drawer() -> list[str]:
     """The kinds `attncalc generate` covers."""
     return [k for k, e in KINDS.items() if e.drawer is not None]
+
+
+def declared(field: str) -> dict[str, Any]:
+    """The union of what the kinds declare in a table field (``mistakes``, ``elementwise``), in the
+    registry's order: a kind's own slips or element-wise functions, beside the shared tables."""
+    out: dict[str, Any] = {}
+    for e in KINDS.values():
+        if getattr(e, field) is not None:
+            out.update(e.load(field))
+    return out

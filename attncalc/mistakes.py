@@ -111,3 +111,14 @@ MISTAKES: dict[str, str] = {
     "window_too_narrow": "the window was one key too narrow: w − 1 keys (i − w + 1 < k ≤ i) instead of w (i − w < k ≤ i)",
     "top_p_before_top_k": "top-p was applied before top-k: the running sum over the whole distribution, not over the top k renormalised",
 }
+
+
+def every_mistake() -> dict[str, str]:
+    """:data:`MISTAKES` and then the slips the registry's kinds declare (``KindEntry.mistakes``: a
+    plugin kind's own), in that order; a built-in slip's words are never replaced."""
+    from .kinds import declared
+
+    out = dict(MISTAKES)
+    for name, words in declared("mistakes").items():
+        out.setdefault(name, words)
+    return out

@@ -20,7 +20,7 @@ from attncalc.arith import Chain, MistakeNotApplicable, SlipProbe
 from attncalc.derivation import Stated
 from attncalc.kinds import KINDS
 from attncalc.mechanisms import MECHANISMS
-from attncalc.mistakes import MISTAKES
+from attncalc.mistakes import every_mistake
 
 # small problems per kind, the drawers' own options, cycled through by the drawn problems
 OPTIONS: dict[str, list[dict[str, Any]]] = {
@@ -182,7 +182,7 @@ def draw_cases(kind: str, seed: int, count: int) -> list[Case]:
         truth = run(problem, "float", dec, mistake=probe)
         hand = run(problem, "hand", dec)
         assert truth is not None and hand is not None, f"{kind} seed {s}: the truth run failed"
-        slips = [m for m in MISTAKES if m in probe.seen]
+        slips = [m for m in every_mistake() if m in probe.seen]
         cases.append(Case(kind, s, opts, variant.problem, problem, dec, truth, hand, list(truth), slips))
     return cases
 

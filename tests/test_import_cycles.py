@@ -109,6 +109,7 @@ LAYERS: list[set[str]] = [
     {"parse", *TEMPLATE_MODULES},  # problem file -> typed problem; the kinds' templates
     {
         "kinds",
+        "plugins",
         "schema",
         "catalog",
         "numbers",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from attncalc.kinds import KINDS
+from attncalc.kinds import BUILTIN as KINDS  # the built-ins: a plugin kind documents itself
 
 from .helpers import ROOT
 

@@ -61,15 +61,17 @@ def test_validation_reads_the_declarations() -> None:
     top = {n for d in decls.values() for n in d.top.names} - {"$schema"}
     assert set(parse.TOP_KEYS) == top
     assert parse.HEAD_KEYS == decls["attention"].top["head"].table.names  # type: ignore[union-attr]
-    from attncalc.schema.common import SETTINGS_ALL
+    from attncalc.parse import settings_table
+    from attncalc.schema.common import SETTINGS_KEYS
 
-    assert parse.SETTINGS_KEYS == SETTINGS_ALL.names  # every kind's settings keys; top.py refuses the others'
-    softmax_settings = decls["softmax"].top["settings"].table.names  # type: ignore[union-attr]
-    assert softmax_settings == tuple(
-        k
-        for k in SETTINGS_ALL.names
-        if k not in ("position_base", "rope", "alibi", "norm", "eps", "jacobian", "normalization")
+    # every kind's settings keys and no other (top.py refuses the others'): the shared keys in their
+    # order, then a kind's own in the order first declared
+    taken = [n for d in decls.values() if "settings" in d.top for n in d.top["settings"].table.names]  # type: ignore[union-attr]
+    shared = [k.name for k in SETTINGS_KEYS if k.name in taken]
+    assert (
+        parse.SETTINGS_KEYS == settings_table().names == (*shared, *dict.fromkeys(n for n in taken if n not in shared))
     )
+    assert "label_smoothing" in parse.SETTINGS_KEYS and "jacobian" in parse.SETTINGS_KEYS
     enc = decls["seq2seq"].top["encoder"].table
     dec = decls["seq2seq"].top["decoder"].table
     assert parse_seq2seq.ENCODER_KEYS == enc.names  # type: ignore[union-attr]

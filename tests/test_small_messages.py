@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from attncalc import kinds
-from attncalc.schema.common import SETTINGS_ALL
+from attncalc.parse import settings_table
 
 from .helpers import PROBLEMS, ROOT, json_of, run_cli
 
@@ -210,14 +210,14 @@ def _kinds_cell(cell: str) -> set[str]:
 def test_the_settings_table_names_every_key_and_the_kinds_that_take_it() -> None:
     rows = _settings_table()
     takers = _takers()
-    assert set(rows) == set(SETTINGS_ALL.names)
+    assert set(rows) == set(settings_table().names)
     for name, who in takers.items():
         assert _kinds_cell(rows[name][1]) == who, (name, rows[name][1], sorted(who))
 
 
 def test_the_settings_table_gives_each_declared_default() -> None:
     rows = _settings_table()
-    for key in SETTINGS_ALL.keys:
+    for key in settings_table().keys:
         cell = rows[key.name][0]
         if key.default is None or key.name == "convention":
             continue  # no default (temperature: 1 when absent, label_smoothing: none), or one per kind

@@ -64,15 +64,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     d_k = K.shape[1]
 
     if p.score in ("dot", "scaled-dot"):
-        e = chain.finish("scores", chain.matmul(K, q))  # (n,)
         steps.append(
-            Product(
-                id="scores",
+            chain.step(
+                Product,
+                "scores",
+                chain.matmul(K, q),
                 title="Alignment scores",
                 formula="e_i = s · h_i",
                 latex=r"e_i = s^\top h_i",
                 symbol="e",
-                value=e,
                 rows=tok,
                 left=K,
                 right=q,
@@ -81,20 +81,21 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 "the more they point the same way, the higher the score.",
             )
         )
+        e = steps[-1].value
         if p.score == "scaled-dot":
             e = _scale(p, chain, e, d_k, steps)
     elif p.score == "general":
         W = chain.weight(g["W"])
         Wm = W if row else W.T
-        TK = chain.finish("transformed_keys", chain.matmul(K, Wm))  # (n, d_q)
         steps.append(
-            Product(
-                id="transformed_keys",
+            chain.step(
+                Product,
+                "transformed_keys",
+                chain.matmul(K, Wm),
                 title="Transformed encoder states",
                 formula="h_i W" if row else "W h_i",
                 latex=r"h_i W" if row else r"W h_i",
                 symbol="Wh",
-                value=TK,
                 rows=tok,
                 left=K,
                 right=Wm,
@@ -102,15 +103,16 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 explain="The general score first maps every encoder state into the decoder's space with W.",
             )
         )
-        e = chain.finish("scores", chain.matmul(TK, q))
+        TK = steps[-1].value
         steps.append(
-            Product(
-                id="scores",
+            chain.step(
+                Product,
+                "scores",
+                chain.matmul(TK, q),
                 title="Alignment scores",
                 formula="e_i = (h_i W) · s" if row else "e_i = s · (W h_i)",
                 latex=r"e_i = (h_i W)\, s^\top" if row else r"e_i = s^\top W h_i",
                 symbol="e",
-                value=e,
                 rows=tok,
                 left=TK,
                 right=q,
@@ -118,21 +120,22 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 explain="Each score is the dot product of the decoder state with a transformed encoder state.",
             )
         )
+        e = steps[-1].value
     else:
         e = _feedforward_scores(p, chain, q, K, steps)
 
     names = SoftmaxNames(arg="e'" if p.score == "scaled-dot" else "e")
     soft, alpha = softmax_steps(chain, e, names, p.settings.shift_max, tok, None)
     steps.extend(soft)
-    c = chain.finish("context", chain.matmul(alpha, V))  # (d_v,)
     steps.append(
-        Product(
-            id="context",
+        chain.step(
+            Product,
+            "context",
+            chain.matmul(alpha, V),
             title="Context vector",
             formula=f"c = Σ_i α_i {vsym}_i",
             latex=rf"c = \sum_i \alpha_i {vsym}_i",
             symbol="c",
-            value=c,
             left=alpha,
             right=V,
             first="left",
@@ -141,6 +144,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             + ", each weighted by its attention weight.",
         )
     )
+    c = steps[-1].value
     d = p.payload(Attention)
     if d.head is not None:
         steps.extend(_head(p, d.head, chain, q, c))
@@ -154,15 +158,15 @@ def _scale(p: Problem, chain: Chain, e: np.ndarray, d_k: int, steps: list[Step])
         return out
     s = p.given["scale"]
     factor = 1 if chain.mistake == "no_scale" else chain.const(lambda: s.exact()[0], float(s.floats[0]))
-    out = chain.finish("scaled_scores", e * factor)
     steps.append(
-        Map(
-            id="scaled_scores",
+        chain.step(
+            Map,
+            "scaled_scores",
+            e * factor,
             title="Scaled scores",
             formula="e'_i = e_i · scale",
             latex=r"e'_i = e_i \cdot \text{scale}",
             symbol="e'",
-            value=out,
             rows=p.tokens,
             fn="scale",
             arg=e,
@@ -171,7 +175,8 @@ def _scale(p: Problem, chain: Chain, e: np.ndarray, d_k: int, steps: list[Step])
             explain="The given scale multiplies every score before the softmax.",
         )
     )
-    return out
+    scaled: np.ndarray = steps[-1].value
+    return scaled
 
 
 def _num_text(x: float) -> str:
@@ -184,48 +189,32 @@ def _feedforward_scores(p: Problem, chain: Chain, q: np.ndarray, K: np.ndarray, 
     n = K.shape[0]
     if p.score == "additive":
         W_q, W_k = chain.weight(g["W_q"]), chain.weight(g["W_k"])
-        if row:
-            pq = chain.finish("projected_query", chain.matmul(q, W_q))
-            steps.append(
-                Product(
-                    id="projected_query",
-                    title="Projected query",
-                    formula="s W_q",
-                    latex="s W_q",
-                    symbol="s W_q",
-                    value=pq,
-                    left=q,
-                    right=W_q,
-                    first="left",
-                    explain="The decoder state, projected into the attention space.",
-                )
-            )
-        else:
-            pq = chain.finish("projected_query", chain.matmul(W_q, q))
-            steps.append(
-                Product(
-                    id="projected_query",
-                    title="Projected query",
-                    formula="W_q s",
-                    latex="W_q s",
-                    symbol="W_q s",
-                    value=pq,
-                    left=W_q,
-                    right=q,
-                    first="left",
-                    explain="The decoder state, projected into the attention space.",
-                )
-            )
-        Wk = W_k if row else W_k.T
-        pk = chain.finish("projected_keys", chain.matmul(K, Wk))
         steps.append(
-            Product(
-                id="projected_keys",
+            chain.step(
+                Product,
+                "projected_query",
+                chain.matmul(q, W_q) if row else chain.matmul(W_q, q),
+                title="Projected query",
+                formula="s W_q" if row else "W_q s",
+                latex="s W_q" if row else "W_q s",
+                symbol="s W_q" if row else "W_q s",
+                left=q if row else W_q,
+                right=W_q if row else q,
+                first="left",
+                explain="The decoder state, projected into the attention space.",
+            )
+        )
+        pq = steps[-1].value
+        Wk = W_k if row else W_k.T
+        steps.append(
+            chain.step(
+                Product,
+                "projected_keys",
+                chain.matmul(K, Wk),
                 title="Projected keys",
                 formula="h_i W_k" if row else "W_k h_i",
                 latex="h_i W_k" if row else "W_k h_i",
                 symbol="W_k h",
-                value=pk,
                 rows=tok,
                 left=K,
                 right=Wk,
@@ -233,6 +222,7 @@ def _feedforward_scores(p: Problem, chain: Chain, q: np.ndarray, K: np.ndarray, 
                 explain="Every encoder state, projected into the same space.",
             )
         )
+        pk = steps[-1].value
         parts = [np.array([pq] * n, dtype=pq.dtype), pk]
         names = ["W_q s", "W_k h_i"] if not row else ["s W_q", "h_i W_k"]
         if "b" in g:
@@ -240,21 +230,22 @@ def _feedforward_scores(p: Problem, chain: Chain, q: np.ndarray, K: np.ndarray, 
             parts.append(np.array([b] * n, dtype=b.dtype))
             names.append("b")
         parts = chain.coerce(*parts)
-        pre = chain.finish("pre_activation", sum(parts[1:], parts[0]))
         steps.append(
-            Add(
-                id="pre_activation",
+            chain.step(
+                Add,
+                "pre_activation",
+                sum(parts[1:], parts[0]),
                 title="Pre-activation",
                 formula=" + ".join(names),
                 latex=" + ".join(names),
                 symbol="a",
-                value=pre,
                 rows=tok,
                 parts=tuple(parts),
                 part_names=tuple(names),
                 explain="The projected query and the projected key are added, key by key.",
             )
         )
+        pre = steps[-1].value
     else:
         W = chain.weight(g["W"])
         Qrep = np.array([q] * n, dtype=q.dtype)
@@ -262,15 +253,15 @@ def _feedforward_scores(p: Problem, chain: Chain, q: np.ndarray, K: np.ndarray, 
         halves = [Kc, qk] if chain.mistake == "concat_swapped" else [qk, Kc]
         C = np.concatenate(halves, axis=1)  # (n, d_q + d_k): [s; h_i] per row
         Wm = W if row else W.T
-        pre = chain.finish("pre_activation", chain.matmul(C, Wm))
         steps.append(
-            Product(
-                id="pre_activation",
+            chain.step(
+                Product,
+                "pre_activation",
+                chain.matmul(C, Wm),
                 title="Pre-activation",
                 formula="[s; h_i] W" if row else "W [s; h_i]",
                 latex=r"[s; h_i]\, W" if row else r"W [s; h_i]",
                 symbol="a",
-                value=pre,
                 rows=tok,
                 left=C,
                 right=Wm,
@@ -278,31 +269,33 @@ def _feedforward_scores(p: Problem, chain: Chain, q: np.ndarray, K: np.ndarray, 
                 explain="The decoder state and each encoder state are stacked into one vector and multiplied by W.",
             )
         )
-    hidden = chain.finish("hidden", chain.tanh(pre))
+        pre = steps[-1].value
     steps.append(
-        Map(
-            id="hidden",
+        chain.step(
+            Map,
+            "hidden",
+            chain.tanh(pre),
             title="Hidden layer",
             formula="tanh(a_i)",
             latex=r"\tanh(a_i)",
             symbol="tanh(a)",
-            value=hidden,
             rows=tok,
             fn="tanh",
             arg=pre,
             explain="tanh squashes every entry into (−1, 1).",
         )
     )
+    hidden = steps[-1].value
     v = chain.given(g["v"])
-    e = chain.finish("scores", chain.matmul(hidden, v))
     steps.append(
-        Product(
-            id="scores",
+        chain.step(
+            Product,
+            "scores",
+            chain.matmul(hidden, v),
             title="Alignment scores",
             formula="e_i = v_a · tanh(a_i)",
             latex=r"e_i = v_a^\top \tanh(a_i)",
             symbol="e",
-            value=e,
             rows=tok,
             left=hidden,
             right=v,
@@ -310,6 +303,7 @@ def _feedforward_scores(p: Problem, chain: Chain, q: np.ndarray, K: np.ndarray, 
             explain="The scoring vector v_a reads one number off each hidden vector.",
         )
     )
+    e: np.ndarray = steps[-1].value
     return e
 
 
@@ -318,39 +312,41 @@ def _head(p: Problem, h: Head, chain: Chain, q: np.ndarray, c: np.ndarray) -> li
     steps: list[Step] = []
     qc, cc = chain.coerce(q, c)
     if h.W_c is None:  # combine = "add": the parser gives W_c exactly when combine is "concat"
-        u = chain.finish("combined", qc + cc)
         steps.append(
-            Add(
-                id="combined",
+            chain.step(
+                Add,
+                "combined",
+                qc + cc,
                 title="Combined vector",
                 formula="u = s + c",
                 latex="u = s + c",
                 symbol="u",
-                value=u,
                 parts=(qc, cc),
                 part_names=("s", "c"),
                 explain="The decoder state and the context vector are added.",
             )
         )
+        u = steps[-1].value
         top = u
     else:
         context_first = (h.order == "context-query") != (chain.mistake == "concat_swapped")
         order = (cc, qc) if context_first else (qc, cc)
         names = ("c", "s") if context_first else ("s", "c")
-        u = chain.finish("combined", np.concatenate(order))
         steps.append(
-            Concat(
-                id="combined",
+            chain.step(
+                Concat,
+                "combined",
+                np.concatenate(order),
                 title="Concatenation",
                 formula=f"u = [{names[0]}; {names[1]}]",
                 latex=f"u = [{names[0]}; {names[1]}]",
                 symbol="u",
-                value=u,
                 parts=order,
                 part_names=names,
                 explain="The context vector and the decoder state are stacked into one vector.",
             )
         )
+        u = steps[-1].value
         W_c = chain.weight(h.W_c)
         if row:
             m = chain.finish("combined_projection", chain.matmul(u, W_c))
@@ -372,20 +368,21 @@ def _head(p: Problem, h: Head, chain: Chain, q: np.ndarray, c: np.ndarray) -> li
                 explain="W_c mixes the context and the decoder state into m, the input of tanh.",
             )
         )
-        top = chain.finish("attentional", chain.tanh(m))
         steps.append(
-            Map(
-                id="attentional",
+            chain.step(
+                Map,
+                "attentional",
+                chain.tanh(m),
                 title="Attentional hidden state",
                 formula="h̃ = tanh(m)",
                 latex=r"\tilde h = \tanh(m)",
                 symbol="h̃",
-                value=top,
                 fn="tanh",
                 arg=m,
                 explain="tanh gives the attentional hidden state that feeds the output layer.",
             )
         )
+        top = steps[-1].value
     if h.W_out is None:
         return steps
     W_out = chain.weight(h.W_out)
@@ -399,18 +396,18 @@ def _head(p: Problem, h: Head, chain: Chain, q: np.ndarray, c: np.ndarray) -> li
     if b is not None:
         logits, b = chain.coerce(logits, b)
         logits = logits + b
-    logits = chain.finish("logits", logits)
     sym = "u" if h.combine == "add" else "h̃"
     steps.append(
-        Product(
-            id="logits",
+        chain.step(
+            Product,
+            "logits",
+            logits,
             title="Logits",
             formula=(f"z = {sym} W_out" if row else f"z = W_out {sym}") + (" + b_out" if b is not None else ""),
             latex=(
                 (f"z = {sym} W_{{out}}" if row else f"z = W_{{out}} {sym}") + (" + b_{out}" if b is not None else "")
             ).replace("h̃", r"\tilde h"),
             symbol="z",
-            value=logits,
             rows=h.vocab,
             left=lo,
             right=ro,
@@ -419,6 +416,7 @@ def _head(p: Problem, h: Head, chain: Chain, q: np.ndarray, c: np.ndarray) -> li
             explain="The output layer gives one score per vocabulary entry.",
         )
     )
+    logits = steps[-1].value
     probs = softmax_inline(
         chain, logits, "probabilities", "Output probabilities", "z", "p", p.settings.shift_max, h.vocab
     )

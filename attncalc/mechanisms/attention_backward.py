@@ -66,13 +66,14 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         W_O = chain.given(mh.W["W_O"])
         C, dY_c = chain.coerce(C, dY)
         steps.append(
-            Product(
-                id="grad_W_O",
+            chain.step(
+                Product,
+                "grad_W_O",
+                chain.matmul(C.T, dY_c),
                 title="Backward: gradient of W_O",
                 formula="dW_O = concatᵀ dY  (entry (r, c): Σ_i C_ir dY_ic)",
                 latex=r"\frac{\partial L}{\partial W_O} = \mathrm{concat}^\top\, dY",
                 symbol="dW_O",
-                value=chain.finish("grad_W_O", chain.matmul(C.T, dY_c)),
                 left=C.T,
                 right=dY_c,
                 explain="output = concat W_O: each weight's gradient sums, over the tokens, its input times the "
@@ -82,21 +83,22 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         )
         if "b_O" in mh.b:
             steps.append(_colsum(chain, "grad_b_O", dY, "db_O", "dY", "Backward: gradient of b_O"))
-        dC = chain.finish("grad_concat", chain.matmul(dY, W_O.T))
         steps.append(
-            Product(
-                id="grad_concat",
+            chain.step(
+                Product,
+                "grad_concat",
+                chain.matmul(dY, W_O.T),
                 title="Backward: gradient of the concatenation",
                 formula="dC = dY W_Oᵀ",
                 latex=r"dC = dY\, W_O^\top",
                 symbol="dC",
-                value=dC,
                 rows=tok,
                 left=dY,
                 right=W_O.T,
                 explain="The gradient flows back through W_O transposed: row i of dC is what concat's row i owes the loss.",
             )
         )
+        dC = steps[-1].value
         intro = ""
     else:
         dC = dY
@@ -116,13 +118,14 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         grad = total[name]
         Xc, grad = chain.coerce(X, grad)
         steps.append(
-            Product(
-                id=f"grad_W_{name}",
+            chain.step(
+                Product,
+                f"grad_W_{name}",
+                chain.matmul(Xc.T, grad),
                 title=f"Gradient of W_{name}",
                 formula=f"dW_{name} = Xᵀ d{name}",
                 latex=rf"\frac{{\partial L}}{{\partial W_{name}}} = X^\top d{name}",
                 symbol=f"dW_{name}",
-                value=chain.finish(f"grad_W_{name}", chain.matmul(Xc.T, grad)),
                 left=Xc.T,
                 right=grad,
                 explain=f"{name} = X W_{name}: a weight's gradient sums, over the tokens, its input times the "
@@ -138,15 +141,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     for name in ("Q", "K", "V"):
         W = chain.given(mh.W[f"W_{name}"])
         grad, W = chain.coerce(total[name], W)
-        part = chain.finish(f"grad_X_{name}", chain.matmul(grad, W.T))
         steps.append(
-            Product(
-                id=f"grad_X_{name}",
+            chain.step(
+                Product,
+                f"grad_X_{name}",
+                chain.matmul(grad, W.T),
                 title=f"Gradient of X through the {({'Q': 'queries', 'K': 'keys', 'V': 'values'})[name]}",
                 formula=f"dX_{name} = d{name} W_{name}ᵀ",
                 latex=rf"dX_{name} = d{name}\, W_{name}^\top",
                 symbol=f"dX_{name}",
-                value=part,
                 rows=tok,
                 left=grad,
                 right=W.T,
@@ -154,17 +157,19 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 "the gradient goes back through it transposed.",
             )
         )
+        part = steps[-1].value
         paths.append(part)
     parts = chain.coerce(*paths)
     dX = parts[0] if chain.mistake == "grad_X_query_path_only" else parts[0] + parts[1] + parts[2]
     steps.append(
-        Add(
-            id="grad_X",
+        chain.step(
+            Add,
+            "grad_X",
+            dX,
             title="Gradient of X: its three paths added",
             formula="dX = dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ",
             latex=r"\frac{\partial L}{\partial X} = dQ\, W_Q^\top + dK\, W_K^\top + dV\, W_V^\top",
             symbol="dX",
-            value=chain.finish("grad_X", dX),
             rows=tok,
             parts=tuple(parts),
             part_names=("dQ W_Qᵀ", "dK W_Kᵀ", "dV W_Vᵀ"),
@@ -189,22 +194,23 @@ def _gather(
     s = H // groups
     title = {"Q": "Gradient of Q", "K": "Gradient of K", "V": "Gradient of V"}[name]
     if s == 1:
-        value = chain.finish(f"grad_{name}", np.concatenate(per_head, axis=1))
         steps.append(
-            Arrange(
-                id=f"grad_{name}",
+            chain.step(
+                Arrange,
+                f"grad_{name}",
+                np.concatenate(per_head, axis=1),
                 title=title + ": the heads side by side",
                 formula=f"d{name} = [d{name}_1 … d{name}_h]"
                 if H > 2
                 else f"d{name} = " + " ".join(f"d{name}_{j}" for j in range(1, H + 1)),
                 latex=rf"d{name}",
                 symbol=f"d{name}",
-                value=value,
                 rows=rows,
                 source=", ".join(f"columns of head {j}: d{name}_{j}" for j in range(1, H + 1)),
                 explain=f"Each head used its own block of {name}'s columns: its gradient fills that block.",
             )
         )
+        value: np.ndarray = steps[-1].value
         return value
     parts = [
         np.concatenate([per_head[(g - 1) * s + r - 1] for g in range(1, groups + 1)], axis=1) for r in range(1, s + 1)
@@ -216,13 +222,14 @@ def _gather(
         "[" + " ".join(f"d{name}_{(g - 1) * s + r}" for g in range(1, groups + 1)) + "]" for r in range(1, s + 1)
     )
     steps.append(
-        Add(
-            id=f"grad_{name}",
+        chain.step(
+            Add,
+            f"grad_{name}",
+            value,
             title=title + ": each shared head sums its query heads",
             formula=f"d{name} = " + " + ".join(names),
             latex=rf"d{name}",
             symbol=f"d{name}",
-            value=chain.finish(f"grad_{name}", value),
             rows=rows,
             parts=tuple(parts),
             part_names=names,

@@ -26,35 +26,36 @@ def head_steps(
     H, d_k, d_v = mh.heads, mh.d_k, mh.d_v
     h = f"head.{j}"
     Qj, Kj, Vj, A = (fwd[f"{h}.{x}"] for x in ("Q", "K", "V", "weights"))
-    dOj = chain.finish(f"{h}.grad_output", dC[:, (j - 1) * d_v : j * d_v])
     source = "the upstream gradient" if H == 1 and "W_O" not in mh.W else f"columns {_cols(j, d_v)} of dC"
     steps.append(
-        Arrange(
-            id=f"{h}.grad_output",
+        chain.step(
+            Arrange,
+            f"{h}.grad_output",
+            dC[:, (j - 1) * d_v : j * d_v],
             title=f"Head {j}: gradient of its output",
             formula=f"dO_{j} = {source}",
             latex=rf"dO_{j}",
             symbol=f"dO_{j}",
-            value=dOj,
             rows=tok,
             source=source,
             explain="A head's output fills its own block of the concatenation, so its gradient is that block.",
             intro=intro if j == 1 else "",
         )
     )
+    dOj = steps[-1].value
     A, dOj, Vj, Qj, Kj = chain.coerce(A, dOj, Vj, Qj, Kj)
     left = A if chain.mistake == "grad_V_no_transpose" else A.T
     if chain.mistake == "grad_V_no_transpose" and np.array_equal(_f(A), _f(A).T):
         raise MistakeNotApplicable
-    dVj = chain.finish(f"{h}.grad_V", chain.matmul(left, dOj))
     steps.append(
-        Product(
-            id=f"{h}.grad_V",
+        chain.step(
+            Product,
+            f"{h}.grad_V",
+            chain.matmul(left, dOj),
             title=f"Head {j}: gradient of its values",
             formula=f"dV_{j} = A_{j}ᵀ dO_{j}  (row k: Σ_i A_ik dO_i)",
             latex=rf"dV_{j} = A_{j}^\top dO_{j}",
             symbol=f"dV_{j}",
-            value=dVj,
             rows=keys,
             left=left,
             right=dOj,
@@ -62,15 +63,16 @@ def head_steps(
             "collects those queries' gradients with the same weights (Aᵀ, not A).",
         )
     )
-    dA = chain.finish(f"{h}.grad_weights", chain.matmul(dOj, Vj.T))
+    dVj = steps[-1].value
     steps.append(
-        Product(
-            id=f"{h}.grad_weights",
+        chain.step(
+            Product,
+            f"{h}.grad_weights",
+            chain.matmul(dOj, Vj.T),
             title=f"Head {j}: gradient of the attention weights",
             formula=f"dA_{j} = dO_{j} V_{j}ᵀ  (dA_ik = dO_i · v_k)",
             latex=rf"dA_{j} = dO_{j} V_{j}^\top",
             symbol=f"dA_{j}",
-            value=dA,
             rows=tok,
             cols=keys,
             left=dOj,
@@ -79,6 +81,7 @@ def head_steps(
             "entries too: their weight is 0, and the softmax's backward multiplies by it).",
         )
     )
+    dA = steps[-1].value
     A, dA = chain.coerce(A, dA)
     late_diag = chain.mistake == "jacobian_diagonal_only"
     if d.jacobian:
@@ -86,14 +89,14 @@ def head_steps(
             a = A[i]
             diag, outer = np.diag(a), np.outer(a, a)  # (object arrays in exact mode: sympy forms, 0 off the diagonal)
             steps.append(
-                Add(
-                    id=f"{h}.jacobian.{i + 1}",
+                chain.step(
+                    Add,
+                    f"{h}.jacobian.{i + 1}",
+                    diag if late_diag else diag - outer,  # the slip keeps J's diagonal only, here as at dS'
                     title=f"Head {j}: softmax Jacobian of query row {i + 1} ({tok[i]})",
                     formula="J_kl = ∂a_k/∂s_l = a_k (δ_kl − a_l):  J = diag(a) − a aᵀ",
                     latex=r"J = \mathrm{diag}(a) - a a^\top",
                     symbol="J",
-                    # the slip keeps J's diagonal only, here as at dS' (a aᵀ left out)
-                    value=chain.finish(f"{h}.jacobian.{i + 1}", diag if late_diag else diag - outer),
                     rows=keys,
                     cols=keys,
                     parts=(diag, outer),
@@ -104,21 +107,22 @@ def head_steps(
                 )
             )
     masked = mh.allowed is not None and not bool(np.all(mh.allowed))
-    D = chain.finish(f"{h}.rowdot", _rowdot(A, dA))
     steps.append(
-        Combine(
-            id=f"{h}.rowdot",
+        chain.step(
+            Combine,
+            f"{h}.rowdot",
+            _rowdot(A, dA),
             title=f"Head {j}: row dot D",
             formula="D_i = Σ_k A_ik dA_ik  (= rowsum(dO ∘ O))",
             latex=r"D_i = \sum_k A_{ik}\, dA_{ik}",
             symbol="D",
-            value=D,
             rows=tok,
             terms=tuple((A[:, k], dA[:, k]) for k in range(A.shape[1])),
             complement=tuple((False, False) for _ in range(A.shape[1])),
             explain="The weighted average of a row's weight gradients: the Jacobian's a aᵀ term gives it.",
         )
     )
+    D = steps[-1].value
     A, dA, D = chain.coerce(A, dA, D)
     diff = dA - D[:, None]
     dSp = A * dA if chain.mistake == "jacobian_diagonal_only" else A * diff  # the slip: J's diagonal only
@@ -133,18 +137,18 @@ def head_steps(
         raise MistakeNotApplicable
     if is_exact(dSp):
         dSp = np.asarray(dSp, dtype=object)
-    dSp = chain.finish(f"{h}.grad_scaled_scores", dSp)
     sym = "S'" if p.score == "scaled-dot" else "S"
     steps.append(
-        Combine(
-            id=f"{h}.grad_scaled_scores",
+        chain.step(
+            Combine,
+            f"{h}.grad_scaled_scores",
+            dSp,
             title=f"Head {j}: gradient of the "
             + ("scaled scores" if p.score == "scaled-dot" else "scores")
             + " (softmax backward)",
             formula=f"d{sym}_ik = A_ik (dA_ik − D_i)" + ("; 0 where masked" if mh.allowed is not None else ""),
             latex=rf"d{sym}_{{ik}} = A_{{ik}} (dA_{{ik}} - D_i)",
             symbol=f"d{sym}",
-            value=dSp,
             rows=tok,
             cols=keys,
             terms=((A, diff),),
@@ -154,6 +158,7 @@ def head_steps(
             + (" A masked score's weight is 0, so it gets no gradient." if mh.allowed is not None else ""),
         )
     )
+    dSp = steps[-1].value
     if p.score == "scaled-dot":
         # √d_k itself, not chain.sqrt_dk: the forward's scale slips (no_scale, dk_not_sqrt,
         # sqrt_d_model) speak of the forward scores; the backward's own are grad_no_scale and
@@ -164,15 +169,15 @@ def head_steps(
             root = 1
         elif chain.mistake == "grad_scale_twice":
             root = root * root
-        dS = chain.finish(f"{h}.grad_scores", dSp / root)
         steps.append(
-            Map(
-                id=f"{h}.grad_scores",
+            chain.step(
+                Map,
+                f"{h}.grad_scores",
+                dSp / root,
                 title=f"Head {j}: gradient of the scores",
                 formula=f"dS = dS' / √d_k, d_k = {d_k}",
                 latex=rf"dS = \frac{{dS'}}{{\sqrt{{d_k}}}},\ d_k = {d_k}",
                 symbol="dS",
-                value=dS,
                 rows=tok,
                 cols=keys,
                 fn="divide",
@@ -182,56 +187,59 @@ def head_steps(
                 explain="S' = S / √d_k, so the gradient is divided by √d_k once on the way back.",
             )
         )
+        dS = steps[-1].value
     else:
         for slip in ("grad_no_scale", "grad_scale_twice"):
             if chain.mistake == slip:
                 raise MistakeNotApplicable
-        dS = chain.finish(f"{h}.grad_scores", dSp)
         steps.append(
-            Arrange(
-                id=f"{h}.grad_scores",
+            chain.step(
+                Arrange,
+                f"{h}.grad_scores",
+                dSp,
                 title=f"Head {j}: gradient of the scores",
                 formula="dS = the softmax's gradient above (the dot score is not scaled)",
                 latex="dS",
                 symbol="dS",
-                value=dS,
                 rows=tok,
                 cols=keys,
                 source="the gradient of the scores above: nothing to undo",
                 explain="With the dot score the softmax reads the scores themselves.",
             )
         )
+        dS = steps[-1].value
     dS, Qj, Kj = chain.coerce(dS, Qj, Kj)
-    dQj = chain.finish(f"{h}.grad_Q", chain.matmul(dS, Kj))
     steps.append(
-        Product(
-            id=f"{h}.grad_Q",
+        chain.step(
+            Product,
+            f"{h}.grad_Q",
+            chain.matmul(dS, Kj),
             title=f"Head {j}: gradient of its queries",
             formula=f"dQ_{j} = dS K_{j}  (row i: Σ_k dS_ik k_k)",
             latex=rf"dQ_{j} = dS\, K_{j}",
             symbol=f"dQ_{j}",
-            value=dQj,
             rows=tok,
             left=dS,
             right=Kj,
             explain="S = Q Kᵀ: query i met key k in score (i, k), so it collects dS_ik times that key.",
         )
     )
+    dQj = steps[-1].value
     if chain.mistake == "grad_K_no_transpose":
         if np.array_equal(_f(dS), _f(dS).T):
             raise MistakeNotApplicable
         left = dS
     else:
         left = dS.T
-    dKj = chain.finish(f"{h}.grad_K", chain.matmul(left, Qj))
     steps.append(
-        Product(
-            id=f"{h}.grad_K",
+        chain.step(
+            Product,
+            f"{h}.grad_K",
+            chain.matmul(left, Qj),
             title=f"Head {j}: gradient of its keys",
             formula=f"dK_{j} = dSᵀ Q_{j}  (row k: Σ_i dS_ik q_i)",
             latex=rf"dK_{j} = dS^\top Q_{j}",
             symbol=f"dK_{j}",
-            value=dKj,
             rows=keys,
             left=left,
             right=Qj,
@@ -239,6 +247,7 @@ def head_steps(
             "query (dSᵀ, not dS).",
         )
     )
+    dKj = steps[-1].value
     return dQj, dKj, dVj
 
 

@@ -89,20 +89,21 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     steps: list[Step] = []
 
     totals = [c - n + 1 for n in range(1, N + 1)]
-    counts = chain.finish("ngram_counts", whole_numbers(chain, totals))
     steps.append(
-        Formula(
-            id="ngram_counts",
+        chain.step(
+            Formula,
+            "ngram_counts",
+            whole_numbers(chain, totals),
             title="n-grams of the candidate",
             formula="c_n = c − n + 1  (c = the candidate's length)",
             latex=r"c_n = c - n + 1",
             symbol="c",
-            value=counts,
             rows=orders,
             written=tuple(f"{c} − {n} + 1" for n in range(1, N + 1)),
             explain="A sentence of c tokens has c − n + 1 n-grams, each starting at one of its first c − n + 1 tokens.",
         )
     )
+    counts = steps[-1].value
 
     clipped_ints, written = [], []
     for n in range(1, N + 1):
@@ -117,21 +118,22 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             terms.append((" ".join(g), k, allowed))
         clipped_ints.append(sum(min(k, allowed) for _, k, allowed in terms))
         written.append(_clip_terms(terms))
-    clipped = chain.finish("clipped_counts", whole_numbers(chain, clipped_ints))
     steps.append(
-        Formula(
-            id="clipped_counts",
+        chain.step(
+            Formula,
+            "clipped_counts",
+            whole_numbers(chain, clipped_ints),
             title="Clipped n-gram matches",
             formula="m_n = Σ_g min(count of g in the candidate, its largest count in one reference)",
             latex=r"m_n = \sum_g \min(\mathrm{count}(g), \max_{\mathrm{ref}} \mathrm{count}_{\mathrm{ref}}(g))",
             symbol="m",
-            value=clipped,
             rows=orders,
             written=tuple(written),
             explain="Each distinct n-gram g of the candidate scores as often as it occurs, but at most as often "
             "as it occurs in a single reference: repeating a right word earns nothing more.",
         )
     )
+    clipped = steps[-1].value
 
     counts_c, clipped_c = chain.coerce(counts, clipped)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -223,15 +225,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     else:
         score = np.asarray((bp_v * chain.exp(lm))[0], dtype=lm.dtype)
         text = f"{_num(bp_v[0], dec)}·exp({_num(lm[0], dec)})"
-    score = chain.finish("bleu", score)
     steps.append(
-        Formula(
-            id="bleu",
+        chain.step(
+            Formula,
+            "bleu",
+            score,
             title="BLEU",
             formula="BLEU = BP · exp(S)",
             latex=r"\mathrm{BLEU} = BP \cdot \exp(S)",
             symbol="BLEU",
-            value=score,
             written=text,
             explain="The brevity penalty times the geometric mean of the modified precisions, from 0 to 1.",
         )

@@ -212,21 +212,22 @@ def _one_merge(
         ]
         several = len(parts) > 1 or (len(parts) == 1 and "·" in parts[0])
         terms.append(" + ".join(parts) if several else _count_text(table[pair]))
-    values = chain.finish(f"{r}.pairs", whole_numbers(chain, [int(table[q]) for q in rows]))
     steps.append(
-        Formula(
-            id=f"{r}.pairs",
+        chain.step(
+            Formula,
+            f"{r}.pairs",
+            whole_numbers(chain, [int(table[q]) for q in rows]),
             title=f"Merge {r}: pair counts",
             formula="count(a b) = Σ over words w of n(w) · (times a b occurs in w)",
             latex=r"\mathrm{count}(a\,b) = \sum_w n(w) \cdot \#_{a\,b}(w)",
             symbol="count",
-            value=values,
             rows=tuple(algo.pair_text(q) for q in rows),
             written=tuple(terms),
             explain="Every adjacent pair of symbols inside a word, in the order the pairs first occur; each "
             "occurrence counts as often as its word occurs. Pairs are never counted across two words.",
         )
     )
+    values = steps[-1].value
     counted = dict(zip(rows, _whole(values), strict=True))
     pick, tied = algo.best(counted, d.tie)
     if pick is None:

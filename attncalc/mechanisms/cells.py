@@ -60,40 +60,42 @@ def cell_step(
         sym = _sub(GATE_SYMBOL[g], t)
         gid = pre + GATE_NAME[g]
         if g in stated:
-            v = chain.finish(gid, chain.given(stated[g]))
             steps.append(
-                Stated(
-                    id=gid,
+                chain.step(
+                    Stated,
+                    gid,
+                    chain.given(stated[g]),
                     title=f"{GATE_TITLE[g]} (given)",
                     formula=sym,
                     latex="",
                     symbol=sym,
-                    value=v,
                     explain="The problem states these values instead of the weights that produce them.",
                 )
             )
+            v = steps[-1].value
             values[g] = v
             return
         assert cell is not None and hx is not None
         W = _weights(chain, cell, g)
         b = _bias(chain, cell.bx[g]) + _bias(chain, cell.bh[g])
-        z = chain.finish(gid + "_pre", chain.matmul(W, hx[1]) + b)
         W_name = weight_name(cell, g)
         z_sym = f"z{GATE_SYMBOL[g]}_{t}"
         steps.append(
-            Product(
-                id=gid + "_pre",
+            chain.step(
+                Product,
+                gid + "_pre",
+                chain.matmul(W, hx[1]) + b,
                 title=f"{GATE_TITLE[g]}: pre-activation",
                 formula=f"{z_sym} = {W_name}·{_cat(h_label, x_label, cell.order)} + {bias_name(cell, g)}",
                 latex="",
                 symbol=z_sym,
-                value=z,
                 left=W,
                 right=hx[1],
                 bias=b,
                 explain=layout_note(cell, g),
             )
         )
+        z = steps[-1].value
         act = "tanh" if g in ("g", "n", "h") else "sigmoid"
         if g == "h" and cell.nonlinearity == "relu":
             act = "relu"
@@ -102,21 +104,22 @@ def cell_step(
         elif act == "sigmoid" and chain.mistake == "tanh_for_sigmoid":  # a gate with tanh
             act = "tanh"
         fn = {"tanh": chain.tanh, "sigmoid": chain.sigmoid, "relu": chain.relu}[act]
-        v = chain.finish(gid, fn(z))
         shown_act = {"sigmoid": "σ", "tanh": "tanh", "relu": "relu"}[act]
         steps.append(
-            Map(
-                id=gid,
+            chain.step(
+                Map,
+                gid,
+                fn(z),
                 title=GATE_TITLE[g],
                 formula=f"{sym} = {shown_act}({steps[-1].symbol})",
                 latex="",
                 symbol=sym,
-                value=v,
                 fn=act,
                 arg=z,
                 explain=GATE_WHY[g],
             )
         )
+        v = steps[-1].value
         values[g] = v
 
     if kind == "rnn":
@@ -152,35 +155,37 @@ def cell_step(
                 explain="What the input gate writes of the candidate.",
             )
         )
-        c_new = chain.finish(pre + "c", kept + new)
         steps.append(
-            Add(
-                id=pre + "c",
+            chain.step(
+                Add,
+                pre + "c",
+                kept + new,
                 title="Cell state",
                 formula=f"c_{t} = f_{t} ⊙ {c_prev_name} + i_{t} ⊙ c\u0303_{t}",
                 latex="",
                 symbol=_sub("c", t),
-                value=c_new,
                 parts=(kept, new),
                 part_names=("retained", "new"),
                 explain="The new cell state: the retained memory plus the new memory.",
             )
         )
+        c_new = steps[-1].value
         gate("o")
-        tc = chain.finish(pre + "tanh_c", chain.tanh(c_new))
         steps.append(
-            Map(
-                id=pre + "tanh_c",
+            chain.step(
+                Map,
+                pre + "tanh_c",
+                chain.tanh(c_new),
                 title="Squashed cell state",
                 formula=f"tanh(c_{t})",
                 latex="",
                 symbol=f"tanh(c_{t})",
-                value=tc,
                 fn="tanh",
                 arg=c_new,
                 explain="tanh squashes the cell state into (−1, 1) before the output gate scales it.",
             )
         )
+        tc = steps[-1].value
         o = values["o"]
         h_new = chain.finish(pre + "h", _mul(o, c_new if chain.mistake == "no_tanh_c" else tc))
         steps.append(
@@ -224,49 +229,51 @@ def cell_step(
             steps.append(rhx[0])
             W = _weights(chain, cell, "n")
             b = _bias(chain, cell.bx["n"]) + _bias(chain, cell.bh["n"])
-            zn = chain.finish(pre + "h_tilde_pre", chain.matmul(W, rhx[1]) + b)
             steps.append(
-                Product(
-                    id=pre + "h_tilde_pre",
+                chain.step(
+                    Product,
+                    pre + "h_tilde_pre",
+                    chain.matmul(W, rhx[1]) + b,
                     title="Candidate state: pre-activation",
                     formula=f"zh\u0303_{t} = {weight_name(cell, 'n')}·{_cat(f'r_{t} ⊙ {h_label}', x_label, cell.order)} "
                     f"+ {bias_name(cell, 'n')}",
                     latex="",
                     symbol=f"zh\u0303_{t}",
-                    value=zn,
                     left=W,
                     right=rhx[1],
                     bias=b,
                     explain=layout_note(cell, "n"),
                 )
             )
+            zn = steps[-1].value
         else:
             Wx, bx = chain.given(cell.Wx["n"]), _bias(chain, cell.bx["n"])
             Wh, bh = chain.given(cell.Wh["n"]), _bias(chain, cell.bh["n"])
-            xn = chain.finish(pre + "xn", chain.matmul(Wx, x) + bx)
             steps.append(
-                Product(
-                    id=pre + "xn",
+                chain.step(
+                    Product,
+                    pre + "xn",
+                    chain.matmul(Wx, x) + bx,
                     title="Candidate: input part",
                     formula=f"xn_{t} = W_in·{x_label} + b_in",
                     latex="",
                     symbol=f"xn_{t}",
-                    value=xn,
                     left=Wx,
                     right=x,
                     bias=bx,
                     explain=layout_note(cell, "n", "input"),
                 )
             )
-            hn = chain.finish(pre + "hn", chain.matmul(Wh, h) + bh)
+            xn = steps[-1].value
             steps.append(
-                Product(
-                    id=pre + "hn",
+                chain.step(
+                    Product,
+                    pre + "hn",
+                    chain.matmul(Wh, h) + bh,
                     title="Candidate: recurrent part",
                     formula=f"hn_{t} = W_hn·{h_label} + b_hn",
                     latex="",
                     symbol=f"hn_{t}",
-                    value=hn,
                     left=Wh,
                     right=h,
                     bias=bh,
@@ -274,6 +281,7 @@ def cell_step(
                     "is computed on its own. " + layout_note(cell, "n", "recurrent"),
                 )
             )
+            hn = steps[-1].value
             zn = chain.finish(pre + "h_tilde_pre", xn + _mul(r, hn))
             steps.append(
                 _combine(
@@ -287,20 +295,21 @@ def cell_step(
                 )
             )
         squash = chain.sigmoid if chain.mistake == "sigmoid_for_tanh" else chain.tanh
-        n = chain.finish(pre + "h_tilde", squash(zn))
         steps.append(
-            Map(
-                id=pre + "h_tilde",
+            chain.step(
+                Map,
+                pre + "h_tilde",
+                squash(zn),
                 title=GATE_TITLE["n"],
                 formula=f"{n_sym} = tanh(zh\u0303_{t})",
                 latex="",
                 symbol=n_sym,
-                value=n,
                 fn="tanh",
                 arg=zn,
                 explain=GATE_WHY["n"],
             )
         )
+        n = steps[-1].value
         values["n"] = n
     n = values["n"]
     keep = (cell.update if cell is not None else "keep") == "keep"
@@ -309,7 +318,6 @@ def cell_step(
     terms = ((z, n), (z, h))  # factors; the first factor of one term enters as (1 − z)
     comp = ((True, False), (False, False)) if keep else ((False, False), (True, False))
     one = np.ones_like(z) if not is_exact(z) else np.array([1] * len(z), dtype=object)
-    h_new = chain.finish(pre + "h", (one - z) * n + z * h if keep else z * n + (one - z) * h)
     formula = (
         f"{hs}_{t} = (1 − z_{t}) ⊙ h\u0303_{t} + z_{t} ⊙ {h_label}"
         if keep
@@ -321,18 +329,20 @@ def cell_step(
         else "z takes the candidate and 1 − z keeps the previous state (Bahdanau et al. 2014)."
     )
     steps.append(
-        Combine(
-            id=pre + "h",
+        chain.step(
+            Combine,
+            pre + "h",
+            (one - z) * n + z * h if keep else z * n + (one - z) * h,
             title="Hidden state",
             formula=formula,
             latex="",
             symbol=_sub(hs, t),
-            value=h_new,
             terms=terms,
             complement=comp,
             explain=why,
         )
     )
+    h_new = steps[-1].value
     return steps, h_new, None
 
 
@@ -381,18 +391,19 @@ def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _concat(chain: Chain, sid: str, parts: list[np.ndarray], names: list[str], label: str) -> tuple[Concat, np.ndarray]:
     parts = chain.coerce(*parts)
-    v = chain.finish(sid, np.concatenate(parts))
-    step = Concat(
-        id=sid,
+    step = chain.step(
+        Concat,
+        sid,
+        np.concatenate(parts),
         title="Concatenated input",
         formula=f"{label}",
         latex="",
         symbol=label,
-        value=v,
         parts=tuple(parts),
         part_names=tuple(names),
         explain="The gates all read the previous state and the input, stacked into one vector.",
     )
+    v = step.value
     return step, v
 
 

@@ -188,36 +188,35 @@ def softmax_steps(
     )
     if not matrix and is_exact(exps):
         total = np.asarray(sum(exps.tolist()), dtype=object)
-    total = chain.finish(names.sum_id, np.asarray(total, dtype=exps.dtype))
-    sum_step = Sum(
-        id=names.sum_id,
+    sum_step = chain.step(
+        Sum,
+        names.sum_id,
+        np.asarray(total, dtype=exps.dtype),
         title="Sum of exponentials" + (" (per row)" if matrix else ""),
         formula=f"Z_i = Σ_j exp({arg_j})" if matrix else f"Z = Σ_j exp({arg_j})",
         latex=rf"Z_i = \sum_j \exp({tex_j})" if matrix else rf"Z = \sum_j \exp({tex_j})",
         symbol="Z",
-        value=total,
         rows=rows if matrix else None,
         arg=exps,
         explain="The normaliser: dividing by it makes the weights sum to 1.",
     )
+    total = sum_step.value
     if chain.mistake == "not_normalised":
         weights = exps
     elif not axis_rows:
         weights = exps / total[None, :]
     else:
         weights = _normalise(chain, scores, exps, total, m, matrix)
-    weights = chain.finish(names.out_id, weights)
-    out_step = Divide(
-        id=names.out_id,
+    out_step = chain.step(
+        Divide,
+        names.out_id,
+        weights,
         title=names.out_title,
         formula=f"{o}_ij = exp({arg_i}) / Z_i" if matrix else f"{o}_i = exp({arg_i}) / Z",
-        latex=(
-            rf"{_tex(o)}_{{ij}} = \frac{{\exp({tex_i})}}{{Z_i}}"
-            if matrix
-            else rf"{_tex(o)}_i = \frac{{\exp({tex_i})}}{{Z}}"
-        ),
+        latex=rf"{_tex(o)}_{{ij}} = \frac{{\exp({tex_i})}}{{Z_i}}"
+        if matrix
+        else rf"{_tex(o)}_i = \frac{{\exp({tex_i})}}{{Z}}",
         symbol=o,
-        value=weights,
         rows=rows,
         cols=cols,
         num=exps,
@@ -225,6 +224,7 @@ def softmax_steps(
         explain="Each exponential divided by the sum: positive and summing to 1"
         + (" along every row." if matrix else "."),
     )
+    weights = out_step.value
     return [exps_step, sum_step, out_step], weights
 
 
@@ -265,14 +265,14 @@ def sqrt_dk_step(
     """scaled_scores = scores / √d_k; ``names`` = (result entry, argument entry, result symbol)."""
     lhs, rhs, symbol = names
     root = chain.sqrt_dk(d_k)
-    value = chain.finish(step_id, scores / root)
-    step = Map(
-        id=step_id,
+    step = chain.step(
+        Map,
+        step_id,
+        scores / root,
         title="Scaled scores",
         formula=f"{lhs} = {rhs} / √{d_name}, {d_name} = {d_k}",
         latex=rf"{lhs} = \frac{{{rhs}}}{{\sqrt{{{d_name}}}}},\ {d_name} = {d_k}",
         symbol=symbol,
-        value=value,
         rows=rows,
         cols=cols,
         fn="divide",
@@ -281,6 +281,7 @@ def sqrt_dk_step(
         param_text=f"√{d_k}",
         explain="Dividing by √d_k keeps the dot products of long vectors from saturating the softmax.",
     )
+    value = step.value
     return step, value
 
 

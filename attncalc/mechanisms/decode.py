@@ -279,54 +279,52 @@ def _filter(
             n_keep += 1
     rank = {tok: j for j, tok in enumerate(order)}
     flags = [1 if rank[i] < n_keep else 0 for i in range(V)]
-    kept = chain.finish("kept", whole_numbers(chain, flags))
     steps.append(
-        Formula(
-            id="kept",
+        chain.step(
+            Formula,
+            "kept",
+            whole_numbers(chain, flags),
             title="Kept tokens",
-            formula=(
-                f"kept_i = [rank of i ≤ k]: {rule}"
-                if d.strategy == "top-k"
-                else f"kept_i = [the running sum before i < p]: {rule}"
-                if not both
-                else f"kept_i = [rank of i ≤ k]·[the running sum of the top k before i < p]: {rule}"
-            ),
+            formula=f"kept_i = [rank of i ≤ k]: {rule}"
+            if d.strategy == "top-k"
+            else f"kept_i = [the running sum before i < p]: {rule}"
+            if not both
+            else f"kept_i = [rank of i ≤ k]·[the running sum of the top k before i < p]: {rule}",
             latex=r"\mathrm{kept}_i \in \{0, 1\}",
             symbol="kept",
-            value=kept,
             rows=labels,
             written=tuple(why[rank[i]] for i in range(V)),
-            explain=(
-                "A token is kept when its rank is within k (top-k) and the top k's tokens more probable than it, "
-                "renormalised, hold less than p (top-p: the token that reaches p is kept too); it must pass both."
-                if both
-                else "A token is kept when its rank is within k."
-                if d.strategy == "top-k"
-                else "A token is kept when the tokens more probable than it hold less than p (the token that "
-                "reaches p is kept too)."
-            ),
+            explain="A token is kept when its rank is within k (top-k) and the top k's tokens more probable than it, "
+            "renormalised, hold less than p (top-p: the token that reaches p is kept too); it must pass both."
+            if both
+            else "A token is kept when its rank is within k."
+            if d.strategy == "top-k"
+            else "A token is kept when the tokens more probable than it hold less than p (the token that "
+            "reaches p is kept too).",
             note=cut_note,
         )
     )
+    kept = steps[-1].value
     probs_c, kept_c = chain.coerce(source, kept)
     masked = np.asarray(probs_c * kept_c, dtype=probs_c.dtype)
     total = np.asarray(sum(masked.tolist()), dtype=masked.dtype)
-    renorm = chain.finish("renormalized", np.asarray(masked / total, dtype=masked.dtype))
     p_sym = "q" if source is not probs else "p"
     steps.append(
-        Divide(
-            id="renormalized",
+        chain.step(
+            Divide,
+            "renormalized",
+            np.asarray(masked / total, dtype=masked.dtype),
             title="Kept probabilities, renormalised",
             formula=f"p'_i = kept_i {p_sym}_i / Σ_j kept_j {p_sym}_j",
             latex=rf"p'_i = \frac{{\mathrm{{kept}}_i\, {p_sym}_i}}{{\sum_j \mathrm{{kept}}_j\, {p_sym}_j}}",
             symbol="p'",
-            value=renorm,
             rows=labels,
             num=masked,
             den=total,
             explain="The dropped tokens get 0; the kept ones share the whole probability in their old proportions.",
         )
     )
+    renorm = steps[-1].value
     return renorm, flags
 
 

@@ -23,15 +23,15 @@ def beam_steps(d: Beam, vocab: tuple[str, ...], chain: Chain) -> list[Step]:
     beams = tuple(f"beam {b}" for b in range(1, B + 1))
     S_full = np.repeat(S[:, None], V, axis=1)
     value = S_full * L if chain.mistake == "beam_multiplied" else S_full + L
-    cand = chain.finish("candidates", np.asarray(value, dtype=L.dtype))
     steps: list[Step] = [
-        Add(
-            id="candidates",
+        chain.step(
+            Add,
+            "candidates",
+            np.asarray(value, dtype=L.dtype),
             title="Candidate scores",
             formula="score(b, v) = s_b + log p_b(v)",
             latex=r"\mathrm{score}(b, v) = s_b + \log p_b(v)",
             symbol="score",
-            value=cand,
             rows=beams,
             cols=vocab,
             parts=(S_full, L),
@@ -40,6 +40,7 @@ def beam_steps(d: Beam, vocab: tuple[str, ...], chain: Chain) -> list[Step]:
             "the log-probability of each next token.",
         )
     ]
+    cand = steps[0].value
     rank_by = cand
     penalty = d.penalty
     if penalty is not None:
@@ -47,15 +48,15 @@ def beam_steps(d: Beam, vocab: tuple[str, ...], chain: Chain) -> list[Step]:
         a_f = node_float(penalty.alpha)
         lp_f = ((5 + L_len) / 6) ** a_f
         lp = chain.const(lambda: _lp_exact(penalty.alpha, L_len), lp_f)
-        rank_by = chain.finish("normalized", np.asarray(cand / lp, dtype=cand.dtype))
         steps.append(
-            Map(
-                id="normalized",
+            chain.step(
+                Map,
+                "normalized",
+                np.asarray(cand / lp, dtype=cand.dtype),
                 title="Scores with the length penalty",
                 formula=f"score / lp, lp = ((5 + L)/6)^α = ((5 + {L_len})/6)^{fmt(a_f, 6)}",
                 latex=rf"\mathrm{{score}} / \left(\frac{{5 + {L_len}}}{{6}}\right)^{{{fmt(a_f, 6)}}}",
                 symbol="score/lp",
-                value=rank_by,
                 rows=beams,
                 cols=vocab,
                 fn="divide",
@@ -66,23 +67,24 @@ def beam_steps(d: Beam, vocab: tuple[str, ...], chain: Chain) -> list[Step]:
                 "((5 + L)/6)^α so that longer hypotheses are not unfairly beaten by shorter ones.",
             )
         )
+        rank_by = steps[-1].value
     flat = to_float(rank_by).ravel()
     # ties (−0.4 − 0.5 and −0.7 − 0.2, apart only by float noise) go to the earlier beam, as exactly
     order = [int(i) for i in np.argsort(-np.round(flat, 12), kind="stable")][: d.width]
     kept_labels = tuple(f"beam {i // V + 1}: {vocab[i % V]}" for i in order)
-    kept = chain.finish("kept_beams", np.asarray([cand.flat[i] for i in order], dtype=cand.dtype))
     penalised = penalty is not None
     ranked = "by the length-penalised score" if penalised else "by score"
     # ranked by score/lp, but what is kept (and written) is the summed log-probability, not score/lp
     written = ", each written as its summed log-probability (the candidate score, not score/lp)" if penalised else ""
     steps.append(
-        Arrange(
-            id="kept_beams",
+        chain.step(
+            Arrange,
+            "kept_beams",
+            np.asarray([cand.flat[i] for i in order], dtype=cand.dtype),
             title="Kept candidates (summed log-probabilities)" if penalised else "Kept candidates",
             formula=f"the best {d.width} candidates, {ranked}{written}",
             latex=rf"\text{{the best {d.width} candidates{', written as score (not score/lp)' if penalised else ''}}}",
             symbol="s'",
-            value=kept,
             rows=kept_labels,
             source=f"ranked {ranked}; ties: the earlier beam, then the earlier token",
             ranked=True,

@@ -26,32 +26,33 @@ def top_k_first(
     V = len(labels)
     rank = {tok: j for j, tok in enumerate(order)}
     flags = [1 if rank[i] < k else 0 for i in range(V)]
-    kept = chain.finish("kept_top_k", whole_numbers(chain, flags))
     steps.append(
-        Formula(
-            id="kept_top_k",
+        chain.step(
+            Formula,
+            "kept_top_k",
+            whole_numbers(chain, flags),
             title="Top-k first: the k most probable tokens",
             formula=f"κ_i = [rank of i ≤ k], k = {k}",
             latex=r"\mathrm{kept}^{(k)}_i = [\mathrm{rank}(i) \le k]",
             symbol="κ",
-            value=kept,
             rows=labels,
             written=tuple(f"[rank {rank[i] + 1} ≤ {k}]" for i in range(V)),
             explain="Hugging Face filters in the order temperature, top-k, top-p: the top k come first.",
         )
     )
+    kept = steps[-1].value
     probs_c, kept_c = chain.coerce(probs, kept)
     masked = np.asarray(probs_c * kept_c, dtype=probs_c.dtype)
     total = np.asarray(sum(masked.tolist()), dtype=masked.dtype)
-    renorm = chain.finish("top_k_renormalized", np.asarray(masked / total, dtype=masked.dtype))
     steps.append(
-        Divide(
-            id="top_k_renormalized",
+        chain.step(
+            Divide,
+            "top_k_renormalized",
+            np.asarray(masked / total, dtype=masked.dtype),
             title="The top k, renormalised",
             formula="q_i = κ_i p_i / Σ_j κ_j p_j",
             latex=r"p^{(k)}_i = \frac{\mathrm{kept}^{(k)}_i\, p_i}{\sum_j \mathrm{kept}^{(k)}_j\, p_j}",
             symbol="q",
-            value=renorm,
             rows=labels,
             num=masked,
             den=total,
@@ -59,6 +60,7 @@ def top_k_first(
             "probabilities divided by their sum.",
         )
     )
+    renorm = steps[-1].value
     if chain.mistake == "top_p_before_top_k":  # the slip: top-p's running sum over the whole distribution
         return np.asarray([probs[i] for i in order], dtype=probs.dtype)
     return np.asarray([renorm[i] for i in order], dtype=renorm.dtype)

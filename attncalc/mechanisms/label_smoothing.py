@@ -56,22 +56,23 @@ def smoothed_steps(
     q = np.empty(K, dtype=object) if exact else np.zeros(K)
     for i in range(K):
         q[i] = on if i == target else off
-    q = chain.finish("smoothed_target", q)
     label = labels[target] if labels else str(target)
     steps: list[Step] = [
-        Formula(
-            id="smoothed_target",
+        chain.step(
+            Formula,
+            "smoothed_target",
+            q,
             title=f"Smoothed target (ε = {eps_f:g}, K = {K})",
             formula=f"q_i = (1 − ε)·y_i + ε/K, target = {label}",
             latex="",
             symbol="q",
-            value=q,
             rows=labels,
             written=tuple(on_text if i == target else off_text for i in range(K)),
             explain="Label smoothing (PyTorch's CrossEntropyLoss): the one-hot target keeps 1 − ε and every "
             "class, the target too, gets an equal share ε/K, so q still sums to 1.",
         )
     ]
+    q = steps[0].value
     neg_log = simplify_log(-chain.log(probs))
     q_c, neg_log = chain.coerce(np.asarray(q), neg_log)
     loss = chain.finish("loss", simplify_log(np.asarray([sum(q_c[i] * neg_log[i] for i in range(K))]))).reshape(())
@@ -90,15 +91,15 @@ def smoothed_steps(
         )
     )
     p_c, q_c = chain.coerce(probs, np.asarray(q))
-    grad = chain.finish("gradient", (p_c - q_c) / T)
     steps.append(
-        Gradient(
-            id="gradient",
+        chain.step(
+            Gradient,
+            "gradient",
+            (p_c - q_c) / T,
             title="Gradient of the loss",
             formula="∂L/∂z_i = (p_i − q_i) / T" if T_float != 1 else "∂L/∂z_i = p_i − q_i",
             latex=r"\frac{\partial L}{\partial z_i} = " + (r"\frac{p_i - q_i}{T}" if T_float != 1 else r"p_i - q_i"),
             symbol="∂L/∂z",
-            value=grad,
             rows=labels,
             probs=probs,
             onehot=to_float(np.asarray(q_c)),
@@ -107,4 +108,5 @@ def smoothed_steps(
             + (", divided by T." if T_float != 1 else "."),
         )
     )
+    grad = steps[-1].value
     return steps, grad

@@ -116,22 +116,23 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             out = modern.swiglu(p, chain, steps, h, tok, up) if up is not None else _ffn(p, chain, steps, h, tok)
         x0, out0 = chain.coerce(x, out)
         r = out0 if chain.mistake == "residual_left_out" else x0 + out0
-        res = chain.finish(f"residual{k}", np.asarray(r, dtype=x0.dtype))
         sub_name = f"{name}.output"
         steps.append(
-            Add(
-                id=f"residual{k}",
+            chain.step(
+                Add,
+                f"residual{k}",
+                np.asarray(r, dtype=x0.dtype),
                 title=f"Residual sum {k}",
                 formula=f"r{k} = x + {sub_name}",
                 latex=rf"r_{k} = x + \mathrm{{{name}}}",
                 symbol=f"r{k}",
-                value=res,
                 rows=tok,
                 parts=(x0, out0),
                 part_names=("x", sub_name),
                 explain="The residual connection adds the sublayer's input back to its output, row by row.",
             )
         )
+        res = steps[-1].value
         x = res
         if not pre:
             x = _norm(p, chain, steps, k, res, tok)
@@ -140,21 +141,19 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             steps[start],
             intro=f"Sublayer {k} of {len(subs)}: {names[name]}, the residual sum, {_norm_name(L)} {k} {where} it.",
         )
-    out = chain.finish("output", x)
     steps.append(
-        Arrange(
-            id="output",
+        chain.step(
+            Arrange,
+            "output",
+            x,
             title="The layer's output",
             formula=f"output = {'r' if pre else f'norm{len(subs)}.output'}{len(subs) if pre else ''}",
             latex=r"\mathrm{output}",
             symbol="Y",
-            value=out,
             rows=tok,
-            source=(
-                f"pre-norm: the last residual sum r{len(subs)} (no final {_norm_name(L)}, as in PyTorch's norm_first layer)"
-                if pre
-                else f"post-norm: the output of {_norm_name(L)} {len(subs)}"
-            ),
+            source=f"pre-norm: the last residual sum r{len(subs)} (no final {_norm_name(L)}, as in PyTorch's norm_first layer)"
+            if pre
+            else f"post-norm: the output of {_norm_name(L)} {len(subs)}",
             explain="One row per token, d_model wide: the input of the next layer.",
         )
     )
@@ -204,15 +203,15 @@ def _layer_norm(
     width = x.shape[axis]
     lines = [x[i, :] for i in range(n)] if axis == 1 else [x[:, j] for j in range(d)]
     rows = tok if axis == 1 else None
-    mean = chain.finish(f"norm{k}.mean", np.asarray([sum(v.tolist()) / width for v in lines], dtype=x.dtype))
     steps.append(
-        Formula(
-            id=f"norm{k}.mean",
+        chain.step(
+            Formula,
+            f"norm{k}.mean",
+            np.asarray([sum(v.tolist()) / width for v in lines], dtype=x.dtype),
             title=f"LayerNorm {k}: mean of each row",
             formula=f"μ_i = (1/d_model) Σ_j x_ij, d_model = {d}",
             latex=rf"\mu_i = \frac{{1}}{{{d}}} \sum_j x_{{ij}}",
             symbol="μ",
-            value=mean,
             rows=rows,
             written=_Lazy(
                 lambda i, dec: f"({' + '.join(_num(v, dec) for v in lines[i[0]])}) / {width}".replace("+ -", "- "),
@@ -222,21 +221,19 @@ def _layer_norm(
             explain="LayerNorm normalises each token's row on its own, over its d_model features.",
         )
     )
+    mean = steps[-1].value
     denom = width - 1 if chain.mistake == "unbiased_variance" else width
     if denom == 0:
         raise MistakeNotApplicable
-    var = chain.finish(
-        f"norm{k}.variance",
-        np.asarray([sum(((v - m) ** 2).tolist()) / denom for v, m in zip(lines, mean, strict=True)], dtype=x.dtype),
-    )
     steps.append(
-        Formula(
-            id=f"norm{k}.variance",
+        chain.step(
+            Formula,
+            f"norm{k}.variance",
+            np.asarray([sum(((v - m) ** 2).tolist()) / denom for v, m in zip(lines, mean, strict=True)], dtype=x.dtype),
             title=f"LayerNorm {k}: variance of each row",
             formula=f"σ²_i = (1/d_model) Σ_j (x_ij − μ_i)²  (biased: divide by d_model = {d}, not {d - 1})",
             latex=rf"\sigma^2_i = \frac{{1}}{{{d}}} \sum_j (x_{{ij}} - \mu_i)^2",
             symbol="σ²",
-            value=var,
             rows=rows,
             written=_Lazy(
                 lambda i, dec: (
@@ -250,6 +247,7 @@ def _layer_norm(
             explain="The mean squared distance from the mean, over the row: LayerNorm divides by d_model.",
         )
     )
+    var = steps[-1].value
     eps = chain.number(lambda: to_exact(eps_node), node_float(eps_node))
     eps_text = fmt(node_float(eps_node), 12)
     root = chain.sqrt(np.asarray(var + eps, dtype=var.dtype))
@@ -281,15 +279,15 @@ def _layer_norm(
     gamma, beta = chain.coerce(chain.given(gb[0]), chain.given(gb[1]))
     xn_c, gamma = chain.coerce(xn, gamma)
     xn_c, beta = chain.coerce(xn_c, beta)
-    y = chain.finish(f"norm{k}.output", np.asarray(xn_c * gamma[None, :] + beta[None, :], dtype=xn_c.dtype))
     steps.append(
-        Formula(
-            id=f"norm{k}.output",
+        chain.step(
+            Formula,
+            f"norm{k}.output",
+            np.asarray(xn_c * gamma[None, :] + beta[None, :], dtype=xn_c.dtype),
             title=f"LayerNorm {k}: scaled and shifted",
             formula="y_ij = γ_j z_ij + β_j",
             latex=r"y_{ij} = \gamma_j z_{ij} + \beta_j",
             symbol=f"n{k}",
-            value=y,
             rows=tok,
             written=_Lazy(
                 lambda ij, dec: f"{_num(gamma[ij[1]], dec)}·{_paren(_num(xn_c[ij], dec))} + {_num(beta[ij[1]], dec)}",
@@ -299,6 +297,7 @@ def _layer_norm(
             explain="γ and β are learned per feature; with γ = 1 and β = 0 this step changes nothing.",
         )
     )
+    y: np.ndarray = steps[-1].value
     return y
 
 
@@ -310,15 +309,15 @@ def _ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[
     if b1 is not None:
         pre, b1 = chain.coerce(pre, b1)
         pre = pre + b1[None, :]
-    pre = chain.finish("ffn.hidden_pre", np.asarray(pre))
     steps.append(
-        Product(
-            id="ffn.hidden_pre",
+        chain.step(
+            Product,
+            "ffn.hidden_pre",
+            np.asarray(pre),
             title="Feed-forward: first layer",
             formula="a = x W_1" + (" + b_1" if b1 is not None else ""),
             latex=r"a = x W_1" + (" + b_1" if b1 is not None else ""),
             symbol="a",
-            value=pre,
             rows=tok,
             left=h,
             right=W1,
@@ -326,12 +325,12 @@ def _ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[
             explain="The same two-layer network is applied to every row (position) on its own.",
         )
     )
+    pre = steps[-1].value
     act = L.activation
     if chain.mistake == "relu_for_gelu":
         if act in ("relu", "silu"):
             raise MistakeNotApplicable
         act = "relu"
-    hidden = chain.finish("ffn.hidden", _activate(chain, pre, act))
     words = {
         "relu": ("ReLU", "relu(a) = max(a, 0)"),
         "gelu": ("GELU", "GELU(a) = a/2 (1 + erf(a/√2)), exact (a times the normal CDF)"),
@@ -339,34 +338,36 @@ def _ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[
         "silu": ("SiLU", "silu(a) = a · σ(a) = a / (1 + e^(−a))"),
     }[L.activation]
     steps.append(
-        Map(
-            id="ffn.hidden",
+        chain.step(
+            Map,
+            "ffn.hidden",
+            _activate(chain, pre, act),
             title=f"Feed-forward: {words[0]}",
             formula=words[1],
             latex="",
             symbol="h",
-            value=hidden,
             rows=tok,
             fn={"relu": "relu", "gelu": "gelu", "gelu-tanh": "gelu_tanh", "silu": "silu"}[L.activation],
             arg=pre,
             explain="The activation is applied entry by entry.",
         )
     )
+    hidden = steps[-1].value
     W2 = chain.given(L.W_2)
     b2 = chain.given(L.b_2) if L.b_2 is not None else None
     out = chain.matmul(hidden, W2)
     if b2 is not None:
         out, b2 = chain.coerce(out, b2)
         out = out + b2[None, :]
-    out = chain.finish("ffn.output", np.asarray(out))
     steps.append(
-        Product(
-            id="ffn.output",
+        chain.step(
+            Product,
+            "ffn.output",
+            np.asarray(out),
             title="Feed-forward: second layer",
             formula="f = h W_2" + (" + b_2" if b2 is not None else ""),
             latex=r"f = h W_2" + (" + b_2" if b2 is not None else ""),
             symbol="f",
-            value=out,
             rows=tok,
             left=hidden,
             right=W2,
@@ -374,7 +375,8 @@ def _ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[
             explain="Back to d_model columns.",
         )
     )
-    return out
+    result: np.ndarray = steps[-1].value
+    return result
 
 
 def _activate(chain: Chain, a: np.ndarray, act: str) -> np.ndarray:

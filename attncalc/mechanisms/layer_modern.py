@@ -53,15 +53,15 @@ def rms_norm(
     if centred:
         mean = np.asarray([sum(v.tolist()) / d for v in rows], dtype=x.dtype)
         rows = [v - m for v, m in zip(rows, mean, strict=True)]
-    ms = chain.finish(f"norm{k}.mean_square", np.asarray([sum((v * v).tolist()) / d for v in rows], dtype=x.dtype))
     steps.append(
-        Formula(
-            id=f"norm{k}.mean_square",
+        chain.step(
+            Formula,
+            f"norm{k}.mean_square",
+            np.asarray([sum((v * v).tolist()) / d for v in rows], dtype=x.dtype),
             title=f"RMSNorm {k}: mean of the squares of each row",
             formula=f"ms_i = (1/d_model) Σ_j x_ij², d_model = {d}",
             latex=rf"\mathrm{{ms}}_i = \frac{{1}}{{{d}}} \sum_j x_{{ij}}^2",
             symbol="ms",
-            value=ms,
             rows=tok,
             written=Lazy(
                 lambda i, dec: "(" + " + ".join(f"{_sq(x[i[0], j], dec)}" for j in range(d)) + f") / {d}", 1, dec
@@ -69,6 +69,7 @@ def rms_norm(
             explain="RMSNorm scales each token's row by its root mean square: no mean is subtracted (unlike LayerNorm).",
         )
     )
+    ms = steps[-1].value
     eps = chain.number(lambda: to_exact(eps_node), node_float(eps_node))
     eps_text = fmt(node_float(eps_node), 12)
     if chain.mistake == "rms_eps_outside":  # the slip: x / (√ms + ε)
@@ -78,35 +79,37 @@ def rms_norm(
     else:
         den = chain.sqrt(np.asarray(ms + eps, dtype=ms.dtype))
     top = np.asarray(x - mean[:, None], dtype=x.dtype) if centred else x
-    z = chain.finish(f"norm{k}.normalized", np.asarray(top / den[:, None], dtype=x.dtype))
     steps.append(
-        Formula(
-            id=f"norm{k}.normalized",
+        chain.step(
+            Formula,
+            f"norm{k}.normalized",
+            np.asarray(top / den[:, None], dtype=x.dtype),
             title=f"RMSNorm {k}: normalised",
             formula=f"z_ij = x_ij / √(ms_i + ε), ε = {eps_text}",
             latex=r"z_{ij} = \frac{x_{ij}}{\sqrt{\mathrm{ms}_i + \varepsilon}}",
             symbol="z",
-            value=z,
             rows=tok,
             written=Lazy(lambda ij, dec: f"{num(x[ij], dec)} / √({num(ms[ij[0]], dec)} + {eps_text})", 2, dec),
             explain="Each row now has root mean square about 1 (ε keeps the root away from 0).",
         )
     )
+    z = steps[-1].value
     z_c, gamma = chain.coerce(z, chain.given(gamma_given))
-    y = chain.finish(f"norm{k}.output", np.asarray(z_c * gamma[None, :], dtype=z_c.dtype))
     steps.append(
-        Formula(
-            id=f"norm{k}.output",
+        chain.step(
+            Formula,
+            f"norm{k}.output",
+            np.asarray(z_c * gamma[None, :], dtype=z_c.dtype),
             title=f"RMSNorm {k}: scaled",
             formula="y_ij = γ_j z_ij",
             latex=r"y_{ij} = \gamma_j z_{ij}",
             symbol=f"n{k}",
-            value=y,
             rows=tok,
             written=Lazy(lambda ij, dec: f"{num(gamma[ij[1]], dec)}·{paren(num(z_c[ij], dec))}", 2, dec),
             explain="γ is learned per feature (RMSNorm has no shift β); with γ = 1 this step changes nothing.",
         )
     )
+    y: np.ndarray = steps[-1].value
     return y
 
 
@@ -134,17 +137,17 @@ def _linear(
     if bc is not None:
         out, bc = chain.coerce(out, bc)
         out = out + bc[None, :]
-    out = chain.finish(sid, np.asarray(out))
     sym, hname, wname, bname = names
     bias = f" + {bname}" if bc is not None else ""
     steps.append(
-        Product(
-            id=sid,
+        chain.step(
+            Product,
+            sid,
+            np.asarray(out),
             title=title,
             formula=f"{sym} = {hname} {wname}{bias}",
             latex=f"{sym} = {hname} {wname}{bias}",
             symbol=sym,
-            value=out,
             rows=tok,
             left=h,
             right=Wc,
@@ -152,7 +155,8 @@ def _linear(
             explain=explain,
         )
     )
-    return out
+    done: np.ndarray = steps[-1].value
+    return done
 
 
 def swiglu(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[str, ...], up: SwiGLU) -> np.ndarray:
@@ -173,21 +177,22 @@ def swiglu(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tupl
         "The same network is applied to every row (position) on its own: first the gate, x W_1.",
     )
     wrong_branch = chain.mistake == "silu_wrong_branch"  # the slip: SiLU on the up branch, not the gate
-    g = chain.finish("ffn.gate", a if wrong_branch else silu(a))
     steps.append(
-        Map(
-            id="ffn.gate",
+        chain.step(
+            Map,
+            "ffn.gate",
+            a if wrong_branch else silu(a),
             title="SwiGLU: the gate, through SiLU",
             formula="g = silu(a) = a · σ(a) = a / (1 + e^(−a))",
             latex=r"g = \mathrm{silu}(a) = \frac{a}{1 + e^{-a}}",
             symbol="g",
-            value=g,
             rows=tok,
             fn="silu",
             arg=a,
             explain="SiLU (the swish with β = 1) is applied entry by entry to the gate only.",
         )
     )
+    g = steps[-1].value
     u = _linear(
         chain,
         steps,
@@ -203,20 +208,21 @@ def swiglu(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tupl
     if wrong_branch:
         u = chain.finish("ffn.up", silu(u))
     g_c, u_c = chain.coerce(g, u)
-    hidden = chain.finish("ffn.hidden", np.asarray(g_c * u_c, dtype=g_c.dtype))
     steps.append(
-        Formula(
-            id="ffn.hidden",
+        chain.step(
+            Formula,
+            "ffn.hidden",
+            np.asarray(g_c * u_c, dtype=g_c.dtype),
             title="SwiGLU: the gated hidden layer",
             formula="h = g ⊙ u  (entry by entry)",
             latex=r"h = g \odot u",
             symbol="h",
-            value=hidden,
             rows=tok,
             written=Lazy(lambda ij, dec: f"{num(g_c[ij], dec)}·{paren(num(u_c[ij], dec))}", 2, chain.decimals),
             explain="The gate decides, entry by entry, how much of the up projection passes.",
         )
     )
+    hidden = steps[-1].value
     return _linear(
         chain,
         steps,

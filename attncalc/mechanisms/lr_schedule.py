@@ -136,29 +136,29 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     d = p.payload(LrSchedule)
     rates, written = zip(*(rate(chain, d, t) for t in d.steps), strict=True)
     dtype = object if _exact(chain) else float
-    lr = chain.finish("lr", np.asarray(list(rates), dtype=dtype))
     steps: list[Step] = [
-        Formula(
-            id="lr",
+        chain.step(
+            Formula,
+            "lr",
+            np.asarray(list(rates), dtype=dtype),
             title=f"Learning rate ({_NAMES[d.schedule]})",
             formula=_FORMULAS[d.schedule],
             latex="",
             symbol="lr",
-            value=lr,
             rows=tuple(f"t = {t}" for t in d.steps),
             written=tuple(written),
             explain=_EXPLAIN[d.schedule],
         )
     ]
-    peak_t = chain.finish("peak_step", np.asarray(d.warmup, dtype=dtype))
     steps.append(
-        Formula(
-            id="peak_step",
+        chain.step(
+            Formula,
+            "peak_step",
+            np.asarray(d.warmup, dtype=dtype),
             title="Step of the peak",
             formula="t* = warmup",
             latex="",
             symbol="t*",
-            value=peak_t,
             written="warmup",
             explain="The rate rises through the warmup and falls after it: the peak is at its last step.",
         )
@@ -170,15 +170,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         peak_written = f"{front}{d.rule.d_model}^(−0.5)·{d.warmup}^(−0.5)"
     else:
         peak, peak_written = _Num(d.rule.lr_max).get(chain), "lr_max"
-    peak_lr = chain.finish("peak_lr", np.asarray(peak, dtype=dtype))
     steps.append(
-        Formula(
-            id="peak_lr",
+        chain.step(
+            Formula,
+            "peak_lr",
+            np.asarray(peak, dtype=dtype),
             title="Peak learning rate",
             formula="lr* = factor · d_model^(−0.5) · warmup^(−0.5)" if d.schedule == "noam" else "lr* = lr_max",
             latex="",
             symbol="lr*",
-            value=peak_lr,
             written=peak_written,
             explain="At t = warmup the rising line meets the falling curve: the two sides of the min are equal."
             if d.schedule == "noam"

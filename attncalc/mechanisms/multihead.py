@@ -91,20 +91,21 @@ def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarr
         }
         for name, cache in (("K", mh.cache.K), ("V", mh.cache.V)):
             old, new = chain.coerce(chain.given(cache), news[name])
-            full = chain.finish(name, np.concatenate([old, new], axis=0))
             steps.append(
-                Arrange(
-                    id=name,
+                chain.step(
+                    Arrange,
+                    name,
+                    np.concatenate([old, new], axis=0),
                     title={"K": "Keys, the cache extended", "V": "Values, the cache extended"}[name],
                     formula=f"{name} = [{name}_cache; {name}_new]",
                     latex=rf"{name} = \begin{{bmatrix}} {name}_{{cache}} \\ {name}_{{new}} \end{{bmatrix}}",
                     symbol=name,
-                    value=full,
                     rows=keys,
                     source=f"{row_range(1, t)}: the cache; {row_range(t + 1, t + n)}: the new tokens",
                     explain="A KV cache keeps the earlier tokens' keys and values: only the new rows are projected.",
                 )
             )
+            full = steps[-1].value
             KV[name] = full
         K, V = KV["K"], KV["V"]
     else:
@@ -124,29 +125,28 @@ def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarr
         if mh.positions == "rope":
             Qj, Kj = rope_steps(p, chain, steps, j, Qj, Kj, q_pos, k_pos, tok, keys)
             qs, ks = f"Q̃_{j}", f"K̃_{j}"
-        S = chain.finish(f"head.{j}.scores", chain.matmul(Qj, Kj.T))
         steps.append(
-            Product(
-                id=f"head.{j}.scores",
+            chain.step(
+                Product,
+                f"head.{j}.scores",
+                chain.matmul(Qj, Kj.T),
                 title=f"Head {j}: scores",
                 formula=f"S = {qs} {ks}ᵀ  (S_ik = q_i · k_k)",
                 latex=rf"S = {_tex(qs)} {_tex(ks)}^\top",
                 symbol="S",
-                value=S,
                 rows=tok,
                 cols=keys,
                 left=Qj,
                 right=Kj.T,
                 explain=f"Entry (i, k) is the dot product of query i with key k, in head {j}'s {d_k} columns.",
-                note=(
-                    "With RoPE, rotated q_i · rotated k_k = q_i · (k_k turned by the angle of position k − i): the "
-                    "positions enter only through their distance, so the same two tokens score the same wherever "
-                    "they stand."
-                    if mh.positions == "rope"
-                    else ""
-                ),
+                note="With RoPE, rotated q_i · rotated k_k = q_i · (k_k turned by the angle of position k − i): the "
+                "positions enter only through their distance, so the same two tokens score the same wherever "
+                "they stand."
+                if mh.positions == "rope"
+                else "",
             )
         )
+        S = steps[-1].value
         sym = "S"
         if p.score == "scaled-dot":
             scale_d, d_name = (mh.X.shape[1], "d_model") if chain.mistake == "sqrt_d_model" else (d_k, "d_k")
@@ -158,15 +158,15 @@ def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarr
         if mh.positions == "alibi":
             B, written = pos.alibi_bias(chain, j, mh.heads, q_pos, k_pos, mh.alibi)
             a_exp, b_exp = pos.alibi_exponent(j, mh.heads, mh.alibi)
-            B = chain.finish(f"head.{j}.bias", B)
             steps.append(
-                Formula(
-                    id=f"head.{j}.bias",
+                chain.step(
+                    Formula,
+                    f"head.{j}.bias",
+                    B,
                     title=f"Head {j}: ALiBi bias",
                     formula=f"b_ik = −m_{j}·|i − k|, m_{j} = {pos.alibi_slope_text(j, mh.heads, mh.alibi)} (positions from 0)",
                     latex=rf"b_{{ik}} = -m_{j} |i - k|,\ m_{j} = 2^{{-{a_exp}/{b_exp}}}",
                     symbol="b",
-                    value=B,
                     rows=tok,
                     cols=keys,
                     written=tuple(tuple(str(x) for x in row) for row in written),
@@ -175,17 +175,18 @@ def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarr
                     + "Positions i, k count from 0; entries [r,c] count rows and columns from 1.",
                 )
             )
+            B = steps[-1].value
             S0, B0 = chain.coerce(S, B)
             new_sym = "S''" if sym == "S'" else "S'"
-            S = chain.finish(f"head.{j}.biased_scores", S0 + B0)
             steps.append(
-                Add(
-                    id=f"head.{j}.biased_scores",
+                chain.step(
+                    Add,
+                    f"head.{j}.biased_scores",
+                    S0 + B0,
                     title=f"Head {j}: scores with the bias",
                     formula=f"{new_sym}_ik = {sym}_ik + b_ik",
                     latex=rf"{new_sym}_{{ik}} = {sym}_{{ik}} + b_{{ik}}",
                     symbol=new_sym,
-                    value=S,
                     rows=tok,
                     cols=keys,
                     parts=(S0, B0),
@@ -193,21 +194,22 @@ def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarr
                     explain="The bias is added after the scaling, before the mask and the softmax.",
                 )
             )
+            S = steps[-1].value
             sym = new_sym
         offset = 0 if mh.mask_text == "causal-top-left" else K.shape[0] - n  # where the window is aligned
         allowed = sliding_window.allowed(chain, mh.allowed, mh.window, offset, mh.key_padding)
         late = chain.mistake == "mask_after_softmax"
         if allowed is not None and not late:
             before = S
-            S = chain.finish(f"head.{j}.masked_scores", apply_mask(S, allowed))
             steps.append(
-                Mask(
-                    id=f"head.{j}.masked_scores",
+                chain.step(
+                    Mask,
+                    f"head.{j}.masked_scores",
+                    apply_mask(S, allowed),
                     title=f"Head {j}: masked scores",
                     formula=f"−∞ where query i may not attend key k ({_mask_words(p)})",
                     latex=r"S_{ik} = -\infty \text{ where } M_{ik} = 0",
                     symbol=sym,
-                    value=S,
                     rows=tok,
                     cols=keys,
                     arg=before,
@@ -215,6 +217,7 @@ def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarr
                     explain="A masked score becomes −∞: its exponential is 0, so the key gets no weight.",
                 )
             )
+            S = steps[-1].value
         elif late and allowed is None:
             raise MistakeNotApplicable
         names = SoftmaxNames(
@@ -230,39 +233,41 @@ def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarr
             A = chain.finish(f"head.{j}.weights", np.where(allowed, A, 0.0 if not is_exact(A) else 0))
         for s in soft:
             steps.append(_retitle(s, j))
-        out_j = chain.finish(f"head.{j}.output", chain.matmul(A, Vj))
         steps.append(
-            Product(
-                id=f"head.{j}.output",
+            chain.step(
+                Product,
+                f"head.{j}.output",
+                chain.matmul(A, Vj),
                 title=f"Head {j}: output",
                 formula=f"O_{j} = A_{j} V_{j}  (row i: Σ_k A_ik v_k)",
                 latex=rf"O_{j} = A_{j} V_{j}",
                 symbol=f"O_{j}",
-                value=out_j,
                 rows=tok,
                 left=A,
                 right=Vj,
                 explain="Each row is the weighted average of the head's value rows, weighted by that row of A.",
             )
         )
+        out_j = steps[-1].value
         outputs.append(out_j)
     order = outputs[::-1] if chain.mistake == "heads_reversed" and H > 1 else outputs
     if chain.mistake == "heads_reversed" and H == 1:
         raise MistakeNotApplicable
-    cat = chain.finish("concat", np.concatenate(chain.coerce(*order), axis=1))
     steps.append(
-        Arrange(
-            id="concat",
+        chain.step(
+            Arrange,
+            "concat",
+            np.concatenate(chain.coerce(*order), axis=1),
             title="Heads side by side",
             formula="concat = [O_1 … O_h]" if H > 2 else ("concat = [O_1 O_2]" if H == 2 else "concat = O_1"),
             latex=r"\mathrm{concat} = [O_1\ \cdots\ O_h]",
             symbol="C",
-            value=cat,
             rows=tok,
             source=", ".join(f"columns {_cols(j, d_v)}: head {j}" for j in range(1, H + 1)),
             explain="The heads' outputs, one block of d_v columns each, in head order.",
         )
     )
+    cat = steps[-1].value
     if "W_O" in mh.W:
         if chain.mistake == "no_W_O":
             chain.finish("output", cat)
@@ -273,15 +278,15 @@ def run(p: Problem, chain: Chain, X_in: np.ndarray | None = None, M_in: np.ndarr
         if b_O is not None:
             out, b_O = chain.coerce(out, b_O)
             out = out + b_O[None, :]
-        out = chain.finish("output", out)
         steps.append(
-            Product(
-                id="output",
+            chain.step(
+                Product,
+                "output",
+                out,
                 title="Output projection",
                 formula="output = concat W_O" + (" + b_O" if b_O is not None else ""),
                 latex=r"\mathrm{output} = \mathrm{concat}\, W_O" + (" + b_O" if b_O is not None else ""),
                 symbol="Y",
-                value=out,
                 rows=tok,
                 left=cat,
                 right=W_O,
@@ -312,16 +317,16 @@ def _project(
         out, bias = chain.coerce(out, bias)
         out = out + bias[None, :]
     letter = name[0]
-    out = chain.finish(name, out)
     formula = f"{name} = {x_name} W_{letter}" + (f" + b_{letter}" if bias is not None else "")
     steps.append(
-        Product(
-            id=name,
+        chain.step(
+            Product,
+            name,
+            out,
             title=title,
             formula=formula,
             latex=formula.replace("X_pos", "X_{pos}").replace("_new", "_{new}"),
             symbol=name,
-            value=out,
             rows=rows,
             left=X,
             right=Wm,
@@ -329,29 +334,31 @@ def _project(
             explain=f"Row i of {name} is row i of {x_name} times W_{letter}: every head's columns at once.",
         )
     )
-    return out
+    done: np.ndarray = steps[-1].value
+    return done
 
 
 def _block(
     chain: Chain, steps: list[Step], step_id: str, M: np.ndarray, j: int, width: int, rows: tuple[str, ...], source: str
 ) -> np.ndarray:
-    value = chain.finish(step_id, M[:, (j - 1) * width : j * width])
     letter = step_id.split(".")[-1]
     head = step_id.split(".")[1]
     steps.append(
-        Arrange(
-            id=step_id,
+        chain.step(
+            Arrange,
+            step_id,
+            M[:, (j - 1) * width : j * width],
             title=f"Head {head}: {({'Q': 'queries', 'K': 'keys', 'V': 'values'})[letter]}",
             formula=f"{letter}_{head} = {source}",
             latex=rf"{letter}_{head}",
             symbol=f"{letter}_{head}",
-            value=value,
             rows=rows,
             source=source,
             explain="A head works on its own block of columns: nothing is computed here.",
         )
     )
-    return value
+    done: np.ndarray = steps[-1].value
+    return done
 
 
 def _retitle(s: Step, j: int) -> Step:

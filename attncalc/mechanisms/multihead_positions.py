@@ -28,20 +28,21 @@ def position_steps(
         P = chain.finish("positions", pos.sinusoid(chain, theta))
         steps.append(pos.positions_step("positions", P, theta, tok))
     elif mh.P is not None:  # learned positions
-        P = chain.finish("positions", chain.given(mh.P))
         steps.append(
-            Arrange(
-                id="positions",
+            chain.step(
+                Arrange,
+                "positions",
+                chain.given(mh.P),
                 title="Positions (learned)",
                 formula="P: one learned row per position",
                 latex="P",
                 symbol="P",
-                value=P,
                 rows=tok,
                 source="the given matrix",
                 explain="Learned positions are parameters of the model: one row per position, added to X.",
             )
         )
+        P = steps[-1].value
     else:
         return X, M
     X0, P0 = chain.coerce(X, P)
@@ -109,20 +110,21 @@ def rope_steps(
             )
         )
         old, new = chain.coerce(Kj[:t], new)
-        Kr = chain.finish(f"head.{j}.K_rot", np.concatenate([old, new], axis=0))
         steps.append(
-            Arrange(
-                id=f"head.{j}.K_rot",
+            chain.step(
+                Arrange,
+                f"head.{j}.K_rot",
+                np.concatenate([old, new], axis=0),
                 title=f"Head {j}: keys rotated",
                 formula=f"K̃_{j} = [cached keys (already rotated); new keys rotated]",
                 latex=rf"\tilde K_{j}",
                 symbol=f"k̃_{j}",
-                value=Kr,
                 rows=keys,
                 source=f"{row_range(1, t)}: the cache, rotated when it was stored; {row_range(t + 1, t + len(q_pos))}: rotated now",
                 explain="A cache stores keys already rotated by their positions.",
             )
         )
+        Kr = steps[-1].value
         return Qr, Kr
     Kr, terms = pos.rope(chain, Kj, k_pos, mh.base, mh.rope)
     Kr = chain.finish(f"head.{j}.K_rot", Kr)

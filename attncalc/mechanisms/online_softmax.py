@@ -134,6 +134,13 @@ class _Rows:
         out = self.chain.finish(step_id, self.sq(x))
         return out.reshape((1, *out.shape)) if self.one else out
 
+    def step(self, steps: list[Step], cls: Any, step_id: str, x: np.ndarray, **fields: Any) -> np.ndarray:
+        """``x`` finished under ``step_id`` and its step appended, showing it with the rows' axis dropped
+        for one row (the id written once); the value with its rows, as the later steps use it."""
+        out = self.finish(step_id, x)
+        steps.append(cls(id=step_id, value=self.sq(out), **fields))
+        return out
+
 
 def run(p: Problem, chain: Chain) -> list[Step]:
     d = p.payload(OnlineSoftmax)
@@ -148,145 +155,124 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     l_prev = zero
     O_prev = None if V is None else _zeros(S, (n, V.shape[1]))
     for b, (start, stop) in enumerate(d.blocks, 1):
-        Sb = rows.finish(f"{b}.scores", S[:, start:stop])
         cols = f"column {start + 1}" if stop - start == 1 else f"columns {start + 1}–{stop}"
-        steps.append(
-            Arrange(
-                id=f"{b}.scores", title=f"Block {b}: its scores", formula=f"S_{b} = {cols} of S", latex="",
-                symbol=f"S_{b}", value=sq(Sb), source=f"{cols} of S",
-                intro=f"Block {b} of {len(d.blocks)}: keys {start + 1} to {stop}." if stop - start > 1
-                else f"Block {b} of {len(d.blocks)}: key {start + 1}.",
-                explain="The keys are taken a block at a time, as a GPU tile holds them.",
-            )
+        Sb = rows.step(
+            steps, Arrange, f"{b}.scores", S[:, start:stop],
+            title=f"Block {b}: its scores", formula=f"S_{b} = {cols} of S", latex="",
+            symbol=f"S_{b}", source=f"{cols} of S",
+            intro=f"Block {b} of {len(d.blocks)}: keys {start + 1} to {stop}." if stop - start > 1
+            else f"Block {b} of {len(d.blocks)}: key {start + 1}.",
+            explain="The keys are taken a block at a time, as a GPU tile holds them.",
         )  # fmt: skip
-        M = rows.finish(f"{b}.block_max", _rowmax(Sb))
 
         def max_text(idx: tuple[int, ...], k: int, blk: np.ndarray = Sb) -> str:
             return f"max({', '.join(_num(x, k) for x in blk[idx[0] if idx else 0])})"
 
-        steps.append(
-            Formula(
-                id=f"{b}.block_max", title=f"Block {b}: its maximum", formula=f"M_{b} = max_j S_{b},j (per row)",
-                latex="", symbol=f"M_{b}", value=sq(M), written=_lazy(max_text, d.one_row, n, dec),
-                explain="The largest score of the block, row by row.",
-            )
+        M = rows.step(
+            steps, Formula, f"{b}.block_max", _rowmax(Sb),
+            title=f"Block {b}: its maximum", formula=f"M_{b} = max_j S_{b},j (per row)",
+            latex="", symbol=f"M_{b}", written=_lazy(max_text, d.one_row, n, dec),
+            explain="The largest score of the block, row by row.",
         )  # fmt: skip
-        m = M if m_prev is None else _larger(m_prev, M)
-        m = rows.finish(f"{b}.max", m)
         prev_m = m_prev
 
         def run_max_text(idx: tuple[int, ...], k: int, old: Any = prev_m, new: np.ndarray = M) -> str:
             i = idx[0] if idx else 0
             return f"max({'−∞' if old is None else _num(old[i], k)}, {_num(new[i], k)})"
 
-        steps.append(
-            Formula(
-                id=f"{b}.max", title=f"Block {b}: the running maximum", formula=f"m_{b} = max(m_{b - 1}, M_{b})"
-                + (", m_0 = −∞" if b == 1 else ""), latex="", symbol=f"m_{b}", value=sq(m),
-                written=_lazy(run_max_text, d.one_row, n, dec),
-                explain="The largest score seen so far: the exponentials are taken relative to it, so none exceeds 1.",
-            )
+        m = rows.step(
+            steps, Formula, f"{b}.max", M if m_prev is None else _larger(m_prev, M),
+            title=f"Block {b}: the running maximum", formula=f"m_{b} = max(m_{b - 1}, M_{b})"
+            + (", m_0 = −∞" if b == 1 else ""), latex="", symbol=f"m_{b}",
+            written=_lazy(run_max_text, d.one_row, n, dec),
+            explain="The largest score seen so far: the exponentials are taken relative to it, so none exceeds 1.",
         )  # fmt: skip
-        r = _rescale(chain, m_prev, m, zero)
-        r = rows.finish(f"{b}.rescale", r)
 
         def rescale_text(idx: tuple[int, ...], k: int, old: Any = prev_m, new: np.ndarray = m) -> str:
             i = idx[0] if idx else 0
             return f"exp(−∞ − {_sub(new[i], k)})" if old is None else f"exp({_num(old[i], k)} − {_sub(new[i], k)})"
 
-        steps.append(
-            Formula(
-                id=f"{b}.rescale", title=f"Block {b}: the rescale factor", formula=f"r_{b} = exp(m_{b - 1} − m_{b})",
-                latex="", symbol=f"r_{b}", value=sq(r), written=_lazy(rescale_text, d.one_row, n, dec),
-                explain="The old sum and output were taken relative to the old maximum: this factor puts them "
-                "relative to the new one (1 when the maximum did not change; 0 at the first block).",
-            )
+        r = rows.step(
+            steps, Formula, f"{b}.rescale", _rescale(chain, m_prev, m, zero),
+            title=f"Block {b}: the rescale factor", formula=f"r_{b} = exp(m_{b - 1} − m_{b})",
+            latex="", symbol=f"r_{b}", written=_lazy(rescale_text, d.one_row, n, dec),
+            explain="The old sum and output were taken relative to the old maximum: this factor puts them "
+            "relative to the new one (1 when the maximum did not change; 0 at the first block).",
         )  # fmt: skip
-        P = rows.finish(f"{b}.exponentials", chain.exp(Sb - m[:, None]))
-        steps.append(
-            Map(
-                id=f"{b}.exponentials", title=f"Block {b}: exponentials", formula=f"P_{b} = exp(S_{b} − m_{b})",
-                latex="", symbol=f"P_{b}", value=sq(P), fn="shift_exp", arg=sq(Sb), param=sq(m),
-                explain="Each score of the block, exponentiated after subtracting the running maximum.",
-            )
+        P = rows.step(
+            steps, Map, f"{b}.exponentials", chain.exp(Sb - m[:, None]),
+            title=f"Block {b}: exponentials", formula=f"P_{b} = exp(S_{b} − m_{b})",
+            latex="", symbol=f"P_{b}", fn="shift_exp", arg=sq(Sb), param=sq(m),
+            explain="Each score of the block, exponentiated after subtracting the running maximum.",
         )  # fmt: skip
         lp, rc = chain.coerce(l_prev, r)
         lp, Pc = chain.coerce(lp, P)
         keep = lp if chain.mistake == "online_sum_not_rescaled" else lp * rc
         total = np.asarray([keep[i] + sum(Pc[i].tolist()) for i in range(n)], dtype=Pc.dtype)
-        total = rows.finish(f"{b}.sum", _expand(total))
-        steps.append(
-            Combine(
-                id=f"{b}.sum", title=f"Block {b}: the running sum", formula=f"l_{b} = l_{b - 1} · r_{b} + Σ_j P_{b},j",
-                latex="", symbol=f"l_{b}", value=sq(total),
-                terms=((sq(l_prev), sq(r)), *((sq(P[:, j]),) for j in range(P.shape[1]))),
-                complement=((False, False), *((False,) for _ in range(P.shape[1]))),
-                explain="The old sum, rescaled to the new maximum, plus the block's exponentials.",
-            )
+        total = rows.step(
+            steps, Combine, f"{b}.sum", _expand(total),
+            title=f"Block {b}: the running sum", formula=f"l_{b} = l_{b - 1} · r_{b} + Σ_j P_{b},j",
+            latex="", symbol=f"l_{b}",
+            terms=((sq(l_prev), sq(r)), *((sq(P[:, j]),) for j in range(P.shape[1]))),
+            complement=((False, False), *((False,) for _ in range(P.shape[1]))),
+            explain="The old sum, rescaled to the new maximum, plus the block's exponentials.",
         )  # fmt: skip
         if V is not None and O_prev is not None:
             O_prev = _running_output(chain, rows, b, O_prev, r, P, V[start:stop], steps)
         m_prev, l_prev = m, total
     assert m_prev is not None  # there is at least one block
     B = len(d.blocks)
-    m = rows.finish("max", m_prev)
-    l_last = rows.finish("sum", l_prev)
-    for sid, sym, value, what, title in (
-        ("max", "m", m, "maximum", "The maximum of every score"),
-        ("sum", "l", l_last, "sum", "The sum of every exponential"),
-    ):
-        steps.append(
-            Arrange(
-                id=sid, title=title, formula=f"{sym} = {sym}_{B}", latex="", symbol=sym,
-                value=sq(value), source=f"the running {what} after the last block (block {B})",
-                intro="After the last block:" if sid == "max" else "",
-            )
-        )  # fmt: skip
+    m, l_last = (
+        rows.step(
+            steps, Arrange, sid, value, title=title, formula=f"{sym} = {sym}_{B}", latex="", symbol=sym,
+            source=f"the running {what} after the last block (block {B})",
+            intro="After the last block:" if sid == "max" else "",
+        )
+        for sid, sym, value, what, title in (
+            ("max", "m", m_prev, "maximum", "The maximum of every score"),
+            ("sum", "l", l_prev, "sum", "The sum of every exponential"),
+        )
+    )  # fmt: skip
     log_l = chain.log(l_last)
     L = log_l if chain.mistake == "logsumexp_no_max" else m + log_l
-    L = rows.finish("logsumexp", np.asarray(L, dtype=log_l.dtype))
 
     def lse_text(idx: tuple[int, ...], k: int) -> str:
         i = idx[0] if idx else 0
         return f"{_num(m[i], k)} + ln({_num(l_last[i], k)})"
 
-    steps.append(
-        Formula(
-            id="logsumexp", title="The logsumexp", formula="L = m + ln l", latex="", symbol="L", value=sq(L),
-            written=_lazy(lse_text, d.one_row, n, dec),
-            explain="ln Σ_j exp(S_j) = m + ln Σ_j exp(S_j − m): all FlashAttention keeps for the backward pass.",
-        )
+    L = rows.step(
+        steps, Formula, "logsumexp", np.asarray(L, dtype=log_l.dtype),
+        title="The logsumexp", formula="L = m + ln l", latex="", symbol="L",
+        written=_lazy(lse_text, d.one_row, n, dec),
+        explain="ln Σ_j exp(S_j) = m + ln Σ_j exp(S_j − m): all FlashAttention keeps for the backward pass.",
     )  # fmt: skip
     if is_exact(L) and is_exact(S) and is_exact(l_last):  # the same number written exp(S_j − m) / l (L − ln l is m)
         A = np.asarray(chain.exp(S - (L - log_l)[:, None]) / l_last[:, None], dtype=object)
     else:
         A = chain.exp(S - L[:, None])
-    A = rows.finish("weights", A)
-    last: Step = Map(
-        id="weights", title="The weights", formula="a_j = exp(S_j − L) = softmax(S)_j", latex="", symbol="a",
-        value=sq(A), fn="shift_exp", arg=sq(S), param=sq(L),
+    A = rows.step(
+        steps, Map, "weights", A, title="The weights", formula="a_j = exp(S_j − L) = softmax(S)_j", latex="",
+        symbol="a", fn="shift_exp", arg=sq(S), param=sq(L),
         explain="exp(S_j − L) = exp(S_j) / Σ_k exp(S_k): the softmax, from L alone.",
     )  # fmt: skip
-    steps.append(last)
     out = None
     if V is not None and O_prev is not None:
         O_prev, l_c = chain.coerce(O_prev, l_last)
         out = O_prev if chain.mistake == "online_output_not_divided" else O_prev / l_c[:, None]
-        out = rows.finish("output", np.asarray(out, dtype=O_prev.dtype))
         O_last, l_div = O_prev, l_c
 
         def out_text(idx: tuple[int, ...], k: int) -> str:
             i, j = (0, idx[0]) if d.one_row else idx
             return f"{_num(O_last[i, j], k)} / {_num(l_div[i], k)}"
 
-        last = Formula(
-            id="output", title="The output", formula="O = O_last / l", latex="", symbol="O", value=sq(out),
+        out = rows.step(
+            steps, Formula, "output", np.asarray(out, dtype=O_prev.dtype),
+            title="The output", formula="O = O_last / l", latex="", symbol="O",
             written=_Written(out_text, 1 if d.one_row else 2, dec),
             explain="The running output divided by the running sum: softmax(S) V.",
         )  # fmt: skip
-        steps.append(last)
     if not chain.overrides and chain.mistake is None:
-        steps[-1] = _with_note(last, closing_note(chain, S, A, V, out))
+        steps[-1] = _with_note(steps[-1], closing_note(chain, S, A, V, out))
     return steps
 
 
@@ -328,8 +314,8 @@ def _running_output(
     O_prev, fresh = chain.coerce(O_prev, fresh)
     rc, _ = chain.coerce(r, fresh)
     keep = O_prev if chain.mistake == "online_output_not_rescaled" else O_prev * rc[:, None]
-    O_b = rows.finish(f"{b}.output", _expand(np.asarray(keep + fresh, dtype=fresh.dtype)))
-    shape = O_b.shape
+    running = _expand(np.asarray(keep + fresh, dtype=fresh.dtype))
+    shape = running.shape  # the finished value's (an answer takes the step's shape)
 
     def full(x: np.ndarray) -> np.ndarray:
         return sq(np.asarray(np.broadcast_to(x, shape), dtype=x.dtype))
@@ -338,15 +324,12 @@ def _running_output(
         (sq(O_prev), full(rc[:, None])),
         *((full(Pc[:, j : j + 1]), full(Vc[j][None, :])) for j in range(Pc.shape[1])),
     )
-    steps.append(
-        Combine(
-            id=f"{b}.output", title=f"Block {b}: the running output", latex="",
-            formula=f"O_{b} = O_{b - 1} · r_{b} + Σ_j P_{b},j v_j (v_j: the block's rows of V)", symbol=f"O_{b}",
-            value=sq(O_b), terms=terms, complement=tuple((False, False) for _ in terms),
-            explain="The old output, rescaled to the new maximum, plus the block's exponentials times its values.",
-        )
+    return rows.step(
+        steps, Combine, f"{b}.output", running, title=f"Block {b}: the running output", latex="",
+        formula=f"O_{b} = O_{b - 1} · r_{b} + Σ_j P_{b},j v_j (v_j: the block's rows of V)", symbol=f"O_{b}",
+        terms=terms, complement=tuple((False, False) for _ in terms),
+        explain="The old output, rescaled to the new maximum, plus the block's exponentials times its values.",
     )  # fmt: skip
-    return O_b
 
 
 def _scores(d: QueryKeys, chain: Chain, steps: list[Step]) -> np.ndarray:
@@ -355,16 +338,23 @@ def _scores(d: QueryKeys, chain: Chain, steps: list[Step]) -> np.ndarray:
     d_k = Q.shape[1]
     dots = chain.matmul(Q, K.T)
     if d.score == "dot":
-        S = chain.finish("scores", dots)
         steps.append(
-            Product(
-                id="scores", title="Scores", formula="S = Q Kᵀ  (S_ij = q_i · k_j)", latex=r"S = Q K^\top",
-                symbol="S", value=S, left=Q, right=K.T, explain="Entry (i, j): query i's dot product with key j.",
+            chain.step(
+                Product,
+                "scores",
+                dots,
+                title="Scores",
+                formula="S = Q Kᵀ  (S_ij = q_i · k_j)",
+                latex=r"S = Q K^\top",
+                symbol="S",
+                left=Q,
+                right=K.T,
+                explain="Entry (i, j): query i's dot product with key j.",
             )
-        )  # fmt: skip
-        return S
+        )
+        scores: np.ndarray = steps[-1].value
+        return scores
     root = chain.sqrt_dk(d_k)
-    S = chain.finish("scores", np.asarray(dots / root, dtype=dots.dtype))
     q, k = to_float(Q), to_float(K)
 
     def text(idx: tuple[int, ...], dec: int) -> str:
@@ -373,12 +363,14 @@ def _scores(d: QueryKeys, chain: Chain, steps: list[Step]) -> np.ndarray:
         return f"({terms}) / √{d_k}"
 
     steps.append(
-        Formula(
-            id="scores", title="Scaled scores", formula=f"S = Q Kᵀ / √d_k, d_k = {d_k}", latex="", symbol="S", value=S,
+        chain.step(
+            Formula, "scores", np.asarray(dots / root, dtype=dots.dtype), title="Scaled scores",
+            formula=f"S = Q Kᵀ / √d_k, d_k = {d_k}", latex="", symbol="S",
             written=_Written(text, 2, chain.decimals),
             explain="Entry (i, j): query i's dot product with key j, divided by √d_k.",
         )
     )  # fmt: skip
+    S: np.ndarray = steps[-1].value
     return S
 
 

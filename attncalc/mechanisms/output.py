@@ -58,21 +58,22 @@ def one_step(
     if out.targets is not None:
         k = target_row(chain, out.targets[t - 1])
         p_t = probs[k]
-        loss = chain.finish(pre + "loss", simplify_log(-chain.log(np.asarray([p_t], dtype=probs.dtype))).reshape(()))
         steps.append(
-            Loss(
-                id=pre + "loss",
+            chain.step(
+                Loss,
+                pre + "loss",
+                simplify_log(-chain.log(np.asarray([p_t], dtype=probs.dtype))).reshape(()),
                 title="Cross-entropy at this step",
                 formula=f"L_{t} = −ln p_{t}({labels[k]})",
                 latex="",
                 symbol=f"L_{t}",
-                value=loss,
                 prob=float(to_float(np.asarray([p_t]))[0]),
                 target=k,
                 label=labels[k],
                 explain="With teacher forcing the target token is known at every step; the loss is −ln of its probability.",
             )
         )
+        loss = steps[-1].value
     return steps, probs, loss
 
 
@@ -137,35 +138,36 @@ def sequence_steps(
         if is_exact(p):
             y[:] = 0
         y[k] = 1
-        g = chain.finish(pre + "grad_logits", p - y)
         steps.append(
-            Gradient(
-                id=pre + "grad_logits",
+            chain.step(
+                Gradient,
+                pre + "grad_logits",
+                p - y,
                 title="Gradient with respect to the logits",
                 formula=f"∂L/∂z_{t} = p_{t} − y_{t}",
                 latex="",
                 symbol=f"∂L/∂z_{t}",
-                value=g,
                 rows=labels,
                 probs=p,
                 onehot=to_float(y),
                 explain="For softmax with cross-entropy the gradient is the prediction minus the one-hot target.",
             )
         )
+        g = steps[-1].value
         grads.append(g)
     G = np.stack(chain.coerce(*grads))  # T × V
     U = np.stack(chain.coerce(*us))  # T × d
     G, U = chain.coerce(G, U)
-    dW = chain.finish("grad_W_out", chain.matmul(G.T, U))
     d = U.shape[1]
     steps.append(
-        Product(
-            id="grad_W_out",
+        chain.step(
+            Product,
+            "grad_W_out",
+            chain.matmul(G.T, U),
             title="Gradient with respect to W_out",
             formula=f"∂L/∂W_out = Σ_t (p_t − y_t) {u_name}_tᵀ",
             latex="",
             symbol="∂L/∂W",
-            value=dW,
             rows=labels,
             cols=tuple(f"{u_name}[{j + 1}]" for j in range(d)),
             left=G.T,
@@ -173,22 +175,24 @@ def sequence_steps(
             explain=f"Row v, column j: the sum over steps of the logit gradient for v times entry j of {u_name}_t.",
         )
     )
+    dW = steps[-1].value
     db = None
     if out.b_out is not None:
-        db = chain.finish("grad_b_out", np.asarray([sum(row.tolist()) for row in G.T], dtype=G.dtype))
         steps.append(
-            Sum(
-                id="grad_b_out",
+            chain.step(
+                Sum,
+                "grad_b_out",
+                np.asarray([sum(row.tolist()) for row in G.T], dtype=G.dtype),
                 title="Gradient with respect to b_out",
                 formula="∂L/∂b_out = Σ_t (p_t − y_t)",
                 latex="",
                 symbol="∂L/∂b",
-                value=db,
                 rows=labels,
                 arg=G.T,
                 explain="The bias gradient is the sum of the logit gradients over the steps.",
             )
         )
+        db = steps[-1].value
     if training is None:
         return steps
     updated = [Grad("W_out", dW, labels, None)]
@@ -228,14 +232,14 @@ def totals(chain: Chain, chosen: list[np.ndarray], losses: list[np.ndarray], nam
     prod = chosen_arr[0]
     for x in chosen_arr[1:]:
         prod = prod * x
-    seq = chain.finish("sequence_probability", np.asarray(prod, dtype=chosen_arr.dtype))
-    seq_step = Combine(
-        id="sequence_probability",
+    seq_step = chain.step(
+        Combine,
+        "sequence_probability",
+        np.asarray(prod, dtype=chosen_arr.dtype),
         title="Probability of the target sequence",
         formula="P(y) = " + " · ".join(names),
         latex="",
         symbol="P(y)",
-        value=seq,
         terms=((chosen_arr,),),
         complement=((False,),),
         scalar_product=True,
@@ -249,14 +253,14 @@ def totals(chain: Chain, chosen: list[np.ndarray], losses: list[np.ndarray], nam
     total = per_step[0]
     for x in per_step[1:]:
         total = total + x
-    total = chain.finish("loss", simplify_log(np.asarray([total], dtype=per_step.dtype)).reshape(()))
-    loss_step = Sum(
-        id="loss",
+    loss_step = chain.step(
+        Sum,
+        "loss",
+        simplify_log(np.asarray([total], dtype=per_step.dtype)).reshape(()),
         title="Total cross-entropy loss",
         formula="L = " + " + ".join(f"L_{t}" for t in range(1, T + 1)),
         latex="",
         symbol="L",
-        value=total,
         arg=per_step,
         explain="The sequence loss is the sum of the step losses, −ln P(y).",
     )

@@ -53,15 +53,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         steps.append(pos.positions_step("positions", P, theta, rows, title="Positional encoding"))
         if pe.X is not None:
             X, P0 = chain.coerce(chain.given(pe.X), P)
-            out = chain.finish("X_pos", X + P0)
             steps.append(
-                Add(
-                    id="X_pos",
+                chain.step(
+                    Add,
+                    "X_pos",
+                    X + P0,
                     title="Inputs with positions",
                     formula="X_pos = X + P",
                     latex=r"X_{pos} = X + P",
                     symbol="X_pos",
-                    value=out,
                     rows=rows,
                     parts=(X, P0),
                     part_names=("X", "P"),
@@ -79,15 +79,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         steps.append(pos.rope_step(f"{name}_rot", title, f"{name}̃", value, terms, rows, pe.rope))
         rot[name] = value
     if "q" in rot and "k" in rot:
-        S = chain.finish("scores", chain.matmul(rot["q"], rot["k"].T))
         steps.append(
-            Product(
-                id="scores",
+            chain.step(
+                Product,
+                "scores",
+                chain.matmul(rot["q"], rot["k"].T),
                 title="Scores of the rotated rows",
                 formula="S_ab = q̃_a · k̃_b",
                 latex=r"S_{ab} = \tilde q_a \cdot \tilde k_b",
                 symbol="S",
-                value=S,
                 rows=rows,
                 cols=rows,
                 left=rot["q"],

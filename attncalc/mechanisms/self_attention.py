@@ -65,15 +65,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     Q, K, V = proj["Q"], proj["K"], proj["V"]
     d_k = K.shape[1]
     S = chain.matmul(K, Q.T) if chain.mistake == "qk_transposed" else chain.matmul(Q, K.T)
-    S = chain.finish("scores", S)  # (n, n)
     steps.append(
-        Product(
-            id="scores",
+        chain.step(
+            Product,
+            "scores",
+            S,
             title="Scores",
             formula="S = Q Kᵀ  (S_ij = q_i · k_j)",
             latex=r"S = Q K^\top",
             symbol="S",
-            value=S,
             rows=tok,
             cols=tok,
             left=Q,
@@ -82,6 +82,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             explain="Entry (i, j) is the dot product of token i's query with token j's key.",
         )
     )
+    S = steps[-1].value
     if p.score == "scaled-dot":
         step, S = sqrt_dk_step(chain, S, d_k, ("S'", "S", "S'"), tok, tok)
         steps.append(step)
@@ -91,18 +92,18 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     mask = sliding_window.allowed(chain, mask, data.window, 0, None)
     if mask is not None and not late:
         before = S
-        S = chain.finish("masked_scores", apply_mask(S, mask))
         what = "causal: token i sees tokens 1..i" if data.mask_text == "causal" else "1 = may attend"
         if data.window is not None:
             what = "causal, " + sliding_window.words(data.window)
         steps.append(
-            Mask(
-                id="masked_scores",
+            chain.step(
+                Mask,
+                "masked_scores",
+                apply_mask(S, mask),
                 title="Masked scores",
                 formula=f"−∞ where the mask is 0 ({what})",
                 latex=r"S'_{ij} = -\infty \text{ where } M_{ij} = 0",
                 symbol="S'",
-                value=S,
                 rows=tok,
                 cols=tok,
                 arg=before,
@@ -110,21 +111,22 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 explain="A masked position gets score −∞, so its exponential is 0 and it receives no weight.",
             )
         )
+        S = steps[-1].value
     arg = "S'" if p.score == "scaled-dot" or mask is not None else "S"
     names = SoftmaxNames(arg=arg, out="A", out_title="Attention weights (row-wise softmax)")
     soft, A = softmax_steps(chain, S, names, p.settings.shift_max, tok, tok)
     if late and mask is not None:  # (a late slip without a mask was refused above)
         A = chain.finish("weights", np.where(mask, A, 0.0 if not is_exact(A) else 0))
     steps.extend(soft)
-    out = chain.finish("output", chain.matmul(A, K if chain.mistake == "keys_not_values" else V))
     steps.append(
-        Product(
-            id="output",
+        chain.step(
+            Product,
+            "output",
+            chain.matmul(A, K if chain.mistake == "keys_not_values" else V),
             title="Output",
             formula="O = A V  (o_i = Σ_j A_ij v_j)",
             latex=r"O = A V",
             symbol="o",
-            value=out,
             rows=tok,
             left=A,
             right=V,

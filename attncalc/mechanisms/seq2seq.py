@@ -121,20 +121,21 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         H_list = []
         for t in range(1, n + 1):
             parts = chain.coerce(fwd[t - 1], bwd[t - 1])
-            v = chain.finish(f"encoder.{t}.state", np.concatenate(parts))
             steps.append(
-                Concat(
-                    id=f"encoder.{t}.state",
+                chain.step(
+                    Concat,
+                    f"encoder.{t}.state",
+                    np.concatenate(parts),
                     title="Encoder state (both directions)",
                     formula=f"h_{t} = [h→_{t}; h←_{t}]",
                     latex="",
                     symbol=f"h_{t}",
-                    value=v,
                     parts=tuple(parts),
                     part_names=(f"h→_{t}", f"h←_{t}"),
                     explain="A bidirectional encoder describes each word by what comes before it and what comes after.",
                 )
             )
+            v = steps[-1].value
             H_list.append(v)
         final_h = np.concatenate(chain.coerce(fwd[-1], bwd[0]))
         final_c = np.concatenate(chain.coerce(c_f, c_b)) if c_f is not None and c_b is not None else None
@@ -143,21 +144,22 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     # -- attention pieces that do not depend on the step -------------------------------------
     Kp = None
     if isinstance(s.scorer, AdditiveScore):
-        Kp = chain.finish("projected_keys", chain.matmul(H, chain.given(s.scorer.W_k).T))
         steps.append(
-            Product(
-                id="projected_keys",
+            chain.step(
+                Product,
+                "projected_keys",
+                chain.matmul(H, chain.given(s.scorer.W_k).T),
                 title="Projected encoder states",
                 formula="(W_k h)_i = W_k h_i for every source position",
                 latex="",
                 symbol="W_k h",
-                value=Kp,
                 rows=labels,
                 left=H,
                 right=chain.given(s.scorer.W_k).T,
                 explain="The additive score's key projection does not change from step to step: it is computed once.",
             )
         )
+        Kp = steps[-1].value
 
     # -- decoder ----------------------------------------------------------------------------
     dec = s.decoder
@@ -231,34 +233,36 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             comb = _concat(chain, steps, pre + "combined", [ctx, h], [f"c_{t}", f"h_{t}"], "Context and state")
             assert s.W_c is not None
             Wc = chain.given(s.W_c)
-            a_pre = chain.finish(pre + "attentional_pre", chain.matmul(Wc, comb))
             steps.append(
-                Product(
-                    id=pre + "attentional_pre",
+                chain.step(
+                    Product,
+                    pre + "attentional_pre",
+                    chain.matmul(Wc, comb),
                     title="Attentional state: pre-activation",
                     formula=f"a_{t} = W_att·[c_{t}; h_{t}]",
                     latex="",
                     symbol=f"a_{t}",
-                    value=a_pre,
                     left=Wc,
                     right=comb,
                     explain="Luong's attentional layer mixes the context with the decoder state.",
                 )
             )
-            h_tilde = chain.finish(pre + "attentional", chain.tanh(a_pre))
+            a_pre = steps[-1].value
             steps.append(
-                Map(
-                    id=pre + "attentional",
+                chain.step(
+                    Map,
+                    pre + "attentional",
+                    chain.tanh(a_pre),
                     title="Attentional state",
                     formula=f"h̃_{t} = tanh(W_att [c_{t}; h_{t}])",
                     latex="",
                     symbol=f"h̃_{t}",
-                    value=h_tilde,
                     fn="tanh",
                     arg=a_pre,
                     explain="h̃_t feeds the output layer" + (" and the next step's input." if s.input_feeding else "."),
                 )
             )
+            h_tilde = steps[-1].value
             u = h_tilde
             if chain.mistake == "luong_logits_from_h":  # the slip: the output layer reads h_t, not h̃_t
                 if len(h) != len(h_tilde):
@@ -319,18 +323,19 @@ def _concat(
     chain: Chain, steps: list[Step], sid: str, parts: list[np.ndarray], names: list[str], title: str
 ) -> np.ndarray:
     parts = chain.coerce(*parts)
-    v = chain.finish(sid, np.concatenate(parts))
     label = "[" + "; ".join(names) + "]"
     steps.append(
-        Concat(
-            id=sid,
+        chain.step(
+            Concat,
+            sid,
+            np.concatenate(parts),
             title=title,
             formula=label,
             latex="",
             symbol=label,
-            value=v,
             parts=tuple(parts),
             part_names=tuple(names),
         )
     )
-    return v
+    done: np.ndarray = steps[-1].value
+    return done

@@ -30,31 +30,32 @@ def attend(
         query, query_name = q, q_name
         if isinstance(scorer, GeneralScore):
             Wa, q_ = chain.coerce(chain.given(scorer.W_a), q)
-            query = chain.finish(pre + "projected_query", chain.matmul(Wa.T, q_))
             query_name = f"(W_aᵀ {q_name})"
             steps.append(
-                Product(
-                    id=pre + "projected_query",
+                chain.step(
+                    Product,
+                    pre + "projected_query",
+                    chain.matmul(Wa.T, q_),
                     title="Query through W_a",
                     formula=f"W_aᵀ {q_name}  (a vector of length d_enc)",
                     latex="",
                     symbol=f"W_aᵀ {q_name}",
-                    value=query,
                     left=Wa.T,
                     right=q_,
                     explain=f"{q_name} · (W_a h_i) = (W_aᵀ {q_name}) · h_i: W_a is applied once, to the query.",
                 )
             )
+            query = steps[-1].value
         H_, query_ = chain.coerce(H, query)
-        e = chain.finish(pre + "scores", chain.matmul(H_, query_))
         steps.append(
-            Product(
-                id=pre + "scores",
+            chain.step(
+                Product,
+                pre + "scores",
+                chain.matmul(H_, query_),
                 title="Attention scores" + (" (general)" if score == "general" else ""),
                 formula=f"e_{t},i = {query_name} · h_i",
                 latex="",
                 symbol=f"e_{t}",
-                value=e,
                 rows=labels,
                 left=H_,
                 right=query_,
@@ -62,74 +63,79 @@ def attend(
                 explain=f"Each encoder state is scored by its dot product with {query_name}.",
             )
         )
+        e = steps[-1].value
     else:
         Wq = chain.given(scorer.W_q)
         v = chain.given(scorer.v)
         Wq, q_ = chain.coerce(Wq, q)
-        qp = chain.finish(pre + "projected_query", chain.matmul(Wq, q_))
         steps.append(
-            Product(
-                id=pre + "projected_query",
+            chain.step(
+                Product,
+                pre + "projected_query",
+                chain.matmul(Wq, q_),
                 title="Projected query",
                 formula=f"W_q {q_name}  (one number per row of W_q)",
                 latex="",
                 symbol=f"W_q {q_name}",
-                value=qp,
                 left=Wq,
                 right=q_,
             )
         )
+        qp = steps[-1].value
         assert Kp is not None
         Kp_, qp_ = chain.coerce(Kp, qp)
-        hidden = chain.finish(pre + "hidden", chain.tanh(Kp_ + qp_[None, :]))
         steps.append(
-            Map(
-                id=pre + "hidden",
+            chain.step(
+                Map,
+                pre + "hidden",
+                chain.tanh(Kp_ + qp_[None, :]),
                 title="Hidden layer of the score",
                 formula=f"u_{t} = tanh(W_q {q_name} + W_k h_i), one row per source position i",
                 latex="",
                 symbol=f"u_{t}",
-                value=hidden,
                 rows=labels,
                 fn="tanh",
                 arg=Kp_ + qp_[None, :],
                 explain="Bahdanau's additive score: a one-layer network over the query and each key.",
             )
         )
+        hidden = steps[-1].value
         hid, v_ = chain.coerce(hidden, v)
-        e = chain.finish(pre + "scores", chain.matmul(hid, v_))
         steps.append(
-            Product(
-                id=pre + "scores",
+            chain.step(
+                Product,
+                pre + "scores",
+                chain.matmul(hid, v_),
                 title="Attention scores (additive)",
                 formula=f"e_{t},i = v · tanh(W_q {q_name} + W_k h_i)",
                 latex="",
                 symbol=f"e_{t}",
-                value=e,
                 rows=labels,
                 left=hid,
                 right=v_,
                 first="right",
             )
         )
+        e = steps[-1].value
     w = softmax_inline(chain, e, pre + "weights", "Attention weights", f"e_{t}", f"α_{t}", shift_mode, labels)
     steps.append(_retitle(w))
     alpha = np.asarray(w.value)
     alpha_, H_ = chain.coerce(alpha, H)
-    ctx = chain.finish(pre + "context", chain.matmul(alpha_, H_))
     steps.append(
-        Product(
-            id=pre + "context",
+        chain.step(
+            Product,
+            pre + "context",
+            chain.matmul(alpha_, H_),
             title="Context vector",
             formula=f"c_{t} = Σ_i α_{t},i h_i",
             latex="",
             symbol=f"c_{t}",
-            value=ctx,
             left=alpha_,
             right=H_,
             explain="The context is the attention-weighted average of the encoder states.",
         )
     )
+    ctx: np.ndarray = steps[-1].value
     return ctx
 
 

@@ -71,15 +71,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     chosen = [probs[t] for t in range(T)]
     steps.extend(totals(chain, chosen, losses, [f"p_{t}({w})" for t, w in enumerate(labels, 1)]))
     total = steps[-1].value
-    mean = chain.finish("mean_loss", np.asarray(total / T))  # an exact total stays exact: sympy divides by the int
     steps.append(
-        Map(
-            id="mean_loss",
+        chain.step(
+            Map,
+            "mean_loss",
+            np.asarray(total / T),
             title="Loss per token",
             formula=f"L/T = L / {T}",
             latex="",
             symbol="L/T",
-            value=mean,
             fn="divide",
             arg=np.asarray(total),
             param=np.asarray(T),
@@ -87,6 +87,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             explain="The mean cross-entropy per token, in nats.",
         )
     )
+    mean = steps[-1].value
     if chain.mistake == "perplexity_base_2":  # 2^(mean loss): the nats read as bits
         two = chain.const(_two, 2.0)
         ppl = chain.finish("perplexity", np.asarray(two ** mean.item(), dtype=mean.dtype))

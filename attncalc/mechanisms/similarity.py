@@ -55,15 +55,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     dots = None
     if "dot" in ms or "cosine" in ms:
         right = B if flat_b else B.T
-        dots = chain.finish("dots", np.asarray(chain.matmul(A, right)).reshape(shape))
         steps.append(
-            Product(
-                id="dots",
+            chain.step(
+                Product,
+                "dots",
+                np.asarray(chain.matmul(A, right)).reshape(shape),
                 title="Dot products",
                 formula=f"{ai} · {bj} = Σ_k {ak} {bk}",
                 latex="",
                 symbol="a·b",
-                value=dots,
                 rows=rows,
                 cols=cols,
                 left=A,
@@ -71,6 +71,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 explain="Multiply the vectors entry by entry and add: large when they point the same way and are long.",
             )
         )
+        dots = steps[-1].value
     if "cosine" in ms or "euclidean" in ms:
         na = chain.finish("norms_A", _sqrt_sum_squares(chain, A).reshape(A.shape[:-1]))
         steps.append(_norm_step("norms_A", "a", A, na, la if not flat_a else None, "of A"))
@@ -83,15 +84,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             da = np.broadcast_to(na.reshape(na.shape + (1,) * (0 if flat_b else 1)), shape)
             db = np.broadcast_to(nb, shape)
             den = da if chain.mistake == "cosine_one_norm" else da * db
-            cos = chain.finish("cosines", _simplify(np.asarray(dots / den, dtype=dots.dtype)))
             steps.append(
-                Cosine(
-                    id="cosines",
+                chain.step(
+                    Cosine,
+                    "cosines",
+                    _simplify(np.asarray(dots / den, dtype=dots.dtype)),
                     title="Cosine similarities",
                     formula=f"cos({ai}, {bj}) = {ai} · {bj} / (‖{ai}‖ ‖{bj}‖)",
                     latex="",
                     symbol="cos",
-                    value=cos,
                     rows=rows,
                     cols=cols,
                     num=dots,
@@ -110,16 +111,16 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             np.broadcast_to(Ab, diff3.shape).reshape(diff_shape),
             np.asarray(np.broadcast_to(B2[None, :, :], diff3.shape)).reshape(diff_shape),
         )
-        diff = chain.finish("differences", np.asarray(diff3, dtype=diff3.dtype).reshape(diff_shape))
         pair_names = tuple(f"{la[i]} − {lb[j]}" for i in range(A2.shape[0]) for j in range(B2.shape[0]))
         steps.append(
-            Add(
-                id="differences",
+            chain.step(
+                Add,
+                "differences",
+                np.asarray(diff3, dtype=diff3.dtype).reshape(diff_shape),
                 title="Differences",
                 formula=f"{ai} − {bj}" + (", one row per pair" if shape else ""),
                 latex="",
                 symbol="a−b" if not shape else "d",
-                value=diff,
                 rows=pair_names if shape else None,
                 parts=tuple(np.array(x) for x in parts),
                 part_names=("a", "b"),
@@ -127,17 +128,18 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 explain="Subtract entry by entry: the vector from b to a.",
             )
         )
+        diff = steps[-1].value
         arg = diff.reshape((*shape, A.shape[-1]))
         total = np.asarray((arg * arg).sum(axis=-1), dtype=arg.dtype)
-        dist = chain.finish("distances", total if chain.mistake == "distance_squared" else chain.sqrt(total))
         steps.append(
-            Norm(
-                id="distances",
+            chain.step(
+                Norm,
+                "distances",
+                total if chain.mistake == "distance_squared" else chain.sqrt(total),
                 title="Euclidean distances",
                 formula=f"‖{ai} − {bj}‖ = √(Σ_k ({ak} − {bk})²)",
                 latex="",
                 symbol="dist",
-                value=dist,
                 rows=rows,
                 cols=cols,
                 arg=arg,

@@ -96,15 +96,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         y = np.array([0] * len(probs), dtype=object)
     y[t] = 1
     grad = (probs - y) / T
-    grad = chain.finish("gradient", grad)
     steps.append(
-        Gradient(
-            id="gradient",
+        chain.step(
+            Gradient,
+            "gradient",
+            grad,
             title="Gradient of the loss",
             formula="∂L/∂z_i = (p_i − y_i) / T" if T_float != 1 else "∂L/∂z_i = p_i − y_i",
             latex=r"\frac{\partial L}{\partial z_i} = " + (r"\frac{p_i - y_i}{T}" if T_float != 1 else r"p_i - y_i"),
             symbol="∂L/∂z",
-            value=grad,
             rows=labels,
             probs=probs,
             onehot=to_float(y),
@@ -113,6 +113,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             + (", divided by T." if T_float != 1 else "."),
         )
     )
+    grad = steps[-1].value
     if d.hidden is None:
         return steps
     steps.extend(_output_weights(d, d.target, d.hidden, chain, grad))
@@ -126,15 +127,15 @@ def _output_weights(sm: Softmax, target: Target, hidden: Given, chain: Chain, gr
     g, h = chain.coerce(grad, h)
     d = h.shape[0]
     cols = tuple(f"h[{j + 1}]" for j in range(d))
-    dW = chain.finish("grad_W_out", chain.matmul(g.reshape(-1, 1), h.reshape(1, -1)))
     steps: list[Step] = [
-        Product(
-            id="grad_W_out",
+        chain.step(
+            Product,
+            "grad_W_out",
+            chain.matmul(g.reshape(-1, 1), h.reshape(1, -1)),
             title="Gradient with respect to W_out",
             formula="∂L/∂W_out = (∂L/∂z) hᵀ",
             latex="",
             symbol="∂L/∂W",
-            value=dW,
             rows=labels,
             cols=cols,
             left=g.reshape(-1, 1),
@@ -142,6 +143,7 @@ def _output_weights(sm: Softmax, target: Target, hidden: Given, chain: Chain, gr
             explain="Row v, column j: the logit gradient of v times entry j of h (z_v = w_v·h + b_v).",
         )
     ]
+    dW = steps[0].value
     training, layer = target.training, sm.layer
     if training is None:
         return steps

@@ -72,15 +72,15 @@ def clip(chain: Chain, grads: list[Grad], training: Training) -> tuple[list[Step
             "as torch.nn.utils.clip_grad_norm_ computes it.",
         )
     ]
-    scale = chain.finish("clip_scale", _scale(c, norm))
     steps.append(
-        Map(
-            id="clip_scale",
+        chain.step(
+            Map,
+            "clip_scale",
+            _scale(c, norm),
             title=f"Clipping factor (max norm {c_float:g})",
             formula=f"s = min(1, {c_float:g} / (‖g‖ + 10⁻⁶))",
             latex="",
             symbol="s",
-            value=scale,
             fn="clip_scale",
             arg=norm,
             param=np.asarray(c_float),
@@ -89,6 +89,7 @@ def clip(chain: Chain, grads: list[Grad], training: Training) -> tuple[list[Step
             "them all by the same factor, so that their norm becomes the maximum.",
         )
     )
+    scale = steps[-1].value
     out = []
     for g, v in zip(grads, values, strict=True):
         factor = scale

@@ -17,7 +17,7 @@ from __future__ import annotations
 from .attention import HEAD_KEYS, SCORE_KEYS
 from .declared import Dims, read_declared
 from .reader import Reader, describe_raw, read_raw, require
-from .top import SETTINGS_KEYS, TOP_KEYS, load_problem, parse_problem
+from .top import SETTINGS_KEYS, TOP_KEYS, load_problem, parse_problem, settings_keys, settings_table, top_keys
 from .types import RECURRENT_KINDS, Given, Head, Problem, Settings
 
 __all__ = [
@@ -38,4 +38,7 @@ __all__ = [
     "read_declared",
     "read_raw",
     "require",
+    "settings_keys",
+    "settings_table",
+    "top_keys",
 ]

@@ -1,7 +1,7 @@
 """A problem file's top level: the kind, the title, [settings]; then the kind's own parser.
 
-The allowed keys come from the kinds' declarations (attncalc/schema/); TOP_KEYS lists every kind's
-top-level keys in the order the unknown-key message names them (a test holds it to the declarations).
+The allowed keys, top-level and in ``[settings]``, are read from the registry's declarations
+(attncalc/schema/, a plugin kind's own): :func:`top_keys`, :func:`settings_keys`.
 """
 
 from __future__ import annotations
@@ -12,45 +12,55 @@ from typing import Any
 
 from .. import kinds
 from ..numbers import to_float
-from ..schema.common import SETTINGS_ALL
+from ..schema.common import SETTINGS_DOC
+from ..schema.common import SETTINGS_KEYS as SHARED_SETTINGS
+from ..schema.decl import Key, Table
 from ..schema.validate import names
 from .grading import parse_grading
 from .reader import Reader, describe_raw, read_raw
 from .types import RECURRENT_KINDS, Problem, Settings
 
-# The allowed keys come from the kinds' declarations (attncalc/schema/); TOP_KEYS lists every kind's
-# top-level keys in the order the unknown-key message names them (a test holds it to the declarations).
-TOP_KEYS = (
-    "title",
-    "kind",
-    "score",
-    "measure",
-    "tokens",
-    "description",
-    "given",
-    "head",
-    "settings",
-    "answers",
-    "grading",
-    "cell",
-    "encoder",
-    "decoder",
-    "training",
-    "cache",
-    "type",
-    "memory_tokens",
-    "strategy",
-    "self_attention",
-    "cross_attention",
-    "ffn",
-    "norm1",
-    "norm2",
-    "norm3",
-    "schedule",
-)
-# from "cell" on, the keys only some kinds take: another kind refuses each by name
-KIND_ONLY_KEYS = TOP_KEYS[TOP_KEYS.index("cell") :]
-SETTINGS_KEYS = names(SETTINGS_ALL)
+# the keys the top level handles itself before a kind's own parser: each names the kinds that take it
+_SAID_BY_NAME = ("score", "measure", "tokens", "head")
+
+
+def top_keys() -> tuple[str, ...]:
+    """Every kind's top-level keys, read from the registry's declarations (a plugin kind's included),
+    in the order they are first declared: the unknown-key message names them so."""
+    out: dict[str, None] = {}
+    for e in kinds.KINDS.values():
+        out.update(dict.fromkeys(n for n in e.declaration.top.names if n != "$schema"))
+    return tuple(out)
+
+
+def kind_only_keys() -> tuple[str, ...]:
+    """The top-level keys only some kinds take (other than those said by name): another kind refuses
+    each as not applying to it."""
+    decls = [e.declaration.top for e in kinds.KINDS.values()]
+    return tuple(k for k in top_keys() if k not in _SAID_BY_NAME and not all(k in top for top in decls))
+
+
+def settings_table() -> Table:
+    """Every kind's ``[settings]`` keys (the unknown-key check), read from the registry's declarations:
+    the shared keys of attncalc/schema/common.py in their order, then the keys of a kind's own
+    (label_smoothing, jacobian, a plugin kind's) in the order they are first declared."""
+    taken: dict[str, Key] = {}
+    for e in kinds.KINDS.values():
+        settings = e.declaration.top["settings"].table if "settings" in e.declaration.top else None
+        for key in settings.keys if settings is not None else ():
+            taken.setdefault(key.name, key)
+    shared = [k.name for k in SHARED_SETTINGS]
+    order = [k for k in shared if k in taken] + [k for k in taken if k not in shared]
+    return Table(tuple(taken[k] for k in order), SETTINGS_DOC)
+
+
+def settings_keys() -> tuple[str, ...]:
+    return names(settings_table())
+
+
+# as the registry stood at import (the built-ins and the installed plugin kinds); the parser asks anew
+TOP_KEYS = top_keys()
+SETTINGS_KEYS = settings_keys()
 LAYER_TABLES = ("self_attention", "cross_attention", "ffn", "norm1", "norm2", "norm3")
 
 
@@ -64,7 +74,7 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
     r = Reader(file)
     if isinstance(raw, dict) and "$schema" in raw:  # names the JSON Schema an editor checks the file with
         raw = {k: v for k, v in raw.items() if k != "$schema"}
-    r.table(raw, "", TOP_KEYS)
+    r.table(raw, "", top_keys())
     if "kind" not in raw:
         raise r.fail("kind", f"missing; choose one of: {', '.join(kinds.KINDS)}")
     kind = r.string(raw["kind"], "kind", tuple(kinds.KINDS))
@@ -86,7 +96,7 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         )
     if "measure" in raw and "measure" not in decl.top:
         raise r.fail("measure", f"{_a(kind)} problem has no measure; 'measure' belongs to {_takers('measure')}")
-    for key_name in KIND_ONLY_KEYS:
+    for key_name in kind_only_keys():
         if key_name in raw and key_name not in decl.top:
             raise r.fail(key_name, f"does not apply to kind {kind!r}")
     tokens = r.labels(raw["tokens"], "tokens") if "tokens" in raw else None
@@ -167,7 +177,7 @@ def _refuse_undeclared(r: Reader, t: dict[str, Any], kind: str) -> None:
     """A settings key the kind's declaration leaves out is refused, naming the kinds that take it (the
     parser and the JSON Schema read the same declaration, so they agree)."""
     declared = kinds.entry(kind).declaration.top["settings"].table.names  # type: ignore[union-attr]
-    for key in (k for k in SETTINGS_KEYS if k in t and k not in declared):
+    for key in (k for k in settings_keys() if k in t and k not in declared):
         e = kinds.entry(kind)
         if key == "convention" and e.convention_fixed:
             formula = "Q = X W_Q" if e.convention == "row" else "W x"
@@ -181,7 +191,7 @@ def _refuse_undeclared(r: Reader, t: dict[str, Any], kind: str) -> None:
 
 
 def _settings(r: Reader, raw: Any, kind: str) -> Settings:
-    t = r.table(raw, "settings", SETTINGS_KEYS)
+    t = r.table(raw, "settings", settings_keys())
     decimals = t.get("decimals", 3)
     if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 12:
         raise r.fail("settings.decimals", f"expected a whole number from 0 to 12, got {describe_raw(decimals)}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from itertools import groupby
 
 _TOKEN = re.compile(
@@ -31,19 +32,15 @@ _PAREN_SUB = re.compile(r"(?<=[A-Za-z'])_\(([^()]*)\)")  # p_(j), F_(i−1): a s
 _ARROWS = {"→": r"\overrightarrow", "←": r"\overleftarrow"}  # a bidirectional encoder's two directions
 
 _ACCENTED = {
-    "\x00": r"\tilde{h}",
-    "\x01": r"\tilde{c}",
-    "\x02": r"\hat{m}",
-    "\x03": r"\hat{v}",
-    "\x04": r"\tilde{Q}",
-    "\x05": r"\tilde{K}",
-    "\x06": r"\tilde{q}",
-    "\x07": r"\tilde{k}",
     "\x0e": "^{",  # base^(2i/d): a power written with its exponent in parentheses
     "\x0f": "}",
     "\x10": "_{(",  # p_(j), F_(i−1): a subscript written in parentheses (the j-th largest, i − 1)
     "\x11": ")}",
 }
+# a letter with a combining accent (h̃, m̂, Q̃, a kind's own τ̂) is one token, coded as one character of
+# the private-use area (0xE000 + the letter: a tilde; 0xE800 + the letter: a hat) and written
+# \tilde{h}, \hat{m}: any letter takes either accent, so no kind's notation is listed here
+_ACCENT_MARKS = {"\u0303": (0xE000, "tilde"), "\u0302": (0xE800, "hat")}
 _FUNCS = {
     "exp": r"\exp",
     "tanh": r"\tanh",
@@ -74,6 +71,28 @@ GREEK = {
     "ω": "omega",
     "Σ": "Sigma",
 }
+_ACCENTED_LETTER = re.compile("([A-Za-z" + "".join(GREEK) + "])([\u0302\u0303])")
+
+
+def _decomposed(text: str) -> str:
+    """A letter beyond Latin-1 written with its hat or tilde in one character (ẑ, ĥ, ŝ) as the letter
+    and the combining accent, so that it is typeset as one: \\hat{z} (Latin-1's ñ, â stay text)."""
+    if all(ord(c) < 0x100 for c in text):
+        return text
+    return "".join(
+        d if ord(c) >= 0x100 and len(d := unicodedata.normalize("NFD", c)) == 2 and d[1] in _ACCENT_MARKS else c
+        for c in text
+    )
+
+
+def _accented(code: str) -> str:
+    """\\tilde{h} from the one character that codes h̃ (see _ACCENT_MARKS)."""
+    offset, accent = (0xE800, "hat") if ord(code) >= 0xE800 else (0xE000, "tilde")
+    letter = chr(ord(code) - offset)
+    base = "\\" + GREEK[letter] if letter in GREEK else letter
+    return rf"\{accent}{{{base}}}"
+
+
 _SYMBOLS = {
     **{ch: f"\\{name} " for ch, name in GREEK.items()},
     "·": r"\cdot ",
@@ -203,11 +222,8 @@ _SUPERSCRIPT_RUN = re.compile(r"[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹ˣⁱⁿ]{2,}|
 def to_tex(plain: str) -> str:
     """Plain notation → LaTeX math (without the surrounding $)."""
     plain = _SUPERSCRIPT_RUN.sub(lambda m: "^(" + m.group().translate(_SUPERSCRIPTS) + ")", _user_text(plain))
-    plain = transliterate(plain)
-    for base, code in (("h", "\x00"), ("c", "\x01"), ("m", "\x02"), ("v", "\x03")):
-        plain = plain.replace(base + "\u0303", code).replace(base + "\u0302", code)
-    for base, code in (("Q", "\x04"), ("K", "\x05"), ("q", "\x06"), ("k", "\x07")):
-        plain = plain.replace(base + "\u0303", code)
+    plain = transliterate(_decomposed(plain))
+    plain = _ACCENTED_LETTER.sub(lambda m: chr(_ACCENT_MARKS[m[2]][0] + ord(m[1])), plain)
     plain = re.sub(r"\^\(([^()]*)\)", "\x0e\\1\x0f", plain)
     plain = _PAREN_SUB.sub("\x10\\1\x11", plain)
     tokens = [(m.lastgroup or "", m.group()) for m in _TOKEN.finditer(plain)]
@@ -258,6 +274,8 @@ def to_tex(plain: str) -> str:
             continue
         elif text in _ACCENTED:
             piece = _ACCENTED[text]
+        elif "\ue000" <= text < "\uf000":  # a letter with its accent (above)
+            piece = _accented(text)
         elif text == "√" and nxt[1] == "(":  # √(0.8² + 0.2²): the root covers the whole group
             pieces.append(r"\sqrt{")
             sqrt_groups.append(depth + 1)

@@ -7,7 +7,7 @@ student's own earlier answers: the key (the true value rounded half away from ze
 (every step rounded to the asked decimals and carried forward: as the hand mode works it, and with each
 step exact from the carried ones), and each step from the rounded key of the earlier steps, with and
 without the maximum subtracted before the exponentials; each within half a unit of the last decimal. A
-named slip (:data:`attncalc.mistakes.MISTAKES`, made at this step on the true earlier values or on the
+named slip (:func:`attncalc.mistakes.every_mistake`, made at this step on the true earlier values or on the
 rounded key, or from the start of the hand chain)
 whose rounded value is none of those becomes an answer worth the problem's ``slip`` share, with check's
 note as its feedback. A label (a prediction, a decode's token, a beam) is a choice; a beam search's kept
@@ -30,7 +30,7 @@ from .. import grading
 from ..arith import round_half_up
 from ..derivation import Argmax, Derivation, Step
 from ..fmt import entry_indices, entry_label
-from ..mistakes import MISTAKES
+from ..mistakes import every_mistake
 from ..render.asked import asks_sentence
 
 SHIFTS = (None, "never", "always")  # check accepts exponentials with or without the maximum subtracted
@@ -39,7 +39,7 @@ SHIFTS = (None, "never", "always")  # check accepts exponentials with or without
 @dataclass(frozen=True)
 class Slip:
     value: str  # the slip's value at the asked decimals
-    name: str  # its key in MISTAKES
+    name: str  # its key in every_mistake()
     note: str  # check's words for it
 
 
@@ -257,7 +257,7 @@ def slips_in_chains(p: Any, decimals: int, plain: Any, keyed: Any) -> dict[str, 
         return out
     order = [k for k, st in truth[1].items() if not isinstance(st.value, str)]
     hand = plain.get("hand", decimals)
-    for name in MISTAKES:
+    for name in every_mistake():
         if not order or not plain.slip_reaches(name, order[-1]):
             continue
         for arg in mistake_args(p, name):
@@ -322,7 +322,7 @@ def _numbers(
                 chains.append(np.ravel(v))
     slips: list[tuple[str, str, np.ndarray]] = []
     base = on_truth.value(step.id, "float", overrides=True)
-    for name in MISTAKES:
+    for name in every_mistake():
         for arg in _mistake_args(d.problem, name):
             v = on_truth.value(step.id, "float", overrides=True, mistake=name, arg=arg)
             if v is None or base is None or v.shape != shape:

@@ -65,22 +65,23 @@ SETTINGS_KEYS = (
         choices=("layer", "rms"),
     ),
 )
-# every settings key (the unknown-key check); `temperature` belongs to kind softmax only, the
-# position keys to the kinds with positions
+# `temperature` belongs to kind softmax only, the position keys to the kinds with positions
 # kind softmax only: label smoothing (PyTorch's CrossEntropyLoss convention)
 LABEL_SMOOTHING = Key(
     "label_smoothing",
     "number",
     "softmax with a target: ε, the target becomes q = (1 − ε)·y + ε/K (PyTorch's CrossEntropyLoss)",
 )
-# kind attention-backward's own settings key: in SETTINGS_ALL (the unknown-key check) but in no other kind's table
+# kind attention-backward's own settings key (in no other kind's table)
 JACOBIAN = Key(
     "jacobian",
     "bool",
     "attention-backward: also write each query row's softmax Jacobian J = diag(a) − a aᵀ",
     default=False,
 )
-SETTINGS_ALL = Table((*SETTINGS_KEYS, LABEL_SMOOTHING, JACOBIAN), "how the derivation is shown and rounded")
+# the settings table's description; which keys a file may use at all is read from the kinds'
+# declarations (attncalc.parse.top.settings_table)
+SETTINGS_DOC = "how the derivation is shown and rounded"
 POSITION_SETTINGS = ("position_base", "rope")
 LAYER_SETTINGS = ("norm", "eps", "normalization")
 MULTI_HEAD_SETTINGS = ("alibi",)
@@ -90,17 +91,17 @@ SETTINGS_TABLE = Table(
         for k in SETTINGS_KEYS
         if k.name not in ("temperature", *POSITION_SETTINGS, *LAYER_SETTINGS, *MULTI_HEAD_SETTINGS)
     ),
-    SETTINGS_ALL.doc,
+    SETTINGS_DOC,
 )
 SETTINGS = Key("settings", "table", "how the derivation is shown and rounded", table=SETTINGS_TABLE)
 SETTINGS_SOFTMAX = SETTINGS.but(
     table=Table(
         tuple(k for k in SETTINGS_KEYS if k.name not in (*POSITION_SETTINGS, *LAYER_SETTINGS, *MULTI_HEAD_SETTINGS)),
-        SETTINGS_ALL.doc,
+        SETTINGS_DOC,
     )
 )
 # kind softmax itself: decode shares SETTINGS_SOFTMAX, label smoothing is the softmax kind's own
-SETTINGS_SOFTMAX_KIND = SETTINGS.but(table=Table((*SETTINGS_SOFTMAX.table.keys, LABEL_SMOOTHING), SETTINGS_ALL.doc))  # type: ignore[union-attr]
+SETTINGS_SOFTMAX_KIND = SETTINGS.but(table=Table((*SETTINGS_SOFTMAX.table.keys, LABEL_SMOOTHING), SETTINGS_DOC))  # type: ignore[union-attr]
 SETTINGS_POSITIONS = SETTINGS.but(
     table=Table(
         tuple(
@@ -108,19 +109,19 @@ SETTINGS_POSITIONS = SETTINGS.but(
             for k in SETTINGS_KEYS
             if k.name not in ("temperature", "convention", *LAYER_SETTINGS, *MULTI_HEAD_SETTINGS)
         ),
-        SETTINGS_ALL.doc,
+        SETTINGS_DOC,
     )
 )
 SETTINGS_MULTI_HEAD = SETTINGS.but(
     table=Table(
         tuple(k for k in SETTINGS_KEYS if k.name not in ("temperature", "convention", *LAYER_SETTINGS)),
-        SETTINGS_ALL.doc,
+        SETTINGS_DOC,
     )
 )
 SETTINGS_LAYER = SETTINGS.but(
     table=Table(
         tuple(k for k in SETTINGS_KEYS if k.name not in ("temperature", "convention", *MULTI_HEAD_SETTINGS)),
-        SETTINGS_ALL.doc,
+        SETTINGS_DOC,
     )
 )
 
