@@ -113,7 +113,7 @@ def check(
         if isinstance(ans.values, str):
             r = grade_prediction(ans, step, runs, status, above, Context(above, named, evidence), tol)
         elif np.shape(ans.values) != np.shape(step.value):  # a table of the student's own labels' shape
-            r = grade_own_shape(ans, step, runs, status, tol)
+            r = grade_own_shape(ans, step, runs, status, tol, named)
         else:
             r = _grade(ans, step, truth, runs, tol, status, Context(above, named, evidence))
         status[ans.id] = r.verdict

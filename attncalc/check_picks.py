@@ -18,6 +18,8 @@ from .check_runs import Runs
 from .check_slips import began_at
 from .derivation import Argmax, Pick, Step, Tokens
 
+Slip = tuple[str, int | None]
+
 
 @dataclass(frozen=True)
 class Context:
@@ -85,35 +87,62 @@ def _carried_pick(step_id: str, step: Any, given: Any, note: str, began: str | N
     )
 
 
-def grade_own_shape(ans: Answer, step: Step, runs: Runs, status: dict[str, str], tol: Tolerance) -> StepResult:
+def grade_own_shape(
+    ans: Answer, step: Step, runs: Runs, status: dict[str, str], tol: Tolerance, named: dict[str, Slip]
+) -> StepResult:
     """A table whose shape only the student's own earlier labels give (after a wrong merge, the pair
     counts of the student's words): never correct; carried when every entry is the step worked from
-    the student's own answers at the precision written, else wrong."""
+    the student's own answers at the precision written (with a slip named earlier, carried on: it is
+    charged once, there), else wrong, with the entries that differ said."""
     given = np.asarray(ans.values, dtype=float)
     decs = np.broadcast_to(np.asarray(ans.decimals), given.shape)
-    own = runs.value(ans.id, "float", overrides=True, without=frozenset({ans.id}))
     true_shape = np.shape(step.value)
     given_list, expected = given.tolist(), np.asarray(step.value, dtype=float).tolist()
     labels = [k for k, v in status.items() if v != "correct" and runs.is_label(k)]
     began = labels[-1] if labels else None
     size = int(given.size)
     shown = ans.written if ans.written is not None else given_list
-    if own is not None and np.shape(own) == given.shape and began is not None:
-        own = np.asarray(own, dtype=float)
-        if all(
-            np.isnan(g) or tol.close(float(g), float(o), int(d))
-            for g, o, d in zip(given.ravel(), own.ravel(), decs.ravel(), strict=True)
-        ):
-            note = (
-                f"Right given your earlier answers (your {began}); worked from the true ones it has "
-                f"{_entries(true_shape)}."
+
+    def fits(value: Any) -> bool:
+        return (
+            value is not None
+            and np.shape(value) == given.shape
+            and all(
+                np.isnan(g) or tol.close(float(g), float(o), int(d))
+                for g, o, d in zip(given.ravel(), np.asarray(value, dtype=float).ravel(), decs.ravel(), strict=True)
             )
-            return StepResult(
-                ans.id, step.title, "carried", given_list, expected, [], note, began_at=began,
-                given_shown=shown, carried_right=size, entries=size,
-            )  # fmt: skip
-    mine = f"; from your own earlier answers it has {_entries(np.shape(own))}" if own is not None else ""
-    note = f"This has {_entries(given.shape)}; worked from the true answers it has {_entries(true_shape)}{mine}."
+        )
+
+    def carried(note: str, at: str, mistake: str | None = None) -> StepResult:
+        return StepResult(
+            ans.id, step.title, "carried", given_list, expected, [], note, began_at=at, mistake=mistake,
+            given_shown=shown, carried_right=size, entries=size,
+        )  # fmt: skip
+
+    own = runs.value(ans.id, "float", overrides=True, without=frozenset({ans.id}))
+    longer = f"worked from the true ones it has {_entries(true_shape)}"
+    if began is not None and fits(own):
+        return carried(f"Right given your earlier answers (your {began}); {longer}.", began)
+    firsts: dict[Slip, str] = {}
+    for k, slip in named.items():  # each slip named so far, at the first step it was named
+        firsts.setdefault(slip, k)
+    for (name, arg), first in firsts.items():
+        if fits(runs.value(ans.id, "float", overrides=True, mistake=name, arg=arg, without=frozenset({ans.id}))):
+            note = f"The same slip as at {first}: {mistake_note(name, arg, runs.problem, ans.id)}; it is charged once, there."
+            return carried(note, first, name)
+    if own is not None and np.shape(own) == given.shape:
+        mine = np.asarray(own, dtype=float)
+        off = [
+            i for i, (g, o) in enumerate(zip(given.ravel(), mine.ravel(), strict=True)) if not np.isnan(g) and g != o
+        ]
+        said = "; ".join(
+            f"entry {i + 1}: your own earlier answers give {mine.ravel()[i]:g}, not {given.ravel()[i]:g}"
+            for i in off[:3]
+        )
+        note = f"{said[0].upper()}{said[1:]}{' …' if len(off) > 3 else ''}."
+    else:
+        mine_n = f"; from your own earlier answers it has {_entries(np.shape(own))}" if own is not None else ""
+        note = f"This has {_entries(given.shape)}; {longer.replace('ones', 'answers')}{mine_n}."
     return StepResult(ans.id, step.title, "wrong", given_list, expected, [[]], note, given_shown=shown, entries=size)
 
 

@@ -438,7 +438,11 @@ def test_a_pair_table_of_the_students_own_words_is_graded_not_refused() -> None:
     other = list(theirs)
     other[3] += 3
     res = {r.id: r for r in _grade("problems/bpe-first-tie.toml", {"1.merge": "s t", "2.pairs": other}).results}
-    assert res["2.pairs"].verdict == "wrong" and "13 entries" in res["2.pairs"].note and "14" in res["2.pairs"].note
+    note = res["2.pairs"].note
+    assert (
+        res["2.pairs"].verdict == "wrong"
+        and note == f"Entry 4: your own earlier answers give {theirs[3]}, not {other[3]}."
+    )
 
 
 def test_the_jacobians_diagonal_only_is_charged_once_from_the_jacobian_on() -> None:
@@ -503,3 +507,29 @@ def test_a_named_slip_earns_the_slip_share_not_the_entries_it_shares_with_the_tr
     assert res["kept"].mistake == "top_p_early" and res["kept"].credit == 0.0, res["kept"].note
     half = _grade("problems/decode-top-p.toml", {"kept": [1, 1, 0, 0, 0]}, "[grading]\nslip = 0.5\n", tmp_path)
     assert {r.id: r for r in half.results}["kept"].credit == 0.5
+
+
+def test_a_slip_carried_into_a_pair_table_of_the_students_own_words_is_charged_once() -> None:
+    """bpe-first-tie counted without the words' frequencies (bpe_unweighted), worked on from the
+    student's own words for three merges (counted and merged here, ties to the first pair): the slip
+    is named at 1.pairs; 2.pairs, of another length than the true one after the first merge "l o", is
+    carried with the same slip said (charged once); 3.pairs and the merges are carried."""
+    words = {(*tuple(w), "</w>"): 1 for w in ("low", "lower", "widest", "newest")}
+    answers: dict[str, Any] = {}
+    for r in (1, 2, 3):
+        counts: dict[tuple[str, str], int] = {}
+        for symbols in words:
+            for pair in itertools.pairwise(symbols):
+                counts[pair] = counts.get(pair, 0) + 1
+        best = max(counts.values())
+        a, b = next(p for p, c in counts.items() if c == best)
+        answers[f"{r}.pairs"], answers[f"{r}.merge"] = list(counts.values()), f"{a} {b}"
+        words = {k: 1 for k in _merged(dict.fromkeys(words, 1), a, b)}
+    assert answers["1.merge"] == "l o" and len(answers["2.pairs"]) == 13
+    res = {r.id: r for r in _grade("problems/bpe-first-tie.toml", answers).results}
+    assert res["1.pairs"].verdict == "wrong" and res["1.pairs"].mistake == "bpe_unweighted"
+    assert res["2.pairs"].verdict == "carried" and res["2.pairs"].mistake == "bpe_unweighted", res["2.pairs"].note
+    assert "charged once" in res["2.pairs"].note
+    assert res["3.pairs"].verdict == "carried", res["3.pairs"].note
+    for k in ("1.merge", "2.merge", "3.merge"):
+        assert res[k].verdict == "carried", (k, res[k].note)
