@@ -51,7 +51,7 @@ def grade_prediction(
         note = (
             f"Right given your earlier answers; the true answer is {step.value}."
             if isinstance(step, Tokens)
-            else f"Right for your probabilities; the true prediction is {step.value}."
+            else f"Right given your earlier answers (the error began at {began}); the true answer is {step.value}."
         )
         return _carried_pick(ans.id, step, given, note, began)
     # steps that hold tokens (kind bpe): the usual slips are tried on them too (a draw's or a beam's
