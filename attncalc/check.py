@@ -227,7 +227,10 @@ def _grade(
             best, whole = best | hit, whole or bool(hit.all())
         if overrides and carried_slips and not best.all():
             hit, slip_whole = slip_carried(ans.id, runs, matches, precisions, carried_slips, ctx.answers, tol)
-            best, whole = best | hit, whole or slip_whole
+            if (
+                slip_whole
+            ):  # a slip carried on gives the whole step: entries of it mixed with another chain's are neither's
+                best, whole = best | hit, True
         return best, whole
 
     answered = int((~open_).sum())
