@@ -92,7 +92,10 @@ def test_the_pages_have_examples_and_every_language_is_found() -> None:
     """The finder itself: it sees the README's first commands (exempt: CI runs them) and the
     Start page's runnable ones, and a marker binds only the block right after it."""
     readme = ALL["README.md"]
-    assert readme[0].text == "pip install . && attncalc solve problems/decoder-dot.toml\n"
+    assert (
+        readme[0].text
+        == "python3 -m venv .venv && . .venv/bin/activate && pip install . && attncalc solve problems/decoder-dot.toml\n"
+    )
     assert readme[0].not_run and "CI" in readme[0].not_run
     start = ALL["docs/index.md"]
     assert any(b.lang == "bash" and b.not_run is None and "attncalc check" in b.text for b in start)
@@ -122,3 +125,25 @@ def test_a_shell_line_the_runner_cannot_do_is_refused(tmp_path: Path) -> None:
         == []
     )
     assert (tmp_path / "n.toml").read_text() == "new\nlist\n"
+
+
+TRANSCRIPTS = [b for bs in ALL.values() for b in bs if b.lang == "text" and b.text.startswith("$ attncalc solve ")]
+
+
+@pytest.mark.parametrize("block", TRANSCRIPTS, ids=[b.where for b in TRANSCRIPTS])
+def test_a_shown_transcript_is_the_commands_own_output(block: Block, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ```text block that starts with `$ attncalc solve FILE` shows that command's output: each
+    of its lines ("..." marks lines left out) is a line of the real output, in order."""
+    monkeypatch.chdir(ROOT)
+    first, *shown = block.text.rstrip("\n").split("\n")
+    code, out, err = _invoke(first[2:].split()[1:])
+    assert code == 0, err
+    real = out.decode("utf-8").split("\n")
+    at = 0
+    for line in shown:
+        if line.strip() == "...":
+            continue
+        while at < len(real) and real[at].rstrip() != line.rstrip():
+            at += 1
+        assert at < len(real), f"{block.where}: {line!r} is not in `{first[2:]}`'s output (in this order)"
+        at += 1
