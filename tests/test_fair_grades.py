@@ -326,6 +326,15 @@ def test_mask_after_softmax_is_named_at_the_exponentials_after_right_masked_scor
     assert res["exponentials"].verdict == "wrong" and res["exponentials"].mistake == "mask_after_softmax", res[
         "exponentials"
     ].note
+    # worked on with the mask late: the sums over every score, the weights zeroed where masked and
+    # not renormalised, the output A V from those weights: each is carried, the slip charged once
+    E = np.exp(scaled)
+    A = np.where(np.tril(np.ones((3, 3))) > 0, E / E.sum(axis=1, keepdims=True), 0.0)
+    V = X @ np.array([[2, 1], [1, 0]])
+    later = {"exp_sum": [f"{x:.3f}" for x in E.sum(axis=1)], "weights": written(A), "output": written(A @ V)}
+    res = {r.id: r for r in check(load_problem(path), {**answers, **later}, "answers.toml").results}
+    for k in later:
+        assert res[k].verdict == "carried", (k, res[k].note)
 
 
 def test_a_prediction_right_for_the_students_own_probabilities_is_carried(tmp_path: Path) -> None:
