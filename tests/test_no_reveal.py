@@ -196,6 +196,21 @@ def test_each_step_says_what_it_asks() -> None:
     assert "A count: a whole number." in accounting.split('id="step-1"')[1].split("</section>")[0]
 
 
+def test_decode_kept_flags_are_asked_as_whole_numbers() -> None:
+    """decode's ``kept`` is a 0/1 flag per token: the page and the LMS items ask a whole number, not
+    3 decimals (its value [1, 1, 0, 0, 0] for top-k with k = 2 is whole by its meaning)."""
+    from attncalc.reports.lms import questions
+
+    from .serve_support import examples_client
+
+    page = examples_client().get("/problems/decode-top-k").text
+    kept = next(s for s in page.split('<section class="step"')[1:] if 'name="kept[0]"' in s).split("</section>")[0]
+    assert "A count: a whole number." in kept and "decimals" not in kept
+    d = solve_file("decode-top-k.toml")
+    asked = [q for q in questions(d, SEED) if q.step_id == "kept"]
+    assert asked and all(q.precision == "Give a count (a whole number)." for q in asked)
+
+
 def _choices(xml: str) -> dict[str, list[tuple[bool, str]]]:
     """Each multichoice item's name and its options (right or not)."""
     out = {}
