@@ -177,8 +177,56 @@ def test_the_pair_table_after_merge_1_is_headed_by_position_then_by_the_students
     r = c.post("/problems/bpe-cs336/check", data={"1.words": unmerged, "action": "check"})
     step5 = r.text.split('id="step-5"')[1].split("</section>")[0]
     heads = re.findall(r'<th scope="col">([^<]*)</th>', step5)
-    # l o, o w, w e, e r, w i, i d, d e, e s, s t, n e, e w: 11 pairs for 10 fields
-    assert heads == ["l o", "o w", "w e", "e r", "w i", "i d", "d e", "e s", "s t", "n e"]
+    # l o, o w, w e, e r, w i, i d, d e, e s, s t, n e, e w: 11 pairs, then the other fields by position
+    pairs = ["l o", "o w", "w e", "e r", "w i", "i d", "d e", "e s", "s t", "n e", "e w"]
+    assert heads == pairs + [str(i) for i in range(12, 17)]
+
+
+# CS336's words as characters: low 2 adjacent places, lower 4, widest 5, newest 5
+CS336_PLACES = 2 + 4 + 5 + 5
+# merge 2's true counts, by hand: merge 1 is s t, so the words are l o w (5), l o w e r (2), w i d e st (3),
+# n e w e st (6): l o 5+2, o w 5+2, w e 2+6, e r 2, w i 3, i d 3, d e 3, e st 3+6, n e 6, e w 6
+MERGE_2 = [7, 7, 8, 2, 3, 3, 3, 9, 6, 6]
+
+
+def test_a_pair_table_after_merge_1_does_not_say_how_many_pairs_there_are() -> None:
+    """Merges 2 to 6 leave 10, 10, 9, 8 and 7 distinct pairs: each of their tables has the same 16
+    fields (the corpus's adjacent places), so no table's size tells how an earlier merge went."""
+    from .serve_support import examples_client
+
+    page = examples_client().get("/problems/bpe-cs336").text
+    for merge in range(2, 7):
+        fields = re.findall(rf'name="{merge}\.pairs\[(\d+)\]"', page)
+        assert fields == [str(i) for i in range(CS336_PLACES)], merge
+    step5 = page.split('id="step-5"')[1].split("</section>")[0]
+    assert "leave the fields past your last pair empty" in step5
+
+
+def test_the_pairs_typed_in_the_first_fields_are_graded_and_downloaded() -> None:
+    from .serve_support import examples_client, verdicts
+
+    c = examples_client()
+    form = {f"2.pairs[{i}]": str(v) for i, v in enumerate(MERGE_2)}
+    r = c.post("/problems/bpe-cs336/check", data={**form, "action": "check"})
+    assert r.status_code == 200 and verdicts(r.text)[5] == "correct"
+    download = c.post("/problems/bpe-cs336/answers.toml", data=form)
+    assert download.status_code == 200 and '"2.pairs" = [7, 7, 8, 2, 3, 3, 3, 9, 6, 6]' in download.text
+
+
+def test_a_count_typed_past_the_pairs_is_said_not_dropped() -> None:
+    """An 11th count for merge 2 (a student whose words kept e s and s t apart) cannot be graded:
+    the page says so for that field (422), on the page and for the download alike."""
+    from .serve_support import examples_client
+
+    c = examples_client()
+    form = {f"2.pairs[{i}]": str(v) for i, v in enumerate([*MERGE_2, 6])}
+    for route in ("/problems/bpe-cs336/check", "/problems/bpe-cs336/answers.toml"):
+        r = c.post(route, data={**form, "action": "check"})
+        assert r.status_code == 422 and "2.pairs[10]" in r.text and "past the last pair" in r.text, route
+    empty = {**form, "2.pairs[10]": "", "2.pairs[15]": "?"}
+    assert c.post("/problems/bpe-cs336/check", data={**empty, "action": "check"}).status_code == 200
+    beyond = {**form, "2.pairs[10]": "", "2.pairs[16]": "1"}
+    assert c.post("/problems/bpe-cs336/check", data={**beyond, "action": "check"}).status_code == 422
 
 
 def test_each_step_says_what_it_asks() -> None:

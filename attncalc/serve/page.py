@@ -124,6 +124,10 @@ def tokens_hint(step: Tokens) -> str:
 
 
 LABEL_HINT = "A label: as the problem writes it (capitals count)."
+PAIRS_HINT = (
+    "A count (a whole number) for each distinct pair of your words before this merge, in the order the "
+    "pairs first occur; leave the fields past your last pair empty."
+)
 
 
 def _labels(names: tuple[str, ...] | None, n: int, by: str = "") -> list[str]:
@@ -197,6 +201,8 @@ def _view(d: Derivation, step: Step, number: int, typed: Typed, errors: dict[str
         # a pair table is headed by the pairs of the student's own words before it, never the true ones
         if is_pair_table(d, step):
             view.cols = pair_heads(d, step, typed.get(f"{int(step.id.split('.')[0]) - 1}.words"))
+            if len(view.cols) > len(step.rows or ()):  # (more fields than pairs: how many is not said)
+                view.hint = PAIRS_HINT
         else:
             view.cols = _labels(None if hidden else step.rows, shape[0], "rank " if hidden else "")
         view.rows = [("", [cell((j,), f"{step.title}, {c}") for j, c in enumerate(view.cols)])]
