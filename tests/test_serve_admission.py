@@ -143,3 +143,19 @@ def test_a_post_refused_at_the_cap_reads_its_503(server: Server) -> None:
         for s in busy:
             s.close()
     assert "Traceback" not in server.log.read_text()
+
+
+def test_a_request_head_over_16_kib_is_refused_however_it_comes(server: Server) -> None:
+    """h11 bounds only the part of a head it holds between reads: a 100 KB head that came in one read
+    was answered 200. Any head over 16 KiB is 431 now; one under it is answered."""
+    _until("the server answering", lambda: server.request("GET", "/healthz")[0] == 200)
+    for size, status in ((15_000, b"200"), (17_000, b"431"), (100_000, b"431")):
+        s = _connect(
+            server.port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX: " + b"a" * size + b"\r\n\r\n"
+        )
+        try:
+            answer = _response(s)
+        finally:
+            s.close()
+        assert answer.startswith(b"HTTP/1.1 " + status + b" "), (size, answer[:100])
+    assert "Traceback" not in server.log.read_text()

@@ -51,11 +51,15 @@ GRACE = 1.0  # seconds a new connection is not closed for another, where unread 
 DRAIN_SECONDS = 2.0  # how long a connection answered 503 or 408 is read (and its bytes dropped) before it is closed
 DRAIN_BYTES = 1 << 20  # ... and how much of it: past that, it is dropped
 POLL = 0.1  # seconds between looks at a stalled connection's send queue
-PEEK = 1 << 14  # bytes looked at for the end of a request head (h11's largest head in uvicorn)
+PEEK = 1 << 14  # the largest request head (h11's bound in uvicorn), and the bytes looked at for its end
 
 BUSY = (
     b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nretry-after: 2\r\n"
     b"connection: close\r\ncontent-length: 44\r\n\r\nThe server is busy: try again in a moment.\r\n"
+)
+TOO_LARGE = (
+    b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"connection: close\r\ncontent-length: 32\r\n\r\nThe request head is too large.\r\n"
 )
 TIMED_OUT = (
     b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
@@ -123,6 +127,10 @@ class GuardedH11Protocol(H11Protocol):
             self.drained += len(data)
             if self.drained > DRAIN_BYTES:
                 self.transport.abort()
+            return
+        if self.conn.their_state is h11.IDLE and self._head_too_large(data):
+            logger.warning("attncalc: a request refused (431): its head is over %d bytes", PEEK)
+            self._close(TOO_LARGE)
             return
         before = self.cycle
         self.heard = True
@@ -252,6 +260,16 @@ class GuardedH11Protocol(H11Protocol):
                 other._drop()
                 return True
         return False
+
+    def _head_too_large(self, data: bytes) -> bool:
+        """A request head over :data:`PEEK` bytes: h11 bounds only what it holds between reads, so a whole
+        head of 100 KB that came in one read was taken."""
+        held = self.conn.trailing_data[0]
+        if len(held) + len(data) <= PEEK:
+            return False
+        text = held + data[: PEEK + 4]
+        ends = [i for i in (text.find(b"\r\n\r\n"), text.find(b"\n\n")) if i >= 0]
+        return not ends or min(ends) > PEEK
 
     def _head_coming(self) -> bool:
         """A whole request head has come on this connection and is about to be read: its end is in
