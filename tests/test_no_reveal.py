@@ -288,3 +288,21 @@ def test_a_bpe_list_is_chosen_item_by_item_among_wrong_items_too() -> None:
         assert right and (len(options) >= 2 or " " not in right[0]), name
     encoded = next(v for k, v in items.items() if "[encode.1]" in k)
     assert (True, "ne, west") in encoded and (False, "n, e, w, e, s, t") in encoded
+
+
+def test_an_lms_pair_table_after_merge_1_asks_every_place_not_every_pair() -> None:
+    """The LMS items asked one count per true pair: 10 items for merge 2 after merge 1's 11 said how
+    merge 1 went. Each table after merge 1 asks CS336's 16 places: the true counts (merge 2's by hand
+    above), then 0 for each place past them, and says so."""
+    from attncalc.reports.lms import questions
+    from attncalc.reports.moodle import moodle_xml
+
+    d = solve_file("bpe-cs336.toml")
+    tables = {q.step_id: q for q in questions(d, SEED) if q.step_id.endswith(".pairs")}
+    assert len(tables["1.pairs"].entries) == 11  # merge 1's pairs: the corpus gives them
+    for merge in range(2, 7):
+        q = tables[f"{merge}.pairs"]
+        assert len(q.entries) == CS336_PLACES and "0 for each place past your last pair" in q.precision
+    keys = [e.key for e in tables["2.pairs"].entries]  # type: ignore[union-attr]
+    assert keys == [str(v) for v in MERGE_2] + ["0"] * (CS336_PLACES - len(MERGE_2))
+    assert len(re.findall(r"<name><text>[^<]*\[2\.pairs\]", moodle_xml([d], SEED))) == CS336_PLACES

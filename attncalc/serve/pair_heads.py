@@ -20,7 +20,7 @@ from __future__ import annotations
 from ..check_answers import tokens_as_written
 from ..derivation import Derivation, Step
 from ..mechanisms import bpe_algo as algo
-from ..render.asked import pair_merge
+from ..render.asked import pair_merge, pair_slots
 
 
 def is_pair_table(d: Derivation, step: Step) -> bool:
@@ -29,17 +29,8 @@ def is_pair_table(d: Derivation, step: Step) -> bool:
 
 
 def slots(d: Derivation, step: Step) -> int:
-    """The fields of a pair table: merge 1's pairs (the corpus gives them), and for every later
-    merge the adjacent places in the corpus's distinct words as characters (a bound on any merge's
-    distinct pairs, which does not depend on the merges)."""
-    from ..parse.bpe import Bpe
-
-    n = len(step.rows) if step.rows is not None else 0
-    if pair_merge(d, step) <= 1:
-        return n
-    data = d.problem.payload(Bpe)
-    places = sum(max(0, len(algo.symbols(w, data.end_of_word)) - 1) for w, _ in data.words)
-    return max(n, places)
+    """The fields of a pair table (:func:`attncalc.render.asked.pair_slots`)."""
+    return pair_slots(d, step)
 
 
 def past_the_pairs(d: Derivation, step: Step, index: int) -> str | None:
