@@ -18,7 +18,8 @@ process's files. Here (the limits: :mod:`.limits`):
 * a process keeps at most ``max_connections`` open: a new one beyond them takes the place of the
   connection that has waited longest for a request head (a slow or idle one, closed), unless that
   one's whole head has come and is about to be read (looked at in the socket, not taken from it);
-  else of the one that has not read its responses for longest; when no connection can give way
+  else of the one that has not read its responses for longest, else of one with further requests
+  pipelined behind the one in progress (browsers do not pipeline); when no connection can give way
   (every one has a request in progress, or on its way) the new one is answered ``503``.
 
 A connection closed with an answer (``503``, ``408``) is closed for writing after it and kept a
@@ -255,6 +256,14 @@ class GuardedH11Protocol(H11Protocol):
             if other is not self:
                 logger.warning(
                     "attncalc: at the limit of %d connections: the one not reading its responses longest dropped",
+                    self.limits.max_connections,
+                )
+                other._drop()
+                return True
+        for other in list(_Process.live):  # (no browser pipelines: a client that does is served last)
+            if other is not self and other.cycle is not None and other.conn.trailing_data[0]:
+                logger.warning(
+                    "attncalc: at the limit of %d connections: one with requests pipelined behind its request dropped",
                     self.limits.max_connections,
                 )
                 other._drop()
