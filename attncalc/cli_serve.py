@@ -55,6 +55,14 @@ def serve(
             "--timeout-body", min=0.1, help="Seconds a request's body may take after its head; slower: 408, closed."
         ),
     ] = 30.0,
+    timeout_write: Annotated[
+        float,
+        typer.Option(
+            "--timeout-write",
+            min=0.1,
+            help="Seconds a response may wait for the client to read it (the send buffer full); slower: closed.",
+        ),
+    ] = 30.0,
     timeout_keep_alive: Annotated[
         int,
         typer.Option(
@@ -107,7 +115,7 @@ def serve(
             f"attncalc: note: at most {cap} connections per server process, not {max_connections}: "
             f"the open-file limit is {open_files} (ulimit -n)\n"
         )
-    limits.to_env(limits.Limits(timeout_head, timeout_body, timeout_keep_alive, cap))
+    limits.to_env(limits.Limits(timeout_head, timeout_body, timeout_keep_alive, cap, timeout_write))
     server: dict[str, Any] = {  # uvicorn's settings, the same for one process or several
         "factory": True,
         "root_path": root_path,

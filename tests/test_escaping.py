@@ -138,3 +138,37 @@ def test_a_number_in_a_message_is_written_as_in_the_file(cli: Any, tmp_path: Pat
     p.write_text('kind = "attention"\n[given]\nquery = 1.5\nkeys = [[1, 0]]\n')
     err = cli("solve", str(p)).stderr
     assert "got the number 1.5" in err and "Decimal" not in err
+
+
+@pytest.mark.parametrize("control", ["\x07", "\x08", "\x0b", "\x0c", "\r"])
+def test_the_controls_rich_drops_are_shown_as_escapes_too(tmp_path: Path, control: str) -> None:
+    """rich drops bell, backspace, vertical tab, form feed and carriage return from any text it is
+    given; in a title and a token they are shown as escapes, as \\x01 is, not silently removed."""
+    escaped = f"\\x{ord(control):02x}"
+    f = _problem(tmp_path, [f"a{control}b", "c\x01d"], title=f"T{control}U")
+    result = run_cli("solve", "--width", "100", str(f))
+    assert result.returncode == 0, result.stderr
+    assert control not in result.stdout.replace("\n", "")
+    assert f"T{escaped}U" in result.stdout and f"(a{escaped}b)" in result.stdout and "(c\\x01d)" in result.stdout
+
+
+def test_a_control_in_a_check_reports_file_name_is_shown_as_an_escape(cli: Any, tmp_path: Path) -> None:
+    (tmp_path / "p.toml").write_text(ATTENTION)
+    files = []
+    for name in ("a\x08b.toml", "c.toml"):
+        files.append(tmp_path / name)
+        files[-1].write_text("weights = [0.1, 0.9]\n")
+    result = cli("check", str(tmp_path / "p.toml"), *map(str, files))
+    assert result.exit_code == 1, result.output
+    assert "a\\x08b.toml" in result.stdout and "\x08" not in result.stdout
+
+
+def test_rich_is_unchanged_outside_a_view() -> None:
+    """The escaping applies while attncalc prints a view; rich's own behaviour elsewhere is as before."""
+    from rich.text import Text
+
+    from attncalc.render.console import controls_shown
+
+    with controls_shown():
+        assert Text("a\x08b").plain == "a\\x08b"
+    assert Text("a\x08b").plain == "ab"

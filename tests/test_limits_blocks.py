@@ -96,3 +96,52 @@ def test_a_jacobian_within_the_limit_is_written(cli: Any, tmp_path: Path) -> Non
 def test_the_limits_are_documented() -> None:
     text = (ROOT / "docs" / "interface.md").read_text(encoding="utf-8")
     assert f"{MAX_BLOCKS} blocks" in text and f"{MAX_JACOBIAN:,}" in text
+
+
+def _online_v(tmp_path: Path, rows: int, m: int, block: int, d_v: int) -> Path:
+    scores = [[float((i * 5 + r) % 7) / 3 for i in range(m)] for r in range(rows)]
+    V = [[float((i + j) % 3) for j in range(d_v)] for i in range(m)]
+    f = tmp_path / "ov.json"
+    f.write_text(json.dumps({"kind": "online-softmax", "given": {"scores": scores, "V": V, "block": block}}))
+    return f
+
+
+def test_running_outputs_past_the_limit_are_refused_before_the_work(tmp_path: Path) -> None:
+    """1,000 rows × 64 blocks × 64 values' columns: 4,096,000 running outputs (225 MB of JSON) refused
+    up front, naming the block and the smallest block that fits (64 keys in one block: 64,000)."""
+    from attncalc.parse.limits import MAX_RUNNING
+
+    f = _online_v(tmp_path, 1_000, 64, 1, 64)
+    err = one_line_refusal(run_cli("solve", str(f), "-f", "json", timeout=120), str(f), "given.block")
+    assert "4,096,000 running outputs" in err and f"at most {MAX_RUNNING:,}" in err
+    assert "a block of at least 64" in err
+    assert run_cli("solve", str(_online_v(tmp_path, 1_000, 64, 64, 64)), "-f", "json", timeout=120).returncode == 0
+
+
+def test_rows_that_cannot_fit_even_one_block_say_so(tmp_path: Path) -> None:
+    f = _online_v(tmp_path, 1_100, 2, 1, 64)  # 1,100 × 64 = 70,400 in one block already
+    err = one_line_refusal(run_cli("solve", str(f), "-f", "json", timeout=120), str(f), "given.block")
+    assert "fewer rows or values' columns: even one block keeps 70,400" in err
+
+
+def test_the_largest_running_outputs_are_worked_and_give_softmax_times_v(cli: Any, tmp_path: Path) -> None:
+    """256 rows × 4 blocks × 64 columns = 65,536, the limit: the output is softmax(S) V, by numpy."""
+    f = _online_v(tmp_path, 256, 8, 2, 64)
+    result = cli("solve", str(f), "-f", "json")
+    assert result.exit_code == 0, result.output
+    raw = json.loads(f.read_text())["given"]
+    S, V = np.array(raw["scores"]), np.array(raw["V"])
+    w = np.exp(S - S.max(axis=1, keepdims=True))
+    w /= w.sum(axis=1, keepdims=True)
+    steps = {s["id"]: s for s in json.loads(result.stdout)["steps"]}
+    assert np.allclose(np.array(steps["output"]["value"], dtype=float), w @ V, atol=1e-9)
+
+
+def test_queries_and_keys_making_too_many_scores_are_refused(tmp_path: Path) -> None:
+    """20,000 queries and keys of width 1 asked for 400 million scores (it ran out of a minute)."""
+    f = tmp_path / "qk.json"
+    f.write_text(
+        json.dumps({"kind": "online-softmax", "given": {"Q": [[1.0]] * 20_000, "K": [[1.0]] * 20_000, "block": 400}})
+    )
+    err = one_line_refusal(run_cli("solve", str(f), "-f", "json", timeout=120), str(f), "given.Q")
+    assert "400,000,000 scores" in err and "at most 65,536" in err

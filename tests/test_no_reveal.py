@@ -177,8 +177,56 @@ def test_the_pair_table_after_merge_1_is_headed_by_position_then_by_the_students
     r = c.post("/problems/bpe-cs336/check", data={"1.words": unmerged, "action": "check"})
     step5 = r.text.split('id="step-5"')[1].split("</section>")[0]
     heads = re.findall(r'<th scope="col">([^<]*)</th>', step5)
-    # l o, o w, w e, e r, w i, i d, d e, e s, s t, n e, e w: 11 pairs for 10 fields
-    assert heads == ["l o", "o w", "w e", "e r", "w i", "i d", "d e", "e s", "s t", "n e"]
+    # l o, o w, w e, e r, w i, i d, d e, e s, s t, n e, e w: 11 pairs, then the other fields by position
+    pairs = ["l o", "o w", "w e", "e r", "w i", "i d", "d e", "e s", "s t", "n e", "e w"]
+    assert heads == pairs + [str(i) for i in range(12, 17)]
+
+
+# CS336's words as characters: low 2 adjacent places, lower 4, widest 5, newest 5
+CS336_PLACES = 2 + 4 + 5 + 5
+# merge 2's true counts, by hand: merge 1 is s t, so the words are l o w (5), l o w e r (2), w i d e st (3),
+# n e w e st (6): l o 5+2, o w 5+2, w e 2+6, e r 2, w i 3, i d 3, d e 3, e st 3+6, n e 6, e w 6
+MERGE_2 = [7, 7, 8, 2, 3, 3, 3, 9, 6, 6]
+
+
+def test_a_pair_table_after_merge_1_does_not_say_how_many_pairs_there_are() -> None:
+    """Merges 2 to 6 leave 10, 10, 9, 8 and 7 distinct pairs: each of their tables has the same 16
+    fields (the corpus's adjacent places), so no table's size tells how an earlier merge went."""
+    from .serve_support import examples_client
+
+    page = examples_client().get("/problems/bpe-cs336").text
+    for merge in range(2, 7):
+        fields = re.findall(rf'name="{merge}\.pairs\[(\d+)\]"', page)
+        assert fields == [str(i) for i in range(CS336_PLACES)], merge
+    step5 = page.split('id="step-5"')[1].split("</section>")[0]
+    assert "leave the fields past your last pair empty" in step5
+
+
+def test_the_pairs_typed_in_the_first_fields_are_graded_and_downloaded() -> None:
+    from .serve_support import examples_client, verdicts
+
+    c = examples_client()
+    form = {f"2.pairs[{i}]": str(v) for i, v in enumerate(MERGE_2)}
+    r = c.post("/problems/bpe-cs336/check", data={**form, "action": "check"})
+    assert r.status_code == 200 and verdicts(r.text)[5] == "correct"
+    download = c.post("/problems/bpe-cs336/answers.toml", data=form)
+    assert download.status_code == 200 and '"2.pairs" = [7, 7, 8, 2, 3, 3, 3, 9, 6, 6]' in download.text
+
+
+def test_a_count_typed_past_the_pairs_is_said_not_dropped() -> None:
+    """An 11th count for merge 2 (a student whose words kept e s and s t apart) cannot be graded:
+    the page says so for that field (422), on the page and for the download alike."""
+    from .serve_support import examples_client
+
+    c = examples_client()
+    form = {f"2.pairs[{i}]": str(v) for i, v in enumerate([*MERGE_2, 6])}
+    for route in ("/problems/bpe-cs336/check", "/problems/bpe-cs336/answers.toml"):
+        r = c.post(route, data={**form, "action": "check"})
+        assert r.status_code == 422 and "2.pairs[10]" in r.text and "past the last pair" in r.text, route
+    empty = {**form, "2.pairs[10]": "", "2.pairs[15]": "?"}
+    assert c.post("/problems/bpe-cs336/check", data={**empty, "action": "check"}).status_code == 200
+    beyond = {**form, "2.pairs[10]": "", "2.pairs[16]": "1"}
+    assert c.post("/problems/bpe-cs336/check", data={**beyond, "action": "check"}).status_code == 422
 
 
 def test_each_step_says_what_it_asks() -> None:
@@ -194,6 +242,21 @@ def test_each_step_says_what_it_asks() -> None:
     assert "A label:" in dot.split('id="step-9"')[1].split("</section>")[0]
     accounting = c.get("/problems/gpt2-small-accounting").text
     assert "A count: a whole number." in accounting.split('id="step-1"')[1].split("</section>")[0]
+
+
+def test_decode_kept_flags_are_asked_as_whole_numbers() -> None:
+    """decode's ``kept`` is a 0/1 flag per token: the page and the LMS items ask a whole number, not
+    3 decimals (its value [1, 1, 0, 0, 0] for top-k with k = 2 is whole by its meaning)."""
+    from attncalc.reports.lms import questions
+
+    from .serve_support import examples_client
+
+    page = examples_client().get("/problems/decode-top-k").text
+    kept = next(s for s in page.split('<section class="step"')[1:] if 'name="kept[0]"' in s).split("</section>")[0]
+    assert "A count: a whole number." in kept and "decimals" not in kept
+    d = solve_file("decode-top-k.toml")
+    asked = [q for q in questions(d, SEED) if q.step_id == "kept"]
+    assert asked and all(q.precision == "Give a count (a whole number)." for q in asked)
 
 
 def _choices(xml: str) -> dict[str, list[tuple[bool, str]]]:
@@ -225,3 +288,21 @@ def test_a_bpe_list_is_chosen_item_by_item_among_wrong_items_too() -> None:
         assert right and (len(options) >= 2 or " " not in right[0]), name
     encoded = next(v for k, v in items.items() if "[encode.1]" in k)
     assert (True, "ne, west") in encoded and (False, "n, e, w, e, s, t") in encoded
+
+
+def test_an_lms_pair_table_after_merge_1_asks_every_place_not_every_pair() -> None:
+    """The LMS items asked one count per true pair: 10 items for merge 2 after merge 1's 11 said how
+    merge 1 went. Each table after merge 1 asks CS336's 16 places: the true counts (merge 2's by hand
+    above), then 0 for each place past them, and says so."""
+    from attncalc.reports.lms import questions
+    from attncalc.reports.moodle import moodle_xml
+
+    d = solve_file("bpe-cs336.toml")
+    tables = {q.step_id: q for q in questions(d, SEED) if q.step_id.endswith(".pairs")}
+    assert len(tables["1.pairs"].entries) == 11  # merge 1's pairs: the corpus gives them
+    for merge in range(2, 7):
+        q = tables[f"{merge}.pairs"]
+        assert len(q.entries) == CS336_PLACES and "0 for each place past your last pair" in q.precision
+    keys = [e.key for e in tables["2.pairs"].entries]  # type: ignore[union-attr]
+    assert keys == [str(v) for v in MERGE_2] + ["0"] * (CS336_PLACES - len(MERGE_2))
+    assert len(re.findall(r"<name><text>[^<]*\[2\.pairs\]", moodle_xml([d], SEED))) == CS336_PLACES

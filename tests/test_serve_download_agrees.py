@@ -260,3 +260,18 @@ def test_an_odd_index_is_said_at_the_top_and_the_typed_fields_are_kept() -> None
 def test_an_entry_typed_twice_differently_is_said() -> None:
     page = _post_form(examples_client(), "check", [("exp_sum", "17.496"), ("exp_sum", "17.5"), ("action", "check")])
     assert page.status_code == 422 and "typed twice" in html.unescape(page.text)
+
+
+def test_a_bidirectional_override_is_written_escaped_and_reads_back_the_same(tmp_path: Path) -> None:
+    """A label answered with U+202E (right-to-left override) raw in the file reordered the line in the
+    TA's editor or terminal; it is written \\u202E, and the file reads back as the text sent, graded as
+    on the page."""
+    c = examples_client()
+    typed = "A\u202eB\u2066"
+    body = {"answers": {"prediction": typed}}
+    page = c.post(f"/problems/{PROBLEM}/check", json=body).json()
+    text = c.post(f"/problems/{PROBLEM}/answers.toml", json=body).text
+    assert "\u202e" not in text and "\u2066" not in text and '"prediction" = "A\\u202EB\\u2066"' in text
+    assert _read_back(text)["prediction"] == typed
+    verdict = next(r["verdict"] for r in page["results"] if r["id"] == "prediction")
+    assert verdict == _file_verdicts(tmp_path, text)["prediction"] == "wrong"

@@ -259,3 +259,24 @@ def test_names_are_made_unique(tmp_path: Path) -> None:
     assert c.get("/problems/p").status_code == c.get("/problems/p-2").status_code == 200
     assert "Lecture" in c.get("/problems/file-variant-attention-3").text
     assert "Lecture" not in c.get("/problems/variant-attention-3").text  # the generated variant
+
+
+@pytest.mark.parametrize("control", ["\x01", "\x07", "\x08", "\x0b", "\x0c", "\r", "\x1b", "\x7f"])
+def test_a_control_character_in_a_title_or_token_is_shown_escaped_on_every_page(tmp_path: Path, control: str) -> None:
+    """A title "T<control>U" and a token "x<control>1" reached the index and the practice page raw
+    (invisible, and no valid HTML), while the solution page showed \\x08: every page shows the escape."""
+    import json
+
+    escaped = f"\\x{ord(control):02x}"
+    f = tmp_path / "cc.json"
+    raw = {"title": f"T{control}U", "tokens": [f"x{control}1", "x2"], "kind": "attention"}
+    f.write_text(json.dumps({**raw, "given": {"query": [1, 1], "keys": [[1, 0], [0, 2]]}}))
+    c = client([str(f)])
+    for route in ("/", "/problems/cc", "/problems/cc/solution"):
+        page = c.get(route).text
+        assert control not in page, route
+        assert f"T{escaped}U" in page, route
+    practice = c.get("/problems/cc").text
+    assert f"x{escaped}1" in practice
+    typed = c.post("/problems/cc/check", data={"weights[0]": "0.5 & <b>", "action": "check"}).text
+    assert field_value(typed, "weights[0]") == "0.5 & <b>"  # typed text shown as typed (HTML-escaped once)

@@ -24,7 +24,7 @@ class Server:
     """``attncalc serve`` in a subprocess on 127.0.0.1 (a port the system gives), with low limits and
     a low open-file limit; its stderr in a file (a pipe left unread could stall it)."""
 
-    def __init__(self, folder: Path, log: Path) -> None:
+    def __init__(self, folder: Path, log: Path, options: list[str] | None = None, low_files: bool = True) -> None:
         import os
         import subprocess
         import sys
@@ -36,13 +36,18 @@ class Server:
 
             resource.setrlimit(resource.RLIMIT_NOFILE, (OPEN_FILES, OPEN_FILES))
 
-        options = ["--max-connections", str(CAP), "--timeout-head", "3", "--timeout-body", "3"]
+        if options is None:
+            options = ["--max-connections", str(CAP), "--timeout-head", "3", "--timeout-body", "3"]
         cmd = [sys.executable, "-m", "attncalc", "serve", str(folder), "--port", "0", *options]
         self.log = log
         self.stderr = log.open("w")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         self.proc = subprocess.Popen(
-            cmd, stdout=subprocess.DEVNULL, stderr=self.stderr, env=env, preexec_fn=low_open_files
+            cmd,
+            stdout=subprocess.DEVNULL,
+            stderr=self.stderr,
+            env=env,
+            preexec_fn=low_open_files if low_files else None,
         )
         try:
             self.port = self._port()
@@ -296,16 +301,17 @@ def _response(s: Any) -> bytes:
 @pytest.mark.parametrize("open_files", [64, 256, 1024, 4096, 20000, 1 << 20])
 @pytest.mark.parametrize("requested", [8, 100, 1000, 50000])
 def test_the_connection_cap_fits_under_the_open_file_limit(open_files: int, requested: int) -> None:
-    """The connections, the backlog the event loop may accept in one go and a reserve of 64 files
-    for the process fit in the open files (where they can at all: 8 connections at least)."""
+    """The connections, the backlog the event loop may accept in one go, the 32 connections kept while
+    their answers are drained and a reserve of 64 files for the process fit in the open files (where
+    they can at all: 8 connections at least)."""
     from attncalc.serve.limits import fit
 
     cap, backlog = fit(requested, open_files)
     assert 8 <= cap <= requested or cap == 8
     assert 16 <= backlog <= 2048
-    if open_files >= 8 + backlog + 64:
-        assert cap + backlog + 64 <= open_files
-    if open_files >= requested + 2048 + 64:
+    if open_files >= 8 + backlog + 32 + 64:
+        assert cap + backlog + 32 + 64 <= open_files
+    if open_files >= requested + 2048 + 32 + 64:
         assert (cap, backlog) == (requested, 2048)  # nothing lowered where the files suffice
 
 
@@ -370,4 +376,5 @@ def test_the_soft_open_file_limit_is_raised_to_the_hard_one() -> None:
     )
     said, soft, cap, backlog = map(int, out.stdout.split())
     assert (said, soft) == (1024, 1024)
-    assert backlog == 1024 // 8 and cap == 1024 - 1024 // 8 - 64  # 832: below the files, with the backlog and reserve
+    # 800: below the files, with the backlog, the 32 connections being drained and the reserve of 64
+    assert backlog == 1024 // 8 and cap == 1024 - 1024 // 8 - 32 - 64

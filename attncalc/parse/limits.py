@@ -18,4 +18,5 @@ MAX_HEADS = 32  # heads of a multi-head attention (2,000 heads over 2 tokens too
 MAX_SCORES = 65_536  # one attention's scores: queries × keys × heads (a 256-token self-attention)
 MAX_ENCODING_WIDTH = 1024  # positional-encoding: d_model (sinusoidal) or d_k (RoPE)
 MAX_BLOCKS = 64  # online-softmax: blocks of keys per row (4,000 blocks of one key took half a minute)
+MAX_RUNNING = 65_536  # online-softmax: the running outputs kept, rows × blocks × d_v (225 MB of JSON at 4 M)
 MAX_JACOBIAN = 65_536  # attention-backward's softmax Jacobians: rows × keys × keys × heads (JSON of 100+ MB)

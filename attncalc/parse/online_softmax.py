@@ -7,7 +7,7 @@ from typing import Any
 
 from ..schema.online_softmax import GIVEN
 from .declared import read_declared
-from .limits import MAX_BLOCKS
+from .limits import MAX_BLOCKS, MAX_RUNNING, MAX_SCORES
 from .reader import Reader
 from .types import Given, Problem
 
@@ -77,7 +77,15 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
 
 
 def _check_blocks(r: Reader, data: OnlineSoftmax) -> None:
-    """At most MAX_BLOCKS blocks of keys per row, checked before any is worked."""
+    """At most MAX_SCORES scores (Q Kᵀ: 20,000 queries and keys of width 1 asked for 400 million),
+    MAX_BLOCKS blocks of keys per row and MAX_RUNNING running outputs (rows × blocks × d_v: each block
+    keeps an output row per query), checked before any is worked."""
+    n, m = data.n, data.m
+    if isinstance(data.scores, QueryKeys) and n * m > MAX_SCORES:
+        raise r.fail(
+            "given.Q",
+            f"{n:,} queries and {m:,} keys make {n * m:,} scores: at most {MAX_SCORES:,} (256 × 256) are computed",
+        )
     count = -(-data.m // data.block)
     if count > MAX_BLOCKS:
         least = -(-data.m // MAX_BLOCKS)
@@ -85,4 +93,17 @@ def _check_blocks(r: Reader, data: OnlineSoftmax) -> None:
             "given.block",
             f"{data.m:,} keys in blocks of {data.block:,} make {count:,} blocks: at most {MAX_BLOCKS} are worked "
             f"(a block of at least {least:,})",
+        )
+    d_v = data.V.shape[1] if data.V is not None and len(data.V.shape) > 1 else 0
+    if n * count * d_v > MAX_RUNNING:
+        fewer = max(1, MAX_RUNNING // (n * d_v))  # the blocks that would fit (0 when not even one does)
+        cure = (
+            f"a block of at least {-(-m // fewer):,}"
+            if n * d_v <= MAX_RUNNING
+            else f"fewer rows or values' columns: even one block keeps {n * d_v:,}"
+        )
+        raise r.fail(
+            "given.block",
+            f"{n:,} rows × {count:,} blocks × {d_v:,} values' columns make {n * count * d_v:,} running outputs: "
+            f"at most {MAX_RUNNING:,} are worked ({cure})",
         )

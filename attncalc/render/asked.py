@@ -49,6 +49,24 @@ def pair_merge(d: Derivation, step: Step) -> int:
     return int(m.group(1)) if m is not None else 0  # (r.pairs is bpe's alone: render/json_forms.py)
 
 
+def pair_slots(d: Derivation, step: Step) -> int:
+    """The entries a view asks of a bpe pair table: merge 1's pairs (the corpus gives them), and for
+    every later merge the adjacent places in the corpus's distinct words (a bound on any merge's
+    distinct pairs that no merge changes): one per true pair would say how the earlier merges went
+    (CS336: 11 pairs, then 10 after s t). Not a pair table: its entries."""
+    import numpy as np
+
+    n = int(np.size(step.value)) if not isinstance(step.value, str) else 1
+    if pair_merge(d, step) <= 1:
+        return n
+    from ..mechanisms import bpe_algo as algo
+    from ..parse.bpe import Bpe
+
+    data = d.problem.payload(Bpe)
+    places = sum(max(0, len(algo.symbols(w, data.end_of_word)) - 1) for w, _ in data.words)
+    return max(n, places)
+
+
 def labels_give_away(d: Derivation, step: Step) -> bool:
     """Whether the step's own row labels would give an answer away: a pair table after merge 1, the
     problem's labels in a computed order (decode's probabilities largest first), or rows that are what

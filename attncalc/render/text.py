@@ -124,8 +124,11 @@ class TextRenderer(TextSteps):
         return out
 
     def print(self, console: Console) -> None:
-        for r in self.renderables():
-            console.print(r)
+        from .console import controls_shown
+
+        with controls_shown():  # (user text built into rich's Text keeps \x08 and the like, as escapes)
+            for r in self.renderables():
+                console.print(r)
 
     # ------------------------------------------------------------------ pieces
     def _header(self) -> RenderableType:

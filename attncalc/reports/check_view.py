@@ -228,6 +228,13 @@ def summary_line(rep: Report) -> str:
 
 
 def print_reports(reports: list[Report], console: Console) -> None:
+    from ..render.console import controls_shown
+
+    with controls_shown():  # (a label or a file name with \x08 shown as an escape, not dropped)
+        _print_reports(reports, console)
+
+
+def _print_reports(reports: list[Report], console: Console) -> None:
     if len(reports) == 1:
         console.print(report_renderable(reports[0], console.width))
         return

@@ -31,8 +31,14 @@ from ..arith import round_half_up
 from ..derivation import Argmax, Derivation, Step
 from ..fmt import entry_indices, entry_label
 from ..mistakes import every_mistake
-from ..render.asked import asks_sentence
+from ..render.asked import asks_sentence, pair_slots
 
+# a bpe pair table after merge 1 asks as many counts as the corpus's words have adjacent places (one per
+# true pair would say how the earlier merges went); the places past the pairs are answered 0
+PAIRS_PRECISION = (
+    "Give a count (a whole number) for each distinct pair of your words before this merge, in the order the "
+    "pairs first occur, and 0 for each place past your last pair."
+)
 SHIFTS = (None, "never", "always")  # check accepts exponentials with or without the maximum subtracted
 
 
@@ -170,6 +176,12 @@ def questions(d: Derivation, variant: int) -> list[Question]:
             entries: tuple[Number | Choice, ...] = _choices(d, step)
         else:
             entries = tuple(_numbers(d, step, s["shown"], plain, on_truth, keyed, chains, named.get(step.id, [])))
+        precision = asks_sentence(step, d)
+        if pair_slots(d, step) > len(entries):  # (a bpe pair table after merge 1: how many pairs is not said)
+            entries += tuple(
+                Number(entry_label(step.symbol, (k,)), "0", ("0",)) for k in range(len(entries), pair_slots(d, step))
+            )
+            precision = PAIRS_PRECISION
         out.append(
             Question(
                 variant,
@@ -183,7 +195,7 @@ def questions(d: Derivation, variant: int) -> list[Question]:
                 d.decimals,
                 p.grading.slip,
                 entries,
-                asks_sentence(step, d),
+                precision,
             )
         )
     return out

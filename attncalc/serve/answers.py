@@ -23,6 +23,7 @@ import numpy as np
 from ..derivation import Derivation, Stated, Step
 from ..errors import ProblemError
 from .download import MAX_ENTRY  # characters of one typed entry
+from .pair_heads import past_the_pairs
 
 UNANSWERED = "?"
 # a field as the page names it (ASCII digits only: Python's \d also matches "١"); it is read back
@@ -85,6 +86,11 @@ def typed_from_form(pairs: Iterable[tuple[str, str]], d: Derivation) -> tuple[Ty
         idx = tuple(int(i) for i in _INDEX.findall(m.group(2))) if m else ()
         if m is None or step is None:
             errors[name] = f"{shown!r} is not an answer field of this problem"
+            continue
+        past = past_the_pairs(d, step, idx[0]) if len(idx) == 1 and field_name(step.id, idx) == name else None
+        if past is not None:  # (a pair table's field past the true pairs: fine empty, said when typed)
+            if value.strip() not in ("", UNANSWERED):
+                errors[name] = f"{shown}: {past}"
             continue
         if idx not in entries(step) or field_name(step.id, idx) != name:
             errors[name] = f"{shown!r} is not an entry of step {step.id} ({_fields_of(step)})"

@@ -25,7 +25,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp
 
-from ..errors import AttncalcError
+from ..errors import AttncalcError, printable
 from ..files import MAX_INPUT_BYTES
 from . import answers as form
 from .guard import Guard, too_large
@@ -61,6 +61,7 @@ def create_app(paths: list[str], practice: bool = False, max_bytes: int | None =
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_shown,
     )
     state = State(Catalog(served, practice), env, limit, _static())
     routes = [
@@ -92,6 +93,22 @@ def _endpoint(state: State, fn: Any) -> Any:
         return response
 
     return endpoint
+
+
+def _shown(value: Any) -> Any:
+    """What a template writes, as the solution page and the terminal show it: a control character of
+    a problem's title, tokens or labels (U+0008 raw was invisible on the page, and is no valid HTML)
+    written as its escape (``\\x08``), in HTML already made (the givens' tables, a formula) too; a
+    field's typed text as typed."""
+    from markupsafe import Markup
+
+    from .page import AsTyped
+
+    if isinstance(value, AsTyped) or not isinstance(value, str):
+        return value
+    if isinstance(value, Markup):  # (HTML made from user text: a backslash escape is plain text in HTML)
+        return value if value.isprintable() else Markup(printable(value, keep="\n\t"))
+    return printable(value, keep="\n\t")
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:

@@ -21,6 +21,7 @@ MAX_ENTRY = 200  # characters of one entry, as the page's fields (the number gra
 ANSWERS_FILE = "<answers>"  # how check's messages name the answers the page grades
 # written bare: "17", "-0.50"; not "-0" (TOML reads it back as 0), not 19 digits or more (TOML's
 # whole numbers stop at 2**63), not Unicode digits (Python's \d matches "١٥٥"; TOML does not)
+_BIDI = {0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}  # as errors.printable escapes
 _BARE = re.compile(r"(?:0|-?[1-9][0-9]{0,17})|-?(?:0|[1-9][0-9]{0,17})\.[0-9]{1,30}")
 
 
@@ -109,9 +110,11 @@ def _comment(text: str) -> str:
 
 
 def _control(c: str) -> bool:
-    """A character a TOML file may not hold raw (or that would break its line), or a lone surrogate."""
+    """A character a TOML file may not hold raw (or that would break its line), a lone surrogate, or
+    a bidirectional override or isolate (U+202E shown raw reorders the line in an editor or terminal:
+    written as its escape, the file reads back as the same text)."""
     code = ord(c)
-    return code < 0x20 or 0x7F <= code <= 0x9F or code in (0x2028, 0x2029) or 0xD800 <= code <= 0xDFFF
+    return code < 0x20 or 0x7F <= code <= 0x9F or code in (0x2028, 0x2029) or 0xD800 <= code <= 0xDFFF or code in _BIDI
 
 
 def _shell_word(path: str) -> str:

@@ -1,5 +1,6 @@
 """The limits ``attncalc serve`` puts on connections (``--timeout-head``, ``--timeout-body``,
-``--timeout-keep-alive``, ``--max-connections``), and fitting them to the open-file limit.
+``--timeout-write``, ``--timeout-keep-alive``, ``--max-connections``), and fitting them to the
+open-file limit.
 
 Every connection is an open file of its server process. When the process runs out of them, the
 event loop cannot accept (``socket.accept() out of system resource``, a traceback per attempt: over
@@ -19,6 +20,7 @@ from dataclasses import asdict, dataclass
 
 ENV = "ATTNCALC_SERVE_LIMITS"  # the limits handed to the server processes, as JSON
 RESERVE = 64  # open files kept for the process itself (the listening socket, the event loop, pipes, files)
+DRAINING = 32  # connections refused or timed out, kept a moment to read what the client is still sending
 BACKLOG = 2048  # uvicorn's default listen backlog (lowered when the open-file limit is small)
 MIN_CONNECTIONS = 8
 
@@ -26,13 +28,15 @@ MIN_CONNECTIONS = 8
 @dataclass(frozen=True)
 class Limits:
     """Seconds a request head may take from the connection (or the previous response), seconds its
-    body may take from the head, seconds a kept-alive connection may stay idle, and the connections
-    one server process keeps open at once."""
+    body may take from the head, seconds a kept-alive connection may stay idle, the connections
+    one server process keeps open at once, and seconds a response may wait for its client to read
+    it (the send buffer full)."""
 
     timeout_head: float = 10.0
     timeout_body: float = 30.0
     timeout_keep_alive: float = 5.0
     max_connections: int = 1000
+    timeout_write: float = 30.0
 
 
 def raise_open_files() -> int:
@@ -55,10 +59,11 @@ def raise_open_files() -> int:
 
 def fit(requested: int, open_files: int) -> tuple[int, int]:
     """(connections, backlog): at most ``requested`` connections, fewer when ``open_files`` cannot
-    hold them with the backlog and the reserve; the backlog is made smaller for a small limit."""
-    fits = requested + BACKLOG + RESERVE <= open_files
+    hold them with the backlog, the connections being drained and the reserve; the backlog is made
+    smaller for a small limit."""
+    fits = requested + BACKLOG + DRAINING + RESERVE <= open_files
     backlog = BACKLOG if fits else min(BACKLOG, max(16, open_files // 8))
-    room = open_files - backlog - RESERVE
+    room = open_files - backlog - DRAINING - RESERVE
     return max(MIN_CONNECTIONS, min(requested, room)), backlog
 
 

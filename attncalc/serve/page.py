@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from markupsafe import Markup, escape
 
 from ..check import Report, StepResult
 from ..check_report import points_text
@@ -26,6 +27,11 @@ from .pair_heads import is_pair_table, pair_heads
 
 MARKS = {"correct": "✓ correct", "carried": "↪ carried", "wrong": "✗ wrong", "right": "✓"}
 _STEP_HEADING = re.compile(r"\[([^\]]+)\]$")
+
+
+class AsTyped(Markup):
+    """A field's typed text, HTML-escaped: shown in its field as typed, never rewritten (a control
+    character typed is refused by its message, and sent back as it was)."""
 
 
 @dataclass
@@ -124,6 +130,10 @@ def tokens_hint(step: Tokens) -> str:
 
 
 LABEL_HINT = "A label: as the problem writes it (capitals count)."
+PAIRS_HINT = (
+    "A count (a whole number) for each distinct pair of your words before this merge, in the order the "
+    "pairs first occur; leave the fields past your last pair empty."
+)
 
 
 def _labels(names: tuple[str, ...] | None, n: int, by: str = "") -> list[str]:
@@ -187,9 +197,8 @@ def _view(d: Derivation, step: Step, number: int, typed: Typed, errors: dict[str
     def cell(idx: tuple[int, ...], label: str) -> Cell:
         name = field_name(step.id, idx)
         shown = fmt(float(value[idx]), 0, minus="−") if value is not None and idx in fixed else ""
-        return Cell(
-            name, f"f-{number}" + "".join(f"-{i}" for i in idx), label, typed.get(name), shown, "", errors.get(name, "")
-        )
+        text = AsTyped(escape(typed.get(name)))
+        return Cell(name, f"f-{number}" + "".join(f"-{i}" for i in idx), label, text, shown, "", errors.get(name, ""))
 
     if kind in ("label", "one"):
         view.rows = [("", [cell((), step.title)])]
@@ -197,6 +206,8 @@ def _view(d: Derivation, step: Step, number: int, typed: Typed, errors: dict[str
         # a pair table is headed by the pairs of the student's own words before it, never the true ones
         if is_pair_table(d, step):
             view.cols = pair_heads(d, step, typed.get(f"{int(step.id.split('.')[0]) - 1}.words"))
+            if len(view.cols) > len(step.rows or ()):  # (more fields than pairs: how many is not said)
+                view.hint = PAIRS_HINT
         else:
             view.cols = _labels(None if hidden else step.rows, shape[0], "rank " if hidden else "")
         view.rows = [("", [cell((j,), f"{step.title}, {c}") for j, c in enumerate(view.cols)])]

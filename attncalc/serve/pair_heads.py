@@ -6,6 +6,13 @@ of merge 2 would spell out merge 1's pair and the words it re-segmented before a
 a pair table is headed by the pairs of what the student typed for the words before it (merge 1:
 the words of the corpus as characters, which the question gives), and where that answer is not
 typed, or has fewer pairs than the table has entries, by the entry's position.
+
+The number of fields says something too: merge r's table has one count per distinct pair left by
+merge r − 1, so ten fields where merge 1's had eleven tell how merge 1 went. So the table of every
+merge after the first has as many fields as the words have adjacent places (:func:`slots`: a bound
+the corpus gives, the same for every merge, never below the pairs there are); the student fills as
+many as their own words have pairs and leaves the rest empty. An entry typed past the true pairs is
+said, as any entry the page cannot grade (:func:`past_the_pairs`).
 """
 
 from __future__ import annotations
@@ -13,12 +20,28 @@ from __future__ import annotations
 from ..check_answers import tokens_as_written
 from ..derivation import Derivation, Step
 from ..mechanisms import bpe_algo as algo
-from ..render.asked import pair_merge
+from ..render.asked import pair_merge, pair_slots
 
 
 def is_pair_table(d: Derivation, step: Step) -> bool:
     """Whether ``step`` is a bpe merge's pair counts."""
     return pair_merge(d, step) > 0
+
+
+def slots(d: Derivation, step: Step) -> int:
+    """The fields of a pair table (:func:`attncalc.render.asked.pair_slots`)."""
+    return pair_slots(d, step)
+
+
+def past_the_pairs(d: Derivation, step: Step, index: int) -> str | None:
+    """The message for a field of a pair table typed past the pairs merge r − 1 leaves (None: a pair's field)."""
+    n = len(step.rows) if step.rows is not None else 0
+    if not is_pair_table(d, step) or index < n or index >= slots(d, step):
+        return None
+    return (
+        f"past the last pair: the words after merge {pair_merge(d, step) - 1} have fewer distinct pairs "
+        "than this (check those words, and leave the fields past your last pair empty)"
+    )
 
 
 def pair_heads(d: Derivation, step: Step, typed_words: str) -> list[str]:
@@ -28,7 +51,7 @@ def pair_heads(d: Derivation, step: Step, typed_words: str) -> list[str]:
     from ..parse.bpe import Bpe
 
     merge = pair_merge(d, step)
-    n = len(step.rows) if step.rows is not None else 0
+    n = slots(d, step)
     data = d.problem.payload(Bpe)
     if merge == 1:
         segs = [algo.symbols(w, data.end_of_word) for w, _ in data.words]
