@@ -310,7 +310,7 @@ def _project(
     rows: tuple[str, ...],
     title: str,
 ) -> np.ndarray:
-    Wm = chain.weight(W)  # type: ignore[arg-type]  (transposed under w_transposed, as in self-attention)
+    Wm = chain.weight(W)  # type: ignore[arg-type]  # (transposed under w_transposed, as in self-attention)
     bias = chain.given(b) if b is not None else None  # type: ignore[arg-type]
     out = chain.matmul(X, Wm)
     if bias is not None:
