@@ -26,7 +26,7 @@ TOKEN_LISTS = ("merges", "vocab", "encode.t", "kept_labels")
 # step ids whose value is a list of token lists, one per word: bpe's re-segmented words
 WORD_SEGMENTS = ("t.words",)
 # step ids whose entries are whole numbers by their meaning (a count, a step number), not by chance
-COUNTS = ("words", "t.pairs", "ngram_counts", "clipped_counts", "peak_step")
+COUNTS = ("words", "t.pairs", "ngram_counts", "clipped_counts", "peak_step", "quantized", "zero_points")
 
 
 def _numbered(step_id: str) -> str:
