@@ -90,7 +90,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         ranges = chain.finish("ranges", array(rng, (outer * groups,)).reshape(shape))
     else:
         pairs = [[smallest([*block(o, g), zero]), largest([*block(o, g), zero])] for o, g in index]
-        ranges = chain.finish("ranges", array(pairs, (outer * groups, 2)).reshape((*shape, 2)))
+        # one [min, max] row per scale (rows × groups of them one after the other: a sheet draws two axes)
+        ranges = chain.finish("ranges", array(pairs, (outer * groups, 2)).reshape((2,) if not shape else (-1, 2)))
     flat_ranges = ranges.reshape(outer * groups, *(() if absmax else (2,)))
 
     # scales
@@ -271,17 +272,16 @@ def _range_step(d: Quantization, steps: list[Step], ranges: np.ndarray, fr: np.n
     if absmax:
         written = _written(shape, 0, lambda k, dec: f"max({entries(k)})")
     else:
-        sub = (*shape, 2)
-
         def both(idx: tuple[int, ...], dec: int) -> str:
-            k = idx[0] * groups + idx[1] if len(idx) == 3 else (idx[0] if len(idx) == 2 else 0)
-            return f"{'min' if idx[-1] == 0 else 'max'}({entries(k)}, 0)"
+            return f"{'min' if idx[-1] == 0 else 'max'}({entries(idx[0] if len(idx) == 2 else 0)}, 0)"
 
-        written = Written(both, len(sub), 0)
+        written = Written(both, 2 if shape else 1, 0)
+        if len(shape) == 2:
+            rows = tuple(f"row {o + 1}, group {g + 1}" for o, g in index)
     steps.append(
         Formula(
             id="ranges", title="Ranges", symbol="r", value=ranges, latex="",
-            rows=rows if absmax or shape else ("min", "max"), cols=cols if absmax else (("min", "max") if len(shape) == 1 else None),
+            rows=rows if absmax or shape else ("min", "max"), cols=cols if absmax else (("min", "max") if shape else None),
             formula="r = max|w|" if absmax else "[min(w, 0), max(w, 0)]",
             written=written,
             explain="The largest magnitude the scale must reach" if absmax
