@@ -31,7 +31,10 @@ class Rounder:
         if self.chain.mode == "exact" and self.chain.degraded_at is None and not isinstance(v, float | Iv):
             n = self._exact(v)
         else:
-            n = self._float(float(v))
+            f = float(v)
+            if not math.isfinite(f):  # (a check run that carries a student's scale of 0 on: no integer)
+                return self.like(f)
+            n = self._float(f)
         return self.like(n)
 
     def _exact(self, v: Any) -> int:
@@ -45,8 +48,6 @@ class Rounder:
         return fl + 1 if half > 0 else fl
 
     def _float(self, f: float) -> int:
-        if not math.isfinite(f):
-            raise OverflowError("a quantized value is not finite")
         fl = math.floor(f)
         half = f - fl - 0.5
         if abs(half) <= TIE * max(1.0, abs(f)):
@@ -62,7 +63,7 @@ class Rounder:
     def like(self, n: int | float) -> Any:
         """A whole number as the chain holds numbers."""
         if self.chain.mode == "interval":
-            return interval.point(np.asarray(float(n))).item()
+            return interval.point(np.asarray(float(n))).item()  # (a whole number is known exactly)
         if self.chain.mode == "exact" and self.chain.degraded_at is None:
             import sympy as sp
 
@@ -71,7 +72,7 @@ class Rounder:
 
     def clamp(self, q: Any, lo: int, hi: int) -> Any:
         f = float(q)
-        if lo <= f <= hi:
+        if not math.isfinite(f) or lo <= f <= hi:
             return q
         self.clamped += 1
         if self.chain.mistake == "no_clamp":
