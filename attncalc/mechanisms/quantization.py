@@ -178,8 +178,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     fq = to_float(quantized)
     steps.append(
         Formula(
-            id="dequantized", title="Dequantized", symbol="ŵ", value=dequantized, rows=Wrows, latex="",
-            formula="ŵ = (q − z) · s" if not absmax else "ŵ = q · s",
+            id="dequantized", title="Dequantized", symbol="w'", value=dequantized, rows=Wrows, latex="",
+            formula="w' = (q − z) · s" if not absmax else "w' = q · s",
             written=Written(lambda idx, dec: (f"{fmt(fq[idx], 0)}" if absmax else f"({fmt(fq[idx], 0)} − {fmt(fzq[idx], 0)})")
                             + f" · {fmt(fsq[idx], dec)}", 2, chain.decimals),
             explain="The integers mapped back onto the real line: what the layer computes with.",
@@ -189,7 +189,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     fd = to_float(dequantized)
     steps.append(
         Formula(
-            id="errors", title="Errors", symbol="e", value=errors, rows=Wrows, latex="", formula="e = w − ŵ",
+            id="errors", title="Errors", symbol="e", value=errors, rows=Wrows, latex="", formula="e = w − w'",
             written=Written(lambda idx, dec: f"{_g(Wf[idx])} − {_par(fmt(fd[idx], dec))}", 2, chain.decimals),
             explain="What the rounding (and any clamp) lost, entry by entry.",
         )
@@ -199,7 +199,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     steps.append(
         Formula(
             id="max_error", title="Largest error", symbol="max|e|", value=max_error, latex="",
-            formula="max |e|", written="max |w − ŵ| over the entries",
+            formula="max |e|", written="max |w − w'| over the entries",
             explain="At most half a scale when nothing was clamped.",
         )
     )  # fmt: skip
@@ -225,7 +225,7 @@ def _outputs(d: Quantization, chain: Chain, W: np.ndarray, deq: np.ndarray, Wrow
     out = chain.finish("output", chain.matmul(x, W.T))
     outq = chain.finish("output_dequantized", chain.matmul(*chain.coerce(x, deq.T)))
     diff = chain.finish("output_error", out - outq)
-    xs = [_g(v) for v in d.x.floats]
+    xs = [_par(_g(v)) for v in d.x.floats]
 
     def dot(m: np.ndarray) -> Written:
         return Written(lambda idx, dec: " + ".join(f"{a}·{_par(fmt(b, dec))}" for a, b in zip(xs, m[idx[0]], strict=True)), 1, chain.decimals)
@@ -235,7 +235,7 @@ def _outputs(d: Quantization, chain: Chain, W: np.ndarray, deq: np.ndarray, Wrow
         Formula(id="output", title="Output with the weights", symbol="y", value=out, rows=Wrows, latex="",
                 formula="y = x · Wᵀ", written=dot(d.W.floats), explain="One output per row of W."),
         Formula(id="output_dequantized", title="Output with the dequantized weights", symbol="ŷ", value=outq,
-                rows=Wrows, latex="", formula="ŷ = x · ŵᵀ", written=dot(to_float(deq)),
+                rows=Wrows, latex="", formula="ŷ = x · w'ᵀ", written=dot(to_float(deq)),
                 explain="The same input through the weights the quantized layer holds."),
         Formula(id="output_error", title="Output error", symbol="y − ŷ", value=diff, rows=Wrows, latex="",
                 formula="y − ŷ", explain="What quantization changed in the layer's output.",
