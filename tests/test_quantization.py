@@ -68,7 +68,10 @@ def test_the_tutorials_table_absmax_and_zeropoint_at_8_bits() -> None:
     assert np.asarray(d["quantized"]).reshape(-1).tolist() == [28, -12, -101, 28, -73, 19, 56, 127]
     deq = [28, -12, -101, 28, -73, 19, 56, 127]
     np.testing.assert_allclose(np.asarray(d["dequantized"]).reshape(-1), np.asarray(deq) * 5.4 / 127, atol=1e-12)
-    assert str(d.step("scales").exact.item() if hasattr(d.step("scales").exact, "item") else d.step("scales").exact) == "27/635"
+    assert (
+        str(d.step("scales").exact.item() if hasattr(d.step("scales").exact, "item") else d.step("scales").exact)
+        == "27/635"
+    )
 
     z = solve(problem([TUTORIAL], bits=8, scheme="zeropoint"), exact=True)
     assert np.asarray(z["ranges"]).tolist() == [-4.3, 5.4]
@@ -91,7 +94,9 @@ CASES = [
 
 
 @pytest.mark.parametrize(("W", "bits", "scheme", "gran", "group"), CASES)
-def test_every_step_against_the_numpy_formula_exact_and_float(W: Any, bits: int, scheme: str, gran: str, group: int | None) -> None:
+def test_every_step_against_the_numpy_formula_exact_and_float(
+    W: Any, bits: int, scheme: str, gran: str, group: int | None
+) -> None:
     extra = {"group": group} if group else {}
     p = problem(W, bits=bits, scheme=scheme, granularity=gran, **extra)
     want = numpy_oracle(np.asarray(W, dtype=float), bits, scheme, gran, group)
@@ -155,7 +160,9 @@ def test_against_torch_quantize(W: Any, bits: int, scheme: str, gran: str, group
     else:
         mn, mx = np.minimum(blocks.min(axis=1), 0), np.maximum(blocks.max(axis=1), 0)
         scale = np.where(mx - mn == 0, 1.0, (mx - mn) / 255)
-        zp = np.asarray([int(torch.round(torch.tensor(-a / s, dtype=torch.float64))) for a, s in zip(mn, scale, strict=True)])
+        zp = np.asarray(
+            [int(torch.round(torch.tensor(-a / s, dtype=torch.float64))) for a, s in zip(mn, scale, strict=True)]
+        )
         dtype = torch.quint8
     if len(scale) == 1:
         qt = torch.quantize_per_tensor(t, float(scale[0]), int(zp[0]), dtype)
@@ -163,7 +170,9 @@ def test_against_torch_quantize(W: Any, bits: int, scheme: str, gran: str, group
         qt = torch.quantize_per_channel(t, torch.tensor(scale, dtype=torch.float64), torch.tensor(zp), 0, dtype)
     q = qt.int_repr().numpy().astype(int).reshape(R, C)
     assert np.asarray(d["quantized"]).astype(int).tolist() == q.tolist()
-    np.testing.assert_allclose(np.asarray(d["dequantized"], dtype=float), qt.dequantize().numpy().reshape(R, C), atol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(d["dequantized"], dtype=float), qt.dequantize().numpy().reshape(R, C), atol=1e-6
+    )
     np.testing.assert_allclose(np.asarray(d["scales"], dtype=float).reshape(-1), scale, rtol=1e-12)
     if scheme == "zeropoint":
         assert np.asarray(d["zero_points"], dtype=float).reshape(-1).tolist() == zp.tolist()
@@ -185,7 +194,9 @@ def test_drawn_homework_against_torch() -> None:
         if g["granularity"] == "tensor":
             qt = torch.quantize_per_tensor(W.float(), float(W.abs().max() / 127), 0, torch.qint8)
         else:
-            qt = torch.quantize_per_channel(W.float(), W.abs().amax(dim=1) / 127, torch.zeros(W.shape[0], dtype=torch.long), 0, torch.qint8)
+            qt = torch.quantize_per_channel(
+                W.float(), W.abs().amax(dim=1) / 127, torch.zeros(W.shape[0], dtype=torch.long), 0, torch.qint8
+            )
         assert np.asarray(d["quantized"]).astype(int).tolist() == qt.int_repr().numpy().astype(int).tolist()
         seen += 1
     assert seen >= 1

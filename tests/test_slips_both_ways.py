@@ -257,7 +257,10 @@ _QUANT = {"kind": "quantization", "given": {"W": [[1.2, -0.5, -4.3, 1.2], [-3.1,
                                             "scheme": "zeropoint"}}  # fmt: skip
 INLINE["zero_point_sign"] = _QUANT
 INLINE["no_clamp"] = {"kind": "quantization", "given": {"W": [[-0.03, 5.07, 1.0]], "bits": 8, "scheme": "zeropoint"}}
-INLINE["round_half_away"] = {"kind": "quantization", "given": {"W": [[0.5, 6.0, -2.5, 7.0], [1, -0.5, 2, 4.5]], "bits": 4}}
+INLINE["round_half_away"] = {
+    "kind": "quantization",
+    "given": {"W": [[0.5, 6.0, -2.5, 7.0], [1, -0.5, 2, 4.5]], "bits": 4},
+}
 FILES["absmax_power_of_two"] = "quantization-absmax-rows.toml"
 FILES["per_tensor_for_row"] = "quantization-absmax-rows.toml"
 LABEL_SLIPS = {"bpe_tie_other": "tests/test_bpe_check.py", "bpe_greedy_longest": "tests/test_bpe_check.py"}

@@ -95,7 +95,11 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     flat_ranges = ranges.reshape(outer * groups, *(() if absmax else (2,)))
 
     # scales
-    levels = (2 ** (d.bits - 1) if chain.mistake == "absmax_power_of_two" else 2 ** (d.bits - 1) - 1) if absmax else 2**d.bits - 1
+    levels = (
+        (2 ** (d.bits - 1) if chain.mistake == "absmax_power_of_two" else 2 ** (d.bits - 1) - 1)
+        if absmax
+        else 2**d.bits - 1
+    )
     sc = []
     for k in range(outer * groups):
         width = flat_ranges[k] if absmax else flat_ranges[k][1] - flat_ranges[k][0]
@@ -161,7 +165,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         Formula(
             id="quantized", title=f"Quantized ({d.bits}-bit integers)", symbol="q", value=quantized, rows=Wrows,
             latex="", formula=f"q = clamp(round(w / s){zp_text}, {d.qmin}, {d.qmax})",
-            written=Written(lambda idx, dec: f"round({_g(Wf[idx])} / {fmt(fsq[idx], dec)})"
+            written=Written(lambda idx, dec: f"round({_g(float(Wf[idx]))} / {fmt(fsq[idx], dec)})"
                             + ("" if absmax else f" + {fmt(fzq[idx], 0)}"), 2, chain.decimals),
             explain="Rounded half to even (as torch.round), then clamped to the integer range.",
         )
@@ -190,7 +194,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     steps.append(
         Formula(
             id="errors", title="Errors", symbol="e", value=errors, rows=Wrows, latex="", formula="e = w − w'",
-            written=Written(lambda idx, dec: f"{_g(Wf[idx])} − {_par(fmt(fd[idx], dec))}", 2, chain.decimals),
+            written=Written(lambda idx, dec: f"{_g(float(Wf[idx]))} − {_par(fmt(fd[idx], dec))}", 2, chain.decimals),
             explain="What the rounding (and any clamp) lost, entry by entry.",
         )
     )  # fmt: skip
@@ -228,7 +232,11 @@ def _outputs(d: Quantization, chain: Chain, W: np.ndarray, deq: np.ndarray, Wrow
     xs = [_par(_g(v)) for v in d.x.floats]
 
     def dot(m: np.ndarray) -> Written:
-        return Written(lambda idx, dec: " + ".join(f"{a}·{_par(fmt(b, dec))}" for a, b in zip(xs, m[idx[0]], strict=True)), 1, chain.decimals)
+        return Written(
+            lambda idx, dec: " + ".join(f"{a}·{_par(fmt(b, dec))}" for a, b in zip(xs, m[idx[0]], strict=True)),
+            1,
+            chain.decimals,
+        )
 
     fo, fq = to_float(out), to_float(outq)
     return [
@@ -261,7 +269,6 @@ def _scale_text(r: np.ndarray, levels: int, absmax: bool) -> str:
 def _range_step(d: Quantization, steps: list[Step], ranges: np.ndarray, fr: np.ndarray, fblock: Any,
                 index: list[tuple[int, int]], rows: Any, cols: Any, shape: tuple[int, ...]) -> None:  # fmt: skip
     absmax = d.scheme == "absmax"
-    _, groups, _ = d.blocks
 
     def entries(k: int) -> str:
         vals = fblock(*index[k])
@@ -272,6 +279,7 @@ def _range_step(d: Quantization, steps: list[Step], ranges: np.ndarray, fr: np.n
     if absmax:
         written = _written(shape, 0, lambda k, dec: f"max({entries(k)})")
     else:
+
         def both(idx: tuple[int, ...], dec: int) -> str:
             return f"{'min' if idx[-1] == 0 else 'max'}({entries(idx[0] if len(idx) == 2 else 0)}, 0)"
 

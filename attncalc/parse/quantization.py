@@ -27,11 +27,11 @@ class Quantization:
 
     @property
     def qmin(self) -> int:
-        return -(2 ** (self.bits - 1) - 1) if self.scheme == "absmax" else 0
+        return int(-(2 ** (self.bits - 1) - 1) if self.scheme == "absmax" else 0)
 
     @property
     def qmax(self) -> int:
-        return 2 ** (self.bits - 1) - 1 if self.scheme == "absmax" else 2**self.bits - 1
+        return int(2 ** (self.bits - 1) - 1 if self.scheme == "absmax" else 2**self.bits - 1)
 
     @property
     def blocks(self) -> tuple[int, int, int]:
@@ -63,7 +63,9 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         if group is None:
             raise r.fail("given.group", 'missing: granularity = "group" needs the entries of a row per scale')
         if cols % int(group):
-            raise r.fail("given.group", f"is {int(group)}: it must divide the row length {cols} (W is {W.shape[0]}×{cols})")
+            raise r.fail(
+                "given.group", f"is {int(group)}: it must divide the row length {cols} (W is {W.shape[0]}×{cols})"
+            )
     elif group is not None:
         raise r.fail("given.group", f'belongs to granularity = "group", not {granularity!r}')
     data = Quantization(

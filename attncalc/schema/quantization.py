@@ -11,8 +11,13 @@ GRANULARITIES = ("tensor", "row", "group")
 MAX_BITS = 16  # 2^16 levels: past this no weight format is quantized by hand
 
 GIVEN = table(
-    Key("W", "matrix", "the weights to quantize, rows × columns (a row is one output channel)", required=True,
-        shape=("rows", "cols")),
+    Key(
+        "W",
+        "matrix",
+        "the weights to quantize, rows × columns (a row is one output channel)",
+        required=True,
+        shape=("rows", "cols"),
+    ),
     Key("bits", "integer", "the integer width b", required=True, min=2, max=MAX_BITS),
     Key(
         "scheme",
@@ -29,7 +34,7 @@ GIVEN = table(
         default="tensor",
         choices=GRANULARITIES,
     ),
-    Key("group", "integer", "with granularity = \"group\": consecutive entries of a row per scale", min=1),
+    Key("group", "integer", 'with granularity = "group": consecutive entries of a row per scale', min=1),
     Key("x", "vector", "optional input row: compares x · Wᵀ with x · dequantized(W)ᵀ", shape=("cols",)),
     doc="the weights, the integer width, the scheme and the granularity",
 )
