@@ -2,9 +2,10 @@
 quantized to 3, 4 or 8 bits by a scheme (absmax or zeropoint) and a granularity (tensor, row, or groups
 of half a row when --dim is even) drawn per variant; every other variant has an input row x.
 
-A variant is unfit when a rounding is close to a tie (w / scale, or −min / scale, within 0.05 of a half:
-a scale written to the sheet's decimals could round it the other way) or when two rows would need no
-scale of their own (a row granularity whose rows all share the tensor's largest magnitude).
+A variant is unfit when a rounding is close to a tie (w / scale, or −min / scale, within 0.05 of a half),
+when the scales written to the sheet's decimals (4, or 6 at 8 bits) give other integers than the true
+ones (a student carries the written scale), or when a row or group granularity gives every block the
+same scale.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def _draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     return {
         "title": f"Variant {number}",
         "kind": "quantization",
-        "settings": {"decimals": max(o.decimals, MIN_DECIMALS)},
+        # 8 bits: 255 steps, so a scale needs more digits for w / scale to keep its integer
+        "settings": {"decimals": max(o.decimals, MIN_DECIMALS + (2 if given["bits"] == 8 else 0))},
         "given": given,
     }
 
@@ -70,6 +72,23 @@ def _fine(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
             return "a zero point close to a tie"
     if g["granularity"] != "tensor" and np.unique(scales).size == 1:
         return "every scale the same"
+    # a student carries the scale as the sheet writes it: the integers must come out the same from it
+    dec = raw["settings"]["decimals"]
+    hand = np.floor(np.abs(scales) * 10**dec + 0.5) / 10**dec
+    if np.any(hand == 0):
+        return "a scale that rounds to 0 on the sheet"
+    zp = np.asarray(d["zero_points"], dtype=float) if g["scheme"] == "zeropoint" else np.zeros(scales.shape)
+    if g["scheme"] == "zeropoint":
+        lows = np.asarray(d["ranges"], dtype=float).reshape(-1, 2)[:, 0]
+        if not np.array_equal(np.round(-lows / hand.reshape(-1)), zp.reshape(-1)):
+            return "a zero point that the sheet's rounded scale turns"
+    hand_per = np.repeat(hand.reshape(-1), W.size // outer_groups).reshape(W.shape)
+    zp_per = np.repeat(zp.reshape(-1), W.size // outer_groups).reshape(W.shape)
+    hi = 2 ** g["bits"] - 1 if g["scheme"] == "zeropoint" else 2 ** (g["bits"] - 1) - 1
+    lo = 0 if g["scheme"] == "zeropoint" else -hi
+    q_hand = np.clip(np.round(W / hand_per) + zp_per, lo, hi)
+    if not np.array_equal(q_hand, np.asarray(d["quantized"], dtype=float)):
+        return "an integer that the sheet's rounded scale turns"
     return None
 
 

@@ -137,7 +137,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             Formula(
                 id="zero_points", title="Zero points", symbol="z", value=zero_points, rows=r_rows, cols=r_cols,
                 latex="", formula="z = round(−min / s)",
-                written=_written(shape, chain.decimals, lambda k, dec: f"round({_g(-fr.reshape(-1, 2)[k][0])} / {fmt(fs.reshape(-1)[k], dec)})"),
+                written=_written(shape, chain.decimals, lambda k, dec: f"round({_g(0.0 - fr.reshape(-1, 2)[k][0])} / {fmt(fs.reshape(-1)[k], dec)})"),
                 explain="The integer that stands for w = 0, rounded half to even.",
             )
         )  # fmt: skip
