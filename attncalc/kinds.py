@@ -297,7 +297,6 @@ KINDS: dict[str, KindEntry] = {
             header="attncalc.mechanisms.quantization:header",
             data=f"{_P}.quantization:Quantization",
             convention="row",
-            plot_step="quantized",
         ),
         # issue 29: the online softmax of FlashAttention (its own modules)
         KindEntry(
