@@ -248,3 +248,29 @@ def test_each_slip_is_named_from_its_own_arithmetic() -> None:
     assert r.mistake == "no_clamp", r.note
     r = _grade(cl, "quantized", [[0, 255, 52]])
     assert r.verdict == "correct", r.note
+
+
+def test_json_has_integers_and_labels() -> None:
+    """"JSON, completed": the integers as JSON integers, a labelled step's labels beside its value."""
+    import json
+
+    p = problem([TUTORIAL[:4], TUTORIAL[4:]], bits=8, scheme="zeropoint", granularity="row")
+    out = json.loads(json.dumps(solve(p, exact=True).to_json()))
+    steps = {s["id"]: s for s in out["steps"]}
+    assert all(isinstance(v, int) for row in steps["quantized"]["value"] for v in row)
+    assert all(isinstance(v, int) for v in steps["zero_points"]["value"])
+    assert steps["scales"]["labels"] == ["row 1", "row 2"]
+    assert steps["quantized"]["labels"]["rows"] == ["row 1", "row 2"]
+    # row 1 [1.2, −0.5, −4.3, 1.2]: s = 5.5/255, z = round(4.3 · 255/5.5) = round(199.36) = 199
+    assert steps["zero_points"]["value"][0] == 199
+
+
+def test_work_from_a_wrong_scale_is_carried() -> None:
+    """A student who took 2/127 as 0.018 (row 1) quantizes from it: the integers are carried, not wrong."""
+    p = load_problem(Path(PROBLEMS, "quantization-absmax-rows.toml"))
+    W = np.array([[0.5, -1.2, 0.3, 2.0], [-0.4, 0.1, 0.9, -0.6]])
+    s = np.array([0.018, 0.9 / 127])
+    q = np.clip(np.round(W / s[:, None]), -127, 127)
+    report = check(p, {"scales": [0.018, 0.0071], "quantized": q.astype(int).tolist()}, "a.toml")
+    verdicts = {r.id: r.verdict for r in report.results}
+    assert verdicts == {"scales": "wrong", "quantized": "carried"}, [(r.id, r.verdict, r.note) for r in report.results]
