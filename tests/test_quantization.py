@@ -251,7 +251,7 @@ def test_each_slip_is_named_from_its_own_arithmetic() -> None:
 
 
 def test_json_has_integers_and_labels() -> None:
-    """"JSON, completed": the integers as JSON integers, a labelled step's labels beside its value."""
+    """ "JSON, completed": the integers as JSON integers, a labelled step's labels beside its value."""
     import json
 
     p = problem([TUTORIAL[:4], TUTORIAL[4:]], bits=8, scheme="zeropoint", granularity="row")
@@ -274,3 +274,16 @@ def test_work_from_a_wrong_scale_is_carried() -> None:
     report = check(p, {"scales": [0.018, 0.0071], "quantized": q.astype(int).tolist()}, "a.toml")
     verdicts = {r.id: r.verdict for r in report.results}
     assert verdicts == {"scales": "wrong", "quantized": "carried"}, [(r.id, r.verdict, r.note) for r in report.results]
+
+
+@pytest.mark.parametrize(
+    ("step", "answer"),
+    [
+        ("scales", [0.0157, 0.0081]),  # the true scales, the second mistyped (0.0071)
+        ("scales", [0.015625, 0.0080313]),  # 2^(b−1) for row 1, a typo in row 2
+        ("quantized", [[32, -76, 19, 127], [-56, 41, 127, -85]]),  # 14 written 41
+    ],
+)
+def test_a_typo_is_not_taken_for_a_slip(step: str, answer: Any) -> None:
+    r = _grade(load_problem(Path(PROBLEMS, "quantization-absmax-rows.toml")), step, answer)
+    assert r.verdict == "wrong" and r.mistake is None, (r.mistake, r.note)
