@@ -292,7 +292,7 @@ def _range_step(d: Quantization, steps: list[Step], ranges: np.ndarray, fr: np.n
             rows=rows if absmax or shape else ("min", "max"), cols=cols if absmax else (("min", "max") if shape else None),
             formula="r = max|w|" if absmax else "[min(w, 0), max(w, 0)]",
             written=written,
-            explain="The largest magnitude the scale must reach" if absmax
-            else "The interval the integers span, widened to hold 0 so that 0 is exact",
+            explain="The largest magnitude the scale must reach." if absmax
+            else "The interval the integers span, widened to hold 0 so that 0 is exact.",
         )
     )  # fmt: skip
