@@ -137,10 +137,15 @@ def test_outputs_with_an_input_row() -> None:
     np.testing.assert_allclose(np.asarray(d["output_error"], dtype=float), x @ W.T - x @ deq.T, atol=1e-12)
 
 
+# torch 2.x warns that its quantized tensors are deprecated; they are still the reference here
+TORCH_DEPRECATION = pytest.mark.filterwarnings("ignore:.*quantize_per_tensor.*:UserWarning")
+
+
 def _torch() -> Any:
     return pytest.importorskip("torch", reason="the torch oracle needs PyTorch")
 
 
+@TORCH_DEPRECATION
 @pytest.mark.parametrize(("W", "bits", "scheme", "gran", "group"), [c for c in CASES if c[1] == 8])
 def test_against_torch_quantize(W: Any, bits: int, scheme: str, gran: str, group: int | None) -> None:
     """torch.quantize_per_tensor / quantize_per_channel (a group: the channels of W cut into groups)
@@ -178,6 +183,7 @@ def test_against_torch_quantize(W: Any, bits: int, scheme: str, gran: str, group
         assert np.asarray(d["zero_points"], dtype=float).reshape(-1).tolist() == zp.tolist()
 
 
+@TORCH_DEPRECATION
 def test_drawn_homework_against_torch() -> None:
     """Variants the drawer makes, 8-bit ones per tensor or row, against torch."""
     torch = _torch()
