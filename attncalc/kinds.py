@@ -289,6 +289,19 @@ BUILTIN: dict[str, KindEntry] = {
             convention="row",
             plot_step="head.t.weights",
         ),
+        # issue 40: integer quantization of a weight tensor (its own modules)
+        KindEntry(
+            "quantization",
+            "attncalc.schema.quantization:QUANTIZATION",
+            "attncalc.parse.quantization:parse",
+            "attncalc.mechanisms.quantization",
+            "attncalc.schema.quantization:STEP_IDS",
+            "attncalc.schema.quantization:TEMPLATE",
+            "attncalc.homework.quantization:DRAWER",
+            header="attncalc.mechanisms.quantization:header",
+            data=f"{_P}.quantization:Quantization",
+            convention="row",
+        ),
         # issue 29: the online softmax of FlashAttention (its own modules)
         KindEntry(
             "online-softmax",

@@ -110,6 +110,13 @@ MISTAKES: dict[str, str] = {
     "window_too_wide": "the window was one key too wide: w + 1 keys (i − w ≤ k ≤ i) instead of w (i − w < k ≤ i)",
     "window_too_narrow": "the window was one key too narrow: w − 1 keys (i − w + 1 < k ≤ i) instead of w (i − w < k ≤ i)",
     "top_p_before_top_k": "top-p was applied before top-k: the running sum over the whole distribution, not over the top k renormalised",
+    # kind quantization (issue 40)
+    "absmax_power_of_two": "the absmax scale divided by 2^(b−1) instead of 2^(b−1) − 1: the grid is symmetric, "
+    "[−(2^(b−1) − 1), 2^(b−1) − 1]",
+    "zero_point_sign": "the zero point's sign was flipped: round(min / s) instead of round(−min / s)",
+    "no_clamp": "the clamp to the integer range was forgotten",
+    "per_tensor_for_row": "one scale was taken for the whole tensor where one per row (or group) was asked",
+    "round_half_away": "halves were rounded away from zero; rounding is half to even (torch.round): 2.5 → 2, 3.5 → 4",
 }
 
 

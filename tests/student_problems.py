@@ -43,6 +43,7 @@ OPTIONS: dict[str, list[dict[str, Any]]] = {
     "accounting": [{}],
     "attention-backward": [{"tokens": 2}],
     "online-softmax": [{}],
+    "quantization": [{}, {"tokens": 2, "dim": 6}],
 }
 
 

@@ -251,6 +251,18 @@ FILES: dict[str, str] = {
 # tests/test_bpe_check.py, with answers counted by hand; the numeric ones there and here
 INLINE["bpe_unweighted"] = {"kind": "bpe", "given": {"corpus": "low low lower newest", "merges": 2}}
 INLINE["bpe_across_words"] = {"kind": "bpe", "given": {"corpus": "ab ba ab ab", "merges": 1}}
+# kind quantization: a zero-point tensor, a clamp that bites (−min / s = 1.5 and 5.07 / s = 253.5 round up
+# together past 255) and ties at halves (absmax, 4 bits, scale 1)
+_QUANT = {"kind": "quantization", "given": {"W": [[1.2, -0.5, -4.3, 1.2], [-3.1, 0.8, 2.4, 5.4]], "bits": 8,
+                                            "scheme": "zeropoint"}}  # fmt: skip
+INLINE["zero_point_sign"] = _QUANT
+INLINE["no_clamp"] = {"kind": "quantization", "given": {"W": [[-0.03, 5.07, 1.0]], "bits": 8, "scheme": "zeropoint"}}
+INLINE["round_half_away"] = {
+    "kind": "quantization",
+    "given": {"W": [[0.5, 6.0, -2.5, 7.0], [1, -0.5, 2, 4.5]], "bits": 4},
+}
+FILES["absmax_power_of_two"] = "quantization-absmax-rows.toml"
+FILES["per_tensor_for_row"] = "quantization-absmax-rows.toml"
 LABEL_SLIPS = {"bpe_tie_other": "tests/test_bpe_check.py", "bpe_greedy_longest": "tests/test_bpe_check.py"}
 
 
