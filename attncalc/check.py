@@ -104,6 +104,7 @@ def check(
     status: dict[str, str] = {}
     named: dict[str, tuple[str, int | None]] = {}  # the slip named at each wrong answer that has one
     flawed: dict[str, str] = {}  # earlier answers that are degenerate (all zeros, all equal, copied): why
+    below: dict[str, tuple[str, str]] = {}  # earlier answers resting on one of them: which, and why
     for ans in answers:
         step = truth.step(ans.id)
         above = wrong_ancestors(ans.id, runs, status)  # the earlier answers, not correct, this step rests on
@@ -126,7 +127,9 @@ def check(
         # (a correct step earns its right entries whatever it rests on: award reads this only for the others)
         rests = None
         if r.verdict != "correct":
-            rests = grading.rests_on(ans, runs, flawed) if problem.grading.degenerate == "no-credit" else None
+            rests = grading.rests_on(ans, runs, flawed, below) if problem.grading.degenerate == "no-credit" else None
+        if rests is not None:
+            below[ans.id] = rests
         r = grading.award(r, problem.grading, points[ans.id], why, rests)
         if why is not None:
             flawed[ans.id] = why

@@ -135,13 +135,20 @@ def degenerate(given: np.ndarray, decimals: Any, true_value: Any, givens: dict[s
     return None
 
 
-def rests_on(ans: Answer, runs: Runs, flawed: dict[str, str]) -> tuple[str, str] | None:
+def rests_on(
+    ans: Answer, runs: Runs, flawed: dict[str, str], below: dict[str, tuple[str, str]] | None = None
+) -> tuple[str, str] | None:
     """The degenerate earlier answer (its id and why) this step lies below, if any: one whose value the
     step's depends on in the computation, directly or through any steps between (answered or not:
-    follow-through from a degenerate answer is refused however far down)."""
+    follow-through from a degenerate answer is refused however far down), or through an earlier answer
+    in ``below`` that rests on one (a prediction the true computation keeps, but the student's own
+    hidden state, worked from all-zero gates, moves)."""
     for fid, why in flawed.items():
         if ans.id in runs.descendants(fid):
             return fid, why
+    for k, rest in (below or {}).items():
+        if ans.id in runs.descendants(k):
+            return rest
     return None
 
 

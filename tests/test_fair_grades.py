@@ -542,3 +542,21 @@ def test_a_slip_carried_into_a_pair_table_of_the_students_own_words_is_charged_o
     assert res["3.pairs"].verdict == "carried", res["3.pairs"].note
     for k in ("1.merge", "2.merge", "3.merge"):
         assert res[k].verdict == "carried", (k, res[k].note)
+
+
+def test_a_prediction_below_a_degenerate_answer_earns_nothing_through_the_students_own_states() -> None:
+    """tests/fixtures/grading/seq2seq-zero-gate: encoder.2.z written all zeros and everything worked on
+    from it. The true computation keeps the prediction whatever that gate is; the student's own hidden
+    states, worked from it, move it: the prediction rests on the zeros through encoder.2.h (an answer
+    resting on them) and earns no carried credit, however far down (rule 4)."""
+    fixtures = ROOT / "tests" / "fixtures" / "grading"
+    import tomllib
+
+    answers = tomllib.loads((fixtures / "seq2seq-zero-gate.answers.toml").read_text(encoding="utf-8"))
+    answers.pop("problem")
+    assert answers["encoder.2.z"] == [0, 0]
+    res = {r.id: r for r in _grade(fixtures / "seq2seq-zero-gate.problem.toml", answers).results}
+    assert res["encoder.2.z"].verdict == "wrong"
+    pred = res["decoder.1.prediction"]
+    assert pred.verdict == "carried" and pred.credit == 0.0, pred.note
+    assert "rests on your encoder.2.z, which is all zeros" in pred.note
