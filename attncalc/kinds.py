@@ -311,7 +311,6 @@ KINDS: dict[str, KindEntry] = {
             header="attncalc.mechanisms.contrastive:header",
             data=f"{_P}.contrastive:Contrastive",
             convention="row",
-            plot_step="row_probabilities",
         ),
     )
 }

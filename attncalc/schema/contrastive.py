@@ -15,7 +15,9 @@ GIVEN = table(
         shape=("N", "d"),
     ),
     Key("keys", "matrix", "N × d (texts), one per query, in the queries' order", required=True, shape=("N", "d")),
-    Key("temperature", "number", "τ: the similarities are divided by it (CLIP learns it; greater than 0)", required=True),
+    Key(
+        "temperature", "number", "τ: the similarities are divided by it (CLIP learns it; greater than 0)", required=True
+    ),
     Key("normalize", "bool", "L2-normalise every row first (CLIP): the similarities are cosines", default=True),
     Key(
         "symmetric",
