@@ -127,16 +127,17 @@ def _softmax_rows(chain: Chain, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _probabilities(chain: Chain, Z: np.ndarray, step_id: str, columns: bool) -> np.ndarray:
-    """Row i: the softmax of row i of Z (``columns``: row j the softmax of column j of Z); the slip of
-    the wrong axis takes the other one."""
-    along_columns = columns != (chain.mistake == WRONG_AXIS)
-    if chain.mistake == WRONG_AXIS and np.allclose(to_float(Z), to_float(Z).T):
-        raise MistakeNotApplicable  # a symmetric Z: both axes give the same numbers
-    P, _ = _softmax_rows(chain, Z.T if along_columns else Z)
-    if along_columns and not columns:  # the slip at the rows: each column normalised, shown in place
-        P = P.T
-    elif columns and not along_columns:  # the slip at the columns: row j is row j's softmax
-        pass
+    """Row i: the softmax of row i of Z (``columns``: row j the softmax of column j of Z). The slip of
+    the wrong axis normalises each column of the row probabilities instead of each row (its words say
+    columns for rows, so it is not tried at the column probabilities)."""
+    if columns:
+        P, _ = _softmax_rows(chain, Z.T)
+    elif chain.mistake == WRONG_AXIS:
+        if np.allclose(to_float(Z), to_float(Z).T):
+            raise MistakeNotApplicable  # a symmetric Z: both axes give the same numbers
+        P = _softmax_rows(chain, Z.T)[0].T
+    else:
+        P, _ = _softmax_rows(chain, Z)
     return chain.finish(step_id, P)
 
 
