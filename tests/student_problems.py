@@ -43,6 +43,7 @@ OPTIONS: dict[str, list[dict[str, Any]]] = {
     "accounting": [{}],
     "attention-backward": [{"tokens": 2}],
     "online-softmax": [{}],
+    "contrastive": [{"tokens": 3}, {"tokens": 2, "dim": 3, "values": "decimal"}],
 }
 
 

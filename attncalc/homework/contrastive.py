@@ -3,7 +3,8 @@ normalised, symmetric) at a temperature drawn from 0.5, 0.25, 0.2 and 2. With --
 from vectors whose lengths are whole numbers ((3, 4), (0, 2), ...), so the normalised rows come out
 exactly by hand. A variant is unfit when two entries of a row or of a column of the logits tie (the
 softmax would not tell the keys apart), when the logits are symmetric (the column softmax would repeat
-the row's, and the wrong-axis slip would not show), or when two queries or two keys point the same way."""
+the row's, and the wrong-axis slip would not show), when a probability rounds to 0 at the decimals shown
+(−ln of the written 0 is no number), or when two queries or two keys point the same way."""
 
 from __future__ import annotations
 
@@ -59,6 +60,9 @@ def _fine(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
         return "tied logits"
     if np.allclose(Z, Z.T, atol=apart):
         return "symmetric logits (the column softmax repeats the row's)"
+    probs = [np.asarray(d[k], dtype=float) for k in ("row_probabilities", "column_probabilities") if k in d]
+    if any(float(P.min()) < apart for P in probs):  # written 0.000: its −ln is no number to work on from
+        return "a probability that rounds to 0"
     for name in ("normalized_queries", "normalized_keys"):
         U = np.round(np.asarray(d[name], dtype=float), 9)
         if len({tuple(r) for r in U}) < len(U):
