@@ -303,3 +303,30 @@ def test_the_command_line_refuses_with_one_line(tmp_path: Any, cli: Any) -> None
     f.write_text('kind = "contrastive"\n[given]\nqueries = [[1, 0]]\nkeys = [[1, 0]]\ntemperature = 0\n')
     r = cli("solve", str(f))
     one_line_refusal(r, "bad.toml", "given.temperature")
+
+
+# ------------------------------------------------------------------ the LMS export
+
+
+def test_the_moodle_export_asks_every_entry_with_the_numbers_of_the_formula(cli: Any, tmp_path: Any) -> None:
+    """One numerical question per entry of every step, each question showing Q, K and τ; the answers
+    are the numpy formula's numbers rounded to the decimals asked (QTI: tests/test_qti.py's RUNS)."""
+    import tomllib
+    import xml.etree.ElementTree as ET
+
+    r = cli(
+        "generate", "--kind", "contrastive", "--count", "1", "--seed", "4", "--format", "moodle", "--out", str(tmp_path)
+    )
+    assert r.exit_code == 0, r.output
+    raw = tomllib.loads((tmp_path / "variant-01.toml").read_text())
+    g, decimals = raw["given"], raw["settings"]["decimals"]
+    ref = reference(g["queries"], g["keys"], g["temperature"])
+    want = sorted(round(float(x), decimals) for v in ref.values() for x in np.ravel(v))
+    questions = [
+        q for q in ET.parse(tmp_path / "quiz.xml").getroot().findall("question") if q.get("type") == "numerical"
+    ]
+    got = sorted(float(q.findtext("answer/text") or "nan") for q in questions)
+    np.testing.assert_allclose(got, want, atol=0.6 * 10.0**-decimals)
+    for q in questions:
+        text = q.findtext("questiontext/text") or ""
+        assert 'title="queries"' in text and 'title="keys"' in text and "τ: the temperature" in text

@@ -36,6 +36,7 @@ def inputs(p: Problem) -> list[Input]:
     return [
         Input("queries", "Q", d.queries.floats, None, role="the queries (images), one per row"),
         Input("keys", "K", d.keys.floats, None, role="the keys (texts): key i is query i's positive"),
+        Input("temperature", "τ", np.asarray(node_float(d.temperature)), None, role="the temperature"),
     ]
 
 
