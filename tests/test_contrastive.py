@@ -194,9 +194,9 @@ def test_exact_and_float_agree(name: str) -> None:
 
 
 def test_exact_forms_by_hand() -> None:
-    """contrastive-clip.toml: ‖(3, 4)‖ = 5, ‖(−1, 1)‖ = √2, so S_33 = (0, 2)/2 · (−1, 1)/√2 = √2/2 and
-    Z_33 = √2; S_12 = (0.6, 0.8) · (0.8, −0.6) = 0; the first row's loss is ln(1 + e^−1.6 + e^(−2 − 0.2√2))
-    with Z_11 = 2, Z_12 = 0.4·... written out: Z_1 = [2, 0, 0.2√2] (q̃_1 = (0.6, 0.8), k̃_3 = (−1, 1)/√2)."""
+    """contrastive-clip.toml: ‖(3, 4)‖ = 5 and ‖(−1, 1)‖ = √2. q̃_1 = (0.6, 0.8) against k̃ = (0.6, 0.8),
+    (0.8, −0.6), (−1, 1)/√2 gives S_1 = [1, 0, 0.2/√2], so Z_1 = [2, 0, √2/5]; q̃_3 = (0, 1) gives
+    S_33 = 1/√2 and Z_33 = √2; the first row's loss is −ln(e² / (e² + 1 + e^(√2/5)))."""
     import sympy as sp
 
     d = solve_file("contrastive-clip.toml")
@@ -330,3 +330,22 @@ def test_the_moodle_export_asks_every_entry_with_the_numbers_of_the_formula(cli:
     for q in questions:
         text = q.findtext("questiontext/text") or ""
         assert 'title="queries"' in text and 'title="keys"' in text and "τ: the temperature" in text
+
+
+def test_logits_far_apart_give_finite_losses() -> None:
+    """τ = 10⁻⁴: a positive pair's probability underflows to 0 in floats, but its loss is finite
+    (logsumexp(z_i) − z_ii), as F.cross_entropy gives it."""
+    torch = pytest.importorskip("torch", reason="PyTorch is the oracle here (pip install torch==2.13.0)")
+    F = torch.nn.functional
+    g = {"queries": [[1, 0], [0.6, 0.8]], "keys": [[0.8, 0.6], [1, 0]], "temperature": 1e-4}
+    d = solve_raw(_case(g), exact=False)
+    Q = F.normalize(torch.tensor(g["queries"], dtype=torch.float64), dim=1)
+    K = F.normalize(torch.tensor(g["keys"], dtype=torch.float64), dim=1)
+    logits, labels = Q @ K.T / 1e-4, torch.arange(2)
+    assert float(np.min(d["row_probabilities"])) == 0.0  # the underflow this is about
+    np.testing.assert_allclose(d["row_losses"], F.cross_entropy(logits, labels, reduction="none").numpy(), rtol=1e-9)
+    np.testing.assert_allclose(
+        d["column_losses"], F.cross_entropy(logits.T, labels, reduction="none").numpy(), rtol=1e-9
+    )
+    clip = (F.cross_entropy(logits, labels) + F.cross_entropy(logits.T, labels)) / 2
+    assert d["loss"] == pytest.approx(clip.item(), rel=1e-9)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable, is_exact, to_float
+from ..arith import Chain, MistakeNotApplicable, holds_objects, is_exact, to_float
 from ..derivation import Divide, Formula, Input, Map, Norm, Product, Step
 from ..fmt import fmt
 from ..numbers import to_exact
@@ -177,11 +177,19 @@ def _mean_step(
 
 
 def _diagonal_losses(
-    chain: Chain, P: np.ndarray, step_id: str, sym: str, what: str, Psym: str = "P"
+    chain: Chain, P: np.ndarray, Z: np.ndarray, step_id: str, sym: str, what: str, Psym: str = "P"
 ) -> tuple[Formula, np.ndarray]:
+    """−ln P_ii; ``Z``: the logits whose rows P is the softmax of (Z for the rows, Zᵀ for the columns)."""
     n = P.shape[0]
     diag = np.asarray([P[i, i] for i in range(n)], dtype=P.dtype)
-    losses = chain.finish(step_id, simplify_log(np.asarray(-chain.log(diag), dtype=diag.dtype)))
+    losses = np.asarray(-chain.log(diag), dtype=diag.dtype)
+    if not holds_objects(losses) and not np.all(np.isfinite(losses)):
+        # P_ii underflowed to 0 in floats (logits far apart): −ln P_ii = logsumexp(z_i) − z_ii, finite
+        z = to_float(Z)
+        top = z.max(axis=1)
+        lse = top + np.log(np.exp(z - top[:, None]).sum(axis=1))
+        losses = np.where(np.isfinite(losses), losses, lse - np.diag(z))
+    losses = chain.finish(step_id, simplify_log(losses))
     step = Formula(
         id=step_id, title=f"Losses of the {what}", formula=f"{sym}_i = −ln {Psym}_ii (the positive pair's probability)",
         latex="", symbol=sym, value=losses,
@@ -237,7 +245,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             explain="Query i's probability of each key: the softmax of row i of the logits.",
         )
     )  # fmt: skip
-    step, rows = _diagonal_losses(chain, P, "row_losses", "l", "rows")
+    step, rows = _diagonal_losses(chain, P, Z, "row_losses", "l", "rows")
     steps.append(step)
     step, row_loss = _mean_step(
         chain, rows, "row_loss", "The row loss (query → key)", "L_rows", "l_i",
@@ -262,7 +270,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             explain="Key j's probability of each query: the softmax of column j of the logits, written as row j.",
         )
     )  # fmt: skip
-    step, cols = _diagonal_losses(chain, C, "column_losses", "l′", "columns", "P′")
+    step, cols = _diagonal_losses(chain, C, Z.T, "column_losses", "l′", "columns", "P′")
     steps.append(step)
     step, col_loss = _mean_step(
         chain, cols, "column_loss", "The column loss (key → query)", "L_columns", "l′_j",
