@@ -316,6 +316,19 @@ BUILTIN: dict[str, KindEntry] = {
             convention="row",
             plot_step="weights",
         ),
+        # issue 40: InfoNCE and CLIP's symmetric contrastive loss (its own modules)
+        KindEntry(
+            "contrastive",
+            "attncalc.schema.contrastive:CONTRASTIVE",
+            "attncalc.parse.contrastive:parse",
+            "attncalc.mechanisms.contrastive",
+            "attncalc.schema.contrastive:STEP_IDS",
+            "attncalc.schema.contrastive:TEMPLATE",
+            "attncalc.homework.contrastive:DRAWER",
+            header="attncalc.mechanisms.contrastive:header",
+            data=f"{_P}.contrastive:Contrastive",
+            convention="row",
+        ),
     )
 }
 

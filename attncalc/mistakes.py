@@ -102,6 +102,11 @@ MISTAKES: dict[str, str] = {
     "online_rescale_flipped": "the rescale was exp(m_b − m_(b−1)), the sign flipped: it must be exp(m_(b−1) − m_b), at most 1",
     "logsumexp_no_max": "the maximum was left out of the logsumexp: L = ln l instead of m + ln l",
     "online_output_not_divided": "the running output was not divided by the sum l at the end: O = O_last instead of O_last / l",
+    # kind contrastive (its wrong axis is softmax_wrong_axis: the softmax down each column for a row's)
+    "contrastive_no_temperature": "the temperature was left out: the logits were the similarities S, not S / τ",
+    "contrastive_temperature_multiplied": "the similarities were multiplied by the temperature (S · τ) instead of divided (S / τ)",
+    "contrastive_rows_not_normalised": "the rows were not normalised: q_i (or k_j) was used where q_i / ‖q_i‖ is asked",
+    "contrastive_sum_for_mean": "the losses were summed where their mean is asked (divide the sum by N, or by 2 for the two directions)",
     # the modern layer (issue 30): RMSNorm, SwiGLU, sliding windows, top-k with top-p
     "rms_mean_subtracted": "RMSNorm was computed as LayerNorm: the mean was subtracted and the variance used for the mean square",
     "rms_eps_outside": "ε was added outside the root: x / (√ms + ε) instead of x / √(ms + ε)",

@@ -32,6 +32,7 @@ RUNS = {
     "seq2seq": ["--kind", "seq2seq", "--attention", "bahdanau", "--cell", "lstm"],
     "sequence": ["--kind", "sequence", "--values", "mixed"],
     "similarity": ["--kind", "similarity", "--decimals", "2"],
+    "contrastive": ["--kind", "contrastive", "--tokens", "3"],
 }
 
 

@@ -244,6 +244,11 @@ FILES: dict[str, str] = {
     "window_too_wide": "layer-llama.toml",
     "window_too_narrow": "layer-llama.toml",
     "top_p_before_top_k": "decode-top-k-top-p.toml",
+    # kind contrastive (their arithmetic: tests/test_contrastive_check.py)
+    "contrastive_no_temperature": "contrastive-clip.toml",
+    "contrastive_temperature_multiplied": "contrastive-clip.toml",
+    "contrastive_rows_not_normalised": "contrastive-clip.toml",
+    "contrastive_sum_for_mean": "contrastive-clip.toml",
 }
 
 
