@@ -58,7 +58,7 @@ def slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: in
             label += f" ({rows[idx[0]]})"
         line = f"{label} = {rhs} = {right}, not {wrote}" if rhs else f"{label} = {right}, not {wrote}"
         at = own if own >= 0 else k  # a slip is recognised at the precision the entry was written with
-        if isinstance(mine_step, Product):
+        if isinstance(mine_step, Product) and bool(np.any(given[np.isfinite(given)] != 0)):  # (all zeros: no guess)
             culprit = _single_product(mine_step, idx, float(given[idx]) - float(value[idx]), k, at)
             if culprit:
                 line += f" ({culprit})"
