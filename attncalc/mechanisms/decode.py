@@ -180,22 +180,23 @@ def _filter(
     else:
         nodes = c.distribution.nodes.ravel()
         order = decide.descending([float(x) for x in pf], functools.cache(lambda i: decide.exact_values([nodes[i]])[0]))
-    sorted_ = chain.finish("sorted", np.asarray([probs[i] for i in order], dtype=probs.dtype))
     sorted_labels = tuple(labels[i] for i in order)
     steps.append(
-        Arrange(
-            id="sorted",
+        chain.step(
+            Arrange,
+            "sorted",
+            np.asarray([probs[i] for i in order], dtype=probs.dtype),
             title="Probabilities, largest first",
             formula="p sorted in descending order",
             latex=r"p_{(1)} \ge p_{(2)} \ge \dots",
             symbol="p_sorted",
-            value=sorted_,
             rows=sorted_labels,
             source="the probabilities, largest first (ties: the earlier vocabulary entry first)",
             ranked=True,
             explain="Both filters keep the most probable tokens, so they start from the sorted distribution.",
         )
     )
+    sorted_ = steps[-1].value
     cut_note = ""
     source = probs  # what the kept tokens' probabilities are renormalised from
     k_first = f.k if isinstance(f, TopP) else None  # top-p after top-k (Hugging Face's order)
