@@ -366,10 +366,14 @@ class Chain:
         return out
 
     # -- step boundary -------------------------------------------------------------------
-    def step(self, cls: Callable[..., S], step_id: str, x: np.ndarray, **fields: Any) -> S:
+    def step(
+        self, cls: Callable[..., S], step_id: str, x: np.ndarray, *, shape: tuple[int, ...] | None = None, **fields: Any
+    ) -> S:
         """The step ``cls`` of value ``x`` finished under ``step_id`` (:meth:`finish`): the id is written
-        once, so the id the step is shown and graded by is the one its value (or an answer) is read under."""
-        return cls(id=step_id, value=self.finish(step_id, x), **fields)
+        once, so the id the step is shown and graded by is the one its value (or an answer) is read under.
+        ``shape``: the finished value reshaped for the step (a loss of one entry shown as one number)."""
+        value = self.finish(step_id, x)
+        return cls(id=step_id, value=value if shape is None else value.reshape(shape), **fields)
 
     def finish(self, step_id: str, x: np.ndarray) -> np.ndarray:
         """Called on every step's result: rounds (hand) or checks size (exact), then applies overrides."""

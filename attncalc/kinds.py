@@ -1,18 +1,26 @@
-"""The one table of kinds: where everything about a kind is found.
+"""The registry of kinds: where everything about a kind is found. Public API: :data:`KINDS`,
+:class:`KindEntry`, :data:`BUILTIN` and the helpers below (docs/contributing.md, "Adding a kind").
+
+:data:`KINDS` maps each kind's name to its :class:`KindEntry`: the built-in kinds of :data:`BUILTIN`
+(the table below), then the plugin kinds other installed distributions declare in the entry-point group
+``attncalc.kinds`` (:mod:`attncalc.plugins`; ``KINDS.origin(kind)`` names the distribution), read the
+first time a kind is asked for. A plugin cannot replace a built-in kind.
 
 Each entry names, by module path (``"module:attribute"``), the kind's schema declaration, its
 parser, its mechanism, its step ids, its ``attncalc new`` template and its homework drawer (an
-:class:`attncalc.homework.base.Drawer`, or ``None``: ``attncalc generate`` does not cover the kind). The paths are strings, loaded only
-when asked for, so that ``attncalc --help`` and ``attncalc list`` import neither numpy nor sympy.
-``parse_problem``, the mechanisms' table, ``attncalc new``, ``list``, ``schema`` and ``generate``
-read this table.
+:class:`attncalc.homework.base.Drawer`, or ``None``: ``attncalc generate`` does not cover the kind). The
+paths are strings, loaded only when asked for, so that ``attncalc --help`` and ``attncalc list`` import
+neither numpy nor sympy. ``parse_problem``, the mechanisms' table, ``attncalc new``, ``list``, ``schema``
+and ``generate`` read this table, and the top-level and ``[settings]`` keys a file may use are read from
+its declarations.
 
-Adding a kind (docs/contributing.md walks through it; tests/test_new_kind.py does it with a fixture):
-declare its file in ``attncalc/schema/``, write its parser, its mechanism (``inputs`` and ``run``),
-its step ids, its template, its header line and its homework drawer in modules of its own; then add
-one entry here. The optional fields (convention, plot_step, entry_name, recurrent) say what other
-modules used to find by the kind's name; ``data`` names the payload class its parser puts in
-``Problem.data`` (``parse_problem`` checks it).
+Adding a kind (docs/contributing.md walks through it; tests/test_new_kind.py does it with a fixture, and
+tests/test_plugin_kind.py installs a plugin kind): declare its file, write its parser, its mechanism
+(``inputs`` and ``run``), its step ids, its template, its header line and its homework drawer in modules
+of its own; then add one entry to :data:`BUILTIN`, or name it in an entry point. The optional fields
+(convention, plot_step, entry_name, tables, recurrent, mistakes, elementwise) say what other modules
+used to find by the kind's name; ``data`` names the payload class its parser puts in ``Problem.data``
+(``parse_problem`` checks it).
 """
 
 from __future__ import annotations

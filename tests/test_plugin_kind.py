@@ -158,6 +158,18 @@ def test_solve_in_every_format(venv: Venv) -> None:
     assert _values(json.loads(venv.attncalc("solve", "wide.toml", "-f", "json").stdout))["margins"] == [2, 0]
 
 
+def test_the_pdf_sheet_and_the_plot(venv: Venv) -> None:
+    """The kind's notation (ẑ) goes through pdflatex; plot draws one of its steps (it names no default)."""
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed (CI installs it)")
+    venv.attncalc("solve", "h.toml", "-f", "pdf", "-o", "h.pdf")
+    assert (venv.cwd / "h.pdf").read_bytes().startswith(b"%PDF")
+    err = venv.attncalc("plot", "h.toml", "-o", "h.svg", code=2).stderr
+    assert "no attention weights" in err and "margins" in err  # no plot_step: the steps it could draw
+    venv.attncalc("plot", "h.toml", "--step", "losses", "-o", "h.svg")
+    assert "<svg" in (venv.cwd / "h.svg").read_text(encoding="utf-8")
+
+
 def test_a_setting_of_another_kind_and_a_bad_value_are_refused_in_one_line(venv: Venv) -> None:
     path = venv.cwd / "bad.toml"
     base = (venv.cwd / "h.toml").read_text(encoding="utf-8")

@@ -67,3 +67,32 @@ def test_an_answer_is_read_under_the_steps_id(name: str, problem: Problem) -> No
         asked += 1
         np.testing.assert_allclose(np.asarray(carried[s.id].value, dtype=float), answer, err_msg=s.id)
     assert asked, "no step could be asked"
+
+
+def test_no_mechanism_writes_a_step_id_twice() -> None:
+    """No function of attncalc/ names the same step id, a string or an f-string, both where it finishes
+    a value (``.finish("id", ...)``) and where it builds the step (``id="id"``): ``Chain.step`` takes it
+    once. (An id held in a variable is written once where the variable is set.)"""
+    import ast
+
+    root = Path(__file__).resolve().parent.parent / "attncalc"
+    twice = []
+    for path in sorted(root.rglob("*.py")):
+        for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            finished, built = set(), set()
+            for node in ast.walk(fn):
+                if not isinstance(node, ast.Call):
+                    continue
+                if isinstance(node.func, ast.Attribute) and node.func.attr == "finish" and node.args:
+                    first = node.args[0]
+                    if isinstance(first, (ast.Constant, ast.JoinedStr)):
+                        finished.add(ast.unparse(first))
+                built |= {
+                    ast.unparse(k.value)
+                    for k in node.keywords
+                    if k.arg == "id" and isinstance(k.value, (ast.Constant, ast.JoinedStr))
+                }
+            twice += [f"{path.relative_to(root.parent)}:{fn.name}: {i}" for i in sorted(finished & built)]
+    assert not twice, twice

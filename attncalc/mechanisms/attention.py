@@ -348,26 +348,23 @@ def _head(p: Problem, h: Head, chain: Chain, q: np.ndarray, c: np.ndarray) -> li
         )
         u = steps[-1].value
         W_c = chain.weight(h.W_c)
-        if row:
-            m = chain.finish("combined_projection", chain.matmul(u, W_c))
-            left, right, first = u, W_c, "left"
-        else:
-            m = chain.finish("combined_projection", chain.matmul(W_c, u))
-            left, right, first = W_c, u, "left"
+        left, right = (u, W_c) if row else (W_c, u)
         steps.append(
-            Product(
-                id="combined_projection",
+            chain.step(
+                Product,
+                "combined_projection",
+                chain.matmul(left, right),
                 title="Projection of the combined vector",
                 formula="m = u W_c" if row else "m = W_c u",
                 latex="m = u W_c" if row else "m = W_c u",
                 symbol="m",
-                value=m,
                 left=left,
                 right=right,
-                first=first,
+                first="left",
                 explain="W_c mixes the context and the decoder state into m, the input of tanh.",
             )
         )
+        m = steps[-1].value
         steps.append(
             chain.step(
                 Map,

@@ -137,31 +137,29 @@ def run(p: Problem, chain: Chain) -> list[Step]:
 
     counts_c, clipped_c = chain.coerce(counts, clipped)
     with np.errstate(divide="ignore", invalid="ignore"):
-        prec = chain.finish("precisions", np.asarray(clipped_c / counts_c, dtype=counts_c.dtype))
-    steps.append(
-        Formula(
-            id="precisions",
-            title="Modified n-gram precisions",
-            formula="p_n = m_n / c_n",
-            latex=r"p_n = m_n / c_n",
-            symbol="p",
-            value=prec,
-            rows=orders,
-            written=tuple(f"{_num(clipped_c[n], dec)} / {_num(counts_c[n], dec)}" for n in range(N)),
-            explain="The share of the candidate's n-grams that the references vouch for.",
+        steps.append(
+            chain.step(
+                Formula,
+                "precisions",
+                np.asarray(clipped_c / counts_c, dtype=counts_c.dtype),
+                title="Modified n-gram precisions",
+                formula="p_n = m_n / c_n",
+                latex=r"p_n = m_n / c_n",
+                symbol="p",
+                rows=orders,
+                written=tuple(f"{_num(clipped_c[n], dec)} / {_num(counts_c[n], dec)}" for n in range(N)),
+                explain="The share of the candidate's n-grams that the references vouch for.",
+            )
         )
-    )
+    prec = steps[-1].value
 
     lengths = [len(ref) for ref in refs]
     r = closest_length(c, lengths)
     if c > r:
-        bp = chain.finish("brevity_penalty", np.asarray(chain.const(lambda: _one(), 1.0), dtype=_dtype(chain)))
+        bp: np.ndarray = np.asarray(chain.const(lambda: _one(), 1.0), dtype=_dtype(chain))
         bp_text = "1 (c > r)"
     else:
-        bp = chain.finish(
-            "brevity_penalty",
-            np.asarray(chain.const(lambda: _exp_ratio(r, c), math.exp(1 - r / c)), dtype=_dtype(chain)),
-        )
+        bp = np.asarray(chain.const(lambda: _exp_ratio(r, c), math.exp(1 - r / c)), dtype=_dtype(chain))
         bp_text = f"exp(1 − {r}/{c})"
     tie = sorted({n for n in lengths if abs(n - c) == abs(r - c)})
     closest = f"c = {c} tokens; r = {r}, " + (
@@ -172,18 +170,20 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     )
     closest += ": c > r, no penalty." if c > r else ": c is not above r, so BP = exp(1 − r/c)."
     steps.append(
-        Formula(
-            id="brevity_penalty",
+        chain.step(
+            Formula,
+            "brevity_penalty",
+            bp,
             title="Brevity penalty",
             formula="BP = 1 if c > r, else exp(1 − r/c)",
             latex=r"BP = \begin{cases} 1 & c > r \\ e^{1 - r/c} & c \le r \end{cases}",
             symbol="BP",
-            value=bp,
             written=bp_text,
             explain="Precision alone rewards short candidates; BP penalises a candidate shorter than its reference.",
             note=closest,
         )
     )
+    bp = steps[-1].value
 
     w = chain.given(b.weights)
     prec_w, w = chain.coerce(prec, w)
@@ -191,7 +191,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     zero = [n + 1 for n in range(N) if pf[n] <= 0]
     log_terms = " + ".join(f"{_num(w[n], dec)}·ln({_num(prec_w[n], dec)})" for n in range(N))
     if zero:
-        log_mean = chain.finish("log_mean", np.asarray(_neg_inf(chain, prec_w), dtype=prec_w.dtype))
+        log_mean = np.asarray(_neg_inf(chain, prec_w), dtype=prec_w.dtype)
         why = (
             f"p_{zero[0]} = 0, and ln 0 = −∞: without smoothing one order with no match makes BLEU 0 "
             "(Papineni et al. 2002; smoothing methods exist for sentence BLEU, but are not applied here)."
@@ -200,21 +200,23 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         acc: object = _zero(prec_w)
         for n in range(N):
             acc = acc + w[n] * chain.log(prec_w[n : n + 1])[0]  # type: ignore[operator]
-        log_mean = chain.finish("log_mean", np.asarray(acc, dtype=prec_w.dtype))
+        log_mean = np.asarray(acc, dtype=prec_w.dtype)
         why = ""
     steps.append(
-        Formula(
-            id="log_mean",
+        chain.step(
+            Formula,
+            "log_mean",
+            log_mean,
             title="Weighted mean of the log precisions",
             formula="S = Σ_n w_n ln p_n",
             latex=r"S = \sum_n w_n \ln p_n",
             symbol="S",
-            value=log_mean,
             written=log_terms,
             explain="The geometric mean of the precisions, in logarithms: with w_n = 1/N, (1/N) Σ ln p_n.",
             note=why,
         )
     )
+    log_mean = steps[-1].value
 
     bp_v, lm = chain.coerce(np.asarray(bp).reshape(1), np.asarray(log_mean).reshape(1))
     if chain.mistake == "bleu_no_bp":

@@ -72,16 +72,17 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     d = p.payload(Bpe)
     words = tuple(w for w, _ in d.words)
     steps: list[Step] = []
-    counts = chain.finish("words", whole_numbers(chain, [n for _, n in d.words]))
+    given = whole_numbers(chain, [n for _, n in d.words])
     if d.from_corpus:
         steps.append(
-            Formula(
-                id="words",
+            chain.step(
+                Formula,
+                "words",
+                given,
                 title="Word counts",
                 formula="n(w) = how often the word w occurs in the corpus (split on whitespace)",
                 latex=r"n(w) = \#\{\text{occurrences of } w\}",
                 symbol="n",
-                value=counts,
                 rows=words,
                 written=tuple(str(n) for _, n in d.words),
                 explain="BPE never merges across words: the corpus is split on whitespace, and each distinct "
@@ -90,17 +91,19 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         )
     else:
         steps.append(
-            Stated(
-                id="words",
+            chain.step(
+                Stated,
+                "words",
+                given,
                 title="Word counts",
                 formula="n(w), as given",
                 latex=r"n(w)",
                 symbol="n",
-                value=counts,
                 rows=words,
                 explain="Each distinct word is worked once, weighted by how often it occurs.",
             )
         )
+    counts = steps[-1].value
     weights = _whole(counts)
     segs = [algo.symbols(w, d.end_of_word) for w in words]
     learned: list[algo.Pair] = []

@@ -351,13 +351,14 @@ def tex_entry(symbol: str, index: str) -> str:
 
 def temperature_step(chain: Chain, z: np.ndarray, T: Any, T_float: float, labels: Any, explain: str) -> Map:
     """The logits divided by the temperature (softmax and decode): z_i / T, as step ``scaled_logits``."""
-    return Map(
-        id="scaled_logits",
+    return chain.step(
+        Map,
+        "scaled_logits",
+        z / T,
         title="Logits divided by the temperature",
         formula=f"z_i / T, T = {T_float:g}",
         latex=rf"z_i / T,\ T = {T_float:g}",
         symbol="z/T",
-        value=chain.finish("scaled_logits", z / T),
         rows=labels,
         fn="divide",
         arg=z,

@@ -162,6 +162,13 @@ def _argmax(c: Draw, chain: Chain, probs: np.ndarray) -> int:
     return near[best]
 
 
+def _with_parts(step: Add, cum: np.ndarray, added: np.ndarray) -> Add:
+    """A running sum's step with its two parts: the sum before each entry (from the sum as finished,
+    an answer in its place under check) and the entry added."""
+    before = np.concatenate([np.zeros(1, dtype=cum.dtype), cum[:-1]]).astype(cum.dtype)
+    return dataclasses.replace(step, parts=(before, added))
+
+
 def _filter(
     d: Decode,
     f: TopK | TopP,
@@ -180,22 +187,23 @@ def _filter(
     else:
         nodes = c.distribution.nodes.ravel()
         order = decide.descending([float(x) for x in pf], functools.cache(lambda i: decide.exact_values([nodes[i]])[0]))
-    sorted_ = chain.finish("sorted", np.asarray([probs[i] for i in order], dtype=probs.dtype))
     sorted_labels = tuple(labels[i] for i in order)
     steps.append(
-        Arrange(
-            id="sorted",
+        chain.step(
+            Arrange,
+            "sorted",
+            np.asarray([probs[i] for i in order], dtype=probs.dtype),
             title="Probabilities, largest first",
             formula="p sorted in descending order",
             latex=r"p_{(1)} \ge p_{(2)} \ge \dots",
             symbol="p_sorted",
-            value=sorted_,
             rows=sorted_labels,
             source="the probabilities, largest first (ties: the earlier vocabulary entry first)",
             ranked=True,
             explain="Both filters keep the most probable tokens, so they start from the sorted distribution.",
         )
     )
+    sorted_ = steps[-1].value
     cut_note = ""
     source = probs  # what the kept tokens' probabilities are renormalised from
     k_first = f.k if isinstance(f, TopP) else None  # top-p after top-k (Hugging Face's order)
@@ -210,22 +218,21 @@ def _filter(
         if k_first is not None:  # top-p renormalises what top-k left, q (the answerer's own q, under check)
             source = np.empty(base.shape, dtype=base.dtype)
             source[np.asarray(order)] = base
-        cum = chain.finish("cumulative", np.asarray(np.cumsum(base), dtype=base.dtype))
-        steps.append(
-            Add(
-                id="cumulative",
-                title="Running sum of the sorted probabilities" + (" of the top k" if both else ""),
-                formula="P_(j) = P_(j−1) + q_(j)" if both else "P_(j) = P_(j−1) + p_(j)",
-                latex=r"P_{(j)} = P_{(j-1)} + q_{(j)}" if both else r"P_{(j)} = P_{(j-1)} + p_{(j)}",
-                symbol="P",
-                value=cum,
-                rows=sorted_labels,
-                parts=(np.concatenate([np.zeros(1, dtype=cum.dtype), cum[:-1]]).astype(cum.dtype), base),
-                part_names=("P_(j−1)", "q_(j)" if both else "p_(j)"),
-                explain="How much probability the j most probable tokens hold together"
-                + (" (of the top k, renormalised: the tokens after the k-th add 0)." if both else "."),
-            )
+        running = chain.step(
+            Add,
+            "cumulative",
+            np.asarray(np.cumsum(base), dtype=base.dtype),
+            title="Running sum of the sorted probabilities" + (" of the top k" if both else ""),
+            formula="P_(j) = P_(j−1) + q_(j)" if both else "P_(j) = P_(j−1) + p_(j)",
+            latex=r"P_{(j)} = P_{(j-1)} + q_{(j)}" if both else r"P_{(j)} = P_{(j-1)} + p_{(j)}",
+            symbol="P",
+            rows=sorted_labels,
+            part_names=("P_(j−1)", "q_(j)" if both else "p_(j)"),
+            explain="How much probability the j most probable tokens hold together"
+            + (" (of the top k, renormalised: the tokens after the k-th add 0)." if both else "."),
         )
+        cum = running.value  # its parts: the running sum before each token (as carried), and the token's own
+        steps.append(_with_parts(running, cum, base))
         p_val = to_exact(f.p) if is_exact(cum) else node_float(f.p)
         prior = [0 * cum[0], *list(cum[:-1])]  # the running sum before each sorted token
         # exact forms compare exactly; floats as decide says, so that 0.7 + 0.2 (0.8999999999999999) reaches
@@ -336,21 +343,22 @@ def _draw(
     filtered: bool,
     exact: Callable[[], list[Any] | None],
 ) -> list[Step]:
-    cum = chain.finish("draw_cumulative", np.asarray(np.cumsum(dist), dtype=dist.dtype))
     name = "p'" if filtered else "p"
-    step = Add(
-        id="draw_cumulative",
+    step = chain.step(
+        Add,
+        "draw_cumulative",
+        np.asarray(np.cumsum(dist), dtype=dist.dtype),
         title="Running sum in vocabulary order (the CDF)",
         formula=f"F_i = F_(i−1) + {name}_i",
         latex=rf"F_i = F_{{i-1}} + {name}_i",
         symbol="F",
-        value=cum,
         rows=labels,
-        parts=(np.concatenate([np.zeros(1, dtype=cum.dtype), cum[:-1]]).astype(cum.dtype), dist),
         part_names=("F_(i−1)", f"{name}_i"),
         explain="Token i owns the stretch from F_(i−1) to F_i of [0, 1): a uniform u lands in it with probability "
         f"{name}_i.",
     )
+    cum = step.value
+    step = _with_parts(step, cum, dist)
     note = ""
     if is_exact(cum):
         u = to_exact(u_node)

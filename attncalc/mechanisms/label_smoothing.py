@@ -75,15 +75,16 @@ def smoothed_steps(
     q = steps[0].value
     neg_log = simplify_log(-chain.log(probs))
     q_c, neg_log = chain.coerce(np.asarray(q), neg_log)
-    loss = chain.finish("loss", simplify_log(np.asarray([sum(q_c[i] * neg_log[i] for i in range(K))]))).reshape(())
     steps.append(
-        Product(
-            id="loss",
+        chain.step(
+            Product,
+            "loss",
+            simplify_log(np.asarray([sum(q_c[i] * neg_log[i] for i in range(K))])),
+            shape=(),
             title="Cross-entropy with the smoothed target",
             formula="L = −Σ_i q_i ln p_i = Σ_i q_i · (−ln p_i)",
             latex=r"L = -\sum_i q_i \ln p_i",
             symbol="L",
-            value=loss,
             left=q_c,
             right=neg_log,
             explain="Every class's −ln p_i counts, weighted by its share of the smoothed target: a model is "

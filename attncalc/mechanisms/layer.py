@@ -252,19 +252,19 @@ def _layer_norm(
     eps_text = fmt(node_float(eps_node), 12)
     root = chain.sqrt(np.asarray(var + eps, dtype=var.dtype))
     xn = (x - mean[:, None]) / root[:, None] if axis == 1 else (x - mean[None, :]) / root[None, :]
-    xn = chain.finish(f"norm{k}.normalized", np.asarray(xn, dtype=x.dtype))
 
     def at(a: np.ndarray, i: int, j: int) -> Any:
         return a[i] if axis == 1 else a[j]
 
     steps.append(
-        Formula(
-            id=f"norm{k}.normalized",
+        chain.step(
+            Formula,
+            f"norm{k}.normalized",
+            np.asarray(xn, dtype=x.dtype),
             title=f"LayerNorm {k}: normalised",
             formula=f"z_ij = (x_ij − μ_i) / √(σ²_i + ε), ε = {eps_text}",
             latex=r"z_{ij} = \frac{x_{ij} - \mu_i}{\sqrt{\sigma^2_i + \varepsilon}}",
             symbol="z",
-            value=xn,
             rows=tok,
             written=_Lazy(
                 lambda ij, dec: (
@@ -276,6 +276,7 @@ def _layer_norm(
             explain="Each row now has mean 0 and variance about 1 (ε keeps the root away from 0).",
         )
     )
+    xn = steps[-1].value
     gamma, beta = chain.coerce(chain.given(gb[0]), chain.given(gb[1]))
     xn_c, gamma = chain.coerce(xn, gamma)
     xn_c, beta = chain.coerce(xn_c, beta)

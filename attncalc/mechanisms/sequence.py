@@ -50,16 +50,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     losses = []
     for t in range(1, T + 1):
         p_t = probs[t - 1 : t]
-        loss = chain.finish(f"{t}.loss", simplify_log(-chain.log(p_t)).reshape(()))
-        losses.append(loss)
         steps.append(
-            Loss(
-                id=f"{t}.loss",
+            chain.step(
+                Loss,
+                f"{t}.loss",
+                simplify_log(-chain.log(p_t)).reshape(()),
                 title=f"Cross-entropy at step {t}",
                 formula=f"L_{t} = −ln p_{t}({labels[t - 1]})",
                 latex="",
                 symbol=f"L_{t}",
-                value=loss,
                 prob=float(to_float(p_t)[0]),
                 target=t - 1,  # written p_t: the given probability of step t
                 label=labels[t - 1],
@@ -68,6 +67,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 else "",
             )
         )
+        losses.append(steps[-1].value)
     chosen = [probs[t] for t in range(T)]
     steps.extend(totals(chain, chosen, losses, [f"p_{t}({w})" for t, w in enumerate(labels, 1)]))
     total = steps[-1].value
@@ -90,20 +90,21 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     mean = steps[-1].value
     if chain.mistake == "perplexity_base_2":  # 2^(mean loss): the nats read as bits
         two = chain.const(_two, 2.0)
-        ppl = chain.finish("perplexity", np.asarray(two ** mean.item(), dtype=mean.dtype))
+        ppl = np.asarray(two ** mean.item(), dtype=mean.dtype)
     elif chain.mistake == "mean_of_perplexities":  # the mean of the per-step 1/p_t
         inverse = [1 / probs[t] for t in range(T)]
-        ppl = chain.finish("perplexity", np.asarray(sum(inverse[1:], start=inverse[0]) / T, dtype=probs.dtype))
+        ppl = np.asarray(sum(inverse[1:], start=inverse[0]) / T, dtype=probs.dtype)
     else:
-        ppl = chain.finish("perplexity", chain.exp(mean.reshape(1)).reshape(()))
+        ppl = chain.exp(mean.reshape(1)).reshape(())
     steps.append(
-        Map(
-            id="perplexity",
+        chain.step(
+            Map,
+            "perplexity",
+            ppl,
             title="Perplexity",
             formula="PPL = exp(L / T)",
             latex="",
             symbol="PPL",
-            value=ppl,
             fn="exp",
             arg=mean,
             explain="Perplexity is exp of the mean loss per token, 1 / P(y)^(1/T): the number of equally likely "

@@ -76,15 +76,16 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     label = labels[t] if labels else str(t)
     p_t = probs[t]
     loss_value = -chain.log(np.asarray([p_t], dtype=probs.dtype))
-    loss = chain.finish("loss", simplify_log(loss_value)).reshape(())
     steps.append(
-        Loss(
-            id="loss",
+        chain.step(
+            Loss,
+            "loss",
+            simplify_log(loss_value),
+            shape=(),
             title="Cross-entropy loss",
             formula=f"L = −ln p_target, target = {label}",
             latex=rf"L = -\ln p_{{\text{{{label}}}}}",
             symbol="L",
-            value=loss,
             prob=float(to_float(np.asarray([p_t]))[0]),
             target=t,
             label=label,

@@ -54,24 +54,24 @@ def clip(chain: Chain, grads: list[Grad], training: Training) -> tuple[list[Step
     if chain.mistake == "clip_weights_only":  # the biases' gradients left out of the norm
         normed = [v for g, v in zip(grads, values, strict=True) if not g.name.startswith("b")]
     flat = np.concatenate([np.asarray(v).reshape(-1) for v in normed])
-    norm = _norm(chain, flat)
-    norm = chain.finish("grad_norm", norm)
     names = " + ".join(f"Σ (∂L/∂{g.name})²" for g in grads)
-    c_float = node_float(training.clip_norm)
-    c = chain.number(lambda: to_exact(training.clip_norm), c_float)
     steps: list[Step] = [
-        Norm(
-            id="grad_norm",
+        chain.step(
+            Norm,
+            "grad_norm",
+            _norm(chain, flat),
             title="Norm of the gradients together",
             formula=f"‖g‖ = √({names})",
             latex="",
             symbol="‖g‖",
-            value=norm,
             arg=flat,
             explain="Clipping looks at every gradient being updated as one long vector: its L2 norm, "
             "as torch.nn.utils.clip_grad_norm_ computes it.",
         )
     ]
+    norm = steps[0].value
+    c_float = node_float(training.clip_norm)
+    c = chain.number(lambda: to_exact(training.clip_norm), c_float)
     steps.append(
         chain.step(
             Map,
