@@ -167,7 +167,7 @@ def questions(d: Derivation, variant: int) -> list[Question]:
         if isinstance(step.value, str):  # a label, or tokens as one string (JSON gives tokens as a list)
             s = {**s, "shown": step.shown if isinstance(step.shown, str) else step.value}
         if isinstance(step, Argmax):
-            entries: tuple[Number | Choice, ...] = _choices(d, step)
+            entries: tuple[Number | Choice, ...] = tuple(_seeded(c, variant, s["id"]) for c in _choices(d, step))
         else:
             entries = tuple(_numbers(d, step, s["shown"], plain, on_truth, keyed, chains, named.get(step.id, [])))
         out.append(
@@ -187,6 +187,19 @@ def questions(d: Derivation, variant: int) -> list[Question]:
             )
         )
     return out
+
+
+def _seeded(c: Choice, variant: int, step_id: str) -> Choice:
+    """The choice with its options in a seeded order (the LMS shuffles them again where it can): never
+    the key in its own order (a bpe rank k's right option k-th, the merges in the learned order); the same
+    the same order for the same set. The order follows from the variant, the step, what is asked
+    and the options themselves, so a re-drawn set gives the same bytes."""
+    import random
+
+    digest = hashlib.sha256(repr((variant, step_id, c.label, c.options)).encode("utf-8")).hexdigest()
+    order = list(c.options)
+    random.Random(int(digest[:16], 16)).shuffle(order)
+    return Choice(c.label, tuple(order), c.correct)
 
 
 def _choices(d: Derivation, step: Argmax) -> tuple[Choice, ...]:

@@ -70,7 +70,7 @@ def moodle_xml(derivations: list[Derivation], seed: int, tag: str | None = None,
                     out.append(
                         f'<question type="multichoice">{common}'
                         f'<questiontext format="html"><text>{cdata(text)}</text></questiontext>{solution}{grade}'
-                        "<single>true</single><shuffleanswers>false</shuffleanswers><answernumbering>none</answernumbering>"
+                        "<single>true</single><shuffleanswers>true</shuffleanswers><answernumbering>none</answernumbering>"
                         f"{answers}</question>"
                     )
                     continue

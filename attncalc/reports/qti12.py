@@ -74,7 +74,7 @@ def _item(ident: str, title: str, text: str, q: Question, e: Number | Choice, d:
             for lab, c in labels.items()
         )
         field = (
-            '<response_lid ident="response1" rcardinality="Single"><render_choice shuffle="No">'
+            '<response_lid ident="response1" rcardinality="Single"><render_choice shuffle="Yes">'
             f"{choices}</render_choice></response_lid>"
         )
         conditions = "".join(
