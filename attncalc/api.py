@@ -249,7 +249,11 @@ def generate(
         a[k] for k in ("kind", "count", "format", "detail", "force", "out", "seed")
     )
     dim = a["dim"] if a["dim"] is not None else default_dim(kind)
-    opts = Options(**{f.name: a[f.name] for f in fields(Options) if f.name != "dim"}, dim=dim)
+    opts = Options(
+        **{f.name: a[f.name] for f in fields(Options) if f.name not in ("dim", "one_shape")},
+        dim=dim,
+        one_shape=format in QUIZZES,  # a quiz's variants ask the same questions for the same points
+    )
     check_options(opts)  # count first: the folder's check lists count names
     from .render.timeline import check_detail
     from .reports.lms import check_name

@@ -427,6 +427,7 @@ def generate(
         activation=activation,
         norm=norm,
         top_k=top_k,
+        one_shape=format.value in ("moodle", "qti", "qti12"),  # a quiz's variants ask the same questions
     )
     try:
         folder = out_folder(out)

@@ -108,6 +108,11 @@ def generate(o: Options) -> Result:
                 d = solve(problem) if why is None else None
                 if d is not None:
                     why = draw.degeneracy(o, raw, d)
+            if why is None and d is not None and o.one_shape and out.derivations:
+                from .reports.lms import shape
+
+                if shape(d) != shape(out.derivations[0]):
+                    why = "another shape than variant 1 (an LMS quiz asks every variant the same questions)"
             if why is None and d is not None:
                 seen.add(key)
                 out.problems.append(raw)

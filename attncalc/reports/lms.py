@@ -189,6 +189,28 @@ def questions(d: Derivation, variant: int) -> list[Question]:
     return out
 
 
+def shape(d: Derivation) -> tuple[tuple[str, str, int, float], ...]:
+    """What a variant's quiz asks, in order: per step its id, whether it is a choice or a number, how many
+    entries are asked and the step's points (as :func:`questions` asks them, without working out the
+    accepted values). Two variants of one shape give the same questions, each worth the same points: a
+    quiz that draws one variant per student (QTI's selection, a Canvas question group, a Moodle random
+    slot) is then out of ``check``'s total for whichever variant it draws."""
+    p = d.problem
+    points = grading.step_points(p.grading, [s.id for s in d.steps], p.path, grading.copy_steps(d))
+    out = []
+    for step in d.steps:
+        if isinstance(step, Argmax):
+            out.append((step.id, "choice", len(_choices(d, step)), points[step.id]))
+            continue
+        if isinstance(step.value, str):
+            out.append((step.id, "label", 1, points[step.id]))
+            continue
+        with np.errstate(all="ignore"):
+            values = np.ravel(np.asarray(step.value, dtype=float))
+        out.append((step.id, "number", int(np.isfinite(values).sum()), points[step.id]))
+    return tuple(out)
+
+
 def _seeded(c: Choice, variant: int, step_id: str) -> Choice:
     """The choice with its options in a seeded order (the LMS shuffles them again where it can): never
     the key in its own order (a bpe rank k's right option k-th, the merges in the learned order); the same
