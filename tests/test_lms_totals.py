@@ -6,7 +6,8 @@ while QTI 2.1's test MAXSCORE was variant 1's and Canvas's question groups mixed
 points (Canvas takes the first item's) or held only some variants' items (asked of every student). A
 quiz's variants now ask the same questions for the same points. Each file is read as its importer
 reads it: QTI 2.1's test ``MAXSCORE`` and the items' ``MAXSCORE``s of the section a student is given;
-Moodle's ``defaultgrade``s per category; Canvas's quiz total from QTI 1.2 (per question group
+Moodle's quiz of one random question per category (each category one slot, every variant's question
+for it, of one ``defaultgrade``); Canvas's quiz total from QTI 1.2 (per question group
 ``points_per_item`` times the one item it picks, plus the items outside groups, as Canvas's
 ``assessment_test`` converter reads ``selection_ordering``).
 """
@@ -83,14 +84,27 @@ def _qti_totals(data: bytes) -> tuple[Decimal, list[Decimal]]:
     return _dec(best.findtext(f"{QTI}defaultValue/{QTI}value")), per
 
 
-def _moodle_totals(xml: str) -> list[Decimal]:
-    out: list[Decimal] = []
+def _moodle_totals(xml: str, count: int) -> tuple[Decimal, list[Decimal]]:
+    """A quiz of one random question per category (Moodle's random slot: the slot's mark is the
+    questions' default grade, the same for every question of the category) and, per variant, what its
+    questions are worth; every category must hold one question of each variant."""
+    quiz = Decimal(0)
+    per = [Decimal(0)] * count
+    slots: list[list[tuple[int, Decimal]]] = []
     for q in ET.fromstring(xml).findall("question"):
         if q.get("type") == "category":
-            out.append(Decimal(0))
-        else:
-            out[-1] += _dec(q.findtext("defaultgrade"))
-    return out
+            slots.append([])
+            continue
+        m = re.match(r"Variant ([0-9]+): ", q.findtext("name/text") or "")
+        assert m is not None
+        slots[-1].append((int(m.group(1)), _dec(q.findtext("defaultgrade"))))
+    for slot in slots:
+        assert sorted(k for k, _ in slot) == list(range(1, count + 1)), "a category without every variant"
+        assert len({g for _, g in slot}) == 1, "a category mixes points"
+        quiz += slot[0][1]
+        for k, g in slot:
+            per[k - 1] += g
+    return quiz, per
 
 
 def _canvas(data: bytes, count: int) -> tuple[Decimal, list[Decimal]]:
@@ -142,7 +156,8 @@ def test_each_variant_is_out_of_checks_total_in_every_lms(kind: str, extra: dict
     best, sections = _qti_totals(qti_zip(ds, seed))
     assert sections == totals, (sections, totals)
     assert all(best == t for t in totals), (best, totals)
-    assert _moodle_totals(moodle_xml(ds, seed)) == totals
+    quiz, per = _moodle_totals(moodle_xml(ds, seed), len(ds))
+    assert per == totals and all(quiz == t for t in totals), (quiz, per, totals)
     quiz, per = _canvas(qti12_zip(ds, seed), len(ds))
     assert per == totals and all(quiz == t for t in totals), (quiz, per, totals)
 
