@@ -316,8 +316,9 @@ def plot(
 
 # ------------------------------------------------------------------ the files `generate` writes
 
-FORMATS = ("markdown", "latex", "pdf", "html", "moodle", "qti", "qti12")
-QUIZZES = {"moodle": "quiz.xml", "qti": "qti.zip", "qti12": "qti12.zip"}  # the quiz file of each LMS format
+FORMATS = ("markdown", "latex", "pdf", "html", "moodle", "qti", "qti12", "ilias")
+# the quiz file of each LMS format
+QUIZZES = {"moodle": "quiz.xml", "qti": "qti.zip", "qti12": "qti12.zip", "ilias": "ilias.zip"}
 
 
 def homework_names(count: int, fmt: str) -> list[str]:
@@ -367,6 +368,10 @@ def homework_files(
         from .reports.qti12 import qti12_zip
 
         files["qti12.zip"] = qti12_zip(derivations, seed, _set_tag(problems, seed, set_name), set_name)
+    if fmt == "ilias":
+        from .reports.qti12 import ilias_zip
+
+        files["ilias.zip"] = ilias_zip(derivations, seed, _set_tag(problems, seed, set_name), set_name)
     return files
 
 

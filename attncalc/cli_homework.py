@@ -197,6 +197,7 @@ class GenFormat(StrEnum):
     moodle = "moodle"
     qti = "qti"
     qti12 = "qti12"
+    ilias = "ilias"
 
 
 def generate(
@@ -365,7 +366,8 @@ def generate(
             "--format",
             "-f",
             help="Sheets' format (moodle: a quiz.xml; qti: a QTI 2.1 package qti.zip for OpenOLAT, Canvas New "
-            "Quizzes; qti12: a QTI 1.2 package qti12.zip for Canvas classic quizzes, ILIAS; each with Markdown sheets).",
+            "Quizzes; qti12: a QTI 1.2 package qti12.zip for Canvas classic quizzes; ilias: ilias.zip for an ILIAS question "
+            "pool; each with Markdown sheets).",
         ),
     ] = GenFormat.markdown,
     name: Annotated[
@@ -427,7 +429,7 @@ def generate(
         activation=activation,
         norm=norm,
         top_k=top_k,
-        one_shape=format.value in ("moodle", "qti", "qti12"),  # a quiz's variants ask the same questions
+        one_shape=format.value in ("moodle", "qti", "qti12", "ilias"),  # a quiz's variants ask the same questions
     )
     try:
         folder = out_folder(out)
