@@ -353,6 +353,15 @@ def generate(
             "--top-k", min=1, help="decode, top-p: keep the top k first (Hugging Face's order).", show_default=False
         ),
     ] = None,
+    slip_share: Annotated[
+        float | None,
+        typer.Option(
+            "--slip-share",
+            help="The share of a step's points a named slip earns, 0 to 1 (written as [grading] slip: check and "
+            "every quiz give it; default 0).",
+            show_default=False,
+        ),
+    ] = None,
     count: Annotated[int, typer.Option("--count", help="How many variants.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="The seed: the same options and seed give the same files.")] = 0,
     values: Annotated[
@@ -429,6 +438,7 @@ def generate(
         activation=activation,
         norm=norm,
         top_k=top_k,
+        slip_share=slip_share,
         one_shape=format.value in ("moodle", "qti", "qti12", "ilias"),  # a quiz's variants ask the same questions
     )
     try:

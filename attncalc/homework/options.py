@@ -51,6 +51,9 @@ class Options:
     # the same points as variant 1's (attncalc.reports.lms.shape), so that a quiz drawing one variant per
     # student is out of check's total for every variant
     one_shape: bool = False
+    # the share of a step's points a named slip earns (generate --slip-share): written into every problem
+    # file as [grading] slip, so check and every LMS export give it
+    slip_share: float | None = None
 
 
 @dataclass
