@@ -78,6 +78,16 @@ def check(
             '("Homework 3" or "Homework 3 (1234)") or the Moodle grade item.',
         ),
     ] = "attncalc",
+    roster: Annotated[
+        str | None,
+        typer.Option(
+            "--roster",
+            help="The LMS's own gradebook export (CSV) with --gradebook canvas or moodle: each answers file is "
+            "matched to its student (student =, file name: login, email or SIS id), whose ids fill the id columns; "
+            "a file matching nobody gets no row and one line on standard error.",
+            show_default=False,
+        ),
+    ] = None,
     problems: ProblemsDirs = None,
 ) -> None:
     """Grade hand answers step by step: correct, carried (an earlier error) or wrong, with the slip named,
@@ -98,6 +108,8 @@ def check(
     limit = _max_bytes(max_file_size)
     if gradebook is not None and format is not CheckFormat.csv:
         _fail("--gradebook: a layout of the CSV gradebook; add --format csv")
+    if roster is not None and gradebook not in (Gradebook.canvas, Gradebook.moodle):
+        _fail("--roster: the class list of --gradebook canvas or moodle; add one of them (and --format csv)")
     if assignment != "attncalc" and gradebook not in (Gradebook.canvas, Gradebook.moodle):
         _fail("--assignment: the score column of --gradebook canvas or moodle; add one of them")
     missing = [folder for folder in problems or [] if not os.path.isdir(folder)]
@@ -155,18 +167,31 @@ def check(
         layout = (gradebook or Gradebook.plain).value
         # a file that could not be read was named on its own line (its student = may be what was refused)
         nameless = unnamed([e for e in entries if not isinstance(e, Unread)])
-        if nameless:
+        if nameless and roster is None:  # (with a roster, the roster names every row)
             names = ", ".join(printable(n) for n in nameless[:5]) + (", ..." if len(nameless) > 5 else "")
             sys.stderr.write(
                 f'attncalc: note: {len(nameless)} answers file(s) name no student (student = "..."): '
                 f"the gradebook names them by file name ({names})\n"
             )
-        if layout == "moodle" and mixed_moodle_ids(entries):
+        if layout == "moodle" and roster is None and mixed_moodle_ids(entries):
             sys.stderr.write(
                 "attncalc: note: some students are emails and some are not: Moodle maps the identifying column "
                 "to one user field, and stops at a row it cannot find\n"
             )
-        text = gradebook_csv(entries, layout, assignment)
+        students = None
+        if roster is not None:
+            from .reports.roster import match, read_roster
+
+            try:
+                listed = read_roster(roster, layout, limit)
+            except AttncalcError as exc:
+                _fail(str(exc))
+            found, missing = match([(e.student or "", e.answers) for e in entries], listed)
+            for i, why in missing:  # never a new student row: Canvas would add one, Moodle would stop there
+                sys.stderr.write(f"attncalc: {printable(entries[i].answers)}: {why}; no row for it\n")
+            entries = [e for i, e in enumerate(entries) if i in found]
+            students = [found[i] for i in sorted(found)]
+        text = gradebook_csv(entries, layout, assignment, students)
     elif format is CheckFormat.json:
         from .reports.check_view import reports_json
 
