@@ -186,8 +186,8 @@ def check(
                 listed = read_roster(roster, layout, limit)
             except AttncalcError as exc:
                 _fail(str(exc))
-            found, missing = match([(e.student or "", e.answers) for e in entries], listed)
-            for i, why in missing:  # never a new student row: Canvas would add one, Moodle would stop there
+            found, unmatched = match([(e.student or "", e.answers) for e in entries], listed)
+            for i, why in unmatched:  # never a new student row: Canvas would add one, Moodle would stop there
                 sys.stderr.write(f"attncalc: {printable(entries[i].answers)}: {why}; no row for it\n")
             entries = [e for i, e in enumerate(entries) if i in found]
             students = [found[i] for i in sorted(found)]
