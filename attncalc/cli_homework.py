@@ -179,18 +179,13 @@ def check(
                 "to one user field, and stops at a row it cannot find\n"
             )
         students = None
-        if roster is not None:
-            from .reports.roster import match, read_roster
+        if roster is not None:  # the rows the roster names, each with its student; the others on stderr
+            from .reports.roster import on_roster
 
             try:
-                listed = read_roster(roster, layout, limit)
+                entries, students = on_roster(entries, roster, layout, limit, printable)
             except AttncalcError as exc:
                 _fail(str(exc))
-            found, unmatched = match([(e.student or "", e.answers) for e in entries], listed)
-            for i, why in unmatched:  # never a new student row: Canvas would add one, Moodle would stop there
-                sys.stderr.write(f"attncalc: {printable(entries[i].answers)}: {why}; no row for it\n")
-            entries = [e for i, e in enumerate(entries) if i in found]
-            students = [found[i] for i in sorted(found)]
         text = gradebook_csv(entries, layout, assignment, students)
     elif format is CheckFormat.json:
         from .reports.check_view import reports_json

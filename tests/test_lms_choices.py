@@ -27,7 +27,7 @@ from attncalc.derivation import Argmax
 from attncalc.generate import Options, default_dim, generate
 from attncalc.reports.moodle import moodle_xml
 from attncalc.reports.qti import qti_zip
-from attncalc.reports.qti12 import qti12_zip
+from attncalc.reports.qti12 import ilias_zip, qti12_zip
 
 SEEDS = (5, 7)
 CASES = [
@@ -113,6 +113,7 @@ WRITERS = {
     "moodle": lambda ds, seed: _moodle(moodle_xml(ds, seed)),
     "qti": lambda ds, seed: _qti(qti_zip(ds, seed)),
     "qti12": lambda ds, seed: _qti12(qti12_zip(ds, seed)),
+    "ilias": lambda ds, seed: _qti12(ilias_zip(ds, seed)),
 }
 
 

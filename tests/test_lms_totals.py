@@ -29,7 +29,7 @@ from attncalc.generate import Options, default_dim, generate
 from attncalc.mechanisms import solve
 from attncalc.reports.moodle import moodle_xml
 from attncalc.reports.qti import qti_zip
-from attncalc.reports.qti12 import qti12_zip
+from attncalc.reports.qti12 import ilias_zip, qti12_zip
 
 from .test_lms_points import _key
 
@@ -160,6 +160,20 @@ def test_each_variant_is_out_of_checks_total_in_every_lms(kind: str, extra: dict
     assert per == totals and all(quiz == t for t in totals), (quiz, per, totals)
     quiz, per = _canvas(qti12_zip(ds, seed), len(ds))
     assert per == totals and all(quiz == t for t in totals), (quiz, per, totals)
+    assert _ilias(ilias_zip(ds, seed), len(ds)) == totals
+
+
+def _ilias(data: bytes, count: int) -> list[Decimal]:
+    """Per variant, its items' points as ILIAS reads them (an item's last setvar)."""
+    z = zipfile.ZipFile(io.BytesIO(data))
+    root = ET.fromstring(z.read("ilias/ilias.xml"))
+    per = [Decimal(0)] * count
+    for item in (e for e in root.iter() if _local(e) == "item"):
+        m = re.search(r"-v([0-9]+)-", item.get("ident", ""))
+        assert m is not None
+        setvars = [e for e in item.iter() if _local(e) == "setvar"]
+        per[int(m.group(1)) - 1] += _dec(setvars[-1].text)
+    return per
 
 
 def test_the_command_draws_a_quiz_of_one_shape(cli: Any, tmp_path: Path) -> None:

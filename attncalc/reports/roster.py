@@ -24,8 +24,11 @@ from __future__ import annotations
 
 import csv
 import io
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..errors import ProblemError
 
@@ -104,3 +107,16 @@ def match(names: list[tuple[str, str]], roster: list[Student]) -> tuple[dict[int
         else:
             missing.append((i, f"matches {len(hits)} students of the roster ({', '.join(s.name for s in hits[:3])})"))
     return found, missing
+
+
+def on_roster(
+    entries: list[Any], path: str, layout: str, limit: int | None, shown: Callable[[str], str] = str
+) -> tuple[list[Any], list[Student]]:
+    """The gradebook entries the roster names and their students, in order; each other answers file is
+    said on standard error, one line each, and gets no row (Canvas would add it as a new student, and
+    Moodle would stop the import at it). ``shown``: how a file name is printed."""
+    roster = read_roster(path, layout, limit)
+    found, unmatched = match([(e.student or "", e.answers) for e in entries], roster)
+    for i, why in unmatched:
+        sys.stderr.write(f"attncalc: {shown(entries[i].answers)}: {why}; no row for it\n")
+    return [e for i, e in enumerate(entries) if i in found], [found[i] for i in sorted(found)]
