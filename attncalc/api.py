@@ -221,6 +221,7 @@ def generate(
     activation: str | None = None,
     norm: str | None = None,
     top_k: int | None = None,
+    slip_share: float | None = None,
     out: str | Path | None = None,
     format: str = "markdown",
     detail: str = "first",
@@ -237,7 +238,8 @@ def generate(
     summary), never over existing files without ``force``. ``max_pages`` bounds a PDF sheet as
     ``--max-pages`` does (default 500; a longer sheet is refused before typesetting). ``name``
     (``generate --name``) goes into the quiz's identifiers, so that sets drawn with the same options
-    and seed differ.
+    and seed differ. ``slip_share`` (``generate --slip-share``, 0 to 1) is written into every problem
+    as ``[grading] slip``: the share of a step's points a named slip earns, in check and every quiz.
     """
     a = checked(generate, "attncalc.generate", dict(locals()))  # every option, as its annotation types it
     for option, (low, high) in GENERATE_RANGES.items():
@@ -250,7 +252,11 @@ def generate(
         a[k] for k in ("kind", "count", "format", "detail", "force", "out", "seed")
     )
     dim = a["dim"] if a["dim"] is not None else default_dim(kind)
-    opts = Options(**{f.name: a[f.name] for f in fields(Options) if f.name != "dim"}, dim=dim)
+    opts = Options(
+        **{f.name: a[f.name] for f in fields(Options) if f.name not in ("dim", "one_shape")},
+        dim=dim,
+        one_shape=format in QUIZZES,  # a quiz's variants ask the same questions for the same points
+    )
     check_options(opts)  # count first: the folder's check lists count names
     from .render.timeline import check_detail
     from .reports.lms import check_name
@@ -313,8 +319,9 @@ def plot(
 
 # ------------------------------------------------------------------ the files `generate` writes
 
-FORMATS = ("markdown", "latex", "pdf", "html", "moodle", "qti", "qti12")
-QUIZZES = {"moodle": "quiz.xml", "qti": "qti.zip", "qti12": "qti12.zip"}  # the quiz file of each LMS format
+FORMATS = ("markdown", "latex", "pdf", "html", "moodle", "qti", "qti12", "ilias")
+# the quiz file of each LMS format
+QUIZZES = {"moodle": "quiz.xml", "qti": "qti.zip", "qti12": "qti12.zip", "ilias": "ilias.zip"}
 
 
 def homework_names(count: int, fmt: str) -> list[str]:
@@ -364,6 +371,10 @@ def homework_files(
         from .reports.qti12 import qti12_zip
 
         files["qti12.zip"] = qti12_zip(derivations, seed, _set_tag(problems, seed, set_name), set_name)
+    if fmt == "ilias":
+        from .reports.qti12 import ilias_zip
+
+        files["ilias.zip"] = ilias_zip(derivations, seed, _set_tag(problems, seed, set_name), set_name)
     return files
 
 

@@ -78,6 +78,16 @@ def check(
             '("Homework 3" or "Homework 3 (1234)") or the Moodle grade item.',
         ),
     ] = "attncalc",
+    roster: Annotated[
+        str | None,
+        typer.Option(
+            "--roster",
+            help="The LMS's own gradebook export (CSV) with --gradebook canvas or moodle: each answers file is "
+            "matched to its student (student =, file name: login, email or SIS id), whose ids fill the id columns; "
+            "a file matching nobody gets no row and one line on standard error.",
+            show_default=False,
+        ),
+    ] = None,
     problems: ProblemsDirs = None,
 ) -> None:
     """Grade hand answers step by step: correct, carried (an earlier error) or wrong, with the slip named,
@@ -98,6 +108,8 @@ def check(
     limit = _max_bytes(max_file_size)
     if gradebook is not None and format is not CheckFormat.csv:
         _fail("--gradebook: a layout of the CSV gradebook; add --format csv")
+    if roster is not None and gradebook not in (Gradebook.canvas, Gradebook.moodle):
+        _fail("--roster: the class list of --gradebook canvas or moodle; add one of them (and --format csv)")
     if assignment != "attncalc" and gradebook not in (Gradebook.canvas, Gradebook.moodle):
         _fail("--assignment: the score column of --gradebook canvas or moodle; add one of them")
     missing = [folder for folder in problems or [] if not os.path.isdir(folder)]
@@ -155,18 +167,26 @@ def check(
         layout = (gradebook or Gradebook.plain).value
         # a file that could not be read was named on its own line (its student = may be what was refused)
         nameless = unnamed([e for e in entries if not isinstance(e, Unread)])
-        if nameless:
+        if nameless and roster is None:  # (with a roster, the roster names every row)
             names = ", ".join(printable(n) for n in nameless[:5]) + (", ..." if len(nameless) > 5 else "")
             sys.stderr.write(
                 f'attncalc: note: {len(nameless)} answers file(s) name no student (student = "..."): '
                 f"the gradebook names them by file name ({names})\n"
             )
-        if layout == "moodle" and mixed_moodle_ids(entries):
+        if layout == "moodle" and roster is None and mixed_moodle_ids(entries):
             sys.stderr.write(
                 "attncalc: note: some students are emails and some are not: Moodle maps the identifying column "
                 "to one user field, and stops at a row it cannot find\n"
             )
-        text = gradebook_csv(entries, layout, assignment)
+        students = None
+        if roster is not None:  # the rows the roster names, each with its student; the others on stderr
+            from .reports.roster import on_roster
+
+            try:
+                entries, students = on_roster(entries, roster, layout, limit, printable)
+            except AttncalcError as exc:
+                _fail(str(exc))
+        text = gradebook_csv(entries, layout, assignment, students)
     elif format is CheckFormat.json:
         from .reports.check_view import reports_json
 
@@ -197,6 +217,7 @@ class GenFormat(StrEnum):
     moodle = "moodle"
     qti = "qti"
     qti12 = "qti12"
+    ilias = "ilias"
 
 
 def generate(
@@ -352,6 +373,15 @@ def generate(
             "--top-k", min=1, help="decode, top-p: keep the top k first (Hugging Face's order).", show_default=False
         ),
     ] = None,
+    slip_share: Annotated[
+        float | None,
+        typer.Option(
+            "--slip-share",
+            help="The share of a step's points a named slip earns, 0 to 1 (written as [grading] slip: check and "
+            "every quiz give it; default 0).",
+            show_default=False,
+        ),
+    ] = None,
     count: Annotated[int, typer.Option("--count", help="How many variants.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="The seed: the same options and seed give the same files.")] = 0,
     values: Annotated[
@@ -365,7 +395,8 @@ def generate(
             "--format",
             "-f",
             help="Sheets' format (moodle: a quiz.xml; qti: a QTI 2.1 package qti.zip for OpenOLAT, Canvas New "
-            "Quizzes; qti12: a QTI 1.2 package qti12.zip for Canvas classic quizzes, ILIAS; each with Markdown sheets).",
+            "Quizzes; qti12: a QTI 1.2 package qti12.zip for Canvas classic quizzes; ilias: ilias.zip for an ILIAS question "
+            "pool; each with Markdown sheets).",
         ),
     ] = GenFormat.markdown,
     name: Annotated[
@@ -427,6 +458,8 @@ def generate(
         activation=activation,
         norm=norm,
         top_k=top_k,
+        slip_share=slip_share,
+        one_shape=format.value in ("moodle", "qti", "qti12", "ilias"),  # a quiz's variants ask the same questions
     )
     try:
         folder = out_folder(out)

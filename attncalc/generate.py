@@ -70,6 +70,10 @@ def check_options(o: Options) -> Drawer:
         raise ProblemError(where, "--dim", "choose a dimension from 1 to 6 (a hand calculation)")
     if o.count < 1 or o.count > 1000:
         raise ProblemError(where, "--count", "choose 1 to 1000 variants")
+    if o.slip_share is not None and not (isinstance(o.slip_share, float | int) and 0 <= o.slip_share <= 1):
+        raise ProblemError(
+            where, "--slip-share", f"choose a share from 0 to 1 (0.5: half a step's points), got {o.slip_share!r}"
+        )
     if o.values not in ("int", "decimal", "mixed"):
         raise ProblemError(where, "--values", "choose int, decimal or mixed")
     return draw
@@ -95,6 +99,8 @@ def generate(o: Options) -> Result:
     for number in range(1, o.count + 1):
         for _ in range(MAX_DRAWS_PER_VARIANT):
             raw = draw.draw(o, rng, number)
+            if o.slip_share is not None:  # [grading] slip: what check and every LMS give a named slip
+                raw = {**raw, "grading": {**raw.get("grading", {}), "slip": float(o.slip_share)}}
             key = repr({k: v for k, v in raw.items() if k != "title"})
             if key in seen:
                 out.rejected["a repeat of an earlier variant"] += 1
@@ -108,6 +114,11 @@ def generate(o: Options) -> Result:
                 d = solve(problem) if why is None else None
                 if d is not None:
                     why = draw.degeneracy(o, raw, d)
+            if why is None and d is not None and o.one_shape and out.derivations:
+                from .reports.lms import shape
+
+                if shape(d) != shape(out.derivations[0]):
+                    why = "another shape than variant 1 (an LMS quiz asks every variant the same questions)"
             if why is None and d is not None:
                 seen.add(key)
                 out.problems.append(raw)

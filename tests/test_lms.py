@@ -211,7 +211,7 @@ def test_two_homework_sets_share_no_identifier(cli: Any, tmp_path: Path) -> None
             assert result.exit_code == 0, result.stderr
         ids[label] = _ids((tmp_path / label / "qti" / "qti.zip").read_bytes())
         cats[label] = _categories((tmp_path / label / "moodle" / "quiz.xml").read_text(encoding="utf-8"))
-        assert len(ids[label]) > 10 and len(cats[label]) == 2
+        assert len(ids[label]) > 10 and len(cats[label]) > 2  # a category per question slot
     labels = list(runs)
     for i, a in enumerate(labels):
         for b in labels[i + 1 :]:

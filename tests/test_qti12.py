@@ -1,4 +1,4 @@
-"""generate --format qti12: the QTI 1.2 dialect Canvas classic quizzes and ILIAS import.
+"""generate --format qti12 and --format ilias: the QTI 1.2 dialect Canvas classic quizzes and ILIAS import.
 
 No QTI 1.2 consumer installs from PyPI, so each test checks one rule of an importer, read from its
 source (docs/lms.md names the files): Canvas's QTI converter reads a numerical answer as a range from
@@ -6,7 +6,8 @@ source (docs/lms.md names the files): Canvas's QTI converter reads a numerical a
 sections with ``selection_ordering`` (``selection_number``, ``points_per_item``); its question text is
 the ``mattext`` of the item's presentation, and ``itemfeedback ident="general_fb"`` is the general
 feedback. ILIAS's assNumericImport keeps the last ``vargte``/``varlte`` it reads and the last
-``setvar`` as the points; its question type comes from the ``QUESTIONTYPE`` metadata field."""
+``setvar`` as the points; its question type comes from the ``QUESTIONTYPE`` metadata field, which Canvas
+must not see (its QTIMigrationTool reads it as ``question_type``): each gets a package of its own."""
 
 from __future__ import annotations
 
@@ -130,10 +131,12 @@ def test_canvas_numerical_answers_are_ranges_holding_the_key_and_the_hand_chain(
         by_step.setdefault(step_of(i), []).append(i)
     for step_id, its in by_step.items():
         m = meta(its[0])
+        # Canvas's own field only: QTIMigrationTool maps ILIAS's QUESTIONTYPE to question_type too, and
+        # took "NUMERIC QUESTION" (outside Canvas's types) when both were written
+        assert "QUESTIONTYPE" not in m
         if m["question_type"] == "multiple_choice_question":
-            assert m["QUESTIONTYPE"] == "SINGLE CHOICE QUESTION"
             continue
-        assert m["question_type"] == "numerical_question" and m["QUESTIONTYPE"] == "NUMERIC QUESTION"
+        assert m["question_type"] == "numerical_question"
         keys = [float(x) for x in _flat(key[step_id]) if x not in ("-inf", "inf")]
         hands = [float(x) for x in _flat(chain[step_id]) if np.isfinite(float(x))]
         for item, k, h in zip(its, keys, hands, strict=True):
@@ -144,10 +147,53 @@ def test_canvas_numerical_answers_are_ranges_holding_the_key_and_the_hand_chain(
             assert presentation.find(f".//{NS}render_fib").get("fibtype") == "Decimal"
 
 
-def test_ilias_keeps_the_last_range_and_setvar_the_key_and_the_points(homework: Path) -> None:
+@pytest.fixture(scope="module")
+def ilias(homework: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same set (same options and seed) as ILIAS's package."""
+    from typer.testing import CliRunner
+
+    from attncalc.cli import app
+
+    out = tmp_path_factory.mktemp("ilias")
+    args = ["generate", "--kind", "attention", "--head", "--count", "2", "--seed", "5", "--format", "ilias"]
+    result = CliRunner().invoke(app, [*args, "--name", "week5", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def ilias_pool(path: Path) -> ET.Element:
+    """The package as ILIAS's question pool import opens it: ``<zip stem>/<zip stem>.xml``."""
+    z = zipfile.ZipFile(path)
+    return ET.fromstring(z.read(f"{path.stem}/{path.stem}.xml"))
+
+
+def test_ilias_finds_its_file_and_reads_its_type_and_the_worked_step(homework: Path, ilias: Path) -> None:
+    doc = ilias_pool(ilias / "ilias.zip")
+    items = list(doc.iter(f"{NS}item"))
+    canvas = {i.get("ident"): i for i in assessment((homework / "qti12.zip").read_bytes()).iter(f"{NS}item")}
+    assert sorted(i.get("ident") for i in items) == sorted(canvas)  # every variant's items, no groups
+    assert not any(e.tag == f"{NS}selection_ordering" for e in doc.iter())
+    for item in items:
+        m = meta(item)
+        assert set(m) == {"QUESTIONTYPE"}, m  # Canvas's fields are in Canvas's file only
+        interaction = "render_choice" if item.find(f".//{NS}render_choice") is not None else "render_fib"
+        assert (
+            m["QUESTIONTYPE"]
+            == {"render_choice": "SINGLE CHOICE QUESTION", "render_fib": "NUMERIC QUESTION"}[interaction]
+        )
+        fb = {f.get("ident"): "".join(f.itertext()) for f in item.findall(f"{NS}itemfeedback")}
+        assert set(fb) == {"response_allcorrect", "response_onenotcorrect"}  # what ILIAS imports as feedback
+        assert fb["response_allcorrect"] == fb["response_onenotcorrect"]
+        assert item.get("title").split("] ", 1)[0].split(": ", 1)[1].split(" [")[0] in html.unescape(
+            fb["response_allcorrect"]
+        )
+
+
+def test_ilias_keeps_the_last_range_and_setvar_the_key_and_the_points(homework: Path, ilias: Path) -> None:
     """ILIAS keeps one range, the last: it holds the key, and the hand chain's value too where that is the
     key's neighbour (0.577 for 0.578), never a value no other range accepts."""
-    doc = assessment((homework / "qti12.zip").read_bytes())
+    doc = ilias_pool(ilias / "ilias.zip")
+    canvas = {i.get("ident"): i for i in assessment((homework / "qti12.zip").read_bytes()).iter(f"{NS}item")}
     key = tomllib.loads((homework / "answers" / "variant-01.toml").read_text(encoding="utf-8"))
     seen: dict[str, int] = {}
     widths: list[int] = []
@@ -158,7 +204,7 @@ def test_ilias_keeps_the_last_range_and_setvar_the_key_and_the_points(homework: 
         j = seen[step_id] = seen.get(step_id, -1) + 1
         k = float([x for x in _flat(key[step_id]) if x not in ("-inf", "inf")][j])
         lo, hi, pts = ilias_numeric(item)
-        assert lo <= k <= hi and pts == float(meta(item)["points_possible"])
+        assert lo <= k <= hi and pts == float(meta(canvas[item.get("ident")])["points_possible"])
         # ILIAS's one range holds no value Canvas's ranges (each accepted value ± half a unit) leave out
         grid = np.arange(lo + 5e-4, hi, 1e-3)
         assert all(canvas_numerical(item, float(x)) for x in grid), (step_id, lo, hi)

@@ -90,7 +90,9 @@ def refuse(option: str, message: str) -> ProblemError:
 
 
 # the options every kind takes; any other option concerns some kinds only, and `only` refuses it for the rest
-SHARED_OPTIONS = frozenset({"kind", "tokens", "dim", "count", "seed", "values", "allow_ties", "decimals"})
+SHARED_OPTIONS = frozenset(
+    {"kind", "tokens", "dim", "count", "seed", "values", "allow_ties", "decimals", "one_shape", "slip_share"}
+)
 
 
 def only(o: Options, allowed: set[str], kind_words: str) -> None:

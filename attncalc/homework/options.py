@@ -47,6 +47,13 @@ class Options:
     activation: str | None = None  # transformer-layer: relu | gelu | gelu-tanh | silu | swiglu
     norm: str | None = None  # transformer-layer: post (the paper) | pre (LLaMA: the norm before each sublayer)
     top_k: int | None = None  # decode with top-p: the top k first (Hugging Face's order)
+    # an LMS quiz (generate --format moodle|qti|qti12): every variant asks the same questions, each worth
+    # the same points as variant 1's (attncalc.reports.lms.shape), so that a quiz drawing one variant per
+    # student is out of check's total for every variant
+    one_shape: bool = False
+    # the share of a step's points a named slip earns (generate --slip-share): written into every problem
+    # file as [grading] slip, so check and every LMS export give it
+    slip_share: float | None = None
 
 
 @dataclass

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..check_report import Report, points_text
+from .roster import Student
 
 HEAD = ("file", "problem", "score", "out_of")
 TAIL = ("student", "error")
@@ -100,14 +101,22 @@ def common_out_of(entries: list[Entry]) -> str | None:
     return totals.pop() if len(totals) == 1 else None
 
 
-def canvas_rows(entries: list[Entry], assignment: str) -> list[list[str]]:
+def canvas_rows(entries: list[Entry], assignment: str, students: list[Student] | None = None) -> list[list[str]]:
+    """With ``students`` (the roster's student of each entry, :mod:`attncalc.reports.roster`), the id
+    columns hold the roster's own identifiers, so Canvas finds each row's student by its ``ID``."""
     out = [[*CANVAS_HEAD, assignment]]
     possible = common_out_of(entries)
     if possible is not None:
         out.append(["Points Possible", "", "", "", "", possible])
-    for e in entries:
+    for k, e in enumerate(entries):
+        score = points_text(e.score) if isinstance(e, Report) else ""
+        if students is not None:
+            ids = students[k].ids
+            row = [ids.get(c, "") for c in ("ID", "SIS User ID", "SIS Login ID")]
+            out.append([students[k].name, *row, "", score])
+            continue
         who = student_of(e)
-        out.append([who, "", who, who, "", points_text(e.score) if isinstance(e, Report) else ""])
+        out.append([who, "", who, who, "", score])
     return out
 
 
@@ -122,13 +131,19 @@ def feedback(rep: Report) -> str:
     return text + (f"; first wrong step {rep.first_error}" if rep.first_error else "")
 
 
-def moodle_rows(entries: list[Entry], assignment: str) -> list[list[str]]:
-    out = [[moodle_id_column(entries), f"{assignment} (Real)", f"{assignment} (Feedback)"]]
-    for e in entries:
+def moodle_rows(entries: list[Entry], assignment: str, students: list[Student] | None = None) -> list[list[str]]:
+    """With ``students`` (the roster's student of each entry), the identifying column is the roster's
+    ``ID number`` (or its ``Email address``, where some student has no ID number), as Moodle exported it."""
+    column = moodle_id_column(entries)
+    if students is not None:
+        column = "ID number" if all(s.ids.get("ID number", "").strip() for s in students) else "Email address"
+    out = [[column, f"{assignment} (Real)", f"{assignment} (Feedback)"]]
+    for k, e in enumerate(entries):
+        who = students[k].ids.get(column, "") if students is not None else student_of(e)
         if isinstance(e, Unread):
-            out.append([student_of(e), NO_GRADE, e.reason])
+            out.append([who, NO_GRADE, e.reason])
         else:
-            out.append([student_of(e), points_text(e.score), feedback(e)])
+            out.append([who, points_text(e.score), feedback(e)])
     return out
 
 
@@ -156,12 +171,15 @@ def _cell(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_FIRST) else text
 
 
-def gradebook_csv(entries: list[Entry], layout: str = "plain", assignment: str = "attncalc") -> str:
-    """The CSV text, beginning with a byte order mark."""
+def gradebook_csv(
+    entries: list[Entry], layout: str = "plain", assignment: str = "attncalc", students: list[Student] | None = None
+) -> str:
+    """The CSV text, beginning with a byte order mark. ``students``: the roster's student of each entry
+    (``check --roster``; canvas and moodle layouts)."""
     if layout == "canvas":
-        table = canvas_rows(entries, assignment)
+        table = canvas_rows(entries, assignment, students)
     elif layout == "moodle":
-        table = moodle_rows(entries, assignment)
+        table = moodle_rows(entries, assignment, students)
     else:
         table = rows(entries)
     buf = io.StringIO()

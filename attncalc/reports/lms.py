@@ -173,7 +173,7 @@ def questions(d: Derivation, variant: int) -> list[Question]:
         if isinstance(step.value, str):  # a label, or tokens as one string (JSON gives tokens as a list)
             s = {**s, "shown": step.shown if isinstance(step.shown, str) else step.value}
         if isinstance(step, Argmax):
-            entries: tuple[Number | Choice, ...] = _choices(d, step)
+            entries: tuple[Number | Choice, ...] = tuple(_seeded(c, variant, s["id"]) for c in _choices(d, step))
         else:
             entries = tuple(_numbers(d, step, s["shown"], plain, on_truth, keyed, chains, named.get(step.id, [])))
         precision = asks_sentence(step, d)
@@ -199,6 +199,41 @@ def questions(d: Derivation, variant: int) -> list[Question]:
             )
         )
     return out
+
+
+def shape(d: Derivation) -> tuple[tuple[str, str, int, float], ...]:
+    """What a variant's quiz asks, in order: per step its id, whether it is a choice or a number, how many
+    entries are asked and the step's points (as :func:`questions` asks them, without working out the
+    accepted values). Two variants of one shape give the same questions, each worth the same points: a
+    quiz that draws one variant per student (QTI's selection, a Canvas question group, a Moodle random
+    slot) is then out of ``check``'s total for whichever variant it draws."""
+    p = d.problem
+    points = grading.step_points(p.grading, [s.id for s in d.steps], p.path, grading.copy_steps(d))
+    out = []
+    for step in d.steps:
+        if isinstance(step, Argmax):
+            out.append((step.id, "choice", len(_choices(d, step)), points[step.id]))
+            continue
+        if isinstance(step.value, str):
+            out.append((step.id, "label", 1, points[step.id]))
+            continue
+        with np.errstate(all="ignore"):
+            values = np.ravel(np.asarray(step.value, dtype=float))
+        out.append((step.id, "number", int(np.isfinite(values).sum()), points[step.id]))
+    return tuple(out)
+
+
+def _seeded(c: Choice, variant: int, step_id: str) -> Choice:
+    """The choice with its options in a seeded order (the LMS shuffles them again where it can): never
+    the key in its own order (a bpe rank k's right option k-th, the merges in the learned order); the same
+    the same order for the same set. The order follows from the variant, the step, what is asked
+    and the options themselves, so a re-drawn set gives the same bytes."""
+    import random
+
+    digest = hashlib.sha256(repr((variant, step_id, c.label, c.options)).encode("utf-8")).hexdigest()
+    order = list(c.options)
+    random.Random(int(digest[:16], 16)).shuffle(order)
+    return Choice(c.label, tuple(order), c.correct)
 
 
 def _choices(d: Derivation, step: Argmax) -> tuple[Choice, ...]:

@@ -40,12 +40,17 @@ def rank_options(d: Derivation, step: Step) -> list[tuple[str, ...]] | None:
         else:
             before = [tuple(x.split(" ")) for x in getattr(d.step(f"{r - 1}.words"), "labels", ())]
         pairs = _candidates(d, r)
+        # the word as each earlier merge left it (a word merged whole, "low", still has wrong options:
+        # "l ow", "l o w", a merge not applied)
+        earlier = [[algo.seg_text(algo.symbols(w, data.end_of_word)) for w, _ in data.words]]
+        earlier += [list(getattr(d.step(f"{k}.words"), "labels", ())) for k in range(1, r)]
         out = []
-        for seg, item in zip(before, items, strict=True):
+        for i, (seg, item) in enumerate(zip(before, items, strict=True)):
             # a word no candidate touches still has a wrong option: its own first pair merged
             own = [algo.apply(seg, (seg[0], seg[1]))] if len(seg) > 1 else []
             made = [seg, *(algo.apply(seg, p) for p in pairs), *own]
-            out.append(_sorted([algo.seg_text(x) for x in made], item))
+            seen = [e[i] for e in earlier if i < len(e)]
+            out.append(_sorted([algo.seg_text(x) for x in made] + seen, item))
         return out
     if step.id in ("merges", "vocab"):
         out = []

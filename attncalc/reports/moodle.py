@@ -1,6 +1,7 @@
-"""The Moodle quiz written by ``generate --format moodle``: per variant a category, per entry of each
-step a numerical question (every value ``check`` accepts at full marks, the named slips at the
-``[grading]`` slip share with their note as feedback) or a multiple-choice question (a label); the
+"""The Moodle quiz written by ``generate --format moodle``: per question slot (an entry of a step, asked
+of every variant) a category holding every variant's question for it; per entry a numerical question
+(every value ``check`` accepts at full marks, the named slips at the ``[grading]`` slip share with
+their note as feedback) or a multiple-choice question (a label); the
 step's points shared by its entries; the step worked out as the general feedback. Every question shows
 the variant's givens as HTML tables, so each one can be answered on its own (Moodle shuffles and draws
 questions one by one). What Moodle's importer reads is written down in docs/lms.md."""
@@ -33,31 +34,27 @@ def _percent(share: float) -> str:
 
 
 def moodle_xml(derivations: list[Derivation], seed: int, tag: str | None = None, name: str = "") -> str:
-    """The quiz as Moodle XML: well-formed, question texts as XHTML in CDATA. A category per variant
-    (under one named by ``tag``, :func:`attncalc.reports.lms.set_tag`), a question per entry asked."""
+    """The quiz as Moodle XML: well-formed, question texts as XHTML in CDATA. A category per question
+    slot (an entry asked of every variant: ``$course$/attncalc TAG/Q003.02``, under one named by ``tag``,
+    :func:`attncalc.reports.lms.set_tag`) holding that entry's question of every variant, each worth the
+    same points (a quiz's variants have one shape): a quiz of one random question per category gives each
+    student one variant of each question and is out of ``check``'s total."""
     from .qti import worked
 
     tag = tag or f"seed-{seed}"
     top = f"attncalc {tag}"  # the tag holds the set's name
-    out = ['<?xml version="1.0" encoding="UTF-8"?>', "<quiz>"]
+    slots: dict[tuple[int, int], list[str]] = {}  # (step, entry) -> that question of every variant
+    titles: dict[tuple[int, int], str] = {}
     for k, d in enumerate(derivations, 1):
         tol = f"{0.5 * 10.0 ** (-d.decimals):g}"
-        about = (
-            f"attncalc homework {name}, seed {seed}, variant {k}"
-            if name
-            else f"attncalc homework, seed {seed}, variant {k}"
-        )
-        out.append(
-            f'<question type="category"><category><text>$course$/{html.escape(top)}/variant {k}</text></category>'
-            f'<info format="html"><text>{html.escape(about)}</text></info></question>'
-        )
         givens = givens_html(d)
         title = "" if d.problem.title == f"Variant {k}" else f": {html.escape(d.problem.title)}"
         head = f"<p><b>Variant {k}</b>{title}</p>{givens}"
         for q in questions(d, k):
             ask = f"Compute <b>{html.escape(q.title)}</b> [{q.step_id}]: {html.escape(q.formula)}."
             solution = f'<generalfeedback format="html"><text>{cdata(worked(q.step, q.shown, d.decimals))}</text></generalfeedback>'
-            for e in q.asked:
+            for j, e in enumerate(q.asked, 1):
+                titles.setdefault((q.number, j), f"{q.step_id} {e.label}")
                 name_ = html.escape(f"Variant {k}: {q.title} [{q.step_id}] {e.label}")
                 common = f"<name><text>{name_}</text></name>"
                 grade = f"<defaultgrade>{q.points_of(e):.12g}</defaultgrade>"
@@ -67,10 +64,10 @@ def moodle_xml(derivations: list[Derivation], seed: int, tag: str | None = None,
                         f'<answer fraction="{100 if o in e.correct else 0}"><text>{html.escape(o)}</text></answer>'
                         for o in e.options
                     )
-                    out.append(
+                    slots.setdefault((q.number, j), []).append(
                         f'<question type="multichoice">{common}'
                         f'<questiontext format="html"><text>{cdata(text)}</text></questiontext>{solution}{grade}'
-                        "<single>true</single><shuffleanswers>false</shuffleanswers><answernumbering>none</answernumbering>"
+                        "<single>true</single><shuffleanswers>true</shuffleanswers><answernumbering>none</answernumbering>"
                         f"{answers}</question>"
                     )
                     continue
@@ -84,11 +81,20 @@ def moodle_xml(derivations: list[Derivation], seed: int, tag: str | None = None,
                     f'<feedback format="html"><text>{cdata(f"<p>{html.escape(s.note)}</p>")}</text></feedback></answer>'
                     for s in e.slips
                 )
-                out.append(
+                slots.setdefault((q.number, j), []).append(
                     f'<question type="numerical">{common}'
                     f'<questiontext format="html"><text>{cdata(text)}</text></questiontext>{solution}{grade}'
                     f"{answers}</question>"
                 )
+    out = ['<?xml version="1.0" encoding="UTF-8"?>', "<quiz>"]
+    about = f"attncalc homework {name}, seed {seed}" if name else f"attncalc homework, seed {seed}"
+    for (n, j), qs in slots.items():
+        info = f"{about}: question {n}.{j} ({titles[(n, j)]}) of each of the {len(qs)} variants; one random question from here"
+        out.append(
+            f'<question type="category"><category><text>$course$/{html.escape(top)}/Q{n:03d}.{j:02d}</text></category>'
+            f'<info format="html"><text>{html.escape(info)}</text></info></question>'
+        )
+        out += qs
     out.append("</quiz>")
     return xml_chars("\n".join(out) + "\n")
 

@@ -106,7 +106,10 @@ def _slip_to(k: int) -> str:
     return f'<setOutcomeValue identifier="SLIP"><baseValue baseType="identifier">SLIP_{k}</baseValue></setOutcomeValue>'
 
 
-def _number_item(ident: str, title: str, head: str, ask: str, q: Question, e: Number, decimals: int) -> str:
+def _number_item(
+    ident: str, title: str, head: str, ask: str, q: Question, e: Number, decimals: int, shown: str = ""
+) -> str:
+    """``shown``: paragraphs after the question (a masked entry's −∞), never inside its ``p``."""
     tol = f"{0.5 * 10.0 ** (-decimals):g}"
     pts = q.points_of(e)
     declarations = [
@@ -121,7 +124,7 @@ def _number_item(ident: str, title: str, head: str, ask: str, q: Question, e: Nu
         )
     rules = [f"<responseCondition>{''.join(branches)}</responseCondition>"]
     slips = [(f"SLIP_{k}", f"<p>{_e(s.note)}</p>") for k, s in enumerate(e.slips, 1)]
-    body = f"<itemBody>{head}<p>{ask} {q.precision}</p>{field}</itemBody>"
+    body = f"<itemBody>{head}<p>{ask} {q.precision}</p>{shown}{field}</itemBody>"
     return _item(ident, title, declarations, pts, body, rules, worked(q.step, q.shown, decimals), slips)
 
 
@@ -134,7 +137,7 @@ def _choice_item(ident: str, title: str, head: str, ask: str, q: Question, e: Ch
     options = "".join(f'<simpleChoice identifier="{c}">{_e(lab)}</simpleChoice>' for lab, c in choices.items())
     body = (
         f"<itemBody>{head}<p>{ask}</p>"
-        '<choiceInteraction responseIdentifier="RESPONSE" shuffle="false" maxChoices="1">'
+        '<choiceInteraction responseIdentifier="RESPONSE" shuffle="true" maxChoices="1">'
         f"<prompt>{_e(e.label)}: pick the label.</prompt>{options}</choiceInteraction></itemBody>"
     )
     right = [
@@ -201,7 +204,7 @@ def items(derivations: list[Derivation], tag: str = "attncalc") -> Listed:
                 if isinstance(e, Choice):
                     xml = _choice_item(ident, title, head, ask, q, e, d.decimals)
                 else:
-                    xml = _number_item(ident, title, head, ask + "".join(shown), q, e, d.decimals)
+                    xml = _number_item(ident, title, head, ask, q, e, d.decimals, "".join(shown))
                 out.append((k, ident, title, xml, q.points_of(e)))
     return out
 

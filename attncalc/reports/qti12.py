@@ -1,5 +1,5 @@
-"""The QTI 1.2 package written by ``generate --format qti12``: the dialect Canvas classic quizzes and
-ILIAS import (both read QTI 1.2 only; what each reads is written down in docs/lms.md).
+"""The QTI 1.2 packages written by ``generate --format qti12`` (Canvas classic quizzes) and ``--format
+ilias`` (an ILIAS question pool): both read QTI 1.2 only, each its own metadata (docs/lms.md).
 
 A zip holds ``imsmanifest.xml`` (one resource of type ``imsqti_xmlv1p2``) and ``TAG/TAG.xml``, a
 ``questestinterop`` with one ``assessment``. Each entry asked is one ``item`` (one answer field: a
@@ -59,11 +59,20 @@ def _ranges(accepted: tuple[str, ...], decimals: int) -> list[tuple[float, float
     return [*out, (values[0] - half, values[0] + half)]
 
 
-def _item(ident: str, title: str, text: str, q: Question, e: Number | Choice, d: Derivation) -> str:
+def _item(
+    ident: str, title: str, text: str, q: Question, e: Number | Choice, d: Derivation, lms: str = "canvas"
+) -> str:
+    """One item as ``lms`` reads it: Canvas (``question_type``, ``points_possible``, the worked step as
+    the general feedback ``general_fb``) or ILIAS (``QUESTIONTYPE``, the worked step as the feedback it
+    imports, ``response_allcorrect`` and ``response_onenotcorrect``). Each gets only its own metadata:
+    Canvas's QTIMigrationTool maps ``QUESTIONTYPE`` to the field ``question_type`` fills, and took ILIAS's
+    "NUMERIC QUESTION", outside Canvas's types."""
     pts = q.points_of(e)
-    feedback = (
+    fb_ids = ("general_fb",) if lms == "canvas" else ("response_allcorrect", "response_onenotcorrect")
+    feedback = "".join(
         '<respcondition continue="Yes"><conditionvar><other/></conditionvar>'
-        '<displayfeedback feedbacktype="Response" linkrefid="general_fb"/></respcondition>'
+        f'<displayfeedback feedbacktype="Response" linkrefid="{f}"/></respcondition>'
+        for f in fb_ids[:1]
     )
     if isinstance(e, Choice):
         kind, ilias = "multiple_choice_question", "SINGLE CHOICE QUESTION"
@@ -74,7 +83,7 @@ def _item(ident: str, title: str, text: str, q: Question, e: Number | Choice, d:
             for lab, c in labels.items()
         )
         field = (
-            '<response_lid ident="response1" rcardinality="Single"><render_choice shuffle="No">'
+            '<response_lid ident="response1" rcardinality="Single"><render_choice shuffle="Yes">'
             f"{choices}</render_choice></response_lid>"
         )
         conditions = "".join(
@@ -95,20 +104,25 @@ def _item(ident: str, title: str, text: str, q: Question, e: Number | Choice, d:
             f'</conditionvar><setvar action="Set" varname="SCORE">{_pts(pts)}</setvar></respcondition>'
             for low, high in _ranges(e.accepted, d.decimals)
         )
+    meta = {"question_type": kind, "points_possible": _pts(pts)} if lms == "canvas" else {"QUESTIONTYPE": ilias}
+    solution = _html(worked(q.step, q.shown, d.decimals))
     return (
         f"<item ident={quoteattr(ident)} title={quoteattr(title)}>"
-        + _meta({"question_type": kind, "points_possible": _pts(pts), "QUESTIONTYPE": ilias})
+        + _meta(meta)
         + f"<presentation><material>{_html(text)}</material>{field}</presentation>"
         + '<resprocessing><outcomes><decvar maxvalue="100" minvalue="0" varname="SCORE" vartype="Decimal"/></outcomes>'
         + f"{feedback}{conditions}</resprocessing>"
-        + '<itemfeedback ident="general_fb"><flow_mat><material>'
-        + _html(worked(q.step, q.shown, d.decimals))
-        + "</material></flow_mat></itemfeedback></item>"
+        + "".join(
+            f'<itemfeedback ident="{f}"><flow_mat><material>{solution}</material></flow_mat></itemfeedback>'
+            for f in fb_ids
+        )
+        + "</item>"
     )
 
 
-def assessment(derivations: list[Derivation], tag: str, title: str) -> str:
-    """The questestinterop document: question groups (one per entry asked, one item per variant in each)."""
+def assessment(derivations: list[Derivation], tag: str, title: str, lms: str = "canvas") -> str:
+    """The questestinterop document: for Canvas question groups (one per entry asked, one item per
+    variant in each); for ILIAS every item in one section (a question pool keeps items, not groups)."""
     slots: dict[tuple[int, int], list[tuple[str, float]]] = {}  # (step, entry) -> items of every variant
     for k, d in enumerate(derivations, 1):
         head = f"<p><b>Variant {k}</b></p>{givens_html(d)}"
@@ -119,11 +133,11 @@ def assessment(derivations: list[Derivation], tag: str, title: str) -> str:
                 ident = f"{tag}-v{k:02d}-{q.number:03d}-{j:02d}"
                 name = f"Variant {k}: {q.title} [{q.step_id}] {e.label}"
                 text = f"{head}{ask}<p>{html.escape(e.label)} = ?</p>"
-                slots.setdefault((q.number, j), []).append((_item(ident, name, text, q, e, d), q.points_of(e)))
+                slots.setdefault((q.number, j), []).append((_item(ident, name, text, q, e, d, lms), q.points_of(e)))
     parts = []
     for (n, j), its in slots.items():
         xml = "".join(x for x, _ in its)
-        if len(derivations) == 1:
+        if len(derivations) == 1 or lms == "ilias":
             parts.append(xml)
             continue
         parts.append(
@@ -165,4 +179,20 @@ def qti12_zip(derivations: list[Derivation], seed: int, tag: str | None = None, 
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             z.writestr(info, xml_chars(text).encode("utf-8"))
+    return buf.getvalue()
+
+
+def ilias_zip(derivations: list[Derivation], seed: int, tag: str | None = None, name: str = "") -> bytes:
+    """The package ILIAS's question pool import reads (``generate --format ilias``): ``ilias.zip``
+    holding ``ilias/ilias.xml`` (ILIAS looks for ``<zip stem>/<zip stem>.xml``: keep the file's name), a
+    ``questestinterop`` of every variant's items with ILIAS's ``QUESTIONTYPE`` and the worked step as the
+    feedback it imports."""
+    tag = tag or f"attncalc-seed-{seed}"
+    title = f"attncalc homework {name}, seed {seed}" if name else f"attncalc homework, seed {seed}"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        info = zipfile.ZipInfo("ilias/ilias.xml", ZIP_DATE)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        info.external_attr = 0o644 << 16
+        z.writestr(info, xml_chars(assessment(derivations, tag, title, "ilias")).encode("utf-8"))
     return buf.getvalue()

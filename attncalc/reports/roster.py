@@ -1,0 +1,122 @@
+"""``check --gradebook canvas|moodle --roster FILE``: the LMS's own gradebook export as the class list.
+
+Each answers file is matched to one student of the roster by its ``student =`` and its file name
+(without the extension), compared, without case and surrounding spaces, with the student's login, email
+or SIS id (Canvas: ``SIS User ID``, ``SIS Login ID``, its own ``ID``; Moodle: ``ID number``, ``Email
+address``, ``Username`` where exported). The gradebook then has the roster's own identifiers in its id
+columns, so the LMS finds every row: Canvas would add an unknown row as a new student, and the first
+unknown user stops a Moodle import. A file that matches nobody (or several students) gets no row: it is
+reported, one line each, on standard error.
+
+The layouts, as the LMSs write them (read in their source):
+
+* Canvas (``GradebookExporter``, lib/gradebook_exporter.rb): a header ``Student`` (or ``LastName``,
+  ``FirstName``), ``ID``, ``SIS User ID`` (when SIS ids are exported), ``SIS Login ID``, optionally
+  ``Integration ID`` and ``Root Account``, ``Section``, custom columns, the assignments and totals;
+  then, before the students, a row whose assignments say ``Manual Posting`` (when one posts manually)
+  and the ``    Points Possible`` row.
+* Moodle (grade/export/txt, the plain text export as CSV): ``First name``, ``Last name``, the profile
+  fields the site exports (by default ``ID number``, ``Institution``, ``Department``, ``Email
+  address``), the grade items, ``Last downloaded from this course``; one row per student.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ProblemError
+
+# the columns that identify a student, as each LMS names them, in the order they are tried
+CANVAS_IDS = ("SIS User ID", "SIS Login ID", "ID", "Integration ID")
+MOODLE_IDS = ("ID number", "Email address", "Username")
+
+
+@dataclass(frozen=True)
+class Student:
+    name: str
+    ids: dict[str, str] = field(default_factory=dict)  # column -> value, as the export writes them
+
+    def keys(self) -> set[str]:
+        return {v.strip().casefold() for v in self.ids.values() if v.strip()}
+
+
+def read_roster(path: str, layout: str, limit: int | None = None) -> list[Student]:
+    """The students of a Canvas or Moodle gradebook export (``layout``), or bad input naming the file;
+    ``limit``: the largest file read, in bytes (``--max-file-size``; default 20 MB)."""
+    limit = limit or 20_000_000
+    try:
+        data = Path(path).read_bytes()[: limit + 1]
+    except OSError as exc:
+        raise ProblemError(path, "--roster", f"cannot read it ({exc.strerror or exc})") from None
+    if len(data) > limit:
+        raise ProblemError(path, "--roster", f"larger than {limit:,} bytes")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ProblemError(path, "--roster", "not UTF-8 text (export the gradebook as CSV in UTF-8)") from None
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        raise ProblemError(path, "--roster", "empty: expected the LMS's gradebook export (CSV)")
+    head = [h.strip() for h in rows[0]]
+    wanted = CANVAS_IDS if layout == "canvas" else MOODLE_IDS
+    present = [c for c in wanted if c in head]
+    if layout == "canvas" and not ({"Student", "LastName"} & set(head) and present):
+        raise ProblemError(
+            path,
+            "--roster",
+            "not a Canvas gradebook export: its header has no Student and ID, SIS User ID or SIS Login ID",
+        )
+    if layout == "moodle" and not ("First name" in head and present):
+        raise ProblemError(
+            path, "--roster", "not a Moodle grade export: its header has no First name and ID number or Email address"
+        )
+    out = []
+    for row in rows[1:]:
+        cells = dict(zip(head, row, strict=False))
+        if layout == "canvas":
+            first = cells.get("Student", cells.get("LastName", ""))
+            if not first.strip() or first.strip() == "Points Possible":
+                continue  # the Points Possible row, the Manual Posting row (no student)
+            name = first if "Student" in cells else f"{cells.get('FirstName', '')} {first}".strip()
+        else:
+            name = f"{cells.get('First name', '')} {cells.get('Last name', '')}".strip()
+        ids = {c: cells.get(c, "") for c in present}
+        if any(v.strip() for v in ids.values()):
+            out.append(Student(name, ids))
+    return out
+
+
+def match(names: list[tuple[str, str]], roster: list[Student]) -> tuple[dict[int, Student], list[tuple[int, str]]]:
+    """For each answers file (its ``student =`` or '', its file name), the one student it names: by
+    index, and the files matching nobody or several students with the reason."""
+    found: dict[int, Student] = {}
+    missing: list[tuple[int, str]] = []
+    for i, (student, file) in enumerate(names):
+        tried = [t.strip().casefold() for t in (student, Path(file).stem) if t and t.strip()]
+        hits = [s for s in roster if s.keys() & set(tried)]
+        if len(hits) == 1:
+            found[i] = hits[0]
+        elif not hits:
+            missing.append((i, "matches no student of the roster (by login, email or SIS id)"))
+        else:
+            missing.append((i, f"matches {len(hits)} students of the roster ({', '.join(s.name for s in hits[:3])})"))
+    return found, missing
+
+
+def on_roster(
+    entries: list[Any], path: str, layout: str, limit: int | None, shown: Callable[[str], str] = str
+) -> tuple[list[Any], list[Student]]:
+    """The gradebook entries the roster names and their students, in order; each other answers file is
+    said on standard error, one line each, and gets no row (Canvas would add it as a new student, and
+    Moodle would stop the import at it). ``shown``: how a file name is printed."""
+    roster = read_roster(path, layout, limit)
+    found, unmatched = match([(e.student or "", e.answers) for e in entries], roster)
+    for i, why in unmatched:
+        sys.stderr.write(f"attncalc: {shown(entries[i].answers)}: {why}; no row for it\n")
+    return [e for i, e in enumerate(entries) if i in found], [found[i] for i in sorted(found)]

@@ -1,0 +1,110 @@
+"""`check --format csv --gradebook canvas|moodle --roster FILE`: the LMS's own gradebook export as the
+class list. Students matched only if an answers file's name or `student =` was their SIS id or login
+(Canvas) or idnumber/email (Moodle); Canvas added unmatched rows as new students and the first unknown
+user stopped a Moodle import. Now each file is matched to its student by file name or `student =`
+(login, email or SIS id), the roster's own ids fill the id columns, and a file that matches nobody
+gets no row and one line on standard error.
+
+The rosters are written here as the LMSs write their exports (read in their source):
+Canvas's GradebookExporter (lib/gradebook_exporter.rb): `Student` (the sortable name), `ID`, `SIS User
+ID`, `SIS Login ID`, `Section`, the assignments, the totals; a `Manual Posting` row where an assignment
+is posted by hand, then `    Points Possible`; UTF-8 with a BOM. Moodle's grade/export/txt: `First
+name`, `Last name`, the default profile fields (`ID number`, `Institution`, `Department`, `Email
+address`), each grade item, `Last downloaded from this course`. The gradebook written is read as the
+importers read it (tests/test_gradebook_lms.py's readers, from Canvas's GradebookImporter and
+Moodle's grade/import/csv).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .test_gradebook_lms import RIGHT, WRONG, _answers, _book, canvas_import
+
+CANVAS_EXPORT = (
+    "\ufeffStudent,ID,SIS User ID,SIS Login ID,Section,Homework 3 (1234),Current Score,Unposted Current Score,"
+    "Final Score,Unposted Final Score\r\n"
+    ",,,,,Manual Posting,,,,\r\n"
+    "    Points Possible,,,,,10.00,(read only),(read only),(read only),(read only)\r\n"
+    '"Müller, Anna",4711,S100,amueller,Section A,,0.00,0.00,0.00,0.00\r\n'
+    '"Okafor, Ben",4712,S101,bokafor@uni.example,Section A,N/A,0.00,0.00,0.00,0.00\r\n'
+    '"Zhang, Li",4713,S102,lzhang,Section B,,0.00,0.00,0.00,0.00\r\n'
+)
+
+MOODLE_EXPORT = (
+    "First name,Last name,ID number,Institution,Department,Email address,Assignment: Homework 3 (Real),"
+    "Last downloaded from this course\r\n"
+    "Anna,Müller,S100,Uni,CS,anna.mueller@uni.example,-,1764000000\r\n"
+    "Ben,Okafor,S101,Uni,CS,bokafor@uni.example,-,1764000000\r\n"
+    "Li,Zhang,S102,Uni,CS,lzhang@uni.example,-,1764000000\r\n"
+)
+
+
+def _klass(tmp_path: Path) -> list[str]:
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    return [
+        _answers(folder, "amueller.toml", RIGHT),  # the Canvas login as the file name
+        _answers(folder, "hw3-ben.toml", WRONG, "bokafor@uni.example"),  # student = the email
+        _answers(folder, "S102.toml", RIGHT),  # the SIS id as the file name
+        _answers(folder, "stranger.toml", RIGHT, "someone@else.example"),  # on no roster
+    ]
+
+
+def _roster(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "export.csv"
+    path.write_bytes(text.encode("utf-8"))
+    return str(path)
+
+
+def test_canvas_rows_carry_the_rosters_ids_and_no_new_student(cli: Any, tmp_path: Path) -> None:
+    files = _klass(tmp_path)
+    roster = _roster(tmp_path, CANVAS_EXPORT)
+    result, table = _book(
+        cli, tmp_path, *files, "--gradebook", "canvas", "--assignment", "Homework 3 (1234)", "--roster", roster
+    )
+    _, _, students = canvas_import(table)
+    # every row is a student of the roster, found by Canvas's own ID first
+    ids = {
+        "4711": ("Müller, Anna", "S100", "amueller"),
+        "4712": ("Okafor, Ben", "S101", "bokafor@uni.example"),
+        "4713": ("Zhang, Li", "S102", "lzhang"),
+    }
+    assert [s["id"] for s in students] == ["4711", "4712", "4713"]
+    for s in students:
+        assert (s["name"], s["sis_user_id"], s["sis_login_id"]) == ids[s["id"]]
+    scores = {s["id"]: s["Homework 3 (1234)"] for s in students}
+    assert scores["4711"] == scores["4713"] and scores["4711"] != scores["4712"]  # right, wrong, right
+    # the file matching nobody: one line on standard error, no row
+    lines = [line for line in result.stderr.splitlines() if "stranger.toml" in line]
+    assert len(lines) == 1 and "no student" in lines[0]
+    assert all("stranger" not in c and "someone@else" not in c for row in table for c in row)
+
+
+def test_moodle_rows_carry_the_rosters_id_number(cli: Any, tmp_path: Path) -> None:
+    files = _klass(tmp_path)
+    roster = _roster(tmp_path, MOODLE_EXPORT)
+    result, table = _book(
+        cli, tmp_path, *files, "--gradebook", "moodle", "--assignment", "Homework 3", "--roster", roster
+    )
+    assert table[0] == ["ID number", "Homework 3 (Real)", "Homework 3 (Feedback)"]
+    # amueller is no Moodle id (Moodle exports no username by default): that file matches nobody there
+    assert [row[0] for row in table[1:]] == ["S101", "S102"]
+    assert sum("amueller.toml" in line for line in result.stderr.splitlines()) == 1
+    assert sum("stranger.toml" in line for line in result.stderr.splitlines()) == 1
+
+
+def test_a_roster_that_is_no_export_is_bad_input(cli: Any, tmp_path: Path) -> None:
+    files = _klass(tmp_path)
+    roster = _roster(tmp_path, "name,score\r\nAnna,3\r\n")
+    out = tmp_path / "book.csv"
+    result = cli("check", *files, "--format", "csv", "--gradebook", "canvas", "--roster", roster, "-o", str(out))
+    assert result.exit_code == 2 and "export.csv" in result.stderr and "--roster" in result.stderr
+    assert "Traceback" not in result.stderr and not out.exists()
+
+
+def test_a_roster_needs_a_canvas_or_moodle_gradebook(cli: Any, tmp_path: Path) -> None:
+    files = _klass(tmp_path)
+    result = cli("check", *files, "--format", "csv", "--roster", _roster(tmp_path, CANVAS_EXPORT))
+    assert result.exit_code == 2 and "--roster" in result.stderr
