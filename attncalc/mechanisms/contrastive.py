@@ -21,7 +21,8 @@ from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem
 from ..parse.contrastive import Contrastive
-from .common import finite_max, finite_min, simplify_log
+from .common import finite_max, finite_min, simplify_log, simplify_radicals
+from .written import Written
 
 # the named slips of this kind (attncalc/mistakes.py): the wrong axis is the softmax's own slip
 NO_TEMPERATURE = "contrastive_no_temperature"
@@ -48,20 +49,6 @@ def header(p: Problem) -> list[str]:
     return bits
 
 
-class _Written:
-    """A Formula's written entries, made when a view asks: ``w[i][j]`` is ``fn((i, j), dec)``."""
-
-    def __init__(self, fn: Any, ndim: int, dec: int, at: tuple[int, ...] = ()) -> None:
-        self.fn, self.ndim, self.dec, self.at = fn, ndim, dec, at
-
-    def __getitem__(self, i: int) -> Any:
-        idx = (*self.at, i)
-        return self.fn(idx, self.dec) if len(idx) == self.ndim else _Written(self.fn, self.ndim, self.dec, idx)
-
-    def at_decimals(self, dec: int) -> _Written:
-        return _Written(self.fn, self.ndim, dec, self.at)
-
-
 def _num(x: Any, dec: int) -> str:
     return fmt(float(to_float(np.asarray(x))), dec)
 
@@ -69,18 +56,6 @@ def _num(x: Any, dec: int) -> str:
 def _paren(x: Any, dec: int) -> str:
     text = _num(x, dec)
     return f"({text})" if text.startswith("-") else text
-
-
-def _simplify(x: np.ndarray) -> np.ndarray:
-    """Quotients of square roots with the radicals out of the denominator (3/√10 as 3√10/10)."""
-    if not is_exact(x):
-        return x
-    import sympy as sp
-
-    out = np.empty(x.shape, dtype=object)
-    for idx, e in np.ndenumerate(x):
-        out[idx] = sp.radsimp(e)
-    return out
 
 
 def _normalise(chain: Chain, X: np.ndarray, who: str, sym: str, steps: list[Step]) -> np.ndarray:
@@ -102,7 +77,7 @@ def _normalise(chain: Chain, X: np.ndarray, who: str, sym: str, steps: list[Step
         unit = X
     else:
         Xc, nc = chain.coerce(X, norms)
-        unit = _simplify(np.asarray(Xc / nc[:, None], dtype=Xc.dtype))
+        unit = simplify_radicals(np.asarray(Xc / nc[:, None], dtype=Xc.dtype))
     unit = chain.finish(ids[1], unit)
     steps.append(
         Divide(
@@ -209,7 +184,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         Q, K = chain.coerce(Q, K)
     elif chain.mistake == NOT_NORMALISED:
         raise MistakeNotApplicable
-    S = chain.finish("similarities", _simplify(chain.matmul(Q, K.T)))
+    S = chain.finish("similarities", simplify_radicals(chain.matmul(Q, K.T)))
     steps.append(
         Product(
             id="similarities", title="Similarities" + (" (cosines)" if d.normalize else ""),
@@ -229,7 +204,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         fn, param, Z = "scale", tau, S * tau
     else:
         fn, param, Z = "divide", tau, S / tau
-    Z = chain.finish("logits", _simplify(np.asarray(Z, dtype=S.dtype)))
+    Z = chain.finish("logits", simplify_radicals(np.asarray(Z, dtype=S.dtype)))
     steps.append(
         Map(
             id="logits", title="Logits", formula=f"Z_ij = S_ij / τ, τ = {tau_f:g}", latex="", symbol="Z",
@@ -241,7 +216,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     steps.append(
         Formula(
             id="row_probabilities", title="Softmax of each row", formula="P_ij = exp(Z_ij) / Σ_k exp(Z_ik)",
-            latex="", symbol="P", value=P, written=_Written(_prob_text(Z, False), 2, chain.decimals),
+            latex="", symbol="P", value=P, written=Written(_prob_text(Z, False), 2, chain.decimals),
             explain="Query i's probability of each key: the softmax of row i of the logits.",
         )
     )  # fmt: skip
@@ -266,7 +241,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         Formula(
             id="column_probabilities", title="Softmax of each column", latex="", symbol="P′", value=C,
             formula="P′_ji = exp(Z_ij) / Σ_k exp(Z_kj)  (row j: column j of Z)",
-            written=_Written(_prob_text(Z, True), 2, chain.decimals),
+            written=Written(_prob_text(Z, True), 2, chain.decimals),
             explain="Key j's probability of each query: the softmax of column j of the logits, written as row j.",
         )
     )  # fmt: skip

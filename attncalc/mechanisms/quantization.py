@@ -23,7 +23,8 @@ from ..derivation import Formula, Input, Step
 from ..fmt import fmt
 from ..parse import Problem
 from ..parse.quantization import Quantization
-from .quantization_math import Rounder, Written, array, largest, smallest
+from .quantization_math import Rounder, array, largest, smallest
+from .written import Written
 
 
 def _g(x: float) -> str:
