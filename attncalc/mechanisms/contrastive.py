@@ -85,7 +85,8 @@ def _normalise(chain: Chain, X: np.ndarray, who: str, sym: str, steps: list[Step
             explain="Each row divided by its length: a unit vector, so that the dot products below are cosines.",
         )
     )  # fmt: skip
-    return steps[-1].value
+    normalised: np.ndarray = steps[-1].value
+    return normalised
 
 
 def _softmax_rows(chain: Chain, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
