@@ -336,6 +336,18 @@ def simplify_log(x: np.ndarray) -> np.ndarray:
     return out
 
 
+def simplify_radicals(x: np.ndarray) -> np.ndarray:
+    """Quotients of square roots with the radicals out of the denominator: 3/√10 as 3√10/10."""
+    if not is_exact(x):
+        return x
+    import sympy as sp
+
+    out = np.empty(x.shape, dtype=object)
+    for idx, e in np.ndenumerate(x):
+        out[idx] = sp.radsimp(e)
+    return out
+
+
 _TIMED = re.compile(r"_(\d+)$")
 
 

@@ -21,7 +21,8 @@ from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem
 from ..parse.contrastive import Contrastive
-from .common import finite_max, finite_min, simplify_log
+from .common import finite_max, finite_min, simplify_log, simplify_radicals
+from .written import Written
 
 # the named slips of this kind (attncalc/mistakes.py): the wrong axis is the softmax's own slip
 NO_TEMPERATURE = "contrastive_no_temperature"
@@ -48,20 +49,6 @@ def header(p: Problem) -> list[str]:
     return bits
 
 
-class _Written:
-    """A Formula's written entries, made when a view asks: ``w[i][j]`` is ``fn((i, j), dec)``."""
-
-    def __init__(self, fn: Any, ndim: int, dec: int, at: tuple[int, ...] = ()) -> None:
-        self.fn, self.ndim, self.dec, self.at = fn, ndim, dec, at
-
-    def __getitem__(self, i: int) -> Any:
-        idx = (*self.at, i)
-        return self.fn(idx, self.dec) if len(idx) == self.ndim else _Written(self.fn, self.ndim, self.dec, idx)
-
-    def at_decimals(self, dec: int) -> _Written:
-        return _Written(self.fn, self.ndim, dec, self.at)
-
-
 def _num(x: Any, dec: int) -> str:
     return fmt(float(to_float(np.asarray(x))), dec)
 
@@ -71,47 +58,35 @@ def _paren(x: Any, dec: int) -> str:
     return f"({text})" if text.startswith("-") else text
 
 
-def _simplify(x: np.ndarray) -> np.ndarray:
-    """Quotients of square roots with the radicals out of the denominator (3/√10 as 3√10/10)."""
-    if not is_exact(x):
-        return x
-    import sympy as sp
-
-    out = np.empty(x.shape, dtype=object)
-    for idx, e in np.ndenumerate(x):
-        out[idx] = sp.radsimp(e)
-    return out
-
-
 def _normalise(chain: Chain, X: np.ndarray, who: str, sym: str, steps: list[Step]) -> np.ndarray:
     """‖x_i‖ and x_i / ‖x_i‖ for each row (the rows unchanged under the slip ``rows not normalised``);
     ``who`` is "queries" or "keys"."""
     ids = (("query" if who == "queries" else "key") + "_norms", f"normalized_{who}")
     total = np.asarray([sum((row * row).tolist()) for row in X], dtype=X.dtype)
-    norms = chain.finish(ids[0], chain.sqrt(total))
     steps.append(
-        Norm(
-            id=ids[0], title=f"Lengths of the {who}", formula=f"‖{sym}_i‖ = √(Σ_k {sym}_ik²)", latex="",
-            symbol=f"‖{sym}‖", value=norms, arg=X,
+        chain.step(
+            Norm, ids[0], chain.sqrt(total), title=f"Lengths of the {who}", formula=f"‖{sym}_i‖ = √(Σ_k {sym}_ik²)",
+            latex="", symbol=f"‖{sym}‖", arg=X,
             explain="The length (Euclidean norm) of each row: the square root of the sum of its squared entries.",
         )
     )  # fmt: skip
+    norms = steps[-1].value
     if chain.mistake == NOT_NORMALISED:
         if np.allclose(to_float(norms), 1.0):
             raise MistakeNotApplicable
         unit = X
     else:
         Xc, nc = chain.coerce(X, norms)
-        unit = _simplify(np.asarray(Xc / nc[:, None], dtype=Xc.dtype))
-    unit = chain.finish(ids[1], unit)
+        unit = simplify_radicals(np.asarray(Xc / nc[:, None], dtype=Xc.dtype))
     steps.append(
-        Divide(
-            id=ids[1], title=f"Normalised {who}", formula=f"{sym}̃_i = {sym}_i / ‖{sym}_i‖", latex="",
-            symbol=f"{sym}̃", value=unit, num=X, den=norms,
+        chain.step(
+            Divide, ids[1], unit, title=f"Normalised {who}", formula=f"{sym}̃_i = {sym}_i / ‖{sym}_i‖", latex="",
+            symbol=f"{sym}̃", num=X, den=norms,
             explain="Each row divided by its length: a unit vector, so that the dot products below are cosines.",
         )
     )  # fmt: skip
-    return unit
+    normalised: np.ndarray = steps[-1].value
+    return normalised
 
 
 def _softmax_rows(chain: Chain, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -127,8 +102,8 @@ def _softmax_rows(chain: Chain, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(e / den[:, None], dtype=e.dtype), e
 
 
-def _probabilities(chain: Chain, Z: np.ndarray, step_id: str, columns: bool) -> np.ndarray:
-    """Row i: the softmax of row i of Z (``columns``: row j the softmax of column j of Z). The slip of
+def _probabilities(chain: Chain, Z: np.ndarray, step_id: str, columns: bool, **fields: Any) -> Formula:
+    """The step ``step_id`` (its other ``fields`` as given): row i: the softmax of row i of Z (``columns``: row j the softmax of column j of Z). The slip of
     the wrong axis normalises each column of the row probabilities instead of each row (its words say
     columns for rows, so it is not tried at the column probabilities)."""
     if columns:
@@ -139,7 +114,7 @@ def _probabilities(chain: Chain, Z: np.ndarray, step_id: str, columns: bool) -> 
         P = _softmax_rows(chain, Z.T)[0].T
     else:
         P, _ = _softmax_rows(chain, Z)
-    return chain.finish(step_id, P)
+    return chain.step(Formula, step_id, P, **fields)
 
 
 def _prob_text(Z: np.ndarray, columns: bool) -> Any:
@@ -164,16 +139,16 @@ def _mean_step(
         value = total
     else:
         value = total / n
-    value = chain.finish(step_id, simplify_log(np.asarray(value, dtype=losses.dtype)))
 
     def written(idx: tuple[int, ...], k: int) -> str:
         return f"({' + '.join(_num(x, k) for x in losses)}) / {n}"
 
-    step = Formula(
-        id=step_id, title=title, formula=f"{symbol} = (1/N) Σ_{of[-1]} {of}, N = {n}", latex="", symbol=symbol,
-        value=value, written=written((), chain.decimals), explain=explain,
+    step = chain.step(
+        Formula, step_id, simplify_log(np.asarray(value, dtype=losses.dtype)), title=title,
+        formula=f"{symbol} = (1/N) Σ_{of[-1]} {of}, N = {n}", latex="", symbol=symbol,
+        written=written((), chain.decimals), explain=explain,
     )  # fmt: skip
-    return step, value
+    return step, step.value
 
 
 def _diagonal_losses(
@@ -189,14 +164,13 @@ def _diagonal_losses(
         top = z.max(axis=1)
         lse = top + np.log(np.exp(z - top[:, None]).sum(axis=1))
         losses = np.where(np.isfinite(losses), losses, lse - np.diag(z))
-    losses = chain.finish(step_id, simplify_log(losses))
-    step = Formula(
-        id=step_id, title=f"Losses of the {what}", formula=f"{sym}_i = −ln {Psym}_ii (the positive pair's probability)",
-        latex="", symbol=sym, value=losses,
+    step = chain.step(
+        Formula, step_id, simplify_log(losses), title=f"Losses of the {what}",
+        formula=f"{sym}_i = −ln {Psym}_ii (the positive pair's probability)", latex="", symbol=sym,
         written=tuple(f"−ln({_num(diag[i], chain.decimals)})" for i in range(n)),
         explain="Cross-entropy with the right key as the target: −ln of the probability the softmax gives it.",
     )  # fmt: skip
-    return step, losses
+    return step, step.value
 
 
 def run(p: Problem, chain: Chain) -> list[Step]:
@@ -209,16 +183,17 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         Q, K = chain.coerce(Q, K)
     elif chain.mistake == NOT_NORMALISED:
         raise MistakeNotApplicable
-    S = chain.finish("similarities", _simplify(chain.matmul(Q, K.T)))
     steps.append(
-        Product(
-            id="similarities", title="Similarities" + (" (cosines)" if d.normalize else ""),
+        chain.step(
+            Product, "similarities", simplify_radicals(chain.matmul(Q, K.T)),
+            title="Similarities" + (" (cosines)" if d.normalize else ""),
             formula="S = Q̃ K̃ᵀ  (S_ij = q̃_i · k̃_j)" if d.normalize else "S = Q Kᵀ  (S_ij = q_i · k_j)",
-            latex=r"S = \tilde{Q} \tilde{K}^\top" if d.normalize else r"S = Q K^\top", symbol="S", value=S, left=Q,
+            latex=r"S = \tilde{Q} \tilde{K}^\top" if d.normalize else r"S = Q K^\top", symbol="S", left=Q,
             right=K.T,
             explain="Entry (i, j): query i's dot product with key j; the diagonal holds the positive pairs.",
         )
     )  # fmt: skip
+    S = steps[-1].value
     tau_f = node_float(d.temperature)
     tau = chain.number(lambda: to_exact(d.temperature), tau_f)
     if chain.mistake in (NO_TEMPERATURE, TEMPERATURE_MULTIPLIED) and tau_f == 1:
@@ -229,22 +204,23 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         fn, param, Z = "scale", tau, S * tau
     else:
         fn, param, Z = "divide", tau, S / tau
-    Z = chain.finish("logits", _simplify(np.asarray(Z, dtype=S.dtype)))
     steps.append(
-        Map(
-            id="logits", title="Logits", formula=f"Z_ij = S_ij / τ, τ = {tau_f:g}", latex="", symbol="Z",
-            value=Z, fn=fn, arg=S, param=np.asarray(param), param_text=f"{to_float(np.asarray(param)):g}",
+        chain.step(
+            Map, "logits", simplify_radicals(np.asarray(Z, dtype=S.dtype)), title="Logits",
+            formula=f"Z_ij = S_ij / τ, τ = {tau_f:g}", latex="", symbol="Z", fn=fn, arg=S, param=np.asarray(param), param_text=f"{to_float(np.asarray(param)):g}",
             explain="The similarities divided by the temperature: a small τ sharpens the softmax below.",
         )
     )  # fmt: skip
-    P = _probabilities(chain, Z, "row_probabilities", columns=False)
+    Z = steps[-1].value
     steps.append(
-        Formula(
-            id="row_probabilities", title="Softmax of each row", formula="P_ij = exp(Z_ij) / Σ_k exp(Z_ik)",
-            latex="", symbol="P", value=P, written=_Written(_prob_text(Z, False), 2, chain.decimals),
+        _probabilities(
+            chain, Z, "row_probabilities", False, title="Softmax of each row",
+            formula="P_ij = exp(Z_ij) / Σ_k exp(Z_ik)", latex="", symbol="P",
+            written=Written(_prob_text(Z, False), 2, chain.decimals),
             explain="Query i's probability of each key: the softmax of row i of the logits.",
         )
     )  # fmt: skip
+    P = steps[-1].value
     step, rows = _diagonal_losses(chain, P, Z, "row_losses", "l", "rows")
     steps.append(step)
     step, row_loss = _mean_step(
@@ -253,23 +229,23 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     )  # fmt: skip
     steps.append(step)
     if not d.symmetric:
-        loss = chain.finish("loss", np.asarray(row_loss, dtype=row_loss.dtype))
         steps.append(
-            Formula(
-                id="loss", title="The loss", formula="L = L_rows", latex="", symbol="L", value=loss,
+            chain.step(
+                Formula, "loss", np.asarray(row_loss, dtype=row_loss.dtype), title="The loss", formula="L = L_rows",
+                latex="", symbol="L",
                 written=_num(row_loss, chain.decimals), explain="One direction only (InfoNCE): the row loss.",
             )
         )  # fmt: skip
         return steps
-    C = _probabilities(chain, Z, "column_probabilities", columns=True)
     steps.append(
-        Formula(
-            id="column_probabilities", title="Softmax of each column", latex="", symbol="P′", value=C,
+        _probabilities(
+            chain, Z, "column_probabilities", True, title="Softmax of each column", latex="", symbol="P′",
             formula="P′_ji = exp(Z_ij) / Σ_k exp(Z_kj)  (row j: column j of Z)",
-            written=_Written(_prob_text(Z, True), 2, chain.decimals),
+            written=Written(_prob_text(Z, True), 2, chain.decimals),
             explain="Key j's probability of each query: the softmax of column j of the logits, written as row j.",
         )
     )  # fmt: skip
+    C = steps[-1].value
     step, cols = _diagonal_losses(chain, C, Z.T, "column_losses", "l′", "columns", "P′")
     steps.append(step)
     step, col_loss = _mean_step(
@@ -280,11 +256,10 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     a, b = chain.coerce(np.asarray(row_loss), np.asarray(col_loss))
     both = a + b
     value = both if chain.mistake == SUM_FOR_MEAN else both / 2
-    loss = chain.finish("loss", simplify_log(np.asarray(value, dtype=a.dtype)))
     steps.append(
-        Formula(
-            id="loss", title="The symmetric loss", formula="L = (L_rows + L_columns) / 2", latex="", symbol="L",
-            value=loss, written=f"({_num(a, chain.decimals)} + {_num(b, chain.decimals)}) / 2",
+        chain.step(
+            Formula, "loss", simplify_log(np.asarray(value, dtype=a.dtype)), title="The symmetric loss",
+            formula="L = (L_rows + L_columns) / 2", latex="", symbol="L", written=f"({_num(a, chain.decimals)} + {_num(b, chain.decimals)}) / 2",
             explain="CLIP's loss: the mean of the two directions, (loss_i + loss_t) / 2.",
         )
     )  # fmt: skip

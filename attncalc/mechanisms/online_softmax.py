@@ -25,6 +25,7 @@ from ..interval import is_interval
 from ..parse import Given, Problem
 from ..parse.online_softmax import OnlineSoftmax, QueryKeys
 from .online_softmax_check import closing_note
+from .written import Written
 
 
 def inputs(p: Problem) -> list[Input]:
@@ -54,21 +55,6 @@ def header(p: Problem) -> list[str]:
     if d.V is not None:
         bits.append("with values V")
     return bits
-
-
-class _Written:
-    """A Formula's written entries, made when a view asks for one: ``w[i]`` (or ``w[i][j]``) is
-    ``fn(idx, dec)`` with the operands written to ``dec`` decimals; ``at_decimals`` changes ``dec``."""
-
-    def __init__(self, fn: Any, ndim: int, dec: int, at: tuple[int, ...] = ()) -> None:
-        self.fn, self.ndim, self.dec, self.at = fn, ndim, dec, at
-
-    def __getitem__(self, i: int) -> Any:
-        idx = (*self.at, i)
-        return self.fn(idx, self.dec) if len(idx) == self.ndim else _Written(self.fn, self.ndim, self.dec, idx)
-
-    def at_decimals(self, dec: int) -> _Written:
-        return _Written(self.fn, self.ndim, dec, self.at)
 
 
 def _num(x: Any, dec: int) -> str:
@@ -268,7 +254,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         out = rows.step(
             steps, Formula, "output", np.asarray(out, dtype=O_prev.dtype),
             title="The output", formula="O = O_last / l", latex="", symbol="O",
-            written=_Written(out_text, 1 if d.one_row else 2, dec),
+            written=Written(out_text, 1 if d.one_row else 2, dec),
             explain="The running output divided by the running sum: softmax(S) V.",
         )  # fmt: skip
     if not chain.overrides and chain.mistake is None:
@@ -280,7 +266,7 @@ def _lazy(fn: Any, one_row: bool, n: int, dec: int) -> Any:
     """A per-row Formula's written entries: one string for a single row, else made per row on demand."""
     if one_row:
         return fn((), dec)
-    return _Written(fn, 1, dec)
+    return Written(fn, 1, dec)
 
 
 def _with_note(step: Step, note: str) -> Step:
@@ -366,7 +352,7 @@ def _scores(d: QueryKeys, chain: Chain, steps: list[Step]) -> np.ndarray:
         chain.step(
             Formula, "scores", np.asarray(dots / root, dtype=dots.dtype), title="Scaled scores",
             formula=f"S = Q Kᵀ / √d_k, d_k = {d_k}", latex="", symbol="S",
-            written=_Written(text, 2, chain.decimals),
+            written=Written(text, 2, chain.decimals),
             explain="Entry (i, j): query i's dot product with key j, divided by √d_k.",
         )
     )  # fmt: skip

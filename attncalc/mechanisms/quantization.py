@@ -23,7 +23,8 @@ from ..derivation import Formula, Input, Step
 from ..fmt import fmt
 from ..parse import Problem
 from ..parse.quantization import Quantization
-from .quantization_math import Rounder, Written, array, largest, smallest
+from .quantization_math import Rounder, array, largest, smallest
+from .written import Written
 
 
 def _g(x: float) -> str:
@@ -87,11 +88,15 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     index = [(o, g) for o in range(outer) for g in range(groups)]
     if absmax:
         rng = [largest([abs(v) for v in block(o, g)]) for o, g in index]
-        ranges = chain.finish("ranges", array(rng, (outer * groups,)).reshape(shape))
+        found = array(rng, (outer * groups,)).reshape(shape)
     else:
         pairs = [[smallest([*block(o, g), zero]), largest([*block(o, g), zero])] for o, g in index]
         # one [min, max] row per scale (rows × groups of them one after the other: a sheet draws two axes)
-        ranges = chain.finish("ranges", array(pairs, (outer * groups, 2)).reshape((2,) if not shape else (-1, 2)))
+        found = array(pairs, (outer * groups, 2)).reshape((2,) if not shape else (-1, 2))
+    steps: list[Step] = []
+    r_rows, r_cols = _labels(d)
+    steps.append(_range_step(d, chain, found, fblock, index, r_rows, r_cols, shape))
+    ranges = steps[-1].value
     flat_ranges = ranges.reshape(outer * groups, *(() if absmax else (2,)))
 
     # scales
@@ -104,23 +109,20 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     for k in range(outer * groups):
         width = flat_ranges[k] if absmax else flat_ranges[k][1] - flat_ranges[k][0]
         sc.append(rounder.like(1) if float(width) == 0 else width / levels)
-    scales = chain.finish("scales", array(sc, (outer * groups,)).reshape(shape))
-    flat_scales = scales.reshape(outer * groups)
-
-    steps: list[Step] = []
-    r_rows, r_cols = _labels(d)
     fr = to_float(ranges)
-    _range_step(d, steps, ranges, fr, fblock, index, r_rows, r_cols, shape)
-    fs = to_float(scales)
     steps.append(
-        Formula(
-            id="scales", title="Scales", symbol="s", value=scales, rows=r_rows, cols=r_cols, latex="",
+        chain.step(
+            Formula, "scales", array(sc, (outer * groups,)).reshape(shape), title="Scales", symbol="s", rows=r_rows,
+            cols=r_cols, latex="",
             formula="s = max|w| / (2^(b−1) − 1)" if absmax else "s = (max − min) / (2^b − 1)",
             written=_written(shape, chain.decimals, lambda k, dec: _scale_text(fr.reshape(outer * groups, -1)[k], levels, absmax)),
             explain=f"{levels} steps of the integer grid span the range" + ("" if absmax else " from min to max")
             + "; an all-zero range takes scale 1.",
         )
     )  # fmt: skip
+    scales = steps[-1].value
+    flat_scales = scales.reshape(outer * groups)
+    fs = to_float(scales)
 
     # zero points
     if not absmax:
@@ -130,17 +132,17 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             zp.append(rounder.round((lo if chain.mistake == "zero_point_sign" else -lo) / flat_scales[k]))
         if chain.mistake == "zero_point_sign" and all(float(z) == 0 for z in zp):
             raise MistakeNotApplicable
-        zero_points = chain.finish("zero_points", array(zp, (outer * groups,)).reshape(shape))
-        flat_zp = list(zero_points.reshape(-1))
-        fz = to_float(zero_points).reshape(-1)
         steps.append(
-            Formula(
-                id="zero_points", title="Zero points", symbol="z", value=zero_points, rows=r_rows, cols=r_cols,
-                latex="", formula="z = round(−min / s)",
+            chain.step(
+                Formula, "zero_points", array(zp, (outer * groups,)).reshape(shape), title="Zero points", symbol="z",
+                rows=r_rows, cols=r_cols, latex="", formula="z = round(−min / s)",
                 written=_written(shape, chain.decimals, lambda k, dec: f"round({_g(0.0 - fr.reshape(-1, 2)[k][0])} / {fmt(fs.reshape(-1)[k], dec)})"),
                 explain="The integer that stands for w = 0, rounded half to even.",
             )
         )  # fmt: skip
+        zero_points = steps[-1].value
+        flat_zp = list(zero_points.reshape(-1))
+        fz = to_float(zero_points).reshape(-1)
     else:
         flat_zp = [zero] * (outer * groups)
         fz = np.zeros(outer * groups)
@@ -156,20 +158,20 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         raise MistakeNotApplicable
     if chain.mistake == "no_clamp" and rounder.clamped == 0:
         raise MistakeNotApplicable
-    quantized = chain.finish("quantized", array(q.reshape(-1).tolist(), (rows, cols)))
     fsq = np.repeat(to_float(scales).reshape(outer * groups), size).reshape(rows, cols)
     fzq = np.repeat(fz, size).reshape(rows, cols)
     Wrows = tuple(f"row {i + 1}" for i in range(rows))
     zp_text = "" if absmax else " + z"
     steps.append(
-        Formula(
-            id="quantized", title=f"Quantized ({d.bits}-bit integers)", symbol="q", value=quantized, rows=Wrows,
-            latex="", formula=f"q = clamp(round(w / s){zp_text}, {d.qmin}, {d.qmax})",
+        chain.step(
+            Formula, "quantized", array(q.reshape(-1).tolist(), (rows, cols)), title=f"Quantized ({d.bits}-bit integers)",
+            symbol="q", rows=Wrows, latex="", formula=f"q = clamp(round(w / s){zp_text}, {d.qmin}, {d.qmax})",
             written=Written(lambda idx, dec: f"round({_g(float(Wf[idx]))} / {fmt(fsq[idx], dec)})"
                             + ("" if absmax else f" + {fmt(fzq[idx], 0)}"), 2, chain.decimals),
             explain="Rounded half to even (as torch.round), then clamped to the integer range.",
         )
     )  # fmt: skip
+    quantized = steps[-1].value
 
     # dequantized and the errors
     qb = quantized.reshape(outer, groups, size)
@@ -178,31 +180,31 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         k = o * groups + g
         for j in range(size):
             deq[o, g, j] = (qb[o, g, j] - flat_zp[k]) * flat_scales[k]
-    dequantized = chain.finish("dequantized", array(deq.reshape(-1).tolist(), (rows, cols)))
     fq = to_float(quantized)
     steps.append(
-        Formula(
-            id="dequantized", title="Dequantized", symbol="w'", value=dequantized, rows=Wrows, latex="",
+        chain.step(
+            Formula, "dequantized", array(deq.reshape(-1).tolist(), (rows, cols)), title="Dequantized", symbol="w'",
+            rows=Wrows, latex="",
             formula="w' = (q − z) · s" if not absmax else "w' = q · s",
             written=Written(lambda idx, dec: (f"{fmt(fq[idx], 0)}" if absmax else f"({fmt(fq[idx], 0)} − {fmt(fzq[idx], 0)})")
                             + f" · {fmt(fsq[idx], dec)}", 2, chain.decimals),
             explain="The integers mapped back onto the real line: what the layer computes with.",
         )
     )  # fmt: skip
-    errors = chain.finish("errors", W - dequantized)
+    dequantized = steps[-1].value
     fd = to_float(dequantized)
     steps.append(
-        Formula(
-            id="errors", title="Errors", symbol="e", value=errors, rows=Wrows, latex="", formula="e = w − w'",
+        chain.step(
+            Formula, "errors", W - dequantized, title="Errors", symbol="e", rows=Wrows, latex="", formula="e = w − w'",
             written=Written(lambda idx, dec: f"{_g(float(Wf[idx]))} − {_par(fmt(fd[idx], dec))}", 2, chain.decimals),
             explain="What the rounding (and any clamp) lost, entry by entry.",
         )
     )  # fmt: skip
-    flat_e = list(errors.reshape(-1))
-    max_error = chain.finish("max_error", array(largest([abs(e) for e in flat_e]), ()))
+    flat_e = list(steps[-1].value.reshape(-1))
     steps.append(
-        Formula(
-            id="max_error", title="Largest error", symbol="max|e|", value=max_error, latex="",
+        chain.step(
+            Formula, "max_error", array(largest([abs(e) for e in flat_e]), ()), title="Largest error", symbol="max|e|",
+            latex="",
             formula="max |e|", written="max |w − w'| over the entries",
             explain="At most half a scale when nothing was clamped.",
         )
@@ -210,10 +212,9 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     total = flat_e[0] * flat_e[0]
     for e in flat_e[1:]:
         total = total + e * e
-    mse = chain.finish("mse", array(total / (rows * cols), ()))
     steps.append(
-        Formula(
-            id="mse", title="Mean squared error", symbol="MSE", value=mse, latex="",
+        chain.step(
+            Formula, "mse", array(total / (rows * cols), ()), title="Mean squared error", symbol="MSE", latex="",
             formula="MSE = (1/N) Σ e²", written=f"(1/{rows * cols}) Σ e²",
             explain=f"The mean of the {rows * cols} squared errors.",
         )
@@ -226,9 +227,6 @@ def run(p: Problem, chain: Chain) -> list[Step]:
 def _outputs(d: Quantization, chain: Chain, W: np.ndarray, deq: np.ndarray, Wrows: tuple[str, ...]) -> list[Step]:
     assert d.x is not None
     x = chain.given(d.x)
-    out = chain.finish("output", chain.matmul(x, W.T))
-    outq = chain.finish("output_dequantized", chain.matmul(*chain.coerce(x, deq.T)))
-    diff = chain.finish("output_error", out - outq)
     xs = [_par(_g(v)) for v in d.x.floats]
 
     def dot(m: np.ndarray) -> Written:
@@ -238,17 +236,45 @@ def _outputs(d: Quantization, chain: Chain, W: np.ndarray, deq: np.ndarray, Wrow
             chain.decimals,
         )
 
+    with_w = chain.step(
+        Formula,
+        "output",
+        chain.matmul(x, W.T),
+        title="Output with the weights",
+        symbol="y",
+        rows=Wrows,
+        latex="",
+        formula="y = x · Wᵀ",
+        written=dot(d.W.floats),
+        explain="One output per row of W.",
+    )
+    with_deq = chain.step(
+        Formula,
+        "output_dequantized",
+        chain.matmul(*chain.coerce(x, deq.T)),
+        title="Output with the dequantized weights",
+        symbol="ŷ",
+        rows=Wrows,
+        latex="",
+        formula="ŷ = x · w'ᵀ",
+        written=dot(to_float(deq)),
+        explain="The same input through the weights the quantized layer holds.",
+    )
+    out, outq = with_w.value, with_deq.value
     fo, fq = to_float(out), to_float(outq)
-    return [
-        Formula(id="output", title="Output with the weights", symbol="y", value=out, rows=Wrows, latex="",
-                formula="y = x · Wᵀ", written=dot(d.W.floats), explain="One output per row of W."),
-        Formula(id="output_dequantized", title="Output with the dequantized weights", symbol="ŷ", value=outq,
-                rows=Wrows, latex="", formula="ŷ = x · w'ᵀ", written=dot(to_float(deq)),
-                explain="The same input through the weights the quantized layer holds."),
-        Formula(id="output_error", title="Output error", symbol="y − ŷ", value=diff, rows=Wrows, latex="",
-                formula="y − ŷ", explain="What quantization changed in the layer's output.",
-                written=Written(lambda idx, dec: f"{fmt(fo[idx[0]], dec)} − {_par(fmt(fq[idx[0]], dec))}", 1, chain.decimals)),
-    ]  # fmt: skip
+    diff = chain.step(
+        Formula,
+        "output_error",
+        out - outq,
+        title="Output error",
+        symbol="y − ŷ",
+        rows=Wrows,
+        latex="",
+        formula="y − ŷ",
+        explain="What quantization changed in the layer's output.",
+        written=Written(lambda idx, dec: f"{fmt(fo[idx[0]], dec)} − {_par(fmt(fq[idx[0]], dec))}", 1, chain.decimals),
+    )
+    return [with_w, with_deq, diff]  # fmt: skip
 
 
 def _written(shape: tuple[int, ...], dec: int, fn: Any) -> Any:
@@ -266,8 +292,9 @@ def _scale_text(r: np.ndarray, levels: int, absmax: bool) -> str:
     return f"{_g(float(r[0]))} / {levels}" if absmax else f"({_g(float(r[1]))} − {_par(_g(float(r[0])))}) / {levels}"
 
 
-def _range_step(d: Quantization, steps: list[Step], ranges: np.ndarray, fr: np.ndarray, fblock: Any,
-                index: list[tuple[int, int]], rows: Any, cols: Any, shape: tuple[int, ...]) -> None:  # fmt: skip
+def _range_step(d: Quantization, chain: Chain, found: np.ndarray, fblock: Any,
+                index: list[tuple[int, int]], rows: Any, cols: Any, shape: tuple[int, ...]) -> Step:  # fmt: skip
+    """The step "ranges" of value ``found`` (one range, or one [min, max] pair, per scale)."""
     absmax = d.scheme == "absmax"
 
     def entries(k: int) -> str:
@@ -286,13 +313,11 @@ def _range_step(d: Quantization, steps: list[Step], ranges: np.ndarray, fr: np.n
         written = Written(both, 2 if shape else 1, 0)
         if len(shape) == 2:
             rows = tuple(f"row {o + 1}, group {g + 1}" for o, g in index)
-    steps.append(
-        Formula(
-            id="ranges", title="Ranges", symbol="r", value=ranges, latex="",
-            rows=rows if absmax or shape else ("min", "max"), cols=cols if absmax else (("min", "max") if shape else None),
-            formula="r = max|w|" if absmax else "[min(w, 0), max(w, 0)]",
-            written=written,
-            explain="The largest magnitude the scale must reach." if absmax
-            else "The interval the integers span, widened to hold 0 so that 0 is exact.",
-        )
+    return chain.step(
+        Formula, "ranges", found, title="Ranges", symbol="r", latex="",
+        rows=rows if absmax or shape else ("min", "max"), cols=cols if absmax else (("min", "max") if shape else None),
+        formula="r = max|w|" if absmax else "[min(w, 0), max(w, 0)]",
+        written=written,
+        explain="The largest magnitude the scale must reach." if absmax
+        else "The interval the integers span, widened to hold 0 so that 0 is exact.",
     )  # fmt: skip

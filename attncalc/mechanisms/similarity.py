@@ -15,6 +15,7 @@ from ..derivation import Add, Cosine, Input, Norm, Product, Step
 from ..parse import Problem
 from ..parse.data import Similarity
 from ..parse.similarity import labels
+from .common import simplify_radicals
 
 
 def inputs(p: Problem) -> list[Input]:
@@ -88,7 +89,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
                 chain.step(
                     Cosine,
                     "cosines",
-                    _simplify(np.asarray(dots / den, dtype=dots.dtype)),
+                    simplify_radicals(np.asarray(dots / den, dtype=dots.dtype)),
                     title="Cosine similarities",
                     formula=f"cos({ai}, {bj}) = {ai} · {bj} / (‖{ai}‖ ‖{bj}‖)",
                     latex="",
@@ -165,15 +166,3 @@ def _norm_step(
         arg=X,
         explain="The length (Euclidean norm) of a vector: the square root of the sum of its squared entries.",
     )
-
-
-def _simplify(x: np.ndarray) -> np.ndarray:
-    """Quotients of square roots with the radicals out of the denominator: 3/√10 as 3√10/10."""
-    if not is_exact(x):
-        return x
-    import sympy as sp
-
-    out = np.empty(x.shape, dtype=object)
-    for idx, e in np.ndenumerate(x):
-        out[idx] = sp.radsimp(e)
-    return out
