@@ -44,6 +44,7 @@ OPTIONS: dict[str, list[dict[str, Any]]] = {
     "attention-backward": [{"tokens": 2}],
     "online-softmax": [{}],
     "quantization": [{}, {"tokens": 2, "dim": 6}],
+    "dpo": [{}, {"tokens": 1}, {"tokens": 4}],
 }
 
 
