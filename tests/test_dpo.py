@@ -258,3 +258,24 @@ def test_json_labels_and_steps(cli: Any) -> None:
     assert by["losses"]["labels"] == ["pair 1", "pair 2"] and isinstance(by["losses"]["value"], list)
     assert by["chosen_logratios"]["value"] == [0.5, 0.25]
     assert by["loss"]["value"] == pytest.approx((math.log1p(math.exp(-0.1)) + math.log1p(math.exp(-0.05))) / 2)
+
+
+# ---------------------------------------------------------------- homework
+def test_drawn_log_probabilities_are_below_zero_and_the_token_lists_sum_to_a_pair() -> None:
+    import random
+
+    from attncalc.homework.dpo import DRAWER
+    from attncalc.homework.options import Options
+
+    seen_tokens = 0
+    for seed in range(40):
+        for number in (1, 2, 3):
+            raw = DRAWER.draw(Options(tokens=3), random.Random(seed), number)
+            for key in ("policy_chosen", "policy_rejected", "reference_chosen", "reference_rejected"):
+                value = raw["given"][key]
+                assert len(value) == 3
+                for entry in value:
+                    tokens = entry if isinstance(entry, list) else [entry]
+                    seen_tokens += isinstance(entry, list)
+                    assert all(t < 0 for t in tokens), (seed, number, key, value)
+    assert seen_tokens > 0  # the third variants give token lists

@@ -44,6 +44,8 @@ def _draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
             for total in policy:
                 n = rng.choice((2, 3))
                 parts = [_quarter(rng, -3, 0) - 0.25 for _ in range(n - 1)]
+                while total - sum(parts) > -0.25:  # every token's log-probability below 0
+                    parts = [p / 2 for p in parts]
                 rows.append([*parts, total - sum(parts)])
             given[f"policy_{side}"] = rows
         else:
