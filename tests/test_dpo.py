@@ -279,3 +279,15 @@ def test_drawn_log_probabilities_are_below_zero_and_the_token_lists_sum_to_a_pai
                     seen_tokens += isinstance(entry, list)
                     assert all(t < 0 for t in tokens), (seed, number, key, value)
     assert seen_tokens > 0  # the third variants give token lists
+
+
+def test_ipo_from_token_lists_says_it_uses_the_sums() -> None:
+    """IPO's h from the summed token log-probabilities (Azar et al.), with a note on TRL's per-token mean;
+    the loss from the sums: h = (−3.75 + 4) − (−4 + 3.5) = 0.75, (0.75 − 1/(2 · 0.5))² = 0.0625."""
+    d = solve(problem(beta=0.5, policy_chosen=[[-1.5, -2.25]], policy_rejected=[-4.0], reference_chosen=[-4.0],
+                      reference_rejected=[-3.5], loss="ipo"), exact=False)  # fmt: skip
+    losses = next(s for s in d.steps if s.id == "losses")
+    assert float(d["losses"][0]) == 0.0625
+    assert "token count" in losses.note
+    plain = solve(problem(**{**BASE, "loss": "ipo"}), exact=False)
+    assert next(s for s in plain.steps if s.id == "losses").note == ""

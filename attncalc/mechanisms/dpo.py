@@ -173,6 +173,7 @@ def _losses(d: Dpo, chain: Chain, h: np.ndarray, beta: Any, beta_f: float, label
     dec = chain.decimals
     b = f"{beta_f:g}"
     eps_f = d.epsilon
+    note = ""
     if d.loss == "sigmoid":
         bh = h * beta
         fn = "sigmoid" if chain.mistake == "dpo_sigma_for_log_sigma" else "log_sigmoid"
@@ -199,6 +200,11 @@ def _losses(d: Dpo, chain: Chain, h: np.ndarray, beta: Any, beta_f: float, label
         formula = "l = (h − 1/(2β))²"
         written = tuple(f"({fmt(x, dec)} − 1/(2 · {b}))²" for x in fh)
         explain = "IPO pulls h toward 1/(2β) instead of pushing it to infinity."
+        if any(isinstance(d.sequence(name), tuple) for name in SEQUENCES):
+            note = (
+                "h is from the summed token log-probabilities, as Azar et al. write IPO; TRL's DPOTrainer "
+                "divides each logratio by its response's token count first."
+            )
     else:
         losses = chain.apply("relu", 1 - h * beta)
         formula = "l = max(0, 1 − β h)"
@@ -212,7 +218,7 @@ def _losses(d: Dpo, chain: Chain, h: np.ndarray, beta: Any, beta_f: float, label
     fl = to_float(losses)
     return [
         Formula(id="losses", title="Losses", symbol="l", value=losses, rows=labels, latex="", formula=formula,
-                written=written, explain=explain),
+                written=written, explain=explain, note=note),
         Formula(id="loss", title="Loss", symbol="L", value=mean, latex="", formula="L = (1/n) Σ l",
                 written=f"({' + '.join(_par(fmt(x, dec)) for x in fl)}) / {d.pairs}",
                 explain=f"The mean over the {d.pairs} pair{'s' if d.pairs != 1 else ''}, as TRL's loss.mean()."),
