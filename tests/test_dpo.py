@@ -291,3 +291,12 @@ def test_ipo_from_token_lists_says_it_uses_the_sums() -> None:
     assert "token count" in losses.note
     plain = solve(problem(**{**BASE, "loss": "ipo"}), exact=False)
     assert next(s for s in plain.steps if s.id == "losses").note == ""
+
+
+def test_a_long_token_list_is_written_as_its_count() -> None:
+    tokens = [-0.5] * 9  # nine tokens: −4.5
+    d = solve(problem(beta=0.1, policy_chosen=[tokens, [-1.0, -2.0]], policy_rejected=[-6.0, -4.0],
+                      reference_chosen=[-5.0, -3.5], reference_rejected=[-5.5, -3.0]), exact=False)  # fmt: skip
+    step = next(s for s in d.steps if s.id == "policy_chosen_sum")
+    assert step.written == ("Σ of 9 tokens", "(-1) + (-2)")
+    np.testing.assert_allclose(d["policy_chosen_sum"], [-4.5, -3.0])

@@ -27,6 +27,8 @@ from ..parse import Problem
 from ..parse.dpo import Dpo
 from ..schema.dpo import SEQUENCES
 
+MAX_WRITTEN = 8  # a longer token list is written as its count, not term by term
+
 # π is the policy π_θ (a Greek subscript is not typeset); a sum's entry symbol is indexed by the sheets: π_w_1
 _SUM = {"policy_chosen": "π_w", "policy_rejected": "π_l", "reference_chosen": "ref_w", "reference_rejected": "ref_l"}
 _SYMBOL = {
@@ -105,7 +107,12 @@ def _sequences(d: Dpo, chain: Chain, labels: tuple[str, ...]) -> tuple[dict[str,
         value = _stack(sums, chain)
         value = chain.finish(f"{name}_sum", value)
         values[name] = value
-        texts = tuple(" + ".join(_par(f"{x:g}") for x in row.floats) for row in seq)
+        texts = tuple(
+            " + ".join(_par(f"{x:g}") for x in row.floats)
+            if row.shape[0] <= MAX_WRITTEN
+            else f"Σ of {row.shape[0]} tokens"
+            for row in seq
+        )
         steps.append(
             Formula(
                 id=f"{name}_sum", title=f"{_SYMBOL[name]}, summed over the tokens", symbol=_SUM[name],
