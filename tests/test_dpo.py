@@ -257,6 +257,9 @@ def test_json_labels_and_steps(cli: Any) -> None:
                         "rejected_rewards", "reward_margins", "reward_accuracy", "gradient_weights"]  # fmt: skip
     assert by["losses"]["labels"] == ["pair 1", "pair 2"] and isinstance(by["losses"]["value"], list)
     assert by["chosen_logratios"]["value"] == [0.5, 0.25]
+    assert "labels" not in by["loss"] and "labels" not in by["reward_accuracy"]
+    acc = by["reward_accuracy"]["value"]  # a share, not a count: a float even when whole
+    assert acc == 1.0 and isinstance(acc, float)
     assert by["loss"]["value"] == pytest.approx((math.log1p(math.exp(-0.1)) + math.log1p(math.exp(-0.05))) / 2)
 
 
