@@ -310,6 +310,20 @@ BUILTIN: dict[str, KindEntry] = {
             data=f"{_P}.quantization:Quantization",
             convention="row",
         ),
+        # issue 40: Direct Preference Optimization's loss (its own modules)
+        KindEntry(
+            "dpo",
+            "attncalc.schema.dpo:DPO",
+            "attncalc.parse.dpo:parse",
+            "attncalc.mechanisms.dpo",
+            "attncalc.schema.dpo:STEP_IDS",
+            "attncalc.schema.dpo:TEMPLATE",
+            "attncalc.homework.dpo:DRAWER",
+            header="attncalc.mechanisms.dpo:header",
+            data=f"{_P}.dpo:Dpo",
+            convention="row",
+            elementwise="attncalc.mechanisms.dpo:ELEMENTWISE",
+        ),
         # issue 29: the online softmax of FlashAttention (its own modules)
         KindEntry(
             "online-softmax",

@@ -122,6 +122,11 @@ MISTAKES: dict[str, str] = {
     "no_clamp": "the clamp to the integer range was forgotten",
     "per_tensor_for_row": "one scale was taken for the whole tensor where one per row (or group) was asked",
     "round_half_away": "halves were rounded away from zero; rounding is half to even (torch.round): 2.5 → 2, 3.5 → 4",
+    # kind dpo (issue 40)
+    "dpo_beta_left_out": "β was left out: log σ(h) instead of log σ(β h) (and the rewards r instead of β · r)",
+    "dpo_reference_not_subtracted": "the reference was not subtracted: log π_θ(y) instead of log π_θ(y) − log π_ref(y)",
+    "dpo_chosen_rejected_swapped": "chosen and rejected were swapped: h = r_l − r_w instead of r_w − r_l",
+    "dpo_sigma_for_log_sigma": "σ was taken for log σ: −σ(β h) instead of −log σ(β h)",
 }
 
 

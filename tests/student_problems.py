@@ -45,6 +45,7 @@ OPTIONS: dict[str, list[dict[str, Any]]] = {
     "online-softmax": [{}],
     "quantization": [{}, {"tokens": 2, "dim": 6}],
     "contrastive": [{"tokens": 3}, {"tokens": 2, "dim": 3, "values": "decimal"}],
+    "dpo": [{}, {"tokens": 1}, {"tokens": 4}],
 }
 
 

@@ -268,6 +268,14 @@ INLINE["round_half_away"] = {
 }
 FILES["absmax_power_of_two"] = "quantization-absmax-rows.toml"
 FILES["per_tensor_for_row"] = "quantization-absmax-rows.toml"
+# kind dpo: the worked example (β = 0.1, references that differ from the policy, a sigmoid loss)
+for _slip in (
+    "dpo_beta_left_out",
+    "dpo_reference_not_subtracted",
+    "dpo_chosen_rejected_swapped",
+    "dpo_sigma_for_log_sigma",
+):
+    FILES[_slip] = "dpo-two-pairs.toml"
 LABEL_SLIPS = {"bpe_tie_other": "tests/test_bpe_check.py", "bpe_greedy_longest": "tests/test_bpe_check.py"}
 
 
