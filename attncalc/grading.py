@@ -162,10 +162,11 @@ def award(r: StepResult, g: Grading, points: float, flawed: str | None, rests: t
         credit = 0.0 if rests else g.carried * share
     else:
         credit = 0.0
-        if r.mistake is not None:  # a named slip is one misconception over the whole step: its share only,
-            credit = g.slip * share  # not the entries that happen to agree with the truth
-        elif g.partial and flawed is None and r.entries > 1:
+        if g.partial and flawed is None and r.entries > 1:  # each entry on its own, as an LMS item is: a
+            # slip costs the entries it changes, and the slip share is a floor for the whole step
             credit = (r.right + (0.0 if rests else g.carried * r.carried_right)) / r.entries
+        if r.mistake is not None and g.slip > 0:
+            credit = max(credit, g.slip * share)
     if rests and (r.verdict == "carried" or r.carried_right):
         fid, why = rests
         notes.append(

@@ -501,20 +501,24 @@ def test_w_transposed_is_named_in_multi_head() -> None:
     assert res["Q"].verdict == "wrong" and res["Q"].mistake is None
 
 
-def test_a_named_slip_earns_the_slip_share_not_the_entries_it_shares_with_the_truth(tmp_path: Path) -> None:
+def test_a_named_slip_costs_the_entries_it_changes_and_the_slip_share_is_a_floor(tmp_path: Path) -> None:
     """decode-top-p (logits [3, 2, 1, 0, -1], p = 0.9): the probabilities are e^(3−k)/Σ = 0.636, 0.234,
     0.086, 0.032, 0.012; their running sum 0.636, 0.871, 0.957 first reaches 0.9 at the third, so the
     kept flags are [1, 1, 1, 0, 0]. Stopping before the sum crosses p gives [1, 1, 0, 0, 0]: top_p_early,
-    named; four of its five flags agree with the truth, but the step earns the slip share only: 0 by
-    default, a half with [grading] slip = 0.5."""
+    named; it changes one flag of five, so the step earns 4/5 (each flag its own LMS item); with
+    partial = false, nothing by default and the slip share, a half, with [grading] slip = 0.5."""
     import numpy as np
 
     p = np.exp(3 - np.arange(5.0))
     p /= p.sum()
     assert np.argmax(np.cumsum(p) >= 0.9) == 2
     res = {r.id: r for r in _grade("problems/decode-top-p.toml", {"kept": [1, 1, 0, 0, 0]}).results}
-    assert res["kept"].mistake == "top_p_early" and res["kept"].credit == 0.0, res["kept"].note
-    half = _grade("problems/decode-top-p.toml", {"kept": [1, 1, 0, 0, 0]}, "[grading]\nslip = 0.5\n", tmp_path)
+    assert res["kept"].mistake == "top_p_early" and res["kept"].credit == 0.8, res["kept"].note
+    whole = _grade("problems/decode-top-p.toml", {"kept": [1, 1, 0, 0, 0]}, "[grading]\npartial = false\n", tmp_path)
+    assert {r.id: r for r in whole.results}["kept"].credit == 0.0
+    half = _grade(
+        "problems/decode-top-p.toml", {"kept": [1, 1, 0, 0, 0]}, "[grading]\npartial = false\nslip = 0.5\n", tmp_path
+    )
     assert {r.id: r for r in half.results}["kept"].credit == 0.5
 
 
