@@ -65,12 +65,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     shape = d.scale_shape
     absmax = d.scheme == "absmax"
     Wf = d.W.floats
-    if chain.mistake == "per_tensor_for_row" and d.granularity == "tensor":
-        raise MistakeNotApplicable
-    if chain.mistake == "absmax_power_of_two" and not absmax:
-        raise MistakeNotApplicable
-    if chain.mistake == "zero_point_sign" and absmax:
-        raise MistakeNotApplicable
+    _refuse_mistake(d, chain, absmax)
     blocks = W.reshape(outer, groups, size)
     whole = list(W.reshape(-1))
     fblocks = Wf.reshape(outer, groups, size)
@@ -95,11 +90,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     flat_ranges = ranges.reshape(outer * groups, *(() if absmax else (2,)))
 
     # scales
-    levels = (
-        (2 ** (d.bits - 1) if chain.mistake == "absmax_power_of_two" else 2 ** (d.bits - 1) - 1)
-        if absmax
-        else 2**d.bits - 1
-    )
+    levels = _levels(d, chain, absmax)
     sc = []
     for k in range(outer * groups):
         width = flat_ranges[k] if absmax else flat_ranges[k][1] - flat_ranges[k][0]
@@ -123,39 +114,10 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     )  # fmt: skip
 
     # zero points
-    if not absmax:
-        zp = []
-        for k in range(outer * groups):
-            lo = flat_ranges[k][0]
-            zp.append(rounder.round((lo if chain.mistake == "zero_point_sign" else -lo) / flat_scales[k]))
-        if chain.mistake == "zero_point_sign" and all(float(z) == 0 for z in zp):
-            raise MistakeNotApplicable
-        zero_points = chain.finish("zero_points", array(zp, (outer * groups,)).reshape(shape))
-        flat_zp = list(zero_points.reshape(-1))
-        fz = to_float(zero_points).reshape(-1)
-        steps.append(
-            Formula(
-                id="zero_points", title="Zero points", symbol="z", value=zero_points, rows=r_rows, cols=r_cols,
-                latex="", formula="z = round(−min / s)",
-                written=_written(shape, chain.decimals, lambda k, dec: f"round({_g(0.0 - fr.reshape(-1, 2)[k][0])} / {fmt(fs.reshape(-1)[k], dec)})"),
-                explain="The integer that stands for w = 0, rounded half to even.",
-            )
-        )  # fmt: skip
-    else:
-        flat_zp = [zero] * (outer * groups)
-        fz = np.zeros(outer * groups)
+    flat_zp, fz = _zero_points(d, chain, rounder, steps, flat_ranges, flat_scales, (fr, fs), (r_rows, r_cols))
 
     # quantized
-    q = np.empty((outer, groups, size), dtype=object)
-    for o, g in index:
-        k = o * groups + g
-        for j in range(size):
-            v = rounder.round(blocks[o, g, j] / flat_scales[k]) + flat_zp[k]
-            q[o, g, j] = rounder.clamp(v, d.qmin, d.qmax)
-    if chain.mistake == "round_half_away" and rounder.ties == 0:
-        raise MistakeNotApplicable
-    if chain.mistake == "no_clamp" and rounder.clamped == 0:
-        raise MistakeNotApplicable
+    q = _quantize(d, chain, rounder, blocks, flat_scales, flat_zp)
     quantized = chain.finish("quantized", array(q.reshape(-1).tolist(), (rows, cols)))
     fsq = np.repeat(to_float(scales).reshape(outer * groups), size).reshape(rows, cols)
     fzq = np.repeat(fz, size).reshape(rows, cols)
@@ -221,6 +183,88 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     if d.x is not None:
         steps += _outputs(d, chain, W, dequantized, Wrows)
     return steps
+
+
+def _refuse_mistake(d: Quantization, chain: Chain, absmax: bool) -> None:
+    """A mistake this scheme cannot make: per-tensor for a per-tensor scale, absmax's grid for an
+    asymmetric scheme, a zero point's sign where there is none."""
+    if chain.mistake == "per_tensor_for_row" and d.granularity == "tensor":
+        raise MistakeNotApplicable
+    if chain.mistake == "absmax_power_of_two" and not absmax:
+        raise MistakeNotApplicable
+    if chain.mistake == "zero_point_sign" and absmax:
+        raise MistakeNotApplicable
+
+
+def _levels(d: Quantization, chain: Chain, absmax: bool) -> int:
+    """The integer grid's steps across a range: 2^(b−1) − 1 either side of 0 (absmax), 2^b − 1 from min
+    to max (asymmetric)."""
+    if absmax:
+        return int(2 ** (d.bits - 1) if chain.mistake == "absmax_power_of_two" else 2 ** (d.bits - 1) - 1)
+    return int(2**d.bits - 1)
+
+
+def _zero_points(
+    d: Quantization,
+    chain: Chain,
+    rounder: Rounder,
+    steps: list[Step],
+    flat_ranges: np.ndarray,
+    flat_scales: np.ndarray,
+    floats: tuple[np.ndarray, np.ndarray],
+    labels: tuple[Any, Any],
+) -> tuple[list[Any], np.ndarray]:
+    """The zero points (the integer that stands for w = 0) and their step, asymmetric only; each scale's
+    zero point, and as floats."""
+    outer, groups, _ = d.blocks
+    shape = d.scale_shape
+    zero = Rounder(chain).like(0)
+    if d.scheme == "absmax":
+        return [zero] * (outer * groups), np.zeros(outer * groups)
+    fr, fs = floats
+    r_rows, r_cols = labels
+    zp = []
+    for k in range(outer * groups):
+        lo = flat_ranges[k][0]
+        zp.append(rounder.round((lo if chain.mistake == "zero_point_sign" else -lo) / flat_scales[k]))
+    if chain.mistake == "zero_point_sign" and all(float(z) == 0 for z in zp):
+        raise MistakeNotApplicable
+    zero_points = chain.finish("zero_points", array(zp, (outer * groups,)).reshape(shape))
+    flat_zp = list(zero_points.reshape(-1))
+    fz = to_float(zero_points).reshape(-1)
+    steps.append(
+        Formula(
+            id="zero_points", title="Zero points", symbol="z", value=zero_points, rows=r_rows, cols=r_cols,
+            latex="", formula="z = round(−min / s)",
+            written=_written(shape, chain.decimals, lambda k, dec: f"round({_g(0.0 - fr.reshape(-1, 2)[k][0])} / {fmt(fs.reshape(-1)[k], dec)})"),
+            explain="The integer that stands for w = 0, rounded half to even.",
+        )
+    )  # fmt: skip
+    return flat_zp, fz
+
+
+def _quantize(
+    d: Quantization,
+    chain: Chain,
+    rounder: Rounder,
+    blocks: np.ndarray,
+    flat_scales: np.ndarray,
+    flat_zp: list[Any],
+) -> np.ndarray:
+    """Every weight on the integer grid of its scale, clamped (by blocks: outer × groups × size)."""
+    outer, groups, size = d.blocks
+    q = np.empty((outer, groups, size), dtype=object)
+    for o in range(outer):
+        for g in range(groups):
+            k = o * groups + g
+            for j in range(size):
+                v = rounder.round(blocks[o, g, j] / flat_scales[k]) + flat_zp[k]
+                q[o, g, j] = rounder.clamp(v, d.qmin, d.qmax)
+    if chain.mistake == "round_half_away" and rounder.ties == 0:
+        raise MistakeNotApplicable
+    if chain.mistake == "no_clamp" and rounder.clamped == 0:
+        raise MistakeNotApplicable
+    return q
 
 
 def _outputs(d: Quantization, chain: Chain, W: np.ndarray, deq: np.ndarray, Wrows: tuple[str, ...]) -> list[Step]:
