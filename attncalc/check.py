@@ -32,13 +32,13 @@ import numpy as np
 
 from . import check_budget, grading
 from .arith import Chain
+from .check_agree import Agreement, Entries, agree
 from .check_answers import (
     SLACK,
     UNANSWERED,
     UNANSWERED_DECIMALS,
     Answer,
     Tolerance,
-    close_all,
     flatten_ids,
     load_answers,
     parse_answers,
@@ -48,7 +48,7 @@ from .check_picks import Context, grade_own_shape, grade_prediction
 from .check_prepared import Prepared
 from .check_report import Report, StepResult
 from .check_runs import RUN_FAILURES, Runs
-from .check_slips import alike_slips, began_at, named_slip, slip_carried, within_rounding, wrong_ancestors
+from .check_slips import alike_slips, began_at, named_slip, wrong_ancestors
 from .derivation import Count, Derivation, Step
 from .fmt import fmt_array
 from .mechanisms import MECHANISMS, solve
@@ -143,98 +143,11 @@ def _grade(
     given = np.asarray(ans.values, dtype=float)
     decs = np.asarray(ans.decimals)
     true = np.asarray(step.value, dtype=float)
-    shown_given = ans.written if ans.written is not None else given_text(given, decs)
-    finest = max((int(x) for x in decs.flat if x >= 0), default=0)
-    # 0.000014 for an answer written 0.000001; shown: 1.000 for 0.99997, 0.6 for 0.6
-    expected, shown_expected = _expected(runs, ans.id, true, max(truth.decimals, finest))
-    given_list = nested_list(given)
-    if isinstance(step, Count) and step.whole is not None:  # every digit, in groups: 124,439,808
-        shown_expected = f"{step.whole:,}"
-        expected = step.whole  # and exact integers in JSON
-        if float(given).is_integer():
-            given_list = int(given)
-
-    open_ = np.array(np.isnan(given), dtype=bool)  # entries written "?": not graded, so they match anything
+    shown_given, expected, shown_expected, given_list = _shown(ans, step, truth, runs, given, decs, true)
+    entries = Entries(given, decs, tol)  # entries written "?": not graded, so they match anything
+    open_, matches = entries.open_, entries.matches
     size = int(given.size)
-
-    def matches(target: np.ndarray | None, units: float = 0.5, chain_decimals: int | None = None) -> np.ndarray:
-        """Entries of the answer that are ``target`` as written. A hand chain rounded to
-        ``chain_decimals`` is matched only by entries written to at most that many decimals: 0.500
-        is not the 1-decimal chain's 0.5 (a student who wrote three decimals worked to three)."""
-        if target is None or target.shape != given.shape:
-            return open_.copy()
-        hit = close_all(tol, given, target, decs, units)
-        if chain_decimals is not None:
-            hit &= ~((decs >= 0) & (decs > chain_decimals))
-        return np.asarray(open_ | hit, dtype=bool)
-
-    def within(bounds: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
-        """Entries inside the bounds the step's formula gives over the answerer's earlier answers,
-        widened by half a unit of the entry's own last decimal (0 for an exact form)."""
-        if bounds is None or bounds[0].shape != given.shape:
-            return open_.copy()
-        lo, hi = bounds
-        half = np.where(decs >= 0, 0.5 * 10.0 ** -np.clip(decs, 0, None), 0.0) * (1 + 1e-9) + 1e-12
-        with np.errstate(invalid="ignore"):
-            ok = np.isfinite(lo) & np.isfinite(hi) & (given >= lo - half) & (given <= hi + half)
-        return np.asarray(open_ | ok, dtype=bool)
-
-    precisions = sorted({int(x) for x in decs.flat if x >= 0})
-    shifts: tuple[str | None, ...] = (None, *SHIFTS) if runs.shifts_matter else (None,)
-
-    # an answerer who kept full precision after an earlier error: the later steps recomputed from the
-    # wrong answers alone (the carried and correct ones left out, so recomputed unrounded)
-    unrounded = frozenset(
-        k for k, v in status.items() if v != "wrong"
-    )  # (wrong answers: their right entries unrounded)
-
-    # slips named at answers this step rests on: their chains, at any precision, carry them on
-    carried_slips = list(dict.fromkeys(ctx.named[k] for k in ctx.above if k in ctx.named))
-    hand_only: list[tuple[str | None, int]] = []  # the hand chains (shift, decimals) matching every entry
-    # per entry, what it matched (the true value, or a hand chain (shift, decimals)): for a note when
-    # the entries of one answer match different chains
-    seen: list[tuple[tuple[str | None, int] | None, np.ndarray]] = []
-
-    def agree(overrides: bool) -> tuple[np.ndarray, bool]:
-        """Entries matching the true (or the answerer's own) chain, exact or hand-rounded; and whether
-        one variant (the maximum subtracted or not, as the answerer chose) matches every entry."""
-        # the answerer's own chains are the shared ones when no answer of theirs comes before this step
-        own = overrides and runs.own_numbers_reach(ans.id)
-        best = np.zeros(given.shape, dtype=bool)
-        whole = False
-        for maybe in shifts:  # exponentials with or without the maximum subtracted are both right
-            hit = matches(true) if maybe is None and not overrides else np.zeros(given.shape, dtype=bool)
-            hit |= matches(runs.value(ans.id, "float", overrides=own, shift=maybe))
-            if not overrides:
-                seen.append((None, hit.copy()))
-            elif own and not hit.all():  # anywhere the answerer's numbers, as written, can take the step
-                hit |= within(runs.interval(ans.id, shift=maybe))
-            # from the answerer's own answers only the entries matched count: once all are, no other chain can add one
-            enough = overrides and bool(hit.all())
-            if overrides and unrounded and not enough:
-                hit |= matches(runs.value(ans.id, "float", overrides=own, shift=maybe, without=unrounded, patched=True))
-            for k in precisions if not enough else ():
-                chain = matches(runs.value(ans.id, "hand", k, overrides=own, shift=maybe), chain_decimals=k)
-                if not overrides and chain.all():
-                    hand_only.append((maybe, k))
-                if not overrides:
-                    seen.append(((maybe, k), chain))
-                hit |= chain
-            if maybe is None or hit.sum() > best.sum():  # judge entries by the variant followed most
-                best = hit
-            whole = whole or bool(hit.all())
-            if overrides and best.all():
-                break
-        if own and not best.all() and tol.plain:
-            hit = within_rounding(ans.id, runs, given, decs, open_, unrounded)
-            best, whole = best | hit, whole or bool(hit.all())
-        if overrides and carried_slips and not best.all():
-            hit, slip_whole = slip_carried(ans.id, runs, matches, precisions, carried_slips, ctx.answers, tol)
-            if (
-                slip_whole
-            ):  # a slip carried on gives the whole step: entries of it mixed with another chain's are neither's
-                best, whole = best | hit, True
-        return best, whole
+    agreement = _agreement(ans, runs, true, entries, ctx, status)
 
     answered = int((~open_).sum())
     if matches(true).all():  # the truth as written: correct, with nothing to add (agree would find the same)
@@ -251,16 +164,9 @@ def _grade(
             right=answered,
             entries=size,
         )
-    ok, ok_whole = agree(overrides=False)
+    ok, ok_whole = agree(agreement, overrides=False)
     if ok_whole:
-        exact_truth = matches(true).all() or any(
-            matches(runs.value(ans.id, "float", shift=maybe)).all() for maybe in SHIFTS
-        )
-        note = (
-            ""
-            if exact_truth
-            else f"{hand_chain_note(runs.problem, hand_only, step, seen, open_)}; unrounded it is {fmt_nested(expected)}."
-        )
+        note = _rounded_note(agreement, step, expected)
         return StepResult(
             ans.id,
             step.title,
@@ -275,7 +181,7 @@ def _grade(
             entries=size,
         )
 
-    mine, mine_whole = agree(overrides=True)
+    mine, mine_whole = agree(agreement, overrides=True)
 
     def carried(note: str, began: str, carried_entries: np.ndarray, mistake: str | None = None) -> StepResult:
         """The step right given the answerer's earlier answers (``carried_entries``: those right only so)."""
@@ -321,13 +227,7 @@ def _grade(
     # for later steps recomputed unrounded: this answer's right entries at their true value
     runs.patched[ans.id] = np.where(ok | open_, true, given)
     wrong_entries = [[int(i) for i in idx] for idx in zip(*np.nonzero(bad), strict=True)] if given.ndim else [[]]
-    skip = {ctx.named[k] for k in ctx.above if k in ctx.named}  # a slip is said once, where it happened
-    # a slip the student already showed elsewhere explains this step before any other that gives the
-    # same numbers (fp32 for bf16 and a cache not doubled both double a cache: the first was charged)
-    charged = set(ctx.named.values()) - skip
-    found = named_slip(ans, runs, matches, precisions, skip, ctx.answers, tol, only=charged) if charged else None
-    if found is None:
-        found = named_slip(ans, runs, matches, precisions, skip, ctx.answers, tol)
+    skip, found = _find_slip(agreement)
     named = found[0] if found is not None else None
     first = _first_named(ctx, found[0]) if found is not None else None
     if found is not None and first is not None:  # the same misconception, already charged elsewhere
@@ -364,6 +264,66 @@ def _grade(
         carried_right=int((mine & ~ok & ~open_).sum()),
         entries=size,
     )
+
+
+def _shown(
+    ans: Answer, step: Step, truth: Derivation, runs: Runs, given: np.ndarray, decs: np.ndarray, true: np.ndarray
+) -> tuple[Any, Any, str, Any]:
+    """The answer as shown, the expected value (for JSON) and as shown, and the answer for JSON."""
+    shown_given = ans.written if ans.written is not None else given_text(given, decs)
+    finest = max((int(x) for x in decs.flat if x >= 0), default=0)
+    # 0.000014 for an answer written 0.000001; shown: 1.000 for 0.99997, 0.6 for 0.6
+    expected, shown_expected = _expected(runs, ans.id, true, max(truth.decimals, finest))
+    given_list = nested_list(given)
+    if isinstance(step, Count) and step.whole is not None:  # every digit, in groups: 124,439,808
+        shown_expected = f"{step.whole:,}"
+        expected = step.whole  # and exact integers in JSON
+        if float(given).is_integer():
+            given_list = int(given)
+    return shown_given, expected, shown_expected, given_list
+
+
+def _agreement(
+    ans: Answer, runs: Runs, true: np.ndarray, entries: Entries, ctx: Context, status: dict[str, str]
+) -> Agreement:
+    """What agree needs: the precisions written, the variants (the maximum subtracted or not), the
+    answers left unrounded and the slips carried on from the answers this step rests on."""
+    precisions = sorted({int(x) for x in entries.decs.flat if x >= 0})
+    shifts: tuple[str | None, ...] = (None, *SHIFTS) if runs.shifts_matter else (None,)
+    # an answerer who kept full precision after an earlier error: the later steps recomputed from the
+    # wrong answers alone (the carried and correct ones left out, so recomputed unrounded)
+    unrounded = frozenset(
+        k for k, v in status.items() if v != "wrong"
+    )  # (wrong answers: their right entries unrounded)
+    # slips named at answers this step rests on: their chains, at any precision, carry them on
+    carried_slips = list(dict.fromkeys(ctx.named[k] for k in ctx.above if k in ctx.named))
+    return Agreement(ans, runs, true, entries, ctx, shifts, precisions, unrounded, carried_slips)
+
+
+def _rounded_note(a: Agreement, step: Step, expected: Any) -> str:
+    """For an answer right along a hand-rounded chain: which chain, and the value unrounded ("" when
+    it is the true value as written)."""
+    matches, runs = a.e.matches, a.runs
+    exact_truth = matches(a.true).all() or any(
+        matches(runs.value(a.ans.id, "float", shift=maybe)).all() for maybe in SHIFTS
+    )
+    if exact_truth:
+        return ""
+    return f"{hand_chain_note(runs.problem, a.hand_only, step, a.seen, a.e.open_)}; unrounded it is {fmt_nested(expected)}."
+
+
+def _find_slip(a: Agreement) -> tuple[set[Any], Any]:
+    """The slips said already at the answers this step rests on (said once, where they happened), and
+    the named slip that gives this answer's numbers (None if none)."""
+    ans, runs, ctx, tol = a.ans, a.runs, a.ctx, a.e.tol
+    skip = {ctx.named[k] for k in ctx.above if k in ctx.named}  # a slip is said once, where it happened
+    # a slip the student already showed elsewhere explains this step before any other that gives the
+    # same numbers (fp32 for bf16 and a cache not doubled both double a cache: the first was charged)
+    charged = set(ctx.named.values()) - skip
+    found = named_slip(ans, runs, a.e.matches, a.precisions, skip, ctx.answers, tol, only=charged) if charged else None
+    if found is None:
+        found = named_slip(ans, runs, a.e.matches, a.precisions, skip, ctx.answers, tol)
+    return skip, found
 
 
 def _shapes(problem: Problem, labels: dict[str, str]) -> dict[str, tuple[int, ...]]:

@@ -34,52 +34,79 @@ def slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: in
     given = np.asarray(ans.values, dtype=float)
     if value.shape != given.shape:
         return ""
-    decs = np.asarray(ans.decimals)
-    parts: list[str] = []
     idxs = [tuple(int(i) for i in idx) for idx in zip(*np.nonzero(bad), strict=True)] if given.ndim else [()]
-    for idx in idxs[:3]:
-        own = int(decs[idx]) if decs.ndim else int(decs)
-        if not math.isfinite(float(given[idx])):  # "-inf" has no decimals: the true value at the asked ones
-            own = decimals
-        k = max(own, decimals)
-        label = _entry_name(runs.problem, step, idx)
-        right = fmt(value[idx], own if own >= 0 else k)  # at the answer's own precision: −0.88245 is −0.882
-        if isinstance(mine_step, Count) and float(value[idx]).is_integer():  # a whole number: every digit, grouped
-            right = f"{int(value[idx]):,}"
-        wrote = given_text(given[idx], decs[idx] if decs.ndim else decs)
-        if ans.written is not None:
-            wrote = np.asarray(ans.written, dtype=object)[idx] if idx else str(ans.written)
-        rhs = expand.rhs(mine_step, idx, k) if mine_step is not None else None
-        if rhs == right:  # a count given as it is (count_11 = 6): said once, not "= 6 = 6"
-            rhs = None
-        # with nothing written out, the entry is named as the views name it: count_11 (e w)
-        rows = step.rows if rhs is None and len(idx) == 1 and isinstance(step, Formula) else None
-        if rows is not None and idx[0] < len(rows) and f"({rows[idx[0]]})" not in label:
-            label += f" ({rows[idx[0]]})"
-        line = f"{label} = {rhs} = {right}, not {wrote}" if rhs else f"{label} = {right}, not {wrote}"
-        at = own if own >= 0 else k  # a slip is recognised at the precision the entry was written with
-        if isinstance(mine_step, Product) and bool(np.any(given[np.isfinite(given)] != 0)):  # (all zeros: no guess)
-            culprit = _single_product(mine_step, idx, float(given[idx]) - float(value[idx]), k, at)
-            if culprit:
-                line += f" ({culprit})"
-        elif (
-            rhs
-            and rhs.startswith("exp(")
-            and abs(float(given[idx]) - round_half_up(float(value[idx]), at)) <= 10.0**-at * 1.01
-        ):
-            line += " (a rounding slip in the last digit)"
-        parts.append(line)
+    parts = [_entry_line(ans, step, mine_step, runs, value, idx, decimals) for idx in idxs[:3]]
     if len(idxs) > 3:
         more = len(idxs) - 3
         parts.append(f"and {more} more {'entry' if more == 1 else 'entries'}")
+    total = _sum_note(ans, given)
+    if total:
+        parts.append(total)
+    return "; ".join(parts) + "."
+
+
+def _entry_line(
+    ans: Answer,
+    step: Step,
+    mine_step: Step | None,
+    runs: Runs,
+    value: np.ndarray,
+    idx: tuple[int, ...],
+    decimals: int,
+) -> str:
+    """One wrong entry: its name, how it is worked out from the answerer's numbers, its value and what
+    was written, with a guess at the slip (a single product, a rounding slip in the last digit)."""
+    given = np.asarray(ans.values, dtype=float)
+    decs = np.asarray(ans.decimals)
+    own = int(decs[idx]) if decs.ndim else int(decs)
+    if not math.isfinite(float(given[idx])):  # "-inf" has no decimals: the true value at the asked ones
+        own = decimals
+    k = max(own, decimals)
+    label = _entry_name(runs.problem, step, idx)
+    right = fmt(value[idx], own if own >= 0 else k)  # at the answer's own precision: −0.88245 is −0.882
+    if isinstance(mine_step, Count) and float(value[idx]).is_integer():  # a whole number: every digit, grouped
+        right = f"{int(value[idx]):,}"
+    wrote = given_text(given[idx], decs[idx] if decs.ndim else decs)
+    if ans.written is not None:
+        wrote = np.asarray(ans.written, dtype=object)[idx] if idx else str(ans.written)
+    rhs = expand.rhs(mine_step, idx, k) if mine_step is not None else None
+    if rhs == right:  # a count given as it is (count_11 = 6): said once, not "= 6 = 6"
+        rhs = None
+    # with nothing written out, the entry is named as the views name it: count_11 (e w)
+    rows = step.rows if rhs is None and len(idx) == 1 and isinstance(step, Formula) else None
+    if rows is not None and idx[0] < len(rows) and f"({rows[idx[0]]})" not in label:
+        label += f" ({rows[idx[0]]})"
+    line = f"{label} = {rhs} = {right}, not {wrote}" if rhs else f"{label} = {right}, not {wrote}"
+    at = own if own >= 0 else k  # a slip is recognised at the precision the entry was written with
+    return line + _entry_guess(given, mine_step, value, idx, rhs, k, at)
+
+
+def _entry_guess(
+    given: np.ndarray, mine_step: Step | None, value: np.ndarray, idx: tuple[int, ...], rhs: str | None, k: int, at: int
+) -> str:
+    """A guess at one wrong entry's slip, in parentheses after it ("" when there is none)."""
+    if isinstance(mine_step, Product) and bool(np.any(given[np.isfinite(given)] != 0)):  # (all zeros: no guess)
+        culprit = _single_product(mine_step, idx, float(given[idx]) - float(value[idx]), k, at)
+        return f" ({culprit})" if culprit else ""
+    if (
+        rhs
+        and rhs.startswith("exp(")
+        and abs(float(given[idx]) - round_half_up(float(value[idx]), at)) <= 10.0**-at * 1.01
+    ):
+        return " (a rounding slip in the last digit)"
+    return ""
+
+
+def _sum_note(ans: Answer, given: np.ndarray) -> str:
+    """Weights or probabilities that do not add up to 1: what they add up to ("" when they do)."""
     if given.ndim == 1 and ans.id in ("weights", "probabilities"):
         with np.errstate(over="ignore"):  # answers of 1e308: their sum is past any double, said so, no warning
             total = float(np.sum(given, dtype=float))
         if abs(total) == float("inf"):
-            parts.append("these add up to a number beyond the largest double (about 1.8·10^308), not 1")
-        elif abs(total - 1) > 0.02:
-            parts.append(f"these add up to {fmt(total, 3)}, not 1")
-    return "; ".join(parts) + "."
+            return "these add up to a number beyond the largest double (about 1.8·10^308), not 1"
+        if abs(total - 1) > 0.02:
+            return f"these add up to {fmt(total, 3)}, not 1"
+    return ""
 
 
 def hand_chain_note(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -168,26 +168,47 @@ class Runs:
         of its last decimal, down or up: the ends of what the unrounded numbers behind it may give."""
         if light and stop_after is None:
             stop_after = self.last
-        # the answers that can change what this run computes: an answer at or after the step the run stops
-        # at changes nothing before it, so runs that differ only there are one run
         limit = self._index.get(stop_after) if stop_after is not None else None
-        used = tuple(
-            (k, patched and self._wide.patch_differs(k))
-            for k in (*self.overrides, *self.labels)
-            if overrides and k not in without and (limit is None or self._index.get(k, -1) < limit)
-        )
+        used = self._used(overrides, without, patched, limit)
         key = (mode, decimals, mistake, shift, arg, used, nudge)
-        for look in ((stop_after, light), (None, False), (stop_after, False), (None, True)):
-            got = self._cache.get((*key, *look), False)
-            if got is not False and (light or not look[1]):
-                assert got is None or isinstance(got, tuple)
-                return got
+        cached = self._cached(key, stop_after, light)
+        if cached is not False:
+            return cached
         full = (*key, stop_after, light)
         if check_wide.SHARE and light and used and not patched and stop_after not in (None, self.last):
             found = self._wide.value(stop_after, (mode, decimals, mistake, shift, arg, nudge), without, limit)
             if found is not FALLBACK:  # one run serves every step (check_wide)
                 self._cache[full] = None if found is None else ({stop_after: found}, self._shapes())
                 return self._cache[full]
+        return self._computed(full, used, stop_after, light)
+
+    def _used(
+        self, overrides: bool, without: frozenset[str], patched: bool, limit: int | None
+    ) -> tuple[tuple[str, bool], ...]:
+        """The answers that can change what this run computes (each with whether it is patched): an
+        answer at or after the step the run stops at changes nothing before it, so runs that differ
+        only there are one run."""
+        return tuple(
+            (k, patched and self._wide.patch_differs(k))
+            for k in (*self.overrides, *self.labels)
+            if overrides and k not in without and (limit is None or self._index.get(k, -1) < limit)
+        )
+
+    def _cached(self, key: tuple[Any, ...], stop_after: str | None, light: bool) -> Run | Literal[False] | None:
+        """A run already made that serves this request (False when there is none): a run that keeps its
+        steps serves a light request too."""
+        for look in ((stop_after, light), (None, False), (stop_after, False), (None, True)):
+            got = self._cache.get((*key, *look), False)
+            if got is not False and (light or not look[1]):
+                assert got is None or isinstance(got, tuple)
+                return got
+        return False
+
+    def _computed(
+        self, full: tuple[Any, ...], used: tuple[tuple[str, bool], ...], stop_after: str | None, light: bool
+    ) -> Run | None:
+        """The run made (shared with every answerer when no answer is in it), and cached."""
+        mode, decimals, mistake, shift, arg, _, nudge = full[:7]
         given = self.given(used, nudge)
         labels = {k: self.labels[k] for k, _ in used if k in self.labels}
         truth = mode == "float" and not used and mistake is None and shift is None and not light and stop_after is None

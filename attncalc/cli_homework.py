@@ -5,18 +5,15 @@ Registered on the app by :mod:`attncalc.cli`; heavy modules are imported inside 
 
 from __future__ import annotations
 
-import os
 import sys
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from . import kinds
 from .cli_base import Detail, MaxFileSize, MaxPages, ProblemsDirs, write_output
 from .cli_base import fail as _fail
-from .cli_files import PROBLEM_ONLY_KEYS, first_file
-from .cli_io import grade_one
 from .cli_io import max_bytes as _max_bytes
 from .errors import printable
 
@@ -96,64 +93,23 @@ def check(
     Exit code 0 when every given answer is correct, 1 when any is not, 2 on bad input.
     """
     from .check import Tolerance
-    from .check import check as grade
-    from .check_answers import read_answers
-    from .cli_files import common_folder, report_shown, shown_path
+    from .cli_check import grade_paths, gradebook_text, refuse_mixed_options
+    from .cli_files import common_folder, report_shown
     from .errors import AttncalcError
     from .files import check_output
-    from .parse import load_problem
-    from .reports.gradebook import Unread
 
     tol = Tolerance(rtol=rtol, atol=atol, sigfigs=sigfigs)
     limit = _max_bytes(max_file_size)
-    if gradebook is not None and format is not CheckFormat.csv:
-        _fail("--gradebook: a layout of the CSV gradebook; add --format csv")
-    if roster is not None and gradebook not in (Gradebook.canvas, Gradebook.moodle):
-        _fail("--roster: the class list of --gradebook canvas or moodle; add one of them (and --format csv)")
-    if assignment != "attncalc" and gradebook not in (Gradebook.canvas, Gradebook.moodle):
-        _fail("--assignment: the score column of --gradebook canvas or moodle; add one of them")
-    missing = [folder for folder in problems or [] if not os.path.isdir(folder)]
-    if missing:
-        _fail(f"--problems: {missing[0]}: not a folder")
+    csv = format is CheckFormat.csv
+    refuse_mixed_options(csv, gradebook, roster, assignment, problems)
     folders = common_folder(paths)  # no absolute path of this machine reaches a report or a gradebook
-    reports = []
-    entries: list[Any] = []  # the reports and the files that could not be graded, in order (the gradebook's rows)
-    bad = 0  # answers files refused (one line each on stderr) while the others were graded
     try:
         if output is not None:  # a path that cannot be written is named before any work
             check_output(output, force)
-        problem = None
-        answer_paths = paths
-        first = first_file(paths, limit)
-        if first is not None and "problem" not in first and not set(first) & PROBLEM_ONLY_KEYS:
-            _fail(
-                f'{paths[0]}: no problem named: add problem = "path/to/problem.toml" to the file, '
-                "or give the problem first: attncalc check PROBLEM ANSWERS"
-            )
-        if first is not None and ("kind" in first or "problem" not in first):  # PROBLEM [ANSWERS...]
-            problem = load_problem(paths[0], limit)
-            answer_paths = paths[1:]
-            if not answer_paths:
-                if not problem.answers:
-                    _fail(f"{paths[0]}: answers: none to check; give an ANSWERS file or an [answers] table")
-                reports.append(grade(problem, problem.answers, paths[0], tol, key_prefix="answers."))
-                entries.append(reports[-1])
-        for path in answer_paths:
-            student = None
-            name = shown_path(path, folders)
-            try:
-                raw, own_problem, student = read_answers(path, limit)
-                reports.append(grade_one(path, raw, own_problem, student, problem, paths[0], limit, tol, problems))
-                entries.append(reports[-1])
-            except AttncalcError as exc:
-                if len(answer_paths) == 1 and format is not CheckFormat.csv:
-                    raise
-                # a class folder: one unreadable file is named, and the others are still graded; the
-                # gradebook gives it its row, with the reason
-                sys.stderr.write(f"attncalc: error: {printable(str(exc))}\n")
-                entries.append(Unread(name, printable(str(exc).replace(path, name)), student))
-                bad += 1
-        if format is not CheckFormat.csv:  # the JSON's total and the text's mean sum every file's points
+        # the reports; the gradebook's rows (the reports and the files that could not be graded, in
+        # order); the answers files refused (one line each on stderr) while the others were graded
+        reports, entries, bad = grade_paths(paths, folders, limit, tol, problems, csv)
+        if not csv:  # the JSON's total and the text's mean sum every file's points
             from .grading import refuse_overflowing_sum
 
             refuse_overflowing_sum(reports, limit)
@@ -161,32 +117,8 @@ def check(
         _fail(str(exc))
     shown = {id(r): report_shown(r, folders) for r in reports}  # named without this machine's absolute paths
     reports, entries = [shown[id(r)] for r in reports], [shown.get(id(e), e) for e in entries]
-    if format is CheckFormat.csv:
-        from .reports.gradebook import gradebook_csv, mixed_moodle_ids, unnamed
-
-        layout = (gradebook or Gradebook.plain).value
-        # a file that could not be read was named on its own line (its student = may be what was refused)
-        nameless = unnamed([e for e in entries if not isinstance(e, Unread)])
-        if nameless and roster is None:  # (with a roster, the roster names every row)
-            names = ", ".join(printable(n) for n in nameless[:5]) + (", ..." if len(nameless) > 5 else "")
-            sys.stderr.write(
-                f'attncalc: note: {len(nameless)} answers file(s) name no student (student = "..."): '
-                f"the gradebook names them by file name ({names})\n"
-            )
-        if layout == "moodle" and roster is None and mixed_moodle_ids(entries):
-            sys.stderr.write(
-                "attncalc: note: some students are emails and some are not: Moodle maps the identifying column "
-                "to one user field, and stops at a row it cannot find\n"
-            )
-        students = None
-        if roster is not None:  # the rows the roster names, each with its student; the others on stderr
-            from .reports.roster import on_roster
-
-            try:
-                entries, students = on_roster(entries, roster, layout, limit, printable)
-            except AttncalcError as exc:
-                _fail(str(exc))
-        text = gradebook_csv(entries, layout, assignment, students)
+    if csv:
+        text = gradebook_text(entries, (gradebook or Gradebook.plain).value, assignment, roster, limit)
     elif format is CheckFormat.json:
         from .reports.check_view import reports_json
 

@@ -201,20 +201,8 @@ def _one_merge(
         return None
     rows = list(table)
     if chain.mistake == "bpe_across_words":
-        last = {word: s[-1] for word, s in zip(words, segs, strict=True)}
-        first = {word: s[0] for word, s in zip(words, segs, strict=True)}
-        for a, b, n in d.adjacent:
-            pair = (last[a], first[b])
-            if pair in table:
-                table[pair] += n
-    terms = []
-    weight_text = [_count_text(x) for x in w]
-    for pair in rows:
-        parts = [
-            f"{k}·{weight_text[i]} ({words[i]})" if k > 1 else f"{weight_text[i]} ({words[i]})" for i, k in within[pair]
-        ]
-        several = len(parts) > 1 or (len(parts) == 1 and "·" in parts[0])
-        terms.append(" + ".join(parts) if several else _count_text(table[pair]))
+        _count_across_words(d, words, segs, table)
+    terms = _count_terms(rows, within, table, words, w)
     steps.append(
         chain.step(
             Formula,
@@ -244,12 +232,7 @@ def _one_merge(
     if theirs is not None and counted[rows[theirs]] >= 2:  # check following the answerer's own merge
         pick = rows[theirs]
     top = counted[tied[0]]
-    if len(tied) > 1:
-        names = ", ".join(algo.pair_text(q) for q in tied)
-        both = "both have" if len(tied) == 2 else "all have"
-        note = f"A tie: {names} {both} {_count_text(top)}; {TIE_RULE[rule]}: {algo.pair_text(pick)}."
-    else:
-        note = f"{algo.pair_text(pick)} has the largest count, {_count_text(top)}."
+    note = _choice_note(tied, top, rule, pick)
     order = sorted(rows, key=lambda q: -counted[q])
     shown = [q for q in order if counted[q] >= top or q in order[:3]]
     steps.append(
@@ -273,6 +256,45 @@ def _one_merge(
     )
     _label(chain, f"{r}.merge", rows.index(pick))
     return pick
+
+
+def _count_across_words(d: Bpe, words: tuple[str, ...], segs: list[algo.Seg], table: dict[algo.Pair, float]) -> None:
+    """The slip bpe_across_words: a word's last symbol and the next word's first counted as a pair
+    (as often as the two words stand side by side)."""
+    last = {word: s[-1] for word, s in zip(words, segs, strict=True)}
+    first = {word: s[0] for word, s in zip(words, segs, strict=True)}
+    for a, b, n in d.adjacent:
+        pair = (last[a], first[b])
+        if pair in table:
+            table[pair] += n
+
+
+def _count_terms(
+    rows: list[algo.Pair],
+    within: dict[algo.Pair, list[tuple[int, int]]],
+    table: dict[algo.Pair, float],
+    words: tuple[str, ...],
+    w: list[float],
+) -> list[str]:
+    """Each pair's count written out: its occurrences times its words' weights, summed."""
+    terms = []
+    weight_text = [_count_text(x) for x in w]
+    for pair in rows:
+        parts = [
+            f"{k}·{weight_text[i]} ({words[i]})" if k > 1 else f"{weight_text[i]} ({words[i]})" for i, k in within[pair]
+        ]
+        several = len(parts) > 1 or (len(parts) == 1 and "·" in parts[0])
+        terms.append(" + ".join(parts) if several else _count_text(table[pair]))
+    return terms
+
+
+def _choice_note(tied: list[algo.Pair], top: float, rule: str, pick: algo.Pair) -> str:
+    """Why the pair was chosen: the largest count, or a tie and the rule that broke it."""
+    if len(tied) > 1:
+        names = ", ".join(algo.pair_text(q) for q in tied)
+        both = "both have" if len(tied) == 2 else "all have"
+        return f"A tie: {names} {both} {_count_text(top)}; {TIE_RULE[rule]}: {algo.pair_text(pick)}."
+    return f"{algo.pair_text(pick)} has the largest count, {_count_text(top)}."
 
 
 def _encode(p: Problem, chain: Chain, i: int, word: str, learned: list[algo.Pair], known: set[str]) -> Tokens:

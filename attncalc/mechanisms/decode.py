@@ -21,9 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable, is_exact, to_float
+from ..arith import Chain, is_exact, to_float
 from ..derivation import Add, Argmax, Arrange, Divide, Formula, Input, Pick, Step
-from ..fmt import fmt
 from ..numbers import Node, to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem
@@ -31,7 +30,7 @@ from ..parse.decode import Beam, Decode, Draw, TopK, TopP
 from . import decide
 from .common import softmax_inline, temperature_step, whole_numbers
 from .decode_beam import beam_steps
-from .decode_top_k import exact_renormalized, top_k_first
+from .decode_top_p import Cut, top_p_cut, with_parts
 
 
 def exact_entries(p: Problem) -> tuple[int, str]:
@@ -162,13 +161,6 @@ def _argmax(c: Draw, chain: Chain, probs: np.ndarray) -> int:
     return near[best]
 
 
-def _with_parts(step: Add, cum: np.ndarray, added: np.ndarray) -> Add:
-    """A running sum's step with its two parts: the sum before each entry (from the sum as finished,
-    an answer in its place under check) and the entry added."""
-    before = np.concatenate([np.zeros(1, dtype=cum.dtype), cum[:-1]]).astype(cum.dtype)
-    return dataclasses.replace(step, parts=(before, added))
-
-
 def _filter(
     d: Decode,
     f: TopK | TopP,
@@ -179,15 +171,37 @@ def _filter(
     exact: Callable[[], list[Any] | None],
 ) -> tuple[np.ndarray, list[int]]:
     labels, V = d.vocab, len(d.vocab)
-    pf = to_float(probs)
-    # largest first, ties to the earlier vocabulary entry; values closer than decide.TIE by their exact
-    # values (the given probabilities, or the logits, whose order softmax keeps)
-    if chain.mode == "hand" or chain.mistake is not None:
-        order = [int(i) for i in np.argsort(-np.round(pf, 12), kind="stable")]
+    order = _descending(c, chain, probs)
+    sorted_ = _sorted_step(chain, probs, order, tuple(labels[i] for i in order), steps)
+    if isinstance(f, TopK):
+        why = [f"[rank {r} ≤ {f.k}]" for r in range(1, V + 1)]
+        cut = Cut(f.k, why, f"the k = {f.k} most probable tokens", "", probs)
     else:
-        nodes = c.distribution.nodes.ravel()
-        order = decide.descending([float(x) for x in pf], functools.cache(lambda i: decide.exact_values([nodes[i]])[0]))
-    sorted_labels = tuple(labels[i] for i in order)
+        cut = top_p_cut(labels, f, chain, probs, order, sorted_, steps, exact)
+    rank = {tok: j for j, tok in enumerate(order)}
+    flags = [1 if rank[i] < cut.n_keep else 0 for i in range(V)]
+    steps.append(_kept_step(d, f, chain, flags, cut, tuple(cut.why[rank[i]] for i in range(V))))
+    kept = steps[-1].value
+    steps.append(_renormalized_step(labels, chain, cut.source, kept, "q" if cut.source is not probs else "p"))
+    renorm = steps[-1].value
+    return renorm, flags
+
+
+def _descending(c: Draw, chain: Chain, probs: np.ndarray) -> list[int]:
+    """The vocabulary's order by probability: largest first, ties to the earlier vocabulary entry;
+    values closer than decide.TIE by their exact values (the given probabilities, or the logits, whose
+    order softmax keeps)."""
+    pf = to_float(probs)
+    if chain.mode == "hand" or chain.mistake is not None:
+        return [int(i) for i in np.argsort(-np.round(pf, 12), kind="stable")]
+    nodes = c.distribution.nodes.ravel()
+    return decide.descending([float(x) for x in pf], functools.cache(lambda i: decide.exact_values([nodes[i]])[0]))
+
+
+def _sorted_step(
+    chain: Chain, probs: np.ndarray, order: list[int], sorted_labels: tuple[str, ...], steps: list[Step]
+) -> np.ndarray:
+    """The probabilities, largest first: the step both filters start from."""
     steps.append(
         chain.step(
             Arrange,
@@ -203,136 +217,57 @@ def _filter(
             explain="Both filters keep the most probable tokens, so they start from the sorted distribution.",
         )
     )
-    sorted_ = steps[-1].value
-    cut_note = ""
-    source = probs  # what the kept tokens' probabilities are renormalised from
-    k_first = f.k if isinstance(f, TopP) else None  # top-p after top-k (Hugging Face's order)
-    both = k_first is not None
-    if isinstance(f, TopK):
-        n_keep = f.k
-        why = [f"[rank {r} ≤ {n_keep}]" for r in range(1, V + 1)]
-        rule = f"the k = {n_keep} most probable tokens"
-    else:
-        # top-k first, then top-p over the top k renormalised
-        base = top_k_first(labels, k_first, chain, probs, order, steps) if k_first is not None else sorted_
-        if k_first is not None:  # top-p renormalises what top-k left, q (the answerer's own q, under check)
-            source = np.empty(base.shape, dtype=base.dtype)
-            source[np.asarray(order)] = base
-        running = chain.step(
-            Add,
-            "cumulative",
-            np.asarray(np.cumsum(base), dtype=base.dtype),
-            title="Running sum of the sorted probabilities" + (" of the top k" if both else ""),
-            formula="P_(j) = P_(j−1) + q_(j)" if both else "P_(j) = P_(j−1) + p_(j)",
-            latex=r"P_{(j)} = P_{(j-1)} + q_{(j)}" if both else r"P_{(j)} = P_{(j-1)} + p_{(j)}",
-            symbol="P",
-            rows=sorted_labels,
-            part_names=("P_(j−1)", "q_(j)" if both else "p_(j)"),
-            explain="How much probability the j most probable tokens hold together"
-            + (" (of the top k, renormalised: the tokens after the k-th add 0)." if both else "."),
-        )
-        cum = running.value  # its parts: the running sum before each token (as carried), and the token's own
-        steps.append(_with_parts(running, cum, base))
-        p_val = to_exact(f.p) if is_exact(cum) else node_float(f.p)
-        prior = [0 * cum[0], *list(cum[:-1])]  # the running sum before each sorted token
-        # exact forms compare exactly; floats as decide says, so that 0.7 + 0.2 (0.8999999999999999) reaches
-        # p = 0.9 as it does by hand and in exact mode
-        exact_prior: list[Any] | None = None
-        exact_p: Any = None
-        if is_exact(cum):
-            n_keep = sum(1 for x in prior if bool(x < p_val))
-        else:
-            doubt = any(abs(float(x) - float(p_val)) <= decide.TIE for x in prior)
-            given = exact() if doubt else None
-            if given and k_first is not None:
-                given = exact_renormalized(given, order, k_first)
-            exact_prior = decide.running([0, *(given[i] for i in order[:-1])]) if given else None
-            exact_p = decide.exact_values([f.p])[0] if exact_prior is not None else None
-            n_keep = sum(
-                1
-                for j, x in enumerate(prior)
-                if decide.greater(float(p_val), float(x), None if exact_prior is None else (exact_p, exact_prior[j]))
-            )
-        p_text = fmt(node_float(f.p), 6)
-        why = [f"[{fmt(float(x), chain.decimals)} < {p_text}]" for x in prior]
-        if k_first is not None:
-            why = [f"[rank {j + 1} ≤ {k_first}]·{w}" for j, w in enumerate(why)]
-        if (
-            n_keep < V and chain.mistake is None and (k_first is None or n_keep < k_first)
-        ):  # the cut on a running sum equal to p: said, and how decided
-            x, after = prior[n_keep], sorted_labels[n_keep]
-            if is_exact(cum):
-                on, how = bool(x == p_val), "exactly"
-            else:
-                near = abs(float(x) - float(p_val)) <= decide.TIE
-                on = near and (exact_prior is None or bool(exact_prior[n_keep] == exact_p))
-                how = "exactly" if exact_prior is not None else f"to within {decide.TIE_TEXT}"
-            if on:
-                cut_note = (
-                    f"The running sum before {after} equals p = {p_text} {how}: it is not below p, so {after} "
-                    "and the tokens after it are dropped."
-                )
-        rule = f"the smallest set of most probable tokens whose probabilities reach p = {p_text}"
-        if k_first is not None:
-            rule += f", among the top k = {k_first} renormalised"
-            n_keep = min(n_keep, k_first)
-        if chain.mistake == "top_p_early":
-            if n_keep < 2:
-                raise MistakeNotApplicable
-            n_keep -= 1
-        elif chain.mistake == "top_p_late":
-            if n_keep >= (k_first if k_first is not None else V):
-                raise MistakeNotApplicable
-            n_keep += 1
-    rank = {tok: j for j, tok in enumerate(order)}
-    flags = [1 if rank[i] < n_keep else 0 for i in range(V)]
-    steps.append(
-        chain.step(
-            Formula,
-            "kept",
-            whole_numbers(chain, flags),
-            title="Kept tokens",
-            formula=f"kept_i = [rank of i ≤ k]: {rule}"
-            if d.strategy == "top-k"
-            else f"kept_i = [the running sum before i < p]: {rule}"
-            if not both
-            else f"kept_i = [rank of i ≤ k]·[the running sum of the top k before i < p]: {rule}",
-            latex=r"\mathrm{kept}_i \in \{0, 1\}",
-            symbol="kept",
-            rows=labels,
-            written=tuple(why[rank[i]] for i in range(V)),
-            explain="A token is kept when its rank is within k (top-k) and the top k's tokens more probable than it, "
-            "renormalised, hold less than p (top-p: the token that reaches p is kept too); it must pass both."
-            if both
-            else "A token is kept when its rank is within k."
-            if d.strategy == "top-k"
-            else "A token is kept when the tokens more probable than it hold less than p (the token that "
-            "reaches p is kept too).",
-            note=cut_note,
-        )
+    sorted_: np.ndarray = steps[-1].value
+    return sorted_
+
+
+def _kept_step(d: Decode, f: TopK | TopP, chain: Chain, flags: list[int], cut: Cut, written: tuple[str, ...]) -> Step:
+    """0/1 per token in vocabulary order: kept by the filter, with each token's reason."""
+    both = isinstance(f, TopP) and f.k is not None
+    rule = cut.rule
+    return chain.step(
+        Formula,
+        "kept",
+        whole_numbers(chain, flags),
+        title="Kept tokens",
+        formula=f"kept_i = [rank of i ≤ k]: {rule}"
+        if d.strategy == "top-k"
+        else f"kept_i = [the running sum before i < p]: {rule}"
+        if not both
+        else f"kept_i = [rank of i ≤ k]·[the running sum of the top k before i < p]: {rule}",
+        latex=r"\mathrm{kept}_i \in \{0, 1\}",
+        symbol="kept",
+        rows=d.vocab,
+        written=written,
+        explain="A token is kept when its rank is within k (top-k) and the top k's tokens more probable than it, "
+        "renormalised, hold less than p (top-p: the token that reaches p is kept too); it must pass both."
+        if both
+        else "A token is kept when its rank is within k."
+        if d.strategy == "top-k"
+        else "A token is kept when the tokens more probable than it hold less than p (the token that "
+        "reaches p is kept too).",
+        note=cut.note,
     )
-    kept = steps[-1].value
+
+
+def _renormalized_step(labels: tuple[str, ...], chain: Chain, source: np.ndarray, kept: np.ndarray, p_sym: str) -> Step:
+    """The kept probabilities over their sum (the dropped ones 0)."""
     probs_c, kept_c = chain.coerce(source, kept)
     masked = np.asarray(probs_c * kept_c, dtype=probs_c.dtype)
     total = np.asarray(sum(masked.tolist()), dtype=masked.dtype)
-    p_sym = "q" if source is not probs else "p"
-    steps.append(
-        chain.step(
-            Divide,
-            "renormalized",
-            np.asarray(masked / total, dtype=masked.dtype),
-            title="Kept probabilities, renormalised",
-            formula=f"p'_i = kept_i {p_sym}_i / Σ_j kept_j {p_sym}_j",
-            latex=rf"p'_i = \frac{{\mathrm{{kept}}_i\, {p_sym}_i}}{{\sum_j \mathrm{{kept}}_j\, {p_sym}_j}}",
-            symbol="p'",
-            rows=labels,
-            num=masked,
-            den=total,
-            explain="The dropped tokens get 0; the kept ones share the whole probability in their old proportions.",
-        )
+    return chain.step(
+        Divide,
+        "renormalized",
+        np.asarray(masked / total, dtype=masked.dtype),
+        title="Kept probabilities, renormalised",
+        formula=f"p'_i = kept_i {p_sym}_i / Σ_j kept_j {p_sym}_j",
+        latex=rf"p'_i = \frac{{\mathrm{{kept}}_i\, {p_sym}_i}}{{\sum_j \mathrm{{kept}}_j\, {p_sym}_j}}",
+        symbol="p'",
+        rows=labels,
+        num=masked,
+        den=total,
+        explain="The dropped tokens get 0; the kept ones share the whole probability in their old proportions.",
     )
-    renorm = steps[-1].value
-    return renorm, flags
 
 
 def _draw(
@@ -358,7 +293,7 @@ def _draw(
         f"{name}_i.",
     )
     cum = step.value
-    step = _with_parts(step, cum, dist)
+    step = with_parts(step, cum, dist)
     note = ""
     if is_exact(cum):
         u = to_exact(u_node)

@@ -125,39 +125,10 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     fs = to_float(scales)
 
     # zero points
-    if not absmax:
-        zp = []
-        for k in range(outer * groups):
-            lo = flat_ranges[k][0]
-            zp.append(rounder.round((lo if chain.mistake == "zero_point_sign" else -lo) / flat_scales[k]))
-        if chain.mistake == "zero_point_sign" and all(float(z) == 0 for z in zp):
-            raise MistakeNotApplicable
-        steps.append(
-            chain.step(
-                Formula, "zero_points", array(zp, (outer * groups,)).reshape(shape), title="Zero points", symbol="z",
-                rows=r_rows, cols=r_cols, latex="", formula="z = round(−min / s)",
-                written=_written(shape, chain.decimals, lambda k, dec: f"round({_g(0.0 - fr.reshape(-1, 2)[k][0])} / {fmt(fs.reshape(-1)[k], dec)})"),
-                explain="The integer that stands for w = 0, rounded half to even.",
-            )
-        )  # fmt: skip
-        zero_points = steps[-1].value
-        flat_zp = list(zero_points.reshape(-1))
-        fz = to_float(zero_points).reshape(-1)
-    else:
-        flat_zp = [zero] * (outer * groups)
-        fz = np.zeros(outer * groups)
+    flat_zp, fz = _zero_points(d, chain, rounder, steps, flat_ranges, flat_scales, (fr, fs), (r_rows, r_cols))
 
     # quantized
-    q = np.empty((outer, groups, size), dtype=object)
-    for o, g in index:
-        k = o * groups + g
-        for j in range(size):
-            v = rounder.round(blocks[o, g, j] / flat_scales[k]) + flat_zp[k]
-            q[o, g, j] = rounder.clamp(v, d.qmin, d.qmax)
-    if chain.mistake == "round_half_away" and rounder.ties == 0:
-        raise MistakeNotApplicable
-    if chain.mistake == "no_clamp" and rounder.clamped == 0:
-        raise MistakeNotApplicable
+    q = _quantize(d, chain, rounder, blocks, flat_scales, flat_zp)
     fsq = np.repeat(to_float(scales).reshape(outer * groups), size).reshape(rows, cols)
     fzq = np.repeat(fz, size).reshape(rows, cols)
     Wrows = tuple(f"row {i + 1}" for i in range(rows))
@@ -321,3 +292,52 @@ def _range_step(d: Quantization, chain: Chain, found: np.ndarray, fblock: Any,
         explain="The largest magnitude the scale must reach." if absmax
         else "The interval the integers span, widened to hold 0 so that 0 is exact.",
     )  # fmt: skip
+
+
+def _zero_points(
+    d: Quantization, chain: Chain, rounder: Rounder, steps: list[Step], flat_ranges: Any, flat_scales: Any,
+    floats: tuple[np.ndarray, np.ndarray], labels: tuple[Any, Any],
+) -> tuple[list[Any], np.ndarray]:  # fmt: skip
+    """The zero points (zeropoint scheme: one step appended), flat, and as floats; zeros for absmax."""
+    outer, groups, _ = d.blocks
+    shape = d.scale_shape
+    fr, fs = floats
+    r_rows, r_cols = labels
+    if d.scheme == "absmax":
+        return [Rounder(chain).like(0)] * (outer * groups), np.zeros(outer * groups)
+    zp = []
+    for k in range(outer * groups):
+        lo = flat_ranges[k][0]
+        zp.append(rounder.round((lo if chain.mistake == "zero_point_sign" else -lo) / flat_scales[k]))
+    if chain.mistake == "zero_point_sign" and all(float(z) == 0 for z in zp):
+        raise MistakeNotApplicable
+    steps.append(
+        chain.step(
+            Formula, "zero_points", array(zp, (outer * groups,)).reshape(shape), title="Zero points", symbol="z",
+            rows=r_rows, cols=r_cols, latex="", formula="z = round(−min / s)",
+            written=_written(shape, chain.decimals, lambda k, dec: f"round({_g(0.0 - fr.reshape(-1, 2)[k][0])} / {fmt(fs.reshape(-1)[k], dec)})"),
+            explain="The integer that stands for w = 0, rounded half to even.",
+        )
+    )  # fmt: skip
+    zero_points = steps[-1].value
+    return list(zero_points.reshape(-1)), to_float(zero_points).reshape(-1)
+
+
+def _quantize(
+    d: Quantization, chain: Chain, rounder: Rounder, blocks: np.ndarray, flat_scales: Any, flat_zp: list[Any]
+) -> np.ndarray:
+    """q = clamp(round(w / s) + z) per block (the slips of rounding and the clamp refused where nothing
+    they change is here)."""
+    outer, groups, size = d.blocks
+    q = np.empty((outer, groups, size), dtype=object)
+    for o in range(outer):
+        for g in range(groups):
+            k = o * groups + g
+            for j in range(size):
+                v = rounder.round(blocks[o, g, j] / flat_scales[k]) + flat_zp[k]
+                q[o, g, j] = rounder.clamp(v, d.qmin, d.qmax)
+    if chain.mistake == "round_half_away" and rounder.ties == 0:
+        raise MistakeNotApplicable
+    if chain.mistake == "no_clamp" and rounder.clamped == 0:
+        raise MistakeNotApplicable
+    return q

@@ -96,50 +96,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     labels = p.tokens or tuple(f"h_{i + 1}" for i in range(n))
 
     # -- encoder ----------------------------------------------------------------------------
-    def run_cell(cell: Cell, names: Names, order: list[int], arrow: str) -> tuple[list[np.ndarray], np.ndarray | None]:
-        """The cell over the positions in ``order``: its states by position (1..n), and its last cell state."""
-        h = chain.given(s.enc_h0)
-        c = chain.given(s.enc_c0) if s.enc_c0 is not None else None
-        hs: dict[int, np.ndarray] = {}
-        prev = None
-        for t in order:
-            h_label = f"h{arrow}_{prev}" if prev is not None else f"h{arrow}_0"
-            stated = s.enc_stated[t - 1] if t - 1 < len(s.enc_stated) else {}
-            body, h, c = cell_step(chain, cell, cell.kind, t, names, X[t - 1], h, c, stated, h_label, f"x_{t}")
-            steps.extend(body)
-            hs[t] = h
-            prev = t
-        return [hs[t] for t in range(1, n + 1)], c
-
-    if s.reverse is None:
-        H_list, c_last = run_cell(s.encoder, Names("encoder."), list(range(1, n + 1)), "")
-        final_h = H_list[-1]
-        final_c = c_last
-    else:
-        fwd, c_f = run_cell(s.encoder, Names("encoder.fwd.", h="h→"), list(range(1, n + 1)), "→")
-        bwd, c_b = run_cell(s.reverse, Names("encoder.bwd.", h="h←"), list(range(n, 0, -1)), "←")
-        H_list = []
-        for t in range(1, n + 1):
-            parts = chain.coerce(fwd[t - 1], bwd[t - 1])
-            steps.append(
-                chain.step(
-                    Concat,
-                    f"encoder.{t}.state",
-                    np.concatenate(parts),
-                    title="Encoder state (both directions)",
-                    formula=f"h_{t} = [h→_{t}; h←_{t}]",
-                    latex="",
-                    symbol=f"h_{t}",
-                    parts=tuple(parts),
-                    part_names=(f"h→_{t}", f"h←_{t}"),
-                    explain="A bidirectional encoder describes each word by what comes before it and what comes after.",
-                )
-            )
-            v = steps[-1].value
-            H_list.append(v)
-        final_h = np.concatenate(chain.coerce(fwd[-1], bwd[0]))
-        final_c = np.concatenate(chain.coerce(c_f, c_b)) if c_f is not None and c_b is not None else None
-    H = np.stack(chain.coerce(*H_list))
+    H, final_h, final_c = _encoder(s, chain, X, steps)
 
     # -- attention pieces that do not depend on the step -------------------------------------
     Kp = None
@@ -284,6 +241,59 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             output.sequence_steps(chain, s.output, s.output.targets, us, probs, losses, prefixes, u_name, s.training)
         )
     return steps
+
+
+def _encoder(
+    s: Seq2Seq, chain: Chain, X: np.ndarray, steps: list[Step]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The encoder's steps (both directions, then each position's two states side by side, when it is
+    bidirectional): its states H, and its final state and cell state (None without one)."""
+    n = X.shape[0]
+
+    def run_cell(cell: Cell, names: Names, order: list[int], arrow: str) -> tuple[list[np.ndarray], np.ndarray | None]:
+        """The cell over the positions in ``order``: its states by position (1..n), and its last cell state."""
+        h = chain.given(s.enc_h0)
+        c = chain.given(s.enc_c0) if s.enc_c0 is not None else None
+        hs: dict[int, np.ndarray] = {}
+        prev = None
+        for t in order:
+            h_label = f"h{arrow}_{prev}" if prev is not None else f"h{arrow}_0"
+            stated = s.enc_stated[t - 1] if t - 1 < len(s.enc_stated) else {}
+            body, h, c = cell_step(chain, cell, cell.kind, t, names, X[t - 1], h, c, stated, h_label, f"x_{t}")
+            steps.extend(body)
+            hs[t] = h
+            prev = t
+        return [hs[t] for t in range(1, n + 1)], c
+
+    if s.reverse is None:
+        H_list, c_last = run_cell(s.encoder, Names("encoder."), list(range(1, n + 1)), "")
+        final_h = H_list[-1]
+        final_c = c_last
+    else:
+        fwd, c_f = run_cell(s.encoder, Names("encoder.fwd.", h="h→"), list(range(1, n + 1)), "→")
+        bwd, c_b = run_cell(s.reverse, Names("encoder.bwd.", h="h←"), list(range(n, 0, -1)), "←")
+        H_list = []
+        for t in range(1, n + 1):
+            parts = chain.coerce(fwd[t - 1], bwd[t - 1])
+            steps.append(
+                chain.step(
+                    Concat,
+                    f"encoder.{t}.state",
+                    np.concatenate(parts),
+                    title="Encoder state (both directions)",
+                    formula=f"h_{t} = [h→_{t}; h←_{t}]",
+                    latex="",
+                    symbol=f"h_{t}",
+                    parts=tuple(parts),
+                    part_names=(f"h→_{t}", f"h←_{t}"),
+                    explain="A bidirectional encoder describes each word by what comes before it and what comes after.",
+                )
+            )
+            v = steps[-1].value
+            H_list.append(v)
+        final_h = np.concatenate(chain.coerce(fwd[-1], bwd[0]))
+        final_c = np.concatenate(chain.coerce(c_f, c_b)) if c_f is not None and c_b is not None else None
+    return np.stack(chain.coerce(*H_list)), final_h, final_c
 
 
 def _start_note(

@@ -221,90 +221,142 @@ _SUPERSCRIPT_RUN = re.compile(r"[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹ˣⁱⁿ]{2,}|
 
 def to_tex(plain: str) -> str:
     """Plain notation → LaTeX math (without the surrounding $)."""
+    tokens = _tex_tokens(plain)
+    pieces = _TexWriter(tokens).pieces_of()
+    return _joined_tex(pieces)
+
+
+def _tex_tokens(plain: str) -> list[tuple[str, str]]:
+    """The notation's tokens (kind, text) once superscripts, accents and ^( … ) groups are marked."""
     plain = _SUPERSCRIPT_RUN.sub(lambda m: "^(" + m.group().translate(_SUPERSCRIPTS) + ")", _user_text(plain))
     plain = transliterate(_decomposed(plain))
     plain = _ACCENTED_LETTER.sub(lambda m: chr(_ACCENT_MARKS[m[2]][0] + ord(m[1])), plain)
     plain = re.sub(r"\^\(([^()]*)\)", "\x0e\\1\x0f", plain)
     plain = _PAREN_SUB.sub("\x10\\1\x11", plain)
-    tokens = [(m.lastgroup or "", m.group()) for m in _TOKEN.finditer(plain)]
-    pieces: list[str] = []  # " " marks a space, resolved at the end
-    sqrt_open = False
-    sqrt_groups: list[int] = []  # paren depths at which a √( … ) group closes its \sqrt{ … }
-    depth = 0
-    skip = -1  # a token already written with the one before it
-    for i, (kind, text) in enumerate(tokens):
-        if i == skip:
-            continue
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
-        if kind == "word" and len(text) == 1 and nxt[1] in _ARROWS:  # h→ (forward), h← (backward)
-            pieces.append(rf"{_ARROWS[nxt[1]]}{{{text}}}")
-            skip = i + 1
-            continue
-        if kind == "word" and len(text) > 3 and nxt[0] == "sub" and len(nxt[1]) > 4 and nxt[1][1:].isalpha():
-            # two words joined by _ (recurrent_kernel, hidden_pre) are one name, not a subscript
-            pieces.append(rf"\text{{{tex_text(text + nxt[1])}}}")
-            skip = i + 1
-            continue
-        if kind == "sci":
-            mant, exp = text.split("e")
-            piece = rf"{mant}\times 10^{{{int(exp)}}}"
-        elif kind == "num":
-            piece = text
-        elif kind == "grouped":  # {,}: a comma between digits, not punctuation followed by a space
-            piece = text.replace(",", "{,}")
-        elif kind in ("tag", "name"):
-            piece = rf"\text{{{tex_text(text)}}}"
-        elif kind == "idx" and _numbered(tokens[i - 1] if i else ("", "")):
-            piece = text  # dQ_1[2,1]: head 1's entry (2, 1), not dQ_{1,2,1} (issue 29)
-        elif kind == "idx":
-            piece = "_{" + text[1:-1] + "}"
-        elif kind == "word":
-            if text in _FUNCS:
-                piece = _FUNCS[text]
-            elif len(text) == 1 or (nxt[0] == "sub" and len(text) <= 3):
-                piece = text
-            else:
-                piece = rf"\text{{{tex_text(text)}}}"
-        elif kind == "sub" and "-" in text:  # words joined by a hyphen (N_non-emb): upright, not a minus
-            piece = rf"_{{\text{{{tex_text(text[1:])}}}}}"
-        elif kind == "sub":
-            piece = "_{" + text[1:] + "}"
-        elif kind == "space":
-            pieces.append(r"\quad " if len(text) > 1 else " ")
-            continue
-        elif text in _ACCENTED:
-            piece = _ACCENTED[text]
-        elif "\ue000" <= text < "\uf000":  # a letter with its accent (above)
-            piece = _accented(text)
-        elif text == "√" and nxt[1] == "(":  # √(0.8² + 0.2²): the root covers the whole group
-            pieces.append(r"\sqrt{")
-            sqrt_groups.append(depth + 1)
-            continue
-        elif text == "(" and sqrt_groups and sqrt_groups[-1] == depth + 1 and pieces[-1] == r"\sqrt{":
-            depth += 1
-            continue
-        elif text == ")" and sqrt_groups and sqrt_groups[-1] == depth:
-            depth -= 1
-            sqrt_groups.pop()
-            pieces.append("}")
-            continue
+    return [(m.lastgroup or "", m.group()) for m in _TOKEN.finditer(plain)]
+
+
+def _kind_piece(kind: str, text: str, before: tuple[str, str], nxt: tuple[str, str]) -> str | None:
+    """The LaTeX of a number, name, index, word or subscript token (None for any other kind)."""
+    if kind == "sci":
+        mant, exp = text.split("e")
+        return rf"{mant}\times 10^{{{int(exp)}}}"
+    if kind == "num":
+        return text
+    if kind == "grouped":  # {,}: a comma between digits, not punctuation followed by a space
+        return text.replace(",", "{,}")
+    if kind in ("tag", "name"):
+        return rf"\text{{{tex_text(text)}}}"
+    if kind == "idx" and _numbered(before):
+        return text  # dQ_1[2,1]: head 1's entry (2, 1), not dQ_{1,2,1} (issue 29)
+    if kind == "idx":
+        return "_{" + text[1:-1] + "}"
+    if kind == "word":
+        return _word_piece(text, nxt)
+    if kind == "sub" and "-" in text:  # words joined by a hyphen (N_non-emb): upright, not a minus
+        return rf"_{{\text{{{tex_text(text[1:])}}}}}"
+    if kind == "sub":
+        return "_{" + text[1:] + "}"
+    return None
+
+
+def _word_piece(text: str, nxt: tuple[str, str]) -> str:
+    """A word: a function's name (\\exp), a letter or short subscripted name in italics, else text."""
+    if text in _FUNCS:
+        return _FUNCS[text]
+    if len(text) == 1 or (nxt[0] == "sub" and len(text) <= 3):
+        return text
+    return rf"\text{{{tex_text(text)}}}"
+
+
+class _TexWriter:
+    """Walks the tokens once, keeping what spans several of them: an open √ and the parentheses'
+    depth at which a √( … ) group closes its \\sqrt{ … }."""
+
+    def __init__(self, tokens: list[tuple[str, str]]) -> None:
+        self.tokens = tokens
+        self.pieces: list[str] = []  # " " marks a space, resolved at the end
+        self.sqrt_open = False
+        self.sqrt_groups: list[int] = []  # paren depths at which a √( … ) group closes its \sqrt{ … }
+        self.depth = 0
+
+    def pieces_of(self) -> list[str]:
+        tokens = self.tokens
+        skip = -1  # a token already written with the one before it
+        for i, (kind, text) in enumerate(tokens):
+            if i == skip:
+                continue
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
+            joined = _joined_piece(kind, text, nxt)
+            if joined is not None:
+                self.pieces.append(joined)
+                skip = i + 1
+                continue
+            piece = _kind_piece(kind, text, tokens[i - 1] if i else ("", ""), nxt)
+            if piece is None:
+                piece = self._other_piece(kind, text, nxt)
+            if piece is None:
+                continue
+            self.pieces.append(piece)
+            if self.sqrt_open and nxt[0] != "sub":
+                self.pieces.append("}")
+                self.sqrt_open = False
+        if self.sqrt_open:
+            self.pieces.append("}")
+        return self.pieces
+
+    def _other_piece(self, kind: str, text: str, nxt: tuple[str, str]) -> str | None:
+        """A space, accent, root, parenthesis or symbol; None when the token only moved the state
+        (or wrote its own pieces)."""
+        if kind == "space":
+            self.pieces.append(r"\quad " if len(text) > 1 else " ")
+            return None
+        if text in _ACCENTED:
+            return _ACCENTED[text]
+        if "\ue000" <= text < "\uf000":  # a letter with its accent (above)
+            return _accented(text)
+        if self._root(text, nxt):
+            return None
+        if text == "_" and nxt[1] != "(":  # an underscore that subscripts nothing (a token "x_")
+            return r"\_"
+        if text not in _SYMBOLS and not text.isascii():  # é, ±: text-mode characters
+            return rf"\text{{{tex_text(text)}}}"
+        self.depth += {"(": 1, ")": -1}.get(text, 0)
+        return _SYMBOLS.get(text, text)
+
+    def _root(self, text: str, nxt: tuple[str, str]) -> bool:
+        """A √ opening its \\sqrt{, or the parenthesis of a √( … ) group: True when handled."""
+        groups = self.sqrt_groups
+        if text == "√" and nxt[1] == "(":  # √(0.8² + 0.2²): the root covers the whole group
+            self.pieces.append(r"\sqrt{")
+            groups.append(self.depth + 1)
+        elif text == "(" and groups and groups[-1] == self.depth + 1 and self.pieces[-1] == r"\sqrt{":
+            self.depth += 1
+        elif text == ")" and groups and groups[-1] == self.depth:
+            self.depth -= 1
+            groups.pop()
+            self.pieces.append("}")
         elif text == "√":
-            pieces.append(r"\sqrt{")
-            sqrt_open = True
-            continue
-        elif text == "_" and nxt[1] != "(":  # an underscore that subscripts nothing (a token "x_")
-            piece = r"\_"
-        elif text not in _SYMBOLS and not text.isascii():  # é, ±: text-mode characters
-            piece = rf"\text{{{tex_text(text)}}}"
+            self.pieces.append(r"\sqrt{")
+            self.sqrt_open = True
         else:
-            depth += {"(": 1, ")": -1}.get(text, 0)
-            piece = _SYMBOLS.get(text, text)
-        pieces.append(piece)
-        if sqrt_open and nxt[0] != "sub":
-            pieces.append("}")
-            sqrt_open = False
-    if sqrt_open:
-        pieces.append("}")
+            return False
+        return True
+
+
+def _joined_piece(kind: str, text: str, nxt: tuple[str, str]) -> str | None:
+    """A word written together with the token after it: h→ (an arrow over h), or two words joined
+    by _ (recurrent_kernel, hidden_pre) that are one name, not a subscript."""
+    if kind == "word" and len(text) == 1 and nxt[1] in _ARROWS:  # h→ (forward), h← (backward)
+        return rf"{_ARROWS[nxt[1]]}{{{text}}}"
+    if kind == "word" and len(text) > 3 and nxt[0] == "sub" and len(nxt[1]) > 4 and nxt[1][1:].isalpha():
+        return rf"\text{{{tex_text(text + nxt[1])}}}"
+    return None
+
+
+def _joined_tex(pieces: list[str]) -> str:
+    """The pieces as one line: a space beside text is a control space; double subscripts merged;
+    characters beyond Latin-1 replaced."""
     out: list[str] = []
     for k, piece in enumerate(pieces):
         if piece == " ":

@@ -29,7 +29,7 @@ import numpy as np
 from .. import grading
 from ..arith import round_half_up
 from ..derivation import Argmax, Derivation, Step
-from ..fmt import entry_indices, entry_label
+from ..fmt import entry_label
 from ..mistakes import every_mistake
 from ..render.asked import asks_sentence, pair_slots
 
@@ -152,6 +152,7 @@ def questions(d: Derivation, variant: int) -> list[Question]:
     from ..check_runs import Runs
     from ..mechanisms import solve
     from ..render.json import to_dict
+    from .lms_numbers import numbers  # (it imports Number, Slip and fixed from here)
 
     p = d.problem
     truth = solve(p, exact=False, carry_rounded=False)
@@ -175,7 +176,7 @@ def questions(d: Derivation, variant: int) -> list[Question]:
         if isinstance(step, Argmax):
             entries: tuple[Number | Choice, ...] = tuple(_seeded(c, variant, s["id"]) for c in _choices(d, step))
         else:
-            entries = tuple(_numbers(d, step, s["shown"], plain, on_truth, keyed, chains, named.get(step.id, [])))
+            entries = tuple(numbers(d, step, s["shown"], plain, on_truth, keyed, chains, named.get(step.id, [])))
         precision = asks_sentence(step, d)
         if pair_slots(d, step) > len(entries):  # (a bpe pair table after merge 1: how many pairs is not said)
             entries += tuple(
@@ -334,84 +335,3 @@ def as_step_of(run: Any, step_id: str) -> np.ndarray:
 
 def _rounded(x: np.ndarray, decimals: int) -> np.ndarray:
     return np.vectorize(lambda v: round_half_up(float(v), decimals), otypes=[float])(x) if x.size else x
-
-
-def _numbers(
-    d: Derivation,
-    step: Step,
-    shown: Any,
-    plain: Any,
-    on_truth: Any,
-    keyed: Any,
-    carried: dict[Any, dict[str, np.ndarray]],
-    named: list[tuple[str, Any, np.ndarray]],
-) -> list[Number]:
-    from ..check_notes import mistake_note
-    from ..check_slips import mistake_args as _mistake_args
-    from ..render.asked import labels_give_away
-
-    dec = d.decimals
-    shape = np.shape(step.value)
-    keys = [str(k) for k in np.ravel(np.asarray(shown, dtype=object))]
-    chains = []
-    for shift in SHIFTS:
-        for v in (plain.value(step.id, "hand", dec, shift=shift), plain.value(step.id, "float", shift=shift)):
-            if v is not None and v.shape == shape:
-                chains.append(np.ravel(v))
-        v = carried[shift].get(step.id)
-        if v is not None and v.shape == shape:
-            chains.append(np.ravel(v))
-        # from the rounded key of the earlier steps (the run stops at this step, so its own key and the
-        # later ones are not carried in)
-        for mode in ("float", "hand"):
-            v = keyed.value(step.id, mode, dec, overrides=True, shift=shift, stop_after=step.id)
-            if v is not None and v.shape == shape:
-                chains.append(np.ravel(v))
-    slips: list[tuple[str, str, np.ndarray]] = []
-    base = on_truth.value(step.id, "float", overrides=True)
-    for name in every_mistake():
-        for arg in _mistake_args(d.problem, name):
-            v = on_truth.value(step.id, "float", overrides=True, mistake=name, arg=arg)
-            if v is None or base is None or v.shape != shape:
-                continue
-            if np.allclose(v, base, rtol=1e-9, atol=1e-12, equal_nan=True):  # the slip does not touch this step
-                continue
-            slips.append((name, mistake_note(name, arg, d.problem, step.id), np.ravel(v)))
-    for name, arg, v in named:  # where check names the slip, as it names it
-        if v.shape == (int(np.prod(shape)),):
-            slips.append((name, mistake_note(name, arg, d.problem, step.id), v))
-    half = 0.5 * 10.0**-dec
-    # rows that name what a choice question asks (a beam search's kept beams, "beam 1: cat") would give it
-    # away: those entries are asked by rank
-    answered = any(
-        isinstance(a, Argmax) and step.rows is not None and tuple(a.labels) == tuple(step.rows) for a in d.steps
-    )
-    out = []
-    for i, (idx, key) in enumerate(zip(entry_indices(shape), keys, strict=True)):
-        label = entry_label(step.symbol, idx)
-        if answered and idx:
-            label += f" (rank {idx[0] + 1})"
-        elif step.rows is not None and idx and idx[0] < len(step.rows) and not labels_give_away(d, step):
-            col = step.cols[idx[1]] if step.cols is not None and len(idx) > 1 and idx[1] < len(step.cols) else None
-            label += f" ({step.rows[idx[0]]}{', ' + str(col) if col is not None else ''})"
-        if key in ("-inf", "inf", "nan"):
-            out.append(Number(label, key, (), (), masked=True))
-            continue
-        accepted = [key]
-        for c in chains:
-            if np.isfinite(c[i]):
-                v = fixed(float(c[i]), dec)
-                if all(abs(float(v) - float(a)) > 1e-12 for a in accepted):
-                    accepted.append(v)
-        found: list[Slip] = []
-        for name, note, v in slips:
-            x = float(v[i])
-            if not np.isfinite(x):
-                continue
-            value = fixed(x, dec)
-            # an entry the slip leaves among the accepted values (or one an earlier slip names) is no slip here
-            if any(abs(float(value) - float(a)) < half for a in accepted + [f.value for f in found]):
-                continue
-            found.append(Slip(value, name, f"It looks like {note}."))
-        out.append(Number(label, key, tuple(accepted), tuple(found)))
-    return out

@@ -1,0 +1,135 @@
+"""The numbers of one step as a quiz asks them: each entry's label, the values accepted (the key and
+what check's other chains reach: the maximum subtracted or not, rounded as it goes or not, carried from
+the rounded key of the earlier steps) and the slips named with their feedback."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..derivation import Argmax, Derivation, Step
+from ..fmt import entry_indices, entry_label
+from ..mistakes import every_mistake
+from .lms import SHIFTS, Number, Slip, fixed
+
+
+def numbers(
+    d: Derivation,
+    step: Step,
+    shown: Any,
+    plain: Any,
+    on_truth: Any,
+    keyed: Any,
+    carried: dict[Any, dict[str, np.ndarray]],
+    named: list[tuple[str, Any, np.ndarray]],
+) -> list[Number]:
+    """Every entry of the step, with its accepted values and named slips."""
+    dec = d.decimals
+    shape = np.shape(step.value)
+    keys = [str(k) for k in np.ravel(np.asarray(shown, dtype=object))]
+    chains = _chains(step, plain, keyed, carried, dec, shape)
+    slips = _slips(d, step, on_truth, named, shape)
+    half = 0.5 * 10.0**-dec
+    # rows that name what a choice question asks (a beam search's kept beams, "beam 1: cat") would give it
+    # away: those entries are asked by rank
+    answered = any(
+        isinstance(a, Argmax) and step.rows is not None and tuple(a.labels) == tuple(step.rows) for a in d.steps
+    )
+    out = []
+    for i, (idx, key) in enumerate(zip(entry_indices(shape), keys, strict=True)):
+        label = _label(d, step, idx, answered)
+        if key in ("-inf", "inf", "nan"):
+            out.append(Number(label, key, (), (), masked=True))
+            continue
+        accepted = _accepted(key, chains, i, dec)
+        out.append(Number(label, key, tuple(accepted), tuple(_found(slips, i, accepted, dec, half))))
+    return out
+
+
+def _chains(
+    step: Step,
+    plain: Any,
+    keyed: Any,
+    carried: dict[Any, dict[str, np.ndarray]],
+    dec: int,
+    shape: tuple[int, ...],
+) -> list[np.ndarray]:
+    """The step's values (flattened) along every chain check accepts."""
+    chains = []
+    for shift in SHIFTS:
+        for v in (plain.value(step.id, "hand", dec, shift=shift), plain.value(step.id, "float", shift=shift)):
+            if v is not None and v.shape == shape:
+                chains.append(np.ravel(v))
+        v = carried[shift].get(step.id)
+        if v is not None and v.shape == shape:
+            chains.append(np.ravel(v))
+        # from the rounded key of the earlier steps (the run stops at this step, so its own key and the
+        # later ones are not carried in)
+        for mode in ("float", "hand"):
+            v = keyed.value(step.id, mode, dec, overrides=True, shift=shift, stop_after=step.id)
+            if v is not None and v.shape == shape:
+                chains.append(np.ravel(v))
+    return chains
+
+
+def _slips(
+    d: Derivation, step: Step, on_truth: Any, named: list[tuple[str, Any, np.ndarray]], shape: tuple[int, ...]
+) -> list[tuple[str, str, np.ndarray]]:
+    """Each slip that moves this step: its name, its note and its values (flattened)."""
+    from ..check_notes import mistake_note
+    from ..check_slips import mistake_args as _mistake_args
+
+    slips: list[tuple[str, str, np.ndarray]] = []
+    base = on_truth.value(step.id, "float", overrides=True)
+    for name in every_mistake():
+        for arg in _mistake_args(d.problem, name):
+            v = on_truth.value(step.id, "float", overrides=True, mistake=name, arg=arg)
+            if v is None or base is None or v.shape != shape:
+                continue
+            if np.allclose(v, base, rtol=1e-9, atol=1e-12, equal_nan=True):  # the slip does not touch this step
+                continue
+            slips.append((name, mistake_note(name, arg, d.problem, step.id), np.ravel(v)))
+    for name, arg, v in named:  # where check names the slip, as it names it
+        if v.shape == (int(np.prod(shape)),):
+            slips.append((name, mistake_note(name, arg, d.problem, step.id), v))
+    return slips
+
+
+def _label(d: Derivation, step: Step, idx: tuple[int, ...], answered: bool) -> str:
+    """An entry's label: its symbol and index, with its rank or its row's (and column's) name."""
+    from ..render.asked import labels_give_away
+
+    label = entry_label(step.symbol, idx)
+    if answered and idx:
+        label += f" (rank {idx[0] + 1})"
+    elif step.rows is not None and idx and idx[0] < len(step.rows) and not labels_give_away(d, step):
+        col = step.cols[idx[1]] if step.cols is not None and len(idx) > 1 and idx[1] < len(step.cols) else None
+        label += f" ({step.rows[idx[0]]}{', ' + str(col) if col is not None else ''})"
+    return label
+
+
+def _accepted(key: str, chains: list[np.ndarray], i: int, dec: int) -> list[str]:
+    """The key, then each chain's different value of entry i."""
+    accepted = [key]
+    for c in chains:
+        if np.isfinite(c[i]):
+            v = fixed(float(c[i]), dec)
+            if all(abs(float(v) - float(a)) > 1e-12 for a in accepted):
+                accepted.append(v)
+    return accepted
+
+
+def _found(slips: list[tuple[str, str, np.ndarray]], i: int, accepted: list[str], dec: int, half: float) -> list[Slip]:
+    """The slips that give entry i a value of their own."""
+    found: list[Slip] = []
+    for name, note, v in slips:
+        x = float(v[i])
+        if not np.isfinite(x):
+            continue
+        value = fixed(x, dec)
+        # an entry the slip leaves among the accepted values (or one an earlier slip names) is no slip here
+        if any(abs(float(value) - float(a)) < half for a in accepted + [f.value for f in found]):
+            continue
+        found.append(Slip(value, name, f"It looks like {note}."))
+    return found
