@@ -105,8 +105,6 @@ def _sequences(d: Dpo, chain: Chain, labels: tuple[str, ...]) -> tuple[dict[str,
                 total = total + e
             sums.append(total)
         value = _stack(sums, chain)
-        value = chain.finish(f"{name}_sum", value)
-        values[name] = value
         texts = tuple(
             " + ".join(_par(f"{x:g}") for x in row.floats)
             if row.shape[0] <= MAX_WRITTEN
@@ -114,12 +112,13 @@ def _sequences(d: Dpo, chain: Chain, labels: tuple[str, ...]) -> tuple[dict[str,
             for row in seq
         )
         steps.append(
-            Formula(
-                id=f"{name}_sum", title=f"{_SYMBOL[name]}, summed over the tokens", symbol=_SUM[name],
-                value=value, rows=labels, latex="", formula=f"{_SUM[name]} = {_SYMBOL[name]} = Σ_t {_SYMBOL[name]}_t",
+            chain.step(
+                Formula, f"{name}_sum", value, title=f"{_SYMBOL[name]}, summed over the tokens", symbol=_SUM[name],
+                rows=labels, latex="", formula=f"{_SUM[name]} = {_SYMBOL[name]} = Σ_t {_SYMBOL[name]}_t",
                 written=texts, explain="A sequence's log-probability is the sum of its tokens' log-probabilities.",
             )
         )  # fmt: skip
+        values[name] = steps[-1].value
     return values, steps
 
 
@@ -149,25 +148,25 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             raise MistakeNotApplicable
         rc, rr = rc * 0, rr * 0
     pc, rc, pr, rr = chain.coerce(pc, rc, pr, rr)
-    chosen = chain.finish("chosen_logratios", pc - rc)
-    rejected = chain.finish("rejected_logratios", pr - rr)
     steps.append(
-        Add(id="chosen_logratios", title="Chosen logratios", symbol="r_w", value=chosen, rows=labels, latex="",
+        chain.step(Add, "chosen_logratios", pc - rc, title="Chosen logratios", symbol="r_w", rows=labels, latex="",
             formula="log π(y_w | x) − log π_ref(y_w | x)", parts=(pc, rc), part_names=("log π", "log π_ref"),
             signs=(1, -1), explain="How much more likely the policy makes the chosen response than the reference does.")
     )  # fmt: skip
+    chosen = steps[-1].value
     steps.append(
-        Add(id="rejected_logratios", title="Rejected logratios", symbol="r_l", value=rejected, rows=labels,
+        chain.step(Add, "rejected_logratios", pr - rr, title="Rejected logratios", symbol="r_l", rows=labels,
             latex="", formula="log π(y_l | x) − log π_ref(y_l | x)", parts=(pr, rr),
             part_names=("log π", "log π_ref"), signs=(1, -1), explain="The same for the rejected response.")
     )  # fmt: skip
+    rejected = steps[-1].value
     first, second = (rejected, chosen) if chain.mistake == "dpo_chosen_rejected_swapped" else (chosen, rejected)
-    h = chain.finish("logits", first - second)
     steps.append(
-        Add(id="logits", title="Logits", symbol="h", value=h, rows=labels, latex="", formula="h = r_w − r_l",
-            parts=(first, second), part_names=("r_w", "r_l"), signs=(1, -1),
+        chain.step(Add, "logits", first - second, title="Logits", symbol="h", rows=labels, latex="",
+            formula="h = r_w − r_l", parts=(first, second), part_names=("r_w", "r_l"), signs=(1, -1),
             explain="How far the policy has moved toward the chosen response and away from the rejected one.")
     )  # fmt: skip
+    h = steps[-1].value
     beta_f = 1.0 if chain.mistake == "dpo_beta_left_out" else node_float(d.beta)
     beta = chain.number(lambda: 1 if chain.mistake == "dpo_beta_left_out" else to_exact(d.beta), beta_f)
     steps += _losses(d, chain, h, beta, beta_f, labels)
@@ -217,19 +216,20 @@ def _losses(d: Dpo, chain: Chain, h: np.ndarray, beta: Any, beta_f: float, label
         formula = "l = max(0, 1 − β h)"
         written = tuple(f"max(0, 1 − {b} · {_par(fmt(x, dec))})" for x in fh)
         explain = "The hinge: no loss once β h reaches 1."
-    losses = chain.finish("losses", losses)
+    each = chain.step(Formula, "losses", losses, title="Losses", symbol="l", rows=labels, latex="",
+                      formula=formula, written=written, explain=explain, note=note)  # fmt: skip
+    losses = each.value
     total = losses[0]
     for v in losses[1:]:
         total = total + v
-    mean = chain.finish("loss", np.asarray(total / d.pairs) if not isinstance(total, np.ndarray) else total / d.pairs)
     fl = to_float(losses)
-    return [
-        Formula(id="losses", title="Losses", symbol="l", value=losses, rows=labels, latex="", formula=formula,
-                written=written, explain=explain, note=note),
-        Formula(id="loss", title="Loss", symbol="L", value=mean, latex="", formula="L = (1/n) Σ l",
-                written=f"({' + '.join(_par(fmt(x, dec)) for x in fl)}) / {d.pairs}",
-                explain=f"The mean over the {d.pairs} pair{'s' if d.pairs != 1 else ''}, as TRL's loss.mean()."),
-    ]  # fmt: skip
+    mean = chain.step(
+        Formula, "loss", np.asarray(total / d.pairs) if not isinstance(total, np.ndarray) else total / d.pairs,
+        title="Loss", symbol="L", latex="", formula="L = (1/n) Σ l",
+        written=f"({' + '.join(_par(fmt(x, dec)) for x in fl)}) / {d.pairs}",
+        explain=f"The mean over the {d.pairs} pair{'s' if d.pairs != 1 else ''}, as TRL's loss.mean().",
+    )  # fmt: skip
+    return [each, mean]
 
 
 def _rewards(d: Dpo, chain: Chain, chosen: np.ndarray, rejected: np.ndarray, h: np.ndarray, beta: Any,
@@ -237,28 +237,28 @@ def _rewards(d: Dpo, chain: Chain, chosen: np.ndarray, rejected: np.ndarray, h: 
     dec = chain.decimals
     b = f"{beta_f:g}"
     fc, fr = to_float(chosen), to_float(rejected)
-    cr = chain.finish("chosen_rewards", chosen * beta)
-    rr = chain.finish("rejected_rewards", rejected * beta)
-    margins = chain.finish("reward_margins", cr - rr)
+    steps: list[Step] = [
+        chain.step(Formula, "chosen_rewards", chosen * beta, title="Chosen rewards", symbol="β r_w", rows=labels,
+                   latex="", formula="β · r_w", written=tuple(f"{b} · {_par(fmt(x, dec))}" for x in fc),
+                   explain="The implicit reward DPO's policy assigns the chosen response."),
+        chain.step(Formula, "rejected_rewards", rejected * beta, title="Rejected rewards", symbol="β r_l",
+                   rows=labels, latex="", formula="β · r_l", written=tuple(f"{b} · {_par(fmt(x, dec))}" for x in fr),
+                   explain="The implicit reward of the rejected response."),
+    ]  # fmt: skip
+    cr, rr = steps[0].value, steps[1].value
+    steps.append(
+        chain.step(Add, "reward_margins", cr - rr, title="Reward margins", symbol="m", rows=labels, latex="",
+                   formula="m = β r_w − β r_l", parts=(cr, rr), part_names=("β r_w", "β r_l"), signs=(1, -1),
+                   explain="How far the chosen reward leads the rejected one.")
+    )  # fmt: skip
     wins = int(np.sum(to_float(cr) > to_float(rr)))
     share = chain.number(lambda: _rational(wins, d.pairs), wins / d.pairs)
-    accuracy = chain.finish(
-        "reward_accuracy", np.asarray(share, dtype=object if not isinstance(share, float) else float)
-    )
-    steps: list[Step] = [
-        Formula(id="chosen_rewards", title="Chosen rewards", symbol="β r_w", value=cr, rows=labels, latex="",
-                formula="β · r_w", written=tuple(f"{b} · {_par(fmt(x, dec))}" for x in fc),
-                explain="The implicit reward DPO's policy assigns the chosen response."),
-        Formula(id="rejected_rewards", title="Rejected rewards", symbol="β r_l", value=rr, rows=labels, latex="",
-                formula="β · r_l", written=tuple(f"{b} · {_par(fmt(x, dec))}" for x in fr),
-                explain="The implicit reward of the rejected response."),
-        Add(id="reward_margins", title="Reward margins", symbol="m", value=margins, rows=labels, latex="",
-            formula="m = β r_w − β r_l", parts=(cr, rr), part_names=("β r_w", "β r_l"), signs=(1, -1),
-            explain="How far the chosen reward leads the rejected one."),
-        Formula(id="reward_accuracy", title="Reward accuracy", symbol="acc", value=accuracy, latex="",
-                formula="acc = (1/n) #{pairs with β r_w > β r_l}", written=f"{wins} / {d.pairs}",
-                explain="The share of pairs the implicit reward ranks as the data does (a tie counts as wrong)."),
-    ]  # fmt: skip
+    steps.append(
+        chain.step(Formula, "reward_accuracy", np.asarray(share, dtype=object if not isinstance(share, float) else float),
+                   title="Reward accuracy", symbol="acc", latex="",
+                   formula="acc = (1/n) #{pairs with β r_w > β r_l}", written=f"{wins} / {d.pairs}",
+                   explain="The share of pairs the implicit reward ranks as the data does (a tie counts as wrong).")
+    )  # fmt: skip
     if d.loss == "sigmoid":
         bh = h * beta
         eps_f = d.epsilon
@@ -276,8 +276,8 @@ def _rewards(d: Dpo, chain: Chain, chosen: np.ndarray, rejected: np.ndarray, h: 
             formula = "w = β · σ(−β h)"
             written = tuple(f"{b} · σ(−{b} · {_par(fmt(x, dec))})" for x in fh)
         steps.append(
-            Formula(id="gradient_weights", title="Gradient weights", symbol="w", latex="", rows=labels,
-                    value=chain.finish("gradient_weights", weights), formula=formula, written=written,
+            chain.step(Formula, "gradient_weights", weights, title="Gradient weights", symbol="w", latex="", rows=labels,
+                    formula=formula, written=written,
                     explain="The weight each pair's gradient carries: largest where the implicit reward "
                     "ranks the pair wrongly.")
         )  # fmt: skip
