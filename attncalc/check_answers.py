@@ -17,7 +17,7 @@ import numpy as np
 from .check_hints import dotted_id_clash
 from .derivation import Argmax, Count, Derivation, Tokens, single_tokens
 from .errors import NumberSyntaxError, ProblemError
-from .numbers import parse_number, to_float
+from .numbers import MAX_LENGTH, parse_number, to_float
 from .parse import read_raw
 
 _PLAIN_DECIMAL = re.compile(r"^\s*[-+−]?\d*\.(\d+)\s*$")
@@ -377,6 +377,8 @@ def _decimals_of(x: Any, default: int) -> int:
         text = repr(x)
         return len(text.split(".")[1]) if "." in text and "e" not in text else default
     if isinstance(x, str):
+        if len(x) > MAX_LENGTH:  # refused when read as a number; its digits are not worth counting (and
+            return default  # a long run of them makes the patterns below backtrack for minutes)
         m = _PLAIN_DECIMAL.match(x)
         if m:
             return len(m.group(1))

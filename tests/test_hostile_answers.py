@@ -101,3 +101,28 @@ def test_an_answers_file_that_answers_nothing_or_twice_is_refused(
     problem = "seq2seq-luong.toml" if "encoder" in text else "decoder-dot.toml"
     line = one_line_refusal(cli("check", str(PROBLEMS / problem), str(f)), str(f), key)
     assert "no answers" in line or "empty table" in line or "twice" in line
+
+
+def test_a_long_run_of_digits_is_refused_at_once_not_after_minutes() -> None:
+    """An answer of 200,000 digits (a 200 KB file, inside every size limit): counting its decimals
+    with the decimal patterns backtracked for minutes (on the page too, holding a worker). It is
+    refused by its length before any pattern reads it. A hang guard (an alarm after 120 s, the
+    backtracking took far longer) turns the old behaviour into a failure, not a stuck run."""
+    import signal
+
+    from attncalc.check import check
+    from attncalc.errors import ProblemError
+    from attncalc.parse.top import load_problem
+
+    def hung(*_: Any) -> None:
+        raise TimeoutError("the long answer was still being read after 120 s")
+
+    p = load_problem(PROBLEMS / "decoder-dot.toml")
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(120)
+    try:
+        with pytest.raises(ProblemError, match="longer than 200 characters"):
+            check(p, {"scores": ["1" * 200_000, 2, 2]}, "a.toml")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
