@@ -104,7 +104,7 @@ def gradebook_text(entries: list[Any], layout: str, assignment: str, roster: str
     """The CSV gradebook, with a note on stderr for rows named by file name or for Moodle ids of two
     kinds; with a roster, only the rows it names."""
     from .errors import AttncalcError
-    from .reports.gradebook import Unread, gradebook_csv, mixed_moodle_ids, unnamed
+    from .reports.gradebook import Unread, duplicates, gradebook_csv, mixed_moodle_ids, unnamed
 
     # a file that could not be read was named on its own line (its student = may be what was refused)
     nameless = unnamed([e for e in entries if not isinstance(e, Unread)])
@@ -113,6 +113,12 @@ def gradebook_text(entries: list[Any], layout: str, assignment: str, roster: str
         sys.stderr.write(
             f'attncalc: note: {len(nameless)} answers file(s) name no student (student = "..."): '
             f"the gradebook names them by file name ({names})\n"
+        )
+    for who, files in duplicates(entries).items():  # an LMS keeps one row of a student: say which files
+        shown = ", ".join(printable(f) for f in files[:5]) + (", ..." if len(files) > 5 else "")
+        sys.stderr.write(
+            f"attncalc: note: {len(files)} answers files are the student {printable(who)} ({shown}): "
+            "each has its row, and an LMS import keeps one; check which is theirs\n"
         )
     if layout == "moodle" and roster is None and mixed_moodle_ids(entries):
         sys.stderr.write(

@@ -66,7 +66,8 @@ def names_its_problem(paths: list[str], limit: int | None) -> bool:
 # file must not learn whether a path exists on the grader's machine, nor what a file holds)
 UNUSABLE = (
     "the problem this answers file names could not be used: it must be a problem file inside the answers "
-    "file's folder (or the --problems folder), named by a relative path"
+    "file's folder, or with --problems inside the --problems folder (not beside the answers file), named by "
+    "a relative path"
 )
 
 
@@ -91,11 +92,16 @@ def problem_found(answers: str, written: str, folder: str | list[str] | None) ->
 
     if not written or "\x00" in written or os.path.isabs(written) or PureWindowsPath(written).drive:
         return None
-    bases = [os.path.dirname(answers) or "."] + ([folder] if isinstance(folder, str) else list(folder or []))
+    given = [folder] if isinstance(folder, str) else list(folder or [])
+    own = os.path.dirname(answers) or "."
+    bases = [own, *given]
     roots = [os.path.realpath(b) for b in bases]
+    # with --problems, a problem beside the answers file itself (a folder of submissions may hold one a
+    # student wrote) is not taken, unless that folder is one of the --problems folders
+    beside = os.path.realpath(own) if given and os.path.realpath(own) not in roots[1:] else None
     for base in bases:
         real = os.path.realpath(os.path.join(base, written))
-        if not any(_inside(real, root) for root in roots):
+        if not any(_inside(real, root) for root in roots) or os.path.dirname(real) == beside:
             continue
         try:
             if stat.S_ISREG(os.stat(real).st_mode):

@@ -189,3 +189,67 @@ def test_one_unreadable_file_does_not_cost_the_class_its_gradebook(cli: Any, tmp
     assert str(tmp_path) not in out.read_text(encoding="utf-8-sig")  # no absolute path of this machine
     assert rows[1]["student"] == "broken"
     assert rows[0]["error"] == rows[2]["error"] == ""
+
+
+def _submissions(tmp_path: Path) -> Path:
+    """A class's problem (decoder-dot) and a folder of submissions holding alice's answers, a problem
+    file a student wrote (softmax of [0, 0]: 0.5, 0.5 is all it asks) and mallory's answers to it."""
+    (tmp_path / "decoder-dot.toml").write_text((PROBLEMS / "decoder-dot.toml").read_text(encoding="utf-8"))
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "easy.toml").write_text('kind = "softmax"\n[given]\nlogits = [0, 0]\n')
+    (subs / "mallory.toml").write_text('problem = "easy.toml"\nprobabilities = [0.5, 0.5]\n')
+    (subs / "alice.toml").write_text('student = "alice"\nproblem = "../decoder-dot.toml"\nscores = [1, 2, 2]\n')
+    return subs
+
+
+def test_with_problems_a_problem_beside_the_submissions_is_not_taken(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --problems, the problem a file names is read there, not from a file beside the answers
+    (a student could grade themselves against one they wrote); alice's, in --problems, is read."""
+    subs = _submissions(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    result = cli("check", "--problems", ".", "subs/alice.toml", "subs/mallory.toml", "--format", "csv")
+    rows = {Path(r["file"]).name: r for r in csv.DictReader(io.StringIO(unbom(result.stdout)))}
+    assert result.exit_code == 2
+    assert rows["alice.toml"]["score"] == "1" and rows["alice.toml"]["problem"] == "decoder-dot.toml"
+    assert rows["mallory.toml"]["score"] == "" and "could not be used" in rows["mallory.toml"]["error"]
+    # without --problems the answers file's own folder is where its problem is read (as documented)
+    alone = cli("check", str(subs / "mallory.toml"))
+    assert alone.exit_code == 0
+
+
+def test_two_files_for_one_student_are_said(cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    subs = _submissions(tmp_path)
+    (subs / "zz.toml").write_text('student = "alice"\nproblem = "../decoder-dot.toml"\nscores = [9, 9, 9]\n')
+    monkeypatch.chdir(tmp_path)
+    result = cli(
+        "check", "--problems", ".", "subs/alice.toml", "subs/zz.toml", "--format", "csv", "--gradebook", "canvas"
+    )
+    assert "2 answers files are the student alice (subs/alice.toml, subs/zz.toml)" in result.stderr
+
+
+def test_a_formula_looking_student_is_not_an_email(cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    subs = _submissions(tmp_path)
+    for name in ("p", "q"):
+        (subs / f"{name}.toml").write_text(
+            f'student = "@SUM{name}"\nproblem = "../decoder-dot.toml"\nscores = [1, 2, 2]\n'
+        )
+    monkeypatch.chdir(tmp_path)
+    result = cli(
+        "check",
+        "--problems",
+        ".",
+        "subs/alice.toml",
+        "subs/p.toml",
+        "subs/q.toml",
+        "-f",
+        "csv",
+        "--gradebook",
+        "moodle",
+    )
+    assert "some students are emails" not in result.stderr
+    (subs / "r.toml").write_text('student = "r@uni.edu"\nproblem = "../decoder-dot.toml"\nscores = [1, 2, 2]\n')
+    result = cli("check", "--problems", ".", "subs/alice.toml", "subs/r.toml", "-f", "csv", "--gradebook", "moodle")
+    assert "some students are emails and some are not" in result.stderr

@@ -149,8 +149,23 @@ def moodle_rows(entries: list[Entry], assignment: str, students: list[Student] |
 
 def mixed_moodle_ids(entries: list[Entry]) -> bool:
     """Some students are emails and some are not: Moodle maps the column to one user field only."""
-    emails = {"@" in student_of(e) for e in entries}
+    emails = {_email(student_of(e)) for e in entries}
     return len(emails) == 2
+
+
+def _email(who: str) -> bool:
+    """An address: something before the @ and a dotted domain after it (@SUM(A1) is not one)."""
+    local, at, domain = who.rpartition("@")
+    return bool(at and local and "." in domain.strip(".") and " " not in who)
+
+
+def duplicates(entries: list[Entry]) -> dict[str, list[str]]:
+    """The students two or more answers files name (or are named by), with those files: an LMS keeps
+    one row of each, so a second file could stand in for a student's own."""
+    seen: dict[str, list[str]] = {}
+    for e in entries:
+        seen.setdefault(student_of(e), []).append(e.answers)
+    return {who: files for who, files in seen.items() if len(files) > 1}
 
 
 FORMULA_FIRST = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet read a cell as a formula (OWASP)
