@@ -268,7 +268,9 @@ def generate(
         from .files import check_folder, out_folder
 
         check_folder(out_folder(out), homework_names(count, format), force)
-    result = _draw(opts)
+    from .reports.lms import shape
+
+    result = _draw(opts, shape)
     variants = []
     for raw, d in zip(result.problems, result.derivations, strict=True):
         variants.append(Variant(raw, d, answer_key(d)))

@@ -400,7 +400,9 @@ def generate(
 
         check_name(name)
         check_folder(folder, homework_names(count, format.value), force)  # before any variant is drawn
-        result = make(opts)
+        from .reports.lms import shape
+
+        result = make(opts, shape)
         files = homework_files(result.problems, result.derivations, format.value, seed, detail.value, max_pages, name)
         write_homework(folder, files, force)
     except AttncalcError as exc:

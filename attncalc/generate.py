@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from typing import Any
 
 from . import kinds
@@ -90,8 +91,10 @@ def degeneracy(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
     return draw.reject(o, raw) or dead_input(raw) or draw.degeneracy(o, raw, d) or dead_unit(d, o.decimals)
 
 
-def generate(o: Options) -> Result:
-    """Draw ``o.count`` distinct, non-degenerate variants from one seeded generator."""
+def generate(o: Options, shape: Callable[[Derivation], Any] | None = None) -> Result:
+    """Draw ``o.count`` distinct, non-degenerate variants from one seeded generator; with
+    ``o.one_shape``, each of the same ``shape`` as variant 1 (what a quiz asks of it: the caller gives
+    the LMS exports' :func:`attncalc.reports.lms.shape`, a layer above this one)."""
     draw = check_options(o)
     rng = random.Random(o.seed)
     out = Result()
@@ -114,11 +117,9 @@ def generate(o: Options) -> Result:
                 d = solve(problem) if why is None else None
                 if d is not None:
                     why = draw.degeneracy(o, raw, d)
-            if why is None and d is not None and o.one_shape and out.derivations:
-                from .reports.lms import shape
-
-                if shape(d) != shape(out.derivations[0]):
-                    why = "another shape than variant 1 (an LMS quiz asks every variant the same questions)"
+            quiz = o.one_shape and shape is not None and out.derivations
+            if why is None and d is not None and quiz and shape(d) != shape(out.derivations[0]):  # type: ignore[misc]
+                why = "another shape than variant 1 (an LMS quiz asks every variant the same questions)"
             if why is None and d is not None:
                 seen.add(key)
                 out.problems.append(raw)

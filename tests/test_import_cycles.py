@@ -75,12 +75,23 @@ TEMPLATE_MODULES = {
 # path and loads them when asked: that is dispatch through the table, not an import, and it is what
 # lets a low layer such as parse find the kind's parser without knowing the kinds.
 LAYERS: list[set[str]] = [
-    {"__main__", "cli", "cli_base", "cli_files", "cli_homework", "cli_io", "cli_plot", "cli_serve"},  # the command line
+    {
+        "__main__",
+        "cli",
+        "cli_base",
+        "cli_check",
+        "cli_files",
+        "cli_homework",
+        "cli_io",
+        "cli_plot",
+        "cli_serve",
+    },  # the command line
     {"serve"},  # the practice page
     {"__init__", "api", "api_args"},  # the Python API
     {"reports"},  # check reports and the LMS exports (QTI, Moodle, gradebooks), the registered views
     {
         "check",
+        "check_agree",
         "check_answers",
         "check_budget",
         "check_hints",
@@ -109,6 +120,8 @@ LAYERS: list[set[str]] = [
     {"parse", *TEMPLATE_MODULES},  # problem file -> typed problem; the kinds' templates
     {
         "kinds",
+        "kind_entry",
+        "builtin_kinds",
         "plugins",
         "schema",
         "catalog",

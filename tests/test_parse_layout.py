@@ -42,7 +42,7 @@ def _imports(path: Path) -> set[str]:
 
 def _graph() -> dict[str, set[str]]:
     files = [*sorted((PKG / "parse").glob("*.py")), *sorted((PKG / "schema").glob("*.py"))]
-    files += [PKG / "kinds.py"]
+    files += [PKG / "kinds.py", PKG / "kind_entry.py", PKG / "builtin_kinds.py"]
     return {_module(f): _imports(f) for f in files}
 
 
@@ -78,7 +78,12 @@ def test_the_graph_is_what_it_claims() -> None:
 
 
 def test_parsing_and_schema_modules_stay_small() -> None:
-    for path in [*(PKG / "parse").glob("*.py"), *(PKG / "schema").glob("*.py"), PKG / "kinds.py"]:
+    for path in [
+        *(PKG / "parse").glob("*.py"),
+        *(PKG / "schema").glob("*.py"),
+        PKG / "kinds.py",
+        PKG / "builtin_kinds.py",
+    ]:
         lines = len(path.read_text(encoding="utf-8").splitlines())
         assert lines <= 400, f"{path.name}: {lines} lines"
 

@@ -32,6 +32,7 @@ from ..derivation import Argmax, Derivation, Step
 from ..fmt import entry_label
 from ..mistakes import every_mistake
 from ..render.asked import asks_sentence, pair_slots
+from .lms_numbers import SHIFTS, Number, numbers
 
 # a bpe pair table after merge 1 asks as many counts as the corpus's words have adjacent places (one per
 # true pair would say how the earlier merges went); the places past the pairs are answered 0
@@ -39,23 +40,6 @@ PAIRS_PRECISION = (
     "Give a count (a whole number) for each distinct pair of your words before this merge, in the order the "
     "pairs first occur, and 0 for each place past your last pair."
 )
-SHIFTS = (None, "never", "always")  # check accepts exponentials with or without the maximum subtracted
-
-
-@dataclass(frozen=True)
-class Slip:
-    value: str  # the slip's value at the asked decimals
-    name: str  # its key in every_mistake()
-    note: str  # check's words for it
-
-
-@dataclass(frozen=True)
-class Number:
-    label: str  # e_2 (cat)
-    key: str  # the answers file's value
-    accepted: tuple[str, ...]  # every value worth full marks, the key first
-    slips: tuple[Slip, ...] = ()
-    masked: bool = False  # a −∞ (a masked score): nothing to ask
 
 
 @dataclass(frozen=True)
@@ -141,18 +125,12 @@ def set_tag(problems: list[dict[str, Any]], seed: int, name: str = "") -> str:
     return f"{slug}-{digest}"
 
 
-def fixed(x: float, decimals: int) -> str:
-    """x rounded half away from zero, written with exactly ``decimals`` decimals."""
-    return f"{round_half_up(float(x), decimals):.{decimals}f}"
-
-
 def questions(d: Derivation, variant: int) -> list[Question]:
     """Every step of a derivation as an LMS question."""
     from ..check_answers import Answer
     from ..check_runs import Runs
     from ..mechanisms import solve
     from ..render.json import to_dict
-    from .lms_numbers import numbers  # (it imports Number, Slip and fixed from here)
 
     p = d.problem
     truth = solve(p, exact=False, carry_rounded=False)

@@ -4,14 +4,38 @@ the rounded key of the earlier steps) and the slips named with their feedback.""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..arith import round_half_up
 from ..derivation import Argmax, Derivation, Step
 from ..fmt import entry_indices, entry_label
 from ..mistakes import every_mistake
-from .lms import SHIFTS, Number, Slip, fixed
+
+SHIFTS = (None, "never", "always")  # check accepts exponentials with or without the maximum subtracted
+
+
+@dataclass(frozen=True)
+class Slip:
+    value: str  # the slip's value at the asked decimals
+    name: str  # its key in every_mistake()
+    note: str  # check's words for it
+
+
+@dataclass(frozen=True)
+class Number:
+    label: str  # e_2 (cat)
+    key: str  # the answers file's value
+    accepted: tuple[str, ...]  # every value worth full marks, the key first
+    slips: tuple[Slip, ...] = ()
+    masked: bool = False  # a −∞ (a masked score): nothing to ask
+
+
+def fixed(x: float, decimals: int) -> str:
+    """x rounded half away from zero, written with exactly ``decimals`` decimals."""
+    return f"{round_half_up(float(x), decimals):.{decimals}f}"
 
 
 def numbers(

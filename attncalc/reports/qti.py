@@ -29,7 +29,8 @@ from ..fmt import elide, entry_indices, entry_label
 from ..render import expand
 from ..render.setup import setup_lines
 from .givens import given_tables, table_rows
-from .lms import Choice, Number, Question, questions, xml_chars
+from .lms import Choice, Question, questions, xml_chars
+from .lms_numbers import Number
 
 QTI = "http://www.imsglobal.org/xsd/imsqti_v2p1"
 XSI = "http://www.w3.org/2001/XMLSchema-instance"

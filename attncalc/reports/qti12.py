@@ -22,7 +22,8 @@ import zipfile
 from xml.sax.saxutils import escape, quoteattr
 
 from ..derivation import Derivation
-from .lms import Choice, Number, Question, questions, xml_chars
+from .lms import Choice, Question, questions, xml_chars
+from .lms_numbers import Number
 from .moodle import givens_html
 from .qti import ZIP_DATE, worked
 
