@@ -40,9 +40,14 @@ def _draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
         "scheme": rng.choice(("absmax", "zeropoint")),
         "granularity": rng.choice(grans),
     }
+    if o.one_shape:  # a quiz's variants ask the same questions (an LMS draws one per student): one
+        # scheme, granularity and bit width for the set, from the seed, and no input row
+        pick = random.Random(o.seed)
+        given.update(bits=pick.choice((3, 4, 8)), scheme=pick.choice(("absmax", "zeropoint")))
+        given["granularity"] = pick.choice(grans)
     if given["granularity"] == "group":
         given["group"] = cols // 2
-    if number % 2 == 0:
+    if number % 2 == 0 and not o.one_shape:
         given["x"] = [rng.choice([-2, -1, 1, 2]) for _ in range(cols)]
     return {
         "title": f"Variant {number}",
