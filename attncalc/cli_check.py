@@ -120,6 +120,15 @@ def gradebook_text(entries: list[Any], layout: str, assignment: str, roster: str
             f"attncalc: note: {len(files)} answers files are the student {printable(who)} ({shown}): "
             "each has its row, and an LMS import keeps one; check which is theirs\n"
         )
+    if layout == "canvas" and roster is None:
+        from .reports.gradebook import canvas_name, student_of
+
+        for e in entries:
+            if not canvas_name(student_of(e)):
+                sys.stderr.write(
+                    f"attncalc: note: {printable(e.answers)}: the student's name would make Canvas skip the row "
+                    "('Points Possible', 'Muted'): its Student cell is left empty (SIS Login ID holds it)\n"
+                )
     if layout == "moodle" and roster is None and mixed_moodle_ids(entries):
         sys.stderr.write(
             "attncalc: note: some students are emails and some are not: Moodle maps the identifying column "

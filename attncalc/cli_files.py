@@ -36,17 +36,19 @@ PROBLEM_ONLY_KEYS = {
 def first_file(paths: list[str], limit: int | None) -> dict[str, Any] | None:
     """The first file read, or None when the files are all answers files and the first one is broken
     (cannot be read, or names no problem): it gets its row like any other, instead of costing the class
-    its gradebook. Which it is, the second file says: an answers file that names its problem."""
+    its gradebook. Which it is, the later files say: one of them an answers file that names its problem
+    (not only the second: two broken files sorted first must not cost the class its gradebook either)."""
     from .errors import AttncalcError
     from .parse import read_raw
 
     try:
         first: dict[str, Any] = read_raw(paths[0], limit)
     except AttncalcError:
-        if not names_its_problem(paths[1:2], limit):
+        if not any(names_its_problem([p], limit) for p in paths[1:]):
             raise
         return None
-    if "problem" not in first and not set(first) & PROBLEM_ONLY_KEYS and names_its_problem(paths[1:2], limit):
+    plain = "problem" not in first and not set(first) & PROBLEM_ONLY_KEYS
+    if plain and any(names_its_problem([p], limit) for p in paths[1:]):
         return None
     return first
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
@@ -158,7 +158,11 @@ class _Parser:
     def atom(self) -> Node:
         kind, text = self.take()
         if kind == "num":
-            return ("num", _literal(Decimal(text)))
+            try:
+                d = Decimal(text)
+            except InvalidOperation:  # 1e9999999999999999999: an exponent past what Decimal holds
+                raise NumberSyntaxError(_OUT_OF_RANGE) from None
+            return ("num", _literal(d))
         if kind == "name":
             if text in CONSTANTS:
                 return ("const", text)
@@ -209,6 +213,9 @@ def parse_number(raw: object) -> Node:
     raise NumberSyntaxError(f"expected a number, got {kind}")
 
 
+_OUT_OF_RANGE = f"the exponent is out of range (at most {MAX_EXPONENT} in size: 1e-{MAX_EXPONENT} to 1e{MAX_EXPONENT})"
+
+
 def _literal(d: Decimal) -> Fraction:
     """A literal's exact value, once its digits and exponent are known to be in range.
 
@@ -218,9 +225,7 @@ def _literal(d: Decimal) -> Fraction:
     if len(t.digits) > MAX_DIGITS:
         raise NumberSyntaxError(f"a number with more than {MAX_DIGITS} digits")
     if d and abs(d.adjusted()) > MAX_EXPONENT:
-        raise NumberSyntaxError(
-            f"the exponent is out of range (at most {MAX_EXPONENT} in size: 1e-{MAX_EXPONENT} to 1e{MAX_EXPONENT})"
-        )
+        raise NumberSyntaxError(_OUT_OF_RANGE)
     return Fraction(d)
 
 

@@ -253,3 +253,37 @@ def test_a_formula_looking_student_is_not_an_email(cli: Any, tmp_path: Path, mon
     (subs / "r.toml").write_text('student = "r@uni.edu"\nproblem = "../decoder-dot.toml"\nscores = [1, 2, 2]\n')
     result = cli("check", "--problems", ".", "subs/alice.toml", "subs/r.toml", "-f", "csv", "--gradebook", "moodle")
     assert "some students are emails and some are not" in result.stderr
+
+
+def test_two_unusable_files_sorted_first_do_not_cost_the_class_its_gradebook(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file over the size limit and one that names no problem, sorted first: each gets its row, and
+    alice, whose file names its problem, is graded (the second file alone used to decide, and the
+    whole gradebook was abandoned)."""
+    subs = _submissions(tmp_path)
+    (subs / "!a.toml").write_text("x" * 1_100_000)
+    (subs / "!b.toml").write_text("scores = [1, 2, 2]\n")
+    monkeypatch.chdir(tmp_path)
+    result = cli("check", "--problems", ".", "subs/!a.toml", "subs/!b.toml", "subs/alice.toml", "-f", "csv")
+    rows = {Path(r["file"]).name: r for r in csv.DictReader(io.StringIO(unbom(result.stdout)))}
+    assert result.exit_code == 2
+    assert rows["alice.toml"]["score"] == "1"
+    assert "1M limit" in rows["!a.toml"]["error"] and "names no problem" in rows["!b.toml"]["error"]
+
+
+def test_a_student_named_points_possible_stays_a_student_in_canvas(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Canvas's importer takes a row whose first cell holds "Points Possible" (or "Muted") for no
+    student (gradebook_importer.rb, check_for_non_student_row): such a name leaves the Student cell
+    empty, the SIS Login ID column holding it, with a note."""
+    subs = _submissions(tmp_path)
+    (subs / "pp.toml").write_text('student = "Points Possible"\nproblem = "../decoder-dot.toml"\nscores = [1, 2, 2]\n')
+    monkeypatch.chdir(tmp_path)
+    result = cli("check", "--problems", ".", "subs/alice.toml", "subs/pp.toml", "-f", "csv", "--gradebook", "canvas")
+    rows = list(csv.reader(io.StringIO(unbom(result.stdout))))
+    firsts = [r[0] for r in rows]
+    assert firsts.count("Points Possible") == 1  # Canvas's own row only
+    assert any(r[0] == "" and r[3] == "Points Possible" for r in rows)
+    assert "would make Canvas skip the row" in result.stderr

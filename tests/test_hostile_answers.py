@@ -126,3 +126,19 @@ def test_a_long_run_of_digits_is_refused_at_once_not_after_minutes() -> None:
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
+
+
+@pytest.mark.parametrize("text", ["1e9999999999999999999", "1/1e-9999999999999999999"])
+def test_an_exponent_past_what_decimal_holds_is_one_line(cli: Any, tmp_path: Path, text: str) -> None:
+    """An exponent of 19 digits was a decimal.InvalidOperation traceback (and a 500 on the page): it is
+    refused as out of range, as 1e401 is, whether written as a string or a bare TOML/JSON number."""
+    from attncalc.parse.formats import read_json
+
+    (tmp_path / "p.toml").write_text((PROBLEMS / "decoder-dot.toml").read_text(encoding="utf-8"))
+    (tmp_path / "a.toml").write_text(f'exp_sum = "{text}"\n')
+    result = cli("check", str(tmp_path / "p.toml"), str(tmp_path / "a.toml"))
+    assert result.exit_code == 2 and "exp_sum: the exponent is out of range" in result.stderr
+    (tmp_path / "b.toml").write_text("exp_sum = 1e9999999999999999999\n")
+    result = cli("check", str(tmp_path / "p.toml"), str(tmp_path / "b.toml"))
+    assert result.exit_code == 2 and "exp_sum: the exponent is out of range" in result.stderr
+    assert read_json("body", '{"exp_sum": 1e9999999999999999999}') == {"exp_sum": "1e9999999999999999999"}

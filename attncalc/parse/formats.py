@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from ..errors import ProblemError
@@ -103,9 +103,18 @@ def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _decimal(text: str) -> Decimal | str:
+    """A number as written; one whose exponent Decimal cannot hold (1e9999999999999999999) as its text,
+    which the number grammar then refuses in one line, naming its key."""
+    try:
+        return Decimal(text)
+    except InvalidOperation:
+        return text
+
+
 def _json(file: str, text: str) -> Any:
     try:
-        return json.loads(text, parse_float=Decimal, parse_int=_json_int, object_pairs_hook=_json_object)
+        return json.loads(text, parse_float=_decimal, parse_int=_json_int, object_pairs_hook=_json_object)
     except json.JSONDecodeError as exc:
         raise ProblemError(file, "", f"is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
 
@@ -166,7 +175,7 @@ def _check_dotted_keys(file: str, text: str) -> None:
 def _toml(file: str, text: str) -> Any:
     _check_dotted_keys(file, text)
     try:
-        return tomllib.loads(text, parse_float=Decimal)
+        return tomllib.loads(text, parse_float=_decimal)
     except tomllib.TOMLDecodeError as exc:
         raise ProblemError(file, "", f"is not valid TOML: {exc}") from None
     except ValueError:  # tomllib's int() of a whole number of more than 4300 digits

@@ -116,13 +116,24 @@ def canvas_rows(entries: list[Entry], assignment: str, students: list[Student] |
             out.append([students[k].name, *row, "", score])
             continue
         who = student_of(e)
-        out.append([who, "", who, who, "", score])
+        out.append([canvas_name(who), "", who, who, "", score])
     return out
+
+
+# what Canvas's importer takes a row for when its first cell holds it (gradebook_importer.rb,
+# check_for_non_student_row: a case-sensitive match), so that a student named so would be no student
+CANVAS_NOT_A_STUDENT = ("Points Possible", "Muted")
+
+
+def canvas_name(who: str) -> str:
+    """The Student cell: the student, or empty where the name would make Canvas skip the row (Canvas
+    finds the student by the SIS Login ID column, which holds the name as it is)."""
+    return "" if any(word in who for word in CANVAS_NOT_A_STUDENT) else who
 
 
 def moodle_id_column(entries: list[Entry]) -> str:
     """The identifying column, named as Moodle's mapping form names the user field it holds."""
-    return "Email address" if entries and all("@" in student_of(e) for e in entries) else "ID number"
+    return "Email address" if entries and all(_email(student_of(e)) for e in entries) else "ID number"
 
 
 def feedback(rep: Report) -> str:
