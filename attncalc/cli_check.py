@@ -90,7 +90,8 @@ def _grade_file(
     name = shown_path(path, folders)
     try:
         raw, own_problem, student = read_answers(path, limit)
-        return grade_one(path, raw, own_problem, student, problem, first, limit, tol, problems)
+        # a class of files (several, or a gradebook): a problem beside a submission is not taken
+        return grade_one(path, raw, own_problem, student, problem, first, limit, tol, problems, beside=alone)
     except AttncalcError as exc:
         if alone:
             raise

@@ -86,7 +86,9 @@ def problem_named(answers: str, written: str, folder: str | list[str] | None) ->
     return found[0] if found is not None else None
 
 
-def problem_found(answers: str, written: str, folder: str | list[str] | None) -> tuple[str, str] | None:
+def problem_found(
+    answers: str, written: str, folder: str | list[str] | None, beside_ok: bool = True
+) -> tuple[str, str] | None:
     """:func:`problem_named`'s file: its real path, and the path it was found by (the folder it was
     looked up from, joined with what the file wrote), or None."""
     import stat
@@ -98,9 +100,10 @@ def problem_found(answers: str, written: str, folder: str | list[str] | None) ->
     own = os.path.dirname(answers) or "."
     bases = [own, *given]
     roots = [os.path.realpath(b) for b in bases]
-    # with --problems, a problem beside the answers file itself (a folder of submissions may hold one a
-    # student wrote) is not taken, unless that folder is one of the --problems folders
-    beside = os.path.realpath(own) if given and os.path.realpath(own) not in roots[1:] else None
+    # grading a class of files with --problems, a problem beside an answers file (a folder of submissions
+    # may hold one a student wrote) is not taken, unless that folder is one of the --problems folders
+    strict = given and not beside_ok and os.path.realpath(own) not in roots[1:]
+    beside = os.path.realpath(own) if strict else None
     for base in bases:
         real = os.path.realpath(os.path.join(base, written))
         if not any(_inside(real, root) for root in roots) or os.path.dirname(real) == beside:

@@ -85,7 +85,7 @@ def text_view(derivations: list[Any], to_terminal: bool, width: int | None, deta
     return ""
 
 
-def named_problem(answers: str, written: str, folder: list[str] | None, limit: int | None) -> Any:
+def named_problem(answers: str, written: str, folder: list[str] | None, limit: int | None, beside: bool = True) -> Any:
     """The problem an answers file names (``problem = "..."``), read only inside the answers file's
     folder or the --problems folder; any failure is one message that says nothing of what was found."""
     import dataclasses
@@ -94,7 +94,7 @@ def named_problem(answers: str, written: str, folder: list[str] | None, limit: i
     from .errors import AttncalcError, ProblemError
     from .parse import load_problem
 
-    found = problem_found(answers, written, folder)
+    found = problem_found(answers, written, folder, beside)
     if found is None:
         raise ProblemError(answers, "problem", UNUSABLE)
     try:
@@ -116,6 +116,7 @@ def grade_one(
     limit: int | None,
     tol: Any,
     folder: list[str] | None = None,
+    beside: bool = True,
 ) -> Any:
     """Grade one answers file: against the PROBLEM given first, else the problem the file names (read only
     inside its folder or ``folder``, the --problems folders)."""
@@ -139,5 +140,5 @@ def grade_one(
         from .errors import ProblemError
 
         raise ProblemError(path, "problem", "this answers file names no problem; give the PROBLEM file first")
-    target = named_problem(path, own_problem, folder, limit)
+    target = named_problem(path, own_problem, folder, limit, beside)
     return dataclasses.replace(grade(target, raw, path, tol), student=student)

@@ -25,6 +25,7 @@ import pytest
 from attncalc import kinds
 from attncalc.derivation import Argmax
 from attncalc.generate import Options, default_dim, generate
+from attncalc.reports.lms import shape
 from attncalc.reports.moodle import moodle_xml
 from attncalc.reports.qti import qti_zip
 from attncalc.reports.qti12 import ilias_zip, qti12_zip
@@ -136,7 +137,9 @@ def drawn(request: Any) -> list[Any]:
     kind, extra = request.param
     out = []
     for s in SEEDS:
-        ds = generate(Options(kind=kind, dim=default_dim(kind), seed=s, count=3, one_shape=True, **extra)).derivations
+        ds = generate(
+            Options(kind=kind, dim=default_dim(kind), seed=s, count=3, one_shape=True, **extra), shape
+        ).derivations
         out.append(ds)
         if not any(isinstance(step, Argmax) for d in ds for step in d.steps):
             break  # the kind asks no label: one draw shows it

@@ -27,6 +27,7 @@ import pytest
 from attncalc.check import check
 from attncalc.generate import Options, default_dim, generate
 from attncalc.mechanisms import solve
+from attncalc.reports.lms import shape
 from attncalc.reports.moodle import moodle_xml
 from attncalc.reports.qti import qti_zip
 from attncalc.reports.qti12 import ilias_zip, qti12_zip
@@ -151,7 +152,7 @@ def _canvas(data: bytes, count: int) -> tuple[Decimal, list[Decimal]]:
 )
 def test_each_variant_is_out_of_checks_total_in_every_lms(kind: str, extra: dict[str, Any], seed: int) -> None:
     o = Options(kind=kind, dim=default_dim(kind), seed=seed, count=3, one_shape=True, **extra)
-    ds = generate(o).derivations
+    ds = generate(o, shape).derivations
     totals = _check_totals(ds)
     best, sections = _qti_totals(qti_zip(ds, seed))
     assert sections == totals, (sections, totals)

@@ -21,6 +21,7 @@ import pytest
 
 from attncalc import kinds
 from attncalc.generate import Options, default_dim, generate
+from attncalc.reports.lms import shape
 from attncalc.reports.moodle import moodle_xml
 from attncalc.reports.qti import qti_zip
 from attncalc.reports.qti12 import qti12_zip
@@ -63,7 +64,7 @@ def _pyslet(xml: bytes) -> Any:
 
 def test_the_schema_rejects_a_paragraph_in_a_paragraph(schema: Any) -> None:
     """The check is not vacuous: the reported fault (a masked entry's p inside the question's p) fails."""
-    ds = generate(Options(kind="softmax", seed=5, count=1, one_shape=True)).derivations
+    ds = generate(Options(kind="softmax", seed=5, count=1, one_shape=True), shape).derivations
     z = zipfile.ZipFile(io.BytesIO(qti_zip(ds, 5)))
     name = next(n for n in z.namelist() if n.startswith("items/"))
     text = z.read(name).decode("utf-8")
@@ -79,7 +80,7 @@ def test_the_schema_rejects_a_paragraph_in_a_paragraph(schema: Any) -> None:
 def test_every_qti_document_is_valid_and_every_file_parses(schema: Any, kind: str, extra: dict[str, Any]) -> None:
     count = 1 if kind in HEAVY else 2  # (the variants' section is the same for every kind: test.xml)
     o = Options(kind=kind, dim=default_dim(kind), seed=5, count=count, one_shape=True, **extra)
-    ds = generate(o).derivations
+    ds = generate(o, shape).derivations
     z = zipfile.ZipFile(io.BytesIO(qti_zip(ds, 5, name="week 5")))
     checked = 0
     for name in z.namelist():

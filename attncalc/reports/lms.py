@@ -198,7 +198,9 @@ def shape(d: Derivation) -> tuple[tuple[str, str, int, float], ...]:
             continue
         with np.errstate(all="ignore"):
             values = np.ravel(np.asarray(step.value, dtype=float))
-        out.append((step.id, "number", int(np.isfinite(values).sum()), points[step.id]))
+        asked = int(np.isfinite(values).sum())
+        slots = pair_slots(d, step)  # a bpe pair table after merge 1 asks a place per adjacent pair
+        out.append((step.id, "number", slots if slots > values.size else asked, points[step.id]))
     return tuple(out)
 
 
