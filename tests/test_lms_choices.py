@@ -136,7 +136,9 @@ def _contains_run(options: list[str], keys: list[str]) -> bool:
 def drawn(request: Any) -> list[Any]:
     kind, extra = request.param
     out = []
-    for s in SEEDS:
+    # (a bpe quiz's variants must have pair tables of one size: seed 7 finds no third such variant, a
+    # failure generate says in one line, docs/lms.md; seed 8 draws three)
+    for s in (5, 8) if kind == "bpe" else SEEDS:
         ds = generate(
             Options(kind=kind, dim=default_dim(kind), seed=s, count=3, one_shape=True, **extra), shape
         ).derivations
