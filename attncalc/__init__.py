@@ -67,7 +67,7 @@ def __getattr__(name: str) -> Any:
 class _Package(ModuleType):
     """The package, whose names ``check`` and ``generate`` stay the API functions.
 
-    ``attncalc/check.py`` and ``attncalc/generate.py`` are also modules of the package; importing
+    ``attncalc/check/grade.py`` and ``attncalc/homework/generate.py`` are also modules of the package; importing
     a module normally sets the package attribute of its name, which would replace the function.
     The modules stay importable as ever (``from attncalc.check import Report``).
     """

@@ -45,7 +45,7 @@ def answer_bodies() -> dict[str, list[str]]:
     """Per problem: the answer key (the true values as shown) and the key with one slip, as JSON."""
     sys.path.insert(0, str(ROOT))
     from attncalc.api import solve
-    from attncalc.generate import answer_key
+    from attncalc.homework.generate import answer_key
 
     out = {}
     for name, path in PROBLEMS.items():

@@ -73,12 +73,12 @@ def _table_section(name: str, table: Any, anchor: str, level: int, out: list[str
 
 def _slips(kind: str, problems: list[Path]) -> list[str]:
     """The named slips check tries on this kind's examples and on its `attncalc new` template: those
-    the computation consults (attncalc.check_runs.Runs.slip_reaches), in the order check tries them."""
+    the computation consults (attncalc.check.runs.Runs.slip_reaches), in the order check tries them."""
     import tempfile
 
-    from attncalc.check_runs import Runs
+    from attncalc.check.runs import Runs
     from attncalc.kinds import template
-    from attncalc.mistakes import MISTAKES
+    from attncalc.kinds.mistakes import MISTAKES
     from attncalc.parse import load_problem
 
     found: set[str] = set()
@@ -93,7 +93,7 @@ def _slips(kind: str, problems: list[Path]) -> list[str]:
 
 def kind_page(kind: str, problems: list[Path]) -> str:
     from attncalc.kinds import entry, template
-    from attncalc.mistakes import MISTAKES
+    from attncalc.kinds.mistakes import MISTAKES
 
     e = entry(kind)
     decl = e.declaration

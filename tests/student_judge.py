@@ -209,7 +209,7 @@ def write_cases(results: dict[str, Tally], folder: str | Path, force: bool = Fal
     """Each failing (kind, rule)'s first example as ``KIND--RULE.problem.toml`` and
     ``KIND--RULE.answers.toml`` (``attncalc check P A`` grades them), each checked to fail the same
     rule again when graded from the files. Existing files are kept unless ``force``."""
-    from attncalc.generate import problem_toml
+    from attncalc.homework.generate import problem_toml
 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)

@@ -1,8 +1,8 @@
 """The problems a simulated student works (tests/student_sim.py): drawn with each kind's own
-homework drawer, run with the kind's own mechanism on an :class:`attncalc.arith.Chain`, and the
+homework drawer, run with the kind's own mechanism on an :class:`attncalc.derivation.arith.Chain`, and the
 way a student writes numbers down.
 
-Nothing here reads ``check``'s verdict logic (attncalc/check*.py, attncalc/grading.py): the step
+Nothing here reads ``check``'s verdict logic (attncalc/check*.py, attncalc/check/points.py): the step
 order, the values, which steps depend on which, and the slips a computation consults are found by
 running the mechanism itself.
 """
@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 
 from attncalc.api import generate, problem_of
-from attncalc.arith import Chain, MistakeNotApplicable, SlipProbe
 from attncalc.derivation import Stated
+from attncalc.derivation.arith import Chain, MistakeNotApplicable, SlipProbe
 from attncalc.kinds import KINDS
+from attncalc.kinds.mistakes import every_mistake
 from attncalc.mechanisms import MECHANISMS
-from attncalc.mistakes import every_mistake
 
 # small problems per kind, the drawers' own options, cycled through by the drawn problems
 OPTIONS: dict[str, list[dict[str, Any]]] = {

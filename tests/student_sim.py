@@ -2,7 +2,7 @@
 
 Problems are drawn with each kind's own homework drawer (``attncalc.generate``, fixed seeds). A
 student works a problem the way a person does, with the mechanism's own arithmetic
-(``MECHANISMS[kind].run`` on an :class:`attncalc.arith.Chain`): one of three ways of keeping
+(``MECHANISMS[kind].run`` on an :class:`attncalc.derivation.arith.Chain`): one of three ways of keeping
 numbers, and then at most one new mistake per branch, every later step computed from the
 student's own values (``Chain(overrides=...)``). ``check`` (the public API) grades the answers, and
 the rules of a fair TA are asserted here, from what the simulator knows it did, never from check's

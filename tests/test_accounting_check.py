@@ -17,7 +17,7 @@ import pytest
 
 from attncalc.check import check
 from attncalc.errors import ProblemError
-from attncalc.generate import Options, answers_toml, generate, problem_toml
+from attncalc.homework.generate import Options, answers_toml, generate, problem_toml
 from attncalc.mechanisms import solve
 from attncalc.parse import load_problem
 

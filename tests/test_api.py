@@ -56,9 +56,9 @@ def test_import_attncalc_is_cheap() -> None:
 
 
 def test_check_and_generate_stay_functions_after_their_modules_load() -> None:
-    """attncalc/check.py and generate.py are modules too; importing them does not replace the functions."""
+    """attncalc/check/grade.py and generate.py are modules too; importing them does not replace the functions."""
     import attncalc.check as check_module  # noqa: F401
-    from attncalc.generate import Options  # noqa: F401
+    from attncalc.homework.generate import Options  # noqa: F401
 
     assert callable(attncalc.check) and callable(attncalc.generate)
     assert sys.modules["attncalc.check"].Report is Report

@@ -22,7 +22,7 @@ import pytest
 
 import attncalc
 from attncalc import api
-from attncalc.api_args import GENERATE_RANGES, describe, plain
+from attncalc.api.args import GENERATE_RANGES, describe, plain
 
 PROBLEM: dict[str, Any] = {"kind": "attention", "score": "dot", "given": {"query": [1, 1], "keys": [[1, 0], [0, 2]]}}
 ANSWERS: dict[str, Any] = {"scores": [1, 2]}
@@ -202,7 +202,7 @@ def test_the_api_ranges_are_the_commands() -> None:
     """GENERATE_RANGES is what `attncalc generate` bounds its options to (Typer's min and max)."""
     import typing
 
-    from attncalc.cli_homework import generate as command
+    from attncalc.cli.homework import generate as command
 
     hints = typing.get_type_hints(command, include_extras=True)
     for name, (low, high) in GENERATE_RANGES.items():

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attncalc.arith import round_half_up
 from attncalc.check import check
+from attncalc.derivation.arith import round_half_up
 from attncalc.mechanisms import solve
 from attncalc.parse import load_problem
 

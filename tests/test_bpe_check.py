@@ -197,7 +197,7 @@ def test_a_list_of_single_tokens_may_be_written_with_spaces() -> None:
 
 def test_a_comma_token_is_not_taken_for_a_separator() -> None:
     """A corpus whose words hold a comma: "a,b" is the tokens a , b; its spaces are read as written."""
-    from attncalc.check_answers import tokens_as_written
+    from attncalc.check.answers import tokens_as_written
 
     assert tokens_as_written("a  , b", ("a , b",)) == "a , b"
     assert tokens_as_written("l o w,n e w", ("l o w", "n e w")) == "l o w, n e w"

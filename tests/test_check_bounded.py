@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import attncalc
-from attncalc.arith import Chain, round_array, round_half_up
-from attncalc.mistakes import MISTAKES
+from attncalc.derivation.arith import Chain, round_array, round_half_up
+from attncalc.kinds.mistakes import MISTAKES
 from attncalc.parse import parse_problem
 
 A = [[0.8, 0.2, -0.5], [0.1, 0.9, 0.3], [-0.4, 0.6, 0.7], [0.5, -0.5, 0.2]]

@@ -1,6 +1,6 @@
 """What one ``attncalc check`` may cost: the ceiling on an answers file's work, refused up front (exit 2
 on the command line, a JSON error on the practice page), and the runs check shares between steps
-(check_wide), which must leave every report as it is: each case is graded with the sharing on and
+(attncalc/check/wide.py), which must leave every report as it is: each case is graded with the sharing on and
 off and the reports compared. Counted, never timed."""
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attncalc import check_budget, check_wide
-from attncalc.arith import Chain
+from attncalc.check import budget as check_budget
 from attncalc.check import check, load_answers
-from attncalc.check_answers import Tolerance, parse_answers
-from attncalc.check_runs import Runs
+from attncalc.check import wide as check_wide
+from attncalc.check.answers import Tolerance, parse_answers
+from attncalc.check.runs import Runs
+from attncalc.derivation.arith import Chain
 from attncalc.errors import ProblemError
 from attncalc.mechanisms import MECHANISMS, solve
 from attncalc.mechanisms import bpe_algo as algo

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from attncalc.arith import round_half_up
 from attncalc.check import check
+from attncalc.derivation.arith import round_half_up
 from attncalc.parse import load_problem, parse_problem
 
 from .helpers import PROBLEMS
@@ -265,7 +265,7 @@ def test_what_depends_on_a_step_is_as_fine_as_the_computation() -> None:
     """The steps a wrong answer can reach, read from the mechanisms' structure (the papers' formulas):
     per head in multi-head, per sublayer in a Transformer layer, per time step in a recurrent cell,
     per direction in a bidirectional encoder."""
-    from attncalc.check_runs import Runs
+    from attncalc.check.runs import Runs
 
     def reach(name: str, step: str) -> frozenset[str]:
         return Runs(load_problem(Path(PROBLEMS, name)), []).descendants(step)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attncalc.arith import round_half_up
+from attncalc.derivation.arith import round_half_up
 
 from .helpers import PROBLEMS
 

@@ -1,4 +1,4 @@
-"""Issue 27, part 5 (load): a problem prepared once for grading (:class:`attncalc.check_prepared.Prepared`,
+"""Issue 27, part 5 (load): a problem prepared once for grading (:class:`attncalc.check.prepared.Prepared`,
 what ``attncalc serve`` keeps per served problem) changes no report. Every answers set below is
 graded twice, without the prepared problem (the reference: ``check`` as the command runs it) and with
 one prepared problem shared by every set, in one order and the reverse, so that each check finds the
@@ -18,13 +18,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attncalc.arith import Chain, SlipProbe, round_half_up
 from attncalc.check import Tolerance, check
-from attncalc.check_answers import _numbers
-from attncalc.check_prepared import Prepared
-from attncalc.check_runs import as_step
+from attncalc.check.answers import _numbers
+from attncalc.check.prepared import Prepared
+from attncalc.check.runs import as_step
+from attncalc.derivation.arith import Chain, SlipProbe, round_half_up
+from attncalc.kinds.mistakes import MISTAKES
 from attncalc.mechanisms import MECHANISMS, solve
-from attncalc.mistakes import MISTAKES
 from attncalc.parse import Problem, load_problem, parse_problem
 
 from .helpers import PROBLEMS
@@ -209,8 +209,8 @@ def test_a_first_step_wrong_is_graded_from_the_shared_runs_as_from_its_own() -> 
     shared = check(problem, answers, "<answers>", prepared=prepared)
     assert shared == check(problem, answers, "<answers>")
     assert [r.verdict for r in shared.results] == ["wrong", "carried"]
-    from attncalc.check_answers import parse_answers
-    from attncalc.check_runs import Runs
+    from attncalc.check.answers import parse_answers
+    from attncalc.check.runs import Runs
 
     runs = Runs(problem, parse_answers(answers, prepared.truth, "<answers>"), prepared)
     assert not runs.own_numbers_reach("scores")  # nothing answered before it: the shared runs serve

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from attncalc import catalog, kinds
+from attncalc import kinds
+from attncalc.schema import catalog
 
 from .helpers import PROBLEMS, json_of
 

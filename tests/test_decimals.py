@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from attncalc.fmt import fmt
+from attncalc.derivation.fmt import fmt
 
 from .helpers import PROBLEMS
 
@@ -88,6 +88,6 @@ def test_many_decimals_are_all_right(cli: Any, decimals: int) -> None:
 
 
 def test_huge_values_round_without_error() -> None:
-    from attncalc.arith import round_half_up
+    from attncalc.derivation.arith import round_half_up
 
     assert round_half_up(1.5e30, 3) == 1.5e30 and round_half_up(-2.5e200, 12) == -2.5e200

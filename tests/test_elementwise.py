@@ -1,4 +1,4 @@
-"""Each element-wise function of a Map step lives in attncalc/elementwise.py: a step naming another
+"""Each element-wise function of a Map step lives in attncalc/derivation/elementwise.py: a step naming another
 one is refused where the mechanism builds it (before, the sheets fell through to "times param" and
 crashed with a traceback on float(None))."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from attncalc.derivation import Map
-from attncalc.elementwise import ELEMENTWISE
+from attncalc.derivation.elementwise import ELEMENTWISE
 from attncalc.render import expand
 
 
@@ -73,7 +73,7 @@ def test_every_function_of_the_entry_has_an_oracle() -> None:
 def test_exact_float_and_hand_values_agree_with_the_definition(fn: str) -> None:
     import sympy as sp
 
-    from attncalc.arith import apply_elementwise
+    from attncalc.derivation.arith import apply_elementwise
 
     low, high = ELEMENTWISE[fn].domain  # the points of the function's declared domain
     xs = [x for x in (-2.5, -1.0, -0.25, 0.0, 0.5, 1.0, 3.0) if low < x < high]
@@ -91,8 +91,8 @@ def test_a_function_added_in_its_one_entry_is_computed_by_the_chain(monkeypatch:
     """Katharopoulos et al.'s φ(x) = elu(x) + 1, added once: the chain computes it exact and in floats."""
     import sympy as sp
 
-    from attncalc.arith import Chain
-    from attncalc.elementwise import Elementwise
+    from attncalc.derivation.arith import Chain
+    from attncalc.derivation.elementwise import Elementwise
 
     entry = Elementwise(
         lambda x, p, j: f"elu({x}) + 1",
@@ -108,7 +108,7 @@ def test_a_function_added_in_its_one_entry_is_computed_by_the_chain(monkeypatch:
 
 
 def test_a_function_without_its_exact_and_float_forms_is_refused_by_the_chain() -> None:
-    from attncalc.arith import apply_elementwise
+    from attncalc.derivation.arith import apply_elementwise
 
     with pytest.raises(ValueError, match="'divide' has no exact and float form"):
         apply_elementwise("divide", np.array([1.0]))

@@ -1,6 +1,6 @@
 """Exact mode stays bounded in work on every problem the size bound admits (issue 17).
 
-Exact forms stop, with the usual note, where a step would exceed the budget (attncalc/budget.py):
+Exact forms stop, with the usual note, where a step would exceed the budget (attncalc/derivation/budget.py):
 the same problem stops at the same step on every machine, because the budget counts work, not
 time. From that step on the values are those of --no-exact. The examples are the issue's: each ran
 for 13 s to minutes before. The CLI runs in a subprocess whose time bound only catches a hang.
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from attncalc import budget
-from attncalc.budget import MAX_EXACT_STEP, MAX_EXACT_WORK, Budget, fast_float, matmul_size
+from attncalc.derivation import budget
+from attncalc.derivation.budget import MAX_EXACT_STEP, MAX_EXACT_WORK, Budget, fast_float, matmul_size
 
 from .helpers import run_cli
 
@@ -59,7 +59,7 @@ def test_the_issues_slow_examples_stop_exact_forms_within_the_budget(name: str) 
 def test_which_rule_stops_each_example(monkeypatch: pytest.MonkeyPatch) -> None:
     """The budget is work, not time: the same step and reason on every machine (the wall-clock
     backstop is switched off here: on a loaded machine it may fire first, which is its job)."""
-    from attncalc import budget
+    from attncalc.derivation import budget
     from attncalc.mechanisms import solve
     from attncalc.parse import parse_problem
 

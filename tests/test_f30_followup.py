@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from attncalc.cli import app
-from attncalc.generate import Options, check_options, generate
+from attncalc.homework.generate import Options, check_options, generate
 from attncalc.render.typeset import to_tex
 
 from .helpers import PROBLEMS

@@ -72,7 +72,7 @@ def _slip_run(problem: str, slip: str) -> tuple[Any, dict[str, Any]]:
     own run with the slip switched on: how the student's answers are built, not how they are judged)."""
     import numpy as np
 
-    from attncalc.arith import Chain
+    from attncalc.derivation.arith import Chain
     from attncalc.mechanisms import MECHANISMS
 
     p = load_problem(ROOT / problem)
@@ -124,7 +124,7 @@ def test_a_wrong_merge_that_is_no_slip_is_followed_through() -> None:
     Only merge 2 loses its point; every later step is correct or carried: 21 of 22."""
     import numpy as np
 
-    from attncalc.arith import Chain
+    from attncalc.derivation.arith import Chain
     from attncalc.mechanisms import MECHANISMS
 
     p = load_problem(ROOT / "problems/bpe-first-tie.toml")
@@ -147,7 +147,7 @@ def test_a_slip_is_named_from_the_answers_its_step_depends_on_whatever_else_is_r
     merges are answered (right): a right earlier answer once stopped the slip being named."""
     import numpy as np
 
-    from attncalc.arith import Chain
+    from attncalc.derivation.arith import Chain
     from attncalc.mechanisms import MECHANISMS
 
     p = load_problem(ROOT / "problems/bpe-first-tie.toml")
@@ -171,7 +171,7 @@ def test_a_typo_in_another_head_does_not_stop_a_slip_being_named(tmp_path: Path)
     error elsewhere; the slip is still named from the step's own answer."""
     import numpy as np
 
-    from attncalc.arith import Chain
+    from attncalc.derivation.arith import Chain
     from attncalc.mechanisms import MECHANISMS
 
     src = (ROOT / "problems/layer-llama.toml").read_text(encoding="utf-8")
@@ -221,7 +221,7 @@ def test_calculator_precision_behind_a_carried_step_is_carried() -> None:
     Steps that combine several carried entries once came out a last digit off from the student's
     rounded answers ("silu(0.122) = 0.065, not 0.064"; norm2.mean_square "33.677685, not 33.677683"):
     every step after the typo is correct or carried, and only the typo loses points."""
-    from attncalc.check_answers import load_answers
+    from attncalc.check.answers import load_answers
 
     fixtures = ROOT / "tests" / "fixtures" / "grading"
     for name, typo in (
@@ -270,8 +270,8 @@ def test_a_typo_in_weights_is_not_named_mask_after_softmax() -> None:
     the last row swapped, a typo. The late-mask slip finishes the weights twice (softmax, then the
     mask); a run shared between steps once applied the mask to the student's own weights and named the
     slip. A typo is never named, and the shared runs give what the runs made one by one give."""
-    import attncalc.check_wide as wide
-    from attncalc.check_answers import load_answers
+    import attncalc.check.wide as wide
+    from attncalc.check.answers import load_answers
 
     fixtures = ROOT / "tests" / "fixtures" / "grading"
     raw, _ = load_answers(fixtures / "late-mask-typo.answers.toml")

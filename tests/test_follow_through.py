@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from attncalc.check import check
-from attncalc.grading import degenerate
+from attncalc.check.points import degenerate
 from attncalc.parse import load_problem, parse_problem
 
 from .helpers import PROBLEMS

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 import attncalc
 from attncalc import kinds
-from attncalc.api_args import describe
+from attncalc.api.args import describe
 
 from .fuzz import Worker, keeps_the_promise
 from .helpers import PROBLEMS

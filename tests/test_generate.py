@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from attncalc import kinds
-from attncalc.generate import Options, generate
+from attncalc.homework.generate import Options, generate
 from attncalc.parse import load_problem
 
 KINDS = [

@@ -20,7 +20,7 @@ import attncalc
 from attncalc import kinds
 from attncalc.check import check
 from attncalc.errors import ProblemError
-from attncalc.generate import Options, generate
+from attncalc.homework.generate import Options, generate
 from attncalc.parse import parse_problem
 
 SHOWN = 0.5e-3  # two values closer than this are the same number at 3 decimals

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import attncalc
-from attncalc.generate import Options, generate
+from attncalc.homework.generate import Options, generate
 
 from .cell_oracles import num, run_recurrent, run_seq2seq
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from attncalc.errors import ProblemError
-from attncalc.generate import Options, check_options, generate
+from attncalc.homework.generate import Options, check_options, generate
 
 
 def _gen(**kw: Any) -> Any:

@@ -234,7 +234,7 @@ def test_a_masked_answer_is_judged_without_a_warning(tmp_path: Path) -> None:
 
 def test_a_copied_matrix_with_masked_entries_is_found() -> None:
     """An answer that is a given matrix copied, −∞ entries and all, is a copy (−∞ equals −∞)."""
-    from attncalc.grading import degenerate
+    from attncalc.check.points import degenerate
 
     inf = float("inf")
     given = np.array([[1.0, -inf], [2.0, 3.0]])

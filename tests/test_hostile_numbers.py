@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from attncalc.arith import round_half_up
+from attncalc.derivation.arith import round_half_up
 from attncalc.numbers import parse_number, to_exact, to_float
 
 from .helpers import json_of, one_line_refusal

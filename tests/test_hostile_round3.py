@@ -60,7 +60,7 @@ def test_answers_near_the_float_limits_are_written_in_scientific_notation(cli: A
 def test_the_scientific_form_of_a_number_too_long_for_fixed_point() -> None:
     """Fixed point up to 24 characters, then scientific notation with the digits that tell the double
     apart (repr's), never the noise of a 320-decimal format."""
-    from attncalc.fmt import LONGEST_FIXED, fixed, fmt
+    from attncalc.derivation.fmt import LONGEST_FIXED, fixed, fmt
 
     assert LONGEST_FIXED == 24
     assert fmt(0.155, 3) == "0.155" and fixed(1.76, 3) == "1.760"  # short numbers are as before

@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from attncalc import kinds
-
 PACKAGE = Path(__file__).resolve().parent.parent / "attncalc"
 
 # Cycles tolerated for now, each with the issue that removes it; none since the kind registry
@@ -62,76 +60,24 @@ def import_graph(root: Path) -> dict[str, set[str]]:
     return graph
 
 
-# The top-level modules the registry's entries take a kind's template from (templates, templates_bpe,
-# ...): a kind that brings one has it placed beside parse with no line here.
-TEMPLATE_MODULES = {
-    m.split(".")[1]
-    for e in kinds.KINDS.values()
-    if (m := e.template.partition(":")[0]).count(".") == 1 and m.startswith("attncalc.")
-}
-# The layers, top to bottom, by package or top-level module ("__init__" is attncalc/__init__.py). A
-# module imports only from its own layer or lower ones; a new module must be placed here (a test says
-# so). The kind registry (kinds) names each kind's parser, mechanism, template and drawer by dotted
-# path and loads them when asked: that is dispatch through the table, not an import, and it is what
-# lets a low layer such as parse find the kind's parser without knowing the kinds.
+# The layers, top to bottom, by package or top-level module ("__init__" is attncalc/__init__.py): the
+# pipeline parse -> mechanisms -> derivation -> render | check -> reports -> cli | serve, as the packages'
+# docstrings draw it. A module imports only from its own layer or lower ones; a new package or
+# top-level module must be placed here (a test says so). The kind registry (kinds) names each kind's
+# parser, mechanism, template and drawer by dotted path and loads them when asked: that is dispatch
+# through the table, not an import, and it is what lets a low layer such as parse find the kind's
+# parser without knowing the kinds.
 LAYERS: list[set[str]] = [
-    {
-        "__main__",
-        "cli",
-        "cli_base",
-        "cli_check",
-        "cli_files",
-        "cli_homework",
-        "cli_io",
-        "cli_plot",
-        "cli_serve",
-    },  # the command line
+    {"__main__", "cli"},  # the command line
     {"serve"},  # the practice page
-    {"__init__", "api", "api_args"},  # the Python API
+    {"__init__", "api"},  # the Python API
     {"reports"},  # check reports and the LMS exports (QTI, Moodle, gradebooks), the registered views
-    {
-        "check",
-        "check_agree",
-        "check_answers",
-        "check_budget",
-        "check_hints",
-        "check_labels",
-        "check_notes",
-        "check_picks",
-        "check_prepared",
-        "check_report",
-        "check_runs",
-        "check_slips",
-        "check_wide",
-        "grading",
-        "generate",
-        "homework",
-    },
+    {"check", "homework"},  # grading answers; drawing seeded homework
     {"render"},  # a derivation as text, JSON, sheets, plots
     {"mechanisms"},  # a typed problem -> a derivation
-    {
-        "derivation",
-        "elementwise",
-        "fmt",
-        "arith",
-        "interval",
-        "mistakes",
-    },  # the derivation model, number formatting, the hand/exact/float/interval chains
-    {"parse", *TEMPLATE_MODULES},  # problem file -> typed problem; the kinds' templates
-    {
-        "kinds",
-        "kind_entry",
-        "builtin_kinds",
-        "plugins",
-        "schema",
-        "catalog",
-        "numbers",
-        "budget",
-        "errors",
-        "files",
-        "views",
-        "rounding",
-    },  # declarations, registry, leaves
+    {"derivation"},  # the derivation model, number formatting, the hand/exact/float/interval chains
+    {"parse"},  # problem file -> typed problem; the kinds' templates
+    {"kinds", "schema", "numbers", "errors", "files", "views"},  # declarations, registry, leaves
 ]
 
 

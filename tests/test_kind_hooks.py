@@ -1,6 +1,6 @@
 """What the kind registry decides (issue 25): the settings a kind takes, its convention, its header
 line, its plot's default step and how its entries are named come from its one entry in
-attncalc/kinds.py, and the parser and the JSON Schema agree because they read the same declaration."""
+attncalc/kinds/__init__.py, and the parser and the JSON Schema agree because they read the same declaration."""
 
 from __future__ import annotations
 

@@ -325,7 +325,7 @@ def test_a_layer_variants_hand_chain_earns_every_entry_in_qti_and_moodle(kind: s
     """The reported case: a layer variant worked by hand at the asked decimals (342 entries, most of them
     not the key's) failed 94 entries when only the key ± half a unit was accepted. check grades the
     chain all correct; every entry earns its full points in QTI 2.1 and in Moodle."""
-    from attncalc.generate import Options, default_dim, generate
+    from attncalc.homework.generate import Options, default_dim, generate
 
     d = generate(Options(kind=kind, dim=default_dim(kind), seed=4)).derivations[0]
     p = d.problem
@@ -335,7 +335,7 @@ def test_a_layer_variants_hand_chain_earns_every_entry_in_qti_and_moodle(kind: s
     steps = by_step(pkg := Package(qti_zip([d], seed=0)), pkg.sections[0])
     quiz = moodle_questions(moodle_xml([d], seed=0))
     differs = 0
-    from attncalc.grading import copy_steps
+    from attncalc.check.points import copy_steps
 
     copies = copy_steps(d)
     assert copies and not copies & set(steps) and not copies & set(quiz)  # a copy is worth 0: not asked

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attncalc.generate import Options, generate
+from attncalc.homework.generate import Options, generate
 from attncalc.reports.moodle import moodle_xml
 from attncalc.reports.qti import qti_zip
 

@@ -24,7 +24,7 @@ import pytest
 
 from attncalc import kinds
 from attncalc.derivation import Argmax
-from attncalc.generate import Options, default_dim, generate
+from attncalc.homework.generate import Options, default_dim, generate
 from attncalc.reports.lms import shape
 from attncalc.reports.moodle import moodle_xml
 from attncalc.reports.qti import qti_zip

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from attncalc.generate import Options, default_dim, generate
+from attncalc.homework.generate import Options, default_dim, generate
 from attncalc.reports.moodle import moodle_xml
 from attncalc.reports.qti import qti_zip
 from attncalc.reports.qti12 import qti12_zip

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from attncalc.check import check
-from attncalc.generate import Options, default_dim, generate
+from attncalc.homework.generate import Options, default_dim, generate
 from attncalc.mechanisms import solve
 from attncalc.reports.moodle import moodle_xml
 from attncalc.reports.qti import qti_zip

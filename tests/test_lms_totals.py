@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from attncalc.check import check
-from attncalc.generate import Options, default_dim, generate
+from attncalc.homework.generate import Options, default_dim, generate
 from attncalc.mechanisms import solve
 from attncalc.reports.lms import shape
 from attncalc.reports.moodle import moodle_xml

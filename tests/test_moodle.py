@@ -105,7 +105,7 @@ def test_seq2seq_questions_show_both_cells_and_the_attention(cli: Any, tmp_path:
 def test_the_key_is_accepted_where_rounding_half_up_and_python_disagree(tmp_path: Path) -> None:
     """0.25 · 0.5 = 0.125 at 2 decimals: the key (half away from zero, as by hand) is 0.13, while Python's
     f"{0.125:.2f}" is 0.12. The quiz's answer accepts the key (and not a value a whole unit off)."""
-    from attncalc.generate import answers_toml
+    from attncalc.homework.generate import answers_toml
     from attncalc.mechanisms import solve
     from attncalc.parse import parse_problem
     from attncalc.reports.moodle import moodle_xml

@@ -105,7 +105,7 @@ def _problems() -> list[tuple[str, Derivation, str]]:
     """Every example whose kind differs, and one generated variant per kind: (served name, derivation,
     the problem file's text)."""
     from attncalc.api import generate
-    from attncalc.generate import problem_toml
+    from attncalc.homework.generate import problem_toml
 
     out = [(f.stem, solve_file(f.name), f.read_text(encoding="utf-8")) for f in EXAMPLES]
     for kind in kinds.with_drawer():

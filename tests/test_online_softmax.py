@@ -243,7 +243,7 @@ def test_the_closing_line_is_not_a_foregone_conclusion() -> None:
     """Given weights that are not the softmax (an exact 1/100 added), the line gives the difference, not 0."""
     import sympy as sp
 
-    from attncalc.arith import Chain
+    from attncalc.derivation.arith import Chain
     from attncalc.mechanisms.online_softmax_check import closing_note
 
     S = np.array([[sp.Integer(1), sp.Integer(3)]], dtype=object)

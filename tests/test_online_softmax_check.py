@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attncalc.arith import round_half_up
 from attncalc.check import check
+from attncalc.derivation.arith import round_half_up
 from attncalc.parse import load_problem
 
 from .helpers import PROBLEMS

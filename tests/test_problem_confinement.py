@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attncalc.cli_files import problem_named
+from attncalc.cli.files import problem_named
 
 from .helpers import one_line_refusal
 

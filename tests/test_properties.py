@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from attncalc import catalog
+from attncalc.schema import catalog
 
 from .helpers import solve_raw
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from attncalc import kinds
-from attncalc.generate import Options, default_dim, generate
+from attncalc.homework.generate import Options, default_dim, generate
 from attncalc.reports.lms import shape
 from attncalc.reports.moodle import moodle_xml
 from attncalc.reports.qti import qti_zip

@@ -187,7 +187,7 @@ def test_against_torch_quantize(W: Any, bits: int, scheme: str, gran: str, group
 def test_drawn_homework_against_torch() -> None:
     """Variants the drawer makes, 8-bit ones per tensor or row, against torch."""
     torch = _torch()
-    from attncalc.generate import generate
+    from attncalc.homework.generate import generate
     from attncalc.homework.options import Options
 
     res = generate(Options(kind="quantization", count=12, seed=3))

@@ -1,4 +1,4 @@
-"""The registry of kinds (attncalc/kinds.py): one entry per kind, and everything about a kind is
+"""The registry of kinds (attncalc/kinds/__init__.py): one entry per kind, and everything about a kind is
 reachable from it: its declaration, parser, mechanism, step ids, template and homework drawer."""
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def test_every_declared_key_has_a_description() -> None:
 @pytest.mark.parametrize("kind", list(kinds.KINDS))
 def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> None:
     """The template's example values are its own; its key comments are the declared descriptions."""
-    from attncalc import templates
+    from attncalc.parse import templates
 
     raw = raw_template(kind, "additive")
     paths = templates._PLACEHOLDER.findall(raw)

@@ -16,14 +16,15 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from attncalc import catalog, kinds
+from attncalc import kinds
 from attncalc.derivation import STEP_TYPES
-from attncalc.fmt import fmt
+from attncalc.derivation.fmt import fmt
 from attncalc.mechanisms import solve
 from attncalc.parse import RECURRENT_KINDS, parse_problem
 from attncalc.parse.types import Layer
 from attncalc.render.json import to_dict
 from attncalc.render.text import TextRenderer
+from attncalc.schema import catalog
 
 from .helpers import PROBLEM_FILES, PROBLEMS, solve_file
 
@@ -156,7 +157,7 @@ def test_hand_rounding_ignores_binary_noise() -> None:
     """2.675 rounds up to 2.68 by hand, though the double nearest it is 2.67499999999999982..."""
     from decimal import Decimal
 
-    from attncalc.arith import round_half_up
+    from attncalc.derivation.arith import round_half_up
 
     stored = 2.675
     assert Decimal(stored) < Decimal("2.675")  # the stored value falls just short of the tie

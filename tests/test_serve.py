@@ -199,7 +199,7 @@ def test_check_json_keeps_trailing_zeros() -> None:
 def test_page_verdicts_and_downloaded_file_agree_with_check(path: Path, cli: Any, tmp_path: Path) -> None:
     """Every example: the answer key with one entry changed, posted as the form; the page's verdicts
     are those `attncalc check` gives on the downloaded answers file."""
-    from attncalc.generate import answer_key
+    from attncalc.homework.generate import answer_key
 
     d = solve_file(path.name)
     key = answer_key(d)

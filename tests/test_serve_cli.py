@@ -54,7 +54,7 @@ def test_options_reach_uvicorn_and_0000_is_announced(cli: Any, monkeypatch: pyte
     r = cli("serve", str(PROBLEMS), "--host", "0.0.0.0", "--port", "9001", "--workers", "3", "--practice")
     assert r.exit_code == 0, r.output
     assert "serving on every network interface (0.0.0.0:9001)" in r.stderr
-    from attncalc.cli_serve import _address
+    from attncalc.cli.serve import _address
 
     assert f"at http://{_address()}:9001/" in r.stderr  # where students go
     assert seen["host"] == "0.0.0.0" and seen["port"] == 9001 and seen["workers"] == 3 and seen["factory"]
@@ -183,7 +183,7 @@ def test_the_address_for_a_class_is_not_the_loopback() -> None:
     """--host 0.0.0.0 names this machine's address on its network (a name only when there is none)."""
     import socket
 
-    from attncalc.cli_serve import _address
+    from attncalc.cli.serve import _address
 
     got = _address()
     assert not got.startswith("127.")

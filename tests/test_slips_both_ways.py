@@ -19,11 +19,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attncalc.arith import Chain, round_half_up
 from attncalc.check import check
-from attncalc.check_runs import as_step
+from attncalc.check.runs import as_step
+from attncalc.derivation.arith import Chain, round_half_up
+from attncalc.kinds.mistakes import MISTAKES
 from attncalc.mechanisms import MECHANISMS, solve
-from attncalc.mistakes import MISTAKES
 from attncalc.parse import Problem, load_problem, parse_problem
 
 from .helpers import PROBLEMS

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from attncalc import kinds
-from attncalc.arith import Chain
+from attncalc.derivation.arith import Chain
 from attncalc.mechanisms import MECHANISMS
 from attncalc.parse import Problem, load_problem, parse_problem
 

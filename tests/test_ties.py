@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from attncalc.check import check
-from attncalc.generate import Options, generate
+from attncalc.homework.generate import Options, generate
 from attncalc.parse import parse_problem
 
 # W_out rows 2 and 3 are the same, so z_B = z_C and p_B = p_C; z_A = 0 < z_B = u_1 + u_2.

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import catalog
 from ..derivation import Derivation
+from ..schema import catalog
 from .base import Drawer, choose, only, refuse
 from .options import Options
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .. import catalog
 from ..derivation import Derivation
+from ..schema import catalog
 from .base import TOKENS, Draw, Drawer, only, refuse
 from .guards import zero_row
 from .options import Options

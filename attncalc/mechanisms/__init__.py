@@ -1,5 +1,8 @@
 """Mechanisms compute derivations; they know nothing of output formats.
 
+Its place in the pipeline (docs/contributing.md, "The layers"):
+parse → **mechanisms** → derivation → render | check → reports → cli | serve.
+
 :func:`solve` runs a kind's mechanism once exactly (or in floats) for the truth, and once more in
 the hand chain when ``carry_rounded`` asks for it, then merges the two into one
 :class:`~attncalc.derivation.Derivation`.
@@ -13,9 +16,9 @@ from types import ModuleType
 
 import numpy as np
 
-from ..arith import MAX_EXACT_ENTRIES, Chain, ExactStopped, is_exact, to_float
-from ..budget import MAX_EXACT_VALUE
 from ..derivation import Argmax, Count, Derivation, Pick, Step, tie_note
+from ..derivation.arith import MAX_EXACT_ENTRIES, Chain, ExactStopped, is_exact, to_float
+from ..derivation.budget import MAX_EXACT_VALUE
 from ..errors import ProblemError
 from ..kinds import KINDS
 from ..parse import Problem
@@ -23,7 +26,7 @@ from .common import NoKeyToAttend
 
 
 class _Mechanisms(Mapping[str, ModuleType]):
-    """Each kind's mechanism, as the registry of kinds (attncalc/kinds.py) names it, loaded when first
+    """Each kind's mechanism, as the registry of kinds (attncalc/kinds/__init__.py) names it, loaded when first
     asked for (a kind registered later, e.g. by a plug-in or a test, is found too)."""
 
     def __getitem__(self, kind: str) -> ModuleType:

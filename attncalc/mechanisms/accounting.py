@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arith import Chain
 from ..derivation import Input, Step
+from ..derivation.arith import Chain
 from ..parse import Problem
 from ..parse.accounting import Accounting
 from .accounting_book import Book, Num, c

@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 
-from ..arith import Chain
 from ..derivation import Count, Step
+from ..derivation.arith import Chain
 
 Num = int | float  # an int, or a float where a student's answer (put in by check) is not whole
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable, to_float
 from ..derivation import Add, Argmax, Concat, Input, Map, Product, Step
+from ..derivation.arith import Chain, MistakeNotApplicable, to_float
 from ..parse import Head, Problem
 from ..parse.data import Attention
 from .common import SoftmaxNames, softmax_inline, softmax_steps, sqrt_dk_step

@@ -19,8 +19,8 @@ import dataclasses
 
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable, is_exact
 from ..derivation import Add, Arrange, Input, Product, Step, Sum
+from ..derivation.arith import Chain, MistakeNotApplicable, is_exact
 from ..parse import Problem
 from ..parse.attention_backward import AttentionBackward
 from . import multihead

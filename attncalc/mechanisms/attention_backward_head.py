@@ -8,8 +8,8 @@ import math
 
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable, exact_sqrt, holds_objects, is_exact
 from ..derivation import Add, Arrange, Combine, Map, Product, Step
+from ..derivation.arith import Chain, MistakeNotApplicable, exact_sqrt, holds_objects, is_exact
 from ..parse import Problem
 from ..parse.attention_backward import AttentionBackward
 

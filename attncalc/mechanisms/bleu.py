@@ -14,9 +14,9 @@ from collections import Counter
 
 import numpy as np
 
-from ..arith import Chain, is_exact, to_float
 from ..derivation import Formula, Input, Step
-from ..fmt import fmt
+from ..derivation.arith import Chain, is_exact, to_float
+from ..derivation.fmt import fmt
 from ..parse import Problem
 from ..parse.types import Bleu
 from .common import whole_numbers

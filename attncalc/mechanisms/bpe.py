@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arith import Chain, to_float
 from ..derivation import Formula, Input, Stated, Step, Tokens
+from ..derivation.arith import Chain, to_float
 from ..parse import Problem
 from ..parse.bpe import Bpe
 from ..schema.bpe import STEP_IDS

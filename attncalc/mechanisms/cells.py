@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable, is_exact
 from ..derivation import Add, Combine, Concat, Map, Product, Stated, Step
+from ..derivation.arith import Chain, MistakeNotApplicable, is_exact
 from ..parse import Given
 from ..parse.types import GATES, Cell
 from .cell_names import GATE_NAME, GATE_SYMBOL, GATE_TITLE, GATE_WHY, bias_name, layout_note, weight_name
@@ -381,7 +381,7 @@ def _bias(chain: Chain, b: Given) -> np.ndarray:
 
 def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if is_exact(a) != is_exact(b):
-        from ..arith import to_float
+        from ..derivation.arith import to_float
 
         out: np.ndarray = to_float(a) * to_float(b)
         return out

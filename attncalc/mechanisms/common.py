@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import Chain, is_exact, to_float
 from ..derivation import Divide, Map, Softmax, Step, Sum
+from ..derivation.arith import Chain, is_exact, to_float
 
 SHIFT_THRESHOLD = 20.0  # |score| above which exp() is unwieldy by hand; 709 overflows float64
 OVERFLOW = 709.78

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable, holds_objects, is_exact, to_float
 from ..derivation import Divide, Formula, Input, Map, Norm, Product, Step
-from ..fmt import fmt
+from ..derivation.arith import Chain, MistakeNotApplicable, holds_objects, is_exact, to_float
+from ..derivation.fmt import fmt
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem
@@ -24,7 +24,7 @@ from ..parse.contrastive import Contrastive
 from .common import finite_max, finite_min, simplify_log, simplify_radicals
 from .written import Written
 
-# the named slips of this kind (attncalc/mistakes.py): the wrong axis is the softmax's own slip
+# the named slips of this kind (attncalc/kinds/mistakes.py): the wrong axis is the softmax's own slip
 NO_TEMPERATURE = "contrastive_no_temperature"
 TEMPERATURE_MULTIPLIED = "contrastive_temperature_multiplied"
 NOT_NORMALISED = "contrastive_rows_not_normalised"

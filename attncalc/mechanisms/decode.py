@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import Chain, is_exact, to_float
 from ..derivation import Add, Argmax, Arrange, Divide, Formula, Input, Pick, Step
+from ..derivation.arith import Chain, is_exact, to_float
 from ..numbers import Node, to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arith import Chain, to_float
 from ..derivation import Add, Arrange, Map, Pick, Step
-from ..fmt import fmt
+from ..derivation.arith import Chain, to_float
+from ..derivation.fmt import fmt
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse.decode import Beam

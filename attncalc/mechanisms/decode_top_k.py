@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import Chain
 from ..derivation import Divide, Formula, Step
+from ..derivation.arith import Chain
 from .common import whole_numbers
 
 

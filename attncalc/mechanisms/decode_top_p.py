@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable, is_exact
 from ..derivation import Add, Step
-from ..fmt import fmt
+from ..derivation.arith import Chain, MistakeNotApplicable, is_exact
+from ..derivation.fmt import fmt
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse.decode import TopP

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable, to_float
 from ..derivation import Add, Formula, Input, Step
-from ..elementwise import Elementwise
-from ..fmt import fmt
+from ..derivation.arith import Chain, MistakeNotApplicable, to_float
+from ..derivation.elementwise import Elementwise
+from ..derivation.fmt import fmt
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import Chain, is_exact, to_float
 from ..derivation import Formula, Gradient, Product, Step
+from ..derivation.arith import Chain, is_exact, to_float
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from .common import simplify_log

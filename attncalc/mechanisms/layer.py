@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable, holds_objects, to_float
 from ..derivation import Add, Arrange, Formula, Input, Map, Product, Step
-from ..elementwise import GELU_C
-from ..fmt import fmt
+from ..derivation.arith import Chain, MistakeNotApplicable, holds_objects, to_float
+from ..derivation.elementwise import GELU_C
+from ..derivation.fmt import fmt
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem

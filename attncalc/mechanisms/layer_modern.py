@@ -16,11 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import interval
-from ..arith import Chain, apply_elementwise, is_exact, to_float
-from ..derivation import Formula, Map, Product, Step
-from ..fmt import fmt
-from ..interval import is_interval
+from ..derivation import Formula, Map, Product, Step, interval
+from ..derivation.arith import Chain, apply_elementwise, is_exact, to_float
+from ..derivation.fmt import fmt
+from ..derivation.interval import is_interval
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..fmt import fmt
+from ..derivation.fmt import fmt
 
 
 def num(x: Any, dec: int) -> str:

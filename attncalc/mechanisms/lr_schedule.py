@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import Chain
 from ..derivation import Formula, Input, Step
+from ..derivation.arith import Chain
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem
@@ -242,6 +242,6 @@ decimals = 7                   # «settings.decimals»
 
 def template(score: str | None = None) -> str:
     """The text `attncalc new lr-schedule` prints: its comments are the declared descriptions."""
-    from ..templates import fill_template
+    from ..parse.templates import fill_template
 
     return fill_template("lr-schedule", RAW_TEMPLATE)

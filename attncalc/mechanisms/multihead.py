@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable
 from ..derivation import Arrange, Input, Product, Step
+from ..derivation.arith import Chain, MistakeNotApplicable
 from ..parse import Problem
 from ..parse.types import MultiHead
 from .multihead_head import HeadBlocks, head_attention

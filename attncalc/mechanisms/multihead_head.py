@@ -7,8 +7,8 @@ import dataclasses
 
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable, is_exact
 from ..derivation import Add, Formula, Mask, Product, Step
+from ..derivation.arith import Chain, MistakeNotApplicable, is_exact
 from ..parse import Problem
 from ..parse.types import MultiHead
 from . import positions as pos

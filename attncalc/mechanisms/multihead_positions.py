@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arith import Chain
 from ..derivation import Add, Arrange, Step
+from ..derivation.arith import Chain
 from ..parse import Problem
 from ..parse.types import MultiHead
 from . import positions as pos

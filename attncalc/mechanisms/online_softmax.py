@@ -17,11 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import interval
-from ..arith import Chain, holds_objects, is_exact, to_float
-from ..derivation import Arrange, Combine, Formula, Input, Map, Product, Step
-from ..fmt import fmt
-from ..interval import is_interval
+from ..derivation import Arrange, Combine, Formula, Input, Map, Product, Step, interval
+from ..derivation.arith import Chain, holds_objects, is_exact, to_float
+from ..derivation.fmt import fmt
+from ..derivation.interval import is_interval
 from ..parse import Given, Problem
 from ..parse.online_softmax import OnlineSoftmax, QueryKeys
 from .online_softmax_check import closing_note

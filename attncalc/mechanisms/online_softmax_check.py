@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arith import Chain, is_exact, to_float
-from ..fmt import fmt
+from ..derivation.arith import Chain, is_exact, to_float
+from ..derivation.fmt import fmt
 
 # exact differences simplified one by one up to this many entries; past it the line gives the float difference
 MAX_EXACT_COMPARED = 400

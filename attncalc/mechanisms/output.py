@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arith import Chain, holds_objects, is_exact, to_float
 from ..derivation import Argmax, Combine, Gradient, Loss, Product, Step, Sum, Update
+from ..derivation.arith import Chain, holds_objects, is_exact, to_float
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse import Given

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arith import Chain
 from ..derivation import Add, Input, Product, Step
+from ..derivation.arith import Chain
 from ..parse import Problem
 from ..parse.types import PosEnc
 from . import positions as pos

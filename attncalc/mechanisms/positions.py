@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import Chain, round_array
 from ..derivation import Combine, Formula, Map
-from ..fmt import fmt
+from ..derivation.arith import Chain, round_array
+from ..derivation.fmt import fmt
 from ..numbers import Node, to_exact, to_float
 
 # said where 1-based entry labels stand next to 0-based positions (the maths numbers entries from 1,

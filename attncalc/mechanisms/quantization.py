@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable, to_float
 from ..derivation import Formula, Input, Step
-from ..fmt import fmt
+from ..derivation.arith import Chain, MistakeNotApplicable, to_float
+from ..derivation.fmt import fmt
 from ..parse import Problem
 from ..parse.quantization import Quantization
 from .quantization_math import Rounder, array, largest, smallest

@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import interval
-from ..arith import Chain
-from ..interval import Iv
+from ..derivation import interval
+from ..derivation.arith import Chain
+from ..derivation.interval import Iv
 
 TIE = 1e-9
 

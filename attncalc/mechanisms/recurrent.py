@@ -3,8 +3,8 @@ output layer (logits, softmax, loss per step), the gradient of the loss and one 
 
 from __future__ import annotations
 
-from ..arith import Chain, MistakeNotApplicable, SlipProbe
 from ..derivation import Input, Step
+from ..derivation.arith import Chain, MistakeNotApplicable, SlipProbe
 from ..parse import Problem
 from ..parse.types import Recurrent
 from . import output
@@ -12,7 +12,7 @@ from .cell_names import given_labels
 from .cells import Names, cell_step
 from .training import CLIP_SLIPS, TRAINING_SLIPS
 
-# the slips that can happen in a cell of these kinds (attncalc.mistakes.MISTAKES says each one)
+# the slips that can happen in a cell of these kinds (attncalc.kinds.mistakes.MISTAKES says each one)
 MISTAKES_BY_KIND = {
     "sigmoid_for_tanh": ("rnn", "lstm", "gru"),
     "tanh_for_sigmoid": ("lstm", "gru"),

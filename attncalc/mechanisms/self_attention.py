@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable, is_exact
 from ..derivation import Input, Mask, Product, Step
+from ..derivation.arith import Chain, MistakeNotApplicable, is_exact
 from ..parse import Problem
 from ..parse.data import SelfAttention
 from . import sliding_window

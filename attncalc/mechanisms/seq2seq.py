@@ -15,8 +15,8 @@ import dataclasses
 
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable, to_float
 from ..derivation import Concat, Input, Map, Product, Step
+from ..derivation.arith import Chain, MistakeNotApplicable, to_float
 from ..parse import Problem
 from ..parse.types import AdditiveScore, Cell, GeneralScore, Seq2Seq
 from . import output
@@ -308,7 +308,7 @@ def _start_note(
     """One sentence saying where the decoder starts, with the numbers."""
 
     def vec(v: np.ndarray) -> str:
-        from ..fmt import fmt
+        from ..derivation.fmt import fmt
 
         return "[" + ", ".join(fmt(float(x), chain.decimals) for x in to_float(np.asarray(v)).reshape(-1)) + "]"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arith import Chain
 from ..derivation import Map, Product, Step
+from ..derivation.arith import Chain
 from ..parse.types import AdditiveScore, GeneralScore, Seq2Seq
 from .common import softmax_inline
 

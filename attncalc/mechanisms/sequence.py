@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arith import Chain, to_float
 from ..derivation import Input, Loss, Map, Step
+from ..derivation.arith import Chain, to_float
 from ..parse import Problem
 from ..parse.data import Sequence
 from .common import simplify_log

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arith import Chain, is_exact
 from ..derivation import Add, Cosine, Input, Norm, Product, Step
+from ..derivation.arith import Chain, is_exact
 from ..parse import Problem
 from ..parse.data import Similarity
 from ..parse.similarity import labels

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arith import Chain, MistakeNotApplicable
+from ..derivation.arith import Chain, MistakeNotApplicable
 from ..parse.window import band
 
 

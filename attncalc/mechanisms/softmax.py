@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arith import Chain, is_exact, to_float
 from ..derivation import Gradient, Input, Loss, Product, Step
+from ..derivation.arith import Chain, is_exact, to_float
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse import Given, Problem

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arith import Chain, holds_objects, is_exact, to_float
 from ..derivation import Map, Norm, Step
+from ..derivation.arith import Chain, holds_objects, is_exact, to_float
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse.types import Training
 
-# the slips of a training step (check names them; attncalc/arith.py MISTAKES says each in words)
+# the slips of a training step (check names them; attncalc/derivation/arith.py MISTAKES says each in words)
 TRAINING_SLIPS = ("adam_l2", "decay_no_lr", "clip_each", "clip_weights_only")
 CLIP_SLIPS = ("clip_each", "clip_weights_only")  # (any optimizer: clipping comes before it)
 CLIP_EPS = 1e-6  # clip_grad_norm_ adds it to the norm before dividing

@@ -1,5 +1,8 @@
 """Problem file → typed problem: the first stage of the pipeline (then mechanisms/, then render/).
 
+Its place in the pipeline (docs/contributing.md, "The layers"):
+**parse** → mechanisms → derivation → render | check → reports → cli | serve.
+
 ``reader`` reads TOML/YAML/JSON and checks raw values (every message names the file and the key);
 ``top`` reads the top level (kind, title, settings) and hands the rest to the kind's parser:
 ``attention``, ``self_attention``, ``softmax``, ``sequence``, ``similarity``, ``recurrent`` (rnn,

@@ -213,7 +213,7 @@ decimals = 3               # «settings.decimals»
 
 
 def _template() -> str:
-    from ..templates import fill_template
+    from .templates import fill_template
 
     return fill_template("accounting", _TEMPLATE)
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .. import catalog, kinds
+from .. import kinds
+from ..schema import catalog
 from ..schema.feedforward import SIMILARITY_GIVEN
 from .data import Similarity
 from .declared import read_declared

@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..derivation import Count
-from ..fmt import fmt
+from ..derivation.fmt import fmt
 
 GIB = 2**30
 MAX_PLACES = 12  # a tiny GiB is shown to at most this many decimals

@@ -93,7 +93,7 @@ def ordered_terms(expr: Any, order: str | None = None) -> list[Any]:
     sympy orders the terms of a numeric sum by their values, each computed with evalf at whatever
     precision it takes: for nested forms such as ((1 + e)^9 + e((1 + e)^8 + …))/(1 + e)^9 that cost
     tens of milliseconds per term, and seconds per step. The values here come from one pass at 40
-    digits (attncalc.budget.fast_float), and the order is sympy's own key over them.
+    digits (attncalc.derivation.budget.fast_float), and the order is sympy's own key over them.
     """
     from sympy import Add, Mul, Number, NumberSymbol, S
 
@@ -129,7 +129,7 @@ def ordered_terms(expr: Any, order: str | None = None) -> list[Any]:
 
 
 def _value(e: Any) -> complex:
-    from ..budget import fast_float
+    from ..derivation.budget import fast_float
 
     return complex(float(fast_float(np.array([e], dtype=object))[0]))
 
@@ -299,7 +299,7 @@ def exact_groups(exact: Any, symbol: str, decimals: int, name: Any = None) -> tu
     """The step's interesting exact forms, entries sharing a form grouped: ([(labels, expr)], how many more).
 
     ``name(idx)`` labels an entry (similarity: cos(cat, chat)); by default the symbol and index (e_2)."""
-    from ..fmt import entry_indices, entry_label
+    from ..derivation.fmt import entry_indices, entry_label
 
     if exact is None or not is_interesting(exact, decimals):
         return [], 0

@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import round_half_up
 from ..derivation import (
     Add,
     Combine,
@@ -31,8 +30,9 @@ from ..derivation import (
     Sum,
     Update,
 )
-from ..elementwise import elementwise
-from ..fmt import TERM_LIMIT, elide, fmt, paren
+from ..derivation.arith import round_half_up
+from ..derivation.elementwise import elementwise
+from ..derivation.fmt import TERM_LIMIT, elide, fmt, paren
 
 Num = Callable[[Any], str]
 Rnd = Callable[[Any], float]

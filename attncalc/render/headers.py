@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..fmt import fmt
+from ..derivation.fmt import fmt
 from ..numbers import to_float
 from ..parse.data import Similarity
 from ..parse.decode import Decode

@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..derivation import Derivation
-from ..fmt import elide, position_labels
+from ..derivation.fmt import elide, position_labels
 
 ROWS = 16  # query rows shown per head before the middle is elided
 COLS = 8  # keys shown per head before the middle is elided

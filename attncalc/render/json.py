@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Count, Derivation, Step
-from ..fmt import fmt_array
+from ..derivation.fmt import fmt_array
 from ..parse.data import Similarity
 from .counts import gib
 from .exact import exact_nested

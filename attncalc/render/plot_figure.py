@@ -19,11 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import kinds
-from ..catalog import template
 from ..derivation import Derivation, Mask, Step
+from ..derivation.fmt import fmt
 from ..errors import ProblemError
-from ..fmt import fmt
 from ..parse.data import output_layer_of
+from ..schema.catalog import template
 
 #: steps of the attention block: queries on rows, keys on columns
 _ATTENTION_PARTS = ("scores", "scaled_scores", "biased_scores", "masked_scores", "exponentials", "weights")

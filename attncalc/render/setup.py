@@ -45,7 +45,7 @@ def _targets(out: OutputLayer | None) -> list[tuple[str, str]]:
 def _decode(p: Problem) -> list[tuple[str, str]]:
     """A decode's numbers besides its arrays: the temperature, k, p, the draw u, the beam width and the
     length penalty, each as the problem file writes it (the last question of a draw needs u)."""
-    from ..fmt import fmt
+    from ..derivation.fmt import fmt
     from ..numbers import to_float
 
     if not isinstance(p.data, Decode):
@@ -78,7 +78,7 @@ def _attention_of(p: Problem) -> MultiHead | None:
 def _counts(p: Problem) -> list[tuple[str, str]]:
     """The whole numbers a question needs that no table shows: the heads, the positions' width, BLEU's
     highest order, the target of each step of a sequence."""
-    from ..fmt import fmt
+    from ..derivation.fmt import fmt
     from ..numbers import to_float
 
     out: list[tuple[str, str]] = []

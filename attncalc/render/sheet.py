@@ -17,7 +17,7 @@ from ..derivation import (
     Stated,
     Step,
 )
-from ..fmt import ENTRY_LIMIT
+from ..derivation.fmt import ENTRY_LIMIT
 from ..kinds import tables_after
 from . import heads, timeline
 from .asked import asks, decimals_text

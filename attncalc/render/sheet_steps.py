@@ -35,7 +35,7 @@ from ..derivation import (
     Update,
     tie_note,
 )
-from ..fmt import elide, entry_indices, entry_label, fmt, fmt_given, inline, position_labels
+from ..derivation.fmt import elide, entry_indices, entry_label, fmt, fmt_given, inline, position_labels
 from ..kinds import entry_namer
 from . import counts, expand
 from .blocks import Block, Exact, MathLines, Matrix, Para, Table

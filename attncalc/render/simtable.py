@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Derivation
-from ..fmt import elide
+from ..derivation.fmt import elide
 from ..parse.similarity import labels
 
 ROW_LIMIT = 32

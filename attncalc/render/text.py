@@ -24,7 +24,7 @@ from ..derivation import (
     Map,
     Step,
 )
-from ..fmt import (
+from ..derivation.fmt import (
     ENTRY_LIMIT,
     bar,
     elide,

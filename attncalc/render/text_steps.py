@@ -40,7 +40,7 @@ from ..derivation import (
     Update,
     tie_note,
 )
-from ..fmt import (
+from ..derivation.fmt import (
     bar,
     elide,
     entry_label,

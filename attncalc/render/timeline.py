@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Derivation, Loss, Step
-from ..fmt import elide
+from ..derivation.fmt import elide
 from ..parse import RECURRENT_KINDS
 from ..parse.types import Recurrent, Seq2Seq
 
@@ -309,7 +309,7 @@ def step_line(s: Step, value: str, decimals: int) -> str:
     rest = s.id.rsplit(".", 1)[-1]
     shown = np.asarray(s.shown) if not isinstance(s.shown, str) else None
     if rest in dict(GATE_ROWS) and shown is not None and shown.ndim == 1 and shown.size > 1:
-        from ..fmt import entry_label, fmt
+        from ..derivation.fmt import entry_label, fmt
         from . import expand
 
         written = expand.rhs(s, (0,), decimals)

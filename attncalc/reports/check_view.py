@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..check import UNANSWERED, Report, StepResult
-from ..check_report import points_text
+from ..check.report import points_text
 from ..render import json_forms
 from ..render.console import terminal_console
 from .check_blocks import Wrapped, step_block

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Derivation
-from ..fmt import fmt_given
+from ..derivation.fmt import fmt_given
 from ..render.setup import mask_matrix
 
 # (its key in the problem file, caption, values, row labels, decimals, column labels)

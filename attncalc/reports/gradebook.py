@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..check_report import Report, points_text
+from ..check.report import Report, points_text
 from .roster import Student
 
 HEAD = ("file", "problem", "score", "out_of")

@@ -7,7 +7,7 @@ student's own earlier answers: the key (the true value rounded half away from ze
 (every step rounded to the asked decimals and carried forward: as the hand mode works it, and with each
 step exact from the carried ones), and each step from the rounded key of the earlier steps, with and
 without the maximum subtracted before the exponentials; each within half a unit of the last decimal. A
-named slip (:func:`attncalc.mistakes.every_mistake`, made at this step on the true earlier values or on the
+named slip (:func:`attncalc.kinds.mistakes.every_mistake`, made at this step on the true earlier values or on the
 rounded key, or from the start of the hand chain)
 whose rounded value is none of those becomes an answer worth the problem's ``slip`` share, with check's
 note as its feedback. A label (a prediction, a decode's token, a beam) is a choice; a beam search's kept
@@ -26,11 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import grading
-from ..arith import round_half_up
+from ..check.points import copy_steps, step_points
 from ..derivation import Argmax, Derivation, Step
-from ..fmt import entry_label
-from ..mistakes import every_mistake
+from ..derivation.arith import round_half_up
+from ..derivation.fmt import entry_label
+from ..kinds.mistakes import every_mistake
 from ..render.asked import asks_sentence, pair_slots
 from .lms_numbers import SHIFTS, Number, numbers
 
@@ -127,14 +127,14 @@ def set_tag(problems: list[dict[str, Any]], seed: int, name: str = "") -> str:
 
 def questions(d: Derivation, variant: int) -> list[Question]:
     """Every step of a derivation as an LMS question."""
-    from ..check_answers import Answer
-    from ..check_runs import Runs
+    from ..check.answers import Answer
+    from ..check.runs import Runs
     from ..mechanisms import solve
     from ..render.json import to_dict
 
     p = d.problem
     truth = solve(p, exact=False, carry_rounded=False)
-    points = grading.step_points(p.grading, truth.step_ids, p.path, grading.copy_steps(truth))  # as check does
+    points = step_points(p.grading, truth.step_ids, p.path, copy_steps(truth))  # as check does
     answers = [
         Answer(s.id, np.asarray(s.value, dtype=float), None) for s in truth.steps if not isinstance(s.value, str)
     ]
@@ -187,7 +187,7 @@ def shape(d: Derivation) -> tuple[tuple[str, str, int, float], ...]:
     quiz that draws one variant per student (QTI's selection, a Canvas question group, a Moodle random
     slot) is then out of ``check``'s total for whichever variant it draws."""
     p = d.problem
-    points = grading.step_points(p.grading, [s.id for s in d.steps], p.path, grading.copy_steps(d))
+    points = step_points(p.grading, [s.id for s in d.steps], p.path, copy_steps(d))
     out = []
     for step in d.steps:
         if isinstance(step, Argmax):
@@ -247,8 +247,8 @@ def carried(p: Any, decimals: int, shift: str | None) -> dict[str, np.ndarray]:
     ("consistent with your own rounded earlier answers", at every step). ``shift`` as in :class:`Runs`."""
     import dataclasses
 
-    from ..arith import Chain, MistakeNotApplicable, StopRun
-    from ..check_runs import as_step
+    from ..check.runs import as_step
+    from ..derivation.arith import Chain, MistakeNotApplicable, StopRun
     from ..mechanisms import MECHANISMS
 
     mech = MECHANISMS[p.kind]
@@ -277,7 +277,7 @@ def slips_in_chains(p: Any, decimals: int, plain: Any, keyed: Any) -> dict[str, 
     """Per step, a slip made in the hand chain (the slip on from the start, rounded and carried, as check
     recomputes a slip made from the start) and a slip made at the step on the rounded key of the steps
     before it, with their values at the asked decimals, where they change the step."""
-    from ..check_slips import mistake_args
+    from ..check.slips import mistake_args
 
     out: dict[str, list[tuple[str, Any, np.ndarray]]] = {}
     truth = plain.get("float")
@@ -308,7 +308,7 @@ def slips_in_chains(p: Any, decimals: int, plain: Any, keyed: Any) -> dict[str, 
 
 
 def as_step_of(run: Any, step_id: str) -> np.ndarray:
-    from ..check_runs import as_step
+    from ..check.runs import as_step
 
     return as_step(run[0][step_id], run[1].get(step_id))
 

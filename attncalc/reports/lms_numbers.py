@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import round_half_up
 from ..derivation import Argmax, Derivation, Step
-from ..fmt import entry_indices, entry_label
-from ..mistakes import every_mistake
+from ..derivation.arith import round_half_up
+from ..derivation.fmt import entry_indices, entry_label
+from ..kinds.mistakes import every_mistake
 
 SHIFTS = (None, "never", "always")  # check accepts exponentials with or without the maximum subtracted
 
@@ -101,8 +101,8 @@ def _slips(
     d: Derivation, step: Step, on_truth: Any, named: list[tuple[str, Any, np.ndarray]], shape: tuple[int, ...]
 ) -> list[tuple[str, str, np.ndarray]]:
     """Each slip that moves this step: its name, its note and its values (flattened)."""
-    from ..check_notes import mistake_note
-    from ..check_slips import mistake_args as _mistake_args
+    from ..check.notes import mistake_note
+    from ..check.slips import mistake_args as _mistake_args
 
     slips: list[tuple[str, str, np.ndarray]] = []
     base = on_truth.value(step.id, "float", overrides=True)

@@ -25,7 +25,7 @@ from xml.sax.saxutils import escape, quoteattr
 import numpy as np
 
 from ..derivation import Argmax, Derivation, Step
-from ..fmt import elide, entry_indices, entry_label
+from ..derivation.fmt import elide, entry_indices, entry_label
 from ..render import expand
 from ..render.setup import setup_lines
 from .givens import given_tables, table_rows

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import catalog
+from . import catalog
 from .common import ANSWERS, DESCRIPTION, GRADING, SCHEMA, SETTINGS, SETTINGS_SOFTMAX, TITLE, TOKENS
 from .decl import Key, KindSchema, table
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import catalog
+from . import catalog
 from .common import (
     ANSWERS,
     DESCRIPTION,

@@ -3,7 +3,7 @@ nn.TransformerEncoderLayer and nn.TransformerDecoderLayer), row convention."""
 
 from __future__ import annotations
 
-from .. import catalog
+from . import catalog
 from .common import ANSWERS, DESCRIPTION, GRADING, SCHEMA, SETTINGS_LAYER, TITLE, TOKENS
 from .decl import Key, KindSchema, table
 from .transformer import BIASES

@@ -1,11 +1,14 @@
 """``attncalc serve``: the practice page, a web app over attncalc's own ``solve`` and ``check``.
 
+Its place in the pipeline (docs/contributing.md, "The layers"):
+parse → mechanisms → derivation → render | check → reports → cli | **serve**.
+
 An optional extra (``pip install 'attncalc[serve]'``): Starlette for the routes, Jinja2 for the
 templates (autoescaped), uvicorn as the server. The modules are split by responsibility:
 
 * :mod:`.answers`: the page's fields to an answers mapping and back, and the answers file (no web import);
 * :mod:`.served`: which problems are served under which names, loaded once with the file limits
-  (and each prepared for grading once: :class:`attncalc.check_prepared.Prepared`);
+  (and each prepared for grading once: :class:`attncalc.check.prepared.Prepared`);
 * :mod:`.page`: what a template shows of a derivation and a check report;
 * :mod:`.app`: the Starlette app and its routes (async: they read the request and hand the work on);
 * :mod:`.work`: that work, in a worker thread: answers to check's report and back to a page or a file;

@@ -254,7 +254,7 @@ async def problem_file(state: State, request: Request) -> Response:
     served = await _served(state, request)
     if served.raw is None:
         return await _not_found(request, Exception())
-    from ..generate import problem_toml
+    from ..homework.generate import problem_toml
 
     seed = int(served.name.rsplit("-", 1)[1])
     disposition = f'attachment; filename="{served.name}.toml"'

@@ -95,7 +95,7 @@ def answers_toml(answers: dict[str, Any], d: Derivation, name: str, source: str 
 
 def read_back(text: str) -> dict[str, Any]:
     """The answers table ``attncalc check`` reads from ``text`` as a downloaded file."""
-    from ..check_answers import answers_of_table
+    from ..check.answers import answers_of_table
     from ..parse.formats import parse_text
 
     raw = parse_text(ANSWERS_FILE, text, ".toml")

@@ -15,9 +15,9 @@ import numpy as np
 from markupsafe import Markup, escape
 
 from ..check import Report, StepResult
-from ..check_report import points_text
+from ..check.report import points_text
 from ..derivation import Arrange, Derivation, Step, Tokens, single_tokens
-from ..fmt import fmt
+from ..derivation.fmt import fmt
 from ..render.asked import asks, decimals_text, labels_give_away
 from ..render.blocks import Block, Heading, Sheet
 from ..render.typeset import to_html

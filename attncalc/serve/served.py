@@ -23,7 +23,7 @@ from ..errors import AttncalcError, printable
 from ..parse import Problem
 
 if TYPE_CHECKING:
-    from ..check_prepared import Prepared
+    from ..check.prepared import Prepared
 
 SUFFIXES = (".toml", ".yaml", ".yml", ".json")
 VARIANT = re.compile(r"^variant-([a-z][a-z0-9-]*)-(0|[1-9]\d{0,8})$")  # one name per seed: no leading zeros
@@ -49,7 +49,7 @@ class Served:
 def prepare(problem: Problem) -> Prepared | None:
     """The problem made ready for grading, or None when that fails (then each check works it out
     itself, and says what is wrong as ``attncalc check`` would)."""
-    from ..check_prepared import Prepared
+    from ..check.prepared import Prepared
 
     try:
         return Prepared(problem)

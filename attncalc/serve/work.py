@@ -63,7 +63,7 @@ def whole(text: str | None, default: int) -> int:
 def check_answers(served: Served, answers: dict[str, Any]) -> Report:
     """What ``attncalc.api.check(problem, answers)`` returns for a dict of answers, with the served
     problem's prepared work (the same report, sooner)."""
-    from ..api_args import plain
+    from ..api.args import plain
     from ..check import Tolerance, check
 
     return check(served.problem, plain(answers, ANSWERS_FILE), ANSWERS_FILE, Tolerance(), prepared=served.prepared)

@@ -1,0 +1,408 @@
+"""Answers files for ``attncalc check``: reading them, validating them against a derivation's steps,
+and the precision each entry was written with (which is the precision it is judged at)."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..derivation import Argmax, Count, Derivation, Tokens, single_tokens
+from ..errors import NumberSyntaxError, ProblemError
+from ..numbers import MAX_LENGTH, parse_number, to_float
+from ..parse import read_raw
+from .hints import dotted_id_clash
+
+_PLAIN_DECIMAL = re.compile(r"^\s*[-+−]?\d*\.(\d+)\s*$")
+# 1.7496e1, 1.55E-1, 2e3: a calculator's display; its decimals are the mantissa's less the exponent
+_E_NOTATION = re.compile(r"^\s*[-+−]?(?:\d+\.?(\d*)|\.(\d+))[eE]([-+−]?\d+)\s*$")
+# 0.155, -2, 12.5: read by float() as parse_number reads them (both round the exact decimal once)
+_PLAIN_NUMBER = re.compile(r"-?[0-9]{1,15}(?:\.[0-9]{1,15})?")
+# 75,497,472: a whole number with its digits grouped by commas in threes, as the views print counts
+# (read only for a count; a leading 0, as in 0,155, is a decimal comma and stays an error)
+GROUPED = re.compile(r"\s*(-?[1-9][0-9]{0,2}(?:,[0-9]{3})+)\s*")
+UNANSWERED = "?"  # an entry left out of an answer: not graded
+UNANSWERED_DECIMALS = -2
+SLACK = 1e-9
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answered step: its entries as floats and the decimals each was written with."""
+
+    id: str
+    values: np.ndarray | str  # float array (or the label of a prediction)
+    decimals: np.ndarray | None  # int array, -1 where exact (a fraction or expression)
+    written: Any = None  # the entries as the answerer wrote them (nested lists of strings)
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How close is close enough: the answer's own precision unless --rtol/--atol/--sigfigs say otherwise."""
+
+    rtol: float | None = None
+    atol: float | None = None
+    sigfigs: int | None = None
+
+    @property
+    def plain(self) -> bool:
+        """The answers' own precision (no --rtol, --atol or --sigfigs)."""
+        return self.rtol is None and self.atol is None and self.sigfigs is None
+
+    def close(self, given: float, target: float, decimals: int, units: float = 0.5) -> bool:
+        """True when ``given`` is ``target`` written to ``decimals`` places (±``units`` of the last place)."""
+        if math.isinf(given) or math.isinf(target):
+            return given == target
+        if not math.isfinite(target):
+            return False
+        if self.rtol is not None or self.atol is not None:
+            return abs(given - target) <= (self.atol or 0.0) + (self.rtol or 0.0) * abs(target) + 1e-15
+        if self.sigfigs is not None:
+            if target == 0:
+                return abs(given) <= 0.5 * 10.0 ** (-self.sigfigs)
+            place = math.floor(math.log10(abs(target))) - self.sigfigs + 1
+            return abs(given - target) <= units * 10.0**place * (1 + SLACK)
+        if decimals < 0:  # an exact form such as "1/3": agree to rounding error
+            return abs(given - target) <= 1e-9 * max(1.0, abs(target))
+        return abs(given - target) <= units * 10.0 ** (-decimals) * (1 + SLACK) + 1e-12
+
+
+def close_all(
+    tol: Tolerance, given: np.ndarray, target: np.ndarray, decimals: np.ndarray, units: float = 0.5
+) -> np.ndarray:
+    """:meth:`Tolerance.close` entry by entry, in numpy (an answer can have 65,536 entries)."""
+    g, t = np.asarray(given, dtype=float), np.asarray(target, dtype=float)
+    d = np.broadcast_to(np.asarray(decimals), g.shape).astype(float)
+    with np.errstate(all="ignore"):
+        diff = np.abs(g - t)
+        if tol.rtol is not None or tol.atol is not None:
+            ok = diff <= (tol.atol or 0.0) + (tol.rtol or 0.0) * np.abs(t) + 1e-15
+        elif tol.sigfigs is not None:
+            place = np.floor(np.log10(np.abs(np.where(t == 0, 1.0, t)))) - tol.sigfigs + 1
+            ok = np.where(t == 0, np.abs(g) <= 0.5 * 10.0 ** (-tol.sigfigs), diff <= units * 10.0**place * (1 + SLACK))
+        else:
+            exact = diff <= 1e-9 * np.maximum(1.0, np.abs(t))
+            ok = np.where(d < 0, exact, diff <= units * 10.0 ** (-np.maximum(d, 0)) * (1 + SLACK) + 1e-12)
+    inf = np.isinf(g) | np.isinf(t)
+    ok = np.where(inf, g == t, ok & np.isfinite(t))
+    return np.asarray(ok, dtype=bool)
+
+
+def load_answers(path: str | Path, max_bytes: int | None = None) -> tuple[dict[str, Any], str | None]:
+    """Read an answers file: a table of step ids (or one under [answers]), and an optional ``problem``."""
+    raw, problem, _student = read_answers(path, max_bytes)
+    if problem is not None:  # the library's caller chose the file: relative to it, as written
+        problem = os.path.normpath(Path(path).parent / problem)
+    return raw, problem
+
+
+STUDENT_MAX = 200  # characters of a student = (an id, an email or a login)
+
+
+def read_answers(path: str | Path, max_bytes: int | None = None) -> tuple[dict[str, Any], str | None, str | None]:
+    """Read an answers file: its answers, the ``problem`` it names, as written (the command line reads it
+    only inside the answers file's folder: :func:`attncalc.cli.files.problem_named`), and the ``student``
+    it names (or None)."""
+    try:
+        raw = read_raw(path, max_bytes)
+    except ProblemError as err:  # TOML's "Cannot overwrite a value": an unquoted dotted step id
+        raise dotted_id_clash(err, path) from None
+    return answers_of_table(raw, str(path))
+
+
+def answers_of_table(raw: dict[str, Any], path: str) -> tuple[dict[str, Any], str | None, str | None]:
+    """An answers file's table as :func:`read_answers` reads it (``problem`` as written): the page of
+    ``attncalc serve`` reads the file it downloads with this, so that it grades what check will."""
+    student = _student(raw.pop("student", None), str(path))
+    problem = raw.pop("problem", None)
+    if problem is not None and (not isinstance(problem, str) or not problem.strip()):
+        raise ProblemError(str(path), "problem", "expected the path of a problem file")
+    if "answers" in raw and len(raw) == 1:
+        if not isinstance(raw["answers"], dict):
+            raise ProblemError(str(path), "answers", "expected a table of answers keyed by step id")
+        raw = raw["answers"]
+    if not raw:  # an empty file would grade as "0 correct, all correct" and exit 0
+        raise ProblemError(str(path), "", "no answers to check: write step ids and values (weights = [0.2, 0.8])")
+    return raw, problem, student
+
+
+def _student(value: Any, file: str) -> str | None:
+    """``student = "..."``: who handed the file in (an id, an email or a login), as a gradebook names them."""
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        value = str(value)  # student = 12345 (TOML reads a bare id as a number)
+    if not isinstance(value, str) or not value.strip():
+        raise ProblemError(file, "student", 'expected the student\'s id, email or login as text: student = "s1234567"')
+    text: str = value.strip()
+    if len(text) > STUDENT_MAX or any(not ch.isprintable() for ch in text):
+        raise ProblemError(
+            file, "student", f"expected one line of at most {STUDENT_MAX} printable characters (an id, email or login)"
+        )
+    return text
+
+
+def unknown_step(step_id: str, valid: list[str]) -> str:
+    """The message for an answer id that is not a step: a close id, if any, and the ids to choose from.
+
+    A near miss is looked for among the ids that share everything up to the last dot first, so that
+    ``decoder.1.input`` is not taken for ``decoder.1.i``. Long lists of time steps are shown as
+    patterns (``encoder.t.h``) so that the message stays readable.
+    """
+    import difflib
+
+    head, _, leaf = step_id.rpartition(".")
+    siblings = [v.rpartition(".")[2] for v in valid if v.rpartition(".")[0] == head]
+    if head and siblings:
+        close = [f"{head}.{m}" for m in difflib.get_close_matches(leaf, siblings, n=1)]
+    else:
+        close = difflib.get_close_matches(step_id, valid, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    if len(valid) <= 15:
+        return f"not a step of this problem{hint}; its steps are: {', '.join(valid)}"
+    patterns = list(dict.fromkeys(re.sub(r"(^|\.)\d+(?=\.)", r"\1t", v) for v in valid))
+    return (
+        f"not a step of this problem{hint}; its steps are (t {'a head' if any(v.startswith('head.') for v in valid) else 'a time step'}): "
+        f"{', '.join(patterns)};"
+        " attncalc solve --format json lists each one"
+    )
+
+
+def _as_written(x: Any) -> Any:
+    """An answer's entries as strings the way they were written: 1 stays 1, 0.340 stays 0.340."""
+    if isinstance(x, list):
+        return [_as_written(v) for v in x]
+    if isinstance(x, Decimal):
+        from ..derivation.fmt import LONGEST_FIXED
+
+        text = format(x, "f")  # 1e308 in fixed point is 309 digits: the digits written, in scientific notation
+        return text if len(text) <= LONGEST_FIXED else format(x, "e")
+    if isinstance(x, float):
+        from ..derivation.fmt import fmt
+
+        return fmt(x, 6) if "e" in repr(x) else repr(x)
+    return str(x).strip()
+
+
+def parse_answers(
+    raw: dict[str, Any],
+    derivation: Derivation,
+    file: str,
+    key_prefix: str = "",
+    own_shapes: Callable[[dict[str, str]], dict[str, tuple[int, ...]]] | None = None,
+) -> list[Answer]:
+    """Validate answers against a derivation's steps: known ids, right shapes, numbers. A table of
+    another shape stands when ``own_shapes`` (the steps' shapes worked from the answered labels, as
+    a merge answered otherwise leaves the student's own pairs) gives it that shape."""
+    valid = derivation.step_ids
+    out: list[Answer] = []
+    other: list[tuple[str, Answer, tuple[int, ...]]] = []  # (key, answer, true shape): answered in another shape
+    raw = flatten_ids(raw, file=file)
+    # a whole number is judged at the file's usual precision; a file of whole numbers only, at the
+    # problem's decimals (else weights = [0, 0, 0] would pass as 0.155, 0.422, 0.422 "to 0 decimals")
+    default_dec = _file_decimals(raw, derivation.decimals)
+    skipped: list[str] = []
+    for step_id, value in raw.items():
+        key = f"{key_prefix}{step_id}"
+        if step_id not in valid:
+            raise ProblemError(file, key, unknown_step(str(step_id), valid))
+        step = derivation.step(step_id)
+        if _all_unanswered(value):  # exp_sum = "?", decay = "?", weights = ["?", "?"]: the step left out
+            skipped.append(key)
+            continue
+        if isinstance(step, Argmax):
+            if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+                value = ", ".join(value)  # kept beams listed one by one: "beam 1: cat", "beam 2: dog"
+            if not isinstance(value, (str, int)) or isinstance(value, bool):
+                raise ProblemError(file, key, f"expected a vocabulary label such as {step.value!r}")
+            text = str(value).strip()  # a field's trailing space is not part of the label
+            out.append(
+                Answer(step_id, tokens_as_written(text, step.labels) if isinstance(step, Tokens) else text, None)
+            )
+            continue
+        shape = np.shape(step.value)
+        written = value
+        if isinstance(step, Count):
+            value = ungrouped(value)
+        vals, decs = _numbers(value, file, key, default_dec)
+        if isinstance(step, Count):  # a whole number: an exact form (3·97216102400) is judged as one, to the unit
+            decs = np.where(decs == -1, 0, decs)
+        if vals.shape != shape:
+            other.append((key, Answer(step_id, vals, decs, _as_written(written)), shape))
+            continue
+        decs = _whole_steps_at_the_asked_precision(step, vals, decs, derivation.decimals)
+        out.append(Answer(step_id, vals, decs, _as_written(written)))
+    if other:
+        labels = {a.id: a.values for a in out if isinstance(a.values, str)}
+        differ = {k: v for k, v in labels.items() if v != str(derivation.step(k).value)}
+        theirs = own_shapes(labels) if own_shapes is not None and differ else {}
+        for key, ans, shape in other:
+            if theirs.get(ans.id) != np.shape(ans.values):
+                raise ProblemError(
+                    file, key, f"expected {_shape_words(shape)}, got {_shape_words(np.shape(ans.values))}"
+                )
+            out.append(ans)
+    if skipped and not out:
+        raise ProblemError(
+            file, skipped[0], f"every step is {UNANSWERED!r}, so nothing is answered: answer at least one entry"
+        )
+    order = {s: i for i, s in enumerate(valid)}
+    return sorted(out, key=lambda a: order[a.id])
+
+
+def _whole_steps_at_the_asked_precision(step: Any, vals: np.ndarray, decs: np.ndarray, asked: int) -> np.ndarray:
+    """A step whose true entries are all whole numbers (top-p's 0/1 flags, a count): "1.0" says
+    nothing of the precision the answerer worked to, so it is judged at the decimals asked, not as a
+    1-decimal answer (which a 1-decimal hand chain would match: flags from probabilities rounded to
+    one decimal are not the flags asked for)."""
+    coarse = (decs >= 0) & (decs < asked)
+    if not coarse.any():  # (most answers: written to the decimals asked)
+        return decs
+    true = np.asarray(step.value, dtype=float)
+    if true.shape != vals.shape or not (np.isfinite(true) & (true == np.round(true))).all():
+        return decs
+    with np.errstate(invalid="ignore"):
+        whole = np.isfinite(vals) & (vals == np.round(vals)) & coarse
+    return np.where(whole, asked, decs)
+
+
+def tokens_as_written(text: str, items: tuple[str, ...]) -> str:
+    """Tokens (kind bpe) in the form the views write them: one space between tokens, ", " between a
+    list's items ("l o w</w>,l o w e r  </w>" as "l o w</w>, l o w e r </w>"); in a list of single
+    tokens (a word encoded, the new tokens) spaces separate items too ("ne west" is "ne, west").
+    Commas are read as separators only when no token of the step's items (the true list's, or the
+    pairs a merge chose from) holds one: a corpus may have "," as a token."""
+    text = " ".join(text.split())
+    if not any("," in token for item in items for token in item.split()):
+        if "," not in text and single_tokens(items):
+            text = text.replace(" ", ",")  # a list of single tokens ("ne west"): a space separates them too
+        text = ", ".join(part.strip() for part in text.split(","))
+    return text
+
+
+def flatten_ids(raw: dict[str, Any], prefix: str = "", file: str = "<answers>") -> dict[str, Any]:
+    """Nested tables to dotted step ids: TOML reads `encoder.2.f = [...]` as {"encoder": {"2": {"f": ...}}}.
+
+    One step written twice (``encoder.1.h`` dotted and ``"encoder.1.h"`` quoted) is refused: the second
+    would silently win. An empty table is refused too: it answers nothing."""
+    out: dict[str, Any] = {}
+    for k, v in raw.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            if not v:
+                raise ProblemError(file, key, "an empty table: expected a number, a list or a label")
+            inner = flatten_ids(v, key + ".", file)
+        else:
+            inner = {key: v}
+        for step_id, value in inner.items():
+            if step_id in out:
+                raise ProblemError(file, step_id, "answered twice (once written with dots, once quoted?)")
+            out[step_id] = value
+    return out
+
+
+def ungrouped(value: Any) -> Any:
+    """A count written with thousands separators ("75,497,472") as its digits ("75497472"); anything
+    else as it is (a list "1,2" is not a grouping in threes, and stays an error)."""
+    if isinstance(value, list):
+        return [ungrouped(v) for v in value]
+    if isinstance(value, str):
+        m = GROUPED.fullmatch(value)
+        if m:
+            return m.group(1).replace(",", "")
+    return value
+
+
+def _shape_words(shape: tuple[int, ...]) -> str:
+    if not shape:
+        return "one number"
+    if len(shape) == 1:
+        return f"a list of {shape[0]} numbers"
+    return f"a {shape[0]}×{shape[1]} matrix"
+
+
+def _numbers(value: Any, file: str, key: str, default_dec: int) -> tuple[np.ndarray, np.ndarray]:
+    def one(x: Any, where: str) -> tuple[float, int]:
+        if isinstance(x, str) and x.strip() in ("-inf", "−inf", "-∞", "−∞"):
+            return -math.inf, 0
+        if isinstance(x, str) and x.strip() == UNANSWERED:
+            return math.nan, UNANSWERED_DECIMALS
+        if isinstance(x, str) and _PLAIN_NUMBER.fullmatch(x):  # most answers: the float is Python's own
+            return float(x), _decimals_of(x, default_dec)
+        try:
+            node = parse_number(x)
+        except NumberSyntaxError as exc:
+            raise ProblemError(file, key, f"{where}{exc}") from None
+        return to_float(node), _decimals_of(x, default_dec)
+
+    if isinstance(value, list):
+        if not value:
+            raise ProblemError(file, key, "the answer is an empty list")
+        if all(isinstance(r, list) for r in value):
+            widths = {len(r) for r in value}
+            if len(widths) != 1:
+                raise ProblemError(file, key, "ragged rows")
+            if not value[0]:
+                raise ProblemError(file, key, "the rows are empty")
+            pairs = [[one(x, f"row {i + 1}, entry {j + 1}: ") for j, x in enumerate(r)] for i, r in enumerate(value)]
+        else:
+            pairs = [one(x, f"entry {i + 1}: ") for i, x in enumerate(value)]  # type: ignore[misc]
+        arr = np.array(pairs, dtype=float)
+        return arr[..., 0], arr[..., 1].astype(int)
+    v, d = one(value, "")
+    return np.array(v), np.array(d)
+
+
+def _all_unanswered(value: Any) -> bool:
+    """The step written "?" as a whole, or every entry of it "?" (nested lists as well)."""
+    if isinstance(value, list):
+        return bool(value) and all(_all_unanswered(v) for v in value)
+    return isinstance(value, str) and value.strip() == UNANSWERED
+
+
+def _decimals_of(x: Any, default: int) -> int:
+    """Decimals as written: 0.155 → 3, 0.50 → 2, "1.55e-1" → 3, "1.7496e1" → 3, "1/3" → -1 (exact),
+    2 → the file's usual precision."""
+    if isinstance(x, Decimal):
+        exp = x.as_tuple().exponent
+        return max(0, -exp) if isinstance(exp, int) else default
+    if isinstance(x, float):
+        text = repr(x)
+        return len(text.split(".")[1]) if "." in text and "e" not in text else default
+    if isinstance(x, str):
+        if len(x) > MAX_LENGTH:  # refused when read as a number; its digits are not worth counting (and
+            return default  # a long run of them makes the patterns below backtrack for minutes)
+        m = _PLAIN_DECIMAL.match(x)
+        if m:
+            return len(m.group(1))
+        e = _E_NOTATION.match(x)
+        if e:  # 17.496 written as 1.7496e1 is 17.496 to 3 decimals, not an exact form
+            places = len(e.group(1) or e.group(2) or "") - int(e.group(3).replace("−", "-"))
+            return max(0, places)
+        return default if re.fullmatch(r"\s*[-+−]?\d+\s*", x) else -1
+    return default
+
+
+def _file_decimals(raw: dict[str, Any], fallback: int) -> int:
+    """The precision an answerer works to: the most decimals in any answer (``fallback`` if none has any)."""
+    best = -1
+
+    def walk(x: Any) -> None:
+        nonlocal best
+        if isinstance(x, list):
+            for v in x:
+                walk(v)
+        elif isinstance(x, (Decimal, float, str)) and not isinstance(x, bool):
+            d = _decimals_of(x, 0)
+            best = max(best, d)
+
+    for v in raw.values():
+        walk(v)
+    return best if best > 0 else fallback

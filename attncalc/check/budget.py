@@ -1,0 +1,108 @@
+"""The ceiling on what one ``attncalc check`` of an answers file may cost, checked before grading.
+
+Grading an answer that is the true value as written costs a comparison. Grading one that is not
+recomputes the step from the answerer's own earlier answers, with the usual slips, in the hand chain
+at each precision written, and finds which later steps depend on it: runs of the problem's mechanism,
+each as long as the problem's derivation. So the work grows with the steps answered otherwise than
+the true value, times the problem's size (its steps, and the numbers they compute); an answers file whose work passes :data:`MAX_WORK` (or
+whose answered entries pass :data:`MAX_ANSWERED`) is refused up front, in one line naming the file
+and the limit, before anything is recomputed (exit 2; the practice page answers it as bad input,
+422). The counts are of work, not time: the same file is refused on every machine.
+
+The limits admit a worked example many times over: every step of a 100-word, 50-merge BPE problem
+answered wrong (173 steps of a problem of 196 units: 33,908 units; about 3.5 s of one core), or of an
+8-head, 12-token backward pass (145 × 166 = 24,070), or of a 256-token self-attention (10 × 2,566 =
+25,660; about 9 s). They refuse every step answered wrong of a 32-head, 45-token backward pass (529 ×
+1,745 = 923,105 units), which took minutes and gigabytes, or of a 64-token, 8-head encoder layer with
+d_ff = 256 (91 × 3,921 = 356,811; about 50 s of one core).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import ProblemError
+
+if TYPE_CHECKING:
+    from ..derivation import Derivation
+    from .answers import Answer, Tolerance
+
+MAX_ANSWERED = 1_000_000  # answered entries (numbers, and labels counted one each) in one answers file
+MAX_WORK = 40_000  # answered steps not the true value as written, times the problem's size (size())
+
+
+def answered_entries(answers: list[Answer]) -> int:
+    """The entries answered (an entry written "?" is not; a label is one)."""
+    total = 0
+    for a in answers:
+        if isinstance(a.values, str):
+            total += 1
+        else:
+            total += int(np.count_nonzero(~np.isnan(np.asarray(a.values, dtype=float))))
+    return total
+
+
+def as_written(ans: Answer, truth: Derivation, tol: Tolerance) -> bool:
+    """Whether every answered entry is the true value at the precision it was written with (the first
+    test ``check`` makes, after which a step costs nothing more)."""
+    from .answers import close_all
+
+    step = truth.step(ans.id)
+    if isinstance(ans.values, str):
+        return ans.values == str(step.value)
+    given = np.asarray(ans.values, dtype=float)
+    true = np.asarray(step.value, dtype=float)
+    if true.shape != given.shape:
+        return False
+    decs = np.asarray(ans.decimals)
+    return bool((np.isnan(given) | close_all(tol, given, true, decs)).all())
+
+
+def size(truth: Derivation) -> int:
+    """What one run of the problem's mechanism costs, in units: a unit per step, and per thousand
+    numbers the derivation computes, each entry of a product counting its multiplications (an entry of
+    Q = X W_Q with d_model = 64 counts 64: a 64-token layer's feed-forward products are most of its run)."""
+    from ..derivation import Product
+
+    numbers = 0
+    for s in truth.steps:
+        if isinstance(s.value, str):
+            continue
+        n = int(np.size(s.value))
+        if isinstance(s, Product) and np.ndim(s.left) >= 1:
+            n *= max(1, int(np.shape(s.left)[-1]))
+        numbers += n
+    return len(truth.steps) + numbers // 1000
+
+
+def work(answers: list[Answer], truth: Derivation, tol: Tolerance) -> tuple[int, int]:
+    """The answered steps that are not the true value as written, and the work units they cost (each
+    the problem's :func:`size`)."""
+    costly = sum(1 for a in answers if not as_written(a, truth, tol))
+    return costly, costly * size(truth)
+
+
+def refuse_costly(answers: list[Answer], truth: Derivation, file: str, tol: Tolerance) -> None:
+    """Raise :class:`ProblemError` (naming ``file`` and the limit) when grading the answers would pass
+    :data:`MAX_ANSWERED` answered entries or :data:`MAX_WORK` work units."""
+    entries = answered_entries(answers)
+    if entries > MAX_ANSWERED:
+        raise ProblemError(
+            file,
+            "",
+            f"{entries:,} answered entries: check grades at most {MAX_ANSWERED:,} in one answers file "
+            "(split the answers into several files)",
+        )
+    costly, units = work(answers, truth, tol)
+    if units > MAX_WORK:
+        differ = "answered step differs" if costly == 1 else "answered steps differ"
+        raise ProblemError(
+            file,
+            "",
+            f"{costly:,} {differ} from the true value, each rechecked through the whole problem ({size(truth):,} "
+            "units: a unit per step and per 1,000 numbers computed, a product's entry counting its "
+            f"multiplications): {units:,} units of work; check does at most {MAX_WORK:,} for one answers file "
+            "(answer fewer steps, or split the answers into several files)",
+        )

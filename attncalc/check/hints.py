@@ -1,0 +1,51 @@
+"""Hints for answers files that a reader refuses in its own words (TOML's "Cannot overwrite a value"):
+the message says what in the file to change, naming the file and the step id."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..errors import ProblemError
+
+_OVERWRITE = re.compile(r"Cannot overwrite a value \(at line (\d+), column \d+\)")
+_BARE_KEY = re.compile(r"^\s*([A-Za-z0-9_-]+(?:\s*\.\s*[A-Za-z0-9_-]+)*)\s*=")
+
+
+def _bare_key(line: str) -> str | None:
+    m = _BARE_KEY.match(line)
+    return re.sub(r"\s+", "", m.group(1)) if m else None
+
+
+def dotted_id_clash(err: ProblemError, path: str | Path) -> ProblemError:
+    """TOML's "Cannot overwrite a value" in an answers file, where an unquoted dotted step id
+    (``layer.attention = …`` beside ``layer = …``, ``head.1.weights = …`` beside ``head.1 = …``) made
+    tables of its parts: the hint to quote the id, naming it. Any other error is returned as it is."""
+    m = _OVERWRITE.search(err.message)
+    if m is None or Path(str(path)).suffix.lower() not in (".toml", ""):
+        return err
+    try:
+        lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return err
+    n = int(m.group(1))
+    here = _bare_key(lines[n - 1]) if 0 < n <= len(lines) else None
+    if here is None:
+        return err
+    dotted = [k for k in (_bare_key(line) for line in lines[: n - 1]) if k is not None and "." in k]
+    # the earlier answer this line clashes with: a dotted id below this key, or this dotted id's own start
+    earlier = [k for k in dotted if k.startswith(here + ".") or here.startswith(k + ".")]
+    plain = [k for k in (_bare_key(line) for line in lines[: n - 1]) if k is not None and here.startswith(k + ".")]
+    if earlier and earlier[0].startswith(here + "."):
+        step_id, other = earlier[0], here  # head.1.weights = …, then head.1 = …
+    elif "." in here and plain:
+        step_id, other = here, plain[0]  # layer = …, then layer.attention = …
+    else:
+        return err
+    return ProblemError(
+        err.file,
+        step_id,
+        f"line {n}: TOML reads a step id with dots written without quotes as tables within tables, so "
+        f'{step_id} makes "{other}" a table, and "{other}" is also answered on its own: quote the id, '
+        f'"{step_id}" = …',
+    )

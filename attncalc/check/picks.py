@@ -1,0 +1,151 @@
+"""Grading an answer that is a label (a prediction, a merge, a word's tokens, a draw): correct, carried
+from the student's own earlier answers (or a slip named at one of them), or wrong with the usual
+slips tried; a table only the student's own labels give its shape (:func:`grade_own_shape`); and
+:class:`Context`, what grading one step knows of the others."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..derivation import Argmax, Pick, Step, Tokens
+from .answers import Answer, Tolerance
+from .labels import carried_by_slip, label_slip
+from .notes import mistake_note
+from .report import StepResult
+from .runs import Runs
+from .slips import began_at
+
+Slip = tuple[str, int | None]
+
+
+@dataclass(frozen=True)
+class Context:
+    """What grading one step knows of the others: the earlier answers (not correct) it rests on, the
+    slips named so far, and the answers by id that are evidence of how the student worked (every
+    answer but the wrong ones no slip explains)."""
+
+    above: list[str]
+    named: dict[str, tuple[str, int | None]]
+    answers: dict[str, Answer]
+
+
+def grade_prediction(
+    ans: Answer, step: Step, runs: Runs, status: dict[str, str], above: list[str], ctx: Context, tol: Tolerance
+) -> StepResult:
+    assert isinstance(step, Argmax)
+    given = str(ans.values)
+    tied = step.tied()
+    if given in tied and len(tied) > 1:  # any of the tied tokens is the prediction
+        note = f"The probabilities of {', '.join(tied)} tie; any of them is the prediction."
+        return StepResult(ans.id, step.title, "correct", given, step.value, [], note, given_shown=given, right=1)
+    if given == step.value:
+        return StepResult(ans.id, step.title, "correct", given, step.value, [], given_shown=given, right=1)
+    mine = runs.get("float", overrides=True)
+    theirs = mine[1].get(ans.id) if mine else None
+    # the student's own largest probability, or one of their own tied ones
+    if isinstance(theirs, Argmax) and (theirs.value == given or given in theirs.tied()) and above:
+        began = began_at(ans.id, runs, status, above)
+        note = (
+            f"Right given your earlier answers; the true answer is {step.value}."
+            if isinstance(step, Tokens)
+            else f"Right given your earlier answers (the error began at {began}); the true answer is {step.value}."
+        )
+        return _carried_pick(ans.id, step, given, note, began)
+    # steps that hold tokens (kind bpe): the usual slips are tried on them too (a draw's or a beam's
+    # label is left to its own note)
+    tokens = isinstance(step, Tokens)
+    earlier = list(dict.fromkeys(ctx.named[k] for k in above if k in ctx.named)) if tokens else []
+    carried_slip = carried_by_slip(ans, runs, earlier) if earlier else None
+    if carried_slip is not None:  # the slip named at an earlier answer, carried on
+        began = began_at(ans.id, runs, status, above)
+        note = f"Right given your earlier answers (the slip at {began} carried on); the true answer is {step.value}."
+        return _carried_pick(ans.id, step, given, note, began)
+    slip = label_slip(ans, str(step.value), runs, set(earlier), ctx.answers, tol) if tokens else None
+    if slip is not None:
+        ctx.named[ans.id] = slip
+        note = f"It looks like {mistake_note(slip[0], slip[1], runs.problem, ans.id)}; the true answer is {step.value}."
+        return StepResult(
+            ans.id, step.title, "wrong", given, step.value, [[]], note, mistake=slip[0], given_shown=given
+        )
+    if tokens:  # a merge, a word's tokens: what the step gives (its note says how)
+        note = f"{step.title}: {step.value}, not {given}." + (f" {step.note}" if step.note else "")
+    elif isinstance(step, Pick):  # a draw or a beam search chooses otherwise than by the largest probability
+        how = "the draw u" if step.u is not None else "the beam search"
+        note = f"{how.capitalize()} gives {step.value}, not {given}."
+    else:
+        note = f"The largest probability belongs to {step.value}, not {given}."
+    return StepResult(ans.id, step.title, "wrong", given, step.value, [[]], note, given_shown=given)
+
+
+def _carried_pick(step_id: str, step: Any, given: Any, note: str, began: str | None) -> StepResult:
+    """A chosen token (a prediction, a merge) right given the student's own earlier answers."""
+    return StepResult(
+        step_id, step.title, "carried", given, step.value, [], note, began_at=began, given_shown=given, carried_right=1
+    )
+
+
+def grade_own_shape(
+    ans: Answer, step: Step, runs: Runs, status: dict[str, str], tol: Tolerance, named: dict[str, Slip]
+) -> StepResult:
+    """A table whose shape only the student's own earlier labels give (after a wrong merge, the pair
+    counts of the student's words): never correct; carried when every entry is the step worked from
+    the student's own answers at the precision written (with a slip named earlier, carried on: it is
+    charged once, there), else wrong, with the entries that differ said."""
+    given = np.asarray(ans.values, dtype=float)
+    decs = np.broadcast_to(np.asarray(ans.decimals), given.shape)
+    true_shape = np.shape(step.value)
+    given_list, expected = given.tolist(), np.asarray(step.value, dtype=float).tolist()
+    labels = [k for k, v in status.items() if v != "correct" and runs.is_label(k)]
+    began = labels[-1] if labels else None
+    size = int(given.size)
+    shown = ans.written if ans.written is not None else given_list
+
+    def fits(value: Any) -> bool:
+        return (
+            value is not None
+            and np.shape(value) == given.shape
+            and all(
+                np.isnan(g) or tol.close(float(g), float(o), int(d))
+                for g, o, d in zip(given.ravel(), np.asarray(value, dtype=float).ravel(), decs.ravel(), strict=True)
+            )
+        )
+
+    def carried(note: str, at: str, mistake: str | None = None) -> StepResult:
+        return StepResult(
+            ans.id, step.title, "carried", given_list, expected, [], note, began_at=at, mistake=mistake,
+            given_shown=shown, carried_right=size, entries=size,
+        )  # fmt: skip
+
+    own = runs.value(ans.id, "float", overrides=True, without=frozenset({ans.id}))
+    longer = f"worked from the true ones it has {_entries(true_shape)}"
+    if began is not None and fits(own):
+        return carried(f"Right given your earlier answers (your {began}); {longer}.", began)
+    firsts: dict[Slip, str] = {}
+    for k, slip in named.items():  # each slip named so far, at the first step it was named
+        firsts.setdefault(slip, k)
+    for (name, arg), first in firsts.items():
+        if fits(runs.value(ans.id, "float", overrides=True, mistake=name, arg=arg, without=frozenset({ans.id}))):
+            note = f"The same slip as at {first}: {mistake_note(name, arg, runs.problem, ans.id)}; it is charged once, there."
+            return carried(note, first, name)
+    if own is not None and np.shape(own) == given.shape:
+        mine = np.asarray(own, dtype=float)
+        off = [
+            i for i, (g, o) in enumerate(zip(given.ravel(), mine.ravel(), strict=True)) if not np.isnan(g) and g != o
+        ]
+        said = "; ".join(
+            f"entry {i + 1}: your own earlier answers give {mine.ravel()[i]:g}, not {given.ravel()[i]:g}"
+            for i in off[:3]
+        )
+        note = f"{said[0].upper()}{said[1:]}{' …' if len(off) > 3 else ''}."
+    else:
+        mine_n = f"; from your own earlier answers it has {_entries(np.shape(own))}" if own is not None else ""
+        note = f"This has {_entries(given.shape)}; {longer.replace('ones', 'answers')}{mine_n}."
+    return StepResult(ans.id, step.title, "wrong", given_list, expected, [[]], note, given_shown=shown, entries=size)
+
+
+def _entries(shape: tuple[int, ...]) -> str:
+    n = int(np.prod(shape)) if shape else 1
+    return f"{n} {'entry' if n == 1 else 'entries'}"

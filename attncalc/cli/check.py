@@ -1,0 +1,146 @@
+"""``attncalc check``'s work once its options are read: the options checked against each other, every
+answers file graded (a class folder's unreadable file named and skipped), and the report or gradebook
+written out. The command and its options are in attncalc/cli/homework.py."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from ..errors import printable
+from .base import fail as _fail
+from .files import PROBLEM_ONLY_KEYS, first_file
+from .io import grade_one
+
+
+def refuse_mixed_options(
+    csv: bool, gradebook: str | None, roster: str | None, assignment: str, problems: list[str] | None
+) -> None:
+    """Options that belong to another: --gradebook without --format csv, --roster or --assignment
+    without a canvas or moodle gradebook; a --problems that is not a folder."""
+    if gradebook is not None and not csv:
+        _fail("--gradebook: a layout of the CSV gradebook; add --format csv")
+    if roster is not None and gradebook not in ("canvas", "moodle"):
+        _fail("--roster: the class list of --gradebook canvas or moodle; add one of them (and --format csv)")
+    if assignment != "attncalc" and gradebook not in ("canvas", "moodle"):
+        _fail("--assignment: the score column of --gradebook canvas or moodle; add one of them")
+    missing = [folder for folder in problems or [] if not os.path.isdir(folder)]
+    if missing:
+        _fail(f"--problems: {missing[0]}: not a folder")
+
+
+def grade_paths(
+    paths: list[str], folders: Any, limit: int | None, tol: Any, problems: list[str] | None, csv: bool
+) -> tuple[list[Any], list[Any], int]:
+    """The reports, the gradebook's rows (the reports and the files that could not be graded, in
+    order) and how many answers files were refused (one line each on stderr)."""
+    from ..check import check as grade
+    from ..parse import load_problem
+
+    reports: list[Any] = []
+    entries: list[Any] = []
+    problem = None
+    answer_paths = paths
+    first = first_file(paths, limit)
+    if first is not None and "problem" not in first and not set(first) & PROBLEM_ONLY_KEYS:
+        _fail(
+            f'{paths[0]}: no problem named: add problem = "path/to/problem.toml" to the file, '
+            "or give the problem first: attncalc check PROBLEM ANSWERS"
+        )
+    if first is not None and ("kind" in first or "problem" not in first):  # PROBLEM [ANSWERS...]
+        problem = load_problem(paths[0], limit)
+        answer_paths = paths[1:]
+        if not answer_paths:
+            if not problem.answers:
+                _fail(f"{paths[0]}: answers: none to check; give an ANSWERS file or an [answers] table")
+            reports.append(grade(problem, problem.answers, paths[0], tol, key_prefix="answers."))
+            entries.append(reports[-1])
+    from ..reports.gradebook import Unread
+
+    bad = 0
+    for path in answer_paths:
+        report = _grade_file(path, folders, problem, paths[0], limit, tol, problems, len(answer_paths) == 1 and not csv)
+        entries.append(report)
+        if isinstance(report, Unread):
+            bad += 1
+        else:
+            reports.append(report)
+    return reports, entries, bad
+
+
+def _grade_file(
+    path: str,
+    folders: Any,
+    problem: Any,
+    first: str,
+    limit: int | None,
+    tol: Any,
+    problems: list[str] | None,
+    alone: bool,
+) -> Any:
+    """One answers file's report, or (in a class folder) the file named as unread, with the reason;
+    alone, its error is raised."""
+    from ..check.answers import read_answers
+    from ..errors import AttncalcError
+    from ..reports.gradebook import Unread
+    from .files import shown_path
+
+    student = None
+    name = shown_path(path, folders)
+    try:
+        raw, own_problem, student = read_answers(path, limit)
+        # a class of files (several, or a gradebook): a problem beside a submission is not taken
+        return grade_one(path, raw, own_problem, student, problem, first, limit, tol, problems, beside=alone)
+    except AttncalcError as exc:
+        if alone:
+            raise
+        # a class folder: one unreadable file is named, and the others are still graded; the
+        # gradebook gives it its row, with the reason
+        sys.stderr.write(f"attncalc: error: {printable(str(exc))}\n")
+        return Unread(name, printable(str(exc).replace(path, name)), student)
+
+
+def gradebook_text(entries: list[Any], layout: str, assignment: str, roster: str | None, limit: int | None) -> str:
+    """The CSV gradebook, with a note on stderr for rows named by file name or for Moodle ids of two
+    kinds; with a roster, only the rows it names."""
+    from ..errors import AttncalcError
+    from ..reports.gradebook import Unread, duplicates, gradebook_csv, mixed_moodle_ids, unnamed
+
+    # a file that could not be read was named on its own line (its student = may be what was refused)
+    nameless = unnamed([e for e in entries if not isinstance(e, Unread)])
+    if nameless and roster is None:  # (with a roster, the roster names every row)
+        names = ", ".join(printable(n) for n in nameless[:5]) + (", ..." if len(nameless) > 5 else "")
+        sys.stderr.write(
+            f'attncalc: note: {len(nameless)} answers file(s) name no student (student = "..."): '
+            f"the gradebook names them by file name ({names})\n"
+        )
+    for who, files in duplicates(entries).items():  # an LMS keeps one row of a student: say which files
+        shown = ", ".join(printable(f) for f in files[:5]) + (", ..." if len(files) > 5 else "")
+        sys.stderr.write(
+            f"attncalc: note: {len(files)} answers files are the student {printable(who)} ({shown}): "
+            "each has its row, and an LMS import keeps one; check which is theirs\n"
+        )
+    if layout == "canvas" and roster is None:
+        from ..reports.gradebook import canvas_name, student_of
+
+        for e in entries:
+            if not canvas_name(student_of(e)):
+                sys.stderr.write(
+                    f"attncalc: note: {printable(e.answers)}: the student's name would make Canvas skip the row "
+                    "('Points Possible', 'Muted'): its Student cell is left empty (SIS Login ID holds it)\n"
+                )
+    if layout == "moodle" and roster is None and mixed_moodle_ids(entries):
+        sys.stderr.write(
+            "attncalc: note: some students are emails and some are not: Moodle maps the identifying column "
+            "to one user field, and stops at a row it cannot find\n"
+        )
+    students = None
+    if roster is not None:  # the rows the roster names, each with its student; the others on stderr
+        from ..reports.roster import on_roster
+
+        try:
+            entries, students = on_roster(entries, roster, layout, limit, printable)
+        except AttncalcError as exc:
+            _fail(str(exc))
+    return gradebook_csv(entries, layout, assignment, students)

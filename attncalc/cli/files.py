@@ -1,0 +1,146 @@
+"""Which of `attncalc check`'s files is the problem and which are answers files: the first file read,
+whether a file names its own problem, whether two paths are the same file."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+
+def same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+# keys only a problem file has: a file with none of them (and no `problem`) is an answers file
+PROBLEM_ONLY_KEYS = {
+    "cache",
+    "type",
+    "memory_tokens",
+    "kind",
+    "title",
+    "description",
+    "score",
+    "tokens",
+    "given",
+    "head",
+    "settings",
+    "cell",
+    "training",
+    "grading",
+}
+
+
+def first_file(paths: list[str], limit: int | None) -> dict[str, Any] | None:
+    """The first file read, or None when the files are all answers files and the first one is broken
+    (cannot be read, or names no problem): it gets its row like any other, instead of costing the class
+    its gradebook. Which it is, the later files say: one of them an answers file that names its problem
+    (not only the second: two broken files sorted first must not cost the class its gradebook either)."""
+    from ..errors import AttncalcError
+    from ..parse import read_raw
+
+    try:
+        first: dict[str, Any] = read_raw(paths[0], limit)
+    except AttncalcError:
+        if not any(names_its_problem([p], limit) for p in paths[1:]):
+            raise
+        return None
+    plain = "problem" not in first and not set(first) & PROBLEM_ONLY_KEYS
+    if plain and any(names_its_problem([p], limit) for p in paths[1:]):
+        return None
+    return first
+
+
+def names_its_problem(paths: list[str], limit: int | None) -> bool:
+    from ..errors import AttncalcError
+    from ..parse import read_raw
+
+    try:
+        raw = read_raw(paths[0], limit) if paths else {}
+    except AttncalcError:
+        return False
+    return "problem" in raw and not set(raw) & PROBLEM_ONLY_KEYS
+
+
+# what a gradebook row says of a problem = that cannot be used: never what was found there (a student's
+# file must not learn whether a path exists on the grader's machine, nor what a file holds)
+UNUSABLE = (
+    "the problem this answers file names could not be used: it must be a problem file inside the answers "
+    "file's folder, or with --problems inside the --problems folder (not beside the answers file), named by "
+    "a relative path"
+)
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def problem_named(answers: str, written: str, folder: str | list[str] | None) -> str | None:
+    """The file an answers file's ``problem = "..."`` names, read only inside the answers file's folder or
+    a --problems folder: a relative path, looked up from the answers file's folder, then from each
+    --problems folder, whose real path (symbolic links followed) is a regular file inside one of them.
+    None when there is none (an absolute path, one leaving the folders, a missing file, a FIFO...)."""
+    found = problem_found(answers, written, folder)
+    return found[0] if found is not None else None
+
+
+def problem_found(
+    answers: str, written: str, folder: str | list[str] | None, beside_ok: bool = True
+) -> tuple[str, str] | None:
+    """:func:`problem_named`'s file: its real path, and the path it was found by (the folder it was
+    looked up from, joined with what the file wrote), or None."""
+    import stat
+    from pathlib import PureWindowsPath
+
+    if not written or "\x00" in written or os.path.isabs(written) or PureWindowsPath(written).drive:
+        return None
+    given = [folder] if isinstance(folder, str) else list(folder or [])
+    own = os.path.dirname(answers) or "."
+    bases = [own, *given]
+    roots = [os.path.realpath(b) for b in bases]
+    # grading a class of files with --problems, a problem beside an answers file (a folder of submissions
+    # may hold one a student wrote) is not taken, unless that folder is one of the --problems folders
+    strict = given and not beside_ok and os.path.realpath(own) not in roots[1:]
+    beside = os.path.realpath(own) if strict else None
+    for base in bases:
+        real = os.path.realpath(os.path.join(base, written))
+        if not any(_inside(real, root) for root in roots) or os.path.dirname(real) == beside:
+            continue
+        try:
+            if stat.S_ISREG(os.stat(real).st_mode):
+                return real, os.path.normpath(os.path.join(base, written))
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def shown_path(path: str, folders: list[str]) -> str:
+    """A path as a gradebook or report shows it: as given when relative; an absolute one relative to the
+    current folder or to one of ``folders`` (the answers files' common folder) when inside it, else its
+    name alone: no absolute path of the grader's machine reaches a file handed back to students."""
+    if not os.path.isabs(path):
+        return path
+    for base in [os.getcwd(), *folders]:
+        if base and os.path.dirname(base) != base and _inside(path, base) and path != base:  # not "/"
+            return os.path.relpath(path, base)
+    return os.path.basename(path) or path
+
+
+def report_shown(report: Any, folders: list[str]) -> Any:
+    """The report with its problem and answers files named as :func:`shown_path` names them."""
+    import dataclasses
+
+    return dataclasses.replace(
+        report, problem=shown_path(report.problem, folders), answers=shown_path(report.answers, folders)
+    )
+
+
+def common_folder(paths: list[str]) -> list[str]:
+    """The folder every absolute path of ``paths`` is in (none when there is no such path)."""
+    absolute = [os.path.dirname(p) for p in paths if os.path.isabs(p)]
+    try:
+        return [os.path.commonpath(absolute)] if absolute else []
+    except ValueError:
+        return []
