@@ -115,12 +115,6 @@ def gradebook_text(entries: list[Any], layout: str, assignment: str, roster: str
             f'attncalc: note: {len(nameless)} answers file(s) name no student (student = "..."): '
             f"the gradebook names them by file name ({names})\n"
         )
-    for who, files in duplicates(entries).items():  # an LMS keeps one row of a student: say which files
-        shown = ", ".join(printable(f) for f in files[:5]) + (", ..." if len(files) > 5 else "")
-        sys.stderr.write(
-            f"attncalc: note: {len(files)} answers files are the student {printable(who)} ({shown}): "
-            "each has its row, and an LMS import keeps one; check which is theirs\n"
-        )
     if layout == "canvas" and roster is None:
         from .reports.gradebook import canvas_name, student_of
 
@@ -143,4 +137,11 @@ def gradebook_text(entries: list[Any], layout: str, assignment: str, roster: str
             entries, students = on_roster(entries, roster, layout, limit, printable)
         except AttncalcError as exc:
             _fail(str(exc))
+    # an LMS keeps one row of a student (found without case, or the roster's student): say which files
+    for who, files in duplicates(entries, students):
+        shown = ", ".join(printable(f) for f in files[:5]) + (", ..." if len(files) > 5 else "")
+        sys.stderr.write(
+            f"attncalc: note: {len(files)} answers files are the student {printable(who)} ({shown}): "
+            "each has its row, and an LMS import keeps one; check which is theirs\n"
+        )
     return gradebook_csv(entries, layout, assignment, students)
