@@ -60,7 +60,8 @@ def grade_paths(
 
     bad = 0
     for path in answer_paths:
-        report = _grade_file(path, folders, problem, paths[0], limit, tol, problems, len(answer_paths) == 1 and not csv)
+        alone = len(answer_paths) == 1 and not csv
+        report = _grade_file(path, folders, problem, paths[0], limit, tol, problems, alone, csv)
         entries.append(report)
         if isinstance(report, Unread):
             bad += 1
@@ -78,9 +79,11 @@ def _grade_file(
     tol: Any,
     problems: list[str] | None,
     alone: bool,
+    gradebook: bool = False,
 ) -> Any:
     """One answers file's report, or (in a class folder) the file named as unread, with the reason;
-    alone, its error is raised."""
+    alone, its error is raised. In a ``gradebook``, a file that names no student is named by its file
+    name: one that is no printable text is refused, as a ``student =`` of such text is."""
     from .check_answers import read_answers
     from .cli_files import shown_path
     from .errors import AttncalcError
@@ -90,6 +93,8 @@ def _grade_file(
     name = shown_path(path, folders)
     try:
         raw, own_problem, student = read_answers(path, limit)
+        if gradebook and student is None:
+            _name_as_student(path)
         # a class of files (several, or a gradebook): a problem beside a submission is not taken
         return grade_one(path, raw, own_problem, student, problem, first, limit, tol, problems, beside=alone)
     except AttncalcError as exc:
@@ -98,14 +103,41 @@ def _grade_file(
         # a class folder: one unreadable file is named, and the others are still graded; the
         # gradebook gives it its row, with the reason
         sys.stderr.write(f"attncalc: error: {printable(str(exc))}\n")
-        return Unread(name, printable(str(exc).replace(path, name)), student)
+        return Unread(printable(name), printable(str(exc).replace(path, name)), student)
+
+
+def _name_as_student(path: str) -> None:
+    """A file that names no student is the gradebook's student by its file name: a control character or
+    a bidirectional override (U+202E) there, raw in a cell, would reorder or hide what the grader sees,
+    so the file is refused, as a ``student =`` holding one is (its row says why)."""
+    from pathlib import Path
+
+    from .errors import ProblemError
+
+    if not Path(path).stem.isprintable():
+        raise ProblemError(
+            path,
+            "student",
+            "none given, and the file's name has a control character or a bidirectional override, so it "
+            'cannot name the student in a gradebook: add student = "..." (an id, email or login) to the file',
+        )
 
 
 def gradebook_text(entries: list[Any], layout: str, assignment: str, roster: str | None, limit: int | None) -> str:
     """The CSV gradebook, with a note on stderr for rows named by file name or for Moodle ids of two
     kinds; with a roster, only the rows it names."""
+    import dataclasses
+
     from .errors import AttncalcError
     from .reports.gradebook import Unread, duplicates, gradebook_csv, mixed_moodle_ids, unnamed
+
+    # a file's and a problem's name as printable text (a control character or U+202E escaped), as the notes say them
+    entries = [
+        dataclasses.replace(e, answers=printable(e.answers))
+        if isinstance(e, Unread)
+        else dataclasses.replace(e, answers=printable(e.answers), problem=printable(e.problem))
+        for e in entries
+    ]
 
     # a file that could not be read was named on its own line (its student = may be what was refused)
     nameless = unnamed([e for e in entries if not isinstance(e, Unread)])
