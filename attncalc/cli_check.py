@@ -18,13 +18,19 @@ def refuse_mixed_options(
     csv: bool, gradebook: str | None, roster: str | None, assignment: str, problems: list[str] | None
 ) -> None:
     """Options that belong to another: --gradebook without --format csv, --roster or --assignment
-    without a canvas or moodle gradebook; a --problems that is not a folder."""
+    without a canvas or moodle gradebook; an --assignment that is no one-line title; a --problems that
+    is not a folder."""
     if gradebook is not None and not csv:
         _fail("--gradebook: a layout of the CSV gradebook; add --format csv")
     if roster is not None and gradebook not in ("canvas", "moodle"):
         _fail("--roster: the class list of --gradebook canvas or moodle; add one of them (and --format csv)")
     if assignment != "attncalc" and gradebook not in ("canvas", "moodle"):
         _fail("--assignment: the score column of --gradebook canvas or moodle; add one of them")
+    if not assignment.strip() or not assignment.isprintable():  # as a student = is refused (a column title)
+        _fail(
+            f"--assignment {assignment!r}: expected the assignment's title on one line, without control "
+            "characters or bidirectional overrides (a newline, a tab, U+202E)"
+        )
     missing = [folder for folder in problems or [] if not os.path.isdir(folder)]
     if missing:
         _fail(f"--problems: {missing[0]}: not a folder")

@@ -183,7 +183,7 @@ async def index(state: State, request: Request) -> Response:
 
 async def practice_page(state: State, request: Request) -> Response:
     served = await _served(state, request)
-    reveal = _count(request.query_params.get("reveal"))
+    reveal = _query_count(request)
     if reveal is None:
         return PlainTextResponse(BAD_REVEAL + "\n", status_code=400)
     return await in_turn(state, render_page, state, request, served, form.Typed({}), reveal=reveal)
@@ -231,7 +231,10 @@ async def download(state: State, request: Request) -> Response:
 
 async def solution(state: State, request: Request) -> Response:
     served = await _served(state, request)
-    reveal = request.query_params.get("reveal", "") not in ("", "0")
+    shown = _query_count(request)  # ?reveal=1: the staged sheet; 0 or none: the whole
+    if shown is None:
+        return PlainTextResponse(BAD_REVEAL + "\n", status_code=400)
+    reveal = shown > 0
 
     back = href(request, served.name)  # quoted: a served name in a URL path
 
@@ -290,6 +293,15 @@ def _count(text: str | None) -> int | None:
     if not (text.isascii() and text.isdigit()):
         return None
     return whole(text, 10**6)  # (a count over the steps shows them all)
+
+
+def _query_count(request: Request) -> int | None:
+    """A page's ``?reveal=K`` (absent: 0); None when it is there but not a count in ASCII digits (an
+    empty ``?reveal=``, ``%ff``, ``²``: 400, as documented)."""
+    if "reveal" not in request.query_params:
+        return 0
+    text = request.query_params["reveal"]
+    return _count(text) if text else None
 
 
 async def _bad_reveal(state: State, request: Request, served: Served) -> Response:
