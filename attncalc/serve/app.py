@@ -183,7 +183,7 @@ async def index(state: State, request: Request) -> Response:
 
 async def practice_page(state: State, request: Request) -> Response:
     served = await _served(state, request)
-    reveal = _query_count(request)
+    reveal = _count(request.query_params.get("reveal"))
     if reveal is None:
         return PlainTextResponse(BAD_REVEAL + "\n", status_code=400)
     return await in_turn(state, render_page, state, request, served, form.Typed({}), reveal=reveal)
@@ -231,7 +231,7 @@ async def download(state: State, request: Request) -> Response:
 
 async def solution(state: State, request: Request) -> Response:
     served = await _served(state, request)
-    shown = _query_count(request)  # ?reveal=1: the staged sheet; 0 or none: the whole
+    shown = _count(request.query_params.get("reveal"))  # ?reveal=1: the staged sheet; 0 or none: the whole
     if shown is None:
         return PlainTextResponse(BAD_REVEAL + "\n", status_code=400)
     reveal = shown > 0
@@ -286,22 +286,14 @@ BAD_REVEAL = "reveal: expected a number of steps (0, 1, 2, ...)."
 
 
 def _count(text: str | None) -> int | None:
-    """``reveal=K`` as a number of steps (absent or empty: 0); None when it is not one (only ASCII
-    digits are: ``"²"`` is a digit to ``str.isdigit`` but not to ``int``)."""
-    if not text:
+    """``reveal=K`` (a page's query, a form's field) as a number of steps (absent: 0); None when it is
+    not one (only ASCII digits are: ``"²"`` is a digit to ``str.isdigit`` but not to ``int``; an empty
+    ``reveal=`` and ``%ff`` are none)."""
+    if text is None:
         return 0
     if not (text.isascii() and text.isdigit()):
         return None
     return whole(text, 10**6)  # (a count over the steps shows them all)
-
-
-def _query_count(request: Request) -> int | None:
-    """A page's ``?reveal=K`` (absent: 0); None when it is there but not a count in ASCII digits (an
-    empty ``?reveal=``, ``%ff``, ``²``: 400, as documented)."""
-    if "reveal" not in request.query_params:
-        return 0
-    text = request.query_params["reveal"]
-    return _count(text) if text else None
 
 
 async def _bad_reveal(state: State, request: Request, served: Served) -> Response:
