@@ -164,3 +164,18 @@ def test_students_differing_only_in_case_are_one_student(cli: Any, tmp_path: Pat
     notes = _note(result.stderr)
     assert len(notes) == 1 and "2 answers files are the student Ben.Okafor@uni.example (" in notes[0]
     assert "a.toml" in notes[0] and "b.toml" in notes[0] and "c.toml" not in notes[0]
+
+
+def test_a_roster_name_with_a_control_character_is_escaped_in_canvas(cli: Any, tmp_path: Path) -> None:
+    """A name in the LMS's export with U+202E or an escape (a student's own display name) is written
+    escaped into the Student cell, never raw; Canvas still finds the row by its ID."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    files = [_answers(folder, "amueller.toml", RIGHT), _answers(folder, "S102.toml", RIGHT)]
+    export = CANVAS_EXPORT.replace('"Müller, Anna"', '"Müller\u202e, Anna"').replace(
+        '"Zhang, Li"', '"Zhang\x1b[2J, Li"'
+    )
+    _, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", _roster(tmp_path, export))
+    _, _, students = canvas_import(table)
+    assert [(s["id"], s["name"]) for s in students] == [("4711", "Müller\\u202e, Anna"), ("4713", "Zhang\\x1b[2J, Li")]
+    assert not any("\u202e" in c or "\x1b" in c for row in table for c in row)

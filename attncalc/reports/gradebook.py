@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..check_report import Report, points_text
+from ..errors import printable
 from .roster import Student
 
 HEAD = ("file", "problem", "score", "out_of")
@@ -113,7 +114,7 @@ def canvas_rows(entries: list[Entry], assignment: str, students: list[Student] |
         if students is not None:
             ids = students[k].ids
             row = [ids.get(c, "") for c in ("ID", "SIS User ID", "SIS Login ID")]
-            out.append([students[k].name, *row, "", score])
+            out.append([printable(students[k].name), *row, "", score])  # (as the LMS holds it, controls escaped)
             continue
         who = student_of(e)
         out.append([canvas_name(who), "", who, who, "", score])
