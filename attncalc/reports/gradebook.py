@@ -179,6 +179,7 @@ def duplicates(entries: list[Entry], students: list[Student] | None = None) -> l
     login and one by the same student's SIS id are one student (named as the roster names them)."""
     seen: dict[object, tuple[str, list[str]]] = {}
     for k, e in enumerate(entries):
+        key: object
         if students is not None:
             who, key = students[k].name or student_of(e), (students[k].name, tuple(sorted(students[k].ids.items())))
         else:
