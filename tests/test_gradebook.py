@@ -287,3 +287,58 @@ def test_a_student_named_points_possible_stays_a_student_in_canvas(
     assert firsts.count("Points Possible") == 1  # Canvas's own row only
     assert any(r[0] == "" and r[3] == "Points Possible" for r in rows)
     assert "would make Canvas skip the row" in result.stderr
+
+
+HIDDEN = ("a\u202eb", "c\x1b[31md", "e\nf", "g\u2066h")  # an override, an ANSI escape, a newline, an isolate
+
+
+def _raw_controls(text: str) -> list[str]:
+    """Characters a cell must not hold raw: controls (but the CSV's own CRLF between rows) and the
+    bidirectional overrides and isolates, U+202A-U+202E and U+2066-U+2069."""
+    import unicodedata
+
+    return [
+        c
+        for c in text.replace("\r\n", "")
+        if unicodedata.category(c) == "Cc" or 0x202A <= ord(c) <= 0x202E or 0x2066 <= ord(c) <= 0x2069
+    ]
+
+
+@pytest.mark.parametrize("layout", ["plain", "canvas", "moodle"])
+def test_a_file_name_with_a_control_character_is_refused_as_a_student_is(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
+    """A file naming no student is the gradebook's student by its name: a U+202E or an escape there was
+    written raw into the student and file cells. Such a file is refused as a `student = "a\\u202eb"`
+    is (its row says why, one line on stderr, exit 2), and every cell shows the name escaped; a file
+    whose name has one but that names its student is graded, its file cell escaped."""
+    monkeypatch.chdir(tmp_path)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    body = "weights = [0.155, 0.422, 0.422]\n"
+    for name in HIDDEN:
+        (subs / f"{name}.toml").write_text(body, encoding="utf-8")
+    (subs / "named\u202e.toml").write_text('student = "s1"\n' + body, encoding="utf-8")
+    (subs / "said\u202e.toml").write_text('student = "x\u202ey"\n' + body, encoding="utf-8")
+    (subs / "ok.toml").write_text(body, encoding="utf-8")
+    files = sorted(str(p.relative_to(tmp_path)) for p in subs.iterdir())
+    result = cli("check", str(PROBLEMS / "decoder-dot.toml"), *files, "-f", "csv", "--gradebook", layout, "-o", "g.csv")
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    book = Path("g.csv").read_bytes().decode("utf-8")
+    assert not _raw_controls(book) and not _raw_controls(result.stderr.replace("\n", "\r\n"))
+    refused = [line for line in result.stderr.splitlines() if "the file's name has a control character" in line]
+    assert len(refused) == len(HIDDEN)
+    said = [line for line in result.stderr.splitlines() if "said\\u202e.toml: student:" in line]
+    assert len(said) == 1  # the student = refused as before, in the same way
+    rows = list(csv.reader(io.StringIO(unbom(book), newline="")))
+    assert len(rows) == 1 + len(files) + (1 if layout == "canvas" else 0)  # every file its row
+    cells = [c for row in rows for c in row]
+    for name in HIDDEN:
+        escaped = name.encode("unicode_escape").decode("ascii").replace("\\n", "\\x0a")  # as errors.printable
+        assert any(escaped in c for c in cells), (escaped, cells)
+    if layout == "plain":
+        by_file = {r[0]: r for r in rows[1:]}
+        assert by_file["subs/named\\u202e.toml"][-2:] == ["s1", ""] and by_file["subs/named\\u202e.toml"][2] == "1"
+        assert by_file["subs/ok.toml"][-2:] == ["ok", ""]
+        assert "student: none given" in by_file["subs/a\\u202eb.toml"][-1]
+        assert by_file["subs/a\\u202eb.toml"][2] == ""  # not graded

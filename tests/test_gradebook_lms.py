@@ -312,3 +312,25 @@ def test_gradebook_wants_csv(cli: Any) -> None:
         "check", "--problems", str(PROBLEMS), str(DOT), "--format", "csv", "--assignment", "HW 3"
     )  # plain has no score column to title
     assert result.exit_code == 2 and "--gradebook canvas or moodle" in result.stderr
+
+
+@pytest.mark.parametrize("layout", ["canvas", "moodle"])
+@pytest.mark.parametrize("title", ["HW\n3", "HW 3\r", "HW\t3", "HW\u202e3", "\x1b[31mHW", "HW\u2028", "", "  "])
+def test_an_assignment_with_a_control_character_is_refused(
+    cli: Any, klass: list[str], tmp_path: Path, layout: str, title: str
+) -> None:
+    """--assignment titles the score column: a newline, a tab, an escape or U+202E in it (raw in the
+    header, where it splits the row or reorders what the spreadsheet shows), or no title, is refused as
+    a student = of such text is: one line naming --assignment, exit 2, no gradebook written."""
+    out = tmp_path / "book.csv"
+    args = ["--gradebook", layout, "--assignment", title, "-o", str(out)]
+    result = cli("check", "--problems", str(PROBLEMS), *klass, "--format", "csv", *args)
+    assert result.exit_code == 2 and not out.exists()
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("attncalc: error: --assignment ") and "Traceback" not in lines[0]
+    assert lines[0].isprintable()
+
+
+def test_an_assignment_title_of_printable_text_is_kept(cli: Any, klass: list[str], tmp_path: Path) -> None:
+    _, table = _book(cli, tmp_path, *klass, "--gradebook", "moodle", "--assignment", "Hausaufgabe 3 – Müller’s")
+    assert table[0][1:] == ["Hausaufgabe 3 – Müller’s (Real)", "Hausaufgabe 3 – Müller’s (Feedback)"]

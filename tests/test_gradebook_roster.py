@@ -20,6 +20,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from .test_gradebook_lms import RIGHT, WRONG, _answers, _book, canvas_import
 
 CANVAS_EXPORT = (
@@ -108,3 +110,72 @@ def test_a_roster_needs_a_canvas_or_moodle_gradebook(cli: Any, tmp_path: Path) -
     files = _klass(tmp_path)
     result = cli("check", *files, "--format", "csv", "--roster", _roster(tmp_path, CANVAS_EXPORT))
     assert result.exit_code == 2 and "--roster" in result.stderr
+
+
+def _note(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if "answers files are the student" in line]
+
+
+def test_two_files_of_one_roster_student_are_said_in_canvas(cli: Any, tmp_path: Path) -> None:
+    """amueller (Anna Müller's SIS Login ID) and S100 (her SIS User ID) are one student of the roster:
+    each file keeps its row (as two files with one student = do), and one note names her and both."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    files = [_answers(folder, "amueller.toml", RIGHT), _answers(folder, "S100.toml", WRONG)]
+    files.append(_answers(folder, "S102.toml", RIGHT))
+    roster = _roster(tmp_path, CANVAS_EXPORT)
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    _, _, students = canvas_import(table)
+    assert [s["id"] for s in students] == ["4711", "4711", "4713"]
+    notes = _note(result.stderr)
+    assert len(notes) == 1 and "2 answers files are the student Müller, Anna (" in notes[0]
+    assert "amueller.toml" in notes[0] and "S100.toml" in notes[0] and "S102" not in notes[0]
+
+
+def test_two_files_of_one_roster_student_are_said_in_moodle(cli: Any, tmp_path: Path) -> None:
+    """Moodle: one file names Anna by her email in other case, the other is named by her ID number."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    files = [
+        _answers(folder, "hw3.toml", RIGHT, "Anna.Mueller@UNI.example"),
+        _answers(folder, "S100.toml", WRONG),
+        _answers(folder, "S101.toml", RIGHT),
+    ]
+    roster = _roster(tmp_path, MOODLE_EXPORT)
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
+    assert [row[0] for row in table[1:]] == ["S100", "S100", "S101"]
+    notes = _note(result.stderr)
+    assert len(notes) == 1 and "2 answers files are the student Anna Müller (" in notes[0]
+    assert "hw3.toml" in notes[0] and "S100.toml" in notes[0]
+
+
+@pytest.mark.parametrize("layout", ["plain", "canvas", "moodle"])
+def test_students_differing_only_in_case_are_one_student(cli: Any, tmp_path: Path, layout: str) -> None:
+    """Without a roster: emails differing only in case (as an LMS looks them up) are one student."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    files = [
+        _answers(folder, "a.toml", RIGHT, "Ben.Okafor@uni.example"),
+        _answers(folder, "b.toml", WRONG, "ben.okafor@uni.example "),
+        _answers(folder, "c.toml", RIGHT, "li@uni.example"),
+    ]
+    result, table = _book(cli, tmp_path, *files, "--gradebook", layout)
+    assert len(table) == (5 if layout == "canvas" else 4)  # every file its row (canvas: Points Possible)
+    notes = _note(result.stderr)
+    assert len(notes) == 1 and "2 answers files are the student Ben.Okafor@uni.example (" in notes[0]
+    assert "a.toml" in notes[0] and "b.toml" in notes[0] and "c.toml" not in notes[0]
+
+
+def test_a_roster_name_with_a_control_character_is_escaped_in_canvas(cli: Any, tmp_path: Path) -> None:
+    """A name in the LMS's export with U+202E or an escape (a student's own display name) is written
+    escaped into the Student cell, never raw; Canvas still finds the row by its ID."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    files = [_answers(folder, "amueller.toml", RIGHT), _answers(folder, "S102.toml", RIGHT)]
+    export = CANVAS_EXPORT.replace('"Müller, Anna"', '"Müller\u202e, Anna"').replace(
+        '"Zhang, Li"', '"Zhang\x1b[2J, Li"'
+    )
+    _, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", _roster(tmp_path, export))
+    _, _, students = canvas_import(table)
+    assert [(s["id"], s["name"]) for s in students] == [("4711", "Müller\\u202e, Anna"), ("4713", "Zhang\\x1b[2J, Li")]
+    assert not any("\u202e" in c or "\x1b" in c for row in table for c in row)

@@ -9,6 +9,7 @@ The verdicts compared are the page's own (the form's marked steps, the JSON rout
 from __future__ import annotations
 
 import html
+import itertools
 import re
 import tomllib
 from pathlib import Path
@@ -275,3 +276,106 @@ def test_a_bidirectional_override_is_written_escaped_and_reads_back_the_same(tmp
     assert _read_back(text)["prediction"] == typed
     verdict = next(r["verdict"] for r in page["results"] if r["id"] == "prediction")
     assert verdict == _file_verdicts(tmp_path, text)["prediction"] == "wrong"
+
+
+# ------------------------------------------------------------------------------ a bpe pair table at the page's size
+
+
+def _hand_pairs(words: list[tuple[list[str], int]]) -> list[tuple[str, int]]:
+    """The adjacent pairs of segmented words with their counts (each word weighted by how often the
+    corpus has it), in the order the pairs first occur: counted here, not by attncalc."""
+    counts: dict[str, int] = {}
+    for symbols, n in words:
+        for a, b in itertools.pairwise(symbols):
+            counts[f"{a} {b}"] = counts.get(f"{a} {b}", 0) + n
+    return list(counts.items())
+
+
+# CS336's corpus: low 5, lower 2, widest 3, newest 6; merge 1 is s t (9, the greater of the 9s)
+CS336_WORDS = [("low", 5), ("lower", 2), ("widest", 3), ("newest", 6)]
+MERGE_1 = _hand_pairs([(list(w), n) for w, n in CS336_WORDS])
+AFTER_1 = [
+    (["l", "o", "w"], 5),
+    (["l", "o", "w", "e", "r"], 2),
+    (["w", "i", "d", "e", "st"], 3),
+    (["n", "e", "w", "e", "st"], 6),
+]
+MERGE_2 = _hand_pairs(AFTER_1)
+CS336_PLACES = sum(len(w) - 1 for w, _ in CS336_WORDS)  # a pair table's fields after merge 1
+EXTRAS = ["", "?", " ", " ? ", "?", ""]  # what a student leaves past their last pair
+
+
+def _check_cli(tmp: Path, text: str) -> tuple[int, dict[str, Any]]:
+    """``attncalc check bpe-cs336.toml FILE --format json`` of a downloaded file, as a TA runs it."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from attncalc.cli import app
+
+    saved = tmp / "download.toml"
+    saved.write_text(text, encoding="utf-8")
+    out = CliRunner().invoke(app, ["check", str(PROBLEMS / "bpe-cs336.toml"), str(saved), "--format", "json"])
+    return out.exit_code, json.loads(out.stdout)
+
+
+def test_a_pair_table_downloads_and_checks_at_the_pages_size(tmp_path: Path) -> None:
+    """Merge 2's table has 16 fields on the page (the corpus's adjacent places) and 10 true pairs; a
+    student fills the 10 (one count off) and leaves the other 6 empty or "?". The download writes all
+    16 (the 6 as "?": the file does not say how many pairs there are), and ``attncalc check`` of it
+    gives the page's verdicts and score; the JSON route takes the same 16-entry layout, with the report
+    check gives the file, and the same grades as the 10 alone (no credit lost or given)."""
+    assert len(MERGE_1) == 11 and len(MERGE_2) == 10 and CS336_PLACES == 16
+    c = examples_client()
+    page_fields = re.findall(r'name="2\.pairs\[(\d+)\]"', c.get("/problems/bpe-cs336").text)
+    assert len(page_fields) == CS336_PLACES
+    counts = [n for _, n in MERGE_2]
+    counts[3] += 3  # e r: 5, not 2
+    form = [(f"1.pairs[{i}]", str(n)) for i, (_, n) in enumerate(MERGE_1)]
+    form += [("1.merge", "s t"), ("1.words", "l o w, l o w e r, w i d e st, n e w e st")]
+    form += [(f"2.pairs[{i}]", str(n)) for i, n in enumerate(counts)]
+    form += [(f"2.pairs[{len(counts) + k}]", x) for k, x in enumerate(EXTRAS)]
+    page = _post_form(c, "check", [*form, ("action", "check")], "bpe-cs336")
+    download = _post_form(c, "answers.toml", form, "bpe-cs336")
+    assert page.status_code == 200 and download.status_code == 200, (page.text[:300], download.text[:300])
+    raw = _read_back(download.text)
+    assert raw["2.pairs"] == [str(n) for n in counts] + ["?"] * len(EXTRAS)
+    assert len(raw["1.pairs"]) == len(MERGE_1)  # merge 1's table: the corpus gives its pairs
+    code, report = _check_cli(tmp_path, download.text)
+    assert code == 1  # a wrong step
+    numbers = {s.id: k for k, s in enumerate(solve_file("bpe-cs336.toml").steps, 1)}
+    by_cli = {numbers[r["id"]]: r["verdict"] for r in report["results"]}
+    assert verdicts(page.text) == by_cli
+    assert by_cli[numbers["2.pairs"]] == "wrong" and by_cli[numbers["1.pairs"]] == "correct"
+    pairs_2 = next(r for r in report["results"] if r["id"] == "2.pairs")
+    assert pairs_2["expected"] == [n for _, n in MERGE_2]
+    assert f"{report['score']['points']:g} / {report['score']['out_of']:g}" in html.unescape(page.text)
+
+    padded = {"2.pairs": [*counts, *["?"] * len(EXTRAS)], "1.merge": "s t"}
+    by_json = c.post("/problems/bpe-cs336/check", json={"answers": padded})
+    assert by_json.status_code == 200, by_json.text
+    as_file = c.post("/problems/bpe-cs336/answers.toml", json={"answers": padded}).text
+    assert _check_cli(tmp_path, as_file)[1] == by_json.json()
+    true_length = c.post("/problems/bpe-cs336/check", json={"answers": {**padded, "2.pairs": counts}}).json()
+    assert true_length == by_json.json()
+
+
+def test_a_count_past_the_pairs_is_refused_alike_by_the_page_the_json_route_and_check(tmp_path: Path) -> None:
+    """An 11th count for merge 2 (CS336 has 10 pairs after s t): the page marks 2.pairs[10]; the JSON
+    route and ``attncalc check`` of a file name the same entry (entry 11) with the same words, exit 2."""
+    c = examples_client()
+    counts = [str(n) for _, n in MERGE_2] + ["4"] + ["?"] * 5
+    page = c.post(
+        "/problems/bpe-cs336/check", data={**{f"2.pairs[{i}]": x for i, x in enumerate(counts)}, "action": "check"}
+    )
+    said = "past the last pair: the words after merge 1 have fewer distinct pairs than this"
+    assert page.status_code == 422 and said in html.unescape(page.text) and "2.pairs[10]" in page.text
+    by_json = c.post("/problems/bpe-cs336/check", json={"answers": {"2.pairs": counts}})
+    assert by_json.status_code == 422 and by_json.json()["error"].startswith(f"<answers>: 2.pairs: entry 11: {said}")
+    (tmp_path / "mine.toml").write_text('"2.pairs" = [' + ", ".join(f'"{x}"' for x in counts) + "]\n")
+    from typer.testing import CliRunner
+
+    from attncalc.cli import app
+
+    out = CliRunner().invoke(app, ["check", str(PROBLEMS / "bpe-cs336.toml"), str(tmp_path / "mine.toml")])
+    assert out.exit_code == 2 and f"2.pairs: entry 11: {said}" in out.output and "Traceback" not in out.output

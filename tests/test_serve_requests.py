@@ -62,7 +62,7 @@ def test_an_odd_query_value_as_sent_is_never_a_500(served: tuple[Any, Path], raw
         assert r.status_code < 500, (route, raw, r.status_code)
 
 
-@pytest.mark.parametrize("value", ["²", "⁴", "٣", "１", "-1", "1e3", "x", "\x00"])
+@pytest.mark.parametrize("value", ["²", "⁴", "٣", "１", "-1", "1e3", "x", "\x00", ""])
 def test_a_reveal_that_is_not_a_count_is_refused(served: tuple[Any, Path], value: str) -> None:
     """?reveal=K counts steps: anything but ASCII digits is 400 on the page, and in a form (which
     the page only ever sends with digits) the page again, 422, saying so."""
@@ -73,6 +73,27 @@ def test_a_reveal_that_is_not_a_count_is_refused(served: tuple[Any, Path], value
         for extra in ({}, {"weights[0]": "0.5"}, {"action": "reveal"}):
             r = c.post(route, data={"reveal": value, **extra})
             assert r.status_code == 422 and "reveal: expected a number of steps" in r.text, (route, extra)
+
+
+@pytest.mark.parametrize("query", ["reveal=", "reveal=%ff", "reveal=%C2%B2", "reveal=-1", "reveal=1e3", "reveal=x"])
+@pytest.mark.parametrize("route", ["/problems/decoder-dot", "/problems/decoder-dot/solution"])
+def test_a_reveal_query_that_is_not_a_count_is_400_on_both_pages(
+    served: tuple[Any, Path], route: str, query: str
+) -> None:
+    """docs/interface.md: ?reveal=K with K in ASCII digits, anything else 400: an empty ?reveal= and
+    ?reveal=%ff (no UTF-8) were 200 on the solution sheet (any text but "0" staged it), and an
+    empty one 200 on the practice page."""
+    c, _ = served
+    r = c.get(f"{route}?{query}")
+    assert r.status_code == 400 and "reveal: expected a number of steps" in r.text, (route, query, r.status_code)
+
+
+def test_the_solution_sheet_is_staged_by_a_count(served: tuple[Any, Path]) -> None:
+    c, _ = served
+    plain, zero = c.get("/problems/decoder-dot/solution"), c.get("/problems/decoder-dot/solution?reveal=0")
+    staged = c.get("/problems/decoder-dot/solution?reveal=1")
+    assert plain.status_code == zero.status_code == staged.status_code == 200
+    assert "<details" not in plain.text and "<details" not in zero.text and "<details" in staged.text
 
 
 def test_a_reveal_count_still_reveals(served: tuple[Any, Path]) -> None:

@@ -1,12 +1,19 @@
-"""Hints for answers files that a reader refuses in its own words (TOML's "Cannot overwrite a value"):
-the message says what in the file to change, naming the file and the step id."""
+"""Hints for answers files that a reader refuses in its own words (TOML's "Cannot overwrite a value"),
+or that are of another shape than the step: the message says what in the file to change, naming the
+file and the step id."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from ..errors import ProblemError
+from ..render.asked import past_the_pairs
+
+_UNANSWERED_DECIMALS = -2  # an entry written "?" (answers.UNANSWERED_DECIMALS)
 
 _OVERWRITE = re.compile(r"Cannot overwrite a value \(at line (\d+), column \d+\)")
 _BARE_KEY = re.compile(r"^\s*([A-Za-z0-9_-]+(?:\s*\.\s*[A-Za-z0-9_-]+)*)\s*=")
@@ -49,3 +56,26 @@ def dotted_id_clash(err: ProblemError, path: str | Path) -> ProblemError:
         f'{step_id} makes "{other}" a table, and "{other}" is also answered on its own: quote the id, '
         f'"{step_id}" = …',
     )
+
+
+def open_past(decs: Any, shape: tuple[int, ...]) -> bool:
+    """Whether a list's entries past ``shape``'s length are all "?" (nothing answered there)."""
+    d = np.asarray(decs)
+    return d.ndim == 1 == len(shape) and d.size > shape[0] and bool((d[shape[0] :] == _UNANSWERED_DECIMALS).all())
+
+
+def other_shape(shape: tuple[int, ...], own: tuple[int, ...], values: Any, decimals: Any, merge: int) -> str:
+    """The message for an answer of another shape: for a bpe pair table longer than the pairs (``own``:
+    the student's own, or the true ones), the first count typed past them, as the practice page says it."""
+    if merge and np.size(values) > own[0]:
+        k = own[0] + int(np.argmax(np.asarray(decimals)[own[0] :] != _UNANSWERED_DECIMALS))
+        return f"entry {k + 1}: {past_the_pairs(merge)}"
+    return f"expected {_shape_words(shape)}, got {_shape_words(np.shape(values))}"
+
+
+def _shape_words(shape: tuple[int, ...]) -> str:
+    if not shape:
+        return "one number"
+    if len(shape) == 1:
+        return f"a list of {shape[0]} numbers"
+    return f"a {shape[0]}×{shape[1]} matrix"

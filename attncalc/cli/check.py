@@ -18,13 +18,19 @@ def refuse_mixed_options(
     csv: bool, gradebook: str | None, roster: str | None, assignment: str, problems: list[str] | None
 ) -> None:
     """Options that belong to another: --gradebook without --format csv, --roster or --assignment
-    without a canvas or moodle gradebook; a --problems that is not a folder."""
+    without a canvas or moodle gradebook; an --assignment that is no one-line title; a --problems that
+    is not a folder."""
     if gradebook is not None and not csv:
         _fail("--gradebook: a layout of the CSV gradebook; add --format csv")
     if roster is not None and gradebook not in ("canvas", "moodle"):
         _fail("--roster: the class list of --gradebook canvas or moodle; add one of them (and --format csv)")
     if assignment != "attncalc" and gradebook not in ("canvas", "moodle"):
         _fail("--assignment: the score column of --gradebook canvas or moodle; add one of them")
+    if not assignment.strip() or not assignment.isprintable():  # as a student = is refused (a column title)
+        _fail(
+            f"--assignment {assignment!r}: expected the assignment's title on one line, without control "
+            "characters or bidirectional overrides (a newline, a tab, U+202E)"
+        )
     missing = [folder for folder in problems or [] if not os.path.isdir(folder)]
     if missing:
         _fail(f"--problems: {missing[0]}: not a folder")
@@ -60,7 +66,8 @@ def grade_paths(
 
     bad = 0
     for path in answer_paths:
-        report = _grade_file(path, folders, problem, paths[0], limit, tol, problems, len(answer_paths) == 1 and not csv)
+        alone = len(answer_paths) == 1 and not csv
+        report = _grade_file(path, folders, problem, paths[0], limit, tol, problems, alone, csv)
         entries.append(report)
         if isinstance(report, Unread):
             bad += 1
@@ -78,9 +85,11 @@ def _grade_file(
     tol: Any,
     problems: list[str] | None,
     alone: bool,
+    gradebook: bool = False,
 ) -> Any:
     """One answers file's report, or (in a class folder) the file named as unread, with the reason;
-    alone, its error is raised."""
+    alone, its error is raised. In a ``gradebook``, a file that names no student is named by its file
+    name: one that is no printable text is refused, as a ``student =`` of such text is."""
     from ..check.answers import read_answers
     from ..errors import AttncalcError
     from ..reports.gradebook import Unread
@@ -90,6 +99,8 @@ def _grade_file(
     name = shown_path(path, folders)
     try:
         raw, own_problem, student = read_answers(path, limit)
+        if gradebook and student is None:
+            _name_as_student(path)
         # a class of files (several, or a gradebook): a problem beside a submission is not taken
         return grade_one(path, raw, own_problem, student, problem, first, limit, tol, problems, beside=alone)
     except AttncalcError as exc:
@@ -98,14 +109,41 @@ def _grade_file(
         # a class folder: one unreadable file is named, and the others are still graded; the
         # gradebook gives it its row, with the reason
         sys.stderr.write(f"attncalc: error: {printable(str(exc))}\n")
-        return Unread(name, printable(str(exc).replace(path, name)), student)
+        return Unread(printable(name), printable(str(exc).replace(path, name)), student)
+
+
+def _name_as_student(path: str) -> None:
+    """A file that names no student is the gradebook's student by its file name: a control character or
+    a bidirectional override (U+202E) there, raw in a cell, would reorder or hide what the grader sees,
+    so the file is refused, as a ``student =`` holding one is (its row says why)."""
+    from pathlib import Path
+
+    from ..errors import ProblemError
+
+    if not Path(path).stem.isprintable():
+        raise ProblemError(
+            path,
+            "student",
+            "none given, and the file's name has a control character or a bidirectional override, so it "
+            'cannot name the student in a gradebook: add student = "..." (an id, email or login) to the file',
+        )
 
 
 def gradebook_text(entries: list[Any], layout: str, assignment: str, roster: str | None, limit: int | None) -> str:
     """The CSV gradebook, with a note on stderr for rows named by file name or for Moodle ids of two
     kinds; with a roster, only the rows it names."""
+    import dataclasses
+
     from ..errors import AttncalcError
     from ..reports.gradebook import Unread, duplicates, gradebook_csv, mixed_moodle_ids, unnamed
+
+    # a file's and a problem's name as printable text (a control character or U+202E escaped), as the notes say them
+    entries = [
+        dataclasses.replace(e, answers=printable(e.answers))
+        if isinstance(e, Unread)
+        else dataclasses.replace(e, answers=printable(e.answers), problem=printable(e.problem))
+        for e in entries
+    ]
 
     # a file that could not be read was named on its own line (its student = may be what was refused)
     nameless = unnamed([e for e in entries if not isinstance(e, Unread)])
@@ -114,12 +152,6 @@ def gradebook_text(entries: list[Any], layout: str, assignment: str, roster: str
         sys.stderr.write(
             f'attncalc: note: {len(nameless)} answers file(s) name no student (student = "..."): '
             f"the gradebook names them by file name ({names})\n"
-        )
-    for who, files in duplicates(entries).items():  # an LMS keeps one row of a student: say which files
-        shown = ", ".join(printable(f) for f in files[:5]) + (", ..." if len(files) > 5 else "")
-        sys.stderr.write(
-            f"attncalc: note: {len(files)} answers files are the student {printable(who)} ({shown}): "
-            "each has its row, and an LMS import keeps one; check which is theirs\n"
         )
     if layout == "canvas" and roster is None:
         from ..reports.gradebook import canvas_name, student_of
@@ -143,4 +175,11 @@ def gradebook_text(entries: list[Any], layout: str, assignment: str, roster: str
             entries, students = on_roster(entries, roster, layout, limit, printable)
         except AttncalcError as exc:
             _fail(str(exc))
+    # an LMS keeps one row of a student (found without case, or the roster's student): say which files
+    for who, files in duplicates(entries, students):
+        shown = ", ".join(printable(f) for f in files[:5]) + (", ..." if len(files) > 5 else "")
+        sys.stderr.write(
+            f"attncalc: note: {len(files)} answers files are the student {printable(who)} ({shown}): "
+            "each has its row, and an LMS import keeps one; check which is theirs\n"
+        )
     return gradebook_csv(entries, layout, assignment, students)

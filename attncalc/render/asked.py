@@ -67,6 +67,15 @@ def pair_slots(d: Derivation, step: Step) -> int:
     return max(n, places)
 
 
+def past_the_pairs(merge: int) -> str:
+    """What is said of a count typed past the pairs of a bpe pair table (the page's field, check's entry)."""
+    words = f"the words after merge {merge - 1}" if merge > 1 else "the corpus's words"
+    return (
+        f"past the last pair: {words} have fewer distinct pairs than this (check those words, and leave "
+        "the fields past your last pair empty)"
+    )
+
+
 def labels_give_away(d: Derivation, step: Step) -> bool:
     """Whether the step's own row labels would give an answer away: a pair table after merge 1, the
     problem's labels in a computed order (decode's probabilities largest first), or rows that are what

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..check.report import Report, points_text
+from ..errors import printable
 from .roster import Student
 
 HEAD = ("file", "problem", "score", "out_of")
@@ -113,7 +114,7 @@ def canvas_rows(entries: list[Entry], assignment: str, students: list[Student] |
         if students is not None:
             ids = students[k].ids
             row = [ids.get(c, "") for c in ("ID", "SIS User ID", "SIS Login ID")]
-            out.append([students[k].name, *row, "", score])
+            out.append([printable(students[k].name), *row, "", score])  # (as the LMS holds it, controls escaped)
             continue
         who = student_of(e)
         out.append([canvas_name(who), "", who, who, "", score])
@@ -170,13 +171,21 @@ def _email(who: str) -> bool:
     return bool(at and local and "." in domain.strip(".") and " " not in who)
 
 
-def duplicates(entries: list[Entry]) -> dict[str, list[str]]:
+def duplicates(entries: list[Entry], students: list[Student] | None = None) -> list[tuple[str, list[str]]]:
     """The students two or more answers files name (or are named by), with those files: an LMS keeps
-    one row of each, so a second file could stand in for a student's own."""
-    seen: dict[str, list[str]] = {}
-    for e in entries:
-        seen.setdefault(student_of(e), []).append(e.answers)
-    return {who: files for who, files in seen.items() if len(files) > 1}
+    one row of each, so a second file could stand in for a student's own. Compared as an LMS finds a
+    student: without case and surrounding spaces (``Alice@uni.example`` is ``alice@uni.example``), and
+    with a roster (``students``, each entry's student) by the roster's student, so a file named by a
+    login and one by the same student's SIS id are one student (named as the roster names them)."""
+    seen: dict[object, tuple[str, list[str]]] = {}
+    for k, e in enumerate(entries):
+        key: object
+        if students is not None:
+            who, key = students[k].name or student_of(e), (students[k].name, tuple(sorted(students[k].ids.items())))
+        else:
+            who, key = student_of(e), student_of(e).strip().casefold()
+        seen.setdefault(key, (who, []))[1].append(e.answers)
+    return [(who, files) for who, files in seen.values() if len(files) > 1]
 
 
 FORMULA_FIRST = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet read a cell as a formula (OWASP)

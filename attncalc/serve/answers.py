@@ -23,7 +23,7 @@ import numpy as np
 from ..derivation import Derivation, Stated, Step
 from ..errors import ProblemError
 from .download import MAX_ENTRY  # characters of one typed entry
-from .pair_heads import past_the_pairs
+from .pair_heads import is_pair_table, past_the_pairs, slots
 
 UNANSWERED = "?"
 # a field as the page names it (ASCII digits only: Python's \d also matches "١"); it is read back
@@ -119,7 +119,8 @@ def _fields_of(step: Step) -> str:
 
 def answers_of(typed: Typed, d: Derivation) -> dict[str, Any]:
     """The answers mapping (step id -> text, or nested lists of text) of what was typed: the
-    entries not typed are ``"?"``, a step with nothing typed is left out."""
+    entries not typed are ``"?"``, a step with nothing typed is left out. A bpe pair table is
+    written at the page's size (:func:`attncalc.serve.pair_heads.slots`), ``"?"`` past its pairs."""
     out: dict[str, Any] = {}
     for step in asked(d):
         texts = {
@@ -130,6 +131,8 @@ def answers_of(typed: Typed, d: Derivation) -> dict[str, Any]:
         if not texts:
             continue
         shape = () if isinstance(step.value, str) else np.shape(step.value)
+        if is_pair_table(d, step):  # all the page's fields, "?" past the pairs: the file does not say how many
+            shape = (slots(d, step),)
         out[step.id] = _nest(shape, (), texts)
     return out
 

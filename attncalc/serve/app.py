@@ -231,7 +231,10 @@ async def download(state: State, request: Request) -> Response:
 
 async def solution(state: State, request: Request) -> Response:
     served = await _served(state, request)
-    reveal = request.query_params.get("reveal", "") not in ("", "0")
+    shown = _count(request.query_params.get("reveal"))  # ?reveal=1: the staged sheet; 0 or none: the whole
+    if shown is None:
+        return PlainTextResponse(BAD_REVEAL + "\n", status_code=400)
+    reveal = shown > 0
 
     back = href(request, served.name)  # quoted: a served name in a URL path
 
@@ -283,9 +286,10 @@ BAD_REVEAL = "reveal: expected a number of steps (0, 1, 2, ...)."
 
 
 def _count(text: str | None) -> int | None:
-    """``reveal=K`` as a number of steps (absent or empty: 0); None when it is not one (only ASCII
-    digits are: ``"²"`` is a digit to ``str.isdigit`` but not to ``int``)."""
-    if not text:
+    """``reveal=K`` (a page's query, a form's field) as a number of steps (absent: 0); None when it is
+    not one (only ASCII digits are: ``"²"`` is a digit to ``str.isdigit`` but not to ``int``; an empty
+    ``reveal=`` and ``%ff`` are none)."""
+    if text is None:
         return 0
     if not (text.isascii() and text.isdigit()):
         return None

@@ -21,6 +21,7 @@ from ..check.answers import tokens_as_written
 from ..derivation import Derivation, Step
 from ..mechanisms import bpe_algo as algo
 from ..render.asked import pair_merge, pair_slots
+from ..render.asked import past_the_pairs as past_text
 
 
 def is_pair_table(d: Derivation, step: Step) -> bool:
@@ -38,10 +39,7 @@ def past_the_pairs(d: Derivation, step: Step, index: int) -> str | None:
     n = len(step.rows) if step.rows is not None else 0
     if not is_pair_table(d, step) or index < n or index >= slots(d, step):
         return None
-    return (
-        f"past the last pair: the words after merge {pair_merge(d, step) - 1} have fewer distinct pairs "
-        "than this (check those words, and leave the fields past your last pair empty)"
-    )
+    return past_text(pair_merge(d, step))
 
 
 def pair_heads(d: Derivation, step: Step, typed_words: str) -> list[str]:
