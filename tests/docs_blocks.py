@@ -1,5 +1,5 @@
 """The examples of the README and the documentation site's pages, found and run as a reader would:
-the fenced ``bash``, ``console`` and ``python`` blocks (tests/test_docs_examples.py runs them).
+the fenced ``bash``, ``console`` and ``python`` blocks (tests/docs/test_docs_examples.py runs them).
 
 Markers, an HTML comment on the line before a block (a reader of the rendered page does not see it):
 

@@ -17,8 +17,8 @@ neither numpy nor sympy. ``parse_problem``, the mechanisms' table, ``attncalc ne
 and ``generate`` read this table, and the top-level and ``[settings]`` keys a file may use are read from
 its declarations.
 
-Adding a kind (docs/contributing.md walks through it; tests/test_new_kind.py does it with a fixture, and
-tests/test_plugin_kind.py installs a plugin kind): declare its file, write its parser, its mechanism
+Adding a kind (docs/contributing.md walks through it; tests/registry/test_new_kind.py does it with a fixture, and
+tests/registry/test_plugin_kind.py installs a plugin kind): declare its file, write its parser, its mechanism
 (``inputs`` and ``run``), its step ids, its template, its header line and its homework drawer in modules
 of its own; then add one entry to :data:`BUILTIN`, or name it in an entry point. The optional fields
 (convention, plot_step, entry_name, tables, recurrent, mistakes, elementwise) say what other modules

@@ -52,7 +52,7 @@ _SCORE_GIVEN = {
 
 
 # each score's weights for the template's query and keys (computed with numpy, rounded to 3 decimals;
-# tests/test_templates_answers.py recomputes them)
+# tests/cli/test_templates_answers.py recomputes them)
 _SCORE_WEIGHTS = {
     "dot": "[0.155, 0.422, 0.422]",
     "scaled-dot": "[0.198, 0.401, 0.401]",

@@ -7,7 +7,7 @@ views read them here from the step itself (its ``labels``, its ``table``, its ``
 never by splitting its text; ``check``'s report, which holds an answer and its true value as text,
 splits them token by token (:func:`split_items`). Which steps list tokens and which count is a
 fact of each kind's step ids, written down once below; no step id of one of these kinds is a step id
-of another kind (tests/test_json_contract.py holds this against the registry), so ``check``'s report,
+of another kind (tests/render/test_json_contract.py holds this against the registry), so ``check``'s report,
 which knows its steps by id only, reads the same table.
 """
 

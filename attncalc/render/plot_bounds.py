@@ -15,7 +15,7 @@ from .plot_figure import MAX_SIDE, Figure
 
 MAX_CELLS = MAX_SIDE * MAX_SIDE  # cells in all the panels of one figure: as many as its largest panel
 MAX_PIXELS = 50_000_000  # pixels of a PNG (about 7000 × 7000, 200 MB of RGBA): a 64×64 panel of 3-decimal
-# weights fits at up to 185 dpi (about 500 MB peak), a 59×59 one at the default 200 dpi (tests/test_plot_bounds.py)
+# weights fits at up to 185 dpi (about 500 MB peak), a 59×59 one at the default 200 dpi (tests/render/test_plot_bounds.py)
 
 
 class TooManyPixels(Exception):

@@ -5,7 +5,7 @@ The schema states the contract a script relies on: every field's type, ``labels`
 the steps that list tokens as lists of strings (or of token lists), and the counts as integers. The
 steps of each form are named by id patterns made from the same table the JSON views read
 (:mod:`attncalc.render.json_forms`), so the schema and the output cannot drift apart;
-tests/test_output_schema.py validates every example's output against it.
+tests/render/test_output_schema.py validates every example's output against it.
 """
 
 from __future__ import annotations

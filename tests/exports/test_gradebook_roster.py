@@ -1,0 +1,181 @@
+"""`check --format csv --gradebook canvas|moodle --roster FILE`: the LMS's own gradebook export as the
+class list. Students matched only if an answers file's name or `student =` was their SIS id or login
+(Canvas) or idnumber/email (Moodle); Canvas added unmatched rows as new students and the first unknown
+user stopped a Moodle import. Now each file is matched to its student by file name or `student =`
+(login, email or SIS id), the roster's own ids fill the id columns, and a file that matches nobody
+gets no row and one line on standard error.
+
+The rosters are written here as the LMSs write their exports (read in their source):
+Canvas's GradebookExporter (lib/gradebook_exporter.rb): `Student` (the sortable name), `ID`, `SIS User
+ID`, `SIS Login ID`, `Section`, the assignments, the totals; a `Manual Posting` row where an assignment
+is posted by hand, then `    Points Possible`; UTF-8 with a BOM. Moodle's grade/export/txt: `First
+name`, `Last name`, the default profile fields (`ID number`, `Institution`, `Department`, `Email
+address`), each grade item, `Last downloaded from this course`. The gradebook written is read as the
+importers read it (tests/exports/test_gradebook_lms.py's readers, from Canvas's GradebookImporter and
+Moodle's grade/import/csv).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .test_gradebook_lms import RIGHT, WRONG, _answers, _book, canvas_import
+
+CANVAS_EXPORT = (
+    "\ufeffStudent,ID,SIS User ID,SIS Login ID,Section,Homework 3 (1234),Current Score,Unposted Current Score,"
+    "Final Score,Unposted Final Score\r\n"
+    ",,,,,Manual Posting,,,,\r\n"
+    "    Points Possible,,,,,10.00,(read only),(read only),(read only),(read only)\r\n"
+    '"Müller, Anna",4711,S100,amueller,Section A,,0.00,0.00,0.00,0.00\r\n'
+    '"Okafor, Ben",4712,S101,bokafor@uni.example,Section A,N/A,0.00,0.00,0.00,0.00\r\n'
+    '"Zhang, Li",4713,S102,lzhang,Section B,,0.00,0.00,0.00,0.00\r\n'
+)
+
+MOODLE_EXPORT = (
+    "First name,Last name,ID number,Institution,Department,Email address,Assignment: Homework 3 (Real),"
+    "Last downloaded from this course\r\n"
+    "Anna,Müller,S100,Uni,CS,anna.mueller@uni.example,-,1764000000\r\n"
+    "Ben,Okafor,S101,Uni,CS,bokafor@uni.example,-,1764000000\r\n"
+    "Li,Zhang,S102,Uni,CS,lzhang@uni.example,-,1764000000\r\n"
+)
+
+
+def _klass(tmp_path: Path) -> list[str]:
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    return [
+        _answers(folder, "amueller.toml", RIGHT),  # the Canvas login as the file name
+        _answers(folder, "hw3-ben.toml", WRONG, "bokafor@uni.example"),  # student = the email
+        _answers(folder, "S102.toml", RIGHT),  # the SIS id as the file name
+        _answers(folder, "stranger.toml", RIGHT, "someone@else.example"),  # on no roster
+    ]
+
+
+def _roster(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "export.csv"
+    path.write_bytes(text.encode("utf-8"))
+    return str(path)
+
+
+def test_canvas_rows_carry_the_rosters_ids_and_no_new_student(cli: Any, tmp_path: Path) -> None:
+    files = _klass(tmp_path)
+    roster = _roster(tmp_path, CANVAS_EXPORT)
+    result, table = _book(
+        cli, tmp_path, *files, "--gradebook", "canvas", "--assignment", "Homework 3 (1234)", "--roster", roster
+    )
+    _, _, students = canvas_import(table)
+    # every row is a student of the roster, found by Canvas's own ID first
+    ids = {
+        "4711": ("Müller, Anna", "S100", "amueller"),
+        "4712": ("Okafor, Ben", "S101", "bokafor@uni.example"),
+        "4713": ("Zhang, Li", "S102", "lzhang"),
+    }
+    assert [s["id"] for s in students] == ["4711", "4712", "4713"]
+    for s in students:
+        assert (s["name"], s["sis_user_id"], s["sis_login_id"]) == ids[s["id"]]
+    scores = {s["id"]: s["Homework 3 (1234)"] for s in students}
+    assert scores["4711"] == scores["4713"] and scores["4711"] != scores["4712"]  # right, wrong, right
+    # the file matching nobody: one line on standard error, no row
+    lines = [line for line in result.stderr.splitlines() if "stranger.toml" in line]
+    assert len(lines) == 1 and "no student" in lines[0]
+    assert all("stranger" not in c and "someone@else" not in c for row in table for c in row)
+
+
+def test_moodle_rows_carry_the_rosters_id_number(cli: Any, tmp_path: Path) -> None:
+    files = _klass(tmp_path)
+    roster = _roster(tmp_path, MOODLE_EXPORT)
+    result, table = _book(
+        cli, tmp_path, *files, "--gradebook", "moodle", "--assignment", "Homework 3", "--roster", roster
+    )
+    assert table[0] == ["ID number", "Homework 3 (Real)", "Homework 3 (Feedback)"]
+    # amueller is no Moodle id (Moodle exports no username by default): that file matches nobody there
+    assert [row[0] for row in table[1:]] == ["S101", "S102"]
+    assert sum("amueller.toml" in line for line in result.stderr.splitlines()) == 1
+    assert sum("stranger.toml" in line for line in result.stderr.splitlines()) == 1
+
+
+def test_a_roster_that_is_no_export_is_bad_input(cli: Any, tmp_path: Path) -> None:
+    files = _klass(tmp_path)
+    roster = _roster(tmp_path, "name,score\r\nAnna,3\r\n")
+    out = tmp_path / "book.csv"
+    result = cli("check", *files, "--format", "csv", "--gradebook", "canvas", "--roster", roster, "-o", str(out))
+    assert result.exit_code == 2 and "export.csv" in result.stderr and "--roster" in result.stderr
+    assert "Traceback" not in result.stderr and not out.exists()
+
+
+def test_a_roster_needs_a_canvas_or_moodle_gradebook(cli: Any, tmp_path: Path) -> None:
+    files = _klass(tmp_path)
+    result = cli("check", *files, "--format", "csv", "--roster", _roster(tmp_path, CANVAS_EXPORT))
+    assert result.exit_code == 2 and "--roster" in result.stderr
+
+
+def _note(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if "answers files are the student" in line]
+
+
+def test_two_files_of_one_roster_student_are_said_in_canvas(cli: Any, tmp_path: Path) -> None:
+    """amueller (Anna Müller's SIS Login ID) and S100 (her SIS User ID) are one student of the roster:
+    each file keeps its row (as two files with one student = do), and one note names her and both."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    files = [_answers(folder, "amueller.toml", RIGHT), _answers(folder, "S100.toml", WRONG)]
+    files.append(_answers(folder, "S102.toml", RIGHT))
+    roster = _roster(tmp_path, CANVAS_EXPORT)
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    _, _, students = canvas_import(table)
+    assert [s["id"] for s in students] == ["4711", "4711", "4713"]
+    notes = _note(result.stderr)
+    assert len(notes) == 1 and "2 answers files are the student Müller, Anna (" in notes[0]
+    assert "amueller.toml" in notes[0] and "S100.toml" in notes[0] and "S102" not in notes[0]
+
+
+def test_two_files_of_one_roster_student_are_said_in_moodle(cli: Any, tmp_path: Path) -> None:
+    """Moodle: one file names Anna by her email in other case, the other is named by her ID number."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    files = [
+        _answers(folder, "hw3.toml", RIGHT, "Anna.Mueller@UNI.example"),
+        _answers(folder, "S100.toml", WRONG),
+        _answers(folder, "S101.toml", RIGHT),
+    ]
+    roster = _roster(tmp_path, MOODLE_EXPORT)
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
+    assert [row[0] for row in table[1:]] == ["S100", "S100", "S101"]
+    notes = _note(result.stderr)
+    assert len(notes) == 1 and "2 answers files are the student Anna Müller (" in notes[0]
+    assert "hw3.toml" in notes[0] and "S100.toml" in notes[0]
+
+
+@pytest.mark.parametrize("layout", ["plain", "canvas", "moodle"])
+def test_students_differing_only_in_case_are_one_student(cli: Any, tmp_path: Path, layout: str) -> None:
+    """Without a roster: emails differing only in case (as an LMS looks them up) are one student."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    files = [
+        _answers(folder, "a.toml", RIGHT, "Ben.Okafor@uni.example"),
+        _answers(folder, "b.toml", WRONG, "ben.okafor@uni.example "),
+        _answers(folder, "c.toml", RIGHT, "li@uni.example"),
+    ]
+    result, table = _book(cli, tmp_path, *files, "--gradebook", layout)
+    assert len(table) == (5 if layout == "canvas" else 4)  # every file its row (canvas: Points Possible)
+    notes = _note(result.stderr)
+    assert len(notes) == 1 and "2 answers files are the student Ben.Okafor@uni.example (" in notes[0]
+    assert "a.toml" in notes[0] and "b.toml" in notes[0] and "c.toml" not in notes[0]
+
+
+def test_a_roster_name_with_a_control_character_is_escaped_in_canvas(cli: Any, tmp_path: Path) -> None:
+    """A name in the LMS's export with U+202E or an escape (a student's own display name) is written
+    escaped into the Student cell, never raw; Canvas still finds the row by its ID."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    files = [_answers(folder, "amueller.toml", RIGHT), _answers(folder, "S102.toml", RIGHT)]
+    export = CANVAS_EXPORT.replace('"Müller, Anna"', '"Müller\u202e, Anna"').replace(
+        '"Zhang, Li"', '"Zhang\x1b[2J, Li"'
+    )
+    _, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", _roster(tmp_path, export))
+    _, _, students = canvas_import(table)
+    assert [(s["id"], s["name"]) for s in students] == [("4711", "Müller\\u202e, Anna"), ("4713", "Zhang\\x1b[2J, Li")]
+    assert not any("\u202e" in c or "\x1b" in c for row in table for c in row)

@@ -1,0 +1,124 @@
+"""`attncalc serve` at its edges: odd encodings in JSON and form fields, a comma for a decimal point, copy steps, a variant's title, the favicon."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..serve_support import examples_client  # skips without the serve extra
+
+ROUTES = ["/problems/decoder-dot/check", "/problems/decoder-dot/answers.toml"]
+JSON = {"content-type": "application/json"}
+FORM = {"content-type": "application/x-www-form-urlencoded"}
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("text", ["\\ud800", "A\\udfff", "\\udfff\\ud800"])
+def test_a_lone_surrogate_in_json_is_422_naming_the_field(route: str, text: str) -> None:
+    """A JSON string escape that is no Unicode character (a lone surrogate) cannot be graded or
+    written to an answers file: 422 naming the step, never a 500."""
+    body = b'{"answers":{"prediction":"' + text.encode() + b'"}}'
+    r = examples_client().post(route, content=body, headers=JSON)
+    assert r.status_code == 422
+    message = json.loads(r.text)["error"]
+    assert "prediction" in message and "Unicode" in message
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_lone_surrogate_in_a_json_step_id_or_a_row_is_422(route: str) -> None:
+    c = examples_client()
+    r = c.post(route, content=b'{"answers":{"\\ud800":"1"}}', headers=JSON)
+    assert r.status_code == 422 and "step id" in json.loads(r.text)["error"]
+    r = c.post(route, content=b'{"answers":{"weights":["0.5","\\ud800x"]}}', headers=JSON)
+    assert r.status_code == 422 and "weights" in json.loads(r.text)["error"]
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_form_field_that_is_not_utf8_is_422_naming_it(route: str) -> None:
+    """Bytes that are not UTF-8 in a field are named, not silently graded (or written) as U+FFFD."""
+    r = examples_client().post(route, content=b"prediction=%ED%A0%80&action=check", headers=FORM)
+    assert r.status_code == 422
+    assert "prediction: not UTF-8 text" in r.text and "\ufffd" not in r.text
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_huge_json_integer_gets_attncalcs_message(route: str) -> None:
+    body = b'{"answers":{"weights":[' + b"9" * 900_000 + b"]}}"
+    r = examples_client().post(route, content=body, headers=JSON)
+    assert r.status_code == 422
+    message = json.loads(r.text)["error"]
+    assert "digits" in message and "sys.set_int_max_str_digits" not in message  # attncalc's own, naming the length
+
+
+def test_decode_beams_kept_candidates_say_which_score_is_written() -> None:
+    """decode-beam ranks by score/lp (length_penalty = 0.6) but keeps the summed log-probability:
+    the kept_beams step's title and formula say so, and not only "by the length-penalised score"."""
+    import html
+    import re
+
+    page = html.unescape(examples_client().get("/problems/decode-beam").text)
+    section = re.search(
+        r'<section class="step[^"]*" id="step-\d+"[^>]*>(?:(?!</section>).)*kept_beams.*?</section>', page, re.S
+    )
+    assert section is not None
+    text = re.sub(r"<[^>]+>", "", section.group(0))
+    assert "summed log-probabilit" in text and "not score/lp" in text
+
+
+def test_a_comma_for_a_decimal_point_is_said_once_with_the_hint() -> None:
+    """ "17,496" in a one-number step (decoder-dot's exp_sum, named by its step id) and in a vector
+    entry: check's message once, at the field, with the hint to use a decimal point."""
+    import html
+
+    c = examples_client()
+    for field in ("exp_sum", "scores[0]"):
+        r = c.post("/problems/decoder-dot/check", data={field: "17,496", "action": "check"})
+        assert r.status_code == 422
+        text = html.unescape(r.text)
+        assert text.count("unexpected character ','") == 1, field
+        assert "use a decimal point" in text
+
+
+def test_the_command_gives_the_comma_hint_too(cli: Any, tmp_path: Path) -> None:
+    from ..helpers import PROBLEMS
+
+    answers = tmp_path / "a.toml"
+    answers.write_text('exp_sum = "17,496"\n', encoding="utf-8")
+    r = cli("check", str(PROBLEMS / "decoder-dot.toml"), str(answers))
+    assert r.exit_code == 2 and "use a decimal point" in r.output
+
+
+def test_a_copy_step_says_it_is_not_graded() -> None:
+    """layer-encoder's self.head.1.Q is columns 1-2 of Q (computes nothing, worth 0 points): the
+    page says it is not graded instead of "Points 0 / 0"."""
+    import html
+    import re
+
+    fields = {f"self.head.1.Q[{i}][{j}]": "0" for i in range(3) for j in range(2)}
+    r = examples_client().post("/problems/layer-encoder/check", data={**fields, "action": "check"})
+    assert r.status_code == 200
+    text = html.unescape(r.text)
+    section = re.search(
+        r'<section[^>]*>(?:(?!</section>).)*<code class="id">self\.head\.1\.Q</code>.*?</section>', text, re.S
+    )
+    assert section is not None
+    assert "Not graded: nothing is computed here" in section.group(0)
+    assert "Points 0 / 0" not in text
+
+
+def test_a_variant_is_titled_by_kind_and_seed_and_has_one_name() -> None:
+    c = examples_client()
+    page = c.get("/problems/variant-multi-head-1")
+    assert page.status_code == 200
+    assert "Practice: multi-head, seed 1" in page.text and "Variant 1" not in page.text
+    for other in ("variant-multi-head-01", "variant-multi-head-00001"):
+        assert c.get(f"/problems/{other}").status_code == 404
+    assert c.get("/problems/variant-multi-head-0").status_code == 200
+
+
+def test_the_solution_sheet_has_an_icon_so_no_favicon_is_asked_for() -> None:
+    text = examples_client().get("/problems/decoder-dot/solution").text
+    assert '<link rel="icon" href="data:,">' in text.split("</head>")[0]
