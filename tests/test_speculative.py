@@ -1,0 +1,343 @@
+"""Kind speculative: every number against an oracle written apart from attncalc.
+
+The accept/residual rule is written here from Leviathan et al. 2023, "Fast Inference from Transformers
+via Speculative Decoding", Algorithm 1 (numpy, a few lines): r_i ≤ p_i(x_i)/q_i(x_i) accepts, the run
+stops at the first rejection n + 1, and the next token is drawn from norm(max(0, p_(n+1) − q_(n+1))),
+or from p_(γ+1) when all γ are accepted. Its acceptance rate is Definition 3.1's α = Σ_x min(p(x), q(x))
+and the expected tokens per run for a constant α Theorem 3.8's (1 − α^(γ+1)) / (1 − α).
+transformers' ``_speculative_sampling`` (Hugging Face's implementation of Algorithm 1) is a second
+oracle, its randomness fixed: ``torch.rand_like`` returns the given uniforms and ``torch.multinomial``
+draws by the inverse CDF with the given resample draw (and records the distribution it is handed).
+Also: the interface's example worked by hand with its exact forms, exact against float, ties decided
+exactly, bad files refused with one message, check on right and carried answers, JSON types."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from attncalc.check import check
+from attncalc.errors import ProblemError
+from attncalc.mechanisms import solve
+from attncalc.parse import load_problem, parse_problem
+
+from .helpers import PROBLEMS, one_line_refusal, run_cli
+
+EXAMPLE = Path(PROBLEMS, "speculative-two-drafts.toml")
+VOCAB = ["a", "b", "c", "d"]
+
+
+def raw(draft: Any, target: Any, drafted: Any, uniforms: Any, resample: Any, vocab: Any = VOCAB) -> dict[str, Any]:
+    return {
+        "kind": "speculative",
+        "vocab": list(vocab),
+        "given": {"draft": draft, "target": target, "drafted": drafted, "uniforms": uniforms, "resample": resample},
+    }
+
+
+# ---------------------------------------------------------------- the oracle: Algorithm 1, written from the paper
+def algorithm1(q: np.ndarray, p: np.ndarray, x: list[int], r: list[float], u: float) -> dict[str, Any]:
+    """Leviathan et al. 2023, Algorithm 1 (SpeculativeDecodingStep) with its random draws given:
+    r_i ~ U(0, 1) accepts x_i when r_i ≤ p_i(x_i)/q_i(x_i); n = the accepted run's length; p' =
+    norm(max(0, p_(n+1) − q_(n+1))) if n < γ, else p_(γ+1); t ~ p' by the inverse CDF with u."""
+    gamma = len(x)
+    ratios = np.array([p[i, x[i]] / q[i, x[i]] for i in range(gamma)])
+    accept = np.minimum(1.0, ratios)
+    n = next((i for i in range(gamma) if not r[i] <= ratios[i]), gamma)
+    flags = [1 if i < n else 0 for i in range(gamma)]
+    if n < gamma:
+        res = np.maximum(0.0, p[n] - q[n])
+        res = res / res.sum()
+    else:
+        res = p[gamma]
+    cum = np.cumsum(res)
+    t = int(np.argmax(cum > u))
+    alpha = np.minimum(p[:gamma], q).sum(axis=1)  # Definition 3.1, per position
+    expected = 1 + sum(np.prod(alpha[: j + 1]) for j in range(gamma))
+    return {
+        "ratios": ratios,
+        "accept_probabilities": accept,
+        "accepted": flags,
+        "n_accepted": n,
+        "residual": res,
+        "residual_cumulative": cum,
+        "next": t,
+        "output": [*x[:n], t],
+        "acceptance_rates": alpha,
+        "expected_tokens": expected,
+    }
+
+
+def compare(d: Any, o: dict[str, Any], vocab: list[str]) -> None:
+    for key in ("ratios", "accept_probabilities", "residual", "residual_cumulative", "acceptance_rates"):
+        np.testing.assert_allclose(np.asarray(d[key], dtype=float), o[key], rtol=1e-12, atol=1e-12, err_msg=key)
+    assert [int(v) for v in np.asarray(d["accepted"], dtype=float)] == o["accepted"]
+    assert int(float(np.asarray(d["n_accepted"], dtype=float))) == o["n_accepted"]
+    assert d.step("next_token").value == vocab[o["next"]]
+    assert list(d.step("output").labels) == [vocab[i] for i in o["output"]]
+    assert float(np.asarray(d["expected_tokens"], dtype=float)) == pytest.approx(o["expected_tokens"], rel=1e-12)
+
+
+def _random_case(rng: random.Random) -> tuple[dict[str, Any], np.ndarray, np.ndarray, list[int], list[float], float]:
+    gamma, v = rng.randint(1, 4), rng.randint(2, 6)
+    vocab = [f"t{i}" for i in range(v)]
+
+    def row() -> list[float]:
+        w = [rng.randint(1, 9) for _ in range(v)]
+        return [x / sum(w) for x in w]
+
+    q = [row() for _ in range(gamma)]
+    p = [row() for _ in range(gamma + 1)]
+    x = [rng.randrange(v) for _ in range(gamma)]
+    r = [rng.random() for _ in range(gamma)]
+    u = rng.random()
+    return raw(q, p, [vocab[i] for i in x], r, u, vocab), np.array(q), np.array(p), x, r, u
+
+
+# ---------------------------------------------------------------- the interface's example, by hand
+def test_the_example_worked_by_hand() -> None:
+    """ratios 0.3/0.4 = 0.75 and 0.3/0.6 = 0.5; r = 0.5 ≤ 0.75 accepts a, 0.9 > 0.5 rejects b: n = 1.
+    Residual at 2: max(0, [0.3, 0.3, 0.3, 0.1] − [0.1, 0.6, 0.2, 0.1]) = [0.2, 0, 0.1, 0], sum 0.3,
+    so [2/3, 0, 1/3, 0]; running sums [2/3, 2/3, 1, 1]; 2/3 > 0.35 first: a. Output a, a.
+    α_1 = 0.3 + 0.3 + 0.2 + 0.1 = 0.9, α_2 = 0.1 + 0.3 + 0.2 + 0.1 = 0.7; E = 1 + 0.9 + 0.9 · 0.7 = 2.53."""
+    d = solve(load_problem(EXAMPLE))
+    hand: dict[str, Any] = {
+        "ratios": [0.75, 0.5],
+        "accept_probabilities": [0.75, 0.5],
+        "accepted": [1, 0],
+        "n_accepted": 1,
+        "residual": [2 / 3, 0, 1 / 3, 0],
+        "residual_cumulative": [2 / 3, 2 / 3, 1, 1],
+        "acceptance_rates": [0.9, 0.7],
+        "expected_tokens": 2.53,
+    }
+    for key, want in hand.items():
+        np.testing.assert_allclose(np.asarray(d[key], dtype=float), want, rtol=1e-12, err_msg=key)
+    assert d.step("next_token").value == "a"
+    assert d.step("output").labels == ("a", "a")
+    exact = {s.id: s.exact for s in d.steps}
+    assert [str(e) for e in exact["residual"]] == ["2/3", "0", "1/3", "0"]
+    assert [str(e) for e in exact["residual_cumulative"]] == ["2/3", "2/3", "1", "1"]
+    assert str(np.asarray(exact["expected_tokens"]).item()) == "253/100"
+    assert [str(e) for e in exact["ratios"]] == ["3/4", "1/2"]
+
+
+def test_the_example_against_algorithm_1() -> None:
+    q = np.array([[0.4, 0.3, 0.2, 0.1], [0.1, 0.6, 0.2, 0.1]])
+    p = np.array([[0.3, 0.4, 0.2, 0.1], [0.3, 0.3, 0.3, 0.1], [0.25, 0.25, 0.25, 0.25]])
+    compare(solve(load_problem(EXAMPLE), exact=False), algorithm1(q, p, [0, 1], [0.5, 0.9], 0.35), VOCAB)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_rounds_against_algorithm_1(seed: int) -> None:
+    rng = random.Random(seed)
+    problem, q, p, x, r, u = _random_case(rng)
+    d = solve(parse_problem(problem, "r.toml"), exact=False)
+    compare(d, algorithm1(q, p, x, r, u), problem["vocab"])
+
+
+def test_every_draft_accepted_draws_from_the_targets_last_row() -> None:
+    """r_i = 0 accepts every draft: the next token comes from p_(γ+1) = [0.1, 0.2, 0.3, 0.4] (running
+    sums 0.1, 0.3, 0.6, 1; 0.65 first exceeded at d); the output is γ + 1 tokens."""
+    q = [[0.4, 0.3, 0.2, 0.1], [0.1, 0.6, 0.2, 0.1]]
+    p = [[0.3, 0.4, 0.2, 0.1], [0.3, 0.3, 0.3, 0.1], [0.1, 0.2, 0.3, 0.4]]
+    d = solve(parse_problem(raw(q, p, ["a", "b"], [0, 0], 0.65), "a.toml"))
+    np.testing.assert_allclose(np.asarray(d["residual"], dtype=float), [0.1, 0.2, 0.3, 0.4])
+    assert d.step("output").labels == ("a", "b", "d")
+    assert int(float(np.asarray(d["n_accepted"], dtype=float))) == 2
+
+
+# ---------------------------------------------------------------- α and the expected tokens (the paper)
+@pytest.mark.parametrize("gamma", [1, 2, 3, 5])
+def test_expected_tokens_for_a_constant_alpha(gamma: int) -> None:
+    """Every position has the same q and p, so α is constant: α = min(0.5, 0.2) + min(0.3, 0.6) +
+    min(0.2, 0.2) = 0.2 + 0.3 + 0.2 = 0.7, and E = (1 − α^(γ+1)) / (1 − α) (Theorem 3.8)."""
+    q, p = [0.5, 0.3, 0.2], [0.2, 0.6, 0.2]
+    problem = raw([q] * gamma, [p] * (gamma + 1), ["a"] * gamma, [0.1] * gamma, 0.5, ["a", "b", "c"])
+    d = solve(parse_problem(problem, "c.toml"))
+    alpha = 0.7
+    np.testing.assert_allclose(np.asarray(d["acceptance_rates"], dtype=float), [alpha] * gamma, rtol=1e-12)
+    want = (1 - alpha ** (gamma + 1)) / (1 - alpha)
+    assert float(np.asarray(d["expected_tokens"], dtype=float)) == pytest.approx(want, rel=1e-12)
+
+
+# ---------------------------------------------------------------- transformers' _speculative_sampling
+def _hf_round(q: np.ndarray, p: np.ndarray, x: list[int], r: list[float], u: float, monkeypatch: Any) -> Any:
+    torch = pytest.importorskip("torch", reason="transformers' _speculative_sampling needs PyTorch")
+    utils = pytest.importorskip("transformers.generation.utils", reason="the oracle is transformers' own code")
+    handed: list[np.ndarray] = []
+
+    def rand_like(t: Any, *a: Any, **k: Any) -> Any:
+        return torch.tensor(r, dtype=t.dtype).reshape(t.shape)
+
+    def multinomial(probs: Any, num_samples: int = 1, **k: Any) -> Any:
+        dist = probs.detach().double().numpy().reshape(-1)
+        handed.append(dist)
+        return torch.tensor([[int(np.argmax(np.cumsum(dist) > u))]])
+
+    monkeypatch.setattr(torch, "rand_like", rand_like)
+    monkeypatch.setattr(torch, "multinomial", multinomial)
+    with np.errstate(divide="ignore"):
+        cand_logits = torch.tensor(np.log(q), dtype=torch.float64)[None]
+        new_logits = torch.tensor(np.log(p), dtype=torch.float64)[None]
+    ids = torch.tensor([[7, *x]])  # one prompt token, then the drafted ones
+    tokens, n = utils._speculative_sampling(ids, cand_logits, len(x), new_logits)
+    return [int(t) for t in tokens.reshape(-1)], int(n), handed[0]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_rounds_against_transformers(seed: int, monkeypatch: Any) -> None:
+    rng = random.Random(100 + seed)
+    problem, q, p, x, r, u = _random_case(rng)
+    tokens, n, dist = _hf_round(q, p, x, r, u, monkeypatch)
+    d = solve(parse_problem(problem, "r.toml"), exact=False)
+    vocab = problem["vocab"]
+    assert int(float(np.asarray(d["n_accepted"], dtype=float))) == n
+    np.testing.assert_allclose(np.asarray(d["residual"], dtype=float), dist, rtol=1e-9, atol=1e-12)
+    assert list(d.step("output").labels) == [vocab[i] for i in tokens]
+
+
+def test_the_example_against_transformers(monkeypatch: Any) -> None:
+    q = np.array([[0.4, 0.3, 0.2, 0.1], [0.1, 0.6, 0.2, 0.1]])
+    p = np.array([[0.3, 0.4, 0.2, 0.1], [0.3, 0.3, 0.3, 0.1], [0.25, 0.25, 0.25, 0.25]])
+    tokens, n, dist = _hf_round(q, p, [0, 1], [0.5, 0.9], 0.35, monkeypatch)
+    assert (tokens, n) == ([0, 0], 1)
+    np.testing.assert_allclose(dist, [2 / 3, 0, 1 / 3, 0], rtol=1e-12, atol=1e-15)
+
+
+# ---------------------------------------------------------------- exact, float and ties
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_and_float_agree(seed: int) -> None:
+    problem = _random_case(random.Random(200 + seed))[0]
+    g = problem["given"]  # decimals the exact chain reads exactly
+    g["draft"] = [[round(v, 6) for v in row] for row in g["draft"]]
+    g["target"] = [[round(v, 6) for v in row] for row in g["target"]]
+    for rows in (g["draft"], g["target"]):
+        for row in rows:
+            row[-1] = round(1 - sum(row[:-1]), 6)
+    if any(v <= 0 for rows in (g["draft"], g["target"]) for row in rows for v in row):
+        pytest.skip("rounding left an entry at 0")
+    p = parse_problem(problem, "e.toml")
+    exact, floats = solve(p, exact=True), solve(p, exact=False)
+    for s in floats.steps:
+        if isinstance(s.value, str):
+            assert exact.step(s.id).value == s.value
+        else:
+            np.testing.assert_allclose(np.asarray(exact[s.id], dtype=float), np.asarray(s.value, dtype=float), rtol=1e-12)
+
+
+def test_a_uniform_equal_to_its_ratio_is_accepted_in_floats_too() -> None:
+    """0.3 / 0.4 is 0.7499999999999999 in floats but 3/4 exactly: r = 0.75 is accepted (r ≤ 3/4)."""
+    assert 0.3 / 0.4 < 0.75
+    problem = raw([[0.4, 0.3, 0.2, 0.1]], [[0.3, 0.4, 0.2, 0.1], [0.25] * 4], ["a"], [0.75], 0.1)
+    for exact in (True, False):
+        d = solve(parse_problem(problem, "t.toml"), exact=exact)
+        assert [int(v) for v in np.asarray(d["accepted"], dtype=float)] == [1], exact
+
+
+def test_a_draw_equal_to_a_running_sum_takes_the_next_token() -> None:
+    """q_1 = [0, 0, 1] drafted c: ratio 0.5 / 1, r = 0.9 rejects it. Residual max(0, p_1 − q_1) =
+    [0.25, 0.25, 0] over 0.5 = [0.5, 0.5, 0], running 0.5, 1, 1: u = 0.5 is not above 0.5 (strictly
+    greater is asked), so the draw is b."""
+    q = [[0.0, 0.0, 1.0]]
+    p = [[0.25, 0.25, 0.5], [0.2, 0.3, 0.5]]
+    d = solve(parse_problem(raw(q, p, ["c"], [0.9], 0.5, ["a", "b", "c"]), "t.toml"))
+    np.testing.assert_allclose(np.asarray(d["residual_cumulative"], dtype=float), [0.5, 1, 1])
+    assert d.step("next_token").value == "b"
+
+
+def test_a_running_sum_with_float_noise_is_decided_exactly() -> None:
+    """q_1 = [0, 0, 0, 1] drafted d: p_1(d) / q_1(d) = 0, r = 0.5 rejects it. The residual is p_1 itself,
+    [0.1, 0.2, 0.7, 0], whose running sum 0.1 + 0.2 is 0.30000000000000004 in floats but 3/10 exactly:
+    u = 0.3 is not below it, so the draw is c (not b), in floats as in exact."""
+    assert 0.1 + 0.2 > 0.3
+    q = [[0.0, 0.0, 0.0, 1.0]]
+    p = [[0.1, 0.2, 0.7, 0.0], [0.25] * 4]
+    for exact in (True, False):
+        d = solve(parse_problem(raw(q, p, ["d"], [0.5], 0.3), "t.toml"), exact=exact)
+        assert d.step("next_token").value == "c", exact
+        assert d.step("output").labels == ("c",)
+
+
+# ---------------------------------------------------------------- bad files: one message, exit 2
+BAD = [
+    ({"target": [[0.3, 0.7], [0.5, 0.5], [0.5, 0.5]]}, "given.target", "γ + 1"),
+    ({"drafted": ["a", "b"]}, "given.drafted", "γ = 1"),
+    ({"draft": [[0.6, 0.6]]}, "given.draft", "adds up to 1.2"),
+    ({"draft": [[1.5, -0.5]]}, "given.draft", "at least 0"),
+    ({"drafted": ["z"]}, "given.drafted", "not in vocab"),
+    ({"draft": [[0.0, 1.0]]}, "given.drafted", "draft probability"),
+    ({"uniforms": [1.0]}, "given.uniforms[1]", "below 1"),
+    ({"resample": -0.1}, "given.resample", "at least 0"),
+]
+
+
+@pytest.mark.parametrize(("change", "key", "words"), BAD)
+def test_a_bad_file_is_refused_naming_the_key(change: dict[str, Any], key: str, words: str) -> None:
+    problem = raw([[0.5, 0.5]], [[0.3, 0.7], [0.5, 0.5]], ["a"], [0.5], 0.5, ["a", "b"])
+    problem["given"].update(change)
+    with pytest.raises(ProblemError) as e:
+        parse_problem(problem, "bad.toml")
+    assert key in str(e.value) and words in str(e.value), str(e.value)
+
+
+def test_a_repeated_vocabulary_label_is_refused(tmp_path: Path) -> None:
+    f = tmp_path / "bad.toml"
+    f.write_text(
+        'kind = "speculative"\nvocab = ["a", "a"]\n[given]\ndraft = [[0.5, 0.5]]\n'
+        "target = [[0.5, 0.5], [0.5, 0.5]]\ndrafted = [\"a\"]\nuniforms = [0.5]\nresample = 0.5\n",
+        encoding="utf-8",
+    )
+    err = one_line_refusal(run_cli("solve", str(f)), "bad.toml", "vocab")
+    assert "each label once" in err
+
+
+# ---------------------------------------------------------------- check and JSON
+HAND_ANSWERS = {
+    "ratios": ["0.75", "0.5"],
+    "accept_probabilities": ["0.75", "0.5"],
+    "accepted": [1, 0],
+    "n_accepted": 1,
+    "residual": ["0.6667", "0", "0.3333", "0"],
+    "residual_cumulative": ["0.6667", "0.6667", "1", "1"],
+    "next_token": "a",
+    "output": ["a", "a"],
+    "acceptance_rates": ["0.9", "0.7"],
+    "expected_tokens": "2.53",
+}
+
+
+def test_check_takes_the_hand_answers() -> None:
+    r = check(load_problem(EXAMPLE), dict(HAND_ANSWERS), "a.toml")
+    assert {x.id: x.verdict for x in r.results} == {k: "correct" for k in HAND_ANSWERS}
+
+
+def test_check_carries_a_wrong_residual_into_the_draw() -> None:
+    """A residual not normalised, [0.2, 0, 0.1, 0], runs 0.2, 0.2, 0.3, 0.3: no sum exceeds 0.35, so
+    the draw taken from those numbers is the last token, d; the student's d is carried, not wrong."""
+    answers = dict(HAND_ANSWERS)
+    answers.update(
+        residual=["0.2", "0", "0.1", "0"], residual_cumulative=["0.2", "0.2", "0.3", "0.3"], next_token="d",
+        output=["a", "d"],
+    )  # fmt: skip
+    by_id = {x.id: x for x in check(load_problem(EXAMPLE), answers, "a.toml").results}
+    assert by_id["residual"].verdict == "wrong"
+    assert by_id["residual"].mistake == "speculative_residual_not_normalised"
+    assert by_id["residual_cumulative"].verdict == "carried"
+    assert by_id["next_token"].verdict == "carried", by_id["next_token"].note
+
+
+def test_json_flags_are_integers_and_the_output_a_list(tmp_path: Path) -> None:
+    out = run_cli("solve", str(EXAMPLE), "-f", "json")
+    assert out.returncode == 0, out.stderr
+    steps = {s["id"]: s for s in json.loads(out.stdout)["steps"]}
+    assert steps["accepted"]["value"] == [1, 0] and all(type(v) is int for v in steps["accepted"]["value"])
+    assert steps["n_accepted"]["value"] == 1 and type(steps["n_accepted"]["value"]) is int
+    assert steps["output"]["value"] == ["a", "a"]
+    assert steps["next_token"]["value"] == "a"
+    assert steps["residual"]["labels"] == VOCAB and steps["ratios"]["labels"] == ["a", "b"]
