@@ -143,11 +143,9 @@ def _accepted(d: Speculative, chain: Chain, dec: _Decide, accept: np.ndarray) ->
     flags, written, stopped = [], [], False
     for i in range(d.gamma):
         ok = dec.le(r[i], accept[i])
-        rel = "≤" if ok else ">"
         flags.append(int(ok and (not stopped or chain.mistake == CONTINUED)))
         test = f"[{_n(r[i], chain.decimals)} ≤ {_n(accept[i], chain.decimals)}]"
-        written.append(test if ok and not stopped else f"0 ({_n(r[i], chain.decimals)} {rel} "
-                       f"{_n(accept[i], chain.decimals)}{', after a rejection' if stopped else ''})")
+        written.append(f"{test} · 0 (after a rejection)" if stopped else test)
         stopped = stopped or not ok
     if dec.forced is not None:
         flags = list(dec.forced[0])

@@ -48,9 +48,9 @@ def rate_steps(
     steps.append(
         chain.step(
             Formula, "expected_tokens", np.asarray(total, dtype=alpha.dtype), title="Expected tokens per target pass",
-            formula="E = 1 + Σ_(j=1..γ) Π_(i≤j) α_i", latex="", symbol="E", written=" + ".join(terms),
-            explain="Token j + 1 of the draft run is reached when the first j are all accepted (probability "
-            "Π_(i≤j) α_i), and every pass yields one token of its own; for a constant α this is "
+            formula="E = 1 + Σ_j α_1 · … · α_j, j = 1 … γ", latex="", symbol="E", written=" + ".join(terms),
+            explain="Drafted token j counts when it and every token before it are accepted (probability "
+            "α_1 · … · α_j), and every pass yields one token of its own; for a constant α this is "
             "(1 − α^(γ+1)) / (1 − α).",
         )
     )  # fmt: skip
