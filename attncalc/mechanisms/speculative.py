@@ -249,7 +249,7 @@ def _output(d: Speculative, chain: Chain, flags: list[int], nxt: str) -> Tokens:
     table = tuple((f"{i} (drafted, accepted)", t) for i, t in enumerate(kept, 1))
     return Tokens(
         id="output", title="The tokens this round yields", formula="the accepted drafted tokens, then the next token",
-        latex=r"x_1 \dots x_n,\ y", symbol="output", value=", ".join(tokens), labels=tokens,
+        latex=r"x_1 \dots x_n,\ y", symbol="output", value=", ".join(tokens), labels=tokens, rows=d.vocab,
         probs=np.zeros(len(tokens)), table=(*table, (f"{len(tokens)} (drawn)", last)), heads=("position", "token"),
         what="Output", explain="One target pass yields the n accepted tokens and one more: between 1 and γ + 1 tokens.",
     )  # fmt: skip
