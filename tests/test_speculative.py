@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -228,7 +229,9 @@ def test_exact_and_float_agree(seed: int) -> None:
         if isinstance(s.value, str):
             assert exact.step(s.id).value == s.value
         else:
-            np.testing.assert_allclose(np.asarray(exact[s.id], dtype=float), np.asarray(s.value, dtype=float), rtol=1e-12)
+            np.testing.assert_allclose(
+                np.asarray(exact[s.id], dtype=float), np.asarray(s.value, dtype=float), rtol=1e-12
+            )
 
 
 def test_a_uniform_equal_to_its_ratio_is_accepted_in_floats_too() -> None:
@@ -290,7 +293,7 @@ def test_a_repeated_vocabulary_label_is_refused(tmp_path: Path) -> None:
     f = tmp_path / "bad.toml"
     f.write_text(
         'kind = "speculative"\nvocab = ["a", "a"]\n[given]\ndraft = [[0.5, 0.5]]\n'
-        "target = [[0.5, 0.5], [0.5, 0.5]]\ndrafted = [\"a\"]\nuniforms = [0.5]\nresample = 0.5\n",
+        'target = [[0.5, 0.5], [0.5, 0.5]]\ndrafted = ["a"]\nuniforms = [0.5]\nresample = 0.5\n',
         encoding="utf-8",
     )
     err = one_line_refusal(run_cli("solve", str(f)), "bad.toml", "vocab")
@@ -317,19 +320,37 @@ def test_check_takes_the_hand_answers() -> None:
     assert {x.id: x.verdict for x in r.results} == {k: "correct" for k in HAND_ANSWERS}
 
 
-def test_check_carries_a_wrong_residual_into_the_draw() -> None:
-    """A residual not normalised, [0.2, 0, 0.1, 0], runs 0.2, 0.2, 0.3, 0.3: no sum exceeds 0.35, so
-    the draw taken from those numbers is the last token, d; the student's d is carried, not wrong."""
+def _not_normalised(resample: float) -> dict[str, Any]:
+    """The example's answers with the residual not normalised, [0.2, 0, 0.1, 0] (running 0.2, 0.2, 0.3,
+    0.3), and the draw worked from those sums: the first above u, or d when none is."""
     answers = dict(HAND_ANSWERS)
+    nxt = "c" if resample < 0.3 else "d"
     answers.update(
-        residual=["0.2", "0", "0.1", "0"], residual_cumulative=["0.2", "0.2", "0.3", "0.3"], next_token="d",
-        output=["a", "d"],
+        residual=["0.2", "0", "0.1", "0"], residual_cumulative=["0.2", "0.2", "0.3", "0.3"], next_token=nxt,
+        output=["a", nxt],
     )  # fmt: skip
-    by_id = {x.id: x for x in check(load_problem(EXAMPLE), answers, "a.toml").results}
+    problem = tomllib.loads(EXAMPLE.read_text(encoding="utf-8"))
+    problem["given"]["resample"] = resample
+    return {x.id: x for x in check(parse_problem(problem, "p.toml"), answers, "a.toml").results}
+
+
+def test_check_carries_a_wrong_residual_into_the_draw() -> None:
+    """With u = 0.25 the student's sums pass u at c (0.3 > 0.25): c is right given their own work."""
+    by_id = _not_normalised(0.25)
     assert by_id["residual"].verdict == "wrong"
     assert by_id["residual"].mistake == "speculative_residual_not_normalised"
     assert by_id["residual_cumulative"].verdict == "carried"
     assert by_id["next_token"].verdict == "carried", by_id["next_token"].note
+    assert by_id["output"].verdict == "carried", by_id["output"].note
+
+
+def test_running_sums_that_never_pass_the_draw_draw_nothing() -> None:
+    """With u = 0.35 none of the student's sums (at most 0.3) is above u: their sums draw no token, so d
+    (the last token) is not taken as their own draw; the true draw is a (2/3 > 0.35)."""
+    by_id = _not_normalised(0.35)
+    assert by_id["residual_cumulative"].verdict == "carried"
+    assert by_id["next_token"].verdict == "wrong"
+    assert "gives a" in by_id["next_token"].note
 
 
 def test_json_flags_are_integers_and_the_output_a_list(tmp_path: Path) -> None:

@@ -78,7 +78,7 @@ def _fine(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
         return "the resample draw at a running sum (a tie)"
     if np.any(np.asarray(d["acceptance_rates"], dtype=float) > 1 - APART):
         return "a draft row equal to its target row (α = 1)"
-    n = int(round(float(np.asarray(d["n_accepted"], dtype=float))))
+    n = round(float(np.asarray(d["n_accepted"], dtype=float)))
     if o.one_shape and n != o.seed % (o.tokens + 1):
         return "another number of accepted tokens than the quiz's (its output would be another length)"
     return None

@@ -39,6 +39,7 @@ FROM_TARGET = "speculative_next_from_target"
 RESIDUAL_SLIPS = (NOT_NORMALISED, NO_MAX, FROM_TARGET)
 
 TIE = 1e-9  # floats this close are compared by their exact values
+LOST = "?"  # the label drawn from not-a-number (check tracing what depends on a step)
 
 
 def inputs(p: Problem) -> list[Input]:
@@ -66,7 +67,7 @@ def headline(steps: tuple[Step, ...]) -> str:
     out, n, nxt = by_id.get("output"), by_id.get("n_accepted"), by_id.get("next_token")
     if out is None or n is None or nxt is None:
         return ""
-    k = int(round(float(to_float(np.asarray(n.value)))))
+    k = round(float(to_float(np.asarray(n.value))))
     return f"Output: {' '.join(out.labels) if isinstance(out, Tokens) else out.value}  ·  {k} drafted accepted, then {nxt.value}"
 
 
@@ -142,19 +143,24 @@ def _accepted(d: Speculative, chain: Chain, dec: _Decide, accept: np.ndarray) ->
     r = chain.given(d.uniforms)
     flags, written, stopped = [], [], False
     for i in range(d.gamma):
+        if not (np.isfinite(_f(r[i])) and np.isfinite(_f(accept[i]))):  # not-a-number, carried on
+            flags.append(np.nan)
+            written.append("?")
+            continue
         ok = dec.le(r[i], accept[i])
-        flags.append(int(ok and (not stopped or chain.mistake == CONTINUED)))
+        flags.append(float(ok and (not stopped or chain.mistake == CONTINUED)))
         test = f"[{_n(r[i], chain.decimals)} ≤ {_n(accept[i], chain.decimals)}]"
         written.append(f"{test} · 0 (after a rejection)" if stopped else test)
         stopped = stopped or not ok
     if dec.forced is not None:
         flags = list(dec.forced[0])
     if chain.mistake == CONTINUED:
-        cut = flags.index(0) if 0 in flags else len(flags)
+        cut = flags.index(0.0) if 0.0 in flags else len(flags)
         if not any(flags[cut:]):
             raise MistakeNotApplicable  # no test after the first rejection passes
+    value = np.asarray(flags) if any(np.isnan(flags)) else whole_numbers(chain, [int(f) for f in flags])
     return chain.step(
-        Formula, "accepted", whole_numbers(chain, flags), title="Accept tests", formula="accepted_i = [r_i ≤ a_i] · accepted_(i−1), "
+        Formula, "accepted", value, title="Accept tests", formula="accepted_i = [r_i ≤ a_i] · accepted_(i−1), "
         "accepted_0 = 1", latex="", symbol="accepted",
         rows=d.drafted_labels, written=tuple(written),
         explain="Each drafted token is tested in order; the first rejection ends the run, and the tokens "
@@ -204,9 +210,7 @@ def _residual(d: Speculative, chain: Chain, dec: _Decide, q: np.ndarray, P: np.n
     else:
         value = np.asarray(pos / total, dtype=pos.dtype)
     tot = _n(total, k)
-    written = tuple(
-        f"max(0, {_n(a, k)} − {_n(b, k)}) / {tot}" for a, b in zip(P[n], q[n], strict=True)
-    )
+    written = tuple(f"max(0, {_n(a, k)} − {_n(b, k)}) / {tot}" for a, b in zip(P[n], q[n], strict=True))
     return chain.step(
         Formula, "residual", value, formula=f"p'(x) = max(0, p_{j}(x) − q_{j}(x)) / Σ_y max(0, p_{j}(y) − q_{j}(y))",
         written=written, **fields,
@@ -217,7 +221,8 @@ def _residual(d: Speculative, chain: Chain, dec: _Decide, q: np.ndarray, P: np.n
 
 def _cumulative(d: Speculative, chain: Chain, res: np.ndarray) -> Step:
     k = chain.decimals
-    running, parts = [], []
+    running: list[Any] = []
+    parts: list[str] = []
     for i, x in enumerate(res):
         running.append(x if i == 0 else running[-1] + x)
         parts.append(_n(x, k) if i == 0 else f"{_n(running[-2], k)} + {_n(x, k)}")
@@ -229,22 +234,35 @@ def _cumulative(d: Speculative, chain: Chain, res: np.ndarray) -> Step:
 
 
 def _draw(d: Speculative, chain: Chain, dec: _Decide, res: np.ndarray, cum: np.ndarray) -> Pick:
+    """The first token whose running sum is greater than u. Running sums read back from a student's
+    answers (``check``) that are not all numbers, or of which none is greater than u, draw nothing: the
+    run ends there (the draw cannot follow them)."""
+    f = to_float(np.asarray(cum)).ravel()
+    lost = not np.all(np.isfinite(f))  # not-a-number carried on (check tracing what depends on a step)
+    if (
+        not lost
+        and {"residual", "residual_cumulative"} & set(chain.overrides)
+        and not np.any(f > node_float(d.resample))
+    ):
+        raise ValueError("no running sum is greater than the draw: nothing is drawn")
     u = chain.number(lambda: to_exact(d.resample), node_float(d.resample))
-    hit = next((i for i, x in enumerate(cum) if dec.gt(x, u)), len(cum) - 1)
+    hit = next((i for i, x in enumerate(cum) if dec.gt(x, u)), len(cum) - 1) if not lost else 0
     if dec.forced is not None:
         hit = dec.forced[1]
     return Pick(
         id="next_token", title="The token after the run", formula="the first token (vocabulary order) with F_k > u",
-        latex=r"\text{the first } k \text{ with } F_k > u", symbol="y", value=d.vocab[hit], rows=d.vocab,
+        latex=r"\text{the first } k \text{ with } F_k > u", symbol="y", value=LOST if lost else d.vocab[hit], rows=d.vocab,
         probs=to_float(res), labels=d.vocab, cumulative=to_float(cum), u=node_float(d.resample), what="Next token",
         explain="Inverse-CDF sampling: the draw u picks the token whose stretch of [0, 1) contains it.",
     )  # fmt: skip
 
 
-def _output(d: Speculative, chain: Chain, flags: list[int], nxt: str) -> Tokens:
-    kept = [d.drafted_labels[i] for i, f in enumerate(flags) if f]
+def _output(d: Speculative, chain: Chain, flags: list[float], nxt: str) -> Tokens:
+    kept = [d.drafted_labels[i] for i, f in enumerate(flags) if f == 1]
     said = chain.chosen("next_token", list(d.vocab))  # a student's own next token, under check
     last = d.vocab[said] if said is not None else nxt
+    if last == LOST or any(not np.isfinite(f) for f in flags):
+        kept, last = [], LOST
     tokens = (*kept, last)
     table = tuple((f"{i} (drafted, accepted)", t) for i, t in enumerate(kept, 1))
     return Tokens(
@@ -262,17 +280,22 @@ def _run(p: Problem, chain: Chain, forced: tuple[list[int], int] | None = None) 
     steps: list[Step] = [_ratios(d, chain, q, P)]
     steps.append(_accept_probabilities(chain, dec, steps[-1].value, d.drafted_labels))
     steps.append(_accepted(d, chain, dec, steps[-1].value))
-    flags = [_whole(x, "an accept flag", 1) for x in np.asarray(steps[-1].value).ravel()]
-    n_value = np.asarray(whole_numbers(chain, [sum(flags)])[0])
+    raw = [_f(x) for x in np.asarray(steps[-1].value).ravel()]
+    lost = not all(np.isfinite(raw))  # not-a-number carried on (check tracing what depends on a step)
+    flags: list[float] = list(raw) if lost else [float(_whole(x, "an accept flag", 1)) for x in raw]
+    n_value = np.asarray(np.nan) if lost else np.asarray(whole_numbers(chain, [int(sum(flags))])[0])
     steps.append(
         chain.step(
             Formula, "n_accepted", n_value, title="Tokens accepted", formula="n = Σ_i accepted_i", latex="",
-            symbol="n", written=" + ".join(str(f) for f in flags),
+            symbol="n", written=" + ".join("?" if lost else str(int(f)) for f in flags),
             explain="How many drafted tokens the target kept, from the first on, up to the first rejection.",
         )
     )  # fmt: skip
-    n = _whole(steps[-1].value, "n_accepted", d.gamma)
-    steps.append(_residual(d, chain, dec, q, P, n))
+    if lost or not np.isfinite(_f(steps[-1].value)):
+        steps.append(chain.step(Formula, "residual", np.full(len(d.vocab), np.nan), title="The residual distribution",
+                                formula="p' (from n = ?)", latex="", symbol="p'", rows=d.vocab, written=()))  # fmt: skip
+    else:
+        steps.append(_residual(d, chain, dec, q, P, _whole(steps[-1].value, "n_accepted", d.gamma)))
     steps.append(_cumulative(d, chain, steps[-1].value))
     steps.append(_draw(d, chain, dec, steps[-2].value, steps[-1].value))
     steps.append(_output(d, chain, flags, str(steps[-1].value)))
