@@ -362,3 +362,36 @@ def test_json_flags_are_integers_and_the_output_a_list(tmp_path: Path) -> None:
     assert steps["output"]["value"] == ["a", "a"]
     assert steps["next_token"]["value"] == "a"
     assert steps["residual"]["labels"] == VOCAB and steps["ratios"]["labels"] == ["a", "b"]
+
+
+# ---------------------------------------------------------------- homework
+@pytest.mark.parametrize(("tokens", "dim"), [(1, 2), (2, 4), (4, 6)])
+def test_drawn_variants_keep_away_from_ties_and_follow_algorithm_1(tokens: int, dim: int) -> None:
+    """Every drawn variant: its numbers against Algorithm 1, no uniform within 0.02 of its acceptance
+    probability, no running sum within 0.02 of the resample draw, and no α of 1."""
+    from attncalc.generate import Options, generate
+
+    ds = generate(Options(kind="speculative", tokens=tokens, dim=dim, seed=4, count=6)).derivations
+    assert len(ds) == 6
+    for d in ds:
+        g, vocab = d.problem.data, list(d.problem.data.vocab)
+        q, p = g.draft.floats, g.target.floats
+        r, u = [float(x) for x in g.uniforms.floats], float(np.asarray(d.inputs[-1].value))
+        compare(d, algorithm1(q, p, list(g.drafted), r, u), vocab)
+        assert np.all(
+            np.abs(np.asarray(r) - np.minimum(1, [p[i, x] / q[i, x] for i, x in enumerate(g.drafted)])) >= 0.02
+        )
+        assert np.all(np.abs(np.asarray(d["residual_cumulative"], dtype=float) - u) >= 0.02)
+        assert np.all(np.minimum(p[:tokens], q).sum(axis=1) < 0.98)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_a_quiz_draws_variants_of_one_output_length(seed: int) -> None:
+    """generate --format moodle|qti|ilias (one shape): every variant accepts seed mod (γ + 1) drafts, so
+    each asks for an output of the same length (and the same questions)."""
+    from attncalc.generate import Options, generate
+    from attncalc.reports.lms import shape
+
+    ds = generate(Options(kind="speculative", tokens=3, dim=4, seed=seed, count=3, one_shape=True), shape).derivations
+    assert [int(float(np.asarray(d["n_accepted"], dtype=float))) for d in ds] == [seed % 4] * 3
+    assert len({shape(d) for d in ds}) == 1
