@@ -395,3 +395,12 @@ def test_a_quiz_draws_variants_of_one_output_length(seed: int) -> None:
     ds = generate(Options(kind="speculative", tokens=3, dim=4, seed=seed, count=3, one_shape=True), shape).derivations
     assert [int(float(np.asarray(d["n_accepted"], dtype=float))) for d in ds] == [seed % 4] * 3
     assert len({shape(d) for d in ds}) == 1
+
+
+def test_check_decides_a_float_tie_as_solve_does() -> None:
+    """The draw of the float-noise case above (c, not b) is the truth check grades against: c is correct."""
+    q = [[0.0, 0.0, 0.0, 1.0]]
+    p = [[0.1, 0.2, 0.7, 0.0], [0.25] * 4]
+    problem = parse_problem(raw(q, p, ["d"], [0.5], 0.3), "t.toml")
+    r = check(problem, {"next_token": "c", "output": ["c"]}, "a.toml")
+    assert [x.verdict for x in r.results] == ["correct", "correct"], [x.note for x in r.results]
