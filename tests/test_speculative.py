@@ -3,8 +3,8 @@
 The accept/residual rule is written here from Leviathan et al. 2023, "Fast Inference from Transformers
 via Speculative Decoding", Algorithm 1 (numpy, a few lines): r_i ≤ p_i(x_i)/q_i(x_i) accepts, the run
 stops at the first rejection n + 1, and the next token is drawn from norm(max(0, p_(n+1) − q_(n+1))),
-or from p_(γ+1) when all γ are accepted. Its acceptance rate is Definition 3.1's α = Σ_x min(p(x), q(x))
-and the expected tokens per run for a constant α Theorem 3.8's (1 − α^(γ+1)) / (1 − α).
+or from p_(γ+1) when all γ are accepted. Its acceptance rate (section 3) is α = Σ_x min(p(x), q(x)) = 1 − D_TV(p, q),
+and the expected tokens per run for a constant α (1 − α^(γ+1)) / (1 − α).
 transformers' ``_speculative_sampling`` (Hugging Face's implementation of Algorithm 1) is a second
 oracle, its randomness fixed: ``torch.rand_like`` returns the given uniforms and ``torch.multinomial``
 draws by the inverse CDF with the given resample draw (and records the distribution it is handed).
@@ -58,7 +58,7 @@ def algorithm1(q: np.ndarray, p: np.ndarray, x: list[int], r: list[float], u: fl
         res = p[gamma]
     cum = np.cumsum(res)
     t = int(np.argmax(cum > u))
-    alpha = np.minimum(p[:gamma], q).sum(axis=1)  # Definition 3.1, per position
+    alpha = np.minimum(p[:gamma], q).sum(axis=1)  # the acceptance rate, per position
     expected = 1 + sum(np.prod(alpha[: j + 1]) for j in range(gamma))
     return {
         "ratios": ratios,
@@ -157,7 +157,7 @@ def test_every_draft_accepted_draws_from_the_targets_last_row() -> None:
 @pytest.mark.parametrize("gamma", [1, 2, 3, 5])
 def test_expected_tokens_for_a_constant_alpha(gamma: int) -> None:
     """Every position has the same q and p, so α is constant: α = min(0.5, 0.2) + min(0.3, 0.6) +
-    min(0.2, 0.2) = 0.2 + 0.3 + 0.2 = 0.7, and E = (1 − α^(γ+1)) / (1 − α) (Theorem 3.8)."""
+    min(0.2, 0.2) = 0.2 + 0.3 + 0.2 = 0.7, and E = (1 − α^(γ+1)) / (1 − α) (the paper's expected tokens)."""
     q, p = [0.5, 0.3, 0.2], [0.2, 0.6, 0.2]
     problem = raw([q] * gamma, [p] * (gamma + 1), ["a"] * gamma, [0.1] * gamma, 0.5, ["a", "b", "c"])
     d = solve(parse_problem(problem, "c.toml"))
@@ -404,3 +404,15 @@ def test_check_decides_a_float_tie_as_solve_does() -> None:
     problem = parse_problem(raw(q, p, ["d"], [0.5], 0.3), "t.toml")
     r = check(problem, {"next_token": "c", "output": ["c"]}, "a.toml")
     assert [x.verdict for x in r.results] == ["correct", "correct"], [x.note for x in r.results]
+
+
+def test_expected_tokens_for_alpha_0_8_and_gamma_5_by_hand() -> None:
+    """q = [0.8, 0.2, 0], p = [1, 0, 0] at every position: α = min(1, 0.8) + min(0, 0.2) + min(0, 0) = 0.8.
+    By hand, 1 + 0.8 + 0.64 + 0.512 + 0.4096 + 0.32768 = 3.68928, which is (1 − 0.8⁶) / (1 − 0.8) =
+    (1 − 0.262144) / 0.2 (Leviathan et al. 2023's expected tokens); exactly 11529/3125."""
+    q, p = [0.8, 0.2, 0], [1, 0, 0]
+    problem = raw([q] * 5, [p] * 6, ["a"] * 5, [0.5] * 5, 0.5, ["a", "b", "c"])
+    d = solve(parse_problem(problem, "c.toml"))
+    assert float(np.asarray(d["expected_tokens"], dtype=float)) == pytest.approx(3.68928, rel=1e-12)
+    assert str(np.asarray(d.step("expected_tokens").exact).item()) == "11529/3125"
+    assert d.step("output").labels == ("a",) * 6  # every ratio is 1/0.8 ≥ 1: all accepted, then a from p_6

@@ -7,7 +7,8 @@ rejection j. The token after the run is drawn from the residual max(0, p_j − q
 p_(γ+1) when every draft was accepted), here by the inverse CDF: the first token, in vocabulary order,
 whose running sum is greater than the given draw. The acceptance rate α_i = Σ_x min(p_i(x), q_i(x)) is
 the chance that draft i passes its test; the expected number of tokens one target pass yields is
-1 + Σ_(j=1..γ) Π_(i≤j) α_i ((1 − α^(γ+1)) / (1 − α) for a constant α, the paper's Theorem 3.8).
+1 + Σ_(j=1..γ) Π_(i≤j) α_i: for a constant α, (1 − α^(γ+1)) / (1 − α), the paper's expected number
+of tokens a run yields.
 
 Every decision (a test, the draw) is made on exact numbers: in exact mode on the exact values, in
 float mode on the floats unless two compared numbers are within ``TIE`` of each other, when the exact

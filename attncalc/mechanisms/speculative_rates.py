@@ -1,6 +1,6 @@
 """Kind ``speculative``: the acceptance rates α_i = Σ_x min(p_i(x), q_i(x)) and the expected number of
-tokens one target pass yields, 1 + Σ_(j=1..γ) Π_(i≤j) α_i (Leviathan et al. 2023, Definition 3.1 and
-Theorem 3.8, whose (1 − α^(γ+1)) / (1 − α) this is for a constant α)."""
+tokens one target pass yields, 1 + Σ_(j=1..γ) Π_(i≤j) α_i (Leviathan et al. 2023, section 3: the
+acceptance rate, and the expected number of tokens, (1 − α^(γ+1)) / (1 − α) for a constant α)."""
 
 from __future__ import annotations
 
