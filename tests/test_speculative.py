@@ -416,3 +416,14 @@ def test_expected_tokens_for_alpha_0_8_and_gamma_5_by_hand() -> None:
     assert float(np.asarray(d["expected_tokens"], dtype=float)) == pytest.approx(3.68928, rel=1e-12)
     assert str(np.asarray(d.step("expected_tokens").exact).item()) == "11529/3125"
     assert d.step("output").labels == ("a",) * 6  # every ratio is 1/0.8 ≥ 1: all accepted, then a from p_6
+
+
+def test_check_reports_the_output_as_a_list(tmp_path: Path) -> None:
+    """check -f json: the output's given and expected are lists of tokens, as solve writes the step."""
+    a = tmp_path / "a.toml"
+    a.write_text('next_token = "a"\noutput = "a, b"\n', encoding="utf-8")
+    out = run_cli("check", str(EXAMPLE), str(a), "-f", "json")
+    assert out.returncode == 1, out.stderr  # (a wrong answer: exit 1)
+    by_id = {x["id"]: x for x in json.loads(out.stdout)["results"]}
+    assert by_id["output"]["given"] == ["a", "b"] and by_id["output"]["expected"] == ["a", "a"]
+    assert by_id["next_token"]["given"] == "a"
