@@ -427,3 +427,40 @@ def test_check_reports_the_output_as_a_list(tmp_path: Path) -> None:
     by_id = {x["id"]: x for x in json.loads(out.stdout)["results"]}
     assert by_id["output"]["given"] == ["a", "b"] and by_id["output"]["expected"] == ["a", "a"]
     assert by_id["next_token"]["given"] == "a"
+
+
+# ---------------------------------------------------------------- the slips' arithmetic, by hand
+# the example: p_2 = [0.3, 0.3, 0.3, 0.1], q_2 = [0.1, 0.6, 0.2, 0.1], p_2 − q_2 = [0.2, −0.3, 0.1, 0],
+# Σ max(0, p_2 − q_2) = 0.3
+SLIPS_BY_HAND = [
+    ("ratios", ["1.333", "2"], "speculative_ratio_inverted"),  # 0.4 / 0.3, 0.6 / 0.3
+    ("residual", ["0.2", "0", "0.1", "0"], "speculative_residual_not_normalised"),
+    ("residual", ["0.6667", "-1", "0.3333", "0"], "speculative_residual_no_max"),  # [0.2, −0.3, 0.1, 0] / 0.3
+    ("residual", ["0.3", "0.3", "0.3", "0.1"], "speculative_next_from_target"),  # p_2 itself
+]
+
+
+@pytest.mark.parametrize(("step", "answer", "slip"), SLIPS_BY_HAND)
+def test_a_slip_worked_by_hand_is_named(step: str, answer: list[str], slip: str) -> None:
+    r = check(load_problem(EXAMPLE), {step: answer}, "a.toml").results[0]
+    assert (r.verdict, r.mistake) == ("wrong", slip), r.note
+
+
+@pytest.mark.parametrize(("step", "answer", "slip"), SLIPS_BY_HAND)
+def test_a_typo_in_the_slips_numbers_is_not_named(step: str, answer: list[str], slip: str) -> None:
+    typo = [answer[0] + "7", *answer[1:]]  # one more digit on the first entry
+    r = check(load_problem(EXAMPLE), {step: typo}, "a.toml").results[0]
+    assert r.verdict == "wrong" and r.mistake is None, (slip, r.mistake, r.note)
+
+
+def test_accepting_after_a_rejection_is_named_and_a_typo_is_not() -> None:
+    """Three drafts of a with ratio 0.3 / 0.4 = 0.75: r = 0.5 accepts, 0.9 rejects, 0.2 ≤ 0.75 would accept
+    had the run gone on: [1, 0, 1] is the slip; [1, 1, 0] (the second flag mistyped) is not."""
+    problem = raw(
+        [[0.4, 0.3, 0.2, 0.1]] * 3, [[0.3, 0.4, 0.2, 0.1]] * 3 + [[0.25] * 4], ["a"] * 3, [0.5, 0.9, 0.2], 0.35
+    )
+    p = parse_problem(problem, "c.toml")
+    r = check(p, {"accepted": [1, 0, 1]}, "a.toml").results[0]
+    assert (r.verdict, r.mistake) == ("wrong", "speculative_continued_after_rejection"), r.note
+    r = check(p, {"accepted": [1, 1, 0]}, "a.toml").results[0]
+    assert r.verdict == "wrong" and r.mistake is None, r.note
