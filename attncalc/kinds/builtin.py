@@ -266,5 +266,18 @@ BUILTIN: dict[str, KindEntry] = {
             data=f"{_P}.contrastive:Contrastive",
             convention="row",
         ),
+        # issue 40: one round of speculative decoding (its own modules)
+        KindEntry(
+            "speculative",
+            "attncalc.schema.speculative:SPECULATIVE",
+            "attncalc.parse.speculative:parse",
+            "attncalc.mechanisms.speculative",
+            "attncalc.schema.speculative:STEP_IDS",
+            "attncalc.schema.speculative:TEMPLATE",
+            "attncalc.homework.speculative:DRAWER",
+            header="attncalc.mechanisms.speculative:header",
+            data=f"{_P}.speculative:Speculative",
+            convention="row",
+        ),
     )
 }

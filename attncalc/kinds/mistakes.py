@@ -127,6 +127,12 @@ MISTAKES: dict[str, str] = {
     "dpo_reference_not_subtracted": "the reference was not subtracted: log π_θ(y) instead of log π_θ(y) − log π_ref(y)",
     "dpo_chosen_rejected_swapped": "chosen and rejected were swapped: h = r_l − r_w instead of r_w − r_l",
     "dpo_sigma_for_log_sigma": "σ was taken for log σ: −σ(β h) instead of −log σ(β h)",
+    # kind speculative (issue 40)
+    "speculative_ratio_inverted": "the ratio was inverted: q_i(x_i) / p_i(x_i) instead of p_i(x_i) / q_i(x_i)",
+    "speculative_residual_not_normalised": "the residual was not normalised: max(0, p − q) was not divided by its sum",
+    "speculative_residual_no_max": "the max was left out: p − q (negative entries kept) instead of max(0, p − q), over the same sum",
+    "speculative_continued_after_rejection": "the tests went on after a rejection: a later drafted token was accepted, but the run stops at the first rejection",
+    "speculative_next_from_target": "the next token was drawn from p_j itself instead of the residual max(0, p_j − q_j) normalised",
 }
 
 

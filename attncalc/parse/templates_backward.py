@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ..schema.catalog import STEP_IDS as _CATALOG
 
 if TYPE_CHECKING:
-    from ..parse import Problem
+    from . import Problem
 
 _OWN = {"Q": "queries X W_Q + b_Q, all heads side by side", "K": "keys X W_K + b_K", "V": "values X W_V + b_V"}
 _FORWARD = [
@@ -85,7 +85,7 @@ def __getattr__(name: str) -> Any:
 
 
 def header(p: Problem) -> list[str]:
-    from ..parse.attention_backward import AttentionBackward
+    from .attention_backward import AttentionBackward
 
     d = p.payload(AttentionBackward)
     mh = d.mh

@@ -23,11 +23,17 @@ from ..derivation import Argmax, Step, Tokens
 # step ids (with "t" for a number) whose value is a list of tokens or strings: bpe's merges ("a b"
 # strings), new tokens and encodings, decode's new beams ("beam 1: cat")
 TOKEN_LISTS = ("merges", "vocab", "encode.t", "kept_labels")
+# step ids that are lists of tokens in one kind and numbers in others (speculative's output, attention's
+# output): a list of tokens when the step is a Tokens step
+TOKEN_STEPS = ("output",)
 # step ids whose value is a list of token lists, one per word: bpe's re-segmented words
 WORD_SEGMENTS = ("t.words",)
 # step ids whose entries are whole numbers by their meaning (a count, a step number, decode's 0/1 kept
 # flags, quantized integers), not by chance
-COUNTS = ("words", "t.pairs", "ngram_counts", "clipped_counts", "peak_step", "kept", "quantized", "zero_points")
+COUNTS = (
+    *("words", "t.pairs", "ngram_counts", "clipped_counts", "peak_step", "kept", "quantized", "zero_points"),
+    *("accepted", "n_accepted"),  # speculative's 0/1 accept flags and their count
+)
 
 
 def _numbered(step_id: str) -> str:
@@ -80,6 +86,8 @@ def token_value(step: Step) -> list[Any] | None:
     """A step that lists tokens: its items (a list of strings, or for re-segmented words a list of
     token lists); None for any other step."""
     kind = form(step.id)
+    if isinstance(step, Tokens) and step.id in TOKEN_STEPS:  # (a step of tokens by its class, not its id)
+        return list(step.labels)
     if kind == "tokens" and isinstance(step, Argmax) and isinstance(step.value, str):
         return list(step.labels)
     if kind == "segments" and isinstance(step, Tokens) and step.table:

@@ -26,6 +26,8 @@ def _typed(step_id: str, x: Any, whole: bool) -> Any:
     """An answer or a true value in the JSON contract's types: a list of tokens as a list, re-segmented
     words as token lists, a count as integers (as ``solve --format json`` writes the step)."""
     form = json_forms.form(step_id)
+    if isinstance(x, str) and step_id in json_forms.TOKEN_STEPS:  # (a number's id elsewhere: a string here is tokens)
+        return x.split(", ")
     if isinstance(x, str) and form == "tokens":
         return json_forms.split_items(step_id, x)
     if isinstance(x, str) and form == "segments":

@@ -15,6 +15,7 @@ import re
 
 from ..derivation import Derivation, Step
 from ..mechanisms import bpe_algo as algo
+from ..render.json_forms import TOKEN_STEPS
 
 
 def _candidates(d: Derivation, r: int) -> list[algo.Pair]:
@@ -27,6 +28,8 @@ def rank_options(d: Derivation, step: Step) -> list[tuple[str, ...]] | None:
     among (the true item one of them), or None for any other step."""
     from ..parse.bpe import Bpe
 
+    if step.id in TOKEN_STEPS and step.rows:  # a list of tokens drawn from a vocabulary (speculative's output)
+        return [tuple(step.rows)] * len(getattr(step, "labels", ()))
     if not isinstance(d.problem.data, Bpe):  # (the lists of a byte-pair encoding only)
         return None
 

@@ -276,6 +276,26 @@ for _slip in (
     "dpo_sigma_for_log_sigma",
 ):
     FILES[_slip] = "dpo-two-pairs.toml"
+# kind speculative: the worked example (a accepted, b rejected: the residual at 2), and three drafts whose
+# third test passes after the second is rejected (r = 0.2 ≤ 0.75 after 0.9 > 0.75)
+for _slip in (
+    "speculative_ratio_inverted",
+    "speculative_residual_not_normalised",
+    "speculative_residual_no_max",
+    "speculative_next_from_target",
+):
+    FILES[_slip] = "speculative-two-drafts.toml"
+INLINE["speculative_continued_after_rejection"] = {
+    "kind": "speculative",
+    "vocab": ["a", "b", "c", "d"],
+    "given": {
+        "draft": [[0.4, 0.3, 0.2, 0.1]] * 3,
+        "target": [[0.3, 0.4, 0.2, 0.1]] * 3 + [[0.25, 0.25, 0.25, 0.25]],
+        "drafted": ["a", "a", "a"],
+        "uniforms": [0.5, 0.9, 0.2],
+        "resample": 0.35,
+    },
+}
 LABEL_SLIPS = {"bpe_tie_other": "tests/check/test_bpe_check.py", "bpe_greedy_longest": "tests/check/test_bpe_check.py"}
 
 

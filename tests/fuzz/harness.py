@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 TIMEOUT = float(os.environ.get("ATTNCALC_FUZZ_TIMEOUT", "30"))  # far above any honest run: a hang
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Worker:
