@@ -127,6 +127,14 @@ MISTAKES: dict[str, str] = {
     "dpo_reference_not_subtracted": "the reference was not subtracted: log π_θ(y) instead of log π_θ(y) − log π_ref(y)",
     "dpo_chosen_rejected_swapped": "chosen and rejected were swapped: h = r_l − r_w instead of r_w − r_l",
     "dpo_sigma_for_log_sigma": "σ was taken for log σ: −σ(β h) instead of −log σ(β h)",
+    # kind grpo (issue 40)
+    "grpo_std_divisor": "the group's std took the other divisor: n (population) for n − 1 (unbiased), or n − 1 for n",
+    "grpo_advantages_not_normalised": "the advantages were not normalised: r − mean instead of (r − mean) / (std + eps)",
+    "grpo_clip_on_advantage": "the clip was put on the advantage: ρ · clip(A, 1 − ε, 1 + ε) instead of clip(ρ) · A",
+    "grpo_max_for_min": "max was taken for min: max(ρ · A, clip(ρ) · A) instead of the pessimistic min",
+    "grpo_kl_sign": "β · KL was added with the wrong sign: −(s + β · KL) instead of −(s − β · KL)",
+    "grpo_normalization_swapped": "the other normalisation: the mean over all tokens for the mean of the completions' "
+    "means (or back)",
 }
 
 
