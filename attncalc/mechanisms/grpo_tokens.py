@@ -135,14 +135,13 @@ def _surrogate(chain: Chain, ratios: np.ndarray, clipped: np.ndarray, A: np.ndar
     first, second = ratios * A, clipped * A
     ff, fs = to_float(first), to_float(second)
     words = "clip(ρ) · A"
+    truth = np.minimum(ff, fs)
     if chain.mistake == "grpo_clip_on_advantage":
         second = ratios * _clip(A, lo, hi)
-        if np.array_equal(to_float(second), fs):
-            raise MistakeNotApplicable
         fs, words = to_float(second), "ρ · clip(A)"
     pick, name = (ff >= fs, "max") if chain.mistake == "grpo_max_for_min" else (ff <= fs, "min")
-    if name == "max" and np.array_equal(ff, fs):
-        raise MistakeNotApplicable  # no clip binds: min and max agree
+    if (words != "clip(ρ) · A" or name == "max") and np.array_equal(np.where(pick, ff, fs), truth):
+        raise MistakeNotApplicable  # the slip changes no surrogate (no clip binds)
     fa, fr, fc = to_float(A), to_float(ratios), to_float(clipped)
     if words == "clip(ρ) · A":
         written = tuple(f"{name}({fmt(r, dec)} · {_par(fmt(a, dec))}, {fmt(c, dec)} · {_par(fmt(a, dec))})"
