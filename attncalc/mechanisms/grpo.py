@@ -95,7 +95,7 @@ def _advantages(d: Grpo, chain: Chain) -> list[Step]:
     labels = _completions(d)
     r = chain.given(d.rewards)
     fr = d.rewards.floats
-    steps = [
+    steps: list[Step] = [
         chain.step(Formula, "mean_reward", scalar(total(r) / G), title="Mean reward", symbol="μ", latex="",
                    formula="μ = (1/G) Σ r_i", written=f"({_sum_text(fr, dec)}) / {G}",
                    explain="The group's own baseline: the mean of the rewards of the completions of one prompt.")

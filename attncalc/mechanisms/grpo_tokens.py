@@ -57,7 +57,7 @@ def token_steps(d: Grpo, chain: Chain, advantages: np.ndarray) -> list[Step]:
     old = lp if d.old_logprobs is None else _flat(d, chain, d.old_logprobs)
     flp = np.concatenate([row.floats for row in d.logprobs])
     fold = flp if d.old_logprobs is None else np.concatenate([row.floats for row in d.old_logprobs])
-    steps = [
+    steps: list[Step] = [
         chain.step(Formula, "ratios", chain.exp(lp - old), title="Ratios", symbol="ρ", rows=labels, latex="",
                    formula="ρ_i,t = exp(log π − log π_old)",
                    written=tuple(f"exp({fmt(a, dec)} − {_par(fmt(b, dec))})" for a, b in zip(flp, fold, strict=True)),
