@@ -39,6 +39,23 @@ class Grpo:
     def lengths(self) -> tuple[int, ...]:
         return tuple(row.shape[0] for row in self.logprobs)
 
+    def stated(self) -> list[tuple[str, str]]:
+        """(key, sentence): the numbers and choices besides the arrays that decide the answers (a quiz
+        question states them; the derivation's formulas and header say them too)."""
+        eps = to_float(self.epsilon)
+        out = [("epsilon", f"ε = {eps:g}: the ratios are clipped to [{1 - eps:g}, {1 + eps:g}].")]
+        if self.ref_logprobs is not None:
+            out.append(("beta", f"β = {to_float(self.beta):g}: the weight of the KL term."))
+        spread = "unbiased (divided by n − 1)" if self.std == "unbiased" else "the population's (divided by n)"
+        out.append(("std", f"The rewards' standard deviation: {spread}."))
+        out.append(("advantage_eps", f"advantage_eps = {to_float(self.advantage_eps):g}: A = (r − mean) / (std + "
+                    f"{to_float(self.advantage_eps):g})."))  # fmt: skip
+        if self.normalize == "sequence":
+            out.append(("normalize", "The loss: each completion's mean over its tokens, then the mean (sequence)."))
+        else:
+            out.append(("normalize", "The loss: the mean over all the group's tokens at once (token)."))
+        return out
+
     @property
     def labels(self) -> tuple[str, ...]:
         """One label per token, completion by completion: "o2 t1" is completion 2's first token."""
