@@ -46,6 +46,7 @@ OPTIONS: dict[str, list[dict[str, Any]]] = {
     "quantization": [{}, {"tokens": 2, "dim": 6}],
     "contrastive": [{"tokens": 3}, {"tokens": 2, "dim": 3, "values": "decimal"}],
     "dpo": [{}, {"tokens": 1}, {"tokens": 4}],
+    "grpo": [{}, {"tokens": 2}, {"tokens": 5}],
 }
 
 
