@@ -72,7 +72,7 @@ def token_steps(d: Grpo, chain: Chain, advantages: np.ndarray) -> list[Step]:
     fr = to_float(ratios)
     steps.append(
         chain.step(Formula, "clipped_ratios", clipped, title="Clipped ratios", symbol="ρ_c", rows=labels, latex="",
-                   formula=f"clip(ρ, 1 − ε, 1 + ε) = clip(ρ, {1 - eps_f:g}, {1 + eps_f:g})",
+                   formula="ρ_c = clip(ρ, 1 − ε, 1 + ε)",
                    written=tuple(f"clip({fmt(x, dec)}, {1 - eps_f:g}, {1 + eps_f:g})" for x in fr),
                    explain="The ratio held within 1 ± ε, so one update cannot move the policy far from the old one.")
     )  # fmt: skip
