@@ -227,8 +227,8 @@ def test_seeded_groups_against_trl(normalize: str, loss_type: str, with_ref: boo
         G = int(rng.integers(2, 7))
         lengths = rng.integers(1, 5, G)
         lp = [np.round(rng.uniform(-3, -0.05, n), 3).tolist() for n in lengths]
-        old = [np.round(np.asarray(row) + rng.uniform(-0.4, 0.4, len(row)), 3).tolist() for row in lp]
-        ref = [np.round(np.asarray(row) + rng.uniform(-0.5, 0.5, len(row)), 3).tolist() for row in lp]
+        old = [np.round(np.minimum(np.asarray(row) + rng.uniform(-0.4, 0.4, len(row)), 0), 3).tolist() for row in lp]
+        ref = [np.round(np.minimum(np.asarray(row) + rng.uniform(-0.5, 0.5, len(row)), 0), 3).tolist() for row in lp]
         rewards = np.round(rng.uniform(-1, 2, G), 2).tolist()
         eps, beta = float(rng.choice([0.1, 0.2, 0.28])), float(rng.choice([0.0, 0.04, 0.1]))
         given: dict[str, Any] = {"rewards": rewards, "logprobs": lp, "old_logprobs": old, "epsilon": eps,
@@ -279,6 +279,8 @@ BASE: dict[str, Any] = {"rewards": [1, 0], "logprobs": [[-1.0, -0.5], [-2.0]]}
         ({"logprobs": [[-1.0], ["x"]]}, "given.logprobs[2]", ""),
         ({"old_logprobs": [[-1.0], [-2.0]]}, "given.old_logprobs[1]", "has 1 tokens"),
         ({"ref_logprobs": [[-1.0, -0.5]]}, "given.ref_logprobs", "1 completions"),
+        ({"ref_logprobs": [[-1.0, 0.5], [-2.0]]}, "given.ref_logprobs[1]", "token 2 is 0.5"),
+        ({"logprobs": [[-1.0, -0.5], [float("nan")]]}, "given.logprobs[2]", ""),
         ({"epsilon": 0}, "given.epsilon", "greater than 0"),
         ({"epsilon": 1}, "given.epsilon", "less than 1"),
         ({"beta": -0.1}, "given.beta", "0 or more"),

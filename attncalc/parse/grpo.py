@@ -69,7 +69,13 @@ def _rows(r: Reader, raw: Any, path: str) -> tuple[Given, ...]:
     for i, row in enumerate(raw, 1):
         if not isinstance(row, list):
             raise r.fail(path, f"completion {i}: expected a list of token log-probabilities, got {row!r}")
-        rows.append(r.vector(row, f"{path}[{i}]"))
+        v = r.vector(row, f"{path}[{i}]")
+        above = [j for j, x in enumerate(v.floats.tolist(), 1) if not x <= 0]
+        if above:
+            raise r.fail(
+                f"{path}[{i}]", f"token {above[0]} is {v.floats[above[0] - 1]:g}: a log-probability is 0 or less"
+            )
+        rows.append(v)
     return tuple(rows)
 
 
