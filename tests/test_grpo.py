@@ -347,6 +347,25 @@ def test_each_slip_is_named_from_its_own_arithmetic() -> None:
     assert r.mistake == "grpo_clip_on_advantage", r.note
 
 
+def test_the_two_way_slips_are_named_the_other_way_too() -> None:
+    """The clipped example asks the population's std and the token mean: the unbiased std and the
+    sequence mean are the same slips, the other way round."""
+    rewards = (2, 0.5, 1, 0)
+    squares = sum((x - 0.875) ** 2 for x in rewards)
+    r = _grade(CLIPPED, "std_reward", f"{math.sqrt(squares / 3):.4f}")
+    assert r.mistake == "grpo_std_divisor", r.note
+    std = math.sqrt(squares / 4)
+    A = [(x - 0.875) / (std + 1e-4) for x in rewards]
+    x = [0.3, 0, -0.05, -0.3, 0, 0, 0, -0.3]
+    owner = [0, 0, 0, 1, 1, 2, 3, 3]
+    surrogate = [min(math.exp(v) * A[o], min(max(math.exp(v), 0.8), 1.2) * A[o]) for v, o in zip(x, owner, strict=True)]
+    per = [[-s for s, o in zip(surrogate, owner, strict=True) if o == i] for i in range(4)]
+    sequence = sum(sum(row) / len(row) for row in per) / 4
+    assert abs(sequence - sum(-s for s in surrogate) / 8) > 1e-3  # the two means differ here
+    r = _grade(CLIPPED, "loss", f"{sequence:.4f}")
+    assert r.mistake == "grpo_normalization_swapped", r.note
+
+
 def test_a_typo_is_not_taken_for_a_slip() -> None:
     r = _grade(EXAMPLE, "std_reward", "0.5747")  # 0.5774 with two digits swapped
     assert r.verdict == "wrong" and r.mistake is None, r.note
