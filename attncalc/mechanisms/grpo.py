@@ -131,7 +131,7 @@ def _advantages(d: Grpo, chain: Chain) -> list[Step]:
         adv, formula = dev, "A_i = r_i − μ"
         written = tuple(f"{fmt(x, dec)} − {_par(fmt(fm, dec))}" for x in fr)
     else:
-        adv, formula = dev / (std + a_eps), "A_i = (r_i − μ) / (σ + advantage_eps)"
+        adv, formula = dev / (std + a_eps), f"A_i = (r_i − μ) / (σ + {a_eps_f:g})"
         written = tuple(f"({fmt(x, dec)} − {_par(fmt(fm, dec))}) / ({fmt(fs, dec)} + {a_eps_f:g})" for x in fr)
     steps.append(
         chain.step(Formula, "advantages", adv, title="Advantages", symbol="A", rows=labels, latex="",
