@@ -239,6 +239,19 @@ BUILTIN: dict[str, KindEntry] = {
             convention="row",
             elementwise="attncalc.mechanisms.dpo:ELEMENTWISE",
         ),
+        # issue 40: Group Relative Policy Optimization's loss (its own modules)
+        KindEntry(
+            "grpo",
+            "attncalc.schema.grpo:GRPO",
+            "attncalc.parse.grpo:parse",
+            "attncalc.mechanisms.grpo",
+            "attncalc.schema.grpo:STEP_IDS",
+            "attncalc.schema.grpo:TEMPLATE",
+            "attncalc.homework.grpo:DRAWER",
+            header="attncalc.mechanisms.grpo:header",
+            data=f"{_P}.grpo:Grpo",
+            convention="row",
+        ),
         # issue 29: the online softmax of FlashAttention (its own modules)
         KindEntry(
             "online-softmax",

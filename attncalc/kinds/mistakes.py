@@ -133,6 +133,14 @@ MISTAKES: dict[str, str] = {
     "speculative_residual_no_max": "the max was left out: p − q (negative entries kept) instead of max(0, p − q), over the same sum",
     "speculative_continued_after_rejection": "the tests went on after a rejection: a later drafted token was accepted, but the run stops at the first rejection",
     "speculative_next_from_target": "the next token was drawn from p_j itself instead of the residual max(0, p_j − q_j) normalised",
+    # kind grpo (issue 40)
+    "grpo_std_divisor": "the group's std took the other divisor: n (population) for n − 1 (unbiased), or n − 1 for n",
+    "grpo_advantages_not_normalised": "the advantages were not normalised: r − mean instead of (r − mean) / (std + eps)",
+    "grpo_clip_on_advantage": "the clip was put on the advantage: ρ · clip(A, 1 − ε, 1 + ε) instead of clip(ρ) · A",
+    "grpo_max_for_min": "max was taken for min: max(ρ · A, clip(ρ) · A) instead of the pessimistic min",
+    "grpo_kl_sign": "β · KL was added with the wrong sign: −(s + β · KL) instead of −(s − β · KL)",
+    "grpo_normalization_swapped": "the other normalisation: the mean over all tokens for the mean of the completions' "
+    "means (or back)",
 }
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ..parse.attention_backward import AttentionBackward
 from ..parse.data import SelfAttention, Sequence
 from ..parse.decode import Decode
+from ..parse.grpo import Grpo
 from ..parse.softmax import Softmax
 from ..parse.types import Bleu, Cell, Layer, MultiHead, OutputLayer, PosEnc, Problem, Recurrent, Seq2Seq
 
@@ -147,4 +148,6 @@ def setup_lines(p: Problem) -> list[tuple[str, str]]:
         start = "the given h0" if s.dec_h0 is not None else "the encoder's final state"
         out.append(("decoder", f"Decoder: {cell_line(s.decoder)}; {how}; it starts from {start}."))
         out += _targets(s.output)
+    if isinstance(p.data, Grpo):
+        out += p.data.stated()
     return out

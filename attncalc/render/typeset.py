@@ -65,6 +65,7 @@ GREEK = {
     "λ": "lambda",
     "μ": "mu",
     "π": "pi",
+    "ρ": "rho",
     "σ": "sigma",
     "τ": "tau",
     "φ": "phi",

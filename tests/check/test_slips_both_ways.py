@@ -297,6 +297,17 @@ INLINE["speculative_continued_after_rejection"] = {
     },
 }
 LABEL_SLIPS = {"bpe_tie_other": "tests/check/test_bpe_check.py", "bpe_greedy_longest": "tests/check/test_bpe_check.py"}
+# kind grpo: the spec's group (binary rewards, completions of different lengths, a reference) and one
+# whose clips bind (max for min and the clip on the advantage change nothing where no clip binds)
+for _slip in (
+    "grpo_std_divisor",
+    "grpo_advantages_not_normalised",
+    "grpo_kl_sign",
+    "grpo_normalization_swapped",
+):
+    FILES[_slip] = "grpo-four-completions.toml"
+FILES["grpo_max_for_min"] = "grpo-clipped-tokens.toml"
+FILES["grpo_clip_on_advantage"] = "grpo-clipped-tokens.toml"  # an advantage past 1 + ε
 
 
 def test_the_audit_covers_every_named_slip() -> None:

@@ -21,6 +21,7 @@ CASES = [
     *[(k, {}) for k in ("attention", "self-attention", "softmax", "sequence", "rnn", "lstm", "gru", "seq2seq")],
     *[(k, {}) for k in ("similarity", "multi-head", "positional-encoding", "transformer-layer", "bleu")],
     *[("decode", {"strategy": s}) for s in ("greedy", "sample", "top-k", "top-p", "beam")],
+    ("grpo", {}),
 ]
 
 
@@ -58,7 +59,11 @@ def _shows(text: str, key: str, value: Any) -> bool:
         return all(f"<th>{w}</th>" in text for w in value)
     if key == "references":  # one table per reference
         return all(f'="references.{k}"' in text.replace("&quot;", '"') for k in range(1, len(value) + 1))
-    return re.search(rf'(title|label)=(&quot;|"){re.escape(key)}(&quot;|")', text) is not None
+    if re.search(rf'(title|label)=(&quot;|"){re.escape(key)}(&quot;|")', text) is not None:
+        return True
+    # lists of token log-probabilities of different lengths (grpo's): one table per list, key[1], key[2], ...
+    lists = isinstance(value, list) and value and all(isinstance(row, list) for row in value)
+    return bool(lists) and all(_shows(text, f"{key}[{i}]", row) for i, row in enumerate(value, 1))
 
 
 @pytest.mark.parametrize(("kind", "extra"), CASES, ids=[f"{k}-{e.get('strategy', '')}" for k, e in CASES])
