@@ -12,18 +12,17 @@ from typing import Any
 
 import pytest
 
+from attncalc import kinds
 from attncalc.homework.generate import Options, default_dim, generate
 from attncalc.reports.moodle import moodle_xml
 from attncalc.reports.qti import qti_zip
 from attncalc.reports.qti12 import qti12_zip
 
+# every kind with a homework drawer, from the registry (decode once per strategy)
 CASES = [
-    *[(k, {}) for k in ("attention", "self-attention", "softmax", "sequence", "rnn", "lstm", "gru", "seq2seq")],
-    *[(k, {}) for k in ("similarity", "multi-head", "positional-encoding", "transformer-layer", "bleu")],
+    *[(k, {}) for k in kinds.with_drawer() if k != "decode"],
     *[("decode", {"strategy": s}) for s in ("greedy", "sample", "top-k", "top-p", "beam")],
-    ("grpo", {}),
 ]
-
 
 def _moodle_texts(xml: str) -> list[str]:
     return [
