@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .check_hints import dotted_id_clash
+from .check_units import read_count
 from .derivation import Argmax, Count, Derivation, Tokens, single_tokens
 from .errors import NumberSyntaxError, ProblemError
 from .numbers import MAX_LENGTH, parse_number, to_float
@@ -41,6 +42,11 @@ class Answer:
     values: np.ndarray | str  # float array (or the label of a prediction)
     decimals: np.ndarray | None  # int array, -1 where exact (a fraction or expression)
     written: Any = None  # the entries as the answerer wrote them (nested lists of strings)
+    # a count (kind accounting): the bytes of one unit of its precision (0.1 GiB for "145.5 GiB", 10^21 for
+    # "5.88e23"), the whole number written, exactly (compared with the count as integers), and its unit
+    scale: float = 1.0
+    exact: int | None = None
+    unit: str | None = None
 
 
 @dataclass(frozen=True)
@@ -229,16 +235,25 @@ def parse_answers(
             continue
         shape = np.shape(step.value)
         written = value
-        if isinstance(step, Count):
-            value = ungrouped(value)
+        count = None
+        if isinstance(step, Count):  # "75,497,472", "145.5 GiB", "5.88e23", 68976648192
+            count = read_count(ungrouped(value), step.unit, file, key)
+            value = count.number
         vals, decs = _numbers(value, file, key, default_dec)
-        if isinstance(step, Count):  # a whole number: an exact form (3·97216102400) is judged as one, to the unit
+        if count is not None:  # a whole number: an exact form (3·97216102400) is judged as one, to the unit
             decs = np.where(decs == -1, 0, decs)
+            vals = vals * count.factor
+            if count.e_scale > 1:  # 5.88e23: judged to ±0.005e23, its mantissa's last place
+                decs = np.zeros_like(decs)
         if vals.shape != shape:
             other.append((key, Answer(step_id, vals, decs, _as_written(written)), shape))
             continue
-        decs = _whole_steps_at_the_asked_precision(step, vals, decs, derivation.decimals)
-        out.append(Answer(step_id, vals, decs, _as_written(written)))
+        if count is None or count.factor * count.e_scale == 1:
+            decs = _whole_steps_at_the_asked_precision(step, vals, decs, derivation.decimals)
+        extra: dict[str, Any] = {}
+        if count is not None:
+            extra = {"scale": float(count.factor * count.e_scale), "exact": count.exact, "unit": count.unit}
+        out.append(Answer(step_id, vals, decs, _as_written(written), **extra))
     if other:
         labels = {a.id: a.values for a in out if isinstance(a.values, str)}
         differ = {k: v for k, v in labels.items() if v != str(derivation.step(k).value)}

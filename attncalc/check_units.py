@@ -1,0 +1,111 @@
+"""A count's answer as written (kind accounting): a memory answer may carry a unit ("145.5 GiB",
+"156 GB", "327,680 B"; KiB, MiB, TiB, KB, MB, TB too), judged after conversion to bytes at the precision
+written (145.5 GiB: to ±0.05 GiB); a count in e-notation ("5.88e23") is judged at its mantissa's
+precision (±0.005e23); a plain whole number is compared with the exact count as an integer, at any size
+(float64 cannot tell 2^53 + 1 from 2^53)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ProblemError
+
+UNITS = {
+    "B": 1,
+    "byte": 1,
+    "bytes": 1,
+    "KiB": 2**10,
+    "MiB": 2**20,
+    "GiB": 2**30,
+    "TiB": 2**40,
+    "KB": 10**3,
+    "kB": 10**3,
+    "MB": 10**6,
+    "GB": 10**9,
+    "TB": 10**12,
+}
+_WITH_UNIT = re.compile(r"\s*(\S.*?)\s*(bytes|byte|B|[KMGT]iB|[kKMGT]B)\s*")
+_E = re.compile(r"\s*[-+−]?(?:\d+\.?(\d*)|\.(\d+))[eE]([-+−]?\d+)\s*")
+_GROUPED = re.compile(r"-?[1-9][0-9]{0,2}(?:,[0-9]{3})+(?:\.[0-9]+)?")
+_INTEGER = re.compile(r"\s*(-?[0-9]+)\s*")
+# the units a bare number of bytes may have been meant in (a hint when it is wrong as bytes)
+MEANT = ("GiB", "GB", "MiB", "MB", "TiB", "TB", "KiB", "KB")
+
+
+@dataclass(frozen=True)
+class Written:
+    """A count's answer read: the number (the unit taken off), the bytes its unit stands for, the
+    scale of its precision's unit beyond that (10^21 for 5.88e23), and the integer written, exactly."""
+
+    number: Any
+    factor: int = 1
+    e_scale: int = 1
+    exact: int | None = None
+    unit: str | None = None
+
+
+def read_count(value: Any, step_unit: str, file: str, key: str) -> Written:
+    """A count's answer: its unit (a memory answer only) and how precisely it is written."""
+    if isinstance(value, bool) or isinstance(value, list):
+        return Written(value)
+    if isinstance(value, int):
+        return Written(value, exact=value)
+    if not isinstance(value, str):
+        return Written(value)
+    number, factor, unit = value, 1, None
+    m = _WITH_UNIT.fullmatch(value)
+    if m is not None and not m.group(1).endswith(("e", "E")):
+        if step_unit != "bytes":
+            raise ProblemError(
+                file,
+                key,
+                f"{value.strip()!r}: this step counts {step_unit}, not bytes; a unit such as "
+                f"{m.group(2)!r} belongs to a memory answer: write the number alone",
+            )
+        number, unit = m.group(1), m.group(2)
+        if _GROUPED.fullmatch(number):  # "1,027.8 GiB": thousands grouped, a decimal part
+            number = number.replace(",", "")
+        factor = UNITS[unit]
+    e = _E.fullmatch(number)
+    if e is not None:
+        places = len(e.group(1) or e.group(2) or "") - int(e.group(3).replace("−", "-"))
+        return Written(number, factor, 10 ** (-places) if places < 0 else 1, None, unit)
+    i = _INTEGER.fullmatch(number)
+    exact = int(i.group(1)) * factor if i is not None and factor == 1 else None
+    return Written(number, factor, 1, exact, unit)
+
+
+def meant_unit(given: float, decimals: int, whole: int | None) -> str | None:
+    """A bare number that, read as bytes, is wrong, but is the true count in a larger unit at the
+    precision written (145.5 for 156,206,702,592 bytes: GiB): that unit, else None."""
+    if whole is None or decimals < 0 or given <= 0:
+        return None
+    for unit in MEANT:
+        f = UNITS[unit]
+        if abs(given * f - whole) <= 0.5 * 10.0**-decimals * f * (1 + 1e-9):
+            return unit
+    return None
+
+
+def exact_miss(ans: Any, step: Any) -> str | None:
+    """The note for a whole number written in full that is not the count, though float64 holds both as
+    one number (past 2^53: 2^53 + 1 is 2^53 to it); None when the integers agree or the floats differ
+    (the usual judging, slips and all, then sees the difference)."""
+    whole = getattr(step, "whole", None)
+    if ans.exact is None or whole is None or ans.exact == whole or float(ans.exact) != float(whole):
+        return None
+    return f"{whole:,}, not {ans.exact:,}: off by {ans.exact - whole:+,} (every digit of a count is judged)."
+
+
+def unit_hint(ans: Any, step: Any) -> str:
+    """A bare number, wrong as bytes, that is the memory in a larger unit: say which, and how to write it."""
+    if getattr(step, "unit", None) != "bytes" or ans.unit is not None or ans.decimals is None:
+        return ""
+    given, decs = float(ans.values), int(ans.decimals)
+    unit = meant_unit(given, decs, step.whole)
+    if unit is None:
+        return ""
+    number = ans.written if isinstance(ans.written, str) else str(ans.written)
+    return f' A bare number is read as bytes; as {unit}, {number} is right: write the unit, "{number.strip()} {unit}".'
