@@ -269,7 +269,7 @@ def _slip_words(name: str, arg: int | None, problem: Problem, part: str | None, 
     if name in ("zero_stage_confused", "gib_for_gb") and getattr(problem, "kind", None) == "accounting":
         from .mechanisms.accounting_training import slip_words
 
-        words = slip_words(problem.data, name, arg)
+        words = slip_words(problem, name, arg)
         if words is not None:
             return words
     cell = _cell_of(problem, part)

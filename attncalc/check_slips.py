@@ -79,7 +79,7 @@ def mistake_args(problem: Problem, name: str) -> list[int | None]:
     if name in ("zero_stage_confused", "gib_for_gb"):
         from .mechanisms.accounting_training import slip_args
 
-        return slip_args(problem.data, name) if problem.kind == "accounting" else [None]
+        return slip_args(problem, name) if problem.kind == "accounting" else [None]
     if name != "wrong_vocab_row":
         return [None]
     out = output_layer_of(problem)

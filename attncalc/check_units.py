@@ -48,7 +48,7 @@ class Written:
 
 def read_count(value: Any, step_unit: str, file: str, key: str) -> Written:
     """A count's answer: its unit (a memory answer only) and how precisely it is written."""
-    if isinstance(value, bool) or isinstance(value, list):
+    if isinstance(value, (bool, list)):
         return Written(value)
     if isinstance(value, int):
         return Written(value, exact=value)

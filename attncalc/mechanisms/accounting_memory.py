@@ -32,7 +32,7 @@ def memory(a: Accounting, b: Book, total: Num) -> None:
         explain="AdamW keeps two moving averages per parameter, the first and second moments, in fp32.",
     )  # fmt: skip
     if fp32 is None:
-        formula, written, value = "M_train = M_params + M_grads + M_opt", f"{c(params)} + {c(grads)} + {c(opt)}", None
+        formula, written = "M_train = M_params + M_grads + M_opt", f"{c(params)} + {c(grads)} + {c(opt)}"
         why = "Activations are not counted: they depend on the batch and on what is recomputed."
         if a.bytes == 2:
             why += (

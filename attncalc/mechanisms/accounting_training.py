@@ -10,6 +10,7 @@ the paper's example: Ψ = 7.5B, N_d = 64 gives 120 GB, 31.4 GB, 16.6 GB and 1.9 
 
 from __future__ import annotations
 
+from ..parse import Problem
 from ..parse.accounting import Accounting
 from .accounting_book import Book, Num, c
 
@@ -110,15 +111,17 @@ def unit_ratio(arg: int | None) -> float:
     return GIB / GB if arg in (None, 0) else GB / GIB
 
 
-def slip_args(a: Accounting, name: str) -> list[int | None]:
+def slip_args(problem: Problem, name: str) -> list[int | None]:
     """The arguments check tries a slip with: the other ZeRO stages; both directions of GiB for GB."""
+    a = problem.payload(Accounting)
     if name == "zero_stage_confused":
         return [s for s in range(4) if s != (a.zero or 0)] if a.devices is not None and a.devices > 1 else []
     return [0, 1]
 
 
-def slip_words(a: Accounting, name: str, arg: int | None) -> str | None:
+def slip_words(problem: Problem, name: str, arg: int | None) -> str | None:
     """A slip's note in this problem's terms (None: the table's words)."""
+    a = problem.payload(Accounting)
     if name == "zero_stage_confused" and arg is not None:
         asked = a.zero or 0
         return (
