@@ -243,8 +243,8 @@ def parse_answers(
         if count is not None:  # a whole number: an exact form (3·97216102400) is judged as one, to the unit
             decs = np.where(decs == -1, 0, decs)
             vals = vals * count.factor
-            if count.e_scale > 1:  # 5.88e23: judged to ±0.005e23, its mantissa's last place
-                decs = np.zeros_like(decs)
+            if count.e_scale > 1 or (count.factor > 1 and "." not in str(count.number)):
+                decs = np.zeros_like(decs)  # 5.88e23 to ±0.005e23, its mantissa's last place; 1,028 GiB to ±0.5 GiB
         if vals.shape != shape:
             other.append((key, Answer(step_id, vals, decs, _as_written(written)), shape))
             continue
