@@ -13,6 +13,7 @@ needs 16Ψ = 1,103,626,371,072 bytes = 1,027.832 GiB (÷ 2^30) = 1,103.626 GB (�
 
 from __future__ import annotations
 
+import html
 import json
 import shutil
 from pathlib import Path
@@ -174,6 +175,9 @@ def test_the_practice_page_judges_units_as_check_does(cli: Any, tmp_path: Path) 
     from .serve_support import examples_client
 
     c = examples_client()
+    page = html.unescape(c.get("/problems/accounting-llama2-70b").text)
+    training = page.split('id="step-27"')[1].split("</section>")[0]  # memory.training, a count of bytes
+    assert "memory.training" in training and 'a size with its unit ("142.5 GiB", "153 GB")' in training
     answers = {"answers": {"memory.training": "1,027.8 GiB", "memory.per_device": "153.0 GiB"}}
     got = c.post("/problems/accounting-llama2-70b/check", json=answers)
     assert got.status_code == 200, got.text[:500]
