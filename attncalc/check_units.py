@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any
 
 from .errors import ProblemError
@@ -100,12 +101,28 @@ def exact_miss(ans: Any, step: Any) -> str | None:
 
 
 def unit_hint(ans: Any, step: Any) -> str:
-    """A bare number, wrong as bytes, that is the memory in a larger unit: say which, and how to write it."""
-    if getattr(step, "unit", None) != "bytes" or ans.unit is not None or ans.decimals is None:
+    """A memory answer wrong with its unit: the true size in that unit and the precision judged at; a
+    bare number, wrong as bytes, that is the memory in a larger unit: say which, and how to write it."""
+    if getattr(step, "unit", None) != "bytes" or ans.decimals is None or getattr(step, "whole", None) is None:
         return ""
+    if ans.unit is not None:
+        return in_unit(step.whole, ans.unit, int(ans.decimals))
     given, decs = float(ans.values), int(ans.decimals)
     unit = meant_unit(given, decs, step.whole)
     if unit is None:
         return ""
     number = ans.written if isinstance(ans.written, str) else str(ans.written)
     return f' A bare number is read as bytes; as {unit}, {number} is right: write the unit, "{number.strip()} {unit}".'
+
+
+def in_unit(whole: int, unit: str, decimals: int) -> str:
+    """ " In GiB it is 1,027.832 (judged to ±0.05 GiB, as written)." for a wrong answer in GiB."""
+    factor = UNITS[unit]
+    if factor == 1:
+        return ""
+    places = max(decimals + 2, 3)
+    with localcontext() as ctx:
+        ctx.prec = 60
+        x = (Decimal(whole) / Decimal(factor)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    half = Decimal(5).scaleb(-decimals - 1)
+    return f" In {unit} it is {x:,f} (judged to ±{half:f} {unit}, as written)."

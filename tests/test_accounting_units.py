@@ -77,6 +77,13 @@ def test_a_memory_answer_with_a_unit_is_judged_at_its_precision(answer: str, ver
     assert r.expected_shown == "1,103,626,371,072"
 
 
+def test_a_wrong_answer_with_a_unit_is_told_the_size_in_its_unit() -> None:
+    r = grade({"memory.training": "1,027.7 GiB"})["memory.training"]
+    assert r.note.endswith("In GiB it is 1,027.832 (judged to ±0.05 GiB, as written).")
+    r = grade({"memory.per_device": "150 GB"})["memory.per_device"]
+    assert r.note.endswith("In GB it is 153.042 (judged to ±0.5 GB, as written).")  # 153,041,938,176 / 10^9
+
+
 def test_the_kib_case_by_hand() -> None:
     # 16Ψ / 1,024 = 1,077,760,128 exactly? 1,077,760,128 · 1,024 = 1,103,626,371,072: yes, so right
     assert 1_077_760_128 * 1024 == TRAINING
