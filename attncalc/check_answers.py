@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .check_hints import dotted_id_clash
-from .check_units import read_count
+from .check_units import GROUPED, read_count, ungrouped  # noqa: F401  (GROUPED: as this module always had it)
 from .derivation import Argmax, Count, Derivation, Tokens, single_tokens
 from .errors import NumberSyntaxError, ProblemError
 from .numbers import MAX_LENGTH, parse_number, to_float
@@ -26,9 +26,6 @@ _PLAIN_DECIMAL = re.compile(r"^\s*[-+−]?\d*\.(\d+)\s*$")
 _E_NOTATION = re.compile(r"^\s*[-+−]?(?:\d+\.?(\d*)|\.(\d+))[eE]([-+−]?\d+)\s*$")
 # 0.155, -2, 12.5: read by float() as parse_number reads them (both round the exact decimal once)
 _PLAIN_NUMBER = re.compile(r"-?[0-9]{1,15}(?:\.[0-9]{1,15})?")
-# 75,497,472: a whole number with its digits grouped by commas in threes, as the views print counts
-# (read only for a count; a leading 0, as in 0,155, is a decimal comma and stays an error)
-GROUPED = re.compile(r"\s*(-?[1-9][0-9]{0,2}(?:,[0-9]{3})+)\s*")
 UNANSWERED = "?"  # an entry left out of an answer: not graded
 UNANSWERED_DECIMALS = -2
 SLACK = 1e-9
@@ -240,19 +237,14 @@ def parse_answers(
             count = read_count(ungrouped(value), step.unit, file, key)
             value = count.number
         vals, decs = _numbers(value, file, key, default_dec)
-        if count is not None:  # a whole number: an exact form (3·97216102400) is judged as one, to the unit
-            decs = np.where(decs == -1, 0, decs)
-            vals = vals * count.factor
-            if count.e_scale > 1 or (count.factor > 1 and "." not in str(count.number)):
-                decs = np.zeros_like(decs)  # 5.88e23 to ±0.005e23, its mantissa's last place; 1,028 GiB to ±0.5 GiB
+        if count is not None:  # in bytes, each at the precision written in its unit
+            vals, decs = count.judged(vals, decs)
         if vals.shape != shape:
             other.append((key, Answer(step_id, vals, decs, _as_written(written)), shape))
             continue
-        if count is None or count.factor * count.e_scale == 1:
+        if count is None or count.scale == 1:
             decs = _whole_steps_at_the_asked_precision(step, vals, decs, derivation.decimals)
-        extra: dict[str, Any] = {}
-        if count is not None:
-            extra = {"scale": float(count.factor * count.e_scale), "exact": count.exact, "unit": count.unit}
+        extra = count.fields() if count is not None else {}
         out.append(Answer(step_id, vals, decs, _as_written(written), **extra))
     if other:
         labels = {a.id: a.values for a in out if isinstance(a.values, str)}
@@ -321,18 +313,6 @@ def flatten_ids(raw: dict[str, Any], prefix: str = "", file: str = "<answers>") 
                 raise ProblemError(file, step_id, "answered twice (once written with dots, once quoted?)")
             out[step_id] = value
     return out
-
-
-def ungrouped(value: Any) -> Any:
-    """A count written with thousands separators ("75,497,472") as its digits ("75497472"); anything
-    else as it is (a list "1,2" is not a grouping in threes, and stays an error)."""
-    if isinstance(value, list):
-        return [ungrouped(v) for v in value]
-    if isinstance(value, str):
-        m = GROUPED.fullmatch(value)
-        if m:
-            return m.group(1).replace(",", "")
-    return value
 
 
 def _shape_words(shape: tuple[int, ...]) -> str:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any
 
+import numpy as np
+
 from .errors import ProblemError
 
 UNITS = {
@@ -29,6 +31,9 @@ UNITS = {
 }
 _WITH_UNIT = re.compile(r"\s*(\S.*?)\s*(bytes|byte|B|[KMGT]iB|[kKMGT]B)\s*")
 _E = re.compile(r"\s*[-+−]?(?:\d+\.?(\d*)|\.(\d+))[eE]([-+−]?\d+)\s*")
+# 75,497,472: a whole number with its digits grouped by commas in threes, as the views print counts
+# (read only for a count; a leading 0, as in 0,155, is a decimal comma and stays an error)
+GROUPED = re.compile(r"\s*(-?[1-9][0-9]{0,2}(?:,[0-9]{3})+)\s*")
 _GROUPED = re.compile(r"-?[1-9][0-9]{0,2}(?:,[0-9]{3})+(?:\.[0-9]+)?")
 _INTEGER = re.compile(r"\s*(-?[0-9]+)\s*")
 # the units a bare number of bytes may have been meant in (a hint when it is wrong as bytes)
@@ -45,6 +50,35 @@ class Written:
     e_scale: int = 1
     exact: int | None = None
     unit: str | None = None
+
+    @property
+    def scale(self) -> int:
+        """The bytes (or the power of ten) one unit of the last place written stands for, over 10^-decimals."""
+        return self.factor * self.e_scale
+
+    def judged(self, vals: np.ndarray, decs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The answer in bytes and the decimals it is judged at: an exact form (3·97216102400) as a whole
+        number, to the unit; 5.88e23 to ±0.005e23, its mantissa's last place; 1,028 GiB to ±0.5 GiB."""
+        decs = np.where(decs == -1, 0, decs)
+        if self.e_scale > 1 or (self.factor > 1 and "." not in str(self.number)):
+            decs = np.zeros_like(decs)
+        return vals * self.factor, decs
+
+    def fields(self) -> dict[str, Any]:
+        """The :class:`~attncalc.check_answers.Answer` fields of a count."""
+        return {"scale": float(self.scale), "exact": self.exact, "unit": self.unit}
+
+
+def ungrouped(value: Any) -> Any:
+    """A count written with thousands separators ("75,497,472") as its digits ("75497472"); anything
+    else as it is (a list "1,2" is not a grouping in threes, and stays an error)."""
+    if isinstance(value, list):
+        return [ungrouped(v) for v in value]
+    if isinstance(value, str):
+        m = GROUPED.fullmatch(value)
+        if m:
+            return m.group(1).replace(",", "")
+    return value
 
 
 def read_count(value: Any, step_unit: str, file: str, key: str) -> Written:
