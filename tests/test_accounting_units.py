@@ -213,3 +213,26 @@ def test_the_gradebook_counts_an_answer_with_a_unit(cli: Any, tmp_path: Path) ->
     assert (rows["bob"][at], rows["bob"][head.index("score")]) == ("wrong", "0")  # 1,027.8 GB is 957.2 GiB
     canvas = cli("check", "--problems", str(tmp_path), *files, "-f", "csv", "--gradebook", "canvas")
     assert "\nann,,ann,ann,,1" in canvas.stdout.replace("\r\n", "\n")
+
+
+# ------------------------------------------------------------------ homework
+
+
+def test_homework_draws_the_training_run_and_a_quiz_asks_every_variant_the_same() -> None:
+    from attncalc.generate import Options, generate
+
+    drawn: set[str] = set()
+    for seed in (1, 2, 3):
+        for raw in generate(Options(kind="accounting", count=6, seed=seed)).problems:
+            g = raw["given"]
+            drawn |= {k for k in ("training_tokens", "mixed_precision", "devices", "zero") if k in g}
+            assert not g.get("mixed_precision") or g["dtype"] != "fp32"
+            assert ("zero" in g) == ("devices" in g)
+    assert drawn == {"training_tokens", "mixed_precision", "devices", "zero"}
+    # a quiz: which keys appear comes from the seed (seed mod 4), the same in every variant
+    for seed, keys in ((4, set()), (5, {"training_tokens"}), (3, {"training_tokens", "mixed_precision", "devices"})):
+        result = generate(Options(kind="accounting", count=4, seed=seed, one_shape=True))
+        for raw, d in zip(result.problems, result.derivations, strict=True):
+            g = raw["given"]
+            assert {k for k in ("training_tokens", "mixed_precision", "devices") if k in g} == keys
+            assert ("memory.per_device" in d.step_ids) == ("devices" in keys)
