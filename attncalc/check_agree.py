@@ -48,7 +48,8 @@ class Entries:
         if bounds is None or bounds[0].shape != given.shape:
             return open_.copy()
         lo, hi = bounds
-        half = np.where(decs >= 0, 0.5 * self.scale * 10.0 ** -np.clip(decs, 0, None), 0.0) * (1 + 1e-9) + 1e-12
+        scale = self.scale if self.tol.plain else 1.0
+        half = np.where(decs >= 0, 0.5 * scale * 10.0 ** -np.clip(decs, 0, None), 0.0) * (1 + 1e-9) + 1e-12
         with np.errstate(invalid="ignore"):
             ok = np.isfinite(lo) & np.isfinite(hi) & (given >= lo - half) & (given <= hi + half)
         return np.asarray(open_ | ok, dtype=bool)
