@@ -128,11 +128,9 @@ def test_the_llama2_70b_example_every_number_from_transformers_torch_and_the_pap
 def test_the_example_states_what_it_is_built_from() -> None:
     raw = load_problem(Path(PROBLEMS, EXAMPLE)).data
     assert (raw.training_tokens, raw.mixed_precision, raw.devices, raw.zero) == (TOKENS_70B, True, 64, 2)
-    assert {k: getattr(raw, k if k != "tie_embeddings" else "tie") for k in ("vocab", "d_model", "layers")} == {
-        "vocab": 32000,
-        "d_model": 8192,
-        "layers": 80,
-    }
+    assert (raw.vocab, raw.d_model, raw.layers, raw.heads, raw.kv_heads, raw.d_ff, raw.tie) == (
+        32000, 8192, 80, 64, 8, 28672, False,
+    )  # fmt: skip
 
 
 # ------------------------------------------------------------------ counts of any size
