@@ -169,6 +169,11 @@ def test_gib_for_gb_both_ways() -> None:
         r = grade({"memory.per_device": answer})["memory.per_device"]
         assert r.verdict == "wrong" and r.mistake == "gib_for_gb", (answer, r.note)
         assert other in r.note
+    # the other prefixes: 1,103,626 MB (16Ψ = 1,103,626,371,072 bytes) written as MiB; 1.0 TiB written as TB
+    r = grade({"memory.training": "1,103,626 MiB"})["memory.training"]
+    assert r.mistake == "gib_for_gb" and "MB (10^6 bytes) was written as MiB (2^20 bytes)" in r.note
+    r = grade({"memory.training": "1,052,500 MB"})["memory.training"]  # 16Ψ / 2^20 = 1,052,500.125
+    assert r.mistake == "gib_for_gb" and "MiB (2^20 bytes) was written as MB (10^6 bytes)" in r.note
     for typo in ("155.0 GiB", "144.5 GB"):
         r = grade({"memory.per_device": typo})["memory.per_device"]
         assert r.verdict == "wrong" and r.mistake is None, (typo, r.note)

@@ -14,7 +14,6 @@ from ..parse import Problem
 from ..parse.accounting import Accounting
 from .accounting_book import Book, Num, c
 
-GB, GIB = 10**9, 2**30
 PARTITIONED = {
     0: "nothing partitioned",
     1: "the optimizer states partitioned",
@@ -105,10 +104,19 @@ def per_device(a: Accounting, b: Book, total: Num, has_master: bool) -> None:
     )  # fmt: skip
 
 
+# gib_for_gb's arguments: 2·k + direction, k the power of 1,024 (and of 1,000): 3 is GiB and GB, tried
+# first, then TiB/TB, MiB/MB and KiB/KB; direction 0 a decimal number written with the binary name
+# (153.0 GB written "153.0 GiB"), 1 a binary number with the decimal name (142.5 GiB written "142.5 GB")
+PREFIX = {1: "K", 2: "M", 3: "G", 4: "T"}
+UNIT_ARGS = [2 * k + direction for k in (3, 4, 2, 1) for direction in (0, 1)]
+
+
 def unit_ratio(arg: int | None) -> float:
     """gib_for_gb: the bytes a number of one unit stands for under the other unit's name, over the true
-    bytes: 0 (or None) a GB number written as GiB (× 2^30/10^9), 1 a GiB number written as GB."""
-    return GIB / GB if arg in (None, 0) else GB / GIB
+    bytes (None: a GB number written as GiB, × 2^30/10^9)."""
+    k, direction = divmod(6 if arg is None else arg, 2)
+    binary, decimal = 1 << (10 * k), 1000**k
+    return float(binary / decimal if direction == 0 else decimal / binary)
 
 
 def slip_args(problem: Problem, name: str) -> list[int | None]:
@@ -116,7 +124,7 @@ def slip_args(problem: Problem, name: str) -> list[int | None]:
     a = problem.payload(Accounting)
     if name == "zero_stage_confused":
         return [s for s in range(4) if s != (a.zero or 0)] if a.devices is not None and a.devices > 1 else []
-    return [0, 1]
+    return list(UNIT_ARGS)
 
 
 def slip_words(problem: Problem, name: str, arg: int | None) -> str | None:
@@ -129,7 +137,9 @@ def slip_words(problem: Problem, name: str, arg: int | None) -> str | None:
             f"stage {asked} ({PARTITIONED[asked]})"
         )
     if name == "gib_for_gb" and arg is not None:
-        if arg in (None, 0):
-            return "the number of GB (10^9 bytes) was written as GiB (2^30 bytes): 1 GiB = 1.0737 GB"
-        return "the number of GiB (2^30 bytes) was written as GB (10^9 bytes): 1 GB = 0.9313 GiB"
+        k, direction = divmod(arg, 2)
+        binary, decimal = f"{PREFIX[k]}iB (2^{10 * k} bytes)", f"{PREFIX[k]}B (10^{3 * k} bytes)"
+        used, named = (decimal, binary) if direction == 0 else (binary, decimal)
+        ratio = 2 ** (10 * k) / 10 ** (3 * k)
+        return f"the number of {used} was written as {named}: 1 {PREFIX[k]}iB = {ratio:.4f} {PREFIX[k]}B"
     return None
