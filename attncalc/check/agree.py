@@ -23,6 +23,7 @@ class Entries:
     given: np.ndarray
     decs: np.ndarray
     tol: Tolerance
+    scale: float = 1.0  # the bytes of the unit written ("145.5 GiB": 2^30), or 10^k for a count "5.88e23"
     open_: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
@@ -35,7 +36,7 @@ class Entries:
         given, decs, open_ = self.given, self.decs, self.open_
         if target is None or target.shape != given.shape:
             return open_.copy()
-        hit = close_all(self.tol, given, target, decs, units)
+        hit = close_all(self.tol, given, target, decs, units * (self.scale if self.tol.plain else 1.0))
         if chain_decimals is not None:
             hit &= ~((decs >= 0) & (decs > chain_decimals))
         return np.asarray(open_ | hit, dtype=bool)
@@ -47,7 +48,8 @@ class Entries:
         if bounds is None or bounds[0].shape != given.shape:
             return open_.copy()
         lo, hi = bounds
-        half = np.where(decs >= 0, 0.5 * 10.0 ** -np.clip(decs, 0, None), 0.0) * (1 + 1e-9) + 1e-12
+        scale = self.scale if self.tol.plain else 1.0
+        half = np.where(decs >= 0, 0.5 * scale * 10.0 ** -np.clip(decs, 0, None), 0.0) * (1 + 1e-9) + 1e-12
         with np.errstate(invalid="ignore"):
             ok = np.isfinite(lo) & np.isfinite(hi) & (given >= lo - half) & (given <= hi + half)
         return np.asarray(open_ | ok, dtype=bool)

@@ -20,15 +20,13 @@ from ..numbers import MAX_LENGTH, parse_number, to_float
 from ..parse import read_raw
 from ..render.asked import pair_merge
 from .hints import dotted_id_clash, open_past, other_shape
+from .units import GROUPED, read_count, ungrouped  # noqa: F401  (GROUPED: as this module always had it)
 
 _PLAIN_DECIMAL = re.compile(r"^\s*[-+−]?\d*\.(\d+)\s*$")
 # 1.7496e1, 1.55E-1, 2e3: a calculator's display; its decimals are the mantissa's less the exponent
 _E_NOTATION = re.compile(r"^\s*[-+−]?(?:\d+\.?(\d*)|\.(\d+))[eE]([-+−]?\d+)\s*$")
 # 0.155, -2, 12.5: read by float() as parse_number reads them (both round the exact decimal once)
 _PLAIN_NUMBER = re.compile(r"-?[0-9]{1,15}(?:\.[0-9]{1,15})?")
-# 75,497,472: a whole number with its digits grouped by commas in threes, as the views print counts
-# (read only for a count; a leading 0, as in 0,155, is a decimal comma and stays an error)
-GROUPED = re.compile(r"\s*(-?[1-9][0-9]{0,2}(?:,[0-9]{3})+)\s*")
 UNANSWERED = "?"  # an entry left out of an answer: not graded
 UNANSWERED_DECIMALS = -2
 SLACK = 1e-9
@@ -42,6 +40,11 @@ class Answer:
     values: np.ndarray | str  # float array (or the label of a prediction)
     decimals: np.ndarray | None  # int array, -1 where exact (a fraction or expression)
     written: Any = None  # the entries as the answerer wrote them (nested lists of strings)
+    # a count (kind accounting): the bytes of one unit of its precision (0.1 GiB for "145.5 GiB", 10^21 for
+    # "5.88e23"), the whole number written, exactly (compared with the count as integers), and its unit
+    scale: float = 1.0
+    exact: int | None = None
+    unit: str | None = None
 
 
 @dataclass(frozen=True)
@@ -230,18 +233,22 @@ def parse_answers(
             continue
         shape = np.shape(step.value)
         written = value
-        if isinstance(step, Count):
-            value = ungrouped(value)
+        count = None
+        if isinstance(step, Count):  # "75,497,472", "145.5 GiB", "5.88e23", 68976648192
+            count = read_count(ungrouped(value), step.unit, file, key)
+            value = count.number
         vals, decs = _numbers(value, file, key, default_dec)
-        if isinstance(step, Count):  # a whole number: an exact form (3·97216102400) is judged as one, to the unit
-            decs = np.where(decs == -1, 0, decs)
+        if count is not None:  # in bytes, each at the precision written in its unit
+            vals, decs = count.judged(vals, decs)
         if pair_merge(derivation, step) and open_past(decs, shape):  # a bpe pair table at the page's size
             vals, decs, written = vals[: shape[0]], decs[: shape[0]], written[: shape[0]]
         if vals.shape != shape:
             other.append((key, Answer(step_id, vals, decs, _as_written(written)), shape))
             continue
-        decs = _whole_steps_at_the_asked_precision(step, vals, decs, derivation.decimals)
-        out.append(Answer(step_id, vals, decs, _as_written(written)))
+        if count is None or count.scale == 1:
+            decs = _whole_steps_at_the_asked_precision(step, vals, decs, derivation.decimals)
+        extra = count.fields() if count is not None else {}
+        out.append(Answer(step_id, vals, decs, _as_written(written), **extra))
     if other:
         labels = {a.id: a.values for a in out if isinstance(a.values, str)}
         differ = {k: v for k, v in labels.items() if v != str(derivation.step(k).value)}
@@ -311,18 +318,6 @@ def flatten_ids(raw: dict[str, Any], prefix: str = "", file: str = "<answers>") 
                 raise ProblemError(file, step_id, "answered twice (once written with dots, once quoted?)")
             out[step_id] = value
     return out
-
-
-def ungrouped(value: Any) -> Any:
-    """A count written with thousands separators ("75,497,472") as its digits ("75497472"); anything
-    else as it is (a list "1,2" is not a grouping in threes, and stays an error)."""
-    if isinstance(value, list):
-        return [ungrouped(v) for v in value]
-    if isinstance(value, str):
-        m = GROUPED.fullmatch(value)
-        if m:
-            return m.group(1).replace(",", "")
-    return value
 
 
 def _numbers(value: Any, file: str, key: str, default_dec: int) -> tuple[np.ndarray, np.ndarray]:

@@ -54,6 +54,7 @@ from .prepared import Prepared
 from .report import Report, StepResult
 from .runs import RUN_FAILURES, Runs
 from .slips import alike_slips, began_at, named_slip, wrong_ancestors
+from .units import exact_miss, unit_hint
 
 __all__ = [
     "SLACK",
@@ -145,12 +146,18 @@ def _grade(
     decs = np.asarray(ans.decimals)
     true = np.asarray(step.value, dtype=float)
     shown_given, expected, shown_expected, given_list = _shown(ans, step, truth, runs, given, decs, true)
-    entries = Entries(given, decs, tol)  # entries written "?": not graded, so they match anything
+    entries = Entries(given, decs, tol, ans.scale)  # entries written "?": not graded, so they match anything
     open_, matches = entries.open_, entries.matches
     size = int(given.size)
     agreement = _agreement(ans, runs, true, entries, ctx, status)
 
     answered = int((~open_).sum())
+    off = exact_miss(ans, step)
+    if off is not None:  # a whole number float64 cannot tell from the count (past 2^53), and not the count
+        return StepResult(
+            ans.id, step.title, "wrong", given_list, expected, [[]], off,
+            given_shown=shown_given, expected_shown=shown_expected, right=0, entries=size,
+        )  # fmt: skip
     if matches(true).all():  # the truth as written: correct, with nothing to add (agree would find the same)
         return StepResult(
             ans.id,
@@ -249,7 +256,7 @@ def _grade(
             others = " or ".join(mistake_note(n, a, runs.problem, ans.id) for n, a in alike)
             note = note[:-1] + f"; or {others}: here {'both give' if len(alike) == 1 else 'each gives'} these numbers."
     else:
-        note = slip_note(ans, step, runs, bad, truth.decimals)
+        note = slip_note(ans, step, runs, bad, truth.decimals) + unit_hint(ans, step)
     return StepResult(
         ans.id,
         step.title,
@@ -279,7 +286,9 @@ def _shown(
     if isinstance(step, Count) and step.whole is not None:  # every digit, in groups: 124,439,808
         shown_expected = f"{step.whole:,}"
         expected = step.whole  # and exact integers in JSON
-        if float(given).is_integer():
+        if ans.exact is not None:
+            given_list = ans.exact
+        elif float(given).is_integer():
             given_list = int(given)
     return shown_given, expected, shown_expected, given_list
 

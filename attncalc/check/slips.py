@@ -74,7 +74,12 @@ def same_value(a: Any, b: Any) -> bool:
 
 
 def mistake_args(problem: Problem, name: str) -> list[int | None]:
-    """The arguments a slip is tried with: every vocabulary row for ``wrong_vocab_row``, else none."""
+    """The arguments a slip is tried with: every vocabulary row for ``wrong_vocab_row``, the other ZeRO
+    stages for ``zero_stage_confused`` and both directions of ``gib_for_gb``, else none."""
+    if name in ("zero_stage_confused", "gib_for_gb"):
+        from ..mechanisms.accounting_training import slip_args
+
+        return slip_args(problem, name) if problem.kind == "accounting" else [None]
     if name != "wrong_vocab_row":
         return [None]
     out = output_layer_of(problem)
@@ -92,11 +97,12 @@ def fits(ans: Answer, target: np.ndarray | None, tol: Tolerance, units: float = 
         if target.shape != given.shape:
             return False
     decs = np.asarray(ans.decimals)
+    scale = ans.scale if tol.plain else 1.0  # a count written in GiB: to ±0.5 of its last place in GiB
     for idx in np.ndindex(*given.shape):
         g = float(given[idx])
         if np.isnan(g):
             continue
-        if not tol.close(g, float(target[idx]), int(decs[idx] if decs.ndim else decs), units):
+        if not tol.close(g, float(target[idx]), int(decs[idx] if decs.ndim else decs), units * scale):
             return False
     return True
 

@@ -88,6 +88,12 @@ MISTAKES: dict[str, str] = {
     "heads_for_kv_heads": "the query heads H were used for the key/value heads H_kv in the cache",
     "kv_not_doubled": "the cache was not doubled for K and V: every cached token keeps a key and a value",
     "wrong_dtype_bytes": "the bytes per number of the other dtype were used (fp32 is 4 bytes a number, bf16 and fp16 2)",
+    "master_forgotten": "the fp32 master copy of the weights was left out: mixed-precision training keeps one, "
+    "4 bytes a parameter (16 bytes a parameter with AdamW, not 12)",
+    "zero_stage_confused": "another ZeRO stage's formula was used (stage 1 partitions the optimizer states, stage 2 "
+    "the gradients too, stage 3 the parameters too)",
+    "gib_for_gb": "GiB and GB were confused: a number of one unit was written with the other's name "
+    "(1 GiB = 2^30 bytes, 1 GB = 10^9 bytes)",
     # kind attention-backward
     "jacobian_diagonal_only": "the softmax Jacobian's off-diagonal terms were dropped: dS' = A ∘ dA instead of A ∘ (dA − D)",
     "grad_V_no_transpose": "the values' gradient was taken as A dO instead of Aᵀ dO (the weights not transposed)",

@@ -69,7 +69,7 @@ def solve(
                 f"Exact forms skipped: the problem has {size} {what} (more than {MAX_EXACT_ENTRIES}); "
                 "all values are computed numerically."
             )
-        elif biggest > MAX_EXACT_VALUE:
+        elif biggest > MAX_EXACT_VALUE and not getattr(mech, "WHOLE_AT_ANY_SIZE", False):
             chain.skip_exact(
                 f"Exact forms skipped: an input is {biggest:.3g} in size (more than {MAX_EXACT_VALUE:.0e}); "
                 "all values are computed numerically."

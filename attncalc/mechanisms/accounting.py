@@ -11,8 +11,9 @@ parameter). The KV cache: 2 (K and V) · L · H_kv · d_head · cached tokens ·
 side what MHA, GQA, MQA, a sliding window and an MLA latent would cache.
 
 Every step is a :class:`~attncalc.derivation.Count`: the arithmetic is done on Python ints (exact at
-any size); the chain sees each result as a float (below 2^53, where the parser keeps every count, a
-float is the integer exactly), so that ``check`` can put a student's answers in and name the slips.
+any size, kept in ``Count.whole``); the chain sees each result as a float, so that ``check`` can put a
+student's answers in and name the slips (check compares a whole-number answer with ``whole`` exactly).
+The training run (``training_tokens``) and ZeRO (``devices``, ``zero``) are in accounting_training.
 """
 
 from __future__ import annotations
@@ -25,7 +26,10 @@ from ..parse import Problem
 from ..parse.accounting import Accounting
 from .accounting_book import Book, Num, c
 from .accounting_memory import cache, lora, memory
+from .accounting_training import budget
 
+# every count is a Python int, exact at any size: a large input (2e12 training tokens) costs no exact form
+WHOLE_AT_ANY_SIZE = True
 NAMES = {"sinusoidal": "Sinusoidal", "rope": "RoPE", "alibi": "ALiBi"}
 
 
@@ -50,6 +54,11 @@ def inputs(p: Problem) -> list[Input]:
         rows.append(("latent", "d_c", a.latent, "the MLA latent's width"))
     if a.lora is not None:
         rows.append(("lora_rank", "r", a.lora.rank, "the LoRA rank"))
+    if a.training_tokens is not None:
+        rows.append(("training_tokens", "D", a.training_tokens, "tokens of the whole training run"))
+    if a.devices is not None:
+        rows.append(("devices", "N_d", a.devices, "data-parallel devices"))
+        rows.append(("zero", "stage", a.zero or 0, "the ZeRO stage"))
     return [Input(name, sym, np.asarray(float(v)), None, role=role, whole=True) for name, sym, v, role in rows]
 
 
@@ -64,7 +73,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     a = p.payload(Accounting)
     b = Book(chain)
     total = _parameters(a, b)
-    _flops(a, b, total)
+    forward = _flops(a, b, total)
+    budget(a, b, total, forward)
     memory(a, b, total)
     cache(a, b)
     if a.lora is not None:
@@ -184,7 +194,7 @@ def _parameters(a: Accounting, b: Book) -> Num:
 # ------------------------------------------------------------------------------ FLOPs
 
 
-def _flops(a: Accounting, b: Book, total: Num) -> None:
+def _flops(a: Accounting, b: Book, total: Num) -> Num:
     B, T, d, L, V = a.batch, a.tokens, a.d_model, a.layers, a.vocab
     q, kv = a.heads * a.d_head, a.kv_heads * a.d_head
     two = 1 if b.slip("flops_no_two") else 2
@@ -302,3 +312,4 @@ def _flops(a: Accounting, b: Book, total: Num) -> None:
         F,
         note=note,
     )
+    return fwd

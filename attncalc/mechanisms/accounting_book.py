@@ -50,7 +50,12 @@ class Book:
         explain: str = "",
         note: str = "",
     ) -> Num:
-        arr = self.chain.finish(step_id, np.asarray(float(value)))
+        shown = value
+        if unit == "bytes" and self.slip("gib_for_gb"):  # the count written in the other unit: not carried on
+            from .accounting_training import unit_ratio
+
+            shown = value * unit_ratio(self.chain.mistake_arg)
+        arr = self.chain.finish(step_id, np.asarray(float(shown)))
         used: Num = value
         if step_id in self.chain.overrides:
             f = float(np.asarray(arr, dtype=float))
@@ -63,7 +68,7 @@ class Book:
                 latex="",
                 symbol=symbol,
                 value=arr,
-                whole=_whole(used),
+                whole=_whole(used if step_id in self.chain.overrides else shown),
                 written=written,
                 unit=unit,
                 explain=explain,

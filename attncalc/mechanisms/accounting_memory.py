@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..parse.accounting import Accounting, Lora
 from .accounting_book import Book, Num, c
+from .accounting_training import master, per_device
 
 # ------------------------------------------------------------------------------ memory
 
@@ -24,16 +25,29 @@ def memory(a: Accounting, b: Book, total: Num) -> None:
         "memory.gradients", "Gradient memory", "M_grads", f"M_grads = N · {a.bytes}",
         f"{c(total)} · {by}", total * by, M, explain=f"One gradient a parameter, in {a.dtype}.",
     )  # fmt: skip
+    fp32 = master(a, b, total) if a.mixed_precision else None
     opt = b.count(
         "memory.optimizer", "AdamW state", "M_opt", "M_opt = N · 2 · 4",
         f"{c(total)} · 8", total * 8, M,
         explain="AdamW keeps two moving averages per parameter, the first and second moments, in fp32.",
     )  # fmt: skip
+    if fp32 is None:
+        formula, written = "M_train = M_params + M_grads + M_opt", f"{c(params)} + {c(grads)} + {c(opt)}"
+        why = "Activations are not counted: they depend on the batch and on what is recomputed."
+        if a.bytes == 2:
+            why += (
+                " No fp32 master copy is counted (mixed_precision is not set): with one, as mixed-precision "
+                "training keeps, add 4 bytes a parameter."
+            )
+    else:
+        formula = "M_train = M_params + M_grads + M_master + M_opt"
+        written = f"{c(params)} + {c(grads)} + {c(fp32)} + {c(opt)}"
+        why = "Activations are not counted: they depend on the batch and on what is recomputed."
     b.count(
-        "memory.training", "Training memory", "M_train", "M_train = M_params + M_grads + M_opt",
-        f"{c(params)} + {c(grads)} + {c(opt)}", params + grads + opt, M,
-        explain="Activations are not counted: they depend on the batch and on what is recomputed.",
+        "memory.training", "Training memory", "M_train", formula, written,
+        params + grads + (fp32 or 0) + opt, M, explain=why,
     )  # fmt: skip
+    per_device(a, b, total, a.mixed_precision and fp32 != 0)
 
 
 # ------------------------------------------------------------------------------ the KV cache

@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from .reader import Reader
 
 BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
-EXACT_LIMIT = 2**53  # every count stays below it: float64 (and so every view and check) holds it exactly
 
 
 @dataclass(frozen=True)
@@ -49,6 +48,10 @@ class Accounting:
     latent: int | None
     lora: Lora | None  # given.lora_rank (and lora_targets), or None
     d_ff_given: bool  # d_ff was written in the file (a SwiGLU's d_ff other than 4 · d_model is then a slip's bait)
+    training_tokens: int | None = None  # D of 6 · N · D
+    mixed_precision: bool = False  # an fp32 master copy beside the bf16/fp16 weights
+    devices: int | None = None  # N_d: data-parallel devices (memory.per_device)
+    zero: int | None = None  # the ZeRO stage, 0-3 (None: devices given without it, as stage 0)
 
     @property
     def bytes(self) -> int:
@@ -121,40 +124,31 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
         latent=g["latent"],
         lora=Lora(g["lora_rank"], tuple(targets)) if g["lora_rank"] is not None else None,
         d_ff_given=g["d_ff"] is not None,
+        training_tokens=g["training_tokens"],
+        mixed_precision=g["mixed_precision"],
+        devices=g["devices"],
+        zero=g["zero"],
     )
-    _refuse_past_exact(r, data)
+    _refuse_unusable_training(r, data)
     return Problem(given={}, data=data, **common)
 
 
-def _refuse_past_exact(r: Reader, a: Accounting) -> None:
-    """Every count must stay below 2^53 (float64 holds every whole number below it, so a view or a
-    check never confuses two neighbouring counts): the largest are the training FLOPs, the training
-    memory and the multi-head KV cache; the message names the key to make smaller."""
-    q, kv, d, n = a.heads * a.d_head, a.kv_heads * a.d_head, a.d_model, a.batch * a.tokens
-    mats = 3 if a.ffn == "swiglu" else 2
-    bias = (2 * q + 2 * kv + d + (mats - 1) * a.d_ff) if a.bias else 0
-    norms = (2 if a.norm == "layer" else 1) * d
-    layer = 2 * d * (q + kv) + mats * d * a.d_ff + bias + 2 * norms
-    params = a.vocab * d * (1 if a.tie else 2) + (a.context * d if a.positions == "learned" else 0)
-    params += a.layers * layer + norms
-    per_layer = (
-        2 * n * d * 2 * (q + kv) + 2 * 2 * a.batch * a.heads * a.tokens**2 * a.d_head + 2 * n * mats * d * a.d_ff
-    )
-    flops = 3 * (a.layers * per_layer + 2 * n * d * a.vocab)
-    cache = max(2 * a.heads * a.d_head, a.latent or 0) * a.layers * n * a.bytes
-    lora = a.layers * a.lora.rank * sum(sum(a.fan(m)) for m in a.lora.targets) if a.lora is not None else 0
-    for what, value, key in (
-        ("the LoRA parameters", lora, "given.lora_rank"),
-        ("the training memory", params * (2 * a.bytes + 8), "given.d_model"),
-        ("the KV cache", cache, "given.tokens" if a.batch == 1 else "given.batch"),
-        ("the training FLOPs", flops, "given.tokens" if a.batch == 1 else "given.batch"),
-    ):
-        if value >= EXACT_LIMIT:
-            raise r.fail(
-                key,
-                f"{what} would come to {value:,}, past 2^53 = {EXACT_LIMIT:,}, beyond which float64 "
-                "cannot tell neighbouring whole numbers apart; make the configuration smaller",
-            )
+def _refuse_unusable_training(r: Reader, a: Accounting) -> None:
+    """Mixed precision keeps an fp32 master copy of 16-bit weights: with fp32 weights there is none; a
+    ZeRO stage partitions over devices, so it needs them. (Every count is an exact Python integer, so
+    no size is refused for being large: the keys' own bounds are the limits.)"""
+    if a.mixed_precision and a.dtype == "fp32":
+        raise r.fail(
+            "given.mixed_precision",
+            'is true, but dtype = "fp32": mixed precision keeps bf16 or fp16 weights and gradients beside '
+            'an fp32 master copy; give dtype = "bf16" (or "fp16"), or leave mixed_precision out',
+        )
+    if a.zero is not None and a.devices is None:
+        raise r.fail(
+            "given.zero",
+            f"is {a.zero}, but ZeRO partitions the training state over data-parallel devices: give devices "
+            "(the number N_d of them) too",
+        )
 
 
 def header(p: Problem) -> list[str]:
@@ -176,6 +170,12 @@ def header(p: Problem) -> list[str]:
         bits.append(f"MLA latent {a.latent:,}")
     if a.lora is not None:
         bits.append(f"LoRA r = {a.lora.rank} on {', '.join(a.lora.targets)}")
+    if a.training_tokens is not None:
+        bits.append(f"D = {a.training_tokens:,} training tokens")
+    if a.mixed_precision:
+        bits.append("mixed precision (fp32 master copy)")
+    if a.devices is not None:
+        bits.append(f"{a.devices:,} devices, ZeRO stage {a.zero or 0}")
     return bits
 
 
@@ -206,6 +206,10 @@ dtype = "fp32"             # «given.dtype»
 # latent = 256             # «given.latent»
 # lora_rank = 8            # «given.lora_rank»
 # lora_targets = ["W_Q", "W_V"]   # «given.lora_targets»
+# training_tokens = 300_000_000_000   # «given.training_tokens»
+# mixed_precision = true   # «given.mixed_precision»
+# devices = 8              # «given.devices»
+# zero = 1                 # «given.zero»
 
 [settings]
 decimals = 3               # «settings.decimals»

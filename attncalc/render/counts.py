@@ -57,7 +57,25 @@ def gib_text(s: Count, decimals: int) -> str:
     if g is None:
         return ""
     exact, dec = g
-    return f"= {exact} GiB" if "/" not in exact else f"= {exact} GiB ≈ {dec} GiB"
+    text = f"= {exact} GiB" if "/" not in exact else f"= {exact} GiB ≈ {dec} GiB"
+    return text + smaller_unit(s, decimals)
+
+
+SMALLER = (("MiB", 2**20), ("KiB", 2**10))
+
+
+def smaller_unit(s: Count, decimals: int) -> str:
+    """Below 1 GiB, the size also in the largest binary unit that shows it as at least 1 (a per-token
+    cache: "= 1/2,048 GiB ≈ 0.000488 GiB = 512 KiB"); "" at 1 GiB or more, or below 1 KiB (the bytes say it)."""
+    if s.whole is None or not 0 < s.whole < GIB:
+        return ""
+    for unit, size in SMALLER:
+        if s.whole >= size:
+            q = Fraction(s.whole, size)
+            if q.denominator == 1:
+                return f" = {q.numerator:,} {unit}"
+            return f" ≈ {gib_decimal(q, decimals)} {unit}"
+    return ""
 
 
 def line(s: Count) -> str:

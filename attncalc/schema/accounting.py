@@ -6,9 +6,10 @@ from __future__ import annotations
 from .common import SETTINGS, SETTINGS_KEYS, top_table
 from .decl import Key, KindSchema, Table, table
 
-# a bound on every size key: past it the counts are no longer a hand calculation (and their products
-# would pass 2^53, where float64 stops telling neighbouring whole numbers apart)
+# a bound on every size key: past it the counts are no longer a hand calculation (the counts themselves
+# are exact Python integers at any size)
 BIG = 10**7
+TOKENS = 10**15  # tokens, batch and training_tokens: a published training budget (LLaMA-2: 2.0e12 tokens)
 MATRICES = ("W_Q", "W_K", "W_V", "W_O", "W_1", "W_2", "W_3")
 
 # the step ids in derivation order (here, with the declaration: `attncalc list` imports neither numpy nor sympy)
@@ -33,10 +34,14 @@ STEP_IDS = [
     ("flops.training", "3 · forward (the backward pass is twice the forward)"),
     ("flops.rule", "the 6·N·tokens rule of thumb, N = parameters"),
     ("flops.difference", "training − rule: the attention's own products less the parameters no product uses"),
+    ("flops.training_total", "with training_tokens D: the training budget 6 · N · D"),
+    ("flops.training_from_forward", "with training_tokens D: 3 · (forward FLOPs per token) · D"),
     ("memory.parameters", "the parameters in the dtype, in bytes"),
     ("memory.gradients", "one gradient per parameter, in the dtype"),
+    ("memory.master", "with mixed_precision: the fp32 master copy of the weights, 4 bytes a parameter"),
     ("memory.optimizer", "AdamW's two moments in fp32: 8 bytes a parameter"),
-    ("memory.training", "parameters + gradients + optimizer state"),
+    ("memory.training", "parameters + gradients (+ master copy) + optimizer state"),
+    ("memory.per_device", "with devices (and zero): one device's share, ZeRO stage 0-3 (Rajbhandari et al. 2020)"),
     ("kv_cache", "the configuration's KV cache in bytes"),
     ("kv_cache.mha", "side by side: every head keeps its keys and values (H_kv = H)"),
     ("kv_cache.gqa", "side by side: the configuration's grouped key/value heads, every token"),
@@ -84,8 +89,8 @@ GIVEN = table(
         choices=("learned", "sinusoidal", "rope", "alibi"),
     ),
     Key("tie_embeddings", "bool", "the LM head is the token embedding (counted once)", default=True),
-    Key("tokens", "integer", "T: the sequence length for FLOPs and the KV cache (default context)", min=1, max=BIG),
-    Key("batch", "integer", "B: sequences processed together", default=1, min=1, max=BIG),
+    Key("tokens", "integer", "T: the sequence length for FLOPs and the KV cache (default context)", min=1, max=TOKENS),
+    Key("batch", "integer", "B: sequences processed together", default=1, min=1, max=TOKENS),
     Key(
         "dtype",
         "choice",
@@ -100,6 +105,27 @@ GIVEN = table(
         "optional MLA: the cache holds one latent of this width per token and layer",
         min=1,
         max=BIG,
+    ),
+    Key(
+        "training_tokens",
+        "integer",
+        "optional D: the tokens of a whole training run (6 · N · D FLOPs; Chinchilla: 1.4e12)",
+        min=1,
+        max=TOKENS,
+    ),
+    Key(
+        "mixed_precision",
+        "bool",
+        "bf16/fp16 weights and gradients with an fp32 master copy (4 more bytes a parameter)",
+        default=False,
+    ),
+    Key("devices", "integer", "optional N_d: data-parallel devices the training memory is shared over", min=1, max=BIG),
+    Key(
+        "zero",
+        "integer",
+        "optional ZeRO stage (needs devices): 0 none, 1 optimizer states, 2 + gradients, 3 + parameters partitioned",
+        min=0,
+        max=3,
     ),
     Key("lora_rank", "integer", "optional LoRA rank r: r · (fan_in + fan_out) per adapted matrix", min=1, max=BIG),
     Key(

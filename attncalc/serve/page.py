@@ -186,6 +186,8 @@ def _view(d: Derivation, step: Step, number: int, typed: Typed, errors: dict[str
         view.hint = tokens_hint(step)
     elif kind == "label":
         view.hint = LABEL_HINT
+    elif view.asks == "a count" and getattr(step, "unit", None) == "bytes":
+        view.hint = 'A count of bytes: a whole number, or a size with its unit ("142.5 GiB", "153 GB").'
     elif view.asks == "a count":
         view.hint = "A count: a whole number."
     else:

@@ -223,6 +223,10 @@ FILES: dict[str, str] = {
     "heads_for_kv_heads": "gqa-kv-cache.toml",
     "kv_not_doubled": "llama2-7b-accounting.toml",
     "wrong_dtype_bytes": "llama2-7b-accounting.toml",
+    # accounting at training scale (worked by hand in tests/kinds/test_accounting_scale.py)
+    "master_forgotten": "accounting-llama2-70b.toml",
+    "zero_stage_confused": "accounting-llama2-70b.toml",
+    "gib_for_gb": "accounting-llama2-70b.toml",
     # kind attention-backward (their arithmetic: tests/check/test_backward_slips.py)
     "jacobian_diagonal_only": "backward-one-head-causal.toml",
     "grad_V_no_transpose": "backward-one-head-causal.toml",

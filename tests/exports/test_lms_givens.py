@@ -24,6 +24,7 @@ CASES = [
     *[("decode", {"strategy": s}) for s in ("greedy", "sample", "top-k", "top-p", "beam")],
 ]
 
+
 def _moodle_texts(xml: str) -> list[str]:
     return [
         q.find("questiontext/text").text for q in ET.fromstring(xml).findall("question") if q.get("type") != "category"

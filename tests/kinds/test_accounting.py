@@ -288,7 +288,13 @@ def test_the_text_view_fits_80_columns(name: str) -> None:
         ({"tokens": 2048}, "given.tokens", "learned position table holds context = 1024"),
         ({"lora_targets": ["W_Q"]}, "given.lora_targets", "needs lora_rank"),
         ({"lora_rank": 4, "lora_targets": ["W_3"]}, "given.lora_targets", "gelu FFN has two matrices"),
-        ({"batch": 100000}, "given.batch", "past 2^53 = 9,007,199,254,740,992"),
+        ({"batch": 10**15 + 1}, "given.batch", ""),
+        ({"tokens": 10**15 + 1, "positions": "rope"}, "given.tokens", ""),
+        ({"training_tokens": 0}, "given.training_tokens", ""),
+        ({"mixed_precision": True}, "given.mixed_precision", 'dtype = "fp32"'),
+        ({"zero": 2, "dtype": "bf16"}, "given.zero", "give devices"),
+        ({"zero": 4, "devices": 8}, "given.zero", ""),
+        ({"devices": 0}, "given.devices", ""),
         ({"ffn": "glu"}, "given.ffn", ""),
         ({"layers": 0}, "given.layers", ""),
         ({"bias": "yes"}, "given.bias", ""),
@@ -336,7 +342,10 @@ def test_sheets_say_counts_are_whole_numbers() -> None:
     assert "Give every value as a whole number, to the unit." in question and "decimals." not in question
     answers = render([d], "markdown", "answers")
     assert "| parameters | Parameters | 124,439,808 |" in answers
-    assert "| memory.parameters | Parameter memory | 497,759,232 (486,093/1,048,576 GiB ≈ 0.464 GiB) |" in answers
+    assert (
+        "| memory.parameters | Parameter memory | 497,759,232 (486,093/1,048,576 GiB ≈ 0.464 GiB ≈ 474.700 MiB) |"
+        in answers
+    )  # 497,759,232 / 2^20 = 474.7002
     assert "rounded to 3 decimals" not in d.to_text()
 
 
