@@ -52,8 +52,6 @@ class Book:
     ) -> Num:
         shown = value
         if unit == "bytes" and self.slip("gib_for_gb"):  # the count written in the other unit: not carried on
-            from .accounting_training import unit_ratio
-
             shown = value * unit_ratio(self.chain.mistake_arg)
         arr = self.chain.finish(step_id, np.asarray(float(shown)))
         used: Num = value
@@ -76,3 +74,11 @@ class Book:
             )
         )
         return used
+
+
+def unit_ratio(arg: int | None) -> float:
+    """gib_for_gb: the bytes a number of one unit stands for under the other unit's name, over the true
+    bytes (None: a GB number written as GiB, × 2^30/10^9)."""
+    k, direction = divmod(6 if arg is None else arg, 2)
+    binary, decimal = 1 << (10 * k), 1000**k
+    return float(binary / decimal if direction == 0 else decimal / binary)

@@ -111,14 +111,6 @@ PREFIX = {1: "K", 2: "M", 3: "G", 4: "T"}
 UNIT_ARGS = [2 * k + direction for k in (3, 4, 2, 1) for direction in (0, 1)]
 
 
-def unit_ratio(arg: int | None) -> float:
-    """gib_for_gb: the bytes a number of one unit stands for under the other unit's name, over the true
-    bytes (None: a GB number written as GiB, × 2^30/10^9)."""
-    k, direction = divmod(6 if arg is None else arg, 2)
-    binary, decimal = 1 << (10 * k), 1000**k
-    return float(binary / decimal if direction == 0 else decimal / binary)
-
-
 def slip_args(problem: Problem, name: str) -> list[int | None]:
     """The arguments check tries a slip with: the other ZeRO stages; both directions of GiB for GB."""
     a = problem.payload(Accounting)
