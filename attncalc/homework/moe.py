@@ -1,0 +1,1 @@
+"""Homework for kind moe (placeholder, replaced below)."""
