@@ -178,6 +178,8 @@ def inline(shown: Any, n: Any, limit: int = 12) -> str:
         return str(n(v))
 
     def row(r: Any) -> str:
+        if np.ndim(r) > 1:  # (a value of three axes: moe's expert outputs)
+            return "[" + ", ".join(x if x is not None else "…" for x in elide([row(s) for s in r], limit)) + "]"
         return "[" + ", ".join(x if x is not None else "…" for x in elide([n(x) for x in r], limit)) + "]"
 
     if v.ndim == 1:

@@ -153,7 +153,7 @@ def _gates_step(chain: Chain, d: Moe, P: np.ndarray, top: list[list[int]], rows:
         i, r = idx
         own = num(chosen[i, r], k)
         if not renorm:
-            return f"p_{i + 1},{top[i][r] + 1} = {own}"
+            return f"p_{i + 1},{top[i][r] + 1}"
         return f"{own} / ({' + '.join(num(x, k) for x in chosen[i])})"
 
     formula = "g_ir = p_i,k_ir / Σ_s p_i,k_is" if d.renormalize else "g_ir = p_i,k_ir"
