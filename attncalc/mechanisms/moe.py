@@ -51,7 +51,7 @@ def inputs(p: Problem) -> list[Input]:
 def header(p: Problem) -> list[str]:
     d = p.payload(Moe)
     bits = [p.kind, f"{d.n} token{'s' if d.n != 1 else ''}", f"{d.E} experts", f"top-{d.top_k}"]
-    bits.append("gates renormalised" if d.renormalize else "gates = probabilities")
+    bits.append("gates renormalised" if d.renormalize else "gates = p")
     if d.capacity_factor is not None:
         bits.append(f"capacity factor {node_float(d.capacity_factor):g}")
     return bits
