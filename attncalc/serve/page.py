@@ -17,7 +17,7 @@ from markupsafe import Markup, escape
 from ..check import Report, StepResult
 from ..check_report import points_text
 from ..derivation import Arrange, Derivation, Step, Tokens, single_tokens
-from ..fmt import fmt
+from ..fmt import flat_rows, fmt
 from ..render.asked import asks, decimals_text, labels_give_away
 from ..render.blocks import Block, Heading, Sheet
 from ..render.typeset import to_html
@@ -211,6 +211,12 @@ def _view(d: Derivation, step: Step, number: int, typed: Typed, errors: dict[str
         else:
             view.cols = _labels(None if hidden else step.rows, shape[0], "rank " if hidden else "")
         view.rows = [("", [cell((j,), f"{step.title}, {c}") for j, c in enumerate(view.cols)])]
+    elif len(shape) == 3:  # a list of matrices (moe's expert outputs): a row per first and second index
+        view.cols = _labels(step.cols, shape[2])
+        view.rows = [
+            (r, [cell((i, k, j), f"{step.title}, row {r}, column {c}") for j, c in enumerate(view.cols)])
+            for (i, k), r in zip(np.ndindex(*shape[:2]), flat_rows(value, step.rows)[1] or (), strict=True)
+        ]
     else:
         rows = _labels(None if hidden else step.rows, shape[0], "rank " if hidden else "")
         view.cols = _labels(step.cols, shape[1])
