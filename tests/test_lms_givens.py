@@ -21,6 +21,7 @@ CASES = [
     *[(k, {}) for k in ("attention", "self-attention", "softmax", "sequence", "rnn", "lstm", "gru", "seq2seq")],
     *[(k, {}) for k in ("similarity", "multi-head", "positional-encoding", "transformer-layer", "bleu")],
     *[("decode", {"strategy": s}) for s in ("greedy", "sample", "top-k", "top-p", "beam")],
+    *[("moe", {"top_k": k}) for k in (1, 2)],
 ]
 
 
@@ -61,7 +62,7 @@ def _shows(text: str, key: str, value: Any) -> bool:
     return re.search(rf'(title|label)=(&quot;|"){re.escape(key)}(&quot;|")', text) is not None
 
 
-@pytest.mark.parametrize(("kind", "extra"), CASES, ids=[f"{k}-{e.get('strategy', '')}" for k, e in CASES])
+@pytest.mark.parametrize(("kind", "extra"), CASES, ids=[f"{k}-{e.get('strategy', e.get('top_k', ''))}" for k, e in CASES])
 def test_every_given_is_in_every_item(kind: str, extra: dict[str, Any]) -> None:
     res = generate(Options(kind=kind, dim=default_dim(kind), seed=3, count=1, **extra))
     raw, d = res.problems[0], res.derivations[0]

@@ -43,8 +43,23 @@ def inputs(p: Problem) -> list[Input]:
         Input("X", "X", d.X.floats, None, rows=p.tokens, role="the token rows"),
         Input("W_router", "W_router", d.W_router.floats, None, cols=experts(d), role="the router: logits = X · W_router"),
     ]
-    for e in range(d.E):
-        out.append(Input(f"experts[{e + 1}]", f"W_{e + 1}", d.experts.floats[e], None, role=f"expert {e + 1}: y = x · W_{e + 1}"))
+    for e in range(d.E):  # one table per expert, each under the file's key
+        out.append(Input("experts", f"W_{e + 1}", d.experts.floats[e], None, role=f"expert {e + 1}: y = x · W_{e + 1}"))
+    out.append(Input("top_k", "top_k", np.asarray(float(d.top_k)), None, role="the experts each token is sent to"))
+    out.append(
+        Input(
+            "renormalize", "renormalize", np.asarray(float(d.renormalize)), None,
+            role="1: gates over their sum (Mixtral); 0: p itself (Switch)",
+        )
+    )  # fmt: skip
+    if d.capacity_factor is not None:
+        out.append(
+            Input(
+                "capacity_factor", "capacity_factor", np.asarray(node_float(d.capacity_factor)), None,
+                role="capacity ⌈capacity_factor · n · top_k / E⌉",
+            )
+        )  # fmt: skip
+    out.append(Input("aux_coef", "aux_coef", np.asarray(node_float(d.aux_coef)), None, role="the loss's coefficient"))
     return out
 
 
@@ -57,8 +72,13 @@ def header(p: Problem) -> list[str]:
     return bits
 
 
+def plain(x: Any, dec: int) -> str:
+    return fmt(float(to_float(np.asarray(x))), dec)
+
+
 def num(x: Any, dec: int) -> str:
-    text = fmt(float(to_float(np.asarray(x))), dec)
+    """A factor or a term: a negative number in parentheses."""
+    text = plain(x, dec)
     return f"({text})" if text.startswith("-") else text
 
 
@@ -84,8 +104,8 @@ def _probabilities(chain: Chain, d: Moe, Z: np.ndarray, rows: Any) -> Formula:
 
     def text(idx: tuple[int, ...], k: int) -> str:
         i, j = idx
-        terms = " + ".join(f"exp({num(z, k)})" for z in Z[i])
-        return f"exp({num(Z[i, j], k)}) / ({terms})"
+        terms = " + ".join(f"exp({plain(z, k)})" for z in Z[i])
+        return f"exp({plain(Z[i, j], k)}) / ({terms})"
 
     return chain.step(
         Formula, "probabilities", P, title="The router's probabilities", formula="p_ie = exp(z_ie) / Σ_j exp(z_ij)",
