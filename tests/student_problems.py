@@ -46,6 +46,7 @@ OPTIONS: dict[str, list[dict[str, Any]]] = {
     "quantization": [{}, {"tokens": 2, "dim": 6}],
     "contrastive": [{"tokens": 3}, {"tokens": 2, "dim": 3, "values": "decimal"}],
     "dpo": [{}, {"tokens": 1}, {"tokens": 4}],
+    "moe": [{"tokens": 3}, {"tokens": 4, "top_k": 1}, {"tokens": 3, "top_k": 2, "dim": 3}],
 }
 
 
