@@ -62,7 +62,9 @@ def _shows(text: str, key: str, value: Any) -> bool:
     return re.search(rf'(title|label)=(&quot;|"){re.escape(key)}(&quot;|")', text) is not None
 
 
-@pytest.mark.parametrize(("kind", "extra"), CASES, ids=[f"{k}-{e.get('strategy', e.get('top_k', ''))}" for k, e in CASES])
+@pytest.mark.parametrize(
+    ("kind", "extra"), CASES, ids=[f"{k}-{e.get('strategy', e.get('top_k', ''))}" for k, e in CASES]
+)
 def test_every_given_is_in_every_item(kind: str, extra: dict[str, Any]) -> None:
     res = generate(Options(kind=kind, dim=default_dim(kind), seed=3, count=1, **extra))
     raw, d = res.problems[0], res.derivations[0]

@@ -335,7 +335,9 @@ def test_a_bad_file_is_one_line_with_exit_2(cli: Any, tmp_path: Any) -> None:
     from .helpers import one_line_refusal
 
     f = tmp_path / "bad.toml"
-    f.write_text('kind = "moe"\n[given]\nX = [[1, 0]]\nW_router = [[1, 0], [0, 1]]\nexperts = [[[1]], [[1]]]\ntop_k = 1\n')
+    f.write_text(
+        'kind = "moe"\n[given]\nX = [[1, 0]]\nW_router = [[1, 0], [0, 1]]\nexperts = [[[1]], [[1]]]\ntop_k = 1\n'
+    )
     one_line_refusal(cli("solve", str(f)), "bad.toml", "given.experts")
 
 

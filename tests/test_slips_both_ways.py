@@ -277,7 +277,12 @@ for _slip in (
 ):
     FILES[_slip] = "dpo-two-pairs.toml"
 # kind moe (their arithmetic: tests/test_moe_check.py): the top-2 example renormalises, the Switch one does not
-for _slip in ("moe_softmax_over_tokens", "moe_gates_not_renormalised", "moe_loss_without_e", "moe_fraction_from_probabilities"):
+for _slip in (
+    "moe_softmax_over_tokens",
+    "moe_gates_not_renormalised",
+    "moe_loss_without_e",
+    "moe_fraction_from_probabilities",
+):
     FILES[_slip] = "moe-mixtral.toml"
 FILES["moe_gates_renormalised"] = "moe-switch.toml"
 LABEL_SLIPS = {"bpe_tie_other": "tests/test_bpe_check.py", "bpe_greedy_longest": "tests/test_bpe_check.py"}

@@ -27,7 +27,9 @@ WEIGHTS = (-1, 0, 0, 1, 1, 2)
 def _check(o: Options) -> None:
     only(o, {"top_k"}, "moe")
     if o.top_k is not None and o.top_k not in (1, 2):
-        raise refuse("--top-k", f"--top-k {o.top_k}: moe homework routes each token to 1 (Switch) or 2 (Mixtral) experts")
+        raise refuse(
+            "--top-k", f"--top-k {o.top_k}: moe homework routes each token to 1 (Switch) or 2 (Mixtral) experts"
+        )
 
 
 def _shape(o: Options, rng: random.Random, number: int) -> tuple[int, int, bool]:

@@ -41,7 +41,9 @@ def inputs(p: Problem) -> list[Input]:
     d = p.payload(Moe)
     out = [
         Input("X", "X", d.X.floats, None, rows=p.tokens, role="the token rows"),
-        Input("W_router", "W_router", d.W_router.floats, None, cols=experts(d), role="the router: logits = X · W_router"),
+        Input(
+            "W_router", "W_router", d.W_router.floats, None, cols=experts(d), role="the router: logits = X · W_router"
+        ),
     ]
     for e in range(d.E):  # one table per expert, each under the file's key
         out.append(Input("experts", f"W_{e + 1}", d.experts.floats[e], None, role=f"expert {e + 1}: y = x · W_{e + 1}"))
@@ -206,5 +208,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     G = steps[-1].value
     kept = capacity_steps(chain, d, top, rows, steps)
     expert_output_steps(chain, d, X, G, top, kept, rows, steps)
-    load_balancing_steps(chain, d, P, top, steps, aux=chain.number(lambda: to_exact(d.aux_coef), node_float(d.aux_coef)))
+    load_balancing_steps(
+        chain, d, P, top, steps, aux=chain.number(lambda: to_exact(d.aux_coef), node_float(d.aux_coef))
+    )
     return steps

@@ -113,7 +113,10 @@ def expert_output_steps(
     G, Y = chain.coerce(G, Y)
     zero = 0 * Y[0, 0, 0]
     out = np.asarray(
-        [[sum((G[i, r] * Y[i, r, j] for r in range(k) if kept[i][r]), zero) for j in range(Y.shape[2])] for i in range(n)],
+        [
+            [sum((G[i, r] * Y[i, r, j] for r in range(k) if kept[i][r]), zero) for j in range(Y.shape[2])]
+            for i in range(n)
+        ],
         dtype=Y.dtype,
     )
 
@@ -132,7 +135,9 @@ def expert_output_steps(
     )  # fmt: skip
 
 
-def load_balancing_steps(chain: Chain, d: Moe, P: np.ndarray, top: list[list[int]], steps: list[Step], aux: Any) -> None:
+def load_balancing_steps(
+    chain: Chain, d: Moe, P: np.ndarray, top: list[list[int]], steps: list[Step], aux: Any
+) -> None:
     """The steps ``fraction``, ``mean_probability`` and ``load_balancing_loss``."""
     n, E = d.n, d.E
     labels = tuple(f"expert {e}" for e in range(1, E + 1))
@@ -183,4 +188,3 @@ def load_balancing_steps(chain: Chain, d: Moe, P: np.ndarray, top: list[list[int
             "are spread evenly over the experts.",
         )
     )  # fmt: skip
-

@@ -294,7 +294,9 @@ def _matrices(r: Reader, raw: Any, key: Key, path: str, dims: Dims) -> Given:
     mats = [r.matrix(m, f"{path}[{i}]") for i, m in enumerate(raw, 1)]
     for i, m in enumerate(mats[1:], 2):
         if m.shape != mats[0].shape:
-            raise r.fail(path, f"matrix {i} is {shape_text(m)}, but matrix 1 is {shape_text(mats[0])}: all of one shape")
+            raise r.fail(
+                path, f"matrix {i} is {shape_text(m)}, but matrix 1 is {shape_text(mats[0])}: all of one shape"
+            )
     g = Given(path, np.stack([m.nodes for m in mats]), np.stack([m.floats for m in mats]))
     if key.shape is not None:
         check_shape(r, g, key.shape, path, dims)

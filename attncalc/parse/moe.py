@@ -45,9 +45,9 @@ class Moe:
         """ceil(capacity_factor · n · top_k / E), at least 1; None without a capacity factor."""
         if self.capacity_factor is None:
             return None
-        from ..numbers import to_exact
-
         import sympy as sp
+
+        from ..numbers import to_exact
 
         return max(1, int(sp.ceiling(to_exact(self.capacity_factor) * self.n * self.top_k / self.E)))
 
@@ -69,11 +69,18 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     if cf is not None:
         v = to_float(cf)
         if not math.isfinite(v) or v <= 0 or v > 1000:
-            raise r.fail("given.capacity_factor", f"is {raw['given']['capacity_factor']}: must be a number above 0 (at most 1000)")
+            raise r.fail(
+                "given.capacity_factor",
+                f"is {raw['given']['capacity_factor']}: must be a number above 0 (at most 1000)",
+            )
     aux = g["aux_coef"]
     if not math.isfinite(to_float(aux)):
         raise r.fail("given.aux_coef", f"is {raw['given'].get('aux_coef')}: must be a finite number")
-    if not np.all(np.isfinite(X.floats)) or not np.all(np.isfinite(W.floats)) or not np.all(np.isfinite(experts.floats)):
+    if (
+        not np.all(np.isfinite(X.floats))
+        or not np.all(np.isfinite(W.floats))
+        or not np.all(np.isfinite(experts.floats))
+    ):
         raise r.fail("given", "every entry of X, W_router and experts must be a finite number")
     check_tokens(r, common["tokens"], n, "given.X has")
     data = Moe(X, W, experts, k, bool(g["renormalize"]), cf, aux)

@@ -27,7 +27,18 @@ TOKEN_LISTS = ("merges", "vocab", "encode.t", "kept_labels")
 WORD_SEGMENTS = ("t.words",)
 # step ids whose entries are whole numbers by their meaning (a count, a step number, decode's 0/1 kept
 # flags, quantized integers, moe's expert numbers and capacity), not by chance
-COUNTS = ("words", "t.pairs", "ngram_counts", "clipped_counts", "peak_step", "kept", "quantized", "zero_points", "top_k", "capacity")
+COUNTS = (
+    "words",
+    "t.pairs",
+    "ngram_counts",
+    "clipped_counts",
+    "peak_step",
+    "kept",
+    "quantized",
+    "zero_points",
+    "top_k",
+    "capacity",
+)
 
 
 def _numbered(step_id: str) -> str:

@@ -213,9 +213,10 @@ def _view(d: Derivation, step: Step, number: int, typed: Typed, errors: dict[str
         view.rows = [("", [cell((j,), f"{step.title}, {c}") for j, c in enumerate(view.cols)])]
     elif len(shape) == 3:  # a list of matrices (moe's expert outputs): a row per first and second index
         view.cols = _labels(step.cols, shape[2])
+        labels = flat_rows(np.zeros(shape), step.rows)[1] or ()
         view.rows = [
             (r, [cell((i, k, j), f"{step.title}, row {r}, column {c}") for j, c in enumerate(view.cols)])
-            for (i, k), r in zip(np.ndindex(*shape[:2]), flat_rows(value, step.rows)[1] or (), strict=True)
+            for (i, k), r in zip(np.ndindex(*shape[:2]), labels, strict=True)
         ]
     else:
         rows = _labels(None if hidden else step.rows, shape[0], "rank " if hidden else "")
