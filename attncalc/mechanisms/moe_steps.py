@@ -155,7 +155,7 @@ def load_balancing_steps(
             Formula, "fraction", f, title="The fraction routed to each expert", formula="f_e = (choices of expert e) / n",
             latex="", symbol="f", cols=labels, written=tuple(f"{c}/{n}" for c in counts),
             explain="How many of the n · top_k choices pick each expert, over the number of tokens (as Hugging "
-            "Face's load_balancing_loss_func counts them: the fractions add up to top_k).",
+            "Face's load-balancing loss function counts them: the fractions add up to top_k).",
         )
     )  # fmt: skip
     f = steps[-1].value
