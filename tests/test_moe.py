@@ -347,3 +347,10 @@ def test_settings_it_does_not_take_are_refused() -> None:
         with pytest.raises(ProblemError) as e:
             parse_problem(raw, "bad.toml")
         assert e.value.key == f"settings.{key}"
+
+
+def test_an_entry_of_three_axes_is_typeset_with_its_three_indices() -> None:
+    from attncalc.render.typeset import to_html, to_tex
+
+    assert to_tex("y[2,1,2]") == "y_{2,1,2}" and to_tex("z[1,2]") == "z_{1,2}"
+    assert to_html("y[2,1,2]") == "<i>y</i><sub>2,1,2</sub>"

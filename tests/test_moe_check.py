@@ -116,3 +116,17 @@ def test_output_follows_through_from_a_students_kept_flags() -> None:
     results = {r.id: r for r in check(load_problem(SWITCH), answers, "a.toml").results}
     assert results["kept"].verdict == "wrong"
     assert results["output"].verdict != "wrong", results["output"].note
+
+
+def test_expert_outputs_are_answered_as_a_list_of_matrices() -> None:
+    """n × top_k × d_out: each token's list of its chosen experts' rows; another shape is one message."""
+    from attncalc.errors import ProblemError
+
+    results = check(load_problem(SWITCH), {"expert_outputs": written(RS["expert_outputs"])}, "a.toml").results
+    assert results[0].verdict == "correct", results[0].note
+    with pytest.raises(ProblemError) as e:
+        check(load_problem(SWITCH), {"expert_outputs": written(RS["expert_outputs"][:, 0])}, "a.toml")
+    assert e.value.key == "expert_outputs" and "4 matrices of 1×2" in str(e.value), str(e.value)
+    with pytest.raises(ProblemError) as e:
+        check(load_problem(SWITCH), {"expert_outputs": [[[1, 2]], [[1, 1], [0, 0]], [[1, 3]], [[2, 5]]]}, "a.toml")
+    assert "different shapes" in str(e.value), str(e.value)
