@@ -5,8 +5,9 @@ probability as its gate (Switch), --top-k choosing; every second variant adds a 
 the number of experts, top_k and whether there is a capacity from the seed, so that every variant asks
 the same questions.
 
-A variant is unfit when two probabilities of a token's row are within a unit of the last decimal shown
-(the top k would hang on a tie or on rounding), when a capacity drops nothing (the step would change
+A variant is unfit when two of a token's probabilities that decide its top k (the chosen experts' order,
+and the k-th against the next) are within two units of the last decimal shown (the answer would hang on a
+tie or on rounding), when a capacity drops nothing (the step would change
 nothing), or when every token picks the same experts (the fractions would say nothing of the balance).
 """
 
@@ -21,7 +22,8 @@ from ..derivation import Derivation
 from .base import Draw, Drawer, only, refuse
 from .options import Options
 
-WEIGHTS = (-1, 0, 0, 1, 1, 2)
+WEIGHTS = (-1, 0, 0, 1, 1, 2)  # the experts'
+ROUTER = (-2, -1, 0, 1, 2, 3)  # the router's: more distinct logits, fewer ties
 
 
 def _check(o: Options) -> None:
@@ -48,7 +50,7 @@ def _draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     n, dim = o.tokens, o.dim
     given: dict[str, Any] = {
         "X": d.inputs(n, dim),
-        "W_router": [[rng.choice(WEIGHTS) for _ in range(E)] for _ in range(dim)],
+        "W_router": [[rng.choice(ROUTER) for _ in range(E)] for _ in range(dim)],
         "experts": [[[rng.choice(WEIGHTS) for _ in range(dim)] for _ in range(dim)] for _ in range(E)],
         "top_k": k,
     }
@@ -68,7 +70,10 @@ def _draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
 def _fine(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
     P = np.asarray(d["probabilities"], dtype=float)
     apart = 10.0**-o.decimals
-    if not o.allow_ties and any(np.any(np.diff(np.sort(row)) < 2 * apart) for row in P):
+    k = int(raw["given"]["top_k"])
+    # the ranks that decide the answer: the chosen experts' order, and the cut after the k-th
+    gaps = [-np.diff(np.sort(row)[::-1])[: min(k, len(row) - 1)] for row in P]
+    if not o.allow_ties and any(np.any(g < 2 * apart) for g in gaps):
         return "two probabilities of a token within rounding of each other"
     if "kept" in d.step_ids and np.all(np.asarray(d["kept"]) == 1):
         return "a capacity that drops nothing"
