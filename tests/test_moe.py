@@ -354,3 +354,42 @@ def test_an_entry_of_three_axes_is_typeset_with_its_three_indices() -> None:
 
     assert to_tex("y[2,1,2]") == "y_{2,1,2}" and to_tex("z[1,2]") == "z_{1,2}"
     assert to_html("y[2,1,2]") == "<i>y</i><sub>2,1,2</sub>"
+
+
+# ------------------------------------------------------------------ homework
+
+
+def test_generated_variants_stand_apart_where_the_top_k_is_decided() -> None:
+    """Every drawn variant's decisive probabilities (the chosen experts' order, the k-th against the
+    next) are at least two units of the last decimal apart, by the numpy router, and --top-k is kept."""
+    from attncalc.generate import Options, generate
+
+    for k in (1, 2):
+        res = generate(Options(kind="moe", tokens=4, count=4, seed=11, top_k=k))
+        for raw in res.problems:
+            g = raw["given"]
+            assert g["top_k"] == k and g.get("renormalize", True) == (k == 2)
+            P = router(g)["probabilities"]
+            for row in P:
+                gaps = -np.diff(np.sort(row)[::-1])[:k]
+                assert np.all(gaps >= 2e-3), row
+
+
+def test_a_quiz_shares_one_shape() -> None:
+    """one_shape (an LMS quiz): every variant has the same number of experts, top_k and capacity."""
+    from attncalc.generate import Options, generate
+
+    for seed in (0, 3):
+        res = generate(Options(kind="moe", tokens=3, count=5, seed=seed, one_shape=True))
+        shapes = {
+            (len(r["given"]["W_router"][0]), r["given"]["top_k"], "capacity_factor" in r["given"]) for r in res.problems
+        }
+        assert len(shapes) == 1, shapes
+
+
+def test_top_k_beyond_two_is_refused_for_homework() -> None:
+    from attncalc.generate import Options, generate
+
+    with pytest.raises(ProblemError) as e:
+        generate(Options(kind="moe", top_k=3))
+    assert e.value.key == "--top-k"
