@@ -94,8 +94,8 @@ def test_the_true_answers_are_all_right() -> None:
 
 
 def test_gates_follow_through_from_a_students_top_k() -> None:
-    """A student who picked experts 1 and 3 for token 1 (the truth: by the logits [1, 0.5, −1, 0.5],
-    experts 1 then 2, a tie of 2 and 4 going to 2) has gates from those two: p_11 / (p_11 + p_13)."""
+    """A student who picked experts 1 and 3 for token 1 (the truth: by its logits x_1 · W_router =
+    [1, 0, −1.25, 0.5], experts 1 then 4) has gates from those two: p_11 / (p_11 + p_13)."""
     P = RM["probabilities"]
     top = RM["top_k"].copy()
     top[0] = [1, 3]
