@@ -46,7 +46,9 @@ OPTIONS: dict[str, list[dict[str, Any]]] = {
     "quantization": [{}, {"tokens": 2, "dim": 6}],
     "contrastive": [{"tokens": 3}, {"tokens": 2, "dim": 3, "values": "decimal"}],
     "dpo": [{}, {"tokens": 1}, {"tokens": 4}],
-    "speculative, grpo": [{}, {"tokens": 1, "dim": 3}, {"tokens": 4, "dim": 5}],
+    "speculative": [{}, {"tokens": 1, "dim": 3}, {"tokens": 4, "dim": 5}],
+    "grpo": [{}, {"tokens": 2}, {"tokens": 5}],
+    "moe": [{"tokens": 3}, {"tokens": 4, "top_k": 1}, {"tokens": 3, "top_k": 2, "dim": 3}],
 }
 
 

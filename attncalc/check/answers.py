@@ -337,6 +337,8 @@ def _numbers(value: Any, file: str, key: str, default_dec: int) -> tuple[np.ndar
     if isinstance(value, list):
         if not value:
             raise ProblemError(file, key, "the answer is an empty list")
+        if all(isinstance(r, list) and r and all(isinstance(x, list) for x in r) for r in value):
+            return _blocks(value, file, key, default_dec)  # a list of matrices (moe's expert outputs)
         if all(isinstance(r, list) for r in value):
             widths = {len(r) for r in value}
             if len(widths) != 1:
@@ -350,6 +352,14 @@ def _numbers(value: Any, file: str, key: str, default_dec: int) -> tuple[np.ndar
         return arr[..., 0], arr[..., 1].astype(int)
     v, d = one(value, "")
     return np.array(v), np.array(d)
+
+
+def _blocks(value: list[Any], file: str, key: str, default_dec: int) -> tuple[np.ndarray, np.ndarray]:
+    """An answer of three axes, a list of matrices of one shape: each read as a matrix, then stacked."""
+    read = [_numbers(block, file, key, default_dec) for block in value]
+    if len({v.shape for v, _ in read}) != 1:
+        raise ProblemError(file, key, "matrices of different shapes: each entry of the list is one matrix of one shape")
+    return np.stack([v for v, _ in read]), np.stack([d for _, d in read])
 
 
 def _all_unanswered(value: Any) -> bool:

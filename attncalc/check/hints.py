@@ -78,4 +78,6 @@ def _shape_words(shape: tuple[int, ...]) -> str:
         return "one number"
     if len(shape) == 1:
         return f"a list of {shape[0]} numbers"
-    return f"a {shape[0]}×{shape[1]} matrix"
+    if len(shape) == 2:
+        return f"a {shape[0]}×{shape[1]} matrix"
+    return f"{shape[0]} matrices of {shape[1]}×{shape[2]}"

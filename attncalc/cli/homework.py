@@ -302,7 +302,10 @@ def generate(
     top_k: Annotated[
         int | None,
         typer.Option(
-            "--top-k", min=1, help="decode, top-p: keep the top k first (Hugging Face's order).", show_default=False
+            "--top-k",
+            min=1,
+            help="decode, top-p: keep the top k first (Hugging Face's order); moe: 1 (Switch) or 2 (Mixtral) experts a token.",
+            show_default=False,
         ),
     ] = None,
     slip_share: Annotated[

@@ -136,7 +136,17 @@ def entry_label(symbol: str, idx: tuple[int, ...], rows: tuple[str, ...] | None 
         return f"{symbol},{idx[0] + 1}"
     if len(idx) == 1:
         return f"{symbol}_{idx[0] + 1}"
-    return f"{symbol}[{idx[0] + 1},{idx[1] + 1}]"
+    return f"{symbol}[{','.join(str(i + 1) for i in idx)}]"
+
+
+def flat_rows(v: np.ndarray, rows: tuple[str, ...] | None) -> tuple[np.ndarray, tuple[str, ...] | None]:
+    """A value of three axes (moe's expert outputs: token × choice × column) as a table: its first two
+    axes one row each ("the, 2": the first axis's label, then the second's number); other values as they are."""
+    if v.ndim != 3:
+        return v, rows
+    a, b, c = v.shape
+    first = position_labels(rows, a)
+    return v.reshape(a * b, c), tuple(f"{first[i]}, {r + 1}" for i in range(a) for r in range(b))
 
 
 _TIMED = re.compile(r"_\d+$")
@@ -168,6 +178,8 @@ def inline(shown: Any, n: Any, limit: int = 12) -> str:
         return str(n(v))
 
     def row(r: Any) -> str:
+        if np.ndim(r) > 1:  # (a value of three axes: moe's expert outputs)
+            return "[" + ", ".join(x if x is not None else "…" for x in elide([row(s) for s in r], limit)) + "]"
         return "[" + ", ".join(x if x is not None else "…" for x in elide([n(x) for x in r], limit)) + "]"
 
     if v.ndim == 1:

@@ -292,5 +292,18 @@ BUILTIN: dict[str, KindEntry] = {
             data=f"{_P}.speculative:Speculative",
             convention="row",
         ),
+        # issue 40: mixture-of-experts routing and its load-balancing loss (its own modules)
+        KindEntry(
+            "moe",
+            "attncalc.schema.moe:MOE",
+            "attncalc.parse.moe:parse",
+            "attncalc.mechanisms.moe",
+            "attncalc.schema.moe:STEP_IDS",
+            "attncalc.schema.moe:TEMPLATE",
+            "attncalc.homework.moe:DRAWER",
+            header="attncalc.mechanisms.moe:header",
+            data=f"{_P}.moe:Moe",
+            convention="row",
+        ),
     )
 }

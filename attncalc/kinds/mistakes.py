@@ -113,6 +113,12 @@ MISTAKES: dict[str, str] = {
     "contrastive_temperature_multiplied": "the similarities were multiplied by the temperature (S · τ) instead of divided (S / τ)",
     "contrastive_rows_not_normalised": "the rows were not normalised: q_i (or k_j) was used where q_i / ‖q_i‖ is asked",
     "contrastive_sum_for_mean": "the losses were summed where their mean is asked (divide the sum by N, or by 2 for the two directions)",
+    # kind moe
+    "moe_softmax_over_tokens": "the router's softmax was taken down each expert's column (over the tokens) instead of along each token's row",
+    "moe_gates_not_renormalised": "the gates were the chosen probabilities themselves: renormalize divides them by their sum (Mixtral)",
+    "moe_gates_renormalised": "the gates were divided by their sum: with renormalize = false (Switch) the gate is the probability itself",
+    "moe_loss_without_e": "the load-balancing loss was left without the factor E: aux_coef · Σ f_e P_e instead of aux_coef · E · Σ f_e P_e",
+    "moe_fraction_from_probabilities": "the mean probability was used for the fraction: f_e counts the choices of expert e over n, P_e is the mean probability",
     # the modern layer (issue 30): RMSNorm, SwiGLU, sliding windows, top-k with top-p
     "rms_mean_subtracted": "RMSNorm was computed as LayerNorm: the mean was subtracted and the variance used for the mean square",
     "rms_eps_outside": "ε was added outside the root: x / (√ms + ε) instead of x / √(ms + ε)",

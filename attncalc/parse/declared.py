@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..schema.decl import Key, Select, Table
-from .reader import Reader, describe_raw
+from .reader import Reader, describe_raw, shape_text
 from .types import Given
 
 
@@ -126,6 +126,7 @@ _WORDS = {
     "vector": "a vector (a list of numbers)",
     "matrix": "a matrix (a list of rows)",
     "vectors": "a vector or a matrix",
+    "matrices": "a list of matrices",
     "table": "a table of keys",
     "tables": "a list of tables",
     "any": "a table",
@@ -184,6 +185,8 @@ def _read(r: Reader, raw: Any, key: Key, kind: str, path: str, dims: Dims) -> An
         return _counted(r, _sentences(r, raw, path), key, path, dims, "sentences")
     if kind in ("vector", "matrix", "vectors"):
         return _array(r, raw, key, kind, path, dims)
+    if kind == "matrices":
+        return _matrices(r, raw, key, path, dims)
     if kind == "table":
         assert key.table is not None  # the declaration checks it: a table type has its table
         return read_declared(r, raw, key.table, path, dims)
@@ -277,6 +280,24 @@ def _array(r: Reader, raw: Any, key: Key, kind: str, path: str, dims: Dims) -> G
         g = Given(v.name, v.nodes.reshape(1, -1), v.floats.reshape(1, -1))
     else:
         g = r.vector(raw, path) if kind == "vector" else r.matrix(raw, path)
+    if key.shape is not None:
+        check_shape(r, g, key.shape, path, dims)
+    return g
+
+
+def _matrices(r: Reader, raw: Any, key: Key, path: str, dims: Dims) -> Given:
+    """A list of matrices of one shape (moe's experts), stacked: count × rows × columns."""
+    import numpy as np
+
+    if not isinstance(raw, list) or not raw or not all(isinstance(m, list) for m in raw):
+        raise r.fail(path, f"expected a non-empty list of matrices (each a list of rows), got {describe_raw(raw)}")
+    mats = [r.matrix(m, f"{path}[{i}]") for i, m in enumerate(raw, 1)]
+    for i, m in enumerate(mats[1:], 2):
+        if m.shape != mats[0].shape:
+            raise r.fail(
+                path, f"matrix {i} is {shape_text(m)}, but matrix 1 is {shape_text(mats[0])}: all of one shape"
+            )
+    g = Given(path, np.stack([m.nodes for m in mats]), np.stack([m.floats for m in mats]))
     if key.shape is not None:
         check_shape(r, g, key.shape, path, dims)
     return g

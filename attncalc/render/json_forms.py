@@ -29,10 +29,11 @@ TOKEN_STEPS = ("output",)
 # step ids whose value is a list of token lists, one per word: bpe's re-segmented words
 WORD_SEGMENTS = ("t.words",)
 # step ids whose entries are whole numbers by their meaning (a count, a step number, decode's 0/1 kept
-# flags, quantized integers), not by chance
+# flags, quantized integers, moe's expert numbers and capacity), not by chance
 COUNTS = (
     *("words", "t.pairs", "ngram_counts", "clipped_counts", "peak_step", "kept", "quantized", "zero_points"),
     *("accepted", "n_accepted"),  # speculative's 0/1 accept flags and their count
+    *("top_k", "capacity"),  # moe's expert numbers and capacity
 )
 
 

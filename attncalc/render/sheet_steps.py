@@ -35,7 +35,7 @@ from ..derivation import (
     Update,
     tie_note,
 )
-from ..derivation.fmt import elide, entry_indices, entry_label, fmt, fmt_given, inline, position_labels
+from ..derivation.fmt import elide, entry_indices, entry_label, flat_rows, fmt, fmt_given, inline, position_labels
 from ..kinds import entry_namer
 from . import counts, expand
 from .blocks import Block, Exact, MathLines, Matrix, Para, Table
@@ -109,7 +109,8 @@ class StepBlocks:
 
     def _result(self, s: Step) -> None:
         self._result_at = len(self.out)
-        self.add(self._matrix(s.symbol, np.asarray(s.shown), s.rows, s.cols, shade=s.id == "weights"))
+        shown, rows = flat_rows(np.asarray(s.shown), s.rows)
+        self.add(self._matrix(s.symbol, shown, rows, s.cols, shade=s.id == "weights"))
 
     def _inline_value(self, s: Step) -> str:
         if isinstance(s, Count):  # a whole number with thousands separators (bytes in GiB too)

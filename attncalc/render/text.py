@@ -30,6 +30,7 @@ from ..derivation.fmt import (
     elide,
     entry_indices,
     entry_label,
+    flat_rows,
     fmt,
     inline,
     position_labels,
@@ -256,9 +257,9 @@ class TextRenderer(TextSteps):
 
     def _result(self, step: Step) -> RenderableType:
         """The step's shown value: a line for a vector or number, a table for a matrix."""
-        v = np.asarray(step.shown)
+        v, rows = flat_rows(np.asarray(step.shown), step.rows)
         if v.ndim == 2:
-            return self._matrix(v, step.rows, step.cols, step.symbol, bars=step.id == "weights")
+            return self._matrix(v, rows, step.cols, step.symbol, bars=step.id == "weights")
         if v.ndim == 0:
             return Text(f"  {step.symbol} = {self.n(v)}", style="bold")
         return Text.assemble(Text(f"  {step.symbol} = ", style="bold"), self._vector(v))

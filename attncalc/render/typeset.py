@@ -17,7 +17,7 @@ _TOKEN = re.compile(
     r"(?P<sci>\d+(?:\.\d+)?e[+-]?\d+)"
     r"|(?P<grouped>\d{1,3}(?:,\d{3})+(?![\d.]))"  # a whole number with thousands separators: 124,439,808
     r"|(?P<num>\d+(?:\.\d+)?)"
-    r"|(?P<idx>\[\d+,\d+\])"
+    r"|(?P<idx>\[\d+(?:,\d+)+\])"  # an entry: [2,1], or [2,1,3] (three axes)
     r"|(?P<tag><[A-Za-z/][\w/]*>)"  # a special token such as <eos> or <s>: a word, not two relations
     r"|(?P<name>[A-Za-z0-9]*__[A-Za-z0-9_]*)"  # a token such as __init__ or a__b: a name, not subscripts
     r"|(?P<word>[A-Za-z]+)"

@@ -20,6 +20,7 @@ Types:
 ``vector``     a non-empty list of numbers (``shape`` = (n,) when fixed)
 ``matrix``     a non-empty list of equally long non-empty rows of numbers
 ``vectors``    a vector or a matrix (one vector per row)
+``matrices``   a non-empty list of matrices of one shape (moe's experts: ``shape`` = (count, rows, columns))
 ``table``      a table with the keys of ``table``
 ``tables``     a list of tables with the keys of ``table`` (TOML ``[[...]]``)
 ``any``        a table whose keys are not fixed (``[answers]``: step ids)
@@ -46,6 +47,7 @@ TYPES = (
     "vector",
     "matrix",
     "vectors",
+    "matrices",
     "table",
     "tables",
     "any",

@@ -77,6 +77,8 @@ def _one(t: str, key: Key) -> dict[str, Any]:
             "minItems": 1,
             "items": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string"}]},
         }
+    if t == "matrices":
+        return {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/matrix"}}
     if t == "vectors":
         return {"anyOf": [{"$ref": "#/$defs/vector"}, {"$ref": "#/$defs/matrix"}]}
     if t == "table":

@@ -17,7 +17,7 @@ from markupsafe import Markup, escape
 from ..check import Report, StepResult
 from ..check.report import points_text
 from ..derivation import Arrange, Derivation, Step, Tokens, single_tokens
-from ..derivation.fmt import fmt
+from ..derivation.fmt import flat_rows, fmt
 from ..render.asked import asks, decimals_text, labels_give_away
 from ..render.blocks import Block, Heading, Sheet
 from ..render.typeset import to_html
@@ -213,6 +213,13 @@ def _view(d: Derivation, step: Step, number: int, typed: Typed, errors: dict[str
         else:
             view.cols = _labels(None if hidden else step.rows, shape[0], "rank " if hidden else "")
         view.rows = [("", [cell((j,), f"{step.title}, {c}") for j, c in enumerate(view.cols)])]
+    elif len(shape) == 3:  # a list of matrices (moe's expert outputs): a row per first and second index
+        view.cols = _labels(step.cols, shape[2])
+        labels = flat_rows(np.zeros(shape), step.rows)[1] or ()
+        view.rows = [
+            (r, [cell((i, k, j), f"{step.title}, row {r}, column {c}") for j, c in enumerate(view.cols)])
+            for (i, k), r in zip(np.ndindex(*shape[:2]), labels, strict=True)
+        ]
     else:
         rows = _labels(None if hidden else step.rows, shape[0], "rank " if hidden else "")
         view.cols = _labels(step.cols, shape[1])

@@ -312,6 +312,15 @@ for _slip in (
     FILES[_slip] = "grpo-four-completions.toml"
 FILES["grpo_max_for_min"] = "grpo-clipped-tokens.toml"
 FILES["grpo_clip_on_advantage"] = "grpo-clipped-tokens.toml"  # an advantage past 1 + ε
+# kind moe (their arithmetic: tests/check/test_moe_check.py): the top-2 example renormalises, the Switch one does not
+for _slip in (
+    "moe_softmax_over_tokens",
+    "moe_gates_not_renormalised",
+    "moe_loss_without_e",
+    "moe_fraction_from_probabilities",
+):
+    FILES[_slip] = "moe-mixtral.toml"
+FILES["moe_gates_renormalised"] = "moe-switch.toml"
 
 
 def test_the_audit_covers_every_named_slip() -> None:

@@ -22,6 +22,7 @@ from attncalc.reports.qti12 import qti12_zip
 CASES = [
     *[(k, {}) for k in kinds.with_drawer() if k != "decode"],
     *[("decode", {"strategy": s}) for s in ("greedy", "sample", "top-k", "top-p", "beam")],
+    *[("moe", {"top_k": k}) for k in (1, 2)],
 ]
 
 
@@ -66,7 +67,9 @@ def _shows(text: str, key: str, value: Any) -> bool:
     return bool(lists) and all(_shows(text, f"{key}[{i}]", row) for i, row in enumerate(value, 1))
 
 
-@pytest.mark.parametrize(("kind", "extra"), CASES, ids=[f"{k}-{e.get('strategy', '')}" for k, e in CASES])
+@pytest.mark.parametrize(
+    ("kind", "extra"), CASES, ids=[f"{k}-{e.get('strategy', e.get('top_k', ''))}" for k, e in CASES]
+)
 def test_every_given_is_in_every_item(kind: str, extra: dict[str, Any]) -> None:
     res = generate(Options(kind=kind, dim=default_dim(kind), seed=3, count=1, **extra))
     raw, d = res.problems[0], res.derivations[0]
