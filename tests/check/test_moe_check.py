@@ -15,7 +15,7 @@ from attncalc.check import check
 from attncalc.parse import load_problem
 
 from ..helpers import PROBLEMS
-from ..test_moe import router
+from ..kinds.test_moe import router
 
 MIXTRAL, SWITCH = PROBLEMS / "moe-mixtral.toml", PROBLEMS / "moe-switch.toml"
 
