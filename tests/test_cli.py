@@ -132,8 +132,8 @@ def test_list_names_every_kind_score_and_step_id(cli: Any) -> None:
     out = cli("list").stdout
     for name in [*kinds.KINDS, *catalog.SCORES]:
         assert name in out
-    for ids in catalog.STEP_IDS.values():
-        for step_id, _ in ids:
+    for e in kinds.KINDS.values():
+        for step_id, _ in e.load("step_ids"):
             assert step_id in out
     data = json.loads(cli("list", "--format", "json").stdout)
     assert data["step_ids"]["self-attention"][:3] == ["Q", "K", "V"]

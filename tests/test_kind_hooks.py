@@ -157,7 +157,7 @@ def test_the_header_comes_from_the_entry(monkeypatch: pytest.MonkeyPatch) -> Non
     p = solve_file("decoder-dot.toml").problem
     assert describe(p) == ["attention", "dot score", "column convention (W x)"]
     monkeypatch.setitem(
-        kinds.KINDS, "attention", replace(kinds.KINDS["attention"], header="attncalc.render.headers:bleu")
+        kinds.KINDS, "attention", replace(kinds.KINDS["attention"], header="attncalc.mechanisms.bleu:header")
     )
     with pytest.raises(TypeError, match="carries Attention, not Bleu"):  # the bleu header reads a Bleu payload
         describe(p)

@@ -112,16 +112,16 @@ def test_every_declared_key_has_a_description() -> None:
 @pytest.mark.parametrize("kind", list(kinds.KINDS))
 def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> None:
     """The template's example values are its own; its key comments are the declared descriptions."""
-    from attncalc.parse import templates
+    import re
 
     raw = raw_template(kind, "additive")
-    paths = templates._PLACEHOLDER.findall(raw)
+    paths = re.findall("«([^»]+)»", raw)
     assert paths, "the template takes at least one comment from the declaration"
     scored = callable(kinds.entry(kind).load("template"))  # a template per score: `new KIND --score S`
     out = cli("new", kind, *(["--score", "additive"] if scored else [])).stdout
     assert "«" not in out
     decl = kinds.entry(kind).declaration
-    from attncalc.schema.feedforward import SCORE_GIVEN
+    from attncalc.schema.attention import SCORE_GIVEN
 
     for path in paths:
         doc = SCORE_GIVEN[path.split(":")[0]].doc_of(path.split(":")[1]) if ":" in path else decl.doc_of(path)

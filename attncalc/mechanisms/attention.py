@@ -13,7 +13,7 @@ from ..derivation import Add, Argmax, Concat, Input, Map, Product, Step
 from ..derivation.arith import Chain, MistakeNotApplicable, to_float
 from ..parse import Head, Problem
 from ..parse.data import Attention
-from .common import SoftmaxNames, softmax_inline, softmax_steps, sqrt_dk_step
+from .common import SoftmaxNames, convention_words, softmax_inline, softmax_steps, sqrt_dk_step
 
 
 def inputs(p: Problem) -> list[Input]:
@@ -434,3 +434,8 @@ def _head(p: Problem, h: Head, chain: Chain, q: np.ndarray, c: np.ndarray) -> li
         )
     )
     return steps
+
+
+def header(p: Problem) -> list[str]:
+    """The words of the line under the title: the score and the convention."""
+    return [p.kind, *([f"{p.score} score"] if p.score else []), convention_words(p)]

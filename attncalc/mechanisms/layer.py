@@ -386,3 +386,21 @@ def _activate(chain: Chain, a: np.ndarray, act: str) -> np.ndarray:
     if act == "silu":
         return modern.silu(a)
     return chain.apply("gelu" if act == "gelu" else "gelu_tanh", a if holds_objects(a) else to_float(a))
+
+
+def header(p: Problem) -> list[str]:
+    ly = p.payload(Layer)
+    mh = ly.self_attn
+    causal = mh.mask_text == "causal"  # an encoder-shaped layer with a causal mask: a decoder-only block
+    kind = "decoder-only layer (causal)" if causal else "encoder layer"
+    bits = [p.kind, "decoder layer (cross-attention over memory)" if ly.cross is not None else kind]
+    bits.append(
+        f"{mh.heads} heads of d_k = {mh.d_k}" + (f", {mh.kv_heads} key/value" if mh.kv_heads != mh.heads else "")
+    )
+    if mh.window is not None:
+        bits.append(f"window {mh.window}")
+    if mh.positions in ("rope", "alibi"):
+        bits.append(mh.positions)
+    bits.append(f"{ly.norm}-norm" + (", RMSNorm" if ly.normalization == "rms" else ""))
+    bits.append(f"FFN d_ff = {ly.W_1.shape[1]}, {ly.activation}")
+    return bits
