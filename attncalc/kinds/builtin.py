@@ -181,7 +181,7 @@ BUILTIN: dict[str, KindEntry] = {
             "attncalc.parse.lr_schedule:parse",
             "attncalc.mechanisms.lr_schedule",
             "attncalc.schema.lr_schedule:STEP_IDS",
-            "attncalc.schema.lr_schedule:template",
+            "attncalc.schema.lr_schedule:TEMPLATE",
             "attncalc.homework.lr_schedule:DRAWER",
             header="attncalc.mechanisms.lr_schedule:header",
             data=f"{_P}.lr_schedule:LrSchedule",

@@ -62,7 +62,7 @@ STEP_IDS = [
 ]
 
 
-RAW_TEMPLATE = """# attncalc problem: a learning-rate schedule at given steps.
+_TEMPLATE = """# attncalc problem: a learning-rate schedule at given steps.
 # Solve it with:  attncalc solve this-file.toml
 # noam: lr = factor · d_model^(−0.5) · min(t^(−0.5), t · warmup^(−1.5)) (Vaswani et al. 2017, §5.3);
 # cosine or linear: give lr_max, lr_min, warmup and total instead of d_model and factor
@@ -83,7 +83,4 @@ warmup = 4000                  # «given.warmup»
 decimals = 7                   # «settings.decimals»
 """
 
-
-def template(score: str | None = None) -> str:
-    """The text `attncalc new lr-schedule` prints: its comments are the declared descriptions."""
-    return LR_SCHEDULE.fill(RAW_TEMPLATE)
+TEMPLATE = LR_SCHEDULE.fill(_TEMPLATE)
