@@ -130,9 +130,9 @@ def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> Non
 
 def raw_template(kind: str, score: str) -> str:
     """A kind's template before its «placeholders» are filled, kept beside the filled one under the same
-    name with a leading underscore (``TEMPLATE`` and ``_TEMPLATE``, ``RECURRENT.lstm`` and
-    ``_RECURRENT.lstm``; a function of the score when the template is one: ``attention`` and
-    ``_attention``), or as ``RAW_TEMPLATE`` when the entry names a function (lr-schedule's)."""
+    name with a leading underscore (``TEMPLATE`` and ``_TEMPLATE``, ``TEMPLATE.lstm`` and
+    ``_TEMPLATE.lstm``; a function of the score when the template is one: attention's), or as
+    ``RAW_TEMPLATE`` when the entry names a function (a plugin may)."""
     path = kinds.entry(kind).template
     module, _, attr = path.partition(":")
     try:
