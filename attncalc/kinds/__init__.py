@@ -20,7 +20,8 @@ its declarations.
 Adding a kind (docs/contributing.md walks through it; tests/registry/test_new_kind.py does it with a fixture, and
 tests/registry/test_plugin_kind.py installs a plugin kind): declare its file, write its parser, its mechanism
 (``inputs`` and ``run``), its step ids, its template, its header line and its homework drawer in modules
-of its own; then add one entry to :data:`BUILTIN`, or name it in an entry point. The optional fields
+of its own (a built-in kind's step ids and template beside its declaration, its header in its mechanism
+module: tests/registry/test_kind_homes.py); then add one entry to :data:`BUILTIN`, or name it in an entry point. The optional fields
 (convention, plot_step, entry_name, tables, recurrent, mistakes, elementwise) say what other modules
 used to find by the kind's name; ``data`` names the payload class its parser puts in ``Problem.data``
 (``parse_problem`` checks it).

@@ -313,3 +313,31 @@ def _flops(a: Accounting, b: Book, total: Num) -> Num:
         note=note,
     )
     return fwd
+
+
+def header(p: Problem) -> list[str]:
+    a = p.payload(Accounting)
+    attention = "MHA" if a.kv_heads == a.heads else "MQA" if a.kv_heads == 1 else f"GQA ({a.kv_heads} key/value heads)"
+    bits = [
+        "accounting",
+        f"L = {a.layers}, d_model = {a.d_model:,}, {a.heads} heads of {a.d_head}, {attention}",
+        f"{ {'relu': 'ReLU', 'gelu': 'GELU', 'swiglu': 'SwiGLU'}[a.ffn] } FFN d_ff = {a.d_ff:,}",
+        "RMSNorm" if a.norm == "rms" else "LayerNorm",
+        "biases" if a.bias else "no biases",
+        f"{ {'learned': 'learned', 'sinusoidal': 'sinusoidal', 'rope': 'RoPE', 'alibi': 'ALiBi'}[a.positions] } positions",
+        "tied embeddings" if a.tie else "untied LM head",
+        f"B = {a.batch:,}, T = {a.tokens:,}, {a.dtype}",
+    ]
+    if a.window is not None:
+        bits.append(f"window {a.window:,}")
+    if a.latent is not None:
+        bits.append(f"MLA latent {a.latent:,}")
+    if a.lora is not None:
+        bits.append(f"LoRA r = {a.lora.rank} on {', '.join(a.lora.targets)}")
+    if a.training_tokens is not None:
+        bits.append(f"D = {a.training_tokens:,} training tokens")
+    if a.mixed_precision:
+        bits.append("mixed precision (fp32 master copy)")
+    if a.devices is not None:
+        bits.append(f"{a.devices:,} devices, ZeRO stage {a.zero or 0}")
+    return bits

@@ -263,3 +263,17 @@ def _exact_colsum(M: np.ndarray) -> np.ndarray:
             total = total + M[r, c]
         out[c] = total
     return out
+
+
+def header(p: Problem) -> list[str]:
+    d = p.payload(AttentionBackward)
+    mh = d.mh
+    bits = [p.kind, f"{mh.heads} head{'s' if mh.heads > 1 else ''} of d_k = {mh.d_k}"]
+    if mh.kv_heads != mh.heads:
+        bits.append(f"{mh.kv_heads} key/value head{'s' if mh.kv_heads > 1 else ''} (grouped-query)")
+    if mh.allowed is not None:
+        bits.append("masked")
+    bits.append(f"{p.score} score")
+    of = "output" if "W_O" in mh.W else ("head's output" if mh.heads == 1 else "concatenated heads")
+    bits.append(f"upstream gradient of the {of}")
+    return bits

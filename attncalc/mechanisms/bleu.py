@@ -297,3 +297,9 @@ def _clip_terms(terms: list[tuple[str, int, int]]) -> str:
     if rest_none:
         shown.append(f"({len(rest_none)} more with no match: 0)")
     return " + ".join(shown)
+
+
+def header(p: Problem) -> list[str]:
+    b = p.payload(Bleu)
+    refs = f"{len(b.references)} reference{'s' if len(b.references) > 1 else ''}"
+    return [p.kind, f"N = {b.max_n}", refs, "sentence BLEU, no smoothing"]

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..derivation import Divide, Map, Softmax, Step, Sum
 from ..derivation.arith import Chain, is_exact, to_float
+from ..numbers import to_float as node_float
 
 SHIFT_THRESHOLD = 20.0  # |score| above which exp() is unwieldy by hand; 709 overflows float64
 OVERFLOW = 709.78
@@ -378,3 +379,14 @@ def temperature_step(chain: Chain, z: np.ndarray, T: Any, T_float: float, labels
         param_text=f"{T_float:g}",
         explain=explain,
     )
+
+
+def convention_words(p: Any) -> str:
+    """A header's words for the convention (the header: a mechanism's ``header(problem)``)."""
+    return "row convention (x W)" if p.row_convention else "column convention (W x)"
+
+
+def temperature_bits(p: Any) -> list[str]:
+    """A header's words for ``settings.temperature``: none when it is not set."""
+    temperature = getattr(p.settings, "temperature", None)
+    return [] if temperature is None else [f"temperature T = {node_float(temperature):g}"]

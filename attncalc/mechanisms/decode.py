@@ -23,12 +23,13 @@ import numpy as np
 
 from ..derivation import Add, Argmax, Arrange, Divide, Formula, Input, Pick, Step
 from ..derivation.arith import Chain, is_exact, to_float
+from ..derivation.fmt import fmt
 from ..numbers import Node, to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem
 from ..parse.decode import Beam, Decode, Draw, TopK, TopP
 from . import decide
-from .common import softmax_inline, temperature_step, whole_numbers
+from .common import softmax_inline, temperature_bits, temperature_step, whole_numbers
 from .decode_beam import beam_steps
 from .decode_top_p import Cut, top_p_cut, with_parts
 
@@ -329,3 +330,13 @@ def _draw(
         note=note,
     )
     return [step, pick]
+
+
+def header(p: Problem) -> list[str]:
+    dc = p.payload(Decode)
+    bits = [p.kind, dc.strategy, *temperature_bits(p)]
+    for key, v in dc.numbers():
+        bits.append(f"{key.replace('_', ' ')} = {v if isinstance(v, int) else fmt(node_float(v), 6)}")
+    if dc.penalty is not None:
+        bits.append(f"length penalty α = {fmt(node_float(dc.penalty.alpha), 6)}, L = {dc.penalty.length}")
+    return bits

@@ -16,9 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..derivation import Add, Arrange, Formula, Input, Map, Product, Step
-from ..derivation.arith import Chain, MistakeNotApplicable, holds_objects, to_float
-from ..derivation.elementwise import GELU_C
+from ..derivation import Add, Arrange, Formula, Input, Step
+from ..derivation.arith import Chain, MistakeNotApplicable
 from ..derivation.fmt import fmt
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
@@ -27,6 +26,7 @@ from ..parse.types import Layer
 from . import layer_modern as modern
 from . import multihead
 from .common import NoKeyToAttend
+from .layer_ffn import ffn
 from .layer_written import Lazy as _Lazy
 from .layer_written import num as _num
 from .layer_written import paren as _paren
@@ -113,7 +113,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             out = np.asarray(sub[-1].value)  # the sublayer's output (or, with W_O left out, its concatenation)
         else:
             up = L.swiglu
-            out = modern.swiglu(p, chain, steps, h, tok, up) if up is not None else _ffn(p, chain, steps, h, tok)
+            out = modern.swiglu(p, chain, steps, h, tok, up) if up is not None else ffn(p, chain, steps, h, tok)
         x0, out0 = chain.coerce(x, out)
         r = out0 if chain.mistake == "residual_left_out" else x0 + out0
         sub_name = f"{name}.output"
@@ -302,87 +302,19 @@ def _layer_norm(
     return y
 
 
-def _ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[str, ...]) -> np.ndarray:
-    L = p.payload(Layer)
-    W1 = chain.given(L.W_1)
-    b1 = chain.given(L.b_1) if L.b_1 is not None else None
-    pre = chain.matmul(h, W1)
-    if b1 is not None:
-        pre, b1 = chain.coerce(pre, b1)
-        pre = pre + b1[None, :]
-    steps.append(
-        chain.step(
-            Product,
-            "ffn.hidden_pre",
-            np.asarray(pre),
-            title="Feed-forward: first layer",
-            formula="a = x W_1" + (" + b_1" if b1 is not None else ""),
-            latex=r"a = x W_1" + (" + b_1" if b1 is not None else ""),
-            symbol="a",
-            rows=tok,
-            left=h,
-            right=W1,
-            bias=b1,
-            explain="The same two-layer network is applied to every row (position) on its own.",
-        )
+def header(p: Problem) -> list[str]:
+    ly = p.payload(Layer)
+    mh = ly.self_attn
+    causal = mh.mask_text == "causal"  # an encoder-shaped layer with a causal mask: a decoder-only block
+    kind = "decoder-only layer (causal)" if causal else "encoder layer"
+    bits = [p.kind, "decoder layer (cross-attention over memory)" if ly.cross is not None else kind]
+    bits.append(
+        f"{mh.heads} heads of d_k = {mh.d_k}" + (f", {mh.kv_heads} key/value" if mh.kv_heads != mh.heads else "")
     )
-    pre = steps[-1].value
-    act = L.activation
-    if chain.mistake == "relu_for_gelu":
-        if act in ("relu", "silu"):
-            raise MistakeNotApplicable
-        act = "relu"
-    words = {
-        "relu": ("ReLU", "relu(a) = max(a, 0)"),
-        "gelu": ("GELU", "GELU(a) = a/2 (1 + erf(a/√2)), exact (a times the normal CDF)"),
-        "gelu-tanh": ("GELU, tanh approximation", f"a/2 (1 + tanh(√(2/π) (a + {GELU_C} a³)))"),
-        "silu": ("SiLU", "silu(a) = a · σ(a) = a / (1 + e^(−a))"),
-    }[L.activation]
-    steps.append(
-        chain.step(
-            Map,
-            "ffn.hidden",
-            _activate(chain, pre, act),
-            title=f"Feed-forward: {words[0]}",
-            formula=words[1],
-            latex="",
-            symbol="h",
-            rows=tok,
-            fn={"relu": "relu", "gelu": "gelu", "gelu-tanh": "gelu_tanh", "silu": "silu"}[L.activation],
-            arg=pre,
-            explain="The activation is applied entry by entry.",
-        )
-    )
-    hidden = steps[-1].value
-    W2 = chain.given(L.W_2)
-    b2 = chain.given(L.b_2) if L.b_2 is not None else None
-    out = chain.matmul(hidden, W2)
-    if b2 is not None:
-        out, b2 = chain.coerce(out, b2)
-        out = out + b2[None, :]
-    steps.append(
-        chain.step(
-            Product,
-            "ffn.output",
-            np.asarray(out),
-            title="Feed-forward: second layer",
-            formula="f = h W_2" + (" + b_2" if b2 is not None else ""),
-            latex=r"f = h W_2" + (" + b_2" if b2 is not None else ""),
-            symbol="f",
-            rows=tok,
-            left=hidden,
-            right=W2,
-            bias=b2,
-            explain="Back to d_model columns.",
-        )
-    )
-    result: np.ndarray = steps[-1].value
-    return result
-
-
-def _activate(chain: Chain, a: np.ndarray, act: str) -> np.ndarray:
-    if act == "relu":
-        return chain.relu(a)
-    if act == "silu":
-        return modern.silu(a)
-    return chain.apply("gelu" if act == "gelu" else "gelu_tanh", a if holds_objects(a) else to_float(a))
+    if mh.window is not None:
+        bits.append(f"window {mh.window}")
+    if mh.positions in ("rope", "alibi"):
+        bits.append(mh.positions)
+    bits.append(f"{ly.norm}-norm" + (", RMSNorm" if ly.normalization == "rms" else ""))
+    bits.append(f"FFN d_ff = {ly.W_1.shape[1]}, {ly.activation}")
+    return bits

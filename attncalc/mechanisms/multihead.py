@@ -277,3 +277,17 @@ def _cols(j: int, width: int) -> str:
 def _group(g: int, size: int) -> str:
     first = (g - 1) * size + 1
     return ", ".join(str(first + k) for k in range(size))
+
+
+def header(p: Problem) -> list[str]:
+    mh = p.payload(MultiHead)
+    bits = [p.kind, f"{mh.heads} heads of d_k = {mh.d_k}"]
+    if mh.kv_heads != mh.heads:
+        bits.append(f"{mh.kv_heads} key/value head{'s' if mh.kv_heads > 1 else ''} (grouped-query)")
+    bits.append("cross-attention over memory" if mh.memory is not None else "self-attention")
+    if mh.t:
+        bits.append(f"KV cache of {mh.t} tokens")
+    if mh.positions:
+        bits.append(f"{mh.positions} positions" + (f" ({mh.rope} pairs)" if mh.positions == "rope" else ""))
+    bits.append(f"{p.score} score")
+    return bits

@@ -11,6 +11,8 @@ import numpy as np
 
 from ..derivation import Add, Input, Product, Step
 from ..derivation.arith import Chain
+from ..derivation.fmt import fmt
+from ..numbers import to_float as node_float
 from ..parse import Problem
 from ..parse.types import PosEnc
 from . import positions as pos
@@ -107,3 +109,9 @@ def _distance_note(positions: tuple[int, ...]) -> str:
         "distance between the positions enters, so moving both tokens by the same number of positions "
         "leaves the score unchanged."
     )
+
+
+def header(p: Problem) -> list[str]:
+    pe = p.payload(PosEnc)
+    width = f"d_model = {pe.d}" if pe.type == "sinusoidal" else f"d_k = {pe.d}, {pe.rope} pairs"
+    return [p.kind, pe.type, width, f"base {fmt(node_float(pe.base), 6)}"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..derivation import Input, Step
 from ..derivation.arith import Chain, MistakeNotApplicable, SlipProbe
 from ..parse import Problem
-from ..parse.types import Recurrent
+from ..parse.types import Cell, Recurrent
 from . import output
 from .cell_names import given_labels
 from .cells import Names, cell_step
@@ -125,3 +125,27 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             output.sequence_steps(chain, rec.output, rec.output.targets, hs, probs, losses, prefixes, "h", rec.training)
         )
     return steps
+
+
+def header(p: Problem) -> list[str]:
+    cell = p.payload(Recurrent).cell
+    bits = [p.kind]
+    if cell is not None:
+        bits.append(layout_words(cell))
+        if cell.kind == "gru":
+            bits.append(f"reset {cell.reset}, update {cell.update}")
+    else:
+        bits.append("gate values stated")
+    return bits
+
+
+def layout_words(cell: Cell) -> str:
+    """The layout, and for a stacked one the order its gates are stacked in."""
+    if cell.layout == "gates":
+        return "per-gate weights on [x; h]" if cell.order == "xh" else "per-gate weights on [h; x]"
+    from ..parse.recurrent import STACK_ORDER
+
+    order = ", ".join(STACK_ORDER[(cell.kind, cell.layout)])
+    if cell.layout == "pytorch":
+        return f"PyTorch layout (weight_ih, weight_hh: the gates' rows stacked {order})"
+    return f"Keras layout (kernel, recurrent_kernel: the gates' columns side by side {order})"

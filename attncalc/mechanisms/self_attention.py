@@ -13,7 +13,7 @@ from ..derivation.arith import Chain, MistakeNotApplicable, is_exact
 from ..parse import Problem
 from ..parse.data import SelfAttention
 from . import sliding_window
-from .common import SoftmaxNames, softmax_steps, sqrt_dk_step
+from .common import SoftmaxNames, convention_words, softmax_steps, sqrt_dk_step
 
 
 def inputs(p: Problem) -> list[Input]:
@@ -156,3 +156,8 @@ def apply_mask(S: np.ndarray, allowed: np.ndarray) -> np.ndarray:
         out[~allowed] = -sp.oo
         return out
     return np.where(allowed, S, -np.inf)
+
+
+def header(p: Problem) -> list[str]:
+    """The words of the line under the title: the score and the convention."""
+    return [p.kind, *([f"{p.score} score"] if p.score else []), convention_words(p)]

@@ -349,3 +349,14 @@ def _concat(
     )
     done: np.ndarray = steps[-1].value
     return done
+
+
+def header(p: Problem) -> list[str]:
+    s = p.payload(Seq2Seq)
+    enc = f"{'bidirectional ' if s.reverse is not None else ''}{s.encoder.kind.upper()} encoder"
+    att = (
+        "no attention (the decoder starts from the encoder's final state)"
+        if s.attention == "none"
+        else f"{s.attention.capitalize()} attention ({s.score} score{', input feeding' if s.input_feeding else ''})"
+    )
+    return [p.kind, enc, f"{s.decoder.kind.upper()} decoder", att]

@@ -112,3 +112,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         )
     )
     return steps
+
+
+def header(p: Problem) -> list[str]:
+    return [p.kind]

@@ -166,3 +166,8 @@ def _norm_step(
         arg=X,
         explain="The length (Euclidean norm) of a vector: the square root of the sum of its squared entries.",
     )
+
+
+def header(p: Problem) -> list[str]:
+    d = p.payload(Similarity)
+    return [p.kind, ", ".join(d.measures), "B = A" if d.B is None else "A against B"]

@@ -15,7 +15,7 @@ from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse import Given, Problem
 from ..parse.softmax import Softmax, Target
-from .common import SoftmaxNames, simplify_log, softmax_steps, temperature_step
+from .common import SoftmaxNames, simplify_log, softmax_steps, temperature_bits, temperature_step
 from .label_smoothing import smoothed_steps
 from .output import logits_step, train_step, update
 from .training import Grad, clip
@@ -160,3 +160,13 @@ def _output_weights(sm: Softmax, target: Target, hidden: Given, chain: Chain, gr
     else:
         steps.append(update(chain, "W_out_change", "W_out", None, dW, training, labels, cols))
     return steps
+
+
+def header(p: Problem) -> list[str]:
+    d = p.payload(Softmax)
+    bits = [p.kind, *(["output layer z = W_out h + b_out"] if d.layer is not None else []), *temperature_bits(p)]
+    if d.target is not None:
+        t = d.target.index
+        label = d.vocab[t] if d.vocab is not None else f"entry {t + 1}"
+        bits.append(f"target {label}")
+    return bits

@@ -1,5 +1,5 @@
 """Parsing of kind ``accounting``: a decoder-only Transformer's configuration (the declaration reads
-every key; here are the rules that tie keys together), its typed payload and its header line."""
+every key; here are the rules that tie keys together) and its typed payload."""
 
 from __future__ import annotations
 
@@ -149,77 +149,3 @@ def _refuse_unusable_training(r: Reader, a: Accounting) -> None:
             f"is {a.zero}, but ZeRO partitions the training state over data-parallel devices: give devices "
             "(the number N_d of them) too",
         )
-
-
-def header(p: Problem) -> list[str]:
-    a = p.payload(Accounting)
-    attention = "MHA" if a.kv_heads == a.heads else "MQA" if a.kv_heads == 1 else f"GQA ({a.kv_heads} key/value heads)"
-    bits = [
-        "accounting",
-        f"L = {a.layers}, d_model = {a.d_model:,}, {a.heads} heads of {a.d_head}, {attention}",
-        f"{ {'relu': 'ReLU', 'gelu': 'GELU', 'swiglu': 'SwiGLU'}[a.ffn] } FFN d_ff = {a.d_ff:,}",
-        "RMSNorm" if a.norm == "rms" else "LayerNorm",
-        "biases" if a.bias else "no biases",
-        f"{ {'learned': 'learned', 'sinusoidal': 'sinusoidal', 'rope': 'RoPE', 'alibi': 'ALiBi'}[a.positions] } positions",
-        "tied embeddings" if a.tie else "untied LM head",
-        f"B = {a.batch:,}, T = {a.tokens:,}, {a.dtype}",
-    ]
-    if a.window is not None:
-        bits.append(f"window {a.window:,}")
-    if a.latent is not None:
-        bits.append(f"MLA latent {a.latent:,}")
-    if a.lora is not None:
-        bits.append(f"LoRA r = {a.lora.rank} on {', '.join(a.lora.targets)}")
-    if a.training_tokens is not None:
-        bits.append(f"D = {a.training_tokens:,} training tokens")
-    if a.mixed_precision:
-        bits.append("mixed precision (fp32 master copy)")
-    if a.devices is not None:
-        bits.append(f"{a.devices:,} devices, ZeRO stage {a.zero or 0}")
-    return bits
-
-
-# ------------------------------------------------------------------------------ `attncalc new accounting`
-_TEMPLATE = """# attncalc problem: the parameters, FLOPs and memory of a decoder-only Transformer (GPT-2 small).
-# Solve it with:  attncalc solve this-file.toml
-title = "GPT-2 small: parameters, FLOPs and memory"
-kind = "accounting"
-
-[given]
-vocab = 50257              # «given.vocab»
-context = 1024             # «given.context»
-d_model = 768              # «given.d_model»
-layers = 12                # «given.layers»
-heads = 12                 # «given.heads»
-# kv_heads = 12            # «given.kv_heads»
-# d_head = 64              # «given.d_head»
-d_ff = 3072                # «given.d_ff»
-ffn = "gelu"               # «given.ffn»
-norm = "layer"             # «given.norm»
-bias = true                # «given.bias»
-positions = "learned"      # «given.positions»
-tie_embeddings = true      # «given.tie_embeddings»
-tokens = 1024              # «given.tokens»
-batch = 1                  # «given.batch»
-dtype = "fp32"             # «given.dtype»
-# window = 256             # «given.window»
-# latent = 256             # «given.latent»
-# lora_rank = 8            # «given.lora_rank»
-# lora_targets = ["W_Q", "W_V"]   # «given.lora_targets»
-# training_tokens = 300_000_000_000   # «given.training_tokens»
-# mixed_precision = true   # «given.mixed_precision»
-# devices = 8              # «given.devices»
-# zero = 1                 # «given.zero»
-
-[settings]
-decimals = 3               # «settings.decimals»
-"""
-
-
-def _template() -> str:
-    from .templates import fill_template
-
-    return fill_template("accounting", _TEMPLATE)
-
-
-TEMPLATE = _template()

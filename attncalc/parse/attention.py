@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..schema import feedforward as ff
+from ..schema import attention as ff
 from ..schema.validate import names
 from .data import Attention
 from .declared import Dims, check_select, read_declared

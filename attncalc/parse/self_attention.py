@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..schema.feedforward import SELF_ATTENTION_GIVEN
+from ..schema.attention import SELF_ATTENTION_GIVEN
 from .data import SelfAttention
 from .declared import Dims, read_declared
 from .limits import MAX_SCORES

@@ -1,6 +1,7 @@
 """The one line under a problem's title: its kind and what sets it apart (score and convention, cell
 and layout, heads, strategy), shared by the terminal view and every sheet. Each kind's registry entry
-names the function that writes it (:mod:`attncalc.render.headers` for the built-in kinds)."""
+names the function that writes it (a built-in kind's ``header`` in its mechanism module,
+``attncalc/mechanisms/KIND.py``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The declaration of kind ``accounting``: the configuration of a decoder-only Transformer whose
-parameters, FLOPs and memory are counted (INTERFACE.md, "Third wave": accounting)."""
+"""Kind ``accounting``, the configuration of a decoder-only Transformer whose parameters, FLOPs and
+memory are counted (INTERFACE.md, "Third wave": accounting): its declaration, its step ids and its
+``attncalc new`` template."""
 
 from __future__ import annotations
 
@@ -146,3 +147,42 @@ DECLARATION = KindSchema(
     "parameters, FLOPs (2·m·n·p), AdamW training memory and the KV cache of a decoder-only Transformer",
     top_table("accounting", GIVEN, SETTINGS_ACCOUNTING),
 )
+
+
+# ------------------------------------------------------------------------------ `attncalc new accounting`
+_TEMPLATE = """# attncalc problem: the parameters, FLOPs and memory of a decoder-only Transformer (GPT-2 small).
+# Solve it with:  attncalc solve this-file.toml
+title = "GPT-2 small: parameters, FLOPs and memory"
+kind = "accounting"
+
+[given]
+vocab = 50257              # «given.vocab»
+context = 1024             # «given.context»
+d_model = 768              # «given.d_model»
+layers = 12                # «given.layers»
+heads = 12                 # «given.heads»
+# kv_heads = 12            # «given.kv_heads»
+# d_head = 64              # «given.d_head»
+d_ff = 3072                # «given.d_ff»
+ffn = "gelu"               # «given.ffn»
+norm = "layer"             # «given.norm»
+bias = true                # «given.bias»
+positions = "learned"      # «given.positions»
+tie_embeddings = true      # «given.tie_embeddings»
+tokens = 1024              # «given.tokens»
+batch = 1                  # «given.batch»
+dtype = "fp32"             # «given.dtype»
+# window = 256             # «given.window»
+# latent = 256             # «given.latent»
+# lora_rank = 8            # «given.lora_rank»
+# lora_targets = ["W_Q", "W_V"]   # «given.lora_targets»
+# training_tokens = 300_000_000_000   # «given.training_tokens»
+# mixed_precision = true   # «given.mixed_precision»
+# devices = 8              # «given.devices»
+# zero = 1                 # «given.zero»
+
+[settings]
+decimals = 3               # «settings.decimals»
+"""
+
+TEMPLATE = DECLARATION.fill(_TEMPLATE)

@@ -1,5 +1,5 @@
-"""The declaration of kind ``bpe``: byte-pair encoding (Sennrich et al. 2016), merges learned from a
-small corpus and applied to new words."""
+"""Kind ``bpe``, byte-pair encoding (Sennrich et al. 2016), merges learned from a small corpus and
+applied to new words: its declaration, its step ids and its ``attncalc new`` template."""
 
 from __future__ import annotations
 
@@ -42,3 +42,22 @@ BPE = KindSchema(
     "byte-pair encoding (Sennrich et al. 2016): pair counts, merges with a stated tie rule, encoding new words",
     top_table("bpe", GIVEN, SETTINGS),
 )
+
+_TEMPLATE = """# attncalc problem: byte-pair encoding (Sennrich et al. 2016), CS336's worked example.
+# Solve it with:  attncalc solve this-file.toml
+title = "BPE merges on a small corpus"
+kind = "bpe"
+
+[given]
+corpus = "low low low low low lower lower widest widest widest newest newest newest newest newest newest"   # «given.corpus»
+# words = { low = 5, lower = 2, widest = 3, newest = 6 }   # «given.words»
+merges = 6               # «given.merges»
+tie = "greater"          # «given.tie»
+# end_of_word = "</w>"   # «given.end_of_word»
+encode = ["newest", "nest"]   # «given.encode»
+
+[settings]
+decimals = 0             # «settings.decimals»
+"""
+
+TEMPLATE = BPE.fill(_TEMPLATE)

@@ -312,3 +312,27 @@ def top_table(kind: str, given: Table, settings: Key = SETTINGS, *after_kind: Ke
         GRADING,
         SCHEMA,
     )
+
+
+# the pieces of `attncalc new` templates that several kinds' templates share (their «placeholders»
+# filled from each kind's own declaration)
+TEMPLATE_SETTINGS = """
+[settings]
+decimals = 3             # «settings.decimals»
+carry_rounded = false    # «settings.carry_rounded»
+exact = true             # «settings.exact»
+# convention = "column"  # «settings.convention»
+# shift_max = "auto"     # «settings.shift_max»
+"""
+
+TEMPLATE_GRADING = """
+# Optional points for `attncalc check` (when omitted: one point a step, none for a copy step):
+# [grading]
+# default = 1            # «grading.default»
+# copies = 0             # «grading.copies»
+# carried = 0.5          # «grading.carried»
+# partial = true         # «grading.partial»
+# slip = 0               # «grading.slip»
+# [grading.points]       # «grading.points»
+# {example}
+"""

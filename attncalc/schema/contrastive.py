@@ -74,11 +74,4 @@ decimals = 3             # «settings.decimals»
 """
 
 
-def _fill(text: str) -> str:
-    """Each «path» becomes the declared description of that key (as attncalc.parse.templates does)."""
-    import re
-
-    return re.sub("«([^»]+)»", lambda m: CONTRASTIVE.doc_of(m.group(1)), text)
-
-
-TEMPLATE = _fill(_TEMPLATE)
+TEMPLATE = CONTRASTIVE.fill(_TEMPLATE)

@@ -144,3 +144,18 @@ class KindSchema:
 
     def doc_of(self, path: str) -> str:
         return self.top.doc_of(path)
+
+    def fill(self, text: str) -> str:
+        """A template's text with each «path» replaced by the declared description of that key: the
+        comments of an ``attncalc new`` template are the declaration's, its example values its own.
+        «value:key» names a key one value of a select adds («general:W»: the general score's ``W``)."""
+        import re
+
+        def doc(m: re.Match[str]) -> str:
+            path = m.group(1)
+            if ":" in path:
+                value, key = path.split(":")
+                return next(s.keys[value] for s in self.selects if value in s.keys).doc_of(key)
+            return self.doc_of(path)
+
+        return re.sub("«([^»]+)»", doc, text)

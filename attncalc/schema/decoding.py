@@ -1,4 +1,6 @@
-"""The declarations of the kinds after the model's output: decode (choosing the next token) and bleu."""
+"""The kinds after the model's output, decode (choosing the next token) and bleu: their declarations,
+their step ids (``STEP_IDS[kind]``, in derivation order) and their ``attncalc new`` templates
+(``TEMPLATE[kind]``). Plain data with no heavy imports (``attncalc list`` loads it)."""
 
 from __future__ import annotations
 
@@ -93,3 +95,81 @@ DECODE = KindSchema(
         SCHEMA,
     ),
 )
+
+# -------------------------------------------------------------------- step ids
+
+# in derivation order; parenthesised remarks say when a step applies
+STEP_IDS: dict[str, list[tuple[str, str]]] = {
+    "bleu": [
+        ("ngram_counts", "c_n: the candidate's n-grams of each order n, c - n + 1"),
+        ("clipped_counts", "m_n: each candidate n-gram counted at most as often as in one reference, summed"),
+        ("precisions", "p_n = m_n / c_n, the modified n-gram precisions"),
+        ("brevity_penalty", "BP = 1 if c > r, else exp(1 - r/c); r: the closest reference length (ties: the shorter)"),
+        ("log_mean", "sum_n w_n ln p_n (-inf when a precision is 0)"),
+        ("bleu", "BLEU = BP exp(sum_n w_n ln p_n)"),
+    ],
+    "decode": [
+        ("scaled_logits", "temperature != 1: z / T"),
+        ("probabilities", "softmax of the (scaled) logits"),
+        ("sorted", "top-k, top-p: the probabilities in descending order"),
+        (
+            "kept_top_k",
+            "top-p with k: 1 for the k most probable tokens (top-k first, Hugging Face's order), in vocabulary order",
+        ),
+        ("top_k_renormalized", "top-p with k: the top k's probabilities divided by their sum (0 where dropped)"),
+        ("cumulative", "top-p: the running sum of sorted (with k: of top_k_renormalized, sorted)"),
+        ("kept", "top-k, top-p: 1 for a kept token, 0 for a dropped one, in vocabulary order"),
+        ("renormalized", "top-k, top-p: the kept probabilities divided by their sum (0 where dropped)"),
+        ("draw_cumulative", "sampling with u: the running sum of the distribution drawn from, in vocabulary order"),
+        ("choice", "greedy: the most probable token; sampling: the first token whose running sum exceeds u"),
+        ("candidates", "beam: beam score + log p for every beam and token (B x V)"),
+        ("normalized", "beam with a length penalty: candidates / ((5 + L)/6)^alpha"),
+        ("kept_beams", "beam: the kept candidates' summed log-probabilities, best first"),
+        ("kept_labels", "beam: the kept candidates, 'beam b: token', best first"),
+    ],
+}
+
+# -------------------------------------------------------------------- `attncalc new` templates
+
+_BLEU = """# attncalc problem: the sentence BLEU of a translation (Papineni et al. 2002), no smoothing.
+# Solve it with:  attncalc solve this-file.toml
+title = "BLEU of a short translation"
+kind = "bleu"
+
+[given]
+candidate = ["the", "cat", "sat", "on", "the", "mat"]   # «given.candidate»
+references = [["the", "cat", "is", "sitting", "on", "the", "mat"], ["a", "cat", "sat", "on", "the", "mat"]]   # «given.references»
+max_n = 2                # «given.max_n»
+# weights = [0.5, 0.5]   # «given.weights»
+
+[settings]
+decimals = 3             # «settings.decimals»
+exact = true             # «settings.exact»
+"""
+
+_DECODE = """# attncalc problem: choosing the next token. Solve it with:  attncalc solve this-file.toml
+title = "Top-p sampling over five tokens"
+kind = "decode"
+strategy = "top-p"       # «strategy»
+
+[given]
+logits = [2, 1, 0.5, 0, -1]                       # «given.logits»
+vocab = ["cat", "dog", "mat", "sat", "the"]       # «given.vocab»
+p = 0.9                  # «given.p»
+u = 0.6                  # «given.u»
+# k = 2                  # «given.k»
+# For strategy = "beam", instead of logits, p and u:
+# beams = [[-0.5, -1.2, -2.0], [-0.3, -1.9, -2.5]]   # «given.beams»
+# beam_scores = [-1.0, -1.4]                        # «given.beam_scores»
+# beam_width = 2                                    # «given.beam_width»
+# length_penalty = 0.6                              # «given.length_penalty»
+# length = 3                                        # «given.length»
+
+[settings]
+decimals = 3             # «settings.decimals»
+# temperature = 0.8      # «settings.temperature»
+"""
+
+# the unfilled texts (tests/registry/test_registry.py reads their «placeholders»), and the templates
+_TEMPLATE = {"bleu": _BLEU, "decode": _DECODE}
+TEMPLATE = {"bleu": BLEU.fill(_BLEU), "decode": DECODE.fill(_DECODE)}

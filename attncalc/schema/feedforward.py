@@ -1,4 +1,6 @@
-"""The declarations of the kinds without recurrence: attention, self-attention, softmax, sequence, similarity."""
+"""Kinds softmax, sequence and similarity: their declarations, their step ids (``STEP_IDS[kind]``, in
+derivation order) and their ``attncalc new`` templates (``TEMPLATE[kind]``). Plain data with no heavy
+imports (``attncalc list`` loads it); attention and self-attention are in :mod:`attncalc.schema.attention`."""
 
 from __future__ import annotations
 
@@ -14,127 +16,12 @@ from .common import (
     TOKENS,
     TRAINING,
 )
-from .decl import Key, KindSchema, Select, Table, table
+from .decl import Key, KindSchema, table
 
 
 def _kind(name: str) -> Key:
     return Key("kind", "choice", "the kind of problem (see `attncalc list`)", choices=(name,), required=True)
 
-
-# -------------------------------------------------------------------- attention
-
-# the keys each score function adds to [given], with what they mean for that score
-SCORE_GIVEN: dict[str, Table] = {
-    "dot": table(),
-    "scaled-dot": table(Key("scale", "number", "optional; default 1/sqrt(d_k)")),
-    "general": table(
-        Key("W", "matrix", "score_i = s . (W h_i); square here, (len(s) x len(h_i)) in general", required=True)
-    ),
-    "additive": table(
-        Key("W_q", "matrix", "(a x len(s)): projects the query", required=True),
-        Key("W_k", "matrix", "(a x len(h_i)): projects each key", required=True),
-        Key("v", "vector", "length a: reads a score off tanh(W_q s + W_k h_i + b)", required=True, shape=("a",)),
-        Key("b", "vector", "length a: the bias inside the tanh (zero when omitted)", shape=("a",)),
-    ),
-    "concat": table(
-        Key("W", "matrix", "(a x (len(s) + len(h_i))): acts on [s; h_i]", required=True),
-        Key("v", "vector", "length a", required=True, shape=("a",)),
-    ),
-}
-
-ATTENTION_GIVEN = table(
-    Key("query", "vector", "decoder state s", required=True, shape=("d_q",)),
-    Key("keys", "matrix", "encoder states h_1..h_n, one per row", required=True, shape=("n", "d_k")),
-    Key("values", "matrix", "defaults to the keys", shape=("n", "d_v")),
-    SCORE_GIVEN["scaled-dot"]["scale"],
-    Key("W", "matrix", "general: s . (W h_i); concat: v . tanh(W [s; h_i])"),
-    *(k.but(required=False) for k in SCORE_GIVEN["additive"].keys[:2]),
-    Key("v", "vector", "additive and concat: the scoring vector, length a", shape=("a",)),
-    SCORE_GIVEN["additive"]["b"],
-    doc="the inputs: the query, the keys (and values), the score's weights",
-)
-
-HEAD = table(
-    Key(
-        "combine",
-        "choice",
-        "add: u = s + c | concat: u = tanh(W_c [c; s]) (needs W_c; see `order`)",
-        default="add",
-        choices=("add", "concat"),
-    ),
-    Key(
-        "order",
-        "choice",
-        'concat only: [c; s] (default) or "query-context" for [s; c]',
-        default="context-query",
-        choices=("context-query", "query-context"),
-    ),
-    Key("W_c", "matrix", "concat only: the matrix of tanh(W_c [c; s])"),
-    Key("W_out", "matrix", "one row per vocabulary entry (column convention)"),
-    Key("b_out", "vector", "the output layer's bias, one entry per logit"),
-    Key("vocab", "labels", "the labels of the logits, one per row of W_out"),
-    doc="optional output head: what the decoder does with the context vector c",
-)
-
-ATTENTION = KindSchema(
-    "attention",
-    "one decoder step: a query attends over encoder states (keys/values), optional output head",
-    table(
-        TITLE,
-        _kind("attention"),
-        Key(
-            "score",
-            "choice",
-            "dot | scaled-dot | general | additive | concat",
-            default="dot",
-            choices=tuple(catalog.SCORES),
-        ),
-        TOKENS.but(doc="optional labels, one per encoder state"),
-        DESCRIPTION,
-        Key("given", "table", ATTENTION_GIVEN.doc, table=ATTENTION_GIVEN, required=True),
-        Key("head", "table", HEAD.doc, table=HEAD),
-        SETTINGS,
-        ANSWERS,
-        GRADING,
-        SCHEMA,
-    ),
-    selects=(Select("score", "given", SCORE_GIVEN, always=("query", "keys", "values")),),
-)
-
-# -------------------------------------------------------------------- self-attention
-
-SELF_ATTENTION_GIVEN = table(
-    Key("X", "matrix", "one row per token", required=True, shape=("n", "d")),
-    Key("W_Q", "matrix", "the query projection (identity when omitted); Q = X W_Q in the row convention"),
-    Key("W_K", "matrix", "the key projection (identity when omitted)"),
-    Key("W_V", "matrix", "the value projection (identity when omitted)"),
-    Key("mask", "choice", "or a 0/1 matrix, 1 = may attend", choices=("causal",), also=("matrix",), shape=("n", "n")),
-    Key("window", "integer", "sliding window: with a causal mask, token i sees tokens i − w < k ≤ i", min=1),
-    doc="the input rows and the projections",
-)
-
-SELF_ATTENTION = KindSchema(
-    "self-attention",
-    "every row of X attends over all rows: Q = X W_Q, K = X W_K, V = X W_V",
-    table(
-        TITLE,
-        _kind("self-attention"),
-        Key(
-            "score",
-            "choice",
-            "scaled-dot (divide by sqrt(d_k)) | dot",
-            default="scaled-dot",
-            choices=catalog.SELF_ATTENTION_SCORES,
-        ),
-        TOKENS.but(doc="optional labels, one per row of X"),
-        DESCRIPTION,
-        Key("given", "table", SELF_ATTENTION_GIVEN.doc, table=SELF_ATTENTION_GIVEN, required=True),
-        SETTINGS,
-        ANSWERS,
-        GRADING,
-        SCHEMA,
-    ),
-)
 
 # -------------------------------------------------------------------- softmax
 
@@ -232,3 +119,115 @@ SIMILARITY = KindSchema(
         SCHEMA,
     ),
 )
+
+# -------------------------------------------------------------------- step ids
+
+# in derivation order; parenthesised remarks say when a step applies
+STEP_IDS: dict[str, list[tuple[str, str]]] = {
+    "softmax": [
+        ("logits", "with W_out and hidden: z = W_out h + b_out"),
+        ("scaled_logits", "temperature != 1: z / T"),
+        ("exponentials", "exp of each logit"),
+        ("exp_sum", "sum of the exponentials"),
+        ("probabilities", "softmax p"),
+        ("smoothed_target", "with label_smoothing: q = (1 - eps) y + eps / K"),
+        ("loss", "with a target: cross-entropy -ln p_target (-sum_i q_i ln p_i with label_smoothing)"),
+        ("gradient", "with a target: d loss / d logits = (p - y) / T (p - q with label_smoothing)"),
+        ("grad_W_out", "with hidden: dL/dW_out = (p - y) h^T / T"),
+        ("grad_norm", "with [training] clip_norm: the L2 norm of every gradient being updated, together"),
+        ("clip_scale", "with clip_norm: min(1, clip_norm / (grad_norm + 1e-6))"),
+        ("grad_W_out_clipped", "with clip_norm: dL/dW_out * clip_scale, used by the update"),
+        ("grad_b_out_clipped", "with clip_norm, W_out and b_out: d loss / d logits * clip_scale"),
+        (
+            "W_out_change",
+            "with [training] but no W_out: the change of W_out, -lr g (SGD) or -lr m^/(sqrt(v^) + eps) (Adam)",
+        ),
+        ("decay", "with optimizer adamw: lr * weight_decay * W_out, taken off W_out before the Adam step"),
+        ("W_out_new", "with [training] and W_out: W_out after one SGD, Adam or AdamW step"),
+        ("decay_b_out", "with adamw and b_out: lr * weight_decay * b_out"),
+        ("b_out_new", "with [training] and b_out: b_out after the step (its gradient is d loss / d logits)"),
+    ],
+    "sequence": [
+        ("t.loss", "-ln p_t: the cross-entropy at step t"),
+        ("sequence_probability", "P(y) = the product of the p_t"),
+        ("loss", "the total cross-entropy, the sum of the step losses (= -ln P(y))"),
+        ("mean_loss", "L / T, the loss per token"),
+        ("perplexity", "exp(L / T), the geometric mean of 1/p_t"),
+    ],
+    "similarity": [
+        ("dots", "dot, cosine: a_i . b_j for every pair"),
+        ("norms_A", "cosine, euclidean: |a_i| = sqrt(sum_k a_ik^2)"),
+        ("norms_B", "cosine, euclidean: |b_j| (when B is given)"),
+        ("cosines", "cosine: a_i . b_j / (|a_i| |b_j|)"),
+        ("differences", "euclidean: a_i - b_j, one row per pair (i, j) in order"),
+        ("distances", "euclidean: |a_i - b_j|"),
+    ],
+}
+
+# -------------------------------------------------------------------- `attncalc new` templates
+
+_SOFTMAX = """# attncalc problem: softmax, cross-entropy and its gradient.
+# Solve it with:  attncalc solve this-file.toml
+title = "Softmax with cross-entropy"
+kind = "softmax"
+
+[given]
+logits = [2, 1, 0.1]
+vocab = ["cat", "dog", "bird"]   # «given.vocab»
+target = "cat"                   # «given.target»
+# Or compute the logits with an output layer, z = W_out h + b_out (then leave out logits):
+# W_out = [[1, 0.5], [0.5, 1], [0, 0.2]]   # «given.W_out»
+# b_out = [0, 0, 0]
+# hidden = [1, 1]       # «given.hidden»
+
+[settings]
+decimals = 3
+# temperature = 2        # «settings.temperature»
+# label_smoothing = 0.1  # «settings.label_smoothing»
+
+# One training step on W_out (needs hidden and a target; without W_out the change is shown):
+# [training]
+# optimizer = "adamw"    # «training.optimizer»
+# lr = 0.001
+# weight_decay = 0.01    # «training.weight_decay»
+# clip_norm = 1          # «training.clip_norm»
+"""
+
+
+_SEQUENCE = """# attncalc problem: a sequence's probability and loss from its step probabilities.
+# Solve it with:  attncalc solve this-file.toml
+title = "Sequence probability, cross-entropy and perplexity"
+kind = "sequence"
+
+[given]
+probabilities = [0.5, 0.8, 0.9]    # «given.probabilities»
+targets = ["the", "cat", "<END>"]  # «given.targets»
+
+[settings]
+decimals = 3
+"""
+
+
+_SIMILARITY = """# How alike are word vectors? Every row of A is compared with every row of B.
+title = "Word-vector similarity"
+kind = "similarity"
+measure = ["dot", "cosine", "euclidean"]  # «measure»
+tokens = ["cat", "dog"]                   # «tokens»
+
+[given]
+A = [[3, 4], [1, 0]]          # «given.A»
+B = [[4, 3], [0, 2], [1, 1]]  # «given.B»
+labels_B = ["cow", "car", "sun"]  # «given.labels_B»
+
+[settings]
+decimals = 3
+# carry_rounded = true   # round every step (dots, lengths) and carry it forward, as by hand
+"""
+
+# the unfilled texts (tests/registry/test_registry.py reads their «placeholders»), and the templates
+_TEMPLATE = {"softmax": _SOFTMAX, "sequence": _SEQUENCE, "similarity": _SIMILARITY}
+TEMPLATE = {
+    "softmax": SOFTMAX.fill(_SOFTMAX),
+    "sequence": SEQUENCE.fill(_SEQUENCE),
+    "similarity": SIMILARITY.fill(_SIMILARITY),
+}

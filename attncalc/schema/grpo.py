@@ -93,11 +93,4 @@ decimals = 4             # «settings.decimals»
 """
 
 
-def _fill(text: str) -> str:
-    """Each «path» becomes the declared description of that key (as attncalc.parse.templates does)."""
-    import re
-
-    return re.sub("«([^»]+)»", lambda m: GRPO.doc_of(m.group(1)), text)
-
-
-TEMPLATE = _fill(_TEMPLATE)
+TEMPLATE = GRPO.fill(_TEMPLATE)

@@ -1,12 +1,13 @@
-"""The declaration of kind transformer-layer: an encoder or decoder layer (PyTorch's
-nn.TransformerEncoderLayer and nn.TransformerDecoderLayer), row convention."""
+"""Kind transformer-layer, an encoder or decoder layer (PyTorch's nn.TransformerEncoderLayer and
+nn.TransformerDecoderLayer), row convention: its declaration, its step ids (in derivation order) and
+its ``attncalc new`` template. Plain data with no heavy imports (``attncalc list`` loads it)."""
 
 from __future__ import annotations
 
 from . import catalog
 from .common import ANSWERS, DESCRIPTION, GRADING, SCHEMA, SETTINGS_LAYER, TITLE, TOKENS
 from .decl import Key, KindSchema, table
-from .transformer import BIASES
+from .transformer import BIASES, MULTI_HEAD_STEP_IDS
 
 LAYER_GIVEN = table(
     Key("X", "matrix", "n × d_model: the layer's input rows", required=True, shape=("n", "d_model")),
@@ -108,3 +109,84 @@ TRANSFORMER_LAYER = KindSchema(
         SCHEMA,
     ),
 )
+
+# -------------------------------------------------------------------- step ids
+
+# the ids a transformer layer's attention sublayers take (no positions, no cache)
+_MH = [
+    (i, d)
+    for i, d in MULTI_HEAD_STEP_IDS
+    if i
+    not in ("positions", "X_pos", "memory_pos", "K_new", "V_new", "head.t.K_new_rot")  # a layer: rope, alibi inside
+]
+
+_NORM = [
+    ("mean", "LayerNorm: the mean of each row"),
+    ("variance", "LayerNorm: the biased variance of each row (divide by d_model)"),
+    ("mean_square", "RMSNorm: the mean of the squares of each row"),
+    ("normalized", "(x - mean) / sqrt(variance + eps); RMSNorm: x / sqrt(mean_square + eps)"),
+    ("output", "gamma * normalized + beta; RMSNorm: gamma * normalized"),
+]
+
+# in derivation order (the post-norm encoder's; catalog.step_order reorders them for a layout)
+STEP_IDS: list[tuple[str, str]] = [
+    *[("self." + i, "the self-attention sublayer: " + d) for i, d in _MH],
+    ("residual1", "x + self-attention output"),
+    *[(f"norm1.{i}", d) for i, d in _NORM],
+    *[
+        ("cross." + i, "a decoder's cross-attention over memory: " + d)
+        for i, d in _MH
+        if "rot" not in i and "bias" not in i  # positions belong to the self-attention
+    ],
+    ("residual2", "x + cross-attention output (decoder), or x + ffn.output (encoder)"),
+    *[(f"norm2.{i}", d) for i, d in _NORM],
+    ("ffn.hidden_pre", "x W_1 + b_1"),
+    ("ffn.gate_pre", "swiglu: x W_1, the gate"),
+    ("ffn.gate", "swiglu: silu(gate_pre) = gate_pre * sigmoid(gate_pre)"),
+    ("ffn.up", "swiglu: x W_3, the up projection"),
+    ("ffn.hidden", "relu, gelu (x Phi(x), with erf), gelu-tanh or silu of hidden_pre; swiglu: gate * up"),
+    ("ffn.output", "hidden W_2 + b_2"),
+    ("residual3", "a decoder's x + ffn.output"),
+    *[(f"norm3.{i}", d) for i, d in _NORM],
+    ("output", "the layer's output rows (post-norm: the last norm's output; pre-norm: the last residual sum)"),
+]
+
+# -------------------------------------------------------------------- `attncalc new` template
+
+_TEMPLATE = """# attncalc problem: one Transformer encoder layer (post-norm, as the paper and PyTorch's default),
+# row convention: Q = X W_Q. Add a [cross_attention] table (and given.memory) for a decoder layer.
+# Solve it with:  attncalc solve this-file.toml
+title = "An encoder layer over three tokens"
+kind = "transformer-layer"
+tokens = ["je", "suis", "ici"]
+
+[given]
+X = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]]   # «given.X»
+heads = 2                                          # «given.heads»
+# window = 2                                      # «given.window»
+
+[self_attention]         # «self_attention»
+W_Q = [[1, 0, 0, 1], [0, 1, 1, 0], [1, 0, 0, 0], [0, 0, 1, 1]]
+W_K = [[1, 0, 1, 0], [0, 1, 0, 1], [0, 1, 1, 0], [1, 0, 0, 0]]
+W_V = [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 1]]
+W_O = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
+# mask = "causal"        # «self_attention.mask»
+
+[ffn]                    # «ffn»
+W_1 = [[1, 0, -1, 0, 1, 0, 0, 1], [0, 1, 0, -1, 0, 1, 1, 0], [1, -1, 0, 0, 0, 0, 1, 1], [0, 0, 1, 1, -1, 1, 0, 0]]
+W_2 = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
+activation = "relu"      # «ffn.activation»
+
+# [norm1]                # «norm1»
+# gamma = [1, 1, 1, 1]   # «norm1.gamma»
+# beta = [0, 0, 0, 0]    # «norm1.beta»
+
+[settings]
+decimals = 3             # «settings.decimals»
+exact = false            # «settings.exact»
+# norm = "post"          # «settings.norm»
+# eps = 1e-5             # «settings.eps»
+# normalization = "rms"  # «settings.normalization»
+"""
+
+TEMPLATE = TRANSFORMER_LAYER.fill(_TEMPLATE)

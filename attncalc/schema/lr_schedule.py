@@ -1,5 +1,5 @@
-"""The declaration of kind ``lr-schedule``: a learning-rate schedule (Noam, cosine with warmup, linear)
-evaluated at given steps."""
+"""Kind ``lr-schedule``, a learning-rate schedule (Noam, cosine with warmup, linear) evaluated at given
+steps: its declaration, its step ids and its ``attncalc new`` template."""
 
 from __future__ import annotations
 
@@ -60,3 +60,27 @@ STEP_IDS = [
     ("peak_step", "the step at which the rate is largest (the end of the warmup)"),
     ("peak_lr", "the largest rate"),
 ]
+
+
+_TEMPLATE = """# attncalc problem: a learning-rate schedule at given steps.
+# Solve it with:  attncalc solve this-file.toml
+# noam: lr = factor · d_model^(−0.5) · min(t^(−0.5), t · warmup^(−1.5)) (Vaswani et al. 2017, §5.3);
+# cosine or linear: give lr_max, lr_min, warmup and total instead of d_model and factor
+kind = "lr-schedule"
+title = "The Transformer's learning-rate schedule"
+schedule = "noam"             # «schedule»
+
+[given]
+steps = [1, 1000, 4000, 8000]  # «given.steps»
+d_model = 512                  # «given.d_model»
+warmup = 4000                  # «given.warmup»
+# factor = 1                   # «given.factor»
+# lr_max = 0.001               # «given.lr_max»
+# lr_min = 0                   # «given.lr_min»
+# total = 10000                # «given.total»
+
+[settings]
+decimals = 7                   # «settings.decimals»
+"""
+
+TEMPLATE = LR_SCHEDULE.fill(_TEMPLATE)

@@ -83,11 +83,4 @@ decimals = 3             # «settings.decimals»
 """
 
 
-def _fill(text: str) -> str:
-    """Each «path» becomes the declared description of that key (as attncalc.parse.templates does)."""
-    import re
-
-    return re.sub("«([^»]+)»", lambda m: MOE.doc_of(m.group(1)), text)
-
-
-TEMPLATE = _fill(_TEMPLATE)
+TEMPLATE = MOE.fill(_TEMPLATE)

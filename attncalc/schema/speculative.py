@@ -100,11 +100,4 @@ decimals = 4             # «settings.decimals»
 """
 
 
-def _fill(text: str) -> str:
-    """Each «path» becomes the declared description of that key (as attncalc.parse.templates does)."""
-    import re
-
-    return re.sub("«([^»]+)»", lambda m: SPECULATIVE.doc_of(m.group(1)), text)
-
-
-TEMPLATE = _fill(_TEMPLATE)
+TEMPLATE = SPECULATIVE.fill(_TEMPLATE)

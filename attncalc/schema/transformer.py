@@ -1,4 +1,6 @@
-"""The declarations of the Transformer kinds: multi-head and positional-encoding."""
+"""The Transformer kinds multi-head and positional-encoding: their declarations, their step ids
+(``STEP_IDS[kind]``, in derivation order) and their ``attncalc new`` templates (``TEMPLATE[kind]``).
+Plain data with no heavy imports (``attncalc list`` loads it)."""
 
 from __future__ import annotations
 
@@ -142,3 +144,107 @@ POSITIONAL_ENCODING = KindSchema(
     ),
     selects=(POSITIONAL_TYPES,),
 )
+
+# -------------------------------------------------------------------- step ids
+
+# in derivation order; parenthesised remarks say when a step applies, "t" stands for a head
+MULTI_HEAD_STEP_IDS = [
+    ("positions", "sinusoidal or learned positions: the matrix P added to X"),
+    ("X_pos", "sinusoidal or learned positions: X + P"),
+    ("memory_pos", "sinusoidal positions in cross-attention: memory + P"),
+    ("Q", "queries X W_Q + b_Q, all heads side by side"),
+    ("K_new", "with a cache: the new rows' keys X W_K + b_K"),
+    ("V_new", "with a cache: the new rows' values X W_V + b_V"),
+    ("K", "keys X W_K + b_K (memory W_K in cross-attention; with a cache: the cached rows, then K_new)"),
+    ("V", "values, as the keys"),
+    ("head.t.Q", "head t's queries: its block of columns of Q"),
+    ("head.t.K", "head t's keys (with kv_heads: its group's key head)"),
+    ("head.t.V", "head t's values"),
+    ("head.t.Q_rot", "rope: the queries rotated by their positions"),
+    ("head.t.K_new_rot", "rope with a cache: the new keys rotated"),
+    ("head.t.K_rot", "rope: the keys rotated by their positions"),
+    ("head.t.scores", "Q_t K_t^T"),
+    ("head.t.scaled_scores", "scaled-dot: scores / sqrt(d_k), d_k of the head"),
+    ("head.t.bias", "alibi: the bias -m_t |i - k| (positions i, k from 0)"),
+    ("head.t.biased_scores", "alibi: the scaled scores plus the bias"),
+    ("head.t.masked_scores", "with a mask or key padding: -inf where a query may not attend"),
+    ("head.t.exponentials", "exp of each score, row by row"),
+    ("head.t.exp_sum", "sum of each row of exponentials"),
+    ("head.t.weights", "row-wise softmax A_t"),
+    ("head.t.output", "A_t V_t"),
+    ("concat", "the heads' outputs side by side"),
+    ("output", "with W_O: concat W_O + b_O"),
+]
+
+STEP_IDS: dict[str, list[tuple[str, str]]] = {
+    "multi-head": MULTI_HEAD_STEP_IDS,
+    "positional-encoding": [
+        ("angles", "pos * base^(-2i/d) for every position and pair i"),
+        ("positions", "sinusoidal: P[pos, 2i] = sin(angle), P[pos, 2i+1] = cos(angle)"),
+        ("X_pos", "sinusoidal with X: X + P"),
+        ("q_rot", "rope: q rotated pair by pair"),
+        ("k_rot", "rope: k rotated pair by pair"),
+        ("scores", "rope: q_rot . k_rot for every pair of rows"),
+    ],
+}
+
+# -------------------------------------------------------------------- `attncalc new` templates
+
+_POSITION_SETTINGS = """
+[settings]
+decimals = 3             # «settings.decimals»
+exact = true             # «settings.exact»
+# position_base = 10000  # «settings.position_base»
+# rope = "interleaved"   # «settings.rope»
+"""
+
+_MULTI_HEAD = f"""# attncalc problem: two-head self-attention (Vaswani et al. 2017), row convention Q = X W_Q.
+# Solve it with:  attncalc solve this-file.toml
+title = "Two heads over three tokens"
+kind = "multi-head"
+score = "scaled-dot"     # «score»
+tokens = ["je", "suis", "ici"]
+
+[given]
+X = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]]   # «given.X»
+heads = 2                # «given.heads»
+# head 1 uses columns 1-2 of W_Q, W_K, W_V; head 2 columns 3-4
+W_Q = [[1, 0, 0, 1], [0, 1, 1, 0], [1, 0, 0, 0], [0, 0, 1, 1]]   # «given.W_Q»
+W_K = [[1, 0, 1, 0], [0, 1, 0, 1], [0, 1, 1, 0], [1, 0, 0, 0]]   # «given.W_K»
+W_V = [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 1]]   # «given.W_V»
+W_O = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]   # «given.W_O»
+# b_Q = [0, 0, 0, 0]     # «given.b_Q»
+# memory = [[...]]       # «given.memory»
+# kv_heads = 1           # «given.kv_heads»
+# mask = "causal"        # «given.mask»
+# window = 2             # «given.window»
+# key_padding = [1, 1, 0]  # «given.key_padding»
+# positions = "sinusoidal"  # «given.positions»
+
+# [cache]                # «cache»
+# K = [[...]]            # «cache.K»
+# V = [[...]]            # «cache.V»
+{_POSITION_SETTINGS}# alibi = "paper"        # «settings.alibi»
+"""
+
+_POSITIONAL_ENCODING = f"""# attncalc problem: the sinusoidal positional encoding of "Attention Is All You Need".
+# Solve it with:  attncalc solve this-file.toml
+title = "Sinusoidal positions 0 to 3"
+kind = "positional-encoding"
+type = "sinusoidal"      # «type»
+
+[given]
+positions = 4            # «given.positions»
+d_model = 4              # «given.d_model»
+# X = [[...]]            # «given.X»
+# For type = "rope", instead of d_model and X:
+# q = [[...]]            # «given.q»
+# k = [[...]]            # «given.k»
+{_POSITION_SETTINGS}"""
+
+# the unfilled texts (tests/registry/test_registry.py reads their «placeholders»), and the templates
+_TEMPLATE = {"multi-head": _MULTI_HEAD, "positional-encoding": _POSITIONAL_ENCODING}
+TEMPLATE = {
+    "multi-head": MULTI_HEAD.fill(_MULTI_HEAD),
+    "positional-encoding": POSITIONAL_ENCODING.fill(_POSITIONAL_ENCODING),
+}

@@ -121,6 +121,14 @@ def test_new_templates_solve_as_they_are(cli: Any, tmp_path: Path, kind: str, sc
     assert data["kind"] == kind
 
 
+def test_new_takes_a_score_for_attention_only(cli: Any) -> None:
+    """Only attention's template is a function of the score: --score with another kind is bad input."""
+    for kind in ("lr-schedule", "softmax"):
+        result = cli("new", kind, "--score", "dot")
+        assert result.exit_code == 2 and "--score applies to kind 'attention' only" in result.stderr, kind
+    assert cli("new", "attention", "--score", "general").exit_code == 0
+
+
 def test_new_rejects_unknown_kind(cli: Any) -> None:
     """An unknown kind is bad input: exit 2 with the choices."""
     result = cli("new", "transformer")
@@ -132,8 +140,8 @@ def test_list_names_every_kind_score_and_step_id(cli: Any) -> None:
     out = cli("list").stdout
     for name in [*kinds.KINDS, *catalog.SCORES]:
         assert name in out
-    for ids in catalog.STEP_IDS.values():
-        for step_id, _ in ids:
+    for e in kinds.KINDS.values():
+        for step_id, _ in e.load("step_ids"):
             assert step_id in out
     data = json.loads(cli("list", "--format", "json").stdout)
     assert data["step_ids"]["self-attention"][:3] == ["Q", "K", "V"]

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from attncalc.schema import catalog
+from attncalc import kinds
 
 from ..helpers import solve_raw
 
@@ -102,4 +102,4 @@ def test_self_attention_rows_sum_to_one_and_respect_the_mask(xn: Any, causal: bo
     assert np.allclose(A.sum(axis=1), 1, atol=1e-12)
     if causal:
         assert np.all(A[np.triu_indices(n, 1)] == 0)
-    assert [s.id for s in d.steps] == [i for i, _ in catalog.STEP_IDS["self-attention"] if i in d.step_ids]
+    assert [s.id for s in d.steps] == [i for i, _ in kinds.entry("self-attention").load("step_ids") if i in d.step_ids]

@@ -76,7 +76,7 @@ LAYERS: list[set[str]] = [
     {"render"},  # a derivation as text, JSON, sheets, plots
     {"mechanisms"},  # a typed problem -> a derivation
     {"derivation"},  # the derivation model, number formatting, the hand/exact/float/interval chains
-    {"parse"},  # problem file -> typed problem; the kinds' templates
+    {"parse"},  # problem file -> typed problem
     {"kinds", "schema", "numbers", "errors", "files", "views"},  # declarations, registry, leaves
 ]
 
@@ -164,7 +164,7 @@ def test_every_package_and_module_has_a_layer() -> None:
 
 
 def test_no_unit_is_in_two_layers() -> None:
-    """(A kind's template module, placed from the registry, must not be one LAYERS places elsewhere.)"""
+    """Each package or top-level module has one place in LAYERS."""
     seen: dict[str, int] = {}
     for k, layer in enumerate(LAYERS):
         for u in layer:

@@ -112,16 +112,16 @@ def test_every_declared_key_has_a_description() -> None:
 @pytest.mark.parametrize("kind", list(kinds.KINDS))
 def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> None:
     """The template's example values are its own; its key comments are the declared descriptions."""
-    from attncalc.parse import templates
+    import re
 
     raw = raw_template(kind, "additive")
-    paths = templates._PLACEHOLDER.findall(raw)
+    paths = re.findall("«([^»]+)»", raw)
     assert paths, "the template takes at least one comment from the declaration"
     scored = callable(kinds.entry(kind).load("template"))  # a template per score: `new KIND --score S`
     out = cli("new", kind, *(["--score", "additive"] if scored else [])).stdout
     assert "«" not in out
     decl = kinds.entry(kind).declaration
-    from attncalc.schema.feedforward import SCORE_GIVEN
+    from attncalc.schema.attention import SCORE_GIVEN
 
     for path in paths:
         doc = SCORE_GIVEN[path.split(":")[0]].doc_of(path.split(":")[1]) if ":" in path else decl.doc_of(path)
@@ -130,9 +130,9 @@ def test_template_comments_come_from_the_declaration(cli: Any, kind: str) -> Non
 
 def raw_template(kind: str, score: str) -> str:
     """A kind's template before its «placeholders» are filled, kept beside the filled one under the same
-    name with a leading underscore (``TEMPLATE`` and ``_TEMPLATE``, ``RECURRENT.lstm`` and
-    ``_RECURRENT.lstm``; a function of the score when the template is one: ``attention`` and
-    ``_attention``), or as ``RAW_TEMPLATE`` when the entry names a function (lr-schedule's)."""
+    name with a leading underscore (``TEMPLATE`` and ``_TEMPLATE``, ``TEMPLATE.lstm`` and
+    ``_TEMPLATE.lstm``; a function of the score when the template is one: attention's), or as
+    ``RAW_TEMPLATE`` when the entry names a function (a plugin may)."""
     path = kinds.entry(kind).template
     module, _, attr = path.partition(":")
     try:
