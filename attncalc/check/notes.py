@@ -266,12 +266,14 @@ def _slip_words(name: str, arg: int | None, problem: Problem, part: str | None, 
         first, greatest = "the pair that occurs first", "the lexicographically greatest pair"
         used, wanted = (first, greatest) if asked == "greater" else (greatest, first)
         return f"the tie was broken the other way: {used} was merged, but this problem takes {wanted}"
-    if name in ("zero_stage_confused", "gib_for_gb") and getattr(problem, "kind", None) == "accounting":
-        from ..mechanisms.accounting_training import slip_words
+    kind = getattr(problem, "kind", None)
+    if kind is not None:  # a kind's own words for its slips (accounting's ZeRO stage and units), if it has them
+        from ..mechanisms import MECHANISMS
 
-        words = slip_words(problem, name, arg)
+        hook = getattr(MECHANISMS[kind], "slip_words", None) if kind in MECHANISMS else None
+        words = hook(problem, name, arg) if hook is not None else None
         if words is not None:
-            return words
+            return str(words)
     cell = _cell_of(problem, part)
     if name == "reset_swapped" and cell is not None:
         if cell.reset == "after":

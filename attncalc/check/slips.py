@@ -74,12 +74,15 @@ def same_value(a: Any, b: Any) -> bool:
 
 
 def mistake_args(problem: Problem, name: str) -> list[int | None]:
-    """The arguments a slip is tried with: every vocabulary row for ``wrong_vocab_row``, the other ZeRO
-    stages for ``zero_stage_confused`` and both directions of ``gib_for_gb``, else none."""
-    if name in ("zero_stage_confused", "gib_for_gb"):
-        from ..mechanisms.accounting_training import slip_args
+    """The arguments a slip is tried with: those the kind's mechanism gives through its optional
+    ``slip_args(problem, name)`` hook (accounting: the other ZeRO stages, both directions of GiB for GB),
+    every vocabulary row for ``wrong_vocab_row``, else none."""
+    from ..mechanisms import MECHANISMS
 
-        return slip_args(problem, name) if problem.kind == "accounting" else [None]
+    hook = getattr(MECHANISMS[problem.kind], "slip_args", None) if problem.kind in MECHANISMS else None
+    found = hook(problem, name) if hook is not None else None  # a kind's own slips' arguments (accounting's)
+    if found is not None:
+        return list(found)
     if name != "wrong_vocab_row":
         return [None]
     out = output_layer_of(problem)

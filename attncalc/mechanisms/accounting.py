@@ -341,3 +341,20 @@ def header(p: Problem) -> list[str]:
     if a.devices is not None:
         bits.append(f"{a.devices:,} devices, ZeRO stage {a.zero or 0}")
     return bits
+
+
+# check's hooks (found on the kind's mechanism; docs/contributing.md): the arguments its own slips are
+# tried with, and their notes in the problem's terms; None leaves a slip to check's defaults
+OWN_SLIPS = ("zero_stage_confused", "gib_for_gb")
+
+
+def slip_args(problem: Problem, name: str) -> list[int | None] | None:
+    from .accounting_training import slip_args as own
+
+    return own(problem, name) if name in OWN_SLIPS else None
+
+
+def slip_words(problem: Problem, name: str, arg: int | None) -> str | None:
+    from .accounting_training import slip_words as own
+
+    return own(problem, name, arg) if name in OWN_SLIPS else None
