@@ -330,7 +330,9 @@ QUIZZES = {"moodle": "quiz.xml", "qti": "qti.zip", "qti12": "qti12.zip", "ilias"
 
 
 def homework_names(count: int, fmt: str) -> list[str]:
-    """The names of the files a homework set of ``count`` variants in ``fmt`` is written as."""
+    """The names of the files a homework set of ``count`` variants in ``fmt`` is written as (a Moodle
+    quiz over 2 MB is written as ``quiz-1.xml``, ``quiz-2.xml``, ... instead of ``quiz.xml``:
+    :func:`attncalc.reports.moodle.moodle_files`)."""
     if fmt not in FORMATS:
         raise ProblemError("generate", "--format", f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
     names: list[str] = []
@@ -365,9 +367,10 @@ def homework_files(
         files[key] = answers_toml(d, f"../{name}")
     files.update(_sheets(derivations, "markdown" if fmt in QUIZZES else fmt, seed, subject, detail, max_pages))
     if fmt == "moodle":
-        from ..reports.moodle import moodle_xml
+        from ..reports.moodle import moodle_files
 
-        files["quiz.xml"] = moodle_xml(derivations, seed, _set_tag(problems, seed, set_name), set_name)
+        # quiz.xml, or quiz-1.xml, quiz-2.xml, ... each under Moodle's default 2 MB upload limit
+        files.update(moodle_files(derivations, seed, _set_tag(problems, seed, set_name), set_name))
     if fmt == "qti":
         from ..reports.qti import qti_zip
 
