@@ -177,6 +177,22 @@ def test_new_quizzes_reads_each_variant_as_a_quiz_of_its_own(kind: str) -> None:
         assert total == Decimal(repr(rep.out_of)), (k, total, rep.out_of)  # check's total for this variant
 
 
+@pytest.mark.parametrize(("kind", "extra", "seed"), [("decode", {"strategy": "beam"}, 5), ("accounting", {}, 5)])
+def test_variants_of_other_shapes_are_each_out_of_their_own_total(kind: str, extra: dict[str, Any], seed: int) -> None:
+    # (drawn as for the other formats' totals test, whose variants of these seeds differ in size; here
+    # nothing redraws them to one shape)
+    o = Options(kind=kind, dim=default_dim(kind), seed=seed, count=3, **extra)
+    ds = generate(o, shape).derivations
+    totals = []
+    for d, data in zip(ds, newquizzes_zips(ds, seed).values(), strict=True):
+        quiz = _read(data)
+        total = sum((Decimal(it["points"]) for it in quiz["items"]), Decimal(0))
+        rep = check(d.problem, _key(d.problem), "key.toml")
+        assert total == Decimal(repr(rep.out_of))
+        totals.append(total)
+    assert len(set(totals)) > 1, totals  # the variants differ, and each quiz follows its own
+
+
 def test_the_weights_and_context_are_accepted_within_half_a_unit() -> None:
     # the worked example: scores, weights and context recomputed with numpy from the problem file
     q, keys = np.array([1.0, 1.0]), np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
