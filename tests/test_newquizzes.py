@@ -16,6 +16,7 @@ each ``respcondition`` that sets a score) and ``base_interaction.rb`` (``canvas_
 from __future__ import annotations
 
 import io
+import tomllib
 import xml.etree.ElementTree as ET
 import zipfile
 from decimal import Decimal
@@ -128,6 +129,7 @@ def _read(data: bytes) -> dict[str, Any]:
         items.append(
             {
                 "ident": item.get("ident"),
+                "title": item.get("title") or "",
                 "model": model,
                 "points": _points(item),
                 "answers": answers,
@@ -213,6 +215,32 @@ def test_the_weights_and_context_are_accepted_within_half_a_unit() -> None:
     # the document's carried chain (0.577) is accepted too, as check accepts it; one unit off it is not
     assert any(abs(0.577 - v) <= m for v, m in margins)
     assert not any(abs(0.5755 - 0.001 - v) <= m for v, m in margins if abs(v - 0.577) < 0.01)
+
+
+def test_a_named_slip_earns_nothing_a_right_value_full_marks(cli: Any, tmp_path: Path) -> None:
+    # a New Quizzes numeric answer is right or wrong: the slip (the 1/sqrt(d_k) scale left out, q.k_i
+    # recomputed with numpy from the problem file) is inside no margin, whatever --slip-share says
+    args = ("generate", "--kind", "attention", "--score", "scaled-dot", "--count", "1", "--seed", "3")
+    result = cli(*args, "--slip-share", "0.5", "--format", "newquizzes", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    raw = tomllib.loads((tmp_path / "variant-01.toml").read_text(encoding="utf-8"))
+    query, keys = np.array(raw["given"]["query"], float), np.array(raw["given"]["keys"], float)
+    unscaled = keys @ query
+    scaled = unscaled / np.sqrt(len(query))
+    quiz = _read((tmp_path / "newquizzes-v01.zip").read_bytes())
+    items = [it for it in quiz["items"] if "[scaled_scores]" in it["title"]]
+    assert len(items) == len(unscaled)
+
+    def accepted(it: dict[str, Any], x: float) -> bool:
+        return any(abs(x - float(a["value"])) <= float(a["margin"]) for a in it["answers"])
+
+    slipped = 0
+    for it, x, right in zip(items, unscaled, scaled, strict=True):
+        assert accepted(it, round(float(right), 3)), it["title"]
+        if abs(x - right) > 1e-3:
+            assert not accepted(it, float(x)), it["title"]
+            slipped += 1
+    assert slipped
 
 
 def test_the_command_writes_a_package_per_variant(cli: Any, tmp_path: Path) -> None:
