@@ -11,7 +11,8 @@ step worked out is the item's general feedback (``itemfeedback ident="general_fb
 to every student). With several variants, each entry is a question group (a ``section`` whose
 ``selection_ordering`` selects 1 item, ``points_per_item`` its points) holding that entry's item of
 every variant: Canvas draws one variant of each question per student. QTI 1.2 importers give a number
-full marks or none, so the slips' partial credit lives in the Moodle and QTI 2.1 exports only.
+full marks or none, so the slips' partial credit lives in the Moodle and QTI 2.1 exports only. The
+items of ``--format newquizzes`` (:mod:`attncalc.reports.newquizzes`) are built here too.
 """
 
 from __future__ import annotations
@@ -124,10 +125,10 @@ def _item(
 
 
 def _margin(value: str, decimals: int, pts: float) -> str:
-    """An accepted value as an exact answer with a margin of half a unit, in the form Canvas writes and
-    New Quizzes' importer reads as one (the ``qti`` gem's ``Numerics::MarginError``: a ``varequal`` beside
-    a ``vargte`` and a ``varlte`` of other values; its ``margin`` attribute, else the value less the
-    ``vargte``): the value, or the range around it."""
+    """An accepted value as an exact answer with a margin of half a unit, in the form New Quizzes'
+    importer reads as one (the ``qti`` gem's ``Numerics::MarginError``: a ``varequal`` beside a ``vargte``
+    and a ``varlte`` of other values; its ``margin`` attribute, else the value less the ``vargte``); as
+    QTI 1.2 says it, the value or the range around it."""
     half = 0.5 * 10.0**-decimals
     v = float(value)
     low, high = f"{v - half:.{decimals + 1}f}", f"{v + half:.{decimals + 1}f}"
