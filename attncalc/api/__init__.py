@@ -324,20 +324,29 @@ def plot(
 
 # ------------------------------------------------------------------ the files `generate` writes
 
-FORMATS = ("markdown", "latex", "pdf", "html", "moodle", "qti", "qti12", "ilias")
+FORMATS = ("markdown", "latex", "pdf", "html", "moodle", "qti", "qti12", "ilias", "newquizzes")
 # the quiz file of each LMS format
 QUIZZES = {"moodle": "quiz.xml", "qti": "qti.zip", "qti12": "qti12.zip", "ilias": "ilias.zip"}
+# the LMS formats (Markdown sheets beside the quiz); newquizzes writes a package per variant, whose
+# variants need not share a shape
+LMS_FORMATS = (*QUIZZES, "newquizzes")
 
 
 def homework_names(count: int, fmt: str) -> list[str]:
-    """The names of the files a homework set of ``count`` variants in ``fmt`` is written as."""
+    """The names of the files a homework set of ``count`` variants in ``fmt`` is written as (a Moodle
+    quiz over 2 MB is written as ``quiz-1.xml``, ``quiz-2.xml``, ... instead of ``quiz.xml``:
+    :func:`attncalc.reports.moodle.moodle_files`)."""
     if fmt not in FORMATS:
         raise ProblemError("generate", "--format", f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
     names: list[str] = []
     for k in range(1, count + 1):
         names += [f"variant-{k:02d}.toml", f"answers/variant-{k:02d}.toml"]
-    ext = SHEET_EXTENSIONS["markdown" if fmt in QUIZZES else fmt]
+    ext = SHEET_EXTENSIONS["markdown" if fmt in LMS_FORMATS else fmt]
     names += [f"{name}.{ext}" for _, name in SHEETS]
+    if fmt == "newquizzes":
+        from ..reports.newquizzes import newquizzes_names
+
+        return [*names, *newquizzes_names(count)]
     return [*names, *([QUIZZES[fmt]] if fmt in QUIZZES else [])]
 
 
@@ -363,11 +372,12 @@ def homework_files(
         name, key = next(names), next(names)
         files[name] = problem_toml(raw, seed)
         files[key] = answers_toml(d, f"../{name}")
-    files.update(_sheets(derivations, "markdown" if fmt in QUIZZES else fmt, seed, subject, detail, max_pages))
+    files.update(_sheets(derivations, "markdown" if fmt in LMS_FORMATS else fmt, seed, subject, detail, max_pages))
     if fmt == "moodle":
-        from ..reports.moodle import moodle_xml
+        from ..reports.moodle import moodle_files
 
-        files["quiz.xml"] = moodle_xml(derivations, seed, _set_tag(problems, seed, set_name), set_name)
+        # quiz.xml, or quiz-1.xml, quiz-2.xml, ... each under Moodle's default 2 MB upload limit
+        files.update(moodle_files(derivations, seed, _set_tag(problems, seed, set_name), set_name))
     if fmt == "qti":
         from ..reports.qti import qti_zip
 
@@ -376,6 +386,10 @@ def homework_files(
         from ..reports.qti12 import qti12_zip
 
         files["qti12.zip"] = qti12_zip(derivations, seed, _set_tag(problems, seed, set_name), set_name)
+    if fmt == "newquizzes":  # one package per variant, for Canvas New Quizzes
+        from ..reports.newquizzes import newquizzes_zips
+
+        files.update(newquizzes_zips(derivations, seed, _set_tag(problems, seed, set_name), set_name))
     if fmt == "ilias":
         from ..reports.qti12 import ilias_zip
 

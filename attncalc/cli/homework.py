@@ -150,6 +150,7 @@ class GenFormat(StrEnum):
     qti = "qti"
     qti12 = "qti12"
     ilias = "ilias"
+    newquizzes = "newquizzes"
 
 
 def generate(
@@ -329,9 +330,10 @@ def generate(
         typer.Option(
             "--format",
             "-f",
-            help="Sheets' format (moodle: a quiz.xml; qti: a QTI 2.1 package qti.zip for OpenOLAT, Canvas New "
-            "Quizzes; qti12: a QTI 1.2 package qti12.zip for Canvas classic quizzes; ilias: ilias.zip for an ILIAS question "
-            "pool; each with Markdown sheets).",
+            help="Sheets' format (moodle: a quiz.xml, or quiz-1.xml, quiz-2.xml ... each under 2 MB; qti: a QTI 2.1 "
+            "package qti.zip for OpenOLAT; qti12: a QTI 1.2 package qti12.zip for Canvas classic quizzes; ilias: ilias.zip for an ILIAS question "
+            "pool; newquizzes: a QTI 1.2 package per variant, newquizzes-v01.zip ..., for Canvas New Quizzes, each "
+            "number an exact answer with a margin; each with Markdown sheets).",
         ),
     ] = GenFormat.markdown,
     name: Annotated[

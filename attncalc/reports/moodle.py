@@ -33,12 +33,8 @@ def _percent(share: float) -> str:
     return f"{100 * moodle_grade(share):.7g}"
 
 
-def moodle_xml(derivations: list[Derivation], seed: int, tag: str | None = None, name: str = "") -> str:
-    """The quiz as Moodle XML: well-formed, question texts as XHTML in CDATA. A category per question
-    slot (an entry asked of every variant: ``$course$/attncalc TAG/Q003.02``, under one named by ``tag``,
-    :func:`attncalc.reports.lms.set_tag`) holding that entry's question of every variant, each worth the
-    same points (a quiz's variants have one shape): a quiz of one random question per category gives each
-    student one variant of each question and is out of ``check``'s total."""
+def _categories(derivations: list[Derivation], seed: int, tag: str | None, name: str) -> list[tuple[str, list[str]]]:
+    """Each question slot's lines: its category, then its question of every variant."""
     from .qti import worked
 
     tag = tag or f"seed-{seed}"
@@ -86,17 +82,75 @@ def moodle_xml(derivations: list[Derivation], seed: int, tag: str | None = None,
                     f'<questiontext format="html"><text>{cdata(text)}</text></questiontext>{solution}{grade}'
                     f"{answers}</question>"
                 )
-    out = ['<?xml version="1.0" encoding="UTF-8"?>', "<quiz>"]
+    blocks: list[tuple[str, list[str]]] = []
     about = f"attncalc homework {name}, seed {seed}" if name else f"attncalc homework, seed {seed}"
     for (n, j), qs in slots.items():
         info = f"{about}: question {n}.{j} ({titles[(n, j)]}) of each of the {len(qs)} variants; one random question from here"
-        out.append(
+        category = (
             f'<question type="category"><category><text>$course$/{html.escape(top)}/Q{n:03d}.{j:02d}</text></category>'
             f'<info format="html"><text>{html.escape(info)}</text></info></question>'
         )
-        out += qs
-    out.append("</quiz>")
-    return xml_chars("\n".join(out) + "\n")
+        blocks.append((f"Q{n:03d}.{j:02d}", [category, *qs]))
+    return blocks
+
+
+def moodle_xml(derivations: list[Derivation], seed: int, tag: str | None = None, name: str = "") -> str:
+    """The quiz as Moodle XML: well-formed, question texts as XHTML in CDATA. A category per question
+    slot (an entry asked of every variant: ``$course$/attncalc TAG/Q003.02``, under one named by ``tag``,
+    :func:`attncalc.reports.lms.set_tag`) holding that entry's question of every variant, each worth the
+    same points (a quiz's variants have one shape): a quiz of one random question per category gives each
+    student one variant of each question and is out of ``check``'s total."""
+    return _document([line for _, lines in _categories(derivations, seed, tag, name) for line in lines])
+
+
+# PHP's default upload_max_filesize is 2M (2,097,152 bytes), and Moodle's own upload limit is at most
+# PHP's: a file is kept to 2,000,000 bytes, under 2 MB read either way, with room for the upload's own
+# framing
+MOODLE_MAX_BYTES = 2_000_000
+
+
+def moodle_files(
+    derivations: list[Derivation], seed: int, tag: str | None = None, name: str = "", limit: int = MOODLE_MAX_BYTES
+) -> dict[str, str]:
+    """The quiz as the files ``generate --format moodle`` writes: ``quiz.xml`` (:func:`moodle_xml`, byte
+    for byte) when it is at most ``limit`` bytes of UTF-8; else ``quiz-1.xml``, ``quiz-2.xml``, ... each a
+    whole quiz of whole categories (a slot's category with every variant's question for it, so that a
+    random question from it still draws any variant) in the set's order, each at most ``limit`` bytes.
+    A single category over ``limit`` is refused (:class:`~attncalc.errors.ProblemError`)."""
+    from ..errors import ProblemError
+
+    blocks = _categories(derivations, seed, tag, name)
+    whole = _document([line for _, lines in blocks for line in lines])
+    if _size(whole) <= limit:
+        return {"quiz.xml": whole}
+    files: list[list[str]] = []
+    current: list[str] = []
+    size = empty = _size(_document([]))
+    for slot, lines in blocks:
+        more = sum(_size(line) + 1 for line in lines)  # each line and its newline (xml_chars works char by char)
+        if empty + more > limit:
+            raise ProblemError(
+                "generate",
+                "--count",
+                f"--format moodle: question slot {slot} (one question of each of the {len(derivations)} variants) "
+                f"is {empty + more:,} bytes, over the {limit:,} a file may have to pass Moodle's default 2 MB "
+                "upload limit; draw fewer variants",
+            )
+        if current and size + more > limit:
+            files.append(current)
+            current, size = [], empty
+        current += lines
+        size += more
+    files.append(current)
+    return {f"quiz-{k}.xml": _document(lines) for k, lines in enumerate(files, 1)}
+
+
+def _document(lines: list[str]) -> str:
+    return xml_chars("\n".join(['<?xml version="1.0" encoding="UTF-8"?>', "<quiz>", *lines, "</quiz>"]) + "\n")
+
+
+def _size(text: str) -> int:
+    return len(xml_chars(text).encode("utf-8"))
 
 
 def givens_html(d: Derivation) -> str:

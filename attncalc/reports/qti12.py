@@ -11,7 +11,8 @@ step worked out is the item's general feedback (``itemfeedback ident="general_fb
 to every student). With several variants, each entry is a question group (a ``section`` whose
 ``selection_ordering`` selects 1 item, ``points_per_item`` its points) holding that entry's item of
 every variant: Canvas draws one variant of each question per student. QTI 1.2 importers give a number
-full marks or none, so the slips' partial credit lives in the Moodle and QTI 2.1 exports only.
+full marks or none, so the slips' partial credit lives in the Moodle and QTI 2.1 exports only. The
+items of ``--format newquizzes`` (:mod:`attncalc.reports.newquizzes`) are built here too.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def _item(
     Canvas's QTIMigrationTool maps ``QUESTIONTYPE`` to the field ``question_type`` fills, and took ILIAS's
     "NUMERIC QUESTION", outside Canvas's types."""
     pts = q.points_of(e)
-    fb_ids = ("general_fb",) if lms == "canvas" else ("response_allcorrect", "response_onenotcorrect")
+    fb_ids = ("response_allcorrect", "response_onenotcorrect") if lms == "ilias" else ("general_fb",)
     feedback = "".join(
         '<respcondition continue="Yes"><conditionvar><other/></conditionvar>'
         f'<displayfeedback feedbacktype="Response" linkrefid="{f}"/></respcondition>'
@@ -105,7 +106,9 @@ def _item(
             f'</conditionvar><setvar action="Set" varname="SCORE">{_pts(pts)}</setvar></respcondition>'
             for low, high in _ranges(e.accepted, d.decimals)
         )
-    meta = {"question_type": kind, "points_possible": _pts(pts)} if lms == "canvas" else {"QUESTIONTYPE": ilias}
+        if lms == "newquizzes":
+            conditions = "".join(_margin(a, d.decimals, pts) for a in e.accepted)
+    meta = {"QUESTIONTYPE": ilias} if lms == "ilias" else {"question_type": kind, "points_possible": _pts(pts)}
     solution = _html(worked(q.step, q.shown, d.decimals))
     return (
         f"<item ident={quoteattr(ident)} title={quoteattr(title)}>"
@@ -121,11 +124,31 @@ def _item(
     )
 
 
-def assessment(derivations: list[Derivation], tag: str, title: str, lms: str = "canvas") -> str:
+def _margin(value: str, decimals: int, pts: float) -> str:
+    """An accepted value as an exact answer with a margin of half a unit, in the form New Quizzes'
+    importer reads as one (the ``qti`` gem's ``Numerics::MarginError``: a ``varequal`` beside a ``vargte``
+    and a ``varlte`` of other values; its ``margin`` attribute, else the value less the ``vargte``); as
+    QTI 1.2 says it, the value or the range around it."""
+    half = 0.5 * 10.0**-decimals
+    v = float(value)
+    low, high = f"{v - half:.{decimals + 1}f}", f"{v + half:.{decimals + 1}f}"
+    return (
+        '<respcondition continue="No"><conditionvar><or>'
+        f'<varequal respident="response1" margin="{half:.{decimals + 1}f}" margintype="absolute">{value}</varequal>'
+        f'<and><vargte respident="response1">{low}</vargte><varlte respident="response1">{high}</varlte></and>'
+        f'</or></conditionvar><setvar action="Set" varname="SCORE">{_pts(pts)}</setvar></respcondition>'
+    )
+
+
+def assessment(
+    derivations: list[Derivation], tag: str, title: str, lms: str = "canvas", first: int = 1, test_id: str = ""
+) -> str:
     """The questestinterop document: for Canvas question groups (one per entry asked, one item per
-    variant in each); for ILIAS every item in one section (a question pool keeps items, not groups)."""
+    variant in each); for ILIAS every item in one section (a question pool keeps items, not groups); for
+    New Quizzes the items of the variants given (one: ``first``, its number), each number as exact
+    answers with a margin. ``test_id`` names the assessment (default ``tag``)."""
     slots: dict[tuple[int, int], list[tuple[str, float]]] = {}  # (step, entry) -> items of every variant
-    for k, d in enumerate(derivations, 1):
+    for k, d in enumerate(derivations, first):
         head = f"<p><b>Variant {k}</b></p>{givens_html(d)}"
         for q in questions(d, k):
             ask = f"<p>Compute <b>{html.escape(q.title)}</b> [{q.step_id}]: {html.escape(q.formula)}."
@@ -138,7 +161,7 @@ def assessment(derivations: list[Derivation], tag: str, title: str, lms: str = "
     parts = []
     for (n, j), its in slots.items():
         xml = "".join(x for x, _ in its)
-        if len(derivations) == 1 or lms == "ilias":
+        if len(derivations) == 1 or lms != "canvas":
             parts.append(xml)
             continue
         parts.append(
@@ -153,10 +176,10 @@ def assessment(derivations: list[Derivation], tag: str, title: str, lms: str = "
         'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
         'xsi:schemaLocation="http://www.imsglobal.org/xsd/ims_qtiasiv1p2 '
         'http://www.imsglobal.org/xsd/ims_qtiasiv1p2p1.xsd">'
-        f"<assessment ident={quoteattr(tag)} title={quoteattr(title)}>"
+        f"<assessment ident={quoteattr(test_id or tag)} title={quoteattr(title)}>"
         + "<qtimetadata><qtimetadatafield><fieldlabel>cc_maxattempts</fieldlabel><fieldentry>1</fieldentry>"
         + "</qtimetadatafield></qtimetadata>"
-        + f'<section ident="{tag}-root" title="root_section">{"".join(parts)}</section>'
+        + f'<section ident="{test_id or tag}-root" title="root_section">{"".join(parts)}</section>'
         "</assessment></questestinterop>\n"
     )
 
@@ -165,14 +188,23 @@ def qti12_zip(derivations: list[Derivation], seed: int, tag: str | None = None, 
     """The package as zip bytes; ``tag`` (:func:`attncalc.reports.lms.set_tag`) prefixes every identifier."""
     tag = tag or f"attncalc-seed-{seed}"
     title = f"attncalc homework {name}, seed {seed}" if name else f"attncalc homework, seed {seed}"
-    manifest = (
+    manifest = manifest_xml(tag)
+    return package([("imsmanifest.xml", manifest), (f"{tag}/{tag}.xml", assessment(derivations, tag, title))])
+
+
+def manifest_xml(tag: str) -> str:
+    """An IMS content package's manifest of one QTI 1.2 resource, ``TAG/TAG.xml``."""
+    return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         f'<manifest xmlns="{CP}" identifier="{tag}-manifest"><metadata><schema>IMS Content</schema>'
         "<schemaversion>1.1.3</schemaversion></metadata><organizations/><resources>"
         f'<resource identifier="{tag}" type="imsqti_xmlv1p2"><file href="{tag}/{tag}.xml"/></resource>'
         "</resources></manifest>\n"
     )
-    files = [("imsmanifest.xml", manifest), (f"{tag}/{tag}.xml", assessment(derivations, tag, title))]
+
+
+def package(files: list[tuple[str, str]]) -> bytes:
+    """The files as zip bytes (fixed dates and modes: the same set gives the same bytes)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
         for fname, text in files:

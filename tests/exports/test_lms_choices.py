@@ -27,6 +27,7 @@ from attncalc.derivation import Argmax
 from attncalc.homework.generate import Options, default_dim, generate
 from attncalc.reports.lms import shape
 from attncalc.reports.moodle import moodle_xml
+from attncalc.reports.newquizzes import newquizzes_zips
 from attncalc.reports.qti import qti_zip
 from attncalc.reports.qti12 import ilias_zip, qti12_zip
 
@@ -115,6 +116,7 @@ WRITERS = {
     "qti": lambda ds, seed: _qti(qti_zip(ds, seed)),
     "qti12": lambda ds, seed: _qti12(qti12_zip(ds, seed)),
     "ilias": lambda ds, seed: _qti12(ilias_zip(ds, seed)),
+    "newquizzes": lambda ds, seed: [a for z in newquizzes_zips(ds, seed).values() for a in _qti12(z)],
 }
 
 

@@ -23,6 +23,7 @@ from attncalc import kinds
 from attncalc.homework.generate import Options, default_dim, generate
 from attncalc.reports.lms import shape
 from attncalc.reports.moodle import moodle_xml
+from attncalc.reports.newquizzes import newquizzes_zips
 from attncalc.reports.qti import qti_zip
 from attncalc.reports.qti12 import qti12_zip
 
@@ -97,7 +98,8 @@ def test_every_qti_document_is_valid_and_every_file_parses(schema: Any, kind: st
             assert type(root).__name__ == ("AssessmentTest" if name == "test.xml" else "AssessmentItem"), name
         checked += 1
     assert checked >= 2
-    z12 = zipfile.ZipFile(io.BytesIO(qti12_zip(ds, 5)))
-    for name in z12.namelist():
-        ET.fromstring(z12.read(name))
+    for package in (qti12_zip(ds, 5), *newquizzes_zips(ds, 5).values()):
+        z12 = zipfile.ZipFile(io.BytesIO(package))
+        for name in z12.namelist():
+            ET.fromstring(z12.read(name))
     ET.fromstring(moodle_xml(ds, 5))
