@@ -220,6 +220,12 @@ _TEXT_SUPERSCRIPT = re.compile(r"[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹ˣⁱⁿ]{2,}
 _SUPERSCRIPT_RUN = re.compile(r"[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹ˣⁱⁿ]{2,}|[⁻⁺⁰¹³⁴⁵⁶⁷⁸⁹ˣⁱⁿ]")
 
 
+# a power written with a bare exponent (x^2, (1 − p)^γ, ((5 + L)/6)^0.6): one number, word or Greek letter
+_BARE_POWER = re.compile(r"\^(-?[0-9]+(?:\.[0-9]+)?|[A-Za-z][A-Za-z0-9]*|[α-ωΑ-Ω])")
+# a power in HTML: ^(…) or a bare exponent
+_HTML_POWER = re.compile(r"\^\(([^()]*)\)|" + _BARE_POWER.pattern)
+
+
 def to_tex(plain: str) -> str:
     """Plain notation → LaTeX math (without the surrounding $)."""
     tokens = _tex_tokens(plain)
@@ -230,6 +236,7 @@ def to_tex(plain: str) -> str:
 def _tex_tokens(plain: str) -> list[tuple[str, str]]:
     """The notation's tokens (kind, text) once superscripts, accents and ^( … ) groups are marked."""
     plain = _SUPERSCRIPT_RUN.sub(lambda m: "^(" + m.group().translate(_SUPERSCRIPTS) + ")", _user_text(plain))
+    plain = _BARE_POWER.sub(r"^(\1)", plain)  # (1 − p_t)^γ, ((5 + L)/6)^0.6: the exponent raised, not a hat
     plain = transliterate(_decomposed(plain))
     plain = _ACCENTED_LETTER.sub(lambda m: chr(_ACCENT_MARKS[m[2]][0] + ord(m[1])), plain)
     plain = re.sub(r"\^\(([^()]*)\)", "\x0e\\1\x0f", plain)
@@ -375,7 +382,19 @@ def _joined_tex(pieces: list[str]) -> str:
 
 
 def to_html(plain: str) -> str:
-    """Plain notation → HTML with <sub>/<sup> (no MathML needed for these lines)."""
+    """Plain notation → HTML with <sub>/<sup> (no MathML needed for these lines); a power's exponent,
+    ^(…) or bare (^γ, ^0.6), in <sup>."""
+    if "^" in plain:
+        out, at = [], 0
+        for m in _HTML_POWER.finditer(plain):
+            out.append(to_html(plain[at : m.start()]))
+            out.append(f"<sup>{to_html(m.group(1) if m.group(1) is not None else m.group(2))}</sup>")
+            at = m.end()
+        return "".join(out) + to_html(plain[at:]) if out else _to_html_parts(plain)
+    return _to_html_parts(plain)
+
+
+def _to_html_parts(plain: str) -> str:
     parts = _PAREN_SUB.split(plain)
     if len(parts) > 1:  # the parentheses stay, inside the subscript: P<sub>(j−1)</sub>
         return "".join(f"<sub>({_to_html(p)})</sub>" if k % 2 else _to_html(p) for k, p in enumerate(parts))
