@@ -160,7 +160,7 @@ def _which(raw: Any, types: tuple[str, ...]) -> str | None:
 
 def _read(r: Reader, raw: Any, key: Key, kind: str, path: str, dims: Dims) -> Any:
     if kind == "number":
-        return r.number(raw, path)
+        return _bounded(r, r.number(raw, path), key, path)
     if kind == "integer":
         return _integer(r, raw, key, path)
     if kind == "bool":
@@ -198,6 +198,22 @@ def _read(r: Reader, raw: Any, key: Key, kind: str, path: str, dims: Dims) -> An
     if not isinstance(raw, dict):  # "any"
         raise r.fail(path, f"expected a table of keys, got {describe_raw(raw)}")
     return raw
+
+
+def _bounded(r: Reader, node: Any, key: Key, path: str) -> Any:
+    """A number key's declared bounds (``min``, ``max``), as an integer key's: checked on its value."""
+    if key.min is None and key.max is None:
+        return node
+    from ..numbers import to_float
+
+    value = to_float(node)
+    if (key.min is not None and value < key.min) or (key.max is not None and value > key.max):
+        if key.min is not None and key.max is not None:
+            bound = f"from {key.min} to {key.max}"
+        else:
+            bound = f"of at least {key.min}" if key.min is not None else f"of at most {key.max}"
+        raise r.fail(path, f"is {value:g}: expected a number {bound}")
+    return node
 
 
 def _integer(r: Reader, raw: Any, key: Key, path: str) -> int:

@@ -42,17 +42,22 @@ class Reader:
     def fail(self, key: str, message: str) -> ProblemError:
         return ProblemError(self.file, key, message)
 
-    def table(self, raw: Any, key: str, allowed: tuple[str, ...]) -> dict[str, Any]:
+    def table(
+        self, raw: Any, key: str, allowed: tuple[str, ...], shown: tuple[str, ...] | None = None
+    ) -> dict[str, Any]:
+        """The table's keys, each one of ``allowed``; an unknown key's message suggests and lists ``shown``
+        (default: every allowed key; [settings] shows the kind's own, another kind's key is refused later)."""
         if raw is None:
             return {}
         if not isinstance(raw, dict):
             raise self.fail(key, f"expected a table of keys, got {describe_raw(raw)}")
+        listed = allowed if shown is None else shown
         for k in raw:
             if k not in allowed:
                 where = f"{key}.{k}" if key else str(k)
                 raise self.fail(
                     where,
-                    f"unknown key{suggest(str(k), allowed)}; allowed here: {', '.join(allowed)}",
+                    f"unknown key{suggest(str(k), listed)}; allowed here: {', '.join(listed)}",
                 )
         return raw
 

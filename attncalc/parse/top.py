@@ -191,7 +191,8 @@ def _refuse_undeclared(r: Reader, t: dict[str, Any], kind: str) -> None:
 
 
 def _settings(r: Reader, raw: Any, kind: str) -> Settings:
-    t = r.table(raw, "settings", settings_keys())
+    own = kinds.entry(kind).declaration.top["settings"].table.names  # type: ignore[union-attr]
+    t = r.table(raw, "settings", settings_keys(), shown=tuple(k for k in settings_keys() if k in own))
     decimals = t.get("decimals", 3)
     if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 12:
         raise r.fail("settings.decimals", f"expected a whole number from 0 to 12, got {describe_raw(decimals)}")

@@ -67,8 +67,8 @@ class Key:
     table: Table | None = None  # for table / tables
     required: bool = False
     also: tuple[str, ...] = ()
-    min: int | None = None
-    max: int | None = None
+    min: float | None = None  # integer and number keys: the value's bounds
+    max: float | None = None
 
     def __post_init__(self) -> None:
         for t in (self.type, *self.also):

@@ -42,6 +42,9 @@ DEFS: dict[str, Any] = {
 
 
 def _one(t: str, key: Key) -> dict[str, Any]:
+    if t == "number" and (key.min is not None or key.max is not None):  # a bound on its value (a string is exact text)
+        bounds = {k: v for k, v in (("minimum", key.min), ("maximum", key.max)) if v is not None}
+        return {"allOf": [{"$ref": "#/$defs/number"}, bounds]}
     if t in ("number", "vector", "matrix"):
         return {"$ref": f"#/$defs/{t}"}
     if t == "integer":

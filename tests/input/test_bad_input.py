@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from ..helpers import ROOT
+from ..helpers import ROOT, run_cli
 
 GOOD = 'kind = "attention"\n[given]\nquery = [1, 1]\nkeys = [[1, 0], [0, 2]]\n'
 
@@ -139,3 +139,18 @@ def test_unknown_answer_id_points_to_the_right_step(cli: Any, tmp_path: Path) ->
         assert f"{wrong}: not a step of this problem" in err
         assert (f"did you mean '{hint}'?" in err) if hint else ("did you mean" not in err)
         assert "decoder.t.tanh_c, decoder.t.h;" in err and "decoder.2.h" not in err
+
+
+def test_an_unknown_settings_key_lists_the_kinds_own_settings(tmp_path: Path) -> None:
+    """settings.margin in a dpo file: the keys listed are dpo's (not every kind's convention, temperature, ...)."""
+    f = tmp_path / "d.toml"
+    f.write_text(
+        'kind = "dpo"\n[given]\nbeta = 0.1\npolicy_chosen = [-1.0]\npolicy_rejected = [-2.0]\n'
+        "reference_chosen = [-1.5]\nreference_rejected = [-1.5]\n[settings]\nmargin = 1\n",
+        encoding="utf-8",
+    )
+    r = run_cli("solve", str(f))
+    assert (
+        r.returncode == 2 and "settings.margin: unknown key; allowed here: decimals, carry_rounded, exact" in r.stderr
+    )
+    assert "convention" not in r.stderr and "temperature" not in r.stderr

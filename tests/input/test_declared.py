@@ -20,6 +20,8 @@ GIVEN = table(
     Key("block", "integer", "keys per block", default=2, min=1, max=64),
     Key("score", "choice", "the score", choices=("dot", "scaled-dot"), default="scaled-dot"),
     Key("eps", "number", "a small number", default="1e-5"),
+    Key("gamma", "number", "a focusing exponent", default=2, min=0),
+    Key("share", "number", "a share", default="1/2", min=0, max=1),
     Key("jacobian", "bool", "write the Jacobian", default=False),
     Key("mask", "choice", "causal or a 0/1 matrix", choices=("causal",), also=("matrix",)),
     Key("cfg", "table", "a nested table", table=table(Key("W", "matrix", "weights", shape=("d_k", "d_v")))),
@@ -81,6 +83,15 @@ def test_fixed_sizes_types_bounds_and_choices() -> None:
     assert "given.eps" in refused({"Q": Q, "K": [[1, 2]], "eps": "one"})
 
 
+def test_a_number_keys_bounds_hold_on_its_value() -> None:
+    """min and max bound a number key as they bound an integer key (a plugin's gamma = -1 was taken)."""
+    assert "given.gamma: is -1: expected a number of at least 0" in refused({"Q": Q, "K": [[1, 2]], "gamma": -1})
+    assert "given.share: is 1.5: expected a number from 0 to 1" in refused({"Q": Q, "K": [[1, 2]], "share": "3/2"})
+    assert "given.share: is -0.25: expected a number from 0 to 1" in refused({"Q": Q, "K": [[1, 2]], "share": -0.25})
+    got = read({"Q": Q, "K": [[1, 2]], "gamma": 0, "share": "1/3"})  # the bounds themselves and exact values pass
+    assert to_float(got["gamma"]) == 0 and to_float(got["share"]) == pytest.approx(1 / 3)
+
+
 def test_a_key_of_two_types_reads_either_and_names_both() -> None:
     got = read({"Q": Q, "K": [[1, 2]], "mask": [[1, 0], [1, 1]]})
     assert got["mask"].shape == (2, 2)
@@ -98,3 +109,18 @@ def test_unknown_keys_are_refused_unless_only_some_are_read() -> None:
 def test_skipped_keys_are_left_to_the_parser() -> None:
     got = read({"Q": Q, "K": [[1, 2]], "mask": {"not": "read"}}, skip=("mask",))
     assert "mask" not in got
+
+
+def test_a_number_keys_bounds_are_in_its_json_schema() -> None:
+    """An editor reading the JSON Schema refuses what the parser refuses: a number below its min; an exact
+    string ("1/3") is left to the parser."""
+    import jsonschema
+
+    from attncalc.schema.json_schema import key_schema, whole_schema
+
+    defs = whole_schema([])["$defs"]
+    gamma = {**key_schema(next(k for k in GIVEN.keys if k.name == "gamma")), "$defs": defs}
+    jsonschema.validate(2, gamma)
+    jsonschema.validate("1/3", gamma)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(-1, gamma)
