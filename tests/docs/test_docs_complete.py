@@ -129,3 +129,13 @@ def test_the_alibi_bias_says_where_positions_and_entries_count_from() -> None:
     step = solve_raw(raw).step("head.1.bias")
     assert "(positions from 0)" in step.formula
     assert "Positions i, k count from 0; entries [r,c] count rows and columns from 1" in step.explain
+
+
+def test_the_examples_page_lists_every_example_problem() -> None:
+    """docs/guide/examples.md has a row for every problem file of problems/ (a new user looked for 14 unlisted)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    page = (root / "docs" / "guide" / "examples.md").read_text(encoding="utf-8")
+    missing = [p.name for p in sorted((root / "problems").glob("*.toml")) if f"`{p.name}`" not in page]
+    assert not missing, f"docs/guide/examples.md lists no row for: {missing}"
