@@ -69,7 +69,9 @@ class _Package(ModuleType):
 
     ``attncalc/check/grade.py`` and ``attncalc/homework/generate.py`` are also modules of the package; importing
     a module normally sets the package attribute of its name, which would replace the function.
-    The modules stay importable as ever (``from attncalc.check import Report``).
+    The modules stay importable as ever (``from attncalc.check import Report``); a submodule of the
+    ``check`` package is imported with ``from attncalc.check import wide`` (``import attncalc.check.wide as
+    wide`` looks ``check`` up as the package's attribute, which is the function).
     """
 
     def __setattr__(self, name: str, value: Any) -> None:

@@ -270,7 +270,7 @@ def test_a_typo_in_weights_is_not_named_mask_after_softmax() -> None:
     the last row swapped, a typo. The late-mask slip finishes the weights twice (softmax, then the
     mask); a run shared between steps once applied the mask to the student's own weights and named the
     slip. A typo is never named, and the shared runs give what the runs made one by one give."""
-    import attncalc.check.wide as wide
+    from attncalc.check import wide
     from attncalc.check.answers import load_answers
 
     fixtures = ROOT / "tests" / "fixtures" / "grading"
