@@ -151,6 +151,7 @@ BUILTIN: dict[str, KindEntry] = {
             f"{_HW}.output:BLEU",
             header="attncalc.mechanisms.bleu:header",
             data=f"{_P}.types:Bleu",
+            counts=("ngram_counts", "clipped_counts"),
         ),
         KindEntry(
             "decode",
@@ -162,6 +163,8 @@ BUILTIN: dict[str, KindEntry] = {
             f"{_HW}.output:DECODE",
             header="attncalc.mechanisms.decode:header",
             data=f"{_P}.decode:Decode",
+            counts=("kept",),
+            token_lists=("kept_labels",),
         ),
         KindEntry(  # issue 31: byte-pair encoding
             "bpe",
@@ -173,6 +176,9 @@ BUILTIN: dict[str, KindEntry] = {
             "attncalc.homework.bpe:DRAWER",
             header="attncalc.mechanisms.bpe:header",
             data=f"{_P}.bpe:Bpe",
+            counts=("words", "t.pairs"),
+            token_lists=("merges", "vocab", "encode.t"),
+            word_segments=("t.words",),
         ),
         # issue 30: a learning-rate schedule (noam, cosine, linear), its own modules
         KindEntry(
@@ -185,6 +191,7 @@ BUILTIN: dict[str, KindEntry] = {
             "attncalc.homework.lr_schedule:DRAWER",
             header="attncalc.mechanisms.lr_schedule:header",
             data=f"{_P}.lr_schedule:LrSchedule",
+            counts=("peak_step",),
         ),
         # issue 31: parameters, FLOPs and memory of a decoder-only Transformer
         KindEntry(
@@ -223,6 +230,7 @@ BUILTIN: dict[str, KindEntry] = {
             header="attncalc.mechanisms.quantization:header",
             data=f"{_P}.quantization:Quantization",
             convention="row",
+            counts=("quantized", "zero_points"),
         ),
         # issue 40: Direct Preference Optimization's loss (its own modules)
         KindEntry(
@@ -290,6 +298,7 @@ BUILTIN: dict[str, KindEntry] = {
             header="attncalc.mechanisms.speculative:header",
             data=f"{_P}.speculative:Speculative",
             convention="row",
+            counts=("accepted", "n_accepted"),
         ),
         # issue 40: mixture-of-experts routing and its load-balancing loss (its own modules)
         KindEntry(
@@ -303,6 +312,7 @@ BUILTIN: dict[str, KindEntry] = {
             header="attncalc.mechanisms.moe:header",
             data=f"{_P}.moe:Moe",
             convention="row",
+            counts=("top_k", "capacity", "kept"),
         ),
     )
 }

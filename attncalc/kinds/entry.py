@@ -35,6 +35,12 @@ class KindEntry:
     mistakes: str | None = None
     # "module:attribute" of a dict name -> attncalc.derivation.elementwise.Elementwise (beside attncalc/derivation/elementwise.py's)
     elementwise: str | None = None
+    # how the JSON writes a step's entries where the numbers alone do not say it (step ids with "t" for a
+    # number, as step_ids lists them): whole numbers by their meaning (counts, 0/1 flags, quantized
+    # integers: JSON integers), lists of tokens or strings, lists of token lists (one per word)
+    counts: tuple[str, ...] = ()
+    token_lists: tuple[str, ...] = ()
+    word_segments: tuple[str, ...] = ()
 
     def load(self, what: str) -> Any:
         """The object a field names (``entry.load("schema")``)."""

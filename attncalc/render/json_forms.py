@@ -20,21 +20,33 @@ import numpy as np
 
 from ..derivation import Argmax, Step, Tokens
 
-# step ids (with "t" for a number) whose value is a list of tokens or strings: bpe's merges ("a b"
-# strings), new tokens and encodings, decode's new beams ("beam 1: cat")
-TOKEN_LISTS = ("merges", "vocab", "encode.t", "kept_labels")
 # step ids that are lists of tokens in one kind and numbers in others (speculative's output, attention's
 # output): a list of tokens when the step is a Tokens step
 TOKEN_STEPS = ("output",)
-# step ids whose value is a list of token lists, one per word: bpe's re-segmented words
-WORD_SEGMENTS = ("t.words",)
-# step ids whose entries are whole numbers by their meaning (a count, a step number, decode's 0/1 kept
-# flags, quantized integers, moe's expert numbers and capacity), not by chance
-COUNTS = (
-    *("words", "t.pairs", "ngram_counts", "clipped_counts", "peak_step", "kept", "quantized", "zero_points"),
-    *("accepted", "n_accepted"),  # speculative's 0/1 accept flags and their count
-    *("top_k", "capacity"),  # moe's expert numbers and capacity
-)
+
+
+def _declared(field: str) -> tuple[str, ...]:
+    """The step ids every registered kind's entry declares under ``field`` (``counts``, ``token_lists``,
+    ``word_segments``), in the registry's order: a kind says how its own steps are written, and no list
+    here names one."""
+    from .. import kinds
+
+    return tuple(dict.fromkeys(step for e in kinds.KINDS.values() for step in getattr(e, field)))
+
+
+def token_lists() -> tuple[str, ...]:
+    """Step ids whose value is a list of tokens or strings (bpe's merges, decode's kept beams)."""
+    return _declared("token_lists")
+
+
+def word_segments() -> tuple[str, ...]:
+    """Step ids whose value is a list of token lists, one per word (bpe's re-segmented words)."""
+    return _declared("word_segments")
+
+
+def counts() -> tuple[str, ...]:
+    """Step ids whose entries are whole numbers by their meaning (a count, a step number, 0/1 flags)."""
+    return _declared("counts")
 
 
 def _numbered(step_id: str) -> str:
@@ -45,11 +57,11 @@ def _numbered(step_id: str) -> str:
 def form(step_id: str) -> str:
     """ "tokens", "segments", "count" or "" (numbers, or one string), from the step id."""
     general = _numbered(step_id)
-    if general in TOKEN_LISTS:
+    if general in _declared("token_lists"):
         return "tokens"
-    if general in WORD_SEGMENTS:
+    if general in _declared("word_segments"):
         return "segments"
-    if general in COUNTS:
+    if general in _declared("counts"):
         return "count"
     return ""
 

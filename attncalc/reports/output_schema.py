@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..render.json_forms import COUNTS, TOKEN_LISTS, WORD_SEGMENTS
+from ..render.json_forms import counts, token_lists, word_segments
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 KINDS = ("solve", "check")
@@ -61,15 +61,15 @@ def _forms(value: str, also: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     values = [value, *also]
     return [
         {
-            "if": {"properties": {"id": {"pattern": id_pattern(TOKEN_LISTS)}}},
+            "if": {"properties": {"id": {"pattern": id_pattern(token_lists())}}},
             "then": {"properties": {v: {"$ref": "#/$defs/strings"} for v in values}},
         },
         {
-            "if": {"properties": {"id": {"pattern": id_pattern(WORD_SEGMENTS)}}},
+            "if": {"properties": {"id": {"pattern": id_pattern(word_segments())}}},
             "then": {"properties": {v: {"$ref": "#/$defs/token_lists"} for v in values}},
         },
         {
-            "if": {"properties": {"id": {"pattern": id_pattern(COUNTS)}}},
+            "if": {"properties": {"id": {"pattern": id_pattern(counts())}}},
             "then": {"properties": {value: {"$ref": "#/$defs/integers"}}},
         },
     ]

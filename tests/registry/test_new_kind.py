@@ -92,7 +92,9 @@ def test_the_tests_over_the_registry_take_the_kind_with_no_line_of_their_own(
     called here). What stays by hand is documentation (docs/guide/problem-files.md's and docs/interface.md's kind lists,
     held to the registry by tests/docs/test_readme_kinds.py and tests/docs/test_docs_complete.py) and the
     generated files (tests/golden/new/, docs/schema/)."""
-    from .. import test_cli, test_generate, test_generate_dead, test_kind_data, test_kind_hooks, test_registry
+    from ..cli import test_cli
+    from ..homework import test_generate, test_generate_dead
+    from . import test_kind_data, test_kind_hooks, test_registry
 
     assert ["--kind", "scale"] in test_generate.every_kind()
     assert ("scale", {}) in test_generate_dead.dead_unit_runs()

@@ -201,7 +201,7 @@ def test_the_forms_name_step_ids_of_one_kind_each(cli: Any) -> None:
     listing = json_of(cli("list", "--format", "json"))["step_ids"]
     ids_by_kind = {k: {s if isinstance(s, str) else s[0] for s in v} for k, v in listing.items()}
     shared = {"kept": ["decode", "moe"]}
-    for sid in (*json_forms.TOKEN_LISTS, *json_forms.WORD_SEGMENTS, *json_forms.COUNTS):
+    for sid in (*json_forms.token_lists(), *json_forms.word_segments(), *json_forms.counts()):
         owners = [k for k, ids in ids_by_kind.items() if sid in ids]
         assert owners == shared.get(sid, owners) and len(owners) == len(shared.get(sid, [sid])), (sid, owners)
 
