@@ -225,7 +225,13 @@ def parse_answers(
             if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
                 value = ", ".join(value)  # kept beams listed one by one: "beam 1: cat", "beam 2: dog"
             if not isinstance(value, (str, int)) or isinstance(value, bool):
-                raise ProblemError(file, key, f"expected a vocabulary label such as {step.value!r}")
+                # in general words only: the step's own value as the example would give the answer away
+                what = (
+                    "tokens as text (tokens separated by spaces, items by commas)"
+                    if isinstance(step, Tokens)
+                    else "a vocabulary label as text, as the problem writes it"
+                )
+                raise ProblemError(file, key, f"expected {what}")
             text = str(value).strip()  # a field's trailing space is not part of the label
             out.append(
                 Answer(step_id, tokens_as_written(text, step.labels) if isinstance(step, Tokens) else text, None)
