@@ -372,7 +372,9 @@ def test_a_student_of_text_that_is_not_printable_is_refused_and_shown_escaped(
     body = "weights = [0.155, 0.422, 0.422]\n"
     Path("subs/one.toml").write_text(f'student = "{name}"\n' + body, encoding="utf-8")
     Path("subs/ok.toml").write_text(body, encoding="utf-8")
-    result = cli("check", str(PROBLEMS / "decoder-dot.toml"), "subs/one.toml", "subs/ok.toml", "-f", "csv", "-o", "g.csv")
+    result = cli(
+        "check", str(PROBLEMS / "decoder-dot.toml"), "subs/one.toml", "subs/ok.toml", "-f", "csv", "-o", "g.csv"
+    )
     assert result.exit_code == 2 and "Traceback" not in result.stderr
     said = [line for line in result.stderr.splitlines() if "one.toml: student:" in line]
     assert len(said) == 1 and "a character that is not printable text" in said[0], result.stderr

@@ -77,7 +77,11 @@ def test_beyond_the_bound_a_costly_request_is_503_and_a_cheap_one_is_answered() 
     assert c.get(f"/problems/{DOT}/solution").status_code == 200
     check = c.post(f"/problems/{DOT}/check", json={"answers": {"scores": [1, 2, 2]}})
     assert check.status_code == 200 and check.json()["results"][0]["verdict"] == "correct"  # 1, 2, 2 by hand
-    for path in ("/problems/variant-bpe-5", "/problems/backward-two-heads/solution", "/problems/variant-bpe-5/solution"):
+    for path in (
+        "/problems/variant-bpe-5",
+        "/problems/backward-two-heads/solution",
+        "/problems/variant-bpe-5/solution",
+    ):
         r = c.get(path)
         assert r.status_code == 503 and r.headers["retry-after"] == "2" and r.text == BUSY + "\n", path
     r = c.post("/problems/variant-bpe-6/check", json={"answers": {}})
