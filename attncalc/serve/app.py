@@ -251,6 +251,8 @@ async def solution(state: State, request: Request) -> Response:
         return PlainTextResponse(BAD_REVEAL + "\n", status_code=400)
     reveal = shown > 0
 
+    from markupsafe import escape
+
     back = href(request, served.name)  # quoted: a served name in a URL path
 
     def sheet() -> str:
@@ -265,8 +267,6 @@ async def solution(state: State, request: Request) -> Response:
     if html is None:  # rendered once per worker: 0.1-0.4 s of CPU for the larger problems, in the costly bound
         html = await state.costly.run(lambda: in_turn(state, sheet))
         state.catalog.keep_sheet(key, html)
-    from markupsafe import escape
-
     return HTMLResponse(
         html.replace("<body>", f'<body>\n<p><a href="{escape(back)}">Back to the practice page</a></p>', 1)
     )
