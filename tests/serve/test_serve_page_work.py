@@ -143,3 +143,66 @@ def test_a_check_keeps_the_variant_and_its_page_drawn() -> None:
     for seed in range(200, 200 + FRESH + 4):
         c.get(f"/problems/variant-bpe-{seed}")
     assert catalog.drawn(name) and catalog.ready(name)  # its page still cheap: no draw, no render
+
+
+def test_a_real_server_refuses_a_flood_of_new_seeds_and_answers_a_student(tmp_path: Any) -> None:
+    """`attncalc serve --practice` in a subprocess on 127.0.0.1: 20 connections asking new seeds in a
+    loop for 5 s (bounded) get some pages and many 503s with Retry-After (before, every one was drawn,
+    and the student waited behind all of them); a student's page, loaded meanwhile, is answered 200."""
+    import shutil
+    import sys
+    import time
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the server test runs on Linux")
+    pytest.importorskip("uvicorn", reason="the serve extra is not installed")
+    from .test_serve_network import Server
+
+    shutil.copy(PROBLEMS / f"{DOT}.toml", tmp_path)
+    server = Server(tmp_path, tmp_path.parent / (tmp_path.name + "-stderr.txt"), ["--practice"], low_files=False)
+    seen: dict[int, int] = {}
+    retry: set[str] = set()
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def flood(k: int) -> None:
+        import http.client
+
+        seed = 1000 * k
+        while not stop.is_set():
+            seed += 1
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=90)
+            try:
+                conn.request("GET", f"/problems/variant-multi-head-{seed}")
+                r = conn.getresponse()
+                r.read()
+                with lock:
+                    seen[r.status] = seen.get(r.status, 0) + 1
+                    if r.status == 503:
+                        retry.add(r.getheader("retry-after") or "")
+            except OSError:
+                pass
+            finally:
+                conn.close()
+
+    try:
+        assert server.request("GET", f"/problems/{DOT}")[0] == 200
+        threads = [threading.Thread(target=flood, args=(k,)) for k in range(20)]
+        for t in threads:
+            t.start()
+        end = time.monotonic() + 5
+        student = []
+        while time.monotonic() < end:
+            student.append(server.request("GET", f"/problems/{DOT}")[0])
+            time.sleep(0.5)
+        stop.set()
+        for t in threads:
+            t.join(timeout=120)
+        assert student and set(student) == {200}
+        assert seen.get(200, 0) >= 1 and seen.get(503, 0) >= 1 and retry == {"2"}, seen
+        assert set(seen) <= {200, 503}, seen
+        assert server.request("GET", "/healthz")[0] == 200
+    finally:
+        stop.set()
+        server.stop()
+    assert "Traceback" not in server.log.read_text()
