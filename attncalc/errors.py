@@ -2,25 +2,35 @@
 
 from __future__ import annotations
 
-import unicodedata
+NOT_PRINTABLE = "a character that is not printable text (a control or format character, a bidirectional mark, a space other than ' ')"
 
-_BIDI = {0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+
+def unprintable(ch: str) -> bool:
+    """The one definition of a character that is not printable text, for what is refused (a student's
+    name, an answers file's name as one) and what is escaped (:func:`printable`, the downloaded TOML,
+    the gradebook's cells, the notes on stderr): every character ``str.isprintable`` refuses. That is
+    the controls (newlines, ANSI escapes), the format characters (the bidirectional marks and
+    overrides U+061C, U+200E, U+202E, U+2066..., the zero-width U+200B, U+2060, U+FEFF, the soft
+    hyphen U+00AD, the tags U+E0000...), lone surrogates, private-use and unassigned code points, the
+    line and paragraph separators, and every space but ``" "`` (U+00A0, U+3000): each either invisible,
+    reorders or hides what is around it, or looks like something it is not."""
+    return not ch.isprintable()
+
+
+def escape(ch: str) -> str:
+    """A character as its escape: ``\\x1b``, ``\\u202e``, ``\\U000e0041`` (above U+FFFF)."""
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def printable(text: str, keep: str = "") -> str:
-    """Text safe to show on a terminal and to keep on one line: control characters (newlines, ANSI
-    escapes), lone surrogates, line separators and bidirectional overrides written as escapes
+    """Text safe to show on a terminal and to keep on one line: every character that is not printable
+    text (:func:`unprintable`: control characters, bidirectional marks, zero-width and other format
+    characters, spaces other than " ", lone surrogates, line separators) written as its escape
     (``\\x1b``), except the characters in ``keep`` (a view keeps its own newlines)."""
-
-    def one(ch: str) -> str:
-        code = ord(ch)
-        if ch not in keep and (code in _BIDI or unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp")):
-            return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-        return ch
-
     if text.isprintable():  # the usual case: nothing to do
         return text
-    return "".join(one(ch) for ch in text)
+    return "".join(escape(ch) if ch not in keep and unprintable(ch) else ch for ch in text)
 
 
 def shorten(text: str, limit: int = 60) -> str:

@@ -19,8 +19,11 @@ from .errors import AttncalcError, ProblemError
 MAX_INPUT_BYTES = 1 << 20  # 1M: a problem file is a few kilobytes; --max-file-size raises it
 
 
-def read_input(path: str | Path, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
-    """The bytes of a problem or answers file; ProblemError (naming it) for anything else."""
+def read_input(path: str | Path, max_bytes: int = MAX_INPUT_BYTES, pipe: bool = False) -> bytes:
+    """The bytes of a problem or answers file; ProblemError (naming it) for anything else. With
+    ``pipe``, also a pipe the shell hands over as ``/dev/fd/N`` (``--roster <(...)``): read until it
+    ends, at most ``max_bytes`` + 1 bytes (a FIFO by any other name is still refused: it may never
+    have a writer)."""
     file = str(path)
     if "\0" in file:
         raise ProblemError(file, "", "the path contains a NUL character")
@@ -39,7 +42,10 @@ def read_input(path: str | Path, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             raise ProblemError(file, "", "is a directory, not a problem file")
-        if not stat.S_ISREG(info.st_mode):
+        passed = pipe and stat.S_ISFIFO(info.st_mode) and _handed_over(file)
+        if passed:
+            os.set_blocking(fd, True)  # the shell's pipe has its writer: wait for what it writes
+        elif not stat.S_ISREG(info.st_mode):
             raise ProblemError(file, "", f"is {_kind(info.st_mode)}, not a regular file")
         if info.st_size > max_bytes:
             raise _too_large(file, info.st_size, max_bytes)
@@ -57,6 +63,12 @@ def read_input(path: str | Path, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
         raise ProblemError(file, "", f"cannot be read: {exc.strerror}") from None
     finally:
         os.close(fd)
+
+
+def _handed_over(file: str) -> bool:
+    """Whether ``file`` names an open file of this process (``/dev/fd/N``, as bash and zsh write a
+    process substitution ``<(...)``), not a FIFO someone made in the file system."""
+    return re.fullmatch(r"/(dev|proc/self)/fd/\d+", file) is not None
 
 
 def _kind(mode: int) -> str:

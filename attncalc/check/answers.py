@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Argmax, Count, Derivation, Tokens, single_tokens
-from ..errors import NumberSyntaxError, ProblemError
+from ..errors import NOT_PRINTABLE, NumberSyntaxError, ProblemError, escape, unprintable
 from ..numbers import MAX_LENGTH, parse_number, to_float
 from ..parse import read_raw
 from ..render.asked import pair_merge
@@ -146,9 +146,13 @@ def _student(value: Any, file: str) -> str | None:
     if not isinstance(value, str) or not value.strip():
         raise ProblemError(file, "student", 'expected the student\'s id, email or login as text: student = "s1234567"')
     text: str = value.strip()
-    if len(text) > STUDENT_MAX or any(not ch.isprintable() for ch in text):
+    bad = next((ch for ch in text if unprintable(ch)), None)
+    if len(text) > STUDENT_MAX or bad is not None:
+        found = f": it has {NOT_PRINTABLE}, {escape(bad)}" if bad is not None else ""
         raise ProblemError(
-            file, "student", f"expected one line of at most {STUDENT_MAX} printable characters (an id, email or login)"
+            file,
+            "student",
+            f"expected one line of at most {STUDENT_MAX} printable characters (an id, email or login){found}",
         )
     return text
 
@@ -225,7 +229,13 @@ def parse_answers(
             if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
                 value = ", ".join(value)  # kept beams listed one by one: "beam 1: cat", "beam 2: dog"
             if not isinstance(value, (str, int)) or isinstance(value, bool):
-                raise ProblemError(file, key, f"expected a vocabulary label such as {step.value!r}")
+                # in general words only: the step's own value as the example would give the answer away
+                what = (
+                    "tokens as text (tokens separated by spaces, items by commas)"
+                    if isinstance(step, Tokens)
+                    else "a vocabulary label as text, as the problem writes it"
+                )
+                raise ProblemError(file, key, f"expected {what}")
             text = str(value).strip()  # a field's trailing space is not part of the label
             out.append(
                 Answer(step_id, tokens_as_written(text, step.labels) if isinstance(step, Tokens) else text, None)

@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any
 
-from ..errors import printable
+from ..errors import NOT_PRINTABLE, printable, unprintable
 from .base import fail as _fail
 from .files import PROBLEM_ONLY_KEYS, first_file
 from .io import grade_one
@@ -26,10 +26,12 @@ def refuse_mixed_options(
         _fail("--roster: the class list of --gradebook canvas or moodle; add one of them (and --format csv)")
     if assignment != "attncalc" and gradebook not in ("canvas", "moodle"):
         _fail("--assignment: the score column of --gradebook canvas or moodle; add one of them")
-    if not assignment.strip() or not assignment.isprintable():  # as a student = is refused (a column title)
+    if not assignment.strip() or any(
+        unprintable(ch) for ch in assignment
+    ):  # as a student = is refused (a column title)
         _fail(
-            f"--assignment {assignment!r}: expected the assignment's title on one line, without control "
-            "characters or bidirectional overrides (a newline, a tab, U+202E)"
+            f"--assignment {assignment!r}: expected the assignment's title on one line, without {NOT_PRINTABLE} "
+            "(a newline, a tab, U+202E, U+00A0)"
         )
     missing = [folder for folder in problems or [] if not os.path.isdir(folder)]
     if missing:
@@ -120,12 +122,12 @@ def _name_as_student(path: str) -> None:
 
     from ..errors import ProblemError
 
-    if not Path(path).stem.isprintable():
+    if any(unprintable(ch) for ch in Path(path).stem):
         raise ProblemError(
             path,
             "student",
-            "none given, and the file's name has a control character or a bidirectional override, so it "
-            'cannot name the student in a gradebook: add student = "..." (an id, email or login) to the file',
+            f"none given, and the file's name has {NOT_PRINTABLE}, so it cannot name the student in a "
+            'gradebook: add student = "..." (an id, email or login) to the file',
         )
 
 

@@ -49,13 +49,15 @@ class Student:
 def read_roster(path: str, layout: str, limit: int | None = None) -> list[Student]:
     """The students of a Canvas or Moodle gradebook export (``layout``), or bad input naming the file;
     ``limit``: the largest file read, in bytes (``--max-file-size``; default 20 MB)."""
+    from ..files import read_input
+
     limit = limit or 20_000_000
-    try:
-        data = Path(path).read_bytes()[: limit + 1]
-    except OSError as exc:
-        raise ProblemError(path, "--roster", f"cannot read it ({exc.strerror or exc})") from None
-    if len(data) > limit:
-        raise ProblemError(path, "--roster", f"larger than {limit:,} bytes")
+    try:  # a regular file, or the shell's pipe (<(...)); never a device, a FIFO or a folder; at most limit bytes
+        data = read_input(path, limit, pipe=True)
+    except ProblemError as exc:
+        message = exc.message.replace("not a problem file", "not a regular file")
+        message = f"larger than {limit:,} bytes" if message.startswith("is larger than") else message
+        raise ProblemError(path, "--roster", message) from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:

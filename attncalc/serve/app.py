@@ -28,6 +28,7 @@ from starlette.types import ASGIApp
 from ..errors import AttncalcError, printable
 from ..files import MAX_INPUT_BYTES
 from . import answers as form
+from .costly import Busy, busy
 from .guard import Guard, too_large
 from .served import Catalog, Served, collect
 from .work import State, check_form, check_json, download_form, download_json, href, kind_of, render_page, root, whole
@@ -75,9 +76,10 @@ def create_app(paths: list[str], practice: bool = False, max_bytes: int | None =
         Route("/problems/{name}/solution", _endpoint(state, solution)),
         Route("/problems/{name}/problem.toml", _endpoint(state, problem_file)),
     ]
-    handlers = {404: _not_found, 405: _not_allowed, _Stop: _stopped}
+    handlers = {404: _not_found, 405: _not_allowed, _Stop: _stopped, Busy: _busy}
     app = Starlette(routes=routes, exception_handlers=handlers)
     app.router.redirect_slashes = False  # Starlette's redirect names the Host header's host: _not_found's instead
+    app.state.attncalc = state  # (what the routes share: the tests look at its caches and bounds)
     return Guard(app, limit)
 
 
@@ -143,6 +145,10 @@ async def _stopped(request: Request, exc: Exception) -> Response:
     return exc.response
 
 
+async def _busy(request: Request, exc: Exception) -> Response:
+    return busy(request)
+
+
 async def _not_allowed(request: Request, exc: Exception) -> Response:
     return PlainTextResponse("Method not allowed.\n", status_code=405)
 
@@ -182,15 +188,23 @@ async def index(state: State, request: Request) -> Response:
 
 
 async def practice_page(state: State, request: Request) -> Response:
-    served = await _served(state, request)
     reveal = _count(request.query_params.get("reveal"))
     if reveal is None:
         return PlainTextResponse(BAD_REVEAL + "\n", status_code=400)
-    return await in_turn(state, render_page, state, request, served, form.Typed({}), reveal=reveal)
+
+    async def page(gate: bool = True) -> Response:
+        served = await _served(state, request, gate)
+        return await in_turn(state, render_page, state, request, served, form.Typed({}), reveal=reveal)
+
+    name = request.path_params["name"]
+    if state.catalog.offers(name) and not state.catalog.ready(name, reveal > 0):  # drawn now: a costly work
+        return await state.costly.run(lambda: page(gate=False))
+    return await page()
 
 
 async def check(state: State, request: Request) -> Response:
     served = await _served(state, request)
+    state.catalog.keep(served.name)  # a variant a student works on: kept apart from seeds only looked at
     body = await _body(state, request)
     kind = _content_type(request)
     if kind == "json":
@@ -217,6 +231,7 @@ async def to_the_page(state: State, request: Request) -> Response:
 
 async def download(state: State, request: Request) -> Response:
     served = await _served(state, request)
+    state.catalog.keep(served.name)
     body = await _body(state, request)
     kind = _content_type(request)
     if kind == "json":
@@ -236,19 +251,25 @@ async def solution(state: State, request: Request) -> Response:
         return PlainTextResponse(BAD_REVEAL + "\n", status_code=400)
     reveal = shown > 0
 
+    from markupsafe import escape
+
     back = href(request, served.name)  # quoted: a served name in a URL path
 
     def sheet() -> str:
-        from markupsafe import escape
-
         from ..render.writers import render
 
         html = render([state.catalog.derivation(served)], "html", "solution", reveal=reveal)
         # an empty icon, as the practice pages have, so the browser asks for no /favicon.ico (a 404)
-        html = html.replace('<meta charset="utf-8">', '<meta charset="utf-8">\n<link rel="icon" href="data:,">', 1)
-        return html.replace("<body>", f'<body>\n<p><a href="{escape(back)}">Back to the practice page</a></p>', 1)
+        return html.replace('<meta charset="utf-8">', '<meta charset="utf-8">\n<link rel="icon" href="data:,">', 1)
 
-    return HTMLResponse(await in_turn(state, sheet))
+    key = (served.name, reveal)  # all that changes the sheet (the back link, by the root path, is put in after)
+    html = state.catalog.sheet(key)
+    if html is None:  # rendered once per worker: 0.1-0.4 s of CPU for the larger problems, in the costly bound
+        html = await state.costly.run(lambda: in_turn(state, sheet))
+        state.catalog.keep_sheet(key, html)
+    return HTMLResponse(
+        html.replace("<body>", f'<body>\n<p><a href="{escape(back)}">Back to the practice page</a></p>', 1)
+    )
 
 
 async def problem_file(state: State, request: Request) -> Response:
@@ -257,6 +278,7 @@ async def problem_file(state: State, request: Request) -> Response:
     served = await _served(state, request)
     if served.raw is None:
         return await _not_found(request, Exception())
+    state.catalog.keep(served.name)
     from ..homework.generate import problem_toml
 
     seed = int(served.name.rsplit("-", 1)[1])
@@ -327,13 +349,19 @@ def _pairs(body: bytes) -> list[tuple[str, str]]:
         raise _Stop(PlainTextResponse(f"More than {MAX_FIELDS} fields.\n", status_code=413)) from None
 
 
-async def _served(state: State, request: Request) -> Served:
+async def _served(state: State, request: Request, gate: bool = True) -> Served:
+    """The problem a request names (404 if none); a variant not drawn yet is drawn in the costly bound
+    (unless ``gate`` is False: the caller's work is in it already)."""
     name = request.path_params["name"]
-    found = state.catalog.served.get(name)
+    cat = state.catalog
+    found = cat.served.get(name)
     if found is not None:  # a file's problem, read at start: no thread needed to look it up
         return found
     try:  # a variant may have to be drawn and solved: in a worker thread
-        served = await in_turn(state, state.catalog.get, name)
+        if gate and cat.offers(name) and not cat.drawn(name):
+            served = await state.costly.run(lambda: in_turn(state, cat.get, name))
+        else:
+            served = await in_turn(state, cat.get, name)
     except AttncalcError:
         served = None
     if served is None:

@@ -15,27 +15,27 @@ from decimal import Decimal
 from typing import Any
 
 from ..derivation import Derivation
-from ..errors import ProblemError
+from ..errors import ProblemError, unprintable
 
 MAX_ENTRY = 200  # characters of one entry, as the page's fields (the number grammar's own limit)
 ANSWERS_FILE = "<answers>"  # how check's messages name the answers the page grades
 # written bare: "17", "-0.50"; not "-0" (TOML reads it back as 0), not 19 digits or more (TOML's
 # whole numbers stop at 2**63), not Unicode digits (Python's \d matches "١٥٥"; TOML does not)
-_BIDI = {0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}  # as errors.printable escapes
 _BARE = re.compile(r"(?:0|-?[1-9][0-9]{0,17})|-?(?:0|[1-9][0-9]{0,17})\.[0-9]{1,30}")
 
 
 def toml_string(text: str) -> str:
-    """``text`` as a TOML basic string: quotes, backslashes and every control character escaped
-    (TOML refuses U+0000-U+001F and U+007F raw in a string; C1 controls are escaped too, so that the
-    file shows them). A lone surrogate cannot be written: the caller refuses it first."""
+    """``text`` as a TOML basic string: quotes, backslashes and every character that is not printable
+    text escaped (:func:`attncalc.errors.unprintable`: TOML refuses U+0000-U+001F and U+007F raw in a
+    string; the others, a bidirectional mark such as U+061C or U+202E, a zero-width or other format
+    character, a space other than " ", are escaped so that the file shows them, and reads back as the
+    same text). A lone surrogate cannot be written: the caller refuses it first."""
     out = ['"']
     for ch in text:
-        code = ord(ch)
         if ch in ('"', "\\"):
             out.append("\\" + ch)
-        elif _control(ch):
-            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(ch, f"\\u{code:04X}"))
+        elif unprintable(ch):
+            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(ch) or _escape(ch))
         else:
             out.append(ch)
     out.append('"')
@@ -105,16 +105,15 @@ def read_back(text: str) -> dict[str, Any]:
 
 
 def _comment(text: str) -> str:
-    """A comment line: TOML allows no control character but a tab in one (a file name may hold one)."""
-    return "# " + "".join(f"\\u{ord(c):04X}" if _control(c) else c for c in text)
+    """A comment line: no control character (TOML allows a tab, but a file name's tab is shown too),
+    and every character that is not printable text is shown as its escape."""
+    return "# " + "".join(_escape(c) if unprintable(c) else c for c in text)
 
 
-def _control(c: str) -> bool:
-    """A character a TOML file may not hold raw (or that would break its line), a lone surrogate, or
-    a bidirectional override or isolate (U+202E shown raw reorders the line in an editor or terminal:
-    written as its escape, the file reads back as the same text)."""
-    code = ord(c)
-    return code < 0x20 or 0x7F <= code <= 0x9F or code in (0x2028, 0x2029) or 0xD800 <= code <= 0xDFFF or code in _BIDI
+def _escape(ch: str) -> str:
+    """A character as TOML's escape of it: ``\\u061C``, ``\\U000E0041`` above U+FFFF."""
+    code = ord(ch)
+    return f"\\u{code:04X}" if code < 0x10000 else f"\\U{code:08X}"
 
 
 def _shell_word(path: str) -> str:

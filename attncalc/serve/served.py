@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 SUFFIXES = (".toml", ".yaml", ".yml", ".json")
 VARIANT = re.compile(r"^variant-([a-z][a-z0-9-]*)-(0|[1-9]\d{0,8})$")  # one name per seed: no leading zeros
 CACHED = 64  # variants kept per worker (each with its prepared runs), and 4x as many views (the files' problems are always kept)
+FRESH = 16  # variants only looked at, kept apart: a flood of new seeds pushes out only these (and their views)
+SHEETS = 32  # solution sheets kept per worker (rendered once: 0.1-0.4 s each for the larger problems) ...
+SHEET_BYTES = 16 << 20  # ... and at most this many bytes of them
 
 
 @dataclass(frozen=True)
@@ -123,8 +126,10 @@ def shown(file: Path, folder: Path) -> str:
 class _Lru:
     """A small thread-safe cache (the app may run handlers in threads)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, max_bytes: int | None = None) -> None:
         self.size = size
+        self.max_bytes = max_bytes  # (values of text: their lengths counted, the oldest dropped beyond)
+        self.bytes = 0
         self.items: OrderedDict[object, object] = OrderedDict()
         self.lock = threading.Lock()
 
@@ -137,9 +142,25 @@ class _Lru:
 
     def put(self, key: object, value: object) -> None:
         with self.lock:
+            self.bytes -= _size(self.items.pop(key, None))
             self.items[key] = value
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
+            self.bytes += _size(value)
+            while len(self.items) > self.size or (self.max_bytes is not None and self.bytes > self.max_bytes):
+                self.bytes -= _size(self.items.popitem(last=False)[1])
+
+    def pop(self, key: object) -> object | None:
+        with self.lock:
+            found = self.items.pop(key, None)
+            self.bytes -= _size(found)
+            return found
+
+    def __contains__(self, key: object) -> bool:
+        with self.lock:
+            return key in self.items
+
+
+def _size(value: object) -> int:
+    return len(value) if isinstance(value, (str, bytes)) else 0
 
 
 class Catalog:
@@ -152,8 +173,11 @@ class Catalog:
         self.served = served
         self.practice = practice
         self.kinds = kinds.with_drawer() if practice else []
-        self._variants = _Lru(CACHED)
+        self._variants = _Lru(CACHED)  # variants checked, downloaded or fetched as a file: a student's own
+        self._fresh = _Lru(FRESH)  # variants only looked at (any seed anyone asks for)
         self._views = _Lru(4 * CACHED)
+        self._fresh_views = _Lru(4 * FRESH)
+        self._sheets = _Lru(SHEETS, SHEET_BYTES)
 
     def get(self, name: str) -> Served | None:
         """The problem served as ``name``, or None (a 404)."""
@@ -162,12 +186,48 @@ class Catalog:
         m = VARIANT.match(name)
         if not self.practice or m is None or m.group(1) not in self.kinds:
             return None
-        found = self._variants.get(name)
+        found = self._variants.get(name) or self._fresh.get(name)
         if found is None:
             found = self._draw(name, m.group(1), int(m.group(2)))
-            self._variants.put(name, found)
+            self._fresh.put(name, found)
         assert isinstance(found, Served)
         return found
+
+    def offers(self, name: str) -> bool:
+        """Whether ``name`` is served: a file's problem, or a variant this server draws."""
+        if name in self.served:
+            return True
+        m = VARIANT.match(name)
+        return self.practice and m is not None and m.group(1) in self.kinds
+
+    def drawn(self, name: str) -> bool:
+        """Whether ``name``'s problem is at hand (getting it draws nothing)."""
+        return name in self.served or name in self._variants or name in self._fresh
+
+    def keep(self, name: str) -> None:
+        """Keep the variant ``name`` among those a student works on (checked, downloaded), with its
+        views, where new seeds looked at do not push it out."""
+        found = self._fresh.pop(name)
+        if found is not None:
+            self._variants.put(name, found)
+            for view in ("question", "reveal"):
+                made = self._fresh_views.pop((view, name))
+                if made is not None:
+                    self._views.put((view, name), made)
+
+    def ready(self, name: str, reveal: bool = False) -> bool:
+        """Whether the page of ``name`` is drawn (its problem and question view cached, and its staged
+        working when ``reveal``): a cheap request, not a costly one (:mod:`.costly`)."""
+        views = self._views if name in self.served or name in self._variants else self._fresh_views
+        return self.drawn(name) and ("question", name) in views and (not reveal or ("reveal", name) in views)
+
+    def sheet(self, key: tuple[str, bool]) -> str | None:
+        """The solution sheet of a problem (by name, and whether staged), once rendered."""
+        found = self._sheets.get(key)
+        return found if isinstance(found, str) else None
+
+    def keep_sheet(self, key: tuple[str, bool], html: str) -> None:
+        self._sheets.put(key, html)
 
     def _draw(self, name: str, kind: str, seed: int) -> Served:
         from ..api import generate, problem_of
@@ -181,10 +241,12 @@ class Catalog:
 
     def cached(self, key: tuple[str, str], make: Callable[[], object]) -> object:
         """What ``make`` builds for ``key`` (a view of a served problem), built once per worker."""
-        found = self._views.get(key)
+        name = key[1]
+        views = self._views if name in self.served or name in self._variants else self._fresh_views
+        found = views.get(key)
         if found is None:
             found = make()
-            self._views.put(key, found)
+            views.put(key, found)
         return found
 
     def derivation(self, served: Served) -> Derivation:

@@ -21,6 +21,7 @@ from starlette.responses import HTMLResponse, Response
 from ..check import Report, flatten_ids
 from ..errors import ProblemError
 from . import answers as form
+from .costly import Costly
 from .download import ANSWERS_FILE, answers_toml, entry_text, read_back
 from .page import page_context, question_html, revealed_html, step_views, summary_of
 from .served import Catalog, Served
@@ -38,6 +39,8 @@ class State:
     # order they came, rather than share the interpreter between many threads (which makes every one
     # late, the longest most: see serve/app.py, in_turn)
     limiter: CapacityLimiter = field(default_factory=lambda: CapacityLimiter(1))
+    # the bound on a page's costly work (a new variant, a solution sheet not yet rendered): serve/costly.py
+    costly: Costly = field(default_factory=Costly)
 
 
 def root(request: Request) -> str:

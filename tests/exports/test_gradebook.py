@@ -290,6 +290,16 @@ def test_a_student_named_points_possible_stays_a_student_in_canvas(
 
 
 HIDDEN = ("a\u202eb", "c\x1b[31md", "e\nf", "g\u2066h")  # an override, an ANSI escape, a newline, an isolate
+# not printable text either, and each was written raw (refused as a student = is, by the same rule): the
+# Arabic letter mark, zero-width space, word joiner, BOM, soft hyphen, tag A, private use, unassigned,
+# the ideographic and the no-break space
+UNSEEN = ("i\u061cj", "k\u200bl", "m\u2060n", "o\ufeffp", "q\u00adr", "s\U000e0041t", "u\ue000v", "w\u0378x")
+SPACES = ("y\u3000z", "A\u00a0B")
+
+
+def _escaped(name: str) -> str:
+    """A name as Python's own escapes write it (a newline as \\x0a): what each cell must show."""
+    return name.encode("unicode_escape").decode("ascii").replace("\\n", "\\x0a")
 
 
 def _raw_controls(text: str) -> list[str]:
@@ -300,13 +310,17 @@ def _raw_controls(text: str) -> list[str]:
     return [
         c
         for c in text.replace("\r\n", "")
-        if unicodedata.category(c) == "Cc" or 0x202A <= ord(c) <= 0x202E or 0x2066 <= ord(c) <= 0x2069
+        if unicodedata.category(c) == "Cc"
+        or 0x202A <= ord(c) <= 0x202E
+        or 0x2066 <= ord(c) <= 0x2069
+        or c in "\u061c\u200b\u2060\ufeff\u00ad\U000e0041\ue000\u0378\u3000\u00a0"
     ]
 
 
+@pytest.mark.parametrize("hidden", [HIDDEN, UNSEEN + SPACES], ids=["controls", "format-and-spaces"])
 @pytest.mark.parametrize("layout", ["plain", "canvas", "moodle"])
 def test_a_file_name_with_a_control_character_is_refused_as_a_student_is(
-    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str, hidden: tuple[str, ...]
 ) -> None:
     """A file naming no student is the gradebook's student by its name: a U+202E or an escape there was
     written raw into the student and file cells. Such a file is refused as a `student = "a\\u202eb"`
@@ -316,7 +330,7 @@ def test_a_file_name_with_a_control_character_is_refused_as_a_student_is(
     subs = tmp_path / "subs"
     subs.mkdir()
     body = "weights = [0.155, 0.422, 0.422]\n"
-    for name in HIDDEN:
+    for name in hidden:
         (subs / f"{name}.toml").write_text(body, encoding="utf-8")
     (subs / "named\u202e.toml").write_text('student = "s1"\n' + body, encoding="utf-8")
     (subs / "said\u202e.toml").write_text('student = "x\u202ey"\n' + body, encoding="utf-8")
@@ -325,20 +339,45 @@ def test_a_file_name_with_a_control_character_is_refused_as_a_student_is(
     result = cli("check", str(PROBLEMS / "decoder-dot.toml"), *files, "-f", "csv", "--gradebook", layout, "-o", "g.csv")
     assert result.exit_code == 2 and "Traceback" not in result.stderr
     book = Path("g.csv").read_bytes().decode("utf-8")
-    assert not _raw_controls(book) and not _raw_controls(result.stderr.replace("\n", "\r\n"))
-    refused = [line for line in result.stderr.splitlines() if "the file's name has a control character" in line]
-    assert len(refused) == len(HIDDEN)
+    assert not _raw_controls(unbom(book)) and not _raw_controls(result.stderr.replace("\n", "\r\n"))
+    refused = [
+        line
+        for line in result.stderr.splitlines()
+        if "the file's name has a character that is not printable text" in line
+    ]
+    assert len(refused) == len(hidden)
     said = [line for line in result.stderr.splitlines() if "said\\u202e.toml: student:" in line]
     assert len(said) == 1  # the student = refused as before, in the same way
     rows = list(csv.reader(io.StringIO(unbom(book), newline="")))
     assert len(rows) == 1 + len(files) + (1 if layout == "canvas" else 0)  # every file its row
     cells = [c for row in rows for c in row]
-    for name in HIDDEN:
-        escaped = name.encode("unicode_escape").decode("ascii").replace("\\n", "\\x0a")  # as errors.printable
-        assert any(escaped in c for c in cells), (escaped, cells)
+    for name in hidden:
+        assert any(_escaped(name) in c for c in cells), (_escaped(name), cells)
     if layout == "plain":
         by_file = {r[0]: r for r in rows[1:]}
         assert by_file["subs/named\\u202e.toml"][-2:] == ["s1", ""] and by_file["subs/named\\u202e.toml"][2] == "1"
         assert by_file["subs/ok.toml"][-2:] == ["ok", ""]
-        assert "student: none given" in by_file["subs/a\\u202eb.toml"][-1]
-        assert by_file["subs/a\\u202eb.toml"][2] == ""  # not graded
+        assert "student: none given" in by_file["subs/" + _escaped(hidden[0]) + ".toml"][-1]
+        assert by_file["subs/" + _escaped(hidden[0]) + ".toml"][2] == ""  # not graded
+
+
+@pytest.mark.parametrize("name", [*UNSEEN, *SPACES])
+def test_a_student_of_text_that_is_not_printable_is_refused_and_shown_escaped(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """`student = "y\\u3000z"` was refused with a message about control characters and bidirectional
+    overrides, which it holds neither of; the message now says what it is, and nothing is raw."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "subs").mkdir()
+    body = "weights = [0.155, 0.422, 0.422]\n"
+    Path("subs/one.toml").write_text(f'student = "{name}"\n' + body, encoding="utf-8")
+    Path("subs/ok.toml").write_text(body, encoding="utf-8")
+    result = cli(
+        "check", str(PROBLEMS / "decoder-dot.toml"), "subs/one.toml", "subs/ok.toml", "-f", "csv", "-o", "g.csv"
+    )
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    said = [line for line in result.stderr.splitlines() if "one.toml: student:" in line]
+    assert len(said) == 1 and "a character that is not printable text" in said[0], result.stderr
+    assert _escaped(name[1:-1]) in said[0]
+    book = unbom(Path("g.csv").read_bytes().decode("utf-8"))
+    assert not _raw_controls(book) and not _raw_controls(result.stderr.replace("\n", "\r\n"))

@@ -179,3 +179,67 @@ def test_a_roster_name_with_a_control_character_is_escaped_in_canvas(cli: Any, t
     _, _, students = canvas_import(table)
     assert [(s["id"], s["name"]) for s in students] == [("4711", "Müller\\u202e, Anna"), ("4713", "Zhang\\x1b[2J, Li")]
     assert not any("\u202e" in c or "\x1b" in c for row in table for c in row)
+
+
+def _roster_run(tmp_path: Path, roster: str, shell: bool = False) -> Any:
+    """The real command (a subprocess bounded in memory and time: a roster read without a limit grew
+    to gigabytes, and a FIFO hung) grading the class against ``roster``; ``shell``: through bash, so
+    that ``roster`` may be a process substitution."""
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    from ..helpers import PROBLEMS, run_cli
+
+    files = _klass(tmp_path)
+    args = ["check", "--problems", str(PROBLEMS), *files, "--format", "csv", "--gradebook", "canvas", "--roster"]
+    if not shell:
+        return run_cli(*args, roster, timeout=60)
+    command = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "attncalc", *args]) + " " + roster
+    return subprocess.run(
+        ["bash", "-c", command],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
+
+
+@pytest.mark.parametrize(
+    ("what", "kind"),
+    [
+        ("/dev/zero", "is a character device, not a regular file"),
+        ("/dev/urandom", "is a character device, not a regular file"),
+        ("folder", "is a directory, not a regular file"),
+        ("fifo", "is a FIFO (named pipe), not a regular file"),
+    ],
+)
+def test_a_roster_that_is_no_regular_file_is_one_line(tmp_path: Path, what: str, kind: str) -> None:
+    """As an answers or problem file: refused by what it is, exit 2, before anything is read from it
+    (/dev/zero grew to gigabytes, and a FIFO without a writer hung)."""
+    import os
+
+    from ..helpers import one_line_refusal
+
+    roster = what if what.startswith("/dev/") else str(tmp_path / what)
+    if what == "folder":
+        os.mkdir(roster)
+    elif what == "fifo":
+        os.mkfifo(roster)
+    err = one_line_refusal(_roster_run(tmp_path, roster), roster, "--roster")
+    assert kind in err
+
+
+@pytest.mark.skipif(__import__("shutil").which("bash") is None, reason="bash makes the process substitution")
+def test_a_roster_from_a_process_substitution_is_read(tmp_path: Path) -> None:
+    """`--roster <(cat export.csv)`: the shell hands a pipe over as /dev/fd/N; it is read (to its end,
+    within the size limit) as the file would be."""
+    roster = _roster(tmp_path, CANVAS_EXPORT)
+    (tmp_path / "one").mkdir()
+    (tmp_path / "again").mkdir()
+    piped = _roster_run(tmp_path / "one", f"<(cat {roster})", shell=True)
+    named = _roster_run(tmp_path / "again", roster)
+    assert piped.returncode == named.returncode == 1, piped.stderr  # (1: an answer is wrong)
+    assert "amueller" in piped.stdout and "S102" in piped.stdout  # the roster's ids, in the rows it names
+    assert piped.stdout.replace(str(tmp_path / "one"), "") == named.stdout.replace(str(tmp_path / "again"), "")

@@ -142,3 +142,22 @@ def test_an_exponent_past_what_decimal_holds_is_one_line(cli: Any, tmp_path: Pat
     result = cli("check", str(tmp_path / "p.toml"), str(tmp_path / "b.toml"))
     assert result.exit_code == 2 and "exp_sum: the exponent is out of range" in result.stderr
     assert read_json("body", '{"exp_sum": 1e9999999999999999999}') == {"exp_sum": "1e9999999999999999999"}
+
+
+@pytest.mark.parametrize(
+    ("problem", "key", "true"),
+    [
+        ("bpe-cs336.toml", "6.words", ("low e r", "w i d est", "ne west")),  # CS336's handout, by hand
+        ("decoder-dot.toml", "prediction", ("'B'",)),  # the argmax of the file's own logits row
+        ("decode-top-k.toml", "choice", ("cat",)),
+    ],
+)
+def test_a_format_error_names_no_true_value(cli: Any, tmp_path: Path, problem: str, key: str, true: Any) -> None:
+    """A list of lists where text is expected: the message says what is expected in general words,
+    with no example taken from the step's value (it was "such as 'low, low e r, w i d est, ne west'")."""
+    a = tmp_path / "a.toml"
+    a.write_text(f'"{key}" = [["zzz"]]\n')
+    err = one_line_refusal(cli("check", str(PROBLEMS / problem), str(a)), str(a), key)
+    assert "such as" not in err
+    for piece in true:
+        assert piece not in err, err

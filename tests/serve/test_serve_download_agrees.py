@@ -379,3 +379,26 @@ def test_a_count_past_the_pairs_is_refused_alike_by_the_page_the_json_route_and_
 
     out = CliRunner().invoke(app, ["check", str(PROBLEMS / "bpe-cs336.toml"), str(tmp_path / "mine.toml")])
     assert out.exit_code == 2 and f"2.pairs: entry 11: {said}" in out.output and "Traceback" not in out.output
+
+
+@pytest.mark.parametrize(
+    ("char", "escape"),
+    [
+        ("\u061c", "\\u061C"),  # ARABIC LETTER MARK: a bidirectional mark, written raw before
+        ("\u200b", "\\u200B"),  # zero width space
+        ("\ufeff", "\\uFEFF"),
+        ("\u00ad", "\\u00AD"),  # soft hyphen
+        ("\U000e0041", "\\U000E0041"),  # a tag character, above U+FFFF
+        ("\u3000", "\\u3000"),  # ideographic space
+        ("\u00a0", "\\u00A0"),  # no-break space
+    ],
+)
+def test_a_character_that_is_not_printable_text_is_written_escaped(char: str, escape: str) -> None:
+    """Every character that is not printable text is written as TOML's escape (by hand from TOML's
+    spec: \\uXXXX, or \\UXXXXXXXX above U+FFFF), and the file reads back as the text sent."""
+    c = examples_client()
+    typed = f"A{char}B"
+    body = {"answers": {"prediction": typed}}
+    text = c.post(f"/problems/{PROBLEM}/answers.toml", json=body).text
+    assert char not in text and f'"prediction" = "A{escape}B"' in text
+    assert _read_back(text)["prediction"] == typed

@@ -32,3 +32,18 @@ def test_nan_is_still_refused_and_a_bom_is_read() -> None:
     assert status == 422 and error == "<request>: not JSON: NaN is not a number an answer can be"
     status, _ = post('\ufeff{"answers": {"scores": [1, 2, 2]}}'.encode())
     assert status == 200
+
+
+def test_a_format_error_on_a_tokens_step_gives_no_answer_away() -> None:
+    """Was 422 "expected a vocabulary label such as 'low, low e r, w i d est, ne west'": the true words
+    after CS336's six merges (s t, e st, o w, l ow, w est, n e, by hand from the handout)."""
+    r = examples_client().post(
+        "/problems/bpe-cs336/check",
+        content=b'{"answers": {"6.words": [["zzz"]]}}',
+        headers={"content-type": "application/json"},
+    )
+    assert r.status_code == 422
+    error = r.json()["error"]
+    assert error.startswith("<answers>: 6.words: expected tokens"), error
+    for piece in ("low", "est", "ne west", "w i d"):  # none of the true tokens
+        assert piece not in error, error
