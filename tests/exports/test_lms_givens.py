@@ -55,8 +55,9 @@ def _qti12_texts(data: bytes) -> list[str]:
 
 def _shows(text: str, key: str, value: Any) -> bool:
     """The given is in the text: labelled by its key (a table's or a line's title/label), the vocabulary as
-    its words."""
-    if key == "vocab" or key.startswith("labels"):  # the words head the table's columns or rows
+    its words (a vocabulary's size, a whole number, by its key)."""
+    words = isinstance(value, list) and all(isinstance(w, str) for w in value)
+    if (key == "vocab" or key.startswith("labels")) and words:  # the words head the table's columns or rows
         return all(f"<th>{w}</th>" in text for w in value)
     if key == "references":  # one table per reference
         return all(f'="references.{k}"' in text.replace("&quot;", '"') for k in range(1, len(value) + 1))
