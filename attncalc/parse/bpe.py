@@ -42,15 +42,13 @@ class Bpe:
         """(key, sentence): what the questions ask and the rules besides the corpus (a quiz item states
         them): how many merges are asked for, the tie rule, the end-of-word marker and the words to encode.
         The merges themselves are what is asked: never stated."""
-        n = self.merges
-        asked = "the first merge" if n == 1 else f"the first {n} merges"
         out = [
             (
                 "merges",
-                f"Learn {asked}, one after the other: each merges the pair of adjacent symbols with the largest "
-                "count (at least 2) wherever it occurs inside a word.",
+                f"merges = {self.merges}: learn the first {self.merges}, one after the other, each merging the pair "
+                "of adjacent symbols with the largest count (at least 2) wherever it occurs inside a word.",
             ),
-            ("tie", f"Ties: {TIE_RULE[self.tie]}."),
+            ("tie", f"tie = {self.tie}: {TIE_RULE[self.tie]}."),
         ]
         if self.end_of_word:
             out.append(
