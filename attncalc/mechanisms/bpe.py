@@ -19,17 +19,12 @@ from ..derivation import Formula, Input, Stated, Step, Tokens
 from ..derivation.arith import Chain, to_float
 from ..parse import Problem
 from ..parse.bpe import Bpe
-from ..schema.bpe import STEP_IDS
+from ..schema.bpe import STEP_IDS, TIE_RULE
 from . import bpe_algo as algo
 from .common import whole_numbers
 
 __all__ = ["STEP_IDS", "exact_entries", "header", "headline", "inputs", "poison_gives_up", "run"]
 
-
-TIE_RULE = {
-    "greater": "of pairs with equal counts the lexicographically greatest is taken (as CS336)",
-    "first": "of pairs with equal counts the one that occurs first is taken (as minbpe)",
-}
 
 TIE_SHORT = {"greater": "the lexicographically greatest pair (CS336)", "first": "the pair that occurs first (minbpe)"}
 

@@ -14,6 +14,26 @@ if TYPE_CHECKING:
     from .reader import Reader
 
 BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
+# the configuration's choices in words (a quiz item's givens)
+_NORM = {"layer": "LayerNorm (a gain γ and a bias β)", "rms": "RMSNorm (a gain γ only)"}
+_BIAS = {
+    True: "Biases: in every linear layer of the blocks (none in the LM head).",
+    False: "Biases: none in the linear layers.",
+}
+_POSITIONS = {
+    "learned": "learned, a table of context × d_model parameters",
+    "sinusoidal": "sinusoidal (no parameters)",
+    "rope": "RoPE (no parameters)",
+    "alibi": "ALiBi (no parameters)",
+}
+_TIE = {
+    True: "LM head: tied, the token embedding itself (counted once).",
+    False: "LM head: untied, a matrix of its own.",
+}
+_MIXED = {
+    True: "Mixed precision: an fp32 master copy of the weights beside the bf16/fp16 ones.",
+    False: "Mixed precision: no (no fp32 master copy).",
+}
 
 
 @dataclass(frozen=True)
@@ -56,6 +76,27 @@ class Accounting:
     @property
     def bytes(self) -> int:
         return BYTES[self.dtype]
+
+    def stated(self) -> list[tuple[str, str]]:
+        """(key, sentence): the architecture's choices besides its sizes' tables (a quiz item states them):
+        the FFN, the norms, the biases, the positions, the LM head, mixed precision, the LoRA targets."""
+        ffn = {"relu": "ReLU", "gelu": "GELU", "swiglu": "SwiGLU"}[self.ffn]
+        mats = (
+            "three matrices, W_1 and W_3 (d_model × d_ff) and W_2"
+            if self.ffn == "swiglu"
+            else ("two matrices, W_1 (d_model × d_ff) and W_2")
+        )
+        out = [
+            ("ffn", f"FFN: {ffn}, {mats} (d_ff × d_model)."),
+            ("norm", f"Norms: {_NORM[self.norm]}, two per block and one final."),
+            ("bias", _BIAS[self.bias]),
+            ("positions", f"Positions: {_POSITIONS[self.positions]}."),
+            ("tie_embeddings", _TIE[self.tie]),
+            ("mixed_precision", _MIXED[self.mixed_precision]),
+        ]
+        if self.lora is not None:
+            out.append(("lora_targets", f"LoRA adapts {', '.join(self.lora.targets)} in every block."))
+        return out
 
     def fan(self, matrix: str) -> tuple[int, int]:
         """(fan_in, fan_out) of one of a block's matrices, as it multiplies a row vector (x W)."""

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from ..schema.bpe import GIVEN
+from ..schema.bpe import GIVEN, TIE_RULE
 from .declared import read_declared
 from .reader import describe_raw
 from .types import Problem
@@ -37,6 +37,27 @@ class Bpe:
     end_of_word: str
     encode: tuple[str, ...]
     from_corpus: bool
+
+    def stated(self) -> list[tuple[str, str]]:
+        """(key, sentence): what the questions ask and the rules besides the corpus (a quiz item states
+        them): how many merges are asked for, the tie rule, the end-of-word marker and the words to encode.
+        The merges themselves are what is asked: never stated."""
+        out = [
+            (
+                "merges",
+                f"merges = {self.merges}: learn the first {self.merges}, one after the other, each merging the pair "
+                "of adjacent symbols with the largest count (at least 2) wherever it occurs inside a word.",
+            ),
+            ("tie", f"tie = {self.tie}: {TIE_RULE[self.tie]}."),
+        ]
+        if self.end_of_word:
+            out.append(
+                ("end_of_word", f"End of word: {self.end_of_word} is appended to every word as one more symbol.")
+            )
+        if self.encode:
+            words = ", ".join(self.encode)
+            out.append(("encode", f"Words to encode with the learned merges, applied in the order learned: {words}."))
+        return out
 
 
 def _word(r: Reader, w: str, key: str) -> str:

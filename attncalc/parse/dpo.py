@@ -41,6 +41,24 @@ class Dpo:
     def epsilon(self) -> float:
         return to_float(self.label_smoothing)
 
+    def stated(self) -> list[tuple[str, str]]:
+        """(key, sentence): β, the loss and its label smoothing ε, besides the log-probabilities' tables
+        (a quiz item states them)."""
+        from ..derivation.fmt import fmt
+
+        out = [("beta", f"β = {fmt(to_float(self.beta), 6)}: the strength of the KL penalty.")]
+        out.append(("loss", f"The loss: {_LOSS[self.loss]}, with h = chosen logratio − rejected logratio."))
+        if self.loss == "sigmoid":
+            out.append(("label_smoothing", f"label_smoothing ε = {fmt(self.epsilon, 6)} (cDPO; 0: plain DPO)."))
+        return out
+
+
+_LOSS = {
+    "sigmoid": "sigmoid, −(1 − ε) log σ(β h) − ε log σ(−β h) per pair",
+    "ipo": "IPO, (h − 1/(2β))² per pair",
+    "hinge": "hinge, max(0, 1 − β h) per pair",
+}
+
 
 def _tokens(r: Reader, raw: list[Any], path: str) -> tuple[Given, ...]:
     rows = []

@@ -43,7 +43,7 @@ class Grpo:
         """(key, sentence): the numbers and choices besides the arrays that decide the answers (a quiz
         question states them; the derivation's formulas and header say them too)."""
         eps = to_float(self.epsilon)
-        out = [("epsilon", f"ε = {eps:g}: the ratios are clipped to [{1 - eps:g}, {1 + eps:g}].")]
+        out = [("epsilon", f"ε = {eps:g}: the ratios are clipped to [1 − ε, 1 + ε].")]
         if self.ref_logprobs is not None:
             out.append(("beta", f"β = {to_float(self.beta):g}: the weight of the KL term."))
         spread = "unbiased (divided by n − 1)" if self.std == "unbiased" else "the population's (divided by n)"

@@ -46,6 +46,21 @@ class OnlineSoftmax:
         """Columns of scores (keys)."""
         return self.scores.shape[1] if isinstance(self.scores, Given) else self.scores.K.shape[0]
 
+    def stated(self) -> list[tuple[str, str]]:
+        """(key, sentence): the block size, and the score function when the scores are computed, besides
+        the arrays' tables (a quiz item states them)."""
+        out = [
+            (
+                "block",
+                f"block = {self.block}: the keys are taken in order, {self.block} a block "
+                "(the last block may be shorter).",
+            )
+        ]
+        if self.score is not None:
+            formula = "Q Kᵀ / √d_k" if self.score == "scaled-dot" else "Q Kᵀ"
+            out.append(("score", f"The scores: S = {formula} ({self.score})."))
+        return out
+
     @property
     def blocks(self) -> list[tuple[int, int]]:
         """Each block's columns, [start, stop) (0-based)."""

@@ -25,6 +25,18 @@ class Quantization:
     group: int | None
     x: Given | None
 
+    def stated(self) -> list[tuple[str, str]]:
+        """(key, sentence): the integer width, the scheme and the granularity besides W's table (a quiz
+        item states them)."""
+        out = [("bits", f"bits b = {self.bits}: {self.bits}-bit integers.")]
+        out.append(("scheme", f"Scheme: {_SCHEME[self.scheme]}; rounding half to even (as torch.round)."))
+        if self.granularity == "group":
+            how = f"group: one scale per {self.group} consecutive entries of a row"
+            out += [("granularity", f"Granularity: {how}."), ("group", f"group = {self.group} entries a scale.")]
+        else:
+            out.append(("granularity", f"Granularity: {_GRANULARITY[self.granularity]}."))
+        return out
+
     @property
     def qmin(self) -> int:
         return int(-(2 ** (self.bits - 1) - 1) if self.scheme == "absmax" else 0)
@@ -49,6 +61,15 @@ class Quantization:
         """A scale's shape: one number (tensor), one per row (row), rows × groups (group)."""
         outer, groups, _ = self.blocks
         return () if self.granularity == "tensor" else (outer,) if self.granularity == "row" else (outer, groups)
+
+
+_SCHEME = {
+    "absmax": "absmax (symmetric), scale = max|w| / (2^(b−1) − 1), q = clamp(round(w / scale), −(2^(b−1) − 1), "
+    "2^(b−1) − 1)",
+    "zeropoint": "zeropoint (asymmetric) over [min(w, 0), max(w, 0)], scale = (max − min) / (2^b − 1), "
+    "zero_point = round(−min / scale), q = clamp(round(w / scale) + zero_point, 0, 2^b − 1)",
+}
+_GRANULARITY = {"tensor": "tensor, one scale for the whole of W", "row": "row, one scale per row (output channel)"}
 
 
 def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:

@@ -1,5 +1,6 @@
 """The facts besides the input arrays that a question needs to be answered on its own: the mask, the
-target(s), and how a recurrent cell and a seq2seq decoder are set up. Moodle and QTI items print them."""
+target(s), how a recurrent cell and a seq2seq decoder are set up, and what a kind's payload states of
+itself (its ``stated()`` method). Moodle and QTI items print them."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from typing import TYPE_CHECKING
 from ..parse.attention_backward import AttentionBackward
 from ..parse.data import SelfAttention, Sequence
 from ..parse.decode import Decode
-from ..parse.grpo import Grpo
 from ..parse.softmax import Softmax
 from ..parse.types import Bleu, Cell, Layer, MultiHead, OutputLayer, PosEnc, Problem, Recurrent, Seq2Seq
 
@@ -148,6 +148,13 @@ def setup_lines(p: Problem) -> list[tuple[str, str]]:
         start = "the given h0" if s.dec_h0 is not None else "the encoder's final state"
         out.append(("decoder", f"Decoder: {cell_line(s.decoder)}; {how}; it starts from {start}."))
         out += _targets(s.output)
-    if isinstance(p.data, Grpo):
-        out += p.data.stated()
-    return out
+    return out + payload_stated(p)
+
+
+def payload_stated(p: Problem) -> list[tuple[str, str]]:
+    """The (key, sentence) pairs a kind's payload states of itself: its ``stated()`` method, when the
+    payload class has one (grpo's ε, β and normalisation, bpe's merges asked for and tie rule, a DPO's β;
+    a plugin kind's payload the same way). The numbers and choices that decide the answers and that no
+    table shows; never a value a step computes."""
+    stated = getattr(type(p.data), "stated", None)  # a method (a recurrent payload's `stated` field is data)
+    return list(stated(p.data)) if callable(stated) else []

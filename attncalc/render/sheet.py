@@ -24,6 +24,7 @@ from .asked import asks, decimals_text
 from .blocks import Block, Details, Heading, MathLines, Para, Sheet, Table
 from .describe import describe
 from .reveal import without_results
+from .setup import payload_stated
 from .sheet_steps import StepBlocks
 
 SHEETS = ("solution", "answers", "question")
@@ -90,6 +91,8 @@ class _Builder(StepBlocks):
 
     def question(self) -> None:
         self.givens()
+        for _key, line in payload_stated(self.d.problem):  # what an LMS item states too (the practice page)
+            self.add(Para(line))
         stated = [s for s in self.d.steps if isinstance(s, Stated)]
         if stated:  # gate values the problem states: given, not asked for
             self.add(Para("Stated by the problem (use these values as they are):", "explain"))

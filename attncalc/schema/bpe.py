@@ -19,6 +19,11 @@ STEP_IDS = [
 ]
 
 TIES = ("greater", "first")
+# the tie rule in words (a merge step's explanation, a quiz item's givens)
+TIE_RULE = {
+    "greater": "of pairs with equal counts the lexicographically greatest is taken (as CS336)",
+    "first": "of pairs with equal counts the one that occurs first is taken (as minbpe)",
+}
 
 GIVEN = table(
     Key("corpus", "string", "the training text, split on whitespace into words (or give words)"),

@@ -4,6 +4,7 @@ question named the beam the rank question asks for)."""
 
 from __future__ import annotations
 
+import html
 import io
 import re
 import xml.etree.ElementTree as ET
@@ -54,17 +55,39 @@ def _qti12_texts(data: bytes) -> list[str]:
 
 
 def _shows(text: str, key: str, value: Any) -> bool:
-    """The given is in the text: labelled by its key (a table's or a line's title/label), the vocabulary as
-    its words."""
-    if key == "vocab" or key.startswith("labels"):  # the words head the table's columns or rows
+    """The given is in the text: labelled by its key (a table's or a line's title/label; a line states its
+    value), the vocabulary as its words (a vocabulary's size, a whole number, by its key)."""
+    words = isinstance(value, list) and all(isinstance(w, str) for w in value)
+    if (key == "vocab" or key.startswith("labels")) and words:  # the words head the table's columns or rows
         return all(f"<th>{w}</th>" in text for w in value)
     if key == "references":  # one table per reference
         return all(f'="references.{k}"' in text.replace("&quot;", '"') for k in range(1, len(value) + 1))
     if re.search(rf'(title|label)=(&quot;|"){re.escape(key)}(&quot;|")', text) is not None:
-        return True
+        line = _line(text, key)
+        return line is None or _states(line, value)
     # lists of token log-probabilities of different lengths (grpo's): one table per list, key[1], key[2], ...
     lists = isinstance(value, list) and value and all(isinstance(row, list) for row in value)
     return bool(lists) and all(_shows(text, f"{key}[{i}]", row) for i, row in enumerate(value, 1))
+
+
+def _line(text: str, key: str) -> str | None:
+    """The sentence a paragraph labelled by the key states (None: the key labels a table)."""
+    m = re.search(rf'<p (?:title|label)=(?:&quot;|"){re.escape(key)}(?:&quot;|")>(.*?)(?:</p>|&lt;/p&gt;)', text)
+    return html.unescape(html.unescape(m.group(1))) if m else None
+
+
+def _states(line: str, value: Any) -> bool:
+    """A sentence states the file's value: a number as the file writes it, a choice or word by its name
+    (any case: "rms" in "RMSNorm"), each word of a list; a yes/no is said in words, not checked."""
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, (int, float)):
+        return re.search(rf"(?<![\d.]){re.escape(str(value))}(?![\d])", line) is not None
+    if isinstance(value, str):
+        return value.lower() in line.lower()
+    if isinstance(value, list) and all(isinstance(w, str) for w in value):
+        return all(w in line for w in value)
+    return True
 
 
 @pytest.mark.parametrize(
