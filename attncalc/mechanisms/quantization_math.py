@@ -13,8 +13,8 @@ import numpy as np
 from ..derivation import interval
 from ..derivation.arith import Chain
 from ..derivation.fmt import fmt
-from ..derivation.rounding import round_half_up
 from ..derivation.interval import Iv
+from ..derivation.rounding import round_half_up
 
 TIE = 1e-9
 
