@@ -43,10 +43,7 @@ RESIDUAL_SLIPS = (NOT_NORMALISED, NO_MAX, FROM_TARGET)
 # number says which draft was rejected, the answer to the accept tests asked before it (a question
 # sheet, the practice page and the LMS items show a step's formula). The worked lines and the
 # explanation of a solution say which j it is.
-RESIDUAL_FORMULA = (
-    "p'(x) = max(0, p_j(x) − q_j(x)) / Σ_y max(0, p_j(y) − q_j(y)), j = n + 1 (the first rejected position); "
-    "p' = p_(γ+1) if n = γ (every draft accepted)"
-)
+RESIDUAL_FORMULA = "p' = max(0, p_j − q_j) / Σ max(0, p_j − q_j), j = n + 1 (p' = p_(γ+1) if n = γ)"
 TIE = 1e-9  # floats this close are compared by their exact values
 LOST = "?"  # the label drawn from not-a-number (check tracing what depends on a step)
 
