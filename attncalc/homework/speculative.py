@@ -4,6 +4,11 @@ sometimes in quarters); each drafted token is drawn from its draft row, and the 
 resample draw are multiples of 0.05. Every variant is one round with its own accept pattern (a
 rejection at some position, or every draft accepted).
 
+Left to chance, most rounds would end at the first or second draft (each test passes with
+probability α < 1, so a run of γ passes is rare). So each variant's uniforms are drawn for a number
+of accepted drafts: variant k of a set with seed s accepts (s + k − 1) mod (γ + 1), so a set of
+γ + 1 or more variants has every count from 0 to γ, and so do the first variants of successive seeds.
+
 A variant is unfit when a uniform lies within 0.02 of its acceptance probability or the resample draw
 within 0.02 of a running sum (a tie: a rounded number would decide it), or when a draft row equals its
 target row (α = 1: nothing can be rejected). In a quiz (one shape), every variant accepts the same
@@ -44,14 +49,40 @@ def _pick(rng: random.Random, row: list[float]) -> int:
     return rng.choices(range(len(row)), weights=row)[0]
 
 
+def accepted_count(o: Options, number: int) -> int:
+    """How many drafts variant ``number`` accepts: a quiz's every variant the same (seed mod (γ + 1)),
+    a set's in turn from there."""
+    return (o.seed + (0 if o.one_shape else number - 1)) % (o.tokens + 1)
+
+
+def _uniforms(rng: random.Random, accept: list[float], n: int) -> list[float] | None:
+    """Uniforms (multiples of 0.05) with which the first n tests pass and test n + 1 fails, each at
+    least APART from its acceptance probability; None when an acceptance probability leaves no room."""
+    out = []
+    for i, a in enumerate(accept):
+        grid = [k / 20 for k in range(1, 20)]
+        if i < n:
+            grid = [r for r in grid if r <= a - APART]
+        elif i == n:
+            grid = [r for r in grid if r >= a + APART]
+        if not grid:
+            return None
+        out.append(rng.choice(grid))
+    return out
+
+
 def _draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     gamma, v = o.tokens, o.dim
     vocab = list(LETTERS[:v])
-    draft = [_row(rng, v) for _ in range(gamma)]
-    target = [_row(rng, v) for _ in range(gamma)]
-    target.append(_row(rng, v, 4) if number % 2 == 0 and v <= 4 else _row(rng, v))
-    drafted = [vocab[_pick(rng, q)] for q in draft]
-    uniforms = [rng.randint(1, 19) / 20 for _ in range(gamma)]
+    uniforms = None
+    while uniforms is None:
+        draft = [_row(rng, v) for _ in range(gamma)]
+        target = [_row(rng, v) for _ in range(gamma)]
+        target.append(_row(rng, v, 4) if number % 2 == 0 and v <= 4 else _row(rng, v))
+        picked = [_pick(rng, q) for q in draft]
+        accept = [min(1.0, target[i][x] / draft[i][x]) for i, x in enumerate(picked)]
+        uniforms = _uniforms(rng, accept, accepted_count(o, number))
+    drafted = [vocab[x] for x in picked]
     return {
         "title": f"Variant {number}",
         "kind": "speculative",

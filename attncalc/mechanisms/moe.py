@@ -133,6 +133,33 @@ def _chosen(answer: np.ndarray, computed: list[list[int]], E: int) -> list[list[
     return computed
 
 
+def _tie_note(d: Moe, P: np.ndarray, order: list[list[int]], rows: Any) -> str:
+    """When two probabilities of a token tie at the top-k boundary (the k-th and the (k + 1)-th largest
+    are equal), which experts tied and which was taken: the lower number, as documented; torch.topk
+    does not promise that (its choice among equal values is unspecified). "" when no tie decided."""
+    if d.top_k >= d.E:
+        return ""
+    pf = np.round(to_float(P), 12)
+    parts = []
+    for i, o in enumerate(order):
+        at = pf[i, o[d.top_k - 1]]
+        if pf[i, o[d.top_k]] != at:
+            continue
+        tied = sorted(e + 1 for e in o if pf[i, e] == at)
+        taken = sorted(e + 1 for e in o[: d.top_k] if pf[i, e] == at)
+        name = f"token {i + 1}" + (f" ({rows[i]})" if rows is not None and rows[i] != str(i + 1) else "")
+        parts.append(
+            f"{name}: experts {', '.join(map(str, tied))} tie at p = {fmt(float(at), 6)}, "
+            f"expert{'s' if len(taken) > 1 else ''} {', '.join(map(str, taken))} taken"
+        )
+    if not parts:
+        return ""
+    return (
+        "A tie decided the choice: " + "; ".join(parts) + ". A tie goes to the lower expert number "
+        "(attncalc's rule); torch.topk may take another of the tied experts, and either is a top-k choice."
+    )
+
+
 def _top_k_step(chain: Chain, d: Moe, P: np.ndarray, rows: Any) -> tuple[Step, list[list[int]]]:
     order = _order(chain, P)
     top = [r[: d.top_k] for r in order]
@@ -147,7 +174,7 @@ def _top_k_step(chain: Chain, d: Moe, P: np.ndarray, rows: Any) -> tuple[Step, l
     step = chain.step(
         Formula, "top_k", value, title=f"The top {d.top_k} expert{'s' if d.top_k > 1 else ''} of each token",
         formula="k_ir = the expert with the r-th largest p_ie (1-based)", latex="", symbol="k", rows=rows,
-        written=written,
+        written=written, note=_tie_note(d, P, order, rows),
         explain="Each token goes to the experts of its largest probabilities, largest first (a tie goes to the lower number).",
     )  # fmt: skip
     return step, _chosen(step.value, top, d.E)
@@ -178,7 +205,8 @@ def _gates_step(chain: Chain, d: Moe, P: np.ndarray, top: list[list[int]], rows:
             return f"p_{i + 1},{top[i][r] + 1}"
         return f"{own} / ({' + '.join(num(x, k) for x in chosen[i])})"
 
-    formula = "g_ir = p_i,k_ir / Σ_s p_i,k_is" if d.renormalize else "g_ir = p_i,k_ir"
+    # p_(i, k_ir): token i's probability of its r-th expert k_ir (p_i,k_ir typeset as p_{i,k,ir})
+    formula = "g_ir = p_(i, k_ir) / Σ_s p_(i, k_is)" if d.renormalize else "g_ir = p_(i, k_ir)"
     return chain.step(
         Formula, "gates", G, title="The gates", formula=formula, latex="", symbol="g", rows=rows,
         written=Written(text, 2, chain.decimals),

@@ -104,7 +104,7 @@ def expert_output_steps(
 
     steps.append(
         chain.step(
-            Formula, "expert_outputs", Y, title="The chosen experts' outputs", formula="y_ir = x_i · W_k_ir",
+            Formula, "expert_outputs", Y, title="The chosen experts' outputs", formula="y_ir = x_i · W_(k_ir)",
             latex="", symbol="y", rows=rows, written=Written(text, 3, chain.decimals),
             explain="Each chosen expert applied to the token's row: its row times the expert's weights.",
         )

@@ -23,7 +23,7 @@ from ..derivation.arith import Chain, MistakeNotApplicable, to_float
 from ..derivation.fmt import fmt
 from ..parse import Problem
 from ..parse.quantization import Quantization
-from .quantization_math import Rounder, array, largest, smallest
+from .quantization_math import Rounder, ScaleText, array, largest, smallest
 from .written import Written
 
 
@@ -125,21 +125,27 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     fs = to_float(scales)
 
     # zero points
-    flat_zp, fz = _zero_points(d, chain, rounder, steps, flat_ranges, flat_scales, (fr, fs), (r_rows, r_cols))
+    minima = None if absmax else fr.reshape(-1, 2)[:, 0]
+    st = ScaleText(fs.reshape(-1), Wf.reshape(-1), minima, d.qmin, d.qmax)
+    flat_zp, fz = _zero_points(d, chain, rounder, steps, flat_ranges, flat_scales, (fr, st), (r_rows, r_cols))
 
     # quantized
     q = _quantize(d, chain, rounder, blocks, flat_scales, flat_zp)
-    fsq = np.repeat(to_float(scales).reshape(outer * groups), size).reshape(rows, cols)
     fzq = np.repeat(fz, size).reshape(rows, cols)
+
+    def s_at(idx: tuple[int, ...], dec: int) -> str:  # the scale of entry idx, as its line writes it
+        return st((idx[0] * cols + idx[1]) // size, dec)
+
+    wider = st.note(chain.decimals)
     Wrows = tuple(f"row {i + 1}" for i in range(rows))
     zp_text = "" if absmax else " + z"
     steps.append(
         chain.step(
             Formula, "quantized", array(q.reshape(-1).tolist(), (rows, cols)), title=f"Quantized ({d.bits}-bit integers)",
             symbol="q", rows=Wrows, latex="", formula=f"q = clamp(round(w / s){zp_text}, {d.qmin}, {d.qmax})",
-            written=Written(lambda idx, dec: f"round({_g(float(Wf[idx]))} / {fmt(fsq[idx], dec)})"
+            written=Written(lambda idx, dec: f"round({_g(float(Wf[idx]))} / {s_at(idx, dec)})"
                             + ("" if absmax else f" + {fmt(fzq[idx], 0)}"), 2, chain.decimals),
-            explain="Rounded half to even (as torch.round), then clamped to the integer range.",
+            explain="Rounded half to even (as torch.round), then clamped to the integer range." + wider,
         )
     )  # fmt: skip
     quantized = steps[-1].value
@@ -158,8 +164,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             rows=Wrows, latex="",
             formula="w' = (q − z) · s" if not absmax else "w' = q · s",
             written=Written(lambda idx, dec: (f"{fmt(fq[idx], 0)}" if absmax else f"({fmt(fq[idx], 0)} − {fmt(fzq[idx], 0)})")
-                            + f" · {fmt(fsq[idx], dec)}", 2, chain.decimals),
-            explain="The integers mapped back onto the real line: what the layer computes with.",
+                            + f" · {s_at(idx, dec)}", 2, chain.decimals),
+            explain="The integers mapped back onto the real line: what the layer computes with." + wider,
         )
     )  # fmt: skip
     dequantized = steps[-1].value
@@ -296,12 +302,12 @@ def _range_step(d: Quantization, chain: Chain, found: np.ndarray, fblock: Any,
 
 def _zero_points(
     d: Quantization, chain: Chain, rounder: Rounder, steps: list[Step], flat_ranges: Any, flat_scales: Any,
-    floats: tuple[np.ndarray, np.ndarray], labels: tuple[Any, Any],
+    floats: tuple[np.ndarray, ScaleText], labels: tuple[Any, Any],
 ) -> tuple[list[Any], np.ndarray]:  # fmt: skip
     """The zero points (zeropoint scheme: one step appended), flat, and as floats; zeros for absmax."""
     outer, groups, _ = d.blocks
     shape = d.scale_shape
-    fr, fs = floats
+    fr, scale_text = floats
     r_rows, r_cols = labels
     if d.scheme == "absmax":
         return [Rounder(chain).like(0)] * (outer * groups), np.zeros(outer * groups)
@@ -315,8 +321,8 @@ def _zero_points(
         chain.step(
             Formula, "zero_points", array(zp, (outer * groups,)).reshape(shape), title="Zero points", symbol="z",
             rows=r_rows, cols=r_cols, latex="", formula="z = round(−min / s)",
-            written=_written(shape, chain.decimals, lambda k, dec: f"round({_g(0.0 - fr.reshape(-1, 2)[k][0])} / {fmt(fs.reshape(-1)[k], dec)})"),
-            explain="The integer that stands for w = 0, rounded half to even.",
+            written=_written(shape, chain.decimals, lambda k, dec: f"round({_g(0.0 - fr.reshape(-1, 2)[k][0])} / {scale_text(k, dec)})"),
+            explain="The integer that stands for w = 0, rounded half to even." + scale_text.note(chain.decimals),
         )
     )  # fmt: skip
     zero_points = steps[-1].value

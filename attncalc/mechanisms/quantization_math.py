@@ -12,7 +12,9 @@ import numpy as np
 
 from ..derivation import interval
 from ..derivation.arith import Chain
+from ..derivation.fmt import fmt
 from ..derivation.interval import Iv
+from ..derivation.rounding import round_half_up
 
 TIE = 1e-9
 
@@ -106,3 +108,63 @@ def array(items: Any, shape: tuple[int, ...]) -> np.ndarray:
     for i, v in enumerate(flat):
         out[i] = v
     return out.reshape(shape)
+
+
+class ScaleText:
+    """A scale as the lines that divide or multiply by it write it (zero points, the quantized integers,
+    the dequantized weights): at the shown decimals when each line's result follows from the number as
+    written, else with as many more decimals (up to ``EXTRA``) as it takes. round(−4.3 / 0.043) is −100,
+    while q = round(−4.3 / (5.4/127)) = −101: that line writes 0.0425197, so that what it shows is what
+    its numbers give. Under --carry the scale is the rounded one, and the shown decimals do.
+
+    ``scales`` per scale k, ``weights`` per entry in block order (block k is entries k·size to
+    (k + 1)·size − 1), ``minima`` each block's min(w, 0) for the zeropoint scheme (None: absmax). The
+    results the lines must give are worked here from the scales as floats, so that a line made before
+    the later steps (a per-tensor zero point is written at once) is decided alike."""
+
+    EXTRA = 10
+
+    def __init__(self, scales: np.ndarray, weights: np.ndarray, minima: np.ndarray | None, lo: int, hi: int) -> None:
+        self.scales, self.weights, self.minima, self.lo, self.hi = scales, weights, minima, lo, hi
+        self.size = len(weights) // len(scales)
+        self._cache: dict[tuple[int, int], str] = {}
+
+    def __call__(self, k: int, dec: int) -> str:
+        if (k, dec) not in self._cache:
+            self._cache[k, dec] = self._text(k, dec)
+        return self._cache[k, dec]
+
+    def widened(self, dec: int) -> bool:
+        """Whether some scale is written with more than ``dec`` decimals."""
+        return any(self(k, dec) != fmt(self.scales[k], dec) for k in range(len(self.scales)))
+
+    def note(self, dec: int) -> str:
+        """The sentence a step whose lines write a widened scale adds to its explanation ("" if none)."""
+        if not self.widened(dec):
+            return ""
+        return (
+            f" The scale is written with more than {dec} decimals where, rounded to {dec}, it would give "
+            "another result than the true scale does."
+        )
+
+    def _text(self, k: int, dec: int) -> str:
+        s = float(self.scales[k])
+        if not math.isfinite(s) or s == 0:
+            return fmt(s, dec)
+        want = self._results(k, s, dec)
+        for places in range(dec, dec + self.EXTRA + 1):
+            text = fmt(s, places)
+            if self._results(k, float(text), dec) == want:
+                return text
+        return fmt(s, dec)  # (none does: a tie met differently in floats; the shown decimals then)
+
+    def _results(self, k: int, s: float, dec: int) -> tuple[float, ...]:
+        """The zero point, each integer and each dequantized weight (rounded as shown) that s gives."""
+        z = 0.0 if self.minima is None else float(round(-float(self.minima[k]) / s))
+        out = [z]
+        for w in self.weights[k * self.size : (k + 1) * self.size]:
+            if not math.isfinite(float(w)):
+                continue
+            q = float(min(max(round(float(w) / s) + z, self.lo), self.hi))
+            out += [q, round_half_up((q - z) * s, dec)]
+        return tuple(out)

@@ -39,6 +39,11 @@ CONTINUED = "speculative_continued_after_rejection"
 FROM_TARGET = "speculative_next_from_target"
 RESIDUAL_SLIPS = (NOT_NORMALISED, NO_MAX, FROM_TARGET)
 
+# The residual's formula names the first rejected position by a symbol, j, not by its number: the
+# number says which draft was rejected, the answer to the accept tests asked before it (a question
+# sheet, the practice page and the LMS items show a step's formula). The worked lines and the
+# explanation of a solution say which j it is.
+RESIDUAL_FORMULA = "p' = max(0, p_j − q_j) / Σ max(0, p_j − q_j), j = n + 1 (p' = p_(γ+1) if n = γ)"
 TIE = 1e-9  # floats this close are compared by their exact values
 LOST = "?"  # the label drawn from not-a-number (check tracing what depends on a step)
 
@@ -186,10 +191,10 @@ def _residual(d: Speculative, chain: Chain, dec: _Decide, q: np.ndarray, P: np.n
             raise MistakeNotApplicable  # every draft accepted: the target's last row, no residual
         j = d.gamma + 1
         return chain.step(
-            Formula, "residual", np.asarray(P[d.gamma], dtype=P.dtype), formula=f"p' = p_{j} (every draft accepted)",
+            Formula, "residual", np.asarray(P[d.gamma], dtype=P.dtype), formula=RESIDUAL_FORMULA,
             written=tuple(_n(x, k) for x in P[d.gamma]), **fields,
-            explain=f"Every drafted token was accepted: the target's pass already gave p_{j}, the distribution "
-            "of the token after them, so one more token comes for free.",
+            explain=f"Every drafted token was accepted (n = γ = {d.gamma}): the target's pass already gave p_{j}, "
+            "the distribution of the token after them, so one more token comes for free.",
         )  # fmt: skip
     j = n + 1
     diff = np.asarray(P[n] - q[n], dtype=P.dtype)
@@ -213,9 +218,8 @@ def _residual(d: Speculative, chain: Chain, dec: _Decide, q: np.ndarray, P: np.n
     tot = _n(total, k)
     written = tuple(f"max(0, {_n(a, k)} − {_n(b, k)}) / {tot}" for a, b in zip(P[n], q[n], strict=True))
     return chain.step(
-        Formula, "residual", value, formula=f"p'(x) = max(0, p_{j}(x) − q_{j}(x)) / Σ_y max(0, p_{j}(y) − q_{j}(y))",
-        written=written, **fields,
-        explain=f"Token {j} was rejected: the next token is drawn from what p_{j} has beyond q_{j}, normalised "
+        Formula, "residual", value, formula=RESIDUAL_FORMULA, written=written, **fields,
+        explain=f"Token {j} was the first rejected (j = n + 1 = {j}): the next token is drawn from what p_{j} has beyond q_{j}, normalised "
         "(the mass the draft under-proposed), so that the output still follows the target exactly.",
     )  # fmt: skip
 

@@ -55,6 +55,17 @@ class Exact:
 
     items: tuple[tuple[str, Any], ...]
     more: int = 0
+    label: str = "exact"  # EXACT_CARRIED under --carry
+
+
+# With --carry the lines show the numbers rounded and carried forward, as by hand, while an exact form
+# is the true value (nothing carried): they can differ by more than the last digit (a quantized integer
+# from a rounded scale). The label says which is which.
+EXACT_CARRIED = "exact (the true value, not carried)"
+
+
+def exact_label(carried: bool) -> str:
+    return EXACT_CARRIED if carried else "exact"
 
 
 @dataclass(frozen=True)

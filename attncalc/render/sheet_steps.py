@@ -38,7 +38,7 @@ from ..derivation import (
 from ..derivation.fmt import elide, entry_indices, entry_label, flat_rows, fmt, fmt_given, inline, position_labels
 from ..kinds import entry_namer
 from . import counts, expand
-from .blocks import Block, Exact, MathLines, Matrix, Para, Table
+from .blocks import Block, Exact, MathLines, Matrix, Para, Table, exact_label
 from .exact import exact_groups
 
 MATRIX_LIMIT = 12  # rows/columns of a matrix shown before the middle is elided
@@ -155,7 +155,7 @@ class StepBlocks:
                 (" = ".join(labels[:3]) + (" = …" if len(labels) > 3 else ""), _readable(expr))
                 for labels, expr in groups
             ]
-            self.add(Exact(tuple(items), more))
+            self.add(Exact(tuple(items), more, exact_label(self.d.carry_rounded)))
 
     def _attention_table(self) -> None:
         d = self.d

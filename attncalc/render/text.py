@@ -37,6 +37,7 @@ from ..derivation.fmt import (
 )
 from ..kinds import entry_namer, tables_after
 from . import expand, heads, timeline
+from .blocks import exact_label
 from .describe import describe
 from .exact import exact_groups, exact_text
 from .sheet import BRIEF_ENTRY_LIMIT
@@ -181,11 +182,12 @@ class TextRenderer(TextSteps):
         full: list[str] = []  # lines shown whole or with leading terms
         too_long: list[tuple[str, int, str]] = []  # (first name, length, names) of forms not shown at all
         shortened = False
+        label = exact_label(self.d.carry_rounded)
         for labels, expr in groups:
             names = " = ".join(labels[:3]) + (f" = … ({len(labels)} entries)" if len(labels) > 3 else "")
             form = exact_text(expr)
-            line = cut_exact(f"  exact: {names} = ", form)
-            shortened = shortened or line != f"  exact: {names} = {form}"
+            line = cut_exact(f"  {label}: {names} = ", form)
+            shortened = shortened or line != f"  {label}: {names} = {form}"
             if line.endswith(" characters)"):
                 too_long.append((labels[0], len(form), line))
             else:
@@ -194,7 +196,7 @@ class TextRenderer(TextSteps):
             sizes = sorted(n for _, n, _ in too_long)
             span = f"{sizes[0]}" if sizes[0] == sizes[-1] else f"{sizes[0]}–{sizes[-1]}"
             full.append(
-                f"  exact: {too_long[0][0]} … {too_long[-1][0]}: {len(too_long)} forms of {span} characters"
+                f"  {label}: {too_long[0][0]} … {too_long[-1][0]}: {len(too_long)} forms of {span} characters"
                 " each, too long to show here"
             )
         elif too_long:

@@ -131,6 +131,10 @@ _SYMBOLS = {
     "–": "\\text{--}",
     "≤": r"\le ",
     "≠": r"\ne ",
+    "⌈": r"\lceil ",  # moe's capacity ⌈capacity_factor · n · top_k / E⌉ (transliterated, it was [ ])
+    "⌉": r"\rceil ",
+    "⌊": r"\lfloor ",
+    "⌋": r"\rfloor ",
 }
 # symbols of the sheets' running text and how LaTeX's text mode sets them (write_tex)
 TEXT_SYMBOLS = {
@@ -158,6 +162,10 @@ TEXT_SYMBOLS = {
     "∘": r"$\circ$",
     "₀": r"$_0$",
     "−": "-",
+    "⌈": r"$\lceil$",
+    "⌉": r"$\rceil$",
+    "⌊": r"$\lfloor$",
+    "⌋": r"$\rfloor$",
 }
 # characters kept for the writers to set (the rest beyond Latin-1 is transliterated)
 _KEEP = frozenset(_SYMBOLS) | frozenset(TEXT_SYMBOLS) | frozenset(_ARROWS) | {"√", "…", "·", "−"}
@@ -357,9 +365,14 @@ def _joined_piece(kind: str, text: str, nxt: tuple[str, str]) -> str | None:
     by _ (recurrent_kernel, hidden_pre) that are one name, not a subscript."""
     if kind == "word" and len(text) == 1 and nxt[1] in _ARROWS:  # h→ (forward), h← (backward)
         return rf"{_ARROWS[nxt[1]]}{{{text}}}"
-    if kind == "word" and len(text) > 3 and nxt[0] == "sub" and len(nxt[1]) > 4 and nxt[1][1:].isalpha():
+    if kind == "word" and _one_name(text, nxt):
         return rf"\text{{{tex_text(text + nxt[1])}}}"
     return None
+
+
+def _one_name(word: str, nxt: tuple[str, str]) -> bool:
+    """Two words joined by _ (recurrent_kernel, capacity_factor): one name, not a subscript."""
+    return len(word) > 3 and nxt[0] == "sub" and len(nxt[1]) > 4 and nxt[1][1:].isalpha()
 
 
 def _joined_tex(pieces: list[str]) -> str:
@@ -404,8 +417,16 @@ def _to_html_parts(plain: str) -> str:
 def _to_html(plain: str) -> str:
     out: list[str] = []
     tokens = list(_TOKEN.finditer(plain))
+    skip = -1  # a token already written with the one before it
     for i, m in enumerate(tokens):
         kind, text = m.lastgroup, m.group()
+        if i == skip:
+            continue
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if kind == "word" and nxt is not None and _one_name(text, (nxt.lastgroup or "", nxt.group())):
+            out.append(html.escape(text + nxt.group()))  # capacity_factor: one name, as in LaTeX
+            skip = i + 1
+            continue
         after_letter = i > 0 and out and out[-1].endswith("</i>") and len(tokens[i - 1].group()) == 1
         if text in _ARROWS and after_letter:
             out[-1] = f'<span class="over" data-a="{text}">{out[-1]}</span>'  # an arrow over h, as in print

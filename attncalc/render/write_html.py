@@ -128,11 +128,11 @@ class HtmlWriter(Writer):
         self.out.append('<ul class="math">')
         for labels, expr in b.items:
             if isinstance(expr, str):
-                self.out.append(f'<li>exact: <span class="m">{to_html(labels)}</span>: {html.escape(expr)}</li>')
+                self.out.append(f'<li>{b.label}: <span class="m">{to_html(labels)}</span>: {html.escape(expr)}</li>')
                 continue
             mm = exact_mathml(expr)
             self.out.append(  # a wide form scrolls on its own line, not the page
-                f'<li class="exact">exact: <span class="m">{to_html(labels)}</span> = '
+                f'<li class="exact">{b.label}: <span class="m">{to_html(labels)}</span> = '
                 f'<math xmlns="http://www.w3.org/1998/Math/MathML">{mm}</math></li>'
             )
         if b.more:

@@ -125,9 +125,9 @@ class MarkdownWriter(Writer):
     def _block_Exact(self, b: Exact) -> None:
         for labels, expr in b.items:
             if isinstance(expr, str):
-                self.out.append(f"- exact: ${_tex(labels)}$: {_md_text(expr)}")
+                self.out.append(f"- {b.label}: ${_tex(labels)}$: {_md_text(expr)}")
             else:
-                self.out.append(f"- exact: ${_tex(labels)} = {_exact_tex(expr)}$")
+                self.out.append(f"- {b.label}: ${_tex(labels)} = {_exact_tex(expr)}$")
         if b.more:
             self.out.append(f"- … and {b.more} more exact forms")
         self.out.append("")

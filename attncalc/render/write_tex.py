@@ -357,11 +357,11 @@ class LatexWriter(Writer):
         """Each exact form on its line; one wider than the line (a softmax over twenty positions)
         is scaled down to fit rather than run off the page."""
         lines = [
-            f"exact: ${to_tex(labels)}$: {tex_safe(expr)}"
+            f"{b.label}: ${to_tex(labels)}$: {tex_safe(expr)}"
             if isinstance(expr, str)
             else _fit(
-                [f"exact: $\\displaystyle {to_tex(labels)} = {exact_latex(expr)}$"],
-                f"exact: ${to_tex(labels)}$: a form too wide for the page (attncalc solve -f json gives it whole)",
+                [f"{b.label}: $\\displaystyle {to_tex(labels)} = {exact_latex(expr)}$"],
+                f"{b.label}: ${to_tex(labels)}$: a form too wide for the page (attncalc solve -f json gives it whole)",
             )[0]
             for labels, expr in b.items
         ]

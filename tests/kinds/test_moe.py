@@ -393,3 +393,51 @@ def test_top_k_beyond_two_is_refused_for_homework() -> None:
     with pytest.raises(ProblemError) as e:
         generate(Options(kind="moe", top_k=3))
     assert e.value.key == "--top-k"
+
+
+# ------------------------------------------------------------------ notation and ties
+def test_the_capacitys_ceiling_and_the_chosen_experts_subscripts_typeset() -> None:
+    """C = ⌈capacity_factor · n · top_k / E⌉ is a ceiling: \\lceil … \\rceil in LaTeX and Markdown, the
+    characters ⌈ ⌉ in HTML, never [ ] (switch: ⌈1 · 4 · 1 / 2⌉ = 2). Token i's probability of its r-th
+    expert is one subscript pair (i, k_ir), not three indices i, k, ir."""
+    from attncalc.render.writers import render
+
+    switch, mixtral = solve_file("moe-switch.toml"), solve_file("moe-mixtral.toml")
+    for fmt in ("latex", "markdown"):
+        text = render([switch], fmt, "solution")
+        assert r"C = \lceil 1 \cdot  4 \cdot  1 / 2\rceil  = 2" in text, fmt
+        assert "[1 \\cdot" not in text and r"\text{capacity\_factor}" in text
+        text = render([mixtral], fmt, "solution")
+        assert r"p_{(i, k_{ir})}" in text and r"W_{(k_{ir})}" in text, fmt
+        assert "k,ir" not in text and "k,is" not in text
+    page = render([switch], "html", "solution")
+    assert "⌈1 · 4 · 1 / 2⌉ = 2" in page and "capacity_factor" in page and "capacity<sub>" not in page
+    page = render([mixtral], "html", "solution")
+    assert "<i>p</i><sub>(<i>i</i>, <i>k</i><sub>ir</sub>)</sub>" in page
+
+
+TIED = {
+    "X": [[1, 0], [0, 1]],
+    # token 1's logits [0, 1, 1]: experts 2 and 3 tie for the top 1; token 2's [2, 0, 1]: no tie
+    "W_router": [[0, 1, 1], [2, 0, 1]],
+    "experts": [[[1, 0], [0, 1]], [[0, 1], [1, 0]], [[2, 0], [0, -1]]],
+    "top_k": 1,
+}
+
+
+def test_a_tie_at_the_top_k_boundary_is_noted() -> None:
+    """Token 1's probabilities, by hand: e^0, e^1, e^1 over 1 + 2e: experts 2 and 3 tie at
+    e / (1 + 2e) = 0.422319 (numpy below), and the tie goes to the lower number, 2; the top_k step says
+    so and that torch.topk may choose otherwise. No tie, no note (the examples)."""
+    p = np.exp([0.0, 1.0, 1.0]) / np.exp([0.0, 1.0, 1.0]).sum()
+    assert p[1] == p[2] and abs(p[1] - math.e / (1 + 2 * math.e)) < 1e-15
+    for exact in (False, True):
+        d = solve_raw(_case(TIED, ["the", "cat"]), exact=exact)
+        assert np.asarray(d["top_k"], dtype=float).ravel().tolist() == [2, 1]
+        note = d.step("top_k").note
+        assert "token 1 (the): experts 2, 3 tie at p = 0.422319, expert 2 taken" in note, note
+        assert "torch.topk" in note and "token 2" not in note
+    two = solve_raw(_case({**TIED, "top_k": 2}), exact=False)  # experts 2 and 3 are both taken: no choice made
+    assert not two.step("top_k").note
+    for name in EXAMPLES:
+        assert not solve_file(name).step("top_k").note

@@ -5,6 +5,7 @@ with one message; the slips' arithmetic."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -293,3 +294,63 @@ def test_work_from_a_wrong_scale_is_carried() -> None:
 def test_a_typo_is_not_taken_for_a_slip(step: str, answer: Any) -> None:
     r = _grade(load_problem(Path(PROBLEMS, "quantization-absmax-rows.toml")), step, answer)
     assert r.verdict == "wrong" and r.mistake is None, (r.mistake, r.note)
+
+
+def _tutorial_file(tmp_path: Path, scheme: str) -> Path:
+    f = tmp_path / f"tutorial-{scheme}.toml"
+    f.write_text(
+        f'kind = "quantization"\n[given]\nW = [{TUTORIAL}]\nbits = 8\nscheme = "{scheme}"\n'
+        'granularity = "tensor"\n[settings]\ndecimals = 3\n',
+        encoding="utf-8",
+    )
+    return f
+
+
+@pytest.mark.parametrize(
+    ("scheme", "hand"),
+    [
+        ("absmax", [28, -12, -101, 28, -73, 19, 56, 127]),  # the tutorial's table (see the test above)
+        ("zeropoint", [145, 100, 0, 145, 32, 134, 176, 255]),
+    ],
+)
+def test_each_written_line_gives_its_result_as_written(tmp_path: Path, scheme: str, hand: list[int]) -> None:
+    """The tutorial's vector at 3 decimals: s = 5.4/127 shows as 0.043, but round(−4.3 / 0.043) is −100
+    and the integer is −101 (−4.3 · 127/5.4 = −101.13); the zero point's scale 9.7/255 shows as 0.038,
+    and round(−3.1 / 0.038) + 113 is 31 where q is 32 (−81.49 + 113). Each line of the zero point, the
+    integers and the dequantized weights is worked here from its numbers as written (Python's round is
+    half to even, as torch.round): it must give the line's result, and the integers the hand values."""
+    from ..helpers import run_cli
+
+    out = run_cli("solve", str(_tutorial_file(tmp_path, scheme)), "--width", "200").stdout
+    z = 0
+    if scheme == "zeropoint":
+        m = re.search(r"z = round\((\S+) / (\S+)\) = (\d+)", out)
+        assert m is not None, out
+        z = round(float(m[1]) / float(m[2]))
+        assert z == int(m[3]) == 113
+    lines = re.findall(r"q\[1,(\d)\] = round\((\S+) / (\S+)\)(?: \+ (\d+))? = (-?\d+)", out)
+    assert len(lines) == 8, out
+    for (_, w, s, zp, q), want in zip(lines, hand, strict=True):
+        assert int(q) == want
+        assert min(max(round(float(w) / float(s)) + int(zp or 0), -127 if scheme == "absmax" else 0), 255) == want
+    deq = re.findall(r"w'\[1,(\d)\] = \(?(-?\d+)(?: − (\d+)\))? · (\S+) = (\S+)", out)
+    assert len(deq) == 8, out
+    for (_, q, zp, s, shown), want in zip(deq, hand, strict=True):
+        assert int(q) == want
+        assert abs((int(q) - int(zp or 0)) * float(s) - float(shown)) <= 0.5e-3 + 1e-12, (q, s, shown)
+
+
+def test_with_carry_the_exact_lines_say_they_are_the_true_values(tmp_path: Path) -> None:
+    """--carry: the integers are worked from the rounded scale 0.043 (round(−4.3 / 0.043) = −100), while
+    the exact form of w'[1,3] is the true −101 · 27/635 = −2727/635: the line says which is which."""
+    from ..helpers import run_cli
+
+    f = _tutorial_file(tmp_path, "absmax")
+    carried = run_cli("solve", str(f), "--carry", "--width", "200").stdout
+    assert "q[1,3] = round(-4.3 / 0.043) = -100" in carried
+    assert "exact (the true value, not carried): w'[1,3] = -2727/635" in carried
+    assert "  exact: " not in carried
+    md = run_cli("solve", str(f), "--carry", "-f", "markdown").stdout
+    assert "- exact (the true value, not carried): " in md and "- exact: " not in md
+    plain = run_cli("solve", str(f), "--width", "200").stdout
+    assert "exact: w'[1,3] = -2727/635" in plain and "not carried" not in plain

@@ -385,6 +385,27 @@ def test_drawn_variants_keep_away_from_ties_and_follow_algorithm_1(tokens: int, 
         assert np.all(np.minimum(p[:tokens], q).sum(axis=1) < 0.98)
 
 
+@pytest.mark.parametrize(("tokens", "dim"), [(2, 4), (3, 4), (4, 6)])
+def test_a_set_of_variants_spreads_the_accepted_counts_from_0_to_gamma(tokens: int, dim: int) -> None:
+    """A markdown set of γ + 1 variants accepts every count from 0 to γ (Algorithm 1 counts them), and
+    so do the first variants of γ + 1 successive seeds: left to chance, most rounds ended at the first
+    or second draft (a tryout saw only 0 and 1 in ten variants)."""
+    from attncalc.homework.generate import Options, generate
+
+    def accepted(seed: int, count: int) -> list[int]:
+        out = []
+        for d in generate(Options(kind="speculative", tokens=tokens, dim=dim, seed=seed, count=count)).derivations:
+            g = d.problem.data
+            u = float(np.asarray(d.inputs[-1].value))
+            r = [float(x) for x in g.uniforms.floats]
+            flags = algorithm1(g.draft.floats, g.target.floats, list(g.drafted), r, u)["accepted"]
+            out.append(sum(flags))
+        return out
+
+    assert sorted(accepted(5, tokens + 1)) == list(range(tokens + 1))
+    assert sorted(n for seed in range(tokens + 1) for n in accepted(seed, 1)) == list(range(tokens + 1))
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_a_quiz_draws_variants_of_one_output_length(seed: int) -> None:
     """generate --format moodle|qti|ilias (one shape): every variant accepts seed mod (γ + 1) drafts, so

@@ -308,3 +308,55 @@ def test_an_lms_pair_table_after_merge_1_asks_every_place_not_every_pair() -> No
     keys = [e.key for e in tables["2.pairs"].entries]  # type: ignore[union-attr]
     assert keys == [str(v) for v in MERGE_2] + ["0"] * (CS336_PLACES - len(MERGE_2))
     assert len(re.findall(r"<name><text>[^<]*\[2\.pairs\]", moodle_xml([d], SEED))) == CS336_PLACES
+
+
+def _speculative_rounds() -> list[tuple[str, Derivation]]:
+    """The example (the second draft rejected) and drawn rounds that accept 0, 1, 2 and 3 drafts."""
+    from attncalc.api import generate
+
+    out = [("speculative-two-drafts", solve_file("speculative-two-drafts.toml"))]
+    out += [
+        (f"variant-speculative-{SEED}-{i}", v.derivation)
+        for i, v in enumerate(generate(kind="speculative", seed=SEED, count=4), 1)
+    ]
+    return out
+
+
+SPECULATIVE = _speculative_rounds()
+# an index of p or q written as a number (p_2, p_{2}, q<sub>2</sub>, p_(3)): the residual's row names
+# the first rejected position, which says how the accept tests went
+_INDEXED = re.compile(r"[pq](?:</i>)?(?:_|<sub>)\{?\(?\s*\d")
+
+
+def _residual_part(view: str, fmt: str) -> str:
+    """The part of a question view that asks the residual: its line of the Compute table."""
+    lines = [line for line in view.splitlines() if "[residual]" in line]
+    assert lines, fmt
+    return " ".join(lines)
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html", "latex"])
+@pytest.mark.parametrize("name,d", SPECULATIVE, ids=[s[0] for s in SPECULATIVE])
+def test_a_speculative_residual_asked_does_not_say_which_draft_was_rejected(name: str, d: Derivation, fmt: str) -> None:
+    """The residual is drawn from p_j − q_j at the first rejected position j = n + 1 (or p_(γ+1) when
+    all are accepted): a question that wrote j as a number (p_2) answered the accept tests and the
+    count asked before it. The question sheet, the practice page and the LMS items write j."""
+    from attncalc.render.writers import render
+    from attncalc.reports.lms import questions
+
+    assert {int(float(np.asarray(d["n_accepted"], dtype=float))) for _, d in SPECULATIVE} == {0, 1, 2, 3}
+    sheet = render([d], fmt, "question")
+    part = _residual_part(sheet, fmt)
+    assert not _INDEXED.search(part), part
+    asked = [q for q in questions(d, SEED) if q.step_id == "residual"]
+    assert asked and not any(_INDEXED.search(q.formula) for q in asked)
+
+
+def test_the_practice_page_asks_the_residual_without_the_rejected_position() -> None:
+    from ..serve_support import examples_client
+
+    page = examples_client().get("/problems/speculative-two-drafts").text
+    section = next(s for s in page.split('<section class="step"')[1:] if "residual[0]" in s).split("</section>")[0]
+    formula = re.search(r'<p class="formula">(.*?)</p>', section, flags=re.S)
+    assert formula is not None and "<sub>j</sub>" in formula.group(1)
+    assert not _INDEXED.search(formula.group(1)), formula.group(1)

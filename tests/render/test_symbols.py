@@ -125,3 +125,16 @@ def test_a_quotation_in_latex_opens_with_an_opening_quote() -> None:
     from attncalc.render.write_tex import tex_safe
 
     assert tex_safe("adds 'as written: …' and the model's") == r"adds `as written: \ldots{}' and the model's"
+
+
+def test_ceiling_and_floor_typeset_as_brackets_of_their_own() -> None:
+    """⌈x⌉ and ⌊x⌋ were transliterated to [x] (anyascii), the bracket of an index: LaTeX writes
+    \\lceil \\rceil and \\lfloor \\rfloor, HTML keeps the characters. Two
+    words joined by _ (capacity_factor) are one name in HTML as in LaTeX, not a word and a subscript."""
+    from attncalc.render.typeset import to_html, to_tex
+
+    assert to_tex("C = ⌈n / E⌉") == r"C = \lceil n / E\rceil"
+    assert to_tex("⌊x⌋") == r"\lfloor x\rfloor"
+    assert to_html("C = ⌈n / E⌉") == "<i>C</i> = ⌈<i>n</i> / <i>E</i>⌉"
+    assert to_html("capacity_factor · n") == "capacity_factor · <i>n</i>"
+    assert to_html("x_i") == "<i>x</i><sub>i</sub>"
