@@ -226,20 +226,7 @@ def parse_answers(
             skipped.append(key)
             continue
         if isinstance(step, Argmax):
-            if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-                value = ", ".join(value)  # kept beams listed one by one: "beam 1: cat", "beam 2: dog"
-            if not isinstance(value, (str, int)) or isinstance(value, bool):
-                # in general words only: the step's own value as the example would give the answer away
-                what = (
-                    "tokens as text (tokens separated by spaces, items by commas)"
-                    if isinstance(step, Tokens)
-                    else "a vocabulary label as text, as the problem writes it"
-                )
-                raise ProblemError(file, key, f"expected {what}")
-            text = str(value).strip()  # a field's trailing space is not part of the label
-            out.append(
-                Answer(step_id, tokens_as_written(text, step.labels) if isinstance(step, Tokens) else text, None)
-            )
+            out.append(_label_answer(step, step_id, value, file, key))
             continue
         shape = np.shape(step.value)
         written = value
@@ -277,6 +264,22 @@ def parse_answers(
         )
     order = {s: i for i, s in enumerate(valid)}
     return sorted(out, key=lambda a: order[a.id])
+
+
+def _label_answer(step: Argmax, step_id: str, value: Any, file: str, key: str) -> Answer:
+    """A label step's answer (a prediction, tokens, kept beams) as text."""
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        value = ", ".join(value)  # kept beams listed one by one: "beam 1: cat", "beam 2: dog"
+    if not isinstance(value, (str, int)) or isinstance(value, bool):
+        # in general words only: the step's own value as the example would give the answer away
+        what = (
+            "tokens as text (tokens separated by spaces, items by commas)"
+            if isinstance(step, Tokens)
+            else "a vocabulary label as text, as the problem writes it"
+        )
+        raise ProblemError(file, key, f"expected {what}")
+    text = str(value).strip()  # a field's trailing space is not part of the label
+    return Answer(step_id, tokens_as_written(text, step.labels) if isinstance(step, Tokens) else text, None)
 
 
 def _whole_steps_at_the_asked_precision(step: Any, vals: np.ndarray, decs: np.ndarray, asked: int) -> np.ndarray:

@@ -44,13 +44,16 @@ class Dpo:
     def stated(self) -> list[tuple[str, str]]:
         """(key, sentence): β, the loss and its label smoothing ε, besides the log-probabilities' tables
         (a quiz item states them)."""
-        from ..derivation.fmt import fmt
-
-        out = [("beta", f"β = {fmt(to_float(self.beta), 6)}: the strength of the KL penalty.")]
+        out = [("beta", f"β = {_six(to_float(self.beta))}: the strength of the KL penalty.")]
         out.append(("loss", f"The loss: {_LOSS[self.loss]}, with h = chosen logratio − rejected logratio."))
         if self.loss == "sigmoid":
-            out.append(("label_smoothing", f"label_smoothing ε = {fmt(self.epsilon, 6)} (cDPO; 0: plain DPO)."))
+            out.append(("label_smoothing", f"label_smoothing ε = {_six(self.epsilon)} (cDPO; 0: plain DPO)."))
         return out
+
+
+def _six(x: float) -> str:
+    """β or ε to at most 6 decimals, trailing zeros dropped (0.1, 0.05), as the sheets write a given."""
+    return f"{x:.6f}".rstrip("0").rstrip(".") or "0"
 
 
 _LOSS = {

@@ -49,14 +49,14 @@ def counts() -> tuple[str, ...]:
     return _declared("counts")
 
 
-def _numbered(step_id: str) -> str:
+def numbered(step_id: str) -> str:
     """A step id with its numbers written "t", as the registry lists them: "3.words" -> "t.words"."""
     return ".".join("t" if part.isdigit() else part for part in step_id.split("."))
 
 
 def form(step_id: str) -> str:
     """ "tokens", "segments", "count" or "" (numbers, or one string), from the step id."""
-    general = _numbered(step_id)
+    general = numbered(step_id)
     if general in _declared("token_lists"):
         return "tokens"
     if general in _declared("word_segments"):
@@ -85,7 +85,7 @@ def split_items(step_id: str, text: str) -> list[str]:
     words = text.split()
     if not words:
         return []
-    general = _numbered(step_id)
+    general = numbered(step_id)
     if general in ("vocab", "encode.t"):
         return [w[:-1] if i < len(words) - 1 and w.endswith(",") else w for i, w in enumerate(words)]
     if general == "merges" and len(words) % 2 == 0:

@@ -8,12 +8,11 @@ tokenizer with a fixed vocabulary translates it faithfully. Words that are not m
 
 from __future__ import annotations
 
-import html
 import re
 import unicodedata
 from itertools import groupby
 
-_TOKEN = re.compile(
+TOKEN = re.compile(
     r"(?P<sci>\d+(?:\.\d+)?e[+-]?\d+)"
     r"|(?P<grouped>\d{1,3}(?:,\d{3})+(?![\d.]))"  # a whole number with thousands separators: 124,439,808
     r"|(?P<num>\d+(?:\.\d+)?)"
@@ -27,9 +26,9 @@ _TOKEN = re.compile(
     re.S,
 )
 
-_PAREN_SUB = re.compile(r"(?<=[A-Za-z'])_\(([^()]*)\)")  # p_(j), F_(i−1): a subscript in parentheses
+PAREN_SUB = re.compile(r"(?<=[A-Za-z'])_\(([^()]*)\)")  # p_(j), F_(i−1): a subscript in parentheses
 
-_ARROWS = {"→": r"\overrightarrow", "←": r"\overleftarrow"}  # a bidirectional encoder's two directions
+ARROWS = {"→": r"\overrightarrow", "←": r"\overleftarrow"}  # a bidirectional encoder's two directions
 
 _ACCENTED = {
     "\x0e": "^{",  # base^(2i/d): a power written with its exponent in parentheses
@@ -168,7 +167,7 @@ TEXT_SYMBOLS = {
     "⌋": r"$\rfloor$",
 }
 # characters kept for the writers to set (the rest beyond Latin-1 is transliterated)
-_KEEP = frozenset(_SYMBOLS) | frozenset(TEXT_SYMBOLS) | frozenset(_ARROWS) | {"√", "…", "·", "−"}
+_KEEP = frozenset(_SYMBOLS) | frozenset(TEXT_SYMBOLS) | frozenset(ARROWS) | {"√", "…", "·", "−"}
 
 _TEXT_ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -229,9 +228,7 @@ _SUPERSCRIPT_RUN = re.compile(r"[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹ˣⁱⁿ]{2,}|
 
 
 # a power written with a bare exponent (x^2, (1 − p)^γ, ((5 + L)/6)^0.6): one number, word or Greek letter
-_BARE_POWER = re.compile(r"\^(-?[0-9]+(?:\.[0-9]+)?|[A-Za-z][A-Za-z0-9]*|[α-ωΑ-Ω])")
-# a power in HTML: ^(…) or a bare exponent
-_HTML_POWER = re.compile(r"\^\(([^()]*)\)|" + _BARE_POWER.pattern)
+BARE_POWER = re.compile(r"\^(-?[0-9]+(?:\.[0-9]+)?|[A-Za-z][A-Za-z0-9]*|[α-ωΑ-Ω])")
 
 
 def to_tex(plain: str) -> str:
@@ -244,12 +241,12 @@ def to_tex(plain: str) -> str:
 def _tex_tokens(plain: str) -> list[tuple[str, str]]:
     """The notation's tokens (kind, text) once superscripts, accents and ^( … ) groups are marked."""
     plain = _SUPERSCRIPT_RUN.sub(lambda m: "^(" + m.group().translate(_SUPERSCRIPTS) + ")", _user_text(plain))
-    plain = _BARE_POWER.sub(r"^(\1)", plain)  # (1 − p_t)^γ, ((5 + L)/6)^0.6: the exponent raised, not a hat
+    plain = BARE_POWER.sub(r"^(\1)", plain)  # (1 − p_t)^γ, ((5 + L)/6)^0.6: the exponent raised, not a hat
     plain = transliterate(_decomposed(plain))
     plain = _ACCENTED_LETTER.sub(lambda m: chr(_ACCENT_MARKS[m[2]][0] + ord(m[1])), plain)
     plain = re.sub(r"\^\(([^()]*)\)", "\x0e\\1\x0f", plain)
-    plain = _PAREN_SUB.sub("\x10\\1\x11", plain)
-    return [(m.lastgroup or "", m.group()) for m in _TOKEN.finditer(plain)]
+    plain = PAREN_SUB.sub("\x10\\1\x11", plain)
+    return [(m.lastgroup or "", m.group()) for m in TOKEN.finditer(plain)]
 
 
 def _kind_piece(kind: str, text: str, before: tuple[str, str], nxt: tuple[str, str]) -> str | None:
@@ -263,7 +260,7 @@ def _kind_piece(kind: str, text: str, before: tuple[str, str], nxt: tuple[str, s
         return text.replace(",", "{,}")
     if kind in ("tag", "name"):
         return rf"\text{{{tex_text(text)}}}"
-    if kind == "idx" and _numbered(before):
+    if kind == "idx" and numbered(before):
         return text  # dQ_1[2,1]: head 1's entry (2, 1), not dQ_{1,2,1} (issue 29)
     if kind == "idx":
         return "_{" + text[1:-1] + "}"
@@ -363,14 +360,14 @@ class _TexWriter:
 def _joined_piece(kind: str, text: str, nxt: tuple[str, str]) -> str | None:
     """A word written together with the token after it: h→ (an arrow over h), or two words joined
     by _ (recurrent_kernel, hidden_pre) that are one name, not a subscript."""
-    if kind == "word" and len(text) == 1 and nxt[1] in _ARROWS:  # h→ (forward), h← (backward)
-        return rf"{_ARROWS[nxt[1]]}{{{text}}}"
-    if kind == "word" and _one_name(text, nxt):
+    if kind == "word" and len(text) == 1 and nxt[1] in ARROWS:  # h→ (forward), h← (backward)
+        return rf"{ARROWS[nxt[1]]}{{{text}}}"
+    if kind == "word" and one_name(text, nxt):
         return rf"\text{{{tex_text(text + nxt[1])}}}"
     return None
 
 
-def _one_name(word: str, nxt: tuple[str, str]) -> bool:
+def one_name(word: str, nxt: tuple[str, str]) -> bool:
     """Two words joined by _ (recurrent_kernel, capacity_factor): one name, not a subscript."""
     return len(word) > 3 and nxt[0] == "sub" and len(nxt[1]) > 4 and nxt[1][1:].isalpha()
 
@@ -394,65 +391,7 @@ def _joined_tex(pieces: list[str]) -> str:
     return "".join(c if ord(c) < 0x100 else "?" for c in text).strip()
 
 
-def to_html(plain: str) -> str:
-    """Plain notation → HTML with <sub>/<sup> (no MathML needed for these lines); a power's exponent,
-    ^(…) or bare (^γ, ^0.6), in <sup>."""
-    if "^" in plain:
-        out, at = [], 0
-        for m in _HTML_POWER.finditer(plain):
-            out.append(to_html(plain[at : m.start()]))
-            out.append(f"<sup>{to_html(m.group(1) if m.group(1) is not None else m.group(2))}</sup>")
-            at = m.end()
-        return "".join(out) + to_html(plain[at:]) if out else _to_html_parts(plain)
-    return _to_html_parts(plain)
-
-
-def _to_html_parts(plain: str) -> str:
-    parts = _PAREN_SUB.split(plain)
-    if len(parts) > 1:  # the parentheses stay, inside the subscript: P<sub>(j−1)</sub>
-        return "".join(f"<sub>({_to_html(p)})</sub>" if k % 2 else _to_html(p) for k, p in enumerate(parts))
-    return _to_html(plain)
-
-
-def _to_html(plain: str) -> str:
-    out: list[str] = []
-    tokens = list(_TOKEN.finditer(plain))
-    skip = -1  # a token already written with the one before it
-    for i, m in enumerate(tokens):
-        kind, text = m.lastgroup, m.group()
-        if i == skip:
-            continue
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        if kind == "word" and nxt is not None and _one_name(text, (nxt.lastgroup or "", nxt.group())):
-            out.append(html.escape(text + nxt.group()))  # capacity_factor: one name, as in LaTeX
-            skip = i + 1
-            continue
-        after_letter = i > 0 and out and out[-1].endswith("</i>") and len(tokens[i - 1].group()) == 1
-        if text in _ARROWS and after_letter:
-            out[-1] = f'<span class="over" data-a="{text}">{out[-1]}</span>'  # an arrow over h, as in print
-            continue
-        if text in ("\u0303", "\u0302") and after_letter:  # h̃, m̂: the accent inside the letter's <i>
-            out[-1] = out[-1][: -len("</i>")] + text + "</i>"
-            continue
-        if kind == "sci":
-            mant, exp = text.split("e")
-            out.append(f"{mant}×10<sup>{int(exp)}</sup>")
-        elif kind == "idx" and i and _numbered((tokens[i - 1].lastgroup or "", tokens[i - 1].group())):
-            out.append(html.escape(text))  # dQ<sub>1</sub>[2,1], not dQ<sub>1</sub><sub>2,1</sub> (row 12?)
-        elif kind == "idx":
-            out.append(f"<sub>{text[1:-1]}</sub>")
-        elif kind == "sub":
-            out.append(f"<sub>{html.escape(text[1:])}</sub>")
-        elif kind == "word" and len(text) == 1:
-            out.append(f"<i>{text}</i>")
-        elif text == "ᵀ":
-            out.append("<sup>T</sup>")
-        else:
-            out.append(html.escape(text))
-    return "".join(out)
-
-
-def _numbered(token: tuple[str, str]) -> bool:
+def numbered(token: tuple[str, str]) -> bool:
     """A numeric subscript such as _1 (head 1's dQ_1): an entry index after it is written [2,1], since
     a second subscript would run into it."""
     kind, text = token

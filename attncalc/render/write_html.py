@@ -6,7 +6,7 @@ import html
 
 from .blocks import Details, Exact, Heading, MathLines, Matrix, Para, Table
 from .exact import exact_mathml
-from .typeset import to_html
+from .typeset_html import to_html
 from .write_base import STEP_ID, SUBSCRIPTED, Writer
 
 HTML_STYLE = """

@@ -20,7 +20,7 @@ from ..derivation import Arrange, Derivation, Step, Tokens, single_tokens
 from ..derivation.fmt import flat_rows, fmt
 from ..render.asked import asks, decimals_text, labels_give_away
 from ..render.blocks import Block, Heading, Sheet
-from ..render.typeset import to_html
+from ..render.typeset_html import to_html
 from ..render.write_html import HtmlWriter
 from .answers import Typed, asked, entries, field_name, fixed_entries
 from .pair_heads import is_pair_table, pair_heads

@@ -350,7 +350,8 @@ def test_settings_it_does_not_take_are_refused() -> None:
 
 
 def test_an_entry_of_three_axes_is_typeset_with_its_three_indices() -> None:
-    from attncalc.render.typeset import to_html, to_tex
+    from attncalc.render.typeset import to_tex
+    from attncalc.render.typeset_html import to_html
 
     assert to_tex("y[2,1,2]") == "y_{2,1,2}" and to_tex("z[1,2]") == "z_{1,2}"
     assert to_html("y[2,1,2]") == "<i>y</i><sub>2,1,2</sub>"

@@ -39,7 +39,8 @@ def test_markdown_and_html_set_the_subscripts() -> None:
 
 
 def test_a_subscript_minus_a_number_is_still_a_minus() -> None:
-    from attncalc.render.typeset import to_html, to_tex
+    from attncalc.render.typeset import to_tex
+    from attncalc.render.typeset_html import to_html
 
     assert to_tex("x_t-1") == "x_{t}-1"  # a one-letter subscript, then minus one
     assert to_tex("N_non-emb") == r"N_{\text{non-emb}}"

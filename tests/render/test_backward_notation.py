@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from attncalc.mechanisms import solve
 from attncalc.parse import load_problem
-from attncalc.render.typeset import to_html, to_tex
+from attncalc.render.typeset import to_tex
+from attncalc.render.typeset_html import to_html
 from attncalc.render.write_tex import tex_safe
 from attncalc.render.writers import render
 

@@ -5,7 +5,8 @@ subscript with its parentheses in LaTeX, Markdown and HTML: before, ``$P_(j)$`` 
 from __future__ import annotations
 
 import attncalc
-from attncalc.render.typeset import to_html, to_tex
+from attncalc.render.typeset import to_tex
+from attncalc.render.typeset_html import to_html
 from attncalc.render.write_html import html_text
 
 from ..helpers import PROBLEMS

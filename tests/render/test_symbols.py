@@ -76,7 +76,8 @@ def test_a_special_token_is_one_word_in_maths() -> None:
 def test_arrows_and_accents_sit_over_their_letter() -> None:
     """A bidirectional encoder's h→ and h← are h with an arrow over it (not "h →"), in LaTeX and HTML;
     a tilde stays on its letter in HTML."""
-    from attncalc.render.typeset import to_html, to_tex
+    from attncalc.render.typeset import to_tex
+    from attncalc.render.typeset_html import to_html
 
     assert to_tex("[h→_3; h←_1]") == r"[\overrightarrow{h}_{3};\, \overleftarrow{h}_{1}]"
     assert to_html("h←_1") == '<span class="over" data-a="←"><i>h</i></span><sub>1</sub>'
@@ -95,7 +96,8 @@ def test_symbols_in_running_text_keep_their_subscripts() -> None:
 
 def test_a_two_part_subscript_with_a_letter_stays_together() -> None:
     """p_1,i (entry i of p at step 1) was typeset p_{1},i: "p1 , i"."""
-    from attncalc.render.typeset import to_html, to_tex
+    from attncalc.render.typeset import to_tex
+    from attncalc.render.typeset_html import to_html
 
     assert to_tex("p_1,i = exp(z_1,i)") == r"p_{1,i} = \exp(z_{1,i})"
     assert to_html("p_1,i") == "<i>p</i><sub>1,i</sub>"
@@ -131,7 +133,8 @@ def test_ceiling_and_floor_typeset_as_brackets_of_their_own() -> None:
     """⌈x⌉ and ⌊x⌋ were transliterated to [x] (anyascii), the bracket of an index: LaTeX writes
     \\lceil \\rceil and \\lfloor \\rfloor, HTML keeps the characters. Two
     words joined by _ (capacity_factor) are one name in HTML as in LaTeX, not a word and a subscript."""
-    from attncalc.render.typeset import to_html, to_tex
+    from attncalc.render.typeset import to_tex
+    from attncalc.render.typeset_html import to_html
 
     assert to_tex("C = ⌈n / E⌉") == r"C = \lceil n / E\rceil"
     assert to_tex("⌊x⌋") == r"\lfloor x\rfloor"
