@@ -45,7 +45,7 @@ def check(
         typer.Option("--format", "-f", help="Report format (csv: a gradebook, one row per answers file)."),
     ] = CheckFormat.text,
     output: Annotated[
-        str | None, typer.Option("--output", "-o", help="Write the report to this file instead of standard output.")
+        str | None, typer.Option("--output", "-o", help="Write the report to this file instead of standard output (- : standard output).")
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite the --output file if it exists.")] = False,
     rtol: Annotated[
@@ -102,6 +102,8 @@ def check(
     limit = _max_bytes(max_file_size)
     csv = format is CheckFormat.csv
     refuse_mixed_options(csv, gradebook, roster, assignment, problems)
+    if output == "-":
+        output = None  # '-' is standard output, as with solve -o -
     folders = common_folder(paths)  # no absolute path of this machine reaches a report or a gradebook
     try:
         if output is not None:  # a path that cannot be written is named before any work
