@@ -45,7 +45,8 @@ def check(
         typer.Option("--format", "-f", help="Report format (csv: a gradebook, one row per answers file)."),
     ] = CheckFormat.text,
     output: Annotated[
-        str | None, typer.Option("--output", "-o", help="Write the report to this file instead of standard output (- : standard output).")
+        str | None,
+        typer.Option("--output", "-o", help="Write the report to this file (-: standard output, the default)."),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite the --output file if it exists.")] = False,
     rtol: Annotated[
