@@ -31,7 +31,7 @@ from ..derivation import Argmax, Derivation, Step
 from ..derivation.arith import round_half_up
 from ..derivation.fmt import entry_label
 from ..kinds.mistakes import every_mistake
-from ..render.asked import asks_sentence, pair_slots
+from ..render.asked import asks_sentence, pair_slots, tie_rule
 from .lms_numbers import SHIFTS, Number, numbers
 
 # a bpe pair table after merge 1 asks as many counts as the corpus's words have adjacent places (one per
@@ -155,7 +155,8 @@ def questions(d: Derivation, variant: int) -> list[Question]:
             entries: tuple[Number | Choice, ...] = tuple(_seeded(c, variant, s["id"]) for c in _choices(d, step))
         else:
             entries = tuple(numbers(d, step, s["shown"], plain, on_truth, keyed, chains, named.get(step.id, [])))
-        precision = asks_sentence(step, d)
+        # a choice states the order of ties where the step has one; a number, what it asks
+        precision = tie_rule(step) if isinstance(step, Argmax) else asks_sentence(step, d)
         if pair_slots(d, step) > len(entries):  # (a bpe pair table after merge 1: how many pairs is not said)
             entries += tuple(
                 Number(entry_label(step.symbol, (k,)), "0", ("0",)) for k in range(len(entries), pair_slots(d, step))

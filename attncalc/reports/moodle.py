@@ -55,7 +55,8 @@ def _categories(derivations: list[Derivation], seed: int, tag: str | None, name:
                 common = f"<name><text>{name_}</text></name>"
                 grade = f"<defaultgrade>{q.points_of(e):.12g}</defaultgrade>"
                 if isinstance(e, Choice):  # a label: one of the options, never a number
-                    text = f"{head}<p>{ask}</p><p>{html.escape(e.label)}: pick the label.</p>"
+                    rule = f" {html.escape(q.precision)}" if q.precision else ""
+                    text = f"{head}<p>{ask}{rule}</p><p>{html.escape(e.label)}: pick the label.</p>"
                     answers = "".join(
                         f'<answer fraction="{100 if o in e.correct else 0}"><text>{html.escape(o)}</text></answer>'
                         for o in e.options

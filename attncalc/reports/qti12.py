@@ -152,7 +152,7 @@ def assessment(
         head = f"<p><b>Variant {k}</b></p>{givens_html(d)}"
         for q in questions(d, k):
             ask = f"<p>Compute <b>{html.escape(q.title)}</b> [{q.step_id}]: {html.escape(q.formula)}."
-            ask += "</p>" if q.entries and isinstance(q.entries[0], Choice) else f" {q.precision}</p>"
+            ask += f" {html.escape(q.precision)}</p>" if q.precision else "</p>"
             for j, e in enumerate(q.asked, 1):
                 ident = f"{tag}-v{k:02d}-{q.number:03d}-{j:02d}"
                 name = f"Variant {k}: {q.title} [{q.step_id}] {e.label}"
