@@ -185,8 +185,9 @@ def shape(d: Derivation) -> tuple[tuple[str, str, int, float], ...]:
     """What a variant's quiz asks, in order: per step its id, whether it is a choice or a number, how many
     entries are asked and the step's points (as :func:`questions` asks them, without working out the
     accepted values). Two variants of one shape give the same questions, each worth the same points: a
-    quiz that draws one variant per student (QTI's selection, a Canvas question group, a Moodle random
-    slot) is then out of ``check``'s total for whichever variant it draws."""
+    quiz that draws a variant per student (QTI 2.1's selection of one variant's section) or a variant per
+    question slot (a Canvas question group, a Moodle random slot) is then out of ``check``'s total for
+    whichever variants it draws."""
     p = d.problem
     points = step_points(p.grading, [s.id for s in d.steps], p.path, copy_steps(d))
     out = []

@@ -165,7 +165,7 @@ def assessment(
             parts.append(xml)
             continue
         parts.append(
-            f'<section ident="{tag}-g{n:03d}-{j:02d}" title="Question {n}.{j}, one variant per student">'
+            f'<section ident="{tag}-g{n:03d}-{j:02d}" title="Question {n}.{j} (one of {len(its)} variants)">'
             "<selection_ordering><selection><selection_number>1</selection_number><selection_extension>"
             f"<points_per_item>{_pts(its[0][1])}</points_per_item></selection_extension></selection>"
             f"</selection_ordering>{xml}</section>"
