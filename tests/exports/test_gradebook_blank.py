@@ -86,6 +86,8 @@ def test_moodle_blank_grade_is_zero_not_no_grade(cli: Any, klass: list[str]) -> 
     grades = {r[0]: r[1] for r in rows[1:]}
     assert grades["alice"] != "-" and float(grades["alice"]) == 0.0
     assert float(grades["bob"]) == 0.0 and float(grades["dan"]) == 0.0
+    feedback = {r[0]: r[2] for r in rows[1:]}
+    assert feedback["alice"] == f"0 / {len(STEPS)}: nothing answered"  # not a reason it could not be graded
 
 
 def test_unreadable_file_still_exits_two_beside_a_blank(cli: Any, klass: list[str], tmp_path: Path) -> None:
