@@ -32,6 +32,11 @@ UNANSWERED_DECIMALS = -2
 SLACK = 1e-9
 
 
+class NothingAnswered(ProblemError):
+    """An answers file that answers nothing: no step, or every step written ``"?"``. Bad input for
+    ``check`` of one file; in a gradebook, a student who answered nothing (0 of the total)."""
+
+
 @dataclass(frozen=True)
 class Answer:
     """One answered step: its entries as floats and the decimals each was written with."""
@@ -110,18 +115,23 @@ def load_answers(path: str | Path, max_bytes: int | None = None) -> tuple[dict[s
 STUDENT_MAX = 200  # characters of a student = (an id, an email or a login)
 
 
-def read_answers(path: str | Path, max_bytes: int | None = None) -> tuple[dict[str, Any], str | None, str | None]:
+def read_answers(
+    path: str | Path, max_bytes: int | None = None, blank: bool = False
+) -> tuple[dict[str, Any], str | None, str | None]:
     """Read an answers file: its answers, the ``problem`` it names, as written (the command line reads it
     only inside the answers file's folder: :func:`attncalc.cli.files.problem_named`), and the ``student``
-    it names (or None)."""
+    it names (or None). With ``blank`` (a gradebook), a file that answers no step is read as ``{}``
+    instead of being refused (:class:`NothingAnswered`)."""
     try:
         raw = read_raw(path, max_bytes)
     except ProblemError as err:  # TOML's "Cannot overwrite a value": an unquoted dotted step id
         raise dotted_id_clash(err, path) from None
-    return answers_of_table(raw, str(path))
+    return answers_of_table(raw, str(path), blank)
 
 
-def answers_of_table(raw: dict[str, Any], path: str) -> tuple[dict[str, Any], str | None, str | None]:
+def answers_of_table(
+    raw: dict[str, Any], path: str, blank: bool = False
+) -> tuple[dict[str, Any], str | None, str | None]:
     """An answers file's table as :func:`read_answers` reads it (``problem`` as written): the page of
     ``attncalc serve`` reads the file it downloads with this, so that it grades what check will."""
     student = _student(raw.pop("student", None), str(path))
@@ -132,8 +142,8 @@ def answers_of_table(raw: dict[str, Any], path: str) -> tuple[dict[str, Any], st
         if not isinstance(raw["answers"], dict):
             raise ProblemError(str(path), "answers", "expected a table of answers keyed by step id")
         raw = raw["answers"]
-    if not raw:  # an empty file would grade as "0 correct, all correct" and exit 0
-        raise ProblemError(str(path), "", "no answers to check: write step ids and values (weights = [0.2, 0.8])")
+    if not raw and not blank:  # an empty file would grade as "0 correct, all correct" and exit 0
+        raise NothingAnswered(str(path), "", "no answers to check: write step ids and values (weights = [0.2, 0.8])")
     return raw, problem, student
 
 
@@ -259,7 +269,7 @@ def parse_answers(
                 raise ProblemError(file, key, other_shape(shape, own, ans.values, ans.decimals, merge))
             out.append(ans)
     if skipped and not out:
-        raise ProblemError(
+        raise NothingAnswered(
             file, skipped[0], f"every step is {UNANSWERED!r}, so nothing is answered: answer at least one entry"
         )
     order = {s: i for i, s in enumerate(valid)}

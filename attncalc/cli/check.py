@@ -92,7 +92,8 @@ def _grade_file(
     """One answers file's report, or (in a class folder) the file named as unread, with the reason;
     alone, its error is raised. In a ``gradebook``, a file that names no student is named by its file
     name: one that is no printable text is refused, as a ``student =`` of such text is."""
-    from ..check.answers import read_answers
+    from ..check.answers import NothingAnswered, read_answers
+    from ..check.report import points_text
     from ..errors import AttncalcError
     from ..reports.gradebook import Unread
     from .files import shown_path
@@ -100,11 +101,23 @@ def _grade_file(
     student = None
     name = shown_path(path, folders)
     try:
-        raw, own_problem, student = read_answers(path, limit)
+        raw, own_problem, student = read_answers(path, limit, blank=gradebook)
         if gradebook and student is None:
             _name_as_student(path)
         # a class of files (several, or a gradebook): a problem beside a submission is not taken
-        return grade_one(path, raw, own_problem, student, problem, first, limit, tol, problems, beside=alone)
+        try:
+            report = grade_one(path, raw, own_problem, student, problem, first, limit, tol, problems, beside=alone)
+        except NothingAnswered:  # every step "?": in a gradebook, a student who answered nothing
+            if not gradebook:
+                raise
+            raw = {}
+        if not raw:
+            report = grade_one(path, raw, own_problem, student, problem, first, limit, tol, problems, beside=alone)
+            sys.stderr.write(
+                f"attncalc: note: {printable(name)}: nothing answered (no step, or every entry '?'): "
+                f"0 / {points_text(report.out_of)} in the gradebook\n"
+            )
+        return report
     except AttncalcError as exc:
         if alone:
             raise

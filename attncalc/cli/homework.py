@@ -45,7 +45,8 @@ def check(
         typer.Option("--format", "-f", help="Report format (csv: a gradebook, one row per answers file)."),
     ] = CheckFormat.text,
     output: Annotated[
-        str | None, typer.Option("--output", "-o", help="Write the report to this file instead of standard output.")
+        str | None,
+        typer.Option("--output", "-o", help="Write the report to this file (-: standard output, the default)."),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite the --output file if it exists.")] = False,
     rtol: Annotated[
@@ -102,6 +103,8 @@ def check(
     limit = _max_bytes(max_file_size)
     csv = format is CheckFormat.csv
     refuse_mixed_options(csv, gradebook, roster, assignment, problems)
+    if output == "-":
+        output = None  # '-' is standard output, as with solve -o -
     folders = common_folder(paths)  # no absolute path of this machine reaches a report or a gradebook
     try:
         if output is not None:  # a path that cannot be written is named before any work
@@ -139,6 +142,14 @@ def check(
     else:
         sys.stdout.write(text)
     raise typer.Exit(2 if bad else 0 if all(r.all_correct for r in reports) else 1)
+
+
+QUIZ_FORMATS = ("moodle", "qti", "qti12", "ilias")  # every variant of the set asks the same questions
+ONE_SHAPE_NOTE = (
+    "quiz formats draw variants of one shape: the same --seed can give other variants in the worksheet formats; "
+    "the sheets written here are this set's, and generate --format pdf (or markdown, latex, html) --one-shape "
+    "--seed {seed} with these options draws this set again (or: attncalc solve --sheet question variant-01.toml ...)"
+)
 
 
 class GenFormat(StrEnum):
@@ -318,6 +329,14 @@ def generate(
             show_default=False,
         ),
     ] = None,
+    one_shape: Annotated[
+        bool,
+        typer.Option(
+            "--one-shape",
+            help="Draw variants of one shape, as moodle, qti, qti12 and ilias always do: the same --seed then gives "
+            "the worksheet formats (and newquizzes) the quiz's variants.",
+        ),
+    ] = False,
     count: Annotated[int, typer.Option("--count", help="How many variants.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="The seed: the same options and seed give the same files.")] = 0,
     values: Annotated[
@@ -396,7 +415,8 @@ def generate(
         norm=norm,
         top_k=top_k,
         slip_share=slip_share,
-        one_shape=format.value in ("moodle", "qti", "qti12", "ilias"),  # a quiz's variants ask the same questions
+        # a quiz's variants ask the same questions; --one-shape draws the worksheets' variants so too
+        one_shape=one_shape or format.value in QUIZ_FORMATS,
     )
     try:
         folder = out_folder(out)
@@ -418,3 +438,5 @@ def generate(
         f"attncalc: wrote {count} variant{'s' if count != 1 else ''} (seed {seed}) and their sheets to {printable(str(folder))}; "
         f"rejected {rejected} draw{'s' if rejected != 1 else ''}{': ' + why if why else ''}\n"
     )
+    if format.value in QUIZ_FORMATS and not one_shape:  # a worksheet run of this seed may draw other variants
+        sys.stderr.write(f"attncalc: note: {ONE_SHAPE_NOTE.format(seed=seed)}\n")

@@ -174,6 +174,9 @@ class Pick(Argmax):
     cumulative: np.ndarray | None = None
     u: float | None = None
     what: str = "Chosen"  # how the headline names the result
+    # the order among entries tied in score, as every view that asks the step states it ("" if none):
+    # check accepts that order only, so the question must say it
+    ties: str = ""
 
     def tied(self, tol: float = 1e-12) -> tuple[str, ...]:
         return (str(self.value),)

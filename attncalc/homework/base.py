@@ -80,6 +80,9 @@ class Drawer:
     min_tokens: int = 2
     max_tokens: int = len(TOKENS)
     default_dim: int = 2  # --dim when it is not given
+    # the shared options (SHARED_OPTIONS) the kind's draw reads, of those a user tunes: tokens, dim,
+    # values, allow_ties, decimals; None: all of them. Another one given (not at its default) is refused
+    reads: frozenset[str] | None = None
 
     def __call__(self, o: Options, rng: random.Random, number: int) -> dict[str, Any]:
         return self.draw(o, rng, number)
@@ -105,6 +108,35 @@ def only(o: Options, allowed: set[str], kind_words: str) -> None:
         if name not in allowed and getattr(o, name) != getattr(defaults, name):
             flag = name.replace("_", "-")
             raise refuse(f"--{flag}", f"--{flag} does not apply to {kind_words}")
+
+
+TUNED = ("tokens", "dim", "values", "allow_ties", "decimals")  # the shared options a drawer may not read
+
+
+def refuse_unread(o: Options, draw: Drawer) -> None:
+    """Refuse a shared option the kind's draw does not read (a default is never refused)."""
+    if draw.reads is None:
+        return
+    defaults = Options()
+    for name in TUNED:
+        if name not in draw.reads and getattr(o, name) != getattr(defaults, name):
+            flag = name.replace("_", "-")
+            raise refuse(f"--{flag}", f"--{flag} does not apply to {o.kind}")
+
+
+def draws_advice(o: Options, draw: Drawer, shapes: int) -> str:
+    """What to try when a variant finds no fit draw: only what helps this kind. In a quiz format,
+    when draws were of another shape than variant 1 (``shapes`` of them), another --seed (another
+    variant 1) or a smaller --count; never an option the kind does not read."""
+    reads = set(TUNED) if draw.reads is None else set(draw.reads)
+    if o.one_shape and shapes:
+        return "try another --seed (another variant 1: a quiz's variants all have its shape) or a smaller --count"
+    if draw.reads is None:
+        return "try other options (more tokens, another --values, --allow-ties)"
+    tips = ["another --seed"] + (["other --tokens"] if "tokens" in reads else [])
+    tips += ["another --values"] if "values" in reads else []
+    tips += ["--allow-ties"] if "allow_ties" in reads else []
+    return "try " + (", ".join(tips[:-1]) + " or " + tips[-1] if len(tips) > 1 else tips[0])
 
 
 def check_window(o: Options) -> None:

@@ -77,4 +77,6 @@ def _fine(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
     return None
 
 
-DRAWER = Drawer("BPE homework", _check, _draw, _fine, min_tokens=3, max_tokens=6)
+# the draw reads --tokens (the corpus's distinct words) only: the counts are whole numbers, ties are
+# what it draws for, and a count is asked with 0 decimals
+DRAWER = Drawer("BPE homework", _check, _draw, _fine, min_tokens=3, max_tokens=6, reads=frozenset({"tokens"}))

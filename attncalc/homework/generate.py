@@ -23,7 +23,7 @@ from ..derivation import Derivation
 from ..errors import ProblemError
 from ..mechanisms import solve
 from ..parse import parse_problem
-from .base import Drawer
+from .base import Drawer, draws_advice, refuse_unread
 from .dead import dead_input, dead_unit
 from .options import Options, Result
 
@@ -40,6 +40,7 @@ __all__ = [
 ]
 
 MAX_DRAWS_PER_VARIANT = 500
+OTHER_SHAPE = "another shape than variant 1 (an LMS quiz asks every variant the same questions)"
 
 
 def drawer(kind: str) -> Drawer:
@@ -65,6 +66,7 @@ def check_options(o: Options) -> Drawer:
     where = "generate"
     draw = drawer(o.kind)
     draw.check(o)
+    refuse_unread(o, draw)
     if not draw.min_tokens <= o.tokens <= draw.max_tokens:
         raise ProblemError(where, "--tokens", f"choose {draw.min_tokens} to {draw.max_tokens} tokens")
     if not 1 <= o.dim <= 6:
@@ -100,6 +102,7 @@ def generate(o: Options, shape: Callable[[Derivation], Any] | None = None) -> Re
     out = Result()
     seen: set[str] = set()
     for number in range(1, o.count + 1):
+        shaped = out.rejected[OTHER_SHAPE]  # draws of another shape before this variant's
         for _ in range(MAX_DRAWS_PER_VARIANT):
             raw = draw.draw(o, rng, number)
             if o.slip_share is not None:  # [grading] slip: what check and every LMS give a named slip
@@ -119,7 +122,7 @@ def generate(o: Options, shape: Callable[[Derivation], Any] | None = None) -> Re
                     why = draw.degeneracy(o, raw, d)
             quiz = o.one_shape and shape is not None and out.derivations
             if why is None and d is not None and quiz and shape(d) != shape(out.derivations[0]):  # type: ignore[misc]
-                why = "another shape than variant 1 (an LMS quiz asks every variant the same questions)"
+                why = OTHER_SHAPE
             if why is None and d is not None:
                 seen.add(key)
                 out.problems.append(raw)
@@ -127,11 +130,11 @@ def generate(o: Options, shape: Callable[[Derivation], Any] | None = None) -> Re
                 break
             out.rejected[why or "exact forms too long"] += 1
         else:
+            shapes = out.rejected[OTHER_SHAPE] - shaped
             raise ProblemError(
                 "generate",
                 "--seed",
-                f"no fit variant {number} in {MAX_DRAWS_PER_VARIANT} draws; "
-                "try other options (more tokens, another --values, --allow-ties)",
+                f"no fit variant {number} in {MAX_DRAWS_PER_VARIANT} draws; {draws_advice(o, draw, shapes)}",
             )
     return out
 

@@ -14,6 +14,10 @@ from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse.decode import Beam
 
+# how kept candidates tied in score are ordered (the stable sort below): every view that asks the new
+# beams states it, since check accepts this order only
+TIE_RULE = "Candidates tied in score are ranked by the earlier beam first, then by the earlier token."
+
 
 def beam_steps(d: Beam, vocab: tuple[str, ...], chain: Chain) -> list[Step]:
     L = chain.given(d.beams)
@@ -104,6 +108,7 @@ def beam_steps(d: Beam, vocab: tuple[str, ...], chain: Chain) -> list[Step]:
             probs=to_float(np.asarray([rank_by.flat[i] for i in order], dtype=rank_by.dtype)),
             labels=kept_labels,
             what="Kept",
+            ties=TIE_RULE,
             explain="Each new beam is an old beam extended by one token; two new beams may share an old one.",
         )
     )

@@ -33,6 +33,12 @@ def asks(step: Step, d: Derivation) -> str:
     return decimals_text(d.decimals)
 
 
+def tie_rule(step: Step) -> str:
+    """The order a view states for entries tied in value, where the step has one (a beam search's kept
+    beams: the earlier beam, then the earlier token), else "": check accepts that order only."""
+    return str(getattr(step, "ties", "") or "")
+
+
 def decimals_text(decimals: int) -> str:
     return f"{decimals} decimal{'s' if decimals != 1 else ''}"
 

@@ -20,7 +20,7 @@ from ..derivation import (
 from ..derivation.fmt import ENTRY_LIMIT
 from ..kinds import tables_after
 from . import heads, timeline
-from .asked import asks, decimals_text
+from .asked import asks, decimals_text, tie_rule
 from .blocks import Block, Details, Heading, MathLines, Para, Sheet, Table
 from .describe import describe
 from .reveal import without_results
@@ -112,6 +112,9 @@ class _Builder(StepBlocks):
             self.add(Para(f"Give {' and '.join(parts)}.", "explain"))
         else:
             self.add(Para(f"Give every value to {self.dec} decimals.", "explain"))
+        for a in asked:  # the order of ties the step's answer follows (a beam search's kept beams)
+            if tie_rule(a):
+                self.add(Para(f"{a.title} [{a.id}]: {tie_rule(a)}", "explain"))
 
     def answers(self) -> None:
         rows = []

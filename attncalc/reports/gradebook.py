@@ -139,6 +139,8 @@ def moodle_id_column(entries: list[Entry]) -> str:
 
 def feedback(rep: Report) -> str:
     s = rep.summary
+    if not rep.results:  # a blank submission (every answer "?", or none): a student who answered nothing
+        return f"{points_text(rep.score)} / {points_text(rep.out_of)}: nothing answered"
     text = f"{points_text(rep.score)} / {points_text(rep.out_of)}: {s['correct']} correct, {s['carried']} carried, {s['wrong']} wrong"
     return text + (f"; first wrong step {rep.first_error}" if rep.first_error else "")
 

@@ -31,7 +31,7 @@ from ..derivation import Argmax, Derivation, Step
 from ..derivation.arith import round_half_up
 from ..derivation.fmt import entry_label
 from ..kinds.mistakes import every_mistake
-from ..render.asked import asks_sentence, pair_slots
+from ..render.asked import asks_sentence, pair_slots, tie_rule
 from .lms_numbers import SHIFTS, Number, numbers
 
 # a bpe pair table after merge 1 asks as many counts as the corpus's words have adjacent places (one per
@@ -155,7 +155,8 @@ def questions(d: Derivation, variant: int) -> list[Question]:
             entries: tuple[Number | Choice, ...] = tuple(_seeded(c, variant, s["id"]) for c in _choices(d, step))
         else:
             entries = tuple(numbers(d, step, s["shown"], plain, on_truth, keyed, chains, named.get(step.id, [])))
-        precision = asks_sentence(step, d)
+        # a choice states the order of ties where the step has one; a number, what it asks
+        precision = tie_rule(step) if isinstance(step, Argmax) else asks_sentence(step, d)
         if pair_slots(d, step) > len(entries):  # (a bpe pair table after merge 1: how many pairs is not said)
             entries += tuple(
                 Number(entry_label(step.symbol, (k,)), "0", ("0",)) for k in range(len(entries), pair_slots(d, step))
@@ -184,8 +185,9 @@ def shape(d: Derivation) -> tuple[tuple[str, str, int, float], ...]:
     """What a variant's quiz asks, in order: per step its id, whether it is a choice or a number, how many
     entries are asked and the step's points (as :func:`questions` asks them, without working out the
     accepted values). Two variants of one shape give the same questions, each worth the same points: a
-    quiz that draws one variant per student (QTI's selection, a Canvas question group, a Moodle random
-    slot) is then out of ``check``'s total for whichever variant it draws."""
+    quiz that draws a variant per student (QTI 2.1's selection of one variant's section) or a variant per
+    question slot (a Canvas question group, a Moodle random slot) is then out of ``check``'s total for
+    whichever variants it draws."""
     p = d.problem
     points = step_points(p.grading, [s.id for s in d.steps], p.path, copy_steps(d))
     out = []

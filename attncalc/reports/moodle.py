@@ -41,6 +41,7 @@ def _categories(derivations: list[Derivation], seed: int, tag: str | None, name:
     top = f"attncalc {tag}"  # the tag holds the set's name
     slots: dict[tuple[int, int], list[str]] = {}  # (step, entry) -> that question of every variant
     titles: dict[tuple[int, int], str] = {}
+    marks: dict[tuple[int, int], str] = {}  # (step, entry) -> its points (a quiz's variants: the same)
     for k, d in enumerate(derivations, 1):
         tol = f"{0.5 * 10.0 ** (-d.decimals):g}"
         givens = givens_html(d)
@@ -51,11 +52,13 @@ def _categories(derivations: list[Derivation], seed: int, tag: str | None, name:
             solution = f'<generalfeedback format="html"><text>{cdata(worked(q.step, q.shown, d.decimals))}</text></generalfeedback>'
             for j, e in enumerate(q.asked, 1):
                 titles.setdefault((q.number, j), f"{q.step_id} {e.label}")
+                marks.setdefault((q.number, j), f"{q.points_of(e):.12g}")
                 name_ = html.escape(f"Variant {k}: {q.title} [{q.step_id}] {e.label}")
                 common = f"<name><text>{name_}</text></name>"
                 grade = f"<defaultgrade>{q.points_of(e):.12g}</defaultgrade>"
                 if isinstance(e, Choice):  # a label: one of the options, never a number
-                    text = f"{head}<p>{ask}</p><p>{html.escape(e.label)}: pick the label.</p>"
+                    rule = f" {html.escape(q.precision)}" if q.precision else ""
+                    text = f"{head}<p>{ask}{rule}</p><p>{html.escape(e.label)}: pick the label.</p>"
                     answers = "".join(
                         f'<answer fraction="{100 if o in e.correct else 0}"><text>{html.escape(o)}</text></answer>'
                         for o in e.options
@@ -85,7 +88,10 @@ def _categories(derivations: list[Derivation], seed: int, tag: str | None, name:
     blocks: list[tuple[str, list[str]]] = []
     about = f"attncalc homework {name}, seed {seed}" if name else f"attncalc homework, seed {seed}"
     for (n, j), qs in slots.items():
-        info = f"{about}: question {n}.{j} ({titles[(n, j)]}) of each of the {len(qs)} variants; one random question from here"
+        info = (
+            f"{about}: question {n}.{j} ({titles[(n, j)]}) of each of the {len(qs)} variants; one random question "
+            f"from here, its slot's Maximum mark {marks[(n, j)]} (each question's default mark)"
+        )
         category = (
             f'<question type="category"><category><text>$course$/{html.escape(top)}/Q{n:03d}.{j:02d}</text></category>'
             f'<info format="html"><text>{html.escape(info)}</text></info></question>'

@@ -137,7 +137,7 @@ def _choice_item(ident: str, title: str, head: str, ask: str, q: Question, e: Ch
     ]
     options = "".join(f'<simpleChoice identifier="{c}">{_e(lab)}</simpleChoice>' for lab, c in choices.items())
     body = (
-        f"<itemBody>{head}<p>{ask}</p>"
+        f"<itemBody>{head}<p>{ask}{' ' + _e(q.precision) if q.precision else ''}</p>"
         '<choiceInteraction responseIdentifier="RESPONSE" shuffle="true" maxChoices="1">'
         f"<prompt>{_e(e.label)}: pick the label.</prompt>{options}</choiceInteraction></itemBody>"
     )

@@ -152,7 +152,7 @@ def assessment(
         head = f"<p><b>Variant {k}</b></p>{givens_html(d)}"
         for q in questions(d, k):
             ask = f"<p>Compute <b>{html.escape(q.title)}</b> [{q.step_id}]: {html.escape(q.formula)}."
-            ask += "</p>" if q.entries and isinstance(q.entries[0], Choice) else f" {q.precision}</p>"
+            ask += f" {html.escape(q.precision)}</p>" if q.precision else "</p>"
             for j, e in enumerate(q.asked, 1):
                 ident = f"{tag}-v{k:02d}-{q.number:03d}-{j:02d}"
                 name = f"Variant {k}: {q.title} [{q.step_id}] {e.label}"
@@ -165,7 +165,7 @@ def assessment(
             parts.append(xml)
             continue
         parts.append(
-            f'<section ident="{tag}-g{n:03d}-{j:02d}" title="Question {n}.{j}, one variant per student">'
+            f'<section ident="{tag}-g{n:03d}-{j:02d}" title="Question {n}.{j} (one of {len(its)} variants)">'
             "<selection_ordering><selection><selection_number>1</selection_number><selection_extension>"
             f"<points_per_item>{_pts(its[0][1])}</points_per_item></selection_extension></selection>"
             f"</selection_ordering>{xml}</section>"

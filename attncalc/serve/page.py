@@ -18,7 +18,7 @@ from ..check import Report, StepResult
 from ..check.report import points_text
 from ..derivation import Arrange, Derivation, Step, Tokens, single_tokens
 from ..derivation.fmt import flat_rows, fmt
-from ..render.asked import asks, decimals_text, labels_give_away
+from ..render.asked import asks, decimals_text, labels_give_away, tie_rule
 from ..render.blocks import Block, Heading, Sheet
 from ..render.typeset_html import to_html
 from ..render.write_html import HtmlWriter
@@ -185,7 +185,7 @@ def _view(d: Derivation, step: Step, number: int, typed: Typed, errors: dict[str
     if isinstance(step, Tokens):
         view.hint = tokens_hint(step)
     elif kind == "label":
-        view.hint = LABEL_HINT
+        view.hint = f"{LABEL_HINT} {tie_rule(step)}".strip()  # and the order of ties, where the step has one
     elif view.asks == "a count" and getattr(step, "unit", None) == "bytes":
         view.hint = 'A count of bytes: a whole number, or a size with its unit ("142.5 GiB", "153 GB").'
     elif view.asks == "a count":

@@ -120,3 +120,25 @@ def test_the_key_is_accepted_where_rounding_half_up_and_python_disagree(tmp_path
     answer, tol = float(q.find("answer/text").text), float(q.find("answer/tolerance").text)
     assert abs(float(key) - answer) <= tol
     assert abs(0.14 - answer) > tol
+
+
+def test_each_category_says_its_slots_maximum_mark(cli: Any, tmp_path: Path) -> None:
+    """A random slot's Maximum mark is set by hand in Moodle: each category's info says the mark to set,
+    the default mark (defaultgrade) every question in the category has."""
+    import re
+
+    out = tmp_path / "hw"
+    result = cli("generate", "--out", str(out), "--kind", "softmax", "--count", "3", "--format", "moodle")
+    assert result.exit_code == 0, result.output
+    root = ET.parse(out / "quiz.xml").getroot()
+    slots: list[tuple[str, list[str]]] = []
+    for q in root.findall("question"):
+        if q.get("type") == "category":
+            slots.append((q.findtext("info/text") or "", []))
+        else:
+            slots[-1][1].append(q.findtext("defaultgrade") or "")
+    assert slots
+    for info, grades in slots:
+        said = re.search(r"Maximum mark ([0-9.]+)", info)
+        assert said is not None, info
+        assert len(grades) == 3 and {float(g) for g in grades} == {float(said.group(1))}

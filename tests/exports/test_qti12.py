@@ -112,6 +112,10 @@ def test_canvas_question_groups_select_one_variant_of_each_question(homework: Pa
         assert len({step_of(i) for i in items}) == 1  # the same question, one per variant
         per_item = float(sel.find(f"{NS}selection_extension/{NS}points_per_item").text)
         assert all(float(meta(i)["points_possible"]) == per_item for i in items)
+        # a group draws a variant per student for this question only (another group may draw another):
+        # its title says it holds one of the variants, never "one variant per student"
+        assert g.get("title").endswith(f"(one of {len(items)} variants)")
+        assert "per student" not in g.get("title")
 
 
 def test_canvas_numerical_answers_are_ranges_holding_the_key_and_the_hand_chain(homework: Path) -> None:
