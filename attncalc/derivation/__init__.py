@@ -317,6 +317,7 @@ class Count(Step):
 
 
 STEP_TYPES: tuple[type[Step], ...] = (
+    Step,  # a plain step: its formula and its value (a kind's step that no class below writes out)
     Product,
     Map,
     Sum,

@@ -304,6 +304,9 @@ class StepBlocks:
     def _step_Stated(self, s: Stated) -> None:
         self._result(s)
 
+    def _step_Step(self, s: Step) -> None:  # a plain step: its formula and value
+        self._result(s)
+
     def _step_Update(self, s: Update) -> None:
         saved, self.dec = self.dec, expand.update_decimals(s, self.dec) if not self.d.carry_rounded else self.dec
         try:

@@ -201,6 +201,9 @@ class TextSteps:
     def _step_Stated(self, s: Stated) -> Iterable[RenderableType]:
         yield self._result(s)
 
+    def _step_Step(self, s: Step) -> Iterable[RenderableType]:  # a plain step: its formula and value
+        yield self._result(s)
+
     def _step_Arrange(self, s: Arrange) -> Iterable[RenderableType]:
         if s.source and s.source not in s.formula:
             yield Text(f"  {s.source}", style="dim")

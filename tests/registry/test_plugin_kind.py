@@ -219,6 +219,9 @@ def test_generate_and_the_lms_exports(venv: Venv) -> None:
             assert venv.attncalc("check", str(v), str(key)).returncode == 0  # the key checks correct
     xml = (venv.cwd / "hw-moodle" / "quiz.xml").read_text(encoding="utf-8")
     assert "margins" in xml or "Margins" in xml
+    # what no table shows (the target class, the margin Δ) is stated in every item: its payload's stated()
+    questions = [q for q in xml.split("<question ")[1:] if not q.startswith('type="category"')]
+    assert questions and all("target = " in q and "margin Δ = " in q for q in questions)
     with zipfile.ZipFile(venv.cwd / "hw-qti" / "qti.zip") as z:
         assert any("<assessmentItem " in z.read(n).decode("utf-8") for n in z.namelist())
 

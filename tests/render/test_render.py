@@ -231,3 +231,29 @@ def test_bar_and_its_mark_stay_on_one_line_at_80_columns(cli: Any) -> None:
     rows = [line for line in text.splitlines() if line.startswith("  3   noir")]
     assert len(rows) == 1 and rows[0].rstrip().endswith("◀ most")
     assert max(len(line.rstrip()) for line in text.splitlines()) <= 80
+
+
+def test_a_plain_step_writes_its_formula_and_value_in_every_view() -> None:
+    """A plugin's step built as ``Step`` itself (no class that writes its working out) is shown as its
+    formula and value in the terminal and every sheet (it raised AttributeError: no _step_Step)."""
+    import dataclasses
+
+    import numpy as np
+
+    from attncalc.derivation import Step
+
+    d = solve_file("decoder-dot.toml", exact=False)
+    plain = Step(
+        id="poly",
+        title="The Poly-1 term",
+        formula="ε (1 − p_t) = 2 · 0.335",
+        latex="",
+        symbol="P",
+        value=np.asarray(0.67),
+        shown=np.asarray(0.67),
+    )
+    d = dataclasses.replace(d, steps=(*d.steps, plain))
+    text = text_of(d)
+    assert "The Poly-1 term" in text and "0.67" in text
+    for view in (d.to_markdown(), d.to_latex(), d.to_html()):
+        assert "Poly-1 term" in view and "0.67" in view
