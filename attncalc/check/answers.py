@@ -18,7 +18,7 @@ from ..derivation import Argmax, Count, Derivation, Tokens, single_tokens
 from ..errors import NOT_PRINTABLE, NumberSyntaxError, ProblemError, escape, unprintable
 from ..numbers import MAX_LENGTH, parse_number, to_float
 from ..parse import read_raw
-from ..render.asked import pair_merge
+from ..render.asked import pair_merge, pair_slots
 from .hints import dotted_id_clash, open_past, other_shape
 from .units import GROUPED, read_count, ungrouped  # noqa: F401  (GROUPED: as this module always had it)
 
@@ -266,7 +266,8 @@ def parse_answers(
             if merge and open_past(ans.decimals, own):  # the student's own pair table at the page's size
                 ans = Answer(ans.id, ans.values[: own[0]], np.asarray(ans.decimals)[: own[0]], ans.written[: own[0]])
             if theirs.get(ans.id) != np.shape(ans.values):
-                raise ProblemError(file, key, other_shape(shape, own, ans.values, ans.decimals, merge))
+                slots = pair_slots(derivation, derivation.step(ans.id)) if merge else 0
+                raise ProblemError(file, key, other_shape(shape, own, ans.values, ans.decimals, merge, slots))
             out.append(ans)
     if skipped and not out:
         raise NothingAnswered(

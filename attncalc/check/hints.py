@@ -64,9 +64,19 @@ def open_past(decs: Any, shape: tuple[int, ...]) -> bool:
     return d.ndim == 1 == len(shape) and d.size > shape[0] and bool((d[shape[0] :] == _UNANSWERED_DECIMALS).all())
 
 
-def other_shape(shape: tuple[int, ...], own: tuple[int, ...], values: Any, decimals: Any, merge: int) -> str:
+def other_shape(
+    shape: tuple[int, ...], own: tuple[int, ...], values: Any, decimals: Any, merge: int, slots: int = 0
+) -> str:
     """The message for an answer of another shape: for a bpe pair table longer than the pairs (``own``:
-    the student's own, or the true ones), the first count typed past them, as the practice page says it."""
+    the student's own, or the true ones), the first count typed past them, as the practice page says it;
+    a pair table after merge 1 of another length is measured against the page's size (``slots``), never
+    the true number of pairs, which would say how the earlier merges went."""
+    n = int(np.size(values))
+    if merge > 1 and slots and (n > slots or n < own[0]):
+        return (
+            f"expected a list of {slots} entries (the page's size): one count for each distinct pair of your "
+            f"words, in the order they first occur, and '?' for the places past your last pair; got {n}"
+        )
     if merge and np.size(values) > own[0]:
         k = own[0] + int(np.argmax(np.asarray(decimals)[own[0] :] != _UNANSWERED_DECIMALS))
         return f"entry {k + 1}: {past_the_pairs(merge)}"

@@ -5,6 +5,7 @@ written out. The command and its options are in attncalc/cli/homework.py."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any
 
@@ -12,6 +13,9 @@ from ..errors import NOT_PRINTABLE, printable, unprintable
 from .base import fail as _fail
 from .files import PROBLEM_ONLY_KEYS, first_file
 from .io import grade_one
+
+# the totals Canvas strips from the end of an imported gradebook (canvas-lms, GradebookImporter)
+_CANVAS_TOTALS = re.compile(r"Current Score|Current Points|Current Grade|Final Score|Final Points|Final Grade")
 
 
 def refuse_mixed_options(
@@ -32,6 +36,14 @@ def refuse_mixed_options(
         _fail(
             f"--assignment {assignment!r}: expected the assignment's title on one line, without {NOT_PRINTABLE} "
             "(a newline, a tab, U+202E, U+00A0)"
+        )
+    if gradebook == "canvas" and _CANVAS_TOTALS.search(assignment):
+        # Canvas's importer (GradebookImporter#strip_non_assignment_columns) pops trailing columns whose
+        # title matches one of its totals: the score column would be dropped without a word
+        _fail(
+            f"--assignment {assignment!r}: Canvas reads a column titled with 'Current Score', 'Current Points', "
+            "'Current Grade', 'Final Score', 'Final Points' or 'Final Grade' as its own total and drops it on "
+            "import; give the assignment another title"
         )
     missing = [folder for folder in problems or [] if not os.path.isdir(folder)]
     if missing:

@@ -175,6 +175,8 @@ def parse_json_answers(body: bytes) -> dict[str, Any]:
         raise ProblemError("<request>", "answers", "no answers to check: give step ids and values")
     answers: dict[str, Any] = data["answers"]
     for key, value in answers.items():
+        if key in ("problem", "student"):  # an answers file's own keys, not answers: the form refuses them too
+            raise ProblemError("<request>", key, f"{key!r} is not an answer field of this problem")
         if not is_text(key):
             raise ProblemError("<request>", "answers", f"{key!r} is not a step id: it is not Unicode text")
         if not _all_text(value):

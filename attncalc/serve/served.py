@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from ..check.prepared import Prepared
 
 SUFFIXES = (".toml", ".yaml", ".yml", ".json")
-VARIANT = re.compile(r"^variant-([a-z][a-z0-9-]*)-(0|[1-9]\d{0,8})$")  # one name per seed: no leading zeros
+VARIANT = re.compile(
+    r"variant-([a-z][a-z0-9-]*)-(0|[1-9]\d{0,8})"
+)  # one name per seed: no leading zeros (fullmatch: a trailing newline is no name)
 CACHED = 64  # variants kept per worker (each with its prepared runs), and 4x as many views (the files' problems are always kept)
 FRESH = 16  # variants only looked at, kept apart: a flood of new seeds pushes out only these (and their views)
 SHEETS = 32  # solution sheets kept per worker (rendered once: 0.1-0.4 s each for the larger problems) ...
@@ -73,7 +75,7 @@ def _problem_files(folder: Path, notes: bool) -> list[Path]:
 
 def _unique(stem: str, taken: set[str]) -> str:
     name = re.sub(r"[^A-Za-z0-9_.-]+", "-", stem).strip("-.") or "problem"
-    if VARIANT.match(name):
+    if VARIANT.fullmatch(name):
         name = "file-" + name  # a file never shadows a generated variant's name
     out, k = name, 2
     while out in taken:
@@ -183,7 +185,7 @@ class Catalog:
         """The problem served as ``name``, or None (a 404)."""
         if name in self.served:
             return self.served[name]
-        m = VARIANT.match(name)
+        m = VARIANT.fullmatch(name)
         if not self.practice or m is None or m.group(1) not in self.kinds:
             return None
         found = self._variants.get(name) or self._fresh.get(name)
@@ -197,7 +199,7 @@ class Catalog:
         """Whether ``name`` is served: a file's problem, or a variant this server draws."""
         if name in self.served:
             return True
-        m = VARIANT.match(name)
+        m = VARIANT.fullmatch(name)
         return self.practice and m is not None and m.group(1) in self.kinds
 
     def drawn(self, name: str) -> bool:

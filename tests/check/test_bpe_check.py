@@ -5,6 +5,7 @@ carried on to the words re-segmented after it. Every expected value is counted h
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -209,3 +210,17 @@ def test_a_comma_token_is_not_taken_for_a_separator() -> None:
     assert [r.verdict for r in res] == ["correct", "correct"], [r.note for r in res]
     res = _one(problem, {"1.words": "a,b, a b"})  # "a,b" is one token here, not two items
     assert [r.verdict for r in res] == ["wrong"]
+
+
+@pytest.mark.parametrize("n", [1, 9, 17])
+def test_a_pair_table_of_another_length_is_measured_against_the_page_not_the_pairs(
+    cli: Any, tmp_path: Path, n: int
+) -> None:
+    """Merge 2's table in CS336 has 10 true pairs (after s t); the page asks 16 places (the corpus's
+    adjacent places). A list of another length is refused against the 16, never saying 10 (which would
+    give merge 1 away)."""
+    f = tmp_path / "a.toml"
+    f.write_text('"2.pairs" = [' + ", ".join(["1"] * n) + "]\n", encoding="utf-8")
+    r = cli("check", str(PROBLEMS / "bpe-cs336.toml"), str(f))
+    assert r.exit_code == 2 and "a list of 16 entries (the page's size)" in r.stderr and f"got {n}" in r.stderr
+    assert "10" not in r.stderr.split("2.pairs:", 1)[1]

@@ -334,3 +334,18 @@ def test_an_assignment_with_a_control_character_is_refused(
 def test_an_assignment_title_of_printable_text_is_kept(cli: Any, klass: list[str], tmp_path: Path) -> None:
     _, table = _book(cli, tmp_path, *klass, "--gradebook", "moodle", "--assignment", "Hausaufgabe 3 – Müller’s")
     assert table[0][1:] == ["Hausaufgabe 3 – Müller’s (Real)", "Hausaufgabe 3 – Müller’s (Feedback)"]
+
+
+@pytest.mark.parametrize("title", ["Final Score", "Week 5 Final Grade", "HW Current Score", "Unposted Final Points"])
+def test_an_assignment_canvas_reads_as_its_total_is_refused(
+    cli: Any, klass: list[str], tmp_path: Path, title: str
+) -> None:
+    """Canvas's importer pops trailing columns whose title matches /Current Score|Current Points|Current
+    Grade|Final Score|Final Points|Final Grade/ (canvas-lms GradebookImporter#strip_non_assignment_columns):
+    such a title would import no assignment, so it is refused in one line for Canvas, and kept for Moodle."""
+    out = tmp_path / "book.csv"
+    result = cli("check", "--problems", str(PROBLEMS), *klass, "--format", "csv", "--gradebook", "canvas",
+                 "--assignment", title, "-o", str(out))  # fmt: skip
+    assert result.exit_code == 2 and not out.exists() and "drops it on import" in result.stderr
+    _, table = _book(cli, tmp_path, *klass, "--gradebook", "moodle", "--assignment", title)
+    assert table[0][1] == f"{title} (Real)"

@@ -176,3 +176,28 @@ def test_no_response_tells_the_served_folders_absolute_path(served: tuple[Any, P
     assert "# Grade them with: attncalc check decoder-dot.toml THIS_FILE" in download
     download = c.post("/problems/week-3/answers.toml", json={"answers": {"weights": [0.155, "?", "?"]}}).text
     assert "# Grade them with: attncalc check week-3.toml THIS_FILE" in download
+
+
+def test_a_variant_name_with_a_trailing_newline_is_no_name(served: tuple[Any, Path]) -> None:
+    """variant-bpe-1%0a was taken as seed 1 (a regex's $ matches before a final newline): a second name
+    for one seed, and its download's Content-Disposition header held the newline (no reply, a traceback)."""
+    c, _ = served
+    assert c.get("/problems/variant-bpe-1").status_code == 200
+    for route in (
+        "/problems/variant-bpe-1%0a",
+        "/problems/variant-bpe-1%0a/problem.toml",
+        "/problems/variant-bpe-1%0a/solution",
+    ):
+        assert c.get(route).status_code == 404, route
+    r = c.post("/problems/variant-bpe-1%0a/answers.toml", content=b"action=download", headers={"content-type": FORM})
+    assert r.status_code == 404
+
+
+@pytest.mark.parametrize("key", ["problem", "student"])
+def test_the_json_route_refuses_an_answers_files_own_keys_as_the_form_does(served: tuple[Any, Path], key: str) -> None:
+    """{"answers": {"problem": "../../etc/passwd", ...}} was graded and written into the download; the
+    form refuses the same field as not an answer field of this problem."""
+    c, _ = served
+    body = {"answers": {key: "../../etc/passwd", "exp_sum": "17.496"}}
+    r = c.post("/problems/decoder-dot/check", json=body)
+    assert r.status_code == 422 and "is not an answer field of this problem" in r.text
