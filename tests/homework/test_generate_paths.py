@@ -40,7 +40,7 @@ def test_a_linked_answers_folder_is_refused(tmp_path: Path, force: bool) -> None
 
 
 def test_the_api_refuses_a_linked_answers_folder(tmp_path: Path) -> None:
-    from attncalc.homework import generate
+    from attncalc import generate
 
     out, elsewhere = _linked_answers(tmp_path)
     with pytest.raises(AttncalcError, match="symbolic link"):
@@ -82,7 +82,7 @@ def test_an_empty_out_is_bad_input(tmp_path: Path, empty: str) -> None:
 
 
 def test_the_api_refuses_an_empty_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from attncalc.homework import generate
+    from attncalc import generate
 
     monkeypatch.chdir(tmp_path)
     with pytest.raises(AttncalcError, match="empty"):
