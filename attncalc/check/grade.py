@@ -158,36 +158,18 @@ def _grade(
             ans.id, step.title, "wrong", given_list, expected, [[]], off,
             given_shown=shown_given, expected_shown=shown_expected, right=0, entries=size,
         )  # fmt: skip
-    if matches(true).all():  # the truth as written: correct, with nothing to add (agree would find the same)
+
+    def correct(note: str, written: Any = given_list) -> StepResult:
         return StepResult(
-            ans.id,
-            step.title,
-            "correct",
-            nested_list(given),
-            expected,
-            [],
-            "",
-            given_shown=shown_given,
-            expected_shown=shown_expected,
-            right=answered,
-            entries=size,
-        )
+            ans.id, step.title, "correct", written, expected, [], note,
+            given_shown=shown_given, expected_shown=shown_expected, right=answered, entries=size,
+        )  # fmt: skip
+
+    if matches(true).all():  # the truth as written: correct, with nothing to add (agree would find the same)
+        return correct("", nested_list(given))
     ok, ok_whole = agree(agreement, overrides=False)
     if ok_whole:
-        note = _rounded_note(agreement, step, expected)
-        return StepResult(
-            ans.id,
-            step.title,
-            "correct",
-            given_list,
-            expected,
-            [],
-            note,
-            given_shown=shown_given,
-            expected_shown=shown_expected,
-            right=answered,
-            entries=size,
-        )
+        return correct(_rounded_note(agreement, step, expected))
 
     mine, mine_whole = agree(agreement, overrides=True)
 
@@ -213,20 +195,7 @@ def _grade(
     earlier_wrong = ctx.above  # only the answers this step's value depends on
     if mine_whole or (ok | mine).all():
         if not earlier_wrong:
-            note = "Consistent with your own rounded earlier answers."
-            return StepResult(
-                ans.id,
-                step.title,
-                "correct",
-                given_list,
-                expected,
-                [],
-                note,
-                given_shown=shown_given,
-                expected_shown=shown_expected,
-                right=answered,
-                entries=size,
-            )
+            return correct("Consistent with your own rounded earlier answers.")
         began = began_at(ans.id, runs, status, earlier_wrong) or earlier_wrong[0]
         note = f"Right given your earlier answers; the error began at {began}."
         return carried(note, began, mine & ~ok)
