@@ -4,6 +4,8 @@ or SiLU): x W_1 + b_1, the activation entry by entry, then h W_2 + b_2. SwiGLU i
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..derivation import Map, Product, Step
@@ -16,12 +18,7 @@ from . import layer_modern as modern
 
 def ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[str, ...]) -> np.ndarray:
     L = p.payload(Layer)
-    W1 = chain.given(L.W_1)
-    b1 = chain.given(L.b_1) if L.b_1 is not None else None
-    pre = chain.matmul(h, W1)
-    if b1 is not None:
-        pre, b1 = chain.coerce(pre, b1)
-        pre = pre + b1[None, :]
+    pre, W1, b1 = _affine(chain, h, L.W_1, L.b_1)
     steps.append(
         chain.step(
             Product,
@@ -66,12 +63,7 @@ def ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[s
         )
     )
     hidden = steps[-1].value
-    W2 = chain.given(L.W_2)
-    b2 = chain.given(L.b_2) if L.b_2 is not None else None
-    out = chain.matmul(hidden, W2)
-    if b2 is not None:
-        out, b2 = chain.coerce(out, b2)
-        out = out + b2[None, :]
+    out, W2, b2 = _affine(chain, hidden, L.W_2, L.b_2)
     steps.append(
         chain.step(
             Product,
@@ -90,6 +82,17 @@ def ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[s
     )
     result: np.ndarray = steps[-1].value
     return result
+
+
+def _affine(chain: Chain, x: np.ndarray, W: Any, b: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """x W (+ b on every row), with the weights and bias as the chain holds them."""
+    Wc = chain.given(W)
+    bc = chain.given(b) if b is not None else None
+    out = chain.matmul(x, Wc)
+    if bc is not None:
+        out, bc = chain.coerce(out, bc)
+        out = out + bc[None, :]
+    return out, Wc, bc
 
 
 def _activate(chain: Chain, a: np.ndarray, act: str) -> np.ndarray:
