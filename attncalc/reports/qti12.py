@@ -20,6 +20,7 @@ from __future__ import annotations
 import html
 import io
 import zipfile
+from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 from xml.sax.saxutils import escape, quoteattr
 
 from ..derivation import Derivation
@@ -48,17 +49,26 @@ def _pts(x: float) -> str:
     return f"{x:.12g}"
 
 
-def _ranges(accepted: tuple[str, ...], decimals: int) -> list[tuple[float, float]]:
+def _ranges(accepted: tuple[str, ...], decimals: int) -> list[tuple[Decimal, Decimal]]:
     """One range per accepted value (Canvas reads every range answer), then the range ILIAS keeps (it reads
     only the last): the key's, or, when the accepted values are neighbours (0.577 and 0.578), the one range
-    that holds them all and nothing else."""
-    half = 0.5 * 10.0**-decimals
-    values = [float(a) for a in accepted]
-    out = [(v - half, v + half) for v in values[1:]]
-    units = sorted({round(v * 10**decimals) for v in values})
-    if units[-1] - units[0] == len(units) - 1:  # consecutive units: no value between them is left out
-        return [*out, (min(values) - half, max(values) + half)]
-    return [*out, (values[0] - half, values[0] + half)]
+    that holds them all and nothing else. In decimal arithmetic: a count near 10^18 keeps its half unit
+    (in floats the two ends were the same number)."""
+    half = Decimal(5).scaleb(-decimals - 1)
+    values = [Decimal(a) for a in accepted]
+    with localcontext(_exact(values, decimals)):
+        out = [(v - half, v + half) for v in values[1:]]
+        units = sorted({int(v.scaleb(decimals).to_integral_value(ROUND_HALF_UP)) for v in values})
+        if units[-1] - units[0] == len(units) - 1:  # consecutive units: no value between them is left out
+            return [*out, (min(values) - half, max(values) + half)]
+        return [*out, (values[0] - half, values[0] + half)]
+
+
+def _exact(values: list[Decimal], decimals: int) -> Context:
+    """A context in which a value plus or minus half a unit of its last decimal is exact (a count of 30
+    digits needs more than Decimal's default 28 significant digits)."""
+    digits = max((v.adjusted() for v in values if v.is_finite()), default=0)
+    return Context(prec=max(28, digits + decimals + 4))
 
 
 def _item(
@@ -129,9 +139,10 @@ def _margin(value: str, decimals: int, pts: float) -> str:
     importer reads as one (the ``qti`` gem's ``Numerics::MarginError``: a ``varequal`` beside a ``vargte``
     and a ``varlte`` of other values; its ``margin`` attribute, else the value less the ``vargte``); as
     QTI 1.2 says it, the value or the range around it."""
-    half = 0.5 * 10.0**-decimals
-    v = float(value)
-    low, high = f"{v - half:.{decimals + 1}f}", f"{v + half:.{decimals + 1}f}"
+    half = Decimal(5).scaleb(-decimals - 1)
+    v = Decimal(value)
+    with localcontext(_exact([v], decimals)):
+        low, high = f"{v - half:.{decimals + 1}f}", f"{v + half:.{decimals + 1}f}"
     return (
         '<respcondition continue="No"><conditionvar><or>'
         f'<varequal respident="response1" margin="{half:.{decimals + 1}f}" margintype="absolute">{value}</varequal>'

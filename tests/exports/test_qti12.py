@@ -251,3 +251,28 @@ def test_same_options_same_bytes_and_nothing_overwritten_without_force(cli: Any,
     result = cli(*args, "--out", str(tmp_path / "c"))
     assert result.exit_code == 2 and "qti12.zip" in result.stderr
     assert (tmp_path / "c" / "qti12.zip").read_bytes() == b"mine"
+
+
+@pytest.mark.parametrize(
+    ("value", "decimals", "low", "high"),
+    [
+        # a count near 10^18 (an accounting budget): in floats both ends were 2833113600000000000
+        ("2833113600000000000", 0, "2833113599999999999.5", "2833113600000000000.5"),
+        # 33 digits: past Decimal's default 28 significant digits
+        (
+            "123456789012345678901234567890123",
+            0,
+            "123456789012345678901234567890122.5",
+            "123456789012345678901234567890123.5",
+        ),
+        ("0.577", 3, "0.5765", "0.5775"),
+    ],
+)
+def test_a_range_keeps_half_a_unit_around_any_value(value: str, decimals: int, low: str, high: str) -> None:
+    from decimal import Decimal
+
+    from attncalc.reports.qti12 import _margin, _ranges
+
+    assert _ranges((value,), decimals) == [(Decimal(low), Decimal(high))]
+    margin = _margin(value, decimals, 1.0)
+    assert f'<vargte respident="response1">{low}' in margin and f'<varlte respident="response1">{high}' in margin
