@@ -232,17 +232,21 @@ def test_the_key_earns_full_marks_and_a_slip_its_share(case: int) -> None:
 @pytest.mark.parametrize("case", range(len(CASES)), ids=IDS)
 def test_no_answer_is_in_the_text_outside_the_sub_questions(case: int) -> None:
     """The question text outside the {...} markers (as Moodle keeps it) holds no step's value: every
-    number in it with decimals is a given's; and no choice's right label follows its symbol."""
+    number in it with decimals is one of the problem file's, or near no full-mark answer (a constant of a
+    formula, or one too small to show at the asked decimals); and no choice's right label follows its symbol."""
     _, qs, _, problems = _set(case)
     for raw, q in zip(problems, qs[1:], strict=True):
         subs, outside = extract(_text(q, "questiontext/text"))
         assert "{#" in outside and not re.search(ANSWER_START, outside)
         givens = list(_numbers(raw))  # every number of the problem file: givens and settings
-        shown = set(re.findall(r"-?\d+\.\d+", html.unescape(re.sub(r"<[^>]+>", " ", outside))))
+        keys = [
+            (float(a.answer), a.tolerance) for s in subs if s.qtype == "NUMERICAL" for a in s.alts if a.fraction == 1
+        ]
+        for x in map(float, re.findall(r"-?\d+\.\d+", html.unescape(re.sub(r"<[^>]+>", " ", outside)))):
+            if not any(abs(x - g) < 1e-12 for g in givens):  # (an epsilon such as 1e-05 near an answer 0 tells nothing)
+                assert not any(abs(x - a) <= 2 * tol < abs(x) for a, tol in keys), x
         for s in subs:
             for a in s.alts:
-                if s.qtype == "NUMERICAL" and "." in a.answer and a.answer in shown:
-                    assert any(abs(float(a.answer) - g) < 1e-12 for g in givens), a.answer
                 if s.qtype != "NUMERICAL" and a.fraction == 1.0:
                     label = re.escape(html.escape(html.unescape(a.answer)))
                     assert not re.search(rf"(=|:)\s*{label}\s*(<|$)", outside), a.answer
@@ -333,3 +337,13 @@ def test_generate_writes_cloze_xml(cli: Any, tmp_path: Any) -> None:
     assert (tmp_path / "cloze.xml").is_file() and not (tmp_path / "quiz.xml").exists()
     qs = ET.fromstring((tmp_path / "cloze.xml").read_text(encoding="utf-8")).findall("question")
     assert [q.get("type") for q in qs] == ["category", "cloze", "cloze"]
+
+
+def test_the_python_api_writes_cloze_xml(tmp_path: Any) -> None:
+    import attncalc
+
+    attncalc.generate(kind="softmax", count=2, seed=3, format="moodle-cloze", out=tmp_path, name="week5")
+    text = (tmp_path / "cloze.xml").read_text(encoding="utf-8")
+    qs = ET.fromstring(text).findall("question")
+    assert _text(qs[0], "category/text").startswith("$course$/attncalc week5-")
+    assert [q.get("type") for q in qs[1:]] == ["cloze", "cloze"]
