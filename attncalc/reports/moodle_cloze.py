@@ -43,6 +43,12 @@ def cloze_html(text: str) -> str:
     return cloze_text(html.escape(text))
 
 
+def _plain(text: str) -> str:
+    """HTML of the question text outside the sub-questions with every ``{`` a character reference: no
+    title, label or given starts a sub-question (``{1:NUMERICAL:...}``) or stands in for one (``{#1}``)."""
+    return text.replace("{", "&#123;")
+
+
 def weights(qs: list[Question]) -> tuple[list[list[int]], int]:
     """Per question its asked entries' Cloze marks, and the factor: each entry's exact share of its
     step's points (``check``'s ``points / entries``, the points as the problem's decimal) times the least
@@ -73,15 +79,15 @@ def _question(d: Derivation, k: int) -> str:
     total = sum(Fraction(repr(float(q.points))) for q in qs)
     out_of = f"{float(total):.12g}"
     title = "" if d.problem.title == f"Variant {k}" else f": {html.escape(d.problem.title)}"
-    parts = [f"<p><b>Variant {k}</b>{title}</p>", givens_html(d)]
+    parts = [_plain(f"<p><b>Variant {k}</b>{title}</p>"), _plain(givens_html(d))]
     solutions = []
     for q, row in zip(qs, marks, strict=True):
         ask = f"Compute <b>{html.escape(q.title)}</b> [{q.step_id}]: {html.escape(q.formula)}."
         rule = f" {html.escape(q.precision)}" if q.precision else ""
-        parts.append(f"<p>{ask}{rule}</p><ul>")
+        parts.append(_plain(f"<p>{ask}{rule}</p><ul>"))
         for e, mark in zip(q.asked, row, strict=True):
             verb = ": pick the label" if isinstance(e, Choice) else " ="
-            parts.append(f"<li>{html.escape(e.label)}{verb} {_sub(q, e, mark, tol)}</li>")
+            parts.append(f"<li>{_plain(html.escape(e.label))}{verb} {_sub(q, e, mark, tol)}</li>")
         parts.append("</ul>")
         solutions.append(worked(q.step, q.shown, d.decimals))
     # the name says what the quiz slot is out of (Moodle sets a random slot's mark, not the question)

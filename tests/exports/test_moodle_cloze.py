@@ -347,3 +347,12 @@ def test_the_python_api_writes_cloze_xml(tmp_path: Any) -> None:
     qs = ET.fromstring(text).findall("question")
     assert _text(qs[0], "category/text").startswith("$course$/attncalc week5-")
     assert [q.get("type") for q in qs[1:]] == ["cloze", "cloze"]
+
+
+def test_a_brace_in_a_label_starts_no_sub_question() -> None:
+    raw = tomllib.loads(ATTENTION.replace('title = "Variant 1"', 'title = "x {1:NUMERICAL:=5} {#1}"'))
+    d = solve(parse_problem(raw, "v.toml"))
+    (q,) = ET.fromstring(cloze_files([d], 1)["cloze.xml"]).findall("question")[1:]
+    subs, outside = extract(_text(q, "questiontext/text"))
+    assert len(subs) == 12 and "{#1}" not in outside.split("</p>")[0]
+    assert "x &#123;1:NUMERICAL:=5} &#123;#1}" in outside
