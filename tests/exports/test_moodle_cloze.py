@@ -356,3 +356,31 @@ def test_a_brace_in_a_label_starts_no_sub_question() -> None:
     subs, outside = extract(_text(q, "questiontext/text"))
     assert len(subs) == 12 and "{#1}" not in outside.split("</p>")[0]
     assert "x &#123;1:NUMERICAL:=5} &#123;#1}" in outside
+
+
+def test_the_variants_are_the_moodle_formats_one_shape(cli: Any, tmp_path: Any) -> None:
+    """moodle-cloze draws variants of one shape as --format moodle does (every variant out of the same
+    total, so the one slot's Maximum mark fits each), the same problems for the same seed."""
+    files = {}
+    for fmt in ("moodle", "moodle-cloze"):
+        r = cli(
+            "generate",
+            "--out",
+            str(tmp_path / fmt),
+            "--kind",
+            "accounting",
+            "--count",
+            "3",
+            "--seed",
+            "11",
+            "--format",
+            fmt,
+        )
+        assert r.exit_code == 0, r.output
+        assert "quiz formats draw variants of one shape" in r.stderr
+        files[fmt] = [p.read_bytes() for p in sorted((tmp_path / fmt).glob("variant-*.toml"))]
+    assert files["moodle"] == files["moodle-cloze"] and len(files["moodle"]) == 3
+    names = [
+        q.find("name/text").text for q in ET.parse(tmp_path / "moodle-cloze" / "cloze.xml").findall("question")[1:]
+    ]
+    assert len({re.sub(r"^Variant \d+", "", n or "") for n in names}) == 1  # one total for every variant
