@@ -324,9 +324,15 @@ def plot(
 
 # ------------------------------------------------------------------ the files `generate` writes
 
-FORMATS = ("markdown", "latex", "pdf", "html", "moodle", "qti", "qti12", "ilias", "newquizzes")
+FORMATS = ("markdown", "latex", "pdf", "html", "moodle", "moodle-cloze", "qti", "qti12", "ilias", "newquizzes")
 # the quiz file of each LMS format
-QUIZZES = {"moodle": "quiz.xml", "qti": "qti.zip", "qti12": "qti12.zip", "ilias": "ilias.zip"}
+QUIZZES = {
+    "moodle": "quiz.xml",
+    "moodle-cloze": "cloze.xml",
+    "qti": "qti.zip",
+    "qti12": "qti12.zip",
+    "ilias": "ilias.zip",
+}
 # the LMS formats (Markdown sheets beside the quiz); newquizzes writes a package per variant, whose
 # variants need not share a shape
 LMS_FORMATS = (*QUIZZES, "newquizzes")
@@ -378,6 +384,10 @@ def homework_files(
 
         # quiz.xml, or quiz-1.xml, quiz-2.xml, ... each under Moodle's default 2 MB upload limit
         files.update(moodle_files(derivations, seed, _set_tag(problems, seed, set_name), set_name))
+    if fmt == "moodle-cloze":  # one Cloze question per variant: a random question gives one whole variant
+        from ..reports.moodle_cloze import cloze_files
+
+        files.update(cloze_files(derivations, seed, _set_tag(problems, seed, set_name), set_name))
     if fmt == "qti":
         from ..reports.qti import qti_zip
 

@@ -144,7 +144,7 @@ def check(
     raise typer.Exit(2 if bad else 0 if all(r.all_correct for r in reports) else 1)
 
 
-QUIZ_FORMATS = ("moodle", "qti", "qti12", "ilias")  # every variant of the set asks the same questions
+QUIZ_FORMATS = ("moodle", "moodle-cloze", "qti", "qti12", "ilias")  # every variant of the set asks the same questions
 ONE_SHAPE_NOTE = (
     "quiz formats draw variants of one shape: the same --seed can give other variants in the worksheet formats; "
     "the sheets written here are this set's, and generate --format pdf (or markdown, latex, html) --one-shape "
@@ -158,6 +158,7 @@ class GenFormat(StrEnum):
     pdf = "pdf"
     html = "html"
     moodle = "moodle"
+    moodle_cloze = "moodle-cloze"
     qti = "qti"
     qti12 = "qti12"
     ilias = "ilias"
@@ -349,7 +350,8 @@ def generate(
         typer.Option(
             "--format",
             "-f",
-            help="Sheets' format (moodle: a quiz.xml, or quiz-1.xml, quiz-2.xml ... each under 2 MB; qti: a QTI 2.1 "
+            help="Sheets' format (moodle: a quiz.xml, or quiz-1.xml, quiz-2.xml ... each under 2 MB; moodle-cloze: "
+            "cloze.xml, one Cloze question per variant, for one whole variant per student; qti: a QTI 2.1 "
             "package qti.zip for OpenOLAT; qti12: a QTI 1.2 package qti12.zip for Canvas classic quizzes; ilias: ilias.zip for an ILIAS question "
             "pool; newquizzes: a QTI 1.2 package per variant, newquizzes-v01.zip ..., for Canvas New Quizzes, each "
             "number an exact answer with a margin; each with Markdown sheets).",
