@@ -377,7 +377,7 @@ def generate(
     max_pages: MaxPages = None,
 ) -> None:
     """Write seeded homework: one problem file per variant, answer keys, and question, answers and solution sheets."""
-    from ..api import homework_files, homework_names, write_homework
+    from ..api.homework_files import homework_files, homework_names, write_homework
     from ..errors import AttncalcError
     from ..files import check_folder, out_folder
     from ..homework.generate import Options, check_options, default_dim

@@ -29,7 +29,7 @@ def moodle_grade(share: float) -> float:
     return max(g for g in GRADES if g <= share + 1e-9)
 
 
-def _percent(share: float) -> str:
+def slip_percent(share: float) -> str:
     return f"{100 * moodle_grade(share):.7g}"
 
 
@@ -76,7 +76,7 @@ def _categories(derivations: list[Derivation], seed: int, tag: str | None, name:
                     f'<answer fraction="100"><text>{a}</text><tolerance>{tol}</tolerance></answer>' for a in e.accepted
                 )
                 answers += "".join(
-                    f'<answer fraction="{_percent(q.slip_share)}"><text>{s.value}</text><tolerance>{tol}</tolerance>'
+                    f'<answer fraction="{slip_percent(q.slip_share)}"><text>{s.value}</text><tolerance>{tol}</tolerance>'
                     f'<feedback format="html"><text>{cdata(f"<p>{html.escape(s.note)}</p>")}</text></feedback></answer>'
                     for s in e.slips
                 )
@@ -106,7 +106,7 @@ def moodle_xml(derivations: list[Derivation], seed: int, tag: str | None = None,
     :func:`attncalc.reports.lms.set_tag`) holding that entry's question of every variant, each worth the
     same points (a quiz's variants have one shape): a quiz of one random question per category gives each
     student one variant of each question and is out of ``check``'s total."""
-    return _document([line for _, lines in _categories(derivations, seed, tag, name) for line in lines])
+    return moodle_document([line for _, lines in _categories(derivations, seed, tag, name) for line in lines])
 
 
 # PHP's default upload_max_filesize is 2M (2,097,152 bytes), and Moodle's own upload limit is at most
@@ -126,14 +126,14 @@ def moodle_files(
     from ..errors import ProblemError
 
     blocks = _categories(derivations, seed, tag, name)
-    whole = _document([line for _, lines in blocks for line in lines])
-    if _size(whole) <= limit:
+    whole = moodle_document([line for _, lines in blocks for line in lines])
+    if encoded_size(whole) <= limit:
         return {"quiz.xml": whole}
     files: list[list[str]] = []
     current: list[str] = []
-    size = empty = _size(_document([]))
+    size = empty = encoded_size(moodle_document([]))
     for slot, lines in blocks:
-        more = sum(_size(line) + 1 for line in lines)  # each line and its newline (xml_chars works char by char)
+        more = sum(encoded_size(line) + 1 for line in lines)  # each line and its newline (xml_chars works char by char)
         if empty + more > limit:
             raise ProblemError(
                 "generate",
@@ -148,14 +148,14 @@ def moodle_files(
         current += lines
         size += more
     files.append(current)
-    return {f"quiz-{k}.xml": _document(lines) for k, lines in enumerate(files, 1)}
+    return {f"quiz-{k}.xml": moodle_document(lines) for k, lines in enumerate(files, 1)}
 
 
-def _document(lines: list[str]) -> str:
+def moodle_document(lines: list[str]) -> str:
     return xml_chars("\n".join(['<?xml version="1.0" encoding="UTF-8"?>', "<quiz>", *lines, "</quiz>"]) + "\n")
 
 
-def _size(text: str) -> int:
+def encoded_size(text: str) -> int:
     return len(xml_chars(text).encode("utf-8"))
 
 

@@ -22,7 +22,7 @@ from fractions import Fraction
 from ..derivation import Derivation
 from .lms import Choice, Question, cdata, questions
 from .lms_numbers import Number
-from .moodle import MOODLE_MAX_BYTES, _document, _percent, _size, givens_html
+from .moodle import MOODLE_MAX_BYTES, encoded_size, givens_html, moodle_document, slip_percent
 
 # characters a Cloze answer or feedback cannot hold as they are: '}' '#' '~' end an answer, '}' '~' a
 # feedback, a '\' or '&' before them changes that; the importer html_entity_decode()s both, so each is
@@ -65,7 +65,7 @@ def _sub(q: Question, e: Number | Choice, mark: int, tol: str) -> str:
         options = "~".join(f"{'=' if o in e.correct else ''}{cloze_html(o)}" for o in e.options)
         return f"{{{mark}:MULTICHOICE_S:{options}}}"
     alts = [f"={a}:{tol}" for a in e.accepted]  # every value check accepts, at full marks
-    alts += [f"%{_percent(q.slip_share)}%{s.value}:{tol}#{cloze_html(s.note)}" for s in e.slips]
+    alts += [f"%{slip_percent(q.slip_share)}%{s.value}:{tol}#{cloze_html(s.note)}" for s in e.slips]
     return f"{{{mark}:NUMERICAL:{'~'.join(alts)}}}"
 
 
@@ -128,15 +128,15 @@ def cloze_files(
     about = f"attncalc homework {name}, seed {seed}" if name else f"attncalc homework, seed {seed}"
     category = _category(derivations, seed, tag, about)
     qs = [_question(d, k) for k, d in enumerate(derivations, 1)]
-    whole = _document([category, *qs])
-    if _size(whole) <= limit:
+    whole = moodle_document([category, *qs])
+    if encoded_size(whole) <= limit:
         return {"cloze.xml": whole}
-    empty = _size(_document([category]))
+    empty = encoded_size(moodle_document([category]))
     files: list[list[str]] = []
     current: list[str] = []
     size = empty
     for k, q in enumerate(qs, 1):
-        more = _size(q) + 1  # the question and its newline
+        more = encoded_size(q) + 1  # the question and its newline
         if empty + more > limit:
             raise ProblemError(
                 "generate",
@@ -150,4 +150,4 @@ def cloze_files(
         current.append(q)
         size += more
     files.append(current)
-    return {f"cloze-{k}.xml": _document([category, *lines]) for k, lines in enumerate(files, 1)}
+    return {f"cloze-{k}.xml": moodle_document([category, *lines]) for k, lines in enumerate(files, 1)}
