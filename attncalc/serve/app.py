@@ -31,7 +31,20 @@ from . import answers as form
 from .costly import Busy, busy
 from .guard import Guard, too_large
 from .served import Catalog, Served, collect
-from .work import State, check_form, check_json, download_form, download_json, href, kind_of, render_page, root, whole
+from .work import (
+    ANOTHER,
+    State,
+    check_form,
+    check_json,
+    download_form,
+    download_json,
+    href,
+    kind_of,
+    new_variant,
+    render_page,
+    root,
+    whole,
+)
 
 T = TypeVar("T")
 ENV = "ATTNCALC_SERVE"  # the settings handed to uvicorn's workers, as JSON
@@ -179,6 +192,7 @@ async def index(state: State, request: Request) -> Response:
             "source": s.source,
         }
         for s in cat.served.values()
+        if not s.refused  # (said on stderr at start; its address says why)
     ]
     variants = [{"kind": k, "href": href(request, f"variant-{k}-{secrets.randbelow(10**6)}")} for k in cat.kinds]
     html = state.env.get_template("index.html").render(
@@ -188,18 +202,46 @@ async def index(state: State, request: Request) -> Response:
 
 
 async def practice_page(state: State, request: Request) -> Response:
+    """A problem's page as first shown: rendered once per worker (by steps revealed and root path),
+    each render not yet cached in the costly bound (:mod:`.costly`: 503 beyond it), as a new variant
+    is drawn there."""
     reveal = _count(request.query_params.get("reveal"))
     if reveal is None:
         return PlainTextResponse(BAD_REVEAL + "\n", status_code=400)
-
-    async def page(gate: bool = True) -> Response:
-        served = await _served(state, request, gate)
-        return await in_turn(state, render_page, state, request, served, form.Typed({}), reveal=reveal)
-
     name = request.path_params["name"]
-    if state.catalog.offers(name) and not state.catalog.ready(name, reveal > 0):  # drawn now: a costly work
-        return await state.costly.run(lambda: page(gate=False))
-    return await page()
+    cat = state.catalog
+    at_hand = cat.at_hand(name)
+    if at_hand is not None and at_hand.refused:
+        raise _Stop(_refused(request, at_hand))
+    if at_hand is not None:
+        reveal = min(reveal, len(form.asked(at_hand.derivation)))
+    key = (name, reveal, root(request))
+    html = cat.page(key) if at_hand is not None else None
+    if html is None:
+        if not cat.offers(name):
+            await _served(state, request)  # (404)
+
+        async def page() -> str:
+            served = await _served(state, request, gate=False)
+            link = ANOTHER if new_variant(request, served, cat.practice) else ""
+            made = await in_turn(state, render_page, state, request, served, form.Typed({}), reveal, another=link)
+            text = bytes(made.body).decode("utf-8")
+            cat.keep_page((name, min(reveal, len(form.asked(served.derivation))), root(request)), text)
+            return text
+
+        html = await state.costly.run(page)
+    served = cat.at_hand(name)
+    another = new_variant(request, served, cat.practice) if served is not None else ""
+    return HTMLResponse(html.replace(ANOTHER, another) if ANOTHER in html else html)
+
+
+def _refused(request: Request, served: Served) -> Response:
+    """A problem too large for a practice page (:data:`~.served.MAX_PAGE_FIELDS`): 422, saying why."""
+    if _content_type(request) == "json" and request.method == "POST":
+        return Response(
+            json.dumps({"error": served.refused}, ensure_ascii=False) + "\n", 422, media_type="application/json"
+        )
+    return PlainTextResponse(served.refused + "\n", status_code=422)
 
 
 async def check(state: State, request: Request) -> Response:
@@ -355,6 +397,8 @@ async def _served(state: State, request: Request, gate: bool = True) -> Served:
     name = request.path_params["name"]
     cat = state.catalog
     found = cat.served.get(name)
+    if found is not None and found.refused:
+        raise _Stop(_refused(request, found))
     if found is not None:  # a file's problem, read at start: no thread needed to look it up
         return found
     try:  # a variant may have to be drawn and solved: in a worker thread
@@ -366,6 +410,8 @@ async def _served(state: State, request: Request, gate: bool = True) -> Served:
         served = None
     if served is None:
         raise _Stop(PlainTextResponse("No problem of that name is served here.\n", status_code=404))
+    if served.refused:
+        raise _Stop(_refused(request, served))
     return served
 
 
