@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import secrets
 from collections.abc import Callable
 from importlib import resources
@@ -122,8 +123,16 @@ def _shown(value: Any) -> Any:
     if isinstance(value, AsTyped) or not isinstance(value, str):
         return value
     if isinstance(value, Markup):  # (HTML made from user text: a backslash escape is plain text in HTML)
-        return value if value.isprintable() else Markup(printable(value, keep="\n\t"))
+        if value.isprintable():
+            return value
+        # a field's value attribute (a macro's output: the typed text) kept as typed, so that the
+        # field sends back what was typed (its quotes are escaped: the attribute ends at the next '"')
+        parts = _VALUE.split(value)
+        return Markup("".join(p if k % 2 else printable(p, keep="\n\t") for k, p in enumerate(parts)))
     return printable(value, keep="\n\t")
+
+
+_VALUE = re.compile(r'(<input id="[^"]*" name="[^"]*" value="[^"]*")')
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:

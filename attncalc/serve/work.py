@@ -136,7 +136,7 @@ def _json_answers(served: Served, body: bytes) -> tuple[dict[str, Any] | None, R
     (a number with the decimals it was written with: 1.7E+1 as 1.7e+1), or the 422 saying what is wrong."""
     try:
         answers = form.parse_json_answers(body)
-        flat = flatten_ids(answers)
+        flat = form.json_labels(flatten_ids(answers), served.derivation)
         try:
             return {k: entry_text(v, k) for k, v in flat.items()}, None
         except ProblemError:
