@@ -190,8 +190,8 @@ def json_labels(flat: dict[str, Any], d: Derivation) -> dict[str, Any]:
     (``"?"``, as an empty field is); a list of tokens lists (``[["l", "o", "w"], ["l", "o", "w", "e",
     "r"]]``, as ``solve --format json`` writes a ``words`` step) is its text, tokens by spaces and
     items by commas, and a list of items (``["s t", "e st"]``) its items by commas. Refused (the step
-    named): a number where tokens are asked, and a list for a step that is one item (a merge's pair is
-    one string, ``"s t"``, never ``["s", "t"]``)."""
+    named, in words: an example could be the answer): a number where tokens are asked, and a list for
+    a step that is one item (a merge's pair is one string, ``"s t"``, never ``["s", "t"]``)."""
     from ..derivation import Argmax, Tokens
 
     out, ids = dict(flat), set(d.step_ids)
@@ -212,9 +212,14 @@ def json_labels(flat: dict[str, Any], d: Derivation) -> dict[str, Any]:
         elif many and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
             out[key] = ", ".join(v.strip() for v in value)
             continue
-        what = "a list of tokens lists or items (or their text)" if many else "one pair or item as one string"
-        hint = '["s t", "e st"], [["l", "o", "w"], ["n", "e", "w"]] or "l o w, n e w"' if many else '"s t"'
-        raise ProblemError("<request>", key, f"expected tokens as text: {what}, such as {hint}")
+        # in words only: an example made of tokens could be this problem's own answer
+        what = (
+            "the items separated by commas and each item's tokens by spaces, a list of the items, or a list of "
+            "token lists (as solve --format json writes it)"
+            if many
+            else "one item as one string, its tokens separated by spaces (a merge: its pair, not a list)"
+        )
+        raise ProblemError("<request>", key, f"expected tokens as text: {what}")
     return out
 
 

@@ -114,8 +114,8 @@ def _endpoint(state: State, fn: Any) -> Any:
 def _shown(value: Any) -> Any:
     """What a template writes, as the solution page and the terminal show it: a control character of
     a problem's title, tokens or labels (U+0008 raw was invisible on the page, and is no valid HTML)
-    written as its escape (``\\x08``), in HTML already made (the givens' tables, a formula) too; a
-    field's typed text as typed."""
+    written as its escape (``\\x08``; a newline or tab in a token too, ``\\n``), in HTML already made
+    (the givens' tables, a formula) too; a field's typed text as typed."""
     from markupsafe import Markup
 
     from .page import AsTyped
@@ -128,11 +128,19 @@ def _shown(value: Any) -> Any:
         # a field's value attribute (a macro's output: the typed text) kept as typed, so that the
         # field sends back what was typed (its quotes are escaped: the attribute ends at the next '"')
         parts = _VALUE.split(value)
-        return Markup("".join(p if k % 2 else printable(p, keep="\n\t") for k, p in enumerate(parts)))
-    return printable(value, keep="\n\t")
+        return Markup("".join(p if k % 2 else _html_shown(p) for k, p in enumerate(parts)))
+    return printable(value)  # a token or label "a\nb" shown as written, never as "a b"
 
 
 _VALUE = re.compile(r'(<input id="[^"]*" name="[^"]*" value="[^"]*")')
+_TAG = re.compile(r"(<[^>]*>)")
+
+
+def _html_shown(html: str) -> str:
+    """HTML's text with every unprintable character as its escape (a newline or tab in a token too:
+    "a\nb" raw shows as "a b"); the newlines and tabs between its tags, and in them, kept."""
+    parts = _TAG.split(html)
+    return "".join(printable(p, keep="\n\t") if k % 2 or not p.strip() else printable(p) for k, p in enumerate(parts))
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:
