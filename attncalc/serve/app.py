@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 import secrets
 from collections.abc import Callable
 from importlib import resources
@@ -26,12 +25,13 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp
 
-from ..errors import AttncalcError, printable
+from ..errors import AttncalcError
 from ..files import MAX_INPUT_BYTES
 from . import answers as form
 from .costly import Busy, busy
 from .guard import Guard, too_large
 from .served import Catalog, Served, collect
+from .shown import shown
 from .work import (
     ANOTHER,
     State,
@@ -76,7 +76,7 @@ def create_app(paths: list[str], practice: bool = False, max_bytes: int | None =
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
-        finalize=_shown,
+        finalize=shown,
     )
     state = State(Catalog(served, practice), env, limit, _static())
     routes = [
@@ -109,38 +109,6 @@ def _endpoint(state: State, fn: Any) -> Any:
         return response
 
     return endpoint
-
-
-def _shown(value: Any) -> Any:
-    """What a template writes, as the solution page and the terminal show it: a control character of
-    a problem's title, tokens or labels (U+0008 raw was invisible on the page, and is no valid HTML)
-    written as its escape (``\\x08``; a newline or tab in a token too, ``\\n``), in HTML already made
-    (the givens' tables, a formula) too; a field's typed text as typed."""
-    from markupsafe import Markup
-
-    from .page import AsTyped
-
-    if isinstance(value, AsTyped) or not isinstance(value, str):
-        return value
-    if isinstance(value, Markup):  # (HTML made from user text: a backslash escape is plain text in HTML)
-        if value.isprintable():
-            return value
-        # a field's value attribute (a macro's output: the typed text) kept as typed, so that the
-        # field sends back what was typed (its quotes are escaped: the attribute ends at the next '"')
-        parts = _VALUE.split(value)
-        return Markup("".join(p if k % 2 else _html_shown(p) for k, p in enumerate(parts)))
-    return printable(value)  # a token or label "a\nb" shown as written, never as "a b"
-
-
-_VALUE = re.compile(r'(<input id="[^"]*" name="[^"]*" value="[^"]*")')
-_TAG = re.compile(r"(<[^>]*>)")
-
-
-def _html_shown(html: str) -> str:
-    """HTML's text with every unprintable character as its escape (a newline or tab in a token too:
-    "a\nb" raw shows as "a b"); the newlines and tabs between its tags, and in them, kept."""
-    parts = _TAG.split(html)
-    return "".join(printable(p, keep="\n\t") if k % 2 or not p.strip() else printable(p) for k, p in enumerate(parts))
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:
