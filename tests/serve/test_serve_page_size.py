@@ -167,3 +167,18 @@ def test_an_uncached_page_is_costly_work_and_a_cached_one_is_not() -> None:
     r = c.get("/problems/backward-two-heads")  # never rendered: waits its turn, and there is none
     assert r.status_code == 503 and r.headers["retry-after"] == "2" and r.text == BUSY + "\n"
     assert c.get("/problems/decoder-dot?reveal=1").status_code == 503  # another page of it: rendered anew
+
+
+def test_a_drawn_variant_over_the_bound_is_refused_as_a_file_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No kind draws a variant near the bound; with the bound lowered below a bpe variant's fields,
+    its page, check and solution say why, as a file's do."""
+    from attncalc.serve import served
+
+    monkeypatch.setattr(served, "MAX_PAGE_FIELDS", 5)
+    c = client([str(PROBLEMS / "decoder-dot.toml")], practice=True)
+    for r in (
+        c.get("/problems/variant-bpe-3"),
+        c.get("/problems/variant-bpe-3/solution"),
+        c.post("/problems/variant-bpe-3/check", data={"action": "check"}),
+    ):
+        assert r.status_code == 422 and "more than a practice page's 5" in r.text and "attncalc solve" in r.text
