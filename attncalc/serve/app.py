@@ -202,12 +202,14 @@ async def practice_page(state: State, request: Request) -> Response:
         reveal = min(reveal, len(form.asked(at_hand.derivation)))
     key = (name, reveal, root(request))
     html = cat.page(key) if at_hand is not None else None
+    drawn: list[Served] = []  # (the problem rendered: a variant may have left the cache since)
     if html is None:
         if not cat.offers(name):
             await _served(state, request)  # (404)
 
         async def page() -> str:
             served = await _served(state, request, gate=False)
+            drawn.append(served)
             link = ANOTHER if new_variant(request, served, cat.practice) else ""
             made = await in_turn(state, render_page, state, request, served, form.Typed({}), reveal, another=link)
             text = bytes(made.body).decode("utf-8")
@@ -215,7 +217,7 @@ async def practice_page(state: State, request: Request) -> Response:
             return text
 
         html = await state.costly.run(page)
-    served = cat.at_hand(name)
+    served = drawn[0] if drawn else at_hand
     another = new_variant(request, served, cat.practice) if served is not None else ""
     return HTMLResponse(html.replace(ANOTHER, another) if ANOTHER in html else html)
 
