@@ -232,7 +232,8 @@ def parse_answers(
         if step_id not in valid:
             raise ProblemError(file, key, unknown_step(str(step_id), valid))
         step = derivation.step(step_id)
-        if _all_unanswered(value):  # exp_sum = "?", decay = "?", weights = ["?", "?"]: the step left out
+        # exp_sum = "?", decay = "?", weights = ["?", "?"], prediction = "": the step left out
+        if _all_unanswered(value) or (isinstance(step, Argmax) and _blank(value)):
             skipped.append(key)
             continue
         if isinstance(step, Argmax):
@@ -384,6 +385,13 @@ def _blocks(value: list[Any], file: str, key: str, default_dec: int) -> tuple[np
     if len({v.shape for v, _ in read}) != 1:
         raise ProblemError(file, key, "matrices of different shapes: each entry of the list is one matrix of one shape")
     return np.stack([v for v, _ in read]), np.stack([d for _, d in read])
+
+
+def _blank(value: Any) -> bool:
+    """A label or tokens written empty or as spaces (``prediction = ""``): no answer, as ``"?"``."""
+    if isinstance(value, list):
+        return bool(value) and all(_blank(v) for v in value)
+    return isinstance(value, str) and not value.strip()
 
 
 def _all_unanswered(value: Any) -> bool:

@@ -10,6 +10,7 @@ templates (autoescaped), uvicorn as the server. The modules are split by respons
 * :mod:`.served`: which problems are served under which names, loaded once with the file limits
   (and each prepared for grading once: :class:`attncalc.check.prepared.Prepared`);
 * :mod:`.page`: what a template shows of a derivation and a check report;
+* :mod:`.shown`: how a template writes text (unprintable characters as their escapes, typed text as typed);
 * :mod:`.app`: the Starlette app and its routes (async: they read the request and hand the work on);
 * :mod:`.work`: that work, in a worker thread: answers to check's report and back to a page or a file;
 * :mod:`.guard`: security headers on every response, and the body limit;

@@ -119,14 +119,14 @@ def _fields_of(step: Step) -> str:
 
 def answers_of(typed: Typed, d: Derivation) -> dict[str, Any]:
     """The answers mapping (step id -> text, or nested lists of text) of what was typed: the
-    entries not typed are ``"?"``, a step with nothing typed is left out. A bpe pair table is
+    entries not typed (or typed ``"?"``) are ``"?"``, a step with nothing typed is left out. A bpe pair table is
     written at the page's size (:func:`attncalc.serve.pair_heads.slots`), ``"?"`` past its pairs."""
     out: dict[str, Any] = {}
     for step in asked(d):
-        texts = {
+        texts = {  # a field typed "?" is one left empty (not graded): no step of them alone is answered
             idx: typed.fields[field_name(step.id, idx)]
             for idx in entries(step)
-            if field_name(step.id, idx) in typed.fields
+            if typed.fields.get(field_name(step.id, idx), UNANSWERED) != UNANSWERED
         }
         if not texts:
             continue
@@ -182,6 +182,45 @@ def parse_json_answers(body: bytes) -> dict[str, Any]:
         if not _all_text(value):
             raise ProblemError("<request>", key, "not Unicode text (a lone surrogate such as \\ud800)")
     return answers
+
+
+def json_labels(flat: dict[str, Any], d: Derivation) -> dict[str, Any]:
+    """The JSON route's answers to label and token steps in the form an answers file writes them
+    (docs/serving.md, "The JSON route"): a blank label or tokens (``""``, spaces) is not answered
+    (``"?"``, as an empty field is); a list of tokens lists (``[["l", "o", "w"], ["l", "o", "w", "e",
+    "r"]]``, as ``solve --format json`` writes a ``words`` step) is its text, tokens by spaces and
+    items by commas, and a list of items (``["s t", "e st"]``) its items by commas. Refused (the step
+    named, in words: an example could be the answer): a number where tokens are asked, and a list for
+    a step that is one item (a merge's pair is one string, ``"s t"``, never ``["s", "t"]``)."""
+    from ..derivation import Argmax, Tokens
+
+    out, ids = dict(flat), set(d.step_ids)
+    for key, value in flat.items():
+        step = d.step(key) if key in ids else None
+        if not isinstance(step, Argmax):
+            continue
+        if isinstance(value, str):
+            out[key] = value if value.strip() else UNANSWERED
+            continue
+        if not isinstance(step, Tokens):
+            continue  # a label (a prediction, kept beams): check says what it takes
+        many = str(step.value) == ", ".join(step.labels)  # a list of items (words, merges), not one choice
+        if many and isinstance(value, list) and value and all(isinstance(v, list) for v in value):
+            if all(v and all(isinstance(t, str) and t.strip() for t in v) for v in value):
+                out[key] = ", ".join(" ".join(t.strip() for t in v) for v in value)
+                continue
+        elif many and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            out[key] = ", ".join(v.strip() for v in value)
+            continue
+        # in words only: an example made of tokens could be this problem's own answer
+        what = (
+            "the items separated by commas and each item's tokens by spaces, a list of the items, or a list of "
+            "token lists (as solve --format json writes it)"
+            if many
+            else "one item as one string, its tokens separated by spaces (a merge: its pair, not a list)"
+        )
+        raise ProblemError("<request>", key, f"expected tokens as text: {what}")
+    return out
 
 
 def is_text(text: str) -> bool:

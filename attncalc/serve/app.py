@@ -25,13 +25,27 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp
 
-from ..errors import AttncalcError, printable
+from ..errors import AttncalcError
 from ..files import MAX_INPUT_BYTES
 from . import answers as form
 from .costly import Busy, busy
 from .guard import Guard, too_large
 from .served import Catalog, Served, collect
-from .work import State, check_form, check_json, download_form, download_json, href, kind_of, render_page, root, whole
+from .shown import shown
+from .work import (
+    ANOTHER,
+    State,
+    check_form,
+    check_json,
+    download_form,
+    download_json,
+    href,
+    kind_of,
+    new_variant,
+    render_page,
+    root,
+    whole,
+)
 
 T = TypeVar("T")
 ENV = "ATTNCALC_SERVE"  # the settings handed to uvicorn's workers, as JSON
@@ -62,7 +76,7 @@ def create_app(paths: list[str], practice: bool = False, max_bytes: int | None =
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
-        finalize=_shown,
+        finalize=shown,
     )
     state = State(Catalog(served, practice), env, limit, _static())
     routes = [
@@ -95,22 +109,6 @@ def _endpoint(state: State, fn: Any) -> Any:
         return response
 
     return endpoint
-
-
-def _shown(value: Any) -> Any:
-    """What a template writes, as the solution page and the terminal show it: a control character of
-    a problem's title, tokens or labels (U+0008 raw was invisible on the page, and is no valid HTML)
-    written as its escape (``\\x08``), in HTML already made (the givens' tables, a formula) too; a
-    field's typed text as typed."""
-    from markupsafe import Markup
-
-    from .page import AsTyped
-
-    if isinstance(value, AsTyped) or not isinstance(value, str):
-        return value
-    if isinstance(value, Markup):  # (HTML made from user text: a backslash escape is plain text in HTML)
-        return value if value.isprintable() else Markup(printable(value, keep="\n\t"))
-    return printable(value, keep="\n\t")
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:
@@ -179,6 +177,7 @@ async def index(state: State, request: Request) -> Response:
             "source": s.source,
         }
         for s in cat.served.values()
+        if not s.refused  # (said on stderr at start; its address says why)
     ]
     variants = [{"kind": k, "href": href(request, f"variant-{k}-{secrets.randbelow(10**6)}")} for k in cat.kinds]
     html = state.env.get_template("index.html").render(
@@ -188,18 +187,48 @@ async def index(state: State, request: Request) -> Response:
 
 
 async def practice_page(state: State, request: Request) -> Response:
+    """A problem's page as first shown: rendered once per worker (by steps revealed and root path),
+    each render not yet cached in the costly bound (:mod:`.costly`: 503 beyond it), as a new variant
+    is drawn there."""
     reveal = _count(request.query_params.get("reveal"))
     if reveal is None:
         return PlainTextResponse(BAD_REVEAL + "\n", status_code=400)
-
-    async def page(gate: bool = True) -> Response:
-        served = await _served(state, request, gate)
-        return await in_turn(state, render_page, state, request, served, form.Typed({}), reveal=reveal)
-
     name = request.path_params["name"]
-    if state.catalog.offers(name) and not state.catalog.ready(name, reveal > 0):  # drawn now: a costly work
-        return await state.costly.run(lambda: page(gate=False))
-    return await page()
+    cat = state.catalog
+    at_hand = cat.at_hand(name)
+    if at_hand is not None and at_hand.refused:
+        raise _Stop(_refused(request, at_hand))
+    if at_hand is not None:
+        reveal = min(reveal, len(form.asked(at_hand.derivation)))
+    key = (name, reveal, root(request))
+    html = cat.page(key) if at_hand is not None else None
+    drawn: list[Served] = []  # (the problem rendered: a variant may have left the cache since)
+    if html is None:
+        if not cat.offers(name):
+            await _served(state, request)  # (404)
+
+        async def page() -> str:
+            served = await _served(state, request, gate=False)
+            drawn.append(served)
+            link = ANOTHER if new_variant(request, served, cat.practice) else ""
+            made = await in_turn(state, render_page, state, request, served, form.Typed({}), reveal, another=link)
+            text = bytes(made.body).decode("utf-8")
+            cat.keep_page((name, min(reveal, len(form.asked(served.derivation))), root(request)), text)
+            return text
+
+        html = await state.costly.run(page)
+    served = drawn[0] if drawn else at_hand
+    another = new_variant(request, served, cat.practice) if served is not None else ""
+    return HTMLResponse(html.replace(ANOTHER, another) if ANOTHER in html else html)
+
+
+def _refused(request: Request, served: Served) -> Response:
+    """A problem too large for a practice page (:data:`~.served.MAX_PAGE_FIELDS`): 422, saying why."""
+    if _content_type(request) == "json" and request.method == "POST":
+        return Response(
+            json.dumps({"error": served.refused}, ensure_ascii=False) + "\n", 422, media_type="application/json"
+        )
+    return PlainTextResponse(served.refused + "\n", status_code=422)
 
 
 async def check(state: State, request: Request) -> Response:
@@ -355,6 +384,8 @@ async def _served(state: State, request: Request, gate: bool = True) -> Served:
     name = request.path_params["name"]
     cat = state.catalog
     found = cat.served.get(name)
+    if found is not None and found.refused:
+        raise _Stop(_refused(request, found))
     if found is not None:  # a file's problem, read at start: no thread needed to look it up
         return found
     try:  # a variant may have to be drawn and solved: in a worker thread
@@ -366,6 +397,8 @@ async def _served(state: State, request: Request, gate: bool = True) -> Served:
         served = None
     if served is None:
         raise _Stop(PlainTextResponse("No problem of that name is served here.\n", status_code=404))
+    if served.refused:
+        raise _Stop(_refused(request, served))
     return served
 
 

@@ -33,6 +33,13 @@ CACHED = 64  # variants kept per worker (each with its prepared runs), and 4x as
 FRESH = 16  # variants only looked at, kept apart: a flood of new seeds pushes out only these (and their views)
 SHEETS = 32  # solution sheets kept per worker (rendered once: 0.1-0.4 s each for the larger problems) ...
 SHEET_BYTES = 16 << 20  # ... and at most this many bytes of them
+PAGES = 64  # practice pages (as first shown, nothing typed) kept per worker ...
+PAGE_BYTES = 32 << 20  # ... and at most this many bytes of them
+# The fields one practice page may ask (docs/serving.md, "The size of a page"): its empty form about
+# 80 KB (far under the default --max-file-size) and a page rendered in about 0.35 s. The largest
+# example asks 750 (an LSTM), the largest drawn variant about 450; a self-attention over 256 tokens
+# asked 264,449 (66 MB, 20 s a page, a form no server would take back).
+MAX_PAGE_FIELDS = 4000
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,34 @@ class Served:
     derivation: Derivation
     raw: dict[str, Any] | None = None
     prepared: Prepared | None = field(default=None, compare=False, repr=False)
+    refused: str = ""  # why it is no practice page (too many fields): every route of it says so
+
+
+def page_fields(d: Derivation) -> int:
+    """The fields the practice page of ``d`` would ask: every entry of every asked step (a bpe pair
+    table at the page's size), counted from the steps' shapes before anything is rendered."""
+    import numpy as np
+
+    from .answers import asked
+    from .pair_heads import is_pair_table, slots
+
+    count = 0
+    for step in asked(d):
+        count += (
+            slots(d, step) if is_pair_table(d, step) else 1 if isinstance(step.value, str) else int(np.size(step.value))
+        )
+    return count
+
+
+def refusal(name: str, d: Derivation) -> str:
+    """Why the problem ``d`` (served as ``name``) is no practice page, or "" when it is one."""
+    n = page_fields(d)
+    if n <= MAX_PAGE_FIELDS:
+        return ""
+    return (
+        f"{name}: this problem asks {n:,} entries, more than a practice page's {MAX_PAGE_FIELDS:,}; "
+        "it is not offered on the practice page: work it with `attncalc solve` and grade answers with `attncalc check`."
+    )
 
 
 def prepare(problem: Problem) -> Prepared | None:
@@ -107,12 +142,23 @@ def collect(paths: list[str], max_bytes: int | None, notes: bool = True) -> dict
                         sys.stderr.write(f"attncalc: note: skipped {printable(str(exc))}\n")
                     continue
                 name = _unique(f.stem, set(served))
-                served[name] = Served(name, shown(f, path), problem, d, prepared=prepare(problem))
+                served[name] = _offered(name, shown(f, path), problem, d, notes)
         else:
             problem = load_problem(arg, max_bytes)
             name = _unique(path.stem, set(served))
-            served[name] = Served(name, shown(path, path.parent), problem, solve(problem), prepared=prepare(problem))
+            served[name] = _offered(name, shown(path, path.parent), problem, solve(problem), notes)
     return served
+
+
+def _offered(name: str, source: str, problem: Problem, d: Derivation, notes: bool) -> Served:
+    """A file's problem as served: a practice page, or (over :data:`MAX_PAGE_FIELDS`) one that every
+    route refuses with its reason, said once on stderr at start (not prepared: it is never graded here)."""
+    why = refusal(source, d)
+    if why:
+        if notes:
+            sys.stderr.write(f"attncalc: note: skipped {printable(why)}\n")
+        return Served(name, source, problem, d, refused=why)
+    return Served(name, source, problem, d, prepared=prepare(problem))
 
 
 def shown(file: Path, folder: Path) -> str:
@@ -156,6 +202,10 @@ class _Lru:
             self.bytes -= _size(found)
             return found
 
+    def listed(self) -> list[object]:
+        with self.lock:
+            return list(self.items)
+
     def __contains__(self, key: object) -> bool:
         with self.lock:
             return key in self.items
@@ -180,6 +230,8 @@ class Catalog:
         self._views = _Lru(4 * CACHED)
         self._fresh_views = _Lru(4 * FRESH)
         self._sheets = _Lru(SHEETS, SHEET_BYTES)
+        self._pages = _Lru(PAGES, PAGE_BYTES)  # practice pages as first shown, by (name, reveal, root path)
+        self._fresh_pages = _Lru(FRESH, PAGE_BYTES // 4)
 
     def get(self, name: str) -> Served | None:
         """The problem served as ``name``, or None (a 404)."""
@@ -216,12 +268,34 @@ class Catalog:
                 made = self._fresh_views.pop((view, name))
                 if made is not None:
                     self._views.put((view, name), made)
+            for key in self._fresh_pages.listed():
+                page = self._fresh_pages.pop(key) if isinstance(key, tuple) and key[0] == name else None
+                if page is not None:
+                    self._pages.put(key, page)
 
-    def ready(self, name: str, reveal: bool = False) -> bool:
-        """Whether the page of ``name`` is drawn (its problem and question view cached, and its staged
-        working when ``reveal``): a cheap request, not a costly one (:mod:`.costly`)."""
-        views = self._views if name in self.served or name in self._variants else self._fresh_views
-        return self.drawn(name) and ("question", name) in views and (not reveal or ("reveal", name) in views)
+    def ready(self, name: str, reveal: int = 0, root: str = "") -> bool:
+        """Whether the page of ``name`` (``reveal`` steps shown, under the root path ``root``) is
+        rendered and cached: a cheap request, not a costly one (:mod:`.costly`)."""
+        return self.page((name, reveal, root)) is not None
+
+    def at_hand(self, name: str) -> Served | None:
+        """The problem served as ``name`` if it is at hand (nothing drawn), else None."""
+        found = self.served.get(name) or self._variants.get(name) or self._fresh.get(name)
+        return found if isinstance(found, Served) else None
+
+    def page(self, key: tuple[str, int, str]) -> str | None:
+        """A practice page as first shown (nothing typed), once rendered: by name, steps revealed
+        and root path."""
+        for pages in (self._pages, self._fresh_pages):
+            found = pages.get(key)
+            if isinstance(found, str):
+                return found
+        return None
+
+    def keep_page(self, key: tuple[str, int, str], html: str) -> None:
+        name = key[0]
+        pages = self._pages if name in self.served or name in self._variants else self._fresh_pages
+        pages.put(key, html)
 
     def sheet(self, key: tuple[str, bool]) -> str | None:
         """The solution sheet of a problem (by name, and whether staged), once rendered."""
@@ -239,7 +313,8 @@ class Catalog:
         raw = {**variant.problem, "title": f"Practice: {kind}, seed {seed}"}
         problem = problem_of(raw, name)
         d = dataclasses.replace(variant.derivation, problem=problem)
-        return Served(name, "", problem, d, raw, prepare(problem))
+        why = refusal(name, d)  # (no kind draws one this large now: the same bound, should one)
+        return Served(name, "", problem, d, raw, None if why else prepare(problem), refused=why)
 
     def cached(self, key: tuple[str, str], make: Callable[[], object]) -> object:
         """What ``make`` builds for ``key`` (a view of a served problem), built once per worker."""

@@ -26,6 +26,7 @@ from .download import ANSWERS_FILE, answers_toml, entry_text, read_back
 from .page import page_context, question_html, revealed_html, step_views, summary_of
 from .served import Catalog, Served
 
+ANOTHER = "/attncalc-another-variant"  # in a cached page: its "Another variant" link, a new seed each time
 MAX_MARKED = 12  # bad entries marked in one answer before the rest is left to the next Check
 
 
@@ -49,6 +50,13 @@ def root(request: Request) -> str:
 
 def href(request: Request, name: str, tail: str = "") -> str:
     return f"{root(request)}/problems/{quote(name, safe='')}{tail}"
+
+
+def new_variant(request: Request, served: Served, practice: bool) -> str:
+    """The "Another variant" link of a variant's page (a new seed), or "" (a file's page)."""
+    if served.source or not practice:
+        return ""
+    return href(request, f"variant-{served.problem.kind}-{secrets.randbelow(10**6)}")
 
 
 def kind_of(s: Served) -> str:
@@ -128,7 +136,7 @@ def _json_answers(served: Served, body: bytes) -> tuple[dict[str, Any] | None, R
     (a number with the decimals it was written with: 1.7E+1 as 1.7e+1), or the 422 saying what is wrong."""
     try:
         answers = form.parse_json_answers(body)
-        flat = flatten_ids(answers)
+        flat = form.json_labels(flatten_ids(answers), served.derivation)
         try:
             return {k: entry_text(v, k) for k, v in flat.items()}, None
         except ProblemError:
@@ -205,6 +213,7 @@ def render_page(
     problem: str = "",
     status: int = 200,
     checked: bool | None = None,
+    another: str | None = None,
 ) -> Response:
     cat = state.catalog
     d = cat.derivation(served)
@@ -221,9 +230,8 @@ def render_page(
     shown = {c.name for v in views for _, cells in v.rows for c in cells if c.error and not c.fixed}
     shown |= {v.id for v in views if v.error}
     other_errors = [m for k, m in errors.items() if k not in shown]
-    another = ""
-    if not served.source and cat.practice:
-        another = href(request, f"variant-{served.problem.kind}-{secrets.randbelow(10**6)}")
+    if another is None:  # (given: the practice page's cached render, its link put in per request)
+        another = new_variant(request, served, cat.practice)
     html = state.env.get_template("practice.html").render(
         root=root(request),
         href=href(request, served.name),

@@ -39,11 +39,12 @@ def test_a_format_error_on_a_tokens_step_gives_no_answer_away() -> None:
     after CS336's six merges (s t, e st, o w, l ow, w est, n e, by hand from the handout)."""
     r = examples_client().post(
         "/problems/bpe-cs336/check",
-        content=b'{"answers": {"6.words": [["zzz"]]}}',
+        content=b'{"answers": {"6.words": [["zzz", 5]]}}',  # ([["zzz"]], one word's tokens, is taken: graded)
         headers={"content-type": "application/json"},
     )
     assert r.status_code == 422
     error = r.json()["error"]
-    assert error.startswith("<answers>: 6.words: expected tokens"), error
+    assert error.startswith("<request>: 6.words: expected tokens"), error
+    said = error.split(": ", 2)[2]  # (after "<request>: 6.words: ", whose "request" holds "est")
     for piece in ("low", "est", "ne west", "w i d"):  # none of the true tokens
-        assert piece not in error, error
+        assert piece not in said, error
