@@ -5,17 +5,20 @@ every choice would give its answer away (the one option that starts with that wo
 chosen among what the word becomes with each pair merge r chose from (its candidates, the true one
 among them), as it was before the merge and with its own first pair merged, and a merge or a new
 token among merge r's candidates.
-An encoded word is one choice among its encoding, its characters, the longest known token first
-(WordPiece's way) and the merges applied in the reverse order.
+An encoded word is one choice among its encoding and wrong cuts of it (:mod:`attncalc.reports.bpe_cuts`):
+at least one as merged as the encoding or more, so that the fewest tokens is not the key's tell, then
+its characters, the longest known token first (WordPiece's way), the merges applied in the reverse order.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..derivation import Derivation, Step
 from ..mechanisms import bpe_algo as algo
 from ..render.json_forms import TOKEN_STEPS
+from .bpe_cuts import wrong_cuts
 
 
 def _candidates(d: Derivation, r: int) -> list[algo.Pair]:
@@ -77,11 +80,19 @@ def encode_options(d: Derivation, step: Step) -> tuple[str, ...] | None:
     seg = algo.symbols(word, data.end_of_word)
     learned = [(a, b) for a, b in (tuple(x.split(" ", 1)) for x in getattr(d.step("merges"), "labels", ()))]
     known = {s for w, _ in data.words for s in algo.symbols(w, data.end_of_word)} | {"".join(p) for p in learned}
-    ways = [seg, algo.longest_first(seg, known)]
-    for order in (learned, learned[::-1]):
-        trace = algo.encode_trace(seg, order)
-        ways.append(trace[-1][1] if trace else seg)
+    ways = wrong_cuts(seg, learned, known, _next_pairs(d, data, len(learned)))
     return _sorted([", ".join(w) for w in ways], str(step.value))
+
+
+def _next_pairs(d: Derivation, data: Any, learned: int) -> list[algo.Pair]:
+    """The pairs of the words as the last merge left them, the most frequent first (the merges training
+    would learn next: a student who merges once too often)."""
+    if learned:
+        segs = [tuple(x.split(" ")) for x in getattr(d.step(f"{learned}.words"), "labels", ())]
+    else:
+        segs = [algo.symbols(w, data.end_of_word) for w, _ in data.words]
+    counts = algo.pair_counts(segs, [float(n) for _, n in data.words][: len(segs)])
+    return sorted(counts, key=lambda p: -counts[p])
 
 
 def _sorted(options: list[str], true: str) -> tuple[str, ...]:

@@ -1,0 +1,108 @@
+"""The choices of an encoded word (bpe's ``encode.i``) do not give the key away by its count of tokens.
+
+Offered only cuts less merged than the encoding (the characters, a merge skipped), the key was the
+option with the fewest tokens: a student picked it without computing anything. Over many drawn bpe
+problems the key must be the one fewest-token option in at most about half the questions; every option
+must be a cut of the word (its tokens join to the word), the key must be the word encoded with the
+learned merges in order (recomputed here from Sennrich et al.'s Algorithm 1) and offered once, and no
+other option may equal it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from attncalc.derivation import Argmax
+from attncalc.homework.generate import Options, default_dim, generate
+from attncalc.reports import bpe_cuts
+from attncalc.reports.lms import _choices
+
+from ..helpers import solve_file
+
+SEEDS = range(40)
+
+
+def _encode(word: list[str], merges: list[tuple[str, str]]) -> list[str]:
+    """Each learned merge in order, over the word left to right without overlap (the paper's apply)."""
+    for a, b in merges:
+        out: list[str] = []
+        i = 0
+        while i < len(word):
+            if i + 1 < len(word) and word[i] == a and word[i + 1] == b:
+                out.append(a + b)
+                i += 2
+            else:
+                out.append(word[i])
+                i += 1
+        word = out
+    return word
+
+
+def _questions(d: Any) -> list[tuple[str, list[str], list[str], str]]:
+    """(the word, its symbols, its true encoding, and per question the options and the key)."""
+    merges = [tuple(x.split(" ", 1)) for x in d.step("merges").labels]
+    marker = d.problem.data.end_of_word
+    out = []
+    for step in d.steps:
+        if isinstance(step, Argmax) and step.id.startswith("encode."):
+            symbols = [*step.symbol, marker] if marker else list(step.symbol)
+            (choice,) = _choices(d, step)
+            assert len(choice.correct) == 1
+            out.append((step.symbol, symbols, _encode(symbols, merges), list(choice.options), choice.correct[0]))
+    return out
+
+
+@pytest.fixture(scope="module")
+def drawn() -> list[Any]:
+    out = []
+    for seed in SEEDS:
+        out += generate(Options(kind="bpe", dim=default_dim("bpe"), seed=seed, count=1)).derivations
+    for name in ("bpe-cs336.toml", "bpe-first-tie.toml"):
+        out.append(solve_file(name))
+    return out
+
+
+def test_the_key_is_not_the_fewest_tokens(drawn: list[Any]) -> None:
+    asked = fewest = 0
+    for d in drawn:
+        for word, _, _, options, key in _questions(d):
+            counts = {o: len(o.split(", ")) for o in options}
+            asked += 1
+            low = min(counts.values())
+            fewest += counts[key] == low and list(counts.values()).count(low) == 1
+    assert asked >= 60, f"only {asked} encode questions drawn"
+    assert fewest <= 0.5 * asked, (
+        f"the key is the one fewest-token option in {fewest} of {asked} ({fewest / asked:.0%})"
+    )
+
+
+def test_every_option_is_a_cut_and_only_the_key_is_right(drawn: list[Any]) -> None:
+    for d in drawn:
+        for word, symbols, true, options, key in _questions(d):
+            assert key == ", ".join(true), f"{word}: the key {key!r} is not the encoding {true}"
+            assert options.count(key) == 1, f"{word}: the key offered {options.count(key)} times: {options}"
+            assert len(set(options)) == len(options), f"{word}: an option twice: {options}"
+            assert 3 <= len(options) <= 6 or len(symbols) < 3, f"{word}: {len(options)} options: {options}"
+            for o in options:
+                assert "".join(o.split(", ")) == "".join(symbols), f"{word}: {o!r} is not a cut of the word"
+
+
+def test_the_wrong_cuts_by_hand() -> None:
+    seg = tuple("lowest")
+    known = {"lo", "low", "es", "est"}
+    # from the right: "est" is the longest known ending at t, then "low"
+    assert bpe_cuts.longest_from_right(seg, known) == ("low", "est")
+    # the fewest known tokens: two ("low", "est"); the longest first token wins a tie of counts
+    assert bpe_cuts.fewest_known(tuple("abcd"), {"ab", "cd", "abc"}) == ("abc", "d")
+    # each merge once, at its leftmost place: "a a" once in "aaaa" (BPE merges it twice)
+    assert bpe_cuts.once_each(tuple("aaaa"), [("a", "a")]) == ("aa", "a", "a")
+    # "b c" learned first takes the b that "a b" needs: "ab" is known but never formed
+    key = bpe_cuts.encoded(tuple("abc"), [("b", "c"), ("a", "b")])
+    assert key == ("a", "bc")
+    assert bpe_cuts.one_merge_more(("ab", "c", "d"), {"ab", "cd", "abc"}) == [("abc", "d"), ("ab", "cd")]
+    assert bpe_cuts.shifted(tuple("abcd"), ("ab", "cd")) == [("a", "bcd"), ("abc", "d")]
+    wrong = bpe_cuts.wrong_cuts(tuple("abcd"), [("b", "c"), ("a", "b"), ("bc", "d")], {"ab", "bc", "bcd"})
+    assert ("a", "bcd") not in wrong  # the key (b c, then bc d; a b blocked)
+    assert all("".join(c) == "abcd" for c in wrong) and len(set(wrong)) == len(wrong)
