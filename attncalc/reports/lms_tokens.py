@@ -3,8 +3,10 @@
 A list is asked item by item ("words, rank 2": the second word's tokens). Offered only the true items,
 every choice would give its answer away (the one option that starts with that word); so each item is
 chosen among what the word becomes with each pair merge r chose from (its candidates, the true one
-among them), as it was before the merge and with its own first pair merged, and a merge or a new
-token among merge r's candidates.
+among them), as it was before the merge and with its own first pair merged, and what merge r - 1's
+question offered (else the one option of that question that comes back, the word as merge r - 1 left
+it, is its key); a merge or a new token among merge r's candidates, and where the key is the greatest of
+them (what a tie to the greater pair picks without counting), a greater pair merge r counted.
 An encoded word is one choice among its encoding and wrong cuts of it (:mod:`attncalc.reports.bpe_cuts`):
 at least one as merged as the encoding or more, so that the fewest tokens is not the key's tell, then
 its characters, the longest known token first (WordPiece's way), the merges applied in the reverse order.
@@ -24,6 +26,25 @@ from .bpe_cuts import wrong_cuts
 def _candidates(d: Derivation, r: int) -> list[algo.Pair]:
     step = d.step(f"{r}.merge")
     return [(a, b) for a, b in (tuple(label.split(" ", 1)) for label in getattr(step, "labels", ()))]
+
+
+def _counted(d: Derivation, r: int) -> list[algo.Pair]:
+    """Every pair merge r counted (its pair table's rows, the most frequent first)."""
+    step = d.step(f"{r}.pairs") if f"{r}.pairs" in d else None
+    if step is None or not step.rows:
+        return []
+    import numpy as np
+
+    counts = np.ravel(np.asarray(step.value, dtype=float))
+    rows = [(a, b) for a, b in (tuple(x.split(" ", 1)) for x in step.rows)]
+    return [p for _, p in sorted(zip(-counts, rows, strict=True), key=lambda t: t[0])]
+
+
+def _made(seg: algo.Seg, pairs: list[algo.Pair]) -> list[algo.Seg]:
+    """The word as it was, as each pair makes it, and with its own first pair merged (a word no
+    candidate touches still has a wrong option)."""
+    own = [algo.apply(seg, (seg[0], seg[1]))] if len(seg) > 1 else []
+    return [seg, *(algo.apply(seg, p) for p in pairs), *own]
 
 
 def rank_options(d: Derivation, step: Step) -> list[tuple[str, ...]] | None:
@@ -50,19 +71,28 @@ def rank_options(d: Derivation, step: Step) -> list[tuple[str, ...]] | None:
         # "l ow", "l o w", a merge not applied)
         earlier = [[algo.seg_text(algo.symbols(w, data.end_of_word)) for w, _ in data.words]]
         earlier += [list(getattr(d.step(f"{k}.words"), "labels", ())) for k in range(1, r)]
+        last = _candidates(d, r - 1) if r > 1 else []
         out = []
         for i, (seg, item) in enumerate(zip(before, items, strict=True)):
-            # a word no candidate touches still has a wrong option: its own first pair merged
-            own = [algo.apply(seg, (seg[0], seg[1]))] if len(seg) > 1 else []
-            made = [seg, *(algo.apply(seg, p) for p in pairs), *own]
             seen = [e[i] for e in earlier if i < len(e)]
-            out.append(_sorted([algo.seg_text(x) for x in made] + seen, item))
+            # and what merge r - 1's question offered: else the one option of that question that comes
+            # back here (the word as merge r - 1 left it) would be its key
+            again = _made(tuple(earlier[r - 2][i].split(" ")), last) if r > 1 and i < len(earlier[r - 2]) else []
+            out.append(_sorted([algo.seg_text(x) for x in [*_made(seg, pairs), *again]] + seen, item))
         return out
     if step.id in ("merges", "vocab"):
         out = []
         for r, item in enumerate(items, 1):
             pairs = _candidates(d, r)
             shown = [algo.pair_text(p) if step.id == "merges" else "".join(p) for p in pairs]
+            if item == max(shown, default=item):
+                # the key the greatest option: with ties going to the greater pair, the tie rule alone
+                # would pick it; a pair merge r could count that is greater (and so wrong) is offered too
+                other = [p for p in _counted(d, r) if p not in pairs]
+                more = [
+                    t for t in (algo.pair_text(p) if step.id == "merges" else "".join(p) for p in other) if t > item
+                ]
+                shown += more[:1]
             out.append(_sorted(shown, item))
         return out
     return None

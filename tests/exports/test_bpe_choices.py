@@ -106,3 +106,45 @@ def test_the_wrong_cuts_by_hand() -> None:
     wrong = bpe_cuts.wrong_cuts(tuple("abcd"), [("b", "c"), ("a", "b"), ("bc", "d")], {"ab", "bc", "bcd"})
     assert ("a", "bcd") not in wrong  # the key (b c, then bc d; a b blocked)
     assert all("".join(c) == "abcd" for c in wrong) and len(set(wrong)) == len(wrong)
+
+
+def _rank_questions(d: Any, step_id: str) -> list[tuple[list[str], str]]:
+    step = d.step(step_id)
+    return [(list(c.options), c.correct[0]) for c in _choices(d, step)]
+
+
+def test_a_word_question_is_not_read_off_the_next_merge_question(drawn: list[Any]) -> None:
+    """The options of "merge r, word i" that come back in "merge r + 1, word i" and were not offered at
+    merge r - 1 were the key alone: the word as merge r left it is the next question's starting point."""
+    pairs = alone = 0
+    for d in drawn:
+        n = len(d.step("merges").labels)
+        asked = {r: _rank_questions(d, f"{r}.words") for r in range(1, n + 1) if f"{r}.words" in d}
+        for r in asked:
+            if r + 1 not in asked:
+                continue
+            for i, (options, key) in enumerate(asked[r]):
+                back = set(options) & set(asked[r + 1][i][0])
+                if r - 1 in asked:
+                    back -= set(asked[r - 1][i][0])
+                pairs += 1
+                alone += back == {key}
+    assert pairs >= 100, f"only {pairs} pairs of questions"
+    assert alone <= 0.15 * pairs, f"the key read off the next question in {alone} of {pairs} ({alone / pairs:.0%})"
+
+
+def test_the_tie_rule_alone_does_not_pick_a_merge(drawn: list[Any]) -> None:
+    """With ties going to the lexicographically greater pair, a key that is the greatest option is picked
+    by the rule without counting: offered whenever merge r counted a greater pair."""
+    greatest = asked = 0
+    for d in drawn:
+        for step_id in ("merges", "vocab"):
+            for r, (options, key) in enumerate(_rank_questions(d, step_id), 1):
+                counted = [tuple(x.split(" ", 1)) for x in d.step(f"{r}.pairs").rows]
+                shown = [" ".join(p) if step_id == "merges" else "".join(p) for p in counted]
+                asked += 1
+                if key == max(options):
+                    greatest += 1
+                    assert not [t for t in shown if t > key], f"merge {r}: {key!r} the greatest of {options}"
+    assert asked >= 100
+    assert greatest <= 0.4 * asked, f"the key the greatest option in {greatest} of {asked}"
