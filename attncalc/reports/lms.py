@@ -232,13 +232,16 @@ def _off_rank(choices: tuple[Choice, ...]) -> tuple[Choice, ...]:
 
 
 def _choices(d: Derivation, step: Argmax) -> tuple[Choice, ...]:
-    from .lms_tokens import encode_options, rank_options
+    from .lms_tokens import encode_options, merge_options, rank_options
 
     labels = tuple(step.labels) or (str(step.value),)
     # bpe's lists of tokens: each item among what a slip would make of it, not among the true items
     encoded = encode_options(d, step)
     if encoded is not None:
         return (Choice(step.symbol, encoded, (str(step.value),)),)
+    merge = merge_options(d, step)
+    if merge is not None:
+        return (Choice(step.symbol, merge, step.tied()),)
     per_rank = rank_options(d, step)
     if per_rank is not None:
         return tuple(

@@ -6,7 +6,8 @@ chosen among what the word becomes with each pair merge r chose from (its candid
 among them), as it was before the merge and with its own first pair merged, and what merge r - 1's
 question offered (else the one option of that question that comes back, the word as merge r - 1 left
 it, is its key); a merge or a new token among merge r's candidates, and where the key is the greatest of
-them (what a tie to the greater pair picks without counting), a greater pair merge r counted.
+them (what a tie to the greater pair picks without counting), a greater pair merge r counted (the
+question of merge r itself, ``r.merge``, the same).
 An encoded word is one choice among its encoding and wrong cuts of it (:mod:`attncalc.reports.bpe_cuts`):
 at least one as merged as the encoding or more, so that the fewest tokens is not the key's tell, then
 its characters, the longest known token first (WordPiece's way), the merges applied in the reverse order.
@@ -84,18 +85,36 @@ def rank_options(d: Derivation, step: Step) -> list[tuple[str, ...]] | None:
         out = []
         for r, item in enumerate(items, 1):
             pairs = _candidates(d, r)
-            shown = [algo.pair_text(p) if step.id == "merges" else "".join(p) for p in pairs]
-            if item == max(shown, default=item):
-                # the key the greatest option: with ties going to the greater pair, the tie rule alone
-                # would pick it; a pair merge r could count that is greater (and so wrong) is offered too
-                other = [p for p in _counted(d, r) if p not in pairs]
-                more = [
-                    t for t in (algo.pair_text(p) if step.id == "merges" else "".join(p) for p in other) if t > item
-                ]
-                shown += more[:1]
-            out.append(_sorted(shown, item))
+            out.append(_sorted(_greater_too(d, r, pairs, item, step.id == "merges"), item))
         return out
     return None
+
+
+def merge_options(d: Derivation, step: Step) -> tuple[str, ...] | None:
+    """The options of a bpe merge (``r.merge``): the pairs it chose among, and a greater pair it counted
+    where the key is the greatest of them; None for any other step."""
+    from ..parse.bpe import Bpe
+
+    m = re.fullmatch(r"([0-9]+)\.merge", step.id)
+    if not isinstance(d.problem.data, Bpe) or not m:
+        return None
+    r = int(m.group(1))
+    return _sorted(_greater_too(d, r, _candidates(d, r), str(step.value), True), str(step.value))
+
+
+def _greater_too(d: Derivation, r: int, pairs: list[algo.Pair], item: str, as_pairs: bool) -> list[str]:
+    """Merge r's candidates as shown (pairs, or the tokens they make); where the key is the greatest
+    of them, which ties going to the greater pair pick without counting anything, also the least
+    greater pair merge r counted (wrong: greater, yet not chosen)."""
+
+    def shown(p: algo.Pair) -> str:
+        return algo.pair_text(p) if as_pairs else "".join(p)
+
+    out = [shown(p) for p in pairs]
+    if item == max(out, default=item):
+        more = sorted(t for t in (shown(p) for p in _counted(d, r) if p not in pairs) if t > item)
+        out += more[:1]
+    return out
 
 
 def encode_options(d: Derivation, step: Step) -> tuple[str, ...] | None:

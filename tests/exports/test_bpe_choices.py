@@ -135,13 +135,17 @@ def test_a_word_question_is_not_read_off_the_next_merge_question(drawn: list[Any
 
 def test_the_tie_rule_alone_does_not_pick_a_merge(drawn: list[Any]) -> None:
     """With ties going to the lexicographically greater pair, a key that is the greatest option is picked
-    by the rule without counting: offered whenever merge r counted a greater pair."""
+    by the rule without counting: a greater pair is offered whenever merge r counted one (in the
+    question of merge r itself and in the learned merges and vocabulary asked by rank)."""
     greatest = asked = 0
     for d in drawn:
-        for step_id in ("merges", "vocab"):
-            for r, (options, key) in enumerate(_rank_questions(d, step_id), 1):
+        n = len(d.step("merges").labels)
+        merges = [(f"{r}.merge", [q], r) for r in range(1, n + 1) for q in _rank_questions(d, f"{r}.merge")]
+        ranked = [(s, [q], r) for s in ("merges", "vocab") for r, q in enumerate(_rank_questions(d, s), 1)]
+        for step_id, questions, r in [*merges, *ranked]:
+            for options, key in questions:
                 counted = [tuple(x.split(" ", 1)) for x in d.step(f"{r}.pairs").rows]
-                shown = [" ".join(p) if step_id == "merges" else "".join(p) for p in counted]
+                shown = [" ".join(p) if step_id != "vocab" else "".join(p) for p in counted]
                 asked += 1
                 if key == max(options):
                     greatest += 1
