@@ -136,11 +136,12 @@ def encode_options(d: Derivation, step: Step) -> tuple[str, ...] | None:
 def _next_pairs(d: Derivation, data: Any, learned: int) -> list[algo.Pair]:
     """The pairs of the words as the last merge left them, the most frequent first (the merges training
     would learn next: a student who merges once too often)."""
-    if learned:
+    segs = [algo.symbols(w, data.end_of_word) for w, _ in data.words]
+    if learned and f"{learned}.words" in d:
         segs = [tuple(x.split(" ")) for x in getattr(d.step(f"{learned}.words"), "labels", ())]
-    else:
-        segs = [algo.symbols(w, data.end_of_word) for w, _ in data.words]
-    counts = algo.pair_counts(segs, [float(n) for _, n in data.words][: len(segs)])
+    weights = [float(n) for _, n in data.words]
+    n = min(len(segs), len(weights))
+    counts = algo.pair_counts(segs[:n], weights[:n])
     return sorted(counts, key=lambda p: -counts[p])
 
 
