@@ -152,7 +152,9 @@ def questions(d: Derivation, variant: int) -> list[Question]:
         if isinstance(step.value, str):  # a label, or tokens as one string (JSON gives tokens as a list)
             s = {**s, "shown": step.shown if isinstance(step.shown, str) else step.value}
         if isinstance(step, Argmax):
-            entries: tuple[Number | Choice, ...] = tuple(_seeded(c, variant, s["id"]) for c in _choices(d, step))
+            entries: tuple[Number | Choice, ...] = _off_rank(
+                tuple(_seeded(c, variant, s["id"]) for c in _choices(d, step))
+            )
         else:
             entries = tuple(numbers(d, step, s["shown"], plain, on_truth, keyed, chains, named.get(step.id, [])))
         # a choice states the order of ties where the step has one; a number, what it asks
@@ -219,14 +221,27 @@ def _seeded(c: Choice, variant: int, step_id: str) -> Choice:
     return Choice(c.label, tuple(order), c.correct)
 
 
+def _off_rank(choices: tuple[Choice, ...]) -> tuple[Choice, ...]:
+    """The seeded orders, with the last choice's options turned by one place where the key of rank r
+    came out as option r in every rank (the key's own order, read off by chance of the shuffle)."""
+    at_rank = [len(c.correct) == 1 and r < len(c.options) and c.options[r] in c.correct for r, c in enumerate(choices)]
+    if len(choices) < 2 or not all(at_rank):
+        return choices
+    last = choices[-1]
+    return (*choices[:-1], Choice(last.label, (*last.options[1:], last.options[0]), last.correct))
+
+
 def _choices(d: Derivation, step: Argmax) -> tuple[Choice, ...]:
-    from .lms_tokens import encode_options, rank_options
+    from .lms_tokens import encode_options, merge_options, rank_options
 
     labels = tuple(step.labels) or (str(step.value),)
     # bpe's lists of tokens: each item among what a slip would make of it, not among the true items
     encoded = encode_options(d, step)
     if encoded is not None:
         return (Choice(step.symbol, encoded, (str(step.value),)),)
+    merge = merge_options(d, step)
+    if merge is not None:
+        return (Choice(step.symbol, merge, step.tied()),)
     per_rank = rank_options(d, step)
     if per_rank is not None:
         return tuple(

@@ -3,24 +3,49 @@
 A list is asked item by item ("words, rank 2": the second word's tokens). Offered only the true items,
 every choice would give its answer away (the one option that starts with that word); so each item is
 chosen among what the word becomes with each pair merge r chose from (its candidates, the true one
-among them), as it was before the merge and with its own first pair merged, and a merge or a new
-token among merge r's candidates.
-An encoded word is one choice among its encoding, its characters, the longest known token first
-(WordPiece's way) and the merges applied in the reverse order.
+among them), as it was before the merge and with its own first pair merged, and what merge r - 1's
+question offered (else the one option of that question that comes back, the word as merge r - 1 left
+it, is its key); a merge or a new token among merge r's candidates, and where the key is the greatest of
+them (what a tie to the greater pair picks without counting), a greater pair merge r counted (the
+question of merge r itself, ``r.merge``, the same).
+An encoded word is one choice among its encoding and wrong cuts of it (:mod:`attncalc.reports.bpe_cuts`):
+at least one as merged as the encoding or more, so that the fewest tokens is not the key's tell, then
+its characters, the longest known token first (WordPiece's way), the merges applied in the reverse order.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..derivation import Derivation, Step
 from ..mechanisms import bpe_algo as algo
 from ..render.json_forms import TOKEN_STEPS
+from .bpe_cuts import wrong_cuts
 
 
 def _candidates(d: Derivation, r: int) -> list[algo.Pair]:
     step = d.step(f"{r}.merge")
     return [(a, b) for a, b in (tuple(label.split(" ", 1)) for label in getattr(step, "labels", ()))]
+
+
+def _counted(d: Derivation, r: int) -> list[algo.Pair]:
+    """Every pair merge r counted (its pair table's rows, the most frequent first)."""
+    step = d.step(f"{r}.pairs") if f"{r}.pairs" in d else None
+    if step is None or not step.rows:
+        return []
+    import numpy as np
+
+    counts = np.ravel(np.asarray(step.value, dtype=float))
+    rows = [(a, b) for a, b in (tuple(x.split(" ", 1)) for x in step.rows)]
+    return [p for _, p in sorted(zip(-counts, rows, strict=True), key=lambda t: t[0])]
+
+
+def _made(seg: algo.Seg, pairs: list[algo.Pair]) -> list[algo.Seg]:
+    """The word as it was, as each pair makes it, and with its own first pair merged (a word no
+    candidate touches still has a wrong option)."""
+    own = [algo.apply(seg, (seg[0], seg[1]))] if len(seg) > 1 else []
+    return [seg, *(algo.apply(seg, p) for p in pairs), *own]
 
 
 def rank_options(d: Derivation, step: Step) -> list[tuple[str, ...]] | None:
@@ -47,22 +72,49 @@ def rank_options(d: Derivation, step: Step) -> list[tuple[str, ...]] | None:
         # "l ow", "l o w", a merge not applied)
         earlier = [[algo.seg_text(algo.symbols(w, data.end_of_word)) for w, _ in data.words]]
         earlier += [list(getattr(d.step(f"{k}.words"), "labels", ())) for k in range(1, r)]
+        last = _candidates(d, r - 1) if r > 1 else []
         out = []
         for i, (seg, item) in enumerate(zip(before, items, strict=True)):
-            # a word no candidate touches still has a wrong option: its own first pair merged
-            own = [algo.apply(seg, (seg[0], seg[1]))] if len(seg) > 1 else []
-            made = [seg, *(algo.apply(seg, p) for p in pairs), *own]
             seen = [e[i] for e in earlier if i < len(e)]
-            out.append(_sorted([algo.seg_text(x) for x in made] + seen, item))
+            # and what merge r - 1's question offered: else the one option of that question that comes
+            # back here (the word as merge r - 1 left it) would be its key
+            again = _made(tuple(earlier[r - 2][i].split(" ")), last) if r > 1 and i < len(earlier[r - 2]) else []
+            out.append(_sorted([algo.seg_text(x) for x in [*_made(seg, pairs), *again]] + seen, item))
         return out
     if step.id in ("merges", "vocab"):
         out = []
         for r, item in enumerate(items, 1):
             pairs = _candidates(d, r)
-            shown = [algo.pair_text(p) if step.id == "merges" else "".join(p) for p in pairs]
-            out.append(_sorted(shown, item))
+            out.append(_sorted(_greater_too(d, r, pairs, item, step.id == "merges"), item))
         return out
     return None
+
+
+def merge_options(d: Derivation, step: Step) -> tuple[str, ...] | None:
+    """The options of a bpe merge (``r.merge``): the pairs it chose among, and a greater pair it counted
+    where the key is the greatest of them; None for any other step."""
+    from ..parse.bpe import Bpe
+
+    m = re.fullmatch(r"([0-9]+)\.merge", step.id)
+    if not isinstance(d.problem.data, Bpe) or not m:
+        return None
+    r = int(m.group(1))
+    return _sorted(_greater_too(d, r, _candidates(d, r), str(step.value), True), str(step.value))
+
+
+def _greater_too(d: Derivation, r: int, pairs: list[algo.Pair], item: str, as_pairs: bool) -> list[str]:
+    """Merge r's candidates as shown (pairs, or the tokens they make); where the key is the greatest
+    of them, which ties going to the greater pair pick without counting anything, also the least
+    greater pair merge r counted (wrong: greater, yet not chosen)."""
+
+    def shown(p: algo.Pair) -> str:
+        return algo.pair_text(p) if as_pairs else "".join(p)
+
+    out = [shown(p) for p in pairs]
+    if item == max(out, default=item):
+        more = sorted(t for t in (shown(p) for p in _counted(d, r) if p not in pairs) if t > item)
+        out += more[:1]
+    return out
 
 
 def encode_options(d: Derivation, step: Step) -> tuple[str, ...] | None:
@@ -77,11 +129,20 @@ def encode_options(d: Derivation, step: Step) -> tuple[str, ...] | None:
     seg = algo.symbols(word, data.end_of_word)
     learned = [(a, b) for a, b in (tuple(x.split(" ", 1)) for x in getattr(d.step("merges"), "labels", ()))]
     known = {s for w, _ in data.words for s in algo.symbols(w, data.end_of_word)} | {"".join(p) for p in learned}
-    ways = [seg, algo.longest_first(seg, known)]
-    for order in (learned, learned[::-1]):
-        trace = algo.encode_trace(seg, order)
-        ways.append(trace[-1][1] if trace else seg)
+    ways = wrong_cuts(seg, learned, known, _next_pairs(d, data, len(learned)))
     return _sorted([", ".join(w) for w in ways], str(step.value))
+
+
+def _next_pairs(d: Derivation, data: Any, learned: int) -> list[algo.Pair]:
+    """The pairs of the words as the last merge left them, the most frequent first (the merges training
+    would learn next: a student who merges once too often)."""
+    segs = [algo.symbols(w, data.end_of_word) for w, _ in data.words]
+    if learned and f"{learned}.words" in d:
+        segs = [tuple(x.split(" ")) for x in getattr(d.step(f"{learned}.words"), "labels", ())]
+    weights = [float(n) for _, n in data.words]
+    n = min(len(segs), len(weights))
+    counts = algo.pair_counts(segs[:n], weights[:n])
+    return sorted(counts, key=lambda p: -counts[p])
 
 
 def _sorted(options: list[str], true: str) -> tuple[str, ...]:

@@ -185,3 +185,13 @@ def test_the_order_is_the_same_for_the_same_set() -> None:
     again = generate(Options(kind="bpe", dim=default_dim("bpe"), seed=5, count=2)).derivations
     assert moodle_xml(ds, 5) == moodle_xml(again, 5)
     assert qti12_zip(ds, 5) == qti12_zip(again, 5)
+
+
+def test_a_shuffle_that_lands_every_key_at_its_rank_is_turned() -> None:
+    from attncalc.reports.lms import Choice, _off_rank
+
+    ranked = (Choice("r1", ("a", "b", "c"), ("a",)), Choice("r2", ("a", "b", "c"), ("b",)))
+    turned = _off_rank(ranked)
+    assert turned[0] == ranked[0] and turned[1].options == ("b", "c", "a") and turned[1].correct == ("b",)
+    fine = (Choice("r1", ("a", "b", "c"), ("b",)), Choice("r2", ("a", "b", "c"), ("b",)))
+    assert _off_rank(fine) == fine  # rank 1's key is not option 1: left as shuffled
