@@ -4,6 +4,7 @@ answer to fewer decimals never makes the written-out arithmetic false (0.2 · 0.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -94,9 +95,14 @@ def test_a_note_at_one_decimal_writes_true_arithmetic(decimals: int) -> None:
     assert f"0.2 · 0.3 = {_by_hand(beta * 0.3, 2)} ≈ 0.1, not 0.5" in note, note
 
 
-def test_a_note_keeps_the_answer_precision_when_it_has_two_figures() -> None:
-    """0.2 · 0.3 = 0.06 written to 2 decimals is exactly 0.06: nothing is added (only a value whose
-    rounding to the answer's decimals changes it at two significant figures gets its truer value beside it)."""
+def test_a_note_keeps_the_answer_precision_when_rounding_is_close() -> None:
+    """0.2 · 0.3 = 0.06 written to 2 decimals is exactly 0.06, and −log σ(0.2 · 0.5) = 0.644 is 0.6 to 1
+    decimal (off by 7 %): nothing is added. Only a value that rounding to the answer's decimals moves by
+    more than a tenth of itself (0.05 to 0.1) gets its truer value beside it."""
     r = check(_dpo(4), {"chosen_logratios": ["0.5", "0.3"], "chosen_rewards": ["0.10", "0.60"]}, "a.toml").results[1]
     assert "0.2 · 0.3 = 0.06, not 0.60" in r.note, r.note
     assert "≈" not in r.note
+    loss = math.log1p(math.exp(-0.2 * 0.5))  # −log σ(β h_2), h_2 = 0.5
+    assert _by_hand(loss, 1) == "0.6" and abs(0.6 - loss) < 0.1 * loss
+    r = check(_dpo(4), {"losses": ["0.6", "0.9"]}, "a.toml").results[0]
+    assert f"= {_by_hand(loss, 1)}, not 0.9" in r.note and "≈" not in r.note, r.note
