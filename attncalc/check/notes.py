@@ -69,16 +69,32 @@ def _entry_line(
     wrote = given_text(given[idx], decs[idx] if decs.ndim else decs)
     if ans.written is not None:
         wrote = np.asarray(ans.written, dtype=object)[idx] if idx else str(ans.written)
-    rhs = expand.rhs(mine_step, idx, k) if mine_step is not None else None
+    # the operands written with enough decimals for two significant figures of the value: 0.2 · 0.25 =
+    # 0.05, never "0.2 · 0.3 = 0.1" (the operand and the result rounded to the answer's one decimal)
+    wk = _two_figures(float(value[idx]), k)
+    rhs = expand.rhs(mine_step, idx, wk) if mine_step is not None else None
     if rhs == right:  # a count given as it is (count_11 = 6): said once, not "= 6 = 6"
         rhs = None
+    v, at_own = float(value[idx]), own if own >= 0 else k
+    if rhs and not isinstance(mine_step, Count) and abs(round_half_up(v, at_own) - v) > 0.1 * abs(v):
+        # rounded to the answer's decimals the value is off by more than a tenth of itself (0.06 is 0.1):
+        # the value to two figures first, then what it is at the answer's precision
+        full = fmt(v, _two_figures(v, at_own))
+        right = f"{full} ≈ {right}" if full != right else right  # (fmt shows a value near 0 by its digits)
     # with nothing written out, the entry is named as the views name it: count_11 (e w)
     rows = step.rows if rhs is None and len(idx) == 1 and isinstance(step, Formula) else None
     if rows is not None and idx[0] < len(rows) and f"({rows[idx[0]]})" not in label:
         label += f" ({rows[idx[0]]})"
     line = f"{label} = {rhs} = {right}, not {wrote}" if rhs else f"{label} = {right}, not {wrote}"
     at = own if own >= 0 else k  # a slip is recognised at the precision the entry was written with
-    return line + _entry_guess(given, mine_step, value, idx, rhs, k, at)
+    return line + _entry_guess(given, mine_step, value, idx, rhs, wk, at)
+
+
+def _two_figures(x: float, decimals: int) -> int:
+    """At least ``decimals``, and enough decimals to show x to two significant figures (0.0512: 3)."""
+    if not math.isfinite(x) or x == 0:
+        return decimals
+    return max(decimals, min(12, 1 - math.floor(math.log10(abs(x)))))
 
 
 def _entry_guess(

@@ -46,6 +46,11 @@ class Step:
     explain: str = ""  # one sentence: what this step does and why
     note: str = ""  # a remark that applies to this problem (e.g. why the maximum was subtracted)
     intro: str = ""  # said before the step, where a part of the derivation begins (where the decoder starts)
+    # a value of three axes (moe's expert outputs: token × choice × column; the views show its first two
+    # axes as rows and ``cols`` labels its third): the labels of its second axis ("choice 1"), and of
+    # each (first, second) pair ("expert 3": the expert token i chose r-th)
+    mid: tuple[str, ...] | None = None
+    cells: tuple[tuple[str, ...], ...] | None = None
 
 
 @dataclass(frozen=True, eq=False)

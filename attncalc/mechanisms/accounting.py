@@ -35,6 +35,19 @@ NAMES = {"sinusoidal": "Sinusoidal", "rope": "RoPE", "alibi": "ALiBi"}
 
 def inputs(p: Problem) -> list[Input]:
     a = p.payload(Accounting)
+    if a.parameters is not None:  # N stated: it, the dtype and the training run
+        rows = [
+            ("parameters", "N", a.parameters, "parameters (given)"),
+            ("dtype", "bytes", a.bytes, f"bytes a number ({a.dtype})"),
+        ]
+    else:
+        rows = _architecture_rows(a)
+    rows += _run_rows(a)
+    return [Input(name, sym, np.asarray(float(v)), None, role=role, whole=True) for name, sym, v, role in rows]
+
+
+def _architecture_rows(a: Accounting) -> list[tuple[str, str, int, str]]:
+    """The architecture's givens: its sizes, the sequence, the dtype and the window, latent and LoRA rank."""
     rows: list[tuple[str, str, int, str]] = [
         ("vocab", "V", a.vocab, "the vocabulary's size"),
         ("context", "context", a.context, _context_role(a)),
@@ -54,12 +67,18 @@ def inputs(p: Problem) -> list[Input]:
         rows.append(("latent", "d_c", a.latent, "the MLA latent's width"))
     if a.lora is not None:
         rows.append(("lora_rank", "r", a.lora.rank, "the LoRA rank"))
+    return rows
+
+
+def _run_rows(a: Accounting) -> list[tuple[str, str, int, str]]:
+    """The training run's givens: its tokens, the devices and the ZeRO stage."""
+    rows = []
     if a.training_tokens is not None:
         rows.append(("training_tokens", "D", a.training_tokens, "tokens of the whole training run"))
     if a.devices is not None:
         rows.append(("devices", "N_d", a.devices, "data-parallel devices"))
         rows.append(("zero", "stage", a.zero or 0, "the ZeRO stage"))
-    return [Input(name, sym, np.asarray(float(v)), None, role=role, whole=True) for name, sym, v, role in rows]
+    return rows
 
 
 def _context_role(a: Accounting) -> str:
@@ -72,6 +91,10 @@ def _context_role(a: Accounting) -> str:
 def run(p: Problem, chain: Chain) -> list[Step]:
     a = p.payload(Accounting)
     b = Book(chain)
+    if a.parameters is not None:  # N stated: the budget 6·N·D, the memory and ZeRO, nothing from the architecture
+        budget(a, b, a.parameters, None)
+        memory(a, b, a.parameters)
+        return b.steps
     total = _parameters(a, b)
     forward = _flops(a, b, total)
     budget(a, b, total, forward)
@@ -317,6 +340,8 @@ def _flops(a: Accounting, b: Book, total: Num) -> Num:
 
 def header(p: Problem) -> list[str]:
     a = p.payload(Accounting)
+    if a.parameters is not None:
+        return ["accounting", f"N = {a.parameters:,} parameters (given)", a.dtype, *_run_bits(a)]
     attention = "MHA" if a.kv_heads == a.heads else "MQA" if a.kv_heads == 1 else f"GQA ({a.kv_heads} key/value heads)"
     bits = [
         "accounting",
@@ -334,6 +359,11 @@ def header(p: Problem) -> list[str]:
         bits.append(f"MLA latent {a.latent:,}")
     if a.lora is not None:
         bits.append(f"LoRA r = {a.lora.rank} on {', '.join(a.lora.targets)}")
+    return bits + _run_bits(a)
+
+
+def _run_bits(a: Accounting) -> list[str]:
+    bits = []
     if a.training_tokens is not None:
         bits.append(f"D = {a.training_tokens:,} training tokens")
     if a.mixed_precision:

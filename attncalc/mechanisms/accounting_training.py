@@ -22,8 +22,9 @@ PARTITIONED = {
 }
 
 
-def budget(a: Accounting, b: Book, total: Num, forward: Num) -> None:
-    """flops.training_total = 6 · N · D and flops.training_from_forward = 3 · F_fwd / (B·T) · D."""
+def budget(a: Accounting, b: Book, total: Num, forward: Num | None) -> None:
+    """flops.training_total = 6 · N · D and flops.training_from_forward = 3 · F_fwd / (B·T) · D (not
+    with N stated: ``forward`` None, no architecture to count a forward pass from)."""
     if a.training_tokens is None:
         return
     D, n = a.training_tokens, a.batch * a.tokens
@@ -34,6 +35,8 @@ def budget(a: Accounting, b: Book, total: Num, forward: Num) -> None:
         explain="The rule of thumb over the whole run: 6 FLOPs per parameter per training token "
         "(2 forward, 4 backward), N the parameters, D the training tokens (Kaplan et al. 2020; Hoffmann et al. 2022).",
     )  # fmt: skip
+    if forward is None:
+        return
     rows = "(B·T)" if a.batch > 1 else "T"
     whole = isinstance(forward, int) and (3 * forward * D) % n == 0  # (F_fwd is B·T times a per-token count)
     value: Num = 3 * forward * D // n if whole else 3 * forward * D / n

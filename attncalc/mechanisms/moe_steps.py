@@ -106,6 +106,8 @@ def expert_output_steps(
         chain.step(
             Formula, "expert_outputs", Y, title="The chosen experts' outputs", formula="y_ir = x_i · W_(k_ir)",
             latex="", symbol="y", rows=rows, written=Written(text, 3, chain.decimals),
+            mid=tuple(f"choice {r + 1}" for r in range(k)),
+            cells=tuple(tuple(f"expert {e + 1}" for e in top[i]) for i in range(n)),
             explain="Each chosen expert applied to the token's row: its row times the expert's weights.",
         )
     )  # fmt: skip

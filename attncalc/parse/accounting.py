@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..schema.accounting import GIVEN
+from ..schema.accounting import ARCHITECTURE, GIVEN, GIVEN_ARCHITECTURE
 from .declared import read_declared
 from .types import Problem
 
@@ -72,6 +72,9 @@ class Accounting:
     mixed_precision: bool = False  # an fp32 master copy beside the bf16/fp16 weights
     devices: int | None = None  # N_d: data-parallel devices (memory.per_device)
     zero: int | None = None  # the ZeRO stage, 0-3 (None: devices given without it, as stage 0)
+    # N stated by the file (given.parameters): no architecture then (its sizes are 0, its choices the
+    # defaults, never shown), and only what follows from N is derived
+    parameters: int | None = None
 
     @property
     def bytes(self) -> int:
@@ -80,6 +83,8 @@ class Accounting:
     def stated(self) -> list[tuple[str, str]]:
         """(key, sentence): the architecture's choices besides its sizes' tables (a quiz item states them):
         the FFN, the norms, the biases, the positions, the LM head, mixed precision, the LoRA targets."""
+        if self.parameters is not None:  # N stated: no architecture to state
+            return [("mixed_precision", _MIXED[self.mixed_precision])]
         ffn = {"relu": "ReLU", "gelu": "GELU", "swiglu": "SwiGLU"}[self.ffn]
         mats = (
             "three matrices, W_1 and W_3 (d_model × d_ff) and W_2"
@@ -114,7 +119,10 @@ class Accounting:
 
 def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     """Kind accounting, past the top level."""
-    g = read_declared(r, raw["given"], GIVEN, "given")
+    stated = isinstance(raw["given"], dict) and raw["given"].get("parameters") is not None
+    g = read_declared(r, raw["given"], GIVEN if stated else GIVEN_ARCHITECTURE, "given")
+    if stated:
+        return _parse_stated(r, raw["given"], g, common)
     heads, d_model = g["heads"], g["d_model"]
     kv_heads = g["kv_heads"] if g["kv_heads"] is not None else heads
     if kv_heads > heads or heads % kv_heads:
@@ -190,3 +198,25 @@ def _refuse_unusable_training(r: Reader, a: Accounting) -> None:
             f"is {a.zero}, but ZeRO partitions the training state over data-parallel devices: give devices "
             "(the number N_d of them) too",
         )
+
+
+def _parse_stated(r: Reader, raw: dict[str, Any], g: dict[str, Any], common: dict[str, Any]) -> Problem:
+    """given.parameters states N: the architecture's keys are refused (nothing would use them), and the
+    payload keeps N, the dtype and the training run."""
+    n = g["parameters"]
+    for name in ARCHITECTURE:
+        if raw.get(name) is not None:
+            raise r.fail(
+                f"given.{name}",
+                f"is given, but so is parameters = {n:,}: with N stated the architecture is not used; leave "
+                f"out {name} and the other architecture keys, or parameters to count N from the architecture",
+            )
+    data = Accounting(
+        vocab=0, context=0, d_model=0, layers=0, heads=0, kv_heads=0, d_head=0, d_ff=0, ffn=g["ffn"],
+        norm=g["norm"], bias=g["bias"], positions=g["positions"], tie=g["tie_embeddings"], tokens=0,
+        batch=g["batch"], dtype=g["dtype"], window=None, latent=None, lora=None, d_ff_given=False,
+        training_tokens=g["training_tokens"], mixed_precision=g["mixed_precision"], devices=g["devices"],
+        zero=g["zero"], parameters=n,
+    )  # fmt: skip
+    _refuse_unusable_training(r, data)
+    return Problem(given={}, data=data, **common)

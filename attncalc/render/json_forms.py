@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Argmax, Step, Tokens
+from ..derivation.fmt import position_labels
 
 # step ids that are lists of tokens in one kind and numbers in others (speculative's output, attention's
 # output): a list of tokens when the step is a Tokens step
@@ -117,7 +118,10 @@ def token_labels(step: Step) -> list[str] | None:
 
 def entry_labels(step: Step) -> Any:
     """The labels of a numeric step's entries: a list for a vector (one per entry), {"rows": [...],
-    "columns": [...]} for a matrix (either may be absent); None when the entries carry none."""
+    "columns": [...]} for a matrix (either may be absent), and for a value of three axes with labels on
+    its second {"rows", "columns", "depth", "cells"} (rows absent without them; depth the third axis's
+    labels as the views head their columns; cells one label per (row, column) pair); None when the
+    entries carry none."""
     if isinstance(step.value, str):
         return None
     shape = np.shape(step.value)
@@ -134,4 +138,11 @@ def entry_labels(step: Step) -> Any:
         if cols is not None and len(cols) == shape[1]:
             out["columns"] = list(cols)
         return out or None
+    if len(shape) == 3 and step.mid is not None:  # token × choice × column: every axis, and the pairs' labels
+        three: dict[str, Any] = {"rows": list(rows)} if rows is not None and len(rows) == shape[0] else {}
+        three["columns"] = list(step.mid)
+        three["depth"] = position_labels(cols, shape[2])
+        if step.cells is not None:
+            three["cells"] = [list(c) for c in step.cells]
+        return three
     return None

@@ -362,9 +362,21 @@ def _joined_piece(kind: str, text: str, nxt: tuple[str, str]) -> str | None:
     by _ (recurrent_kernel, hidden_pre) that are one name, not a subscript."""
     if kind == "word" and len(text) == 1 and nxt[1] in ARROWS:  # h→ (forward), h← (backward)
         return rf"{ARROWS[nxt[1]]}{{{text}}}"
+    if kind == "word" and (parts := hyphenated(text, nxt)) is not None:  # top_k: \mathrm{top}\text{-}k
+        return rf"\mathrm{{{parts[0]}}}\text{{-}}{parts[1]}"
     if kind == "word" and one_name(text, nxt):
         return rf"\text{{{tex_text(text + nxt[1])}}}"
     return None
+
+
+# names written with an underscore that read as one hyphenated name, not a letter and its subscript:
+# top_k is "top-k" (moe's key), never top with a subscript k
+HYPHENATED = {"top_k": ("top", "k"), "top_p": ("top", "p")}
+
+
+def hyphenated(word: str, nxt: tuple[str, str]) -> tuple[str, str] | None:
+    """(top, k) for the word top followed by _k; None for any other pair."""
+    return HYPHENATED.get(word + nxt[1]) if nxt[0] == "sub" else None
 
 
 def one_name(word: str, nxt: tuple[str, str]) -> bool:

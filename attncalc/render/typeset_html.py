@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import re
 
-from .typeset import ARROWS, BARE_POWER, PAREN_SUB, TOKEN, numbered, one_name
+from .typeset import ARROWS, BARE_POWER, PAREN_SUB, TOKEN, hyphenated, numbered, one_name
 
 # a power in HTML: ^(…) or a bare exponent
 _HTML_POWER = re.compile(r"\^\(([^()]*)\)|" + BARE_POWER.pattern)
@@ -41,6 +41,11 @@ def _to_html(plain: str) -> str:
         if i == skip:
             continue
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        parts = hyphenated(text, (nxt.lastgroup or "", nxt.group())) if kind == "word" and nxt is not None else None
+        if parts is not None:  # top_k: the name top-k, not top with a subscript k
+            out.append(f"{parts[0]}-<i>{parts[1]}</i>")
+            skip = i + 1
+            continue
         if kind == "word" and nxt is not None and one_name(text, (nxt.lastgroup or "", nxt.group())):
             out.append(html.escape(text + nxt.group()))  # capacity_factor: one name, as in LaTeX
             skip = i + 1

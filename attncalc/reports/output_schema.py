@@ -41,7 +41,9 @@ DEFS: dict[str, Any] = {
     "strings": {"type": "array", "items": {"type": "string"}},
     "token_lists": {"type": "array", "items": {"$ref": "#/$defs/strings"}},
     "labels": {
-        "description": "one label per entry of a vector; for a matrix, the labels of its rows and of its columns",
+        "description": "one label per entry of a vector; for a matrix, the labels of its rows and of its columns; "
+        "for a value of three axes (moe's expert_outputs), its rows, columns and depth, and a label per "
+        "(row, column) pair (cells)",
         "anyOf": [
             {"$ref": "#/$defs/strings"},
             {
@@ -49,6 +51,17 @@ DEFS: dict[str, Any] = {
                 "properties": {"rows": {"$ref": "#/$defs/strings"}, "columns": {"$ref": "#/$defs/strings"}},
                 "additionalProperties": False,
                 "minProperties": 1,
+            },
+            {
+                "type": "object",
+                "properties": {
+                    "rows": {"$ref": "#/$defs/strings"},
+                    "columns": {"$ref": "#/$defs/strings"},
+                    "depth": {"$ref": "#/$defs/strings"},
+                    "cells": {"$ref": "#/$defs/token_lists"},
+                },
+                "required": ["columns", "depth"],
+                "additionalProperties": False,
             },
         ],
     },

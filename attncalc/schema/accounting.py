@@ -53,11 +53,12 @@ STEP_IDS = [
 ]
 
 GIVEN = table(
-    Key("vocab", "integer", "V: the vocabulary's size (rows of the token embedding)", required=True, min=1, max=BIG),
-    Key("context", "integer", "the positions a learned position table holds", required=True, min=1, max=BIG),
-    Key("d_model", "integer", "d_model: the width of the residual stream", required=True, min=1, max=BIG),
-    Key("layers", "integer", "L: the number of Transformer blocks", required=True, min=1, max=10_000),
-    Key("heads", "integer", "H: the query heads of each attention layer", required=True, min=1, max=10_000),
+    # required unless `parameters` states N (REQUIRED below; the parser and the JSON Schema say so)
+    Key("vocab", "integer", "V: the vocabulary's size (rows of the token embedding)", min=1, max=BIG),
+    Key("context", "integer", "the positions a learned position table holds", min=1, max=BIG),
+    Key("d_model", "integer", "d_model: the width of the residual stream", min=1, max=BIG),
+    Key("layers", "integer", "L: the number of Transformer blocks", min=1, max=10_000),
+    Key("heads", "integer", "H: the query heads of each attention layer", min=1, max=10_000),
     Key(
         "kv_heads",
         "integer",
@@ -135,8 +136,30 @@ GIVEN = table(
         'the matrices LoRA adapts in every layer (default ["W_Q", "W_V"])',
         choices=MATRICES,
     ),
+    Key(
+        "parameters",
+        "integer",
+        "optional N, stated instead of the architecture (its keys left out): only what follows from N is derived",
+        min=1,
+        max=TOKENS,
+    ),
     doc="the model's configuration",
 )
+
+# the architecture's keys: required (REQUIRED) when N is counted, none of them (ARCHITECTURE) when
+# `parameters` states it; what follows from N alone (the training budget, the memory, ZeRO) keeps its keys
+REQUIRED = ("vocab", "context", "d_model", "layers", "heads")
+ARCHITECTURE = (
+    *REQUIRED, "kv_heads", "d_head", "d_ff", "ffn", "norm", "bias", "positions", "tie_embeddings", "tokens",
+    "batch", "window", "latent", "lora_rank", "lora_targets",
+)  # fmt: skip
+GIVEN = Table(
+    GIVEN.keys,
+    GIVEN.doc,
+    alternatives=((("parameters",), ARCHITECTURE), (REQUIRED, ("parameters",))),
+)
+# the declaration the parser reads a file without `parameters` with: the architecture's sizes required
+GIVEN_ARCHITECTURE = Table(tuple(k.but(required=True) if k.name in REQUIRED else k for k in GIVEN.keys), GIVEN.doc)
 
 SETTINGS_ACCOUNTING = SETTINGS.but(
     table=Table(tuple(k for k in SETTINGS_KEYS if k.name == "decimals"), "how the GiB are shown")
@@ -177,6 +200,7 @@ dtype = "fp32"             # «given.dtype»
 # lora_rank = 8            # «given.lora_rank»
 # lora_targets = ["W_Q", "W_V"]   # «given.lora_targets»
 # training_tokens = 300_000_000_000   # «given.training_tokens»
+# parameters = 124_439_808   # «given.parameters»
 # mixed_precision = true   # «given.mixed_precision»
 # devices = 8              # «given.devices»
 # zero = 1                 # «given.zero»

@@ -89,6 +89,10 @@ class Table:
     keys: tuple[Key, ...]
     doc: str = ""
     extra: tuple[str, ...] = field(default=())  # keys accepted (and checked elsewhere) but not declared here
+    # ways to fill the table, one of which must hold: (keys required, keys refused) each (accounting:
+    # parameters and no architecture, or the architecture's sizes and no parameters); the kind's parser
+    # enforces them, the JSON Schema states them
+    alternatives: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = field(default=())
 
     def __post_init__(self) -> None:
         names = [k.name for k in self.keys]

@@ -122,6 +122,10 @@ def table_schema(t: Table) -> dict[str, Any]:
     required = [k.name for k in t.keys if k.required]
     if required:
         out["required"] = required
+    if t.alternatives:
+        out["oneOf"] = [
+            {"required": list(need), "properties": {n: False for n in refused}} for need, refused in t.alternatives
+        ]
     out["additionalProperties"] = False
     return out
 

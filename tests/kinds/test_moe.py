@@ -287,6 +287,27 @@ def test_json_integers_and_labels(cli: Any) -> None:
     assert steps["gates"]["labels"] == {"rows": tokens}
     assert steps["fraction"]["labels"] == ["expert 1", "expert 2"]
     assert np.shape(steps["expert_outputs"]["value"]) == (4, 1, 2)
+    # three axes, three labels: token, choice, output column; and the expert each choice went to (by hand:
+    # logits [1, −1], [0, 1], [1, 0], [2, −1] pick experts 1, 2, 1, 1)
+    assert steps["expert_outputs"]["labels"] == {
+        "rows": tokens,
+        "columns": ["choice 1"],
+        "depth": ["1", "2"],
+        "cells": [["expert 1"], ["expert 2"], ["expert 1"], ["expert 1"]],
+    }
+
+
+def test_json_labels_of_the_expert_outputs_follow_the_routing(cli: Any) -> None:
+    """Mixtral's example, top 2: the cells name the experts the numpy router above chooses, in rank order,
+    and every label list is as long as its axis."""
+    doc = json.loads(cli("solve", str(PROBLEMS / "moe-mixtral.toml"), "--format", "json").stdout)
+    step = next(s for s in doc["steps"] if s["id"] == "expert_outputs")
+    labels, top = step["labels"], router(_given("moe-mixtral.toml"))["top_k"]
+    n, k, d_out = np.shape(step["value"])
+    assert labels["rows"] == ["the", "cat", "sat", "down"] and len(labels["rows"]) == n
+    assert labels["columns"] == ["choice 1", "choice 2"] and k == 2
+    assert labels["depth"] == [str(j + 1) for j in range(d_out)]
+    assert labels["cells"] == [[f"expert {e}" for e in row] for row in top.tolist()]
 
 
 def test_the_header_says_the_choices(cli: Any) -> None:

@@ -141,3 +141,30 @@ def test_ceiling_and_floor_typeset_as_brackets_of_their_own() -> None:
     assert to_html("C = ⌈n / E⌉") == "<i>C</i> = ⌈<i>n</i> / <i>E</i>⌉"
     assert to_html("capacity_factor · n") == "capacity_factor · <i>n</i>"
     assert to_html("x_i") == "<i>x</i><sub>i</sub>"
+
+
+def test_top_k_is_one_hyphenated_name() -> None:
+    """moe's top_k reads as the name top-k, not "top" with a subscript k: \\mathrm{top}\\text{-}k in
+    LaTeX (and so in the PDF), top-<i>k</i> in HTML; a word with a subscript otherwise stays one (W_router)."""
+    from attncalc.render.typeset import to_tex
+    from attncalc.render.typeset_html import to_html
+
+    assert to_tex("top_k = 2") == r"\mathrm{top}\text{-}k = 2"
+    assert to_html("top_k = 2") == "top-<i>k</i> = 2"
+    assert to_tex("n · top_k / E") == r"n \cdot  \mathrm{top}\text{-}k / E"
+    assert to_tex("W_router") == "W_{router}"
+    assert to_html("top_i") == "top<sub>i</sub>"
+
+
+@pytest.mark.parametrize("fmt", ["latex", "html"])
+def test_moe_sheets_write_top_k_as_a_name(fmt: str) -> None:
+    """The Switch example's given top_k and its capacity formula ⌈capacity_factor · n · top_k / E⌉."""
+    text = render([solve_file("moe-switch.toml")], fmt)
+    if fmt == "latex":
+        assert r"$\mathrm{top}\text{-}k = 1$" in text
+        assert r"n \cdot  \mathrm{top}\text{-}k / E\rceil" in text
+        assert "top_{k}" not in text
+    else:
+        assert "top-<i>k</i> = 1" in text
+        assert "top-<i>k</i> / <i>E</i>⌉" in text
+        assert "top<sub>k</sub>" not in text
