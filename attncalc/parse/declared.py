@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from ..schema.decl import Key, Select, Table
@@ -216,7 +217,19 @@ def _bounded(r: Reader, node: Any, key: Key, path: str) -> Any:
     return node
 
 
+# a whole number written with an exponent (training_tokens = 1.4e12) is read as one up to this many digits
+# (a count of any published size; 1e999999999 is not turned into a billion-digit integer)
+WHOLE_EXPONENT_DIGITS = 60
+
+
 def _integer(r: Reader, raw: Any, key: Key, path: str) -> int:
+    if (
+        isinstance(raw, Decimal)
+        and raw.is_finite()
+        and raw.adjusted() < WHOLE_EXPONENT_DIGITS
+        and raw == raw.to_integral_value()
+    ):
+        raw = int(raw)  # 1.4e12 and 70e9 are whole numbers as written: TOML reads them as floats
     if isinstance(raw, bool) or not isinstance(raw, int):
         raise r.fail(path, f"expected a whole number, got {describe_raw(raw)}")
     if key.min is not None and raw < key.min:
