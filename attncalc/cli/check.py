@@ -71,7 +71,7 @@ def grade_paths(
     answer_paths = paths
     # the first path is the PROBLEM only where a student's file cannot be: typed, not found in a folder,
     # and with --problems inside a --problems folder; otherwise every path is an answers file
-    first = first_file(paths, limit) if key_given(paths[0], found or set(), problems) else None
+    first = first_file(paths, limit) if key_given(paths, found or set(), problems, csv) else None
     if first is not None and "problem" not in first and not set(first) & PROBLEM_ONLY_KEYS:
         _fail(
             f'{paths[0]}: no problem named: add problem = "path/to/problem.toml" to the file, '

@@ -89,13 +89,15 @@ def answers_in_folders(paths: list[str]) -> tuple[list[str], set[str]]:
     return listed, found
 
 
-def key_given(path: str, found: set[str], problems: list[str] | None) -> bool:
+def key_given(paths: list[str], found: set[str], problems: list[str] | None, gradebook: bool) -> bool:
     """Whether the first path may be the PROBLEM graded against: never a file found in a folder (a
-    class's submissions), and with --problems only one inside a --problems folder (``check --problems
-    DIR subs/*.toml`` must not take a student's problem file sorted first for the key)."""
+    class's submissions), and with --problems, when other files follow or in a gradebook, only one
+    inside a --problems folder (``check --problems DIR subs/*.toml`` must not take a student's problem
+    file sorted first for the key). A problem given alone, its own [answers] graded, grades no one else."""
+    path = paths[0]
     if path in found:
         return False
-    if not problems:
+    if not problems or (len(paths) == 1 and not gradebook):
         return True
     real = os.path.realpath(path)
     return any(_inside(real, os.path.realpath(folder)) for folder in problems)

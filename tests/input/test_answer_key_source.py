@@ -107,12 +107,17 @@ def test_the_documented_forms_keep_their_problem(cli: Any, klass: Path) -> None:
     assert REFUSED in rows["mallory"]["error"]  # a problem file among the answers, never graded as one
 
 
-def test_a_problem_outside_the_problems_folders_is_refused_alone(cli: Any, klass: Path) -> None:
-    """With --problems the key is read only inside a --problems folder: a problem file given alone
-    elsewhere is one line, exit 2 (grading it against its own [answers] would give full marks)."""
-    one_line_refusal(cli("check", "--problems", "hw", "subs/0000.toml"), "subs/0000.toml")
-    line = one_line_refusal(cli("check", "--problems", "hw", "subs/0000.toml", "-f", "json"), "subs/0000.toml")
+def test_a_problem_outside_the_problems_folders_is_no_key_for_others(cli: Any, klass: Path) -> None:
+    """With --problems, a problem file outside the --problems folders grades only its own [answers]
+    when given alone (a report of it; the documented `check PROBLEM`); in a gradebook, or with files
+    after it, it is refused (it would give a student full marks, or grade others)."""
+    (klass / "own.toml").write_text(FORGED.replace('student = "mallory"\n', ""), encoding="utf-8")
+    alone = cli("check", "--problems", "hw", "own.toml", "-f", "json")
+    assert alone.exit_code == 0, alone.output  # its own answers, against its own numbers: no one else's
+    line = one_line_refusal(cli("check", "--problems", "hw", "subs/0000.toml", "-f", "csv"), "subs/0000.toml")
     assert REFUSED in line and "--problems folder" in line
+    result = cli("check", "--problems", "hw", "subs/0000.toml", "subs/alice.toml")
+    assert result.exit_code == 2 and REFUSED in result.stderr and "alice.toml  (problem hw/p.toml)" in result.stdout
 
 
 def test_a_folder_without_answers_files_is_refused(cli: Any, tmp_path: Path) -> None:
