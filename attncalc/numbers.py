@@ -24,7 +24,7 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
-from .errors import NumberSyntaxError
+from .errors import NumberSyntaxError, shorten
 
 # A node is ("num", Fraction) | ("const", name) | ("neg", node) | (op, node, node) | ("call", fn, node)
 Node = tuple[Any, ...]
@@ -207,7 +207,13 @@ def parse_number(raw: object) -> Node:
         if raw.strip().lower() in ("nan", "inf", "+inf", "-inf", "infinity", "-infinity"):
             raise NumberSyntaxError(f"{raw.strip()} is not a finite number")
         node = _Parser(raw).parse()
-        to_float(node)  # reject values that overflow or leave the reals, at load time
+        try:
+            to_float(node)  # reject values that overflow or leave the reals, at load time
+        except NumberSyntaxError as exc:  # "the value is too small ...": named by what was written
+            text = str(exc)
+            if text.startswith("the value "):
+                raise NumberSyntaxError(f"{shorten(raw.strip(), 40)} {text.removeprefix('the value ')}") from None
+            raise
         return node
     kind = {list: "a list", dict: "a table", type(None): "nothing"}.get(type(raw), type(raw).__name__)
     raise NumberSyntaxError(f"expected a number, got {kind}")
@@ -230,24 +236,21 @@ def _literal(d: Decimal) -> Fraction:
 
 
 def to_float(node: Node) -> float:
-    """Evaluate a node with floating point; raise NumberSyntaxError outside the finite reals."""
+    """Evaluate a node with floating point; raise NumberSyntaxError outside the finite reals. Where
+    float fails (an overflow on the way, ln(0), an infinity), the value is evaluated again with wider
+    exponents (:mod:`attncalc.magnitude`): the error says what is true of it (undefined, too large, too
+    small), and a value a double holds is returned."""
     try:
         value = _float(node)
     except NumberSyntaxError:
         raise
-    except (OverflowError, ZeroDivisionError, ValueError) as exc:
-        raise NumberSyntaxError(_math_problem(exc)) from None
+    except (OverflowError, ZeroDivisionError, ValueError):
+        value = math.nan
     if not math.isfinite(value):
-        raise NumberSyntaxError("the value is not a finite number")
+        from .magnitude import true_value
+
+        return true_value(node)
     return value
-
-
-def _math_problem(exc: Exception) -> str:
-    if isinstance(exc, ZeroDivisionError):
-        return "division by zero"
-    if isinstance(exc, OverflowError):
-        return "the value is too large"
-    return "the value is not a real number (square root or logarithm of a negative number?)"
 
 
 def _float(node: Node) -> float:
