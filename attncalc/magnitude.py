@@ -30,7 +30,7 @@ _CONTEXT = decimal.Context(
 )
 _E = Decimal(1).exp(_CONTEXT)
 _PI = Decimal("3.14159265358979323846264338327950288")
-_SMALLEST = Decimal(5e-324)  # the smallest positive double (subnormal)
+_SMALLEST = Decimal(math.ldexp(1.0, -1074))  # the smallest positive double (subnormal), exactly
 _LARGEST = Decimal(sys.float_info.max)
 
 

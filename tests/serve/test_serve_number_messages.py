@@ -12,7 +12,10 @@ from ..serve_support import examples_client  # skips without the serve extra
 
 @pytest.mark.parametrize(
     ("typed", "words", "not_words"),
-    [("1/3**1000", "1/3**1000 is too small to hold as a number", "too large"), ("ln(0)", "ln(0) is undefined", "negative")],
+    [
+        ("1/3**1000", "1/3**1000 is too small to hold as a number", "too large"),
+        ("ln(0)", "ln(0) is undefined", "negative"),
+    ],
 )
 def test_the_form_and_json_give_the_true_reason(typed: str, words: str, not_words: str) -> None:
     page = examples_client().post(
