@@ -176,7 +176,8 @@ def _email(who: str) -> bool:
 def duplicates(entries: list[Entry], students: list[Student] | None = None) -> list[tuple[str, list[str]]]:
     """The students two or more answers files name (or are named by), with those files: an LMS keeps
     one row of each, so a second file could stand in for a student's own. Compared as an LMS finds a
-    student: without case and surrounding spaces (``Alice@uni.example`` is ``alice@uni.example``), and
+    student: without case, surrounding spaces and the unseen joiners U+200C, U+200D (``Alice@uni.example``
+    is ``alice@uni.example``), and
     with a roster (``students``, each entry's student) by the roster's student, so a file named by a
     login and one by the same student's SIS id are one student (named as the roster names them)."""
     seen: dict[object, tuple[str, list[str]]] = {}
@@ -185,7 +186,8 @@ def duplicates(entries: list[Entry], students: list[Student] | None = None) -> l
         if students is not None:
             who, key = students[k].name or student_of(e), (students[k].name, tuple(sorted(students[k].ids.items())))
         else:
-            who, key = student_of(e), student_of(e).strip().casefold()
+            # the joiners U+200C and U+200D left out: printable text, but unseen (alice and alice\u200c look alike)
+            who, key = student_of(e), student_of(e).strip().casefold().replace("\u200c", "").replace("\u200d", "")
         seen.setdefault(key, (who, []))[1].append(e.answers)
     return [(who, files) for who, files in seen.values() if len(files) > 1]
 
