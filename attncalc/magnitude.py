@@ -2,7 +2,7 @@
 tries float first, and on a failure (an overflow, a math domain error, a division by zero, an infinity
 or NaN) evaluates the same tree again with :mod:`decimal` over an exponent range far past a double's.
 
-Then the refusal says what the value is: ``1/3^1000`` is too small to hold (about 1e-477, it
+Then the refusal says what the value is: ``1/3^1000`` is too small to hold (about 1e-478, it
 underflows to 0), not "too large" (3^1000 overflowed on the way); ``ln(0)`` is undefined, not "a
 negative"; and a value a double holds, reached through a step it does not (``3^1000/3^999``, ``ln(exp(-1000))``),
 is that value. Standard library only: ``attncalc --help`` imports neither numpy nor sympy.
@@ -75,7 +75,7 @@ def too_small(value: Decimal | None) -> str:
 
 
 def _decimal(node: Node) -> Decimal:
-    from .numbers import MAX_POWER, _check_power
+    from .numbers import MAX_POWER, _check_power, _rational
 
     tag = node[0]
     if tag == "num":
@@ -99,7 +99,10 @@ def _decimal(node: Node) -> Decimal:
         return _CONTEXT.divide(a, b)
     if tag == "pow":
         if b.copy_abs() > MAX_POWER:
-            _check_power(node[1], node[2], float(b))
+            _check_power(node[1], node[2], b.normalize(_CONTEXT))  # named as 1e+400, not 30 digits
+        exact = _rational(node[2])  # a whole exponent exactly: (-1)^(1e400 + 1) is -1, past 30 digits
+        if exact is not None and exact.denominator == 1:
+            b = Decimal(exact.numerator)
         whole = b == b.to_integral_value()
         if not a and b < 0:
             raise _Undefined("division by zero (0 to a negative power)")

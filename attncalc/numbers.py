@@ -284,7 +284,7 @@ def _float(node: Node) -> float:
     raise AssertionError(tag)
 
 
-def _check_power(base: Node, exponent: Node, b: float) -> None:
+def _check_power(base: Node, exponent: Node, b: float | Decimal) -> None:
     """A power with an exponent above MAX_POWER in size: only a whole power of a plain number
     (a fraction or decimal), and only while its exact value has at most MAX_POWER_DIGITS digits.
 
@@ -297,7 +297,8 @@ def _check_power(base: Node, exponent: Node, b: float) -> None:
             f"the exponent {b:g} is too large (at most {MAX_POWER} in size, except a whole power of a plain number)"
         )
     size = max(abs(p.numerator), p.denominator)
-    if size > 1 and abs(q.numerator) * (size.bit_length() - 1) * 0.30103 > MAX_POWER_DIGITS:
+    # in whole numbers: an exponent past a float's range (1e400) must not overflow the estimate itself
+    if size > 1 and abs(q.numerator) * (size.bit_length() - 1) * 30103 > MAX_POWER_DIGITS * 100_000:
         raise NumberSyntaxError(
             f"the power is too large to compute exactly (its exact value would have more than {MAX_POWER_DIGITS} digits)"
         )

@@ -87,3 +87,20 @@ def test_check_names_the_entry_with_the_true_reason(cli: Any, tmp_path: Path) ->
     assert "entry 1: 1/3**1000 is too small to hold as a number" in line and "too large" not in line
     line = one_line_refusal(cli("check", problem, _answers(tmp_path, "ln(0)")), "a.toml", "scores")
     assert "entry 1: ln(0) is undefined (the logarithm of zero)" in line and "negative" not in line
+
+
+def test_a_whole_exponent_past_a_double_keeps_its_parity() -> None:
+    """(-1)^(10^400 + 1) is -1 (an odd exponent), 1^(1e400) is 1: the exponent is taken exactly, not
+    rounded to 30 digits (which made it even)."""
+    assert to_float(parse_number("(-1)^(1e400 + 1)")) == -1.0
+    assert to_float(parse_number("(-1)^(1e400)")) == 1.0
+    assert to_float(parse_number("1^(1e400)")) == 1.0
+
+
+def test_a_power_past_a_doubles_exponent_is_refused_by_its_size() -> None:
+    """(1/2)^(1e400): the size estimate of its exact value overflowed a float (OverflowError); it is
+    refused as a power with too many digits to compute exactly."""
+    with pytest.raises(NumberSyntaxError, match="too large to compute exactly"):
+        parse_number("(1/2)^(1e400)")
+    with pytest.raises(NumberSyntaxError, match=r"the exponent 1e\+400 is too large"):
+        parse_number("e^(1e400)")
