@@ -5,7 +5,9 @@ or NaN) evaluates the same tree again with :mod:`decimal` over an exponent range
 Then the refusal says what the value is: ``1/3^1000`` is too small to hold (about 1e-478, it
 underflows to 0), not "too large" (3^1000 overflowed on the way); ``ln(0)`` is undefined, not "a
 negative"; and a value a double holds, reached through a step it does not (``3^1000/3^999``, ``ln(exp(-1000))``),
-is that value. Standard library only: ``attncalc --help`` imports neither numpy nor sympy.
+is that value. And the bound on a power with a large exponent (:func:`check_power`), which both
+evaluations apply before computing. Standard library only: ``attncalc --help`` imports neither numpy
+nor sympy.
 """
 
 from __future__ import annotations
@@ -14,14 +16,18 @@ import decimal
 import math
 import sys
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from .errors import NumberSyntaxError
 
 Node = tuple[Any, ...]
 
+MAX_POWER = 64  # the b of a^b, in size; larger only for a power of a plain number (check_power)
+MAX_POWER_DIGITS = 330  # digits of such a power's exact value (2^-1074, the smallest double, has 324)
+
 # 30 digits, and exponents far past a double's (1e-324 to 1e308) and past anything the grammar can
-# write within its limits (a power's value is bounded before it is computed: numbers._check_power)
+# write within its limits (a power's value is bounded before it is computed: check_power, below)
 _CONTEXT = decimal.Context(
     prec=30,
     Emax=decimal.MAX_EMAX,
@@ -75,8 +81,6 @@ def too_small(value: Decimal | None) -> str:
 
 
 def _decimal(node: Node) -> Decimal:
-    from .numbers import MAX_POWER, _check_power, _rational
-
     tag = node[0]
     if tag == "num":
         return _CONTEXT.divide(Decimal(node[1].numerator), Decimal(node[1].denominator))
@@ -99,8 +103,8 @@ def _decimal(node: Node) -> Decimal:
         return _CONTEXT.divide(a, b)
     if tag == "pow":
         if b.copy_abs() > MAX_POWER:
-            _check_power(node[1], node[2], b.normalize(_CONTEXT))  # named as 1e+400, not 30 digits
-        exact = _rational(node[2])  # a whole exponent exactly: (-1)^(1e400 + 1) is -1, past 30 digits
+            check_power(node[1], node[2], b.normalize(_CONTEXT))  # named as 1e+400, not 30 digits
+        exact = rational(node[2])  # a whole exponent exactly: (-1)^(1e400 + 1) is -1, past 30 digits
         if exact is not None and exact.denominator == 1:
             b = Decimal(exact.numerator)
         whole = b == b.to_integral_value()
@@ -130,3 +134,45 @@ def _call(fn: str, x: Decimal) -> Decimal:
     if fn == "tanh":  # within 1e-30 of ±1 past |x| = 40
         return Decimal(math.copysign(1.0, x)) if x.copy_abs() > 40 else Decimal(math.tanh(float(x)))
     raise AssertionError(fn)
+
+
+def check_power(base: Node, exponent: Node, b: float | Decimal) -> None:
+    """A power with an exponent above MAX_POWER in size: only a whole power of a plain number
+    (a fraction or decimal), and only while its exact value has at most MAX_POWER_DIGITS digits.
+
+    Raised before anything is computed: sympy would expand (1 + 1e-30)^1000000000 exactly.
+    """
+    p = rational(base)
+    q = rational(exponent)
+    if p is None or q is None or q.denominator != 1:
+        raise NumberSyntaxError(
+            f"the exponent {b:g} is too large (at most {MAX_POWER} in size, except a whole power of a plain number)"
+        )
+    size = max(abs(p.numerator), p.denominator)
+    # in whole numbers: an exponent past a float's range (1e400) must not overflow the estimate itself
+    if size > 1 and abs(q.numerator) * (size.bit_length() - 1) * 30103 > MAX_POWER_DIGITS * 100_000:
+        raise NumberSyntaxError(
+            f"the power is too large to compute exactly (its exact value would have more than {MAX_POWER_DIGITS} digits)"
+        )
+
+
+def rational(node: Node) -> Fraction | None:
+    """The exact value of a node made of plain numbers and + − × / only; None otherwise."""
+    tag = node[0]
+    if tag == "num":
+        return node[1]  # type: ignore[no-any-return]
+    if tag == "neg":
+        v = rational(node[1])
+        return None if v is None else -v
+    if tag not in ("add", "sub", "mul", "div"):
+        return None
+    a, b = rational(node[1]), rational(node[2])
+    if a is None or b is None:
+        return None
+    if tag == "add":
+        return a + b
+    if tag == "sub":
+        return a - b
+    if tag == "mul":
+        return a * b
+    return a / b if b else None

@@ -25,6 +25,7 @@ from fractions import Fraction
 from typing import Any
 
 from .errors import NumberSyntaxError, shorten
+from .magnitude import MAX_POWER, check_power
 
 # A node is ("num", Fraction) | ("const", name) | ("neg", node) | (op, node, node) | ("call", fn, node)
 Node = tuple[Any, ...]
@@ -33,8 +34,6 @@ MAX_LENGTH = 200  # characters of one string
 MAX_DEPTH = 40  # nesting of brackets, signs and powers
 MAX_DIGITS = 40  # significant digits of one literal
 MAX_EXPONENT = 400  # the n of a literal's e±n, in size
-MAX_POWER = 64  # the b of a^b, in size; larger only for a power of a plain number (below)
-MAX_POWER_DIGITS = 330  # digits of such a power's exact value (2^-1074, the smallest double, has 324)
 
 FUNCTIONS = ("sqrt", "exp", "ln", "log", "tanh")
 CONSTANTS = ("e", "pi")
@@ -276,54 +275,12 @@ def _float(node: Node) -> float:
         return a / b
     if tag == "pow":
         if abs(b) > MAX_POWER:
-            _check_power(node[1], node[2], b)
+            check_power(node[1], node[2], b)
         result = a**b
         if isinstance(result, complex):
             raise ValueError
         return float(result)
     raise AssertionError(tag)
-
-
-def _check_power(base: Node, exponent: Node, b: float | Decimal) -> None:
-    """A power with an exponent above MAX_POWER in size: only a whole power of a plain number
-    (a fraction or decimal), and only while its exact value has at most MAX_POWER_DIGITS digits.
-
-    Raised before anything is computed: sympy would expand (1 + 1e-30)^1000000000 exactly.
-    """
-    p = _rational(base)
-    q = _rational(exponent)
-    if p is None or q is None or q.denominator != 1:
-        raise NumberSyntaxError(
-            f"the exponent {b:g} is too large (at most {MAX_POWER} in size, except a whole power of a plain number)"
-        )
-    size = max(abs(p.numerator), p.denominator)
-    # in whole numbers: an exponent past a float's range (1e400) must not overflow the estimate itself
-    if size > 1 and abs(q.numerator) * (size.bit_length() - 1) * 30103 > MAX_POWER_DIGITS * 100_000:
-        raise NumberSyntaxError(
-            f"the power is too large to compute exactly (its exact value would have more than {MAX_POWER_DIGITS} digits)"
-        )
-
-
-def _rational(node: Node) -> Fraction | None:
-    """The exact value of a node made of plain numbers and + − × / only; None otherwise."""
-    tag = node[0]
-    if tag == "num":
-        return node[1]  # type: ignore[no-any-return]
-    if tag == "neg":
-        v = _rational(node[1])
-        return None if v is None else -v
-    if tag not in ("add", "sub", "mul", "div"):
-        return None
-    a, b = _rational(node[1]), _rational(node[2])
-    if a is None or b is None:
-        return None
-    if tag == "add":
-        return a + b
-    if tag == "sub":
-        return a - b
-    if tag == "mul":
-        return a * b
-    return a / b if b else None
 
 
 def to_exact(node: Node) -> Any:
