@@ -5,16 +5,28 @@ from __future__ import annotations
 NOT_PRINTABLE = "a character that is not printable text (a control or format character, a bidirectional mark, a space other than ' ')"
 
 
+# ZERO WIDTH NON-JOINER and ZERO WIDTH JOINER: format characters (Cf) that are part of how a name is
+# written in Persian (می‌خواهم), Kurdish, Hindi and other Indic scripts, and of emoji sequences
+JOINERS = frozenset("\u200c\u200d")
+
+
 def unprintable(ch: str) -> bool:
     """The one definition of a character that is not printable text, for what is refused (a student's
     name, an answers file's name as one) and what is escaped (:func:`printable`, the downloaded TOML,
-    the gradebook's cells, the notes on stderr): every character ``str.isprintable`` refuses. That is
-    the controls (newlines, ANSI escapes), the format characters (the bidirectional marks and
-    overrides U+061C, U+200E, U+202E, U+2066..., the zero-width U+200B, U+2060, U+FEFF, the soft
-    hyphen U+00AD, the tags U+E0000...), lone surrogates, private-use and unassigned code points, the
-    line and paragraph separators, and every space but ``" "`` (U+00A0, U+3000): each either invisible,
-    reorders or hides what is around it, or looks like something it is not."""
-    return not ch.isprintable()
+    the gradebook's cells, the notes on stderr): every character ``str.isprintable`` refuses but the
+    two :data:`JOINERS`. That is the controls (newlines, ANSI escapes), the format characters (the
+    bidirectional marks and overrides U+061C, U+200E, U+202E, U+2066..., the zero-width U+200B, U+2060,
+    U+FEFF, the soft hyphen U+00AD, the tags U+E0000...), lone surrogates, private-use and unassigned
+    code points, the line and paragraph separators, and every space but ``" "`` (U+00A0, U+3000): each
+    either invisible, reorders or hides what is around it, or looks like something it is not.
+
+    U+200C and U+200D are printable text wherever they stand: they reorder nothing and hide nothing,
+    only join or part the characters beside them, and a name written in those scripts needs them (an
+    escaped ``\u200c`` in the gradebook is a misspelt name). Allowing them only between two letters
+    would not stop them making two Latin names differ unseen (``al\u200cice`` is between letters), so
+    the one rule is kept simple; two names that differ only by them are one student to the gradebook's
+    duplicate note (:func:`attncalc.reports.gradebook.duplicates`)."""
+    return not ch.isprintable() and ch not in JOINERS
 
 
 def escape(ch: str) -> str:
@@ -28,7 +40,7 @@ def printable(text: str, keep: str = "") -> str:
     text (:func:`unprintable`: control characters, bidirectional marks, zero-width and other format
     characters, spaces other than " ", lone surrogates, line separators) written as its escape
     (``\\x1b``), except the characters in ``keep`` (a view keeps its own newlines)."""
-    if text.isprintable():  # the usual case: nothing to do
+    if text.isprintable() or all(ch.isprintable() or ch in JOINERS for ch in text):  # the usual case
         return text
     return "".join(escape(ch) if ch not in keep and unprintable(ch) else ch for ch in text)
 

@@ -24,7 +24,8 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
-from .errors import NumberSyntaxError
+from .errors import NumberSyntaxError, shorten
+from .magnitude import MAX_POWER, check_power
 
 # A node is ("num", Fraction) | ("const", name) | ("neg", node) | (op, node, node) | ("call", fn, node)
 Node = tuple[Any, ...]
@@ -33,8 +34,6 @@ MAX_LENGTH = 200  # characters of one string
 MAX_DEPTH = 40  # nesting of brackets, signs and powers
 MAX_DIGITS = 40  # significant digits of one literal
 MAX_EXPONENT = 400  # the n of a literal's e±n, in size
-MAX_POWER = 64  # the b of a^b, in size; larger only for a power of a plain number (below)
-MAX_POWER_DIGITS = 330  # digits of such a power's exact value (2^-1074, the smallest double, has 324)
 
 FUNCTIONS = ("sqrt", "exp", "ln", "log", "tanh")
 CONSTANTS = ("e", "pi")
@@ -207,7 +206,13 @@ def parse_number(raw: object) -> Node:
         if raw.strip().lower() in ("nan", "inf", "+inf", "-inf", "infinity", "-infinity"):
             raise NumberSyntaxError(f"{raw.strip()} is not a finite number")
         node = _Parser(raw).parse()
-        to_float(node)  # reject values that overflow or leave the reals, at load time
+        try:
+            to_float(node)  # reject values that overflow or leave the reals, at load time
+        except NumberSyntaxError as exc:  # "the value is too small ...": named by what was written
+            text = str(exc)
+            if text.startswith("the value "):
+                raise NumberSyntaxError(f"{shorten(raw.strip(), 40)} {text.removeprefix('the value ')}") from None
+            raise
         return node
     kind = {list: "a list", dict: "a table", type(None): "nothing"}.get(type(raw), type(raw).__name__)
     raise NumberSyntaxError(f"expected a number, got {kind}")
@@ -230,24 +235,21 @@ def _literal(d: Decimal) -> Fraction:
 
 
 def to_float(node: Node) -> float:
-    """Evaluate a node with floating point; raise NumberSyntaxError outside the finite reals."""
+    """Evaluate a node with floating point; raise NumberSyntaxError outside the finite reals. Where
+    float fails (an overflow on the way, ln(0), an infinity), the value is evaluated again with wider
+    exponents (:mod:`attncalc.magnitude`): the error says what is true of it (undefined, too large, too
+    small), and a value a double holds is returned."""
     try:
         value = _float(node)
     except NumberSyntaxError:
         raise
-    except (OverflowError, ZeroDivisionError, ValueError) as exc:
-        raise NumberSyntaxError(_math_problem(exc)) from None
+    except (OverflowError, ZeroDivisionError, ValueError):
+        value = math.nan
     if not math.isfinite(value):
-        raise NumberSyntaxError("the value is not a finite number")
+        from .magnitude import true_value
+
+        return true_value(node)
     return value
-
-
-def _math_problem(exc: Exception) -> str:
-    if isinstance(exc, ZeroDivisionError):
-        return "division by zero"
-    if isinstance(exc, OverflowError):
-        return "the value is too large"
-    return "the value is not a real number (square root or logarithm of a negative number?)"
 
 
 def _float(node: Node) -> float:
@@ -273,53 +275,12 @@ def _float(node: Node) -> float:
         return a / b
     if tag == "pow":
         if abs(b) > MAX_POWER:
-            _check_power(node[1], node[2], b)
+            check_power(node[1], node[2], b)
         result = a**b
         if isinstance(result, complex):
             raise ValueError
         return float(result)
     raise AssertionError(tag)
-
-
-def _check_power(base: Node, exponent: Node, b: float) -> None:
-    """A power with an exponent above MAX_POWER in size: only a whole power of a plain number
-    (a fraction or decimal), and only while its exact value has at most MAX_POWER_DIGITS digits.
-
-    Raised before anything is computed: sympy would expand (1 + 1e-30)^1000000000 exactly.
-    """
-    p = _rational(base)
-    q = _rational(exponent)
-    if p is None or q is None or q.denominator != 1:
-        raise NumberSyntaxError(
-            f"the exponent {b:g} is too large (at most {MAX_POWER} in size, except a whole power of a plain number)"
-        )
-    size = max(abs(p.numerator), p.denominator)
-    if size > 1 and abs(q.numerator) * (size.bit_length() - 1) * 0.30103 > MAX_POWER_DIGITS:
-        raise NumberSyntaxError(
-            f"the power is too large to compute exactly (its exact value would have more than {MAX_POWER_DIGITS} digits)"
-        )
-
-
-def _rational(node: Node) -> Fraction | None:
-    """The exact value of a node made of plain numbers and + − × / only; None otherwise."""
-    tag = node[0]
-    if tag == "num":
-        return node[1]  # type: ignore[no-any-return]
-    if tag == "neg":
-        v = _rational(node[1])
-        return None if v is None else -v
-    if tag not in ("add", "sub", "mul", "div"):
-        return None
-    a, b = _rational(node[1]), _rational(node[2])
-    if a is None or b is None:
-        return None
-    if tag == "add":
-        return a + b
-    if tag == "sub":
-        return a - b
-    if tag == "mul":
-        return a * b
-    return a / b if b else None
 
 
 def to_exact(node: Node) -> Any:

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import NOT_PRINTABLE, printable, unprintable
 from .base import fail as _fail
-from .files import PROBLEM_ONLY_KEYS, first_file
+from .files import PROBLEM_ONLY_KEYS, first_file, key_given, problem_shaped
 from .io import grade_one
 
 # the totals Canvas strips from the end of an imported gradebook (canvas-lms, GradebookImporter)
@@ -51,10 +51,17 @@ def refuse_mixed_options(
 
 
 def grade_paths(
-    paths: list[str], folders: Any, limit: int | None, tol: Any, problems: list[str] | None, csv: bool
+    paths: list[str],
+    folders: Any,
+    limit: int | None,
+    tol: Any,
+    problems: list[str] | None,
+    csv: bool,
+    found: set[str] | None = None,
 ) -> tuple[list[Any], list[Any], int]:
     """The reports, the gradebook's rows (the reports and the files that could not be graded, in
-    order) and how many answers files were refused (one line each on stderr)."""
+    order) and how many answers files were refused (one line each on stderr). ``found``: the paths
+    that came from a folder given (:func:`answers_in_folders`), answers files whatever they hold."""
     from ..check import check as grade
     from ..parse import load_problem
 
@@ -62,7 +69,9 @@ def grade_paths(
     entries: list[Any] = []
     problem = None
     answer_paths = paths
-    first = first_file(paths, limit)
+    # the first path is the PROBLEM only where a student's file cannot be: typed, not found in a folder,
+    # and with --problems inside a --problems folder; otherwise every path is an answers file
+    first = first_file(paths, limit) if key_given(paths, found or set(), problems, csv) else None
     if first is not None and "problem" not in first and not set(first) & PROBLEM_ONLY_KEYS:
         _fail(
             f'{paths[0]}: no problem named: add problem = "path/to/problem.toml" to the file, '
@@ -106,7 +115,7 @@ def _grade_file(
     name: one that is no printable text is refused, as a ``student =`` of such text is."""
     from ..check.answers import NothingAnswered, read_answers
     from ..check.report import points_text
-    from ..errors import AttncalcError
+    from ..errors import AttncalcError, ProblemError
     from ..reports.gradebook import Unread
     from .files import shown_path
 
@@ -114,6 +123,14 @@ def _grade_file(
     name = shown_path(path, folders)
     try:
         raw, own_problem, student = read_answers(path, limit, blank=gradebook)
+        if problem_shaped(raw):  # never the key, never graded as answers (its steps would be "kind", "given")
+            where = " (with --problems, one inside a --problems folder)" if problems else ""
+            raise ProblemError(
+                path,
+                "",
+                "a problem file, not an answers file: the problem graded against is only one given first "
+                f"on the command line{where}, never a file among the answers files",
+            )
         if gradebook and student is None:
             _name_as_student(path)
         # a class of files (several, or a gradebook): a problem beside a submission is not taken

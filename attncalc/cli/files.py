@@ -53,6 +53,61 @@ def first_file(paths: list[str], limit: int | None) -> dict[str, Any] | None:
     return first
 
 
+# the answers files a folder given to check holds (the suffixes problem and answers files are read from)
+ANSWERS_SUFFIXES = (".toml", ".yaml", ".yml", ".json")
+
+
+def answers_in_folders(paths: list[str]) -> tuple[list[str], set[str]]:
+    """``paths`` with each folder among them replaced by the answers files it holds (its regular files
+    ending in .toml, .yaml, .yml or .json, sorted; other entries so named noted on stderr and skipped),
+    and the set of the files found that way: a file found in a folder is a student's, never the problem
+    graded against (:func:`key_given`)."""
+    import sys
+    from pathlib import Path
+
+    from ..errors import AttncalcError, printable
+    from ..files import folder_files
+
+    listed: list[str] = []
+    found: set[str] = set()
+    for path in paths:
+        if not os.path.isdir(path):
+            listed.append(path)
+            continue
+        try:
+            files, skipped = folder_files(Path(path), ANSWERS_SUFFIXES)
+        except OSError as exc:
+            raise AttncalcError(f"{path}: cannot list the folder ({exc.strerror or exc})") from None
+        if skipped:
+            shown = ", ".join(skipped[:5]) + (", ..." if len(skipped) > 5 else "")
+            sys.stderr.write(f"attncalc: note: {printable(path)}: skipped, not regular files: {printable(shown)}\n")
+        if not files:
+            raise AttncalcError(f"{path}: a folder with no answers files (.toml, .yaml, .yml or .json) in it")
+        names = [os.path.join(path, f.name) for f in files]
+        listed.extend(names)
+        found.update(names)
+    return listed, found
+
+
+def key_given(paths: list[str], found: set[str], problems: list[str] | None, gradebook: bool) -> bool:
+    """Whether the first path may be the PROBLEM graded against: never a file found in a folder (a
+    class's submissions), and with --problems, when other files follow or in a gradebook, only one
+    inside a --problems folder (``check --problems DIR subs/*.toml`` must not take a student's problem
+    file sorted first for the key). A problem given alone, its own [answers] graded, grades no one else."""
+    path = paths[0]
+    if path in found:
+        return False
+    if not problems or (len(paths) == 1 and not gradebook):
+        return True
+    real = os.path.realpath(path)
+    return any(_inside(real, os.path.realpath(folder)) for folder in problems)
+
+
+def problem_shaped(raw: dict[str, Any]) -> bool:
+    """An answers file's table that is a problem file's (it has ``kind``, which every problem file has)."""
+    return "kind" in raw
+
+
 def names_its_problem(paths: list[str], limit: int | None) -> bool:
     from ..errors import AttncalcError
     from ..parse import read_raw

@@ -36,7 +36,7 @@ def check(
         typer.Argument(
             help="PROBLEM, then ANSWERS files (TOML/YAML/JSON keyed by step id). With no ANSWERS, the "
             "problem's own [answers] table is graded. An answers file may name its own problem with "
-            'problem = "path".',
+            'problem = "path". A folder stands for its answers files, never the PROBLEM.',
             show_default=False,
         ),
     ],
@@ -97,7 +97,7 @@ def check(
     from ..errors import AttncalcError
     from ..files import check_output
     from .check import grade_paths, gradebook_text, refuse_mixed_options
-    from .files import common_folder, report_shown
+    from .files import answers_in_folders, common_folder, report_shown
 
     tol = Tolerance(rtol=rtol, atol=atol, sigfigs=sigfigs)
     limit = _max_bytes(max_file_size)
@@ -105,13 +105,18 @@ def check(
     refuse_mixed_options(csv, gradebook, roster, assignment, problems)
     if output == "-":
         output = None  # '-' is standard output, as with solve -o -
+    try:
+        # a folder given is its answers files (a class's submissions), never the problem graded against
+        paths, found = answers_in_folders(paths)
+    except AttncalcError as exc:
+        _fail(str(exc))
     folders = common_folder(paths)  # no absolute path of this machine reaches a report or a gradebook
     try:
         if output is not None:  # a path that cannot be written is named before any work
             check_output(output, force)
         # the reports; the gradebook's rows (the reports and the files that could not be graded, in
         # order); the answers files refused (one line each on stderr) while the others were graded
-        reports, entries, bad = grade_paths(paths, folders, limit, tol, problems, csv)
+        reports, entries, bad = grade_paths(paths, folders, limit, tol, problems, csv, found)
         if not csv:  # the JSON's total and the text's mean sum every file's points
             from ..check.points import refuse_overflowing_sum
 

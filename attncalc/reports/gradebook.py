@@ -176,7 +176,8 @@ def _email(who: str) -> bool:
 def duplicates(entries: list[Entry], students: list[Student] | None = None) -> list[tuple[str, list[str]]]:
     """The students two or more answers files name (or are named by), with those files: an LMS keeps
     one row of each, so a second file could stand in for a student's own. Compared as an LMS finds a
-    student: without case and surrounding spaces (``Alice@uni.example`` is ``alice@uni.example``), and
+    student: without case, surrounding spaces and the unseen joiners U+200C, U+200D (``Alice@uni.example``
+    is ``alice@uni.example``), and
     with a roster (``students``, each entry's student) by the roster's student, so a file named by a
     login and one by the same student's SIS id are one student (named as the roster names them)."""
     seen: dict[object, tuple[str, list[str]]] = {}
@@ -185,7 +186,8 @@ def duplicates(entries: list[Entry], students: list[Student] | None = None) -> l
         if students is not None:
             who, key = students[k].name or student_of(e), (students[k].name, tuple(sorted(students[k].ids.items())))
         else:
-            who, key = student_of(e), student_of(e).strip().casefold()
+            # the joiners U+200C and U+200D left out: printable text, but unseen (alice and alice\u200c look alike)
+            who, key = student_of(e), student_of(e).strip().casefold().replace("\u200c", "").replace("\u200d", "")
         seen.setdefault(key, (who, []))[1].append(e.answers)
     return [(who, files) for who, files in seen.values() if len(files) > 1]
 
@@ -197,15 +199,40 @@ _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _INNER = re.compile(r"([,;|\t\r\n]\s*)(?=[=+\-@])")
 
 
+# the characters of a formula or a separator above: a character whose compatibility form (NFKC) is
+# one of them (the fullwidth ＝ ＋ － ＠ ； ｜ ，, the small ﹦ ﹢ ﹣ ﹫, the superscript ⁺ ⁼) is read as
+# it by a spreadsheet that normalises its input before parsing
+_FOLDED = frozenset("=+-@,;|")
+
+
+def _as_folded(text: str) -> str:
+    """``text`` with each character whose NFKC form is one of :data:`_FOLDED` written as that form, the
+    others kept: of the same length, so that a position found in it is one in ``text``."""
+    if text.isascii():
+        return text
+    import unicodedata
+
+    out = []
+    for ch in text:
+        folded = unicodedata.normalize("NFKC", ch) if not ch.isascii() else ch
+        out.append(folded if folded in _FOLDED else ch)
+    return "".join(out)
+
+
 def _cell(text: str) -> str:
     """A cell no spreadsheet runs as a formula (OWASP's CSV injection advice): an apostrophe before a
     first =, +, -, @, tab or CR, and before such a character after a separator of any locale (a comma,
     a semicolon, a tab, a pipe) or a line break, where a spreadsheet splitting the row there would start
-    a cell; a number (-0.5, 1e-3) stays a number, and Moodle's "-" (no grade) stays as it is."""
+    a cell; a number (-0.5, 1e-3) stays a number, and Moodle's "-" (no grade) stays as it is. Each is
+    found in the cell's compatibility form too (:func:`_as_folded`): ``＝1+1`` (a fullwidth =) is a
+    formula to a spreadsheet that applies NFKC first, and gets its apostrophe as ``=1+1`` does."""
     if text == NO_GRADE or _NUMBER.fullmatch(text):
         return text
-    text = _INNER.sub(r"\1'", text)
-    return "'" + text if text.startswith(FORMULA_FIRST) else text
+    folded = _as_folded(text)
+    starts = [m.end(1) for m in _INNER.finditer(folded)]
+    for at in reversed(starts):  # from the end: each insertion leaves the earlier positions in place
+        text = text[:at] + "'" + text[at:]
+    return "'" + text if folded.startswith(FORMULA_FIRST) else text
 
 
 def gradebook_csv(

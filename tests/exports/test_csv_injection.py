@@ -75,3 +75,35 @@ def test_no_grade_stays_a_dash() -> None:
 def test_the_apostrophe_is_where_the_formula_would_start() -> None:
     rows = _cells(gradebook_csv([Unread("a.toml", "r", "ok;=HYPERLINK(1)")], "canvas", "HW"))
     assert rows[-1][0] == "ok;'=HYPERLINK(1)"
+
+
+# the fullwidth = + - @ (U+FF1D, U+FF0B, U+FF0D, U+FF20), and a fullwidth ; before one: NFKC, which some
+# spreadsheets apply before parsing, turns each into its ASCII form
+FULLWIDTH = [
+    "\uff1d1+1",
+    "\uff0b1+cmd|' /C calc'!A0",
+    "\uff0d2+3",
+    "\uff20SUM(A1)",
+    "ok\uff1b\uff1dHYPERLINK(1)",
+    "ok;\uff20x",
+]
+
+
+@pytest.mark.parametrize("layout", ["plain", "canvas", "moodle"])
+@pytest.mark.parametrize("attack", FULLWIDTH)
+def test_no_cell_starts_a_formula_once_normalised(layout: str, attack: str) -> None:
+    import unicodedata
+
+    assert not _safe(unicodedata.normalize("NFKC", attack))  # a formula once normalised (the premise)
+    rows = _cells(gradebook_csv([Unread(f"{attack}.toml", f"reason {attack}", attack)], layout, "HW"))
+    for cell in (c for row in rows for c in row):
+        assert _safe(unicodedata.normalize("NFKC", cell)), (layout, cell)
+    # the fullwidth characters are kept as they were: only apostrophes added
+    assert any(c.replace("'", "") == attack.replace("'", "") for row in rows for c in row)
+
+
+def test_fullwidth_apostrophe_goes_before_the_fullwidth_sign() -> None:
+    rows = _cells(gradebook_csv([Unread("a.toml", "r", "ok\uff1b\uff1d1")], "canvas", "HW"))
+    assert rows[-1][0] == "ok\uff1b'\uff1d1"
+    rows = _cells(gradebook_csv([Unread("a.toml", "r", "\uff20x")], "canvas", "HW"))
+    assert rows[-1][0] == "'\uff20x"

@@ -77,7 +77,7 @@ LAYERS: list[set[str]] = [
     {"mechanisms"},  # a typed problem -> a derivation
     {"derivation"},  # the derivation model, number formatting, the hand/exact/float/interval chains
     {"parse"},  # problem file -> typed problem
-    {"kinds", "schema", "numbers", "errors", "files", "views"},  # declarations, registry, leaves
+    {"kinds", "schema", "numbers", "magnitude", "errors", "files", "views"},  # declarations, registry, leaves
 ]
 
 
