@@ -18,6 +18,11 @@ from .io import grade_one
 _CANVAS_TOTALS = re.compile(r"Current Score|Current Points|Current Grade|Final Score|Final Points|Final Grade")
 
 
+# Canvas validates an assignment's title to at most 255 characters (maximum_string_length), and Moodle's
+# grade item name is a varchar(255): a longer title would be cut or refused on import
+MAX_ASSIGNMENT = 255
+
+
 def refuse_mixed_options(
     csv: bool, gradebook: str | None, roster: str | None, assignment: str, problems: list[str] | None
 ) -> None:
@@ -37,6 +42,8 @@ def refuse_mixed_options(
             f"--assignment {assignment!r}: expected the assignment's title on one line, without {NOT_PRINTABLE} "
             "(a newline, a tab, U+202E, U+00A0)"
         )
+    if len(assignment) > MAX_ASSIGNMENT:  # Canvas's assignment titles and Moodle's grade item names
+        _fail(f"--assignment: {len(assignment):,} characters; an LMS keeps a title of at most {MAX_ASSIGNMENT}")
     if gradebook == "canvas" and _CANVAS_TOTALS.search(assignment):
         # Canvas's importer (GradebookImporter#strip_non_assignment_columns) pops trailing columns whose
         # title matches one of its totals: the score column would be dropped without a word

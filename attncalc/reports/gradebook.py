@@ -62,7 +62,7 @@ def student_of(entry: Entry) -> str:
     """Who the row is about: the file's ``student =``, else the file's name without its extension."""
     if entry.student:
         return entry.student
-    return Path(entry.answers).stem or entry.answers
+    return Path(entry.answers).stem.strip() or entry.answers  # "b9 .toml" is b9, as student = "b9 " is
 
 
 def unnamed(entries: list[Entry]) -> list[str]:
@@ -134,7 +134,10 @@ def canvas_name(who: str) -> str:
 
 def moodle_id_column(entries: list[Entry]) -> str:
     """The identifying column, named as Moodle's mapping form names the user field it holds."""
-    return "Email address" if entries and all(_email(student_of(e)) for e in entries) else "ID number"
+    # the files that were graded decide it: an unreadable file (a student's, perhaps) never changes the
+    # column every other student is matched by
+    graded = [e for e in entries if not isinstance(e, Unread)] or entries
+    return "Email address" if graded and all(_email(student_of(e)) for e in graded) else "ID number"
 
 
 def feedback(rep: Report) -> str:

@@ -208,6 +208,26 @@ def test_moodle_names_an_email_column_when_every_student_is_an_email(cli: Any, t
     assert "name no student" not in result.stderr and "one user field" not in result.stderr
 
 
+def test_unreadable_files_do_not_choose_moodles_identifying_column(cli: Any, tmp_path: Path) -> None:
+    """Two garbage files sorted first (a student can drop them) made the column ``ID number`` for a class
+    whose every graded student is an email: the graded files decide it."""
+    for name in ("0bad.toml", "00bad.toml"):
+        (tmp_path / name).write_text("weights = [0.1,\n", encoding="utf-8")  # not TOML
+    files = [_answers(tmp_path, f"{n}.toml", RIGHT, f"{n}@uni.example") for n in ("ann", "bo")]
+    bad = [str(tmp_path / "0bad.toml"), str(tmp_path / "00bad.toml")]
+    _, table = _book(cli, tmp_path, *bad, *files, "--gradebook", "moodle")
+    assert table[0][0] == "Email address"
+
+
+def test_a_trailing_space_in_a_file_name_is_not_part_of_the_student(cli: Any, tmp_path: Path) -> None:
+    """``subs/b9 .toml`` named the student "b9 " (Canvas's and Moodle's lookup of b9 missed it), where
+    ``student = "b9 "`` is stripped."""
+    path = tmp_path / "b9 .toml"
+    path.write_text(f'problem = "{DOT.name}"\n' + RIGHT, encoding="utf-8")
+    _, table = _book(cli, tmp_path, str(path), "--gradebook", "moodle")
+    assert [r[0] for r in table[1:]] == ["b9"]
+
+
 # --- plain, and every layout ---------------------------------------------------------------------
 
 
@@ -349,3 +369,14 @@ def test_an_assignment_canvas_reads_as_its_total_is_refused(
     assert result.exit_code == 2 and not out.exists() and "drops it on import" in result.stderr
     _, table = _book(cli, tmp_path, *klass, "--gradebook", "moodle", "--assignment", title)
     assert table[0][1] == f"{title} (Real)"
+
+
+def test_an_assignment_title_longer_than_an_lms_keeps_is_refused(cli: Any, klass: list[str], tmp_path: Path) -> None:
+    """Canvas's assignment titles and Moodle's grade item names hold at most 255 characters."""
+    out = tmp_path / "book.csv"
+    long = "H" * 256
+    result = cli("check", "--problems", str(PROBLEMS), *klass, "--format", "csv", "--gradebook", "moodle",
+                 "--assignment", long, "-o", str(out))  # fmt: skip
+    assert result.exit_code == 2 and not out.exists() and "at most 255" in result.stderr
+    _, table = _book(cli, tmp_path, *klass, "--gradebook", "moodle", "--assignment", "H" * 255)
+    assert table[0][1] == "H" * 255 + " (Real)"
