@@ -384,7 +384,7 @@ class Derivation(DerivationViews):
         for s in self.steps:
             if s.id == step_id:
                 return s
-        raise KeyError(step_id)
+        raise KeyError(f"no step {step_id!r} in this derivation; its steps are: {', '.join(self.step_ids)}")
 
     @property
     def step_ids(self) -> list[str]:

@@ -10,11 +10,25 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from ..errors import ProblemError
 from ..views import register
 
 if TYPE_CHECKING:
     from ..check import Report
     from ..derivation import Derivation
+
+
+# the narrowest text view, as `--width` takes it (min=40); the widest a terminal or a file reasonably is
+MIN_WIDTH, MAX_WIDTH = 40, 10_000
+
+
+def checked_width(where: str, width: object) -> int:
+    """``width`` as the text views take it: a whole number from 40 to 10,000, else a ProblemError naming
+    the method and the argument (a string gave a TypeError from deep in the renderer, 0 an empty text)."""
+    if isinstance(width, bool) or not isinstance(width, int) or not MIN_WIDTH <= width <= MAX_WIDTH:
+        shown = repr(width) if len(repr(width)) <= 40 else repr(width)[:37] + "..."
+        raise ProblemError(where, "width", f"expected a whole number from {MIN_WIDTH} to {MAX_WIDTH:,}, got {shown}")
+    return width
 
 
 def text_view(derivations: list[Derivation], width: int, detail: str = "first") -> str:
@@ -36,7 +50,7 @@ def text_view(derivations: list[Derivation], width: int, detail: str = "first") 
 
 @register("derivation", "text")
 def derivation_text(d: Derivation, width: int = 80, detail: str = "first") -> str:
-    return text_view([d], width, detail)
+    return text_view([d], checked_width("Derivation.to_text", width), detail)
 
 
 @register("derivation", "json")
@@ -94,4 +108,4 @@ def report_json(rep: Report) -> dict[str, Any]:
 def report_text(rep: Report, width: int = 80) -> str:
     from .check_view import reports_text
 
-    return reports_text([rep], width)
+    return reports_text([rep], checked_width("Report.to_text", width))
