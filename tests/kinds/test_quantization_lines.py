@@ -108,3 +108,15 @@ def test_random_matrices_write_true_lines(tmp_path: Path, seed: int) -> None:
         tmp_path, w, scheme, gran, rng.choice([4, 8]), rng.choice([2, 3, 4]), group=2 if gran == "group" else 0
     )
     assert _check_lines(f) > 0
+
+
+def test_the_sheet_states_the_group_once(tmp_path: Path) -> None:
+    """A group granularity is said once (the group's size and what it means), not twice over."""
+    from attncalc.parse import load_problem
+    from attncalc.render.setup import payload_stated
+
+    f = _problem(tmp_path, [[-0.66, 0.13, 1.04, -0.29]], "zeropoint", "group", 8, 4, group=2)
+    stated = dict(payload_stated(load_problem(f)))
+    assert stated["granularity"] == "Granularity: group."
+    assert stated["group"] == "group = 2: one scale per 2 consecutive entries of a row."
+    assert sum("consecutive" in line for line in stated.values()) == 1
