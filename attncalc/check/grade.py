@@ -255,10 +255,11 @@ def _grade(
 
 
 def _own_numbers(ctx: Context, runs: Runs, ans: Answer, bad: np.ndarray, true: np.ndarray) -> str:
-    """For wrong entries written out from the answerer's own earlier answers that are not right, where
-    those give another value than the truth: which answers, so that a number that follows an earlier
-    slip is not taken for the true one ("" when none)."""
-    if not ctx.above:
+    """For wrong entries written out from earlier answers of the student's that carry a named slip,
+    where those give another value than the truth: which, so that a number that follows the slip is not
+    taken for the true one ("" when none; a typo earlier shows in the numbers the line writes out)."""
+    slipped = [k for k in ctx.above if k in ctx.named]
+    if not slipped:
         return ""
     own = runs.value(ans.id, "float", overrides=True)
     if (
@@ -267,12 +268,7 @@ def _own_numbers(ctx: Context, runs: Runs, ans: Answer, bad: np.ndarray, true: n
         or np.allclose(own[bad], true[bad], rtol=1e-9, atol=1e-12, equal_nan=True)
     ):
         return ""
-    names = ", ".join(ctx.above)
-    slipped = [k for k in ctx.above if k in ctx.named]
-    if slipped == ctx.above:
-        return f" That follows your own {names}, with the slip named there."
-    why = f", with the slip named at {', '.join(slipped)}" if slipped else ""
-    return f" That follows your own earlier answers ({names}){why}."
+    return f" That follows your own {', '.join(slipped)}, with the slip named there."
 
 
 def _shown(
