@@ -80,7 +80,8 @@ class Runs:
         # each answer's decimals, for half_unit (worked out when first asked for: most checks never need it)
         self._decimals = {a.id: a.decimals for a in answers if not isinstance(a.values, str) and a.decimals is not None}
         self._half_units: dict[str, np.ndarray] = {}
-        # wrong answers with their right entries at the true, unrounded value (set by check as it grades)
+        # wrong answers with their right entries, and right answers, at the true, unrounded value (set by
+        # check as it grades)
         self.patched: dict[str, np.ndarray] = {}
         # right answers, patched to their true value: never moved as numbers written (``nudge``)
         self.settled: set[str] = set()
