@@ -70,6 +70,7 @@ class Agreement:
     precisions: list[int]
     unrounded: frozenset[str]
     carried_slips: list[tuple[str, int | None]]
+    recompute: bool = True  # an earlier answer not wrong: the unrounded run (``unrounded``) is made
     hand_only: list[tuple[str | None, int]] = field(default_factory=list)
     seen: list[tuple[tuple[str | None, int] | None, np.ndarray]] = field(default_factory=list)
 
@@ -115,7 +116,7 @@ def _shift_hits(a: Agreement, overrides: bool, own: bool, maybe: str | None) -> 
         hit |= e.within(runs.interval(ans.id, shift=maybe))
     # from the answerer's own answers only the entries matched count: once all are, no other chain can add one
     enough = overrides and bool(hit.all())
-    if overrides and a.unrounded and not enough:
+    if overrides and a.recompute and not enough:
         hit |= e.matches(runs.value(ans.id, "float", overrides=own, shift=maybe, without=a.unrounded, patched=True))
     for k in a.precisions if not enough else ():
         chain = e.matches(runs.value(ans.id, "hand", k, overrides=own, shift=maybe), chain_decimals=k)

@@ -124,6 +124,12 @@ def check(
         # only an unexplained wrong answer can be degenerate: a named slip, or an answer right given the
         # answerer's own work, is honest work even when it comes out [0.5, 0.5]
         numbers = not isinstance(ans.values, str) and np.shape(ans.values) == np.shape(step.value)
+        if r.verdict == "correct" and numbers:
+            # for later steps recomputed unrounded: a right answer stands at its true value, never
+            # recomputed from a wrong earlier answer that would give another (the answerer's own n
+            # decides where their residual is taken, not the n an earlier slip would have given)
+            runs.patched[ans.id] = np.asarray(step.value, dtype=float)
+            runs.settled.add(ans.id)
         if r.verdict == "wrong" and r.mistake is None and numbers:
             why = degenerate(np.asarray(ans.values, dtype=float), ans.decimals, step.value, givens)
         # (a correct step earns its right entries whatever it rests on: award reads this only for the others)
@@ -224,8 +230,13 @@ def _grade(
         if alike:  # the answer cannot tell them apart: each is said
             others = " or ".join(mistake_note(n, a, runs.problem, ans.id) for n, a in alike)
             note = note[:-1] + f"; or {others}: here {'both give' if len(alike) == 1 else 'each gives'} these numbers."
+        note += unit_hint(ans, step)  # a memory answer with its unit: the true size in that unit, too
     else:
-        note = slip_note(ans, step, runs, bad, truth.decimals) + unit_hint(ans, step)
+        note = (
+            slip_note(ans, step, runs, bad, truth.decimals)
+            + _own_numbers(ctx, runs, ans, bad, true)
+            + unit_hint(ans, step)
+        )
     return StepResult(
         ans.id,
         step.title,
@@ -241,6 +252,23 @@ def _grade(
         carried_right=int((mine & ~ok & ~open_).sum()),
         entries=size,
     )
+
+
+def _own_numbers(ctx: Context, runs: Runs, ans: Answer, bad: np.ndarray, true: np.ndarray) -> str:
+    """For wrong entries written out from earlier answers of the student's that carry a named slip,
+    where those give another value than the truth: which, so that a number that follows the slip is not
+    taken for the true one ("" when none; a typo earlier shows in the numbers the line writes out)."""
+    slipped = [k for k in ctx.above if k in ctx.named]
+    if not slipped:
+        return ""
+    own = runs.value(ans.id, "float", overrides=True)
+    if (
+        own is None
+        or own.shape != true.shape
+        or np.allclose(own[bad], true[bad], rtol=1e-9, atol=1e-12, equal_nan=True)
+    ):
+        return ""
+    return f" That follows your own {', '.join(slipped)}, with the slip named there."
 
 
 def _shown(
@@ -270,13 +298,13 @@ def _agreement(
     precisions = sorted({int(x) for x in entries.decs.flat if x >= 0})
     shifts: tuple[str | None, ...] = (None, *SHIFTS) if runs.shifts_matter else (None,)
     # an answerer who kept full precision after an earlier error: the later steps recomputed from the
-    # wrong answers alone (the carried and correct ones left out, so recomputed unrounded)
-    unrounded = frozenset(
-        k for k, v in status.items() if v != "wrong"
-    )  # (wrong answers: their right entries unrounded)
+    # wrong answers (their right entries unrounded) and the right ones at their true value, the
+    # carried ones (and right labels) left out, so recomputed unrounded
+    unrounded = frozenset(k for k, v in status.items() if v != "wrong" and k not in runs.patched)
+    recompute = any(v != "wrong" for v in status.values())
     # slips named at answers this step rests on: their chains, at any precision, carry them on
     carried_slips = list(dict.fromkeys(ctx.named[k] for k in ctx.above if k in ctx.named))
-    return Agreement(ans, runs, true, entries, ctx, shifts, precisions, unrounded, carried_slips)
+    return Agreement(ans, runs, true, entries, ctx, shifts, precisions, unrounded, carried_slips, recompute)
 
 
 def _rounded_note(a: Agreement, step: Step, expected: Any) -> str:

@@ -26,6 +26,12 @@ if TYPE_CHECKING:
 def slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: int) -> str:
     """Write out the wrong entries from the answerer's own earlier numbers."""
     got = runs.get("float", overrides=True)
+    if got is None:  # the answerer's numbers make the run fail later on (running sums that draw nothing):
+        # the answers this step does not rest on left out, its own numbers still write it out
+        apart = frozenset(
+            k for k in (*runs.overrides, *runs.labels) if k != ans.id and ans.id not in runs.descendants(k)
+        )
+        got = runs.get("float", overrides=True, without=apart) if apart else None
     if got is None:
         return ""
     computed, steps = got
@@ -75,15 +81,17 @@ def _entry_line(
     rhs = expand.rhs(mine_step, idx, wk) if mine_step is not None else None
     if rhs == right:  # a count given as it is (count_11 = 6): said once, not "= 6 = 6"
         rhs = None
+    elif rhs is not None and _plain_number(rhs):  # a value taken as it is (p'_1 = 0.25): said once, as
+        right, rhs = rhs, None  # written out, not rounded again to the answer's decimals ("= 0.25 = 0.3")
     v, at_own = float(value[idx]), own if own >= 0 else k
     if rhs and not isinstance(mine_step, Count) and abs(round_half_up(v, at_own) - v) > 0.1 * abs(v):
         # rounded to the answer's decimals the value is off by more than a tenth of itself (0.06 is 0.1):
         # the value to two figures first, then what it is at the answer's precision
         full = fmt(v, _two_figures(v, at_own))
         right = f"{full} ≈ {right}" if full != right else right  # (fmt shows a value near 0 by its digits)
-    # with nothing written out, the entry is named as the views name it: count_11 (e w)
-    rows = step.rows if rhs is None and len(idx) == 1 and isinstance(step, Formula) else None
-    if rows is not None and idx[0] < len(rows) and f"({rows[idx[0]]})" not in label:
+    # the entry named as the views name it, by its label: count_11 (e w), ρ_c_9 (o5 t1)
+    rows = step.rows if len(idx) == 1 and isinstance(step, Formula) else None
+    if rows is not None and idx[0] < len(rows) and rows[idx[0]] != label and f"({rows[idx[0]]})" not in label:
         label += f" ({rows[idx[0]]})"
     line = f"{label} = {rhs} = {right}, not {wrote}" if rhs else f"{label} = {right}, not {wrote}"
     at = own if own >= 0 else k  # a slip is recognised at the precision the entry was written with
@@ -95,6 +103,15 @@ def _two_figures(x: float, decimals: int) -> int:
     if not math.isfinite(x) or x == 0:
         return decimals
     return max(decimals, min(12, 1 - math.floor(math.log10(abs(x)))))
+
+
+def _plain_number(text: str) -> bool:
+    """Whether a written-out right-hand side is a number alone (no operation in it)."""
+    try:
+        float(text.replace("−", "-"))
+    except ValueError:
+        return False
+    return True
 
 
 def _entry_guess(

@@ -80,8 +80,11 @@ class Runs:
         # each answer's decimals, for half_unit (worked out when first asked for: most checks never need it)
         self._decimals = {a.id: a.decimals for a in answers if not isinstance(a.values, str) and a.decimals is not None}
         self._half_units: dict[str, np.ndarray] = {}
-        # wrong answers with their right entries at the true, unrounded value (set by check as it grades)
+        # wrong answers with their right entries, and right answers, at the true, unrounded value (set by
+        # check as it grades)
         self.patched: dict[str, np.ndarray] = {}
+        # right answers, patched to their true value: never moved as numbers written (``nudge``)
+        self.settled: set[str] = set()
         self._wide = WideRuns(self)
         self._cache: RunStore[Run | None] = RunStore()  # (the answerer's own runs to the end: a bounded few)
         self._probe = shared.probe if shared is not None else SlipProbe()
@@ -237,7 +240,10 @@ class Runs:
             k: (self.patched[k] if from_patch else self.overrides[k]) for k, from_patch in used if k in self.overrides
         } or None
         if nudge and given is not None:  # the entries as written (not those patched to their true value)
-            given = {k: np.where(v == self.overrides[k], v + nudge * self.half_unit(k), v) for k, v in given.items()}
+            given = {
+                k: v if k in self.settled else np.where(v == self.overrides[k], v + nudge * self.half_unit(k), v)
+                for k, v in given.items()
+            }
         return given
 
     def _run(self, chain: Chain, shift: str | None, light: bool) -> Run | None:

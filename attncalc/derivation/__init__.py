@@ -290,6 +290,14 @@ class Formula(Step):
     of strings in the result's shape, with no rounded number in them): "2 / 10000^(2/4)"."""
 
     written: Any = ()  # nested tuples of strings; a single string for a one-number result
+    # the lines write rounded numbers as shown ("0.646·0.5 + 0.354·(-1)"): the views read each line as the
+    # arithmetic it shows and say "as written: …" where that gives another last digit
+    hand: bool = False
+
+
+def hand_formula(**fields: Any) -> Formula:
+    """A :class:`Formula` whose lines write rounded numbers (``hand``: the views say "as written")."""
+    return Formula(hand=True, **fields)
 
 
 def single_tokens(items: tuple[str, ...]) -> bool:

@@ -60,7 +60,7 @@ def _draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
 
 def _near_tie(values: np.ndarray) -> bool:
     frac = np.abs(values - np.floor(values) - 0.5)
-    return bool(np.any((frac < NEAR_TIE) & (frac > 1e-9)))
+    return bool(np.any(frac < NEAR_TIE))  # (an exact half too: frac 0)
 
 
 def _fine(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..derivation import Formula, Input, Step
+from ..derivation import Input, Step, hand_formula
 from ..derivation.arith import Chain, MistakeNotApplicable, to_float
 from ..derivation.fmt import fmt
 from ..numbers import to_exact
@@ -96,7 +96,7 @@ def _advantages(d: Grpo, chain: Chain) -> list[Step]:
     r = chain.given(d.rewards)
     fr = d.rewards.floats
     steps: list[Step] = [
-        chain.step(Formula, "mean_reward", scalar(total(r) / G), title="Mean reward", symbol="μ", latex="",
+        chain.step(hand_formula, "mean_reward", scalar(total(r) / G), title="Mean reward", symbol="μ", latex="",
                    formula="μ = (1/G) Σ r_i", written=f"({_sum_text(fr, dec)}) / {G}",
                    explain="The group's own baseline: the mean of the rewards of the completions of one prompt.")
     ]  # fmt: skip
@@ -115,7 +115,7 @@ def _advantages(d: Grpo, chain: Chain) -> list[Step]:
         squares = f"Σ of {G} squares"
     which = "n − 1: unbiased, as torch.std and TRL" if unbiased else "n: the population's"
     steps.append(
-        chain.step(Formula, "std_reward", chain.sqrt(scalar(var)), title="Standard deviation of the rewards",
+        chain.step(hand_formula, "std_reward", chain.sqrt(scalar(var)), title="Standard deviation of the rewards",
                    symbol="σ", latex="", formula=f"σ = √(Σ (r_i − μ)² / {'(G − 1)' if unbiased else 'G'})",
                    written=f"√(({squares}) / {divisor})",
                    explain=f"The spread of the group's rewards, divided by {which}.")
@@ -134,7 +134,7 @@ def _advantages(d: Grpo, chain: Chain) -> list[Step]:
         adv, formula = dev / (std + a_eps), f"A_i = (r_i − μ) / (σ + {a_eps_f:g})"
         written = tuple(f"({fmt(x, dec)} − {_par(fmt(fm, dec))}) / ({fmt(fs, dec)} + {a_eps_f:g})" for x in fr)
     steps.append(
-        chain.step(Formula, "advantages", adv, title="Advantages", symbol="A", rows=labels, latex="",
+        chain.step(hand_formula, "advantages", adv, title="Advantages", symbol="A", rows=labels, latex="",
                    formula=formula, written=written,
                    explain="Each completion's reward against its group's, in units of the group's spread: "
                    "every token of the completion shares it.")
@@ -155,14 +155,14 @@ def _loss(d: Grpo, chain: Chain, token_losses: np.ndarray) -> list[Step]:
     if not sequence:
         n = int(starts[-1])
         return [
-            chain.step(Formula, "loss", scalar(total(token_losses) / n), title="Loss", symbol="L", latex="",
+            chain.step(hand_formula, "loss", scalar(total(token_losses) / n), title="Loss", symbol="L", latex="",
                        formula="L = (1/Σ|o_i|) Σ_i Σ_t ℓ_i,t", written=f"({_sum_text(fl, dec)}) / {n}",
                        explain=f"The mean over all {n} tokens of the group at once (token normalisation, DAPO): "
                        "a long completion weighs more.")
         ]  # fmt: skip
     means = [total(token_losses[a:b]) / (b - a) for a, b in itertools.pairwise(starts)]
     each = chain.step(
-        Formula, "completion_losses", _stack(means), title="Completion losses", symbol="L_o",
+        hand_formula, "completion_losses", _stack(means), title="Completion losses", symbol="L_o",
         rows=tuple(f"o{i}" for i in range(1, d.group + 1)), latex="", formula="L_i = (1/|o_i|) Σ_t ℓ_i,t",
         written=tuple(f"({_sum_text(fl[a:b], dec)}) / {b - a}" for a, b in itertools.pairwise(starts)),
         explain="Each completion's mean over its own tokens (sequence normalisation, as the paper and TRL's "
@@ -170,7 +170,7 @@ def _loss(d: Grpo, chain: Chain, token_losses: np.ndarray) -> list[Step]:
     )  # fmt: skip
     fc = to_float(each.value)
     loss = chain.step(
-        Formula, "loss", scalar(total(each.value) / d.group), title="Loss", symbol="L", latex="",
+        hand_formula, "loss", scalar(total(each.value) / d.group), title="Loss", symbol="L", latex="",
         formula="L = (1/G) Σ_i L_i", written=f"({_sum_text(fc, dec)}) / {d.group}",
         explain=f"The mean over the {d.group} completions: every completion weighs the same, long or short.",
     )  # fmt: skip

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..derivation import Formula, Step
+from ..derivation import Formula, Step, hand_formula
 from ..derivation.arith import Chain, MistakeNotApplicable, holds_objects, to_float
 from ..derivation.fmt import fmt
 from ..numbers import to_exact
@@ -58,7 +58,7 @@ def token_steps(d: Grpo, chain: Chain, advantages: np.ndarray) -> list[Step]:
     flp = np.concatenate([row.floats for row in d.logprobs])
     fold = flp if d.old_logprobs is None else np.concatenate([row.floats for row in d.old_logprobs])
     steps: list[Step] = [
-        chain.step(Formula, "ratios", chain.exp(lp - old), title="Ratios", symbol="ρ", rows=labels, latex="",
+        chain.step(hand_formula, "ratios", chain.exp(lp - old), title="Ratios", symbol="ρ", rows=labels, latex="",
                    formula="ρ_i,t = exp(log π − log π_old)",
                    written=tuple(f"exp({fmt(a, dec)} − {_par(fmt(b, dec))})" for a, b in zip(flp, fold, strict=True)),
                    explain="How much more likely the policy makes each token than the policy that sampled it did"
@@ -71,7 +71,7 @@ def token_steps(d: Grpo, chain: Chain, advantages: np.ndarray) -> list[Step]:
     clipped = _clip(ratios, lo, hi)
     fr = to_float(ratios)
     steps.append(
-        chain.step(Formula, "clipped_ratios", clipped, title="Clipped ratios", symbol="ρ_c", rows=labels, latex="",
+        chain.step(hand_formula, "clipped_ratios", clipped, title="Clipped ratios", symbol="ρ_c", rows=labels, latex="",
                    formula="ρ_c = clip(ρ, 1 − ε, 1 + ε)",
                    written=tuple(f"clip({fmt(x, dec)}, {1 - eps_f:g}, {1 + eps_f:g})" for x in fr),
                    explain="The ratio held within 1 ± ε, so one update cannot move the policy far from the old one.")
@@ -91,7 +91,7 @@ def token_steps(d: Grpo, chain: Chain, advantages: np.ndarray) -> list[Step]:
         fref = np.concatenate([row.floats for row in d.ref_logprobs])
         x = ref - lp
         steps.append(
-            chain.step(Formula, "kl", chain.exp(x) - x - 1, title="KL estimates", symbol="KL", rows=labels, latex="",
+            chain.step(hand_formula, "kl", chain.exp(x) - x - 1, title="KL estimates", symbol="KL", rows=labels, latex="",
                        formula="KL_i,t = exp(log π_ref − log π) − (log π_ref − log π) − 1",
                        written=tuple(f"exp({fmt(a - b, dec)}) − {_par(fmt(a - b, dec))} − 1"
                                      for a, b in zip(fref, flp, strict=True)),
@@ -112,7 +112,7 @@ def token_steps(d: Grpo, chain: Chain, advantages: np.ndarray) -> list[Step]:
         written = tuple(f"−({fmt(s, dec)} {sign} {beta_f:g} · {fmt(k, dec)})"
                         for s, k in zip(to_float(surrogate), to_float(kl), strict=True))  # fmt: skip
     steps.append(
-        chain.step(Formula, "token_losses", losses, title="Token losses", symbol="ℓ", rows=labels, latex="",
+        chain.step(hand_formula, "token_losses", losses, title="Token losses", symbol="ℓ", rows=labels, latex="",
                    formula=formula, written=written,
                    explain="The objective's term at each token, negated to a loss to minimise.",
                    note="" if d.ref_logprobs is not None or beta_f == 0 else

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..derivation import Formula, Input, Product, Step
+from ..derivation import Formula, Input, Product, Step, hand_formula
 from ..derivation.arith import Chain, MistakeNotApplicable, is_exact, to_float
 from ..derivation.fmt import fmt
 from ..numbers import to_exact
@@ -110,7 +110,7 @@ def _probabilities(chain: Chain, d: Moe, Z: np.ndarray, rows: Any) -> Formula:
         return f"exp({plain(Z[i, j], k)}) / ({terms})"
 
     return chain.step(
-        Formula, "probabilities", P, title="The router's probabilities", formula="p_ie = exp(z_ie) / Σ_j exp(z_ij)",
+        hand_formula, "probabilities", P, title="The router's probabilities", formula="p_ie = exp(z_ie) / Σ_j exp(z_ij)",
         latex="", symbol="p", rows=rows, cols=experts(d), written=Written(text, 2, chain.decimals),
         explain="The softmax of each token's row of logits: its probability of each expert.",
     )  # fmt: skip
@@ -208,7 +208,7 @@ def _gates_step(chain: Chain, d: Moe, P: np.ndarray, top: list[list[int]], rows:
     # p_(i, k_ir): token i's probability of its r-th expert k_ir (p_i,k_ir typeset as p_{i,k,ir})
     formula = "g_ir = p_(i, k_ir) / Σ_s p_(i, k_is)" if d.renormalize else "g_ir = p_(i, k_ir)"
     return chain.step(
-        Formula, "gates", G, title="The gates", formula=formula, latex="", symbol="g", rows=rows,
+        hand_formula, "gates", G, title="The gates", formula=formula, latex="", symbol="g", rows=rows,
         written=Written(text, 2, chain.decimals),
         explain="Mixtral renormalises the chosen probabilities to add up to 1; Switch (top-1) keeps the probability itself."
         if d.renormalize else "The chosen experts' probabilities themselves (Switch: the gate is the router's probability).",

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..derivation import Formula, Step
+from ..derivation import Formula, Step, hand_formula
 from ..derivation.arith import Chain, MistakeNotApplicable, to_float
 from ..derivation.fmt import fmt
 from ..numbers import to_float as node_float
@@ -104,7 +104,7 @@ def expert_output_steps(
 
     steps.append(
         chain.step(
-            Formula, "expert_outputs", Y, title="The chosen experts' outputs", formula="y_ir = x_i · W_(k_ir)",
+            hand_formula, "expert_outputs", Y, title="The chosen experts' outputs", formula="y_ir = x_i · W_(k_ir)",
             latex="", symbol="y", rows=rows, written=Written(text, 3, chain.decimals),
             mid=tuple(f"choice {r + 1}" for r in range(k)),
             cells=tuple(tuple(f"expert {e + 1}" for e in top[i]) for i in range(n)),
@@ -129,7 +129,7 @@ def expert_output_steps(
 
     steps.append(
         chain.step(
-            Formula, "output", out, title="The layer's output",
+            hand_formula, "output", out, title="The layer's output",
             formula="o_i = Σ_r g_ir · y_ir (kept assignments)", latex="", symbol="o", rows=rows,
             written=Written(sum_text, 2, chain.decimals),
             explain="The chosen experts' outputs weighted by their gates; a dropped assignment adds nothing.",
@@ -168,7 +168,7 @@ def load_balancing_steps(
 
     steps.append(
         chain.step(
-            Formula, "mean_probability", mean, title="The mean probability of each expert",
+            hand_formula, "mean_probability", mean, title="The mean probability of each expert",
             formula="P_e = (1/n) Σ_i p_ie", latex="", symbol="P", cols=labels,
             written=tuple(mean_text(e) for e in range(E)),
             explain="Each expert's probability averaged over the tokens (the router's share, before top-k).",
@@ -183,7 +183,7 @@ def load_balancing_steps(
     terms = " + ".join(f"{_num(f[e], dec)}·{_num(Pm[e], dec)}" for e in range(E))
     steps.append(
         chain.step(
-            Formula, "load_balancing_loss", np.asarray(loss, dtype=f.dtype),
+            hand_formula, "load_balancing_loss", np.asarray(loss, dtype=f.dtype),
             title="The load-balancing loss", formula=f"L_aux = aux_coef · E · Σ_e f_e · P_e, E = {E}", latex="",
             symbol="L_aux", written=f"{a:g} · {factor} · ({terms})",
             explain="Switch's auxiliary loss: smallest (aux_coef · top_k) when the choices and the probabilities "

@@ -133,8 +133,12 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     q = _quantize(d, chain, rounder, blocks, flat_scales, flat_zp)
     fzq = np.repeat(fz, size).reshape(rows, cols)
 
-    def s_at(idx: tuple[int, ...], dec: int) -> str:  # the scale of entry idx, as its line writes it
+    def s_at(idx: tuple[int, ...], dec: int) -> str:  # the scale of entry idx, as its dequantized line writes it
         return st((idx[0] * cols + idx[1]) // size, dec)
+
+    def s_q(idx: tuple[int, ...], dec: int) -> str:  # and as its quantized line writes it (a tie: the fraction)
+        flat = idx[0] * cols + idx[1]
+        return st.entry(flat // size, flat % size, dec)
 
     wider = st.note(chain.decimals)
     Wrows = tuple(f"row {i + 1}" for i in range(rows))
@@ -143,8 +147,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         chain.step(
             Formula, "quantized", array(q.reshape(-1).tolist(), (rows, cols)), title=f"Quantized ({d.bits}-bit integers)",
             symbol="q", rows=Wrows, latex="", formula=f"q = clamp(round(w / s){zp_text}, {d.qmin}, {d.qmax})",
-            written=Written(lambda idx, dec: f"round({_g(float(Wf[idx]))} / {s_at(idx, dec)})"
-                            + ("" if absmax else f" + {fmt(fzq[idx], 0)}"), 2, chain.decimals),
+            written=Written(lambda idx, dec: _clamp_text(f"round({_g(float(Wf[idx]))} / {s_q(idx, dec)})"
+                            + ("" if absmax else f" + {fmt(fzq[idx], 0)}"), st, idx, (cols, size), d), 2, chain.decimals),
             explain="Rounded half to even (as torch.round), then clamped to the integer range." + wider,
         )
     )  # fmt: skip
@@ -254,6 +258,12 @@ def _outputs(d: Quantization, chain: Chain, W: np.ndarray, deq: np.ndarray, Wrow
     return [with_w, with_deq, diff]  # fmt: skip
 
 
+def _clamp_text(text: str, st: ScaleText, idx: tuple[int, ...], dims: tuple[int, int], d: Quantization) -> str:
+    """An integer's line, inside clamp(…) where the clamp bit (so that the line gives what it shows)."""
+    flat = idx[0] * dims[0] + idx[1]
+    return f"clamp({text}, {d.qmin}, {d.qmax})" if st.clamped(flat // dims[1], flat % dims[1]) else text
+
+
 def _written(shape: tuple[int, ...], dec: int, fn: Any) -> Any:
     """Written entries of a per-scale step: one string (tensor), else lazily, the scale's number k."""
     if not shape:
@@ -321,7 +331,7 @@ def _zero_points(
         chain.step(
             Formula, "zero_points", array(zp, (outer * groups,)).reshape(shape), title="Zero points", symbol="z",
             rows=r_rows, cols=r_cols, latex="", formula="z = round(−min / s)",
-            written=_written(shape, chain.decimals, lambda k, dec: f"round({_g(0.0 - fr.reshape(-1, 2)[k][0])} / {scale_text(k, dec)})"),
+            written=_written(shape, chain.decimals, lambda k, dec: f"round({_g(0.0 - fr.reshape(-1, 2)[k][0])} / {scale_text.zero(k, dec)})"),
             explain="The integer that stands for w = 0, rounded half to even." + scale_text.note(chain.decimals),
         )
     )  # fmt: skip

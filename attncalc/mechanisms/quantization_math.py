@@ -6,6 +6,7 @@ tie (w / scale = 2.5 from exact decimals may come out 2.4999999999999996 in floa
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -115,12 +116,15 @@ class ScaleText:
     the dequantized weights): at the shown decimals when each line's result follows from the number as
     written, else with as many more decimals (up to ``EXTRA``) as it takes. round(−4.3 / 0.043) is −100,
     while q = round(−4.3 / (5.4/127)) = −101: that line writes 0.0425197, so that what it shows is what
-    its numbers give. Under --carry the scale is the rounded one, and the shown decimals do.
+    its numbers give. A quotient exactly halfway between two integers (−0.29 / (1/150) = −43.5, rounded
+    half to even to −44) is met by no rounded scale: its line writes the scale as the fraction it is,
+    round(−0.29 / (1/150)). Under --carry the scale is the rounded one, and the shown decimals do.
 
     ``scales`` per scale k, ``weights`` per entry in block order (block k is entries k·size to
     (k + 1)·size − 1), ``minima`` each block's min(w, 0) for the zeropoint scheme (None: absmax). The
-    results the lines must give are worked here from the scales as floats, so that a line made before
-    the later steps (a per-tensor zero point is written at once) is decided alike."""
+    results the lines must give are worked here from the scales as floats (a quotient within ``TIE`` of
+    a half is the tie it is in exact numbers), so that a line made before the later steps (a per-tensor
+    zero point is written at once) is decided alike."""
 
     EXTRA = 10
 
@@ -130,41 +134,114 @@ class ScaleText:
         self._cache: dict[tuple[int, int], str] = {}
 
     def __call__(self, k: int, dec: int) -> str:
+        """Scale k as the lines with no tie write it (the dequantized weights: every such line)."""
         if (k, dec) not in self._cache:
             self._cache[k, dec] = self._text(k, dec)
         return self._cache[k, dec]
 
+    def zero(self, k: int, dec: int) -> str:
+        """Scale k as its zero point's line writes it: the fraction where −min / s is a tie."""
+        if self.minima is not None and _tie(-float(self.minima[k]) / float(self.scales[k])):
+            return self._fraction(k) or self(k, dec)
+        return self(k, dec)
+
+    def entry(self, k: int, j: int, dec: int) -> str:
+        """Scale k as the line of its block's entry j writes it: the fraction where w / s is a tie."""
+        w = float(self.weights[k * self.size + j])
+        if math.isfinite(w) and _tie(w / float(self.scales[k])):
+            return self._fraction(k) or self(k, dec)
+        return self(k, dec)
+
+    def clamped(self, k: int, j: int) -> bool:
+        """Whether the integer of block k's entry j was clamped (its line then writes the clamp)."""
+        s, w = float(self.scales[k]), float(self.weights[k * self.size + j])
+        if not (math.isfinite(s) and math.isfinite(w)) or s == 0:
+            return False
+        z = 0.0 if self.minima is None else float(_half_even(-float(self.minima[k]) / s))
+        return not self.lo <= _half_even(w / s) + z <= self.hi
+
     def widened(self, dec: int) -> bool:
-        """Whether some scale is written with more than ``dec`` decimals."""
-        return any(self(k, dec) != fmt(self.scales[k], dec) for k in range(len(self.scales)))
+        """Whether some scale is written with more than ``dec`` decimals (or as a fraction)."""
+        return any(self(k, dec) != fmt(self.scales[k], dec) or self._ties(k) for k in range(len(self.scales)))
 
     def note(self, dec: int) -> str:
         """The sentence a step whose lines write a widened scale adds to its explanation ("" if none)."""
         if not self.widened(dec):
             return ""
-        return (
+        out = (
             f" The scale is written with more than {dec} decimals where, rounded to {dec}, it would give "
-            "another result than the true scale does."
+            "another result than the true scale does"
         )
+        if any(self._ties(k) for k in range(len(self.scales))):
+            out += ", and as the fraction it is where the quotient is exactly halfway (a tie, half to even)"
+        return out + "."
+
+    def _fraction(self, k: int) -> str | None:
+        """Scale k as a fraction, "(1/150)", when it is one of a modest denominator (None if not)."""
+        s = float(self.scales[k])
+        if not math.isfinite(s) or s <= 0:
+            return None
+        f = Fraction(s).limit_denominator(10**9)
+        if abs(float(f) - s) > 1e-12 * s:
+            return None
+        return str(f.numerator) if f.denominator == 1 else f"({f.numerator}/{f.denominator})"
+
+    def _ties(self, k: int) -> bool:
+        s = float(self.scales[k])
+        if not math.isfinite(s) or s == 0:
+            return False
+        block = self.weights[k * self.size : (k + 1) * self.size]
+        zero_tie = self.minima is not None and _tie(-float(self.minima[k]) / s)
+        return zero_tie or any(math.isfinite(float(w)) and _tie(float(w) / s) for w in block)
 
     def _text(self, k: int, dec: int) -> str:
         s = float(self.scales[k])
         if not math.isfinite(s) or s == 0:
             return fmt(s, dec)
-        want = self._results(k, s, dec)
+        z, qs = self._truth(k, s)
         for places in range(dec, dec + self.EXTRA + 1):
             text = fmt(s, places)
-            if self._results(k, float(text), dec) == want:
+            if self._lines_hold(k, s, float(text), z, qs, dec):
                 return text
-        return fmt(s, dec)  # (none does: a tie met differently in floats; the shown decimals then)
+        return fmt(s, dec)  # (none does; the shown decimals then)
 
-    def _results(self, k: int, s: float, dec: int) -> tuple[float, ...]:
-        """The zero point, each integer and each dequantized weight (rounded as shown) that s gives."""
-        z = 0.0 if self.minima is None else float(round(-float(self.minima[k]) / s))
-        out = [z]
+    def _truth(self, k: int, s: float) -> tuple[float, list[float]]:
+        """The zero point and the integers the true scale gives (ties half to even, as exactly)."""
+        z = 0.0 if self.minima is None else float(_half_even(-float(self.minima[k]) / s))
+        qs = []
         for w in self.weights[k * self.size : (k + 1) * self.size]:
+            if math.isfinite(float(w)):
+                qs.append(float(min(max(_half_even(float(w) / s) + z, self.lo), self.hi)))
+            else:
+                qs.append(math.nan)
+        return z, qs
+
+    def _lines_hold(self, k: int, s: float, t: float, z: float, qs: list[float], dec: int) -> bool:
+        """Whether each line that writes the scale as t (ties aside: those write the fraction) gives
+        what the true scale does: the zero point, each integer, each dequantized weight as shown."""
+        if self.minima is not None:
+            m = -float(self.minima[k])
+            if not _tie(m / s) and round(m / t) != z:
+                return False
+        for w, q in zip(self.weights[k * self.size : (k + 1) * self.size], qs, strict=True):
             if not math.isfinite(float(w)):
                 continue
-            q = float(min(max(round(float(w) / s) + z, self.lo), self.hi))
-            out += [q, round_half_up((q - z) * s, dec)]
-        return tuple(out)
+            if not _tie(float(w) / s) and float(min(max(round(float(w) / t) + z, self.lo), self.hi)) != q:
+                return False
+            if round_half_up((q - z) * t, dec) != round_half_up((q - z) * s, dec):
+                return False
+        return True
+
+
+def _tie(x: float) -> bool:
+    """Whether a quotient is halfway between two integers (within TIE, as the Rounder decides)."""
+    if not math.isfinite(x):
+        return False
+    return abs(x - math.floor(x) - 0.5) <= TIE * max(1.0, abs(x))
+
+
+def _half_even(x: float) -> int:
+    fl = math.floor(x)
+    if _tie(x):
+        return fl if fl % 2 == 0 else fl + 1
+    return fl + 1 if x - fl > 0.5 else fl

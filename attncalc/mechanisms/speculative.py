@@ -256,7 +256,7 @@ def _draw(d: Speculative, chain: Chain, dec: _Decide, res: np.ndarray, cum: np.n
         hit = dec.forced[1]
     return Pick(
         id="next_token", title="The token after the run", formula="the first token (vocabulary order) with F_k > u",
-        latex=r"\text{the first } k \text{ with } F_k > u", symbol="y", value=LOST if lost else d.vocab[hit], rows=d.vocab,
+        latex=r"\text{the first } k \text{ with } F_k > u", symbol="next token", value=LOST if lost else d.vocab[hit], rows=d.vocab,
         probs=to_float(res), labels=d.vocab, cumulative=to_float(cum), u=node_float(d.resample), what="Next token",
         explain="Inverse-CDF sampling: the draw u picks the token whose stretch of [0, 1) contains it.",
     )  # fmt: skip

@@ -31,8 +31,10 @@ class Quantization:
         out = [("bits", f"bits b = {self.bits}: {self.bits}-bit integers.")]
         out.append(("scheme", f"Scheme: {_SCHEME[self.scheme]}; rounding half to even (as torch.round)."))
         if self.granularity == "group":
-            how = f"group: one scale per {self.group} consecutive entries of a row"
-            out += [("granularity", f"Granularity: {how}."), ("group", f"group = {self.group} entries a scale.")]
+            out += [
+                ("granularity", "Granularity: group."),
+                ("group", f"group = {self.group}: one scale per {self.group} consecutive entries of a row."),
+            ]
         else:
             out.append(("granularity", f"Granularity: {_GRANULARITY[self.granularity]}."))
         return out

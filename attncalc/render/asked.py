@@ -43,9 +43,20 @@ def decimals_text(decimals: int) -> str:
     return f"{decimals} decimal{'s' if decimals != 1 else ''}"
 
 
+# steps whose entries are 0/1 flags (asked as whole numbers): what 1 and 0 say
+FLAGS = {"accepted": "1 if accepted, 0 if rejected"}
+
+
+def flag_meaning(step: Step) -> str | None:
+    """What a 0/1 flag step's entries say ("1 if accepted, 0 if rejected"), or None."""
+    return FLAGS.get(step.id) if not isinstance(step.value, str) else None
+
+
 def asks_sentence(step: Step, d: Derivation) -> str:
     """The precision hint of a numeric item: "Give 3 decimals." or "Give a count (a whole number)."."""
     what = asks(step, d)
+    if what == "a count" and flag_meaning(step) is not None:
+        return f"Give {flag_meaning(step)}."
     return "Give a count (a whole number)." if what == "a count" else f"Give {what}."
 
 

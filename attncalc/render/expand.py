@@ -33,6 +33,7 @@ from ..derivation import (
 from ..derivation.arith import round_half_up
 from ..derivation.elementwise import elementwise
 from ..derivation.fmt import TERM_LIMIT, elide, fmt, paren
+from . import hand_eval
 
 Num = Callable[[Any], str]
 Rnd = Callable[[Any], float]
@@ -241,6 +242,15 @@ def rounded_gives(step: Step, idx: tuple[int, ...], shown: float, decimals: int)
     Without carry_rounded a step's result comes from the unrounded values, so "0.155 + 0.422 = 0.578"
     can appear; the views say so on the line instead of leaving the reader to find a slip that is not there.
     """
+    if isinstance(step, Formula):  # a line of rounded numbers is read as the arithmetic it shows
+        if not step.hand or not math.isfinite(shown):
+            return None
+        try:
+            with np.errstate(all="ignore"):
+                got = hand_eval.evaluate(_rhs_Formula(step, idx, lambda x: fmt(x, decimals), decimals))
+        except (ValueError, ZeroDivisionError, OverflowError, TypeError, IndexError):
+            return None
+        return None if not math.isfinite(got) or _same(got, shown, decimals) else written(got, decimals)
     fn = globals().get(f"_val_{type(step).__name__}")
     if fn is None or not math.isfinite(shown):
         return None

@@ -57,8 +57,12 @@ def numbers(
     half = 0.5 * 10.0**-dec
     # rows that name what a choice question asks (a beam search's kept beams, "beam 1: cat") would give it
     # away: those entries are asked by rank
-    answered = any(
-        isinstance(a, Argmax) and step.rows is not None and tuple(a.labels) == tuple(step.rows) for a in d.steps
+    # (the problem's own labels in their own order, a vocabulary a token is drawn from, give nothing away)
+    given = {tuple(x) for i in d.inputs for x in (getattr(i, "rows", None), getattr(i, "cols", None)) if x}
+    answered = (
+        step.rows is not None
+        and tuple(step.rows) not in given
+        and any(isinstance(a, Argmax) and tuple(a.labels) == tuple(step.rows) for a in d.steps)
     )
     out = []
     for i, (idx, key) in enumerate(zip(entry_indices(shape), keys, strict=True)):

@@ -18,7 +18,7 @@ from ..check import Report, StepResult
 from ..check.report import points_text
 from ..derivation import Arrange, Derivation, Step, Tokens, single_tokens
 from ..derivation.fmt import flat_rows, fmt
-from ..render.asked import asks, decimals_text, labels_give_away, tie_rule
+from ..render.asked import asks, decimals_text, flag_meaning, labels_give_away, tie_rule
 from ..render.blocks import Block, Heading, Sheet
 from ..render.typeset_html import to_html
 from ..render.write_html import HtmlWriter
@@ -188,6 +188,8 @@ def _view(d: Derivation, step: Step, number: int, typed: Typed, errors: dict[str
         view.hint = f"{LABEL_HINT} {tie_rule(step)}".strip()  # and the order of ties, where the step has one
     elif view.asks == "a count" and getattr(step, "unit", None) == "bytes":
         view.hint = 'A count of bytes: a whole number, or a size with its unit ("142.5 GiB", "153 GB").'
+    elif view.asks == "a count" and flag_meaning(step) is not None:
+        view.hint = f"A flag: {flag_meaning(step)}."
     elif view.asks == "a count":
         view.hint = "A count: a whole number."
     else:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import json
 import shutil
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -177,6 +178,20 @@ def test_gib_for_gb_both_ways() -> None:
     for typo in ("155.0 GiB", "144.5 GB"):
         r = grade({"memory.per_device": typo})["memory.per_device"]
         assert r.verdict == "wrong" and r.mistake is None, (typo, r.note)
+
+
+def test_gib_for_gb_also_gives_the_size_in_the_unit_written() -> None:
+    """A named unit slip still gets the line docs/interface.md shows: 153,041,938,176 bytes (2Ψ + 14Ψ/64)
+    is 142.531 GiB (÷ 2^30) and 153.042 GB (÷ 10^9), judged to ±0.05 at one decimal."""
+    per_device = 2 * 68_976_648_192 + 14 * 68_976_648_192 // 64
+    assert per_device == 153_041_938_176
+    gib, gb = Fraction(per_device, 2**30), Fraction(per_device, 10**9)
+    assert f"{float(gib):.3f}" == "142.531" and f"{float(gb):.3f}" == "153.042"
+    r = grade({"memory.per_device": "153.0 GiB"})["memory.per_device"]
+    assert r.mistake == "gib_for_gb"
+    assert r.note.endswith("In GiB it is 142.531 (judged to ±0.05 GiB, as written)."), r.note
+    r = grade({"memory.per_device": "142.5 GB"})["memory.per_device"]
+    assert r.note.endswith("In GB it is 153.042 (judged to ±0.05 GB, as written)."), r.note
 
 
 # ------------------------------------------------------------------ the practice page and the gradebook

@@ -96,3 +96,17 @@ def test_correct_answers_are_correct() -> None:
         answers = {s.id: np.round(np.asarray(s.value, dtype=float), 4).tolist() for s in d.steps}
         results = check(load_problem(path), answers, "a.toml").results
         assert all(r.verdict == "correct" for r in results), [(r.step, r.verdict, r.note) for r in results]
+
+
+def test_a_typo_note_names_the_entry_by_its_label() -> None:
+    """A typo in the last clipped ratio (o4 t2): ρ = exp(−0.3) = 0.741 clipped to [0.8, 1.2] is 0.8, not
+    0.7; the note names the entry as the views and the JSON label it, o4 t2."""
+    rho = math.exp(-0.3)
+    assert round(rho, 3) == 0.741 and min(max(rho, 0.8), 1.2) == 0.8
+    truth = solve(load_problem(CLIPPED))
+    assert truth.step("clipped_ratios").rows[-1] == "o4 t2"
+    given = [f"{v:.4f}" for v in np.asarray(truth["clipped_ratios"], dtype=float)]
+    given[-1] = "0.7"
+    r = _grade(CLIPPED, "clipped_ratios", given)
+    assert r.verdict == "wrong" and r.wrong_entries == [[7]]
+    assert "(o4 t2)" in r.note and r.note.endswith("= 0.8, not 0.7."), r.note

@@ -1,0 +1,72 @@
+"""Homework for kind quantization keeps away from ties, as docs/interface.md says: no w / scale and no
+−min / scale (the zero point's quotient) within 0.05 of a half, exact halves included, per scale
+(tensor, row or group). The rule is written here with numpy from the weights alone: the ranges and
+scales recomputed from the scheme's formulas (absmax: max|w| / (2^(b−1) − 1); zeropoint: (max − min) /
+(2^b − 1) over [min(w, 0), max(w, 0)]), never read from the derivation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from attncalc.homework.generate import Options, generate
+
+
+def _blocks(given: Any) -> np.ndarray:
+    W = np.asarray(given["W"], dtype=float)
+    if given["granularity"] == "tensor":
+        return W.reshape(1, -1)
+    if given["granularity"] == "row":
+        return W
+    return W.reshape(-1, int(given["group"]))
+
+
+def _distance_to_half(x: np.ndarray) -> np.ndarray:
+    return np.abs(x - np.floor(x) - 0.5)
+
+
+def _closest(given: Any) -> float:
+    """The least distance to a half over every quotient that is rounded."""
+    bits, worst = int(given["bits"]), 1.0
+    for block in _blocks(given):
+        if given["scheme"] == "absmax":
+            width = np.max(np.abs(block))
+            s = width / (2 ** (bits - 1) - 1) if width else 1.0
+            quotients = block / s
+        else:
+            lo, hi = min(block.min(), 0.0), max(block.max(), 0.0)
+            s = (hi - lo) / (2**bits - 1) if hi > lo else 1.0
+            quotients = np.append(block / s, -lo / s)
+        worst = min(worst, float(_distance_to_half(quotients).min()))
+    return worst
+
+
+def test_the_reported_ties_are_ties() -> None:
+    """The draws found with ties: a zeropoint group [2.4, −2.4] (4 bits: −min / s = 2.4 / (4.8/15) = 7.5)
+    and 0.5 / 0.2 = 2.5: the rule here sees both."""
+    assert _closest({"W": [[2.4, -2.4]], "bits": 4, "scheme": "zeropoint", "granularity": "row"}) < 1e-9
+    assert _distance_to_half(np.array([0.5 / 0.2])).min() < 1e-9
+
+
+@pytest.mark.parametrize("one_shape", [False, True])
+def test_no_drawn_quotient_is_near_a_half(one_shape: bool) -> None:
+    for seed in range(200):
+        ds = generate(Options(kind="quantization", seed=seed, count=2, one_shape=one_shape)).derivations
+        for d in ds:
+            g = _given(d)
+            assert _closest(g) >= 0.05, (seed, g)
+
+
+def _given(d: Any) -> dict[str, Any]:
+    data = d.problem.data
+    out: dict[str, Any] = {
+        "W": np.asarray(data.W.floats, dtype=float).tolist(),
+        "bits": data.bits,
+        "scheme": data.scheme,
+        "granularity": data.granularity,
+    }
+    if data.granularity == "group":
+        out["group"] = data.group
+    return out
