@@ -15,7 +15,16 @@ from .files import PROBLEM_ONLY_KEYS, first_file, key_given, problem_shaped
 from .io import grade_one
 
 # the totals Canvas strips from the end of an imported gradebook (canvas-lms, GradebookImporter)
-_CANVAS_TOTALS = re.compile(r"Current Score|Current Points|Current Grade|Final Score|Final Points|Final Grade")
+# canvas-lms GradebookImporter: NON_ASSIGNMENT_COLUMN_HEADERS (a column whose title holds one is dropped by
+# strip_non_assignment_columns) and GRADEBOOK_IMPORTER_RESERVED_NAMES (the student columns; an assignment of
+# that title is found at the student column by original_header_row.index)
+CANVAS_NOT_ASSIGNMENTS = (
+    "Current Score", "Current Points", "Current Grade", "Final Score", "Final Points", "Final Grade",
+    "Override Score", "Override Grade", "Override Status",
+)  # fmt: skip
+CANVAS_RESERVED = ("Student", "LastName", "FirstName", "ID", "SIS User ID", "SIS Login ID", "Section",
+                   "Integration ID", "Root Account")  # fmt: skip
+_CANVAS_TOTALS = re.compile("|".join(CANVAS_NOT_ASSIGNMENTS))
 
 
 # Canvas validates an assignment's title to at most 255 characters (maximum_string_length), and Moodle's
@@ -48,9 +57,15 @@ def refuse_mixed_options(
         # Canvas's importer (GradebookImporter#strip_non_assignment_columns) pops trailing columns whose
         # title matches one of its totals: the score column would be dropped without a word
         _fail(
-            f"--assignment {assignment!r}: Canvas reads a column titled with 'Current Score', 'Current Points', "
-            "'Current Grade', 'Final Score', 'Final Points' or 'Final Grade' as its own total and drops it on "
-            "import; give the assignment another title"
+            f"--assignment {assignment!r}: Canvas reads a column titled with "
+            + ", ".join(f"'{t}'" for t in CANVAS_NOT_ASSIGNMENTS)
+            + " as its own total and drops it on import; give the assignment another title"
+        )
+    if gradebook == "canvas" and assignment.strip().casefold() in {t.casefold() for t in CANVAS_RESERVED}:
+        _fail(
+            f"--assignment {assignment!r}: the title of one of Canvas's student columns ("
+            + ", ".join(CANVAS_RESERVED)
+            + "): Canvas would read the scores from that column; give the assignment another title"
         )
     missing = [folder for folder in problems or [] if not os.path.isdir(folder)]
     if missing:

@@ -356,7 +356,11 @@ def test_an_assignment_title_of_printable_text_is_kept(cli: Any, klass: list[str
     assert table[0][1:] == ["Hausaufgabe 3 – Müller’s (Real)", "Hausaufgabe 3 – Müller’s (Feedback)"]
 
 
-@pytest.mark.parametrize("title", ["Final Score", "Week 5 Final Grade", "HW Current Score", "Unposted Final Points"])
+@pytest.mark.parametrize(
+    "title",
+    ["Final Score", "Week 5 Final Grade", "HW Current Score", "Unposted Final Points", "Override Score",
+     "Quiz Override Grade", "Override Status"],
+)  # fmt: skip
 def test_an_assignment_canvas_reads_as_its_total_is_refused(
     cli: Any, klass: list[str], tmp_path: Path, title: str
 ) -> None:
@@ -380,3 +384,15 @@ def test_an_assignment_title_longer_than_an_lms_keeps_is_refused(cli: Any, klass
     assert result.exit_code == 2 and not out.exists() and "at most 255" in result.stderr
     _, table = _book(cli, tmp_path, *klass, "--gradebook", "moodle", "--assignment", "H" * 255)
     assert table[0][1] == "H" * 255 + " (Real)"
+
+
+@pytest.mark.parametrize("title", ["ID", "Student", "SIS User ID", "SIS Login ID", "Section", "Integration ID", "id "])
+def test_an_assignment_titled_as_a_canvas_student_column_is_refused(
+    cli: Any, klass: list[str], tmp_path: Path, title: str
+) -> None:
+    """canvas-lms's importer finds an assignment's column with original_header_row.index(title): titled
+    "ID", its scores would be read from the student ID column (GRADEBOOK_IMPORTER_RESERVED_NAMES)."""
+    out = tmp_path / "book.csv"
+    result = cli("check", "--problems", str(PROBLEMS), *klass, "--format", "csv", "--gradebook", "canvas",
+                 "--assignment", title, "-o", str(out))  # fmt: skip
+    assert result.exit_code == 2 and not out.exists() and "student columns" in result.stderr
