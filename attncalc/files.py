@@ -208,6 +208,10 @@ def out_folder(out: str | Path) -> Path:
     """The folder ``--out`` names; an empty name is bad input (it would be the current folder)."""
     if not str(out).strip():
         raise AttncalcError("--out: the folder's name is empty; name the folder to write into (--out . for this one)")
+    try:
+        os.fsencode(out)  # a lone surrogate ("\ud800") from Python is no name the file system takes
+    except UnicodeEncodeError:
+        raise AttncalcError(f"--out: {ascii(str(out))[:80]}: not a name this file system can hold") from None
     return Path(out)
 
 

@@ -389,6 +389,7 @@ class Derivation(DerivationViews):
     headline: str = ""  # one line: the answer in words ("Prediction: B")
 
     def step(self, step_id: str) -> Step:
+        _step_id(step_id)
         for s in self.steps:
             if s.id == step_id:
                 return s
@@ -405,6 +406,7 @@ class Derivation(DerivationViews):
         list of lists for a matrix (a masked score is ``float("-inf")``), a str for a prediction. Rounded values are in
         ``d.step(step_id).shown``; exact forms in ``d.step(step_id).exact``.
         """
+        _step_id(step_id)
         for s in self.steps:
             if s.id == step_id:
                 if isinstance(s, Count) and s.whole is not None:  # an exact integer, exactly
@@ -425,3 +427,10 @@ class Derivation(DerivationViews):
 
     # IPython prefers a class's own __repr__ to an inherited _repr_pretty_: name it here too
     _repr_pretty_ = DerivationViews._repr_pretty_
+
+
+def _step_id(step_id: object) -> None:
+    """A step id is text: anything else (an array, a huge int) is a KeyError saying so, before any comparison
+    or repr of it (numpy's ambiguous truth value, Python's 4,300-digit limit on int to str)."""
+    if not isinstance(step_id, str):
+        raise KeyError(f"a step id is text (such as 'weights'), got a {type(step_id).__name__}")

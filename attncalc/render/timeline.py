@@ -254,10 +254,11 @@ NUMBERING_NOTE = (
 
 def check_detail(detail: str) -> None:
     """An unknown level is bad input from the Python API (the command's option is a choice)."""
-    if detail not in DETAILS:
+    if not isinstance(detail, str) or detail not in DETAILS:  # (an array or a huge int: no comparison, no repr)
         from ..errors import ProblemError
 
-        raise ProblemError("attncalc", "detail", f"unknown level {detail!r}; choose {', '.join(DETAILS)}")
+        shown = repr(detail) if isinstance(detail, str) else f"a {type(detail).__name__}"
+        raise ProblemError("attncalc", "detail", f"unknown level {shown[:60]}; choose {', '.join(DETAILS)}")
 
 
 def detail_plan(d: Derivation, detail: str, tl: Timeline | None = None) -> dict[str, str]:

@@ -26,7 +26,12 @@ def checked_width(where: str, width: object) -> int:
     """``width`` as the text views take it: a whole number from 40 to 10,000, else a ProblemError naming
     the method and the argument (a string gave a TypeError from deep in the renderer, 0 an empty text)."""
     if isinstance(width, bool) or not isinstance(width, int) or not MIN_WIDTH <= width <= MAX_WIDTH:
-        shown = repr(width) if len(repr(width)) <= 40 else repr(width)[:37] + "..."
+        small = isinstance(width, (int, float, str)) and not (isinstance(width, int) and width.bit_length() > 64)
+        shown = (
+            (repr(width)[:37] + ("..." if len(repr(width)) > 37 else ""))
+            if small
+            else ("a whole number far too large" if isinstance(width, int) else f"a {type(width).__name__}")
+        )
         raise ProblemError(where, "width", f"expected a whole number from {MIN_WIDTH} to {MAX_WIDTH:,}, got {shown}")
     return width
 

@@ -3,6 +3,9 @@ never a TypeError from deep in a renderer, and never a silent empty text."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pytest
 
 import attncalc
@@ -16,7 +19,10 @@ def d() -> attncalc.Derivation:
     return attncalc.solve(str(PROBLEMS / "decoder-dot.toml"))
 
 
-@pytest.mark.parametrize("width", ["a", 2.5, 0, -5, True, 39, 10_001, None])
+WIDTHS = ["a", 2.5, 0, -5, True, 39, 10_001, None, 10**5000, [80]]
+
+
+@pytest.mark.parametrize("width", WIDTHS, ids=[f"w{k}" for k in range(len(WIDTHS))])
 def test_to_text_refuses_a_width_that_is_not_one(d: attncalc.Derivation, width: object) -> None:
     with pytest.raises(AttncalcError, match=r"Derivation\.to_text: width: expected a whole number from 40"):
         d.to_text(width=width)  # type: ignore[arg-type]
@@ -36,3 +42,23 @@ def test_a_report_refuses_an_odd_width_too() -> None:
 def test_an_unknown_step_names_the_steps_there_are(d: attncalc.Derivation) -> None:
     with pytest.raises(KeyError, match=r"no step 'nope' in this derivation; its steps are: .*weights"):
         d.step("nope")
+
+
+@pytest.mark.parametrize("step_id", [10**5000, np.array([1, 2]), None, 3], ids=["huge", "array", "none", "int"])
+def test_a_step_id_that_is_not_text_is_a_key_error_saying_so(d: attncalc.Derivation, step_id: object) -> None:
+    """A huge int broke Python's int-to-str limit in the message and an array numpy's truth value."""
+    with pytest.raises(KeyError, match="a step id is text"):
+        d.step(step_id)  # type: ignore[arg-type]
+    with pytest.raises(KeyError, match="a step id is text"):
+        d[step_id]  # type: ignore[index]
+
+
+@pytest.mark.parametrize("detail", [10**5000, np.array(["full", "first"]), "ful"], ids=["huge", "array", "typo"])
+def test_an_odd_detail_is_one_clear_error(d: attncalc.Derivation, detail: object) -> None:
+    with pytest.raises(AttncalcError, match="detail: unknown level"):
+        d.to_html(detail=detail)  # type: ignore[arg-type]
+
+
+def test_an_out_folder_no_file_system_can_name_is_one_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(AttncalcError, match=r"--out: .*not a name this file system can hold"):
+        attncalc.generate(kind="softmax", out=str(tmp_path / "x\ud800"))
