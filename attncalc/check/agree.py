@@ -119,6 +119,8 @@ def _shift_hits(a: Agreement, overrides: bool, own: bool, maybe: str | None) -> 
     if overrides and a.recompute and not enough:
         hit |= e.matches(runs.value(ans.id, "float", overrides=own, shift=maybe, without=a.unrounded, patched=True))
     for k in a.precisions if not enough else ():
+        if not runs.follows(ans.id, "hand", k, own, maybe):
+            continue  # a decision the answerer's own right answers contradict: not their chain
         chain = e.matches(runs.value(ans.id, "hand", k, overrides=own, shift=maybe), chain_decimals=k)
         if not overrides and chain.all():
             a.hand_only.append((maybe, k))
