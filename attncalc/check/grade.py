@@ -235,7 +235,7 @@ def _grade(
         note += unit_hint(ans, step)  # a memory answer with its unit: the true size in that unit, too
     else:
         note = (
-            slip_note(ans, step, runs, bad, truth.decimals)
+            slip_note(ans, step, runs, bad, truth.decimals, patched=any(k in ctx.named for k in ctx.above))
             + _own_numbers(ctx, runs, ans, bad, true)
             + unit_hint(ans, step)
         )

@@ -23,9 +23,14 @@ if TYPE_CHECKING:
     from .runs import Runs
 
 
-def slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: int) -> str:
-    """Write out the wrong entries from the answerer's own earlier numbers."""
-    got = runs.get("float", overrides=True)
+def slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: int, patched: bool = False) -> str:
+    """Write out the wrong entries from the answerer's own earlier numbers. ``patched``: the step rests on
+    an earlier answer with a slip named at it, whose entries the slip gives are taken at the slip's own
+    value, as the verdict took them (28 · 0.0421875 = 1.1813, not 28 · 0.0422 = 1.1816 beside an
+    accepted 1.1813 from the same scale)."""
+    got = runs.get("float", overrides=True, patched=True) if patched else None
+    if got is None:
+        got = runs.get("float", overrides=True)
     if got is None:  # the answerer's numbers make the run fail later on (running sums that draw nothing):
         # the answers this step does not rest on left out, its own numbers still write it out
         apart = frozenset(
@@ -95,6 +100,10 @@ def _entry_line(
     rows = step.rows if len(idx) == 1 and isinstance(step, Formula) else None
     if rows is not None and idx[0] < len(rows) and rows[idx[0]] != label and f"({rows[idx[0]]})" not in label:
         label += f" ({rows[idx[0]]})"
+    if rhs and isinstance(mine_step, Formula) and mine_step.hand and math.isfinite(v):
+        # a line of rounded numbers that sum to another last digit says so, as the views do
+        got = expand.rounded_gives(mine_step, idx, v, wk)
+        right += f" (as written: {got})" if got else ""
     line = f"{label} = {rhs} = {right}, not {wrote}" if rhs else f"{label} = {right}, not {wrote}"
     at = own if own >= 0 else k  # a slip is recognised at the precision the entry was written with
     return line + _entry_guess(given, mine_step, value, idx, rhs, wk, at)

@@ -86,7 +86,7 @@ class Runs:
         # right answers, patched to their true value: never moved as numbers written (``nudge``)
         self.settled: set[str] = set()
         # right answers at discrete steps (a flag, a count, a choice: whole numbers written whole), as
-        # written: a chain that reaches another value there is not one the answerer followed (``follows``)
+        # written: a chain that reaches another value there is not one the answerer followed (:func:`~attncalc.check.agree.follows`)
         self.decided: dict[str, np.ndarray] = {}
         self._wide = WideRuns(self)
         self._cache: RunStore[Run | None] = RunStore()  # (the answerer's own runs to the end: a bounded few)
@@ -114,26 +114,6 @@ class Runs:
             asked = max(1, self.problem.settings.decimals)
             self._half_units[step_id] = np.where(decs >= asked, 0.5 * 10.0 ** -np.clip(decs, 0, None), 0.0)
         return self._half_units[step_id]
-
-    def follows(self, step_id: str, mode: str, decimals: int, overrides: bool, shift: str | None) -> bool:
-        """Whether a run reaches, at every discrete step before ``step_id`` the answerer got right, the
-        answerer's own value (:attr:`decided`): a hand chain whose rounding accepts a draft the answerer
-        rightly rejected takes its later steps from another decision, which their answers contradict."""
-        limit = self._index.get(step_id)
-        earlier = [k for k in self.decided if limit is not None and self._index.get(k, limit) < limit]
-        if not earlier:
-            return True
-        got = self.get(mode, decimals, overrides=overrides, shift=shift, light=True)
-        if got is None:
-            return True  # (no run: it credits nothing anyway)
-        for k in earlier:
-            if k not in got[0]:
-                continue
-            reached = np.asarray(got[0][k], dtype=float).reshape(-1)
-            mine = self.decided[k].reshape(-1)
-            if reached.shape != mine.shape or not np.allclose(reached, mine, rtol=0.0, atol=1e-6):
-                return False
-        return True
 
     def own_numbers_reach(self, step_id: str) -> bool:
         """Whether the answerer's own numbers can give this step another value than the runs without
