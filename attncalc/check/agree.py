@@ -119,6 +119,8 @@ def _shift_hits(a: Agreement, overrides: bool, own: bool, maybe: str | None) -> 
     if overrides and a.recompute and not enough:
         hit |= e.matches(runs.value(ans.id, "float", overrides=own, shift=maybe, without=a.unrounded, patched=True))
     for k in a.precisions if not enough else ():
+        if not follows(runs, ans.id, "hand", k, own, maybe):
+            continue  # a decision the answerer's own right answers contradict: not their chain
         chain = e.matches(runs.value(ans.id, "hand", k, overrides=own, shift=maybe), chain_decimals=k)
         if not overrides and chain.all():
             a.hand_only.append((maybe, k))
@@ -126,3 +128,24 @@ def _shift_hits(a: Agreement, overrides: bool, own: bool, maybe: str | None) -> 
             a.seen.append(((maybe, k), chain))
         hit |= chain
     return hit
+
+
+def follows(runs: Runs, step_id: str, mode: str, decimals: int, overrides: bool, shift: str | None) -> bool:
+    """Whether a run reaches, at every discrete step before ``step_id`` the answerer got right, the
+    answerer's own value (:attr:`~attncalc.check.runs.Runs.decided`): a hand chain whose rounding accepts a draft the answerer
+    rightly rejected takes its later steps from another decision, which their answers contradict."""
+    limit = runs._index.get(step_id)
+    earlier = [k for k in runs.decided if limit is not None and runs._index.get(k, limit) < limit]
+    if not earlier:
+        return True
+    got = runs.get(mode, decimals, overrides=overrides, shift=shift, light=True)
+    if got is None:
+        return True  # (no run: it credits nothing anyway)
+    for k in earlier:
+        if k not in got[0]:
+            continue
+        reached = np.asarray(got[0][k], dtype=float).reshape(-1)
+        mine = runs.decided[k].reshape(-1)
+        if reached.shape != mine.shape or not np.allclose(reached, mine, rtol=0.0, atol=1e-6):
+            return False
+    return True

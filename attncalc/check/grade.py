@@ -130,6 +130,8 @@ def check(
             # decides where their residual is taken, not the n an earlier slip would have given)
             runs.patched[ans.id] = np.asarray(step.value, dtype=float)
             runs.settled.add(ans.id)
+            if _discrete(ans, step):
+                runs.decided[ans.id] = np.asarray(ans.values, dtype=float)
         if r.verdict == "wrong" and r.mistake is None and numbers:
             why = degenerate(np.asarray(ans.values, dtype=float), ans.decimals, step.value, givens)
         # (a correct step earns its right entries whatever it rests on: award reads this only for the others)
@@ -233,7 +235,7 @@ def _grade(
         note += unit_hint(ans, step)  # a memory answer with its unit: the true size in that unit, too
     else:
         note = (
-            slip_note(ans, step, runs, bad, truth.decimals)
+            slip_note(ans, step, runs, bad, truth.decimals, patched=any(k in ctx.named for k in ctx.above))
             + _own_numbers(ctx, runs, ans, bad, true)
             + unit_hint(ans, step)
         )
@@ -342,6 +344,20 @@ def _shapes(problem: Problem, labels: dict[str, str]) -> dict[str, tuple[int, ..
     except RUN_FAILURES:
         return {}
     return {k: np.shape(v) for k, v in chain.computed.items()}
+
+
+def _discrete(ans: Answer, step: Step) -> bool:
+    """A step of decisions or counts (accept flags, a number accepted, a chosen index): its right
+    value whole numbers, and the answer whole numbers too (2 for 2, not 1.9996 to 3 decimals)."""
+    value = np.asarray(step.value, dtype=float)
+    given = np.asarray(ans.values, dtype=float)
+    return (
+        value.size > 0
+        and given.shape == value.shape
+        and bool(np.all(np.isfinite(value)))
+        and bool(np.all(value == np.round(value)))
+        and bool(np.all(given == value))
+    )
 
 
 def _first_named(ctx: Context, slip: tuple[str, int | None]) -> str | None:

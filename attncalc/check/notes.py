@@ -23,9 +23,14 @@ if TYPE_CHECKING:
     from .runs import Runs
 
 
-def slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: int) -> str:
-    """Write out the wrong entries from the answerer's own earlier numbers."""
-    got = runs.get("float", overrides=True)
+def slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: int, patched: bool = False) -> str:
+    """Write out the wrong entries from the answerer's own earlier numbers. ``patched``: the step rests on
+    an earlier answer with a slip named at it, whose entries the slip gives are taken at the slip's own
+    value, as the verdict took them (28 · 0.0421875 = 1.1813, not 28 · 0.0422 = 1.1816 beside an
+    accepted 1.1813 from the same scale)."""
+    got = runs.get("float", overrides=True, patched=True) if patched else None
+    if got is None:
+        got = runs.get("float", overrides=True)
     if got is None:  # the answerer's numbers make the run fail later on (running sums that draw nothing):
         # the answers this step does not rest on left out, its own numbers still write it out
         apart = frozenset(
@@ -71,10 +76,12 @@ def _entry_line(
     label = _entry_name(runs.problem, step, idx)
     right = fmt(value[idx], own if own >= 0 else k)  # at the answer's own precision: −0.88245 is −0.882
     if isinstance(mine_step, Count) and float(value[idx]).is_integer():  # a whole number: every digit, grouped
-        right = f"{int(value[idx]):,}"
+        right = f"{_exact_count(step, mine_step, float(value[idx])):,}"
     wrote = given_text(given[idx], decs[idx] if decs.ndim else decs)
     if ans.written is not None:
         wrote = np.asarray(ans.written, dtype=object)[idx] if idx else str(ans.written)
+    if isinstance(mine_step, Count):
+        wrote = _grouped(str(wrote), ans.exact if not idx else None)
     # the operands written with enough decimals for two significant figures of the value: 0.2 · 0.25 =
     # 0.05, never "0.2 · 0.3 = 0.1" (the operand and the result rounded to the answer's one decimal)
     wk = _two_figures(float(value[idx]), k)
@@ -93,9 +100,36 @@ def _entry_line(
     rows = step.rows if len(idx) == 1 and isinstance(step, Formula) else None
     if rows is not None and idx[0] < len(rows) and rows[idx[0]] != label and f"({rows[idx[0]]})" not in label:
         label += f" ({rows[idx[0]]})"
+    if rhs and isinstance(mine_step, Formula) and mine_step.hand and math.isfinite(v):
+        # a line of rounded numbers that sum to another last digit says so, as the views do
+        got = expand.rounded_gives(mine_step, idx, v, wk)
+        right += f" (as written: {got})" if got else ""
     line = f"{label} = {rhs} = {right}, not {wrote}" if rhs else f"{label} = {right}, not {wrote}"
     at = own if own >= 0 else k  # a slip is recognised at the precision the entry was written with
     return line + _entry_guess(given, mine_step, value, idx, rhs, wk, at)
+
+
+def _exact_count(step: Step, mine: Count, value: float) -> int:
+    """The count exactly, not its float's digits (6 · N · D past 2^53 is 504,000,000,000,000,000,000,000,
+    not 504,000,000,000,000,016,777,216): the true count where the answerer's numbers give it, else the
+    product the line writes out (whole numbers only), else the float (exact below 2^53)."""
+    if isinstance(step, Count) and step.whole is not None and float(step.whole) == value:
+        return step.whole
+    factors = mine.written.split(" · ")
+    if mine.written and all(re.fullmatch(r"[0-9]{1,3}(,[0-9]{3})*", f.strip()) for f in factors):
+        product = math.prod(int(f.replace(",", "")) for f in factors)
+        if float(product) == value:
+            return product
+    return int(value)
+
+
+def _grouped(wrote: str, exact: int | None) -> str:
+    """A whole number written as bare digits (540000000000000000000000) in groups, as the views write a
+    count (540,000,000,000,000,000,000,000); any other form (5.4e23, 1,024, 145.5 GiB) as written."""
+    digits = wrote.strip()
+    if not re.fullmatch(r"-?[0-9]+", digits):
+        return wrote
+    return f"{exact if exact is not None else int(digits):,}"
 
 
 def _two_figures(x: float, decimals: int) -> int:

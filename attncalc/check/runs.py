@@ -85,6 +85,9 @@ class Runs:
         self.patched: dict[str, np.ndarray] = {}
         # right answers, patched to their true value: never moved as numbers written (``nudge``)
         self.settled: set[str] = set()
+        # right answers at discrete steps (a flag, a count, a choice: whole numbers written whole), as
+        # written: a chain that reaches another value there is not one the answerer followed (:func:`~attncalc.check.agree.follows`)
+        self.decided: dict[str, np.ndarray] = {}
         self._wide = WideRuns(self)
         self._cache: RunStore[Run | None] = RunStore()  # (the answerer's own runs to the end: a bounded few)
         self._probe = shared.probe if shared is not None else SlipProbe()

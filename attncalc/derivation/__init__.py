@@ -368,6 +368,7 @@ class Input:
     role: str = ""  # one phrase: "decoder state (query)"
     words: bool = False  # a sentence: ``rows`` holds its tokens (value: their positions), shown as words
     whole: bool = False  # a count (kind accounting): shown with thousands separators, 50,257
+    flag: bool = False  # a boolean (moe's renormalize): shown true or false, as the problem file writes it
 
 
 @dataclass(frozen=True, eq=False, repr=False)

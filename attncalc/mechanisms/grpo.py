@@ -1,7 +1,7 @@
 """Kind ``grpo``: Group Relative Policy Optimization's loss for one group of completions, step by step
 (Shao et al. 2024, DeepSeekMath, eq. 3; the loss of TRL's ``GRPOTrainer._compute_loss``).
 
-The group's rewards give their mean and standard deviation (unbiased, n − 1, as TRL's ``nanstd``, or the
+The group's rewards give their mean and standard deviation (unbiased, G − 1, as TRL's ``nanstd``, or the
 population's), and each completion's advantage A_i = (r_i − mean) / (std + advantage_eps). Per token:
 the ratio ρ = exp(log π_θ − log π_old), clipped to [1 − ε, 1 + ε], the surrogate min(ρ · A, clip(ρ) · A),
 with a reference the k3 estimate of the KL divergence exp(ref − logprob) − (ref − logprob) − 1, and the
@@ -113,7 +113,7 @@ def _advantages(d: Grpo, chain: Chain) -> list[Step]:
     squares = " + ".join(f"({fmt(x, dec)} − {_par(fmt(fm, dec))})²" for x in fr[:MAX_WRITTEN])
     if G > MAX_WRITTEN:
         squares = f"Σ of {G} squares"
-    which = "n − 1: unbiased, as torch.std and TRL" if unbiased else "n: the population's"
+    which = "G − 1: unbiased, as torch.std and TRL" if unbiased else "G: the population's"
     steps.append(
         chain.step(hand_formula, "std_reward", chain.sqrt(scalar(var)), title="Standard deviation of the rewards",
                    symbol="σ", latex="", formula=f"σ = √(Σ (r_i − μ)² / {'(G − 1)' if unbiased else 'G'})",

@@ -50,8 +50,8 @@ def inputs(p: Problem) -> list[Input]:
     out.append(Input("top_k", "top_k", np.asarray(float(d.top_k)), None, role="the experts each token is sent to"))
     out.append(
         Input(
-            "renormalize", "renormalize", np.asarray(float(d.renormalize)), None,
-            role="1: gates over their sum (Mixtral); 0: p itself (Switch)",
+            "renormalize", "renormalize", np.asarray(float(d.renormalize)), None, flag=True,
+            role="true: gates over their sum (Mixtral); false: p itself (Switch)",
         )
     )  # fmt: skip
     if d.capacity_factor is not None:

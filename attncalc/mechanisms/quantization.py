@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..derivation import Formula, Input, Step
+from ..derivation import Formula, Input, Step, hand_formula
 from ..derivation.arith import Chain, MistakeNotApplicable, to_float
 from ..derivation.fmt import fmt
 from ..parse import Problem
@@ -177,7 +177,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     steps.append(
         chain.step(
             Formula, "errors", W - dequantized, title="Errors", symbol="e", rows=Wrows, latex="", formula="e = w − w'",
-            written=Written(lambda idx, dec: f"{_g(float(Wf[idx]))} − {_par(fmt(fd[idx], dec))}", 2, chain.decimals),
+            written=Written(lambda idx, dec: _error_text(float(Wf[idx]), float(fd[idx]), dec), 2, chain.decimals),
             explain="What the rounding (and any clamp) lost, entry by entry.",
         )
     )  # fmt: skip
@@ -230,7 +230,7 @@ def _outputs(d: Quantization, chain: Chain, W: np.ndarray, deq: np.ndarray, Wrow
         explain="One output per row of W.",
     )
     with_deq = chain.step(
-        Formula,
+        hand_formula,  # its lines write w' rounded: where they sum to another last digit, the views say so
         "output_dequantized",
         chain.matmul(*chain.coerce(x, deq.T)),
         title="Output with the dequantized weights",
@@ -256,6 +256,16 @@ def _outputs(d: Quantization, chain: Chain, W: np.ndarray, deq: np.ndarray, Wrow
         written=Written(lambda idx, dec: f"{fmt(fo[idx[0]], dec)} − {_par(fmt(fq[idx[0]], dec))}", 1, chain.decimals),
     )
     return [with_w, with_deq, diff]  # fmt: skip
+
+
+def _error_text(w: float, deq: float, dec: int) -> str:
+    """An error's line, w − w', with w' written to as many decimals as the line needs to give the error
+    as shown: -0.61 − (-0.610236) = 0.000236, never -0.61 − (-0.610) (which is 0 as written)."""
+    shown = fmt(w - deq, dec)
+    for k in range(max(dec, 0), 16):
+        if fmt(w - float(fmt(deq, k)), dec) == shown:
+            return f"{_g(w)} − {_par(fmt(deq, k))}"
+    return f"{_g(w)} − {_par(fmt(deq, dec))}"
 
 
 def _clamp_text(text: str, st: ScaleText, idx: tuple[int, ...], dims: tuple[int, int], d: Quantization) -> str:

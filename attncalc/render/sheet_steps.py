@@ -66,6 +66,8 @@ class StepBlocks:
         v = np.asarray(inp.value)
         if v.ndim == 0 and inp.whole:  # a count: V = 50,257
             return MathLines(((f"{inp.symbol} = {int(v):,}", ""),))
+        if v.ndim == 0 and inp.flag:  # a boolean: renormalize = true, as the problem file writes it
+            return MathLines(((f"{inp.symbol} = {'true' if float(v) else 'false'}", ""),))
         if v.ndim == 1 and inp.rows is not None and len(inp.rows) == len(v) <= 12:
             # labelled entries (logits over a vocabulary): each value under its label, as the text view
             return self._matrix(inp.symbol, v.reshape(1, -1), ("",), inp.rows, given=True)

@@ -149,6 +149,8 @@ class TextRenderer(TextSteps):
             return Group(head, Padding(Text(" ".join(inp.rows)), (0, 0, 0, 2)))
         if inp.value.ndim == 0 and inp.whole:  # a count: 50,257
             return Fit(head, Text(f"{int(inp.value):,}"))
+        if inp.value.ndim == 0 and inp.flag:  # a boolean: true or false, as the problem file writes it
+            return Fit(head, Text("true" if float(inp.value) else "false"))
         if inp.value.ndim == 0:
             return Fit(head, Text(self.n(inp.value)))
         if inp.value.ndim == 1 and inp.rows is not None and len(inp.rows) == len(inp.value) <= 12:

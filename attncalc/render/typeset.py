@@ -12,6 +12,8 @@ import re
 import unicodedata
 from itertools import groupby
 
+from .typeset_names import WORD_ENDINGS, hyphenated, one_name
+
 TOKEN = re.compile(
     r"(?P<sci>\d+(?:\.\d+)?e[+-]?\d+)"
     r"|(?P<grouped>\d{1,3}(?:,\d{3})+(?![\d.]))"  # a whole number with thousands separators: 124,439,808
@@ -300,6 +302,9 @@ class _TexWriter:
             if i == skip:
                 continue
             nxt = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
+            if text == "-" and i and tokens[i - 1][0] in ("word", "num") and nxt[1] in WORD_ENDINGS:
+                self.pieces.append(r"\text{-}")  # r-th, 1-based: a hyphen in words, not a minus
+                continue
             joined = _joined_piece(kind, text, nxt)
             if joined is not None:
                 self.pieces.append(joined)
@@ -367,21 +372,6 @@ def _joined_piece(kind: str, text: str, nxt: tuple[str, str]) -> str | None:
     if kind == "word" and one_name(text, nxt):
         return rf"\text{{{tex_text(text + nxt[1])}}}"
     return None
-
-
-# names written with an underscore that read as one hyphenated name, not a letter and its subscript:
-# top_k is "top-k" (moe's key), never top with a subscript k
-HYPHENATED = {"top_k": ("top", "k"), "top_p": ("top", "p")}
-
-
-def hyphenated(word: str, nxt: tuple[str, str]) -> tuple[str, str] | None:
-    """(top, k) for the word top followed by _k; None for any other pair."""
-    return HYPHENATED.get(word + nxt[1]) if nxt[0] == "sub" else None
-
-
-def one_name(word: str, nxt: tuple[str, str]) -> bool:
-    """Two words joined by _ (recurrent_kernel, capacity_factor): one name, not a subscript."""
-    return len(word) > 3 and nxt[0] == "sub" and len(nxt[1]) > 4 and nxt[1][1:].isalpha()
 
 
 def _joined_tex(pieces: list[str]) -> str:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import html
 import re
 
-from .typeset import ARROWS, BARE_POWER, PAREN_SUB, TOKEN, hyphenated, numbered, one_name
+from .typeset import ARROWS, BARE_POWER, PAREN_SUB, TOKEN, numbered
+from .typeset_names import hyphenated, one_name
 
 # a power in HTML: ^(…) or a bare exponent
 _HTML_POWER = re.compile(r"\^\(([^()]*)\)|" + BARE_POWER.pattern)

@@ -167,7 +167,8 @@ SETTINGS_ACCOUNTING = SETTINGS.but(
 
 DECLARATION = KindSchema(
     "accounting",
-    "parameters, FLOPs (2·m·n·p), AdamW training memory and the KV cache of a decoder-only Transformer",
+    "parameters, FLOPs (2·m·n·p), training budgets (6·N·D), AdamW training memory (mixed precision, ZeRO) "
+    "and the KV cache of a decoder-only Transformer, or what follows from a stated N",
     top_table("accounting", GIVEN, SETTINGS_ACCOUNTING),
 )
 

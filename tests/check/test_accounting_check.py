@@ -76,7 +76,7 @@ def test_large_counts_to_the_unit_and_the_expected_value_in_full() -> None:
     r = grade(LLAMA, {"flops.training": 188_763_812_659_201})["flops.training"]
     assert r.verdict == "wrong"
     assert r.expected_shown == "188,763,812,659,200"
-    assert "188,763,812,659,200, not 188763812659201" in r.note
+    assert "188,763,812,659,200, not 188,763,812,659,201" in r.note  # the answer grouped as the count is
     assert grade(LLAMA, {"flops.training": 188_763_812_659_200})["flops.training"].verdict == "correct"
 
 
@@ -205,3 +205,25 @@ def test_generated_tokens_fit_the_context(seed: int) -> None:
     for raw in generate(Options(kind="accounting", count=6, seed=seed)).problems:
         g = raw["given"]
         assert g["tokens"] <= g["context"], g
+
+
+# ------------------------------------------------------------------ a training budget past 2^53
+
+
+def test_a_budget_past_float_precision_is_written_exactly_in_the_note(tmp_path: Path) -> None:
+    """6 · N · D with N = 280e9 and D = 300e9 is 504 · 10^21 exactly (Python integers), a number float64
+    holds only as 504,000,000,000,000,016,777,216: the note writes the count, and the answer written as
+    bare digits is grouped as the views group a count."""
+    budget = 6 * 280 * 10**9 * 300 * 10**9
+    assert budget == 504 * 10**21 and float(budget) > 2**53
+    path = tmp_path / "budget.toml"
+    path.write_text('title = "budget"\nkind = "accounting"\n[given]\nparameters = 280e9\ntraining_tokens = 300e9\n')
+    problem = load_problem(path)
+    for written in (540 * 10**21, "540000000000000000000000"):
+        r = {x.id: x for x in check(problem, {"flops.training_total": written}, "a.toml").results}
+        note = r["flops.training_total"].note
+        assert r["flops.training_total"].verdict == "wrong"
+        assert f"= {budget:,}, not {540 * 10**21:,}." in note, note
+        assert "16,777,216" not in note
+    note = check(problem, {"flops.training_total": "5.4e23"}, "a.toml").results[0].note
+    assert note.endswith(f"= {budget:,}, not 5.4e23."), note

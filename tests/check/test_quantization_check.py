@@ -42,3 +42,43 @@ def test_a_note_from_right_earlier_answers_adds_nothing() -> None:
     answers = {"zero_points": [99], "max_error": "0.5"}
     note = {r.id: r for r in check(parse_problem(PROBLEM, "q.toml"), answers, "a.toml").results}["max_error"].note
     assert "follows your own" not in note and "not 0.5" in note, note
+
+
+def test_a_note_that_follows_a_slipped_scale_writes_it_as_the_verdict_took_it() -> None:
+    """absmax 8-bit of [[1.2, −0.5, −4.3, 1.2], [−3.1, 0.8, 2.4, 5.4]] with the scale divided by 2^7:
+    5.4/128 = 0.0421875, written 0.0422. w'[1,1] = 28 · 0.0421875 = 1.18125 is accepted as 1.1813; the
+    note for a typo at w'[1,4] (the same 28) writes the same number, not 28 · 0.0422 = 1.1816."""
+    slipped = F("5.4") / 128
+    assert slipped == F("0.0421875") and 28 * slipped == F("1.18125") and 28 * F("0.0422") == F("1.1816")
+    problem = {
+        "kind": "quantization",
+        "given": {"W": [[1.2, -0.5, -4.3, 1.2], [-3.1, 0.8, 2.4, 5.4]], "bits": 8, "scheme": "absmax",
+                  "granularity": "tensor"},
+        "settings": {"decimals": 4},
+    }  # fmt: skip
+    answers = {
+        "scales": "0.0422",
+        "quantized": [[28, -12, -101, 28], [-73, 19, 56, 127]],
+        "dequantized": [["1.1813", "-0.5064", "-4.2622", "1.1913"], ["-3.0806", "0.8018", "2.3632", "5.3594"]],
+    }
+    by_id = {r.id: r for r in check(parse_problem(problem, "q.toml"), answers, "a.toml").results}
+    r = by_id["dequantized"]
+    assert r.wrong_entries == [[0, 3]], r.note
+    assert "= 1.1813, not 1.1913" in r.note, r.note
+    assert "1.1816" not in r.note
+
+
+def test_a_wrong_output_from_rounded_weights_is_told_what_its_line_gives_as_written() -> None:
+    """x = [1, 1, 1, 1]: ŷ_2 = 3483/635 = 5.48504 (5.4850); the rounded weights of its line sum to
+    5.4851 (−3.1039 + 0.8079 + 2.3811 + 5.4), which the note says beside the true value."""
+    assert F(3483, 635) == 127 * F(27, 635) + (-73 + 19 + 56) * F(27, 635)
+    assert F("-3.1039") + F("0.8079") + F("2.3811") + F("5.4") == F("5.4851")
+    problem = {
+        "kind": "quantization",
+        "given": {"W": [[1.2, -0.5, -4.3, 1.2], [-3.1, 0.8, 2.4, 5.4]], "bits": 8, "scheme": "absmax",
+                  "granularity": "tensor", "x": [1, 1, 1, 1]},
+        "settings": {"decimals": 4},
+    }  # fmt: skip
+    r = check(parse_problem(problem, "q.toml"), {"output_dequantized": ["-2.4236", "5.4851"]}, "a.toml").results[0]
+    assert r.verdict == "wrong"
+    assert r.note.endswith("= 5.4850 (as written: 5.4851), not 5.4851."), r.note

@@ -84,3 +84,68 @@ def test_a_value_taken_as_it_is_is_said_once() -> None:
     note = by_id["residual"].note
     assert "= 0.25, not 0.4" in note, note
     assert "0.3" not in note, note
+
+
+# three drafts: ratio_2 = 0.4 / 0.7 = 4/7 ≈ 0.5714 < r_2 = 0.6 (rejected, n = 1); rounded to one decimal
+# it is 0.6 ≤ 0.6, and a 1-decimal hand chain accepts every draft and takes p_4 itself as the residual
+THREE = {
+    "title": "Three drafts",
+    "kind": "speculative",
+    "vocab": ["a", "b", "c", "d"],
+    "given": {
+        "draft": [[0.4, 0.3, 0.2, 0.1], [0.1, 0.7, 0.1, 0.1], [0.25, 0.25, 0.25, 0.25]],
+        "target": [[0.3, 0.4, 0.2, 0.1], [0.3, 0.4, 0.2, 0.1], [0.1, 0.2, 0.5, 0.2], [0.1, 0.5, 0.2, 0.2]],
+        "drafted": ["a", "b", "c"],
+        "uniforms": [0.5, 0.6, 0.3],
+        "resample": 0.35,
+    },
+    "settings": {"decimals": 4},
+}
+P4 = ["0.1", "0.5", "0.2", "0.2"]
+
+
+def _three(answers: dict[str, Any]) -> dict[str, Any]:
+    return _results(answers, parse_problem(THREE, "three.toml"))
+
+
+def test_a_hand_chain_that_accepts_a_draft_the_answerer_rightly_rejected_credits_nothing_after() -> None:
+    """accepted = [1, 0, 0] and n = 1 are right (4/7 < 0.6); the 1-decimal chain's 0.6 ≤ 0.6 accepts
+    draft 2 and gives p_4 as the residual, a decision the answerer's own answers contradict: p_4 as the
+    residual is wrong, and [0.1, 0, 0.2, 0] has 0.1 and 0.2 wrong (true residual [2/3, 0, 1/3, 0])."""
+    ratio2 = F(4, 10) / F(7, 10)
+    assert ratio2 < F(6, 10) and round(float(ratio2), 1) == 0.6
+    assert F(3, 10) / F(4, 10) >= F(5, 10)  # draft 1 accepted
+    residual = [
+        max(F(0), p - q) / F(3, 10)
+        for p, q in zip([F(3, 10), F(4, 10), F(2, 10), F(1, 10)], [F(1, 10), F(7, 10), F(1, 10), F(1, 10)], strict=True)
+    ]
+    assert residual == [F(2, 3), 0, F(1, 3), 0]
+    base = {
+        "ratios": ["0.75", "0.5714", "2"],
+        "accept_probabilities": ["0.75", "0.5714", "1"],
+        "accepted": [1, 0, 0],
+        "n_accepted": 1,
+    }
+    by_id = _three({**base, "residual": P4})
+    assert by_id["accepted"].verdict == "correct" and by_id["n_accepted"].verdict == "correct"
+    r = by_id["residual"]
+    assert r.verdict == "wrong", r.note
+    assert "hand chain" not in r.note
+    r = _three({**base, "residual": ["0.1", "0", "0.2", "0"]})["residual"]
+    assert r.verdict == "wrong"
+    assert r.wrong_entries == [[0], [2]], r.note
+    assert r.right == 2
+
+
+def test_an_answerer_whose_own_n_follows_the_hand_chain_is_followed_through() -> None:
+    """accepted = [1, 1, 1] and n = 3, as the 1-decimal rounding makes them (0.6 ≤ 0.6): the residual
+    p_4 follows from their own n, so it is not marked wrong."""
+    answers = {"accepted": [1, 1, 1], "n_accepted": 3, "residual": P4}
+    by_id = _three(answers)
+    assert by_id["accepted"].verdict == "wrong"
+    assert by_id["n_accepted"].verdict == "carried"
+    assert by_id["residual"].verdict in ("correct", "carried"), by_id["residual"].note
+    rounded = {**answers, "ratios": ["0.8", "0.6", "2"], "accept_probabilities": ["0.8", "0.6", "1"]}
+    by_id = _three(rounded)
+    assert by_id["n_accepted"].verdict != "wrong"
+    assert by_id["residual"].verdict in ("correct", "carried"), by_id["residual"].note

@@ -362,3 +362,15 @@ def test_cs336_gpt2_xl_as_the_assignment_counts_it() -> None:
     }  # fmt: skip
     assert oracle.parameters(given) == 2_127_057_600
     assert oracle.forward_flops(given) == 4_513_336_524_800
+
+
+def test_the_list_summary_names_what_the_kind_works(cli: Any) -> None:
+    """`attncalc list` says what accounting works beyond parameters, FLOPs, memory and the KV cache: the
+    training budget 6·N·D, mixed precision, ZeRO and a stated N."""
+    import json
+
+    result = cli("list", "--format", "json")
+    assert result.exit_code == 0
+    summary = json.loads(result.stdout)["kinds"]["accounting"]
+    for part in ("6·N·D", "mixed precision", "ZeRO", "stated N", "KV cache"):
+        assert part in summary, (part, summary)

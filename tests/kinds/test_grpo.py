@@ -336,3 +336,14 @@ def test_drawn_groups_are_fit_and_a_quiz_keeps_one_shape() -> None:
         for n in range(1, 13)
     }
     assert len(varied) > 1
+
+
+def test_the_std_step_names_its_divisor_as_its_formula_does() -> None:
+    """The group has G completions: the unbiased divisor is G − 1 in both the formula and the words."""
+    for unbiased, divisor in ((True, "G − 1"), (False, "G")):
+        d = solve(load_problem(EXAMPLE), exact=False)
+        if not unbiased:
+            d = solve(problem(rewards=REWARDS, logprobs=LOGPROBS, std="population"), exact=False)
+        step = d.step("std_reward")
+        assert f"divided by {divisor}:" in step.explain, step.explain
+        assert "n − 1" not in step.explain and "by n:" not in step.explain

@@ -463,3 +463,34 @@ def test_a_tie_at_the_top_k_boundary_is_noted() -> None:
     assert not two.step("top_k").note
     for name in EXAMPLES:
         assert not solve_file(name).step("top_k").note
+
+
+def test_the_loss_at_an_even_spread_is_not_its_least_value() -> None:
+    """E = 2, top_k = 1, logits [0.1, 0], [0.1, 0], [0, 5] (X the logits, W_router = I): two tokens choose
+    expert 1, one expert 2, so f = [2/3, 1/3] (Σ f = top_k, as Hugging Face counts); P is the mean of the
+    softmax rows. E · Σ f · P is below top_k = 1, the value an even spread gives: the step's explanation
+    does not call top_k · aux_coef the smallest loss."""
+    Z = np.array([[0.1, 0.0], [0.1, 0.0], [0.0, 5.0]])
+    probs = np.exp(Z) / np.exp(Z).sum(axis=1, keepdims=True)
+    f = np.array([2 / 3, 1 / 3])
+    loss = 2 * float(f @ probs.mean(axis=0))
+    assert loss < 1
+    g = {"X": Z.tolist(), "W_router": I2, "experts": [I2, I2], "top_k": 1}
+    d = solve_raw(_case(g), exact=False)
+    np.testing.assert_allclose(d.step("fraction").value, f)
+    step = d.step("load_balancing_loss")
+    assert float(step.value) == pytest.approx(loss, rel=1e-12)
+    assert "smallest" not in step.explain and "not bounded below" in step.explain
+
+
+def test_the_guide_counts_the_fractions_as_the_code_does() -> None:
+    """docs/guide/kinds.md: f_i over the n tokens, adding up to top_k (the Mixtral example's fractions
+    [1, 1/2, 0, 1/2] add up to its top_k = 2), and no claim that an even spread is the least loss."""
+    from ..helpers import ROOT
+
+    d = solve_file("moe-mixtral.toml", exact=False)
+    assert float(np.sum(d.step("fraction").value)) == pytest.approx(2.0)
+    guide = " ".join((ROOT / "docs" / "guide" / "kinds.md").read_text(encoding="utf-8").split())
+    moe = guide.split("## Mixture-of-experts routing")[1].split("## ")[0]
+    assert "Σ f_i = top_k" in moe and "that is not its least value" in moe
+    assert "smallest" not in moe

@@ -120,3 +120,45 @@ def test_the_sheet_states_the_group_once(tmp_path: Path) -> None:
     assert stated["granularity"] == "Granularity: group."
     assert stated["group"] == "group = 2: one scale per 2 consecutive entries of a row."
     assert sum("consecutive" in line for line in stated.values()) == 1
+
+
+# absmax 8-bit per tensor of [1.2, −0.5, −4.3, 1.2, −3.1, 0.8, 2.4, 5.4]: s = 5.4 / 127 = 27/635
+TENSOR = [[1.2, -0.5, -4.3, 1.2], [-3.1, 0.8, 2.4, 5.4]]
+
+
+def _half_up(x: Fraction, places: int) -> Decimal:
+    return (Decimal(x.numerator) / Decimal(x.denominator)).quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)
+
+
+def test_an_output_line_of_rounded_weights_says_what_it_gives_as_written(tmp_path: Path) -> None:
+    """x = [1, 1, 1, 1]: ŷ_2 = (−73 + 19 + 56 + 127) · 27/635 = 3483/635 = 5.48504, shown 5.4850; its line
+    writes w' rounded to 4 decimals, −3.1039 + 0.8079 + 2.3811 + 5.4 = 5.4851, and says so."""
+    s = Fraction("5.4") / 127
+    q = [[round(Fraction(str(w)) / s) for w in row] for row in TENSOR]
+    assert q == [[28, -12, -101, 28], [-73, 19, 56, 127]]
+    true = sum(qi * s for qi in q[1])
+    assert true == Fraction(3483, 635) and _half_up(true, 4) == Decimal("5.4850")
+    as_written = sum(_half_up(qi * s, 4) for qi in q[1])
+    assert as_written == Decimal("5.4851")
+    f = _problem(tmp_path, TENSOR, "absmax", "tensor", 8, 4)
+    f.write_text(f.read_text(encoding="utf-8").replace("[settings]", "x = [1, 1, 1, 1]\n[settings]"), encoding="utf-8")
+    text = run_cli("solve", str(f)).stdout
+    line = " ".join(text.split("ŷ_2 (row 2) = ")[1].split("ŷ =")[0].split())
+    assert line.endswith("= 5.4850 (as written: 5.4851)"), line
+
+
+def test_an_error_line_writes_the_dequantized_weight_it_needs(tmp_path: Path) -> None:
+    """max |w| = 2.5 at 3 decimals: s = 2.5/127, w' for −0.61 is −31 · s = −0.610236…, e = 0.000236…
+    (3/12700 exactly); "−0.61 − (−0.610)" would be 0 as written: each error line's numbers, as written,
+    give what it shows."""
+    s = Fraction("2.5") / 127
+    e = Fraction("-0.61") - round(Fraction("-0.61") / s) * s
+    assert round(Fraction("-0.61") / s) == -31 and e == Fraction(3, 12700)
+    f = _problem(tmp_path, [[0.5, -1.2, 0.3, 2.5], [-0.4, -0.61, 0.9, -0.6]], "absmax", "tensor", 8, 3)
+    text = run_cli("solve", str(f)).stdout
+    lines = re.findall(rf"^\s+e\[(\d),(\d)\] = ({NUM}) − \(?({NUM})\)? = ({NUM})$", text, re.M)
+    assert len(lines) == 8, text
+    for _, _, w, deq, shown in lines:
+        got = Fraction(w) - Fraction(deq)
+        assert float(got) == pytest.approx(float(shown), abs=0.5 * 10 ** -max(_shown_decimals(shown), 3)), (w, deq)
+    assert ("2", "2", "-0.61", "-0.610236", "0.000236") in lines

@@ -168,3 +168,41 @@ def test_moe_sheets_write_top_k_as_a_name(fmt: str) -> None:
         assert "top-<i>k</i> = 1" in text
         assert "top-<i>k</i> / <i>E</i>⌉" in text
         assert "top<sub>k</sub>" not in text
+
+
+def test_aux_coef_is_one_name() -> None:
+    """moe's aux_coef is the name of the loss's coefficient, not aux with a subscript coef."""
+    from attncalc.render.typeset import to_tex
+    from attncalc.render.typeset_html import to_html
+
+    assert to_tex("aux_coef = 0.02") == r"\text{aux\_coef}\ = 0.02"
+    assert to_html("aux_coef · E") == "aux_coef · <i>E</i>"
+    assert to_tex("L_aux") == "L_{aux}"  # a subscript that is one stays one
+
+
+def test_a_hyphen_inside_words_is_not_a_minus_sign() -> None:
+    """ "the r-th largest" and "(1-based)" are words: a text hyphen, where r - 1 stays a subtraction."""
+    from attncalc.render.typeset import to_tex
+
+    assert to_tex("the r-th largest p_ie (1-based)") == (
+        r"\text{the}\ r\text{-}\text{th}\ \text{largest}\ p_{ie} (1\text{-}\text{based})"
+    )
+    assert "-" in to_tex("r - 1") and r"\text{-}" not in to_tex("r - 1")
+    assert r"\text{-}" not in to_tex("x-y")
+
+
+@pytest.mark.parametrize("fmt", ["latex", "html"])
+def test_moe_sheets_write_names_and_booleans_as_the_problem_file_does(fmt: str) -> None:
+    """The Mixtral example: renormalize = true (the file's boolean, not 1), aux_coef as a name, and the
+    top-k choice's words with text hyphens."""
+    text = render([solve_file("moe-mixtral.toml")], fmt)
+    if fmt == "latex":
+        assert r"$\text{renormalize}\ =\ \text{true}$" in text
+        assert r"renormalize}\ = 1" not in text
+        assert r"$\text{aux\_coef}\ = 0.02$" in text
+        assert "aux_{coef}" not in text
+        assert r"r\text{-}\text{th}" in text and r"(1\text{-}\text{based})" in text
+        assert "r-\\text{th}" not in text and "(1-\\text{based})" not in text
+    else:
+        assert "renormalize = true" in text
+        assert "aux<sub>coef</sub>" not in text and "aux_coef = 0.02" in text
