@@ -35,6 +35,12 @@ def escape(ch: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+def visible(text: str) -> bool:
+    """Whether text shows anything: a character other than white space and the :data:`JOINERS` (a name of
+    only a ZERO WIDTH JOINER looks empty in a gradebook)."""
+    return any(not ch.isspace() and ch not in JOINERS for ch in text)
+
+
 def printable(text: str, keep: str = "") -> str:
     """Text safe to show on a terminal and to keep on one line: every character that is not printable
     text (:func:`unprintable`: control characters, bidirectional marks, zero-width and other format

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Argmax, Count, Derivation, Tokens, single_tokens
-from ..errors import NOT_PRINTABLE, NumberSyntaxError, ProblemError, escape, unprintable
+from ..errors import NOT_PRINTABLE, NumberSyntaxError, ProblemError, escape, unprintable, visible
 from ..numbers import MAX_LENGTH, parse_number, to_float
 from ..parse import read_raw
 from ..render.asked import pair_merge, pair_slots
@@ -153,9 +153,11 @@ def _student(value: Any, file: str) -> str | None:
         return None
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         value = str(value)  # student = 12345 (TOML reads a bare id as a number)
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str) or not visible(value):  # blank, or only joiners: no name anyone can see
         raise ProblemError(file, "student", 'expected the student\'s id, email or login as text: student = "s1234567"')
-    text: str = value.strip()
+    # only plain spaces are trimmed: a tab, CR, no-break or ideographic space at an end is refused below as
+    # anywhere else (stripped, "\t=1" and "\u3000=1" became one student "=1")
+    text: str = value.strip(" ")
     bad = next((ch for ch in text if unprintable(ch)), None)
     if len(text) > STUDENT_MAX or bad is not None:
         found = f": it has {NOT_PRINTABLE}, {escape(bad)}" if bad is not None else ""

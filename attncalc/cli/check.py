@@ -9,7 +9,7 @@ import re
 import sys
 from typing import Any
 
-from ..errors import NOT_PRINTABLE, printable, unprintable
+from ..errors import NOT_PRINTABLE, printable, unprintable, visible
 from .base import fail as _fail
 from .files import PROBLEM_ONLY_KEYS, first_file, key_given, problem_shaped
 from .io import grade_one
@@ -44,7 +44,7 @@ def refuse_mixed_options(
         _fail("--roster: the class list of --gradebook canvas or moodle; add one of them (and --format csv)")
     if assignment != "attncalc" and gradebook not in ("canvas", "moodle"):
         _fail("--assignment: the score column of --gradebook canvas or moodle; add one of them")
-    if not assignment.strip() or any(
+    if not visible(assignment) or any(
         unprintable(ch) for ch in assignment
     ):  # as a student = is refused (a column title)
         _fail(

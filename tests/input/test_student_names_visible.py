@@ -1,0 +1,45 @@
+"""``student =`` and ``--assignment`` must show something and may not hide characters at their ends: a
+name of only a ZERO WIDTH JOINER looked empty in a Canvas row, and a tab, CR, no-break or ideographic
+space at the start was stripped ("\\t=1" and "\\u3000=1" became one student "=1") where the docs say such
+a character is refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from attncalc.check.answers import read_answers
+from attncalc.errors import ProblemError
+
+from ..helpers import PROBLEMS
+
+
+def _file(tmp_path: Path, student: str) -> Path:
+    path = tmp_path / "a.toml"
+    path.write_text(f'student = "{student}"\nweights = [0.155, 0.422, 0.422]\n', encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("student", ["\\u200d", "\\u200c\\u200d", " \\u200d "])
+def test_a_name_of_only_joiners_is_refused(tmp_path: Path, student: str) -> None:
+    with pytest.raises(ProblemError, match="student: expected the student's id"):
+        read_answers(_file(tmp_path, student), None)
+
+
+@pytest.mark.parametrize("student", ["\\t=1", "\\r=1", "\\u00a0=1", "\\u3000=1", "bob\\u3000"])
+def test_a_hidden_character_at_an_end_is_refused_not_stripped(tmp_path: Path, student: str) -> None:
+    with pytest.raises(ProblemError, match="student: expected one line of at most"):
+        read_answers(_file(tmp_path, student), None)
+
+
+@pytest.mark.parametrize(("student", "name"), [("  ann  ", "ann"), ("می\\u200cخواهم", "می\u200cخواهم")])
+def test_plain_spaces_are_trimmed_and_a_joiner_inside_a_name_kept(tmp_path: Path, student: str, name: str) -> None:
+    assert read_answers(_file(tmp_path, student), None)[2] == name
+
+
+def test_an_assignment_of_only_a_joiner_is_refused(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    answers = _file(tmp_path, "ann")
+    result = cli("check", str(PROBLEMS / "decoder-dot.toml"), str(answers), "--format", "csv",
+                 "--gradebook", "canvas", "--assignment", "\u200d")  # fmt: skip
+    assert result.exit_code == 2 and "--assignment" in result.stderr
