@@ -48,7 +48,7 @@ def _categories(derivations: list[Derivation], seed: int, tag: str | None, name:
         title = "" if d.problem.title == f"Variant {k}" else f": {html.escape(d.problem.title)}"
         head = f"<p><b>Variant {k}</b>{title}</p>{givens}"
         for q in questions(d, k):
-            ask = f"Compute <b>{html.escape(q.title)}</b> [{q.step_id}]: {html.escape(q.formula)}."
+            ask = f"Compute <b>{html.escape(q.title)}</b> [{q.step_id}]: {html.escape(q.ask)}."
             solution = f'<generalfeedback format="html"><text>{cdata(worked(q.step, q.shown, d.decimals))}</text></generalfeedback>'
             for j, e in enumerate(q.asked, 1):
                 titles.setdefault((q.number, j), f"{q.step_id} {e.label}")
