@@ -29,6 +29,19 @@ def moodle_grade(share: float) -> float:
     return max(g for g in GRADES if g <= share + 1e-9)
 
 
+def slip_warning(fmt: str, share: float | None) -> str:
+    """``generate``'s warning where Moodle cannot give the slip share ``check`` gives (its answer grades are
+    a fixed list: 0.55 becomes 50 %); empty for another format or a share on the list."""
+    if fmt not in ("moodle", "moodle-cloze") or share is None or abs(moodle_grade(share) - share) < 1e-6:
+        return ""
+    grade = moodle_grade(share)
+    return (
+        f"attncalc: warning: --slip-share {share:g} is not one of Moodle's answer grades: the quiz gives a slip "
+        f"{slip_percent(share)} % ({grade:g} of its points), check {share:g}; for the same share in both, "
+        f"choose one of {', '.join(f'{g:g}' for g in GRADES if 0 < g < 1)}\n"
+    )
+
+
 def slip_percent(share: float) -> str:
     return f"{100 * moodle_grade(share):.7g}"
 
