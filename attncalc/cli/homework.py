@@ -428,12 +428,11 @@ def generate(
     try:
         folder = out_folder(out)
         check_options(opts)  # --count first: the folder's check lists --count names
-        from ..reports.lms import check_name
+        from ..reports.lms import check_name, shape
+        from ..reports.moodle import slip_warning
 
         check_name(name)
         check_folder(folder, homework_names(count, format.value), force)  # before any variant is drawn
-        from ..reports.lms import shape
-
         result = make(opts, shape)
         files = homework_files(result.problems, result.derivations, format.value, seed, detail.value, max_pages, name)
         write_homework(folder, files, force)
@@ -445,5 +444,6 @@ def generate(
         f"attncalc: wrote {count} variant{'s' if count != 1 else ''} (seed {seed}) and their sheets to {printable(str(folder))}; "
         f"rejected {rejected} draw{'s' if rejected != 1 else ''}{': ' + why if why else ''}\n"
     )
+    sys.stderr.write(slip_warning(format.value, slip_share))  # a share Moodle cannot give: the one it will
     if format.value in QUIZ_FORMATS and not one_shape:  # a worksheet run of this seed may draw other variants
         sys.stderr.write(f"attncalc: note: {ONE_SHAPE_NOTE.format(seed=seed)}\n")

@@ -32,6 +32,7 @@ from ..derivation.arith import round_half_up
 from ..derivation.fmt import entry_label
 from ..kinds.mistakes import every_mistake
 from ..render.asked import asks_sentence, pair_slots, tie_rule
+from .lms_defs import ask
 from .lms_numbers import SHIFTS, Number, numbers
 
 # a bpe pair table after merge 1 asks as many counts as the corpus's words have adjacent places (one per
@@ -63,6 +64,9 @@ class Question:
     slip_share: float
     entries: tuple[Number | Choice, ...]
     precision: str = ""  # what a number asks: "Give 3 decimals.", "Give a count (a whole number)."
+    # the formula as the item shows it: in words where it states its value, then the formulas of the earlier
+    # steps it uses ("..., where Z = Σ_j exp(e_j); and e_i = s · h_i"), so the item stands on its own
+    ask: str = ""
 
     @property
     def asked(self) -> list[Number | Choice]:
@@ -178,6 +182,7 @@ def questions(d: Derivation, variant: int) -> list[Question]:
                 p.grading.slip,
                 entries,
                 precision,
+                ask(d, n - 1),
             )
         )
     return out

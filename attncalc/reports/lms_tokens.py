@@ -85,7 +85,9 @@ def rank_options(d: Derivation, step: Step) -> list[tuple[str, ...]] | None:
         out = []
         for r, item in enumerate(items, 1):
             pairs = _candidates(d, r)
-            out.append(_sorted(_greater_too(d, r, pairs, item, step.id == "merges"), item))
+            shown = _greater_too(d, r, pairs, item, step.id == "merges")
+            other = [algo.pair_text(p) if step.id == "merges" else "".join(p) for p in _as_if_other(d, r - 1)]
+            out.append(_sorted(shown + other, item))
         return out
     return None
 
@@ -99,7 +101,34 @@ def merge_options(d: Derivation, step: Step) -> tuple[str, ...] | None:
     if not isinstance(d.problem.data, Bpe) or not m:
         return None
     r = int(m.group(1))
-    return _sorted(_greater_too(d, r, _candidates(d, r), str(step.value), True), str(step.value))
+    shown = _greater_too(d, r, _candidates(d, r), str(step.value), True)
+    return _sorted(shown + [algo.pair_text(p) for p in _as_if_other(d, r - 1)], str(step.value))
+
+
+def _as_if_other(d: Derivation, r: int) -> list[algo.Pair]:
+    """Per candidate merge r did not choose, the most frequent pair holding its token in the corpus as
+    that merge would have left it ("es t" had merge 1 been "e s"): merge r + 1's options then hold a
+    token of more than merge r's key, so they do not tell which candidate merge r chose."""
+    from ..parse.bpe import Bpe
+
+    if r < 1 or f"{r}.merge" not in d:
+        return []
+    data = d.problem.payload(Bpe)
+    if r == 1:
+        segs = [algo.symbols(w, data.end_of_word) for w, _ in data.words]
+    else:
+        segs = [tuple(x.split(" ")) for x in getattr(d.step(f"{r - 1}.words"), "labels", ())]
+    weights = [float(n) for _, n in data.words][: len(segs)]
+    chosen = str(d.step(f"{r}.merge").value)
+    out = []
+    for pair in _candidates(d, r):
+        if algo.pair_text(pair) == chosen:
+            continue
+        token = "".join(pair)
+        counts = algo.pair_counts([algo.apply(s, pair) for s in segs[: len(weights)]], weights)
+        holding = sorted((p for p in counts if token in p), key=lambda p: (-counts[p], p))
+        out += holding[:1]
+    return out
 
 
 def _greater_too(d: Derivation, r: int, pairs: list[algo.Pair], item: str, as_pairs: bool) -> list[str]:

@@ -29,6 +29,19 @@ def moodle_grade(share: float) -> float:
     return max(g for g in GRADES if g <= share + 1e-9)
 
 
+def slip_warning(fmt: str, share: float | None) -> str:
+    """``generate``'s warning where Moodle cannot give the slip share ``check`` gives (its answer grades are
+    a fixed list: 0.55 becomes 50 %); empty for another format or a share on the list."""
+    if fmt not in ("moodle", "moodle-cloze") or share is None or abs(moodle_grade(share) - share) < 1e-6:
+        return ""
+    grade = moodle_grade(share)
+    return (
+        f"attncalc: warning: --slip-share {share:g} is not one of Moodle's answer grades: the quiz gives a slip "
+        f"{slip_percent(share)} % ({grade:g} of its points), check {share:g}; for the same share in both, "
+        f"choose one of {', '.join(f'{g:g}' for g in GRADES if 0 < g < 1)}\n"
+    )
+
+
 def slip_percent(share: float) -> str:
     return f"{100 * moodle_grade(share):.7g}"
 
@@ -48,7 +61,7 @@ def _categories(derivations: list[Derivation], seed: int, tag: str | None, name:
         title = "" if d.problem.title == f"Variant {k}" else f": {html.escape(d.problem.title)}"
         head = f"<p><b>Variant {k}</b>{title}</p>{givens}"
         for q in questions(d, k):
-            ask = f"Compute <b>{html.escape(q.title)}</b> [{q.step_id}]: {html.escape(q.formula)}."
+            ask = f"Compute <b>{html.escape(q.title)}</b> [{q.step_id}]: {html.escape(q.ask)}."
             solution = f'<generalfeedback format="html"><text>{cdata(worked(q.step, q.shown, d.decimals))}</text></generalfeedback>'
             for j, e in enumerate(q.asked, 1):
                 titles.setdefault((q.number, j), f"{q.step_id} {e.label}")

@@ -82,7 +82,7 @@ def _question(d: Derivation, k: int) -> str:
     parts = [_plain(f"<p><b>Variant {k}</b>{title}</p>"), _plain(givens_html(d))]
     solutions = []
     for q, row in zip(qs, marks, strict=True):
-        ask = f"Compute <b>{html.escape(q.title)}</b> [{q.step_id}]: {html.escape(q.formula)}."
+        ask = f"Compute <b>{html.escape(q.title)}</b> [{q.step_id}]: {html.escape(q.ask)}."
         rule = f" {html.escape(q.precision)}" if q.precision else ""
         parts.append(_plain(f"<p>{ask}{rule}</p><ul>"))
         for e, mark in zip(q.asked, row, strict=True):

@@ -197,7 +197,7 @@ def items(derivations: list[Derivation], tag: str = "attncalc") -> Listed:
     for k, d in enumerate(derivations, 1):
         head = f"<div><p>Variant {k}</p>{givens_xhtml(d)}</div>"
         for q in questions(d, k):
-            ask = f"Compute {_e(q.title)} [{_e(q.step_id)}]: {_e(q.formula)}."
+            ask = f"Compute {_e(q.title)} [{_e(q.step_id)}]: {_e(q.ask)}."
             shown = [f"<p>{_e(e.label)} = −∞</p>" for e in q.entries if isinstance(e, Number) and e.masked]
             for j, e in enumerate(q.asked, 1):
                 ident = f"{tag}-v{k:02d}-{q.number:03d}-{j:02d}"

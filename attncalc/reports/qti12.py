@@ -162,7 +162,7 @@ def assessment(
     for k, d in enumerate(derivations, first):
         head = f"<p><b>Variant {k}</b></p>{givens_html(d)}"
         for q in questions(d, k):
-            ask = f"<p>Compute <b>{html.escape(q.title)}</b> [{q.step_id}]: {html.escape(q.formula)}."
+            ask = f"<p>Compute <b>{html.escape(q.title)}</b> [{q.step_id}]: {html.escape(q.ask)}."
             ask += f" {html.escape(q.precision)}</p>" if q.precision else "</p>"
             for j, e in enumerate(q.asked, 1):
                 ident = f"{tag}-v{k:02d}-{q.number:03d}-{j:02d}"
