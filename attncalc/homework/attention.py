@@ -119,4 +119,10 @@ def degeneracy(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
     return None
 
 
-DRAWER = Drawer("Attention homework", _check, draw, degeneracy, reject)
+def _reads(o: Options) -> frozenset[str]:
+    """Every shared option, but softmax's --dim (the hidden's width) only with a training step."""
+    every = frozenset({"tokens", "dim", "values", "allow_ties", "decimals"})
+    return every - {"dim"} if o.kind == "softmax" and training_table(o) is None else every
+
+
+DRAWER = Drawer("Attention homework", _check, draw, degeneracy, reject, reads=_reads)
