@@ -108,7 +108,7 @@ def _grade_open_items(ans: Answer, step: Tokens, runs: Runs, status: dict[str, s
     wrong = [[i] for i, (g, t) in enumerate(zip(items, truth, strict=False)) if g != UNANSWERED and g != t]
     note = f"{step.title}: {step.value}, not {ans.values}." + (f" {step.note}" if step.note else "")
     if len(items) != size:
-        note = f"This lists {len(items)} items; {step.title.lower()} has {size}."
+        note = f"This lists {len(items)} items; the step has {size}."
         return StepResult(
             ans.id, step.title, "wrong", str(ans.values), step.value, [[]], note, given_shown=str(ans.values)
         )

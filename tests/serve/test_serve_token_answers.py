@@ -120,3 +120,19 @@ def test_a_file_alone_of_question_mark_items_answers_nothing(cli: Any, tmp_path:
     assert done.exit_code == 2 and f"{f}: 1.words:" in done.stderr and "nothing is answered" in done.stderr
     sent = client([str(PROBLEM)]).post(f"/problems/{BPE}/check", json={"answers": {"1.words": "?, ?, ?, ?"}})
     assert sent.status_code == 422 and "nothing is answered" in sent.json()["error"]
+
+
+def test_items_left_out_follow_the_students_own_merge_alike(c: Any, cli: Any, tmp_path: Path) -> None:
+    # merge 1 taken as "e s" (the other tie rule): by hand the words become l o w, l o w e r,
+    # w i d es t, n e w es t; the answered items are those, so the words are right given it
+    answers = {"1.merge": "e s", "1.words": ["?", "l o w e r", "w i d es t", "?"]}
+    done, _ = _by_file(cli, tmp_path, answers)
+    sent = c.post(f"/problems/{BPE}/check", json={"answers": answers})
+    assert done.exit_code == 1 and sent.status_code == 200, (done.output, sent.text)
+    from_file, from_route = json.loads(done.stdout), sent.json()
+    assert _outcome(from_file, "1.merge")[0] == _outcome(from_route, "1.merge")[0] == "wrong"
+    assert _outcome(from_file, "1.words")[0] == _outcome(from_route, "1.words")[0] == "carried"
+    assert from_file["score"] == from_route["score"]
+    wrong = {"1.merge": "e s", "1.words": ["?", "l o w e r", "w i d e s t", "?"]}  # neither the truth nor their own
+    done, _ = _by_file(cli, tmp_path, wrong)
+    assert _outcome(json.loads(done.stdout), "1.words")[0] == "wrong"
