@@ -14,12 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from ..derivation import Argmax, Count, Derivation, Tokens, single_tokens
+from ..derivation import Argmax, Count, Derivation, Tokens
 from ..errors import NOT_PRINTABLE, NumberSyntaxError, ProblemError, escape, unprintable, visible
 from ..numbers import MAX_LENGTH, parse_number, to_float
 from ..parse import read_raw
 from ..render.asked import pair_merge, pair_slots
 from .hints import dotted_id_clash, open_past, other_shape
+from .tokens import read_tokens
+from .tokens import tokens_as_written as tokens_as_written  # (where it was first: tests import it here)
 from .units import GROUPED, read_count, ungrouped  # noqa: F401  (GROUPED: as this module always had it)
 
 _PLAIN_DECIMAL = re.compile(r"^\s*[-+−]?\d*\.(\d+)\s*$")
@@ -50,6 +52,8 @@ class Answer:
     scale: float = 1.0
     exact: int | None = None
     unit: str | None = None
+    # a list of tokens (kind bpe's words): its items, when known (check.tokens), some maybe "?"
+    items: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -238,6 +242,13 @@ def parse_answers(
         if _all_unanswered(value) or (isinstance(step, Argmax) and _blank(value)):
             skipped.append(key)
             continue
+        if isinstance(step, Tokens):  # the same reader as the practice page's JSON route
+            read = read_tokens(step, value, file, key)
+            if read is None:  # every item "?" or blank: not answered
+                skipped.append(key)
+            else:
+                out.append(Answer(step_id, read[0], None, items=read[1]))
+            continue
         if isinstance(step, Argmax):
             out.append(_label_answer(step, step_id, value, file, key))
             continue
@@ -281,19 +292,13 @@ def parse_answers(
 
 
 def _label_answer(step: Argmax, step_id: str, value: Any, file: str, key: str) -> Answer:
-    """A label step's answer (a prediction, tokens, kept beams) as text."""
+    """A label step's answer (a prediction, kept beams) as text (tokens: :mod:`attncalc.check.tokens`)."""
     if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         value = ", ".join(value)  # kept beams listed one by one: "beam 1: cat", "beam 2: dog"
     if not isinstance(value, (str, int)) or isinstance(value, bool):
         # in general words only: the step's own value as the example would give the answer away
-        what = (
-            "tokens as text (tokens separated by spaces, items by commas)"
-            if isinstance(step, Tokens)
-            else "a vocabulary label as text, as the problem writes it"
-        )
-        raise ProblemError(file, key, f"expected {what}")
-    text = str(value).strip()  # a field's trailing space is not part of the label
-    return Answer(step_id, tokens_as_written(text, step.labels) if isinstance(step, Tokens) else text, None)
+        raise ProblemError(file, key, "expected a vocabulary label as text, as the problem writes it")
+    return Answer(step_id, str(value).strip(), None)  # a field's trailing space is not part of the label
 
 
 def _whole_steps_at_the_asked_precision(step: Any, vals: np.ndarray, decs: np.ndarray, asked: int) -> np.ndarray:
@@ -310,20 +315,6 @@ def _whole_steps_at_the_asked_precision(step: Any, vals: np.ndarray, decs: np.nd
     with np.errstate(invalid="ignore"):
         whole = np.isfinite(vals) & (vals == np.round(vals)) & coarse
     return np.where(whole, asked, decs)
-
-
-def tokens_as_written(text: str, items: tuple[str, ...]) -> str:
-    """Tokens (kind bpe) in the form the views write them: one space between tokens, ", " between a
-    list's items ("l o w</w>,l o w e r  </w>" as "l o w</w>, l o w e r </w>"); in a list of single
-    tokens (a word encoded, the new tokens) spaces separate items too ("ne west" is "ne, west").
-    Commas are read as separators only when no token of the step's items (the true list's, or the
-    pairs a merge chose from) holds one: a corpus may have "," as a token."""
-    text = " ".join(text.split())
-    if not any("," in token for item in items for token in item.split()):
-        if "," not in text and single_tokens(items):
-            text = text.replace(" ", ",")  # a list of single tokens ("ne west"): a space separates them too
-        text = ", ".join(part.strip() for part in text.split(","))
-    return text
 
 
 def flatten_ids(raw: dict[str, Any], prefix: str = "", file: str = "<answers>") -> dict[str, Any]:

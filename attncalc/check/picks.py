@@ -11,12 +11,13 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Argmax, Pick, Step, Tokens
-from .answers import Answer, Tolerance
+from .answers import UNANSWERED, Answer, Tolerance
 from .labels import carried_by_slip, label_slip
 from .notes import mistake_note
 from .report import StepResult
 from .runs import Runs
 from .slips import began_at
+from .tokens import items_match, open_items
 
 Slip = tuple[str, int | None]
 
@@ -36,6 +37,8 @@ def grade_prediction(
     ans: Answer, step: Step, runs: Runs, status: dict[str, str], above: list[str], ctx: Context, tol: Tolerance
 ) -> StepResult:
     assert isinstance(step, Argmax)
+    if isinstance(step, Tokens) and open_items(ans.items):
+        return _grade_open_items(ans, step, runs, status, above)
     given = str(ans.values)
     tied = step.tied()
     if given in tied and len(tied) > 1:  # any of the tied tokens is the prediction
@@ -78,6 +81,41 @@ def grade_prediction(
     else:
         note = f"The largest probability belongs to {step.value}, not {given}."
     return StepResult(ans.id, step.title, "wrong", given, step.value, [[]], note, given_shown=given)
+
+
+def _grade_open_items(ans: Answer, step: Tokens, runs: Runs, status: dict[str, str], above: list[str]) -> StepResult:
+    """A list of tokens with some items written "?", as numbers with some entries "?" are graded: the
+    answered items against the true ones (correct: the share answered earns), else against the
+    student's own earlier answers (carried), else wrong. No slip is named from part of a list."""
+    assert ans.items is not None
+    items, truth = list(ans.items), list(step.labels)
+    size = len(truth)
+    answered = sum(1 for x in items if x != UNANSWERED)
+    if items_match(ans.items, step.labels):
+        return StepResult(
+            ans.id, step.title, "correct", str(ans.values), step.value, [], "",
+            given_shown=items, expected_shown=truth, right=answered, entries=size,
+        )  # fmt: skip
+    mine = runs.get("float", overrides=True) if above else None
+    theirs = mine[1].get(ans.id) if mine else None
+    if isinstance(theirs, Tokens) and items_match(ans.items, theirs.labels):
+        began = began_at(ans.id, runs, status, above)
+        note = f"Right given your earlier answers; the true answer is {step.value}."
+        return StepResult(
+            ans.id, step.title, "carried", str(ans.values), step.value, [], note, began_at=began,
+            given_shown=items, expected_shown=truth, carried_right=answered, entries=size,
+        )  # fmt: skip
+    wrong = [[i] for i, (g, t) in enumerate(zip(items, truth, strict=False)) if g != UNANSWERED and g != t]
+    note = f"{step.title}: {step.value}, not {ans.values}." + (f" {step.note}" if step.note else "")
+    if len(items) != size:
+        note = f"This lists {len(items)} items; the step has {size}."
+        return StepResult(
+            ans.id, step.title, "wrong", str(ans.values), step.value, [[]], note, given_shown=str(ans.values)
+        )
+    return StepResult(
+        ans.id, step.title, "wrong", str(ans.values), step.value, wrong, note,
+        given_shown=items, expected_shown=truth, entries=size,
+    )  # fmt: skip
 
 
 def _carried_pick(step_id: str, step: Any, given: Any, note: str, began: str | None) -> StepResult:

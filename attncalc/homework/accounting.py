@@ -93,4 +93,12 @@ def _fine(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
     return None  # every drawn configuration counts (every count is an exact integer, at any size)
 
 
-DRAWER = Drawer("Parameters, FLOPs and memory homework", _check, _draw, _fine, min_tokens=1, max_tokens=10**6)
+DRAWER = Drawer(
+    "Parameters, FLOPs and memory homework",
+    _check,
+    _draw,
+    _fine,
+    min_tokens=1,
+    max_tokens=10**6,
+    reads=frozenset({"decimals"}),
+)

@@ -26,6 +26,10 @@ def _check(o: Options) -> None:
         raise refuse("--score", "self-attention takes dot or scaled-dot")
     if o.kind == "softmax" and o.score not in (None, "dot"):  # "dot" was the option's default
         raise refuse("--score", "--score does not apply to softmax")
+    if o.kind == "softmax" and o.dim != 2 and training_table(o) is None:
+        raise refuse(
+            "--dim", "--dim does not apply to softmax without a training step (--optimizer: the hidden's width)"
+        )
     if o.mask is not None and (o.kind != "self-attention" or o.mask != "causal"):
         raise refuse("--mask", "--mask causal applies to self-attention")
     if o.head and o.kind != "attention":
@@ -119,4 +123,10 @@ def degeneracy(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
     return None
 
 
-DRAWER = Drawer("Attention homework", _check, draw, degeneracy, reject)
+def _reads(o: Options) -> frozenset[str]:
+    """Every shared option, but softmax's --dim (the hidden's width) only with a training step."""
+    every = frozenset({"tokens", "dim", "values", "allow_ties", "decimals"})
+    return every - {"dim"} if o.kind == "softmax" and training_table(o) is None else every
+
+
+DRAWER = Drawer("Attention homework", _check, draw, degeneracy, reject, reads=_reads)

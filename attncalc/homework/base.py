@@ -81,8 +81,19 @@ class Drawer:
     max_tokens: int = len(TOKENS)
     default_dim: int = 2  # --dim when it is not given
     # the shared options (SHARED_OPTIONS) the kind's draw reads, of those a user tunes: tokens, dim,
-    # values, allow_ties, decimals; None: all of them. Another one given (not at its default) is refused
-    reads: frozenset[str] | None = None
+    # values, allow_ties, decimals (or a function of the options giving them, where one is read only
+    # with another option: softmax's --dim with a training step); None: all of them. Another one given
+    # (not at its default: --dim's is ``default_dim``) is refused
+    reads: frozenset[str] | Callable[[Options], frozenset[str]] | None = None
+    # the fewest decimals the kind asks for (its numbers are written to max(--decimals, this)): a
+    # --decimals at or below it changes nothing, and is refused as an option not read
+    min_decimals: int = 0
+
+    def reads_of(self, o: Options) -> frozenset[str]:
+        """The shared options this kind's draw reads with the options ``o``."""
+        if self.reads is None:
+            return frozenset(TUNED)
+        return self.reads(o) if callable(self.reads) else self.reads
 
     def __call__(self, o: Options, rng: random.Random, number: int) -> dict[str, Any]:
         return self.draw(o, rng, number)
@@ -115,20 +126,25 @@ TUNED = ("tokens", "dim", "values", "allow_ties", "decimals")  # the shared opti
 
 def refuse_unread(o: Options, draw: Drawer) -> None:
     """Refuse a shared option the kind's draw does not read (a default is never refused)."""
-    if draw.reads is None:
-        return
-    defaults = Options()
+    reads = draw.reads_of(o)
+    defaults = Options(dim=draw.default_dim)
     for name in TUNED:
-        if name not in draw.reads and getattr(o, name) != getattr(defaults, name):
+        if name not in reads and getattr(o, name) != getattr(defaults, name):
             flag = name.replace("_", "-")
             raise refuse(f"--{flag}", f"--{flag} does not apply to {o.kind}")
+    if draw.min_decimals and defaults.decimals != o.decimals <= draw.min_decimals:
+        raise refuse(
+            "--decimals",
+            f"--decimals {o.decimals} does not apply to {o.kind}: its numbers are asked to at least "
+            f"{draw.min_decimals} decimals (choose more, or leave --decimals out)",
+        )
 
 
 def draws_advice(o: Options, draw: Drawer, shapes: int) -> str:
     """What to try when a variant finds no fit draw: only what helps this kind. In a quiz format,
     when draws were of another shape than variant 1 (``shapes`` of them), another --seed (another
     variant 1) or a smaller --count; never an option the kind does not read."""
-    reads = set(TUNED) if draw.reads is None else set(draw.reads)
+    reads = draw.reads_of(o)
     if o.one_shape and shapes:
         return "try another --seed (another variant 1: a quiz's variants all have its shape) or a smaller --count"
     if draw.reads is None:

@@ -84,4 +84,13 @@ def _fine(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
     return None
 
 
-DRAWER = Drawer("DPO homework", _check, _draw, _fine, min_tokens=1, max_tokens=4)
+DRAWER = Drawer(
+    "DPO homework",
+    _check,
+    _draw,
+    _fine,
+    min_tokens=1,
+    max_tokens=4,
+    reads=frozenset({"tokens", "decimals"}),
+    min_decimals=4,
+)

@@ -40,6 +40,7 @@ __all__ = [
 ]
 
 MAX_DRAWS_PER_VARIANT = 500
+FLOAT_OPTIONS = ("clip_norm", "label_smoothing", "slip_share")  # the options given as a number with decimals
 OTHER_SHAPE = "another shape than variant 1 (an LMS quiz asks every variant the same questions)"
 
 
@@ -65,6 +66,11 @@ def check_options(o: Options) -> Drawer:
     """
     where = "generate"
     draw = drawer(o.kind)
+    for name in FLOAT_OPTIONS:  # inf or nan would reach a variant file, and its error would name that file
+        value = getattr(o, name)
+        if isinstance(value, float) and not math.isfinite(value):
+            flag = "--" + name.replace("_", "-")
+            raise ProblemError(where, flag, f"{flag} {value}: not a finite number")
     draw.check(o)
     refuse_unread(o, draw)
     if not draw.min_tokens <= o.tokens <= draw.max_tokens:

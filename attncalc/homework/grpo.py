@@ -79,4 +79,13 @@ def _fine(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
     return None
 
 
-DRAWER = Drawer("GRPO homework", _check, _draw, _fine, min_tokens=2, max_tokens=6)
+DRAWER = Drawer(
+    "GRPO homework",
+    _check,
+    _draw,
+    _fine,
+    min_tokens=2,
+    max_tokens=6,
+    reads=frozenset({"tokens", "decimals"}),
+    min_decimals=4,
+)

@@ -79,4 +79,13 @@ def _fine(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
     return None
 
 
-DRAWER = Drawer("Learning-rate schedule homework", _check, _draw, _fine, min_tokens=2, max_tokens=8)
+DRAWER = Drawer(
+    "Learning-rate schedule homework",
+    _check,
+    _draw,
+    _fine,
+    min_tokens=2,
+    max_tokens=8,
+    reads=frozenset({"tokens", "decimals"}),
+    min_decimals=MIN_DECIMALS,
+)

@@ -86,4 +86,12 @@ def _fine(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
     return None
 
 
-DRAWER = Drawer("Mixture-of-experts homework", _check, _draw, _fine, min_tokens=2, max_tokens=8)
+DRAWER = Drawer(
+    "Mixture-of-experts homework",
+    _check,
+    _draw,
+    _fine,
+    min_tokens=2,
+    max_tokens=8,
+    reads=frozenset({"tokens", "dim", "allow_ties", "decimals"}),
+)

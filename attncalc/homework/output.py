@@ -55,7 +55,15 @@ def _degeneracy_bleu(o: Options, raw: dict[str, Any], d: Derivation) -> str | No
     return None
 
 
-BLEU = Drawer("BLEU homework", _check_bleu, _draw_bleu, _degeneracy_bleu, min_tokens=2, max_tokens=len(WORDS))
+BLEU = Drawer(
+    "BLEU homework",
+    _check_bleu,
+    _draw_bleu,
+    _degeneracy_bleu,
+    min_tokens=2,
+    max_tokens=len(WORDS),
+    reads=frozenset({"tokens", "decimals"}),
+)
 
 
 def _check_decode(o: Options) -> None:
@@ -127,4 +135,12 @@ def _degeneracy_decode(o: Options, raw: dict[str, Any], d: Derivation) -> str | 
 VOCAB_WORDS = ("cat", "dog", "mat", "sat", "the", "on", "a", "rug", "ran", "lay", "today", "and")
 LOGP = (0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.2, 1.6, 2.0, 2.3)
 
-DECODE = Drawer("Decoding homework", _check_decode, _draw_decode, _degeneracy_decode, min_tokens=3, max_tokens=12)
+DECODE = Drawer(
+    "Decoding homework",
+    _check_decode,
+    _draw_decode,
+    _degeneracy_decode,
+    min_tokens=3,
+    max_tokens=12,
+    reads=frozenset({"tokens", "decimals"}),
+)

@@ -97,4 +97,14 @@ def _fine(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
     return None
 
 
-DRAWER = Drawer("Quantization homework", _check, _draw, _fine, min_tokens=1, max_tokens=4, default_dim=4)
+DRAWER = Drawer(
+    "Quantization homework",
+    _check,
+    _draw,
+    _fine,
+    min_tokens=1,
+    max_tokens=4,
+    default_dim=4,
+    reads=frozenset({"tokens", "dim", "decimals"}),
+    min_decimals=MIN_DECIMALS,  # (8-bit variants: 2 more)
+)

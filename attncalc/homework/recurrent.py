@@ -158,7 +158,9 @@ def reset_blind(raw: dict[str, Any], d: Derivation, tables: tuple[str, ...] = ("
 
 
 def _drawer(subject: str) -> Drawer:
-    return Drawer(subject, _check, draw, degeneracy, reject, min_tokens=1, max_tokens=6)
+    # no prediction is ever tied away (--allow-ties is not read)
+    reads = frozenset({"tokens", "dim", "values", "decimals"})
+    return Drawer(subject, _check, draw, degeneracy, reject, min_tokens=1, max_tokens=6, reads=reads)
 
 
 RNN = _drawer("RNN homework")

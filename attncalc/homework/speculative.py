@@ -124,5 +124,13 @@ def _reject(o: Options, raw: dict[str, Any]) -> str | None:
 
 
 DRAWER = Drawer(
-    "Speculative-decoding homework", _check, _draw, _fine, reject=_reject, min_tokens=1, max_tokens=4, default_dim=4
+    "Speculative-decoding homework",
+    _check,
+    _draw,
+    _fine,
+    reject=_reject,
+    min_tokens=1,
+    max_tokens=4,
+    default_dim=4,
+    reads=frozenset({"tokens", "dim", "decimals"}),
 )

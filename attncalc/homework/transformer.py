@@ -163,7 +163,14 @@ def _draw_pe(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
     return raw
 
 
-PE = Drawer("Positional encoding homework", _check_pe, _draw_pe, lambda o, raw, d: None, max_tokens=8)
+PE = Drawer(
+    "Positional encoding homework",
+    _check_pe,
+    _draw_pe,
+    lambda o, raw, d: None,
+    max_tokens=8,
+    reads=frozenset({"tokens", "dim", "values", "decimals"}),
+)
 
 
 ACTIVATIONS = ("relu", "gelu", "gelu-tanh", "silu", "swiglu")

@@ -95,7 +95,22 @@ def reject_similarity(o: Options, raw: dict[str, Any]) -> str | None:
     return None
 
 
-SEQUENCE = Drawer("Sequence homework", _check_sequence, draw_sequence, _fine, reject_sequence, min_tokens=2)
+SEQUENCE = Drawer(
+    "Sequence homework",
+    _check_sequence,
+    draw_sequence,
+    _fine,
+    reject_sequence,
+    min_tokens=2,
+    reads=frozenset({"tokens", "values", "decimals"}),
+)
 SIMILARITY = Drawer(
-    "Similarity homework", _check_similarity, draw_similarity, _fine, reject_similarity, min_tokens=2, max_tokens=6
+    "Similarity homework",
+    _check_similarity,
+    draw_similarity,
+    _fine,
+    reject_similarity,
+    min_tokens=2,
+    max_tokens=6,
+    reads=frozenset({"tokens", "dim", "values", "decimals"}),
 )

@@ -121,6 +121,9 @@ def answers_of(typed: Typed, d: Derivation) -> dict[str, Any]:
     """The answers mapping (step id -> text, or nested lists of text) of what was typed: the
     entries not typed (or typed ``"?"``) are ``"?"``, a step with nothing typed is left out. A bpe pair table is
     written at the page's size (:func:`attncalc.serve.pair_heads.slots`), ``"?"`` past its pairs."""
+    from ..check.tokens import none_answered
+    from ..derivation import Tokens
+
     out: dict[str, Any] = {}
     for step in asked(d):
         texts = {  # a field typed "?" is one left empty (not graded): no step of them alone is answered
@@ -128,6 +131,8 @@ def answers_of(typed: Typed, d: Derivation) -> dict[str, Any]:
             for idx in entries(step)
             if typed.fields.get(field_name(step.id, idx), UNANSWERED) != UNANSWERED
         }
+        if isinstance(step, Tokens) and all(none_answered(t) for t in texts.values()):
+            continue  # tokens typed "?, ?, ?": every item left out, as the answers file reads it
         if not texts:
             continue
         shape = () if isinstance(step.value, str) else np.shape(step.value)
@@ -186,40 +191,21 @@ def parse_json_answers(body: bytes) -> dict[str, Any]:
 
 def json_labels(flat: dict[str, Any], d: Derivation) -> dict[str, Any]:
     """The JSON route's answers to label and token steps in the form an answers file writes them
-    (docs/serving.md, "The JSON route"): a blank label or tokens (``""``, spaces) is not answered
-    (``"?"``, as an empty field is); a list of tokens lists (``[["l", "o", "w"], ["l", "o", "w", "e",
-    "r"]]``, as ``solve --format json`` writes a ``words`` step) is its text, tokens by spaces and
-    items by commas, and a list of items (``["s t", "e st"]``) its items by commas. Refused (the step
-    named, in words: an example could be the answer): a number where tokens are asked, and a list for
-    a step that is one item (a merge's pair is one string, ``"s t"``, never ``["s", "t"]``)."""
+    (docs/serving.md, "The JSON route"): a blank label (``""``, spaces) is not answered (``"?"``, as
+    an empty field is); an answer to a step of tokens is read by the answers files' own reader
+    (:func:`attncalc.check.tokens.read_tokens`: the same shapes taken, the same refusals, the same
+    items left out), so that the route and ``attncalc check`` of a file agree."""
+    from ..check.tokens import tokens_entry
     from ..derivation import Argmax, Tokens
 
     out, ids = dict(flat), set(d.step_ids)
     for key, value in flat.items():
         step = d.step(key) if key in ids else None
-        if not isinstance(step, Argmax):
-            continue
-        if isinstance(value, str):
+        if isinstance(step, Tokens):
+            out[key] = tokens_entry(step, value, "<request>", key)
+        elif isinstance(step, Argmax) and isinstance(value, str):
             out[key] = value if value.strip() else UNANSWERED
-            continue
-        if not isinstance(step, Tokens):
-            continue  # a label (a prediction, kept beams): check says what it takes
-        many = str(step.value) == ", ".join(step.labels)  # a list of items (words, merges), not one choice
-        if many and isinstance(value, list) and value and all(isinstance(v, list) for v in value):
-            if all(v and all(isinstance(t, str) and t.strip() for t in v) for v in value):
-                out[key] = ", ".join(" ".join(t.strip() for t in v) for v in value)
-                continue
-        elif many and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            out[key] = ", ".join(v.strip() for v in value)
-            continue
-        # in words only: an example made of tokens could be this problem's own answer
-        what = (
-            "the items separated by commas and each item's tokens by spaces, a list of the items, or a list of "
-            "token lists (as solve --format json writes it)"
-            if many
-            else "one item as one string, its tokens separated by spaces (a merge: its pair, not a list)"
-        )
-        raise ProblemError("<request>", key, f"expected tokens as text: {what}")
+        # (a label given otherwise: check says what it takes)
     return out
 
 

@@ -17,7 +17,7 @@ said, as any entry the page cannot grade (:func:`past_the_pairs`).
 
 from __future__ import annotations
 
-from ..check.answers import tokens_as_written
+from ..check.tokens import tokens_as_written
 from ..derivation import Derivation, Step
 from ..mechanisms import bpe_algo as algo
 from ..render.asked import pair_merge, pair_slots

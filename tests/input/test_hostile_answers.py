@@ -145,18 +145,21 @@ def test_an_exponent_past_what_decimal_holds_is_one_line(cli: Any, tmp_path: Pat
 
 
 @pytest.mark.parametrize(
-    ("problem", "key", "true"),
+    ("problem", "key", "true", "written"),
     [
-        ("bpe-cs336.toml", "6.words", ("low e r", "w i d est", "ne west")),  # CS336's handout, by hand
-        ("decoder-dot.toml", "prediction", ("'B'",)),  # the argmax of the file's own logits row
-        ("decode-top-k.toml", "choice", ("cat",)),
+        # CS336's handout, by hand (a list of token lists is the words' JSON form: numbers in it are not)
+        ("bpe-cs336.toml", "6.words", ("low e r", "w i d est", "ne west"), "[[1, 2]]"),
+        ("decoder-dot.toml", "prediction", ("'B'",), '[["zzz"]]'),  # the argmax of the file's own logits row
+        ("decode-top-k.toml", "choice", ("cat",), '[["zzz"]]'),
     ],
 )
-def test_a_format_error_names_no_true_value(cli: Any, tmp_path: Path, problem: str, key: str, true: Any) -> None:
+def test_a_format_error_names_no_true_value(
+    cli: Any, tmp_path: Path, problem: str, key: str, true: Any, written: str
+) -> None:
     """A list of lists where text is expected: the message says what is expected in general words,
     with no example taken from the step's value (it was "such as 'low, low e r, w i d est, ne west'")."""
     a = tmp_path / "a.toml"
-    a.write_text(f'"{key}" = [["zzz"]]\n')
+    a.write_text(f'"{key}" = {written}\n')
     err = one_line_refusal(cli("check", str(PROBLEMS / problem), str(a)), str(a), key)
     assert "such as" not in err
     for piece in true:
