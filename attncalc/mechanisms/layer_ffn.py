@@ -4,8 +4,6 @@ or SiLU): x W_1 + b_1, the activation entry by entry, then h W_2 + b_2. SwiGLU i
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ..derivation import Map, Product, Step
@@ -18,7 +16,7 @@ from . import layer_modern as modern
 
 def ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[str, ...]) -> np.ndarray:
     L = p.payload(Layer)
-    pre, W1, b1 = _affine(chain, h, L.W_1, L.b_1)
+    pre, W1, b1 = modern.affine(chain, h, L.W_1, L.b_1)
     steps.append(
         chain.step(
             Product,
@@ -63,7 +61,7 @@ def ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[s
         )
     )
     hidden = steps[-1].value
-    out, W2, b2 = _affine(chain, hidden, L.W_2, L.b_2)
+    out, W2, b2 = modern.affine(chain, hidden, L.W_2, L.b_2)
     steps.append(
         chain.step(
             Product,
@@ -82,17 +80,6 @@ def ffn(p: Problem, chain: Chain, steps: list[Step], h: np.ndarray, tok: tuple[s
     )
     result: np.ndarray = steps[-1].value
     return result
-
-
-def _affine(chain: Chain, x: np.ndarray, W: Any, b: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """x W (+ b on every row), with the weights and bias as the chain holds them."""
-    Wc = chain.given(W)
-    bc = chain.given(b) if b is not None else None
-    out = chain.matmul(x, Wc)
-    if bc is not None:
-        out, bc = chain.coerce(out, bc)
-        out = out + bc[None, :]
-    return out, Wc, bc
 
 
 def _activate(chain: Chain, a: np.ndarray, act: str) -> np.ndarray:

@@ -117,6 +117,17 @@ def _sq(v: Any, dec: int) -> str:
     return f"({text})²" if text.startswith(("−", "-")) else f"{text}²"
 
 
+def affine(chain: Chain, x: np.ndarray, W: Any, b: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """x W (+ b on every row), with the weights and bias as the chain holds them."""
+    Wc = chain.given(W)
+    bc = chain.given(b) if b is not None else None
+    out = chain.matmul(x, Wc)
+    if bc is not None:
+        out, bc = chain.coerce(out, bc)
+        out = out + bc[None, :]
+    return out, Wc, bc
+
+
 def _linear(
     chain: Chain,
     steps: list[Step],
@@ -130,12 +141,7 @@ def _linear(
     explain: str,
 ) -> np.ndarray:
     """h W (+ b) as a Product step; ``names`` are the result's symbol, h's, W's and b's."""
-    Wc = chain.given(W)
-    bc = chain.given(b) if b is not None else None
-    out = chain.matmul(h, Wc)
-    if bc is not None:
-        out, bc = chain.coerce(out, bc)
-        out = out + bc[None, :]
+    out, Wc, bc = affine(chain, h, W, b)
     sym, hname, wname, bname = names
     bias = f" + {bname}" if bc is not None else ""
     steps.append(
