@@ -24,10 +24,21 @@ class Entries:
     decs: np.ndarray
     tol: Tolerance
     scale: float = 1.0  # the bytes of the unit written ("145.5 GiB": 2^30), or 10^k for a count "5.88e23"
+    # decisions (accept flags, chosen indices, integer codes): every entry whole, as their true values
+    # are. One chain decides them all: entries of one chain mixed with another's are neither's
+    decision: bool = False
     open_: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
         self.open_ = np.array(np.isnan(self.given), dtype=bool)
+
+    def join(self, hit: np.ndarray, more: np.ndarray) -> np.ndarray:
+        """Two chains' entries together: every entry either reaches (numbers), or, for decisions, the
+        entries of the one that reaches more (the first on a tie): an answer whose first flag follows
+        the rounded chain and second the true one follows neither."""
+        if not self.decision:
+            return np.asarray(hit | more, dtype=bool)
+        return more if int(more.sum()) > int(hit.sum()) else hit
 
     def matches(self, target: np.ndarray | None, units: float = 0.5, chain_decimals: int | None = None) -> np.ndarray:
         """Entries of the answer that are ``target`` as written. A hand chain rounded to
@@ -92,7 +103,8 @@ def agree(a: Agreement, overrides: bool) -> tuple[np.ndarray, bool]:
             break
     if own and not best.all() and e.tol.plain:
         hit = within_rounding(ans.id, runs, e.given, e.decs, e.open_, a.unrounded)
-        best, whole = best | hit, whole or bool(hit.all())
+        best = e.join(best, hit)
+        whole = whole or bool(hit.all())
     if overrides and a.carried_slips and not best.all():
         hit, slip_whole = slip_carried(ans.id, runs, e.matches, a.precisions, a.carried_slips, a.ctx.answers, e.tol)
         # a slip carried on gives the whole step; short of that, the entries of the chain followed most
@@ -109,15 +121,18 @@ def _shift_hits(a: Agreement, overrides: bool, own: bool, maybe: str | None) -> 
     """The entries one variant (the maximum subtracted or not) reaches, exact or hand-rounded."""
     e, runs, ans = a.e, a.runs, a.ans
     hit = e.matches(a.true) if maybe is None and not overrides else np.zeros(e.given.shape, dtype=bool)
-    hit |= e.matches(runs.value(ans.id, "float", overrides=own, shift=maybe))
+    hit = e.join(hit, e.matches(runs.value(ans.id, "float", overrides=own, shift=maybe)))
     if not overrides:
         a.seen.append((None, hit.copy()))
-    elif own and not hit.all():  # anywhere the answerer's numbers, as written, can take the step
-        hit |= e.within(runs.interval(ans.id, shift=maybe))
+    elif own and not hit.all() and not e.decision:  # anywhere the answerer's numbers, as written, can take the step
+        # (bounds are entry by entry: a decision's entries within them together may be no run's)
+        hit = e.join(hit, e.within(runs.interval(ans.id, shift=maybe)))
     # from the answerer's own answers only the entries matched count: once all are, no other chain can add one
     enough = overrides and bool(hit.all())
     if overrides and a.recompute and not enough:
-        hit |= e.matches(runs.value(ans.id, "float", overrides=own, shift=maybe, without=a.unrounded, patched=True))
+        hit = e.join(
+            hit, e.matches(runs.value(ans.id, "float", overrides=own, shift=maybe, without=a.unrounded, patched=True))
+        )
     for k in a.precisions if not enough else ():
         if not follows(runs, ans.id, "hand", k, own, maybe):
             continue  # a decision the answerer's own right answers contradict: not their chain
@@ -126,7 +141,7 @@ def _shift_hits(a: Agreement, overrides: bool, own: bool, maybe: str | None) -> 
             a.hand_only.append((maybe, k))
         if not overrides:
             a.seen.append(((maybe, k), chain))
-        hit |= chain
+        hit = e.join(hit, chain)
     return hit
 
 

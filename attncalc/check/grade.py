@@ -154,7 +154,8 @@ def _grade(
     decs = np.asarray(ans.decimals)
     true = np.asarray(step.value, dtype=float)
     shown_given, expected, shown_expected, given_list = _shown(ans, step, truth, runs, given, decs, true)
-    entries = Entries(given, decs, tol, ans.scale)  # entries written "?": not graded, so they match anything
+    # entries written "?": not graded, so they match anything
+    entries = Entries(given, decs, tol, ans.scale, decision=_decisions(given, true))
     open_, matches = entries.open_, entries.matches
     size = int(given.size)
     agreement = _agreement(ans, runs, true, entries, ctx, status)
@@ -200,6 +201,9 @@ def _grade(
             entries=size,
         )
 
+    if entries.decision:  # decisions: the answerer's own chain's entries or the true one's, never some of each
+        mine = entries.join(mine, ok)  # (on a tie their own: the entry wrong is where they left it)
+        ok = ok & mine
     earlier_wrong = ctx.above  # only the answers this step's value depends on
     if mine_whole or (ok | mine).all():
         if not earlier_wrong:
@@ -358,6 +362,19 @@ def _discrete(ans: Answer, step: Step) -> bool:
         and bool(np.all(value == np.round(value)))
         and bool(np.all(given == value))
     )
+
+
+def _decisions(given: np.ndarray, true: np.ndarray) -> bool:
+    """Several entries, each a whole number as the true ones are (accept flags, chosen experts, integer
+    codes): decided together by one chain, never entry by entry from several."""
+    answered = given[~np.isnan(given)]
+    with np.errstate(invalid="ignore"):
+        return (
+            true.size > 1
+            and bool(np.all(np.isfinite(true)))
+            and bool(np.all(true == np.round(true)))
+            and bool(np.all(answered == np.round(answered)))
+        )
 
 
 def _first_named(ctx: Context, slip: tuple[str, int | None]) -> str | None:

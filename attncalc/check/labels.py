@@ -26,6 +26,12 @@ def _label(runs: Runs, step_id: str, overrides: bool, slip: Slip) -> str | None:
     return str(step.value) if isinstance(step, Argmax) else None
 
 
+def _plain_label(runs: Runs, step_id: str, overrides: bool) -> str | None:
+    got = runs.get("float", overrides=overrides, without=frozenset({step_id}))
+    step = got[1].get(step_id) if got is not None else None
+    return str(step.value) if isinstance(step, Argmax) else None
+
+
 def label_slip(
     ans: Answer, truth: str, runs: Runs, skip: set[Slip], answers: dict[str, Answer], tol: Tolerance
 ) -> Slip | None:
@@ -36,6 +42,8 @@ def label_slip(
     for slip, overrides in slip_trials(ans.id, runs, skip):
         if _label(runs, ans.id, overrides, slip) != given:
             continue
+        if _plain_label(runs, ans.id, overrides) == given:
+            continue  # the same numbers give it without the slip: the slip explains nothing
         if not overrides and not agrees_above(ans.id, slip, runs, answers, tol):
             continue
         return slip

@@ -57,6 +57,10 @@ def grade_prediction(
             else f"Right given your earlier answers (the error began at {began}); the true answer is {step.value}."
         )
         return _carried_pick(ans.id, step, given, note, began)
+    if not above and _own_label_gives(ans, runs, given):
+        # every earlier answer right, some only as rounded (a hand chain): the label their numbers give
+        note = f"Consistent with your own rounded earlier answers; unrounded it is {step.value}."
+        return StepResult(ans.id, step.title, "correct", given, step.value, [], note, given_shown=given, right=1)
     # steps that hold tokens (kind bpe): the usual slips are tried on them too (a draw's or a beam's
     # label is left to its own note)
     tokens = isinstance(step, Tokens)
@@ -81,6 +85,15 @@ def grade_prediction(
     else:
         note = f"The largest probability belongs to {step.value}, not {given}."
     return StepResult(ans.id, step.title, "wrong", given, step.value, [[]], note, given_shown=given)
+
+
+def _own_label_gives(ans: Answer, runs: Runs, given: str) -> bool:
+    """Whether the answerer's own earlier answers, as written (this one left out), give this label."""
+    if not any(k != ans.id for k in (*runs.overrides, *runs.labels)):
+        return False
+    got = runs.get("float", overrides=True, without=frozenset({ans.id}))
+    theirs = got[1].get(ans.id) if got else None
+    return isinstance(theirs, Argmax) and (theirs.value == given or given in theirs.tied())
 
 
 def _grade_open_items(ans: Answer, step: Tokens, runs: Runs, status: dict[str, str], above: list[str]) -> StepResult:

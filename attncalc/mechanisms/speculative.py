@@ -23,7 +23,7 @@ import numpy as np
 
 from ..derivation import Formula, Input, Pick, Step, Tokens
 from ..derivation.arith import Chain, ExactStopped, MistakeNotApplicable, SlipProbe, to_float
-from ..derivation.fmt import fmt
+from ..derivation.fmt import fmt, fmt_given
 from ..numbers import to_exact
 from ..numbers import to_float as node_float
 from ..parse import Problem
@@ -155,7 +155,7 @@ def _accepted(d: Speculative, chain: Chain, dec: _Decide, accept: np.ndarray) ->
             continue
         ok = dec.le(r[i], accept[i])
         flags.append(float(ok and (not stopped or chain.mistake == CONTINUED)))
-        test = f"[{_n(r[i], chain.decimals)} ≤ {_n(accept[i], chain.decimals)}]"
+        test = "[{} ≤ {}]".format(*_test_written(r[i], accept[i], ok, chain.decimals))
         written.append(f"{test} · 0 (after a rejection)" if stopped else test)
         stopped = stopped or not ok
     if dec.forced is not None:
@@ -172,6 +172,21 @@ def _accepted(d: Speculative, chain: Chain, dec: _Decide, accept: np.ndarray) ->
         explain="Each drafted token is tested in order; the first rejection ends the run, and the tokens "
         "drafted after it are thrown away (they were drafted from a prefix that is no longer kept).",
     )  # fmt: skip
+
+
+def _test_written(r: Any, a: Any, ok: bool, decimals: int) -> tuple[str, str]:
+    """r_i and a_i as an accept test writes them: the draw as given, the probability to as many more
+    decimals as it takes for the written comparison to say what the test decided (0.667 ≤ 0.6667 is
+    false where 0.667 ≤ 0.667 would read true)."""
+    written = fmt_given(_f(r), decimals)
+    for places in range(decimals, decimals + 13):
+        shown = fmt(_f(a), places)
+        try:
+            if (float(written.replace("−", "-")) <= float(shown.replace("−", "-"))) == ok:
+                break
+        except ValueError:
+            break  # (∞ or nan: not a comparison this draws)
+    return written, shown
 
 
 def _whole(x: Any, what: str, hi: int) -> int:

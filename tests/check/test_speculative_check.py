@@ -149,3 +149,107 @@ def test_an_answerer_whose_own_n_follows_the_hand_chain_is_followed_through() ->
     by_id = _three(rounded)
     assert by_id["n_accepted"].verdict != "wrong"
     assert by_id["residual"].verdict in ("correct", "carried"), by_id["residual"].note
+
+
+# a close call: ratio_1 = 0.2/0.3 = 2/3 against the draw r_1 = 0.667. Unrounded, 0.667 > 2/3 rejects draft 1
+# (n = 0, residual max(0, p_1 − q_1) = [0, 0.2, 0] / 0.2 = [0, 1, 0]: the draw 0.35 picks b). Rounded to 3
+# decimals, a_1 = 0.667 and 0.667 ≤ 0.667 accepts it, and r_2 = 0.4 ≤ 0.3/0.6 = 0.5 accepts draft 2 as well:
+# n = 2, the residual is p_3 = [0.5, 0.25, 0.25], running sums [0.5, 0.75, 1], and 0.35 picks a.
+CLOSE = {
+    "title": "close call",
+    "kind": "speculative",
+    "vocab": ["a", "b", "c"],
+    "given": {
+        "draft": [[0.3, 0.3, 0.4], [0.2, 0.6, 0.2]],
+        "target": [[0.2, 0.5, 0.3], [0.3, 0.3, 0.4], [0.5, 0.25, 0.25]],
+        "drafted": ["a", "b"],
+        "uniforms": [0.667, 0.4],
+        "resample": 0.35,
+    },
+    "settings": {"decimals": 3},
+}
+ROUNDED_CHAIN = {
+    "ratios": ["0.667", "0.5"],
+    "accept_probabilities": ["0.667", "0.5"],
+    "accepted": [1, 1],
+    "n_accepted": 2,
+    "residual": ["0.5", "0.25", "0.25"],
+    "residual_cumulative": ["0.5", "0.75", "1"],
+    "next_token": "a",
+    "output": ["a", "b", "a"],
+}
+
+
+def _close(answers: dict[str, Any]) -> dict[str, Any]:
+    return _results(answers, parse_problem(CLOSE, "close.toml"))
+
+
+def test_the_close_call_by_hand() -> None:
+    ratio1 = F(2, 10) / F(3, 10)
+    assert F(667, 1000) > ratio1 and round(float(ratio1), 3) == 0.667  # unrounded: rejected
+    assert F(4, 10) <= F(3, 10) / F(6, 10)  # draft 2 passes its own test
+    assert [
+        max(F(0), p - q) for p, q in zip([F(2, 10), F(5, 10), F(3, 10)], [F(3, 10)] * 2 + [F(4, 10)], strict=True)
+    ] == [0, F(2, 10), 0]
+
+
+def test_a_student_following_the_rounded_chain_throughout_is_right_to_the_end() -> None:
+    """Their own rounded numbers accept both drafts; the residual p_3, its running sums and the draw that
+    follow from them (0.35 < 0.5 picks a; output a, b, a) are right: nothing is wrong, no slip named."""
+    by_id = _close(ROUNDED_CHAIN)
+    assert {k: r.verdict for k, r in by_id.items()} == dict.fromkeys(ROUNDED_CHAIN, "correct")
+    assert "unrounded it is b" in by_id["next_token"].note
+    assert all(r.mistake is None for r in by_id.values())
+
+
+def test_accept_flags_from_two_chains_are_neither_chains() -> None:
+    """accepted = [1, 0]: flag 1 as the rounded chain gives it, flag 2 as the unrounded one (which had
+    stopped at 1). No run gives both: their own 0.667 accepts draft 1 and then 0.4 ≤ 0.5 draft 2, so
+    flag 2 is the one wrong; n = 1 and the residual at position 2 follow from their flags (carried):
+    max(0, p_2 − q_2) = [0.1, 0, 0.2] / 0.3 = [1/3, 0, 2/3], sums [1/3, 1/3, 1], and 0.35 picks c."""
+    residual = [
+        max(F(0), p - q) / F(3, 10)
+        for p, q in zip([F(3, 10), F(3, 10), F(4, 10)], [F(2, 10), F(6, 10), F(2, 10)], strict=True)
+    ]
+    assert residual == [F(1, 3), 0, F(2, 3)]
+    assert F(1, 3) <= F(35, 100) < F(1, 3) + F(2, 3)  # the draw lands in c's stretch
+    answers = {
+        **ROUNDED_CHAIN,
+        "accepted": [1, 0],
+        "n_accepted": 1,
+        "residual": ["0.333", "0", "0.667"],
+        "residual_cumulative": ["0.333", "0.333", "1"],
+        "next_token": "c",
+        "output": ["a", "c"],
+    }
+    by_id = _close(answers)
+    r = by_id["accepted"]
+    assert r.verdict == "wrong" and r.wrong_entries == [[1]], r.note
+    assert r.right == 0 and r.carried_right == 1
+    for k in ("n_accepted", "residual", "residual_cumulative", "next_token", "output"):
+        assert by_id[k].verdict == "carried", (k, by_id[k].note)
+
+
+def test_a_wrong_output_after_the_rounded_chain_names_no_slip_it_did_not_make() -> None:
+    """Ratios right as written, output a, b, c (the drawn token miscopied): inverting the ratios would
+    also give a, b, ... from the same answers, but so do their own numbers without it; it is a typo."""
+    by_id = _close({**ROUNDED_CHAIN, "output": ["a", "b", "c"]})
+    r = by_id["output"]
+    assert r.verdict == "wrong" and r.mistake is None, r.note
+    assert "inverted" not in r.note
+
+
+def test_the_accept_test_is_written_true_as_written(cli: Any, tmp_path: Path) -> None:
+    """0.667 against a_1 = 2/3: the line reads [0.667 ≤ 0.6667] = 0, not the false [0.667 ≤ 0.667] = 0."""
+    problem = tmp_path / "close.toml"
+    problem.write_text(
+        'title = "close call"\nkind = "speculative"\nvocab = ["a", "b", "c"]\n[given]\n'
+        "draft = [[0.3, 0.3, 0.4], [0.2, 0.6, 0.2]]\n"
+        "target = [[0.2, 0.5, 0.3], [0.3, 0.3, 0.4], [0.5, 0.25, 0.25]]\n"
+        'drafted = ["a", "b"]\nuniforms = [0.667, 0.4]\nresample = 0.35\n[settings]\ndecimals = 3\n',
+        encoding="utf-8",
+    )
+    for extra in ((), ("--exact",)):
+        out = cli("solve", str(problem), *extra).stdout
+        assert "accepted_1 (a) = [0.667 ≤ 0.6667] = 0" in out, out
+        assert "[0.667 ≤ 0.667]" not in out
