@@ -51,6 +51,9 @@ class Step:
     # each (first, second) pair ("expert 3": the expert token i chose r-th)
     mid: tuple[str, ...] | None = None
     cells: tuple[tuple[str, ...], ...] | None = None
+    # how the answer is laid out where its shape is not one number and the formula does not say it
+    # (quantization's ranges per group: a list of [min, max] pairs, row by row): said where it is asked
+    layout: str = ""
 
 
 @dataclass(frozen=True, eq=False)

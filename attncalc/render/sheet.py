@@ -20,7 +20,7 @@ from ..derivation import (
 from ..derivation.fmt import ENTRY_LIMIT
 from ..kinds import tables_after
 from . import heads, timeline
-from .asked import asks, decimals_text, tie_rule
+from .asked import answer_layout, asks, decimals_text, tie_rule
 from .blocks import Block, Details, Heading, MathLines, Para, Sheet, Table
 from .describe import describe
 from .reveal import without_results
@@ -115,6 +115,8 @@ class _Builder(StepBlocks):
         for a in asked:  # the order of ties the step's answer follows (a beam search's kept beams)
             if tie_rule(a):
                 self.add(Para(f"{a.title} [{a.id}]: {tie_rule(a)}", "explain"))
+            if answer_layout(a):  # the shape and order of an answer its formula does not give (ranges per group)
+                self.add(Para(f"{a.title} [{a.id}]: {answer_layout(a)}", "explain"))
 
     def answers(self) -> None:
         rows = []
