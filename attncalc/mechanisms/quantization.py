@@ -186,7 +186,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     steps.append(
         chain.step(
             Formula, "max_error", array(largest([abs(e) for e in flat_e]), ()), title="Largest error", symbol="max|e|",
-            latex="",
+            latex="", significant=3,
             formula="max |e|", written="max |w − w'| over the entries",
             explain="At most half a scale when nothing was clamped.",
         )
@@ -197,7 +197,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     steps.append(
         chain.step(
             Formula, "mse", array(total / (rows * cols), ()), title="Mean squared error", symbol="MSE", latex="",
-            formula="MSE = (1/N) Σ e²", written=f"(1/{rows * cols}) Σ e²",
+            formula="MSE = (1/N) Σ e²", written=f"(1/{rows * cols}) Σ e²", significant=3,
             explain=f"The mean of the {rows * cols} squared errors.",
         )
     )  # fmt: skip

@@ -17,7 +17,7 @@ from ..derivation import (
     Stated,
     Step,
 )
-from ..derivation.fmt import ENTRY_LIMIT
+from ..derivation.fmt import ENTRY_LIMIT, significant_words, step_places
 from ..kinds import tables_after
 from . import heads, timeline
 from .asked import answer_layout, asks, decimals_text, tie_rule
@@ -121,7 +121,11 @@ class _Builder(StepBlocks):
     def answers(self) -> None:
         rows = []
         for s in self.d.steps:
-            rows.append((s.id, s.title, self._inline_value(s)))
+            saved, self.dec = self.dec, step_places(s, self.dec, self.d.carry_rounded)
+            try:  # (a small value kept to its significant digits, as the answer key writes it)
+                rows.append((s.id, s.title, self._inline_value(s)))
+            finally:
+                self.dec = saved
         self.add(Table(("step", "", "value"), tuple(rows)))
         if self.d.headline:
             self.add(Para(self.d.headline, "result"))
@@ -174,8 +178,14 @@ class _Builder(StepBlocks):
             if s.note:
                 self.add(Para(s.note, "note"))
             start, self._result_at = len(self.out), None
-            getattr(self, f"_step_{type(s).__name__}")(s)
-            self._exact(s)
+            saved, self.dec = self.dec, step_places(s, self.dec, self.d.carry_rounded)
+            try:
+                if self.dec != saved:  # a small value kept to its significant digits
+                    self.add(Para(f"Shown to {self.dec} decimals, {significant_words(s)}.", "explain"))
+                getattr(self, f"_step_{type(s).__name__}")(s)
+                self._exact(s)
+            finally:
+                self.dec = saved
             for extra in tables_after(self.d.problem.kind, s.id):
                 getattr(self, f"_{extra}_table")()
             if self.reveal:
