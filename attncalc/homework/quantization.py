@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Derivation
-from .base import Drawer, only
+from .base import Drawer, only, refuse
 from .options import Options
 
 MIN_DECIMALS = 4
@@ -26,6 +26,12 @@ NEAR_TIE = 0.05
 
 def _check(o: Options) -> None:
     only(o, set(), "quantization")
+    if o.tokens * o.dim < 2:  # one weight is its own range: every variant would be on the grid
+        raise refuse(
+            "--dim",
+            "quantization needs at least 2 weights (--tokens × --dim): a single weight is always on the grid, "
+            "its rounding error 0",
+        )
 
 
 def _entry(rng: random.Random) -> float:

@@ -108,3 +108,13 @@ def test_no_drawn_variant_has_every_weight_on_the_grid(tokens: int, dim: int) ->
         for d in generate(Options(kind="quantization", tokens=tokens, dim=dim, seed=seed, count=2)).derivations:
             g, dec = _given(d), d.decimals
             assert np.max(np.abs(_errors(g))) >= 0.5 * 10.0**-dec, (seed, g)
+
+
+def test_a_single_weight_is_refused_naming_the_option() -> None:
+    """One weight is its own range (max|w|, or an end of [min(w, 0), max(w, 0)]): always on the grid,
+    so no variant could be drawn; generate says why instead of drawing 500 times."""
+    from attncalc.errors import ProblemError
+
+    with pytest.raises(ProblemError) as err:
+        generate(Options(kind="quantization", tokens=1, dim=1, seed=1, count=1))
+    assert err.value.key == "--dim" and "at least 2 weights" in str(err.value)
