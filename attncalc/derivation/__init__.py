@@ -51,6 +51,12 @@ class Step:
     # each (first, second) pair ("expert 3": the expert token i chose r-th)
     mid: tuple[str, ...] | None = None
     cells: tuple[tuple[str, ...], ...] | None = None
+    # how the answer is laid out where its shape is not one number and the formula does not say it
+    # (quantization's ranges per group: a list of [min, max] pairs, row by row): said where it is asked
+    layout: str = ""
+    # at least this many significant digits for its values where the decimals would show fewer (a small
+    # loss: 0.00994, not 0.010 at 3 decimals; fmt.significant_places); 0: the derivation's decimals
+    significant: int = 0
 
 
 @dataclass(frozen=True, eq=False)

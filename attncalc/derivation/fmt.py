@@ -90,6 +90,41 @@ def _places_for_small(x: float, decimals: int) -> int | None:
     return -math.floor(math.log10(abs(x))) + digits - 1
 
 
+MOST_PLACES = 12  # a step kept to significant digits is shown to at most this many decimals
+
+
+def significant_places(shown: Any, decimals: int, significant: int) -> int:
+    """The decimals a step is shown at that keeps ``significant`` digits (``Step.significant``): a small
+    value a student must match (a load-balancing loss of 0.0099366, an MSE of 0.00068) keeps as many
+    significant digits as the other steps show, 0.00994 rather than 0.010 at 3 decimals. ``decimals``
+    when it already shows them (every value of 1 or more), when ``significant`` is 0, or for entries
+    that are all 0, whole, or not finite; otherwise the places its smallest non-zero entry needs, at
+    most MOST_PLACES. The value shown is still the true value correctly rounded, so an answer copied
+    from it is judged right (check judges an answer at the decimals it was written with)."""
+    if significant <= 0 or isinstance(shown, str):
+        return decimals
+    a = np.abs(np.asarray(shown, dtype=float)).reshape(-1)
+    a = a[np.isfinite(a) & (a > 0) & (a != np.round(a))]
+    if not a.size:
+        return decimals
+    need = significant - 1 - math.floor(math.log10(float(a.min())))
+    return int(min(max(decimals, need), max(decimals, MOST_PLACES)))
+
+
+def step_places(step: Any, decimals: int, carried: bool = False) -> int:
+    """The decimals one step is shown at in every view (:func:`significant_places` of its shown values;
+    ``decimals`` with ``carried``: a hand chain rounds every step to ``decimals``, more would show zeros)."""
+    significant = int(getattr(step, "significant", 0) or 0)
+    if carried or not significant:
+        return decimals
+    return significant_places(step.shown, decimals, significant)
+
+
+def significant_words(step: Any) -> str:
+    """Why a step is shown to more decimals than the others: "to keep 3 significant digits"."""
+    return f"to keep {int(getattr(step, 'significant', 0) or 0)} significant digits"
+
+
 def _minus(text: str, minus: str) -> str:
     return text.replace("-", minus) if minus != "-" else text
 

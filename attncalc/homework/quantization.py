@@ -4,8 +4,9 @@ of half a row when --dim is even) drawn per variant; every other variant has an 
 
 A variant is unfit when a rounding is close to a tie (w / scale, or −min / scale, within 0.05 of a half),
 when the scales written to the sheet's decimals (4, or 6 at 8 bits) give other integers than the true
-ones (a student carries the written scale), or when a row or group granularity gives every block the
-same scale.
+ones (a student carries the written scale), when a row or group granularity gives every block the
+same scale, or when every weight lies on the grid (every rounding error 0 at the sheet's decimals: the
+errors teach nothing, and an answer of zeros would be right).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Derivation
-from .base import Drawer, only
+from .base import Drawer, only, refuse
 from .options import Options
 
 MIN_DECIMALS = 4
@@ -25,6 +26,12 @@ NEAR_TIE = 0.05
 
 def _check(o: Options) -> None:
     only(o, set(), "quantization")
+    if o.tokens * o.dim < 2:  # one weight is its own range: every variant would be on the grid
+        raise refuse(
+            "--dim",
+            "quantization needs at least 2 weights (--tokens × --dim): a single weight is always on the grid, "
+            "its rounding error 0",
+        )
 
 
 def _entry(rng: random.Random) -> float:
@@ -77,8 +84,10 @@ def _fine(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
             return "a zero point close to a tie"
     if g["granularity"] != "tensor" and np.unique(scales).size == 1:
         return "every scale the same"
-    # a student carries the scale as the sheet writes it: the integers must come out the same from it
     dec = raw["settings"]["decimals"]
+    if np.all(np.abs(np.asarray(d["errors"], dtype=float)) < 0.5 * 10.0**-dec):
+        return "every weight on the grid (every rounding error 0: an answer of zeros would be right)"
+    # a student carries the scale as the sheet writes it: the integers must come out the same from it
     hand = np.floor(np.abs(scales) * 10**dec + 0.5) / 10**dec
     if np.any(hand == 0):
         return "a scale that rounds to 0 on the sheet"

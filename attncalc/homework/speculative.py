@@ -1,18 +1,21 @@
 """Homework for kind speculative: --tokens drafted tokens (1 to 4) over a vocabulary of --dim tokens
 (2 to 6, default 4). The draft's and the target's distributions are in tenths (the target's last row
 sometimes in quarters); each drafted token is drawn from its draft row, and the uniforms and the
-resample draw are multiples of 0.05. Every variant is one round with its own accept pattern (a
-rejection at some position, or every draft accepted).
+resample draw are multiples of 0.05. Every variant is one round that rejects a drafted token at some
+position: a round that accepts every draft leaves the residual (the rejection path, what the method
+is about) untaught, and a student who wrote "all accepted" would not be tested on it.
 
 Left to chance, most rounds would end at the first or second draft (each test passes with
-probability α < 1, so a run of γ passes is rare). So each variant's uniforms are drawn for a number
-of accepted drafts: variant k of a set with seed s accepts (s + k − 1) mod (γ + 1), so a set of
-γ + 1 or more variants has every count from 0 to γ, and so do the first variants of successive seeds.
+probability α < 1, so a run of γ − 1 passes is rare). So each variant's uniforms are drawn for a number
+of accepted drafts: variant k of a set with seed s accepts (s + k − 1) mod γ, so a set of γ or more
+variants has every count from 0 to γ − 1 (the first rejection at every position), and so do the first
+variants of successive seeds.
 
 A variant is unfit when a uniform lies within 0.02 of its acceptance probability or the resample draw
 within 0.02 of a running sum (a tie: a rounded number would decide it), or when a draft row equals its
-target row (α = 1: nothing can be rejected). In a quiz (one shape), every variant accepts the same
-number of drafted tokens (from the seed), so that each asks for an output of the same length.
+target row (α = 1: nothing can be rejected), or when every draft is accepted. In a quiz (one shape),
+every variant accepts the same number of drafted tokens (seed mod γ), so that each asks for an output
+of the same length.
 """
 
 from __future__ import annotations
@@ -50,9 +53,9 @@ def _pick(rng: random.Random, row: list[float]) -> int:
 
 
 def accepted_count(o: Options, number: int) -> int:
-    """How many drafts variant ``number`` accepts: a quiz's every variant the same (seed mod (γ + 1)),
-    a set's in turn from there."""
-    return (o.seed + (0 if o.one_shape else number - 1)) % (o.tokens + 1)
+    """How many drafts variant ``number`` accepts, fewer than γ (a later draft is rejected): a quiz's
+    every variant the same (seed mod γ), a set's in turn from there."""
+    return (o.seed + (0 if o.one_shape else number - 1)) % o.tokens
 
 
 def _uniforms(rng: random.Random, accept: list[float], n: int) -> list[float] | None:
@@ -110,7 +113,9 @@ def _fine(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
     if np.any(np.asarray(d["acceptance_rates"], dtype=float) > 1 - APART):
         return "a draft row equal to its target row (α = 1)"
     n = round(float(np.asarray(d["n_accepted"], dtype=float)))
-    if o.one_shape and n != o.seed % (o.tokens + 1):
+    if n >= o.tokens:
+        return "every drafted token accepted (the rejection and the residual untaught)"
+    if o.one_shape and n != o.seed % o.tokens:
         return "another number of accepted tokens than the quiz's (its output would be another length)"
     return None
 

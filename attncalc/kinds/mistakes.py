@@ -90,6 +90,8 @@ MISTAKES: dict[str, str] = {
     "wrong_dtype_bytes": "the bytes per number of the other dtype were used (fp32 is 4 bytes a number, bf16 and fp16 2)",
     "master_forgotten": "the fp32 master copy of the weights was left out: mixed-precision training keeps one, "
     "4 bytes a parameter (16 bytes a parameter with AdamW, not 12)",
+    "training_forward_only": "the backward pass was left out: 2·N·D counts the forward pass only (2 FLOPs a parameter "
+    "a token); training takes 6·N·D, the backward pass 4 more (3·F_fwd for the forward count)",
     "zero_stage_confused": "another ZeRO stage's formula was used (stage 1 partitions the optimizer states, stage 2 "
     "the gradients too, stage 3 the parameters too)",
     "gib_for_gb": "GiB and GB were confused: a number of one unit was written with the other's name "

@@ -29,21 +29,23 @@ def budget(a: Accounting, b: Book, total: Num, forward: Num | None) -> None:
         return
     D, n = a.training_tokens, a.batch * a.tokens
     F = "FLOPs"
+    six = 2 if b.slip("training_forward_only") else 6  # the slip: the forward pass's 2 FLOPs only
     b.count(
         "flops.training_total", "Training budget", "C", "C = 6 · N · D",
-        f"6 · {c(total)} · {c(D)}", 6 * total * D, F,
+        f"{six} · {c(total)} · {c(D)}", six * total * D, F,
         explain="The rule of thumb over the whole run: 6 FLOPs per parameter per training token "
         "(2 forward, 4 backward), N the parameters, D the training tokens (Kaplan et al. 2020; Hoffmann et al. 2022).",
     )  # fmt: skip
     if forward is None:
         return
     rows = "(B·T)" if a.batch > 1 else "T"
-    whole = isinstance(forward, int) and (3 * forward * D) % n == 0  # (F_fwd is B·T times a per-token count)
-    value: Num = 3 * forward * D // n if whole else 3 * forward * D / n
+    three = 1 if b.slip("training_forward_only") else 3
+    whole = isinstance(forward, int) and (three * forward * D) % n == 0  # (F_fwd is B·T times a per-token count)
+    value: Num = three * forward * D // n if whole else three * forward * D / n
     b.count(
         "flops.training_from_forward", "Training FLOPs from the forward pass", "C_fwd",
         f"C_fwd = 3 · F_fwd / {rows} · D",
-        f"3 · {c(forward)} / {c(n)} · {c(D)}", value, F,
+        f"{three} · {c(forward)} / {c(n)} · {c(D)}", value, F,
         explain="The exact forward count per token, times 3 for the backward pass, times the training tokens: "
         "unlike 6 · N · D it counts the attention's own products (which grow with T) and leaves out the "
         "parameters no product uses.",

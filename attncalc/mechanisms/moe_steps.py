@@ -185,7 +185,7 @@ def load_balancing_steps(
         chain.step(
             hand_formula, "load_balancing_loss", np.asarray(loss, dtype=f.dtype),
             title="The load-balancing loss", formula=f"L_aux = aux_coef · E · Σ_e f_e · P_e, E = {E}", latex="",
-            symbol="L_aux", written=f"{a:g} · {factor} · ({terms})",
+            symbol="L_aux", written=f"{a:g} · {factor} · ({terms})", significant=3,
             explain="Switch's auxiliary loss: aux_coef · top_k when the choices and the probabilities are spread "
             "evenly over the experts; it grows as they gather on the same experts (it is not bounded below by "
             "that value: choices gathered where the mean probabilities are small give less).",

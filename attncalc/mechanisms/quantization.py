@@ -23,6 +23,7 @@ from ..derivation.arith import Chain, MistakeNotApplicable, to_float
 from ..derivation.fmt import fmt
 from ..parse import Problem
 from ..parse.quantization import Quantization
+from .quantization_layout import layout
 from .quantization_math import Rounder, ScaleText, array, largest, smallest
 from .written import Written
 
@@ -113,7 +114,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     steps.append(
         chain.step(
             Formula, "scales", array(sc, (outer * groups,)).reshape(shape), title="Scales", symbol="s", rows=r_rows,
-            cols=r_cols, latex="",
+            cols=r_cols, latex="", layout=layout(d, "scales"),
             formula="s = max|w| / (2^(b−1) − 1)" if absmax else "s = (max − min) / (2^b − 1)",
             written=_written(shape, chain.decimals, lambda k, dec: _scale_text(fr.reshape(outer * groups, -1)[k], levels, absmax)),
             explain=f"{levels} steps of the integer grid span the range" + ("" if absmax else " from min to max")
@@ -185,7 +186,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     steps.append(
         chain.step(
             Formula, "max_error", array(largest([abs(e) for e in flat_e]), ()), title="Largest error", symbol="max|e|",
-            latex="",
+            latex="", significant=3,
             formula="max |e|", written="max |w − w'| over the entries",
             explain="At most half a scale when nothing was clamped.",
         )
@@ -196,7 +197,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     steps.append(
         chain.step(
             Formula, "mse", array(total / (rows * cols), ()), title="Mean squared error", symbol="MSE", latex="",
-            formula="MSE = (1/N) Σ e²", written=f"(1/{rows * cols}) Σ e²",
+            formula="MSE = (1/N) Σ e²", written=f"(1/{rows * cols}) Σ e²", significant=3,
             explain=f"The mean of the {rows * cols} squared errors.",
         )
     )  # fmt: skip
@@ -314,7 +315,7 @@ def _range_step(d: Quantization, chain: Chain, found: np.ndarray, fblock: Any,
         Formula, "ranges", found, title="Ranges", symbol="r", latex="",
         rows=rows if absmax or shape else ("min", "max"), cols=cols if absmax else (("min", "max") if shape else None),
         formula="r = max|w|" if absmax else "[min(w, 0), max(w, 0)]",
-        written=written,
+        written=written, layout=layout(d, "ranges"),
         explain="The largest magnitude the scale must reach." if absmax
         else "The interval the integers span, widened to hold 0 so that 0 is exact.",
     )  # fmt: skip
@@ -340,7 +341,7 @@ def _zero_points(
     steps.append(
         chain.step(
             Formula, "zero_points", array(zp, (outer * groups,)).reshape(shape), title="Zero points", symbol="z",
-            rows=r_rows, cols=r_cols, latex="", formula="z = round(−min / s)",
+            rows=r_rows, cols=r_cols, latex="", formula="z = round(−min / s)", layout=layout(d, "zero_points"),
             written=_written(shape, chain.decimals, lambda k, dec: f"round({_g(0.0 - fr.reshape(-1, 2)[k][0])} / {scale_text.zero(k, dec)})"),
             explain="The integer that stands for w = 0, rounded half to even." + scale_text.note(chain.decimals),
         )

@@ -39,6 +39,13 @@ def tie_rule(step: Step) -> str:
     return str(getattr(step, "ties", "") or "")
 
 
+def answer_layout(step: Step) -> str:
+    """How the step's answer is laid out, where its shape is not one number and its formula does not
+    say it (quantization's ranges per group: "one [min, max] pair (min first) per group: a list of 6
+    pairs ..."), else ""."""
+    return str(getattr(step, "layout", "") or "")
+
+
 def decimals_text(decimals: int) -> str:
     return f"{decimals} decimal{'s' if decimals != 1 else ''}"
 

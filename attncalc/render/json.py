@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Count, Derivation, Step
-from ..derivation.fmt import fmt_array
+from ..derivation.fmt import fmt_array, step_places
 from ..parse.data import Similarity
 from .counts import gib
 from .exact import exact_nested
@@ -28,13 +28,14 @@ def _floats(x: Any) -> Any:
     return [_floats(v) for v in a]
 
 
-def step_dict(step: Step, decimals: int) -> dict[str, Any]:
+def step_dict(step: Step, decimals: int, carried: bool = False) -> dict[str, Any]:
     exact: Any = None
     if isinstance(step.value, str):
         exact = step.value
     elif step.exact is not None:
         exact = exact_nested(step.exact)
-    value, shown = _floats(step.value), fmt_array(step.shown, decimals, inf="inf")
+    # (a small value kept to its significant digits: the answer key and every view write it so)
+    value, shown = _floats(step.value), fmt_array(step.shown, step_places(step, decimals, carried), inf="inf")
     labels = entry_labels(step)
     items = token_value(step)
     if items is not None:  # a list of tokens (or of token lists, one per word): a JSON list, in every view
@@ -77,7 +78,7 @@ def to_dict(d: Derivation) -> dict[str, Any]:
         "decimals": d.decimals,
         "carry_rounded": d.carry_rounded,
         "exact": d.exact_requested,
-        "steps": [step_dict(s, d.decimals) for s in d.steps],
+        "steps": [step_dict(s, d.decimals, d.carry_rounded) for s in d.steps],
         "notes": list(d.notes),
     }
     if isinstance(p.data, Similarity):  # the kinds that compare vectors: the measures asked for

@@ -17,10 +17,10 @@ from ..derivation import (
     Stated,
     Step,
 )
-from ..derivation.fmt import ENTRY_LIMIT
+from ..derivation.fmt import ENTRY_LIMIT, significant_words, step_places
 from ..kinds import tables_after
 from . import heads, timeline
-from .asked import asks, decimals_text, tie_rule
+from .asked import answer_layout, asks, decimals_text, tie_rule
 from .blocks import Block, Details, Heading, MathLines, Para, Sheet, Table
 from .describe import describe
 from .reveal import without_results
@@ -115,11 +115,17 @@ class _Builder(StepBlocks):
         for a in asked:  # the order of ties the step's answer follows (a beam search's kept beams)
             if tie_rule(a):
                 self.add(Para(f"{a.title} [{a.id}]: {tie_rule(a)}", "explain"))
+            if answer_layout(a):  # the shape and order of an answer its formula does not give (ranges per group)
+                self.add(Para(f"{a.title} [{a.id}]: {answer_layout(a)}", "explain"))
 
     def answers(self) -> None:
         rows = []
         for s in self.d.steps:
-            rows.append((s.id, s.title, self._inline_value(s)))
+            saved, self.dec = self.dec, step_places(s, self.dec, self.d.carry_rounded)
+            try:  # (a small value kept to its significant digits, as the answer key writes it)
+                rows.append((s.id, s.title, self._inline_value(s)))
+            finally:
+                self.dec = saved
         self.add(Table(("step", "", "value"), tuple(rows)))
         if self.d.headline:
             self.add(Para(self.d.headline, "result"))
@@ -172,8 +178,14 @@ class _Builder(StepBlocks):
             if s.note:
                 self.add(Para(s.note, "note"))
             start, self._result_at = len(self.out), None
-            getattr(self, f"_step_{type(s).__name__}")(s)
-            self._exact(s)
+            saved, self.dec = self.dec, step_places(s, self.dec, self.d.carry_rounded)
+            try:
+                if self.dec != saved:  # a small value kept to its significant digits
+                    self.add(Para(f"Shown to {self.dec} decimals, {significant_words(s)}.", "explain"))
+                getattr(self, f"_step_{type(s).__name__}")(s)
+                self._exact(s)
+            finally:
+                self.dec = saved
             for extra in tables_after(self.d.problem.kind, s.id):
                 getattr(self, f"_{extra}_table")()
             if self.reveal:

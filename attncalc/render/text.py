@@ -34,6 +34,8 @@ from ..derivation.fmt import (
     fmt,
     inline,
     position_labels,
+    significant_words,
+    step_places,
 )
 from ..kinds import entry_namer, tables_after
 from . import expand, heads, timeline
@@ -173,9 +175,15 @@ class TextRenderer(TextSteps):
         if step.note:
             parts.append(Padding(Text("Note: " + step.note, style="yellow"), (0, 0, 0, 2), expand=False))
         method = getattr(self, f"_step_{type(step).__name__}")
-        body: list[RenderableType] = list(method(step))
-        parts.extend(body)
-        parts.extend(self._exact(step))
+        saved, self.dec = self.dec, step_places(step, self.dec, self.d.carry_rounded)
+        try:
+            if self.dec != saved:  # a small value kept to its significant digits
+                parts.append(Text(f"  (shown to {self.dec} decimals, {significant_words(step)})", style="dim"))
+            body: list[RenderableType] = list(method(step))
+            parts.extend(body)
+            parts.extend(self._exact(step))
+        finally:
+            self.dec = saved
         return Group(*parts)
 
     def _exact(self, step: Step) -> list[RenderableType]:

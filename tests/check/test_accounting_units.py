@@ -1,7 +1,7 @@
 """Kind accounting under ``attncalc check`` at training scale: a memory answer with a unit ("142.5 GiB",
 "153.0 GB", "327,680 B"), judged after conversion at the precision written; counts past 2^53 judged to
 the last digit; and the named slips of a training run, each both ways: the fp32 master copy forgotten,
-another ZeRO stage's formula, GiB for GB.
+another ZeRO stage's formula, GiB for GB, the budget without the backward pass (2·N·D).
 
 The hand values: LLaMA-2-70B (problems/accounting-llama2-70b.toml) has Ψ = 68,976,648,192 parameters
 (transformers' count, tests/kinds/test_accounting_scale.py); trained in bf16 mixed precision with AdamW it
@@ -192,6 +192,26 @@ def test_gib_for_gb_also_gives_the_size_in_the_unit_written() -> None:
     assert r.note.endswith("In GiB it is 142.531 (judged to ±0.05 GiB, as written)."), r.note
     r = grade({"memory.per_device": "142.5 GB"})["memory.per_device"]
     assert r.note.endswith("In GB it is 153.042 (judged to ±0.05 GB, as written)."), r.note
+
+
+def test_the_budget_without_the_backward_pass_both_ways(cli: Any, tmp_path: Path) -> None:
+    """2·N·D, the forward pass only (2 FLOPs a parameter a token, the backward's 4 left out): 2 · Ψ ·
+    2·10^12 = 275,906,592,768,000,000,000,000, a third of the budget; named from an answers file built
+    with it (in full and in e-notation), not for the same number with one digit changed."""
+    forward_only = 2 * PSI * 2 * 10**12
+    assert forward_only == 275_906_592_768_000_000_000_000 and 3 * forward_only == BUDGET
+    saved = tmp_path / "a.toml"
+    for answer in ('"275,906,592,768,000,000,000,000"', '"2.759e23"'):
+        saved.write_text(f'"flops.training_total" = {answer}\n')
+        out = cli("check", str(EXAMPLE), str(saved), "--format", "json")
+        (r,) = json.loads(out.stdout)["results"]
+        assert (r["verdict"], r.get("mistake")) == ("wrong", "training_forward_only"), (answer, r)
+        assert "backward pass was left out" in r["note"]
+    for typo in ('"275,906,592,769,000,000,000,000"', '"2.795e23"', '"3.759e23"'):
+        saved.write_text(f'"flops.training_total" = {typo}\n')
+        out = cli("check", str(EXAMPLE), str(saved), "--format", "json")
+        (r,) = json.loads(out.stdout)["results"]
+        assert (r["verdict"], r.get("mistake")) == ("wrong", None), (typo, r)
 
 
 # ------------------------------------------------------------------ the practice page and the gradebook

@@ -300,6 +300,9 @@ INLINE["speculative_continued_after_rejection"] = {
         "resample": 0.35,
     },
 }
+# the budget without the backward pass: N and D small enough that a typo's +0.271 shows (LLaMA-2-70B's
+# budget, 8.3e23, is past what a float tells apart; tests/check/test_accounting_units.py checks it there)
+INLINE["training_forward_only"] = {"kind": "accounting", "given": {"parameters": 1_000, "training_tokens": 300}}
 LABEL_SLIPS = {"bpe_tie_other": "tests/check/test_bpe_check.py", "bpe_greedy_longest": "tests/check/test_bpe_check.py"}
 # kind grpo: the spec's group (binary rewards, completions of different lengths, a reference) and one
 # whose clips bind (max for min and the clip on the advantage change nothing where no clip binds)

@@ -70,3 +70,51 @@ def _given(d: Any) -> dict[str, Any]:
     if data.granularity == "group":
         out["group"] = data.group
     return out
+
+
+def _errors(given: Any) -> np.ndarray:
+    """Every rounding error w − s·(q − z), per block, from the scheme's formulas (round half to even,
+    as torch.round; no tie is drawn, so the rule does not matter here)."""
+    bits, out = int(given["bits"]), []
+    for block in _blocks(given):
+        if given["scheme"] == "absmax":
+            width = np.max(np.abs(block))
+            s = width / (2 ** (bits - 1) - 1) if width else 1.0
+            q = np.clip(np.round(block / s), -(2 ** (bits - 1) - 1), 2 ** (bits - 1) - 1)
+            out.append(block - s * q)
+        else:
+            lo, hi = min(block.min(), 0.0), max(block.max(), 0.0)
+            s = (hi - lo) / (2**bits - 1) if hi > lo else 1.0
+            z = np.round(-lo / s)
+            q = np.clip(np.round(block / s) + z, 0, 2**bits - 1)
+            out.append(block - s * (q - z))
+    return np.concatenate(out)
+
+
+def test_the_grid_rule_sees_weights_on_the_grid() -> None:
+    """3-bit absmax of [0.3, 0.6, −0.9, 0.3]: the scale 0.9 / 3 = 0.3, every weight a whole number of
+    scales, every error 0; [0.4, 0.6, −0.9, 0.3] has one error (0.4 − 0.3 = 0.1)."""
+    on = {"W": [[0.3, 0.6, -0.9, 0.3]], "bits": 3, "scheme": "absmax", "granularity": "tensor"}
+    off = {"W": [[0.4, 0.6, -0.9, 0.3]], "bits": 3, "scheme": "absmax", "granularity": "tensor"}
+    assert np.max(np.abs(_errors(on))) < 1e-12
+    assert np.max(np.abs(_errors(off))) == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize(("tokens", "dim"), [(1, 2), (2, 2), (1, 4)])
+def test_no_drawn_variant_has_every_weight_on_the_grid(tokens: int, dim: int) -> None:
+    """A variant whose weights all lie on the grid (every rounding error 0 at the sheet's decimals)
+    teaches nothing, and an answer of zeros would be right: the drawer redraws it."""
+    for seed in range(150):
+        for d in generate(Options(kind="quantization", tokens=tokens, dim=dim, seed=seed, count=2)).derivations:
+            g, dec = _given(d), d.decimals
+            assert np.max(np.abs(_errors(g))) >= 0.5 * 10.0**-dec, (seed, g)
+
+
+def test_a_single_weight_is_refused_naming_the_option() -> None:
+    """One weight is its own range (max|w|, or an end of [min(w, 0), max(w, 0)]): always on the grid,
+    so no variant could be drawn; generate says why instead of drawing 500 times."""
+    from attncalc.errors import ProblemError
+
+    with pytest.raises(ProblemError) as err:
+        generate(Options(kind="quantization", tokens=1, dim=1, seed=1, count=1))
+    assert err.value.key == "--dim" and "at least 2 weights" in str(err.value)

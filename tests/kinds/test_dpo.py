@@ -303,3 +303,28 @@ def test_a_long_token_list_is_written_as_its_count() -> None:
     step = next(s for s in d.steps if s.id == "policy_chosen_sum")
     assert step.written == ("Σ of 9 tokens", "(-1) + (-2)")
     np.testing.assert_allclose(d["policy_chosen_sum"], [-4.5, -3.0])
+
+
+def test_trls_per_token_ipo_is_worked_from_the_mean_log_probabilities() -> None:
+    """docs/guide/kinds.md: TRL's loss_type="ipo" divides each response's summed log-probabilities
+    (policy and reference) by its token count; attncalc sums. Given the means as numbers, attncalc's
+    steps are TRL's. TRL's form written here with numpy: h = (mean π_w − mean ref_w) − (mean π_l − mean ref_l),
+    l = (h − 1/(2β))², rewards β · (mean π − mean ref)."""
+    beta = 0.5
+    tokens = {
+        "policy_chosen": [[-1.5, -2.25, -0.75], [-0.5]],
+        "policy_rejected": [[-2.0, -3.0], [-1.25, -0.25, -1.0, -0.5]],
+        "reference_chosen": [[-1.75, -2.0, -1.0], [-0.75]],
+        "reference_rejected": [[-1.5, -2.75], [-1.0, -0.5, -1.25, -0.25]],
+    }
+    mean = {k: np.asarray([np.mean(t) for t in v]) for k, v in tokens.items()}
+    chosen = mean["policy_chosen"] - mean["reference_chosen"]
+    rejected = mean["policy_rejected"] - mean["reference_rejected"]
+    h = chosen - rejected
+    trl = {"logits": h, "losses": (h - 1 / (2 * beta)) ** 2, "chosen_rewards": beta * chosen}
+    d = solve(problem(beta=beta, loss="ipo", **{k: v.tolist() for k, v in mean.items()}), exact=False)
+    for step, value in trl.items():
+        np.testing.assert_allclose(np.asarray(d[step], dtype=float), value, rtol=1e-12, atol=1e-12, err_msg=step)
+    summed = solve(problem(beta=beta, loss="ipo", **tokens), exact=False)  # the token lists: the sums, not TRL's
+    assert not np.allclose(np.asarray(summed["losses"], dtype=float), trl["losses"])
+    assert "token count" in next(s for s in summed.steps if s.id == "losses").note

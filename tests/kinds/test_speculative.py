@@ -386,10 +386,11 @@ def test_drawn_variants_keep_away_from_ties_and_follow_algorithm_1(tokens: int, 
 
 
 @pytest.mark.parametrize(("tokens", "dim"), [(2, 4), (3, 4), (4, 6)])
-def test_a_set_of_variants_spreads_the_accepted_counts_from_0_to_gamma(tokens: int, dim: int) -> None:
-    """A markdown set of γ + 1 variants accepts every count from 0 to γ (Algorithm 1 counts them), and
-    so do the first variants of γ + 1 successive seeds: left to chance, most rounds ended at the first
-    or second draft (a tryout saw only 0 and 1 in ten variants)."""
+def test_a_set_of_variants_spreads_the_accepted_counts_from_0_to_gamma_less_1(tokens: int, dim: int) -> None:
+    """A markdown set of γ variants accepts every count from 0 to γ − 1 (Algorithm 1 counts them), and
+    so do the first variants of γ successive seeds: left to chance, most rounds ended at the first
+    or second draft (a tryout saw only 0 and 1 in ten variants); a round accepting all γ teaches no
+    rejection."""
     from attncalc.homework.generate import Options, generate
 
     def accepted(seed: int, count: int) -> list[int]:
@@ -402,19 +403,34 @@ def test_a_set_of_variants_spreads_the_accepted_counts_from_0_to_gamma(tokens: i
             out.append(sum(flags))
         return out
 
-    assert sorted(accepted(5, tokens + 1)) == list(range(tokens + 1))
-    assert sorted(n for seed in range(tokens + 1) for n in accepted(seed, 1)) == list(range(tokens + 1))
+    assert sorted(accepted(5, tokens)) == list(range(tokens))
+    assert sorted(n for seed in range(tokens) for n in accepted(seed, 1)) == list(range(tokens))
+
+
+@pytest.mark.parametrize("tokens", [1, 3])
+def test_every_drawn_variant_rejects_a_drafted_token(tokens: int) -> None:
+    """Seeds 0..49 (seed 11 drew a round accepting all three drafts): Algorithm 1 run on each drawn
+    variant rejects at some position, so the residual is worked in every variant."""
+    from attncalc.homework.generate import Options, generate
+
+    for seed in range(50):
+        for d in generate(Options(kind="speculative", tokens=tokens, dim=4, seed=seed, count=1)).derivations:
+            g = d.problem.data
+            u = float(np.asarray(d.inputs[-1].value))
+            r = [float(x) for x in g.uniforms.floats]
+            flags = algorithm1(g.draft.floats, g.target.floats, list(g.drafted), r, u)["accepted"]
+            assert 0 in flags, (seed, flags)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_a_quiz_draws_variants_of_one_output_length(seed: int) -> None:
-    """generate --format moodle|qti|ilias (one shape): every variant accepts seed mod (γ + 1) drafts, so
+    """generate --format moodle|qti|ilias (one shape): every variant accepts seed mod γ drafts, so
     each asks for an output of the same length (and the same questions)."""
     from attncalc.homework.generate import Options, generate
     from attncalc.reports.lms import shape
 
     ds = generate(Options(kind="speculative", tokens=3, dim=4, seed=seed, count=3, one_shape=True), shape).derivations
-    assert [int(float(np.asarray(d["n_accepted"], dtype=float))) for d in ds] == [seed % 4] * 3
+    assert [int(float(np.asarray(d["n_accepted"], dtype=float))) for d in ds] == [seed % 3] * 3
     assert len({shape(d) for d in ds}) == 1
 
 

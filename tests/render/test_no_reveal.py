@@ -35,7 +35,7 @@ import pytest
 from attncalc import kinds
 from attncalc.derivation import Derivation, Stated, Tokens
 
-from ..helpers import PROBLEM_FILES, solve_file
+from ..helpers import PROBLEM_FILES, solve_file, solve_raw
 
 SEED = 11
 
@@ -311,7 +311,9 @@ def test_an_lms_pair_table_after_merge_1_asks_every_place_not_every_pair() -> No
 
 
 def _speculative_rounds() -> list[tuple[str, Derivation]]:
-    """The example (the second draft rejected) and drawn rounds that accept 0, 1, 2 and 3 drafts."""
+    """The example (the second draft rejected), drawn rounds that accept 0, 1 and 2 of 3 drafts (a drawn
+    round always rejects one), and a round written here that accepts all 3 (min(1, 0.3/0.4) = 0.75 is
+    above every uniform)."""
     from attncalc.api import generate
 
     out = [("speculative-two-drafts", solve_file("speculative-two-drafts.toml"))]
@@ -319,6 +321,14 @@ def _speculative_rounds() -> list[tuple[str, Derivation]]:
         (f"variant-speculative-{SEED}-{i}", v.derivation)
         for i, v in enumerate(generate(kind="speculative", seed=SEED, count=4), 1)
     ]
+    every = {
+        "draft": [[0.4, 0.3, 0.2, 0.1]] * 3,
+        "target": [[0.3, 0.4, 0.2, 0.1]] * 3 + [[0.25] * 4],
+        "drafted": ["a", "a", "a"],
+        "uniforms": [0.1, 0.2, 0.3],
+        "resample": 0.35,
+    }
+    out.append(("speculative-all-accepted", solve_raw({"kind": "speculative", "vocab": list("abcd"), "given": every})))
     return out
 
 
