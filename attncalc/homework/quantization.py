@@ -48,10 +48,11 @@ def _draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
         "granularity": rng.choice(grans),
     }
     if o.one_shape:  # a quiz's variants ask the same questions (an LMS draws one per student): one
-        # scheme, granularity and bit width for the set, from the seed, and no input row
+        # scheme, granularity and bit width for the set, from the seed, and no input row; only a pair
+        # that can leave a weight off the grid (a set of one shape cannot redraw it)
         pick = random.Random(o.seed)
-        given.update(bits=pick.choice((3, 4, 8)), scheme=pick.choice(("absmax", "zeropoint")))
-        given["granularity"] = pick.choice(grans)
+        given["bits"] = pick.choice((3, 4, 8))
+        given["scheme"], given["granularity"] = pick.choice(_teaching(rows, cols, grans))
     if given["granularity"] == "group":
         given["group"] = cols // 2
     if number % 2 == 0 and not o.one_shape:
@@ -63,6 +64,19 @@ def _draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
         "settings": {"decimals": max(o.decimals, MIN_DECIMALS + (2 if given["bits"] == 8 else 0))},
         "given": given,
     }
+
+
+def _teaching(rows: int, cols: int, grans: list[str]) -> list[tuple[str, str]]:
+    """The (scheme, granularity) pairs whose blocks can hold a weight off the grid: absmax puts a block's
+    largest |w| on it, zeropoint its least and greatest, so a block needs 2 or 3 weights; and one row
+    by rows has a single scale, which the row granularity is there to vary."""
+    size = {"tensor": rows * cols, "row": cols if rows > 1 else 0, "group": cols // 2}
+    return [
+        (scheme, g)
+        for scheme in ("absmax", "zeropoint")
+        for g in grans
+        if size[g] >= (3 if scheme == "zeropoint" else 2)
+    ]
 
 
 def _near_tie(values: np.ndarray) -> bool:

@@ -118,3 +118,17 @@ def test_a_single_weight_is_refused_naming_the_option() -> None:
     with pytest.raises(ProblemError) as err:
         generate(Options(kind="quantization", tokens=1, dim=1, seed=1, count=1))
     assert err.value.key == "--dim" and "at least 2 weights" in str(err.value)
+
+
+@pytest.mark.parametrize(("tokens", "dim"), [(1, 2), (1, 3), (2, 2), (1, 4), (3, 4)])
+def test_a_quiz_of_one_shape_is_drawn_for_every_shape(tokens: int, dim: int) -> None:
+    """A quiz's set has one scheme and granularity from the seed, and cannot redraw them: 1 × 2 weights
+    under zeropoint put both on the grid (its least and greatest), one row's row granularity has a single
+    scale; the seed picks among the pairs that can teach. Each variant keeps a weight off the grid."""
+    for seed in range(6):
+        ds = generate(
+            Options(kind="quantization", seed=seed, count=2, tokens=tokens, dim=dim, one_shape=True)
+        ).derivations
+        for d in ds:
+            g = _given(d)
+            assert np.max(np.abs(_errors(g))) > 1e-9, (seed, g)
