@@ -263,6 +263,11 @@ def parse_answers(
             vals, decs = count.judged(vals, decs)
         if pair_merge(derivation, step) and open_past(decs, shape):  # a bpe pair table at the page's size
             vals, decs, written = vals[: shape[0]], decs[: shape[0]], written[: shape[0]]
+        if vals.ndim == 1 and len(shape) == 2 and 1 in shape and vals.size == max(shape) > 1:
+            # a single column (top-1 experts, one per token) or row written as a plain list: the same entries
+            vals, decs = vals.reshape(shape), np.asarray(decs).reshape(shape)
+            if isinstance(written, list):
+                written = [[x] for x in written] if shape[1] == 1 else [written]
         if vals.shape != shape:
             other.append((key, Answer(step_id, vals, decs, _as_written(written)), shape))
             continue

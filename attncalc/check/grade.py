@@ -201,9 +201,13 @@ def _grade(
             entries=size,
         )
 
+    by_truth = False  # decisions judged by the true chain: the wrong entries written out from true numbers
     if entries.decision:  # decisions: the answerer's own chain's entries or the true one's, never some of each
         mine = entries.join(mine, ok)  # (on a tie their own: the entry wrong is where they left it)
         ok = ok & mine
+        own = runs.value(ans.id, "float", overrides=True, without=frozenset({ans.id}))
+        # an entry wrong by the true chain that their numbers as written give: said from the true numbers
+        by_truth = own is not None and own.shape == given.shape and bool(np.all(own[~mine] == given[~mine]))
     earlier_wrong = ctx.above  # only the answers this step's value depends on
     if mine_whole or (ok | mine).all():
         if not earlier_wrong:
@@ -239,7 +243,7 @@ def _grade(
         note += unit_hint(ans, step)  # a memory answer with its unit: the true size in that unit, too
     else:
         note = (
-            slip_note(ans, step, runs, bad, truth.decimals, patched=any(k in ctx.named for k in ctx.above))
+            slip_note(ans, step, runs, bad, truth.decimals, patched=by_truth or any(k in ctx.named for k in ctx.above))
             + _own_numbers(ctx, runs, ans, bad, true)
             + unit_hint(ans, step)
         )

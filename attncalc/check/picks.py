@@ -57,10 +57,17 @@ def grade_prediction(
             else f"Right given your earlier answers (the error began at {began}); the true answer is {step.value}."
         )
         return _carried_pick(ans.id, step, given, note, began)
-    if not above and _own_label_gives(ans, runs, given):
-        # every earlier answer right, some only as rounded (a hand chain): the label their numbers give
+    not_right = frozenset(k for k, v in status.items() if v != "correct")
+    if not above and _own_label_gives(ans, runs, given, not_right):
+        # every earlier answer it uses right, some only as rounded (a hand chain): the label their numbers give
         note = f"Consistent with your own rounded earlier answers; unrounded it is {step.value}."
         return StepResult(ans.id, step.title, "correct", given, step.value, [], note, given_shown=given, right=1)
+    if not above:  # a label resting on an earlier label of theirs that is not right (a drawn token, then the output)
+        labels_above = [k for k in not_right if k in runs.labels and _own_label_gives(ans, runs, given, frozenset())]
+        began = next((k for k in labels_above if not _own_label_gives(ans, runs, given, frozenset({k}))), None)
+        if began is not None:
+            note = f"Right given your earlier answers (the error began at {began}); the true answer is {step.value}."
+            return _carried_pick(ans.id, step, given, note, began)
     # steps that hold tokens (kind bpe): the usual slips are tried on them too (a draw's or a beam's
     # label is left to its own note)
     tokens = isinstance(step, Tokens)
@@ -79,19 +86,35 @@ def grade_prediction(
         )
     if tokens:  # a merge, a word's tokens: what the step gives (its note says how)
         note = f"{step.title}: {step.value}, not {given}." + (f" {step.note}" if step.note else "")
+        own = _own_label(ans, runs)
+        if own is not None and own not in (str(step.value), given):  # their own numbers give another
+            note = f"{step.title}, from your own earlier answers: {own}, not {given} (unrounded: {step.value})."
     elif isinstance(step, Pick):  # a draw or a beam search chooses otherwise than by the largest probability
         how = "the draw u" if step.u is not None else "the beam search"
         note = f"{how.capitalize()} gives {step.value}, not {given}."
+        own = _own_label(ans, runs)
+        if own is not None and own != str(step.value):  # their own numbers choose otherwise than the truth
+            note = f"From your own earlier answers {how} gives {own}, not {given} (unrounded: {step.value})."
     else:
         note = f"The largest probability belongs to {step.value}, not {given}."
     return StepResult(ans.id, step.title, "wrong", given, step.value, [[]], note, given_shown=given)
 
 
-def _own_label_gives(ans: Answer, runs: Runs, given: str) -> bool:
-    """Whether the answerer's own earlier answers, as written (this one left out), give this label."""
+def _own_label(ans: Answer, runs: Runs) -> str | None:
+    """The label the answerer's own earlier answers, as written, give this step (None without any)."""
     if not any(k != ans.id for k in (*runs.overrides, *runs.labels)):
-        return False
+        return None
     got = runs.get("float", overrides=True, without=frozenset({ans.id}))
+    theirs = got[1].get(ans.id) if got else None
+    return str(theirs.value) if isinstance(theirs, Argmax) else None
+
+
+def _own_label_gives(ans: Answer, runs: Runs, given: str, leave: frozenset[str]) -> bool:
+    """Whether the answerer's own earlier answers, as written (this one and ``leave`` left out), give
+    this label."""
+    if not any(k != ans.id and k not in leave for k in (*runs.overrides, *runs.labels)):
+        return False
+    got = runs.get("float", overrides=True, without=leave | {ans.id})
     theirs = got[1].get(ans.id) if got else None
     return isinstance(theirs, Argmax) and (theirs.value == given or given in theirs.tied())
 

@@ -193,6 +193,12 @@ class Pick(Argmax):
         return (str(self.value),)
 
 
+def shown_label(s: Step) -> str:
+    """The label a view shows: the hand chain's (``solve --carry``: its rounded numbers may choose another
+    token than the true ones, and the view shows the choice its own numbers make), else the value."""
+    return s.shown if isinstance(s.shown, str) else str(s.value)
+
+
 def tie_note(s: Argmax) -> str:
     """ " (a tie: B, C are equally likely; argmax takes the first)" when the largest probabilities tie, else ""."""
     tied = s.tied()

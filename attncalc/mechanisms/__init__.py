@@ -120,7 +120,8 @@ def solve(
         decimals=decimals,
         carry_rounded=carry,
         exact_requested=exact,
-        headline=mech.headline(steps) if hasattr(mech, "headline") else _headline(steps),
+        # (solve --carry: the headline of the chain the view works, whose numbers may choose another token)
+        headline=(mech.headline if hasattr(mech, "headline") else _headline)(tuple(shown_steps) if carry else steps),
     )
 
 

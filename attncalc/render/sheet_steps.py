@@ -33,6 +33,7 @@ from ..derivation import (
     Sum,
     Tokens,
     Update,
+    shown_label,
     tie_note,
 )
 from ..derivation.fmt import elide, entry_indices, entry_label, flat_rows, fmt, fmt_given, inline, position_labels
@@ -249,11 +250,11 @@ class StepBlocks:
             for i, (lab, p) in enumerate(zip(s.labels, probs, strict=True))
         )
         self.add(Table(("entry", "p", ""), rows, tuple(float(p) for p in probs)))
-        self.add(MathLines(((f"ŷ = {s.value}", tie_note(s).strip()),)))
+        self.add(MathLines(((f"ŷ = {shown_label(s)}", tie_note(s).strip()),)))
 
     def _step_Pick(self, s: Pick) -> None:
         probs = np.asarray(s.probs, dtype=float)
-        chosen = str(s.value).split(", ")
+        chosen = shown_label(s).split(", ")
         cum = s.cumulative
         rows = tuple(
             (
@@ -267,9 +268,9 @@ class StepBlocks:
         header = ("entry", "p" if s.u is not None else "score", *(("running sum",) if cum is not None else ()), "")
         self.add(Table(header, rows))
         if s.u is not None:
-            self.add(MathLines(((f"u = {self.n(s.u)}", f"the first running sum above u picks {s.value}"),)))
+            self.add(MathLines(((f"u = {self.n(s.u)}", f"the first running sum above u picks {shown_label(s)}"),)))
         else:
-            self.add(MathLines(((f"kept: {s.value}", ""),)))
+            self.add(MathLines(((f"kept: {shown_label(s)}", ""),)))
 
     def _step_Loss(self, s: Loss) -> None:
         self.add(
@@ -327,7 +328,7 @@ class StepBlocks:
     def _step_Tokens(self, s: Tokens) -> None:
         if s.table:
             self.add(Table(s.heads, s.table))
-        self.add(Para(f"{s.symbol} = {s.value}", "result"))
+        self.add(Para(f"{s.symbol} = {shown_label(s)}", "result"))
 
     def _similarity_table(self) -> None:
         from . import simtable

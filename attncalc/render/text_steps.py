@@ -38,6 +38,7 @@ from ..derivation import (
     Sum,
     Tokens,
     Update,
+    shown_label,
     tie_note,
 )
 from ..derivation.fmt import (
@@ -159,7 +160,7 @@ class TextSteps:
             mark = "  ◀ largest" if i == best or s.labels[i] in tied else ""
             t.add_row(s.labels[i], self.n(probs[i]), bar(float(probs[i]), 20) + mark)
         yield t
-        yield Text(f"  ŷ = {s.value}" + tie_note(s), style="bold")
+        yield Text(f"  ŷ = {shown_label(s)}" + tie_note(s), style="bold")
 
     def _step_Pick(self, s: Pick) -> Iterable[RenderableType]:
         probs = np.asarray(s.probs, dtype=float)
@@ -169,7 +170,7 @@ class TextSteps:
         if s.cumulative is not None:
             t.add_column("running sum", justify="right")
         t.add_column("")
-        chosen = str(s.value).split(", ")
+        chosen = shown_label(s).split(", ")
         for i in elide(list(range(len(probs))), ROW_LIMIT):
             if i is None:
                 t.add_row("⋮", "⋮", *([""] if s.cumulative is not None else []), "")
@@ -179,9 +180,9 @@ class TextSteps:
             t.add_row(s.labels[i], *cells, mark)
         yield t
         if s.u is not None:
-            yield Text(f"  u = {self.n(s.u)}: the first running sum above u picks {s.value}", style="bold")
+            yield Text(f"  u = {self.n(s.u)}: the first running sum above u picks {shown_label(s)}", style="bold")
         else:
-            yield Text(f"  kept: {s.value}", style="bold")
+            yield Text(f"  kept: {shown_label(s)}", style="bold")
 
     def _step_Loss(self, s: Loss) -> Iterable[RenderableType]:
         yield Hanging(
@@ -242,7 +243,7 @@ class TextSteps:
             for row in elide(list(s.table), ROW_LIMIT):
                 t.add_row(*(row if row is not None else ("⋮", "⋮")))
             yield t
-        yield Hanging(f"  {s.symbol} = {s.value}")
+        yield Hanging(f"  {s.symbol} = {shown_label(s)}")
 
     def _similarity_table(self) -> RenderableType | None:
         """The table of every pair, when a measure gives more than one number (None: no table)."""

@@ -130,3 +130,18 @@ def test_expert_outputs_are_answered_as_a_list_of_matrices() -> None:
     with pytest.raises(ProblemError) as e:
         check(load_problem(SWITCH), {"expert_outputs": [[[1, 2]], [[1, 1], [0, 0]], [[1, 3]], [[2, 5]]]}, "a.toml")
     assert "different shapes" in str(e.value), str(e.value)
+
+
+def test_top_1_columns_written_as_plain_lists_are_read_as_the_columns() -> None:
+    """Switch (top-1): top_k, gates and kept are one column per token (4×1); written as a plain list of 4
+    they are the same entries, graded, not refused as another shape (the numpy router gives them)."""
+    answers = {
+        "top_k": [int(k) for k in RS["top_k"][:, 0]],
+        "gates": [f"{g:.4f}" for g in RS["gates"][:, 0]],
+        "kept": [int(k) for k in RS["kept"][:, 0]],
+    }
+    results = {r.id: r for r in check(load_problem(SWITCH), answers, "a.toml").results}
+    assert {k: r.verdict for k, r in results.items()} == dict.fromkeys(answers, "correct")
+    wrong = {**answers, "top_k": [2, 2, 1, 1]}
+    r = {r.id: r for r in check(load_problem(SWITCH), wrong, "a.toml").results}["top_k"]
+    assert r.verdict == "wrong" and r.wrong_entries == [[0, 0]], r.note

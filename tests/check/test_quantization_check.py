@@ -82,3 +82,31 @@ def test_a_wrong_output_from_rounded_weights_is_told_what_its_line_gives_as_writ
     r = check(parse_problem(problem, "q.toml"), {"output_dequantized": ["-2.4236", "5.4851"]}, "a.toml").results[0]
     assert r.verdict == "wrong"
     assert r.note.endswith("= 5.4850 (as written: 5.4851), not 5.4851."), r.note
+
+
+HF = [F("1.2"), F("-0.5"), F("-4.3"), F("1.2"), F("-3.1"), F("0.8"), F("2.4"), F("5.4")]
+
+
+def test_codes_from_two_scales_are_one_chains_and_the_wrong_code_is_said_from_the_true_scale() -> None:
+    """8-bit absmax of the Hugging Face tutorial's vector: s = 5.4/127, q = round(w/s) = [28, −12, −101, 28,
+    −73, 19, 56, 127]. The scale written 0.043 (right to 3 decimals) gives −4.3/0.043 = −100, −3.1/0.043 =
+    −72.09 → −72 and 5.4/0.043 = 125.58 → 126. Codes [.., −100, .., −73, .., 127] take q[1,3] from the
+    rounded scale and the rest from the true one: the true chain (7 of 8) wins, q[1,3] is the wrong code,
+    and its note works it from the true scale (−101), never "−100, not −100"."""
+    s = max(abs(w) for w in HF) / 127
+    true = [round(w / s) for w in HF]
+    assert true == [28, -12, -101, 28, -73, 19, 56, 127]
+    rounded = [round(w / F("0.043")) for w in HF]
+    assert rounded[2] == -100 and rounded[4] == -72 and rounded[7] == 126
+    problem = {
+        "kind": "quantization",
+        "given": {"W": [[float(w) for w in HF]], "bits": 8, "scheme": "absmax", "granularity": "tensor"},
+        "settings": {"decimals": 3},
+    }
+    mixed = [28, -12, -100, 28, -73, 19, 56, 127]
+    answers = {"scales": "0.043", "quantized": [mixed]}
+    by_id = {r.id: r for r in check(parse_problem(problem, "q.toml"), answers, "a.toml").results}
+    r = by_id["quantized"]
+    assert r.verdict == "wrong" and r.wrong_entries == [[0, 2]], r.note
+    assert "= -101, not -100." in r.note, r.note
+    assert "-100, not -100" not in r.note

@@ -253,3 +253,40 @@ def test_the_accept_test_is_written_true_as_written(cli: Any, tmp_path: Path) ->
         out = cli("solve", str(problem), *extra).stdout
         assert "accepted_1 (a) = [0.667 ≤ 0.6667] = 0" in out, out
         assert "[0.667 ≤ 0.667]" not in out
+
+
+def test_an_output_from_a_wrong_drawn_token_is_carried_not_correct() -> None:
+    """The true chain throughout (n = 0, residual [0, 1, 0], sums [0, 1, 1]: the draw 0.35 picks b), then the
+    drawn token miscopied as c and the output written from it, c: the output is carried from next_token."""
+    answers = {"accepted": [0, 0], "n_accepted": 0, "residual": ["0", "1", "0"], "residual_cumulative": ["0", "1", "1"],
+               "next_token": "c", "output": ["c"]}  # fmt: skip
+    by_id = _close(answers)
+    assert by_id["next_token"].verdict == "wrong"
+    r = by_id["output"]
+    assert r.verdict == "carried" and r.began_at == "next_token", r.note
+
+
+def test_a_wrong_draw_is_told_what_the_answerers_own_sums_draw() -> None:
+    """Their own rounded sums [0.5, 0.75, 1] draw a for u = 0.35 (unrounded: b); c is wrong, and the note
+    says what their numbers give."""
+    r = _close({**ROUNDED_CHAIN, "next_token": "c", "output": ["a", "b", "c"]})["next_token"]
+    assert r.verdict == "wrong"
+    assert "From your own earlier answers the draw u gives a, not c (unrounded: b)." in " ".join(r.note.split())
+
+
+def test_solve_carry_shows_the_choice_its_own_numbers_make(cli: Any, tmp_path: Path) -> None:
+    """solve --carry works from 0.667 ≤ 0.667: both drafts accepted, the residual p_3, sums 0.5, 0.75, 1, and
+    the draw 0.35 picks a: the view, its table and its headline say a, b, a (JSON's value stays the truth)."""
+    problem = tmp_path / "close.toml"
+    problem.write_text(
+        'title = "close call"\nkind = "speculative"\nvocab = ["a", "b", "c"]\n[given]\n'
+        "draft = [[0.3, 0.3, 0.4], [0.2, 0.6, 0.2]]\n"
+        "target = [[0.2, 0.5, 0.3], [0.3, 0.3, 0.4], [0.5, 0.25, 0.25]]\n"
+        'drafted = ["a", "b"]\nuniforms = [0.667, 0.4]\nresample = 0.35\n[settings]\ndecimals = 3\n',
+        encoding="utf-8",
+    )
+    out = cli("solve", str(problem), "--carry", "--width", "100").stdout
+    assert "the first running sum above u picks a" in out
+    assert "output = a, b, a" in out
+    assert "Output: a b a" in out
+    assert "picks b" not in out
