@@ -105,13 +105,16 @@ class _Builder(StepBlocks):
         what = {asks(s, self.d) for s in asked}
         if asked and all(isinstance(s, Count) for s in asked):  # parameters, FLOPs, bytes: whole numbers
             self.add(Para("Give every value as a whole number, to the unit.", "explain"))
-        elif asked and decimals_text(self.dec) not in what:  # bpe: counts and tokens, no decimals asked
+        else:
             parts = ["the counts as whole numbers"] if "a count" in what else []
             parts += ["the tokens with a space between tokens and a comma between items"] if "tokens" in what else []
             parts += ["each label as the problem writes it"] if "a label" in what else []
-            self.add(Para(f"Give {' and '.join(parts)}.", "explain"))
-        else:
-            self.add(Para(f"Give every value to {self.dec} decimals.", "explain"))
+            said = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + (parts[-1] if parts else "")
+            if asked and decimals_text(self.dec) not in what:  # bpe: counts and tokens, no decimals asked
+                self.add(Para(f"Give {said}.", "explain"))
+            else:  # (speculative: probabilities to the decimals, accept flags whole, the output as tokens)
+                rest = f"; {said}" if parts else ""
+                self.add(Para(f"Give every value to {self.dec} decimals{rest}.", "explain"))
         for a in asked:  # the order of ties the step's answer follows (a beam search's kept beams)
             if tie_rule(a):
                 self.add(Para(f"{a.title} [{a.id}]: {tie_rule(a)}", "explain"))
