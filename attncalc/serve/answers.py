@@ -131,7 +131,7 @@ def answers_of(typed: Typed, d: Derivation) -> dict[str, Any]:
             for idx in entries(step)
             if typed.fields.get(field_name(step.id, idx), UNANSWERED) != UNANSWERED
         }
-        if isinstance(step, Tokens) and all(none_answered(t) for t in texts.values()):
+        if isinstance(step, Tokens) and all(none_answered(t, step) for t in texts.values()):
             continue  # tokens typed "?, ?, ?": every item left out, as the answers file reads it
         if not texts:
             continue
