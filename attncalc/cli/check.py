@@ -9,7 +9,7 @@ import re
 import sys
 from typing import Any
 
-from ..errors import NOT_PRINTABLE, printable, unprintable, visible
+from ..errors import NOT_PRINTABLE, NOT_SHOWN, hidden, printable, unprintable, visible
 from .base import fail as _fail
 from .files import PROBLEM_ONLY_KEYS, first_file, key_given, problem_shaped
 from .io import grade_one
@@ -44,9 +44,7 @@ def refuse_mixed_options(
         _fail("--roster: the class list of --gradebook canvas or moodle; add one of them (and --format csv)")
     if assignment != "attncalc" and gradebook not in ("canvas", "moodle"):
         _fail("--assignment: the score column of --gradebook canvas or moodle; add one of them")
-    if not visible(assignment) or any(
-        unprintable(ch) for ch in assignment
-    ):  # as a student = is refused (a column title)
+    if not visible(assignment) or any(hidden(ch) for ch in assignment):  # as a student = is refused (a column title)
         _fail(
             f"--assignment {assignment!r}: expected the assignment's title on one line, without {NOT_PRINTABLE} "
             "(a newline, a tab, U+202E, U+00A0)"
@@ -175,7 +173,15 @@ def _grade_file(
         # a class folder: one unreadable file is named, and the others are still graded; the
         # gradebook gives it its row, with the reason
         sys.stderr.write(f"attncalc: error: {printable(str(exc))}\n")
-        return Unread(printable(name), printable(str(exc).replace(path, name)), student)
+        return Unread(_shown(name), printable(str(exc).replace(path, name)), student)
+
+
+def _shown(name: str) -> str:
+    """A file's name as its gradebook row names it: every character a name may not hold escaped
+    (``\u3164``), so that the row of a file refused for its name is never blank-looking."""
+    from ..errors import escape
+
+    return "".join(escape(ch) if hidden(ch) else ch for ch in name)
 
 
 def _name_as_student(path: str) -> None:
@@ -186,12 +192,15 @@ def _name_as_student(path: str) -> None:
 
     from ..errors import ProblemError
 
-    if any(unprintable(ch) for ch in Path(path).stem):
+    stem = Path(path).stem
+    bad = next((ch for ch in stem if hidden(ch)), None)
+    if bad is not None or not visible(stem):  # "ㅤ.toml" (U+3164): a row with a blank-looking student
+        what = NOT_PRINTABLE if bad is None or unprintable(bad) else NOT_SHOWN
         raise ProblemError(
             path,
             "student",
-            f"none given, and the file's name has {NOT_PRINTABLE}, so it cannot name the student in a "
-            'gradebook: add student = "..." (an id, email or login) to the file',
+            f"none given, and the file's name {'has ' + what if bad is not None else 'shows nothing'}, so it "
+            'cannot name the student in a gradebook: add student = "..." (an id, email or login) to the file',
         )
 
 
