@@ -286,7 +286,10 @@ def parse_answers(
             out.append(ans)
     if skipped and not out:
         raise NothingAnswered(
-            file, skipped[0], f"every step is {UNANSWERED!r}, so nothing is answered: answer at least one entry"
+            file,
+            skipped[0],
+            f"every {'step' if len(skipped) > 1 else 'entry'} is {UNANSWERED!r}, so nothing is answered: answer at "
+            "least one entry",
         )
     order = {s: i for i, s in enumerate(valid)}
     return sorted(out, key=lambda a: order[a.id])

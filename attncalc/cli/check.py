@@ -32,6 +32,13 @@ _CANVAS_TOTALS = re.compile("|".join(CANVAS_NOT_ASSIGNMENTS))
 MAX_ASSIGNMENT = 255
 
 
+def one_roster(rosters: list[str] | None) -> str | None:
+    """``--roster``, given at most once: a second one is refused, not taken over the first."""
+    if rosters and len(rosters) > 1:
+        _fail(f"--roster: given {len(rosters)} times; give it once (one class's gradebook export)")
+    return rosters[0] if rosters else None
+
+
 def refuse_mixed_options(
     csv: bool, gradebook: str | None, roster: str | None, assignment: str, problems: list[str] | None
 ) -> None:
@@ -160,8 +167,10 @@ def _grade_file(
             if not gradebook:
                 raise
             raw = {}
+            # graded again with nothing: the note that the file names another problem was said already
+            mine = own_problem if problem is None else None
+            report = grade_one(path, raw, mine, student, problem, first, limit, tol, problems, beside=alone)
         if not raw:
-            report = grade_one(path, raw, own_problem, student, problem, first, limit, tol, problems, beside=alone)
             sys.stderr.write(
                 f"attncalc: note: {printable(name)}: nothing answered (no step, or every entry '?'): "
                 f"0 / {points_text(report.out_of)} in the gradebook\n"
@@ -257,4 +266,13 @@ def gradebook_text(entries: list[Any], layout: str, assignment: str, roster: str
             f"attncalc: note: {len(files)} answers files are the student {printable(who)} ({shown}): "
             "each has its row, and an LMS import keeps one; check which is theirs\n"
         )
+    if students is not None:  # a roster's id that a spreadsheet would run: written safe, so the LMS cannot match it
+        from ..reports.gradebook import roster_formulas
+
+        for who in roster_formulas(students, layout):
+            sys.stderr.write(
+                f"attncalc: note: the roster's {printable(who)} begins as a spreadsheet formula does: it is written "
+                f"'{printable(who)} (an apostrophe first, so no spreadsheet runs it), which the LMS's import will "
+                "not match: change the id in the LMS, or enter that grade by hand\n"
+            )
     return gradebook_csv(entries, layout, assignment, students)

@@ -152,3 +152,14 @@ def test_items_left_out_follow_the_students_own_merge_alike(c: Any, cli: Any, tm
     wrong = {"1.merge": "e s", "1.words": ["?", "l o w e r", "w i d e s t", "?"]}  # neither the truth nor their own
     done, _ = _by_file(cli, tmp_path, wrong)
     assert _outcome(json.loads(done.stdout), "1.words")[0] == "wrong"
+
+
+def test_a_list_too_long_for_a_field_says_its_item_count(c: Any) -> None:
+    sent = c.post(f"/problems/{BPE}/check", json={"answers": {"1.words": ["a"] * 100_000}})
+    assert sent.status_code == 422
+    assert sent.json()["error"].startswith("<request>: 1.words: 100,000 items, more than a field takes")
+
+
+def test_one_step_all_question_marks_says_entry(c: Any) -> None:
+    sent = c.post(f"/problems/{BPE}/check", json={"answers": {"1.merge": "?"}})
+    assert sent.status_code == 422 and "every entry is '?'" in sent.json()["error"]
