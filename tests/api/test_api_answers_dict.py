@@ -40,7 +40,7 @@ def test_a_dict_is_read_as_a_file_is(tmp_path: Path, answers: dict[str, object])
 
 @pytest.mark.parametrize("student", ["", "\u3164", "a\nb", 1.5])
 def test_a_dict_student_is_checked_as_a_files(student: object) -> None:
-    with pytest.raises(ProblemError, match="<answers>: student: "):
+    with pytest.raises(ProblemError, match="<answers>: student: expected "):
         attncalc.check(PROBLEM, {"student": student, "scores": SCORES})
 
 
