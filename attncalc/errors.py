@@ -29,6 +29,36 @@ def unprintable(ch: str) -> bool:
     return not ch.isprintable() and ch not in JOINERS
 
 
+# Unicode's Default_Ignorable_Code_Point, from DerivedCoreProperties.txt of Unicode 15.1.0 (unchanged
+# since 14.0, which added U+180F): code points a renderer shows as nothing when it has no glyph for
+# them. Python's unicodedata has no such property. Most are format characters (Cf), which
+# :func:`unprintable` refuses already; the rest are letters and marks that str.isprintable takes
+# (U+034F COMBINING GRAPHEME JOINER, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, the Khmer
+# inherent vowels U+17B4..U+17B5, the variation selectors U+180B..U+180D, U+180F, U+FE00..U+FE0F,
+# U+E0100..U+E01EF) and unassigned code points set aside for such use.
+DEFAULT_IGNORABLE = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+    (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)  # fmt: skip
+NOT_SHOWN = (
+    "a character that shows nothing (Unicode's Default_Ignorable_Code_Point: a filler, a variation selector, U+034F)"
+)
+
+
+def ignorable(ch: str) -> bool:
+    """Whether ``ch`` is a Default_Ignorable_Code_Point (:data:`DEFAULT_IGNORABLE`)."""
+    code = ord(ch)
+    return any(lo <= code <= hi for lo, hi in DEFAULT_IGNORABLE)
+
+
+def hidden(ch: str) -> bool:
+    """A character a name may not hold: not printable text (:func:`unprintable`), or one that shows
+    nothing (:func:`ignorable`) other than the two :data:`JOINERS` a script needs."""
+    return unprintable(ch) or (ch not in JOINERS and ignorable(ch))
+
+
 def escape(ch: str) -> str:
     """A character as its escape: ``\\x1b``, ``\\u202e``, ``\\U000e0041`` (above U+FFFF)."""
     code = ord(ch)
@@ -36,9 +66,10 @@ def escape(ch: str) -> str:
 
 
 def visible(text: str) -> bool:
-    """Whether text shows anything: a character other than white space and the :data:`JOINERS` (a name of
-    only a ZERO WIDTH JOINER looks empty in a gradebook)."""
-    return any(not ch.isspace() and ch not in JOINERS for ch in text)
+    """Whether text shows anything: a character other than white space, the :data:`JOINERS` and the
+    other characters that show nothing (:func:`ignorable`: a name of only a ZERO WIDTH JOINER, or of the
+    Hangul filler U+3164, looks empty in a gradebook)."""
+    return any(not ch.isspace() and ch not in JOINERS and not ignorable(ch) for ch in text)
 
 
 def printable(text: str, keep: str = "") -> str:

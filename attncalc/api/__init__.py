@@ -147,7 +147,9 @@ def check(
     """Grade answers against a problem step by step, as ``attncalc check PROBLEM ANSWERS`` does.
 
     ``answers`` is the path of an answers file or a dict keyed by step id (``{"weights": [0.27,
-    0.73]}``; numbers as written keep their decimals when given as strings, ``"0.270"``); None
+    0.73]}``; numbers as written keep their decimals when given as strings, ``"0.270"``), read as a
+    file's table is (``student`` and ``problem`` are checked, not graded: the problem given here wins;
+    ``{"answers": {...}}`` is the table under ``[answers]``); None
     grades the problem's own ``[answers]`` table. ``rtol``, ``atol`` and ``sigfigs`` are the
     command's tolerances. Returns the :class:`~attncalc.check.Report`: ``report.all_correct``,
     ``report.results``, ``report.to_json()`` (the command's JSON), ``report.to_text()``.
@@ -176,8 +178,11 @@ def check(
     if isinstance(answers, (str, Path)):
         raw, _own_problem = load_answers(answers)  # the problem given here wins, as on the command line
         return _grade(target, raw, str(answers), tol)
-    if isinstance(answers, Mapping):
-        return _grade(target, plain(answers, "<answers>"), "<answers>", tol)
+    if isinstance(answers, Mapping):  # read as a file's table is: student, problem and [answers] are no steps
+        from ..check.answers import answers_of_table
+
+        raw, _own_problem, _student = answers_of_table(plain(answers, "<answers>"), "<answers>", False)
+        return _grade(target, raw, "<answers>", tol)
     raise ProblemError("<answers>", "", f"expected a path or a dict of step ids, got {describe(answers)}")
 
 

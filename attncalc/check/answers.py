@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Argmax, Count, Derivation, Tokens
-from ..errors import NOT_PRINTABLE, NumberSyntaxError, ProblemError, escape, unprintable, visible
+from ..errors import NOT_PRINTABLE, NOT_SHOWN, NumberSyntaxError, ProblemError, escape, hidden, unprintable, visible
 from ..numbers import MAX_LENGTH, parse_number, to_float
 from ..parse import read_raw
 from ..render.asked import pair_merge, pair_slots
@@ -162,9 +162,10 @@ def _student(value: Any, file: str) -> str | None:
     # only plain spaces are trimmed: a tab, CR, no-break or ideographic space at an end is refused below as
     # anywhere else (stripped, "\t=1" and "\u3000=1" became one student "=1")
     text: str = value.strip(" ")
-    bad = next((ch for ch in text if unprintable(ch)), None)
+    bad = next((ch for ch in text if hidden(ch)), None)
     if len(text) > STUDENT_MAX or bad is not None:
-        found = f": it has {NOT_PRINTABLE}, {escape(bad)}" if bad is not None else ""
+        what = NOT_PRINTABLE if bad is None or unprintable(bad) else NOT_SHOWN
+        found = f": it has {what}, {escape(bad)}" if bad is not None else ""
         raise ProblemError(
             file,
             "student",
@@ -290,7 +291,10 @@ def parse_answers(
             out.append(ans)
     if skipped and not out:
         raise NothingAnswered(
-            file, skipped[0], f"every step is {UNANSWERED!r}, so nothing is answered: answer at least one entry"
+            file,
+            skipped[0],
+            f"every {'step' if len(skipped) > 1 else 'entry'} is {UNANSWERED!r}, so nothing is answered: answer at "
+            "least one entry",
         )
     order = {s: i for i, s in enumerate(valid)}
     return sorted(out, key=lambda a: order[a.id])

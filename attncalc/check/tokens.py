@@ -24,10 +24,13 @@ UNANSWERED = "?"  # (answers.UNANSWERED)
 _ALL_OPEN = re.compile(r"\?(?:[\s,]*\?)*")
 
 
-def none_answered(text: str) -> bool:
-    """Whether text typed for a step of tokens answers nothing: blank, or only "?"s ("?, ?, ?")."""
+def none_answered(text: str, step: Tokens | None = None) -> bool:
+    """Whether text typed for a step of tokens answers nothing: blank, or only "?"s ("?, ?, ?"); for
+    a step whose tokens hold no comma, also only commas between blank or "?" items (",,,")."""
     text = " ".join(text.split())
-    return not text or _ALL_OPEN.fullmatch(text) is not None
+    if not text or _ALL_OPEN.fullmatch(text) is not None:
+        return True
+    return step is not None and not _commas(step) and all(p.strip() in ("", UNANSWERED) for p in text.split(","))
 
 
 def lists_items(step: Tokens) -> bool:
@@ -57,7 +60,7 @@ def read_tokens(step: Tokens, value: Any, file: str, key: str) -> tuple[str, tup
     items: list[str] | None = None
     if isinstance(value, str):
         text = " ".join(value.split())
-        if none_answered(text):
+        if none_answered(text, step):
             return None
     elif many and isinstance(value, list) and value:
         read = [_item(x) for x in value]
@@ -73,7 +76,12 @@ def read_tokens(step: Tokens, value: Any, file: str, key: str) -> tuple[str, tup
     if not many:
         return text, None
     if not _commas(step):
-        items = text.split(", ")  # no token holds a comma: the commas are the separators
+        # no token holds a comma: the commas are the separators, and an item left blank between two
+        # of them ("l o w,,w i d e st") is not answered, as a blank item of a list is
+        items = [item.strip() or UNANSWERED for item in text.split(",")]
+        if all(x == UNANSWERED for x in items):
+            return None
+        text = ", ".join(items)
     return text, tuple(items) if items is not None else None
 
 

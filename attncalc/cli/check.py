@@ -9,7 +9,7 @@ import re
 import sys
 from typing import Any
 
-from ..errors import NOT_PRINTABLE, printable, unprintable, visible
+from ..errors import NOT_PRINTABLE, NOT_SHOWN, hidden, printable, unprintable, visible
 from .base import fail as _fail
 from .files import PROBLEM_ONLY_KEYS, first_file, key_given, problem_shaped
 from .io import grade_one
@@ -32,6 +32,13 @@ _CANVAS_TOTALS = re.compile("|".join(CANVAS_NOT_ASSIGNMENTS))
 MAX_ASSIGNMENT = 255
 
 
+def one_roster(rosters: list[str] | None) -> str | None:
+    """``--roster``, given at most once: a second one is refused, not taken over the first."""
+    if rosters and len(rosters) > 1:
+        _fail(f"--roster: given {len(rosters)} times; give it once (one class's gradebook export)")
+    return rosters[0] if rosters else None
+
+
 def refuse_mixed_options(
     csv: bool, gradebook: str | None, roster: str | None, assignment: str, problems: list[str] | None
 ) -> None:
@@ -44,9 +51,7 @@ def refuse_mixed_options(
         _fail("--roster: the class list of --gradebook canvas or moodle; add one of them (and --format csv)")
     if assignment != "attncalc" and gradebook not in ("canvas", "moodle"):
         _fail("--assignment: the score column of --gradebook canvas or moodle; add one of them")
-    if not visible(assignment) or any(
-        unprintable(ch) for ch in assignment
-    ):  # as a student = is refused (a column title)
+    if not visible(assignment) or any(hidden(ch) for ch in assignment):  # as a student = is refused (a column title)
         _fail(
             f"--assignment {assignment!r}: expected the assignment's title on one line, without {NOT_PRINTABLE} "
             "(a newline, a tab, U+202E, U+00A0)"
@@ -162,8 +167,10 @@ def _grade_file(
             if not gradebook:
                 raise
             raw = {}
+            # graded again with nothing: the note that the file names another problem was said already
+            mine = own_problem if problem is None else None
+            report = grade_one(path, raw, mine, student, problem, first, limit, tol, problems, beside=alone)
         if not raw:
-            report = grade_one(path, raw, own_problem, student, problem, first, limit, tol, problems, beside=alone)
             sys.stderr.write(
                 f"attncalc: note: {printable(name)}: nothing answered (no step, or every entry '?'): "
                 f"0 / {points_text(report.out_of)} in the gradebook\n"
@@ -175,7 +182,15 @@ def _grade_file(
         # a class folder: one unreadable file is named, and the others are still graded; the
         # gradebook gives it its row, with the reason
         sys.stderr.write(f"attncalc: error: {printable(str(exc))}\n")
-        return Unread(printable(name), printable(str(exc).replace(path, name)), student)
+        return Unread(_shown(name), printable(str(exc).replace(path, name)), student)
+
+
+def _shown(name: str) -> str:
+    """A file's name as its gradebook row names it: every character a name may not hold escaped
+    (``\u3164``), so that the row of a file refused for its name is never blank-looking."""
+    from ..errors import escape
+
+    return "".join(escape(ch) if hidden(ch) else ch for ch in name)
 
 
 def _name_as_student(path: str) -> None:
@@ -186,12 +201,15 @@ def _name_as_student(path: str) -> None:
 
     from ..errors import ProblemError
 
-    if any(unprintable(ch) for ch in Path(path).stem):
+    stem = Path(path).stem
+    bad = next((ch for ch in stem if hidden(ch)), None)
+    if bad is not None or not visible(stem):  # "ㅤ.toml" (U+3164): a row with a blank-looking student
+        what = NOT_PRINTABLE if bad is None or unprintable(bad) else NOT_SHOWN
         raise ProblemError(
             path,
             "student",
-            f"none given, and the file's name has {NOT_PRINTABLE}, so it cannot name the student in a "
-            'gradebook: add student = "..." (an id, email or login) to the file',
+            f"none given, and the file's name {'has ' + what if bad is not None else 'shows nothing'}, so it "
+            'cannot name the student in a gradebook: add student = "..." (an id, email or login) to the file',
         )
 
 
@@ -248,4 +266,13 @@ def gradebook_text(entries: list[Any], layout: str, assignment: str, roster: str
             f"attncalc: note: {len(files)} answers files are the student {printable(who)} ({shown}): "
             "each has its row, and an LMS import keeps one; check which is theirs\n"
         )
+    if students is not None:  # a roster's id that a spreadsheet would run: written safe, so the LMS cannot match it
+        from ..reports.gradebook import roster_formulas
+
+        for who in roster_formulas(students, layout):
+            sys.stderr.write(
+                f"attncalc: note: the roster's {printable(who)} begins as a spreadsheet formula does: it is written "
+                f"'{printable(who)} (an apostrophe first, so no spreadsheet runs it), which the LMS's import will "
+                "not match: change the id in the LMS, or enter that grade by hand\n"
+            )
     return gradebook_csv(entries, layout, assignment, students)

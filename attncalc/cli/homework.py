@@ -77,7 +77,7 @@ def check(
         ),
     ] = "attncalc",
     roster: Annotated[
-        str | None,
+        list[str] | None,  # a list only to see it repeated: one roster (typer took the last one silently)
         typer.Option(
             "--roster",
             help="The LMS's own gradebook export (CSV) with --gradebook canvas or moodle: each answers file is "
@@ -96,13 +96,14 @@ def check(
     from ..check import Tolerance
     from ..errors import AttncalcError
     from ..files import check_output
-    from .check import grade_paths, gradebook_text, refuse_mixed_options
+    from .check import grade_paths, gradebook_text, one_roster, refuse_mixed_options
     from .files import answers_in_folders, common_folder, report_shown
 
     tol = Tolerance(rtol=rtol, atol=atol, sigfigs=sigfigs)
     limit = _max_bytes(max_file_size)
     csv = format is CheckFormat.csv
-    refuse_mixed_options(csv, gradebook, roster, assignment, problems)
+    roster_file = one_roster(roster)
+    refuse_mixed_options(csv, gradebook, roster_file, assignment, problems)
     if output == "-":
         output = None  # '-' is standard output, as with solve -o -
     try:
@@ -126,7 +127,7 @@ def check(
     shown = {id(r): report_shown(r, folders) for r in reports}  # named without this machine's absolute paths
     reports, entries = [shown[id(r)] for r in reports], [shown.get(id(e), e) for e in entries]
     if csv:
-        text = gradebook_text(entries, (gradebook or Gradebook.plain).value, assignment, roster, limit)
+        text = gradebook_text(entries, (gradebook or Gradebook.plain).value, assignment, roster_file, limit)
     elif format is CheckFormat.json:
         from ..reports.check_view import reports_json
 

@@ -19,6 +19,7 @@ substitution is consistent with the numbers next to it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -428,7 +429,13 @@ class Derivation(DerivationViews):
         raise KeyError(f"no step {step_id!r} in this derivation; its steps are: {', '.join(self.step_ids)}")
 
     def __contains__(self, step_id: object) -> bool:
-        return any(s.id == step_id for s in self.steps)
+        """Whether ``step_id`` is a step's id (``"weights" in d``), or one of its steps (``s in d``)."""
+        return any(s.id == step_id or s is step_id for s in self.steps)
+
+    def __iter__(self) -> Iterator[Step]:
+        """The steps in order, as ``d.steps`` (``for s in d: print(s.id, d[s.id])``); ``list(d)`` called
+        ``d[0]``, which is no step id."""
+        return iter(self.steps)
 
     def __repr__(self) -> str:
         p = self.problem

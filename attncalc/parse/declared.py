@@ -297,7 +297,7 @@ def _sentences(r: Reader, raw: Any, path: str) -> tuple[tuple[str, ...], ...]:
                 raise r.fail(f"{path}[{i}]", "the sentence is empty")
             out.append(words)
         elif isinstance(item, list):
-            out.append(r.labels(item, f"{path}[{i}]"))
+            out.append(r.labels(item, f"{path}[{i}]", answers=False))  # a sentence's tokens
         else:
             raise r.fail(f"{path}[{i}]", f"expected a list of tokens or a string, got {describe_raw(item)}")
     return tuple(out)

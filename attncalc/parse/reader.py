@@ -70,14 +70,24 @@ class Reader:
             )
         return raw
 
-    def labels(self, raw: Any, key: str) -> tuple[str, ...]:
+    def labels(self, raw: Any, key: str, answers: bool = True) -> tuple[str, ...]:
+        """A list of labels; ``answers``: labels an answer may be (a vocabulary, targets), so none may be
+        one an answer could never match (empty, white space at an end) or ``"?"`` (not answered). Row
+        labels (attention's ``tokens``) are only shown, and are taken as written (``" [CLS]"``)."""
         if not isinstance(raw, list) or not raw:
             raise self.fail(key, f"expected a non-empty list of labels, got {describe_raw(raw)}")
         out = []
         for i, item in enumerate(raw, 1):
             if isinstance(item, bool) or not isinstance(item, (str, int, float, Decimal)):
                 raise self.fail(key, f"entry {i}: expected a label, got {describe_raw(item)}")
-            out.append(str(item))
+            label = str(item)
+            if answers and (not label.strip() or label != label.strip()):  # an answer is read trimmed: never matched
+                raise self.fail(
+                    key, f"entry {i}: {shorten(repr(label))}: a label may not be empty or start or end with white space"
+                )
+            if answers and label == "?":  # an answer "?" is one not answered
+                raise self.fail(key, f"entry {i}: '?' cannot be a label: an answer '?' means not answered")
+            out.append(label)
         return tuple(out)
 
     def number(self, raw: Any, key: str) -> Node:

@@ -99,7 +99,7 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
     for key_name in kind_only_keys():
         if key_name in raw and key_name not in decl.top:
             raise r.fail(key_name, f"does not apply to kind {kind!r}")
-    tokens = r.labels(raw["tokens"], "tokens") if "tokens" in raw else None
+    tokens = r.labels(raw["tokens"], "tokens", answers=False) if "tokens" in raw else None
     common: dict[str, Any] = dict(
         path=file,
         title=title,
@@ -111,7 +111,9 @@ def parse_problem(raw: dict[str, Any], file: str) -> Problem:
         grading=parse_grading(r, raw.get("grading")),
     )
     if "memory_tokens" in decl.top:
-        common["memory_tokens"] = r.labels(raw["memory_tokens"], "memory_tokens") if "memory_tokens" in raw else None
+        common["memory_tokens"] = (
+            r.labels(raw["memory_tokens"], "memory_tokens", answers=False) if "memory_tokens" in raw else None
+        )
     if kind in RECURRENT_KINDS:
         answers = _answers(r, raw.get("answers"))
         if "head" in raw:

@@ -36,6 +36,37 @@ def checked_width(where: str, width: object) -> int:
     return width
 
 
+SHEETS = ("solution", "answers", "question")  # (render.sheet.SHEETS: a test holds them equal)
+
+
+def checked_sheet(where: str, sheet: object) -> str:
+    """``sheet`` as the sheet views take it, else a ProblemError naming the method, ``sheet`` and the
+    choices (an unknown sheet was a bare ``ValueError: answer`` from the renderer)."""
+    if not isinstance(sheet, str) or sheet not in SHEETS:
+        shown = _shown(sheet)
+        close = [s for s in SHEETS if isinstance(sheet, str) and (s.startswith(sheet) or sheet.startswith(s))]
+        hint = f" (did you mean {close[0]!r}?)" if isinstance(sheet, str) and close else ""
+        raise ProblemError(where, "sheet", f"unknown sheet {shown}{hint}; choose one of: {', '.join(SHEETS)}")
+    return sheet
+
+
+def checked_flag(where: str, name: str, value: object) -> bool:
+    """A switch (``fragment``, ``reveal``): True or False only (``"no"`` is a non-empty string, true to
+    Python, and -1 or 10**100 were taken silently)."""
+    if not isinstance(value, bool) and type(value).__name__ != "bool_":
+        raise ProblemError(where, name, f"expected True or False, got {_shown(value)}")
+    return bool(value)
+
+
+def _shown(value: object) -> str:
+    """A short value as a message quotes it; a long or odd one by its type (a 5,000-digit int has no repr)."""
+    if value is None or isinstance(value, (bool, float)) or (isinstance(value, str) and len(value) <= 40):
+        return repr(value)
+    if isinstance(value, int) and value.bit_length() <= 64:
+        return repr(value)
+    return "a whole number far too large" if isinstance(value, int) else f"a value of type {type(value).__name__}"
+
+
 def text_view(derivations: list[Derivation], width: int, detail: str = "first") -> str:
     """The terminal view of one or more derivations as plain text, at a fixed width (no colours)."""
     from rich.rule import Rule
@@ -69,14 +100,15 @@ def derivation_json(d: Derivation) -> dict[str, Any]:
 def derivation_markdown(d: Derivation, sheet: str = "solution", detail: str = "first") -> str:
     from ..render.writers import render
 
-    return render([d], "markdown", sheet, detail=detail)
+    return render([d], "markdown", checked_sheet("Derivation.to_markdown", sheet), detail=detail)
 
 
 @register("derivation", "latex")
 def derivation_latex(d: Derivation, sheet: str = "solution", fragment: bool = False, detail: str = "first") -> str:
     from ..render.writers import render
 
-    return render([d], "latex", sheet, fragment, detail=detail)
+    where = "Derivation.to_latex"
+    return render([d], "latex", checked_sheet(where, sheet), checked_flag(where, "fragment", fragment), detail=detail)
 
 
 @register("derivation", "html")
@@ -85,7 +117,9 @@ def derivation_html(
 ) -> str:
     from ..render.writers import render
 
-    return render([d], "html", sheet, fragment, reveal=reveal, detail=detail)
+    where = "Derivation.to_html"
+    sheet, fragment = checked_sheet(where, sheet), checked_flag(where, "fragment", fragment)
+    return render([d], "html", sheet, fragment, reveal=checked_flag(where, "reveal", reveal), detail=detail)
 
 
 @register("derivation", "notebook-html")

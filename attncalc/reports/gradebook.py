@@ -238,6 +238,18 @@ def _cell(text: str) -> str:
     return "'" + text if folded.startswith(FORMULA_FIRST) else text
 
 
+def roster_formulas(students: list[Student], layout: str) -> list[str]:
+    """The roster's identifying values (Moodle's ``ID number`` or ``Email address``, Canvas's SIS ids)
+    that :func:`_cell` writes with an apostrophe first: the LMS's own value, which its import then
+    does not match."""
+    if layout == "moodle":
+        column = "ID number" if all(s.ids.get("ID number", "").strip() for s in students) else "Email address"
+        values = [s.ids.get(column, "") for s in students]
+    else:
+        values = [v for s in students for v in s.ids.values()]
+    return list(dict.fromkeys(v for v in values if v and _cell(v) != v))
+
+
 def gradebook_csv(
     entries: list[Entry], layout: str = "plain", assignment: str = "attncalc", students: list[Student] | None = None
 ) -> str:

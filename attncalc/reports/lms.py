@@ -88,16 +88,22 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,59}")
 
 
 # characters XML 1.0 does not allow anywhere, not even as a character reference: C0 controls but tab,
-# line feed and carriage return; lone surrogates; U+FFFE and U+FFFF
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# line feed and carriage return; lone surrogates; U+FFFE and U+FFFF; and those it allows but asks
+# documents to avoid (XML 1.0 section 2.2: "discouraged"), which reach the quiz's reader raw: DEL and the
+# C1 controls (U+007F to U+009F), and the noncharacters U+FDD0 to U+FDEF and U+nFFFE, U+nFFFF of every plane
+_NOT_XML = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff"
+    + "".join(f"{chr(p * 0x10000 + 0xFFFE)}{chr(p * 0x10000 + 0xFFFF)}" for p in range(1, 17))
+    + "]"
+)
 
 
 def xml_chars(text: str) -> str:
     """A document with every character XML 1.0 forbids written as a visible escape (``\\x07``), as a
     message shows it: an export of any title, token or label is well-formed."""
-    return _NOT_XML.sub(
-        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
-    )
+    from ..errors import escape
+
+    return _NOT_XML.sub(lambda m: escape(m.group()), text)
 
 
 def cdata(text: str) -> str:

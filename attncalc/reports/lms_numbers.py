@@ -4,6 +4,7 @@ the rounded key of the earlier steps) and the slips named with their feedback.""
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,10 +110,11 @@ def _slips(
     from ..check.slips import mistake_args as _mistake_args
 
     slips: list[tuple[str, str, np.ndarray]] = []
-    base = on_truth.value(step.id, "float", overrides=True)
+    runs = _slip_runs(d, on_truth)
+    base = _read(runs[(None, None)], step.id)
     for name in every_mistake():
         for arg in _mistake_args(d.problem, name):
-            v = on_truth.value(step.id, "float", overrides=True, mistake=name, arg=arg)
+            v = _read(runs[(name, arg)], step.id)
             if v is None or base is None or v.shape != shape:
                 continue
             if np.allclose(v, base, rtol=1e-9, atol=1e-12, equal_nan=True):  # the slip does not touch this step
@@ -122,6 +124,38 @@ def _slips(
         if v.shape == (int(np.prod(shape)),):
             slips.append((name, mistake_note(name, arg, d.problem, step.id), v))
     return slips
+
+
+# per Runs of the true values (one per variant's questions): each slip's run, made once for every step.
+# Read step by step (Runs.value), the runs of every slip came back to each step: Runs keeps only the
+# last few runs carried to the last step (check/wide.py's RunStore), so every step made them all again
+# (profiled: 18 of 19 s of generate --kind attention-backward --count 2 --format moodle)
+_RUNS: weakref.WeakKeyDictionary[Any, dict[tuple[str | None, Any], Any]] = weakref.WeakKeyDictionary()
+
+
+def _slip_runs(d: Derivation, on_truth: Any) -> dict[tuple[str | None, Any], Any]:
+    """The run without a slip (key ``(None, None)``) and each slip's run, with the true values of every
+    answered step carried in, as :meth:`~attncalc.check.runs.Runs.value` makes them (light, to the last
+    step): the same runs, each made once."""
+    from ..check.slips import mistake_args as _mistake_args
+
+    found = _RUNS.get(on_truth)
+    if found is None:
+        found = {(None, None): on_truth.get("float", overrides=True, light=True)}
+        for name in every_mistake():
+            for arg in _mistake_args(d.problem, name):
+                found[(name, arg)] = on_truth.get("float", overrides=True, mistake=name, arg=arg, light=True)
+        _RUNS[on_truth] = found
+    return found
+
+
+def _read(run: Any, step_id: str) -> np.ndarray | None:
+    """A step's value in a run, as Runs.value reads it."""
+    from ..check.runs import as_step
+
+    if run is None or step_id not in run[0]:
+        return None
+    return as_step(run[0][step_id], run[1].get(step_id))
 
 
 def _label(d: Derivation, step: Step, idx: tuple[int, ...], answered: bool) -> str:

@@ -73,7 +73,7 @@ def _categories(derivations: list[Derivation], seed: int, tag: str | None, name:
                     rule = f" {html.escape(q.precision)}" if q.precision else ""
                     text = f"{head}<p>{ask}{rule}</p><p>{html.escape(e.label)}: pick the label.</p>"
                     answers = "".join(
-                        f'<answer fraction="{100 if o in e.correct else 0}"><text>{html.escape(o)}</text></answer>'
+                        f'<answer fraction="{100 if o in e.correct else 0}"><text>{html_text(o)}</text></answer>'
                         for o in e.options
                     )
                     slots.setdefault((q.number, j), []).append(
@@ -107,7 +107,7 @@ def _categories(derivations: list[Derivation], seed: int, tag: str | None, name:
         )
         category = (
             f'<question type="category"><category><text>$course$/{html.escape(top)}/Q{n:03d}.{j:02d}</text></category>'
-            f'<info format="html"><text>{html.escape(info)}</text></info></question>'
+            f'<info format="html"><text>{html_text(info)}</text></info></question>'
         )
         blocks.append((f"Q{n:03d}.{j:02d}", [category, *qs]))
     return blocks
@@ -182,6 +182,13 @@ def givens_html(d: Derivation) -> str:
     for key, line in setup_lines(d.problem):
         parts.append(f'<p title="{key}">{_e(line)}</p>')
     return "".join(parts)
+
+
+def html_text(text: str) -> str:
+    """Plain text (a label, a title) in an XML field that Moodle reads as HTML (a multiple-choice
+    answer takes its question's format, ``html``; a category's ``<info format="html">``): escaped for
+    HTML, then for XML, so that Moodle shows ``<img ...>`` as those characters, never as markup."""
+    return html.escape(html.escape(text))
 
 
 def _e(text: Any) -> str:

@@ -131,7 +131,7 @@ def answers_of(typed: Typed, d: Derivation) -> dict[str, Any]:
             for idx in entries(step)
             if typed.fields.get(field_name(step.id, idx), UNANSWERED) != UNANSWERED
         }
-        if isinstance(step, Tokens) and all(none_answered(t) for t in texts.values()):
+        if isinstance(step, Tokens) and all(none_answered(t, step) for t in texts.values()):
             continue  # tokens typed "?, ?, ?": every item left out, as the answers file reads it
         if not texts:
             continue
@@ -202,7 +202,13 @@ def json_labels(flat: dict[str, Any], d: Derivation) -> dict[str, Any]:
     for key, value in flat.items():
         step = d.step(key) if key in ids else None
         if isinstance(step, Tokens):
-            out[key] = tokens_entry(step, value, "<request>", key)
+            out[key] = entry = tokens_entry(step, value, "<request>", key)
+            if isinstance(value, list) and isinstance(entry, str) and len(entry) > MAX_ENTRY:
+                raise ProblemError(  # (the count the answer has, never the step's: that could be the answer)
+                    "<request>",
+                    key,
+                    f"{len(value):,} items, more than a field takes: their text is over {MAX_ENTRY} characters",
+                )
         elif isinstance(step, Argmax) and isinstance(value, str):
             out[key] = value if value.strip() else UNANSWERED
         # (a label given otherwise: check says what it takes)

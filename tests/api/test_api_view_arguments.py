@@ -62,3 +62,42 @@ def test_an_odd_detail_is_one_clear_error(d: attncalc.Derivation, detail: object
 def test_an_out_folder_no_file_system_can_name_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(AttncalcError, match=r"--out: .*not a name this file system can hold"):
         attncalc.generate(kind="softmax", out=str(tmp_path / "x\ud800"))
+
+
+SHEET_CALLS = [
+    ("to_markdown", {"sheet": "answer"}, "sheet"),
+    ("to_html", {"sheet": None}, "sheet"),
+    ("to_latex", {"sheet": 1}, "sheet"),
+    ("to_html", {"reveal": -1}, "reveal"),
+    ("to_html", {"reveal": "x"}, "reveal"),
+    ("to_html", {"reveal": 10**100}, "reveal"),
+    ("to_html", {"fragment": "no"}, "fragment"),
+    ("to_latex", {"fragment": "no"}, "fragment"),
+]
+
+
+@pytest.mark.parametrize(("method", "kwargs", "name"), SHEET_CALLS, ids=[f"{m}-{k}" for m, k, _ in SHEET_CALLS])
+def test_a_sheet_view_refuses_an_odd_sheet_or_switch(
+    d: attncalc.Derivation, method: str, kwargs: dict[str, object], name: str
+) -> None:
+    """An unknown sheet was a bare ``ValueError: answer``; a switch of another type was taken silently."""
+    with pytest.raises(AttncalcError, match=rf"Derivation\.{method}: {name}: ") as e:
+        getattr(d, method)(**kwargs)
+    if name == "sheet":
+        assert "solution, answers, question" in str(e.value)
+    else:
+        assert "expected True or False" in str(e.value)
+
+
+def test_a_derivation_iterates_over_its_steps(d: attncalc.Derivation) -> None:
+    """``list(d)`` raised KeyError (Python fell back on ``d[0]``): it is the steps, in order."""
+    steps = list(d)
+    assert [s.id for s in steps] == d.step_ids and steps == list(d.steps)
+    assert all(s in d and s.id in d for s in d)
+
+
+def test_the_api_sheets_are_the_renderers() -> None:
+    from attncalc.render.sheet import SHEETS as RENDERED
+    from attncalc.reports.exports import SHEETS
+
+    assert SHEETS == RENDERED

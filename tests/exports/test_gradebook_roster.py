@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from ..helpers import PROBLEMS
 from .test_gradebook_lms import RIGHT, WRONG, _answers, _book, canvas_import
 
 CANVAS_EXPORT = (
@@ -243,3 +244,25 @@ def test_a_roster_from_a_process_substitution_is_read(tmp_path: Path) -> None:
     assert piped.returncode == named.returncode == 1, piped.stderr  # (1: an answer is wrong)
     assert "amueller" in piped.stdout and "S102" in piped.stdout  # the roster's ids, in the rows it names
     assert piped.stdout.replace(str(tmp_path / "one"), "") == named.stdout.replace(str(tmp_path / "again"), "")
+
+
+def test_a_roster_id_a_spreadsheet_would_run_is_written_safe_and_said(cli: Any, tmp_path: Path) -> None:
+    """A roster's ID number "=1+1" is Moodle's own value: written with an apostrophe first (a formula cell
+    is a CSV-injection risk in a spreadsheet), which Moodle's import cannot match: a note says so."""
+    files = _klass(tmp_path)
+    roster = _roster(tmp_path, MOODLE_EXPORT.replace("S101", "=1+1"))
+    result, table = _book(
+        cli, tmp_path, *files, "--gradebook", "moodle", "--assignment", "Homework 3", "--roster", roster
+    )
+    assert [row[0] for row in table[1:]] == ["'=1+1", "S102"]
+    notes = [line for line in result.stderr.splitlines() if "=1+1" in line]
+    assert len(notes) == 1 and "will not match" in notes[0]
+
+
+def test_a_repeated_roster_is_refused(cli: Any, tmp_path: Path) -> None:
+    files = _klass(tmp_path)
+    roster = _roster(tmp_path, MOODLE_EXPORT)
+    result = cli("check", "--problems", str(PROBLEMS), *files, "--format", "csv",
+                 "--gradebook", "moodle", "--roster", roster, "--roster", roster)  # fmt: skip
+    assert result.exit_code == 2 and "--roster" in result.stderr and "once" in result.stderr
+    assert "Traceback" not in result.stderr and not result.stdout

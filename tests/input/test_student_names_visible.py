@@ -43,3 +43,33 @@ def test_an_assignment_of_only_a_joiner_is_refused(cli, tmp_path: Path) -> None:
     result = cli("check", str(PROBLEMS / "decoder-dot.toml"), str(answers), "--format", "csv",
                  "--gradebook", "canvas", "--assignment", "\u200d")  # fmt: skip
     assert result.exit_code == 2 and "--assignment" in result.stderr
+
+
+# Default_Ignorable_Code_Point (Unicode 15.1.0 DerivedCoreProperties.txt) letters and marks that
+# str.isprintable takes: Hangul fillers, a Khmer inherent vowel, variation selectors
+SHOW_NOTHING = ["\u3164", "\u115f", "\u1160", "\uffa0", "\u17b4", "\u180b", "\ufe0f", "\U000e0100"]
+
+
+@pytest.mark.parametrize("ch", SHOW_NOTHING, ids=[f"U+{ord(c):04X}" for c in SHOW_NOTHING])
+def test_a_name_that_shows_nothing_is_refused(tmp_path: Path, ch: str) -> None:
+    with pytest.raises(ProblemError, match="student: expected the student's id"):
+        read_answers(_file(tmp_path, f"\\U{ord(ch):08x} \\u200d"), None)
+
+
+@pytest.mark.parametrize("ch", ["\u034f", "\u3164", "\ufe0f"])
+def test_a_character_that_shows_nothing_inside_a_name_is_refused(tmp_path: Path, ch: str) -> None:
+    with pytest.raises(ProblemError, match=r"student: .*shows nothing.*\\u" + f"{ord(ch):04x}"):
+        read_answers(_file(tmp_path, f"a\\u{ord(ch):04x}b"), None)
+
+
+def test_a_file_named_by_a_filler_is_no_gradebook_row(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "inv"
+    folder.mkdir()
+    (folder / "\u3164.toml").write_text("weights = [0.155, 0.422, 0.422]\n", encoding="utf-8")
+    (folder / "ann.toml").write_text("weights = [0.155, 0.422, 0.422]\n", encoding="utf-8")
+    result = cli("check", str(PROBLEMS / "decoder-dot.toml"), str(folder / "\u3164.toml"), str(folder / "ann.toml"),
+                 "--format", "csv", "--gradebook", "canvas")  # fmt: skip
+    assert "\u3164" not in result.stdout
+    assert "shows nothing" in result.stdout + result.stderr
+    rows = [line for line in result.stdout.splitlines() if line.strip()]
+    assert any(line.startswith("ann,") or ",ann," in line for line in rows)

@@ -211,7 +211,7 @@ def test_unanswered_entries_are_not_graded(cli: Any, tmp_path: Path) -> None:
 def test_an_answer_with_nothing_answered_is_refused(cli: Any, tmp_path: Path) -> None:
     result = cli("check", "--problems", str(PROBLEMS), str(_softmax_answers(tmp_path, ["?", "?", "?"])))
     assert result.exit_code == 2
-    assert "probabilities" in result.output and "every step is '?'" in result.output
+    assert "probabilities" in result.output and "every entry is '?'" in result.output
     assert "Traceback" not in result.output
 
 

@@ -50,6 +50,13 @@ CASES: list[tuple[str, Any, Any]] = [
     ("1.words", f"{ITEMS[0]}, ?, {ITEMS[2]}, {ITEMS[3]}", ("correct", 0.75)),
     ("merges", ["s t", "?", "o w", "l ow", "w est", "n e"], ("correct", round(5 / 6, 6))),  # (JSON: 6 places)
     ("encode.1", "ne ?", ("correct", 0.5)),
+    # blank items between commas of a text are items not answered, as blank items of a list are
+    ("1.words", ",,,", UNANSWERED),
+    ("1.words", " , ,  , ", UNANSWERED),
+    ("1.words", ["", "", "", ""], UNANSWERED),
+    ("1.words", f"{ITEMS[0]},,{ITEMS[2]}, {ITEMS[3]}", ("correct", 0.75)),
+    ("1.words", [ITEMS[0], "", ITEMS[2], ITEMS[3]], ("correct", 0.75)),
+    ("1.words", f"{ITEMS[0]},,w i d e s t, {ITEMS[3]}", ("wrong", 0.0)),
     ("1.words", [ITEMS[0], "?", "w i d e s t", ITEMS[3]], ("wrong", 0.0)),  # an answered item wrong
     ("1.words", [ITEMS[0], "?"], ("wrong", 0.0)),  # two items where there are four
 ]
@@ -115,6 +122,15 @@ def test_tokens_typed_as_question_marks_in_the_form_answer_nothing(c: Any) -> No
     assert both.status_code == 200 and "Type at least one answer" not in both.text
 
 
+def test_blank_items_typed_in_the_form_are_not_answered(c: Any) -> None:
+    r = c.post(f"/problems/{BPE}/check", data={"1.words": ",,,", "action": "check"})
+    assert r.status_code == 200 and "Type at least one answer" in r.text
+    part = c.post(f"/problems/{BPE}/check", json={"answers": {"1.words": f"{ITEMS[0]},,{ITEMS[2]}, {ITEMS[3]}"}})
+    assert part.status_code == 200
+    result = next(x for x in part.json()["results"] if x["id"] == "1.words")
+    assert (result["verdict"], result["points"] / result["out_of"]) == ("correct", 0.75)  # 3 of 4 items
+
+
 def test_a_file_alone_of_question_mark_items_answers_nothing(cli: Any, tmp_path: Path) -> None:
     done, f = _by_file(cli, tmp_path, {"1.words": ["?", "?", "?", "?"]})
     assert done.exit_code == 2 and f"{f}: 1.words:" in done.stderr and "nothing is answered" in done.stderr
@@ -136,3 +152,14 @@ def test_items_left_out_follow_the_students_own_merge_alike(c: Any, cli: Any, tm
     wrong = {"1.merge": "e s", "1.words": ["?", "l o w e r", "w i d e s t", "?"]}  # neither the truth nor their own
     done, _ = _by_file(cli, tmp_path, wrong)
     assert _outcome(json.loads(done.stdout), "1.words")[0] == "wrong"
+
+
+def test_a_list_too_long_for_a_field_says_its_item_count(c: Any) -> None:
+    sent = c.post(f"/problems/{BPE}/check", json={"answers": {"1.words": ["a"] * 100_000}})
+    assert sent.status_code == 422
+    assert sent.json()["error"].startswith("<request>: 1.words: 100,000 items, more than a field takes")
+
+
+def test_one_step_all_question_marks_says_entry(c: Any) -> None:
+    sent = c.post(f"/problems/{BPE}/check", json={"answers": {"1.merge": "?"}})
+    assert sent.status_code == 422 and "every entry is '?'" in sent.json()["error"]

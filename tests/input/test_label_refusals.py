@@ -1,0 +1,47 @@
+"""Labels that an answer could never match are refused at the problem parser (file, key, entry, exit
+2): an empty label, one with white space at an end (an answer is read trimmed: "cat " was never
+matched), and "?" (an answer "?" is one not answered), in a list of labels an answer may be (a
+vocabulary, targets; attention's row labels are only shown and taken as written, " [CLS]"); a bpe word of only "?" (its item "?" read as not
+answered, capping the full key) likewise."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DECODE = (
+    'kind = "decode"\nstrategy = "top-k"\n[given]\nlogits = [3, 2, 1]\nvocab = [{v}, "dog", "mat"]\nk = 2\nu = 0.7\n'
+)
+RNN = (
+    'kind = "rnn"\n[given]\nx = [[1, 0], [0, 1]]\nW = [[0.5, -0.5, 1, 0], [0.25, 0.5, 0, 1]]\nb = [0, 0.1]\n'
+    'W_out = [[1, 0], [0, 1], [1, -1]]\nvocab = ["a", "b", "c"]\ntargets = [{v}, "b"]\n'
+)
+
+
+@pytest.mark.parametrize("template,key", [(DECODE, "given.vocab"), (RNN, "given.targets")], ids=["vocab", "targets"])
+@pytest.mark.parametrize("label", ['"cat "', '" cat"', '""', '"   "', '"?"', '"\\tcat"'])
+def test_a_label_no_answer_can_match_is_refused(cli: Any, tmp_path: Path, template: str, key: str, label: str) -> None:
+    f = tmp_path / "p.toml"
+    f.write_text(template.format(v=label), encoding="utf-8")
+    result = cli("solve", str(f))
+    assert result.exit_code == 2, result.output
+    line = result.stderr.strip()
+    assert "\n" not in line and "Traceback" not in line
+    assert line.startswith(f"attncalc: error: {f}: {key}: entry 1: ")
+
+
+@pytest.mark.parametrize("label", ['"the cat"', '"?!"', '"a?"', "5"])
+def test_labels_with_inner_spaces_or_a_question_mark_inside_are_taken(cli: Any, tmp_path: Path, label: str) -> None:
+    f = tmp_path / "p.toml"
+    f.write_text(DECODE.format(v=label), encoding="utf-8")
+    assert cli("solve", str(f)).exit_code == 0
+
+
+@pytest.mark.parametrize("word", ["?", "??"])
+def test_a_bpe_word_of_only_question_marks_is_refused(cli: Any, tmp_path: Path, word: str) -> None:
+    f = tmp_path / "p.toml"
+    f.write_text(f'kind = "bpe"\n[given]\nmerges = 1\n[given.words]\nlow = 5\n"{word}" = 2\n', encoding="utf-8")
+    result = cli("solve", str(f))
+    assert result.exit_code == 2 and f"{f}: given.words" in result.stderr and "only '?'" in result.stderr
