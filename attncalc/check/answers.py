@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from ..derivation import Argmax, Count, Derivation, Tokens
+from ..derivation import Argmax, Count, Derivation, Step, Tokens
 from ..errors import NOT_PRINTABLE, NOT_SHOWN, NumberSyntaxError, ProblemError, escape, hidden, unprintable, visible
 from ..numbers import MAX_LENGTH, parse_number, to_float
 from ..parse import read_raw
 from ..render.asked import pair_merge, pair_slots
-from .hints import dotted_id_clash, open_past, other_shape
+from .hints import dotted_id_clash, open_past, other_shape, unknown_step
 from .tokens import read_tokens
 from .tokens import tokens_as_written as tokens_as_written  # (where it was first: tests import it here)
 from .units import GROUPED, read_count, ungrouped  # noqa: F401  (GROUPED: as this module always had it)
@@ -174,32 +174,6 @@ def _student(value: Any, file: str) -> str | None:
     return text
 
 
-def unknown_step(step_id: str, valid: list[str]) -> str:
-    """The message for an answer id that is not a step: a close id, if any, and the ids to choose from.
-
-    A near miss is looked for among the ids that share everything up to the last dot first, so that
-    ``decoder.1.input`` is not taken for ``decoder.1.i``. Long lists of time steps are shown as
-    patterns (``encoder.t.h``) so that the message stays readable.
-    """
-    import difflib
-
-    head, _, leaf = step_id.rpartition(".")
-    siblings = [v.rpartition(".")[2] for v in valid if v.rpartition(".")[0] == head]
-    if head and siblings:
-        close = [f"{head}.{m}" for m in difflib.get_close_matches(leaf, siblings, n=1)]
-    else:
-        close = difflib.get_close_matches(step_id, valid, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    if len(valid) <= 15:
-        return f"not a step of this problem{hint}; its steps are: {', '.join(valid)}"
-    patterns = list(dict.fromkeys(re.sub(r"(^|\.)\d+(?=\.)", r"\1t", v) for v in valid))
-    return (
-        f"not a step of this problem{hint}; its steps are (t {'a head' if any(v.startswith('head.') for v in valid) else 'a time step'}): "
-        f"{', '.join(patterns)};"
-        " attncalc solve --format json lists each one"
-    )
-
-
 def _as_written(x: Any) -> Any:
     """An answer's entries as strings the way they were written: 1 stays 1, 0.340 stays 0.340."""
     if isinstance(x, list):
@@ -214,6 +188,30 @@ def _as_written(x: Any) -> Any:
 
         return fmt(x, 6) if "e" in repr(x) else repr(x)
     return str(x).strip()
+
+
+def _numbers_of(
+    derivation: Derivation, step: Step, value: Any, file: str, key: str, default_dec: int
+) -> tuple[np.ndarray, Any, Any, Any]:
+    """A numeric answer's entries, their decimals, the answer as written and (a count) how it was read:
+    a bpe pair table at the page's size cut to the pairs, a single column or row written as a plain
+    list (top-1 experts, one per token) read as that column or row."""
+    shape = np.shape(step.value)
+    written = value
+    count = None
+    if isinstance(step, Count):  # "75,497,472", "145.5 GiB", "5.88e23", 68976648192
+        count = read_count(ungrouped(value), step.unit, file, key)
+        value = count.number
+    vals, decs = _numbers(value, file, key, default_dec)
+    if count is not None:  # in bytes, each at the precision written in its unit
+        vals, decs = count.judged(vals, decs)
+    if pair_merge(derivation, step) and open_past(decs, shape):  # a bpe pair table at the page's size
+        vals, decs, written = vals[: shape[0]], decs[: shape[0]], written[: shape[0]]
+    if vals.ndim == 1 and len(shape) == 2 and 1 in shape and vals.size == max(shape) > 1:
+        vals, decs = vals.reshape(shape), np.asarray(decs).reshape(shape)
+        if isinstance(written, list):
+            written = [[x] for x in written] if shape[1] == 1 else [written]
+    return vals, decs, written, count
 
 
 def parse_answers(
@@ -254,21 +252,7 @@ def parse_answers(
             out.append(_label_answer(step, step_id, value, file, key))
             continue
         shape = np.shape(step.value)
-        written = value
-        count = None
-        if isinstance(step, Count):  # "75,497,472", "145.5 GiB", "5.88e23", 68976648192
-            count = read_count(ungrouped(value), step.unit, file, key)
-            value = count.number
-        vals, decs = _numbers(value, file, key, default_dec)
-        if count is not None:  # in bytes, each at the precision written in its unit
-            vals, decs = count.judged(vals, decs)
-        if pair_merge(derivation, step) and open_past(decs, shape):  # a bpe pair table at the page's size
-            vals, decs, written = vals[: shape[0]], decs[: shape[0]], written[: shape[0]]
-        if vals.ndim == 1 and len(shape) == 2 and 1 in shape and vals.size == max(shape) > 1:
-            # a single column (top-1 experts, one per token) or row written as a plain list: the same entries
-            vals, decs = vals.reshape(shape), np.asarray(decs).reshape(shape)
-            if isinstance(written, list):
-                written = [[x] for x in written] if shape[1] == 1 else [written]
+        vals, decs, written, count = _numbers_of(derivation, step, value, file, key, default_dec)
         if vals.shape != shape:
             other.append((key, Answer(step_id, vals, decs, _as_written(written)), shape))
             continue

@@ -91,3 +91,29 @@ def _shape_words(shape: tuple[int, ...]) -> str:
     if len(shape) == 2:
         return f"a {shape[0]}×{shape[1]} matrix"
     return f"{shape[0]} matrices of {shape[1]}×{shape[2]}"
+
+
+def unknown_step(step_id: str, valid: list[str]) -> str:
+    """The message for an answer id that is not a step: a close id, if any, and the ids to choose from.
+
+    A near miss is looked for among the ids that share everything up to the last dot first, so that
+    ``decoder.1.input`` is not taken for ``decoder.1.i``. Long lists of time steps are shown as
+    patterns (``encoder.t.h``) so that the message stays readable.
+    """
+    import difflib
+
+    head, _, leaf = step_id.rpartition(".")
+    siblings = [v.rpartition(".")[2] for v in valid if v.rpartition(".")[0] == head]
+    if head and siblings:
+        close = [f"{head}.{m}" for m in difflib.get_close_matches(leaf, siblings, n=1)]
+    else:
+        close = difflib.get_close_matches(step_id, valid, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    if len(valid) <= 15:
+        return f"not a step of this problem{hint}; its steps are: {', '.join(valid)}"
+    patterns = list(dict.fromkeys(re.sub(r"(^|\.)\d+(?=\.)", r"\1t", v) for v in valid))
+    return (
+        f"not a step of this problem{hint}; its steps are (t {'a head' if any(v.startswith('head.') for v in valid) else 'a time step'}): "
+        f"{', '.join(patterns)};"
+        " attncalc solve --format json lists each one"
+    )

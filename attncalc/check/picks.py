@@ -46,28 +46,9 @@ def grade_prediction(
         return StepResult(ans.id, step.title, "correct", given, step.value, [], note, given_shown=given, right=1)
     if given == step.value:
         return StepResult(ans.id, step.title, "correct", given, step.value, [], given_shown=given, right=1)
-    mine = runs.get("float", overrides=True)
-    theirs = mine[1].get(ans.id) if mine else None
-    # the student's own largest probability, or one of their own tied ones
-    if isinstance(theirs, Argmax) and (theirs.value == given or given in theirs.tied()) and above:
-        began = began_at(ans.id, runs, status, above)
-        note = (
-            f"Right given your earlier answers; the true answer is {step.value}."
-            if isinstance(step, Tokens)
-            else f"Right given your earlier answers (the error began at {began}); the true answer is {step.value}."
-        )
-        return _carried_pick(ans.id, step, given, note, began)
-    not_right = frozenset(k for k, v in status.items() if v != "correct")
-    if not above and _own_label_gives(ans, runs, given, not_right):
-        # every earlier answer it uses right, some only as rounded (a hand chain): the label their numbers give
-        note = f"Consistent with your own rounded earlier answers; unrounded it is {step.value}."
-        return StepResult(ans.id, step.title, "correct", given, step.value, [], note, given_shown=given, right=1)
-    if not above:  # a label resting on an earlier label of theirs that is not right (a drawn token, then the output)
-        labels_above = [k for k in not_right if k in runs.labels and _own_label_gives(ans, runs, given, frozenset())]
-        began = next((k for k in labels_above if not _own_label_gives(ans, runs, given, frozenset({k}))), None)
-        if began is not None:
-            note = f"Right given your earlier answers (the error began at {began}); the true answer is {step.value}."
-            return _carried_pick(ans.id, step, given, note, began)
+    followed = _from_own_answers(ans, step, runs, status, above, given)
+    if followed is not None:
+        return followed
     # steps that hold tokens (kind bpe): the usual slips are tried on them too (a draw's or a beam's
     # label is left to its own note)
     tokens = isinstance(step, Tokens)
@@ -98,6 +79,38 @@ def grade_prediction(
     else:
         note = f"The largest probability belongs to {step.value}, not {given}."
     return StepResult(ans.id, step.title, "wrong", given, step.value, [[]], note, given_shown=given)
+
+
+def _from_own_answers(
+    ans: Answer, step: Argmax, runs: Runs, status: dict[str, str], above: list[str], given: str
+) -> StepResult | None:
+    """A label the student's own earlier answers give: carried from a wrong one it rests on (numbers,
+    or an earlier label of theirs), or correct when the answers it uses are all right, some only as
+    rounded (a hand chain). None when their answers do not give it."""
+    mine = runs.get("float", overrides=True)
+    theirs = mine[1].get(ans.id) if mine else None
+    # the student's own largest probability, or one of their own tied ones
+    if isinstance(theirs, Argmax) and (theirs.value == given or given in theirs.tied()) and above:
+        began = began_at(ans.id, runs, status, above)
+        note = (
+            f"Right given your earlier answers; the true answer is {step.value}."
+            if isinstance(step, Tokens)
+            else f"Right given your earlier answers (the error began at {began}); the true answer is {step.value}."
+        )
+        return _carried_pick(ans.id, step, given, note, began)
+    if above:
+        return None
+    not_right = frozenset(k for k, v in status.items() if v != "correct")
+    if _own_label_gives(ans, runs, given, not_right):
+        note = f"Consistent with your own rounded earlier answers; unrounded it is {step.value}."
+        return StepResult(ans.id, step.title, "correct", given, step.value, [], note, given_shown=given, right=1)
+    # a label resting on an earlier label of theirs that is not right (a drawn token, then the output)
+    labels_above = [k for k in not_right if k in runs.labels and _own_label_gives(ans, runs, given, frozenset())]
+    began_label = next((k for k in labels_above if not _own_label_gives(ans, runs, given, frozenset({k}))), None)
+    if began_label is None:
+        return None
+    note = f"Right given your earlier answers (the error began at {began_label}); the true answer is {step.value}."
+    return _carried_pick(ans.id, step, given, note, began_label)
 
 
 def _own_label(ans: Answer, runs: Runs) -> str | None:
