@@ -11,7 +11,7 @@ import numpy as np
 
 from ..derivation import Concat, Count, Formula, Product, Step
 from ..derivation.arith import round_array, round_half_up
-from ..derivation.fmt import entry_label, fixed, fmt, paren
+from ..derivation.fmt import count_text, entry_label, fixed, fmt, paren
 from ..kinds.mistakes import every_mistake
 from ..parse import Problem
 from ..parse.data import cell_of, output_layer_of
@@ -77,6 +77,8 @@ def _entry_line(
     right = fmt(value[idx], own if own >= 0 else k)  # at the answer's own precision: −0.88245 is −0.882
     if isinstance(mine_step, Count) and float(value[idx]).is_integer():  # a whole number: every digit, grouped
         right = f"{_exact_count(step, mine_step, float(value[idx])):,}"
+    elif isinstance(mine_step, Count) and math.isfinite(float(value[idx])):  # from a size given in a unit
+        right = count_text(float(value[idx]))
     wrote = given_text(given[idx], decs[idx] if decs.ndim else decs)
     if ans.written is not None:
         wrote = np.asarray(ans.written, dtype=object)[idx] if idx else str(ans.written)

@@ -220,3 +220,12 @@ def inline(shown: Any, n: Any, limit: int = 12) -> str:
     if v.ndim == 1:
         return row(v)
     return "[" + ", ".join(x if x is not None else "…" for x in elide([row(r) for r in v], limit)) + "]"
+
+
+def count_text(x: float) -> str:
+    """A count that is not whole (a student's size in a unit, 256.96 GiB in bytes): grouped like the whole
+    counts beside it, to two decimals at most (275,909,394,268.16), never in scientific notation; a small
+    one to six significant figures."""
+    if abs(x) < 1e4:
+        return f"{x:,.6g}"
+    return f"{x:,.2f}".rstrip("0").rstrip(".")

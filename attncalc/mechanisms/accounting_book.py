@@ -9,6 +9,7 @@ import numpy as np
 
 from ..derivation import Count, Step
 from ..derivation.arith import Chain
+from ..derivation.fmt import count_text
 
 Num = int | float  # an int, or a float where a student's answer (put in by check) is not whole
 
@@ -16,7 +17,7 @@ Num = int | float  # an int, or a float where a student's answer (put in by chec
 def c(x: Num) -> str:
     """A number as the views write it: thousands separators for a whole number."""
     if isinstance(x, float) and not x.is_integer():
-        return f"{x:,.6g}" if math.isfinite(x) else str(x)
+        return count_text(x) if math.isfinite(x) else str(x)
     return f"{int(x):,}" if isinstance(x, int) or math.isfinite(x) else str(x)
 
 

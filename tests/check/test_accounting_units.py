@@ -276,3 +276,20 @@ def test_homework_draws_the_training_run_and_a_quiz_asks_every_variant_the_same(
             g = raw["given"]
             assert {k for k in ("training_tokens", "mixed_precision", "devices") if k in g} == keys
             assert ("memory.per_device" in d.step_ids) == ("devices" in keys)
+
+
+def test_a_note_from_a_size_in_a_unit_writes_every_digit_grouped() -> None:
+    """LLaMA-2-70B (problems/accounting-llama2-70b.toml): the master copy answered 256.96 GiB is
+    256.96 · 2^30 = 275,908,699,095.04 bytes, not whole; a wrong total written out from it adds the true
+    parameters and gradients (137,953,296,384 each) and optimizer state (551,813,185,536):
+    1,103,628,477,399.04, grouped like the counts beside it, never 2.75909e+11 or 1.104e+12."""
+    master = Fraction("256.96") * 2**30
+    assert master == Fraction("275908699095.04")
+    total = 2 * 137_953_296_384 + master + 551_813_185_536
+    assert total == Fraction("1103628477399.04")
+    problem = load_problem(PROBLEMS / "accounting-llama2-70b.toml")
+    answers = {"memory.master": "256.96 GiB", "memory.training": 827_719_778_304}
+    r = {x.id: x for x in check(problem, answers, "a.toml").results}["memory.training"]
+    note = " ".join(r.note.split())
+    assert "275,908,699,095.04" in note and "= 1,103,628,477,399.04, not 827,719,778,304" in note, note
+    assert "e+" not in note
