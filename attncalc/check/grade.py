@@ -47,7 +47,16 @@ from .answers import (
     parse_answers,
 )
 from .budget import refuse_costly
-from .notes import fmt_nested, given_text, hand_chain_note, mistake_note, nested_list, rounded_list, slip_note
+from .notes import (
+    fmt_nested,
+    given_text,
+    hand_chain_note,
+    mistake_note,
+    nested_list,
+    rounded_list,
+    slip_note,
+    transposed_hint,
+)
 from .picks import Context, grade_own_shape, grade_prediction
 from .points import award, computed_steps, copy_steps, degenerate, rests_on, step_points
 from .prepared import Prepared
@@ -246,6 +255,7 @@ def _grade(
             slip_note(ans, step, runs, bad, truth.decimals, patched=by_truth or any(k in ctx.named for k in ctx.above))
             + _own_numbers(ctx, runs, ans, bad, true)
             + unit_hint(ans, step)
+            + transposed_hint(matches, true)
         )
     return StepResult(
         ans.id,

@@ -374,3 +374,16 @@ def _slip_words(name: str, arg: int | None, problem: Problem, part: str | None, 
 
 def _cell_of(problem: Problem, part: str | None) -> Any:
     return cell_of(problem, part)
+
+
+def transposed_hint(matches: Any, true: np.ndarray) -> str:
+    """A square answer that is the step's transpose (a softmax over columns written in the scores' own
+    orientation): say so, once, after the wrong entries ("" otherwise, and for a symmetric value)."""
+    if true.ndim != 2 or true.shape[0] != true.shape[1] or true.shape[0] < 2:
+        return ""
+    if np.allclose(true, true.T, rtol=1e-9, atol=1e-12) or not bool(np.all(matches(true.T))):
+        return ""
+    return (
+        " Every entry is right in the other orientation: this is the transpose of the answer (its row i is "
+        "the step's column i); write it as the step lays it out."
+    )

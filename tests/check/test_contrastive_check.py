@@ -115,3 +115,16 @@ def test_slips_that_change_nothing_are_not_tried() -> None:
     S1 = Q @ K.T
     r = check(p, {"logits": written(S1 + 0.5)}, "a.toml").results[0]
     assert r.mistake is None, r.note
+
+
+def test_column_probabilities_in_the_logits_orientation_are_told_they_are_the_transpose() -> None:
+    """docs/interface.md lays the column softmax out with row j = column j of the logits; the softmax over
+    axis 0 of Z written as it stands is every entry's transpose: wrong (not symmetric here), and said so;
+    the same table with one entry off is wrong with no such hint."""
+    laid_out = softmax(Z, 0).T
+    assert not np.allclose(laid_out, laid_out.T)
+    r = _result("column_probabilities", softmax(Z, 0), {})
+    assert r.verdict == "wrong" and "transpose of the answer" in r.note, r.note
+    r = _result("column_probabilities", typo(softmax(Z, 0)), {})
+    assert "transpose" not in r.note
+    assert _result("column_probabilities", laid_out, {}).verdict == "correct"
