@@ -51,6 +51,9 @@ class Step:
     # each (first, second) pair ("expert 3": the expert token i chose r-th)
     mid: tuple[str, ...] | None = None
     cells: tuple[tuple[str, ...], ...] | None = None
+    # the constants the formula names that are neither a given nor an earlier step's symbol, each defined
+    # ("K = 12 bytes a parameter (...)", "Ψ = N"), so that an item asking this step alone can be answered
+    defines: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)

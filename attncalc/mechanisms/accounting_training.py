@@ -99,8 +99,15 @@ def per_device(a: Accounting, b: Book, total: Num, has_master: bool) -> None:
     k = 8 + (4 if has_master else 0)
     formula, written, value = stage_bytes(a, total, stage, k)
     where = f"P = G = {a.bytes} ({a.dtype}), K = {k}" + (" (fp32 master 4 + Adam 8)" if has_master else " (Adam 8)")
+    opt = "fp32 master 4 + Adam's two fp32 moments 4 + 4" if has_master else "Adam's two moments, 4 + 4"
+    defines = (
+        "Ψ = N, the model's parameters",
+        f"P = G = {a.bytes} bytes a parameter ({a.dtype} weights and gradients)",
+        f"K = {k} bytes a parameter of optimizer state ({opt})",
+    )
     b.count(
         "memory.per_device", "Training memory per device", "M_dev", formula, written, value, "bytes",
+        defines=defines,
         explain=f"ZeRO stage {a.zero or 0}, {PARTITIONED[a.zero or 0]}, over N_d = {a.devices:,} devices (Rajbhandari et al. 2020): "
         f"{where}; a partition holds ⌈Ψ/N_d⌉ = ⌈{c(total)}/{a.devices:,}⌉ parameters' worth. "
         "Activations and buffers are not counted.",
