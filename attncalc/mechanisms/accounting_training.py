@@ -23,7 +23,7 @@ PARTITIONED = {
 
 
 def budget(a: Accounting, b: Book, total: Num, forward: Num | None) -> None:
-    """flops.training_total = 6 · N · D and flops.training_from_forward = 3 · F_fwd / (B·T) · D (not
+    """flops.training_total = 6 · N · D and flops.training_from_forward = 3 · (F_fwd / (B·T)) · D (not
     with N stated: ``forward`` None, no architecture to count a forward pass from)."""
     if a.training_tokens is None:
         return
@@ -42,8 +42,8 @@ def budget(a: Accounting, b: Book, total: Num, forward: Num | None) -> None:
     value: Num = 3 * forward * D // n if whole else 3 * forward * D / n
     b.count(
         "flops.training_from_forward", "Training FLOPs from the forward pass", "C_fwd",
-        f"C_fwd = 3 · F_fwd / {rows} · D",
-        f"3 · {c(forward)} / {c(n)} · {c(D)}", value, F,
+        f"C_fwd = 3 · (F_fwd / {rows}) · D",  # the forward FLOPs per token, times 3, times the tokens
+        f"3 · ({c(forward)} / {c(n)}) · {c(D)}", value, F,
         explain="The exact forward count per token, times 3 for the backward pass, times the training tokens: "
         "unlike 6 · N · D it counts the attention's own products (which grow with T) and leaves out the "
         "parameters no product uses.",
