@@ -295,13 +295,20 @@ def carried(p: Any, decimals: int, shift: str | None) -> dict[str, np.ndarray]:
     return got
 
 
-def slips_in_chains(p: Any, decimals: int, plain: Any, keyed: Any) -> dict[str, list[tuple[str, Any, np.ndarray]]]:
+def slips_in_chains(
+    p: Any, decimals: int, plain: Any, keyed: Any
+) -> dict[str, list[tuple[str, Any, np.ndarray, np.ndarray]]]:
     """Per step, a slip made in the hand chain (the slip on from the start, rounded and carried, as check
     recomputes a slip made from the start) and a slip made at the step on the rounded key of the steps
-    before it, with their values at the asked decimals, where they change the step."""
+    before it, with their values at the asked decimals, where they change the step, and per entry whether
+    the value only follows from the slip made at an earlier step: the step recomputed without the slip
+    from the chain's own earlier (rounded) values gives it, so check carries it at full marks
+    ("consistent with your own earlier answers"), and the LMS lists it at full marks too."""
+    from ..check.answers import Answer
+    from ..check.runs import Runs
     from ..check.slips import mistake_args
 
-    out: dict[str, list[tuple[str, Any, np.ndarray]]] = {}
+    out: dict[str, list[tuple[str, Any, np.ndarray, np.ndarray]]] = {}
     truth = plain.get("float")
     if truth is None:
         return out
@@ -312,11 +319,18 @@ def slips_in_chains(p: Any, decimals: int, plain: Any, keyed: Any) -> dict[str, 
             continue
         for arg in mistake_args(p, name):
             run = plain.get("hand", decimals, mistake=name, arg=arg)
+            own: Any = None  # the slipped chain's values as a student's answers (built when first needed)
             for k in order:
                 if run is not None and hand is not None and k in run[0] and k in hand[0]:
                     v, base = as_step_of(run, k), as_step_of(hand, k)
                     if v.shape == base.shape and not np.allclose(v, base, equal_nan=True):
-                        out.setdefault(k, []).append((name, arg, np.ravel(v)))
+                        if own is None:
+                            own = Runs(p, [Answer(j, as_step_of(run, j), None) for j in order if j in run[0]])
+                        follows = own.value(k, "float", decimals, overrides=True, stop_after=k)
+                        carried_on = np.zeros(v.size, dtype=bool)
+                        if follows is not None and follows.shape == v.shape:
+                            carried_on = np.ravel(_rounded(follows, decimals) == _rounded(v, decimals))
+                        out.setdefault(k, []).append((name, arg, np.ravel(v), carried_on))
                 w = keyed.value(k, "float", decimals, overrides=True, mistake=name, arg=arg, stop_after=k)
                 key = keyed.value(k, "float", decimals, overrides=True, stop_after=k)
                 if (
@@ -325,7 +339,7 @@ def slips_in_chains(p: Any, decimals: int, plain: Any, keyed: Any) -> dict[str, 
                     and w.shape == key.shape
                     and not np.allclose(w, key, equal_nan=True)
                 ):
-                    out.setdefault(k, []).append((name, arg, np.ravel(w)))
+                    out.setdefault(k, []).append((name, arg, np.ravel(w), np.zeros(w.size, dtype=bool)))
     return out
 
 
