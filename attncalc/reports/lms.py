@@ -237,7 +237,7 @@ def _off_rank(choices: tuple[Choice, ...]) -> tuple[Choice, ...]:
 
 
 def _choices(d: Derivation, step: Argmax) -> tuple[Choice, ...]:
-    from .lms_tokens import encode_options, merge_options, rank_options
+    from .lms_tokens import encode_options, merge_options, rank_names, rank_options
 
     labels = tuple(step.labels) or (str(step.value),)
     # bpe's lists of tokens: each item among what a slip would make of it, not among the true items
@@ -249,8 +249,9 @@ def _choices(d: Derivation, step: Argmax) -> tuple[Choice, ...]:
         return (Choice(step.symbol, merge, step.tied()),)
     per_rank = rank_options(d, step)
     if per_rank is not None:
+        named = rank_names(d, step)  # a bpe word's question says which word it asks about
         return tuple(
-            Choice(f"{step.symbol}, rank {r}", options, (lab,))
+            Choice(f"{step.symbol}, rank {r}{named[r - 1] if r <= len(named) else ''}", options, (lab,))
             for r, (options, lab) in enumerate(zip(per_rank, labels, strict=True), 1)
         )
     if str(step.value) in labels:

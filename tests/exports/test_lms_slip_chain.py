@@ -24,9 +24,9 @@ import pytest
 from attncalc.check import check
 from attncalc.homework.generate import Options, generate
 from attncalc.mechanisms import solve
+from attncalc.reports.lms_numbers import NEAR
 from attncalc.reports.moodle import moodle_xml
 from attncalc.reports.moodle_cloze import cloze_files
-from attncalc.reports.lms_numbers import NEAR
 from attncalc.reports.qti import qti_zip
 
 from .test_lms import moodle_grade, moodle_questions
