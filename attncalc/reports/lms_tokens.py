@@ -155,8 +155,9 @@ def _greater_too(d: Derivation, r: int, pairs: list[algo.Pair], item: str, as_pa
     them (what ties going to the greater pair pick without counting anything) also the least greater pair
     of the corpus, and where it is the least (what ties going to the first pair often pick: its symbols
     come early) the greatest lesser one, so that neither end of the options is the key's tell. The pairs
-    offered are, in this order, those merge r counted, those of the words as an earlier merge left them,
-    and pairs of the corpus's symbols (wrong: never chosen by merge r)."""
+    offered are those merge r counted, then those the corpus would hold had merge r - 1 gone another way,
+    then any two tokens of the words before merge r - 1 or made by one of its candidates (wrong: never
+    chosen by merge r)."""
 
     def shown(p: algo.Pair) -> str:
         return algo.pair_text(p) if as_pairs else "".join(p)
@@ -180,17 +181,26 @@ _FIRST_POOL = 8  # of the pool, the pairs nearest to merge r's counts are tried 
 
 
 def _present(d: Derivation, r: int) -> list[algo.Pair]:
-    """Pairs a student may take for merge r's: those merge r counted (the most frequent first), then those
-    of the words as each earlier merge left them (the latest first), then pairs of the corpus's symbols and tokens so far."""
+    """Pairs a student may take for merge r's: those merge r counted (the most frequent first), then the
+    pairs of the words as each other candidate of merge r - 1 would have left them (a pair of the corpus
+    had merge r - 1 gone another way, as :func:`_as_if_other` offers), then any two tokens of the words
+    before merge r - 1 or of merge r - 1's candidates."""
     from ..parse.bpe import Bpe
 
     data = d.problem.payload(Bpe)
     out = list(_counted(d, r))
-    stages = [[tuple(x.split(" ")) for x in getattr(d.step(f"{k}.words"), "labels", ())] for k in range(r - 1, 0, -1)]
-    stages.append([algo.symbols(w, data.end_of_word) for w, _ in data.words])
-    out += [p for segs in stages for seg in segs for p in itertools.pairwise(seg)]
-    symbols = sorted({s for segs in stages for seg in segs for s in seg})  # the characters and tokens so far
-    out += [(a, b) for a in symbols for b in symbols if a != b]
+    if r <= 2:
+        segs = [algo.symbols(w, data.end_of_word) for w, _ in data.words]
+    else:
+        segs = [tuple(x.split(" ")) for x in getattr(d.step(f"{r - 2}.words"), "labels", ())]
+    if r > 1:
+        for pair in _candidates(d, r - 1):
+            out += [p for seg in segs for p in itertools.pairwise(algo.apply(seg, pair))]
+    # last, any two tokens the words held before merge r - 1 (or merge 1) or that a candidate of merge r - 1
+    # makes, each candidate alike: a pair of greater (or lesser) symbols than the key's, which tells nothing
+    # of what merge r - 1 chose
+    known = sorted({t for seg in segs for t in seg} | {"".join(p) for p in (_candidates(d, r - 1) if r > 1 else [])})
+    out += [(a, b) for a in known for b in known if a != b]
     return list(dict.fromkeys(out))  # each once, in this order
 
 
