@@ -431,6 +431,7 @@ def generate(
         check_options(opts)  # --count first: the folder's check lists --count names
         from ..reports.lms import check_name, shape
         from ..reports.moodle import slip_warning
+        from ..reports.qti12 import slip_warning as no_slip_warning
 
         check_name(name)
         check_folder(folder, homework_names(count, format.value), force)  # before any variant is drawn
@@ -446,5 +447,6 @@ def generate(
         f"rejected {rejected} draw{'s' if rejected != 1 else ''}{': ' + why if why else ''}\n"
     )
     sys.stderr.write(slip_warning(format.value, slip_share))  # a share Moodle cannot give: the one it will
+    sys.stderr.write(no_slip_warning(format.value, slip_share))  # QTI 1.2: a slip earns 0 there
     if format.value in QUIZ_FORMATS and not one_shape:  # a worksheet run of this seed may draw other variants
         sys.stderr.write(f"attncalc: note: {ONE_SHAPE_NOTE.format(seed=seed)}\n")

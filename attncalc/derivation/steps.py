@@ -39,6 +39,9 @@ class Step:
     # at least this many significant digits for its values where the decimals would show fewer (a small
     # loss: 0.00994, not 0.010 at 3 decimals; fmt.significant_places); 0: the derivation's decimals
     significant: int = 0
+    # the constants the formula names that are neither a given nor an earlier step's symbol, each defined
+    # ("K = 12 bytes a parameter (...)", "Ψ = N"), so that an item asking this step alone can be answered
+    defines: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)

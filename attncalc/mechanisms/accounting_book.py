@@ -50,6 +50,7 @@ class Book:
         unit: str,
         explain: str = "",
         note: str = "",
+        defines: tuple[str, ...] = (),
     ) -> Num:
         shown = value
         if unit == "bytes" and self.slip("gib_for_gb"):  # the count written in the other unit: not carried on
@@ -72,6 +73,7 @@ class Book:
                 unit=unit,
                 explain=explain,
                 note=note,
+                defines=defines,
             )
         )
         return used

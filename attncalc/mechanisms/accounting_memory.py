@@ -103,6 +103,18 @@ def cache(a: Accounting, b: Book) -> None:
 # ------------------------------------------------------------------------------ LoRA
 
 
+# each matrix's (fan_in, fan_out) in the givens' names, as Accounting.fan computes them
+FAN_NAMES = {
+    "W_Q": "d_model and H·d_head",
+    "W_K": "d_model and H_kv·d_head",
+    "W_V": "d_model and H_kv·d_head",
+    "W_O": "H·d_head and d_model",
+    "W_1": "d_model and d_ff",
+    "W_3": "d_model and d_ff",
+    "W_2": "d_ff and d_model",
+}
+
+
 def lora(a: Accounting, adapters: Lora, b: Book) -> None:
     r = adapters.rank
     fans = [(m, *a.fan(m)) for m in adapters.targets]
@@ -113,5 +125,7 @@ def lora(a: Accounting, adapters: Lora, b: Book) -> None:
         "lora.parameters", "LoRA parameters", "N_LoRA",
         "N_LoRA = L · Σ r·(fan_in + fan_out)", f"{c(a.layers)} · ({terms})", a.layers * per,
         "parameters",
+        defines=(f"Σ over the adapted matrices {names} of a block, fan_in and fan_out a matrix's input and output "
+                 "widths as it multiplies a row vector x W (" + "; ".join(f"{m}: {FAN_NAMES[m]}" for m, _, _ in fans) + ")",),
         explain=f"Each adapted matrix ({names}) gains B A with A (r × fan_in) and B (fan_out × r); W itself is frozen.",
     )  # fmt: skip

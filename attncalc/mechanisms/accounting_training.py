@@ -23,7 +23,7 @@ PARTITIONED = {
 
 
 def budget(a: Accounting, b: Book, total: Num, forward: Num | None) -> None:
-    """flops.training_total = 6 · N · D and flops.training_from_forward = 3 · F_fwd / (B·T) · D (not
+    """flops.training_total = 6 · N · D and flops.training_from_forward = 3 · (F_fwd / (B·T)) · D (not
     with N stated: ``forward`` None, no architecture to count a forward pass from)."""
     if a.training_tokens is None:
         return
@@ -44,8 +44,8 @@ def budget(a: Accounting, b: Book, total: Num, forward: Num | None) -> None:
     value: Num = three * forward * D // n if whole else three * forward * D / n
     b.count(
         "flops.training_from_forward", "Training FLOPs from the forward pass", "C_fwd",
-        f"C_fwd = 3 · F_fwd / {rows} · D",
-        f"{three} · {c(forward)} / {c(n)} · {c(D)}", value, F,
+        f"C_fwd = 3 · (F_fwd / {rows}) · D",  # the forward FLOPs per token, times 3, times the tokens
+        f"{three} · ({c(forward)} / {c(n)}) · {c(D)}", value, F,
         explain="The exact forward count per token, times 3 for the backward pass, times the training tokens: "
         "unlike 6 · N · D it counts the attention's own products (which grow with T) and leaves out the "
         "parameters no product uses.",
@@ -101,8 +101,15 @@ def per_device(a: Accounting, b: Book, total: Num, has_master: bool) -> None:
     k = 8 + (4 if has_master else 0)
     formula, written, value = stage_bytes(a, total, stage, k)
     where = f"P = G = {a.bytes} ({a.dtype}), K = {k}" + (" (fp32 master 4 + Adam 8)" if has_master else " (Adam 8)")
+    opt = "fp32 master 4 + Adam's two fp32 moments 4 + 4" if has_master else "Adam's two moments, 4 + 4"
+    defines = (
+        "Ψ = N, the model's parameters",
+        f"P = G = {a.bytes} bytes a parameter ({a.dtype} weights and gradients)",
+        f"K = {k} bytes a parameter of optimizer state ({opt})",
+    )
     b.count(
         "memory.per_device", "Training memory per device", "M_dev", formula, written, value, "bytes",
+        defines=defines,
         explain=f"ZeRO stage {a.zero or 0}, {PARTITIONED[a.zero or 0]}, over N_d = {a.devices:,} devices (Rajbhandari et al. 2020): "
         f"{where}; a partition holds ⌈Ψ/N_d⌉ = ⌈{c(total)}/{a.devices:,}⌉ parameters' worth. "
         "Activations and buffers are not counted.",

@@ -243,7 +243,7 @@ def _off_rank(choices: tuple[Choice, ...]) -> tuple[Choice, ...]:
 
 
 def _choices(d: Derivation, step: Argmax) -> tuple[Choice, ...]:
-    from .lms_tokens import encode_options, merge_options, rank_options
+    from .lms_tokens import encode_options, merge_options, rank_names, rank_options
 
     labels = tuple(step.labels) or (str(step.value),)
     # bpe's lists of tokens: each item among what a slip would make of it, not among the true items
@@ -255,8 +255,9 @@ def _choices(d: Derivation, step: Argmax) -> tuple[Choice, ...]:
         return (Choice(step.symbol, merge, step.tied()),)
     per_rank = rank_options(d, step)
     if per_rank is not None:
+        named = rank_names(d, step)  # a bpe word's question says which word it asks about
         return tuple(
-            Choice(f"{step.symbol}, rank {r}", options, (lab,))
+            Choice(f"{step.symbol}, rank {r}{named[r - 1] if r <= len(named) else ''}", options, (lab,))
             for r, (options, lab) in enumerate(zip(per_rank, labels, strict=True), 1)
         )
     if str(step.value) in labels:
@@ -301,13 +302,20 @@ def carried(p: Any, decimals: int, shift: str | None) -> dict[str, np.ndarray]:
     return got
 
 
-def slips_in_chains(p: Any, decimals: int, plain: Any, keyed: Any) -> dict[str, list[tuple[str, Any, np.ndarray]]]:
+def slips_in_chains(
+    p: Any, decimals: int, plain: Any, keyed: Any
+) -> dict[str, list[tuple[str, Any, np.ndarray, np.ndarray]]]:
     """Per step, a slip made in the hand chain (the slip on from the start, rounded and carried, as check
     recomputes a slip made from the start) and a slip made at the step on the rounded key of the steps
-    before it, with their values at the asked decimals, where they change the step."""
+    before it, with their values at the asked decimals, where they change the step, and per entry whether
+    the value only follows from the slip made at an earlier step: the step recomputed without the slip
+    from the chain's own earlier (rounded) values gives it, so check carries it at full marks
+    ("consistent with your own earlier answers"), and the LMS lists it at full marks too."""
+    from ..check.answers import Answer
+    from ..check.runs import Runs
     from ..check.slips import mistake_args
 
-    out: dict[str, list[tuple[str, Any, np.ndarray]]] = {}
+    out: dict[str, list[tuple[str, Any, np.ndarray, np.ndarray]]] = {}
     truth = plain.get("float")
     if truth is None:
         return out
@@ -318,11 +326,18 @@ def slips_in_chains(p: Any, decimals: int, plain: Any, keyed: Any) -> dict[str, 
             continue
         for arg in mistake_args(p, name):
             run = plain.get("hand", decimals, mistake=name, arg=arg)
+            own: Any = None  # the slipped chain's values as a student's answers (built when first needed)
             for k in order:
                 if run is not None and hand is not None and k in run[0] and k in hand[0]:
                     v, base = as_step_of(run, k), as_step_of(hand, k)
                     if v.shape == base.shape and not np.allclose(v, base, equal_nan=True):
-                        out.setdefault(k, []).append((name, arg, np.ravel(v)))
+                        if own is None:
+                            own = Runs(p, [Answer(j, as_step_of(run, j), None) for j in order if j in run[0]])
+                        follows = own.value(k, "float", decimals, overrides=True, stop_after=k)
+                        carried_on = np.zeros(v.size, dtype=bool)
+                        if follows is not None and follows.shape == v.shape:
+                            carried_on = np.ravel(_rounded(follows, decimals) == _rounded(v, decimals))
+                        out.setdefault(k, []).append((name, arg, np.ravel(v), carried_on))
                 w = keyed.value(k, "float", decimals, overrides=True, mistake=name, arg=arg, stop_after=k)
                 key = keyed.value(k, "float", decimals, overrides=True, stop_after=k)
                 if (
@@ -331,7 +346,7 @@ def slips_in_chains(p: Any, decimals: int, plain: Any, keyed: Any) -> dict[str, 
                     and w.shape == key.shape
                     and not np.allclose(w, key, equal_nan=True)
                 ):
-                    out.setdefault(k, []).append((name, arg, np.ravel(w)))
+                    out.setdefault(k, []).append((name, arg, np.ravel(w), np.zeros(w.size, dtype=bool)))
     return out
 
 

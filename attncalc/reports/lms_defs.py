@@ -91,7 +91,8 @@ def cited(d: Derivation, at: int) -> list[int]:
     steps = d.steps
     step = steps[at]
     given = {_bare(i.symbol) for i in d.inputs} | {i.symbol for i in d.inputs}
-    text = rhs(step.formula)
+    # the step's own constants' definitions name steps too (Ψ = N)
+    text = " ".join([rhs(step.formula), *(rhs(x) for x in step.defines)])
     bare = _INDEX.sub("", text)
     names = {_bare(n) for n in _names(text)}
     out: list[int] = []
@@ -116,8 +117,9 @@ def cited(d: Derivation, at: int) -> list[int]:
 
 
 def where(d: Derivation, at: int) -> list[str]:
-    """The formulas an item for step ``at`` states after its own, nearest first, each once: every earlier
-    step its formula uses, and every step those use, back to the givens."""
+    """The formulas an item for step ``at`` states after its own, nearest first, each once: the constants
+    its formula names (:attr:`Step.defines`), then every earlier step its formula uses, and every step those
+    use, back to the givens (with their own constants)."""
     seen: set[int] = set()
     todo = list(reversed(cited(d, at)))
     order: list[int] = []
@@ -128,12 +130,13 @@ def where(d: Derivation, at: int) -> list[str]:
         seen.add(j)
         order.append(j)
         todo.extend(reversed(cited(d, j)))
-    out: list[str] = []
     own = asked_formula(d.steps[at])
+    out: list[str] = list(d.steps[at].defines)  # its own constants first (K = 12 bytes a parameter ...)
     for j in sorted(order, reverse=True):
         s = statement(d.steps[j])
-        if s is not None and s not in out and s != own:
-            out.append(s)
+        for x in [*([s] if s is not None else []), *d.steps[j].defines]:
+            if x not in out and x != own:
+                out.append(x)
     return out
 
 

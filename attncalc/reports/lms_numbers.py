@@ -15,7 +15,8 @@ from ..derivation.arith import round_half_up
 from ..derivation.fmt import entry_indices, entry_label
 from ..kinds.mistakes import every_mistake
 
-SHIFTS = (None, "never", "always")  # check accepts exponentials with or without the maximum subtracted
+SHIFTS = (None, "never", "always")
+NEAR = 3  # units of the last decimal: a slip chain's value this close to an accepted one keeps the slip share  # check accepts exponentials with or without the maximum subtracted
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,9 @@ class Slip:
     value: str  # the slip's value at the asked decimals
     name: str  # its key in every_mistake()
     note: str  # check's words for it
+    # a value that only follows from the slip made at an earlier step (the slip's chain): check carries it
+    # at full marks, and so does the quiz (its note says so)
+    carried: bool = False
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,7 @@ def numbers(
     on_truth: Any,
     keyed: Any,
     carried: dict[Any, dict[str, np.ndarray]],
-    named: list[tuple[str, Any, np.ndarray]],
+    named: list[tuple[str, Any, np.ndarray, np.ndarray]],
 ) -> list[Number]:
     """Every entry of the step, with its accepted values and named slips."""
     dec = d.decimals
@@ -103,13 +107,18 @@ def _chains(
 
 
 def _slips(
-    d: Derivation, step: Step, on_truth: Any, named: list[tuple[str, Any, np.ndarray]], shape: tuple[int, ...]
-) -> list[tuple[str, str, np.ndarray]]:
-    """Each slip that moves this step: its name, its note and its values (flattened)."""
+    d: Derivation,
+    step: Step,
+    on_truth: Any,
+    named: list[tuple[str, Any, np.ndarray, np.ndarray]],
+    shape: tuple[int, ...],
+) -> list[tuple[str, str, np.ndarray, np.ndarray]]:
+    """Each slip that moves this step: its name, its note, its values (flattened) and per entry whether the
+    value only follows from the slip made at an earlier step (full marks)."""
     from ..check.notes import mistake_note
     from ..check.slips import mistake_args as _mistake_args
 
-    slips: list[tuple[str, str, np.ndarray]] = []
+    slips: list[tuple[str, str, np.ndarray, np.ndarray]] = []
     runs = _slip_runs(d, on_truth)
     base = _read(runs[(None, None)], step.id)
     for name in every_mistake():
@@ -119,10 +128,13 @@ def _slips(
                 continue
             if np.allclose(v, base, rtol=1e-9, atol=1e-12, equal_nan=True):  # the slip does not touch this step
                 continue
-            slips.append((name, mistake_note(name, arg, d.problem, step.id), np.ravel(v)))
-    for name, arg, v in named:  # where check names the slip, as it names it
-        if v.shape == (int(np.prod(shape)),):
-            slips.append((name, mistake_note(name, arg, d.problem, step.id), v))
+            slips.append((name, mistake_note(name, arg, d.problem, step.id), np.ravel(v), np.zeros(v.size, bool)))
+    size = int(np.prod(shape))
+    # where check names the slip, as it names it; the slip's chain's values after the slip made (full marks)
+    # after those made here, so a value both made here and carried keeps the slip share
+    for name, arg, v, carried in sorted(named, key=lambda n: bool(n[3].any())):
+        if v.shape == (size,):
+            slips.append((name, mistake_note(name, arg, d.problem, step.id), v, carried))
     return slips
 
 
@@ -182,10 +194,13 @@ def _accepted(key: str, chains: list[np.ndarray], i: int, dec: int) -> list[str]
     return accepted
 
 
-def _found(slips: list[tuple[str, str, np.ndarray]], i: int, accepted: list[str], dec: int, half: float) -> list[Slip]:
-    """The slips that give entry i a value of their own."""
+def _found(
+    slips: list[tuple[str, str, np.ndarray, np.ndarray]], i: int, accepted: list[str], dec: int, half: float
+) -> list[Slip]:
+    """The slips that give entry i a value of their own: made here (the slip share), or carried from a slip
+    made earlier (full marks, its note saying so)."""
     found: list[Slip] = []
-    for name, note, v in slips:
+    for name, note, v, carried in slips:
         x = float(v[i])
         if not np.isfinite(x):
             continue
@@ -193,5 +208,12 @@ def _found(slips: list[tuple[str, str, np.ndarray]], i: int, accepted: list[str]
         # an entry the slip leaves among the accepted values (or one an earlier slip names) is no slip here
         if any(abs(float(value) - float(a)) < half for a in accepted + [f.value for f in found]):
             continue
-        found.append(Slip(value, name, f"It looks like {note}."))
+        # a chain value within NEAR units of an accepted value stays at the slip share: at full marks it would
+        # accept a key a few units off (a rounding slip) from a student whose earlier answers were right
+        near = any(abs(float(value) - float(a)) < (NEAR + 0.5) * 2 * half for a in accepted)
+        if carried[i] and not near:
+            text = f"This follows from an earlier step where it looks like {note}: carried at full marks."
+            found.append(Slip(value, name, text, carried=True))
+        else:
+            found.append(Slip(value, name, f"It looks like {note}."))
     return found

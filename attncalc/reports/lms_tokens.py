@@ -15,6 +15,8 @@ its characters, the longest known token first (WordPiece's way), the merges appl
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import re
 from typing import Any
 
@@ -73,13 +75,20 @@ def rank_options(d: Derivation, step: Step) -> list[tuple[str, ...]] | None:
         earlier = [[algo.seg_text(algo.symbols(w, data.end_of_word)) for w, _ in data.words]]
         earlier += [list(getattr(d.step(f"{k}.words"), "labels", ())) for k in range(1, r)]
         last = _candidates(d, r - 1) if r > 1 else []
+        learned = [tuple(x.split(" ", 1)) for x in getattr(d.step("merges"), "labels", ())] if "merges" in d else []
         out = []
         for i, (seg, item) in enumerate(zip(before, items, strict=True)):
+            # as merged as the key or more: the next learned merge made too (a merge too many), or made
+            # first instead (the merges out of order), so the least merged option is not the key's tell
+            # (in a seeded half of the questions: always offered, the key would be the second most merged)
+            coin = hashlib.sha256(repr((r, i, item)).encode("utf-8")).digest()[0] % 2
+            ahead = [algo.apply(tuple(item.split(" ")), p) for p in learned[r : r + 1]] if coin else []
+            ahead += [algo.apply(seg, p) for p in learned[r : r + 1]] if coin else []
             seen = [e[i] for e in earlier if i < len(e)]
             # and what merge r - 1's question offered: else the one option of that question that comes
             # back here (the word as merge r - 1 left it) would be its key
             again = _made(tuple(earlier[r - 2][i].split(" ")), last) if r > 1 and i < len(earlier[r - 2]) else []
-            out.append(_sorted([algo.seg_text(x) for x in [*_made(seg, pairs), *again]] + seen, item))
+            out.append(_sorted([algo.seg_text(x) for x in [*_made(seg, pairs), *again, *ahead]] + seen, item))
         return out
     if step.id in ("merges", "vocab"):
         out = []
@@ -90,6 +99,16 @@ def rank_options(d: Derivation, step: Step) -> list[tuple[str, ...]] | None:
             out.append(_sorted(shown + other, item))
         return out
     return None
+
+
+def rank_names(d: Derivation, step: Step) -> list[str]:
+    """What each rank of a bpe words step asks about, as the question says it (' (the word "lowest")'): the
+    corpus's words in their order; empty for any other step."""
+    from ..parse.bpe import Bpe
+
+    if not isinstance(d.problem.data, Bpe) or not re.fullmatch(r"[0-9]+\.words", step.id):
+        return []
+    return [f' (the word "{w}")' for w, _ in d.problem.payload(Bpe).words]
 
 
 def merge_options(d: Derivation, step: Step) -> tuple[str, ...] | None:
@@ -132,18 +151,57 @@ def _as_if_other(d: Derivation, r: int) -> list[algo.Pair]:
 
 
 def _greater_too(d: Derivation, r: int, pairs: list[algo.Pair], item: str, as_pairs: bool) -> list[str]:
-    """Merge r's candidates as shown (pairs, or the tokens they make); where the key is the greatest
-    of them, which ties going to the greater pair pick without counting anything, also the least
-    greater pair merge r counted (wrong: greater, yet not chosen)."""
+    """Merge r's candidates as shown (pairs, or the tokens they make); where the key is the greatest of
+    them (what ties going to the greater pair pick without counting anything) also the least greater pair
+    of the corpus, and where it is the least (what ties going to the first pair often pick: its symbols
+    come early) the greatest lesser one, so that neither end of the options is the key's tell. The pairs
+    offered are those merge r counted, then those the corpus would hold had merge r - 1 gone another way,
+    then any two tokens of the words before merge r - 1 or made by one of its candidates (wrong: never
+    chosen by merge r)."""
 
     def shown(p: algo.Pair) -> str:
         return algo.pair_text(p) if as_pairs else "".join(p)
 
     out = [shown(p) for p in pairs]
+    pool = [t for t in (shown(p) for p in _present(d, r)) if t not in out]
+    # how many are added is seeded, from none to three, so the key sits at its end, or one, two or three
+    # places from it, about as often (a key never at an end would be a tell too)
+    draw = int(hashlib.sha256(repr((r, item, tuple(out))).encode("utf-8")).hexdigest()[:8], 16)
     if item == max(out, default=item):
-        more = sorted(t for t in (shown(p) for p in _counted(d, r) if p not in pairs) if t > item)
-        out += more[:1]
+        more = sorted(t for t in pool[:_FIRST_POOL] if t > item) or sorted(t for t in pool if t > item)
+        out += more[: draw % (min(3, len(more)) + 1)]
+    elif item == min(out, default=item):
+        less = sorted(t for t in pool[:_FIRST_POOL] if t < item) or sorted(t for t in pool if t < item)
+        k = draw % (min(3, len(less)) + 1)
+        out += less[len(less) - k :] if k else []
     return out
+
+
+_FIRST_POOL = 8  # of the pool, the pairs nearest to merge r's counts are tried first
+
+
+def _present(d: Derivation, r: int) -> list[algo.Pair]:
+    """Pairs a student may take for merge r's: those merge r counted (the most frequent first), then the
+    pairs of the words as each other candidate of merge r - 1 would have left them (a pair of the corpus
+    had merge r - 1 gone another way, as :func:`_as_if_other` offers), then any two tokens of the words
+    before merge r - 1 or of merge r - 1's candidates."""
+    from ..parse.bpe import Bpe
+
+    data = d.problem.payload(Bpe)
+    out = list(_counted(d, r))
+    if r <= 2:
+        segs = [algo.symbols(w, data.end_of_word) for w, _ in data.words]
+    else:
+        segs = [tuple(x.split(" ")) for x in getattr(d.step(f"{r - 2}.words"), "labels", ())]
+    if r > 1:
+        for pair in _candidates(d, r - 1):
+            out += [p for seg in segs for p in itertools.pairwise(algo.apply(seg, pair))]
+    # last, any two tokens the words held before merge r - 1 (or merge 1) or that a candidate of merge r - 1
+    # makes, each candidate alike: a pair of greater (or lesser) symbols than the key's, which tells nothing
+    # of what merge r - 1 chose
+    known = sorted({t for seg in segs for t in seg} | {"".join(p) for p in (_candidates(d, r - 1) if r > 1 else [])})
+    out += [(a, b) for a in known for b in known if a != b]
+    return list(dict.fromkeys(out))  # each once, in this order
 
 
 def encode_options(d: Derivation, step: Step) -> tuple[str, ...] | None:

@@ -84,12 +84,13 @@ def _categories(derivations: list[Derivation], seed: int, tag: str | None, name:
                     )
                     continue
                 text = f"{head}<p>{ask} {q.precision}</p><p>{html.escape(e.label)} = ?</p>"
-                # every value check accepts at full marks, then the named slips at the slip share
+                # every value check accepts at full marks, then the named slips at the slip share (a value of a
+                # slip's chain after the step where it was made at full marks, as check carries it)
                 answers = "".join(
                     f'<answer fraction="100"><text>{a}</text><tolerance>{tol}</tolerance></answer>' for a in e.accepted
                 )
                 answers += "".join(
-                    f'<answer fraction="{slip_percent(q.slip_share)}"><text>{s.value}</text><tolerance>{tol}</tolerance>'
+                    f'<answer fraction="{100 if s.carried else slip_percent(q.slip_share)}"><text>{s.value}</text><tolerance>{tol}</tolerance>'
                     f'<feedback format="html"><text>{cdata(f"<p>{html.escape(s.note)}</p>")}</text></feedback></answer>'
                     for s in e.slips
                 )

@@ -65,7 +65,12 @@ def _sub(q: Question, e: Number | Choice, mark: int, tol: str) -> str:
         options = "~".join(f"{'=' if o in e.correct else ''}{cloze_html(o)}" for o in e.options)
         return f"{{{mark}:MULTICHOICE_S:{options}}}"
     alts = [f"={a}:{tol}" for a in e.accepted]  # every value check accepts, at full marks
-    alts += [f"%{slip_percent(q.slip_share)}%{s.value}:{tol}#{cloze_html(s.note)}" for s in e.slips]
+    # a named slip made at this step at the slip share; a value that follows from one made earlier (the
+    # slip's chain) at full marks, as check carries it
+    alts += [
+        f"{'=' if s.carried else f'%{slip_percent(q.slip_share)}%'}{s.value}:{tol}#{cloze_html(s.note)}"
+        for s in e.slips
+    ]
     return f"{{{mark}:NUMERICAL:{'~'.join(alts)}}}"
 
 

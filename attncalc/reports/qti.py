@@ -121,7 +121,8 @@ def _number_item(
     branches = [f"<responseIf>{_or([_near(a, tol) for a in e.accepted])}{_score(pts)}</responseIf>"]
     for k, slip in enumerate(e.slips, 1):
         branches.append(
-            f"<responseElseIf>{_near(slip.value, tol)}{_score(q.slip_share * pts)}{_slip_to(k)}</responseElseIf>"
+            f"<responseElseIf>{_near(slip.value, tol)}{_score(pts if slip.carried else q.slip_share * pts)}"
+            f"{_slip_to(k)}</responseElseIf>"
         )
     rules = [f"<responseCondition>{''.join(branches)}</responseCondition>"]
     slips = [(f"SLIP_{k}", f"<p>{_e(s.note)}</p>") for k, s in enumerate(e.slips, 1)]

@@ -32,6 +32,26 @@ from .qti import ZIP_DATE, worked
 CP = "http://www.imsglobal.org/xsd/imscp_v1p1"
 
 
+# what each QTI 1.2 format does with a named slip (its numbers are right or wrong, no partial credit)
+NO_SLIPS = {
+    "qti12": "Canvas classic reads a number as right or wrong",
+    "ilias": "ILIAS reads one range and one score a number",
+    "newquizzes": "a New Quizzes number is right or wrong",
+}
+
+
+def slip_warning(fmt: str, share: float | None) -> str:
+    """``generate``'s warning where the format cannot give a named slip its share: QTI 1.2's numbers (Canvas
+    classic, ILIAS, New Quizzes) give full marks or none, so a slip ``check`` gives ``share`` earns 0 there;
+    empty for another format, or no share (or 0) asked."""
+    if fmt not in NO_SLIPS or not share:
+        return ""
+    return (
+        f"attncalc: warning: --slip-share {share:g}: --format {fmt} gives a named slip 0 ({NO_SLIPS[fmt]}), "
+        f"check gives it {share:g} of the step; the share is in --format moodle, moodle-cloze and qti only\n"
+    )
+
+
 def _meta(fields: dict[str, str]) -> str:
     rows = "".join(
         f"<qtimetadatafield><fieldlabel>{k}</fieldlabel><fieldentry>{escape(v)}</fieldentry></qtimetadatafield>"

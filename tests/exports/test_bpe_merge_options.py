@@ -5,7 +5,9 @@ the only token of merge r's candidates they hold is merge r's key ("e st" holds 
 "s t"), so in a quiz that gives a student one whole variant (moodle-cloze, qti, newquizzes) merge r + 1
 answered merge r. Now they also hold pairs the corpus would have had, had merge r been one of its other
 candidates ("es t" had it been "e s"): each such pair is a pair of adjacent tokens of the corpus as
-that merge would leave it (worked out here from the words before merge r).
+that merge would leave it (worked out here from the words before merge r), or two tokens of the words
+before merge r or made by one of merge r's candidates, every candidate alike (offered where the key would
+otherwise be the greatest or least option).
 """
 
 from __future__ import annotations
@@ -112,6 +114,10 @@ def test_every_added_pair_is_a_pair_of_the_corpus_another_merge_would_leave(draw
             plausible = _pairs(after)  # merge r + 1's candidates and every pair it counted
             for c in d.step(f"{r}.merge").labels:
                 plausible |= _pairs([_apply(s, _split(c)) for s in before])
+            # or two tokens of the words before merge r or made by one of its candidates, each alike (a pair of
+            # greater or lesser symbols than the key's, offered so the key is not the greatest or least option)
+            known = {t for s in before for t in s} | {"".join(_split(c)) for c in d.step(f"{r}.merge").labels}
+            plausible |= {(a, b) for a in known for b in known if a != b}
             for option in choices[r + 1].options:
                 assert _split(option) in plausible, (r + 1, option)
             assert set(choices[r + 1].correct) <= set(choices[r + 1].options)

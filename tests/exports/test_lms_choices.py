@@ -124,7 +124,7 @@ def _ranked(asked: list[Asked]) -> dict[str, list[tuple[int, Asked]]]:
     """The questions asked by rank ("Variant 1: Merges [merges] merges, rank 3"), by their step."""
     out: dict[str, list[tuple[int, Asked]]] = {}
     for a in asked:
-        m = re.fullmatch(r"(.*), rank ([0-9]+)", a.title)
+        m = re.fullmatch(r"(.*), rank ([0-9]+)(?: \(the word .*\))?", a.title, re.S)
         if m:
             out.setdefault(m.group(1), []).append((int(m.group(2)), a))
     return out

@@ -1,0 +1,170 @@
+"""A named slip made early costs its share once, in the LMS as in ``check``: ``check`` charges the step
+where the slip is made (the ``[grading]`` slip share) and carries the later steps that follow from the
+slipped value at full marks ("consistent with your own earlier answers"). Moodle (numerical questions with
+answer fractions) and the Cloze question list the slip's value at the step where it is made at the slip
+share and the values of its chain at later steps at 100 %, so an answers file with the slip earns the same
+in ``check``, in Moodle and in Cloze; QTI 2.1 gives the chain full marks too.
+
+The answers are built here with numpy from the givens (every step rounded to 3 decimals and carried, as a
+student works by hand), Moodle's numerical grading is simulated as in tests/exports/test_lms.py and the
+Cloze question read with the multianswer parser of tests/exports/test_moodle_cloze.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import xml.etree.ElementTree as ET
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pytest
+
+from attncalc.check import check
+from attncalc.homework.generate import Options, generate
+from attncalc.mechanisms import solve
+from attncalc.reports.lms_numbers import NEAR
+from attncalc.reports.moodle import moodle_xml
+from attncalc.reports.moodle_cloze import cloze_files
+from attncalc.reports.qti import qti_zip
+
+from .test_lms import moodle_grade, moodle_questions
+from .test_lms_chain import r3
+from .test_moodle_cloze import extract, sub_fraction
+from .test_qti import Package, by_step, score
+
+SHARE = 0.5
+
+
+def _variant(seed: int) -> tuple[Any, dict[str, Any]]:
+    # d_k = 4: √d_k = 2 exactly, so the hand chain is one chain (no 1.414 against √2 to choose between)
+    res = generate(Options(kind="attention", score="scaled-dot", dim=4, seed=seed, count=1, slip_share=SHARE))
+    d = res.derivations[0]
+    assert d.problem.grading.slip == SHARE
+    return d, res.problems[0]["given"]
+
+
+def _far(given: dict[str, Any]) -> bool:
+    """Every value of both slips' chains is the key's or more than NEAR units of 0.001 from it (a chain
+    value that close keeps the slip share: docs/lms.md)."""
+    right = _flat(_chain(given, ""))
+    for slip in ("no_scale", "no_sum"):
+        for sid, values in _flat(_chain(given, slip)).items():
+            gap = np.abs(np.asarray(values) - np.asarray(right[sid]))
+            if np.any((gap > 1e-9) & (gap < (NEAR + 0.5) * 0.001)):
+                return False
+    return True
+
+
+def _seeds(n: int) -> list[int]:
+    """The first n seeds whose scores are all nonzero (both slips then change every entry of the step where
+    they are made: where a slip leaves an entry right, the LMS grades that entry right and check gives the
+    step the larger of its right entries' share and the slip share, docs/lms.md) and whose chains are far
+    from the key."""
+    out = []
+    for seed in range(1, 100):
+        g = _variant(seed)[1]
+        if np.all(np.asarray(g["keys"], dtype=float) @ np.asarray(g["query"], dtype=float) != 0) and _far(g):
+            out.append(seed)
+        if len(out) == n:
+            return out
+    raise AssertionError("too few seeds")
+
+
+def _chain(given: dict[str, Any], slip: str) -> dict[str, Any]:
+    """The hand chain with one named slip: ``no_scale`` (the scores not divided by √d_k) or ``no_sum``
+    (the exponentials not divided by their sum: the weights are the exponentials), each later step
+    computed from the slipped values."""
+    q, keys = np.asarray(given["query"], dtype=float), np.asarray(given["keys"], dtype=float)
+    e = r3(keys @ q)
+    s = e if slip == "no_scale" else r3(e / np.sqrt(q.size))
+    x = r3(np.exp(s))
+    z = r3(x.sum())
+    a = x if slip == "no_sum" else r3(x / z)
+    c = r3(a @ keys)
+    chain = {"scores": e, "scaled_scores": s, "exponentials": x, "exp_sum": z, "weights": a, "context": c}
+    return {k: np.asarray(v).tolist() for k, v in chain.items()}
+
+
+def _flat(answers: dict[str, Any]) -> dict[str, list[float]]:
+    return {k: np.ravel(v).tolist() for k, v in answers.items()}
+
+
+SEEDS = _seeds(3)
+
+
+def _moodle_score(d: Any, answers: dict[str, Any]) -> float:
+    """Each question's fraction times its default mark, summed (what Moodle's quiz gives the variant)."""
+    quiz = moodle_questions(moodle_xml([d], seed=0))
+    answers = _flat(answers)
+    total = 0.0
+    for step_id, qs in quiz.items():
+        for q, x in zip(qs, answers[step_id], strict=True):
+            total += moodle_grade(q, x)[0] * float(q.find("defaultgrade").text)  # type: ignore[union-attr, arg-type]
+    return total
+
+
+def _cloze_score(d: Any, answers: dict[str, Any]) -> float:
+    """The Cloze question's sub-questions, each graded as Moodle's multianswer does, scaled back to check's
+    points (the question's name says its marks' factor)."""
+    root = ET.fromstring(cloze_files([d], 5, "t", "w")["cloze.xml"])
+    q = root.findall("question")[1]
+    text = q.find("questiontext/text").text or ""  # type: ignore[union-attr]
+    name = q.find("name/text").text or ""  # type: ignore[union-attr]
+    factor = int(re.search(r"default mark is [0-9.]+ x ([0-9]+)", name).group(1))  # type: ignore[union-attr]
+    subs, _ = extract(text)
+    answers = _flat(answers)
+    # the step of each sub-question, in the order they are asked
+    asked = [(m.group(1), m.start()) for m in re.finditer(r"Compute <b>.*?</b> \[([^\]]+)\]", text)]
+    responses = []
+    seen: dict[str, int] = {}
+    for at in (m.start() for m in re.finditer(r"\{\d+:NUMERICAL:|\{\d+:MULTICHOICE", text)):
+        step_id = [sid for sid, start in asked if start < at][-1]
+        k = seen.get(step_id, 0)
+        seen[step_id] = k + 1
+        responses.append(str(answers[step_id][k]))
+    assert len(responses) == len(subs)
+    return float(
+        sum(Fraction(repr(sub_fraction(s, r))) * s.mark for s, r in zip(subs, responses, strict=True)) / factor
+    )
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("slip", ["no_scale", "no_sum"])
+def test_an_early_slip_costs_its_share_once_in_moodle_and_cloze_as_in_check(seed: int, slip: str) -> None:
+    d, given = _variant(seed)
+    answers = _chain(given, slip)
+    rep = check(d.problem, answers, "a.toml")
+    slipped = [r for r in rep.results if r.credit < 1]
+    assert len(slipped) == 1 and slipped[0].credit == SHARE and slipped[0].mistake, [
+        (r.id, r.credit, r.mistake) for r in rep.results
+    ]  # the slip charged once, the later steps carried
+    later = [r.id for r in rep.results][[r.id for r in rep.results].index(slipped[0].id) + 1 :]
+    assert later  # a chain follows the slip (else the test tests nothing)
+    assert _moodle_score(d, answers) == pytest.approx(rep.score, abs=1e-5)
+    assert _cloze_score(d, answers) == pytest.approx(rep.score, abs=1e-5)
+
+
+@pytest.mark.parametrize("slip", ["no_scale", "no_sum"])
+def test_qti21_carries_the_slip_chain_at_full_marks(slip: str) -> None:
+    d, given = _variant(SEEDS[0])
+    answers = _chain(given, slip)
+    rep = check(d.problem, answers, "a.toml")
+    pkg = Package(qti_zip([d], seed=0))
+    steps = by_step(pkg, pkg.sections[0])
+    flat = _flat(answers)
+    total = sum(
+        score(item, {"RESPONSE": x}) for sid, items in steps.items() for item, x in zip(items, flat[sid], strict=True)
+    )
+    assert total == pytest.approx(rep.score, abs=1e-5)
+
+
+def test_a_problem_without_a_slip_share_gives_the_chain_full_marks_and_the_slip_nothing() -> None:
+    d, given = _variant(SEEDS[0])
+    p = dataclasses.replace(d.problem, grading=dataclasses.replace(d.problem.grading, slip=0.0))
+    d = solve(p)
+    answers = _chain(given, "no_scale")
+    rep = check(p, answers, "a.toml")
+    assert rep.score == pytest.approx(rep.out_of - 1)  # the scaled scores' point lost, nothing else
+    assert _moodle_score(d, answers) == pytest.approx(rep.score, abs=1e-5)
