@@ -214,9 +214,11 @@ def _grade(
     if entries.decision:  # decisions: the answerer's own chain's entries or the true one's, never some of each
         mine = entries.join(mine, ok)  # (on a tie their own: the entry wrong is where they left it)
         ok = ok & mine
-        own = runs.value(ans.id, "float", overrides=True, without=frozenset({ans.id}))
         # an entry wrong by the true chain that their numbers as written give: said from the true numbers
-        by_truth = own is not None and own.shape == given.shape and bool(np.all(own[~mine] == given[~mine]))
+        # (only where an answer of theirs comes before it: else their numbers are the true ones)
+        if not mine.all() and runs.own_numbers_reach(ans.id):
+            own = runs.value(ans.id, "float", overrides=True, without=frozenset({ans.id}))
+            by_truth = own is not None and own.shape == given.shape and bool(np.all(own[~mine] == given[~mine]))
     earlier_wrong = ctx.above  # only the answers this step's value depends on
     if mine_whole or (ok | mine).all():
         if not earlier_wrong:

@@ -47,6 +47,22 @@ def _root(
     utf8_output()
 
 
+class CheckFormat(StrEnum):
+    """--format of check: the report as text, JSON, or a gradebook's CSV."""
+
+    text = "text"
+    json = "json"
+    csv = "csv"
+
+
+class Gradebook(StrEnum):
+    """--gradebook of check: the CSV's columns."""
+
+    plain = "plain"
+    canvas = "canvas"
+    moodle = "moodle"
+
+
 class Detail(StrEnum):
     """--detail of solve and generate: how much of a recurrent derivation's time steps is written out."""
 

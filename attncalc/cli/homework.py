@@ -13,21 +13,9 @@ import typer
 
 from .. import kinds
 from ..errors import printable
-from .base import Detail, MaxFileSize, MaxPages, ProblemsDirs, write_output
+from .base import CheckFormat, Detail, Gradebook, MaxFileSize, MaxPages, ProblemsDirs, write_output
 from .base import fail as _fail
 from .io import max_bytes as _max_bytes
-
-
-class CheckFormat(StrEnum):
-    text = "text"
-    json = "json"
-    csv = "csv"
-
-
-class Gradebook(StrEnum):
-    plain = "plain"
-    canvas = "canvas"
-    moodle = "moodle"
 
 
 def check(
@@ -429,9 +417,8 @@ def generate(
     try:
         folder = out_folder(out)
         check_options(opts)  # --count first: the folder's check lists --count names
+        from ..reports import moodle, qti12
         from ..reports.lms import check_name, shape
-        from ..reports.moodle import slip_warning
-        from ..reports.qti12 import slip_warning as no_slip_warning
 
         check_name(name)
         check_folder(folder, homework_names(count, format.value), force)  # before any variant is drawn
@@ -446,7 +433,7 @@ def generate(
         f"attncalc: wrote {count} variant{'s' if count != 1 else ''} (seed {seed}) and their sheets to {printable(str(folder))}; "
         f"rejected {rejected} draw{'s' if rejected != 1 else ''}{': ' + why if why else ''}\n"
     )
-    sys.stderr.write(slip_warning(format.value, slip_share))  # a share Moodle cannot give: the one it will
-    sys.stderr.write(no_slip_warning(format.value, slip_share))  # QTI 1.2: a slip earns 0 there
+    # a share Moodle cannot give (the one it will), and formats where a slip earns 0 (QTI 1.2)
+    sys.stderr.write(moodle.slip_warning(format.value, slip_share) + qti12.slip_warning(format.value, slip_share))
     if format.value in QUIZ_FORMATS and not one_shape:  # a worksheet run of this seed may draw other variants
         sys.stderr.write(f"attncalc: note: {ONE_SHAPE_NOTE.format(seed=seed)}\n")
