@@ -98,6 +98,7 @@ def _advantages(d: Grpo, chain: Chain) -> list[Step]:
     steps: list[Step] = [
         chain.step(hand_formula, "mean_reward", scalar(total(r) / G), title="Mean reward", symbol="μ", latex="",
                    formula="μ = (1/G) Σ r_i", written=f"({_sum_text(fr, dec)}) / {G}",
+                   defines=(f"G = {G}, the completions in the group",),
                    explain="The group's own baseline: the mean of the rewards of the completions of one prompt.")
     ]  # fmt: skip
     mean = steps[-1].value[()]
@@ -117,7 +118,7 @@ def _advantages(d: Grpo, chain: Chain) -> list[Step]:
     steps.append(
         chain.step(hand_formula, "std_reward", chain.sqrt(scalar(var)), title="Standard deviation of the rewards",
                    symbol="σ", latex="", formula=f"σ = √(Σ (r_i − μ)² / {'(G − 1)' if unbiased else 'G'})",
-                   written=f"√(({squares}) / {divisor})",
+                   written=f"√(({squares}) / {divisor})", defines=(f"G = {G}, the completions in the group",),
                    explain=f"The spread of the group's rewards, divided by {which}.")
     )  # fmt: skip
     std = steps[-1].value[()]

@@ -296,6 +296,10 @@ def _layer_norm(
                 dec,
             ),
             explain="γ and β are learned per feature; with γ = 1 and β = 0 this step changes nothing.",
+            defines=(
+                f"γ_j and β_j the gain and shift of feature j: γ = [{', '.join(_num(g, dec) for g in gamma)}], "
+                f"β = [{', '.join(_num(b, dec) for b in beta)}]",
+            ),
         )
     )
     y: np.ndarray = steps[-1].value

@@ -198,6 +198,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         chain.step(
             Formula, "mse", array(total / (rows * cols), ()), title="Mean squared error", symbol="MSE", latex="",
             formula="MSE = (1/N) Σ e²", written=f"(1/{rows * cols}) Σ e²", significant=3,
+            defines=(f"N = {rows * cols}, the number of weights",),
             explain=f"The mean of the {rows * cols} squared errors.",
         )
     )  # fmt: skip

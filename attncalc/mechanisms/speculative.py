@@ -200,7 +200,8 @@ def _whole(x: Any, what: str, hi: int) -> int:
 def _residual(d: Speculative, chain: Chain, dec: _Decide, q: np.ndarray, P: np.ndarray, n: int) -> Step:
     """At the first rejection (row n + 1): max(0, p − q) over its sum; after a full run: p_(γ+1)."""
     labels, k = d.vocab, chain.decimals
-    fields: dict[str, Any] = {"title": "The residual distribution", "latex": "", "symbol": "p'", "rows": labels}
+    fields: dict[str, Any] = {"title": "The residual distribution", "latex": "", "symbol": "p'", "rows": labels,
+                              "defines": (f"γ = {d.gamma}, the drafted tokens",)}  # fmt: skip
     if n == d.gamma:
         if chain.mistake in RESIDUAL_SLIPS:
             raise MistakeNotApplicable  # every draft accepted: the target's last row, no residual

@@ -49,6 +49,7 @@ def rate_steps(
         chain.step(
             Formula, "expected_tokens", np.asarray(total, dtype=alpha.dtype), title="Expected tokens per target pass",
             formula="E = 1 + Σ_j α_1 · … · α_j, j = 1 … γ", latex="", symbol="E", written=" + ".join(terms),
+            defines=(f"γ = {d.gamma}, the drafted tokens",),
             explain="Drafted token j counts when it and every token before it are accepted (probability "
             "α_1 · … · α_j), and every pass yields one token of its own; for a constant α this is "
             "(1 − α^(γ+1)) / (1 − α).",
