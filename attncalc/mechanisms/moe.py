@@ -175,6 +175,8 @@ def _top_k_step(chain: Chain, d: Moe, P: np.ndarray, rows: Any) -> tuple[Step, l
         Formula, "top_k", value, title=f"The top {d.top_k} expert{'s' if d.top_k > 1 else ''} of each token",
         formula="k_ir = the expert with the r-th largest p_ie (1-based)", latex="", symbol="k", rows=rows,
         written=written, note=_tie_note(d, P, order, rows),
+        layout=(f"one row per token: its {d.top_k} expert numbers (1 to {d.E}), the largest probability first"
+                if d.top_k > 1 else f"one expert number (1 to {d.E}) per token, a list"),
         explain="Each token goes to the experts of its largest probabilities, largest first (a tie goes to the lower number).",
     )  # fmt: skip
     return step, _chosen(step.value, top, d.E)

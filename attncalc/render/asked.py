@@ -51,7 +51,7 @@ def decimals_text(decimals: int) -> str:
 
 
 # steps whose entries are 0/1 flags (asked as whole numbers): what 1 and 0 say
-FLAGS = {"accepted": "1 if accepted, 0 if rejected"}
+FLAGS = {"accepted": "1 if accepted, 0 if rejected", "kept": "1 if kept, 0 if not"}
 
 
 def flag_meaning(step: Step) -> str | None:

@@ -16,11 +16,13 @@ from ..derivation import (
     Derivation,
     Stated,
     Step,
+    Tokens,
+    single_tokens,
 )
 from ..derivation.fmt import ENTRY_LIMIT, significant_words, step_places
 from ..kinds import tables_after
 from . import heads, timeline
-from .asked import answer_layout, asks, decimals_text, tie_rule
+from .asked import answer_layout, asks, decimals_text, flag_meaning, tie_rule
 from .blocks import Block, Details, Heading, MathLines, Para, Sheet, Table
 from .describe import describe
 from .reveal import without_results
@@ -107,7 +109,13 @@ class _Builder(StepBlocks):
             self.add(Para("Give every value as a whole number, to the unit.", "explain"))
         else:
             parts = ["the counts as whole numbers"] if "a count" in what else []
-            parts += ["the tokens with a space between tokens and a comma between items"] if "tokens" in what else []
+            words = any(isinstance(s, Tokens) and not single_tokens(s.labels) for s in asked)
+            tokens = (
+                "the tokens with a space between tokens and a comma between items"
+                if words
+                else "the tokens separated by commas"
+            )
+            parts += [tokens] if "tokens" in what else []
             parts += ["each label as the problem writes it"] if "a label" in what else []
             said = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + (parts[-1] if parts else "")
             if asked and decimals_text(self.dec) not in what:  # bpe: counts and tokens, no decimals asked
@@ -118,8 +126,10 @@ class _Builder(StepBlocks):
         for a in asked:  # the order of ties the step's answer follows (a beam search's kept beams)
             if tie_rule(a):
                 self.add(Para(f"{a.title} [{a.id}]: {tie_rule(a)}", "explain"))
+            if flag_meaning(a):  # a 0/1 flag per entry: what 1 and 0 say
+                self.add(Para(f"{a.title} [{a.id}]: {flag_meaning(a)}.", "explain"))
             if answer_layout(a):  # the shape and order of an answer its formula does not give (ranges per group)
-                self.add(Para(f"{a.title} [{a.id}]: {answer_layout(a)}", "explain"))
+                self.add(Para(f"{a.title} [{a.id}]: {answer_layout(a).rstrip('.')}.", "explain"))
 
     def answers(self) -> None:
         rows = []

@@ -255,10 +255,10 @@ def test_decode_kept_flags_are_asked_as_whole_numbers() -> None:
 
     page = examples_client().get("/problems/decode-top-k").text
     kept = next(s for s in page.split('<section class="step"')[1:] if 'name="kept[0]"' in s).split("</section>")[0]
-    assert "A count: a whole number." in kept and "decimals" not in kept
+    assert "A flag: 1 if kept, 0 if not." in kept and "decimals" not in kept
     d = solve_file("decode-top-k.toml")
     asked = [q for q in questions(d, SEED) if q.step_id == "kept"]
-    assert asked and all(q.precision == "Give a count (a whole number)." for q in asked)
+    assert asked and all(q.precision == "Give 1 if kept, 0 if not." for q in asked)
 
 
 def _choices(xml: str) -> dict[str, list[tuple[bool, str]]]:
@@ -281,9 +281,9 @@ def test_a_bpe_list_is_chosen_item_by_item_among_wrong_items_too() -> None:
 
     d = solve_file("bpe-cs336.toml")
     items = _choices(moodle_xml([d], SEED))
-    newest = next(v for k, v in items.items() if k.endswith("[1.words] words, rank 4"))
+    newest = next(v for k, v in items.items() if '[1.words] words, rank 4 (the word "newest")' in k)
     assert (True, "n e w e st") in newest and (False, "n e w e s t") in newest and (False, "n e w es t") in newest
-    low = next(v for k, v in items.items() if k.endswith("[1.words] words, rank 1"))
+    low = next(v for k, v in items.items() if '[1.words] words, rank 1 (the word "low")' in k)
     assert (True, "l o w") in low and (False, "lo w") in low
     for name, options in items.items():
         right = [text for ok, text in options if ok]
