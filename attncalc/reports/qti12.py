@@ -41,14 +41,23 @@ NO_SLIPS = {
 
 
 def slip_warning(fmt: str, share: float | None) -> str:
-    """``generate``'s warning where the format cannot give a named slip its share: QTI 1.2's numbers (Canvas
-    classic, ILIAS, New Quizzes) give full marks or none, so a slip ``check`` gives ``share`` earns 0 there;
-    empty for another format, or no share (or 0) asked."""
-    if fmt not in NO_SLIPS or not share:
+    """``generate``'s line where the format cannot follow a named slip: QTI 1.2's numbers (Canvas classic,
+    ILIAS, New Quizzes) give full marks or none, so a slip ``check`` gives ``share`` earns 0 there (a
+    warning, with a share asked), and the later entries worked from it are not accepted either (a note,
+    without one: ``check`` carries them); empty for another format."""
+    if fmt not in NO_SLIPS:
         return ""
+    later = "the later entries worked from a slip earn 0 there too (check carries them at full marks)"
+    if not share:
+        return (
+            f"attncalc: note: --format {fmt} accepts each number's key and hand-rounded chains only "
+            f"({NO_SLIPS[fmt]}): a named slip and the later entries worked from it earn 0 there (check gives the "
+            "slip its [grading] slip share and carries the rest at full marks); for check's grades use --format "
+            "moodle, moodle-cloze or qti\n"
+        )
     return (
         f"attncalc: warning: --slip-share {share:g}: --format {fmt} gives a named slip 0 ({NO_SLIPS[fmt]}), "
-        f"check gives it {share:g} of the step; the share is in --format moodle, moodle-cloze and qti only\n"
+        f"check gives it {share:g} of the step, and {later}; the share is in --format moodle, moodle-cloze and qti only\n"
     )
 
 
