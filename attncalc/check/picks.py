@@ -45,7 +45,12 @@ def grade_prediction(
         note = f"The probabilities of {', '.join(tied)} tie; any of them is the prediction."
         return StepResult(ans.id, step.title, "correct", given, step.value, [], note, given_shown=given, right=1)
     if given == step.value:
-        return StepResult(ans.id, step.title, "correct", given, step.value, [], given_shown=given, right=1)
+        note = ""
+        if isinstance(step, Pick) and step.u is not None:  # a draw: their own running sums may draw another
+            own = _own_label(ans, runs)
+            if own is not None and own != given:
+                note = f"Right; from your own earlier answers the draw u gives {own}."
+        return StepResult(ans.id, step.title, "correct", given, step.value, [], note, given_shown=given, right=1)
     followed = _from_own_answers(ans, step, runs, status, above, given)
     if followed is not None:
         return followed

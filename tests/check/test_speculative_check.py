@@ -290,3 +290,11 @@ def test_solve_carry_shows_the_choice_its_own_numbers_make(cli: Any, tmp_path: P
     assert "output = a, b, a" in out
     assert "Output: a b a" in out
     assert "picks b" not in out
+
+
+def test_the_true_draw_against_the_answerers_own_sums_is_right_and_says_what_theirs_draw() -> None:
+    """The rounded chain's sums [0.5, 0.75, 1] draw a for u = 0.35; b, the unrounded draw, is still right,
+    and the note says their own sums give a (the output from their own flags then follows b)."""
+    r = _close({**ROUNDED_CHAIN, "next_token": "b", "output": ["a", "b", "b"]})["next_token"]
+    assert r.verdict == "correct"
+    assert r.note == "Right; from your own earlier answers the draw u gives a.", r.note
