@@ -64,6 +64,7 @@ def capacity_steps(chain: Chain, d: Moe, top: list[list[int]], rows: Any, steps:
         chain.step(
             Formula, "capacity", whole_numbers(chain, [cap]), shape=(), title="The experts' capacity",
             formula="C = ⌈capacity_factor · n · top_k / E⌉", latex="", symbol="C",
+            defines=(f"n = {n}, the tokens", f"E = {E}, the experts"),
             written=f"⌈{cf:g} · {n} · {k} / {E}⌉",
             explain="The most assignments one expert takes; the ones past it are dropped (Switch's expert capacity).",
         )
@@ -79,6 +80,7 @@ def capacity_steps(chain: Chain, d: Moe, top: list[list[int]], rows: Any, steps:
             Formula, "kept", whole_numbers(chain, [f for row in flags for f in row]).reshape(n, k),
             title="The assignments kept", formula="kept_ir = 1 while expert k_ir has taken fewer than C, else 0",
             latex="", symbol="kept", rows=rows, written=written,
+            defines=("assignments served in token order: token 1's choices first, then token 2's, ...",),
             explain="Assignments are served in token order (token 1's choices, then token 2's, ...); an expert "
             "full to its capacity drops the rest.",
         )
@@ -156,6 +158,7 @@ def load_balancing_steps(
         chain.step(
             Formula, "fraction", f, title="The fraction routed to each expert", formula="f_e = (choices of expert e) / n",
             latex="", symbol="f", cols=labels, written=tuple(f"{c}/{n}" for c in counts),
+            defines=(f"n = {n}, the tokens",),
             explain="How many of the n · top_k choices pick each expert, over the number of tokens (as Hugging "
             "Face's load-balancing loss function counts them: the fractions add up to top_k).",
         )
@@ -170,6 +173,7 @@ def load_balancing_steps(
         chain.step(
             hand_formula, "mean_probability", mean, title="The mean probability of each expert",
             formula="P_e = (1/n) Σ_i p_ie", latex="", symbol="P", cols=labels,
+            defines=(f"n = {n}, the tokens",),
             written=tuple(mean_text(e) for e in range(E)),
             explain="Each expert's probability averaged over the tokens (the router's share, before top-k).",
         )
