@@ -229,3 +229,12 @@ def count_text(x: float) -> str:
     if abs(x) < 1e4:
         return f"{x:,.6g}"
     return f"{x:,.2f}".rstrip("0").rstrip(".")
+
+
+def lower_first(title: str) -> str:
+    """A title inside a sentence: its first letter lower case ("Head 1: the scores"), unless the first
+    word is an acronym or a symbol (LM head, KV cache, QKV, FFN stay as they are)."""
+    word = title.split(" ", 1)[0]
+    if len(word) > 1 and not word[1:2].islower():
+        return title
+    return title[:1].lower() + title[1:]

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..derivation import Add, Formula, Mask, Product, Step
 from ..derivation.arith import Chain, MistakeNotApplicable, is_exact
+from ..derivation.fmt import lower_first
 from ..parse import Problem
 from ..parse.types import MultiHead
 from . import positions as pos
@@ -214,7 +215,7 @@ def _masked(
 def _retitle(s: Step, j: int) -> Step:
     if s.title.startswith("Head "):
         return s
-    return dataclasses.replace(s, title=f"Head {j}: {s.title[0].lower()}{s.title[1:]}")
+    return dataclasses.replace(s, title=f"Head {j}: {lower_first(s.title)}")
 
 
 def _mask_words(p: Problem) -> str:

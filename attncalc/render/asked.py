@@ -64,6 +64,9 @@ def asks_sentence(step: Step, d: Derivation) -> str:
     what = asks(step, d)
     if what == "a count" and flag_meaning(step) is not None:
         return f"Give {flag_meaning(step)}."
+    unit = getattr(step, "unit", "")
+    if what == "a count" and unit in ("bytes", "FLOPs"):  # accounting's memory and compute: the unit said
+        return f"Give the number of {unit} (a whole number)."
     return "Give a count (a whole number)." if what == "a count" else f"Give {what}."
 
 

@@ -15,6 +15,7 @@ import re
 import numpy as np
 
 from ..derivation import Derivation, Step
+from ..derivation.fmt import lower_first
 
 # a name as the formulas write one: a letter, then letters, digits, primes, combining marks and subscripts
 # (e_i, S'_ij, W_Q, zc̃_1, dS'); a transpose mark is not part of it
@@ -54,7 +55,7 @@ def states_own_value(step: Step) -> bool:
 def in_words(step: Step) -> str:
     """A step whose formula would state its value, said as what it asks."""
     lhs = step.formula.split("=", 1)[0].strip() or step.symbol
-    return f"{lhs}, the {step.title[:1].lower()}{step.title[1:]} as the stated settings give it"
+    return f"{lhs}, the {lower_first(step.title)} as the stated settings give it"
 
 
 def asked_formula(step: Step) -> str:
