@@ -11,7 +11,7 @@ import numpy as np
 
 from ..derivation import Derivation
 from .base import TOKENS, VOCAB, Draw, Drawer, check_window, only, refuse
-from .guards import tied_prediction, weight_rows, zero_row
+from .guards import repeated_row, tied_prediction, weight_rows, zero_row
 from .options import Options
 from .training import check_smoothing, check_training, training_table
 
@@ -102,8 +102,11 @@ def draw(o: Options, rng: random.Random, number: int) -> dict[str, Any]:
 
 
 def reject(o: Options, raw: dict[str, Any]) -> str | None:
+    """A row of zeros; or two equal rows of an output layer (their labels' logits tie at every step)."""
     g = raw["given"]
-    return zero_row(g.get("keys"), g.get("X"), g.get("query"))
+    return zero_row(g.get("keys"), g.get("X"), g.get("query")) or repeated_row(
+        g.get("W_out"), raw.get("head", {}).get("W_out")
+    )
 
 
 def degeneracy(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:

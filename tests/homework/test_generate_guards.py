@@ -63,3 +63,12 @@ def test_seq2seq_variants_have_no_zero_state_and_no_stuck_unit(cell: str) -> Non
             h = np.array([d[i] for i in ids], dtype=float)
             assert (np.abs(h) >= 0.0005).any(axis=1).all(), (v.problem["title"], side)
             assert (np.abs(h) >= 0.0005).any(axis=0).all(), (v.problem["title"], side)
+
+
+@pytest.mark.parametrize("seed", [2026, 1, 7])
+def test_attention_heads_have_no_two_equal_output_rows(seed: int) -> None:
+    """Two equal rows of W_out make their labels' logits tie at every step (seed 2026 drew rows A and B
+    alike): attention's --head variants redraw them, as the recurrent kinds do."""
+    for v in api.generate(kind="attention", head=True, score="scaled-dot", count=6, seed=seed):
+        rows = [tuple(r) for r in v.problem["head"]["W_out"]]
+        assert len(set(rows)) == len(rows), rows
