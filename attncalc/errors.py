@@ -43,8 +43,14 @@ DEFAULT_IGNORABLE = (
     (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
 )  # fmt: skip
 NOT_SHOWN = (
-    "a character that shows nothing (Unicode's Default_Ignorable_Code_Point: a filler, a variation selector, U+034F)"
+    "a character that shows nothing (Unicode's Default_Ignorable_Code_Point: a filler, a variation selector, U+034F; "
+    "or the braille blank U+2800)"
 )
+
+
+# characters drawn as nothing that Unicode does not list as ignorable: the braille blank U+2800 (a symbol
+# whose pattern has no dots), often used as an "invisible" name
+BLANK_GLYPHS = frozenset({"\u2800"})
 
 
 def ignorable(ch: str) -> bool:
@@ -56,7 +62,7 @@ def ignorable(ch: str) -> bool:
 def hidden(ch: str) -> bool:
     """A character a name may not hold: not printable text (:func:`unprintable`), or one that shows
     nothing (:func:`ignorable`) other than the two :data:`JOINERS` a script needs."""
-    return unprintable(ch) or (ch not in JOINERS and ignorable(ch))
+    return unprintable(ch) or ch in BLANK_GLYPHS or (ch not in JOINERS and ignorable(ch))
 
 
 def escape(ch: str) -> str:
@@ -69,7 +75,16 @@ def visible(text: str) -> bool:
     """Whether text shows anything: a character other than white space, the :data:`JOINERS` and the
     other characters that show nothing (:func:`ignorable`: a name of only a ZERO WIDTH JOINER, or of the
     Hangul filler U+3164, looks empty in a gradebook)."""
-    return any(not ch.isspace() and ch not in JOINERS and not ignorable(ch) for ch in text)
+    import unicodedata
+
+    return any(
+        not ch.isspace()
+        and ch not in JOINERS
+        and ch not in BLANK_GLYPHS
+        and not ignorable(ch)
+        and not unicodedata.category(ch).startswith("M")  # a combining mark alone is drawn on nothing
+        for ch in text
+    )
 
 
 def printable(text: str, keep: str = "") -> str:

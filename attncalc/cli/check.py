@@ -51,10 +51,11 @@ def refuse_mixed_options(
         _fail("--roster: the class list of --gradebook canvas or moodle; add one of them (and --format csv)")
     if assignment != "attncalc" and gradebook not in ("canvas", "moodle"):
         _fail("--assignment: the score column of --gradebook canvas or moodle; add one of them")
-    if not visible(assignment) or any(hidden(ch) for ch in assignment):  # as a student = is refused (a column title)
+    if not visible(assignment) or any(hidden(ch) for ch in assignment) or assignment != assignment.strip(" "):
+        # as a student = is refused (a column title); a space at an end is one an LMS trims: another title
         _fail(
             f"--assignment {assignment!r}: expected the assignment's title on one line, without {NOT_PRINTABLE} "
-            "(a newline, a tab, U+202E, U+00A0)"
+            "(a newline, a tab, U+202E, U+00A0), a character that shows nothing, or a space at either end"
         )
     if len(assignment) > MAX_ASSIGNMENT:  # Canvas's assignment titles and Moodle's grade item names
         _fail(f"--assignment: {len(assignment):,} characters; an LMS keeps a title of at most {MAX_ASSIGNMENT}")

@@ -51,7 +51,9 @@ def _fine(o: Options, raw: dict[str, Any], d: Derivation) -> str | None:
 def measures(o: Options) -> list[str]:
     if o.measure is None:
         return list(catalog.MEASURES)
-    names = [m.strip() for m in o.measure.split(",") if m.strip()]
+    names = [m.strip() for m in o.measure.split(",")]
+    if not all(names):  # "dot,,cosine": a blank between commas names nothing
+        raise refuse("--measure", f"{o.measure!r} has an empty name between commas; write dot, cosine or euclidean")
     for m in names:
         if m not in catalog.MEASURES:
             raise refuse(

@@ -67,8 +67,8 @@ def _word(r: Reader, w: str, key: str) -> str:
         raise r.fail(key, f"the word {w[:20]!r}… has {len(w)} characters: at most {MAX_WORD} (a word traced by hand)")
     if any(not ch.isprintable() for ch in w):
         raise r.fail(key, f"the word {w!r} holds a control character")
-    if set(w) == {"?"}:  # its tokens would be an item "?" (or "? ?"), which an answer reads as not answered
-        raise r.fail(key, f"the word {w!r} is only '?': an answer '?' means not answered, so it could never be graded")
+    if "?" in w:  # a token or an item "?" (c?d can leave one), which an answer reads as not answered
+        raise r.fail(key, f"the word {w!r} holds '?': an answer '?' means not answered, so it could never be graded")
     return w
 
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import NumberSyntaxError, ProblemError, shorten
-from ..numbers import Node, parse_number, to_float
+from ..errors import NumberSyntaxError, ProblemError, escape, hidden, shorten, visible
+from ..numbers import MAX_LENGTH, Node, parse_number, to_float
 from ..schema.validate import suggest
 from .formats import parse_text
 from .limits import MAX_DECODER_STEPS, MAX_ENTRIES, MAX_STEPS
@@ -87,6 +87,15 @@ class Reader:
                 )
             if answers and label == "?":  # an answer "?" is one not answered
                 raise self.fail(key, f"entry {i}: '?' cannot be a label: an answer '?' means not answered")
+            if answers and len(label) > MAX_LENGTH:  # the practice page's field takes no more
+                raise self.fail(key, f"entry {i}: a label of {len(label):,} characters; at most {MAX_LENGTH}")
+            bad = next((ch for ch in label if hidden(ch)), None)
+            if answers and (bad is not None or not visible(label)):  # two labels alike to the eye, or none seen
+                raise self.fail(
+                    key,
+                    f"entry {i}: {shorten(repr(label))}: a label must show every character it holds "
+                    f"({'it holds ' + escape(bad) if bad is not None else 'it shows nothing'})",
+                )
             out.append(label)
         return tuple(out)
 

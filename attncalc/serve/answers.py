@@ -207,7 +207,8 @@ def json_labels(flat: dict[str, Any], d: Derivation) -> dict[str, Any]:
                 raise ProblemError(  # (the count the answer has, never the step's: that could be the answer)
                     "<request>",
                     key,
-                    f"{len(value):,} items, more than a field takes: their text is over {MAX_ENTRY} characters",
+                    f"{len(value):,} item{'s' if len(value) != 1 else ''}, more than a field takes: their text is over "
+                    f"{MAX_ENTRY} characters",
                 )
         elif isinstance(step, Argmax) and isinstance(value, str):
             out[key] = value if value.strip() else UNANSWERED

@@ -141,3 +141,8 @@ def test_a_number_option_that_is_not_finite_is_refused_at_the_option(
     line = one_line_refusal(result, "generate", args[-1])
     assert "variant-" not in line and "not a finite number" in line
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_a_blank_measure_between_commas_is_refused(cli: Any, tmp_path: Path) -> None:
+    result = cli("generate", "--kind", "similarity", "--measure", "dot,,cosine", "--out", str(tmp_path / "o"))
+    assert result.exit_code == 2 and "--measure" in result.stderr, result.stderr

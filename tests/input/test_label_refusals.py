@@ -44,4 +44,30 @@ def test_a_bpe_word_of_only_question_marks_is_refused(cli: Any, tmp_path: Path, 
     f = tmp_path / "p.toml"
     f.write_text(f'kind = "bpe"\n[given]\nmerges = 1\n[given.words]\nlow = 5\n"{word}" = 2\n', encoding="utf-8")
     result = cli("solve", str(f))
-    assert result.exit_code == 2 and f"{f}: given.words" in result.stderr and "only '?'" in result.stderr
+    assert result.exit_code == 2 and f"{f}: given.words" in result.stderr and "holds '?'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "label",
+    ['"\\u2800"', '"\\u3164"', '"a\\u200b"', '"\\u0301"', '"' + "x" * 201 + '"'],
+    ids=["braille-blank", "hangul-filler", "zero-width-space", "lone-mark", "201-characters"],
+)
+def test_a_label_that_shows_nothing_hides_a_character_or_outgrows_a_field_is_refused(
+    cli: Any, tmp_path: Path, label: str
+) -> None:
+    """A label drawn as nothing, one holding a character that shows nothing (a\\u200b looks like a), or
+    longer than a practice-page field (200 characters: no student could type it there)."""
+    f = tmp_path / "p.toml"
+    f.write_text(DECODE.format(v=label), encoding="utf-8")
+    result = cli("solve", str(f))
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"attncalc: error: {f}: given.vocab: entry 1: "), result.stderr
+
+
+def test_a_bpe_word_holding_a_question_mark_is_refused(cli: Any, tmp_path: Path) -> None:
+    """encode = ["x?"] tokenizes to x, ?: its item "?" is read as not answered, so the key could not earn
+    full marks."""
+    f = tmp_path / "b.toml"
+    f.write_text('kind = "bpe"\n[given]\ncorpus = "ab ab ab cd"\nmerges = 1\nencode = ["x?"]\n', encoding="utf-8")
+    result = cli("solve", str(f))
+    assert result.exit_code == 2 and "holds '?'" in result.stderr, result.stderr

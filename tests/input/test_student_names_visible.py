@@ -73,3 +73,24 @@ def test_a_file_named_by_a_filler_is_no_gradebook_row(cli, tmp_path: Path) -> No
     assert "shows nothing" in result.stdout + result.stderr
     rows = [line for line in result.stdout.splitlines() if line.strip()]
     assert any(line.startswith("ann,") or ",ann," in line for line in rows)
+
+
+@pytest.mark.parametrize("student", ["\\u2800", "\\u0301", "\\u2800\\u0301"])
+def test_a_blank_glyph_or_a_lone_combining_mark_is_no_name(tmp_path: Path, student: str) -> None:
+    """The braille blank U+2800 (a symbol, not Default_Ignorable) and a combining mark with nothing to sit
+    on are drawn as nothing: refused as a name of fillers is."""
+    with pytest.raises(ProblemError, match="student: expected the student's id"):
+        read_answers(_file(tmp_path, student), None)
+
+
+def test_a_blank_glyph_inside_a_name_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ProblemError, match=r"student: .*shows nothing.*\\u2800"):
+        read_answers(_file(tmp_path, "a\\u2800b"), None)
+
+
+@pytest.mark.parametrize("title", ["\u2800", " Homework 3", "Homework 3 "])
+def test_an_assignment_blank_or_with_a_space_at_an_end_is_refused(cli, tmp_path: Path, title: str) -> None:  # type: ignore[no-untyped-def]
+    answers = _file(tmp_path, "ann")
+    result = cli("check", str(PROBLEMS / "decoder-dot.toml"), str(answers), "--format", "csv",
+                 "--gradebook", "canvas", "--assignment", title)  # fmt: skip
+    assert result.exit_code == 2 and "--assignment" in result.stderr, result.stderr
