@@ -78,6 +78,16 @@ def _pts(x: float) -> str:
     return f"{x:.12g}"
 
 
+def _full_marks(e: Number, lms: str) -> tuple[str, ...]:
+    """The values a number accepts at full marks: the key and the hand chains, and for Canvas (classic and
+    New Quizzes, which read every answer) the values that follow from a slip made at an earlier step, as
+    ``check`` carries them (the slip itself earns 0 here: no partial credit); ILIAS keeps one range."""
+    if lms == "ilias":
+        return tuple(e.accepted)
+    carried = [s.value for s in e.slips if s.carried and s.value not in e.accepted]
+    return (*e.accepted, *dict.fromkeys(carried))
+
+
 def _ranges(accepted: tuple[str, ...], decimals: int) -> list[tuple[Decimal, Decimal]]:
     """One range per accepted value (Canvas reads every range answer), then the range ILIAS keeps (it reads
     only the last): the key's, or, when the accepted values are neighbours (0.577 and 0.578), the one range
@@ -143,10 +153,10 @@ def _item(
             f'<vargte respident="response1">{low:.{d.decimals + 1}f}</vargte>'
             f'<varlte respident="response1">{high:.{d.decimals + 1}f}</varlte>'
             f'</conditionvar><setvar action="Set" varname="SCORE">{_pts(pts)}</setvar></respcondition>'
-            for low, high in _ranges(e.accepted, d.decimals)
+            for low, high in _ranges(_full_marks(e, lms), d.decimals)
         )
         if lms == "newquizzes":
-            conditions = "".join(_margin(a, d.decimals, pts) for a in e.accepted)
+            conditions = "".join(_margin(a, d.decimals, pts) for a in _full_marks(e, lms))
     meta = {"QUESTIONTYPE": ilias} if lms == "ilias" else {"question_type": kind, "points_possible": _pts(pts)}
     solution = _html(worked(q.step, q.shown, d.decimals))
     return (

@@ -386,7 +386,7 @@ def test_an_assignment_title_longer_than_an_lms_keeps_is_refused(cli: Any, klass
     assert table[0][1] == "H" * 255 + " (Real)"
 
 
-@pytest.mark.parametrize("title", ["ID", "Student", "SIS User ID", "SIS Login ID", "Section", "Integration ID", "id "])
+@pytest.mark.parametrize("title", ["ID", "Student", "SIS User ID", "SIS Login ID", "Section", "Integration ID", "id"])
 def test_an_assignment_titled_as_a_canvas_student_column_is_refused(
     cli: Any, klass: list[str], tmp_path: Path, title: str
 ) -> None:
