@@ -41,23 +41,24 @@ NO_SLIPS = {
 
 
 def slip_warning(fmt: str, share: float | None) -> str:
-    """``generate``'s line where the format cannot follow a named slip: QTI 1.2's numbers (Canvas classic,
-    ILIAS, New Quizzes) give full marks or none, so a slip ``check`` gives ``share`` earns 0 there (a
-    warning, with a share asked), and the later entries worked from it are not accepted either (a note,
-    without one: ``check`` carries them); empty for another format."""
-    if fmt not in NO_SLIPS:
+    """``generate``'s line where the format cannot follow a named slip as ``check`` does: QTI 1.2's numbers
+    (Canvas classic, ILIAS, New Quizzes) give full marks or none, so a slip ``check`` gives ``share`` earns
+    0 there (a warning, with a share asked); Canvas accepts the later entries worked from it (their values
+    are listed), ILIAS's one range does not (a note even without a share); empty for another format."""
+    if fmt not in NO_SLIPS or (not share and fmt != "ilias"):
         return ""
-    later = "the later entries worked from a slip earn 0 there too (check carries them at full marks)"
+    if fmt == "ilias":
+        later = "the later entries worked from it earn 0 too (ILIAS keeps one range: the key's)"
+    else:
+        later = "the later entries worked from it are accepted, as check carries them"
     if not share:
         return (
-            f"attncalc: note: --format {fmt} accepts each number's key and hand-rounded chains only "
-            f"({NO_SLIPS[fmt]}): a named slip and the later entries worked from it earn 0 there (check gives the "
-            "slip its [grading] slip share and carries the rest at full marks); for check's grades use --format "
-            "moodle, moodle-cloze or qti\n"
+            f"attncalc: note: --format {fmt}: a named slip earns 0 and {later}; check carries them at full marks; "
+            "for check's grades use --format moodle, moodle-cloze or qti\n"
         )
     return (
         f"attncalc: warning: --slip-share {share:g}: --format {fmt} gives a named slip 0 ({NO_SLIPS[fmt]}), "
-        f"check gives it {share:g} of the step, and {later}; the share is in --format moodle, moodle-cloze and qti only\n"
+        f"check gives it {share:g} of the step; {later}; the share is in --format moodle, moodle-cloze and qti only\n"
     )
 
 
