@@ -276,3 +276,18 @@ def test_a_range_keeps_half_a_unit_around_any_value(value: str, decimals: int, l
     assert _ranges((value,), decimals) == [(Decimal(low), Decimal(high))]
     margin = _margin(value, decimals, 1.0)
     assert f'<vargte respident="response1">{low}' in margin and f'<varlte respident="response1">{high}' in margin
+
+
+def test_canvas_accepts_the_values_a_slip_made_earlier_carries_to_later_steps() -> None:
+    """decoder-dot: scores q·k = [1, 2, 2]; with the weights not divided by their sum, the weights are the
+    exponentials [e, e², e²] and the context worked from them is e·[1, 0] + e²·[0, 2] + e²·[1, 1] =
+    [e + e², 3e²] = [10.107, 22.167] (3 decimals, unrounded or from 2.718 and 7.389 alike). check carries
+    it at full marks; so does Canvas's QTI 1.2 (every range answer weighs 100), beside the key [0.578, 1.267]."""
+    e = np.e
+    slipped = np.round([e + e**2, 3 * e**2], 3)
+    assert list(slipped) == [10.107, 22.167]
+    d = solve(load_problem(ROOT / "problems" / "decoder-dot.toml"))
+    items = [it for it in assessment(qti12_zip([d], 1)).iter(f"{NS}item") if step_of(it) == "context"]
+    assert len(items) == 2
+    for item, key, value in zip(items, [0.578, 1.267], slipped, strict=True):
+        assert canvas_numerical(item, key) and canvas_numerical(item, float(value)), ranges(item)
