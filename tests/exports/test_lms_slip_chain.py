@@ -274,7 +274,7 @@ def _keyed_seeds(kind: str, n: int) -> list[int]:
 
 KEYED = [
     (kind, seed, slip)
-    for kind, n in (("attention", 3), ("softmax", 2))
+    for kind, n in (("attention", 3), ("softmax", 8))
     for seed in _keyed_seeds(kind, n)
     for slip in CASES[kind][2]
 ]
