@@ -24,6 +24,7 @@ import pytest
 from attncalc.check import check
 from attncalc.homework.generate import Options, generate
 from attncalc.mechanisms import solve
+from attncalc.reports.lms_numbers import NEAR
 from attncalc.reports.moodle import moodle_xml
 from attncalc.reports.moodle_cloze import cloze_files
 from attncalc.reports.qti import qti_zip
@@ -211,7 +212,8 @@ def _smoothing_slip(problem: dict[str, Any]) -> Any:
     return lambda w: (1 - eps) * y + eps / (y.size - 1) * (1 - y)
 
 
-# each slip: the step it is made at and the step's value with it, from the values before it
+# each slip (check's name; softmax_ for the softmax kind's): the step it is made at and the step's value
+# with it, from the values before it
 SLIPS: dict[str, tuple[str, Any]] = {
     "no_scale": ("scaled_scores", lambda p: lambda w: w["scores"]),
     "not_normalised": ("weights", lambda p: lambda w: w["exponentials"]),
@@ -237,8 +239,12 @@ def _from_key(steps: Steps, slip: str, problem: dict[str, Any]) -> tuple[dict[st
 
 def _fair(key: dict[str, np.ndarray], written: dict[str, np.ndarray], at: str) -> bool:
     """The slip changes every entry of its step (where it leaves one right, the LMS grades that entry right
-    and check gives the step the larger of its right entries' share and the slip share: docs/lms.md)."""
-    return not np.any(np.abs(written[at] - key[at]) < 1e-9)
+    and check gives the step the larger of its right entries' share and the slip share), and no later value
+    is NEAR units of 0.001 from the key (that keeps the slip share: docs/lms.md)."""
+    later = list(written)[list(written).index(at) + 1 :]
+    gaps = [np.abs(written[k] - key[k]) for k in later]
+    near = any(np.any((g > 1e-9) & (g < (NEAR + 0.5) * 0.001)) for g in gaps)
+    return not near and not np.any(np.abs(written[at] - key[at]) < 1e-9)
 
 
 CASES = {  # kind: (options, steps, its slips)
@@ -302,6 +308,7 @@ def test_a_slip_made_on_the_answer_key_costs_its_share_once_in_moodle_and_cloze(
     assert [r.id for r in charged] == [SLIPS[slip][0]] and charged[0].credit == SHARE, [
         (r.id, r.credit, r.mistake) for r in rep.results
     ]  # the slip charged once at its step, the later steps carried
+    assert charged[0].mistake == slip.removeprefix("softmax_")  # (check's name for it)
     assert rep.score < rep.out_of
     assert _moodle_score(d, answers) == pytest.approx(rep.score, abs=1e-5)
     assert _cloze_score(d, answers) == pytest.approx(rep.score, abs=1e-5)
