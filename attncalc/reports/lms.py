@@ -34,6 +34,7 @@ from ..kinds.mistakes import every_mistake
 from ..render.asked import asks_sentence, pair_slots, tie_rule
 from .lms_defs import ask
 from .lms_numbers import SHIFTS, Number, numbers
+from .lms_slip_chain import keyed_slip_chain
 
 # a bpe pair table after merge 1 asks as many counts as the corpus's words have adjacent places (one per
 # true pair would say how the earlier merges went); the places past the pairs are answered 0
@@ -321,22 +322,25 @@ def slips_in_chains(
         return out
     order = [k for k, st in truth[1].items() if not isinstance(st.value, str)]
     hand = plain.get("hand", decimals)
+    key_of = {k: np.asarray(v, dtype=float) for k, v in keyed.overrides.items()}
     for name in every_mistake():
         if not order or not plain.slip_reaches(name, order[-1]):
             continue
         for arg in mistake_args(p, name):
             run = plain.get("hand", decimals, mistake=name, arg=arg)
             own: Any = None  # the slipped chain's values as a student's answers (built when first needed)
+            start: str | None = None  # the first step the slip changes, made on the key of the steps before it
             for k in order:
                 if run is not None and hand is not None and k in run[0] and k in hand[0]:
                     v, base = as_step_of(run, k), as_step_of(hand, k)
                     if v.shape == base.shape and not np.allclose(v, base, equal_nan=True):
                         if own is None:
                             own = Runs(p, [Answer(j, as_step_of(run, j), None) for j in order if j in run[0]])
-                        follows = own.value(k, "float", decimals, overrides=True, stop_after=k)
                         carried_on = np.zeros(v.size, dtype=bool)
-                        if follows is not None and follows.shape == v.shape:
-                            carried_on = np.ravel(_rounded(follows, decimals) == _rounded(v, decimals))
+                        for mode in ("float", "hand"):  # one run each, every own value carried in
+                            follows = own.value(k, mode, decimals, overrides=True)
+                            if follows is not None and follows.shape == v.shape:
+                                carried_on |= np.ravel(_rounded(follows, decimals) == _rounded(v, decimals))
                         out.setdefault(k, []).append((name, arg, np.ravel(v), carried_on))
                 w = keyed.value(k, "float", decimals, overrides=True, mistake=name, arg=arg, stop_after=k)
                 key = keyed.value(k, "float", decimals, overrides=True, stop_after=k)
@@ -347,6 +351,11 @@ def slips_in_chains(
                     and not np.allclose(w, key, equal_nan=True)
                 ):
                     out.setdefault(k, []).append((name, arg, np.ravel(w), np.zeros(w.size, dtype=bool)))
+                    start = start or k
+            if start is not None:  # the slip's chain from the key, made at its step and carried on
+                for shift in SHIFTS if plain.shifts_matter else (None,):
+                    for j, found in keyed_slip_chain(p, decimals, key_of, order, start, (name, arg), shift).items():
+                        out.setdefault(j, []).extend(found)
     return out
 
 

@@ -15,8 +15,8 @@ from ..derivation.arith import round_half_up
 from ..derivation.fmt import entry_indices, entry_label
 from ..kinds.mistakes import every_mistake
 
-SHIFTS = (None, "never", "always")
-NEAR = 3  # units of the last decimal: a slip chain's value this close to an accepted one keeps the slip share  # check accepts exponentials with or without the maximum subtracted
+SHIFTS = (None, "never", "always")  # check accepts exponentials with or without the maximum subtracted
+NEAR = 3  # units of the last decimal: a slip chain's value this close to the key keeps the slip share
 
 
 @dataclass(frozen=True)
@@ -208,10 +208,11 @@ def _found(
         # an entry the slip leaves among the accepted values (or one an earlier slip names) is no slip here
         if any(abs(float(value) - float(a)) < half for a in accepted + [f.value for f in found]):
             continue
-        # a chain value within NEAR units of an accepted value stays at the slip share: at full marks it would
-        # accept a key a few units off (a rounding slip) from a student whose earlier answers were right
-        near = any(abs(float(value) - float(a)) < (NEAR + 0.5) * 2 * half for a in accepted)
-        if carried[i] and not near:
+        # a value that follows from a slip made earlier is full marks, as check carries it, but one within
+        # NEAR units of the last decimal of the key, which would give full marks to every student whose
+        # earlier answers were right and whose last digit is a few off (check gives them 0): that keeps the
+        # slip share
+        if carried[i] and abs(float(value) - float(accepted[0])) > (NEAR + 0.5) * 2 * half:
             text = f"This follows from an earlier step where it looks like {note}: carried at full marks."
             found.append(Slip(value, name, text, carried=True))
         else:

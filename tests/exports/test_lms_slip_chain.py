@@ -45,27 +45,14 @@ def _variant(seed: int) -> tuple[Any, dict[str, Any]]:
     return d, res.problems[0]["given"]
 
 
-def _far(given: dict[str, Any]) -> bool:
-    """Every value of both slips' chains is the key's or more than NEAR units of 0.001 from it (a chain
-    value that close keeps the slip share: docs/lms.md)."""
-    right = _flat(_chain(given, ""))
-    for slip in ("no_scale", "no_sum"):
-        for sid, values in _flat(_chain(given, slip)).items():
-            gap = np.abs(np.asarray(values) - np.asarray(right[sid]))
-            if np.any((gap > 1e-9) & (gap < (NEAR + 0.5) * 0.001)):
-                return False
-    return True
-
-
 def _seeds(n: int) -> list[int]:
     """The first n seeds whose scores are all nonzero (both slips then change every entry of the step where
     they are made: where a slip leaves an entry right, the LMS grades that entry right and check gives the
-    step the larger of its right entries' share and the slip share, docs/lms.md) and whose chains are far
-    from the key."""
+    step the larger of its right entries' share and the slip share, docs/lms.md)."""
     out = []
     for seed in range(1, 100):
         g = _variant(seed)[1]
-        if np.all(np.asarray(g["keys"], dtype=float) @ np.asarray(g["query"], dtype=float) != 0) and _far(g):
+        if np.all(np.asarray(g["keys"], dtype=float) @ np.asarray(g["query"], dtype=float) != 0):
             out.append(seed)
         if len(out) == n:
             return out
@@ -101,7 +88,12 @@ def _moodle_score(d: Any, answers: dict[str, Any]) -> float:
     total = 0.0
     for step_id, qs in quiz.items():
         for q, x in zip(qs, answers[step_id], strict=True):
-            total += moodle_grade(q, x)[0] * float(q.find("defaultgrade").text)  # type: ignore[union-attr, arg-type]
+            if q.get("type") == "multichoice":  # a label: the option picked
+                right = [float(a.get("fraction", 0)) / 100 for a in q.findall("answer") if a.findtext("text") == x]
+                fraction = right[0] if right else 0.0
+            else:
+                fraction = moodle_grade(q, x)[0]
+            total += fraction * float(q.find("defaultgrade").text)  # type: ignore[union-attr, arg-type]
     return total
 
 
@@ -168,3 +160,155 @@ def test_a_problem_without_a_slip_share_gives_the_chain_full_marks_and_the_slip_
     rep = check(p, answers, "a.toml")
     assert rep.score == pytest.approx(rep.out_of - 1)  # the scaled scores' point lost, nothing else
     assert _moodle_score(d, answers) == pytest.approx(rep.score, abs=1e-5)
+
+
+# ---------------------------------------------------------------- the slip's chain from the answer key
+# A student works each later step from their own earlier answers as written: the key's rounded values
+# before the slip, the slip made at its step on them, then every later step from the rounded values before
+# it, rounded at the sheet's 3 decimals (what a student who copies the sheet's key up to the slip writes).
+Steps = list[tuple[str, Any]]  # (step id, the step's formula on the values before it)
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    return np.exp(z) / np.exp(z).sum()
+
+
+def _attention_steps(problem: dict[str, Any]) -> Steps:
+    """Bahdanau-Luong attention with a scaled-dot score and an output head (the values are the keys)."""
+    s, h = np.asarray(problem["given"]["query"], float), np.asarray(problem["given"]["keys"], float)
+    w_out = np.asarray(problem["head"]["W_out"], float)
+    return [
+        ("scores", lambda w: h @ s),
+        ("scaled_scores", lambda w: w["scores"] / np.sqrt(s.size)),
+        ("exponentials", lambda w: np.exp(w["scaled_scores"])),
+        ("exp_sum", lambda w: w["exponentials"].sum()),
+        ("weights", lambda w: w["exponentials"] / w["exp_sum"]),
+        ("context", lambda w: w["weights"] @ h),
+        ("combined", lambda w: s + w["context"]),
+        ("logits", lambda w: w_out @ w["combined"]),
+        ("probabilities", lambda w: _softmax(w["logits"])),
+    ]
+
+
+def _smoothing_steps(problem: dict[str, Any]) -> Steps:
+    """A softmax with cross-entropy against the target smoothed by ε (PyTorch's: (1 − ε)·y + ε/K)."""
+    g, eps = problem["given"], float(problem["settings"]["label_smoothing"])
+    z = np.asarray(g["logits"], float)
+    y = np.asarray([v == g["target"] for v in g["vocab"]], float)
+    return [
+        ("exponentials", lambda w: np.exp(z)),
+        ("exp_sum", lambda w: w["exponentials"].sum()),
+        ("probabilities", lambda w: w["exponentials"] / w["exp_sum"]),
+        ("smoothed_target", lambda w: (1 - eps) * y + eps / y.size),
+        ("loss", lambda w: -(w["smoothed_target"] * np.log(w["probabilities"])).sum()),
+        ("gradient", lambda w: w["probabilities"] - w["smoothed_target"]),
+    ]
+
+
+def _smoothing_slip(problem: dict[str, Any]) -> Any:
+    """The Annotated Transformer's smoothing: 1 − ε on the target, ε/(K − 1) on each other class."""
+    g, eps = problem["given"], float(problem["settings"]["label_smoothing"])
+    y = np.asarray([v == g["target"] for v in g["vocab"]], float)
+    return lambda w: (1 - eps) * y + eps / (y.size - 1) * (1 - y)
+
+
+# each slip (check's name; softmax_ for the softmax kind's): the step it is made at and the step's value
+# with it, from the values before it
+SLIPS: dict[str, tuple[str, Any]] = {
+    "no_scale": ("scaled_scores", lambda p: lambda w: w["scores"]),
+    "not_normalised": ("weights", lambda p: lambda w: w["exponentials"]),
+    "softmax_not_normalised": ("probabilities", lambda p: lambda w: w["exponentials"]),
+    "smoothing_k_minus_1": ("smoothed_target", _smoothing_slip),
+}
+
+
+def _from_key(steps: Steps, slip: str, problem: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The key (true values rounded) and the answers with the slip: the key before the slip's step, the
+    slip made there on the key's values, every later step from the written values, each rounded."""
+    at, make = SLIPS[slip]
+    true: dict[str, np.ndarray] = {}
+    for sid, f in steps:
+        true[sid] = f(true)
+    written: dict[str, np.ndarray] = {}
+    made = False
+    for sid, f in steps:
+        made = made or sid == at
+        written[sid] = r3(make(problem)(written) if sid == at else f(written) if made else true[sid])
+    return {k: r3(v) for k, v in true.items()}, written
+
+
+def _fair(key: dict[str, np.ndarray], written: dict[str, np.ndarray], at: str) -> bool:
+    """The slip changes every entry of its step (where it leaves one right, the LMS grades that entry right
+    and check gives the step the larger of its right entries' share and the slip share), and no later value
+    is NEAR units of 0.001 from the key (that keeps the slip share: docs/lms.md)."""
+    later = list(written)[list(written).index(at) + 1 :]
+    gaps = [np.abs(written[k] - key[k]) for k in later]
+    near = any(np.any((g > 1e-9) & (g < (NEAR + 0.5) * 0.001)) for g in gaps)
+    return not near and not np.any(np.abs(written[at] - key[at]) < 1e-9)
+
+
+CASES = {  # kind: (options, steps, its slips)
+    "attention": (
+        dict(kind="attention", score="scaled-dot", head=True),
+        _attention_steps,
+        ("no_scale", "not_normalised"),
+    ),
+    "softmax": (
+        dict(kind="softmax", label_smoothing=0.1),
+        _smoothing_steps,
+        ("softmax_not_normalised", "smoothing_k_minus_1"),
+    ),
+}
+
+
+def _drawn(kind: str, seed: int) -> tuple[Any, dict[str, Any]]:
+    res = generate(Options(**CASES[kind][0], seed=seed, count=1, slip_share=SHARE))
+    return res.derivations[0], res.problems[0]
+
+
+def _keyed_seeds(kind: str, n: int) -> list[int]:
+    out = []
+    for seed in range(1, 200):
+        problem = _drawn(kind, seed)[1]
+        steps = CASES[kind][1](problem)
+        if all(_fair(*_from_key(steps, slip, problem), SLIPS[slip][0]) for slip in CASES[kind][2]):
+            out.append(seed)
+        if len(out) == n:
+            return out
+    raise AssertionError("too few seeds")
+
+
+KEYED = [
+    (kind, seed, slip)
+    for kind, n in (("attention", 3), ("softmax", 8))
+    for seed in _keyed_seeds(kind, n)
+    for slip in CASES[kind][2]
+]
+
+
+def _with_label(d: Any, written: dict[str, np.ndarray]) -> dict[str, Any]:
+    """The answers file: the numbers written, and the label the written probabilities pick (a prediction)."""
+    answers: dict[str, Any] = {k: np.asarray(v).tolist() for k, v in written.items()}
+    for step in d.steps:
+        if isinstance(step.value, str) and step.id == "prediction":
+            vocab = list(step.labels)
+            answers[step.id] = vocab[int(np.argmax(written["probabilities"]))]
+    return answers
+
+
+@pytest.mark.parametrize(("kind", "seed", "slip"), KEYED)
+def test_a_slip_made_on_the_answer_key_costs_its_share_once_in_moodle_and_cloze(
+    kind: str, seed: int, slip: str
+) -> None:
+    d, problem = _drawn(kind, seed)
+    _, written = _from_key(CASES[kind][1](problem), slip, problem)
+    answers = _with_label(d, written)
+    rep = check(d.problem, answers, "a.toml")
+    charged = [r for r in rep.results if r.credit < 1]
+    assert [r.id for r in charged] == [SLIPS[slip][0]] and charged[0].credit == SHARE, [
+        (r.id, r.credit, r.mistake) for r in rep.results
+    ]  # the slip charged once at its step, the later steps carried
+    assert charged[0].mistake == slip.removeprefix("softmax_")  # (check's name for it)
+    assert rep.score < rep.out_of
+    assert _moodle_score(d, answers) == pytest.approx(rep.score, abs=1e-5)
+    assert _cloze_score(d, answers) == pytest.approx(rep.score, abs=1e-5)
