@@ -50,7 +50,9 @@ def slip_warning(fmt: str, share: float | None) -> str:
     if fmt == "ilias":
         later = "the later entries worked from it earn 0 too (ILIAS keeps one range: the key's)"
     else:
-        later = "the later entries worked from it are accepted, as check carries them"
+        later = (
+            "the later entries worked from it are accepted, as check carries them, where 4 or more units from the key"
+        )
     if not share:
         return (
             f"attncalc: note: --format {fmt}: a named slip earns 0 and {later}; check carries them at full marks; "
