@@ -50,7 +50,8 @@ NOT_SHOWN = (
 
 # characters drawn as nothing that Unicode does not list as ignorable: the braille blank U+2800 (a symbol
 # whose pattern has no dots), often used as an "invisible" name
-BLANK_GLYPHS = frozenset({"\u2800"})
+# (U+2800), the object replacement character U+FFFC and the musical null notehead U+1D159
+BLANK_GLYPHS = frozenset({"\u2800", "\ufffc", "\U0001d159"})
 
 
 def ignorable(ch: str) -> bool:
@@ -131,3 +132,11 @@ class ArgumentError(ProblemError, TypeError):
     """A call of the Python API with a keyword it does not take (``attncalc.check(p, rtoll=0.1)``), or
     with arguments that do not fit its signature: named with a close keyword, if any. A TypeError too,
     as Python's own error for such a call is, so code that caught TypeError still does."""
+
+
+def same_name(text: str) -> str:
+    """A name as an LMS looks a student up: composed (NFC: "jose\u0301" is "josé"), without case or the
+    spaces at its ends, the two JOINERS left out (names differing only by them are one student)."""
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text).strip().casefold().replace("\u200c", "").replace("\u200d", "")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -291,7 +292,8 @@ def _label_answer(step: Argmax, step_id: str, value: Any, file: str, key: str) -
     if not isinstance(value, (str, int)) or isinstance(value, bool):
         # in general words only: the step's own value as the example would give the answer away
         raise ProblemError(file, key, "expected a vocabulary label as text, as the problem writes it")
-    return Answer(step_id, str(value).strip(), None)  # a field's trailing space is not part of the label
+    # a field's trailing space is not part of the label; composed as the problem's labels are (NFC)
+    return Answer(step_id, unicodedata.normalize("NFC", str(value).strip()), None)
 
 
 def _whole_steps_at_the_asked_precision(step: Any, vals: np.ndarray, decs: np.ndarray, asked: int) -> np.ndarray:

@@ -4,10 +4,13 @@ the types and bounds; this module keeps the rules that tie keys together."""
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
+from ..errors import escape, hidden, visible
+from ..numbers import MAX_LENGTH
 from ..schema.bpe import GIVEN, TIE_RULE
 from .declared import read_declared
 from .reader import describe_raw
@@ -67,9 +70,21 @@ def _word(r: Reader, w: str, key: str) -> str:
         raise r.fail(key, f"the word {w[:20]!r}… has {len(w)} characters: at most {MAX_WORD} (a word traced by hand)")
     if any(not ch.isprintable() for ch in w):
         raise r.fail(key, f"the word {w!r} holds a control character")
-    if "?" in w:  # a token or an item "?" (c?d can leave one), which an answer reads as not answered
-        raise r.fail(key, f"the word {w!r} holds '?': an answer '?' means not answered, so it could never be graded")
+    _shown(r, w, key, "the word")
     return w
+
+
+def _shown(r: Reader, w: str, key: str, what: str) -> None:
+    """A word or the end-of-word marker, whose symbols answers write: no '?' (a token or an item '?', which
+    an answer reads as not answered: c?d can leave one), nothing that shows nothing (U+2800, a lone mark, a
+    filler: a token no one sees), and at most 200 characters (a practice-page field)."""
+    if "?" in w:
+        raise r.fail(key, f"{what} {w!r} holds '?': an answer '?' means not answered, so it could never be graded")
+    bad = next((ch for ch in w if hidden(ch)), None)
+    if bad is not None or not visible(w) or any(unicodedata.category(ch).startswith("M") for ch in w[:1]):
+        raise r.fail(key, f"{what} {w!r} holds a character that shows nothing ({escape(bad or w[0])})")
+    if len(w) > MAX_LENGTH:
+        raise r.fail(key, f"{what} has {len(w):,} characters: at most {MAX_LENGTH}")
 
 
 def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
@@ -111,6 +126,8 @@ def parse(r: Reader, raw: dict[str, Any], common: dict[str, Any]) -> Problem:
     eow = g["end_of_word"]
     if any(ch.isspace() or not ch.isprintable() for ch in eow):
         raise r.fail("given.end_of_word", f"the marker {eow!r} holds whitespace or a control character")
+    if eow:  # a symbol every answer writes: the same rules as a word's
+        _shown(r, eow, "given.end_of_word", "the marker")
     encode = g["encode"] or ()
     if len(encode) > MAX_ENCODE:
         raise r.fail("given.encode", f"{len(encode)} words: at most {MAX_ENCODE}")

@@ -6,6 +6,7 @@ what is wrong.
 
 from __future__ import annotations
 
+import unicodedata
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -80,7 +81,7 @@ class Reader:
         for i, item in enumerate(raw, 1):
             if isinstance(item, bool) or not isinstance(item, (str, int, float, Decimal)):
                 raise self.fail(key, f"entry {i}: expected a label, got {describe_raw(item)}")
-            label = str(item)
+            label = unicodedata.normalize("NFC", str(item)) if answers else str(item)  # café one way, as answers are
             if answers and (not label.strip() or label != label.strip()):  # an answer is read trimmed: never matched
                 raise self.fail(
                     key, f"entry {i}: {shorten(repr(label))}: a label may not be empty or start or end with white space"

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..check.report import Report, points_text
-from ..errors import printable
+from ..errors import printable, same_name
 from .roster import Student
 
 HEAD = ("file", "problem", "score", "out_of")
@@ -190,7 +190,7 @@ def duplicates(entries: list[Entry], students: list[Student] | None = None) -> l
             who, key = students[k].name or student_of(e), (students[k].name, tuple(sorted(students[k].ids.items())))
         else:
             # the joiners U+200C and U+200D left out: printable text, but unseen (alice and alice\u200c look alike)
-            who, key = student_of(e), student_of(e).strip().casefold().replace("\u200c", "").replace("\u200d", "")
+            who, key = student_of(e), same_name(student_of(e))
         seen.setdefault(key, (who, []))[1].append(e.answers)
     return [(who, files) for who, files in seen.values() if len(files) > 1]
 

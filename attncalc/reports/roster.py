@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ProblemError
+from ..errors import ProblemError, same_name
 
 # the columns that identify a student, as each LMS names them, in the order they are tried
 CANVAS_IDS = ("SIS User ID", "SIS Login ID", "ID", "Integration ID")
@@ -43,7 +43,7 @@ class Student:
     ids: dict[str, str] = field(default_factory=dict)  # column -> value, as the export writes them
 
     def keys(self) -> set[str]:
-        return {v.strip().casefold() for v in self.ids.values() if v.strip()}
+        return {same_name(v) for v in self.ids.values() if v.strip()}
 
 
 def read_roster(path: str, layout: str, limit: int | None = None) -> list[Student]:
@@ -100,7 +100,7 @@ def match(names: list[tuple[str, str]], roster: list[Student]) -> tuple[dict[int
     found: dict[int, Student] = {}
     missing: list[tuple[int, str]] = []
     for i, (student, file) in enumerate(names):
-        tried = [t.strip().casefold() for t in (student, Path(file).stem) if t and t.strip()]
+        tried = [same_name(t) for t in (student, Path(file).stem) if t and t.strip()]
         hits = [s for s in roster if s.keys() & set(tried)]
         if len(hits) == 1:
             found[i] = hits[0]

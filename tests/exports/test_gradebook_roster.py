@@ -266,3 +266,13 @@ def test_a_repeated_roster_is_refused(cli: Any, tmp_path: Path) -> None:
                  "--gradebook", "moodle", "--roster", roster, "--roster", roster)  # fmt: skip
     assert result.exit_code == 2 and "--roster" in result.stderr and "once" in result.stderr
     assert "Traceback" not in result.stderr and not result.stdout
+
+
+def test_a_name_composed_or_decomposed_is_one_student(cli: Any, tmp_path: Path) -> None:
+    """josé with U+00E9 and with e + U+0301 look the same and are one name to an LMS (NFC): one note."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    files = [_answers(folder, "a.toml", RIGHT, "jos\u00e9"), _answers(folder, "b.toml", WRONG, "jose\u0301")]
+    result, _ = _book(cli, tmp_path, *files, "--gradebook", "plain")
+    notes = _note(result.stderr)
+    assert len(notes) == 1 and "a.toml" in notes[0] and "b.toml" in notes[0], result.stderr

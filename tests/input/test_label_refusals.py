@@ -71,3 +71,40 @@ def test_a_bpe_word_holding_a_question_mark_is_refused(cli: Any, tmp_path: Path)
     f.write_text('kind = "bpe"\n[given]\ncorpus = "ab ab ab cd"\nmerges = 1\nencode = ["x?"]\n', encoding="utf-8")
     result = cli("solve", str(f))
     assert result.exit_code == 2 and "holds '?'" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("label", ['"\\ufffc"', '"\\U0001d159"'], ids=["object-replacement", "null-notehead"])
+def test_other_blank_glyphs_are_no_label(cli: Any, tmp_path: Path, label: str) -> None:
+    f = tmp_path / "p.toml"
+    f.write_text(DECODE.format(v=label), encoding="utf-8")
+    assert cli("solve", str(f)).exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "given", ['corpus = "ab ab cd"\nend_of_word = "?"', 'corpus = "ab ab cd"\nend_of_word = "\\u2800"',
+              'corpus = "a\\u2800 a\\u2800 b"', 'corpus = "\\u0301\\u0301 ab"'],
+    ids=["marker-?", "marker-blank", "word-blank", "word-marks"],
+)  # fmt: skip
+def test_bpe_words_and_markers_answers_write_follow_the_label_rules(cli: Any, tmp_path: Path, given: str) -> None:
+    """An end-of-word marker '?' made the key's item '?' (read as not answered: 0.67 of a right answer); a
+    word or marker that shows nothing is a token no student sees."""
+    f = tmp_path / "b.toml"
+    f.write_text(f'kind = "bpe"\n[given]\n{given}\nmerges = 1\n', encoding="utf-8")
+    result = cli("solve", str(f))
+    assert result.exit_code == 2 and "\n" not in result.stderr.strip(), result.stderr
+
+
+def test_a_label_written_composed_or_decomposed_is_one_label(cli: Any, tmp_path: Path) -> None:
+    """café as U+00E9 or as e + U+0301 looks the same: two such labels are one (refused as a repeat), and
+    an answer written either way is the label (NFC, as the problem's labels are read)."""
+    import tomllib
+
+    from attncalc.check import check
+    from attncalc.parse import parse_problem
+
+    f = tmp_path / "p.toml"
+    f.write_text(DECODE.format(v='"caf\\u00e9"').replace('"dog"', '"cafe\\u0301"'), encoding="utf-8")
+    assert cli("solve", str(f)).exit_code == 2
+    raw = tomllib.loads(DECODE.format(v='"caf\\u00e9"'))
+    results = check(parse_problem(raw, "p.toml"), {"choice": "cafe\u0301"}, "a.toml").results
+    assert results[0].verdict == "correct", results[0].note
