@@ -5,6 +5,7 @@ control characters or lone surrogates (which XML 1.0 cannot hold at all) include
 from __future__ import annotations
 
 import io
+import unicodedata
 import xml.etree.ElementTree as ET
 import zipfile
 
@@ -12,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import attncalc
+from attncalc.errors import hidden, visible
 from attncalc.reports.lms import cdata
 from attncalc.reports.moodle import moodle_xml
 from attncalc.reports.qti import qti_zip
@@ -22,8 +24,13 @@ PIECES = st.sampled_from(
     ["]]>", "]]", "<", "&", '"', "'", "\x00", "\x01", "\x0b", "\x1b", "\ud800", "\ufffe", "\uffff"]
 )
 TEXT = st.lists(st.one_of(PIECES, st.text(max_size=4)), min_size=1, max_size=6).map("".join).filter(lambda t: t.strip())
-# a label: no white space at its ends and not "?" (the parser refuses those: no answer could match them)
-LABEL = TEXT.map(lambda t: t.strip()).filter(lambda t: t and t != "?")
+# a label: no white space at its ends, not "?", showing every character it holds and composed (NFC): the
+# parser refuses the others (no answer could match them, or two would look alike)
+LABEL = (
+    TEXT.map(lambda t: t.strip())
+    .filter(lambda t: t and t != "?" and visible(t) and not any(hidden(ch) for ch in t))
+    .filter(lambda t: unicodedata.normalize("NFC", t) == t)
+)
 
 
 def _documents(d: object) -> list[str | bytes]:
