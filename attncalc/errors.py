@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 NOT_PRINTABLE = "a character that is not printable text (a control or format character, a bidirectional mark, a space other than ' ')"
 
 
@@ -140,3 +142,17 @@ def same_name(text: str) -> str:
     import unicodedata
 
     return unicodedata.normalize("NFC", text).strip().casefold().replace("\u200c", "").replace("\u200d", "")
+
+
+def composed(value: Any) -> Any:
+    """Every string of a file's table (keys too) in Unicode's composed form (NFC), as labels, words and
+    answers are compared: "cafe\u0301" is "café" wherever it is written."""
+    import unicodedata
+
+    if isinstance(value, str):
+        return value if value.isascii() else unicodedata.normalize("NFC", value)
+    if isinstance(value, list):
+        return [composed(v) for v in value]
+    if isinstance(value, dict):
+        return {composed(k): composed(v) for k, v in value.items()}
+    return value

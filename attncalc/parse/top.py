@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import kinds
+from ..errors import composed
 from ..numbers import to_float
 from ..schema.common import SETTINGS_DOC
 from ..schema.common import SETTINGS_KEYS as SHARED_SETTINGS
@@ -72,6 +73,7 @@ def load_problem(path: str | Path, max_bytes: int | None = None) -> Problem:
 def parse_problem(raw: dict[str, Any], file: str) -> Problem:
     """Validate an already-read problem table."""
     r = Reader(file)
+    raw = composed(raw)  # café one way, whichever way the file wrote it (labels, words, targets)
     if isinstance(raw, dict) and "$schema" in raw:  # names the JSON Schema an editor checks the file with
         raw = {k: v for k, v in raw.items() if k != "$schema"}
     r.table(raw, "", top_keys())

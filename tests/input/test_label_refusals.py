@@ -108,3 +108,26 @@ def test_a_label_written_composed_or_decomposed_is_one_label(cli: Any, tmp_path:
     raw = tomllib.loads(DECODE.format(v='"caf\\u00e9"'))
     results = check(parse_problem(raw, "p.toml"), {"choice": "cafe\u0301"}, "a.toml").results
     assert results[0].verdict == "correct", results[0].note
+
+
+def test_every_string_of_a_problem_and_its_answers_is_read_composed() -> None:
+    """decode's tokens written decomposed, an answer composed (and the other way round); a bpe corpus
+    mixing both forms of café counts one word (3, not 2 + 1)."""
+    from attncalc.check import check
+    from attncalc.parse import parse_problem
+
+    tokens = {
+        "kind": "decode",
+        "strategy": "greedy",
+        "tokens": ["cafe\u0301", "b", "c"],
+        "given": {"logits": [3, 2, 1]},
+    }
+    p = parse_problem(tokens, "p.json")
+    for written in ("caf\u00e9", "cafe\u0301"):
+        assert check(p, {"choice": written}, "a.json").results[0].verdict == "correct"
+    bpe = parse_problem(
+        {"kind": "bpe", "given": {"corpus": "caf\u00e9 cafe\u0301 caf\u00e9 cafe", "merges": 1}}, "b.json"
+    )
+    import attncalc
+
+    assert attncalc.solve(bpe)["words"] == [3, 1]
