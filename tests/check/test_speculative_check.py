@@ -180,6 +180,19 @@ ROUNDED_CHAIN = {
 }
 
 
+def _close_file(tmp_path: Path) -> Path:
+    """CLOSE as a problem file, for the command line."""
+    problem = tmp_path / "close.toml"
+    problem.write_text(
+        'title = "close call"\nkind = "speculative"\nvocab = ["a", "b", "c"]\n[given]\n'
+        "draft = [[0.3, 0.3, 0.4], [0.2, 0.6, 0.2]]\n"
+        "target = [[0.2, 0.5, 0.3], [0.3, 0.3, 0.4], [0.5, 0.25, 0.25]]\n"
+        'drafted = ["a", "b"]\nuniforms = [0.667, 0.4]\nresample = 0.35\n[settings]\ndecimals = 3\n',
+        encoding="utf-8",
+    )
+    return problem
+
+
 def _close(answers: dict[str, Any]) -> dict[str, Any]:
     return _results(answers, parse_problem(CLOSE, "close.toml"))
 
@@ -241,14 +254,7 @@ def test_a_wrong_output_after_the_rounded_chain_names_no_slip_it_did_not_make() 
 
 def test_the_accept_test_is_written_true_as_written(cli: Any, tmp_path: Path) -> None:
     """0.667 against a_1 = 2/3: the line reads [0.667 ≤ 0.6667] = 0, not the false [0.667 ≤ 0.667] = 0."""
-    problem = tmp_path / "close.toml"
-    problem.write_text(
-        'title = "close call"\nkind = "speculative"\nvocab = ["a", "b", "c"]\n[given]\n'
-        "draft = [[0.3, 0.3, 0.4], [0.2, 0.6, 0.2]]\n"
-        "target = [[0.2, 0.5, 0.3], [0.3, 0.3, 0.4], [0.5, 0.25, 0.25]]\n"
-        'drafted = ["a", "b"]\nuniforms = [0.667, 0.4]\nresample = 0.35\n[settings]\ndecimals = 3\n',
-        encoding="utf-8",
-    )
+    problem = _close_file(tmp_path)
     for extra in ((), ("--exact",)):
         out = cli("solve", str(problem), *extra).stdout
         assert "accepted_1 (a) = [0.667 ≤ 0.6667] = 0" in out, out
@@ -277,14 +283,7 @@ def test_a_wrong_draw_is_told_what_the_answerers_own_sums_draw() -> None:
 def test_solve_carry_shows_the_choice_its_own_numbers_make(cli: Any, tmp_path: Path) -> None:
     """solve --carry works from 0.667 ≤ 0.667: both drafts accepted, the residual p_3, sums 0.5, 0.75, 1, and
     the draw 0.35 picks a: the view, its table and its headline say a, b, a (JSON's value stays the truth)."""
-    problem = tmp_path / "close.toml"
-    problem.write_text(
-        'title = "close call"\nkind = "speculative"\nvocab = ["a", "b", "c"]\n[given]\n'
-        "draft = [[0.3, 0.3, 0.4], [0.2, 0.6, 0.2]]\n"
-        "target = [[0.2, 0.5, 0.3], [0.3, 0.3, 0.4], [0.5, 0.25, 0.25]]\n"
-        'drafted = ["a", "b"]\nuniforms = [0.667, 0.4]\nresample = 0.35\n[settings]\ndecimals = 3\n',
-        encoding="utf-8",
-    )
+    problem = _close_file(tmp_path)
     out = cli("solve", str(problem), "--carry", "--width", "100").stdout
     assert "the first running sum above u picks a" in out
     assert "output = a, b, a" in out
