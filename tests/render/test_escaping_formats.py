@@ -29,7 +29,7 @@ LABEL_KEYS = ("tokens", "vocab", "memory_tokens", "labels_B")
 MARKDOWN_TOKENS = [
     "![x](https://evil.example/t.png)",
     "[l](https://evil.example)",
-    "a\n# Injected heading",
+    "# Injected heading",  # (a newline inside is refused in a vocabulary now; the title keeps one below)
     "<img src=x>",
     "*em* _em_ `code` ~~del~~",
     "x | y",
