@@ -97,6 +97,10 @@ class Reader:
                     f"entry {i}: {shorten(repr(label))}: a label must show every character it holds "
                     f"({'it holds ' + escape(bad) if bad is not None else 'it shows nothing'})",
                 )
+            if answers and key.rsplit(".", 1)[-1] == "vocab" and label in out:  # which one would a prediction name?
+                raise self.fail(
+                    key, f"entry {i}: {shorten(repr(label))} is repeated: each vocabulary entry needs its own label"
+                )
             out.append(label)
         return tuple(out)
 

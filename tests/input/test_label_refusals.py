@@ -131,3 +131,17 @@ def test_every_string_of_a_problem_and_its_answers_is_read_composed() -> None:
     import attncalc
 
     assert attncalc.solve(bpe)["words"] == [3, 1]
+
+
+@pytest.mark.parametrize("vocab", ['["A", "A"]', '["mat", "hat", "hat"]', '["caf\\u00e9", "cafe\\u0301"]'])
+def test_a_repeated_vocabulary_label_is_refused(cli: Any, tmp_path: Path, vocab: str) -> None:
+    """An attention head's vocabulary ["A", "A"]: a prediction "A" would be right whichever row was meant
+    (decode's vocabularies refused repeats already; targets may repeat)."""
+    f = tmp_path / "p.toml"
+    f.write_text(
+        'kind = "attention"\n[given]\nquery = [1, 1]\nkeys = [[1, 0], [0, 2]]\n[head]\n'
+        f"W_out = [[1, 0], [0, 1], [1, 1]]\nvocab = {vocab}\n",
+        encoding="utf-8",
+    )
+    result = cli("solve", str(f))
+    assert result.exit_code == 2 and "head.vocab: entry " in result.stderr and "is repeated" in result.stderr
