@@ -99,7 +99,7 @@ class Reader:
                 )
             if answers and key.rsplit(".", 1)[-1] == "vocab" and label in out:  # which one would a prediction name?
                 raise self.fail(
-                    key, f"entry {i}: {shorten(repr(label))} is repeated: each vocabulary entry needs its own label"
+                    key, f"entry {i}: {shorten(repr(label))} is repeated: a vocabulary gives each label once"
                 )
             out.append(label)
         return tuple(out)
