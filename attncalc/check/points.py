@@ -162,11 +162,15 @@ def award(r: StepResult, g: Grading, points: float, flawed: str | None, rests: t
         credit = 0.0 if rests else g.carried * share
     else:
         credit = 0.0
-        if g.partial and flawed is None and r.entries > 1:  # each entry on its own, as an LMS item is: a
-            # slip costs the entries it changes, and the slip share is a floor for the whole step
-            credit = (r.right + (0.0 if rests else g.carried * r.carried_right)) / r.entries
+        carried = 0.0 if rests else g.carried * r.carried_right
+        if g.partial and flawed is None and r.entries > 1:  # each entry on its own, as an LMS item is
+            credit = (r.right + carried) / r.entries
         if r.mistake is not None and g.slip > 0:
-            credit = max(credit, g.slip * share)
+            # a slip costs the entries it changes: they earn the slip share each, the others what they earn
+            # (as the LMS items, one per entry, grade them); the slip share is a floor for the whole step
+            changed = max(r.answered - r.right - r.carried_right, 0)
+            each = credit + g.slip * changed / r.entries if g.partial and flawed is None and r.entries > 1 else 0.0
+            credit = max(credit, each, g.slip * share)
     if rests and (r.verdict == "carried" or r.carried_right):
         fid, why = rests
         notes.append(

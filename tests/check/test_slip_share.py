@@ -48,9 +48,30 @@ def test_check_gives_the_share(cli: Any, tmp_path: Path, share: str | None) -> N
     rep = check(p, {"scores": unscaled.tolist(), "scaled_scores": unscaled.tolist()}, "a.toml")
     r = next(r for r in rep.results if r.id == "scaled_scores")
     assert r.mistake == "no_scale"
-    # the larger of the right entries' share (a 0 score stays 0 unscaled) and the slip share
-    right = sum(abs(x - x / np.sqrt(2)) <= 1e-3 for x in unscaled) / len(unscaled)
-    assert r.credit == pytest.approx(max(right, 0.5 if share else 0.0))
+    # each entry on its own: the right ones (a 0 score stays 0 unscaled) in full, the changed ones the share
+    right = sum(abs(x - x / np.sqrt(2)) <= 1e-3 for x in unscaled)
+    assert r.credit == pytest.approx((right + (0.5 if share else 0.0) * (len(unscaled) - right)) / len(unscaled))
+
+
+@pytest.mark.parametrize(("share", "expected"), [(0.5, (1 + 0.5 * 2) / 3), (0.0, 1 / 3), (1.0, 1.0)])
+def test_a_slip_leaving_an_entry_right_earns_that_entry_and_the_share_of_the_others(
+    share: float, expected: float
+) -> None:
+    """q = [1, 1], keys [1, -1], [2, 1], [0, 3]: scores q·k = [0, 3, 3]; written unscaled as [0, 3, 3] where
+    the truth is [0, 3/√2, 3/√2] = [0, 2.121, 2.121]: entry 1 right, entries 2 and 3 the slip's. Worked by
+    hand: (1 + S·2)/3, as an LMS quiz with one item per entry gives it (S = 0: 1/3, its right entry)."""
+    from attncalc.parse import parse_problem
+
+    raw = {
+        "kind": "attention",
+        "score": "scaled-dot",
+        "given": {"query": [1, 1], "keys": [[1, -1], [2, 1], [0, 3]]},
+        "grading": {"slip": share},
+    }
+    p = parse_problem(raw, "p.toml")
+    r = next(r for r in check(p, {"scores": [0, 3, 3], "scaled_scores": [0, 3, 3]}, "a.toml").results if r.id == "scaled_scores")
+    assert r.mistake == "no_scale"
+    assert r.credit == pytest.approx(expected, abs=1e-12)
 
 
 @pytest.mark.parametrize("share", ["0.5", None])
