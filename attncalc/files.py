@@ -14,7 +14,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from .errors import AttncalcError, ProblemError
+from .errors import AttncalcError, ProblemError, printable
 
 MAX_INPUT_BYTES = 1 << 20  # 1M: a problem file is a few kilobytes; --max-file-size raises it
 
@@ -120,7 +120,7 @@ def _check_output(path: str, force: bool) -> None:
     existing name, a symbolic link included (even one pointing nowhere) are each one line.
     """
     if "\0" in path:
-        raise AttncalcError(f"{path}: the path contains a NUL character")
+        raise AttncalcError(f"{printable(path)}: the path contains a NUL character")
     target = Path(path)
     if target.is_dir():
         raise AttncalcError(f"{path}: is a folder; name a file to write")
@@ -182,7 +182,7 @@ def _check_folder(folder: Path, names: list[str], force: bool) -> None:
     force any file that would be overwritten.
     """
     if "\0" in str(folder):
-        raise AttncalcError(f"{folder}: the path contains a NUL character")
+        raise AttncalcError(f"{printable(str(folder))}: the path contains a NUL character")
     for p in (folder, *folder.parents):  # the nearest existing one must be a folder
         if os.path.lexists(p):
             if not p.is_dir():

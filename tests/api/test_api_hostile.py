@@ -100,7 +100,8 @@ def _call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any])
     try:
         fn(*args, **kwargs)
     except attncalc.AttncalcError as exc:
-        str(exc)  # the message itself must be printable
+        text = str(exc)  # the message itself must be printable: no control character (a NUL) raw in it
+        assert not any(ord(ch) < 32 and ch not in "\n" for ch in text), (fn.__name__, text)
     except Exception as exc:  # what this test exists to catch
         raise AssertionError(f"{fn.__name__}(*{describe(args)}, **{describe(kwargs)}) raised {exc!r}") from exc
 
@@ -208,3 +209,14 @@ def test_the_api_ranges_are_the_commands() -> None:
     for name, (low, high) in GENERATE_RANGES.items():
         option = hints[name].__metadata__[0]
         assert (option.min, option.max) == (low, high), name
+
+
+@pytest.mark.parametrize("bad", ["a\x00b", "x\x00/y\x1b[31m"])
+def test_a_nul_in_an_output_folder_is_written_out_escaped(tmp_path: Path, bad: str) -> None:
+    """generate(out=...) with a NUL in the path: its message showed the NUL raw (a terminal drops it, so
+    the path printed looked like another, existing one). It is written as its escape, as a file's is."""
+    with pytest.raises(attncalc.AttncalcError) as info:
+        attncalc.generate(kind="softmax", count=1, out=str(tmp_path / bad))
+    text = str(info.value)
+    assert "\\x00" in text and "\x00" not in text and "\x1b" not in text
+    assert "NUL" in text
