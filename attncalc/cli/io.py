@@ -131,8 +131,9 @@ def grade_one(
         if own_problem is not None:
             own = problem_named(path, own_problem, folder)
             if own is None or not same_file(own, first):
+                what = "another problem" if own is not None else "a problem not found in its folder"
                 sys.stderr.write(
-                    f"attncalc: note: {printable(path)} names a problem of its own; "
+                    f"attncalc: note: {printable(path)} names {what} (problem =); "
                     f"graded against {printable(first)}, the PROBLEM given first\n"
                 )
         return dataclasses.replace(grade(problem, raw, path, tol), student=student)

@@ -26,7 +26,9 @@ def test_problem_on_the_command_line_wins_over_the_answers_files_own(cli: Any, t
     assert result.exit_code == 0, result.output
     assert "nowhere" not in result.stdout and json.loads(result.stdout)["summary"]["correct"] == 2
     # ...and says so, since the two may disagree, without repeating the path the file wrote
-    assert result.stderr.startswith(f"attncalc: note: {answers} names a problem of its own; graded against ")
+    assert result.stderr.startswith(
+        f"attncalc: note: {answers} names a problem not found in its folder (problem =); graded against "
+    )
     assert "nowhere" not in result.stderr and result.stderr.count("\n") == 1
 
 

@@ -1,4 +1,4 @@
-"""A gradebook's file that names a problem of its own, graded against the PROBLEM given first, gets
+"""A gradebook's file that names another problem, graded against the PROBLEM given first, gets
 that note once, also when it answers nothing (it was graded twice then, and said twice)."""
 
 from __future__ import annotations
@@ -21,5 +21,5 @@ def test_the_own_problem_note_is_said_once(cli: Any, tmp_path: Path) -> None:
     )
     assert result.exit_code in (0, 1), result.output
     for f in (blank, some):
-        notes = [line for line in result.stderr.splitlines() if f"{f} names a problem of its own" in line]
+        notes = [line for line in result.stderr.splitlines() if f"{f} names another problem (problem =)" in line]
         assert len(notes) == 1, result.stderr
