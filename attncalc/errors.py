@@ -144,15 +144,29 @@ def same_name(text: str) -> str:
     return unicodedata.normalize("NFC", text).strip().casefold().replace("\u200c", "").replace("\u200d", "")
 
 
-def composed(value: Any) -> Any:
+def composed(value: Any, file: str | None = None, where: str = "") -> Any:
     """Every string of a file's table (keys too) in Unicode's composed form (NFC), as labels, words and
-    answers are compared: "cafe\u0301" is "café" wherever it is written."""
+    answers are compared: "cafe\u0301" is "café" wherever it is written. Two keys of one table that are
+    one key composed (a word written both ways in a bpe ``words`` table) are refused as a repeated key
+    is: ProblemError naming ``file`` and the key (one would silently replace the other)."""
     import unicodedata
 
     if isinstance(value, str):
         return value if value.isascii() else unicodedata.normalize("NFC", value)
     if isinstance(value, list):
-        return [composed(v) for v in value]
+        return [composed(v, file, where) for v in value]
     if isinstance(value, dict):
-        return {composed(k): composed(v) for k, v in value.items()}
+        out: dict[Any, Any] = {}
+        for k, v in value.items():
+            key = composed(k)
+            at = f"{where}.{key}" if where else str(key)
+            if key in out:
+                raise ProblemError(
+                    file or "<input>",
+                    at,
+                    "appears twice in the same table (written once composed and once decomposed: "
+                    "the same characters in Unicode's NFC); keep one",
+                )
+            out[key] = composed(v, file, at)
+        return out
     return value

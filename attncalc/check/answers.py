@@ -238,7 +238,7 @@ def parse_answers(
     valid = derivation.step_ids
     out: list[Answer] = []
     other: list[tuple[str, Answer, tuple[int, ...]]] = []  # (key, answer, true shape): answered in another shape
-    raw = flatten_ids(composed(raw), file=file)  # composed, as the problem's labels and words are
+    raw = flatten_ids(composed(raw, file), file=file)  # composed, as the problem's labels and words are
     # a whole number is judged at the file's usual precision; a file of whole numbers only, at the
     # problem's decimals (else weights = [0, 0, 0] would pass as 0.155, 0.422, 0.422 "to 0 decimals")
     default_dec = _file_decimals(raw, derivation.decimals)

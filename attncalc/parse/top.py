@@ -73,7 +73,7 @@ def load_problem(path: str | Path, max_bytes: int | None = None) -> Problem:
 def parse_problem(raw: dict[str, Any], file: str) -> Problem:
     """Validate an already-read problem table."""
     r = Reader(file)
-    raw = composed(raw)  # café one way, whichever way the file wrote it (labels, words, targets)
+    raw = composed(raw, file)  # café one way, whichever way the file wrote it (labels, words, targets)
     if isinstance(raw, dict) and "$schema" in raw:  # names the JSON Schema an editor checks the file with
         raw = {k: v for k, v in raw.items() if k != "$schema"}
     r.table(raw, "", top_keys())

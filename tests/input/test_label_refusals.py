@@ -145,3 +145,34 @@ def test_a_repeated_vocabulary_label_is_refused(cli: Any, tmp_path: Path, vocab:
     )
     result = cli("solve", str(f))
     assert result.exit_code == 2 and "head.vocab: entry " in result.stderr and "is repeated" in result.stderr
+
+
+@pytest.mark.parametrize("suffix", ["toml", "json"])
+def test_two_keys_one_word_composed_are_refused_as_a_repeated_key(cli: Any, tmp_path: Path, suffix: str) -> None:
+    """A bpe words table {"café": 3, "cafe\\u0301": 2}: both keys are "café" composed, and the 3 was silently
+    replaced by the 2 (a literal repeated key was already refused by the TOML reader)."""
+    import json
+
+    f = tmp_path / f"p.{suffix}"
+    if suffix == "toml":
+        f.write_text('kind = "bpe"\nmerges = 2\n[words]\n"caf\\u00e9" = 3\n"cafe\\u0301" = 2\n', encoding="utf-8")
+    else:
+        f.write_text(
+            json.dumps({"kind": "bpe", "merges": 2, "words": {"caf\u00e9": 3, "cafe\u0301": 2}}), encoding="utf-8"
+        )
+    result = cli("solve", str(f))
+    assert result.exit_code == 2, result.output
+    line = result.stderr.strip()
+    assert "\n" not in line and "Traceback" not in line
+    assert str(f) in line and "words.caf\u00e9" in line and "appears twice" in line
+
+
+def test_two_answer_keys_one_label_composed_are_refused(tmp_path: Path) -> None:
+    """The same in an answers file: two keys that are one step id or label composed."""
+    import attncalc
+
+    problem = {"kind": "bpe", "given": {"words": {"caf\u00e9": 3, "ab": 2}, "merges": 1}}
+    with pytest.raises(attncalc.AttncalcError, match="appears twice"):
+        attncalc.check(problem, {"1.words": {"caf\u00e9": "c a f é", "cafe\u0301": "c af é"}})
+    with pytest.raises(attncalc.AttncalcError, match="appears twice"):
+        attncalc.solve(kind="bpe", words={"caf\u00e9": 3, "cafe\u0301": 2}, merges=2)
