@@ -60,9 +60,12 @@ Entry = Report | Unread
 
 def student_of(entry: Entry) -> str:
     """Who the row is about: the file's ``student =``, else the file's name without its extension."""
+    import unicodedata
+
     if entry.student:
-        return entry.student
-    return Path(entry.answers).stem.strip() or entry.answers  # "b9 .toml" is b9, as student = "b9 " is
+        return unicodedata.normalize("NFC", entry.student)  # "jose\u0301" is written "josé", as it is matched
+    stem = Path(entry.answers).stem.strip() or entry.answers  # "b9 .toml" is b9, as student = "b9 " is
+    return unicodedata.normalize("NFC", stem)
 
 
 def unnamed(entries: list[Entry]) -> list[str]:
@@ -255,6 +258,9 @@ def gradebook_csv(
 ) -> str:
     """The CSV text, beginning with a byte order mark. ``students``: the roster's student of each entry
     (``check --roster``; canvas and moodle layouts)."""
+    import unicodedata
+
+    assignment = unicodedata.normalize("NFC", assignment)  # composed, as every string attncalc reads
     if layout == "canvas":
         table = canvas_rows(entries, assignment, students)
     elif layout == "moodle":

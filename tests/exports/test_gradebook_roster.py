@@ -276,3 +276,17 @@ def test_a_name_composed_or_decomposed_is_one_student(cli: Any, tmp_path: Path) 
     result, _ = _book(cli, tmp_path, *files, "--gradebook", "plain")
     notes = _note(result.stderr)
     assert len(notes) == 1 and "a.toml" in notes[0] and "b.toml" in notes[0], result.stderr
+
+
+@pytest.mark.parametrize("layout", ["canvas", "moodle"])
+def test_a_student_typed_decomposed_is_written_composed(cli: Any, tmp_path: Path, layout: str) -> None:
+    """student = "jose\\u0301", a file named "rene\\u0301.toml" and --assignment "Caf\\u0065\\u0301" were written
+    to the LMS as typed (e + U+0301), while attncalc matched them composed: the LMS got an id that is not
+    the NFC "josé" its own records hold. Every one is written composed (U+00E9)."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    files = [_answers(folder, "a.toml", RIGHT, "jose\u0301"), _answers(folder, "rene\u0301.toml", WRONG)]
+    _, table = _book(cli, tmp_path, *files, "--gradebook", layout, "--assignment", "Cafe\u0301")
+    text = "\n".join(",".join(row) for row in table)
+    assert "\u0301" not in text
+    assert "jos\u00e9" in text and "ren\u00e9" in text and "Caf\u00e9" in table[0][-1] + table[0][-2]
