@@ -286,12 +286,15 @@ def _link_new(tmp: str, target: Path, path: str) -> None:
         os.replace(tmp, target)
 
 
-def folder_files(folder: Path, suffixes: tuple[str, ...]) -> tuple[list[Path], list[str]]:
+def folder_files(folder: Path, suffixes: tuple[str, ...], confined: bool = False) -> tuple[list[Path], list[str]]:
     """The regular files of ``folder`` whose name ends with one of ``suffixes`` (symbolic links to
     regular files included), sorted; and the other entries so named (a folder, a FIFO, a device, a
-    broken link), each as "name (what it is)", for one note: they are skipped, never opened."""
+    broken link), each as "name (what it is)", for one note: they are skipped, never opened. With
+    ``confined`` (a class's submissions), a link whose target lies outside ``folder`` is skipped too,
+    never opened (a student's link to a file of the grader's would have its contents quoted back)."""
     files: list[Path] = []
     skipped: list[str] = []
+    real_folder = os.path.realpath(folder)
     for p in sorted(folder.iterdir()):
         if not p.name.lower().endswith(suffixes):
             continue
@@ -299,6 +302,9 @@ def folder_files(folder: Path, suffixes: tuple[str, ...]) -> tuple[list[Path], l
             mode = p.stat().st_mode
         except OSError:
             skipped.append(f"{p.name} (a broken link)")
+            continue
+        if confined and p.is_symlink() and os.path.dirname(os.path.realpath(p)) != real_folder:
+            skipped.append(f"{p.name} (a link out of the folder: give the file itself to grade it)")
             continue
         if stat.S_ISREG(mode):
             files.append(p)

@@ -75,12 +75,14 @@ def answers_in_folders(paths: list[str]) -> tuple[list[str], set[str]]:
             listed.append(path)
             continue
         try:
-            files, skipped = folder_files(Path(path), ANSWERS_SUFFIXES)
+            files, skipped = folder_files(Path(path), ANSWERS_SUFFIXES, confined=True)
         except OSError as exc:
             raise AttncalcError(f"{path}: cannot list the folder ({exc.strerror or exc})") from None
         if skipped:
             shown = ", ".join(skipped[:5]) + (", ..." if len(skipped) > 5 else "")
-            sys.stderr.write(f"attncalc: note: {printable(path)}: skipped, not regular files: {printable(shown)}\n")
+            sys.stderr.write(
+                f"attncalc: note: {printable(path)}: skipped, not regular files of the folder: {printable(shown)}\n"
+            )
         if not files:
             raise AttncalcError(f"{path}: a folder with no answers files (.toml, .yaml, .yml or .json) in it")
         names = [os.path.join(path, f.name) for f in files]

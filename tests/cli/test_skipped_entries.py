@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,3 +56,28 @@ def test_no_note_without_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     (tmp_path / "good.toml").write_text((PROBLEMS / "decoder-dot.toml").read_text(encoding="utf-8"), encoding="utf-8")
     assert list(collect([str(tmp_path)], None)) == ["good"]
     assert capsys.readouterr().err == ""
+
+
+def test_a_link_out_of_a_submissions_folder_is_skipped_unread(cli: Any, tmp_path: Path) -> None:
+    """A student's answers "file" that is a link to a file of the grader's (a JSON of secrets, a TOML of
+    another course): check followed it, and the Moodle feedback quoted its first key back ("hunter2: not a
+    step of this problem"). It is skipped with a note, never opened; a link to a file in the folder and
+    the regular files are graded."""
+    import csv
+    import io
+
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"hunter2_key_abc": 1}', encoding="utf-8")
+    body = 'problem = "decoder-dot.toml"\nscores = [1, 2, 2]\n'
+    (subs / "a.toml").write_text(body, encoding="utf-8")
+    (subs / "sj.json").symlink_to(secret)
+    (subs / "b.toml").symlink_to(subs / "a.toml")  # inside the folder: graded
+    result = cli("check", "--problems", str(PROBLEMS), str(subs), "--format", "csv", "--gradebook", "moodle")
+    assert result.exit_code in (0, 1), result.output
+    assert "hunter2" not in result.stdout and "hunter2" not in result.stderr
+    notes = [line for line in result.stderr.splitlines() if "sj.json" in line]
+    assert len(notes) == 1 and "link out of the folder" in notes[0]
+    rows = list(csv.reader(io.StringIO(result.stdout.lstrip("\ufeff"))))
+    assert sorted(r[0] for r in rows[1:]) == ["a", "b"]
