@@ -27,6 +27,29 @@ __version__ = "0.1.0"
 __all__ = ["AttncalcError", "ProblemError", "Variant", "__version__", "check", "generate", "plot", "solve"]
 
 
+def _fitted(fn: Any) -> Any:
+    """A function of the API whose arguments are fitted to its signature before it runs: a call that does
+    not fit (``attncalc.solve(p, p)``: too many positional arguments) is an ArgumentError naming it (a
+    TypeError too), not Python's bare TypeError."""
+    import functools
+    import inspect
+
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            from .errors import ArgumentError
+
+            raise ArgumentError(f"attncalc.{fn.__name__}", "", str(exc)) from None
+        return fn(*args, **kwargs)
+
+    return run
+
+
+@_fitted
 def solve(problem: ProblemLike | None = None, /, **keys: Any) -> Derivation:
     """Solve a problem: a path, a dict shaped like a problem file, or keywords; see :func:`attncalc.api.solve`."""
     from .api import solve as run
@@ -34,6 +57,7 @@ def solve(problem: ProblemLike | None = None, /, **keys: Any) -> Derivation:
     return run(problem, **keys)
 
 
+@_fitted
 def check(problem: ProblemLike, answers: str | Path | Mapping[str, Any] | None = None, **options: Any) -> Report:
     """Grade answers (a path or a dict keyed by step id); see :func:`attncalc.api.check`."""
     from .api import check as run
@@ -41,6 +65,7 @@ def check(problem: ProblemLike, answers: str | Path | Mapping[str, Any] | None =
     return run(problem, answers, **options)
 
 
+@_fitted
 def generate(**options: Any) -> list[Variant]:
     """Draw seeded homework variants, as ``attncalc generate``; see :func:`attncalc.api.generate`."""
     from .api import generate as run
@@ -48,6 +73,7 @@ def generate(**options: Any) -> list[Variant]:
     return run(**options)
 
 
+@_fitted
 def plot(problem: ProblemLike | Derivation, step: str | None = None, format: str = "svg", **options: Any) -> bytes:
     """A step's heat map (the attention weights by default) as SVG, PDF or PNG bytes; see :func:`attncalc.api.plot`."""
     from .api import plot as run

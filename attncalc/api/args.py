@@ -146,7 +146,7 @@ def _numpy(x: Any, label: str, depth: int, path: set[int]) -> Any:
     if isinstance(x, np.ndarray):
         if x.ndim > MAX_NESTING:
             raise ProblemError(label, "", f"is nested too deeply (more than {MAX_NESTING} levels of tables and lists)")
-        if x.dtype.kind in "biuU" or (x.dtype.kind == "f" and x.dtype.itemsize <= 8):
+        if x.dtype.kind in "biuU" or (x.dtype.kind == "f" and x.dtype.itemsize == 8):
             return x.tolist()  # Python bools, ints, floats and strings already
         if x.dtype == object:
             return _plain(x.tolist(), label, depth, path)
@@ -159,6 +159,9 @@ def _numpy(x: Any, label: str, depth: int, path: set[int]) -> Any:
         if np.finfo(x.dtype).precision > np.finfo(np.float64).precision:  # long double: keep its digits
             text = np.format_float_positional(x, unique=True) if np.isfinite(x) else str(x)
             return Decimal(text) if np.isfinite(x) else str(x)
+        if x.dtype.itemsize < 8 and np.isfinite(x):  # float32/float16 (a tensor's .numpy()): the digits it
+            # shows, 17.496, not the float64 of its bits, 17.496000289916992
+            return float(np.format_float_positional(x, unique=True))
         return float(x)
     if isinstance(x, np.str_):
         return str(x)

@@ -47,3 +47,22 @@ def test_a_dict_student_is_checked_as_a_files(student: object) -> None:
 def test_a_dict_of_only_a_student_answers_nothing() -> None:
     with pytest.raises(ProblemError, match="no answers to check"):
         attncalc.check(PROBLEM, {"student": "alice"})
+
+
+def test_float32_answers_are_read_as_the_digits_they_show() -> None:
+    """A float32 (what a PyTorch tensor's .numpy() gives) of 10.107 was read as 10.107000350952148, its
+    bits in float64, and graded wrong. The exact values by hand: scores q·k = [1, 2]; exponentials e, e²
+    = [2.718, 7.389]; their sum 10.107."""
+    import numpy as np
+
+    import attncalc
+
+    problem = {"kind": "attention", "score": "dot", "given": {"query": [1, 1], "keys": [[1, 0], [0, 2]]}}
+    answers = {
+        "scores": np.array([1, 2], dtype=np.float16),
+        "exponentials": np.array([2.718, 7.389], dtype=np.float32),
+        "exp_sum": np.float32(10.107),
+    }
+    rep = attncalc.check(problem, answers)
+    assert [r.verdict for r in rep.results] == ["correct"] * 3, [r.note for r in rep.results]
+    assert rep.results[2].given == 10.107

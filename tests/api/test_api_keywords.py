@@ -63,3 +63,13 @@ def test_too_many_positional_arguments_are_the_same_error() -> None:
 def test_a_right_keyword_still_works() -> None:
     report = attncalc.check(DOT, str(PROBLEMS / "answers" / "decoder-dot.toml"), rtol=0.5)
     assert report.problem.endswith("decoder-dot.toml") and report.results
+
+
+@pytest.mark.parametrize("name", ["solve", "check", "generate", "plot"])
+def test_too_many_positional_arguments_are_attncalcs_own_error(name: str) -> None:
+    """attncalc.solve(p, p) raised Python's bare TypeError, though the API raises only its own errors."""
+    import attncalc
+
+    problem = {"kind": "attention", "score": "dot", "given": {"query": [1, 1], "keys": [[1, 0], [0, 2]]}}
+    with pytest.raises(attncalc.AttncalcError, match=f"attncalc.{name}: too many positional arguments"):
+        getattr(attncalc, name)(problem, problem, problem, problem)
