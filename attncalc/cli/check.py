@@ -214,7 +214,9 @@ def _name_as_student(path: str) -> None:
         )
 
 
-def gradebook_text(entries: list[Any], layout: str, assignment: str, roster: str | None, limit: int | None) -> str:
+def gradebook_text(
+    entries: list[Any], layout: str, assignment: str, roster: str | None, limit: int | None
+) -> tuple[str, int]:
     """The CSV gradebook, with a note on stderr for rows named by file name or for Moodle ids of two
     kinds; with a roster, only the rows it names."""
     import dataclasses
@@ -252,12 +254,12 @@ def gradebook_text(entries: list[Any], layout: str, assignment: str, roster: str
             "attncalc: note: some students are emails and some are not: Moodle maps the identifying column "
             "to one user field, and stops at a row it cannot find\n"
         )
-    students = None
+    students, unplaced = None, 0
     if roster is not None:  # the rows the roster names, each with its student; the others on stderr
         from ..reports.roster import on_roster
 
         try:
-            entries, students = on_roster(entries, roster, layout, limit, printable)
+            entries, students, unplaced = on_roster(entries, roster, layout, limit, printable)
         except AttncalcError as exc:
             _fail(str(exc))
     # an LMS keeps one row of a student (found without case, or the roster's student): say which files
@@ -276,4 +278,4 @@ def gradebook_text(entries: list[Any], layout: str, assignment: str, roster: str
                 f"'{printable(who)} (an apostrophe first, so no spreadsheet runs it), which the LMS's import will "
                 "not match: change the id in the LMS, or enter that grade by hand\n"
             )
-    return gradebook_csv(entries, layout, assignment, students)
+    return gradebook_csv(entries, layout, assignment, students), unplaced

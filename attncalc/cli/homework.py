@@ -115,7 +115,9 @@ def check(
     shown = {id(r): report_shown(r, folders) for r in reports}  # named without this machine's absolute paths
     reports, entries = [shown[id(r)] for r in reports], [shown.get(id(e), e) for e in entries]
     if csv:
-        text = gradebook_text(entries, (gradebook or Gradebook.plain).value, assignment, roster_file, limit)
+        # a file the roster places nowhere has no row: its grade is not in the gradebook, as an unread file's
+        text, unplaced = gradebook_text(entries, (gradebook or Gradebook.plain).value, assignment, roster_file, limit)
+        bad = bad or bool(unplaced)
     elif format is CheckFormat.json:
         from ..reports.check_view import reports_json
 

@@ -113,12 +113,12 @@ def match(names: list[tuple[str, str]], roster: list[Student]) -> tuple[dict[int
 
 def on_roster(
     entries: list[Any], path: str, layout: str, limit: int | None, shown: Callable[[str], str] = str
-) -> tuple[list[Any], list[Student]]:
-    """The gradebook entries the roster names and their students, in order; each other answers file is
-    said on standard error, one line each, and gets no row (Canvas would add it as a new student, and
-    Moodle would stop the import at it). ``shown``: how a file name is printed."""
+) -> tuple[list[Any], list[Student], int]:
+    """The gradebook entries the roster names and their students, in order, and how many files it did
+    not place; each of those is said on standard error, one line each, and gets no row (Canvas would add
+    it as a new student, and Moodle would stop the import at it). ``shown``: how a file name is printed."""
     roster = read_roster(path, layout, limit)
     found, unmatched = match([(e.student or "", e.answers) for e in entries], roster)
     for i, why in unmatched:
         sys.stderr.write(f"attncalc: {shown(entries[i].answers)}: {why}; no row for it\n")
-    return [e for i, e in enumerate(entries) if i in found], [found[i] for i in sorted(found)]
+    return [e for i, e in enumerate(entries) if i in found], [found[i] for i in sorted(found)], len(unmatched)

@@ -83,6 +83,16 @@ def test_canvas_rows_carry_the_rosters_ids_and_no_new_student(cli: Any, tmp_path
     lines = [line for line in result.stderr.splitlines() if "stranger.toml" in line]
     assert len(lines) == 1 and "no student" in lines[0]
     assert all("stranger" not in c and "someone@else" not in c for row in table for c in row)
+    # its grade is not in the gradebook: exit 2, as for a file that cannot be read (it exited 0)
+    assert result.exit_code == 2
+
+
+def test_a_class_the_roster_places_whole_exits_as_its_grades(cli: Any, tmp_path: Path) -> None:
+    """Without the stranger, every file has its row: the exit code is the grades' (1: Ben has a step wrong)."""
+    files = _klass(tmp_path)[:3]
+    roster = _roster(tmp_path, CANVAS_EXPORT)
+    result, _ = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    assert result.exit_code == 1, result.stderr
 
 
 def test_moodle_rows_carry_the_rosters_id_number(cli: Any, tmp_path: Path) -> None:
@@ -241,7 +251,7 @@ def test_a_roster_from_a_process_substitution_is_read(tmp_path: Path) -> None:
     (tmp_path / "again").mkdir()
     piped = _roster_run(tmp_path / "one", f"<(cat {roster})", shell=True)
     named = _roster_run(tmp_path / "again", roster)
-    assert piped.returncode == named.returncode == 1, piped.stderr  # (1: an answer is wrong)
+    assert piped.returncode == named.returncode == 2, piped.stderr  # (2: the stranger, on no roster, has no row)
     assert "amueller" in piped.stdout and "S102" in piped.stdout  # the roster's ids, in the rows it names
     assert piped.stdout.replace(str(tmp_path / "one"), "") == named.stdout.replace(str(tmp_path / "again"), "")
 
