@@ -118,6 +118,8 @@ class ProblemError(AttncalcError):
     ``problems/x.toml: given.query: expected a vector, got a table``.
     """
 
+    student: str | None = None  # an answers file's student = where it was read before the file was refused
+
     def __init__(self, file: str, key: str, message: str) -> None:
         self.file = file
         self.key = key

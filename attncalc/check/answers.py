@@ -152,7 +152,9 @@ def answers_of_table(
     student = _student(raw.pop("student", None), str(path))
     problem = raw.pop("problem", None)
     if problem is not None and (not isinstance(problem, str) or not problem.strip()):
-        raise ProblemError(str(path), "problem", "expected the path of a problem file")
+        err = ProblemError(str(path), "problem", "expected the path of a problem file")
+        err.student = student  # the gradebook's row of the file is still its student's
+        raise err
     if "answers" in raw and len(raw) == 1:
         if not isinstance(raw["answers"], dict):
             raise ProblemError(str(path), "answers", "expected a table of answers keyed by step id")

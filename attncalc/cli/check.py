@@ -183,6 +183,7 @@ def _grade_file(
         # a class folder: one unreadable file is named, and the others are still graded; the
         # gradebook gives it its row, with the reason
         sys.stderr.write(f"attncalc: error: {printable(str(exc))}\n")
+        student = student or getattr(exc, "student", None)  # read before the file was refused
         return Unread(_shown(name), printable(str(exc).replace(path, name)), student)
 
 

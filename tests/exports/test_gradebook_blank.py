@@ -116,3 +116,17 @@ def test_csv_dash_output_is_standard_output(
     rows = _rows(result.stdout)
     assert rows[0][:4] == ["file", "problem", "score", "out_of"] and float(rows[1][2]) == 1.0
     assert "wrote" not in result.stderr
+
+
+@pytest.mark.parametrize("written", ['""', "5", '"   "'])
+def test_a_file_refused_for_its_problem_key_keeps_its_students_row(cli: Any, tmp_path: Path, written: str) -> None:
+    """problem = "" (or a number) with student = "s19": the row was named by the file name "a", so the
+    LMS could not place the student's failed submission; it is the student's row, with the reason."""
+    import csv
+    import io
+
+    (tmp_path / "a.toml").write_text(f'problem = {written}\nstudent = "s19"\nscores = [1, 2, 2]\n', encoding="utf-8")
+    result = cli("check", "--problems", str(PROBLEMS), str(tmp_path / "a.toml"), "-f", "csv", "--gradebook", "moodle")
+    assert result.exit_code == 2
+    rows = list(csv.reader(io.StringIO(result.stdout.lstrip("\ufeff"))))
+    assert rows[1][0] == "s19" and "problem" in rows[1][2]
