@@ -85,7 +85,7 @@ class Question:
         return share
 
 
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,59}")
+NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9 ._-]{0,58}[A-Za-z0-9._-])?")  # no space at its end
 
 
 # characters XML 1.0 does not allow anywhere, not even as a character reference: C0 controls but tab,
@@ -114,7 +114,8 @@ def cdata(text: str) -> str:
 
 def check_name(name: str) -> None:
     """A set's name (``generate --name``): up to 60 letters, digits, spaces, dots, dashes and underscores,
-    starting with a letter or digit (it names the quiz in the LMS and goes into its identifiers)."""
+    starting with a letter or digit and not ending with a space (it names the quiz in the LMS and goes into
+    its identifiers: "week 5 " would be a second set beside "week 5")."""
     from ..errors import ProblemError
 
     if name and not NAME.fullmatch(name):
@@ -122,7 +123,7 @@ def check_name(name: str) -> None:
             "generate",
             "--name",
             f"{name[:60]!r} is not a set name: use up to 60 letters, digits, spaces, '.', '-' or '_', "
-            "starting with a letter or digit (week5)",
+            "starting with a letter or digit, no space at its end (week5)",
         )
 
 

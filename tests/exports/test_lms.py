@@ -285,7 +285,7 @@ def test_a_token_is_never_a_numerical_question(cli: Any, tmp_path: Path) -> None
 
 
 def test_a_set_name_that_is_no_name_is_refused(cli: Any, tmp_path: Path) -> None:
-    for bad in ("<week5>", "-x", "a" * 61, "week\n5"):
+    for bad in ("<week5>", "-x", "a" * 61, "week\n5", "week 5 ", "w "):
         result = cli("generate", "--name", bad, "--format", "qti", "--out", str(tmp_path / "out"))
         assert result.exit_code == 2 and "generate: --name:" in result.stderr, (bad, result.stderr)
         assert "Traceback" not in result.stderr and not (tmp_path / "out").exists()
