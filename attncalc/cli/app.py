@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -142,6 +142,8 @@ def solve(
         derivations = [
             solve_problem(load_problem(p, limit), exact=exact, decimals=decimals, carry_rounded=carry) for p in problems
         ]
+        if sheet is not SheetKind.solution:
+            _say_early_stops(problems, derivations)
         if format is SolveFormat.pdf:
             from ..render.pdf import compile_pdf
             from ..render.pdf_pages import check_pages
@@ -179,6 +181,18 @@ def solve(
     else:
         write_output(output, text, force)
         sys.stderr.write(f"attncalc: wrote {printable(output)}\n")  # as for a PDF: say where the sheet went
+
+
+def _say_early_stops(paths: list[str], derivations: list[Any]) -> None:
+    """A question or answers sheet of a bpe problem whose merges stop early shows it by the steps it asks
+    (merge r+1 asks only its pair counts): the grader is told, with how to ask it otherwise."""
+    from ..errors import printable
+    from ..mechanisms.bpe import early_stop_note, stops_early
+
+    for path, d in zip(paths, derivations, strict=True):
+        early = stops_early(d)
+        if early is not None:
+            sys.stderr.write(f"attncalc: note: {printable(path)}: {early_stop_note(*early)}\n")
 
 
 _SUFFIX_FORMATS = {

@@ -13,6 +13,8 @@ the choice, so that ``check`` can tell what depends on them. The counts are whol
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..derivation import Formula, Input, Stated, Step, Tokens
@@ -356,3 +358,24 @@ def exact_entries(p: Problem) -> tuple[int, str]:
     the corpus's positions shown as its input."""
     d = p.payload(Bpe)
     return len(d.words), "distinct words"
+
+
+
+def stops_early(d: Any) -> tuple[int, int] | None:
+    """(merges made, merges asked for) when a bpe derivation's merges stop before the number asked for (no
+    pair occurs twice): its question views show that by the steps they ask (merge r+1 asks only its pair
+    counts), so a grader setting a question is told. None otherwise (and for other kinds)."""
+    if getattr(d.problem, "kind", None) != "bpe":
+        return None
+    made = sum(1 for s in d.steps if s.id.endswith(".merge"))
+    asked = d.problem.payload(Bpe).merges
+    return (made, asked) if made < asked else None
+
+
+def early_stop_note(made: int, asked: int) -> str:
+    """What a question view of a bpe problem whose merges stop early gives away, and how to avoid it."""
+    return (
+        f"only {made} of the {asked} merges asked for happen (then no pair occurs twice); the questions show it "
+        f"by the steps they ask (merge {made + 1} asks only its pair counts): set merges = {made} to ask for "
+        "the merges alone, or keep it to ask when BPE stops"
+    )

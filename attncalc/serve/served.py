@@ -158,6 +158,11 @@ def _offered(name: str, source: str, problem: Problem, d: Derivation, notes: boo
         if notes:
             sys.stderr.write(f"attncalc: note: skipped {printable(why)}\n")
         return Served(name, source, problem, d, refused=why)
+    from ..mechanisms.bpe import early_stop_note, stops_early
+
+    early = stops_early(d)
+    if early is not None and notes:  # the page asks its steps: the grader is told what they show
+        sys.stderr.write(f"attncalc: note: {printable(source)}: {early_stop_note(*early)}\n")
     return Served(name, source, problem, d, prepared=prepare(problem))
 
 
