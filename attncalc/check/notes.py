@@ -28,15 +28,17 @@ def slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: in
     an earlier answer with a slip named at it, whose entries the slip gives are taken at the slip's own
     value, as the verdict took them (28 · 0.0421875 = 1.1813, not 28 · 0.0422 = 1.1816 beside an
     accepted 1.1813 from the same scale)."""
-    got = runs.get("float", overrides=True, patched=True) if patched else None
+    # the lines written at the problem's decimals (a problem asking 4 wrote σ = 0.7395 as 0.740)
+    dec = runs.problem.settings.decimals
+    got = runs.get("float", dec, overrides=True, patched=True) if patched else None
     if got is None:
-        got = runs.get("float", overrides=True)
+        got = runs.get("float", dec, overrides=True)
     if got is None:  # the answerer's numbers make the run fail later on (running sums that draw nothing):
         # the answers this step does not rest on left out, its own numbers still write it out
         apart = frozenset(
             k for k in (*runs.overrides, *runs.labels) if k != ans.id and ans.id not in runs.descendants(k)
         )
-        got = runs.get("float", overrides=True, without=apart) if apart else None
+        got = runs.get("float", dec, overrides=True, without=apart) if apart else None
     if got is None:
         return ""
     computed, steps = got

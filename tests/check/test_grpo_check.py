@@ -110,3 +110,20 @@ def test_a_typo_note_names_the_entry_by_its_label() -> None:
     r = _grade(CLIPPED, "clipped_ratios", given)
     assert r.verdict == "wrong" and r.wrong_entries == [[7]]
     assert "(o4 t2)" in r.note and r.note.endswith("= 0.8, not 0.7."), r.note
+
+
+def test_a_note_writes_its_operands_at_the_problems_decimals() -> None:
+    """grpo-clipped-tokens asks 4 decimals: σ = √35/8 = 0.73951 is 0.7395. A wrong advantage's note wrote
+    it at 3 decimals, "(0.740 + 0.0001)", and its "as written" value from that (-0.5067), not the student's
+    0.7395. By hand: A_2 = (0.5 − 0.875)/(0.7395 + 0.0001) = −0.375/0.7396 = −0.50703 → −0.5070."""
+    from attncalc.check import check
+    from attncalc.parse import load_problem
+
+    from ..helpers import PROBLEMS
+
+    p = load_problem(PROBLEMS / "grpo-clipped-tokens.toml")
+    answers = {"mean_reward": "0.875", "std_reward": "0.7395", "advantages": ["1.5211", "-0.5072", "0.1690", "-1.1831"]}
+    r = next(r for r in check(p, answers, "a.toml").results if r.id == "advantages")
+    assert r.verdict == "wrong" and r.wrong_entries == [[1]]
+    assert "(0.5 − 0.875) / (0.7395 + 0.0001) = -0.5070, not -0.5072" in r.note, r.note
+    assert "0.740 " not in r.note
