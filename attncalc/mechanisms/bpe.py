@@ -360,7 +360,6 @@ def exact_entries(p: Problem) -> tuple[int, str]:
     return len(d.words), "distinct words"
 
 
-
 def stops_early(d: Any) -> tuple[int, int] | None:
     """(merges made, merges asked for) when a bpe derivation's merges stop before the number asked for (no
     pair occurs twice): its question views show that by the steps they ask (merge r+1 asks only its pair

@@ -19,6 +19,7 @@ and seed) and its name (``generate --name``), so that two sets never share one.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from dataclasses import dataclass
@@ -29,10 +30,10 @@ import numpy as np
 from ..check.points import copy_steps, step_points
 from ..derivation import Argmax, Derivation, Step
 from ..derivation.arith import round_half_up
-from ..derivation.fmt import entry_label
 from ..kinds.mistakes import every_mistake
 from ..render.asked import asks_sentence, pair_slots, tie_rule
 from .lms_defs import ask
+from .lms_label_slips import label_slips, places, with_slips
 from .lms_numbers import SHIFTS, Number, numbers
 from .lms_slip_chain import keyed_slip_chain
 
@@ -49,6 +50,19 @@ class Choice:
     label: str  # what is asked: "ŷ", "beams, rank 1"
     options: tuple[str, ...]
     correct: tuple[str, ...]  # the right labels (several when probabilities tie)
+    # a named slip's labels (lms_label_slips): (option, check's note, carried): made at this step the slip
+    # share, following from a slip made earlier (its chain) full marks, as check carries it
+    slips: tuple[tuple[str, str, bool], ...] = ()
+
+    @property
+    def full(self) -> tuple[str, ...]:
+        """The options worth full marks: the right labels and those of a slip's chain."""
+        return self.correct + tuple(o for o, _, carried in self.slips if carried)
+
+    @property
+    def shared(self) -> tuple[tuple[str, str], ...]:
+        """The options worth the slip share (a slip made at this step), each with its note."""
+        return tuple((o, note) for o, note, carried in self.slips if not carried)
 
 
 @dataclass(frozen=True)
@@ -151,12 +165,18 @@ def questions(d: Derivation, variant: int) -> list[Question]:
         Answer(s.id, np.asarray(s.value, dtype=float), None) for s in truth.steps if not isinstance(s.value, str)
     ]
     plain = Runs(p, [])  # the hand chain
-    on_truth = Runs(p, answers)  # a step recomputed from the true earlier values (a slip made here)
+    # the true labels too: a slip made at a number step is made on the true merges before it, not on merges
+    # the slip would have chosen
+    key_labels = [Answer(s.id, s.value, None) for s in truth.steps if isinstance(s.value, str)]
+    on_truth = Runs(p, [*answers, *key_labels])  # a step recomputed from the true earlier values (a slip made here)
     # a step recomputed from the key (the true values rounded to the asked decimals) of the steps before it:
     # one step of carry from a student's correctly rounded answers, which check accepts as consistent
-    keyed = Runs(p, [Answer(a.id, _rounded(np.asarray(a.values), d.decimals), None) for a in answers])
+    keyed = Runs(p, [*(Answer(a.id, _rounded(np.asarray(a.values), d.decimals), None) for a in answers), *key_labels])
     chains = {shift: carried(p, d.decimals, shift) for shift in SHIFTS}
     named = slips_in_chains(p, d.decimals, plain, keyed)
+    labelled, after_label = label_slips(d, d.decimals, plain)
+    for k, found in after_label.items():
+        named.setdefault(k, []).extend(found)
     out = []
     for n, (step, s) in enumerate(zip(d.steps, to_dict(d)["steps"], strict=True), 1):
         if points[s["id"]] == 0:  # worth nothing in check (a copy, by default): not asked
@@ -164,17 +184,14 @@ def questions(d: Derivation, variant: int) -> list[Question]:
         if isinstance(step.value, str):  # a label, or tokens as one string (JSON gives tokens as a list)
             s = {**s, "shown": step.shown if isinstance(step.shown, str) else step.value}
         if isinstance(step, Argmax):
-            entries: tuple[Number | Choice, ...] = _off_rank(
-                tuple(_seeded(c, variant, s["id"]) for c in _choices(d, step))
-            )
+            mine = with_slips(_choices(d, step), labelled.get(step.id, []))
+            entries: tuple[Number | Choice, ...] = _off_rank(tuple(_seeded(c, variant, s["id"]) for c in mine))
         else:
             entries = tuple(numbers(d, step, s["shown"], plain, on_truth, keyed, chains, named.get(step.id, [])))
         # a choice states the order of ties where the step has one; a number, what it asks
         precision = tie_rule(step) if isinstance(step, Argmax) else asks_sentence(step, d)
         if pair_slots(d, step) > len(entries):  # (a bpe pair table after merge 1: how many pairs is not said)
-            entries += tuple(
-                Number(entry_label(step.symbol, (k,)), "0", ("0",)) for k in range(len(entries), pair_slots(d, step))
-            )
+            entries += tuple(places(d, step, named.get(step.id, []), len(entries), pair_slots(d, step)))
             precision = PAIRS_PRECISION
         out.append(
             Question(
@@ -231,17 +248,21 @@ def _seeded(c: Choice, variant: int, step_id: str) -> Choice:
     digest = hashlib.sha256(repr((variant, step_id, c.label, c.options)).encode("utf-8")).hexdigest()
     order = list(c.options)
     random.Random(int(digest[:16], 16)).shuffle(order)
-    return Choice(c.label, tuple(order), c.correct)
+    return dataclasses.replace(c, options=tuple(order))
 
 
 def _off_rank(choices: tuple[Choice, ...]) -> tuple[Choice, ...]:
-    """The seeded orders, with the last choice's options turned by one place where the key of rank r
-    came out as option r in every rank (the key's own order, read off by chance of the shuffle)."""
-    at_rank = [len(c.correct) == 1 and r < len(c.options) and c.options[r] in c.correct for r, c in enumerate(choices)]
+    """The seeded orders, with the last choice's options turned until its option r is not worth marks, where
+    in every rank r a right option (the key's, or a slip chain's) came out as option r by chance of the shuffle."""
+    at_rank = [r < len(c.options) and c.options[r] in c.full for r, c in enumerate(choices)]
     if len(choices) < 2 or not all(at_rank):
         return choices
-    last = choices[-1]
-    return (*choices[:-1], Choice(last.label, (*last.options[1:], last.options[0]), last.correct))
+    last, r = choices[-1], len(choices) - 1
+    for turn in range(1, len(last.options)):
+        options = (*last.options[turn:], *last.options[:turn])
+        if options[r] not in last.full:
+            return (*choices[:-1], dataclasses.replace(last, options=options))
+    return choices
 
 
 def _choices(d: Derivation, step: Argmax) -> tuple[Choice, ...]:
@@ -335,8 +356,9 @@ def slips_in_chains(
                 if run is not None and hand is not None and k in run[0] and k in hand[0]:
                     v, base = as_step_of(run, k), as_step_of(hand, k)
                     if v.shape == base.shape and not np.allclose(v, base, equal_nan=True):
-                        if own is None:
-                            own = Runs(p, [Answer(j, as_step_of(run, j), None) for j in order if j in run[0]])
+                        if own is None:  # the slipped chain's numbers and labels (a merge chosen), as answers
+                            own = Runs(p, [*(Answer(j, as_step_of(run, j), None) for j in order if j in run[0]),
+                                           *_labels_of(run, truth)])  # fmt: skip
                         carried_on = np.zeros(v.size, dtype=bool)
                         for mode in ("float", "hand"):  # one run each, every own value carried in
                             follows = own.value(k, mode, decimals, overrides=True)
@@ -358,6 +380,18 @@ def slips_in_chains(
                     for j, found in keyed_slip_chain(p, decimals, key_of, order, start, (name, arg), shift).items():
                         out.setdefault(j, []).extend(found)
     return out
+
+
+def _labels_of(run: Any, truth: Any) -> list[Any]:
+    """A run's label steps (bpe's merges and words, a prediction) as answers, so that a number recomputed
+    from a slipped chain takes its labels too (a pair count after a merge chosen with the other tie rule)."""
+    from ..check.answers import Answer
+
+    return [
+        Answer(k, s.value, None)
+        for k, s in run[1].items()
+        if isinstance(s.value, str) and k in truth[1] and isinstance(truth[1][k].value, str)
+    ]
 
 
 def as_step_of(run: Any, step_id: str) -> np.ndarray:

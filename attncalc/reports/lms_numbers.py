@@ -133,6 +133,12 @@ def _slips(
     # where check names the slip, as it names it; the slip's chain's values after the slip made (full marks)
     # after those made here, so a value both made here and carried keeps the slip share
     for name, arg, v, carried in sorted(named, key=lambda n: bool(n[3].any())):
+        if v.shape != (size,) and v.ndim == 1 and step.id.endswith(".pairs"):  # a bpe chain's own pairs: as
+            # many places as the true ones (those past them are the table's padded places, lms_label_slips)
+            v, carried = (
+                np.resize(np.append(v, np.zeros(max(0, size - v.size))), size),
+                np.resize(np.append(carried, np.ones(max(0, size - carried.size), bool)), size),
+            )
         if v.shape == (size,):
             slips.append((name, mistake_note(name, arg, d.problem, step.id), v, carried))
     return slips
@@ -212,7 +218,9 @@ def _found(
         # NEAR units of the last decimal of the key, which would give full marks to every student whose
         # earlier answers were right and whose last digit is a few off (check gives them 0): that keeps the
         # slip share
-        if carried[i] and abs(float(value) - float(accepted[0])) > (NEAR + 0.5) * 2 * half:
+        # (a whole-number count is no rounded digit: a count a few off follows from the slip as any other)
+        near = dec > 0 and abs(float(value) - float(accepted[0])) <= (NEAR + 0.5) * 2 * half
+        if carried[i] and not near:
             text = f"This follows from an earlier step where it looks like {note}: carried at full marks."
             found.append(Slip(value, name, text, carried=True))
         else:

@@ -72,8 +72,18 @@ def _categories(derivations: list[Derivation], seed: int, tag: str | None, name:
                 if isinstance(e, Choice):  # a label: one of the options, never a number
                     rule = f" {html.escape(q.precision)}" if q.precision else ""
                     text = f"{head}<p>{ask}{rule}</p><p>{html.escape(e.label)}: pick the label.</p>"
+                    # the right labels, and a slip's chain's, at full marks; a slip made here at the slip share
+                    shared = dict(e.shared)
+                    notes = {o: note for o, note, _ in e.slips}
                     answers = "".join(
-                        f'<answer fraction="{100 if o in e.correct else 0}"><text>{html_text(o)}</text></answer>'
+                        f'<answer fraction="{100 if o in e.full else slip_percent(q.slip_share) if o in shared else 0}">'
+                        f"<text>{html_text(o)}</text>"
+                        + (
+                            f'<feedback format="html"><text>{cdata(f"<p>{html.escape(notes[o])}</p>")}</text></feedback>'
+                            if o in notes
+                            else ""
+                        )
+                        + "</answer>"
                         for o in e.options
                     )
                     slots.setdefault((q.number, j), []).append(

@@ -62,7 +62,16 @@ def weights(qs: list[Question]) -> tuple[list[list[int]], int]:
 def _sub(q: Question, e: Number | Choice, mark: int, tol: str) -> str:
     """One entry as an embedded sub-question."""
     if isinstance(e, Choice):
-        options = "~".join(f"{'=' if o in e.correct else ''}{cloze_html(o)}" for o in e.options)
+        # the right labels and a slip's chain's at full marks, a slip made here at the slip share, with its note
+        notes = {o: note for o, note, _ in e.slips}
+        shared = dict(e.shared)
+
+        def grade(o: str) -> str:
+            return "=" if o in e.full else f"%{slip_percent(q.slip_share)}%" if o in shared else ""
+
+        options = "~".join(
+            f"{grade(o)}{cloze_html(o)}{'#' + cloze_html(notes[o]) if o in notes else ''}" for o in e.options
+        )
         return f"{{{mark}:MULTICHOICE_S:{options}}}"
     alts = [f"={a}:{tol}" for a in e.accepted]  # every value check accepts, at full marks
     # a named slip made at this step at the slip share; a value that follows from one made earlier (the

@@ -142,12 +142,24 @@ def _choice_item(ident: str, title: str, head: str, ask: str, q: Question, e: Ch
         '<choiceInteraction responseIdentifier="RESPONSE" shuffle="true" maxChoices="1">'
         f"<prompt>{_e(e.label)}: pick the label.</prompt>{options}</choiceInteraction></itemBody>"
     )
-    right = [
-        f'<match><variable identifier="RESPONSE"/><baseValue baseType="identifier">{choices[c]}</baseValue></match>'
-        for c in e.correct
-    ]
-    rules = [f"<responseCondition><responseIf>{_or(right)}{_score(q.points_of(e))}</responseIf></responseCondition>"]
-    return _item(ident, title, declarations, q.points_of(e), body, rules, worked(q.step, q.shown, decimals), [])
+
+    def picked(c: str) -> str:
+        return (
+            f'<match><variable identifier="RESPONSE"/><baseValue baseType="identifier">{choices[c]}</baseValue></match>'
+        )
+
+    pts = q.points_of(e)
+    # the right labels at full marks; then each named slip's label: its chain's (made earlier, carried) at
+    # full marks, one made here at the slip share, each with check's note
+    branches = [f"<responseIf>{_or([picked(c) for c in e.correct])}{_score(pts)}</responseIf>"]
+    for k, (option, _, carried) in enumerate(e.slips, 1):
+        branches.append(
+            f"<responseElseIf>{picked(option)}{_score(pts if carried else q.slip_share * pts)}{_slip_to(k)}"
+            "</responseElseIf>"
+        )
+    rules = [f"<responseCondition>{''.join(branches)}</responseCondition>"]
+    slips = [(f"SLIP_{k}", f"<p>{_e(note)}</p>") for k, (_, note, _) in enumerate(e.slips, 1)]
+    return _item(ident, title, declarations, pts, body, rules, worked(q.step, q.shown, decimals), slips)
 
 
 def _item(

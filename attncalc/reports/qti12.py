@@ -143,7 +143,7 @@ def _item(
         conditions = "".join(
             f'<respcondition continue="No"><conditionvar><varequal respident="response1">{labels[c]}</varequal>'
             f'</conditionvar><setvar action="Set" varname="SCORE">{_pts(pts)}</setvar></respcondition>'
-            for c in e.correct
+            for c in e.full  # the right labels and a slip's chain's (carried: full marks); no share here
         )
     else:
         kind, ilias = "numerical_question", "NUMERIC QUESTION"

@@ -69,7 +69,11 @@ def test_a_slip_leaving_an_entry_right_earns_that_entry_and_the_share_of_the_oth
         "grading": {"slip": share},
     }
     p = parse_problem(raw, "p.toml")
-    r = next(r for r in check(p, {"scores": [0, 3, 3], "scaled_scores": [0, 3, 3]}, "a.toml").results if r.id == "scaled_scores")
+    r = next(
+        r
+        for r in check(p, {"scores": [0, 3, 3], "scaled_scores": [0, 3, 3]}, "a.toml").results
+        if r.id == "scaled_scores"
+    )
     assert r.mistake == "no_scale"
     assert r.credit == pytest.approx(expected, abs=1e-12)
 

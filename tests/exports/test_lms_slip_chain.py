@@ -284,7 +284,9 @@ def _keyed_seeds(kind: str, n: int, leaves_right: bool = False) -> list[int]:
 KEYED = [
     (kind, seed, slip)
     for kind, n in (("attention", 3), ("softmax", 8))
-    for seed in sorted({*_keyed_seeds(kind, n), *(_keyed_seeds(kind, 1, leaves_right=True) if kind == "attention" else [])})
+    for seed in sorted(
+        {*_keyed_seeds(kind, n), *(_keyed_seeds(kind, 1, leaves_right=True) if kind == "attention" else [])}
+    )
     for slip in CASES[kind][2]
 ]
 
