@@ -21,7 +21,7 @@ from starlette.responses import HTMLResponse, Response
 from ..check import Report, flatten_ids
 from ..errors import ProblemError
 from . import answers as form
-from .costly import Costly
+from .costly import SERVED_WAITING, Costly
 from .download import ANSWERS_FILE, answers_toml, entry_text, read_back
 from .page import page_context, question_html, revealed_html, step_views, summary_of
 from .served import Catalog, Served
@@ -42,6 +42,12 @@ class State:
     limiter: CapacityLimiter = field(default_factory=lambda: CapacityLimiter(1))
     # the bound on a page's costly work (a new variant, a solution sheet not yet rendered): serve/costly.py
     costly: Costly = field(default_factory=Costly)
+    # the files' own lane (their pages and sheets not yet rendered): never refused for variants drawn
+    served_lane: Costly = field(default_factory=lambda: Costly(waiting=SERVED_WAITING))
+
+    def lane(self, name: str) -> Costly:
+        """The bound a costly work for the problem ``name`` runs in: a served file's, or the variants'."""
+        return self.served_lane if name in self.catalog.served else self.costly
 
 
 def root(request: Request) -> str:
