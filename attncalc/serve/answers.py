@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Derivation, Stated, Step
-from ..errors import ProblemError
+from ..errors import ProblemError, composed
 from .download import MAX_ENTRY  # characters of one typed entry
 from .pair_heads import is_pair_table, past_the_pairs, slots
 
@@ -96,6 +97,8 @@ def typed_from_form(pairs: Iterable[tuple[str, str]], d: Derivation) -> tuple[Ty
             errors[name] = f"{shown!r} is not an entry of step {step.id} ({_fields_of(step)})"
             continue
         text = value.strip()
+        if is_text(text) and not text.isascii():  # counted and kept composed (NFC), as check reads it
+            text = unicodedata.normalize("NFC", text)
         if not is_text(text):
             errors[name] = f"{shown}: not UTF-8 text"
         elif len(text) > MAX_ENTRY:
@@ -186,7 +189,10 @@ def parse_json_answers(body: bytes) -> dict[str, Any]:
             raise ProblemError("<request>", "answers", f"{key!r} is not a step id: it is not Unicode text")
         if not _all_text(value):
             raise ProblemError("<request>", key, "not Unicode text (a lone surrogate such as \\ud800)")
-    return answers
+    # every string composed (NFC), as check reads an answers file: its length counted so, and the
+    # download holding the text check grades
+    composed_answers: dict[str, Any] = composed(answers)
+    return composed_answers
 
 
 def json_labels(flat: dict[str, Any], d: Derivation) -> dict[str, Any]:
