@@ -78,6 +78,7 @@ def typed_from_form(pairs: Iterable[tuple[str, str]], d: Derivation) -> tuple[Ty
     steps = {s.id: s for s in asked(d)}
     out: dict[str, str] = {}
     errors: dict[str, str] = {}
+    places: dict[str, tuple[set[tuple[int, ...]], set[tuple[int, ...]]]] = {}  # a step's entries, and fixed ones
     for name, value in pairs:
         if name in ("action", "reveal", "checked"):
             continue
@@ -93,7 +94,9 @@ def typed_from_form(pairs: Iterable[tuple[str, str]], d: Derivation) -> tuple[Ty
             if value.strip() not in ("", UNANSWERED):
                 errors[name] = f"{shown}: {past}"
             continue
-        if idx not in entries(step) or field_name(step.id, idx) != name:
+        if step.id not in places:  # (worked out once a step, not once a field)
+            places[step.id] = (set(entries(step)), fixed_entries(step))
+        if idx not in places[step.id][0] or field_name(step.id, idx) != name:
             errors[name] = f"{shown!r} is not an entry of step {step.id} ({_fields_of(step)})"
             continue
         text = value.strip()
@@ -105,7 +108,7 @@ def typed_from_form(pairs: Iterable[tuple[str, str]], d: Derivation) -> tuple[Ty
             errors[name] = f"{shown}: an entry of more than {MAX_ENTRY} characters"
         elif name in out and out[name] != text:
             errors[name] = f"{shown}: typed twice, as {out[name][:40]!r} and {text[:40]!r}"
-        elif text and text != UNANSWERED and idx in fixed_entries(step):
+        elif text and text != UNANSWERED and idx in places[step.id][1]:
             errors[name] = f"{shown}: fixed by the problem (a masked score), not asked"
         elif text:
             out.setdefault(name, text)

@@ -30,7 +30,7 @@ from ..files import MAX_INPUT_BYTES
 from . import answers as form
 from .costly import Busy, busy
 from .guard import Guard, too_large
-from .served import Catalog, Served, collect
+from .served import Catalog, Served, collect, page_fields
 from .shown import shown
 from .work import (
     ANOTHER,
@@ -50,6 +50,7 @@ from .work import (
 T = TypeVar("T")
 ENV = "ATTNCALC_SERVE"  # the settings handed to uvicorn's workers, as JSON
 MAX_FIELDS = 20000  # fields in one form (the largest example, a 700-step LSTM, has about 2000)
+FORM_OWN = ("action", "reveal", "checked")  # the page's form's fields that are no answer
 
 
 def _static() -> dict[str, tuple[bytes, str]]:
@@ -241,7 +242,7 @@ async def check(state: State, request: Request) -> Response:
         return await in_turn(state, check_json, state, served, body)
     if kind != "form":
         return _unsupported()
-    pairs = _pairs(body)
+    pairs = _pairs(body, served)
     fields = dict(pairs)
     action = fields.get("action", "check")
     shown = _count(fields.get("reveal"))
@@ -268,7 +269,7 @@ async def download(state: State, request: Request) -> Response:
         return await in_turn(state, download_json, state, served, body)
     if kind != "form":
         return _unsupported()
-    pairs = _pairs(body)
+    pairs = _pairs(body, served)
     if _count(dict(pairs).get("reveal")) is None:
         return await _bad_reveal(state, request, served)
     return await in_turn(state, download_form, state, request, served, pairs)
@@ -370,13 +371,19 @@ def _unsupported() -> Response:
     )
 
 
-def _pairs(body: bytes) -> list[tuple[str, str]]:
+def _pairs(body: bytes, served: Served) -> list[tuple[str, str]]:
+    """A form's fields, at most as many as the problem's page has (one per entry, and the form's own
+    three): more are refused (413) counted, before any is read, so a flood of bad fields costs the
+    grading thread no more than a full page does."""
+    entries = page_fields(served.derivation)
+    limit = min(MAX_FIELDS, entries + len(FORM_OWN))
     try:
         # bytes that are not UTF-8 stay lone surrogates, so the field they are in is named (422)
         text = body.decode("utf-8", "surrogateescape")
-        return parse_qsl(text, keep_blank_values=True, max_num_fields=MAX_FIELDS, errors="surrogateescape")
+        return parse_qsl(text, keep_blank_values=True, max_num_fields=limit, errors="surrogateescape")
     except ValueError:
-        raise _Stop(PlainTextResponse(f"More than {MAX_FIELDS} fields.\n", status_code=413)) from None
+        said = f"More than {limit} fields: this problem's page has {entries} answer fields."
+        raise _Stop(PlainTextResponse(said + "\n", status_code=413)) from None
 
 
 async def _served(state: State, request: Request, gate: bool = True) -> Served:
