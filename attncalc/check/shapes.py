@@ -21,7 +21,8 @@ from .hints import open_past, other_shape
 
 if TYPE_CHECKING:
     from ..derivation import Derivation
-    from .answers import Answer
+
+Answer = Any  # (check.answers.Answer, which imports this module: changed here by dataclasses.replace alone)
 
 _UNANSWERED = "?"
 _UNANSWERED_DECIMALS = -2  # answers.UNANSWERED_DECIMALS: an entry written "?"
@@ -100,15 +101,13 @@ class Reread(Exception):
     the answers read before it were read at: all are read again, with every answer's decimals."""
 
 
-def unread(step_id: str, seen: Glance) -> Answer:
-    """The answer as its shape and its "?" entries alone (its values not read: NaN)."""
-    from .answers import Answer
-
-    decimals = np.where(seen.unanswered, _UNANSWERED_DECIMALS, 0)
-    return Answer(step_id, np.full(seen.shape, np.nan), decimals, written=_UNREAD)
+def unread(seen: Glance) -> tuple[np.ndarray, np.ndarray, Any]:
+    """An answer's values, decimals and written entries from its shape and its "?" entries alone (its
+    values not read: NaN; written: :data:`UNREAD`)."""
+    return np.full(seen.shape, np.nan), np.where(seen.unanswered, _UNANSWERED_DECIMALS, 0), UNREAD
 
 
-_UNREAD = ("(not read)",)  # the written entries of an answer only glanced at
+UNREAD = ("(not read)",)  # the written entries of an answer only glanced at
 
 
 def settle(
@@ -135,7 +134,7 @@ def settle(
         if theirs.get(ans.id) != np.shape(ans.values):
             slots = pair_slots(derivation, derivation.step(ans.id)) if merge else 0
             raise ProblemError(file, key, other_shape(shape, own, ans.values, ans.decimals, merge, slots))
-        if ans.written is _UNREAD:  # it stands: its entries read now
+        if ans.written is UNREAD:  # it stands: its entries read now
             ans = read(ans.id, key, value)
             ans = _cut(ans, own) if merge else ans
         out.append(ans)
@@ -143,9 +142,11 @@ def settle(
 
 def _cut(ans: Answer, own: tuple[int, ...]) -> Answer:
     """The student's own pair table at the page's size ("?" past their pairs) cut to their pairs."""
-    from .answers import Answer
+    import dataclasses
 
     if not open_past(ans.decimals, own):
         return ans
-    written = ans.written if ans.written is _UNREAD else ans.written[: own[0]]
-    return Answer(ans.id, ans.values[: own[0]], np.asarray(ans.decimals)[: own[0]], written)
+    written = ans.written if ans.written is UNREAD else ans.written[: own[0]]
+    return dataclasses.replace(
+        ans, values=ans.values[: own[0]], decimals=np.asarray(ans.decimals)[: own[0]], written=written
+    )
