@@ -269,7 +269,8 @@ def parse_answers(
             continue
         shape = np.shape(step.value)
         if step_id in glanced:  # another shape, seen before any entry is read: read only if it stands
-            other.append((key, Answer(step_id, *shapes.unread(glanced[step_id])), shape, value))
+            unread = shapes.unread(glanced[step_id], bool(pair_merge(derivation, step)))
+            other.append((key, Answer(step_id, *unread), shape, value))
             continue
         vals, decs, written, count = _numbers_of(derivation, step, value, file, key, default_dec)
         if vals.shape != shape:

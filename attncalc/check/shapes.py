@@ -30,16 +30,20 @@ _UNANSWERED_DECIMALS = -2  # answers.UNANSWERED_DECIMALS: an entry written "?"
 
 @dataclass(frozen=True)
 class Glance:
-    """A list answer as its reader would shape it, and its entries written ``"?"`` (True), unread."""
+    """A list answer as its reader would shape it, its entries unread."""
 
     shape: tuple[int, ...]
-    unanswered: np.ndarray
+    value: Any
+
+    def unanswered(self) -> np.ndarray:
+        """Its entries written ``"?"`` (True), in its shape (looked at only for a bpe pair table)."""
+        return np.array(_marks(self.value), dtype=bool).reshape(self.shape)
 
 
 def glance(value: Any) -> Glance | None:
     """The shape the reader gives a list answer (a list, a matrix of rows of one width, a list of
-    matrices of one shape), and where ``"?"`` is; None for what is not such a list (not a list, an
-    empty one, ragged rows, a list among the entries): reading it says what is wrong."""
+    matrices of one shape); None for what is not such a list (not a list, an empty one, ragged rows,
+    a list among the entries): reading it says what is wrong."""
     if not isinstance(value, list) or not value:
         return None
     if all(isinstance(r, list) and r and all(isinstance(x, list) for x in r) for r in value):
@@ -47,15 +51,19 @@ def glance(value: Any) -> Glance | None:
         first = blocks[0]
         if first is None or any(b is None or b.shape != first.shape for b in blocks):
             return None
-        return Glance((len(blocks), *first.shape), np.stack([b.unanswered for b in blocks if b is not None]))
+        return Glance((len(blocks), *first.shape), value)
     if all(isinstance(r, list) for r in value):
         width = len(value[0])
         if not width or any(len(r) != width or any(isinstance(x, list) for x in r) for r in value):
             return None
-        return Glance((len(value), width), np.array([[_unanswered(x) for x in r] for r in value], dtype=bool))
+        return Glance((len(value), width), value)
     if any(isinstance(x, list) for x in value):
         return None
-    return Glance((len(value),), np.array([_unanswered(x) for x in value], dtype=bool))
+    return Glance((len(value),), value)
+
+
+def _marks(value: Any) -> Any:
+    return [_marks(v) for v in value] if isinstance(value, list) else _unanswered(value)
 
 
 def unanswered_throughout(value: Any) -> bool:
@@ -75,7 +83,7 @@ def stands(seen: Glance, shape: tuple[int, ...], pair_table: bool) -> bool:
     if seen.shape == shape:
         return True
     if pair_table and len(seen.shape) == 1 == len(shape) and seen.shape[0] > shape[0]:
-        return bool(seen.unanswered[shape[0] :].all())
+        return bool(seen.unanswered()[shape[0] :].all())
     return len(seen.shape) == 1 and len(shape) == 2 and 1 in shape and seen.shape[0] == max(shape) > 1
 
 
@@ -101,10 +109,12 @@ class Reread(Exception):
     the answers read before it were read at: all are read again, with every answer's decimals."""
 
 
-def unread(seen: Glance) -> tuple[np.ndarray, np.ndarray, Any]:
-    """An answer's values, decimals and written entries from its shape and its "?" entries alone (its
-    values not read: NaN; written: :data:`UNREAD`)."""
-    return np.full(seen.shape, np.nan), np.where(seen.unanswered, _UNANSWERED_DECIMALS, 0), UNREAD
+def unread(seen: Glance, pair_table: bool) -> tuple[np.ndarray, np.ndarray, Any]:
+    """An answer's values, decimals and written entries from its shape alone (its values not read:
+    NaN; written: :data:`UNREAD`); for a bpe pair table, its "?" entries too (all that the message
+    for another shape, or the cut of the answerer's own table, looks at)."""
+    marks = seen.unanswered() if pair_table else np.zeros(seen.shape, dtype=bool)
+    return np.full(seen.shape, np.nan), np.where(marks, _UNANSWERED_DECIMALS, 0), UNREAD
 
 
 UNREAD = ("(not read)",)  # the written entries of an answer only glanced at
