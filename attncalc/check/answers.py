@@ -237,7 +237,8 @@ def parse_answers(
     """Validate answers against a derivation's steps: known ids, right shapes, numbers. A table of
     another shape stands when ``own_shapes`` (the steps' shapes worked from the answered labels, as
     a merge answered otherwise leaves the student's own pairs) gives it that shape; it is seen
-    before its entries are read, and read only if it stands (:mod:`.shapes`)."""
+    before its entries are read, and read only if it stands (:mod:`.shapes`; ``glancing=False``:
+    every answer read first, as when its decimals set the file's precision)."""
     given, valid = raw, derivation.step_ids
     out: list[Answer] = []
     other: list[tuple[str, Answer, tuple[int, ...], Any]] = []  # (key, answer, true shape, value): another shape
