@@ -29,8 +29,9 @@ from ..errors import (
 )
 from ..numbers import MAX_LENGTH, parse_number, to_float
 from ..parse import read_raw
-from ..render.asked import pair_merge, pair_slots
-from .hints import dotted_id_clash, open_past, other_shape, unknown_step
+from ..render.asked import pair_merge
+from . import shapes
+from .hints import dotted_id_clash, open_past, unknown_step
 from .tokens import read_tokens
 from .tokens import tokens_as_written as tokens_as_written  # (where it was first: tests import it here)
 from .units import GROUPED, read_count, ungrouped  # noqa: F401  (GROUPED: as this module always had it)
@@ -233,17 +234,22 @@ def parse_answers(
     file: str,
     key_prefix: str = "",
     own_shapes: Callable[[dict[str, str]], dict[str, tuple[int, ...]]] | None = None,
+    glancing: bool = True,
 ) -> list[Answer]:
     """Validate answers against a derivation's steps: known ids, right shapes, numbers. A table of
     another shape stands when ``own_shapes`` (the steps' shapes worked from the answered labels, as
-    a merge answered otherwise leaves the student's own pairs) gives it that shape."""
-    valid = derivation.step_ids
+    a merge answered otherwise leaves the student's own pairs) gives it that shape; it is seen
+    before its entries are read, and read only if it stands (:mod:`.shapes`; ``glancing=False``:
+    every answer read first, as when its decimals set the file's precision)."""
+    given, valid = raw, derivation.step_ids
     out: list[Answer] = []
-    other: list[tuple[str, Answer, tuple[int, ...]]] = []  # (key, answer, true shape): answered in another shape
+    other: list[tuple[str, Answer, tuple[int, ...], Any]] = []  # (key, answer, true shape, value): another shape
     raw = flatten_ids(composed(raw, file), file=file)  # composed, as the problem's labels and words are
+    glanced = shapes.glanced(raw, derivation) if glancing else {}
     # a whole number is judged at the file's usual precision; a file of whole numbers only, at the
     # problem's decimals (else weights = [0, 0, 0] would pass as 0.155, 0.422, 0.422 "to 0 decimals")
-    default_dec = _file_decimals(raw, derivation.decimals)
+    decided = {k: v for k, v in raw.items() if k not in glanced and not _all_unanswered(v)}  # ("?": no decimals)
+    default_dec = _file_decimals(decided, derivation.decimals)
     skipped: list[str] = []
     for step_id, value in raw.items():
         key = f"{key_prefix}{step_id}"
@@ -265,27 +271,30 @@ def parse_answers(
             out.append(_label_answer(step, step_id, value, file, key))
             continue
         shape = np.shape(step.value)
+        if step_id in glanced:  # another shape, seen before any entry is read: read only if it stands
+            unread = shapes.unread(glanced[step_id], bool(pair_merge(derivation, step)))
+            other.append((key, Answer(step_id, *unread), shape, value))
+            continue
         vals, decs, written, count = _numbers_of(derivation, step, value, file, key, default_dec)
         if vals.shape != shape:
-            other.append((key, Answer(step_id, vals, decs, _as_written(written)), shape))
+            other.append((key, Answer(step_id, vals, decs, _as_written(written)), shape, value))
             continue
         if count is None or count.scale == 1:
             decs = _whole_steps_at_the_asked_precision(step, vals, decs, derivation.decimals)
         extra = count.fields() if count is not None else {}
         out.append(Answer(step_id, vals, decs, _as_written(written), **extra))
     if other:
-        labels = {a.id: a.values for a in out if isinstance(a.values, str)}
-        differ = {k: v for k, v in labels.items() if v != str(derivation.step(k).value)}
-        theirs = own_shapes(labels) if own_shapes is not None and differ else {}
-        for key, ans, shape in other:
-            own = theirs.get(ans.id, shape)  # the student's own pairs (kind bpe), else the true ones
-            merge = pair_merge(derivation, derivation.step(ans.id)) if np.ndim(ans.values) == 1 == len(own) else 0
-            if merge and open_past(ans.decimals, own):  # the student's own pair table at the page's size
-                ans = Answer(ans.id, ans.values[: own[0]], np.asarray(ans.decimals)[: own[0]], ans.written[: own[0]])
-            if theirs.get(ans.id) != np.shape(ans.values):
-                slots = pair_slots(derivation, derivation.step(ans.id)) if merge else 0
-                raise ProblemError(file, key, other_shape(shape, own, ans.values, ans.decimals, merge, slots))
-            out.append(ans)
+
+        def read_now(step_id: str, key: str, value: Any) -> Answer:
+            if _file_decimals(raw, derivation.decimals) != default_dec:  # its decimals set the file's
+                raise shapes.Reread
+            vals, decs, written, _ = _numbers_of(derivation, derivation.step(step_id), value, file, key, default_dec)
+            return Answer(step_id, vals, decs, _as_written(written))
+
+        try:
+            shapes.settle(other, out, derivation, own_shapes, file, read_now)
+        except shapes.Reread:  # (every answer read again, at the precision of them all)
+            return parse_answers(given, derivation, file, key_prefix, own_shapes, glancing=False)
     if skipped and not out:
         raise NothingAnswered(
             file,
@@ -394,11 +403,7 @@ def _blank(value: Any) -> bool:
     return isinstance(value, str) and not value.strip()
 
 
-def _all_unanswered(value: Any) -> bool:
-    """The step written "?" as a whole, or every entry of it "?" (nested lists as well)."""
-    if isinstance(value, list):
-        return bool(value) and all(_all_unanswered(v) for v in value)
-    return isinstance(value, str) and value.strip() == UNANSWERED
+_all_unanswered = shapes.unanswered_throughout  # the step written "?" as a whole, or every entry of it
 
 
 def _decimals_of(x: Any, default: int) -> int:

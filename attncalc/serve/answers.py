@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Derivation, Stated, Step
-from ..errors import ProblemError
+from ..errors import ProblemError, composed
 from .download import MAX_ENTRY  # characters of one typed entry
 from .pair_heads import is_pair_table, past_the_pairs, slots
 
@@ -77,6 +78,7 @@ def typed_from_form(pairs: Iterable[tuple[str, str]], d: Derivation) -> tuple[Ty
     steps = {s.id: s for s in asked(d)}
     out: dict[str, str] = {}
     errors: dict[str, str] = {}
+    places: dict[str, tuple[set[tuple[int, ...]], set[tuple[int, ...]]]] = {}  # a step's entries, and fixed ones
     for name, value in pairs:
         if name in ("action", "reveal", "checked"):
             continue
@@ -92,17 +94,21 @@ def typed_from_form(pairs: Iterable[tuple[str, str]], d: Derivation) -> tuple[Ty
             if value.strip() not in ("", UNANSWERED):
                 errors[name] = f"{shown}: {past}"
             continue
-        if idx not in entries(step) or field_name(step.id, idx) != name:
+        if step.id not in places:  # (worked out once a step, not once a field)
+            places[step.id] = (set(entries(step)), fixed_entries(step))
+        if idx not in places[step.id][0] or field_name(step.id, idx) != name:
             errors[name] = f"{shown!r} is not an entry of step {step.id} ({_fields_of(step)})"
             continue
         text = value.strip()
+        if is_text(text) and not text.isascii():  # counted and kept composed (NFC), as check reads it
+            text = unicodedata.normalize("NFC", text)
         if not is_text(text):
             errors[name] = f"{shown}: not UTF-8 text"
         elif len(text) > MAX_ENTRY:
             errors[name] = f"{shown}: an entry of more than {MAX_ENTRY} characters"
         elif name in out and out[name] != text:
             errors[name] = f"{shown}: typed twice, as {out[name][:40]!r} and {text[:40]!r}"
-        elif text and text != UNANSWERED and idx in fixed_entries(step):
+        elif text and text != UNANSWERED and idx in places[step.id][1]:
             errors[name] = f"{shown}: fixed by the problem (a masked score), not asked"
         elif text:
             out.setdefault(name, text)
@@ -186,7 +192,10 @@ def parse_json_answers(body: bytes) -> dict[str, Any]:
             raise ProblemError("<request>", "answers", f"{key!r} is not a step id: it is not Unicode text")
         if not _all_text(value):
             raise ProblemError("<request>", key, "not Unicode text (a lone surrogate such as \\ud800)")
-    return answers
+    # every string composed (NFC), as check reads an answers file: its length counted so, and the
+    # download holding the text check grades
+    composed_answers: dict[str, Any] = composed(answers)
+    return composed_answers
 
 
 def json_labels(flat: dict[str, Any], d: Derivation) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from ..files import MAX_INPUT_BYTES
 from . import answers as form
 from .costly import Busy, busy
 from .guard import Guard, too_large
-from .served import Catalog, Served, collect
+from .served import Catalog, Served, collect, page_fields
 from .shown import shown
 from .work import (
     ANOTHER,
@@ -50,6 +50,7 @@ from .work import (
 T = TypeVar("T")
 ENV = "ATTNCALC_SERVE"  # the settings handed to uvicorn's workers, as JSON
 MAX_FIELDS = 20000  # fields in one form (the largest example, a 700-step LSTM, has about 2000)
+FORM_OWN = ("action", "reveal", "checked")  # the page's form's fields that are no answer
 
 
 def _static() -> dict[str, tuple[bytes, str]]:
@@ -188,8 +189,8 @@ async def index(state: State, request: Request) -> Response:
 
 async def practice_page(state: State, request: Request) -> Response:
     """A problem's page as first shown: rendered once per worker (by steps revealed and root path),
-    each render not yet cached in the costly bound (:mod:`.costly`: 503 beyond it), as a new variant
-    is drawn there."""
+    each render not yet cached in a costly bound (:mod:`.costly`: 503 beyond it), as a new variant
+    is drawn there: a served file's in the files' own lane, which no variant drawn fills."""
     reveal = _count(request.query_params.get("reveal"))
     if reveal is None:
         return PlainTextResponse(BAD_REVEAL + "\n", status_code=400)
@@ -202,22 +203,23 @@ async def practice_page(state: State, request: Request) -> Response:
         reveal = min(reveal, len(form.asked(at_hand.derivation)))
     key = (name, reveal, root(request))
     html = cat.page(key) if at_hand is not None else None
-    drawn: list[Served] = []  # (the problem rendered: a variant may have left the cache since)
+    drawn: Served | None = None  # (the problem rendered: a variant may have left the cache since)
     if html is None:
         if not cat.offers(name):
             await _served(state, request)  # (404)
 
-        async def page() -> str:
+        async def page() -> tuple[str, Served]:
             served = await _served(state, request, gate=False)
-            drawn.append(served)
             link = ANOTHER if new_variant(request, served, cat.practice) else ""
             made = await in_turn(state, render_page, state, request, served, form.Typed({}), reveal, another=link)
             text = bytes(made.body).decode("utf-8")
             cat.keep_page((name, min(reveal, len(form.asked(served.derivation))), root(request)), text)
-            return text
+            return text, served
 
-        html = await state.costly.run(page)
-    served = drawn[0] if drawn else at_hand
+        # a served file's page in its own lane: a flood of new variants never refuses it
+        made, drawn = await state.lane(name).run(page, key=("page", *key))
+        html = made
+    served = drawn if drawn is not None else at_hand
     another = new_variant(request, served, cat.practice) if served is not None else ""
     return HTMLResponse(html.replace(ANOTHER, another) if ANOTHER in html else html)
 
@@ -240,7 +242,7 @@ async def check(state: State, request: Request) -> Response:
         return await in_turn(state, check_json, state, served, body)
     if kind != "form":
         return _unsupported()
-    pairs = _pairs(body)
+    pairs = _pairs(body, served)
     fields = dict(pairs)
     action = fields.get("action", "check")
     shown = _count(fields.get("reveal"))
@@ -267,7 +269,7 @@ async def download(state: State, request: Request) -> Response:
         return await in_turn(state, download_json, state, served, body)
     if kind != "form":
         return _unsupported()
-    pairs = _pairs(body)
+    pairs = _pairs(body, served)
     if _count(dict(pairs).get("reveal")) is None:
         return await _bad_reveal(state, request, served)
     return await in_turn(state, download_form, state, request, served, pairs)
@@ -294,7 +296,7 @@ async def solution(state: State, request: Request) -> Response:
     key = (served.name, reveal)  # all that changes the sheet (the back link, by the root path, is put in after)
     html = state.catalog.sheet(key)
     if html is None:  # rendered once per worker: 0.1-0.4 s of CPU for the larger problems, in the costly bound
-        html = await state.costly.run(lambda: in_turn(state, sheet))
+        html = await state.lane(served.name).run(lambda: in_turn(state, sheet), key=("sheet", *key))
         state.catalog.keep_sheet(key, html)
     return HTMLResponse(
         html.replace("<body>", f'<body>\n<p><a href="{escape(back)}">Back to the practice page</a></p>', 1)
@@ -369,13 +371,19 @@ def _unsupported() -> Response:
     )
 
 
-def _pairs(body: bytes) -> list[tuple[str, str]]:
+def _pairs(body: bytes, served: Served) -> list[tuple[str, str]]:
+    """A form's fields, at most as many as the problem's page has (one per entry, and the form's own
+    three): more are refused (413) counted, before any is read, so a flood of bad fields costs the
+    grading thread no more than a full page does."""
+    entries = page_fields(served.derivation)
+    limit = min(MAX_FIELDS, entries + len(FORM_OWN))
     try:
         # bytes that are not UTF-8 stay lone surrogates, so the field they are in is named (422)
         text = body.decode("utf-8", "surrogateescape")
-        return parse_qsl(text, keep_blank_values=True, max_num_fields=MAX_FIELDS, errors="surrogateescape")
+        return parse_qsl(text, keep_blank_values=True, max_num_fields=limit, errors="surrogateescape")
     except ValueError:
-        raise _Stop(PlainTextResponse(f"More than {MAX_FIELDS} fields.\n", status_code=413)) from None
+        said = f"More than {limit} fields: this problem's page has {entries} answer fields."
+        raise _Stop(PlainTextResponse(said + "\n", status_code=413)) from None
 
 
 async def _served(state: State, request: Request, gate: bool = True) -> Served:
@@ -390,7 +398,7 @@ async def _served(state: State, request: Request, gate: bool = True) -> Served:
         return found
     try:  # a variant may have to be drawn and solved: in a worker thread
         if gate and cat.offers(name) and not cat.drawn(name):
-            served = await state.costly.run(lambda: in_turn(state, cat.get, name))
+            served = await state.costly.run(lambda: in_turn(state, cat.get, name), key=("draw", name))
         else:
             served = await in_turn(state, cat.get, name)
     except AttncalcError:

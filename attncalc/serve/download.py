@@ -86,11 +86,17 @@ def answers_toml(answers: dict[str, Any], d: Derivation, name: str, source: str 
         _comment(f"Grade them with: attncalc check {_shell_word(source) if source else name + '.toml'} THIS_FILE"),
         _comment('Entries written "?" are not graded.'),
     ]
-    order = {s.id: k for k, s in enumerate(d.steps)}
     labels = {s.id for s in d.steps if isinstance(s.value, str)}
-    for key in sorted(answers, key=lambda k: order.get(k, len(order))):
-        lines.append(f"{toml_string(key)} = {_toml_value(answers[key], key in labels)}")
+    for key, value in in_step_order(answers, d).items():
+        lines.append(f"{toml_string(key)} = {_toml_value(value, key in labels)}")
     return "\n".join(lines) + "\n"
+
+
+def in_step_order(answers: dict[str, Any], d: Derivation) -> dict[str, Any]:
+    """The answers in the order the downloaded file writes them (and check reads them): the problem's
+    steps in derivation order, then any other key as it came."""
+    order = {s.id: k for k, s in enumerate(d.steps)}
+    return {key: answers[key] for key in sorted(answers, key=lambda k: order.get(k, len(order)))}
 
 
 def read_back(text: str) -> dict[str, Any]:

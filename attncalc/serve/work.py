@@ -19,10 +19,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from ..check import Report, flatten_ids
+from ..check.shapes import glanced
 from ..errors import ProblemError
 from . import answers as form
-from .costly import Costly
-from .download import ANSWERS_FILE, answers_toml, entry_text, read_back
+from .costly import SERVED_WAITING, Costly
+from .download import ANSWERS_FILE, answers_toml, entry_text, in_step_order, read_back
 from .page import page_context, question_html, revealed_html, step_views, summary_of
 from .served import Catalog, Served
 
@@ -42,6 +43,12 @@ class State:
     limiter: CapacityLimiter = field(default_factory=lambda: CapacityLimiter(1))
     # the bound on a page's costly work (a new variant, a solution sheet not yet rendered): serve/costly.py
     costly: Costly = field(default_factory=Costly)
+    # the files' own lane (their pages and sheets not yet rendered): never refused for variants drawn
+    served_lane: Costly = field(default_factory=lambda: Costly(waiting=SERVED_WAITING))
+
+    def lane(self, name: str) -> Costly:
+        """The bound a costly work for the problem ``name`` runs in: a served file's, or the variants'."""
+        return self.served_lane if name in self.catalog.served else self.costly
 
 
 def root(request: Request) -> str:
@@ -136,7 +143,12 @@ def _json_answers(served: Served, body: bytes) -> tuple[dict[str, Any] | None, R
     (a number with the decimals it was written with: 1.7E+1 as 1.7e+1), or the 422 saying what is wrong."""
     try:
         answers = form.parse_json_answers(body)
-        flat = form.json_labels(flatten_ids(answers), served.derivation)
+        flat = flatten_ids(answers)
+        if glanced(flat, served.derivation):  # an answer of another shape than its step: check refuses it
+            check_answers(served, in_step_order(flat, served.derivation))  # unread (check/shapes.py)
+        for key in glanced(flat, served.derivation, unanswered=True):
+            flat[key] = form.UNANSWERED  # "?" throughout, of another shape: not answered, as check reads it
+        flat = form.json_labels(flat, served.derivation)
         try:
             return {k: entry_text(v, k) for k, v in flat.items()}, None
         except ProblemError:

@@ -162,7 +162,7 @@ def test_a_variant_page_from_the_cache_still_links_a_new_seed() -> None:
 def test_an_uncached_page_is_costly_work_and_a_cached_one_is_not() -> None:
     c = client([str(PROBLEMS / "decoder-dot.toml"), str(PROBLEMS / "backward-two-heads.toml")])
     assert c.get("/problems/decoder-dot").status_code == 200
-    _state(c).costly = Costly(0, 0)  # no room for any costly work
+    _state(c).served_lane = Costly(0, 0)  # no room for any costly work in the served files' lane
     assert c.get("/problems/decoder-dot").status_code == 200  # cached
     r = c.get("/problems/backward-two-heads")  # never rendered: waits its turn, and there is none
     assert r.status_code == 503 and r.headers["retry-after"] == "2" and r.text == BUSY + "\n"

@@ -77,16 +77,19 @@ def test_beyond_the_bound_a_costly_request_is_503_and_a_cheap_one_is_answered() 
     assert c.get(f"/problems/{DOT}/solution").status_code == 200
     check = c.post(f"/problems/{DOT}/check", json={"answers": {"scores": [1, 2, 2]}})
     assert check.status_code == 200 and check.json()["results"][0]["verdict"] == "correct"  # 1, 2, 2 by hand
-    for path in (
-        "/problems/variant-bpe-5",
-        "/problems/backward-two-heads/solution",
-        "/problems/variant-bpe-5/solution",
-    ):
+    for path in ("/problems/variant-bpe-5", "/problems/variant-bpe-5/solution"):
         r = c.get(path)
         assert r.status_code == 503 and r.headers["retry-after"] == "2" and r.text == BUSY + "\n", path
     r = c.post("/problems/variant-bpe-6/check", json={"answers": {}})
     assert r.status_code == 503 and r.json() == {"error": BUSY} and r.headers["retry-after"] == "2"
     assert c.get("/problems/no-such-thing").status_code == 404  # a name not served costs nothing: 404 still
+    # a served file's sheet not rendered yet is in the files' own lane: refused only when that is full
+    assert c.get("/problems/backward-two-heads/solution").status_code == 200
+    _state(c).served_lane = Costly(0, 0)
+    for path in ("/problems/backward-two-heads/solution?reveal=1", "/problems/backward-two-heads?reveal=1"):
+        r = c.get(path)
+        assert r.status_code == 503 and r.headers["retry-after"] == "2" and r.text == BUSY + "\n", path
+    assert c.get(f"/problems/{DOT}").status_code == 200  # (cached: never counted)
 
 
 def test_at_most_the_bound_of_new_variants_is_admitted_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -206,3 +209,92 @@ def test_a_real_server_refuses_a_flood_of_new_seeds_and_answers_a_student(tmp_pa
         stop.set()
         server.stop()
     assert "Traceback" not in server.log.read_text()
+
+
+def test_a_served_files_pages_are_never_refused_for_variants_drawn() -> None:
+    """The variants' lane full: a served file nobody opened yet, its ?reveal pages and another file's
+    page are answered (their own lane), while a new variant is refused."""
+    c = _app("decoder-dot", "backward-two-heads")
+    _state(c).costly = Costly(0, 0)  # no room for any variant's work
+    assert c.get("/problems/variant-bpe-7").status_code == 503
+    page = c.get(f"/problems/{DOT}")
+    assert page.status_code == 200 and 'name="scores[0]"' in page.text
+    revealed = c.get(f"/problems/{DOT}?reveal=2")
+    assert revealed.status_code == 200 and revealed.text != page.text
+    assert c.get("/problems/backward-two-heads?reveal=1").status_code == 200
+    assert c.get("/problems/backward-two-heads/solution").status_code == 200
+
+
+def test_a_served_page_waits_its_turn_while_new_variants_are_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ten new seeds asked at once, the one drawn held: five are refused; then a served file's page,
+    never opened, and its ?reveal are admitted (they wait for the grading thread, not refused) and
+    answered 200 once the draw is let go."""
+    import httpx
+
+    go = threading.Event()
+    draw = Catalog._draw
+
+    def held(self: Catalog, *args: Any) -> Any:
+        assert go.wait(60), "the test never let the draws go"
+        return draw(self, *args)
+
+    monkeypatch.setattr(Catalog, "_draw", held)
+    app = _app().app
+    limiter = app.app.state.attncalc.limiter
+
+    async def run() -> tuple[list[int], list[int]]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver", timeout=60) as c:
+            seeds = [asyncio.create_task(c.get(f"/problems/variant-multi-head-{seed}")) for seed in range(10)]
+            while sum(t.done() for t in seeds) < 5:
+                await asyncio.sleep(0.01)
+            mine = [asyncio.create_task(c.get(f"/problems/{DOT}{q}")) for q in ("", "?reveal=1")]
+            # admitted: the first waits for the grading thread (which the held draw has), or answered
+            while limiter.statistics().tasks_waiting < 1 and not all(t.done() for t in mine):
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.05)  # (the second reaches its lane meanwhile)
+            early = [t.result().status_code for t in mine if t.done()]
+            go.set()
+            statuses = [r.status_code for r in await asyncio.gather(*mine)]
+            drawn = [r.status_code for r in await asyncio.gather(*seeds)]
+            assert early == []  # (before: 503 at once, the one bound being full of variants)
+            return statuses, drawn
+
+    statuses, drawn = asyncio.run(run())
+    assert statuses == [200, 200]
+    assert sorted(drawn) == [200] * 5 + [503] * 5
+
+
+def test_requests_for_a_page_being_rendered_wait_for_that_render(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Six requests for one served page never rendered, at once, with no room for a second costly
+    work: the page is rendered once and all six get it (they share the render, counted once)."""
+    import httpx
+
+    from attncalc.serve import app as app_module
+
+    go = threading.Event()
+    rendered: list[int] = []
+    render = app_module.render_page
+
+    def held(*args: Any, **kw: Any) -> Any:
+        rendered.append(1)
+        assert go.wait(60), "the test never let the render go"
+        return render(*args, **kw)
+
+    monkeypatch.setattr(app_module, "render_page", held)
+    app = _app().app
+    app.app.state.attncalc.served_lane = Costly(1, 0)
+
+    async def run() -> list[Any]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver", timeout=60) as c:
+            tasks = [asyncio.create_task(c.get(f"/problems/{DOT}")) for _ in range(6)]
+            while not rendered and not any(t.done() for t in tasks):
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.05)  # (the others reach the bound meanwhile)
+            go.set()
+            return list(await asyncio.gather(*tasks))
+
+    responses = asyncio.run(run())
+    assert [r.status_code for r in responses] == [200] * 6
+    assert len({r.text for r in responses}) == 1 and rendered == [1]
