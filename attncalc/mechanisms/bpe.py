@@ -157,7 +157,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         Tokens(
             id="vocab",
             title="The new tokens",
-            formula="token r = a b written together",
+            formula="token r = the pair a b of merge r written as one token (a b → ab)",
             latex=r"\text{token } r = ab",
             symbol="vocab",
             value=", ".join(new),

@@ -156,7 +156,7 @@ def load_balancing_steps(
         f = np.asarray(f, dtype=f.dtype)
     steps.append(
         chain.step(
-            Formula, "fraction", f, title="The fraction routed to each expert", formula="f_e = (choices of expert e) / n",
+            Formula, "fraction", f, title="The fraction routed to each expert", formula="f_e = (top-k choices of expert e, kept or dropped by capacity) / n",
             latex="", symbol="f", cols=labels, written=tuple(f"{c}/{n}" for c in counts),
             defines=(f"n = {n}, the tokens",),
             explain="How many of the n · top_k choices pick each expert, over the number of tokens (as Hugging "

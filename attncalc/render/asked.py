@@ -52,6 +52,8 @@ def decimals_text(decimals: int) -> str:
 
 # steps whose entries are 0/1 flags (asked as whole numbers): what 1 and 0 say
 FLAGS = {"accepted": "1 if accepted, 0 if rejected", "kept": "1 if kept, 0 if not"}
+# whole-number steps that are no count: what their entries are (moe's chosen experts, numbered from 1)
+NUMBERED = {"top_k": "expert numbers (whole numbers, the first expert 1)"}
 
 
 def flag_meaning(step: Step) -> str | None:
@@ -64,6 +66,8 @@ def asks_sentence(step: Step, d: Derivation) -> str:
     what = asks(step, d)
     if what == "a count" and flag_meaning(step) is not None:
         return f"Give {flag_meaning(step)}."
+    if what == "a count" and step.id in NUMBERED and not isinstance(step.value, str):
+        return f"Give {NUMBERED[step.id]}."
     unit = getattr(step, "unit", "")
     if what == "a count" and unit in ("bytes", "FLOPs"):  # accounting's memory and compute: the unit said
         return f"Give the number of {unit} (a whole number)."

@@ -119,6 +119,14 @@ def on_roster(
     it as a new student, and Moodle would stop the import at it). ``shown``: how a file name is printed."""
     roster = read_roster(path, layout, limit)
     found, unmatched = match([(e.student or "", e.answers) for e in entries], roster)
+    # Moodle exports no Username by default: a class named by login matches nobody, and the line says why
+    hint = ""
+    if layout == "moodle" and roster and not any("Username" in s.ids for s in roster):
+        hint = (
+            " (this export has no Username column, Moodle's default: add it under the export's user fields, or name "
+            "the files by ID number or email)"
+        )
     for i, why in unmatched:
-        sys.stderr.write(f"attncalc: {shown(entries[i].answers)}: {why}; no row for it\n")
+        extra = hint if why.startswith("matches no student") else ""
+        sys.stderr.write(f"attncalc: {shown(entries[i].answers)}: {why}; no row for it{extra}\n")
     return [e for i, e in enumerate(entries) if i in found], [found[i] for i in sorted(found)], len(unmatched)

@@ -51,3 +51,13 @@ def test_serve_tells_the_grader_at_start(tmp_path: Path, capsys: pytest.CaptureF
     collect([str(tmp_path)], None)
     err = capsys.readouterr().err
     assert err.count("merges asked for") == 1 and "early.toml" in err
+
+
+def test_the_new_tokens_formula_says_what_a_b_is() -> None:
+    """The vocabulary's formula read "token r = a b written together", with a and b defined nowhere in the
+    LMS item that shows it."""
+    import attncalc
+
+    d = attncalc.solve(kind="bpe", corpus="abc abc abd xyz", merges=2)
+    formula = next(s.formula for s in d.steps if s.id == "vocab")
+    assert "merge r" in formula and "a b → ab" in formula

@@ -494,3 +494,17 @@ def test_the_guide_counts_the_fractions_as_the_code_does() -> None:
     moe = guide.split("## Mixture-of-experts routing")[1].split("## ")[0]
     assert "Σ f_i = top_k" in moe and "that is not its least value" in moe
     assert "smallest" not in moe
+
+
+def test_the_top_k_item_asks_expert_numbers_and_the_fraction_says_what_it_counts() -> None:
+    """The LMS asked the chosen experts with "Give a count (a whole number)"; f_e did not say whether an
+    assignment dropped by the capacity counts (it does, as Hugging Face's load_balancing_loss_func counts
+    every top-k choice)."""
+    from attncalc.homework.generate import Options, generate
+    from attncalc.render.asked import asks_sentence
+
+    d = generate(Options(kind="moe", seed=4, count=1)).derivations[0]
+    top_k = next(s for s in d.steps if s.id == "top_k")
+    assert asks_sentence(top_k, d) == "Give expert numbers (whole numbers, the first expert 1)."
+    fraction = next(s for s in d.steps if s.id == "fraction")
+    assert "dropped" in fraction.formula
