@@ -270,6 +270,14 @@ def gradebook_text(
             f"attncalc: note: {len(files)} answers files are the student {printable(who)} ({shown}): "
             "each has its row, and an LMS import keeps one; check which is theirs\n"
         )
+    if students is not None and layout == "canvas":  # a roster name Canvas reads as its Points Possible row
+        from ..reports.gradebook import canvas_name
+
+        for who in dict.fromkeys(s.name for s in students if not canvas_name(s.name)):
+            sys.stderr.write(
+                f"attncalc: note: the roster's student {printable(who)}: the name would make Canvas skip the row "
+                "('Points Possible', 'Muted'): its Student cell is left empty (Canvas finds the student by ID)\n"
+            )
     if students is not None:  # a roster's id that a spreadsheet would run: written safe, so the LMS cannot match it
         from ..reports.gradebook import roster_formulas
 

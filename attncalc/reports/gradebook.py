@@ -117,7 +117,8 @@ def canvas_rows(entries: list[Entry], assignment: str, students: list[Student] |
         if students is not None:
             ids = students[k].ids
             row = [ids.get(c, "") for c in ("ID", "SIS User ID", "SIS Login ID")]
-            out.append([printable(students[k].name), *row, "", score])  # (as the LMS holds it, controls escaped)
+            # (as the LMS holds it, controls escaped; empty where Canvas would take the row for no student's)
+            out.append([canvas_name(printable(students[k].name)), *row, "", score])
             continue
         who = student_of(e)
         out.append([canvas_name(who), "", who, who, "", score])

@@ -162,6 +162,8 @@ def with_slips(choices: tuple[Any, ...], slipped: list[Labelled]) -> tuple[Any, 
             items = tuple(getattr(s, "labels", ()) or ())
             if len(choices) == 1:  # the whole value: a label, a merge, an encoded word
                 option = str(s.value)
+                if option.count(", ") != c.correct[0].count(", "):  # a list where one label is asked (a
+                    continue  # chain's whole output beside one rank's token): no option of this question
             elif len(items) == len(choices):  # a list asked rank by rank
                 option = str(items[r])
             else:

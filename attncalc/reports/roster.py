@@ -99,13 +99,16 @@ def match(names: list[tuple[str, str]], roster: list[Student]) -> tuple[dict[int
     index, and the files matching nobody or several students with the reason."""
     found: dict[int, Student] = {}
     missing: list[tuple[int, str]] = []
+    # the columns compared, as the export names them (a Moodle export has an ID number, not an SIS id)
+    columns = list(dict.fromkeys(c for s in roster for c in s.ids))
+    by = ", ".join(columns) if columns else "login, email or SIS id"
     for i, (student, file) in enumerate(names):
         tried = [same_name(t) for t in (student, Path(file).stem) if t and t.strip()]
         hits = [s for s in roster if s.keys() & set(tried)]
         if len(hits) == 1:
             found[i] = hits[0]
         elif not hits:
-            missing.append((i, "matches no student of the roster (by login, email or SIS id)"))
+            missing.append((i, f"matches no student of the roster (by {by})"))
         else:
             missing.append((i, f"matches {len(hits)} students of the roster ({', '.join(s.name for s in hits[:3])})"))
     return found, missing

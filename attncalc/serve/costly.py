@@ -29,7 +29,7 @@ AT_ONCE = 1  # costly works in the grading thread's line at a time (one thread: 
 WAITING = 4  # costly works waiting for their turn; beyond them, 503
 # the files' own pages waiting (a class opening its homework at once after a restart: several pages,
 # each at its ?reveal; a file's page is 0.004 to 0.4 s, and once rendered it is cached)
-SERVED_WAITING = 16
+SERVED_WAITING = 64  # (a class of 60 opening a page each at once waits, never refused: 64 x 0.4 s at worst)
 RETRY_AFTER = 2  # seconds, as the connection cap's 503 says
 BUSY = "The server is busy drawing other pages: try again in a moment."
 

@@ -301,3 +301,17 @@ def test_a_student_typed_decomposed_is_written_composed(cli: Any, tmp_path: Path
     text = "\n".join(",".join(row) for row in table)
     assert "\u0301" not in text
     assert "jos\u00e9" in text and "ren\u00e9" in text and "Caf\u00e9" in table[0][-1] + table[0][-2]
+
+
+def test_a_roster_name_canvas_reads_as_points_possible_is_left_empty(cli: Any, tmp_path: Path) -> None:
+    """A roster student named "Points Possible, Pat": Canvas's importer (check_for_non_student_row: the
+    first cell includes "Points Possible") would take the row for its points row, drop the student and
+    set the assignment's points to their score. The Student cell is left empty (the ID finds them), said."""
+    files = _klass(tmp_path)[:3]
+    roster = _roster(tmp_path, CANVAS_EXPORT.replace('"Zhang, Li"', '"Points Possible, Pat"'))
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    rows = [r for r in table if r[1] == "4713"]
+    assert len(rows) == 1 and rows[0][0] == ""
+    assert sum("Points Possible" in row[0] for row in table) == 1  # the points row alone
+    notes = [line for line in result.stderr.splitlines() if "Points Possible, Pat" in line]
+    assert len(notes) == 1 and "left empty" in notes[0]
