@@ -62,12 +62,19 @@ def read_roster(path: str, layout: str, limit: int | None = None) -> list[Studen
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ProblemError(path, "--roster", "not UTF-8 text (export the gradebook as CSV in UTF-8)") from None
-    rows = list(csv.reader(io.StringIO(text)))
+    # Moodle's plain-text export separates by comma, tab, semicolon or colon, as the teacher picks: the
+    # header line's most frequent of them (a Canvas export: commas)
+    first = text.split("\n", 1)[0]
+    sep = max((",", "\t", ";", ":"), key=lambda c: (first.count(c), c == ","))
+    rows = list(csv.reader(io.StringIO(text), delimiter=sep))
     if not rows:
         raise ProblemError(path, "--roster", "empty: expected the LMS's gradebook export (CSV)")
     head = [h.strip() for h in rows[0]]
     wanted = CANVAS_IDS if layout == "canvas" else MOODLE_IDS
     present = [c for c in wanted if c in head]
+    twice = sorted({c for c in (*wanted, "Student", "First name", "Last name") if head.count(c) > 1})
+    if twice:  # which copy identifies the student? (the two readers took different ones)
+        raise ProblemError(path, "--roster", f"the column {twice[0]!r} appears twice in the header: keep one")
     if layout == "canvas" and not ({"Student", "LastName"} & set(head) and present):
         raise ProblemError(
             path,
@@ -83,15 +90,36 @@ def read_roster(path: str, layout: str, limit: int | None = None) -> list[Studen
         cells = dict(zip(head, row, strict=False))
         if layout == "canvas":
             first = cells.get("Student", cells.get("LastName", ""))
-            if not first.strip() or first.strip() == "Points Possible":
-                continue  # the Points Possible row, the Manual Posting row (no student)
+            no_id = not any(cells.get(c, "").strip() for c in present)
+            if not first.strip() or (first.strip() == "Points Possible" and no_id):
+                continue  # the Points Possible row, the Manual Posting row (no student: no id)
             name = first if "Student" in cells else f"{cells.get('FirstName', '')} {first}".strip()
         else:
             name = f"{cells.get('First name', '')} {cells.get('Last name', '')}".strip()
         ids = {c: cells.get(c, "") for c in present}
         if any(v.strip() for v in ids.values()):
             out.append(Student(name, ids))
-    return out
+    return _unshared(out, path)
+
+
+def _unshared(students: list[Student], path: str) -> list[Student]:
+    """An id two students of the roster share (Moodle does not make ID numbers unique) identifies neither:
+    it is left out of both (a file is then matched by another id, and the row is written by another
+    column), with a note, never a grade put on the other student's row."""
+    from collections import Counter
+
+    from ..errors import printable
+
+    seen = Counter((c, same_name(v)) for s in students for c, v in s.ids.items() if v.strip())
+    shared = {k for k, n in seen.items() if n > 1}
+    for c, v in sorted(shared):
+        sys.stderr.write(
+            f"attncalc: note: {printable(path)}: the {c} {printable(v)} is two students' of the roster: "
+            "it identifies neither (they are matched and written by another id)\n"
+        )
+    if not shared:
+        return students
+    return [Student(s.name, {c: v for c, v in s.ids.items() if (c, same_name(v)) not in shared}) for s in students]
 
 
 def match(names: list[tuple[str, str]], roster: list[Student]) -> tuple[dict[int, Student], list[tuple[int, str]]]:

@@ -315,3 +315,46 @@ def test_a_roster_name_canvas_reads_as_points_possible_is_left_empty(cli: Any, t
     assert sum("Points Possible" in row[0] for row in table) == 1  # the points row alone
     notes = [line for line in result.stderr.splitlines() if "Points Possible, Pat" in line]
     assert len(notes) == 1 and "left empty" in notes[0]
+
+
+def test_an_id_number_two_roster_students_share_identifies_neither(cli: Any, tmp_path: Path) -> None:
+    """Moodle does not make ID numbers unique: with A B and C D both "s1", a file of C D's (by email) was
+    written under "s1", which Moodle gives to A B. The shared id identifies neither: the row goes by email."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    files = [_answers(folder, "c.toml", RIGHT, "c@x.edu")]
+    roster = _roster(
+        tmp_path,
+        "First name,Last name,ID number,Email address\r\nA,B,s1,a@x.edu\r\nC,D,s1,c@x.edu\r\nE,F,s2,e@x.edu\r\n",
+    )
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
+    assert table[0][0] == "Email address" and [r[0] for r in table[1:]] == ["c@x.edu"]
+    notes = [line for line in result.stderr.splitlines() if "s1" in line]
+    assert len(notes) == 1 and "identifies neither" in notes[0]
+
+
+@pytest.mark.parametrize("sep", ["\t", ";", ":"])
+def test_a_moodle_export_with_another_separator_is_read(cli: Any, tmp_path: Path, sep: str) -> None:
+    """Moodle's plain-text export separates by comma, tab, semicolon or colon: the others were refused as
+    "not a Moodle grade export"."""
+    files = _klass(tmp_path)
+    roster = _roster(tmp_path, MOODLE_EXPORT.replace(",", sep))
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
+    assert [row[0] for row in table[1:]] == ["S101", "S102"], result.stderr
+
+
+def test_a_roster_repeating_an_id_column_is_refused(cli: Any, tmp_path: Path) -> None:
+    files = _klass(tmp_path)
+    roster = _roster(tmp_path, CANVAS_EXPORT.replace("SIS Login ID,", "SIS User ID,", 1))
+    result = cli("check", "--problems", str(PROBLEMS), *files, "-f", "csv", "--gradebook", "canvas", "--roster", roster)
+    assert result.exit_code == 2 and "appears twice" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_student_named_points_possible_with_an_id_is_a_student(cli: Any, tmp_path: Path) -> None:
+    """Only Canvas's own Points Possible row (no id) is skipped: a student so named, with an ID, was dropped
+    and their file matched nobody."""
+    files = _klass(tmp_path)[:3]
+    roster = _roster(tmp_path, CANVAS_EXPORT.replace('"Zhang, Li"', "Points Possible"))
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    rows = [r for r in table if r[1] == "4713"]
+    assert len(rows) == 1 and rows[0][0] == "" and "no student" not in result.stderr
