@@ -28,8 +28,9 @@ def slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: in
     an earlier answer with a slip named at it, whose entries the slip gives are taken at the slip's own
     value, as the verdict took them (28 · 0.0421875 = 1.1813, not 28 · 0.0422 = 1.1816 beside an
     accepted 1.1813 from the same scale)."""
-    # the lines written at the problem's decimals (a problem asking 4 wrote σ = 0.7395 as 0.740)
-    dec = runs.problem.settings.decimals
+    # the lines written at the problem's decimals, 3 at least (a problem asking 4 wrote σ = 0.7395 as 0.740;
+    # one asking 1 must not write the operand 0.25 as 0.3)
+    dec = max(3, runs.problem.settings.decimals)
     got = runs.get("float", dec, overrides=True, patched=True) if patched else None
     if got is None:
         got = runs.get("float", dec, overrides=True)
