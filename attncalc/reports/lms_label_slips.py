@@ -160,11 +160,10 @@ def with_slips(choices: tuple[Any, ...], slipped: list[Labelled]) -> tuple[Any, 
         extra: list[tuple[str, str, bool]] = list(c.slips)
         for s, note, carried in sorted(slipped, key=lambda x: x[2]):  # made here (the share) first
             items = tuple(getattr(s, "labels", ()) or ())
-            if len(choices) == 1:  # the whole value: a label, a merge, an encoded word
+            by_rank = ", rank " in c.label  # a list asked rank by rank (one rank: speculative's output of one)
+            if len(choices) == 1 and not by_rank:  # the whole value: a label, a merge, an encoded word
                 option = str(s.value)
-                if option.count(", ") != c.correct[0].count(", "):  # a list where one label is asked (a
-                    continue  # chain's whole output beside one rank's token): no option of this question
-            elif len(items) == len(choices):  # a list asked rank by rank
+            elif len(items) == len(choices):  # a list asked rank by rank (never a chain's whole list)
                 option = str(items[r])
             else:
                 continue

@@ -203,3 +203,16 @@ def test_the_slipped_merge_is_an_option_at_the_share_with_checks_note() -> None:
     picked = next(a for a in q.findall("answer") if a.findtext("text") == answers[f"{flipped}.merge"])
     assert float(picked.get("fraction")) == 100 * SHARE
     assert "tie was broken the other way" in (picked.findtext("feedback/text") or "")
+
+
+def test_a_chains_whole_list_is_never_an_option_of_one_rank() -> None:
+    """speculative (seed 3): "output, rank 1" offered a slip chain's whole output "b, c, a, a" at full marks
+    beside single tokens (the seventh TA tryout)."""
+    from attncalc.reports.lms import questions
+
+    res = generate(Options(kind="speculative", seed=3, count=3, slip_share=SHARE))
+    for k, d in enumerate(res.derivations, 1):
+        for q in questions(d, k):
+            for e in q.asked:
+                if hasattr(e, "options") and ", rank " in e.label:
+                    assert not any(", " in o for o in e.options), (q.step_id, e.label, e.options)
