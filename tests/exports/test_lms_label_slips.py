@@ -32,6 +32,7 @@ from attncalc.homework.generate import Options, generate
 from attncalc.reports.moodle import moodle_xml
 from attncalc.reports.moodle_cloze import cloze_files
 
+from .test_bpe_merge_options import _apply as merged
 from .test_lms import moodle_grade, moodle_questions
 from .test_moodle_cloze import extract, sub_fraction
 
@@ -48,15 +49,7 @@ def _counts(segs: list[list[str]], weights: list[float]) -> dict[Pair, float]:
 
 
 def _apply(s: list[str], m: Pair) -> list[str]:
-    out, i = [], 0
-    while i < len(s):
-        if i + 1 < len(s) and (s[i], s[i + 1]) == m:
-            out.append(s[i] + s[i + 1])
-            i += 2
-        else:
-            out.append(s[i])
-            i += 1
-    return out
+    return list(merged(tuple(s), m))
 
 
 def _bpe(problem: dict[str, Any], flip_first_tie: bool) -> tuple[dict[str, Any], int | None, dict[str, list[float]]]:

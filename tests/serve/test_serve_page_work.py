@@ -99,14 +99,7 @@ def test_at_most_the_bound_of_new_variants_is_admitted_at_once(monkeypatch: pyte
 
     from attncalc.serve import costly
 
-    go = threading.Event()
-    draw = Catalog._draw
-
-    def held(self: Catalog, *args: Any) -> Any:
-        assert go.wait(60), "the test never let the draws go"
-        return draw(self, *args)
-
-    monkeypatch.setattr(Catalog, "_draw", held)
+    go = _held_draws(monkeypatch)
     app = _app().app
     bound = costly.AT_ONCE + costly.WAITING
     assert bound == 5
@@ -231,14 +224,7 @@ def test_a_served_page_waits_its_turn_while_new_variants_are_drawn(monkeypatch: 
     answered 200 once the draw is let go."""
     import httpx
 
-    go = threading.Event()
-    draw = Catalog._draw
-
-    def held(self: Catalog, *args: Any) -> Any:
-        assert go.wait(60), "the test never let the draws go"
-        return draw(self, *args)
-
-    monkeypatch.setattr(Catalog, "_draw", held)
+    go = _held_draws(monkeypatch)
     app = _app().app
     limiter = app.app.state.attncalc.limiter
 
@@ -298,3 +284,16 @@ def test_requests_for_a_page_being_rendered_wait_for_that_render(monkeypatch: py
     responses = asyncio.run(run())
     assert [r.status_code for r in responses] == [200] * 6
     assert len({r.text for r in responses}) == 1 and rendered == [1]
+
+
+def _held_draws(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Every practice variant's draw held until the event returned is set (the grading thread busy)."""
+    go = threading.Event()
+    draw = Catalog._draw
+
+    def held(self: Catalog, *args: Any) -> Any:
+        assert go.wait(60), "the test never let the draws go"
+        return draw(self, *args)
+
+    monkeypatch.setattr(Catalog, "_draw", held)
+    return go
