@@ -282,7 +282,19 @@ def test_a_bpe_list_is_chosen_item_by_item_among_wrong_items_too() -> None:
     d = solve_file("bpe-cs336.toml")
     items = _choices(moodle_xml([d], SEED))
     newest = next(v for k, v in items.items() if '[1.words] words, rank 4 (the word "newest")' in k)
-    assert (True, "n e w e st") in newest and (False, "n e w e s t") in newest and (False, "n e w es t") in newest
+    assert (True, "n e w e st") in newest and (False, "n e w e s t") in newest
+    # merged by another candidate: a wrong item, or the cut of a named slip's chain (the tie broken the other
+    # way at merge 1 merges e s), at full marks with its note as check carries it (docs/lms.md)
+    assert any(text == "n e w es t" for _, text in newest)
+    xml = moodle_xml([d], SEED)
+    for ok, text in newest:
+        if ok and text != "n e w e st":
+            item = re.search(
+                rf'<answer fraction="100"><text>{re.escape(html.escape(text))}</text><feedback format="html"><text>'
+                r"<!\[CDATA\[<p>This follows from an earlier step where it looks like",
+                xml,
+            )
+            assert item is not None, text
     low = next(v for k, v in items.items() if '[1.words] words, rank 1 (the word "low")' in k)
     assert (True, "l o w") in low and (False, "lo w") in low
     for name, options in items.items():
