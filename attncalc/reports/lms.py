@@ -33,7 +33,7 @@ from ..derivation.arith import round_half_up
 from ..kinds.mistakes import every_mistake
 from ..render.asked import asks_sentence, pair_slots, tie_rule
 from .lms_defs import ask
-from .lms_label_slips import label_slips, places, with_slips
+from .lms_label_slips import as_step_of, label_slips, places, with_slips
 from .lms_numbers import SHIFTS, Number, numbers
 from .lms_slip_chain import keyed_slip_chain
 
@@ -392,12 +392,6 @@ def _labels_of(run: Any, truth: Any) -> list[Any]:
         for k, s in run[1].items()
         if isinstance(s.value, str) and k in truth[1] and isinstance(truth[1][k].value, str)
     ]
-
-
-def as_step_of(run: Any, step_id: str) -> np.ndarray:
-    from ..check.runs import as_step
-
-    return as_step(run[0][step_id], run[1].get(step_id))
 
 
 def _rounded(x: np.ndarray, decimals: int) -> np.ndarray:

@@ -79,12 +79,13 @@ def label_slips(
                             )
                             out.setdefault(j, []).append((s, note, True))
                     elif run is once and first in labels and j in run[0]:
-                        v = np.ravel(np.asarray(_value(run, j), dtype=float))
+                        v = np.ravel(np.asarray(as_step_of(run, j), dtype=float))
                         numbers.setdefault(j, []).append((name, arg, v, np.ones(v.size, dtype=bool)))
     return out, numbers
 
 
-def _value(run: Any, step_id: str) -> np.ndarray:
+def as_step_of(run: Any, step_id: str) -> np.ndarray:
+    """A step's value in a run (its values and steps), shaped as the step."""
     from ..check.runs import as_step
 
     return as_step(run[0][step_id], run[1].get(step_id))
@@ -100,7 +101,7 @@ def _first_change(order: list[str], steps: dict[str, Any], computed: dict[str, A
             if s.value != steps[k].value:
                 return k
             continue
-        v, t = _value(run, k), _value((computed, steps), k)
+        v, t = as_step_of(run, k), as_step_of((computed, steps), k)
         if v.shape != t.shape or not np.allclose(v, t, rtol=1e-6, atol=1e-9, equal_nan=True):
             return k
     return None
@@ -133,7 +134,7 @@ def _key_answers(decimals: int, steps: list[str], run: Any) -> list[Any]:
         s = run[1].get(k)
         if s is None or k not in run[0]:
             continue
-        value = s.value if isinstance(s.value, str) else rounded(np.asarray(_value(run, k), dtype=float))
+        value = s.value if isinstance(s.value, str) else rounded(np.asarray(as_step_of(run, k), dtype=float))
         out.append(Answer(k, value, None))
     return out
 
