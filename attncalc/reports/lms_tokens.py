@@ -81,9 +81,14 @@ def rank_options(d: Derivation, step: Step) -> list[tuple[str, ...]] | None:
             # as merged as the key or more: the next learned merge made too (a merge too many), or made
             # first instead (the merges out of order), so the least merged option is not the key's tell
             # (in a seeded half of the questions: always offered, the key would be the second most merged)
-            coin = hashlib.sha256(repr((r, i, item)).encode("utf-8")).digest()[0] % 2
-            ahead = [algo.apply(tuple(item.split(" ")), p) for p in learned[r : r + 1]] if coin else []
-            ahead += [algo.apply(seg, p) for p in learned[r : r + 1]] if coin else []
+            draw = hashlib.sha256(repr((r, i, item)).encode("utf-8")).digest()
+            key = tuple(item.split(" "))
+            ahead = [algo.apply(key, p) for p in learned[r : r + 1]] if draw[0] % 2 else []
+            ahead += [algo.apply(seg, p) for p in learned[r : r + 1]] if draw[0] % 2 else []
+            if draw[0] % 2 and all(a == key for a in ahead[:1]) and len(key) > 1 and draw[1] % 4 < 3:
+                # the next merge leaves this word as it is: a merge too many of its own longest pair (else
+                # the option holding the longest token was the key in 0.38 where one did, chance 0.28)
+                ahead.append(_joined_longest(key))
             seen = [e[i] for e in earlier if i < len(e)]
             # and what merge r - 1's question offered: else the one option of that question that comes
             # back here (the word as merge r - 1 left it) would be its key
@@ -99,6 +104,12 @@ def rank_options(d: Derivation, step: Step) -> list[tuple[str, ...]] | None:
             out.append(_sorted(shown + other, item))
         return out
     return None
+
+
+def _joined_longest(seg: algo.Seg) -> algo.Seg:
+    """The word with the neighbouring tokens that make its longest token joined (the first such pair)."""
+    k = max(range(len(seg) - 1), key=lambda j: len(seg[j]) + len(seg[j + 1]))
+    return (*seg[:k], seg[k] + seg[k + 1], *seg[k + 2 :])
 
 
 def rank_names(d: Derivation, step: Step) -> list[str]:
