@@ -35,6 +35,7 @@ from ..derivation.arith import Chain
 from ..derivation.fmt import fmt_array
 from ..mechanisms import MECHANISMS, solve
 from ..parse import Problem
+from ..render.asked import pair_merge, pair_slots
 from .agree import Agreement, Entries, agree
 from .answers import (
     SLACK,
@@ -46,6 +47,7 @@ from .answers import (
     load_answers,
     parse_answers,
 )
+from .asked import by_place
 from .budget import refuse_costly
 from .notes import (
     fmt_nested,
@@ -128,6 +130,10 @@ def check(
             r = grade_own_shape(ans, step, runs, status, tol, named)
         else:
             r = _grade(ans, step, truth, runs, tol, status, Context(above, named, evidence))
+        if pair_merge(truth, step) > 1:  # a bpe pair table after merge 1: over the places the quiz asks
+            r = by_place(
+                r, ans, step, pair_slots(truth, step), _own(runs, ans) if r.verdict == "wrong" and above else None
+            )
         status[ans.id] = r.verdict
         why = None
         # only an unexplained wrong answer can be degenerate: a named slip, or an answer right given the
@@ -413,3 +419,9 @@ def _expected(runs: Runs, step_id: str, true: np.ndarray, decimals: int) -> tupl
 
 def _copied(x: Any) -> Any:
     return [_copied(v) for v in x] if isinstance(x, list) else x
+
+
+def _own(runs: Runs, ans: Answer) -> Any:
+    """The step worked from the student's own earlier answers (this one left out), or None."""
+    got = runs.get("float", overrides=True, without=frozenset({ans.id}))
+    return got[1].get(ans.id) if got else None

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..derivation import Argmax, Pick, Step, Tokens
 from .answers import UNANSWERED, Answer, Tolerance
+from .asked import by_item, by_rank
 from .labels import carried_by_slip, label_slip
 from .notes import mistake_note
 from .report import StepResult
@@ -34,6 +35,17 @@ class Context:
 
 
 def grade_prediction(
+    ans: Answer, step: Step, runs: Runs, status: dict[str, str], above: list[str], ctx: Context, tol: Tolerance
+) -> StepResult:
+    """A label, or a list of labels (item by item where it is asked rank by rank: :mod:`.ranks`)."""
+    r = _grade_label(ans, step, runs, status, above, ctx, tol)
+    if r.verdict != "wrong" or not by_rank(step):
+        return by_item(r, ans, step, None)
+    got = runs.get("float", overrides=True, without=frozenset({ans.id})) if above else None
+    return by_item(r, ans, step, got[1].get(ans.id) if got else None)
+
+
+def _grade_label(
     ans: Answer, step: Step, runs: Runs, status: dict[str, str], above: list[str], ctx: Context, tol: Tolerance
 ) -> StepResult:
     assert isinstance(step, Argmax)

@@ -160,6 +160,8 @@ def award(r: StepResult, g: Grading, points: float, flawed: str | None, rests: t
         credit = r.right / r.entries
     elif r.verdict == "carried":
         credit = 0.0 if rests else g.carried * share
+        if not rests and g.partial and r.entries > 1:  # each entry on its own: one equal to the truth earns it all
+            credit = (r.right + g.carried * max(r.answered - r.right, 0)) / r.entries
     else:
         credit = 0.0
         carried = 0.0 if rests else g.carried * r.carried_right

@@ -34,13 +34,14 @@ class StepResult:
     carried_right: int = 0  # answered entries right only given the answerer's earlier answers
     points: float = 0.0  # what the step is worth ([grading])
     credit: float = 0.0  # the share of its points it earned, 0 to 1
+    implied: int = 0  # entries not written that stand answered (a bpe pair table's places past the pairs: 0)
 
     @property
     def answered(self) -> int:
         """Entries answered (not written "?")."""
         shown = self.given_shown if self.given_shown is not None else self.given
         flat = np.ravel(np.asarray(shown, dtype=object)) if isinstance(shown, list) else [shown]
-        return sum(1 for x in flat if x != UNANSWERED)
+        return sum(1 for x in flat if x != UNANSWERED) + self.implied
 
     @property
     def earned(self) -> float:
