@@ -231,6 +231,7 @@ def generate(
     norm: str | None = None,
     top_k: int | None = None,
     slip_share: float | None = None,
+    carried_share: float | None = None,
     out: str | Path | None = None,
     format: str = "markdown",
     detail: str = "first",
@@ -248,7 +249,8 @@ def generate(
     ``--max-pages`` does (default 500; a longer sheet is refused before typesetting). ``name``
     (``generate --name``) goes into the quiz's identifiers, so that sets drawn with the same options
     and seed differ. ``slip_share`` (``generate --slip-share``, 0 to 1) is written into every problem
-    as ``[grading] slip``: the share of a step's points a named slip earns, in check and every quiz.
+    as ``[grading] slip``: the share of a step's points a named slip earns, in check and every quiz;
+    ``carried_share`` (``--carried-share``) as ``[grading] carried``: what a step carried from it earns.
     """
     a = checked(generate, "attncalc.generate", dict(locals()))  # every option, as its annotation types it
     for option, (low, high) in GENERATE_RANGES.items():

@@ -326,6 +326,15 @@ def generate(
             show_default=False,
         ),
     ] = None,
+    carried_share: Annotated[
+        float | None,
+        typer.Option(
+            "--carried-share",
+            help="The share a step that follows from a slip made earlier earns, 0 to 1 (written as [grading] "
+            "carried: check and every quiz give it; default 1, full marks).",
+            show_default=False,
+        ),
+    ] = None,
     one_shape: Annotated[
         bool,
         typer.Option(
@@ -413,14 +422,15 @@ def generate(
         norm=norm,
         top_k=top_k,
         slip_share=slip_share,
+        carried_share=carried_share,
         # a quiz's variants ask the same questions; --one-shape draws the worksheets' variants so too
         one_shape=one_shape or format.value in QUIZ_FORMATS,
     )
     try:
         folder = out_folder(out)
         check_options(opts)  # --count first: the folder's check lists --count names
-        from ..reports import moodle, qti12
         from ..reports.lms import check_name, shape
+        from ..reports.lms_shares import share_warnings
 
         check_name(name)
         check_folder(folder, homework_names(count, format.value), force)  # before any variant is drawn
@@ -435,7 +445,6 @@ def generate(
         f"attncalc: wrote {count} variant{'s' if count != 1 else ''} (seed {seed}) and their sheets to {printable(str(folder))}; "
         f"rejected {rejected} draw{'s' if rejected != 1 else ''}{': ' + why if why else ''}\n"
     )
-    # a share Moodle cannot give (the one it will), and formats where a slip earns 0 (QTI 1.2)
-    sys.stderr.write(moodle.slip_warning(format.value, slip_share) + qti12.slip_warning(format.value, slip_share))
+    sys.stderr.write(share_warnings(format.value, slip_share, carried_share))
     if format.value in QUIZ_FORMATS and not one_shape:  # a worksheet run of this seed may draw other variants
         sys.stderr.write(f"attncalc: note: {ONE_SHAPE_NOTE.format(seed=seed)}\n")

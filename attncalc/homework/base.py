@@ -105,7 +105,19 @@ def refuse(option: str, message: str) -> ProblemError:
 
 # the options every kind takes; any other option concerns some kinds only, and `only` refuses it for the rest
 SHARED_OPTIONS = frozenset(
-    {"kind", "tokens", "dim", "count", "seed", "values", "allow_ties", "decimals", "one_shape", "slip_share"}
+    {
+        "kind",
+        "tokens",
+        "dim",
+        "count",
+        "seed",
+        "values",
+        "allow_ties",
+        "decimals",
+        "one_shape",
+        "slip_share",
+        "carried_share",
+    }
 )
 
 

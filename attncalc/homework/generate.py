@@ -40,7 +40,12 @@ __all__ = [
 ]
 
 MAX_DRAWS_PER_VARIANT = 500
-FLOAT_OPTIONS = ("clip_norm", "label_smoothing", "slip_share")  # the options given as a number with decimals
+FLOAT_OPTIONS = (
+    "clip_norm",
+    "label_smoothing",
+    "slip_share",
+    "carried_share",
+)  # the options given as a number with decimals
 OTHER_SHAPE = "another shape than variant 1 (an LMS quiz asks every variant the same questions)"
 
 
@@ -79,10 +84,9 @@ def check_options(o: Options) -> Drawer:
         raise ProblemError(where, "--dim", "choose a dimension from 1 to 6 (a hand calculation)")
     if o.count < 1 or o.count > 1000:
         raise ProblemError(where, "--count", "choose 1 to 1000 variants")
-    if o.slip_share is not None and not (isinstance(o.slip_share, float | int) and 0 <= o.slip_share <= 1):
-        raise ProblemError(
-            where, "--slip-share", f"choose a share from 0 to 1 (0.5: half a step's points), got {o.slip_share!r}"
-        )
+    for option, share in (("--slip-share", o.slip_share), ("--carried-share", o.carried_share)):
+        if share is not None and not (isinstance(share, float | int) and 0 <= share <= 1):
+            raise ProblemError(where, option, f"choose a share from 0 to 1 (0.5: half a step's points), got {share!r}")
     if o.values not in ("int", "decimal", "mixed"):
         raise ProblemError(where, "--values", "choose int, decimal or mixed")
     return draw
@@ -113,6 +117,8 @@ def generate(o: Options, shape: Callable[[Derivation], Any] | None = None) -> Re
             raw = draw.draw(o, rng, number)
             if o.slip_share is not None:  # [grading] slip: what check and every LMS give a named slip
                 raw = {**raw, "grading": {**raw.get("grading", {}), "slip": float(o.slip_share)}}
+            if o.carried_share is not None:  # [grading] carried: what they give a step carried from a slip
+                raw = {**raw, "grading": {**raw.get("grading", {}), "carried": float(o.carried_share)}}
             key = repr({k: v for k, v in raw.items() if k != "title"})
             if key in seen:
                 out.rejected["a repeat of an earlier variant"] += 1

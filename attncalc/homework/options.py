@@ -54,6 +54,9 @@ class Options:
     # the share of a step's points a named slip earns (generate --slip-share): written into every problem
     # file as [grading] slip, so check and every LMS export give it
     slip_share: float | None = None
+    # the share a step carried from a slip made earlier earns (generate --carried-share): [grading] carried,
+    # so check and every LMS export give it (full marks by default)
+    carried_share: float | None = None
 
 
 @dataclass

@@ -82,6 +82,17 @@ class Question:
     # the formula as the item shows it: in words where it states its value, then the formulas of the earlier
     # steps it uses ("..., where Z = Σ_j exp(e_j); and e_i = s · h_i"), so the item stands on its own
     ask: str = ""
+    carried_share: float = 1.0  # what a value following from a slip made earlier earns ([grading] carried)
+
+    def share_of(self, carried: bool) -> float:
+        """The share of an entry's points a named slip's value earns: one of its chain (made at an earlier
+        step) the carried share, one made at this step the slip share, as check gives them."""
+        return self.carried_share if carried else self.slip_share
+
+    def option_shares(self, e: Choice) -> dict[str, float]:
+        """Each option of a choice worth anything, with its share: the right labels 1, a slip's label as
+        :meth:`share_of` says."""
+        return {**{o: self.share_of(c) for o, _, c in e.slips}, **dict.fromkeys(e.correct, 1.0)}
 
     @property
     def asked(self) -> list[Number | Choice]:
@@ -208,6 +219,7 @@ def questions(d: Derivation, variant: int) -> list[Question]:
                 entries,
                 precision,
                 ask(d, n - 1),
+                p.grading.carried,
             )
         )
     return out

@@ -33,6 +33,7 @@ def label_slips(
     from ..check.notes import mistake_note
     from ..check.slips import mistake_args
     from ..kinds.mistakes import every_mistake
+    from .lms_numbers import carried_at
 
     p = d.problem
     truth = plain.get("float")
@@ -75,7 +76,7 @@ def label_slips(
                         if j in labels and s.value != steps[j].value and s.value != made_here.get(j):
                             note = (
                                 f"This follows from an earlier step where it looks like "
-                                f"{mistake_note(name, arg, p, first)}: carried at full marks."
+                                f"{mistake_note(name, arg, p, first)}: {carried_at(p.grading.carried)}."
                             )
                             out.setdefault(j, []).append((s, note, True))
                     elif run is once and first in labels and j in run[0]:
@@ -187,7 +188,7 @@ def places(
     slip made earlier, as check carries a table of the student's own pairs."""
     from ..check.notes import mistake_note
     from ..derivation.fmt import entry_label
-    from .lms_numbers import Number, Slip
+    from .lms_numbers import Number, Slip, carried_at
 
     out = []
     for k in range(start, slots):
@@ -195,7 +196,8 @@ def places(
         for name, arg, v, carried in named:
             if k < v.size and carried[k] and float(v[k]) != 0 and all(f.value != f"{v[k]:.0f}" for f in found):
                 note = mistake_note(name, arg, d.problem, step.id)
-                text = f"This follows from an earlier step where it looks like {note}: carried at full marks."
+                share = d.problem.grading.carried
+                text = f"This follows from an earlier step where it looks like {note}: {carried_at(share)}."
                 found.append(Slip(f"{float(v[k]):.0f}", name, text, carried=True))
         out.append(Number(entry_label(step.symbol, (k,)), "0", ("0",), tuple(found)))
     return out

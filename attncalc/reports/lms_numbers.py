@@ -76,7 +76,8 @@ def numbers(
             out.append(Number(label, key, (), (), masked=True))
             continue
         accepted = _accepted(key, chains, i, dec)
-        out.append(Number(label, key, tuple(accepted), tuple(_found(slips, i, accepted, dec, half))))
+        found = _found(slips, i, accepted, dec, half, d.problem.grading.carried)
+        out.append(Number(label, key, tuple(accepted), tuple(found)))
     return out
 
 
@@ -200,11 +201,22 @@ def _accepted(key: str, chains: list[np.ndarray], i: int, dec: int) -> list[str]
     return accepted
 
 
+def carried_at(share: float) -> str:
+    """How a value that follows from a slip made earlier is marked, as check marks a carried step (the
+    ``[grading]`` carried share): "carried at full marks" by default."""
+    return "carried at full marks" if share == 1 else f"carried at {100 * share:.4g} % of the marks"
+
+
 def _found(
-    slips: list[tuple[str, str, np.ndarray, np.ndarray]], i: int, accepted: list[str], dec: int, half: float
+    slips: list[tuple[str, str, np.ndarray, np.ndarray]],
+    i: int,
+    accepted: list[str],
+    dec: int,
+    half: float,
+    share: float = 1.0,
 ) -> list[Slip]:
     """The slips that give entry i a value of their own: made here (the slip share), or carried from a slip
-    made earlier (full marks, its note saying so)."""
+    made earlier (the carried share, full marks by default, its note saying so)."""
     found: list[Slip] = []
     for name, note, v, carried in slips:
         x = float(v[i])
@@ -221,7 +233,7 @@ def _found(
         # (a whole-number count is no rounded digit: a count a few off follows from the slip as any other)
         near = dec > 0 and abs(float(value) - float(accepted[0])) <= (NEAR + 0.5) * 2 * half
         if carried[i] and not near:
-            text = f"This follows from an earlier step where it looks like {note}: carried at full marks."
+            text = f"This follows from an earlier step where it looks like {note}: {carried_at(share)}."
             found.append(Slip(value, name, text, carried=True))
         else:
             found.append(Slip(value, name, f"It looks like {note}."))

@@ -72,11 +72,12 @@ def _categories(derivations: list[Derivation], seed: int, tag: str | None, name:
                 if isinstance(e, Choice):  # a label: one of the options, never a number
                     rule = f" {html.escape(q.precision)}" if q.precision else ""
                     text = f"{head}<p>{ask}{rule}</p><p>{html.escape(e.label)}: pick the label.</p>"
-                    # the right labels, and a slip's chain's, at full marks; a slip made here at the slip share
-                    shared = dict(e.shared)
+                    # the right labels at full marks; a slip's chain's at the carried share (full marks by
+                    # default), a slip made here at the slip share
+                    shares = q.option_shares(e)
                     notes = {o: note for o, note, _ in e.slips}
                     answers = "".join(
-                        f'<answer fraction="{100 if o in e.full else slip_percent(q.slip_share) if o in shared else 0}">'
+                        f'<answer fraction="{slip_percent(shares[o]) if o in shares else 0}">'
                         f"<text>{html_text(o)}</text>"
                         + (
                             f'<feedback format="html"><text>{cdata(f"<p>{html.escape(notes[o])}</p>")}</text></feedback>'
@@ -100,7 +101,7 @@ def _categories(derivations: list[Derivation], seed: int, tag: str | None, name:
                     f'<answer fraction="100"><text>{a}</text><tolerance>{tol}</tolerance></answer>' for a in e.accepted
                 )
                 answers += "".join(
-                    f'<answer fraction="{100 if s.carried else slip_percent(q.slip_share)}"><text>{s.value}</text><tolerance>{tol}</tolerance>'
+                    f'<answer fraction="{slip_percent(q.share_of(s.carried))}"><text>{s.value}</text><tolerance>{tol}</tolerance>'
                     f'<feedback format="html"><text>{cdata(f"<p>{html.escape(s.note)}</p>")}</text></feedback></answer>'
                     for s in e.slips
                 )

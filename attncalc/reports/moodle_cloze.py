@@ -59,15 +59,22 @@ def weights(qs: list[Question]) -> tuple[list[list[int]], int]:
     return [[int(s * factor) for s in row] for row in shares], factor
 
 
+def _mark(share: float) -> str:
+    """A Cloze answer's grade: ``=`` for full marks, else ``%p%`` (Moodle's nearest answer grade)."""
+    percent = slip_percent(share)
+    return "=" if percent == "100" else f"%{percent}%"
+
+
 def _sub(q: Question, e: Number | Choice, mark: int, tol: str) -> str:
     """One entry as an embedded sub-question."""
     if isinstance(e, Choice):
-        # the right labels and a slip's chain's at full marks, a slip made here at the slip share, with its note
+        # the right labels at full marks, a slip's chain's at the carried share (full marks by default), a slip
+        # made here at the slip share, each with its note
         notes = {o: note for o, note, _ in e.slips}
-        shared = dict(e.shared)
+        shares = q.option_shares(e)
 
         def grade(o: str) -> str:
-            return "=" if o in e.full else f"%{slip_percent(q.slip_share)}%" if o in shared else ""
+            return _mark(shares[o]) if o in shares else ""
 
         options = "~".join(
             f"{grade(o)}{cloze_html(o)}{'#' + cloze_html(notes[o]) if o in notes else ''}" for o in e.options
@@ -75,11 +82,8 @@ def _sub(q: Question, e: Number | Choice, mark: int, tol: str) -> str:
         return f"{{{mark}:MULTICHOICE_S:{options}}}"
     alts = [f"={a}:{tol}" for a in e.accepted]  # every value check accepts, at full marks
     # a named slip made at this step at the slip share; a value that follows from one made earlier (the
-    # slip's chain) at full marks, as check carries it
-    alts += [
-        f"{'=' if s.carried else f'%{slip_percent(q.slip_share)}%'}{s.value}:{tol}#{cloze_html(s.note)}"
-        for s in e.slips
-    ]
+    # slip's chain) at the carried share (full marks by default), as check carries it
+    alts += [f"{_mark(q.share_of(s.carried))}{s.value}:{tol}#{cloze_html(s.note)}" for s in e.slips]
     return f"{{{mark}:NUMERICAL:{'~'.join(alts)}}}"
 
 

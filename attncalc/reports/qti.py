@@ -121,7 +121,7 @@ def _number_item(
     branches = [f"<responseIf>{_or([_near(a, tol) for a in e.accepted])}{_score(pts)}</responseIf>"]
     for k, slip in enumerate(e.slips, 1):
         branches.append(
-            f"<responseElseIf>{_near(slip.value, tol)}{_score(pts if slip.carried else q.slip_share * pts)}"
+            f"<responseElseIf>{_near(slip.value, tol)}{_score(q.share_of(slip.carried) * pts)}"
             f"{_slip_to(k)}</responseElseIf>"
         )
     rules = [f"<responseCondition>{''.join(branches)}</responseCondition>"]
@@ -154,8 +154,7 @@ def _choice_item(ident: str, title: str, head: str, ask: str, q: Question, e: Ch
     branches = [f"<responseIf>{_or([picked(c) for c in e.correct])}{_score(pts)}</responseIf>"]
     for k, (option, _, carried) in enumerate(e.slips, 1):
         branches.append(
-            f"<responseElseIf>{picked(option)}{_score(pts if carried else q.slip_share * pts)}{_slip_to(k)}"
-            "</responseElseIf>"
+            f"<responseElseIf>{picked(option)}{_score(q.share_of(carried) * pts)}{_slip_to(k)}</responseElseIf>"
         )
     rules = [f"<responseCondition>{''.join(branches)}</responseCondition>"]
     slips = [(f"SLIP_{k}", f"<p>{_e(note)}</p>") for k, (_, note, _) in enumerate(e.slips, 1)]

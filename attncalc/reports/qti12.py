@@ -40,7 +40,7 @@ NO_SLIPS = {
 }
 
 
-def slip_warning(fmt: str, share: float | None) -> str:
+def slip_warning(fmt: str, share: float | None, carried: float | None = None) -> str:
     """``generate``'s line where the format cannot follow a named slip as ``check`` does: QTI 1.2's numbers
     (Canvas classic, ILIAS, New Quizzes) give full marks or none, so a slip ``check`` gives ``share`` earns
     0 there (a warning, with a share asked); Canvas accepts the later entries worked from it (their values
@@ -49,13 +49,16 @@ def slip_warning(fmt: str, share: float | None) -> str:
         return ""
     if fmt == "ilias":
         later = "the later entries worked from it earn 0 too (ILIAS keeps one range: the key's)"
+    elif carried is not None and carried < 1:
+        later = f"the later entries worked from it earn 0 too (--carried-share {carried:g}: full marks or none)"
     else:
         later = (
             "the later entries worked from it are accepted, as check carries them, where 4 or more units from the key"
         )
     if not share:
         return (
-            f"attncalc: note: --format {fmt}: a named slip earns 0 and {later}; check carries them at full marks; "
+            f"attncalc: note: --format {fmt}: a named slip earns 0 and {later}; check carries them at "
+            f"{'full marks' if carried is None else f'{carried:g} of their points'}; "
             "for check's grades use --format moodle, moodle-cloze or qti\n"
         )
     return (
@@ -81,11 +84,12 @@ def _pts(x: float) -> str:
     return f"{x:.12g}"
 
 
-def _full_marks(e: Number, lms: str) -> tuple[str, ...]:
+def _full_marks(e: Number, lms: str, carried_share: float = 1.0) -> tuple[str, ...]:
     """The values a number accepts at full marks: the key and the hand chains, and for Canvas (classic and
     New Quizzes, which read every answer) the values that follow from a slip made at an earlier step, as
-    ``check`` carries them (the slip itself earns 0 here: no partial credit); ILIAS keeps one range."""
-    if lms == "ilias":
+    ``check`` carries them at full marks (the slip itself earns 0 here: no partial credit; with a carried
+    share below 1 they earn 0 too); ILIAS keeps one range."""
+    if lms == "ilias" or carried_share < 1:
         return tuple(e.accepted)
     carried = [s.value for s in e.slips if s.carried and s.value not in e.accepted]
     return (*e.accepted, *dict.fromkeys(carried))
@@ -143,7 +147,9 @@ def _item(
         conditions = "".join(
             f'<respcondition continue="No"><conditionvar><varequal respident="response1">{labels[c]}</varequal>'
             f'</conditionvar><setvar action="Set" varname="SCORE">{_pts(pts)}</setvar></respcondition>'
-            for c in e.full  # the right labels and a slip's chain's (carried: full marks); no share here
+            # the right labels and a slip's chain's (carried at full marks, or at none where the carried
+            # share is below 1); no share here
+            for c in (e.full if q.carried_share == 1 else e.correct)
         )
     else:
         kind, ilias = "numerical_question", "NUMERIC QUESTION"
@@ -156,10 +162,10 @@ def _item(
             f'<vargte respident="response1">{low:.{d.decimals + 1}f}</vargte>'
             f'<varlte respident="response1">{high:.{d.decimals + 1}f}</varlte>'
             f'</conditionvar><setvar action="Set" varname="SCORE">{_pts(pts)}</setvar></respcondition>'
-            for low, high in _ranges(_full_marks(e, lms), d.decimals)
+            for low, high in _ranges(_full_marks(e, lms, q.carried_share), d.decimals)
         )
         if lms == "newquizzes":
-            conditions = "".join(_margin(a, d.decimals, pts) for a in _full_marks(e, lms))
+            conditions = "".join(_margin(a, d.decimals, pts) for a in _full_marks(e, lms, q.carried_share))
     meta = {"QUESTIONTYPE": ilias} if lms == "ilias" else {"question_type": kind, "points_possible": _pts(pts)}
     solution = _html(worked(q.step, q.shown, d.decimals))
     return (
