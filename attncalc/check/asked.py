@@ -90,9 +90,12 @@ def by_place(r: StepResult, ans: Answer, step: Any, slots: int, own: Any) -> Ste
     if r.verdict == "carried":
         carried = answered & ~right
     else:
-        theirs = np.ravel(np.asarray(getattr(own, "value", []), dtype=float)) if own is not None else None
-        ok = theirs is not None and theirs.size <= slots
-        carried = answered & ~right & (mine == padded(theirs, theirs.size)) if ok else np.zeros(slots, bool)  # type: ignore[arg-type]
+        carried = np.zeros(slots, dtype=bool)
+        value = getattr(own, "value", None)
+        if value is not None and not isinstance(value, str):
+            theirs = np.ravel(np.asarray(value, dtype=float))
+            if theirs.size <= slots:
+                carried = answered & ~right & (mine == padded(theirs, theirs.size))
     wrong = [[int(i)] for i in np.flatnonzero(answered & ~right & ~carried) if i < given.size]
     return dataclasses.replace(
         r,
