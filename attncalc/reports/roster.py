@@ -150,8 +150,9 @@ def _students(reader: Any, head: list[str], present: list[str], layout: str, pat
         c: head.index(c) for c in (*present, "Student", "LastName", "FirstName", "First name", "Last name") if c in head
     }
     seen: dict[tuple[str, tuple[tuple[str, str], ...]], int] = {}
+    read = reader.line_num
     for row in reader:
-        line = reader.line_num
+        line, read = read + 1, reader.line_num  # the line the row begins on (a quoted cell may hold line breaks)
 
         def cell(column: str, row: list[str] = row, line: int = line) -> str:
             k = at.get(column)
