@@ -23,7 +23,6 @@ The layouts, as the LMSs write them (read in their source):
 from __future__ import annotations
 
 import csv
-import io
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -43,10 +42,11 @@ SEPARATORS = {"canvas": (",", ";"), "moodle": (",", "\t", ";", ":")}
 MAX_CELL = 255
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Student:
     name: str
     ids: dict[str, str] = field(default_factory=dict)  # column -> value, as the export writes them
+    line: int = field(default=0, compare=False)  # the export's line the row begins on
 
     def keys(self) -> set[str]:
         return {same_name(v) for v in self.ids.values() if v.strip()}
@@ -80,10 +80,17 @@ def _text(path: str, limit: int) -> str:
         raise ProblemError(path, "--roster", "not UTF-8 text (export the gradebook as CSV in UTF-8)") from None
 
 
-def _lines(text: str) -> io.StringIO:
-    """The text as csv reads it: a file with line feeds splits at them (a CR LF ends a line, a CR alone
-    inside an unquoted cell is an error); one without (Excel for Mac's bare CR) splits at each CR."""
-    return io.StringIO(text, newline="\n" if "\n" in text else "")
+def _lines(text: str) -> Iterator[str]:
+    """The text's lines as csv reads them: a file with line feeds splits at them (a CR LF ends a line, a CR
+    alone inside an unquoted cell is an error); one without (Excel for Mac's bare CR) splits at each CR.
+    One line at a time (a StringIO would hold the text again, four bytes a character)."""
+    end = "\n" if "\n" in text else "\r"
+    start = 0
+    while start < len(text):
+        stop = text.find(end, start)
+        stop = len(text) if stop < 0 else stop + 1
+        yield text[start:stop]
+        start = stop
 
 
 def _csv_problem(path: str, line: int, exc: csv.Error) -> ProblemError:
@@ -149,7 +156,6 @@ def _students(reader: Any, head: list[str], present: list[str], layout: str, pat
     at = {
         c: head.index(c) for c in (*present, "Student", "LastName", "FirstName", "First name", "Last name") if c in head
     }
-    seen: dict[tuple[str, tuple[tuple[str, str], ...]], int] = {}
     read = reader.line_num
     for row in reader:
         line, read = read + 1, reader.line_num  # the line the row begins on (a quoted cell may hold line breaks)
@@ -175,17 +181,8 @@ def _students(reader: Any, head: list[str], present: list[str], layout: str, pat
         else:
             name = f"{cell('First name')} {cell('Last name')}".strip()
         ids = _printable_ids(ids, path, line)
-        if not any(v.strip() for v in ids.values()):
-            continue
-        key = (name, tuple(ids.items()))
-        if key in seen:  # one student listed twice is one student, never two sharing every id
-            sys.stderr.write(
-                f"attncalc: note: {printable(path)}: line {line} repeats line {seen[key]} (the same name and ids): "
-                "read once\n"
-            )
-            continue
-        seen[key] = line
-        yield Student(name, ids)
+        if any(v.strip() for v in ids.values()):
+            yield Student(name, ids, line)
 
 
 def _printable_ids(ids: dict[str, str], path: str, line: int) -> dict[str, str]:
@@ -211,16 +208,26 @@ def _printable_ids(ids: dict[str, str], path: str, line: int) -> dict[str, str]:
 def _unshared(students: list[Student], path: str) -> list[Student]:
     """An id two students of the roster share (Moodle does not make ID numbers unique) identifies neither:
     it is left out of both (a file is then matched by another id, and the row is written by another
-    column), with a note, never a grade put on the other student's row."""
-    holders: dict[tuple[str, str], list[int]] = {}
-    for k, s in enumerate(students):
-        for c, v in s.ids.items():
+    column), with a note, never a grade put on the other student's row. A row the export repeats (the
+    same name and ids) is one student, read once, with a note."""
+    shared: dict[tuple[str, str], list[int]] = {}
+    for c in dict.fromkeys(c for s in students for c in s.ids):
+        first: dict[str, int] = {}  # (one column at a time: each id's first student)
+        for k, s in enumerate(students):
+            v = s.ids.get(c, "")
             if v.strip():
-                holders.setdefault((c, same_name(v)), []).append(k)
-    shared = {key: ks for key, ks in holders.items() if len(ks) > 1}
+                key = same_name(v)
+                j = first.setdefault(key, k)
+                if j != k:
+                    shared.setdefault((c, key), [j]).append(k)
     if not shared:
         return students
-    out = [Student(s.name, {c: v for c, v in s.ids.items() if (c, same_name(v)) not in shared}) for s in students]
+    again = _repeats(students, shared, path)
+    if again:  # read once: what the others share is counted anew
+        return _unshared([s for k, s in enumerate(students) if k not in again], path)
+    out = [
+        Student(s.name, {c: v for c, v in s.ids.items() if (c, same_name(v)) not in shared}, s.line) for s in students
+    ]
     for (c, _), ks in sorted(shared.items()):
         shown = students[ks[0]].ids[c]  # as the roster writes it
         bare = sum(not any(v.strip() for v in out[k].ids.values()) for k in ks)
@@ -235,7 +242,23 @@ def _unshared(students: list[Student], path: str) -> list[Student]:
             f"attncalc: note: {printable(path)}: the {c} {printable(shown)} is {len(ks)} students' of the roster: "
             f"it identifies {whom} ({rest})\n"
         )
-    return out
+    return [s for s in out if any(v.strip() for v in s.ids.values())]
+
+
+def _repeats(students: list[Student], shared: dict[tuple[str, str], list[int]], path: str) -> set[int]:
+    """The rows among those sharing an id that repeat an earlier one exactly (one student listed twice is
+    one student, never two sharing every id), each said."""
+    again: set[int] = set()
+    for ks in shared.values():
+        for n, k in enumerate(ks):
+            j = next((j for j in ks[:n] if j not in again and students[j] == students[k]), None)
+            if j is not None and k not in again:
+                again.add(k)
+                sys.stderr.write(
+                    f"attncalc: note: {printable(path)}: line {students[k].line} repeats line {students[j].line} "
+                    "(the same name and ids): read once\n"
+                )
+    return again
 
 
 def match(
@@ -243,20 +266,23 @@ def match(
 ) -> tuple[dict[int, Student], list[tuple[int, str]]]:
     """For each answers file (its ``student =`` or '', its file name), the one student it names: by
     index, and the files matching nobody or several students with the reason. ``columns``: the
-    roster's id columns, as its header names them. The roster is indexed once by each id (as
-    :func:`attncalc.errors.same_name` compares them), so each file is a look-up, not a scan."""
+    roster's id columns, as its header names them. The files' names are gathered first, then each
+    roster id is compared (as :func:`attncalc.errors.same_name` writes it) once, with a look-up among
+    them: linear work, and only the students some file names are kept aside."""
+    tries = [{same_name(t) for t in (student, Path(file).stem) if t and t.strip()} for student, file in names]
+    wanted = set().union(*tries)
     index: dict[str, list[int]] = {}
     for k, s in enumerate(roster):
         for key in Student.keys(s):  # (each id once, compared as the files are)
-            index.setdefault(key, []).append(k)
+            if key in wanted:
+                index.setdefault(key, []).append(k)
     found: dict[int, Student] = {}
     missing: list[tuple[int, str]] = []
     # the columns compared, as the export names them (a Moodle export has an ID number, not an SIS id)
     if columns is None:
         columns = list(dict.fromkeys(c for s in roster for c in s.ids))
     by = ", ".join(columns)
-    for i, (student, file) in enumerate(names):
-        tried = {same_name(t) for t in (student, Path(file).stem) if t and t.strip()}
+    for i, tried in enumerate(tries):
         hits = [roster[k] for k in sorted({k for t in tried for k in index.get(t, ())})]
         if len(hits) == 1:
             found[i] = hits[0]
