@@ -81,10 +81,12 @@ def _text(path: str, limit: int) -> str:
 
 
 def _lines(text: str) -> Iterator[str]:
-    """The text's lines as csv reads them: a file with line feeds splits at them (a CR LF ends a line, a CR
-    alone inside an unquoted cell is an error); one without (Excel for Mac's bare CR) splits at each CR.
-    One line at a time (a StringIO would hold the text again, four bytes a character)."""
-    end = "\n" if "\n" in text else "\r"
+    """The text's lines as csv reads them, by how the header line ends: at LF or CR LF, the file splits at
+    each LF (a CR alone inside an unquoted cell is an error); at a CR alone (Excel for Mac), at each CR (a
+    line break inside a quoted cell, which Excel writes as LF, stays in its cell). One line at a time (a
+    StringIO would hold the text again, four bytes a character)."""
+    cr, lf = text.find("\r"), text.find("\n")
+    end = "\r" if cr >= 0 and (lf < 0 or lf > cr + 1) else "\n"
     start = 0
     while start < len(text):
         stop = text.find(end, start)

@@ -71,6 +71,17 @@ def test_a_quoted_cell_with_a_line_break_is_one_cell(cli: Any, tmp_path: Path) -
         assert [row[1:4] for row in table[2:]] == [["4801", "S1", "anna"]]
 
 
+def test_bare_cr_rows_with_a_line_feed_in_a_quoted_cell_are_read(cli: Any, tmp_path: Path) -> None:
+    """Excel for Mac ends rows with a CR and writes a line break inside a cell as LF, in quotes."""
+    text = f'{CANVAS_HEAD}\r"Müller, Anna",4711,S100,amueller,"A\nB"\r"Zhang, Li",4713,S102,lzhang,B\r'
+    files = _files(tmp_path, "amueller.toml", "S102.toml")
+    _, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", _roster(tmp_path, text))
+    assert [row[:4] for row in table[2:]] == [
+        ["Müller, Anna", "4711", "S100", "amueller"],
+        ["Zhang, Li", "4713", "S102", "lzhang"],
+    ]
+
+
 @pytest.mark.parametrize("layout", ["canvas", "moodle"])
 def test_a_stray_cr_inside_an_unquoted_cell_is_one_line(cli: Any, tmp_path: Path, layout: str) -> None:
     """A CR LF export with "An\\rna" in a name, unquoted: no export writes that, and a cell cut there would
