@@ -133,27 +133,55 @@ def _separator(text: str, path: str, layout: str) -> str:
     )
 
 
-def read_roster(path: str, layout: str, limit: int | None = None) -> Roster:
+def read_roster(path: str, layout: str, limit: int | None = None, wanted: set[str] | None = None) -> Roster:
     """The students of a Canvas or Moodle gradebook export (``layout``), or bad input naming the file;
-    ``limit``: the largest file read, in bytes (``--max-file-size``; default 20 MB)."""
+    ``limit``: the largest file read, in bytes (``--max-file-size``; default 20 MB). With ``wanted`` (the
+    names the answers files go by, as :func:`attncalc.errors.same_name` writes them), only the students
+    that matter are kept: those some file names and those sharing an id with them (a second reading of
+    the text finds these), so a large export is never held as a list of students."""
     text = _text(path, limit or 20_000_000)
     sep = _separator(text, path, layout)
-    reader = csv.reader(_lines(text), delimiter=sep)
-    del text  # the reader holds it; only each student's name and ids are kept
-    try:
-        head = [h.strip() for h in next(reader)]
-        wanted = CANVAS_IDS if layout == "canvas" else MOODLE_IDS
-        present = [c for c in wanted if c in head]
-        twice = sorted({c for c in (*wanted, "Student", "First name", "Last name") if head.count(c) > 1})
-        if twice:  # which copy identifies the student? (the two readers took different ones)
-            raise ProblemError(path, "--roster", f"the column {twice[0]!r} appears twice in the header: keep one")
-        students = list(_students(reader, head, present, layout, path))
-    except csv.Error as exc:
-        raise _csv_problem(path, reader.line_num, exc) from None
-    return Roster(_unshared(students, path), present)
+    head = [h.strip() for h in next(csv.reader(_lines(text), delimiter=sep))]
+    columns = CANVAS_IDS if layout == "canvas" else MOODLE_IDS
+    present = [c for c in columns if c in head]
+    twice = sorted({c for c in (*columns, "Student", "First name", "Last name") if head.count(c) > 1})
+    if twice:  # which copy identifies the student? (the two readers took different ones)
+        raise ProblemError(path, "--roster", f"the column {twice[0]!r} appears twice in the header: keep one")
+    rows = _Rows(text, sep, head, present, layout, path)
+    if wanted is None:
+        return Roster(_unshared(list(rows.each()), path), present)
+    hits = [s for s in rows.each() if Student.keys(s) & wanted]
+    relevant = {(c, same_name(v)) for s in hits for c, v in s.ids.items() if v.strip()}
+    kept = [
+        s for s in rows.each(quiet=True) if any(v.strip() and (c, same_name(v)) in relevant for c, v in s.ids.items())
+    ]
+    return Roster(_unshared(kept, path, relevant), present)
 
 
-def _students(reader: Any, head: list[str], present: list[str], layout: str, path: str) -> Iterator[Student]:
+@dataclass(frozen=True)
+class _Rows:
+    """The export's student rows, to be read once or twice."""
+
+    text: str
+    sep: str
+    head: list[str]
+    present: list[str]
+    layout: str
+    path: str
+
+    def each(self, quiet: bool = False) -> Iterator[Student]:
+        """Each student, in order; ``quiet``: without the notes (said on the first reading)."""
+        reader = csv.reader(_lines(self.text), delimiter=self.sep)
+        try:
+            next(reader)
+            yield from _students(reader, self.head, self.present, self.layout, self.path, quiet)
+        except csv.Error as exc:
+            raise _csv_problem(self.path, reader.line_num, exc) from None
+
+
+def _students(
+    reader: Any, head: list[str], present: list[str], layout: str, path: str, quiet: bool = False
+) -> Iterator[Student]:
     """Each student row of the export (Canvas's Points Possible and Manual Posting rows skipped), once."""
     at = {
         c: head.index(c) for c in (*present, "Student", "LastName", "FirstName", "First name", "Last name") if c in head
@@ -182,17 +210,19 @@ def _students(reader: Any, head: list[str], present: list[str], layout: str, pat
             name = last if "Student" in at else f"{cell('FirstName')} {last}".strip()
         else:
             name = f"{cell('First name')} {cell('Last name')}".strip()
-        ids = _printable_ids(ids, path, line)
+        ids = _printable_ids(ids, path, line, quiet)
         if any(v.strip() for v in ids.values()):
             yield Student(name, ids, line)
 
 
-def _printable_ids(ids: dict[str, str], path: str, line: int) -> dict[str, str]:
+def _printable_ids(ids: dict[str, str], path: str, line: int, quiet: bool = False) -> dict[str, str]:
     """The ids without one holding a control, bidirectional or other format character (written raw, it
     would reorder or break the gradebook's row; escaped, the LMS would not find it): left out, said."""
     bad = [c for c, v in ids.items() if any(unprintable(ch) for ch in v.strip(" "))]
     if not bad:
         return ids
+    if quiet:
+        return {c: (v if c not in bad else "") for c, v in ids.items()}
     kept = {c: v for c, v in ids.items() if c not in bad}
     rest = (
         "the student is matched and written by their other ids"
@@ -207,11 +237,12 @@ def _printable_ids(ids: dict[str, str], path: str, line: int) -> dict[str, str]:
     return {c: (v if c not in bad else "") for c, v in ids.items()}
 
 
-def _unshared(students: list[Student], path: str) -> list[Student]:
+def _unshared(students: list[Student], path: str, relevant: set[tuple[str, str]] | None = None) -> list[Student]:
     """An id two students of the roster share (Moodle does not make ID numbers unique) identifies neither:
     it is left out of both (a file is then matched by another id, and the row is written by another
     column), with a note, never a grade put on the other student's row. A row the export repeats (the
-    same name and ids) is one student, read once, with a note."""
+    same name and ids) is one student, read once, with a note. ``relevant``: the ids (column, same_name)
+    whose sharing matters, every holder of which is among ``students`` (:func:`read_roster`)."""
     shared: dict[tuple[str, str], list[int]] = {}
     for c in dict.fromkeys(c for s in students for c in s.ids):
         first: dict[str, int] = {}  # (one column at a time: each id's first student)
@@ -220,13 +251,13 @@ def _unshared(students: list[Student], path: str) -> list[Student]:
             if v.strip():
                 key = same_name(v)
                 j = first.setdefault(key, k)
-                if j != k:
+                if j != k and (relevant is None or (c, key) in relevant):
                     shared.setdefault((c, key), [j]).append(k)
     if not shared:
         return students
     again = _repeats(students, shared, path)
     if again:  # read once: what the others share is counted anew
-        return _unshared([s for k, s in enumerate(students) if k not in again], path)
+        return _unshared([s for k, s in enumerate(students) if k not in again], path, relevant)
     out = [
         Student(s.name, {c: v for c, v in s.ids.items() if (c, same_name(v)) not in shared}, s.line) for s in students
     ]
@@ -263,6 +294,12 @@ def _repeats(students: list[Student], shared: dict[tuple[str, str], list[int]], 
     return again
 
 
+def tried(student: str, file: str) -> set[str]:
+    """The names an answers file goes by (its ``student =``, its file name without the extension), compared
+    as an LMS compares them."""
+    return {same_name(t) for t in (student, Path(file).stem) if t and t.strip()}
+
+
 def match(
     names: list[tuple[str, str]], roster: list[Student], columns: list[str] | None = None
 ) -> tuple[dict[int, Student], list[tuple[int, str]]]:
@@ -271,7 +308,7 @@ def match(
     roster's id columns, as its header names them. The files' names are gathered first, then each
     roster id is compared (as :func:`attncalc.errors.same_name` writes it) once, with a look-up among
     them: linear work, and only the students some file names are kept aside."""
-    tries = [{same_name(t) for t in (student, Path(file).stem) if t and t.strip()} for student, file in names]
+    tries = [tried(student, file) for student, file in names]
     wanted = set().union(*tries)
     index: dict[str, list[int]] = {}
     for k, s in enumerate(roster):
@@ -284,8 +321,8 @@ def match(
     if columns is None:
         columns = list(dict.fromkeys(c for s in roster for c in s.ids))
     by = ", ".join(columns)
-    for i, tried in enumerate(tries):
-        hits = [roster[k] for k in sorted({k for t in tried for k in index.get(t, ())})]
+    for i, keys in enumerate(tries):
+        hits = [roster[k] for k in sorted({k for t in keys for k in index.get(t, ())})]
         if len(hits) == 1:
             found[i] = hits[0]
         elif not hits:
@@ -325,8 +362,9 @@ def on_roster(
     """The gradebook entries the roster names and their students, in order, and how many files it did
     not place; each of those is said on standard error, one line each, and gets no row (Canvas would add
     it as a new student, and Moodle would stop the import at it). ``shown``: how a file name is printed."""
-    roster = read_roster(path, layout, limit)
-    found, unmatched = match([(e.student or "", e.answers) for e in entries], roster.students, roster.columns)
+    names = [(e.student or "", e.answers) for e in entries]
+    roster = read_roster(path, layout, limit, set().union(*(tried(*n) for n in names)))
+    found, unmatched = match(names, roster.students, roster.columns)
     # Moodle exports no Username by default: a class named by login matches nobody, and the line says why
     hint = ""
     if layout == "moodle" and "Username" not in roster.columns:

@@ -198,3 +198,17 @@ def test_matching_looks_each_file_up_instead_of_scanning_the_roster(monkeypatch:
     assert not missing and [found[i].name for i in range(4)] == ["N0", "N7", "N14", "N21"]
     assert found[200].name == "N0" and found[399].name == "N597"
     assert calls <= 3 * len(students) + 2 * len(names)
+
+
+def test_only_the_students_that_matter_are_kept_from_a_large_export(tmp_path: Path) -> None:
+    """A 20 MB export was held whole (every row and cell, then every student): now only the students some
+    answers file names, and those sharing an id with them (whose sharing decides the rows), are kept."""
+    from attncalc.reports.roster import read_roster
+
+    rows = [f"N{k},{k},S{k},l{k},A" for k in range(3000)]
+    rows[2500] = "Other,2500,S2500,l7,A"  # shares the login l7 with N7
+    path = _roster(tmp_path, CANVAS_HEAD + "\r\n" + "\r\n".join(rows) + "\r\n")
+    roster = read_roster(path, "canvas", None, {"s7", "l1200"})
+    assert [(s.name, s.line) for s in roster.students] == [("N7", 9), ("N1200", 1202), ("Other", 2502)]
+    assert roster.students[0].ids == {"SIS User ID": "S7", "ID": "7"}  # the login l7 is two students', left out
+    assert roster.columns == ["SIS User ID", "SIS Login ID", "ID"]
