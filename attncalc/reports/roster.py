@@ -98,7 +98,7 @@ def _lines(text: str) -> Iterator[str]:
 def _csv_problem(path: str, line: int, exc: csv.Error) -> ProblemError:
     what = str(exc)
     if "new-line" in what:
-        what = "a line break (CR) inside a cell that is not in quotes"
+        what = "a line break (CR or LF) inside a cell that is not in quotes"
     elif "field larger" in what:
         what = f"a cell longer than {csv.field_size_limit():,} characters"
     return ProblemError(path, "--roster", f"line {line}: {what}: not a CSV gradebook export as the LMS writes it")
