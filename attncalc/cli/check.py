@@ -281,10 +281,10 @@ def gradebook_text(
     if students is not None:  # a roster's id that a spreadsheet would run: written safe, so the LMS cannot match it
         from ..reports.gradebook import roster_formulas
 
-        for who in roster_formulas(students, layout):
+        for who, written in roster_formulas(students, layout):
             sys.stderr.write(
                 f"attncalc: note: the roster's {printable(who)} begins as a spreadsheet formula does: it is written "
-                f"'{printable(who)} (an apostrophe first, so no spreadsheet runs it), which the LMS's import will "
-                "not match: change the id in the LMS, or enter that grade by hand\n"
+                f"{printable(written)} (an apostrophe where a formula would begin, so no spreadsheet runs it), which "
+                "the LMS's import will not match: change the id in the LMS, or enter that grade by hand\n"
             )
     return gradebook_csv(entries, layout, assignment, students), unplaced

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from ..check.report import Report, points_text
 from ..errors import printable, same_name
-from .roster import Student
+from .roster import Student, moodle_column
 
 HEAD = ("file", "problem", "score", "out_of")
 TAIL = ("student", "error")
@@ -154,10 +154,10 @@ def feedback(rep: Report) -> str:
 
 def moodle_rows(entries: list[Entry], assignment: str, students: list[Student] | None = None) -> list[list[str]]:
     """With ``students`` (the roster's student of each entry), the identifying column is the roster's
-    ``ID number`` (or its ``Email address``, where some student has no ID number), as Moodle exported it."""
-    column = moodle_id_column(entries)
-    if students is not None:
-        column = "ID number" if all(s.ids.get("ID number", "").strip() for s in students) else "Email address"
+    ``ID number`` (or its ``Email address``, where some student has no ID number, else its ``Username``),
+    as Moodle exported it: one every student has (:func:`attncalc.reports.roster.on_roster` leaves out
+    the others)."""
+    column = moodle_id_column(entries) if students is None else moodle_column(students)
     out = [[column, f"{assignment} (Real)", f"{assignment} (Feedback)"]]
     for k, e in enumerate(entries):
         who = students[k].ids.get(column, "") if students is not None else student_of(e)
@@ -242,16 +242,16 @@ def _cell(text: str) -> str:
     return "'" + text if folded.startswith(FORMULA_FIRST) else text
 
 
-def roster_formulas(students: list[Student], layout: str) -> list[str]:
-    """The roster's identifying values (Moodle's ``ID number`` or ``Email address``, Canvas's SIS ids)
-    that :func:`_cell` writes with an apostrophe first: the LMS's own value, which its import then
-    does not match."""
+def roster_formulas(students: list[Student], layout: str) -> list[tuple[str, str]]:
+    """The roster's identifying values (Moodle's ``ID number``, ``Email address`` or ``Username``, Canvas's
+    ids) that :func:`_cell` writes otherwise, each with what is written (an apostrophe where a formula
+    would begin): the LMS's own value, which its import then does not match."""
     if layout == "moodle":
-        column = "ID number" if all(s.ids.get("ID number", "").strip() for s in students) else "Email address"
+        column = moodle_column(students)
         values = [s.ids.get(column, "") for s in students]
     else:
         values = [v for s in students for v in s.ids.values()]
-    return list(dict.fromkeys(v for v in values if v and _cell(v) != v))
+    return [(v, _cell(v)) for v in dict.fromkeys(v for v in values if v and _cell(v) != v)]
 
 
 def gradebook_csv(

@@ -23,116 +23,306 @@ The layouts, as the LMSs write them (read in their source):
 from __future__ import annotations
 
 import csv
-import io
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ProblemError, same_name
+from ..errors import ProblemError, printable, same_name, unprintable
 
 # the columns that identify a student, as each LMS names them, in the order they are tried
 CANVAS_IDS = ("SIS User ID", "SIS Login ID", "ID", "Integration ID")
 MOODLE_IDS = ("ID number", "Email address", "Username")
+# the separators each export may use, in the order tried: Canvas writes commas (semicolons where the
+# user's locale asks for them); Moodle's plain-text export offers comma, tab, semicolon and colon
+SEPARATORS = {"canvas": (",", ";"), "moodle": (",", "\t", ";", ":")}
+# the longest name or id cell read: Canvas keeps a name or an SIS id in a string column of 255
+# characters, Moodle an ID number in a varchar(255) (its names, email and username in 100)
+MAX_CELL = 255
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Student:
     name: str
     ids: dict[str, str] = field(default_factory=dict)  # column -> value, as the export writes them
+    line: int = field(default=0, compare=False)  # the export's line the row begins on
 
     def keys(self) -> set[str]:
         return {same_name(v) for v in self.ids.values() if v.strip()}
 
 
-def read_roster(path: str, layout: str, limit: int | None = None) -> list[Student]:
-    """The students of a Canvas or Moodle gradebook export (``layout``), or bad input naming the file;
-    ``limit``: the largest file read, in bytes (``--max-file-size``; default 20 MB)."""
+@dataclass(frozen=True)
+class Roster:
+    """The students of an export, and the id columns its header has (in the order they are tried)."""
+
+    students: list[Student]
+    columns: list[str]
+
+
+def _text(path: str, limit: int) -> str:
+    """The export's text: a regular file, or a pipe handed over (``<(...)``, ``/dev/stdin``), read once,
+    at most ``limit`` bytes; never a device, a FIFO in the file system or a folder."""
     from ..files import read_input
 
-    limit = limit or 20_000_000
-    try:  # a regular file, or the shell's pipe (<(...)); never a device, a FIFO or a folder; at most limit bytes
-        data = read_input(path, limit, pipe=True)
+    source = "/dev/fd/0" if path == "/dev/stdin" else path  # standard input, as /dev/fd/0 names it
+    try:
+        data = read_input(source, limit, pipe=True)
     except ProblemError as exc:
         message = exc.message.replace("not a problem file", "not a regular file")
         message = f"larger than {limit:,} bytes" if message.startswith("is larger than") else message
+        if message.startswith("is a FIFO"):
+            message += ": pass the export's file, or pipe it in (--roster /dev/stdin, --roster <(cat FILE))"
         raise ProblemError(path, "--roster", message) from None
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ProblemError(path, "--roster", "not UTF-8 text (export the gradebook as CSV in UTF-8)") from None
-    # Moodle's plain-text export separates by comma, tab, semicolon or colon, as the teacher picks: the
-    # header line's most frequent of them (a Canvas export: commas)
-    first = text.split("\n", 1)[0]
-    sep = max((",", "\t", ";", ":"), key=lambda c: (first.count(c), c == ","))
-    rows = list(csv.reader(io.StringIO(text), delimiter=sep))
-    if not rows:
-        raise ProblemError(path, "--roster", "empty: expected the LMS's gradebook export (CSV)")
-    head = [h.strip() for h in rows[0]]
-    wanted = CANVAS_IDS if layout == "canvas" else MOODLE_IDS
-    present = [c for c in wanted if c in head]
-    twice = sorted({c for c in (*wanted, "Student", "First name", "Last name") if head.count(c) > 1})
-    if twice:  # which copy identifies the student? (the two readers took different ones)
-        raise ProblemError(path, "--roster", f"the column {twice[0]!r} appears twice in the header: keep one")
-    if layout == "canvas" and not ({"Student", "LastName"} & set(head) and present):
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The text's lines as csv reads them, by how the header line ends: at LF or CR LF, the file splits at
+    each LF (a CR alone inside an unquoted cell is an error); at a CR alone (Excel for Mac), at each CR (a
+    line break inside a quoted cell, which Excel writes as LF, stays in its cell). One line at a time (a
+    StringIO would hold the text again, four bytes a character)."""
+    cr, lf = text.find("\r"), text.find("\n")
+    end = "\r" if cr >= 0 and (lf < 0 or lf > cr + 1) else "\n"
+    start = 0
+    while start < len(text):
+        stop = text.find(end, start)
+        stop = len(text) if stop < 0 else stop + 1
+        yield text[start:stop]
+        start = stop
+
+
+def _csv_problem(path: str, line: int, exc: csv.Error) -> ProblemError:
+    what = str(exc)
+    if "new-line" in what:
+        what = "a line break (CR or LF) inside a cell that is not in quotes"
+    elif "field larger" in what:
+        what = f"a cell longer than {csv.field_size_limit():,} characters"
+    return ProblemError(path, "--roster", f"line {line}: {what}: not a CSV gradebook export as the LMS writes it")
+
+
+def _fits(head: list[str], layout: str) -> bool:
+    if layout == "canvas":
+        return bool({"Student", "LastName"} & set(head)) and any(c in head for c in CANVAS_IDS)
+    return "First name" in head and any(c in head for c in MOODLE_IDS)
+
+
+def _separator(text: str, path: str, layout: str) -> str:
+    """The first separator the export may use whose header has the columns the layout needs (a Moodle
+    grade column "Quiz: Week 1: Attention (Real)" holds more colons than the header has commas)."""
+    for sep in SEPARATORS[layout]:
+        try:
+            head = next(csv.reader(_lines(text), delimiter=sep), None)
+        except csv.Error:
+            continue
+        if head is None:
+            raise ProblemError(path, "--roster", "empty: expected the LMS's gradebook export (CSV)")
+        if _fits([h.strip() for h in head], layout):
+            return sep
+    if layout == "canvas":
         raise ProblemError(
             path,
             "--roster",
             "not a Canvas gradebook export: its header has no Student and ID, SIS User ID or SIS Login ID",
         )
-    if layout == "moodle" and not ("First name" in head and present):
-        raise ProblemError(
-            path, "--roster", "not a Moodle grade export: its header has no First name and ID number or Email address"
-        )
-    out = []
-    for row in rows[1:]:
-        cells = dict(zip(head, row, strict=False))
+    raise ProblemError(
+        path, "--roster", "not a Moodle grade export: its header has no First name and ID number or Email address"
+    )
+
+
+def read_roster(path: str, layout: str, limit: int | None = None, wanted: set[str] | None = None) -> Roster:
+    """The students of a Canvas or Moodle gradebook export (``layout``), or bad input naming the file;
+    ``limit``: the largest file read, in bytes (``--max-file-size``; default 20 MB). With ``wanted`` (the
+    names the answers files go by, as :func:`attncalc.errors.same_name` writes them), only the students
+    that matter are kept: those some file names and those sharing an id with them (a second reading of
+    the text finds these), so a large export is never held as a list of students."""
+    text = _text(path, limit or 20_000_000)
+    sep = _separator(text, path, layout)
+    head = [h.strip() for h in next(csv.reader(_lines(text), delimiter=sep))]
+    columns = CANVAS_IDS if layout == "canvas" else MOODLE_IDS
+    present = [c for c in columns if c in head]
+    twice = sorted({c for c in (*columns, "Student", "First name", "Last name") if head.count(c) > 1})
+    if twice:  # which copy identifies the student? (the two readers took different ones)
+        raise ProblemError(path, "--roster", f"the column {twice[0]!r} appears twice in the header: keep one")
+    rows = _Rows(text, sep, head, present, layout, path)
+    if wanted is None:
+        return Roster(_unshared(list(rows.each()), path), present)
+    hits = [s for s in rows.each() if Student.keys(s) & wanted]
+    relevant = {(c, same_name(v)) for s in hits for c, v in s.ids.items() if v.strip()}
+    kept = [
+        s for s in rows.each(quiet=True) if any(v.strip() and (c, same_name(v)) in relevant for c, v in s.ids.items())
+    ]
+    return Roster(_unshared(kept, path, relevant), present)
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """The export's student rows, to be read once or twice."""
+
+    text: str
+    sep: str
+    head: list[str]
+    present: list[str]
+    layout: str
+    path: str
+
+    def each(self, quiet: bool = False) -> Iterator[Student]:
+        """Each student, in order; ``quiet``: without the notes (said on the first reading)."""
+        reader = csv.reader(_lines(self.text), delimiter=self.sep)
+        try:
+            next(reader)
+            yield from _students(reader, self.head, self.present, self.layout, self.path, quiet)
+        except csv.Error as exc:
+            raise _csv_problem(self.path, reader.line_num, exc) from None
+
+
+def _students(
+    reader: Any, head: list[str], present: list[str], layout: str, path: str, quiet: bool = False
+) -> Iterator[Student]:
+    """Each student row of the export (Canvas's Points Possible and Manual Posting rows skipped), once."""
+    at = {
+        c: head.index(c) for c in (*present, "Student", "LastName", "FirstName", "First name", "Last name") if c in head
+    }
+    read = reader.line_num
+    for row in reader:
+        line, read = read + 1, reader.line_num  # the line the row begins on (a quoted cell may hold line breaks)
+
+        def cell(column: str, row: list[str] = row, line: int = line) -> str:
+            k = at.get(column)
+            value = row[k] if k is not None and k < len(row) else ""
+            if len(value) > MAX_CELL:
+                raise ProblemError(
+                    path,
+                    "--roster",
+                    f"line {line}: the {column} is {len(value):,} characters long: an LMS keeps at most {MAX_CELL}",
+                )
+            return value
+
+        ids = {c: cell(c) for c in present}
         if layout == "canvas":
-            first = cells.get("Student", cells.get("LastName", ""))
-            no_id = not any(cells.get(c, "").strip() for c in present)
-            if not first.strip() or (first.strip() == "Points Possible" and no_id):
+            last = cell("Student") if "Student" in at else cell("LastName")
+            no_id = not any(v.strip() for v in ids.values())
+            if not last.strip() or (last.strip() == "Points Possible" and no_id):
                 continue  # the Points Possible row, the Manual Posting row (no student: no id)
-            name = first if "Student" in cells else f"{cells.get('FirstName', '')} {first}".strip()
+            name = last if "Student" in at else f"{cell('FirstName')} {last}".strip()
         else:
-            name = f"{cells.get('First name', '')} {cells.get('Last name', '')}".strip()
-        ids = {c: cells.get(c, "") for c in present}
+            name = f"{cell('First name')} {cell('Last name')}".strip()
+        ids = _printable_ids(ids, path, line, quiet)
         if any(v.strip() for v in ids.values()):
-            out.append(Student(name, ids))
-    return _unshared(out, path)
+            yield Student(name, ids, line)
 
 
-def _unshared(students: list[Student], path: str) -> list[Student]:
+def _printable_ids(ids: dict[str, str], path: str, line: int, quiet: bool = False) -> dict[str, str]:
+    """The ids without one holding a control, bidirectional or other format character (written raw, it
+    would reorder or break the gradebook's row; escaped, the LMS would not find it): left out, said."""
+    bad = [c for c, v in ids.items() if any(unprintable(ch) for ch in v.strip(" "))]
+    if not bad:
+        return ids
+    if quiet:
+        return {c: (v if c not in bad else "") for c, v in ids.items()}
+    kept = {c: v for c, v in ids.items() if c not in bad}
+    rest = (
+        "the student is matched and written by their other ids"
+        if any(v.strip() for v in kept.values())
+        else "the student has no other id: a file naming them gets no row"
+    )
+    for c in bad:
+        sys.stderr.write(
+            f"attncalc: note: {printable(path)}: line {line}: the {c} {printable(ids[c])} holds a control or "
+            f"format character: it is left out ({rest})\n"
+        )
+    return {c: (v if c not in bad else "") for c, v in ids.items()}
+
+
+def _unshared(students: list[Student], path: str, relevant: set[tuple[str, str]] | None = None) -> list[Student]:
     """An id two students of the roster share (Moodle does not make ID numbers unique) identifies neither:
     it is left out of both (a file is then matched by another id, and the row is written by another
-    column), with a note, never a grade put on the other student's row."""
-    from collections import Counter
-
-    from ..errors import printable
-
-    seen = Counter((c, same_name(v)) for s in students for c, v in s.ids.items() if v.strip())
-    shared = {k for k, n in seen.items() if n > 1}
-    for c, v in sorted(shared):
-        sys.stderr.write(
-            f"attncalc: note: {printable(path)}: the {c} {printable(v)} is two students' of the roster: "
-            "it identifies neither (they are matched and written by another id)\n"
-        )
+    column), with a note, never a grade put on the other student's row. A row the export repeats (the
+    same name and ids) is one student, read once, with a note. ``relevant``: the ids (column, same_name)
+    whose sharing matters, every holder of which is among ``students`` (:func:`read_roster`)."""
+    shared: dict[tuple[str, str], list[int]] = {}
+    for c in dict.fromkeys(c for s in students for c in s.ids):
+        first: dict[str, int] = {}  # (one column at a time: each id's first student)
+        for k, s in enumerate(students):
+            v = s.ids.get(c, "")
+            if v.strip():
+                key = same_name(v)
+                j = first.setdefault(key, k)
+                if j != k and (relevant is None or (c, key) in relevant):
+                    shared.setdefault((c, key), [j]).append(k)
     if not shared:
         return students
-    return [Student(s.name, {c: v for c, v in s.ids.items() if (c, same_name(v)) not in shared}) for s in students]
+    again = _repeats(students, shared, path)
+    if again:  # read once: what the others share is counted anew
+        return _unshared([s for k, s in enumerate(students) if k not in again], path, relevant)
+    out = [
+        Student(s.name, {c: v for c, v in s.ids.items() if (c, same_name(v)) not in shared}, s.line) for s in students
+    ]
+    for (c, _), ks in sorted(shared.items()):
+        shown = students[ks[0]].ids[c]  # as the roster writes it
+        bare = sum(not any(v.strip() for v in out[k].ids.values()) for k in ks)
+        whom = "neither" if len(ks) == 2 else "none of them"
+        rest = (
+            "they are matched and written by their other ids"
+            if not bare
+            else f"{'they have' if bare == len(ks) else f'{bare} of them have'} no other id: "
+            "a file naming them gets no row"
+        )
+        sys.stderr.write(
+            f"attncalc: note: {printable(path)}: the {c} {printable(shown)} is {len(ks)} students' of the roster: "
+            f"it identifies {whom} ({rest})\n"
+        )
+    return [s for s in out if any(v.strip() for v in s.ids.values())]
 
 
-def match(names: list[tuple[str, str]], roster: list[Student]) -> tuple[dict[int, Student], list[tuple[int, str]]]:
+def _repeats(students: list[Student], shared: dict[tuple[str, str], list[int]], path: str) -> set[int]:
+    """The rows among those sharing an id that repeat an earlier one exactly (one student listed twice is
+    one student, never two sharing every id), each said."""
+    again: set[int] = set()
+    for ks in shared.values():
+        for n, k in enumerate(ks):
+            j = next((j for j in ks[:n] if j not in again and students[j] == students[k]), None)
+            if j is not None and k not in again:
+                again.add(k)
+                sys.stderr.write(
+                    f"attncalc: note: {printable(path)}: line {students[k].line} repeats line {students[j].line} "
+                    "(the same name and ids): read once\n"
+                )
+    return again
+
+
+def tried(student: str, file: str) -> set[str]:
+    """The names an answers file goes by (its ``student =``, its file name without the extension), compared
+    as an LMS compares them."""
+    return {same_name(t) for t in (student, Path(file).stem) if t and t.strip()}
+
+
+def match(
+    names: list[tuple[str, str]], roster: list[Student], columns: list[str] | None = None
+) -> tuple[dict[int, Student], list[tuple[int, str]]]:
     """For each answers file (its ``student =`` or '', its file name), the one student it names: by
-    index, and the files matching nobody or several students with the reason."""
+    index, and the files matching nobody or several students with the reason. ``columns``: the
+    roster's id columns, as its header names them. The files' names are gathered first, then each
+    roster id is compared (as :func:`attncalc.errors.same_name` writes it) once, with a look-up among
+    them: linear work, and only the students some file names are kept aside."""
+    tries = [tried(student, file) for student, file in names]
+    wanted = set().union(*tries)
+    index: dict[str, list[int]] = {}
+    for k, s in enumerate(roster):
+        for key in Student.keys(s):  # (each id once, compared as the files are)
+            if key in wanted:
+                index.setdefault(key, []).append(k)
     found: dict[int, Student] = {}
     missing: list[tuple[int, str]] = []
     # the columns compared, as the export names them (a Moodle export has an ID number, not an SIS id)
-    columns = list(dict.fromkeys(c for s in roster for c in s.ids))
-    by = ", ".join(columns) if columns else "login, email or SIS id"
-    for i, (student, file) in enumerate(names):
-        tried = [same_name(t) for t in (student, Path(file).stem) if t and t.strip()]
-        hits = [s for s in roster if s.keys() & set(tried)]
+    if columns is None:
+        columns = list(dict.fromkeys(c for s in roster for c in s.ids))
+    by = ", ".join(columns)
+    for i, keys in enumerate(tries):
+        hits = [roster[k] for k in sorted({k for t in keys for k in index.get(t, ())})]
         if len(hits) == 1:
             found[i] = hits[0]
         elif not hits:
@@ -142,22 +332,51 @@ def match(names: list[tuple[str, str]], roster: list[Student]) -> tuple[dict[int
     return found, missing
 
 
+def moodle_column(students: list[Student]) -> str:
+    """The column Moodle's import finds every one of ``students`` by: the first of :data:`MOODLE_IDS`
+    each has (``ID number`` when there are none)."""
+    return next((c for c in MOODLE_IDS if all(s.ids.get(c, "").strip() for s in students)), MOODLE_IDS[0])
+
+
+def _moodle_unplaced(found: dict[int, Student]) -> dict[int, str]:
+    """The matched students Moodle's import could not find: one column identifies every row, and where no
+    column is every matched student's, the one most have is kept (the earlier on a tie) and the students
+    without it get no row (an empty identifying cell would stop the import), each with the reason."""
+    students = list(found.values())
+    if not students:
+        return {}
+    column = max(
+        MOODLE_IDS, key=lambda c: (sum(bool(s.ids.get(c, "").strip()) for s in students), -MOODLE_IDS.index(c))
+    )
+    return {
+        i: f"the roster's student {printable(s.name)} has no {column}, the column the other rows go by (Moodle's "
+        "import finds every row's user by one column, and stops at an empty one)"
+        for i, s in found.items()
+        if not s.ids.get(column, "").strip()
+    }
+
+
 def on_roster(
     entries: list[Any], path: str, layout: str, limit: int | None, shown: Callable[[str], str] = str
 ) -> tuple[list[Any], list[Student], int]:
     """The gradebook entries the roster names and their students, in order, and how many files it did
     not place; each of those is said on standard error, one line each, and gets no row (Canvas would add
     it as a new student, and Moodle would stop the import at it). ``shown``: how a file name is printed."""
-    roster = read_roster(path, layout, limit)
-    found, unmatched = match([(e.student or "", e.answers) for e in entries], roster)
+    names = [(e.student or "", e.answers) for e in entries]
+    roster = read_roster(path, layout, limit, set().union(*(tried(*n) for n in names)))
+    found, unmatched = match(names, roster.students, roster.columns)
     # Moodle exports no Username by default: a class named by login matches nobody, and the line says why
     hint = ""
-    if layout == "moodle" and roster and not any("Username" in s.ids for s in roster):
+    if layout == "moodle" and "Username" not in roster.columns:
         hint = (
             " (this export has no Username column, Moodle's default: add it under the export's user fields, or name "
             "the files by ID number or email)"
         )
-    for i, why in unmatched:
+    if layout == "moodle":
+        for i, why in _moodle_unplaced(found).items():
+            del found[i]
+            unmatched.append((i, why))
+    for i, why in sorted(unmatched):
         extra = hint if why.startswith("matches no student") else ""
         sys.stderr.write(f"attncalc: {shown(entries[i].answers)}: {why}; no row for it{extra}\n")
     return [e for i, e in enumerate(entries) if i in found], [found[i] for i in sorted(found)], len(unmatched)

@@ -1,0 +1,214 @@
+"""`check --gradebook canvas|moodle --roster FILE`: the roster's ids as the gradebook writes them. A
+Moodle row must name its user in the one column the import maps (an empty cell stops the import); an
+id holding a control or format character is never written raw; the notes name the roster's ids as the
+roster writes them and say what is done; the matching is one look-up per answers file. Each roster is
+written by hand in the layout of tests/exports/test_gradebook_roster.py's exports.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .test_gradebook_lms import RIGHT, _answers, _book, canvas_import, moodle_import
+
+CANVAS_HEAD = "Student,ID,SIS User ID,SIS Login ID,Section"
+MOODLE_HEAD = "First name,Last name,ID number,Email address"
+
+
+def _class(tmp_path: Path, *names: str | tuple[str, str]) -> list[str]:
+    """Answers files, each a file name or (file name, student =)."""
+    folder = tmp_path / "subs"
+    folder.mkdir(exist_ok=True)
+    out = []
+    for n in names:
+        name, student = (n, None) if isinstance(n, str) else n
+        out.append(_answers(folder, name, RIGHT, student))
+    return out
+
+
+def _roster(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "r.csv"
+    path.write_bytes(text.encode("utf-8"))
+    return str(path)
+
+
+def _lines(stderr: str, word: str) -> list[str]:
+    return [line for line in stderr.splitlines() if word in line and not line.startswith("attncalc: wrote ")]
+
+
+# --- Moodle's identifying column -------------------------------------------------------------
+
+
+def test_moodle_rows_go_by_the_column_every_student_has(cli: Any, tmp_path: Path) -> None:
+    """ID number is A's alone, Email address A's and B's, Username every student's: the rows go by Username
+    (an Email address column wrote C's row with an empty cell, which stops Moodle's import)."""
+    roster = _roster(
+        tmp_path,
+        f"{MOODLE_HEAD},Username\r\nA,X,S1,a@x.edu,ua\r\nB,Y,,b@x.edu,ub\r\nC,Z,,,uc\r\n",
+    )
+    files = _class(tmp_path, "ua.toml", "ub.toml", "uc.toml")
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
+    field, rows = moodle_import(table)  # every row's user found (none empty)
+    assert field == "username" and [r["Username"] for r in rows] == ["ua", "ub", "uc"]
+    assert result.exit_code == 0, result.stderr
+
+
+def test_a_moodle_student_without_the_rows_column_gets_no_row(cli: Any, tmp_path: Path) -> None:
+    """No column is every student's (B has no ID number, C no email): the rows go by ID number, which
+    most have, and B's file gets no row and one line saying why; the run exits 2, as for a file the
+    roster does not place."""
+    roster = _roster(tmp_path, f"{MOODLE_HEAD}\r\nA,X,S1,a@x.edu\r\nB,Y,,b@x.edu\r\nC,Z,S3,\r\n")
+    files = _class(tmp_path, "S1.toml", ("hw.toml", "b@x.edu"), "S3.toml")
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
+    field, rows = moodle_import(table)
+    assert field == "useridnumber" and [r["ID number"] for r in rows] == ["S1", "S3"]
+    lines = _lines(result.stderr, "hw.toml")
+    assert len(lines) == 1 and "has no ID number" in lines[0] and "no row" in lines[0]
+    assert result.exit_code == 2
+
+
+# --- ids holding control or format characters ------------------------------------------------
+
+
+def test_a_canvas_sis_id_with_a_bidi_override_is_left_out(cli: Any, tmp_path: Path) -> None:
+    """A SIS User ID "S\\u202e1" was written raw: the row goes by Canvas's ID, the SIS User ID cell is left
+    empty, and a note names the roster file and its line."""
+    roster = _roster(tmp_path, f"{CANVAS_HEAD}\r\nC,4801,S\u202e1,anna,\r\n")
+    files = _class(tmp_path, "anna.toml")
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    _, _, students = canvas_import(table)
+    assert [(s["id"], s["sis_user_id"], s["sis_login_id"]) for s in students] == [("4801", "", "anna")]
+    notes = _lines(result.stderr, "SIS User ID")
+    assert len(notes) == 1 and "r.csv" in notes[0] and "line 2" in notes[0] and "S\\u202e1" in notes[0]
+    assert "\u202e" not in result.stderr
+
+
+def test_a_canvas_login_with_a_line_break_is_left_out(cli: Any, tmp_path: Path) -> None:
+    """A SIS Login ID holding CR LF (then a formula) was written raw into the gradebook."""
+    roster = _roster(tmp_path, f'{CANVAS_HEAD}\r\nC,4801,S1,"lo\r\n=1+1",\r\n')
+    files = _class(tmp_path, "S1.toml")
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    _, _, students = canvas_import(table)
+    assert [(s["id"], s["sis_user_id"], s["sis_login_id"]) for s in students] == [("4801", "S1", "")]
+    notes = _lines(result.stderr, "SIS Login ID")
+    assert len(notes) == 1 and "line 2:" in notes[0] and "lo\\x0d\\x0a=1+1" in notes[0]
+
+
+@pytest.mark.parametrize("bad", ["S\u202e2", "S2\n"])
+def test_a_moodle_id_number_with_a_control_character_is_left_out(cli: Any, tmp_path: Path, bad: str) -> None:
+    """The ID number left out, B is written by email, as every other student (one column for all rows)."""
+    roster = _roster(tmp_path, f'{MOODLE_HEAD}\r\nA,X,S1,a@x.edu\r\nB,Y,"{bad}",b@x.edu\r\n')
+    files = _class(tmp_path, "S1.toml", ("hw.toml", "b@x.edu"))
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
+    field, rows = moodle_import(table)
+    assert field == "useremail" and [r["Email address"] for r in rows] == ["a@x.edu", "b@x.edu"]
+    assert len(_lines(result.stderr, "line 3: the ID number")) == 1
+
+
+def test_the_formula_note_shows_the_cell_as_written(cli: Any, tmp_path: Path) -> None:
+    """An ID number "S1;=2" is written S1;'=2 (the apostrophe where a spreadsheet splitting at ";" would
+    start a formula): the note said it was written 'S1;=2."""
+    roster = _roster(tmp_path, f"{MOODLE_HEAD}\r\nA,X,S1;=2,a@x.edu\r\n")
+    files = _class(tmp_path, ("hw.toml", "a@x.edu"))
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
+    assert table[1][0] == "S1;'=2"
+    notes = _lines(result.stderr, "formula")
+    assert len(notes) == 1 and "written S1;'=2 " in notes[0]
+
+
+# --- the notes' wording ----------------------------------------------------------------------
+
+
+def test_a_shared_id_is_named_as_the_roster_writes_it_with_how_many_share_it(cli: Any, tmp_path: Path) -> None:
+    roster = _roster(tmp_path, f"{MOODLE_HEAD}\r\nA,X,S100,a@x.edu\r\nB,Y,S100,b@x.edu\r\nC,Z,s100,c@x.edu\r\n")
+    files = _class(tmp_path, ("hw.toml", "b@x.edu"))
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
+    assert [r[0] for r in table[1:]] == ["b@x.edu"]
+    notes = _lines(result.stderr, "100")
+    assert len(notes) == 1 and "the ID number S100 is 3 students' of the roster" in notes[0]
+    assert "identifies none of them" in notes[0] and "by their other ids" in notes[0]
+
+
+def test_a_shared_id_of_students_without_another_id_says_they_get_no_row(cli: Any, tmp_path: Path) -> None:
+    roster = _roster(tmp_path, "First name,Last name,ID number\r\nA,X,S1\r\nB,Y,S1\r\nC,Z,S2\r\n")
+    files = _class(tmp_path, "S1.toml", "S2.toml")
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
+    assert [r[0] for r in table[1:]] == ["S2"]
+    notes = _lines(result.stderr, "students' of the roster")
+    assert len(notes) == 1 and "identifies neither" in notes[0] and "no other id" in notes[0]
+    assert "by another id" not in result.stderr and len(_lines(result.stderr, "S1.toml")) == 1
+    assert result.exit_code == 2
+
+
+def test_a_row_the_export_repeats_is_one_student(cli: Any, tmp_path: Path) -> None:
+    """A row listed twice made every id shared, so the student matched nobody, with a note saying they
+    were "matched and written by another id"."""
+    row = '"Müller, Anna",4711,S100,amueller,A\r\n'
+    roster = _roster(tmp_path, f"{CANVAS_HEAD}\r\n{row}{row}")
+    files = _class(tmp_path, "amueller.toml")
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    _, _, students = canvas_import(table)
+    assert [(s["id"], s["sis_user_id"], s["sis_login_id"]) for s in students] == [("4711", "S100", "amueller")]
+    notes = _lines(result.stderr, "repeats")
+    assert len(notes) == 1 and "line 3 repeats line 2" in notes[0] and "r.csv" in notes[0]
+    assert "another id" not in result.stderr and result.exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("layout", "head", "by"),
+    [
+        ("canvas", CANVAS_HEAD, "(by SIS User ID, SIS Login ID, ID)"),
+        ("moodle", f"{MOODLE_HEAD},Username", "(by ID number, Email address, Username)"),
+    ],
+)
+def test_an_unmatched_file_names_the_rosters_columns(cli: Any, tmp_path: Path, layout: str, head: str, by: str) -> None:
+    """A roster with no student (the export of an empty course) said "(by login, email or SIS id)"."""
+    files = _class(tmp_path, "nobody.toml")
+    result, _ = _book(cli, tmp_path, *files, "--gradebook", layout, "--roster", _roster(tmp_path, head + "\r\n"))
+    lines = _lines(result.stderr, "nobody.toml")
+    assert len(lines) == 1 and by in lines[0] and result.exit_code == 2
+
+
+# --- matching: one look-up per file ----------------------------------------------------------
+
+
+def test_matching_looks_each_file_up_instead_of_scanning_the_roster(monkeypatch: pytest.MonkeyPatch) -> None:
+    """1,500 files against a 436,000-row roster ran for over ten minutes: every file compared with every
+    student. Counted here by the normalisations done: each roster id once and each file's two names,
+    not files x ids."""
+    from attncalc.reports import roster as module
+
+    calls = 0
+    real = module.same_name
+
+    def counted(text: str) -> str:
+        nonlocal calls
+        calls += 1
+        return real(text)
+
+    students = [
+        module.Student(f"N{k}", {"SIS User ID": f"S{k}", "SIS Login ID": f"l{k}", "ID": str(k)}) for k in range(2000)
+    ]
+    names = [("", f"subs/l{k * 7}.toml") for k in range(200)] + [(f"S{k * 3}", "subs/x.toml") for k in range(200)]
+    monkeypatch.setattr(module, "same_name", counted)
+    found, missing = module.match(names, students)
+    assert not missing and [found[i].name for i in range(4)] == ["N0", "N7", "N14", "N21"]
+    assert found[200].name == "N0" and found[399].name == "N597"
+    assert calls <= 3 * len(students) + 2 * len(names)
+
+
+def test_only_the_students_that_matter_are_kept_from_a_large_export(tmp_path: Path) -> None:
+    """A 20 MB export was held whole (every row and cell, then every student): now only the students some
+    answers file names, and those sharing an id with them (whose sharing decides the rows), are kept."""
+    from attncalc.reports.roster import read_roster
+
+    rows = [f"N{k},{k},S{k},l{k},A" for k in range(3000)]
+    rows[2500] = "Other,2500,S2500,l7,A"  # shares the login l7 with N7
+    path = _roster(tmp_path, CANVAS_HEAD + "\r\n" + "\r\n".join(rows) + "\r\n")
+    roster = read_roster(path, "canvas", None, {"s7", "l1200"})
+    assert [(s.name, s.line) for s in roster.students] == [("N7", 9), ("N1200", 1202), ("Other", 2502)]
+    assert roster.students[0].ids == {"SIS User ID": "S7", "ID": "7"}  # the login l7 is two students', left out
+    assert roster.columns == ["SIS User ID", "SIS Login ID", "ID"]

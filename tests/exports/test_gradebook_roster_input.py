@@ -1,0 +1,183 @@
+"""`check --gradebook canvas|moodle --roster FILE`: how the export's text is read. Line ends as the
+spreadsheets write them (Excel for Mac: a bare CR after each row), the separator the export uses (a
+Moodle grade column is named "Module: item (Real)", so its header may hold more colons than commas),
+cells longer than any LMS keeps, and the export piped in on standard input. Each roster here is
+written by hand in the layout of tests/exports/test_gradebook_roster.py's exports.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..helpers import PROBLEMS, one_line_refusal
+from .test_gradebook_lms import RIGHT, _answers, _book, canvas_import, moodle_import
+
+CANVAS_HEAD = "Student,ID,SIS User ID,SIS Login ID,Section"
+MOODLE_HEAD = "First name,Last name,ID number,Email address"
+
+
+def _files(tmp_path: Path, *names: str) -> list[str]:
+    folder = tmp_path / "subs"
+    folder.mkdir(exist_ok=True)
+    return [_answers(folder, name, RIGHT) for name in names]
+
+
+def _roster(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "r.csv"
+    path.write_bytes(text.encode("utf-8"))
+    return str(path)
+
+
+def _refused(cli: Any, tmp_path: Path, layout: str, text: str) -> str:
+    files = _files(tmp_path, "anna.toml")
+    roster = _roster(tmp_path, text)
+    out = tmp_path / "book.csv"
+    result = cli("check", "--problems", str(PROBLEMS), *files, "--format", "csv", "--gradebook", layout,
+                 "--roster", roster, "-o", str(out))  # fmt: skip
+    assert not out.exists()
+    return one_line_refusal(result, roster, "--roster")
+
+
+def test_a_canvas_export_with_bare_cr_line_ends_is_read(cli: Any, tmp_path: Path) -> None:
+    """Excel for Mac ends each row with a CR alone: the reader stopped with a traceback."""
+    files = _files(tmp_path, "anna.toml")
+    roster = _roster(tmp_path, f"{CANVAS_HEAD}\rC,4801,S1,anna,\r")
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    _, _, students = canvas_import(table)
+    assert [(s["name"], s["id"], s["sis_user_id"], s["sis_login_id"]) for s in students] == [
+        ("C", "4801", "S1", "anna")
+    ]
+    assert result.exit_code == 0, result.stderr
+
+
+def test_a_moodle_export_with_bare_cr_line_ends_is_read(cli: Any, tmp_path: Path) -> None:
+    files = _files(tmp_path, "S1.toml", "b@x.edu.toml")
+    roster = _roster(tmp_path, f"{MOODLE_HEAD}\rA,X,S1,a@x.edu\rB,Y,S2,b@x.edu\r")
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
+    assert moodle_import(table)[0] == "useridnumber"
+    assert [row[0] for row in table[1:]] == ["S1", "S2"], result.stderr
+
+
+def test_a_quoted_cell_with_a_line_break_is_one_cell(cli: Any, tmp_path: Path) -> None:
+    """A line break inside quotes is part of the cell (here the section), with CR LF rows as with bare CRs."""
+    for text in (f'{CANVAS_HEAD}\r\nC,4801,S1,anna,"A\rB"\r\n', f'{CANVAS_HEAD}\rC,4801,S1,anna,"A\rB"\r'):
+        files = _files(tmp_path, "anna.toml")
+        _, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", _roster(tmp_path, text))
+        assert [row[1:4] for row in table[2:]] == [["4801", "S1", "anna"]]
+
+
+def test_bare_cr_rows_with_a_line_feed_in_a_quoted_cell_are_read(cli: Any, tmp_path: Path) -> None:
+    """Excel for Mac ends rows with a CR and writes a line break inside a cell as LF, in quotes."""
+    text = f'{CANVAS_HEAD}\r"Müller, Anna",4711,S100,amueller,"A\nB"\r"Zhang, Li",4713,S102,lzhang,B\r'
+    files = _files(tmp_path, "amueller.toml", "S102.toml")
+    _, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", _roster(tmp_path, text))
+    assert [row[:4] for row in table[2:]] == [
+        ["Müller, Anna", "4711", "S100", "amueller"],
+        ["Zhang, Li", "4713", "S102", "lzhang"],
+    ]
+
+
+@pytest.mark.parametrize("layout", ["canvas", "moodle"])
+def test_a_stray_cr_inside_an_unquoted_cell_is_one_line(cli: Any, tmp_path: Path, layout: str) -> None:
+    """A CR LF export with "An\\rna" in a name, unquoted: no export writes that, and a cell cut there would
+    shift the row, so it is refused in one line naming the line."""
+    head = CANVAS_HEAD if layout == "canvas" else MOODLE_HEAD
+    row = "An\rna,4801,S1,anna," if layout == "canvas" else "An\rna,X,S1,anna@x.edu"
+    err = _refused(cli, tmp_path, layout, f"{head}\r\n{row}\r\n")
+    assert "line 2" in err and "line break" in err
+
+
+@pytest.mark.parametrize("length", [300, 140_000])
+def test_a_name_longer_than_an_lms_keeps_is_one_line(cli: Any, tmp_path: Path, length: int) -> None:
+    """140,000 characters passed csv's own cell limit (131,072) and stopped with a traceback; an LMS keeps
+    a name or an id in at most 255."""
+    err = _refused(cli, tmp_path, "canvas", f"{CANVAS_HEAD}\r\n{'x' * length},4801,S1,anna,\r\n")
+    assert "line 2" in err
+    assert ("255" in err) if length == 300 else ("131,072" in err)
+
+
+def test_an_id_longer_than_an_lms_keeps_is_one_line(cli: Any, tmp_path: Path) -> None:
+    err = _refused(cli, tmp_path, "moodle", f"{MOODLE_HEAD}\r\nA,X,{'9' * 256},anna@x.edu\r\n")
+    assert "line 2" in err and "ID number" in err and "256" in err and "255" in err
+
+
+def test_moodle_grade_columns_with_colons_keep_the_comma(cli: Any, tmp_path: Path) -> None:
+    """Moodle names a grade column "Module: item (Real)": five quizzes put ten colons in a header of nine
+    commas, and the colon was taken for the separator (the export refused as no Moodle export)."""
+    items = ",".join(f"Quiz: Week {i}: Attention (Real)" for i in range(1, 6))
+    roster = _roster(
+        tmp_path,
+        f"{MOODLE_HEAD},{items},Last downloaded from this course\r\n"
+        "A,X,S1,a@x.edu,-,-,-,-,-,1764000000\r\nB,Y,S2,b@x.edu,-,-,-,-,-,1764000000\r\n",
+    )
+    files = _files(tmp_path, "S1.toml", "S2.toml")
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
+    assert [row[0] for row in table[1:]] == ["S1", "S2"], result.stderr
+
+
+@pytest.mark.parametrize("sep", [",", ";"])
+def test_canvas_assignments_with_colons_keep_the_separator(cli: Any, tmp_path: Path, sep: str) -> None:
+    """Six assignments "Lab i: due 10:30: part A (10i)" put 18 colons in the header."""
+    labs = sep.join(f"Lab {i}: due 10:30: part A (10{i})" for i in range(1, 7))
+    roster = _roster(
+        tmp_path,
+        f"{CANVAS_HEAD.replace(',', sep)}{sep}{labs}\r\n"
+        f"    Points Possible{sep * 5}{sep.join(['5.00'] * 6)}\r\n"
+        f'"Müller, Anna"{sep}4711{sep}S100{sep}amueller{sep}A{sep * 6}\r\n',
+    )
+    files = _files(tmp_path, "amueller.toml")
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    _, _, students = canvas_import(table)
+    assert [(s["name"], s["id"], s["sis_user_id"]) for s in students] == [("Müller, Anna", "4711", "S100")], (
+        result.stderr
+    )
+
+
+def test_a_canvas_export_is_never_read_by_colons(cli: Any, tmp_path: Path) -> None:
+    """Canvas writes commas (or semicolons): a header that only splits at colons is no Canvas export."""
+    err = _refused(cli, tmp_path, "canvas", "Student:ID:SIS User ID:SIS Login ID:Section\r\nC:4801:S1:anna:\r\n")
+    assert "not a Canvas gradebook export" in err
+
+
+def _piped(tmp_path: Path, roster: str, stdin: str | None) -> Any:
+    """The real command, the roster given as ``roster`` and ``stdin`` written to its standard input."""
+    import os
+
+    files = _files(tmp_path, "amueller.toml", "S102.toml")
+    args = ["check", "--problems", str(PROBLEMS), *files, "--format", "csv", "--gradebook", "canvas"]
+    return subprocess.run(
+        [sys.executable, "-m", "attncalc", *args, "--roster", roster],
+        input=stdin if stdin is not None else "",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
+
+
+EXPORT = f'{CANVAS_HEAD}\r\n"Müller, Anna",4711,S100,amueller,A\r\n"Zhang, Li",4713,S102,lzhang,B\r\n'
+
+
+@pytest.mark.parametrize("name", ["/dev/stdin", "/dev/fd/0"])
+def test_a_roster_piped_to_standard_input_is_read(tmp_path: Path, name: str) -> None:
+    """`cat export.csv | attncalc check ... --roster /dev/stdin` was refused as a FIFO, while /dev/fd/0 (the
+    same pipe) was read: both are read, once, as the file is."""
+    piped = _piped(tmp_path, name, EXPORT)
+    named = _piped(tmp_path, _roster(tmp_path, EXPORT), None)
+    assert piped.returncode == named.returncode == 0, piped.stderr
+    assert "4711" in piped.stdout and "4713" in piped.stdout
+    assert piped.stdout == named.stdout
+
+
+def test_a_fifo_in_the_file_system_says_how_to_pass_the_export(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    err = one_line_refusal(_piped(tmp_path, str(fifo), None), str(fifo), "--roster")
+    assert "is a FIFO (named pipe)" in err and "--roster /dev/stdin" in err
