@@ -4,7 +4,7 @@ The model (``derivation.py``, ``check.py``) defines *what* a result is; the rend
 ``render/`` know *how* to show it. A renderer registers one function per (object, format) here,
 and the result classes inherit the methods below, which only look the function up. The table is
 filled by :mod:`attncalc.reports.exports`, which the package's ``__init__`` imports (it is cheap:
-the renderers themselves load on first use). This module imports nothing from attncalc.
+the renderers themselves load on first use). This module imports nothing from attncalc (but the errors, when a view is called with a keyword it does not take).
 """
 
 from __future__ import annotations
@@ -40,6 +40,37 @@ def show(obj: object, what: str, fmt: str, **options: Any) -> Any:
     return fn(obj, **options)
 
 
+def _checked(owner: str) -> Callable[[View], View]:
+    """A view method whose keywords are checked before the call: one it does not take (``to_text(widht=
+    60)``) is attncalc's :class:`~attncalc.errors.ArgumentError` naming ``Derivation.to_text`` and the
+    close ones, never Python's bare TypeError (the errors module is imported only then)."""
+    import functools
+    import inspect
+
+    def wrap(fn: View) -> View:
+        sig = inspect.signature(fn)
+        named = [n for n in sig.parameters if n != "self"]
+
+        @functools.wraps(fn)
+        def run(self: object, *args: Any, **kwargs: Any) -> Any:
+            try:
+                sig.bind(self, *args, **kwargs)
+            except TypeError as exc:
+                from .api.args import unknown_keyword
+                from .errors import ArgumentError
+
+                where = f"{owner}.{fn.__name__}"
+                unknown = [k for k in kwargs if k not in named]
+                if unknown:
+                    raise ArgumentError(where, unknown[0], unknown_keyword(unknown[0], named)) from None
+                raise ArgumentError(where, "", str(exc).split("() ", 1)[-1]) from None
+            return fn(self, *args, **kwargs)
+
+        return run
+
+    return wrap
+
+
 def _maybe(obj: object, what: str, fmt: str, **options: Any) -> str | None:
     """For Jupyter's _repr_*_ hooks: None (no such representation) instead of an error."""
     fn = _TABLE.get((what, fmt))
@@ -49,6 +80,7 @@ def _maybe(obj: object, what: str, fmt: str, **options: Any) -> str | None:
 class DerivationViews:
     """The views of a derivation: sheets, text, JSON, and the Jupyter representations."""
 
+    @_checked("Derivation")
     def to_json(self) -> dict[str, Any]:
         """The derivation as ``attncalc solve --format json`` writes it, as a dict.
 
@@ -59,14 +91,17 @@ class DerivationViews:
 
     # detail: "full" | "first" | "summary" (``--detail``): how much of a recurrent derivation's time
     # steps is written out; other kinds are the same at every level.
+    @_checked("Derivation")
     def to_markdown(self, sheet: str = "solution", detail: str = "first") -> str:
         """The Markdown sheet (``--format markdown``); sheet is solution, answers or question."""
         return str(show(self, "derivation", "markdown", sheet=sheet, detail=detail))
 
+    @_checked("Derivation")
     def to_latex(self, sheet: str = "solution", fragment: bool = False, detail: str = "first") -> str:
         """The LaTeX document (``--format latex``), or only its body with fragment=True."""
         return str(show(self, "derivation", "latex", sheet=sheet, fragment=fragment, detail=detail))
 
+    @_checked("Derivation")
     def to_html(
         self, sheet: str = "solution", fragment: bool = False, reveal: bool = False, detail: str = "first"
     ) -> str:
@@ -74,6 +109,7 @@ class DerivationViews:
         each step in stages (``--reveal``)."""
         return str(show(self, "derivation", "html", sheet=sheet, fragment=fragment, reveal=reveal, detail=detail))
 
+    @_checked("Derivation")
     def to_text(self, width: int = 80, detail: str = "first") -> str:
         """The terminal view without colours, as ``attncalc solve --width W -o FILE`` writes it."""
         return str(show(self, "derivation", "text", width=width, detail=detail))
@@ -98,11 +134,13 @@ class DerivationViews:
 class ReportViews:
     """The views of a check report: the JSON and text that ``attncalc check`` prints."""
 
+    @_checked("Report")
     def to_json(self) -> dict[str, Any]:
         """The report as ``attncalc check --format json`` writes it (for one answers file), as a dict."""
         out: dict[str, Any] = show(self, "report", "json")
         return out
 
+    @_checked("Report")
     def to_text(self, width: int = 80) -> str:
         """The report table without colours, as ``attncalc check --width W`` prints it."""
         return str(show(self, "report", "text", width=width))

@@ -55,6 +55,8 @@ def _from_keywords(keys: dict[str, Any]) -> dict[str, Any]:
         if name != "given" and name in top_keys() and not _given_only(keys.get("kind"), name):
             raw[name] = value
         else:
+            if given_raw is not None and name in given_raw:  # solve(query=..., given={"query": ...})
+                raise ProblemError("<keywords>", name, f"given twice, as {name}=... and in given={{...}}: give it once")
             given[name] = value
     if given:
         raw["given"] = given

@@ -205,7 +205,7 @@ def unknown_keyword(key: str, named: list[str]) -> str:
 
     close = difflib.get_close_matches(key, named, n=3, cutoff=0.6)
     hint = f"did you mean {' or '.join(close)}? " if close else ""
-    return f"not a keyword of this function; {hint}it takes {', '.join(named)}"
+    return f"not a keyword of this function; {hint}it takes {', '.join(named) if named else 'none'}"
 
 
 def misspelt_option(keys: dict[str, Any], options: list[str]) -> None:

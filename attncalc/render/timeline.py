@@ -257,8 +257,10 @@ def check_detail(detail: str) -> None:
     if not isinstance(detail, str) or detail not in DETAILS:  # (an array or a huge int: no comparison, no repr)
         from ..errors import ProblemError
 
-        shown = repr(detail) if isinstance(detail, str) else f"a {type(detail).__name__}"
-        raise ProblemError("attncalc", "detail", f"unknown level {shown[:60]}; choose {', '.join(DETAILS)}")
+        if isinstance(detail, str):
+            raise ProblemError("attncalc", "detail", f"unknown level {repr(detail)[:60]}; choose {', '.join(DETAILS)}")
+        kind = type(detail).__name__
+        raise ProblemError("attncalc", "detail", f"expected a level as text ({', '.join(DETAILS)}), got {'an' if kind[0] in 'aeiou' else 'a'} {kind}")
 
 
 def detail_plan(d: Derivation, detail: str, tl: Timeline | None = None) -> dict[str, str]:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import attncalc
-from attncalc.errors import AttncalcError
+from attncalc.errors import ArgumentError, AttncalcError
 
 from ..helpers import PROBLEMS
 
@@ -55,8 +55,47 @@ def test_a_step_id_that_is_not_text_is_a_key_error_saying_so(d: attncalc.Derivat
 
 @pytest.mark.parametrize("detail", [10**5000, np.array(["full", "first"]), "ful"], ids=["huge", "array", "typo"])
 def test_an_odd_detail_is_one_clear_error(d: attncalc.Derivation, detail: object) -> None:
-    with pytest.raises(AttncalcError, match="detail: unknown level"):
+    said = (
+        "unknown level 'ful'" if isinstance(detail, str) else "expected a level as text .full, first, summary., got an?"
+    )
+    with pytest.raises(AttncalcError, match=f"detail: {said}"):
         d.to_html(detail=detail)  # type: ignore[arg-type]
+
+
+def test_a_number_for_detail_says_a_level_is_text_not_a_int(d: attncalc.Derivation) -> None:
+    """to_latex(detail=5) said "unknown level a int"."""
+    with pytest.raises(AttncalcError, match=r"detail: expected a level as text \(full, first, summary\), got an int$"):
+        d.to_latex(detail=5)  # type: ignore[arg-type]
+
+
+VIEW_CALLS = [
+    ("to_text", {"widht": 60}, "Derivation.to_text: widht: .*did you mean width"),
+    ("to_html", {"fragmnt": True}, "Derivation.to_html: fragmnt: .*did you mean fragment"),
+    ("to_json", {"indent": 2}, "Derivation.to_json: indent: not a keyword of this function; it takes none"),
+    ("to_markdown", {"shet": "question"}, "Derivation.to_markdown: shet: .*did you mean sheet"),
+    ("to_latex", {"fragmnt": True}, "Derivation.to_latex: fragmnt: .*did you mean fragment"),
+]
+
+
+@pytest.mark.parametrize(("method", "kwargs", "said"), VIEW_CALLS, ids=[c[0] for c in VIEW_CALLS])
+def test_a_misspelt_keyword_of_a_view_is_attncalcs_own_error(
+    d: attncalc.Derivation, method: str, kwargs: dict[str, object], said: str
+) -> None:
+    """A keyword a view does not take was Python's bare TypeError; now an ArgumentError (an AttncalcError)
+    naming the method and the keyword, with the close ones."""
+    with pytest.raises(ArgumentError, match=said):
+        getattr(d, method)(**kwargs)
+    with pytest.raises(ArgumentError, match=f"Derivation.{method}: too many positional arguments"):
+        getattr(d, method)(*range(6))
+
+
+def test_a_misspelt_keyword_of_a_report_view_is_attncalcs_own_error() -> None:
+    rep = attncalc.check(str(PROBLEMS / "decoder-dot.toml"), {"scores": [1, 2, 2]})
+    with pytest.raises(ArgumentError, match=r"Report.to_json: indent: .*it takes none"):
+        rep.to_json(indent=2)  # type: ignore[call-arg]
+    with pytest.raises(ArgumentError, match=r"Report.to_text: widht: .*did you mean width"):
+        rep.to_text(widht=60)  # type: ignore[call-arg]
+    assert "scores" in rep.to_text(width=60)
 
 
 def test_an_out_folder_no_file_system_can_name_is_one_clear_error(tmp_path: Path) -> None:
@@ -101,3 +140,11 @@ def test_the_api_sheets_are_the_renderers() -> None:
     from attncalc.reports.exports import SHEETS
 
     assert SHEETS == RENDERED
+
+
+def test_a_given_key_given_twice_is_refused_not_merged() -> None:
+    """solve(query=..., given={"query": ...}) silently took one of the two."""
+    with pytest.raises(AttncalcError, match=r"<keywords>: query: given twice, as query=\.\.\. and in given=\{\.\.\.\}"):
+        attncalc.solve(kind="attention", score="dot", query=[1, 1], given={"query": [2, 2], "keys": [[1, 0], [0, 1]]})
+    d = attncalc.solve(kind="attention", score="dot", query=[1, 1], given={"keys": [[1, 0], [0, 2]]})
+    assert [float(x) for x in d["scores"]] == [1.0, 2.0]  # q·k by hand: 1·1 + 1·0, 1·0 + 1·2
