@@ -20,9 +20,7 @@ from attncalc.check import check
 from attncalc.mechanisms import solve
 from attncalc.parse import load_problem
 from attncalc.render.json import to_dict
-from attncalc.reports.moodle import moodle_xml
 
-from ..exports.test_lms import moodle_grade, moodle_questions
 from ..helpers import ROOT
 
 CS336 = ROOT / "problems" / "bpe-cs336.toml"
@@ -81,7 +79,7 @@ def test_a_pair_table_after_merge_1_is_graded_over_its_sixteen_places(written: l
 def test_a_typo_student_earns_the_same_in_moodle_as_in_check() -> None:
     """The key but one count of 2.pairs and one word of 3.words: check's total (17 steps: out of 17, less
     1/16 and 1/4 of a point) equals Moodle's, read as its importer grades each question."""
-    from ..exports.test_lms_label_slips import _entries
+    from ..exports.test_lms_label_slips import _moodle_score
 
     p = load_problem(CS336)
     d = solve(p)
@@ -95,14 +93,4 @@ def test_a_typo_student_earns_the_same_in_moodle_as_in_check() -> None:
     assert words[3] != "n e w e s t"
     rep = check(p, answers, "a.toml")
     assert rep.score == pytest.approx(rep.out_of - 1 / 16 - 1 / 4)
-    total = 0.0
-    for step_id, qs in moodle_questions(moodle_xml([d], seed=0)).items():
-        for q, x in zip(qs, _entries(answers, step_id, len(qs)), strict=True):
-            if q.get("type") == "multichoice":
-                fraction = next(
-                    (float(a.get("fraction")) / 100 for a in q.findall("answer") if a.findtext("text") == x), 0
-                )
-            else:
-                fraction = moodle_grade(q, float(x))[0]
-            total += fraction * float(q.find("defaultgrade").text)  # type: ignore[union-attr, arg-type]
-    assert total == pytest.approx(rep.score, abs=1e-5)
+    assert _moodle_score(d, answers) == pytest.approx(rep.score, abs=1e-5)

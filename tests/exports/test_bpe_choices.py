@@ -11,6 +11,7 @@ other option may equal it.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -179,6 +180,19 @@ def every_bpe() -> list[Any]:
     return out + [solve_file(f.name) for f in sorted(PROBLEMS.glob("*bpe*.toml"))]
 
 
+def _one_key_questions(drawn: list[Any]) -> Iterator[tuple[str, str, Any]]:
+    """Every choice question of the drawn sets with one right option among two or more: (its type, the
+    problem's tie rule, the choice)."""
+    for d in drawn:
+        for step in d.steps:
+            if not isinstance(step, Argmax):
+                continue
+            kind = "encode" if step.id.startswith("encode.") else step.id.rsplit(".", 1)[-1]
+            for c in _choices(d, step):
+                if len(c.correct) == 1 and len(c.options) >= 2:
+                    yield kind, d.problem.data.tie, c
+
+
 def test_no_order_rule_picks_the_key_much_more_often_than_chance(every_bpe: list[Any]) -> None:
     """Per question type (a merge, the learned merges and the vocabulary by rank, a word after a merge, an
     encoded word) and tie rule, no rule of RULES picks the key (as the one option it names) in more than the
@@ -188,20 +202,13 @@ def test_no_order_rule_picks_the_key_much_more_often_than_chance(every_bpe: list
     type and tie 0.30, a word's key the least merged, chance 0.27, where a word no merge has touched yet is
     its characters, the one cut with the most tokens)."""
     stats: dict[tuple[str, str], Counter[str]] = {}
-    for d in every_bpe:
-        for step in d.steps:
-            if not isinstance(step, Argmax):
-                continue
-            kind = "encode" if step.id.startswith("encode.") else step.id.rsplit(".", 1)[-1]
-            for c in _choices(d, step):
-                if len(c.correct) != 1 or len(c.options) < 2:
-                    continue
-                s = stats.setdefault((kind, d.problem.data.tie), Counter())
-                s["asked"] += 1
-                s["chance"] += 1 / len(c.options)
-                for name, rule in RULES.items():
-                    picked = rule(list(c.options))
-                    s[name] += picked == [c.correct[0]]
+    for kind, tie, c in _one_key_questions(every_bpe):
+        s = stats.setdefault((kind, tie), Counter())
+        s["asked"] += 1
+        s["chance"] += 1 / len(c.options)
+        for name, rule in RULES.items():
+            picked = rule(list(c.options))
+            s[name] += picked == [c.correct[0]]
     assert {k for k, _ in stats} >= {"merge", "merges", "vocab", "words", "encode"}
     for (kind, tie), s in stats.items():
         chance = s["chance"] / s["asked"]
@@ -244,22 +251,15 @@ def test_where_a_rule_names_one_option_it_is_the_key_about_as_often_as_chance(ev
     these draws before the change: a word's key was that option in 0.38 of the questions with one (chance
     there 0.28, tie "first") and 0.35 (0.27, tie "greater"); after it, 0.32 (0.27) and 0.25 (0.27)."""
     stats: dict[tuple[str, str, str], Counter[str]] = {}
-    for d in every_bpe:
-        for step in d.steps:
-            if not isinstance(step, Argmax):
+    for kind, tie, c in _one_key_questions(every_bpe):
+        for name, rule in WHERE_ONE.items():
+            picked = rule(list(c.options))
+            if len(picked) != 1:
                 continue
-            kind = "encode" if step.id.startswith("encode.") else step.id.rsplit(".", 1)[-1]
-            for c in _choices(d, step):
-                if len(c.correct) != 1 or len(c.options) < 2:
-                    continue
-                for name, rule in WHERE_ONE.items():
-                    picked = rule(list(c.options))
-                    if len(picked) != 1:
-                        continue
-                    s = stats.setdefault((kind, d.problem.data.tie, name), Counter())
-                    s["named"] += 1
-                    s["chance"] += 1 / len(c.options)
-                    s["key"] += picked == [c.correct[0]]
+            s = stats.setdefault((kind, tie, name), Counter())
+            s["named"] += 1
+            s["chance"] += 1 / len(c.options)
+            s["key"] += picked == [c.correct[0]]
     assert any(k == "words" and s["named"] >= 100 for (k, _, _), s in stats.items())
     for (kind, tie, name), s in stats.items():
         if s["named"] < 30:  # too few questions to tell a rate from chance

@@ -28,7 +28,7 @@ from attncalc.reports.qti import qti_zip
 from attncalc.reports.qti12 import qti12_zip
 
 from ..helpers import ROOT
-from .test_lms_label_slips import _bpe, _entries
+from .test_lms_label_slips import _bpe, _entries, other_slip_allowance
 from .test_lms_label_slips import _cloze_score as bpe_cloze
 from .test_lms_label_slips import _moodle_score as bpe_moodle
 from .test_lms_slip_chain import SEEDS, _chain, _cloze_score, _flat, _moodle_score
@@ -113,15 +113,7 @@ def test_a_bpe_chains_labels_earn_the_carried_share_in_moodle_and_cloze(carried:
         right = sum(m == t for m, t in zip(mine, truth, strict=True))
         assert r.credit == pytest.approx((right + carried * (n - right)) / n), (r.id, mine, truth)
     assert any(0 < r.credit < 1 for r in charged[1:] if r.id.endswith(".words"))  # a word kept, others carried
-    allowance = 0.0
-    for sid, qs in quiz.items():
-        if not sid.endswith(".pairs") or int(sid.split(".")[0]) <= flipped:
-            continue
-        mine, truth = _entries(answers, sid, len(qs)), _entries(key, sid, len(qs))
-        other = [str(int(x)) for x in unweighted[sid]] + ["0"] * len(qs)
-        for i, q in enumerate(qs):
-            if mine[i] != truth[i] and mine[i] == other[i]:
-                allowance += (carried - SLIP) * float(q.find("defaultgrade").text)  # type: ignore[union-attr, arg-type]
+    allowance = other_slip_allowance(d, answers, key, unweighted, flipped, carried - SLIP)
     assert bpe_moodle(d, answers) == pytest.approx(rep.score - allowance, abs=1e-5)
     assert bpe_cloze(d, answers) == pytest.approx(rep.score - allowance, abs=1e-5)
     assert rep.score < rep.out_of - (1 - SLIP)  # the carried steps cost something (else this tests nothing)
