@@ -178,9 +178,10 @@ def _grade_open_items(ans: Answer, step: Tokens, runs: Runs, status: dict[str, s
         return StepResult(
             ans.id, step.title, "wrong", str(ans.values), step.value, [[]], note, given_shown=str(ans.values)
         )
+    right = sum(1 for g, t in zip(items, truth, strict=True) if g != UNANSWERED and g == t)
     return StepResult(
         ans.id, step.title, "wrong", str(ans.values), step.value, wrong, note,
-        given_shown=items, expected_shown=truth, entries=size,
+        given_shown=items, expected_shown=truth, entries=size, right=right if by_rank(step) else 0,
     )  # fmt: skip
 
 

@@ -260,7 +260,11 @@ def check_detail(detail: str) -> None:
         if isinstance(detail, str):
             raise ProblemError("attncalc", "detail", f"unknown level {repr(detail)[:60]}; choose {', '.join(DETAILS)}")
         kind = type(detail).__name__
-        raise ProblemError("attncalc", "detail", f"expected a level as text ({', '.join(DETAILS)}), got {'an' if kind[0] in 'aeiou' else 'a'} {kind}")
+        raise ProblemError(
+            "attncalc",
+            "detail",
+            f"expected a level as text ({', '.join(DETAILS)}), got {'an' if kind[0] in 'aeiou' else 'a'} {kind}",
+        )
 
 
 def detail_plan(d: Derivation, detail: str, tl: Timeline | None = None) -> dict[str, str]:

@@ -167,7 +167,10 @@ def step_views(d: Derivation, typed: Typed, errors: dict[str, str], report: Repo
                 for cell in cells:
                     if cell.text and cell.text != "?":
                         idx = _index_of(cell.name)
-                        cell.mark = "wrong" if idx in wrong else (r.verdict if r.verdict != "wrong" else "right")
+                        # a field holding the whole step (a label, a list of tokens) is wrong with the step,
+                        # whichever of its items check counts wrong
+                        bad = idx in wrong or (not idx and r.verdict == "wrong")
+                        cell.mark = "wrong" if bad else (r.verdict if r.verdict != "wrong" else "right")
         # a one-number step's field is named by the step id: its message is shown at the field, once
         view.error = errors.get(step.id, "") if view.shape not in ("one", "label") else ""
         out.append(view)

@@ -56,8 +56,9 @@ CASES: list[tuple[str, Any, Any]] = [
     ("1.words", ["", "", "", ""], UNANSWERED),
     ("1.words", f"{ITEMS[0]},,{ITEMS[2]}, {ITEMS[3]}", ("correct", 0.75)),
     ("1.words", [ITEMS[0], "", ITEMS[2], ITEMS[3]], ("correct", 0.75)),
-    ("1.words", f"{ITEMS[0]},,w i d e s t, {ITEMS[3]}", ("wrong", 0.0)),
-    ("1.words", [ITEMS[0], "?", "w i d e s t", ITEMS[3]], ("wrong", 0.0)),  # an answered item wrong
+    ("1.words", f"{ITEMS[0]},,w i d e s t, {ITEMS[3]}", ("wrong", 0.5)),  # 2 of 4 items right
+    # an answered item wrong: each item its own entry, as the quiz asks them (2 of 4 right)
+    ("1.words", [ITEMS[0], "?", "w i d e s t", ITEMS[3]], ("wrong", 0.5)),
     ("1.words", [ITEMS[0], "?"], ("wrong", 0.0)),  # two items where there are four
 ]
 
@@ -163,3 +164,14 @@ def test_a_list_too_long_for_a_field_says_its_item_count(c: Any) -> None:
 def test_one_step_all_question_marks_says_entry(c: Any) -> None:
     sent = c.post(f"/problems/{BPE}/check", json={"answers": {"1.merge": "?"}})
     assert sent.status_code == 422 and "every entry is '?'" in sent.json()["error"]
+
+
+def test_a_list_in_one_field_with_one_item_wrong_is_marked_wrong(c: Any) -> None:
+    """check counts a words list item by item (3 of 4 right earns 3/4); the one field holding the list is
+    still marked wrong with its step, not right because its first item is."""
+    typed = ", ".join([*ITEMS[:3], "n e w es t"])
+    r = c.post(f"/problems/{BPE}/check", data={"1.words": typed, "action": "check"})
+    assert r.status_code == 200
+    field = re.search(r'<input id="[^"]*" name="1\.words"[^>]*>', r.text)
+    assert field is not None and "e-wrong" in field.group(0), field
+    assert "Points 0.75 / 1" in r.text
