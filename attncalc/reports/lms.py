@@ -195,7 +195,7 @@ def questions(d: Derivation, variant: int) -> list[Question]:
         if isinstance(step.value, str):  # a label, or tokens as one string (JSON gives tokens as a list)
             s = {**s, "shown": step.shown if isinstance(step.shown, str) else step.value}
         if isinstance(step, Argmax):
-            mine = with_slips(_choices(d, step), labelled.get(step.id, []))
+            mine = with_slips(_choices(d, step), labelled.get(step.id, []), p.grading.carried < p.grading.slip)
             entries: tuple[Number | Choice, ...] = _off_rank(tuple(_seeded(c, variant, s["id"]) for c in mine))
         else:
             entries = tuple(numbers(d, step, s["shown"], plain, on_truth, keyed, chains, named.get(step.id, [])))

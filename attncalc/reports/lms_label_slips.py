@@ -153,10 +153,11 @@ def _once(p: Any, decimals: int, order: list[str], truth: Any, first: str, slipp
         return None
 
 
-def with_slips(choices: tuple[Any, ...], slipped: list[Labelled]) -> tuple[Any, ...]:
+def with_slips(choices: tuple[Any, ...], slipped: list[Labelled], carried_less: bool = False) -> tuple[Any, ...]:
     """The step's choices with the slips' labels among their options: one choice of the whole value (a
     merge, an encoded word), or one per rank (the items of a list); a label already right is left right,
-    and one listed already keeps its first grade (a label made here keeps the slip share)."""
+    and one listed already keeps its first grade (a label made here keeps the slip share), but where a
+    chain reaches it and the carried share is the lesser (``carried_less``), that share."""
     out = []
     for r, c in enumerate(choices):
         extra: list[tuple[str, str, bool]] = list(c.slips)
@@ -169,7 +170,12 @@ def with_slips(choices: tuple[Any, ...], slipped: list[Labelled]) -> tuple[Any, 
                 option = str(items[r])
             else:
                 continue
-            if option in c.correct or any(option == o for o, _, _ in extra):
+            if option in c.correct:
+                continue
+            listed = [k for k, (o, _, _) in enumerate(extra) if o == option]
+            if listed:
+                if carried and carried_less and not extra[listed[0]][2]:
+                    extra[listed[0]] = (option, note, carried)
                 continue
             extra.append((option, note, carried))
         options = c.options + tuple(o for o, _, _ in extra if o not in c.options)

@@ -76,7 +76,7 @@ def numbers(
             out.append(Number(label, key, (), (), masked=True))
             continue
         accepted = _accepted(key, chains, i, dec)
-        found = _found(slips, i, accepted, dec, half, d.problem.grading.carried)
+        found = _found(slips, i, accepted, dec, half, d.problem.grading.carried, d.problem.grading.slip)
         out.append(Number(label, key, tuple(accepted), tuple(found)))
     return out
 
@@ -214,17 +214,27 @@ def _found(
     dec: int,
     half: float,
     share: float = 1.0,
+    slip: float = 0.0,
 ) -> list[Slip]:
     """The slips that give entry i a value of their own: made here (the slip share), or carried from a slip
-    made earlier (the carried share, full marks by default, its note saying so)."""
+    made earlier (the carried share, full marks by default, its note saying so). Where a value could be
+    either (made here by one slip, carried from another; or carried but NEAR the key), it earns the lesser
+    of the two shares, never more than check gives either student."""
     found: list[Slip] = []
     for name, note, v, carried in slips:
         x = float(v[i])
         if not np.isfinite(x):
             continue
         value = fixed(x, dec)
-        # an entry the slip leaves among the accepted values (or one an earlier slip names) is no slip here
-        if any(abs(float(value) - float(a)) < half for a in accepted + [f.value for f in found]):
+        # an entry the slip leaves among the accepted values is no slip here
+        if any(abs(float(value) - float(a)) < half for a in accepted):
+            continue
+        text = f"This follows from an earlier step where it looks like {note}: {carried_at(share)}."
+        same = [k for k, f in enumerate(found) if abs(float(value) - float(f.value)) < half]
+        if same:  # one an earlier slip names: it keeps that grade, or the carried share where that is less
+            k = same[0]
+            if carried[i] and share < slip and not found[k].carried:
+                found[k] = Slip(value, name, text, carried=True)
             continue
         # a value that follows from a slip made earlier is full marks, as check carries it, but one within
         # NEAR units of the last decimal of the key, which would give full marks to every student whose
@@ -232,8 +242,7 @@ def _found(
         # slip share
         # (a whole-number count is no rounded digit: a count a few off follows from the slip as any other)
         near = dec > 0 and abs(float(value) - float(accepted[0])) <= (NEAR + 0.5) * 2 * half
-        if carried[i] and not near:
-            text = f"This follows from an earlier step where it looks like {note}: {carried_at(share)}."
+        if carried[i] and (not near or share < slip):
             found.append(Slip(value, name, text, carried=True))
         else:
             found.append(Slip(value, name, f"It looks like {note}."))
