@@ -73,7 +73,14 @@ def statement(step: Step) -> str | None:
         lhs = {_bare(n) for n in _names(step.formula.split("=", 1)[0])}
         # "relu(a) = max(a, 0)" cited for h: "h = relu(a) = max(a, 0)"
         return f"{step.symbol} = {step.formula}" if named and _bare(step.symbol) not in lhs else step.formula
+    if named and _SENTENCE.fullmatch(step.formula.strip()):  # bpe's words: "the pair becomes one token ..."
+        return f"{step.symbol}: {step.formula}"
     return f"{step.symbol} = {step.formula}" if named else None
+
+
+# a formula that is a sentence in words (no symbol, operator or digit): cited as "words: ...", never
+# "words = the pair becomes ...", which reads as an equation defining the symbol by a sentence
+_SENTENCE = re.compile(r"[^\W\d_]+(?: [^\W\d_]+){3,}")
 
 
 def _shared(a: str, b: str) -> int:

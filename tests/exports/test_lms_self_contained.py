@@ -256,3 +256,15 @@ def test_the_per_device_memory_item_defines_its_constants(name: str) -> None:
     for q in questions(d, 1):
         known = {i.symbol for i in d.inputs} | {s.symbol for s in d.steps}
         assert not _undefined(items[q.step_id][0], q.formula, known), (q.step_id, items[q.step_id][0][-300:])
+
+
+def test_a_step_said_in_words_is_not_cited_as_an_equation() -> None:
+    """bpe's items read "where words = the pair becomes one token wherever it occurs inside a word", an
+    equation that defines a symbol by a sentence (the eighth TA tryout); a step said in words is cited
+    "words: the pair becomes ..."."""
+    asked = 0
+    for d in generate(Options(kind="bpe", dim=default_dim("bpe"), seed=3, count=2)).derivations:
+        for q in questions(d, 1):
+            asked += "where words: the pair becomes one token" in q.ask or "; words: the pair becomes" in q.ask
+            assert "words = the pair becomes" not in q.ask, q.ask
+    assert asked > 0
