@@ -4,7 +4,8 @@ The model (``derivation.py``, ``check.py``) defines *what* a result is; the rend
 ``render/`` know *how* to show it. A renderer registers one function per (object, format) here,
 and the result classes inherit the methods below, which only look the function up. The table is
 filled by :mod:`attncalc.reports.exports`, which the package's ``__init__`` imports (it is cheap:
-the renderers themselves load on first use). This module imports nothing from attncalc (but the errors, when a view is called with a keyword it does not take).
+the renderers themselves load on first use). This module imports nothing from attncalc (the exception for a keyword a view does not take is installed
+the same way: :func:`register_argument_error`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,21 @@ def show(obj: object, what: str, fmt: str, **options: Any) -> Any:
     return fn(obj, **options)
 
 
+# the exception a view raises for a keyword it does not take: attncalc.errors.ArgumentError, installed by
+# attncalc.reports.exports (this module imports nothing from attncalc); a TypeError until then
+_ERRORS: dict[str, Callable[[str, str, str], Exception]] = {}
+
+
+def register_argument_error(make: Callable[[str, str, str], Exception]) -> None:
+    """Install the exception for a view called with a keyword it does not take (where, key, message)."""
+    _ERRORS["argument"] = make
+
+
+def _argument_error(where: str, key: str, message: str) -> Exception:
+    make = _ERRORS.get("argument")
+    return make(where, key, message) if make is not None else TypeError(f"{where}: {key}: {message}")
+
+
 def _checked(owner: str) -> Callable[[View], View]:
     """A view method whose keywords are checked before the call: one it does not take (``to_text(widht=
     60)``) is attncalc's :class:`~attncalc.errors.ArgumentError` naming ``Derivation.to_text`` and the
@@ -56,14 +72,16 @@ def _checked(owner: str) -> Callable[[View], View]:
             try:
                 sig.bind(self, *args, **kwargs)
             except TypeError as exc:
-                from .api.args import unknown_keyword
-                from .errors import ArgumentError
+                import difflib
 
                 where = f"{owner}.{fn.__name__}"
                 unknown = [k for k in kwargs if k not in named]
-                if unknown:
-                    raise ArgumentError(where, unknown[0], unknown_keyword(unknown[0], named)) from None
-                raise ArgumentError(where, "", str(exc).split("() ", 1)[-1]) from None
+                if not unknown:
+                    raise _argument_error(where, "", str(exc).split("() ", 1)[-1]) from None
+                close = difflib.get_close_matches(unknown[0], named, n=3, cutoff=0.6)
+                hint = f"did you mean {' or '.join(close)}? " if close else ""
+                message = f"not a keyword of this function; {hint}it takes {', '.join(named) if named else 'none'}"
+                raise _argument_error(where, unknown[0], message) from None
             return fn(self, *args, **kwargs)
 
         return run

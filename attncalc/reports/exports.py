@@ -10,8 +10,10 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ProblemError
-from ..views import register
+from ..errors import ArgumentError, ProblemError
+from ..views import register, register_argument_error
+
+register_argument_error(ArgumentError)  # what a view raises for a keyword it does not take
 
 if TYPE_CHECKING:
     from ..check import Report

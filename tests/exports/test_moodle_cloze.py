@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -324,7 +325,8 @@ def test_hostile_labels_and_notes_survive_the_cloze_syntax() -> None:
     from attncalc.reports.moodle_cloze import _sub, cloze_html
 
     options = ("a}b", "c#d", "e~f", "g\\h", "i&j", "k&", "<w>", "&amp;")
-    sub = _sub(None, Choice("y", options, ("c#d",)), 3, "0.5")  # type: ignore[arg-type]
+    question = SimpleNamespace(option_shares=lambda e: dict.fromkeys(e.correct, 1.0))  # no slips: the key alone
+    sub = _sub(question, Choice("y", options, ("c#d",)), 3, "0.5")  # type: ignore[arg-type]
     (s,), rest = extract(f"<p>pick {sub} then</p>")
     assert rest == "<p>pick {#1} then</p>"
     assert s.mark == 3 and s.qtype == "MULTICHOICE_S"
