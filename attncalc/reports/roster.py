@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import csv
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -150,11 +150,11 @@ def read_roster(path: str, layout: str, limit: int | None = None, wanted: set[st
     rows = _Rows(text, sep, head, present, layout, path)
     if wanted is None:
         return Roster(_unshared(list(rows.each()), path), present)
-    hits = [s for s in rows.each() if Student.keys(s) & wanted]
+    hits = (s for s in rows.each() if Student.keys(s) & wanted)
     relevant = {(c, same_name(v)) for s in hits for c, v in s.ids.items() if v.strip()}
-    kept = [
+    kept = (
         s for s in rows.each(quiet=True) if any(v.strip() and (c, same_name(v)) in relevant for c, v in s.ids.items())
-    ]
+    )
     return Roster(_unshared(kept, path, relevant), present)
 
 
@@ -237,12 +237,14 @@ def _printable_ids(ids: dict[str, str], path: str, line: int, quiet: bool = Fals
     return {c: (v if c not in bad else "") for c, v in ids.items()}
 
 
-def _unshared(students: list[Student], path: str, relevant: set[tuple[str, str]] | None = None) -> list[Student]:
+def _unshared(rows: Iterable[Student], path: str, relevant: set[tuple[str, str]] | None = None) -> list[Student]:
     """An id two students of the roster share (Moodle does not make ID numbers unique) identifies neither:
     it is left out of both (a file is then matched by another id, and the row is written by another
     column), with a note, never a grade put on the other student's row. A row the export repeats (the
     same name and ids) is one student, read once, with a note. ``relevant``: the ids (column, same_name)
-    whose sharing matters, every holder of which is among ``students`` (:func:`read_roster`)."""
+    whose sharing matters, every holder of which is among ``students`` (:func:`read_roster`). Linear work:
+    each row and each id is looked up once in a dict."""
+    students = _once(rows, path)  # (a row the export repeats is never held twice)
     shared: dict[tuple[str, str], list[int]] = {}
     for c in dict.fromkeys(c for s in students for c in s.ids):
         first: dict[str, int] = {}  # (one column at a time: each id's first student)
@@ -255,13 +257,10 @@ def _unshared(students: list[Student], path: str, relevant: set[tuple[str, str]]
                     shared.setdefault((c, key), [j]).append(k)
     if not shared:
         return students
-    again = _repeats(students, shared, path)
-    if again:  # read once: what the others share is counted anew
-        return _unshared([s for k, s in enumerate(students) if k not in again], path, relevant)
     out = [
         Student(s.name, {c: v for c, v in s.ids.items() if (c, same_name(v)) not in shared}, s.line) for s in students
     ]
-    for (c, _), ks in sorted(shared.items()):
+    for (c, _), ks in sorted(shared.items()):  # one note an id, however many share it
         shown = students[ks[0]].ids[c]  # as the roster writes it
         bare = sum(not any(v.strip() for v in out[k].ids.values()) for k in ks)
         whom = "neither" if len(ks) == 2 else "none of them"
@@ -272,26 +271,39 @@ def _unshared(students: list[Student], path: str, relevant: set[tuple[str, str]]
             "a file naming them gets no row"
         )
         sys.stderr.write(
-            f"attncalc: note: {printable(path)}: the {c} {printable(shown)} is {len(ks)} students' of the roster: "
+            f"attncalc: note: {printable(path)}: the {c} {printable(shown)} is {len(ks):,} students' of the roster: "
             f"it identifies {whom} ({rest})\n"
         )
     return [s for s in out if any(v.strip() for v in s.ids.values())]
 
 
-def _repeats(students: list[Student], shared: dict[tuple[str, str], list[int]], path: str) -> set[int]:
-    """The rows among those sharing an id that repeat an earlier one exactly (one student listed twice is
-    one student, never two sharing every id), each said."""
-    again: set[int] = set()
-    for ks in shared.values():
-        for n, k in enumerate(ks):
-            j = next((j for j in ks[:n] if j not in again and students[j] == students[k]), None)
-            if j is not None and k not in again:
-                again.add(k)
-                sys.stderr.write(
-                    f"attncalc: note: {printable(path)}: line {students[k].line} repeats line {students[j].line} "
-                    "(the same name and ids): read once\n"
-                )
-    return again
+def _once(rows: Iterable[Student], path: str) -> list[Student]:
+    """The students with each row the export repeats exactly (the same name and ids: one student listed
+    twice is one student, never two sharing every id) read once; one note a repeated row, naming the
+    first few of its copies' lines and how many more there are."""
+    first: dict[tuple[str, tuple[tuple[str, str], ...]], int] = {}  # a row's identity -> its first index
+    copies: dict[int, list[int]] = {}  # the first index -> the lines repeating it
+    kept: list[Student] = []
+    for s in rows:
+        j = first.setdefault((s.name, tuple(sorted(s.ids.items()))), len(kept))
+        if j == len(kept):
+            kept.append(s)
+        else:
+            copies.setdefault(j, []).append(s.line)
+    for j, lines in sorted(copies.items()):  # in the order of the rows repeated
+        shown = [str(n) for n in lines[:3]]
+        more = f" and {len(lines) - 3:,} more" if len(lines) > 3 else ""
+        which = (
+            f"line {shown[0]} repeats"
+            if len(lines) == 1
+            else f"lines {', '.join(shown)}{more} repeat"
+            if more
+            else f"lines {', '.join(shown[:-1])} and {shown[-1]} repeat"
+        )
+        sys.stderr.write(
+            f"attncalc: note: {printable(path)}: {which} line {kept[j].line} (the same name and ids): read once\n"
+        )
+    return kept
 
 
 def tried(student: str, file: str) -> set[str]:
