@@ -80,27 +80,54 @@ def _text(path: str, limit: int) -> str:
         raise ProblemError(path, "--roster", "not UTF-8 text (export the gradebook as CSV in UTF-8)") from None
 
 
-def _lines(text: str) -> Iterator[str]:
+class _Lines:
     """The text's lines as csv reads them, by how the header line ends: at LF or CR LF, the file splits at
     each LF (a CR alone inside an unquoted cell is an error); at a CR alone (Excel for Mac), at each CR (a
     line break inside a quoted cell, which Excel writes as LF, stays in its cell). One line at a time (a
-    StringIO would hold the text again, four bytes a character)."""
-    cr, lf = text.find("\r"), text.find("\n")
-    end = "\r" if cr >= 0 and (lf < 0 or lf > cr + 1) else "\n"
-    start = 0
-    while start < len(text):
-        stop = text.find(end, start)
-        stop = len(text) if stop < 0 else stop + 1
-        yield text[start:stop]
-        start = stop
+    StringIO would hold the text again, four bytes a character). ``done`` once csv asked past the last
+    line: a row it hands over after that ended inside a quoted cell, at the end of the file (csv, not
+    strict, takes that for the cell's end); ``read``: the line the last whole row ended on."""
+
+    def __init__(self, text: str) -> None:
+        cr, lf = text.find("\r"), text.find("\n")
+        self.end = "\r" if cr >= 0 and (lf < 0 or lf > cr + 1) else "\n"
+        self.text, self.start, self.done, self.read = text, 0, False, 0
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        if self.start >= len(self.text):
+            self.done = True
+            raise StopIteration
+        stop = self.text.find(self.end, self.start)
+        stop = len(self.text) if stop < 0 else stop + 1
+        line, self.start = self.text[self.start : stop], stop
+        return line
+
+    def unclosed(self, path: str, reader: Any, row: list[str]) -> ProblemError | None:
+        """Bad input naming the line a quote opened on, for a ``row`` read to the end of the file inside
+        a quoted cell (its last: every line break in it is one of the file's lines); None for a row
+        ended as rows end."""
+        if not self.done:
+            return None
+        cell = row[-1] if row else ""
+        line = reader.line_num - cell.count(self.end) + cell.endswith(self.end)
+        return ProblemError(
+            path,
+            "--roster",
+            f"line {line}: a quote opened there is never closed (the rest of the file would be one cell): "
+            "not a CSV gradebook export as the LMS writes it",
+        )
 
 
-def _csv_problem(path: str, line: int, exc: csv.Error) -> ProblemError:
+def _csv_problem(path: str, line: int, exc: csv.Error, start: int) -> ProblemError:
+    """Bad input for csv's error at ``line``, in the row beginning on line ``start``."""
     what = str(exc)
     if "new-line" in what:
         what = "a line break (CR or LF) inside a cell that is not in quotes"
-    elif "field larger" in what:
-        what = f"a cell longer than {csv.field_size_limit():,} characters"
+    elif "field larger" in what:  # (said where the row begins: the cell may be a quote never closed)
+        line, what = start, f"a cell longer than {csv.field_size_limit():,} characters in the row beginning there"
     return ProblemError(path, "--roster", f"line {line}: {what}: not a CSV gradebook export as the LMS writes it")
 
 
@@ -113,15 +140,25 @@ def _fits(head: list[str], layout: str) -> bool:
 def _separator(text: str, path: str, layout: str) -> str:
     """The first separator the export may use whose header has the columns the layout needs (a Moodle
     grade column "Quiz: Week 1: Attention (Real)" holds more colons than the header has commas)."""
+    said = None  # why a separator's header could not be read: said if no other separator fits
     for sep in SEPARATORS[layout]:
+        lines = _Lines(text)
+        reader = csv.reader(lines, delimiter=sep)
         try:
-            head = next(csv.reader(_lines(text), delimiter=sep), None)
-        except csv.Error:
+            head = next(reader, None)
+        except csv.Error as exc:
+            said = said or _csv_problem(path, reader.line_num, exc, 1)
             continue
         if head is None:
             raise ProblemError(path, "--roster", "empty: expected the LMS's gradebook export (CSV)")
-        if _fits([h.strip() for h in head], layout):
+        fits, unclosed = _fits([h.strip() for h in head], layout), lines.unclosed(path, reader, head)
+        if unclosed and fits:  # (the rows are in its last cell)
+            raise unclosed
+        if fits:
             return sep
+        said = said or unclosed
+    if said:
+        raise said
     if layout == "canvas":
         raise ProblemError(
             path,
@@ -141,7 +178,7 @@ def read_roster(path: str, layout: str, limit: int | None = None, wanted: set[st
     the text finds these), so a large export is never held as a list of students."""
     text = _text(path, limit or 20_000_000)
     sep = _separator(text, path, layout)
-    head = [h.strip() for h in next(csv.reader(_lines(text), delimiter=sep))]
+    head = [h.strip() for h in next(csv.reader(_Lines(text), delimiter=sep))]
     columns = CANVAS_IDS if layout == "canvas" else MOODLE_IDS
     present = [c for c in columns if c in head]
     twice = sorted({c for c in (*columns, "Student", "First name", "Last name") if head.count(c) > 1})
@@ -171,24 +208,28 @@ class _Rows:
 
     def each(self, quiet: bool = False) -> Iterator[Student]:
         """Each student, in order; ``quiet``: without the notes (said on the first reading)."""
-        reader = csv.reader(_lines(self.text), delimiter=self.sep)
+        lines = _Lines(self.text)
+        reader = csv.reader(lines, delimiter=self.sep)
         try:
             next(reader)
-            yield from _students(reader, self.head, self.present, self.layout, self.path, quiet)
+            lines.read = reader.line_num
+            yield from _students(reader, lines, self.head, self.present, self.layout, self.path, quiet)
         except csv.Error as exc:
-            raise _csv_problem(self.path, reader.line_num, exc) from None
+            raise _csv_problem(self.path, reader.line_num, exc, lines.read + 1) from None
 
 
 def _students(
-    reader: Any, head: list[str], present: list[str], layout: str, path: str, quiet: bool = False
+    reader: Any, lines: _Lines, head: list[str], present: list[str], layout: str, path: str, quiet: bool = False
 ) -> Iterator[Student]:
     """Each student row of the export (Canvas's Points Possible and Manual Posting rows skipped), once."""
     at = {
         c: head.index(c) for c in (*present, "Student", "LastName", "FirstName", "First name", "Last name") if c in head
     }
-    read = reader.line_num
     for row in reader:
-        line, read = read + 1, reader.line_num  # the line the row begins on (a quoted cell may hold line breaks)
+        line, lines.read = lines.read + 1, reader.line_num  # the row's first line (a quoted cell may hold breaks)
+        unclosed = lines.unclosed(path, reader, row)
+        if unclosed:
+            raise unclosed
 
         def cell(column: str, row: list[str] = row, line: int = line) -> str:
             k = at.get(column)
@@ -218,7 +259,7 @@ def _students(
 def _printable_ids(ids: dict[str, str], path: str, line: int, quiet: bool = False) -> dict[str, str]:
     """The ids without one holding a control, bidirectional or other format character (written raw, it
     would reorder or break the gradebook's row; escaped, the LMS would not find it): left out, said."""
-    bad = [c for c, v in ids.items() if any(unprintable(ch) for ch in v.strip(" "))]
+    bad = [c for c, v in ids.items() if not v.isprintable() and any(unprintable(ch) for ch in v.strip(" "))]
     if not bad:
         return ids
     if quiet:

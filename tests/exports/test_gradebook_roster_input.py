@@ -101,6 +101,49 @@ def test_a_name_longer_than_an_lms_keeps_is_one_line(cli: Any, tmp_path: Path, l
     assert ("255" in err) if length == 300 else ("131,072" in err)
 
 
+UNCLOSED = "a quote opened there is never closed (the rest of the file would be one cell)"
+
+
+@pytest.mark.parametrize(
+    ("rows", "line"),
+    [
+        # the name's quote never closed: Bob's and Carol's rows became part of Anna's name
+        ('"Müller, Anna,4711,S100,amueller,A\nBob B,4712,S101,bob,A\nCarol C,4713,S102,carol,A\n', 2),
+        ('"Müller, Anna,4711,S100,amueller,A', 2),  # no line end after it
+        # a quoted section holding a line break (lines 2 and 3), then a quote opened on line 4
+        ('"Müller, Anna",4711,S100,amueller,"A\nB"\n"Bob B,4712,S101,bob,A\r\nCarol C,4713,S102,carol,A\n', 4),
+    ],
+)
+def test_a_quote_never_closed_is_one_line(cli: Any, tmp_path: Path, rows: str, line: int) -> None:
+    """Python's csv reads the end of the file inside a quoted cell as the cell's end: the rest of the
+    roster became one name, and the files matched no student, with nothing said of the roster."""
+    err = _refused(cli, tmp_path, "canvas", f"{CANVAS_HEAD}\n{rows}")
+    assert f"--roster: line {line}: {UNCLOSED}: not a CSV gradebook export as the LMS writes it" in err
+
+
+@pytest.mark.parametrize("head", ['Student,ID,"SIS User ID,SIS Login ID,Section', 'Student,"ID,SIS User ID'])
+def test_a_quote_never_closed_in_the_header_is_one_line(cli: Any, tmp_path: Path, head: str) -> None:
+    """A header whose quote never closes: every row became one header cell (here after Student and ID, so
+    the header still looked like Canvas's, or not), and no student was read."""
+    err = _refused(cli, tmp_path, "canvas", f"{head}\r\nC,4801,S1,anna,\r\n")
+    assert f"--roster: line 1: {UNCLOSED}" in err
+
+
+def test_a_header_cell_longer_than_csv_reads_is_said(cli: Any, tmp_path: Path) -> None:
+    """A 140,000-character grade column name was refused as "not a Canvas gradebook export: its header has
+    no Student ...", which it has."""
+    err = _refused(cli, tmp_path, "canvas", f"{CANVAS_HEAD},{'x' * 140_000}\r\nC,4801,S1,anna,\r\n")
+    assert "--roster: line 1: a cell longer than 131,072 characters" in err and "no Student" not in err
+
+
+def test_a_quote_never_closed_in_a_large_export_names_its_row(cli: Any, tmp_path: Path) -> None:
+    """A quote never closed on line 3, then 20,000 rows (past csv's cell limit of 131,072 characters): the
+    refusal named line 5210, where the limit was passed, not the row the cell begins in."""
+    rows = "".join(f"C{i},{i},S{i},c{i},A\r\n" for i in range(10, 20_010))
+    err = _refused(cli, tmp_path, "canvas", f'{CANVAS_HEAD}\r\nAnna,1,S1,anna,A\r\n"Bob, B,2,S2,bob,A\r\n{rows}')
+    assert "--roster: line 3: a cell longer than 131,072 characters in the row beginning there" in err
+
+
 def test_an_id_longer_than_an_lms_keeps_is_one_line(cli: Any, tmp_path: Path) -> None:
     err = _refused(cli, tmp_path, "moodle", f"{MOODLE_HEAD}\r\nA,X,{'9' * 256},anna@x.edu\r\n")
     assert "line 2" in err and "ID number" in err and "256" in err and "255" in err
