@@ -79,7 +79,7 @@ def inputs(p: Problem) -> list[Input]:
                 out.append(Input(f"{name}[{i}]", f"{_SYMBOL[name]}, pair {i}", row.floats, None,
                                  role="token log-probabilities"))  # fmt: skip
         else:
-            out.append(Input(name, _SYMBOL[name], seq.floats, None, rows=_labels(d), role="one a pair"))
+            out.append(Input(name, _SYMBOL[name], seq.floats, None, rows=_labels(d), role="one per pair"))
     return out
 
 

@@ -39,7 +39,7 @@ def _completions(d: Grpo) -> tuple[str, ...]:
 
 def inputs(p: Problem) -> list[Input]:
     d = p.payload(Grpo)
-    out = [Input("rewards", "r", d.rewards.floats, None, rows=_completions(d), role="one a completion")]
+    out = [Input("rewards", "r", d.rewards.floats, None, rows=_completions(d), role="one per completion")]
     what = {"logprobs": "log π", "old_logprobs": "log π_old", "ref_logprobs": "log π_ref"}  # π: the policy π_θ
     for name, rows in (("logprobs", d.logprobs), ("old_logprobs", d.old_logprobs), ("ref_logprobs", d.ref_logprobs)):
         for i, row in enumerate(rows or (), 1):

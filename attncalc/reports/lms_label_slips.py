@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..check.asked import by_rank
 from ..derivation import Derivation, Tokens
 
 Labelled = tuple[Any, str, bool]  # the slipped step (its value and labels), the note, carried (full marks)
@@ -44,7 +45,9 @@ def label_slips(
     # the steps of tokens (bpe's merges, words, merges, vocabulary, encodings), whose options are built
     # around the key: a prediction over a vocabulary of a few labels is left as it is (its slips' labels
     # would make most of its options right, docs/lms.md)
-    labels = [k for k in order if isinstance(steps[k], Tokens)]
+    # and a list of labels asked rank by rank among many (a beam search's kept beams: every candidate), whose
+    # chain's label at a rank is one option of many
+    labels = [k for k in order if isinstance(steps[k], Tokens) or by_rank(steps[k])]
     if not labels:
         return {}, {}
     out: dict[str, list[Labelled]] = {}

@@ -192,3 +192,34 @@ def test_a_chain_value_near_the_key_earns_the_lesser_share(share: float, carried
     slips = [("no_scale", "the 1/√d_k scale was left out", np.array([0.061]), np.array([True]))]
     (found,) = _found(slips, 0, ["0.060"], 3, 0.0005, share, SLIP)
     assert (found.value, found.carried) == ("0.061", carried)
+
+
+@pytest.mark.parametrize("carried", [1.0, 0.5])
+def test_a_beam_students_own_kept_labels_earn_the_carried_share_in_the_quiz(carried: float) -> None:
+    """The ninth TA tryout: a beam student who multiplies the beam score by the log-probability (check's
+    beam_multiplied) and ranks their own candidates right had their kept labels carried in check (2.5 of
+    3) and at 0 in every quiz (1.5): a list of labels asked rank by rank now lists its chain's labels too.
+    The student is built here from the variant's givens: candidates s_b · log p, kept the beam_width
+    largest, ties to the earlier beam, then the earlier token (the order the question states)."""
+    res = generate(Options(kind="decode", strategy="beam", seed=2026, count=1, slip_share=SLIP, carried_share=carried))
+    d, g = res.derivations[0], res.problems[0]["given"]
+    scores, logp = np.asarray(g["beam_scores"], dtype=float), np.asarray(g["beams"], dtype=float)
+    cand = np.round(scores[:, None] * logp, 3)  # the slip: multiplied, not added
+    order = sorted(np.ndindex(cand.shape), key=lambda bv: (-cand[bv], bv))[: int(g["beam_width"])]
+    answers = {
+        "candidates": [[f"{x:.3f}" for x in row] for row in cand],
+        "kept_beams": [f"{cand[bv]:.3f}" for bv in order],
+        "kept_labels": [f"beam {b + 1}: {g['vocab'][v]}" for b, v in order],
+    }
+    truth = [
+        f"beam {b + 1}: {g['vocab'][v]}"
+        for b, v in sorted(np.ndindex(logp.shape), key=lambda bv: (-(scores[bv[0]] + logp[bv]), bv))[
+            : int(g["beam_width"])
+        ]
+    ]
+    assert answers["kept_labels"] != truth  # the slip changes the labels (else this tests nothing)
+    rep = check(d.problem, answers, "a.toml")
+    assert rep.score == pytest.approx(SLIP + 2 * carried)  # three steps: the slip, then two carried
+    flat = {**answers, "candidates": [x for row in answers["candidates"] for x in row]}  # one entry a question
+    assert bpe_moodle(d, flat) == pytest.approx(rep.score, abs=1e-5)
+    assert bpe_cloze(d, flat) == pytest.approx(rep.score, abs=1e-5)
