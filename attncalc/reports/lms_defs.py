@@ -72,6 +72,8 @@ def statement(step: Step) -> str | None:
     if "=" in step.formula:
         lhs = {_bare(n) for n in _names(step.formula.split("=", 1)[0])}
         # "relu(a) = max(a, 0)" cited for h: "h = relu(a) = max(a, 0)"
+        if named and _bare(step.symbol) not in lhs and _SENTENCE.fullmatch(step.formula.split("=", 1)[1].strip()):
+            return f"{step.symbol}: {step.formula}"  # bpe's "merges: merge r = the pair chosen at merge r"
         return f"{step.symbol} = {step.formula}" if named and _bare(step.symbol) not in lhs else step.formula
     if named and _SENTENCE.fullmatch(step.formula.strip()):  # bpe's words: "the pair becomes one token ..."
         return f"{step.symbol}: {step.formula}"

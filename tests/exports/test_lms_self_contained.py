@@ -267,4 +267,5 @@ def test_a_step_said_in_words_is_not_cited_as_an_equation() -> None:
         for q in questions(d, 1):
             asked += "where words: the pair becomes one token" in q.ask or "; words: the pair becomes" in q.ask
             assert "words = the pair becomes" not in q.ask, q.ask
+            assert "merges = merge r = " not in q.ask, q.ask  # (cited "merges: merge r = the pair ...")
     assert asked > 0
