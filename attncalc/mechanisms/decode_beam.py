@@ -100,7 +100,8 @@ def beam_steps(d: Beam, vocab: tuple[str, ...], chain: Chain) -> list[Step]:
         Pick(
             id="kept_labels",
             title="The new beams",
-            formula="beam b: token, best first",
+            # (named, so that an item cites score(b, v) = s_b + log p_b(v), and lp where it divides)
+            formula=f"beam b: token, best first by {'score/lp' if penalised else 'score'}",
             latex=r"\text{beam } b\text{: token}",
             symbol="beams",
             value=", ".join(kept_labels),
