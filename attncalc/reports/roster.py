@@ -42,6 +42,8 @@ class Student:
     name: str
     ids: dict[str, str] = field(default_factory=dict)  # column -> value, as the export writes them
     line: int = field(default=0, compare=False)  # the export's line the row begins on
+    # the ids left out for a control or format character (column, value as written): said in a note
+    left_out: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     def keys(self) -> set[str]:
         return {same_name(v) for v in self.ids.values() if v.strip()}
@@ -71,13 +73,16 @@ def read_roster(path: str, layout: str, limit: int | None = None, wanted: set[st
         raise ProblemError(path, "--roster", f"the column {twice[0]!r} appears twice in the header: keep one")
     rows = _Rows(text, sep, head, present, layout, path)
     if wanted is None:
-        return Roster(_unshared(list(rows.each()), path), present)
-    hits = (s for s in rows.each() if Student.keys(s) & wanted)
-    relevant = {(c, same_name(v)) for s in hits for c, v in s.ids.items() if v.strip()}
+        return Roster(_unshared(_left_out_said(rows.each(), path), path), present)
+
+    def named(s: Student) -> bool:  # (by an id it has, or by one left out: the note says why it gets no row)
+        return bool(Student.keys(s) & wanted or {same_name(v) for _, v in s.left_out} & wanted)
+
+    relevant = {(c, same_name(v)) for s in rows.each() if named(s) for c, v in s.ids.items() if v.strip()}
     kept = (
-        s for s in rows.each(quiet=True) if any(v.strip() and (c, same_name(v)) in relevant for c, v in s.ids.items())
+        s for s in rows.each() if named(s) or any(v.strip() and (c, same_name(v)) in relevant for c, v in s.ids.items())
     )
-    return Roster(_unshared(kept, path, relevant), present)
+    return Roster(_unshared(_left_out_said(kept, path), path, relevant), present)
 
 
 @dataclass(frozen=True)
@@ -91,20 +96,20 @@ class _Rows:
     layout: str
     path: str
 
-    def each(self, quiet: bool = False) -> Iterator[Student]:
-        """Each student, in order; ``quiet``: without the notes (said on the first reading)."""
+    def each(self) -> Iterator[Student]:
+        """Each student, in order (one whose every id was left out too, with its ``left_out``)."""
         lines = _Lines(self.text)
         reader = csv.reader(lines, delimiter=self.sep)
         try:
             next(reader)
             lines.read = reader.line_num
-            yield from _students(reader, lines, self.head, self.present, self.layout, self.path, quiet)
+            yield from _students(reader, lines, self.head, self.present, self.layout, self.path)
         except csv.Error as exc:
             raise _csv_problem(self.path, reader.line_num, exc, lines.read + 1) from None
 
 
 def _students(
-    reader: Any, lines: _Lines, head: list[str], present: list[str], layout: str, path: str, quiet: bool = False
+    reader: Any, lines: _Lines, head: list[str], present: list[str], layout: str, path: str
 ) -> Iterator[Student]:
     """Each student row of the export (Canvas's Points Possible and Manual Posting rows skipped), once."""
     at = {
@@ -136,31 +141,55 @@ def _students(
             name = last if "Student" in at else f"{cell('FirstName')} {last}".strip()
         else:
             name = f"{cell('First name')} {cell('Last name')}".strip()
-        ids = _printable_ids(ids, path, line, quiet)
-        if any(v.strip() for v in ids.values()):
-            yield Student(name, ids, line)
+        bad = tuple((c, v) for c, v in ids.items() if not v.isprintable() and any(map(unprintable, v.strip(" "))))
+        ids = {c: ("" if any(c == b for b, _ in bad) else v) for c, v in ids.items()}
+        if bad or any(v.strip() for v in ids.values()):
+            yield Student(name, ids, line, bad)
 
 
-def _printable_ids(ids: dict[str, str], path: str, line: int, quiet: bool = False) -> dict[str, str]:
-    """The ids without one holding a control, bidirectional or other format character (written raw, it
-    would reorder or break the gradebook's row; escaped, the LMS would not find it): left out, said."""
-    bad = [c for c, v in ids.items() if not v.isprintable() and any(unprintable(ch) for ch in v.strip(" "))]
-    if not bad:
-        return ids
-    if quiet:
-        return {c: (v if c not in bad else "") for c, v in ids.items()}
-    kept = {c: v for c, v in ids.items() if c not in bad}
-    rest = (
-        "the student is matched and written by their other ids"
-        if any(v.strip() for v in kept.values())
-        else "the student has no other id: a file naming them gets no row"
-    )
-    for c in bad:
+# the notes of one kind said in full (each naming its line or id); the others are counted in one line
+SHOWN = 3
+
+
+def _left_out_said(rows: Iterable[Student], path: str) -> Iterator[Student]:
+    """The students with an id, each id holding a control, bidirectional or other format character
+    (written raw, it would reorder or break the gradebook's row; escaped, the LMS would not find it) left
+    out and said: in full for the first :data:`SHOWN` rows, the other rows' lines counted in one line."""
+    more: list[int] = []
+    shown = 0
+    for s in rows:
+        if s.left_out and shown < SHOWN:
+            shown += 1
+            rest = (
+                "the student is matched and written by their other ids"
+                if any(v.strip() for v in s.ids.values())
+                else "the student has no other id: a file naming them gets no row"
+            )
+            for c, v in s.left_out:
+                sys.stderr.write(
+                    f"attncalc: note: {printable(path)}: line {s.line}: the {c} {printable(v)} holds a control or "
+                    f"format character: it is left out ({rest})\n"
+                )
+        elif s.left_out:
+            more.append(s.line)
+        if any(v.strip() for v in s.ids.values()):
+            yield s
+    if more:
         sys.stderr.write(
-            f"attncalc: note: {printable(path)}: line {line}: the {c} {printable(ids[c])} holds a control or "
-            f"format character: it is left out ({rest})\n"
+            f"attncalc: note: {printable(path)}: {_lines(more)} hold ids with a control or format character too: "
+            "those ids are left out\n"
         )
-    return {c: (v if c not in bad else "") for c, v in ids.items()}
+
+
+def _lines(lines: list[int]) -> str:
+    """``lines 4, 9, 12 and 1,000 more``: the first few of many lines, and how many more there are."""
+    shown = ", ".join(f"{n:,}" for n in lines[:SHOWN])
+    if len(lines) == 1:
+        return f"line {shown}"
+    if len(lines) > SHOWN:
+        return f"lines {shown} and {len(lines) - SHOWN:,} more"
+    head, _, last = shown.rpartition(", ")
+    return f"lines {head} and {last}"
 
 
 def _unshared(rows: Iterable[Student], path: str, relevant: set[tuple[str, str]] | None = None) -> list[Student]:
@@ -186,7 +215,8 @@ def _unshared(rows: Iterable[Student], path: str, relevant: set[tuple[str, str]]
     out = [
         Student(s.name, {c: v for c, v in s.ids.items() if (c, same_name(v)) not in shared}, s.line) for s in students
     ]
-    for (c, _), ks in sorted(shared.items()):  # one note an id, however many share it
+    ordered = sorted(shared.items())
+    for (c, _), ks in ordered[:SHOWN]:  # one note an id, however many share it (the first few: then counted)
         shown = students[ks[0]].ids[c]  # as the roster writes it
         bare = sum(not any(v.strip() for v in out[k].ids.values()) for k in ks)
         whom = "neither" if len(ks) == 2 else "none of them"
@@ -199,6 +229,13 @@ def _unshared(rows: Iterable[Student], path: str, relevant: set[tuple[str, str]]
         sys.stderr.write(
             f"attncalc: note: {printable(path)}: the {c} {printable(shown)} is {len(ks):,} students' of the roster: "
             f"it identifies {whom} ({rest})\n"
+        )
+    if len(ordered) > SHOWN:
+        named = ", ".join(f"the {c} {printable(students[ks[0]].ids[c])}" for (c, _), ks in ordered[SHOWN : 2 * SHOWN])
+        sys.stderr.write(
+            f"attncalc: note: {printable(path)}: {len(ordered) - SHOWN:,} more ids are several students' of the "
+            f"roster ({named}{', ...' if len(ordered) > 2 * SHOWN else ''}): each identifies none of them (a "
+            "student with no other id gets no row)\n"
         )
     return [s for s in out if any(v.strip() for v in s.ids.values())]
 
@@ -216,18 +253,17 @@ def _once(rows: Iterable[Student], path: str) -> list[Student]:
             kept.append(s)
         else:
             copies.setdefault(j, []).append(s.line)
-    for j, lines in sorted(copies.items()):  # in the order of the rows repeated
-        shown = [str(n) for n in lines[:3]]
-        more = f" and {len(lines) - 3:,} more" if len(lines) > 3 else ""
-        which = (
-            f"line {shown[0]} repeats"
-            if len(lines) == 1
-            else f"lines {', '.join(shown)}{more} repeat"
-            if more
-            else f"lines {', '.join(shown[:-1])} and {shown[-1]} repeat"
-        )
+    repeated = sorted(copies.items())  # in the order of the rows repeated
+    for j, lines in repeated[:SHOWN]:
+        which = _lines(lines) + (" repeats" if len(lines) == 1 else " repeat")
         sys.stderr.write(
-            f"attncalc: note: {printable(path)}: {which} line {kept[j].line} (the same name and ids): read once\n"
+            f"attncalc: note: {printable(path)}: {which} line {kept[j].line:,} (the same name and ids): read once\n"
+        )
+    if len(repeated) > SHOWN:
+        rest = [kept[j].line for j, _ in repeated[SHOWN:]]
+        sys.stderr.write(
+            f"attncalc: note: {printable(path)}: {len(rest):,} more rows are repeated (the first on "
+            f"{_lines(rest)}) (the same name and ids): each is read once\n"
         )
     return kept
 
