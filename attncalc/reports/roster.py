@@ -99,12 +99,14 @@ class _Rows:
     def each(self) -> Iterator[Student]:
         """Each student, in order (one whose every id was left out too, with its ``left_out``)."""
         lines = _Lines(self.text)
-        reader = csv.reader(lines, delimiter=self.sep)
+        reader = csv.reader(lines, delimiter=self.sep, strict=True)  # (a stray quote is refused, not read on)
         try:
             next(reader)
-            lines.read = reader.line_num
+            lines.read, lines.mark = reader.line_num, lines.start
             yield from _students(reader, lines, self.head, self.present, self.layout, self.path)
         except csv.Error as exc:
+            if "unexpected end of data" in str(exc):  # (the file ends inside a quoted cell)
+                raise lines.never_closed(self.path, self.sep) from None
             raise _csv_problem(self.path, reader.line_num, exc, lines.read + 1) from None
 
 
@@ -117,9 +119,7 @@ def _students(
     }
     for row in reader:
         line, lines.read = lines.read + 1, reader.line_num  # the row's first line (a quoted cell may hold breaks)
-        unclosed = lines.unclosed(path, reader, row)
-        if unclosed:
-            raise unclosed
+        lines.mark = lines.start
 
         def cell(column: str, row: list[str] = row, line: int = line) -> str:
             k = at.get(column)

@@ -49,6 +49,7 @@ class _Lines:
         cr, lf = text.find("\r"), text.find("\n")
         self.end = "\r" if cr >= 0 and (lf < 0 or lf > cr + 1) else "\n"
         self.text, self.start, self.done, self.read = text, 0, False, 0
+        self.mark = 0  # where the row after the last whole one begins (its offset in the text)
 
     def __iter__(self) -> _Lines:
         return self
@@ -62,14 +63,14 @@ class _Lines:
         line, self.start = self.text[self.start : stop], stop
         return line
 
-    def unclosed(self, path: str, reader: Any, row: list[str]) -> ProblemError | None:
+    def unclosed(self, path: str, reader: Any, row: list[str], base: int = 0) -> ProblemError | None:
         """Bad input naming the line a quote opened on, for a ``row`` read to the end of the file inside
         a quoted cell (its last: every line break in it is one of the file's lines); None for a row
         ended as rows end."""
         if not self.done:
             return None
         cell = row[-1] if row else ""
-        line = reader.line_num - cell.count(self.end) + cell.endswith(self.end)
+        line = base + reader.line_num - cell.count(self.end) + cell.endswith(self.end)
         return ProblemError(
             path,
             "--roster",
@@ -77,11 +78,25 @@ class _Lines:
             "not a CSV gradebook export as the LMS writes it",
         )
 
+    def never_closed(self, path: str, sep: str) -> ProblemError:
+        """Bad input naming the line a quote opened on, the rows being read with ``strict`` (which refuses
+        the end of the file inside a quoted cell without the row): the row from :attr:`mark` read again,
+        not strict, to the end of the file."""
+        rest = _Lines(self.text[self.mark :])
+        rest.end, reader = self.end, csv.reader(rest, delimiter=sep)
+        return rest.unclosed(path, reader, next(reader, []), self.read) or ProblemError(
+            path, "--roster", "a quote is never closed: not a CSV gradebook export as the LMS writes it"
+        )
+
 
 def _csv_problem(path: str, line: int, exc: csv.Error, start: int) -> ProblemError:
     """Bad input for csv's error at ``line``, in the row beginning on line ``start``."""
     what = str(exc)
-    if "new-line" in what:
+    if "expected after" in what:  # (csv, strict: "',' expected after '\"'")
+        what = "text after the quote that closes a cell (a stray quote: an LMS writes a quote inside a cell as two)" + (
+            f" in the row beginning on line {start}" if start != line else ""
+        )
+    elif "new-line" in what:
         what = "a line break (CR or LF) inside a cell that is not in quotes"
     elif "field larger" in what:  # (said where the row begins: the cell may be a quote never closed)
         line, what = start, f"a cell longer than {csv.field_size_limit():,} characters in the row beginning there"
