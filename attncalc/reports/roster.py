@@ -29,12 +29,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ProblemError, printable, same_name, unprintable
+from ..errors import ProblemError, printable, unprintable
 from .roster_csv import CANVAS_IDS, MOODLE_IDS, _csv_problem, _Lines, _separator, _text
 
 # the longest name or id cell read: Canvas keeps a name or an SIS id in a string column of 255
 # characters, Moodle an ID number in a varchar(255) (its names, email and username in 100)
 MAX_CELL = 255
+
+
+def lms_name(text: str) -> str:
+    """A name or id as Canvas and Moodle look a student up: composed (NFC: "jose\u0301" is "josé"),
+    lower-cased as their databases compare (not case-folded: "maß" is not "mass", the ligature "ﬁn" is
+    not "fin"), without the spaces at its ends, the two joiners U+200C, U+200D left out (unseen)."""
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text).strip().lower().replace("\u200c", "").replace("\u200d", "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +55,7 @@ class Student:
     left_out: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     def keys(self) -> set[str]:
-        return {same_name(v) for v in self.ids.values() if v.strip()}
+        return {lms_name(v) for v in self.ids.values() if v.strip()}
 
 
 @dataclass(frozen=True)
@@ -60,7 +69,7 @@ class Roster:
 def read_roster(path: str, layout: str, limit: int | None = None, wanted: set[str] | None = None) -> Roster:
     """The students of a Canvas or Moodle gradebook export (``layout``), or bad input naming the file;
     ``limit``: the largest file read, in bytes (``--max-file-size``; default 20 MB). With ``wanted`` (the
-    names the answers files go by, as :func:`attncalc.errors.same_name` writes them), only the students
+    names the answers files go by, as :func:`lms_name` writes them), only the students
     that matter are kept: those some file names and those sharing an id with them (a second reading of
     the text finds these), so a large export is never held as a list of students."""
     text = _text(path, limit or 20_000_000)
@@ -76,11 +85,11 @@ def read_roster(path: str, layout: str, limit: int | None = None, wanted: set[st
         return Roster(_unshared(_left_out_said(rows.each(), path), path), present)
 
     def named(s: Student) -> bool:  # (by an id it has, or by one left out: the note says why it gets no row)
-        return bool(Student.keys(s) & wanted or {same_name(v) for _, v in s.left_out} & wanted)
+        return bool(Student.keys(s) & wanted or {lms_name(v) for _, v in s.left_out} & wanted)
 
-    relevant = {(c, same_name(v)) for s in rows.each() if named(s) for c, v in s.ids.items() if v.strip()}
+    relevant = {(c, lms_name(v)) for s in rows.each() if named(s) for c, v in s.ids.items() if v.strip()}
     kept = (
-        s for s in rows.each() if named(s) or any(v.strip() and (c, same_name(v)) in relevant for c, v in s.ids.items())
+        s for s in rows.each() if named(s) or any(v.strip() and (c, lms_name(v)) in relevant for c, v in s.ids.items())
     )
     return Roster(_unshared(_left_out_said(kept, path), path, relevant), present)
 
@@ -132,7 +141,8 @@ def _students(
                 )
             return value
 
-        ids = {c: cell(c) for c in present}
+        # (an id of only spaces and joiners is none: the row is matched and written by another)
+        ids = {c: (v if lms_name(v) else "") for c in present for v in (cell(c),)}
         if layout == "canvas":
             last = cell("Student") if "Student" in at else cell("LastName")
             no_id = not any(v.strip() for v in ids.values())
@@ -196,7 +206,7 @@ def _unshared(rows: Iterable[Student], path: str, relevant: set[tuple[str, str]]
     """An id two students of the roster share (Moodle does not make ID numbers unique) identifies neither:
     it is left out of both (a file is then matched by another id, and the row is written by another
     column), with a note, never a grade put on the other student's row. A row the export repeats (the
-    same name and ids) is one student, read once, with a note. ``relevant``: the ids (column, same_name)
+    same name and ids) is one student, read once, with a note. ``relevant``: the ids (column, lms_name)
     whose sharing matters, every holder of which is among ``students`` (:func:`read_roster`). Linear work:
     each row and each id is looked up once in a dict."""
     students = _once(rows, path)  # (a row the export repeats is never held twice)
@@ -206,14 +216,14 @@ def _unshared(rows: Iterable[Student], path: str, relevant: set[tuple[str, str]]
         for k, s in enumerate(students):
             v = s.ids.get(c, "")
             if v.strip():
-                key = same_name(v)
+                key = lms_name(v)
                 j = first.setdefault(key, k)
                 if j != k and (relevant is None or (c, key) in relevant):
                     shared.setdefault((c, key), [j]).append(k)
     if not shared:
         return students
     out = [
-        Student(s.name, {c: v for c, v in s.ids.items() if (c, same_name(v)) not in shared}, s.line) for s in students
+        Student(s.name, {c: v for c, v in s.ids.items() if (c, lms_name(v)) not in shared}, s.line) for s in students
     ]
     ordered = sorted(shared.items())
     for (c, _), ks in ordered[:SHOWN]:  # one note an id, however many share it (the first few: then counted)
@@ -271,7 +281,7 @@ def _once(rows: Iterable[Student], path: str) -> list[Student]:
 def tried(student: str, file: str) -> set[str]:
     """The names an answers file goes by (its ``student =``, its file name without the extension), compared
     as an LMS compares them."""
-    return {same_name(t) for t in (student, Path(file).stem) if t and t.strip()}
+    return {lms_name(t) for t in (student, Path(file).stem) if t and t.strip()}
 
 
 def match(
@@ -280,7 +290,7 @@ def match(
     """For each answers file (its ``student =`` or '', its file name), the one student it names: by
     index, and the files matching nobody or several students with the reason. ``columns``: the
     roster's id columns, as its header names them. The files' names are gathered first, then each
-    roster id is compared (as :func:`attncalc.errors.same_name` writes it) once, with a look-up among
+    roster id is compared (as :func:`lms_name` writes it) once, with a look-up among
     them: linear work, and only the students some file names are kept aside."""
     tries = [tried(student, file) for student, file in names]
     wanted = set().union(*tries)
@@ -307,21 +317,26 @@ def match(
 
 
 def moodle_column(students: list[Student]) -> str:
-    """The column Moodle's import finds every one of ``students`` by: the first of :data:`MOODLE_IDS`
-    each has (``ID number`` when there are none)."""
-    return next((c for c in MOODLE_IDS if all(s.ids.get(c, "").strip() for s in students)), MOODLE_IDS[0])
+    """The column Moodle's import finds ``students`` by: the one of :data:`MOODLE_IDS` most of them have,
+    then the one whose cells need no apostrophe (an ID number ``=1+0`` is written ``'=1+0``, which the
+    import does not find) for the most of them, then the earlier (``ID number`` when there are none)."""
+    from .gradebook import _cell
+
+    def rank(column: str) -> tuple[int, int, int]:
+        values = [v for s in students if (v := s.ids.get(column, "").strip())]
+        return len(values), sum(_cell(v) == v for v in values), -MOODLE_IDS.index(column)
+
+    return max(MOODLE_IDS, key=rank)
 
 
 def _moodle_unplaced(found: dict[int, Student]) -> dict[int, str]:
-    """The matched students Moodle's import could not find: one column identifies every row, and where no
-    column is every matched student's, the one most have is kept (the earlier on a tie) and the students
-    without it get no row (an empty identifying cell would stop the import), each with the reason."""
+    """The matched students Moodle's import could not find: one column identifies every row
+    (:func:`moodle_column`), and the students without it get no row (an empty identifying cell would stop
+    the import), each with the reason."""
     students = list(found.values())
     if not students:
         return {}
-    column = max(
-        MOODLE_IDS, key=lambda c: (sum(bool(s.ids.get(c, "").strip()) for s in students), -MOODLE_IDS.index(c))
-    )
+    column = moodle_column(students)
     return {
         i: f"the roster's student {printable(s.name)} has no {column}, the column the other rows go by (Moodle's "
         "import finds every row's user by one column, and stops at an empty one)"

@@ -1,0 +1,80 @@
+"""`check --gradebook canvas|moodle --roster FILE`: which student of the roster an answers file is, and
+which of the roster's ids its row carries. Names and ids are compared as Canvas and Moodle compare them
+(lower-cased, not case-folded); an id the LMS could not read counts as absent. Each roster is written by
+hand in the layouts of tests/exports/test_gradebook_roster.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .test_gradebook_lms import RIGHT, _answers, _book, canvas_import, moodle_import
+
+CANVAS_HEAD = "Student,ID,SIS User ID,SIS Login ID,Section"
+MOODLE_HEAD = "First name,Last name,ID number,Email address"
+
+
+def _class(tmp_path: Path, *names: tuple[str, str | None]) -> list[str]:
+    """Answers files, each (file name, student = or None)."""
+    folder = tmp_path / "subs"
+    folder.mkdir(exist_ok=True)
+    return [_answers(folder, name, RIGHT, student) for name, student in names]
+
+
+def _roster(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "r.csv"
+    path.write_bytes(text.encode("utf-8"))
+    return str(path)
+
+
+def _lines(stderr: str, word: str) -> list[str]:
+    return [line for line in stderr.splitlines() if word in line and not line.startswith("attncalc: wrote ")]
+
+
+@pytest.mark.parametrize(("student", "login"), [("maß", "mass"), ("\ufb01n", "fin")])
+def test_a_name_matches_a_login_only_as_the_lms_lower_cases_it(
+    cli: Any, tmp_path: Path, student: str, login: str
+) -> None:
+    """Case-folding made "maß" the login mass and the ligature "ﬁn" the login fin: another student's row.
+    Canvas and Moodle lower-case (ß stays ß), so the file matches no student."""
+    files = _class(tmp_path, ("hw.toml", student))
+    roster = _roster(tmp_path, f"{CANVAS_HEAD}\r\nOther,7,S7,{login},A\r\n")
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    assert canvas_import(table)[2] == []
+    lines = _lines(result.stderr, "hw.toml")
+    assert len(lines) == 1 and "matches no student of the roster" in lines[0] and result.exit_code == 2
+
+
+def test_a_name_differing_only_in_case_still_matches(cli: Any, tmp_path: Path) -> None:
+    files = _class(tmp_path, ("hw.toml", "MASS"))
+    roster = _roster(tmp_path, f"{CANVAS_HEAD}\r\nOther,7,S7,mass,A\r\n")
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    assert [(s["id"], s["sis_login_id"]) for s in canvas_import(table)[2]] == [("7", "mass")]
+    assert result.exit_code == 0, result.stderr
+
+
+# --- Moodle's identifying column -------------------------------------------------------------
+
+
+def test_a_moodle_id_number_of_only_a_joiner_counts_as_absent(cli: Any, tmp_path: Path) -> None:
+    """A's ID number is a lone U+200D: the rows went by ID number (A's cell unseen, matched by nothing)
+    though the email is every student's."""
+    roster = _roster(tmp_path, f"{MOODLE_HEAD}\r\nA,X,\u200d,a@x.edu\r\nB,Y,S2,b@x.edu\r\n")
+    files = _class(tmp_path, ("a.toml", "a@x.edu"), ("b.toml", "b@x.edu"))
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
+    field, rows = moodle_import(table)
+    assert field == "useremail" and [r["Email address"] for r in rows] == ["a@x.edu", "b@x.edu"]
+    assert result.exit_code == 0, result.stderr
+
+
+def test_moodle_rows_go_by_a_column_that_needs_no_apostrophe(cli: Any, tmp_path: Path) -> None:
+    """A's ID number =1+0 would be written '=1+0, which Moodle's import does not find; every student has
+    an Email address, written as it is: the rows go by it."""
+    roster = _roster(tmp_path, f"{MOODLE_HEAD}\r\nA,X,=1+0,a@x.edu\r\nB,Y,S2,b@x.edu\r\n")
+    files = _class(tmp_path, ("a.toml", "a@x.edu"), ("b.toml", "S2"))
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
+    field, rows = moodle_import(table)
+    assert field == "useremail" and [r["Email address"] for r in rows] == ["a@x.edu", "b@x.edu"]
+    assert "formula" not in result.stderr and result.exit_code == 0, result.stderr
