@@ -122,7 +122,8 @@ class _Rows:
 def _students(
     reader: Any, lines: _Lines, head: list[str], present: list[str], layout: str, path: str
 ) -> Iterator[Student]:
-    """Each student row of the export (Canvas's Points Possible and Manual Posting rows skipped), once."""
+    """Each student row of the export (a row with no id, as Canvas's Points Possible and Manual Posting rows,
+    skipped), once."""
     at = {
         c: head.index(c) for c in (*present, "Student", "LastName", "FirstName", "First name", "Last name") if c in head
     }
@@ -145,14 +146,13 @@ def _students(
         ids = {c: (v if lms_name(v) else "") for c in present for v in (cell(c),)}
         if layout == "canvas":
             last = cell("Student") if "Student" in at else cell("LastName")
-            no_id = not any(v.strip() for v in ids.values())
-            if not last.strip() or (last.strip() == "Points Possible" and no_id):
-                continue  # the Points Possible row, the Manual Posting row (no student: no id)
             name = last if "Student" in at else f"{cell('FirstName')} {last}".strip()
         else:
             name = f"{cell('First name')} {cell('Last name')}".strip()
         bad = tuple((c, v) for c, v in ids.items() if not v.isprintable() and any(map(unprintable, v.strip(" "))))
         ids = {c: ("" if any(c == b for b, _ in bad) else v) for c, v in ids.items()}
+        # (a row with no id is none: Canvas's Points Possible and Manual Posting rows; one with an id is a
+        # student, whatever its name cell holds, an empty one included)
         if bad or any(v.strip() for v in ids.values()):
             yield Student(name, ids, line, bad)
 
@@ -345,6 +345,17 @@ def _moodle_unplaced(found: dict[int, Student]) -> dict[int, str]:
     }
 
 
+def _canvas_unplaced(found: dict[int, Student]) -> dict[int, str]:
+    """The matched students whose row would carry no id Canvas's import reads (matched by an Integration ID
+    alone): Canvas would take the row for a new student, so it gets none, with the reason."""
+    return {
+        i: f"the roster's student {printable(s.name)} has no ID, SIS User ID or SIS Login ID (only an Integration "
+        "ID, which Canvas's gradebook import does not read)"
+        for i, s in found.items()
+        if not any(s.ids.get(c, "").strip() for c in CANVAS_IDS[:3])
+    }
+
+
 def on_roster(
     entries: list[Any], path: str, layout: str, limit: int | None, shown: Callable[[str], str] = str
 ) -> tuple[list[Any], list[Student], int]:
@@ -361,10 +372,9 @@ def on_roster(
             " (this export has no Username column, Moodle's default: add it under the export's user fields, or name "
             "the files by ID number or email)"
         )
-    if layout == "moodle":
-        for i, why in _moodle_unplaced(found).items():
-            del found[i]
-            unmatched.append((i, why))
+    for i, why in (_moodle_unplaced(found) if layout == "moodle" else _canvas_unplaced(found)).items():
+        del found[i]
+        unmatched.append((i, why))
     for i, why in sorted(unmatched):
         extra = hint if why.startswith("matches no student") else ""
         sys.stderr.write(f"attncalc: {shown(entries[i].answers)}: {why}; no row for it{extra}\n")

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from ..helpers import PROBLEMS, one_line_refusal
 from .test_gradebook_lms import RIGHT, _answers, _book, canvas_import, moodle_import
 
 CANVAS_HEAD = "Student,ID,SIS User ID,SIS Login ID,Section"
@@ -78,3 +79,65 @@ def test_moodle_rows_go_by_a_column_that_needs_no_apostrophe(cli: Any, tmp_path:
     field, rows = moodle_import(table)
     assert field == "useremail" and [r["Email address"] for r in rows] == ["a@x.edu", "b@x.edu"]
     assert "formula" not in result.stderr and result.exit_code == 0, result.stderr
+
+
+# --- Canvas: the ids a row carries ------------------------------------------------------------
+
+INTEGRATION_HEAD = "Student,ID,SIS User ID,SIS Login ID,Integration ID,Section"
+
+
+@pytest.mark.parametrize("name", ['"Bob, B"', "Points Possible"])
+def test_a_canvas_student_with_only_an_integration_id_gets_no_row(cli: Any, tmp_path: Path, name: str) -> None:
+    """Matched by the Integration ID bob, the row carried no ID, SIS User ID or SIS Login ID (the gradebook
+    has no Integration ID column): Canvas would add it as a new student. Named Points Possible, the row was
+    wholly empty."""
+    files = _class(tmp_path, ("bob.toml", "bob"))
+    roster = _roster(tmp_path, f"{INTEGRATION_HEAD}\r\n{name},,,,bob,A\r\n")
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    assert canvas_import(table)[2] == []
+    lines = _lines(result.stderr, "bob.toml")
+    assert len(lines) == 1 and "has no ID, SIS User ID or SIS Login ID" in lines[0] and "no row" in lines[0]
+    assert result.exit_code == 2
+
+
+def test_a_canvas_header_with_only_an_integration_id_is_refused(cli: Any, tmp_path: Path) -> None:
+    files = _class(tmp_path, ("bob.toml", "bob"))
+    roster = _roster(tmp_path, "Student,Integration ID,Section\r\nBob,bob,A\r\n")
+    out = tmp_path / "book.csv"
+    result = cli("check", "--problems", str(PROBLEMS), *files, "--format", "csv", "--gradebook", "canvas",
+                 "--roster", roster, "-o", str(out))  # fmt: skip
+    assert not out.exists()
+    err = one_line_refusal(result, roster, "--roster")
+    assert "not a Canvas gradebook export: its header has no Student and ID, SIS User ID or SIS Login ID" in err
+
+
+# --- rows with an empty name ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("head", "row", "written"),
+    [
+        (CANVAS_HEAD, ",1,S1,bob,A", ("", "1", "S1", "bob")),  # no Student
+        ("LastName,FirstName,ID,SIS User ID,SIS Login ID,Section", ",Bob,1,S1,bob,A", ("Bob", "1", "S1", "bob")),
+    ],
+)
+def test_a_canvas_row_with_ids_and_an_empty_name_is_a_student(
+    cli: Any, tmp_path: Path, head: str, row: str, written: tuple[str, ...]
+) -> None:
+    """The row was skipped as if it were Canvas's Manual Posting row (which has no id): bob matched no
+    student, with nothing said of the roster."""
+    files = _class(tmp_path, ("bob.toml", "bob"))
+    roster = _roster(tmp_path, f"{head}\r\n{row}\r\n")
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    students = canvas_import(table)[2]
+    assert [(s["name"], s["id"], s["sis_user_id"], s["sis_login_id"]) for s in students] == [written]
+    assert result.exit_code == 0, result.stderr
+
+
+def test_canvas_rows_without_an_id_are_not_students(cli: Any, tmp_path: Path) -> None:
+    """The Manual Posting row (no name, no id) and the Points Possible row are skipped."""
+    files = _class(tmp_path, ("bob.toml", "bob"))
+    text = f"{CANVAS_HEAD},HW\r\n,,,,,Manual Posting\r\n    Points Possible,,,,,10\r\nBob,1,S1,bob,A,\r\n"
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", _roster(tmp_path, text))
+    assert [(s["name"], s["id"]) for s in canvas_import(table)[2]] == [("Bob", "1")]
+    assert result.exit_code == 0, result.stderr
