@@ -15,6 +15,9 @@ MOODLE_IDS = ("ID number", "Email address", "Username")
 # the separators each export may use, in the order tried: Canvas writes commas (semicolons where the
 # user's locale asks for them); Moodle's plain-text export offers comma, tab, semicolon and colon
 SEPARATORS = {"canvas": (",", ";"), "moodle": (",", "\t", ";", ":")}
+# the most columns a header is read with (a gradebook of thousands of assignments has fewer): a header
+# split into millions of cells would be a list of millions of strings, for each separator tried
+MAX_COLUMNS = 10_000
 
 
 def _text(path: str, limit: int) -> str:
@@ -114,7 +117,18 @@ def _separator(text: str, path: str, layout: str) -> str:
     """The first separator the export may use whose header has the columns the layout needs (a Moodle
     grade column "Quiz: Week 1: Attention (Real)" holds more colons than the header has commas)."""
     said = None  # why a separator's header could not be read: said if no other separator fits
+    ends = [n for n in (text.find("\n"), text.find("\r")) if n >= 0]
+    first = text[: min(ends)] if ends else text  # the header's line (without a quoted line break in it)
     for sep in SEPARATORS[layout]:
+        columns = first.count(sep) + 1  # (counted, not split: no list of cells)
+        if columns > MAX_COLUMNS:
+            said = said or ProblemError(
+                path,
+                "--roster",
+                f"line 1: the header has {columns:,} columns split at {sep!r}, more than the {MAX_COLUMNS:,} "
+                "read: not a gradebook export as the LMS writes it",
+            )
+            continue
         lines = _Lines(text)
         reader = csv.reader(lines, delimiter=sep)
         try:

@@ -148,6 +148,20 @@ def test_text_after_a_closing_quote_is_one_line(cli: Any, tmp_path: Path, rows: 
     assert f"--roster: {said}: not a CSV gradebook export as the LMS writes it" in err
 
 
+def test_a_header_of_more_than_ten_thousand_columns_is_refused(cli: Any, tmp_path: Path) -> None:
+    """A 19.8 MB header of 6.6 million columns took 1.06 GB: split into a list of cells for each separator
+    tried. Its columns are now counted first: 5 named columns and 9,996 grade columns are 10,001."""
+    err = _refused(cli, tmp_path, "canvas", f"{CANVAS_HEAD}{',x' * 9_996}\r\nC,4801,S1,anna,\r\n")
+    assert "--roster: line 1: the header has 10,001 columns split at ',', more than the 10,000 read" in err
+
+
+def test_a_header_of_ten_thousand_columns_is_read(cli: Any, tmp_path: Path) -> None:
+    files = _files(tmp_path, "anna.toml")
+    roster = _roster(tmp_path, f"{CANVAS_HEAD}{',x' * 9_995}\r\nC,4801,S1,anna,\r\n")
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    assert [s["id"] for s in canvas_import(table)[2]] == ["4801"] and result.exit_code == 0, result.stderr
+
+
 def test_a_header_cell_longer_than_csv_reads_is_said(cli: Any, tmp_path: Path) -> None:
     """A 140,000-character grade column name was refused as "not a Canvas gradebook export: its header has
     no Student ...", which it has."""
