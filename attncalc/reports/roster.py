@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ProblemError, printable, unprintable
-from .roster_csv import CANVAS_IDS, MOODLE_IDS, _csv_problem, _Lines, _separator, _text
+from .roster_csv import CANVAS_IDS, MOODLE_IDS, Lines, csv_problem, read_text, separator
 
 # the longest name or id cell read: Canvas keeps a name or an SIS id in a string column of 255
 # characters, Moodle an ID number in a varchar(255) (its names, email and username in 100)
@@ -72,9 +72,9 @@ def read_roster(path: str, layout: str, limit: int | None = None, wanted: set[st
     names the answers files go by, as :func:`lms_name` writes them), only the students
     that matter are kept: those some file names and those sharing an id with them (a second reading of
     the text finds these), so a large export is never held as a list of students."""
-    text = _text(path, limit or 20_000_000)
-    sep = _separator(text, path, layout)
-    head = [h.strip() for h in next(csv.reader(_Lines(text), delimiter=sep))]
+    text = read_text(path, limit or 20_000_000)
+    sep = separator(text, path, layout)
+    head = [h.strip() for h in next(csv.reader(Lines(text), delimiter=sep))]
     columns = CANVAS_IDS if layout == "canvas" else MOODLE_IDS
     present = [c for c in columns if c in head]
     twice = sorted({c for c in (*columns, "Student", "First name", "Last name") if head.count(c) > 1})
@@ -107,7 +107,7 @@ class _Rows:
 
     def each(self) -> Iterator[Student]:
         """Each student, in order (one whose every id was left out too, with its ``left_out``)."""
-        lines = _Lines(self.text)
+        lines = Lines(self.text)
         reader = csv.reader(lines, delimiter=self.sep, strict=True)  # (a stray quote is refused, not read on)
         try:
             next(reader)
@@ -116,11 +116,11 @@ class _Rows:
         except csv.Error as exc:
             if "unexpected end of data" in str(exc):  # (the file ends inside a quoted cell)
                 raise lines.never_closed(self.path, self.sep) from None
-            raise _csv_problem(self.path, reader.line_num, exc, lines.read + 1) from None
+            raise csv_problem(self.path, reader.line_num, exc, lines.read + 1) from None
 
 
 def _students(
-    reader: Any, lines: _Lines, head: list[str], present: list[str], layout: str, path: str
+    reader: Any, lines: Lines, head: list[str], present: list[str], layout: str, path: str
 ) -> Iterator[Student]:
     """Each student row of the export (a row with no id, as Canvas's Points Possible and Manual Posting rows,
     skipped), once."""
@@ -320,11 +320,11 @@ def moodle_column(students: list[Student]) -> str:
     """The column Moodle's import finds ``students`` by: the one of :data:`MOODLE_IDS` most of them have,
     then the one whose cells need no apostrophe (an ID number ``=1+0`` is written ``'=1+0``, which the
     import does not find) for the most of them, then the earlier (``ID number`` when there are none)."""
-    from .gradebook import _cell
+    from .cells import safe_cell
 
     def rank(column: str) -> tuple[int, int, int]:
         values = [v for s in students if (v := s.ids.get(column, "").strip())]
-        return len(values), sum(_cell(v) == v for v in values), -MOODLE_IDS.index(column)
+        return len(values), sum(safe_cell(v) == v for v in values), -MOODLE_IDS.index(column)
 
     return max(MOODLE_IDS, key=rank)
 

@@ -20,7 +20,7 @@ SEPARATORS = {"canvas": (",", ";"), "moodle": (",", "\t", ";", ":")}
 MAX_COLUMNS = 10_000
 
 
-def _text(path: str, limit: int) -> str:
+def read_text(path: str, limit: int) -> str:
     """The export's text: a regular file, or a pipe handed over (``<(...)``, ``/dev/stdin``), read once,
     at most ``limit`` bytes; never a device, a FIFO in the file system or a folder."""
     from ..files import read_input
@@ -40,7 +40,7 @@ def _text(path: str, limit: int) -> str:
         raise ProblemError(path, "--roster", "not UTF-8 text (export the gradebook as CSV in UTF-8)") from None
 
 
-class _Lines:
+class Lines:
     """The text's lines as csv reads them, by how the header line ends: at LF or CR LF, the file splits at
     each LF (a CR alone inside an unquoted cell is an error); at a CR alone (Excel for Mac), at each CR (a
     line break inside a quoted cell, which Excel writes as LF, stays in its cell). One line at a time (a
@@ -54,7 +54,7 @@ class _Lines:
         self.text, self.start, self.done, self.read = text, 0, False, 0
         self.mark = 0  # where the row after the last whole one begins (its offset in the text)
 
-    def __iter__(self) -> _Lines:
+    def __iter__(self) -> Lines:
         return self
 
     def __next__(self) -> str:
@@ -85,14 +85,14 @@ class _Lines:
         """Bad input naming the line a quote opened on, the rows being read with ``strict`` (which refuses
         the end of the file inside a quoted cell without the row): the row from :attr:`mark` read again,
         not strict, to the end of the file."""
-        rest = _Lines(self.text[self.mark :])
+        rest = Lines(self.text[self.mark :])
         rest.end, reader = self.end, csv.reader(rest, delimiter=sep)
         return rest.unclosed(path, reader, next(reader, []), self.read) or ProblemError(
             path, "--roster", "a quote is never closed: not a CSV gradebook export as the LMS writes it"
         )
 
 
-def _csv_problem(path: str, line: int, exc: csv.Error, start: int) -> ProblemError:
+def csv_problem(path: str, line: int, exc: csv.Error, start: int) -> ProblemError:
     """Bad input for csv's error at ``line``, in the row beginning on line ``start``."""
     what = str(exc)
     if "expected after" in what:  # (csv, strict: "',' expected after '\"'")
@@ -113,7 +113,7 @@ def _fits(head: list[str], layout: str) -> bool:
     return "First name" in head and any(c in head for c in MOODLE_IDS)
 
 
-def _separator(text: str, path: str, layout: str) -> str:
+def separator(text: str, path: str, layout: str) -> str:
     """The first separator the export may use whose header has the columns the layout needs (a Moodle
     grade column "Quiz: Week 1: Attention (Real)" holds more colons than the header has commas)."""
     said = None  # why a separator's header could not be read: said if no other separator fits
@@ -129,12 +129,12 @@ def _separator(text: str, path: str, layout: str) -> str:
                 "read: not a gradebook export as the LMS writes it",
             )
             continue
-        lines = _Lines(text)
+        lines = Lines(text)
         reader = csv.reader(lines, delimiter=sep)
         try:
             head = next(reader, None)
         except csv.Error as exc:
-            said = said or _csv_problem(path, reader.line_num, exc, 1)
+            said = said or csv_problem(path, reader.line_num, exc, 1)
             continue
         if head is None:
             raise ProblemError(path, "--roster", "empty: expected the LMS's gradebook export (CSV)")
