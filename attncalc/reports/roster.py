@@ -272,8 +272,8 @@ def _once(rows: Iterable[Student], path: str) -> list[Student]:
     if len(repeated) > SHOWN:
         rest = [kept[j].line for j, _ in repeated[SHOWN:]]
         sys.stderr.write(
-            f"attncalc: note: {printable(path)}: {len(rest):,} more rows are repeated (the first on "
-            f"{_lines(rest)}) (the same name and ids): each is read once\n"
+            f"attncalc: note: {printable(path)}: {len(rest):,} more rows, on {_lines(rest)}, are repeated further "
+            "down (the same name and ids): each is read once\n"
         )
     return kept
 

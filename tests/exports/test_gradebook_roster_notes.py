@@ -71,6 +71,6 @@ def test_many_repeated_rows_are_counted_past_the_first_few(tmp_path: Path, capsy
         f"attncalc: note: {path}: line 3 repeats line 2 (the same name and ids): read once",
         f"attncalc: note: {path}: line 5 repeats line 4 (the same name and ids): read once",
         f"attncalc: note: {path}: line 7 repeats line 6 (the same name and ids): read once",
-        f"attncalc: note: {path}: 1,997 more rows are repeated (the first on lines 8, 10, 12 and 1,994 more) "
+        f"attncalc: note: {path}: 1,997 more rows, on lines 8, 10, 12 and 1,994 more, are repeated further down "
         "(the same name and ids): each is read once",
     ]
