@@ -273,7 +273,7 @@ def gradebook_text(
     if students is not None and layout == "canvas":  # a roster name Canvas reads as its Points Possible row
         from ..reports.gradebook import canvas_name
 
-        for who in dict.fromkeys(s.name for s in students if not canvas_name(s.name)):
+        for who in dict.fromkeys(s.name for s in students if s.name and not canvas_name(s.name)):
             sys.stderr.write(
                 f"attncalc: note: the roster's student {printable(who)}: the name would make Canvas skip the row "
                 "('Points Possible', 'Muted'): its Student cell is left empty (Canvas finds the student by ID)\n"

@@ -29,17 +29,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ProblemError, printable, same_name, unprintable
+from ..errors import ProblemError, printable, unprintable
+from .roster_csv import CANVAS_IDS, MOODLE_IDS, Lines, csv_problem, read_text, separator
 
-# the columns that identify a student, as each LMS names them, in the order they are tried
-CANVAS_IDS = ("SIS User ID", "SIS Login ID", "ID", "Integration ID")
-MOODLE_IDS = ("ID number", "Email address", "Username")
-# the separators each export may use, in the order tried: Canvas writes commas (semicolons where the
-# user's locale asks for them); Moodle's plain-text export offers comma, tab, semicolon and colon
-SEPARATORS = {"canvas": (",", ";"), "moodle": (",", "\t", ";", ":")}
 # the longest name or id cell read: Canvas keeps a name or an SIS id in a string column of 255
 # characters, Moodle an ID number in a varchar(255) (its names, email and username in 100)
 MAX_CELL = 255
+
+
+def lms_name(text: str) -> str:
+    """A name or id as Canvas and Moodle look a student up: composed (NFC: "jose\u0301" is "josé"),
+    lower-cased as their databases compare (not case-folded: "maß" is not "mass", the ligature "ﬁn" is
+    not "fin"), without the spaces at its ends, the two joiners U+200C, U+200D left out (unseen)."""
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text).strip().lower().replace("\u200c", "").replace("\u200d", "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +51,11 @@ class Student:
     name: str
     ids: dict[str, str] = field(default_factory=dict)  # column -> value, as the export writes them
     line: int = field(default=0, compare=False)  # the export's line the row begins on
+    # the ids left out for a control or format character (column, value as written): said in a note
+    left_out: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     def keys(self) -> set[str]:
-        return {same_name(v) for v in self.ids.values() if v.strip()}
+        return {lms_name(v) for v in self.ids.values() if v.strip()}
 
 
 @dataclass(frozen=True)
@@ -60,125 +66,15 @@ class Roster:
     columns: list[str]
 
 
-def _text(path: str, limit: int) -> str:
-    """The export's text: a regular file, or a pipe handed over (``<(...)``, ``/dev/stdin``), read once,
-    at most ``limit`` bytes; never a device, a FIFO in the file system or a folder."""
-    from ..files import read_input
-
-    source = "/dev/fd/0" if path == "/dev/stdin" else path  # standard input, as /dev/fd/0 names it
-    try:
-        data = read_input(source, limit, pipe=True)
-    except ProblemError as exc:
-        message = exc.message.replace("not a problem file", "not a regular file")
-        message = f"larger than {limit:,} bytes" if message.startswith("is larger than") else message
-        if message.startswith("is a FIFO"):
-            message += ": pass the export's file, or pipe it in (--roster /dev/stdin, --roster <(cat FILE))"
-        raise ProblemError(path, "--roster", message) from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ProblemError(path, "--roster", "not UTF-8 text (export the gradebook as CSV in UTF-8)") from None
-
-
-class _Lines:
-    """The text's lines as csv reads them, by how the header line ends: at LF or CR LF, the file splits at
-    each LF (a CR alone inside an unquoted cell is an error); at a CR alone (Excel for Mac), at each CR (a
-    line break inside a quoted cell, which Excel writes as LF, stays in its cell). One line at a time (a
-    StringIO would hold the text again, four bytes a character). ``done`` once csv asked past the last
-    line: a row it hands over after that ended inside a quoted cell, at the end of the file (csv, not
-    strict, takes that for the cell's end); ``read``: the line the last whole row ended on."""
-
-    def __init__(self, text: str) -> None:
-        cr, lf = text.find("\r"), text.find("\n")
-        self.end = "\r" if cr >= 0 and (lf < 0 or lf > cr + 1) else "\n"
-        self.text, self.start, self.done, self.read = text, 0, False, 0
-
-    def __iter__(self) -> _Lines:
-        return self
-
-    def __next__(self) -> str:
-        if self.start >= len(self.text):
-            self.done = True
-            raise StopIteration
-        stop = self.text.find(self.end, self.start)
-        stop = len(self.text) if stop < 0 else stop + 1
-        line, self.start = self.text[self.start : stop], stop
-        return line
-
-    def unclosed(self, path: str, reader: Any, row: list[str]) -> ProblemError | None:
-        """Bad input naming the line a quote opened on, for a ``row`` read to the end of the file inside
-        a quoted cell (its last: every line break in it is one of the file's lines); None for a row
-        ended as rows end."""
-        if not self.done:
-            return None
-        cell = row[-1] if row else ""
-        line = reader.line_num - cell.count(self.end) + cell.endswith(self.end)
-        return ProblemError(
-            path,
-            "--roster",
-            f"line {line}: a quote opened there is never closed (the rest of the file would be one cell): "
-            "not a CSV gradebook export as the LMS writes it",
-        )
-
-
-def _csv_problem(path: str, line: int, exc: csv.Error, start: int) -> ProblemError:
-    """Bad input for csv's error at ``line``, in the row beginning on line ``start``."""
-    what = str(exc)
-    if "new-line" in what:
-        what = "a line break (CR or LF) inside a cell that is not in quotes"
-    elif "field larger" in what:  # (said where the row begins: the cell may be a quote never closed)
-        line, what = start, f"a cell longer than {csv.field_size_limit():,} characters in the row beginning there"
-    return ProblemError(path, "--roster", f"line {line}: {what}: not a CSV gradebook export as the LMS writes it")
-
-
-def _fits(head: list[str], layout: str) -> bool:
-    if layout == "canvas":
-        return bool({"Student", "LastName"} & set(head)) and any(c in head for c in CANVAS_IDS)
-    return "First name" in head and any(c in head for c in MOODLE_IDS)
-
-
-def _separator(text: str, path: str, layout: str) -> str:
-    """The first separator the export may use whose header has the columns the layout needs (a Moodle
-    grade column "Quiz: Week 1: Attention (Real)" holds more colons than the header has commas)."""
-    said = None  # why a separator's header could not be read: said if no other separator fits
-    for sep in SEPARATORS[layout]:
-        lines = _Lines(text)
-        reader = csv.reader(lines, delimiter=sep)
-        try:
-            head = next(reader, None)
-        except csv.Error as exc:
-            said = said or _csv_problem(path, reader.line_num, exc, 1)
-            continue
-        if head is None:
-            raise ProblemError(path, "--roster", "empty: expected the LMS's gradebook export (CSV)")
-        fits, unclosed = _fits([h.strip() for h in head], layout), lines.unclosed(path, reader, head)
-        if unclosed and fits:  # (the rows are in its last cell)
-            raise unclosed
-        if fits:
-            return sep
-        said = said or unclosed
-    if said:
-        raise said
-    if layout == "canvas":
-        raise ProblemError(
-            path,
-            "--roster",
-            "not a Canvas gradebook export: its header has no Student and ID, SIS User ID or SIS Login ID",
-        )
-    raise ProblemError(
-        path, "--roster", "not a Moodle grade export: its header has no First name and ID number or Email address"
-    )
-
-
 def read_roster(path: str, layout: str, limit: int | None = None, wanted: set[str] | None = None) -> Roster:
     """The students of a Canvas or Moodle gradebook export (``layout``), or bad input naming the file;
     ``limit``: the largest file read, in bytes (``--max-file-size``; default 20 MB). With ``wanted`` (the
-    names the answers files go by, as :func:`attncalc.errors.same_name` writes them), only the students
+    names the answers files go by, as :func:`lms_name` writes them), only the students
     that matter are kept: those some file names and those sharing an id with them (a second reading of
     the text finds these), so a large export is never held as a list of students."""
-    text = _text(path, limit or 20_000_000)
-    sep = _separator(text, path, layout)
-    head = [h.strip() for h in next(csv.reader(_Lines(text), delimiter=sep))]
+    text = read_text(path, limit or 20_000_000)
+    sep = separator(text, path, layout)
+    head = [h.strip() for h in next(csv.reader(Lines(text), delimiter=sep))]
     columns = CANVAS_IDS if layout == "canvas" else MOODLE_IDS
     present = [c for c in columns if c in head]
     twice = sorted({c for c in (*columns, "Student", "First name", "Last name") if head.count(c) > 1})
@@ -186,13 +82,16 @@ def read_roster(path: str, layout: str, limit: int | None = None, wanted: set[st
         raise ProblemError(path, "--roster", f"the column {twice[0]!r} appears twice in the header: keep one")
     rows = _Rows(text, sep, head, present, layout, path)
     if wanted is None:
-        return Roster(_unshared(list(rows.each()), path), present)
-    hits = (s for s in rows.each() if Student.keys(s) & wanted)
-    relevant = {(c, same_name(v)) for s in hits for c, v in s.ids.items() if v.strip()}
+        return Roster(_unshared(_left_out_said(rows.each(), path), path), present)
+
+    def named(s: Student) -> bool:  # (by an id it has, or by one left out: the note says why it gets no row)
+        return bool(Student.keys(s) & wanted or {lms_name(v) for _, v in s.left_out} & wanted)
+
+    relevant = {(c, lms_name(v)) for s in rows.each() if named(s) for c, v in s.ids.items() if v.strip()}
     kept = (
-        s for s in rows.each(quiet=True) if any(v.strip() and (c, same_name(v)) in relevant for c, v in s.ids.items())
+        s for s in rows.each() if named(s) or any(v.strip() and (c, lms_name(v)) in relevant for c, v in s.ids.items())
     )
-    return Roster(_unshared(kept, path, relevant), present)
+    return Roster(_unshared(_left_out_said(kept, path), path, relevant), present)
 
 
 @dataclass(frozen=True)
@@ -206,30 +105,31 @@ class _Rows:
     layout: str
     path: str
 
-    def each(self, quiet: bool = False) -> Iterator[Student]:
-        """Each student, in order; ``quiet``: without the notes (said on the first reading)."""
-        lines = _Lines(self.text)
-        reader = csv.reader(lines, delimiter=self.sep)
+    def each(self) -> Iterator[Student]:
+        """Each student, in order (one whose every id was left out too, with its ``left_out``)."""
+        lines = Lines(self.text)
+        reader = csv.reader(lines, delimiter=self.sep, strict=True)  # (a stray quote is refused, not read on)
         try:
             next(reader)
-            lines.read = reader.line_num
-            yield from _students(reader, lines, self.head, self.present, self.layout, self.path, quiet)
+            lines.read, lines.mark = reader.line_num, lines.start
+            yield from _students(reader, lines, self.head, self.present, self.layout, self.path)
         except csv.Error as exc:
-            raise _csv_problem(self.path, reader.line_num, exc, lines.read + 1) from None
+            if "unexpected end of data" in str(exc):  # (the file ends inside a quoted cell)
+                raise lines.never_closed(self.path, self.sep) from None
+            raise csv_problem(self.path, reader.line_num, exc, lines.read + 1) from None
 
 
 def _students(
-    reader: Any, lines: _Lines, head: list[str], present: list[str], layout: str, path: str, quiet: bool = False
+    reader: Any, lines: Lines, head: list[str], present: list[str], layout: str, path: str
 ) -> Iterator[Student]:
-    """Each student row of the export (Canvas's Points Possible and Manual Posting rows skipped), once."""
+    """Each student row of the export (a row with no id, as Canvas's Points Possible and Manual Posting rows,
+    skipped), once."""
     at = {
         c: head.index(c) for c in (*present, "Student", "LastName", "FirstName", "First name", "Last name") if c in head
     }
     for row in reader:
         line, lines.read = lines.read + 1, reader.line_num  # the row's first line (a quoted cell may hold breaks)
-        unclosed = lines.unclosed(path, reader, row)
-        if unclosed:
-            raise unclosed
+        lines.mark = lines.start
 
         def cell(column: str, row: list[str] = row, line: int = line) -> str:
             k = at.get(column)
@@ -242,47 +142,71 @@ def _students(
                 )
             return value
 
-        ids = {c: cell(c) for c in present}
+        # (an id of only spaces and joiners is none: the row is matched and written by another)
+        ids = {c: (v if lms_name(v) else "") for c in present for v in (cell(c),)}
         if layout == "canvas":
             last = cell("Student") if "Student" in at else cell("LastName")
-            no_id = not any(v.strip() for v in ids.values())
-            if not last.strip() or (last.strip() == "Points Possible" and no_id):
-                continue  # the Points Possible row, the Manual Posting row (no student: no id)
             name = last if "Student" in at else f"{cell('FirstName')} {last}".strip()
         else:
             name = f"{cell('First name')} {cell('Last name')}".strip()
-        ids = _printable_ids(ids, path, line, quiet)
-        if any(v.strip() for v in ids.values()):
-            yield Student(name, ids, line)
+        bad = tuple((c, v) for c, v in ids.items() if not v.isprintable() and any(map(unprintable, v.strip(" "))))
+        ids = {c: ("" if any(c == b for b, _ in bad) else v) for c, v in ids.items()}
+        # (a row with no id is none: Canvas's Points Possible and Manual Posting rows; one with an id is a
+        # student, whatever its name cell holds, an empty one included)
+        if bad or any(v.strip() for v in ids.values()):
+            yield Student(name, ids, line, bad)
 
 
-def _printable_ids(ids: dict[str, str], path: str, line: int, quiet: bool = False) -> dict[str, str]:
-    """The ids without one holding a control, bidirectional or other format character (written raw, it
-    would reorder or break the gradebook's row; escaped, the LMS would not find it): left out, said."""
-    bad = [c for c, v in ids.items() if not v.isprintable() and any(unprintable(ch) for ch in v.strip(" "))]
-    if not bad:
-        return ids
-    if quiet:
-        return {c: (v if c not in bad else "") for c, v in ids.items()}
-    kept = {c: v for c, v in ids.items() if c not in bad}
-    rest = (
-        "the student is matched and written by their other ids"
-        if any(v.strip() for v in kept.values())
-        else "the student has no other id: a file naming them gets no row"
-    )
-    for c in bad:
+# the notes of one kind said in full (each naming its line or id); the others are counted in one line
+SHOWN = 3
+
+
+def _left_out_said(rows: Iterable[Student], path: str) -> Iterator[Student]:
+    """The students with an id, each id holding a control, bidirectional or other format character
+    (written raw, it would reorder or break the gradebook's row; escaped, the LMS would not find it) left
+    out and said: in full for the first :data:`SHOWN` rows, the other rows' lines counted in one line."""
+    more: list[int] = []
+    shown = 0
+    for s in rows:
+        if s.left_out and shown < SHOWN:
+            shown += 1
+            rest = (
+                "the student is matched and written by their other ids"
+                if any(v.strip() for v in s.ids.values())
+                else "the student has no other id: a file naming them gets no row"
+            )
+            for c, v in s.left_out:
+                sys.stderr.write(
+                    f"attncalc: note: {printable(path)}: line {s.line}: the {c} {printable(v)} holds a control or "
+                    f"format character: it is left out ({rest})\n"
+                )
+        elif s.left_out:
+            more.append(s.line)
+        if any(v.strip() for v in s.ids.values()):
+            yield s
+    if more:
         sys.stderr.write(
-            f"attncalc: note: {printable(path)}: line {line}: the {c} {printable(ids[c])} holds a control or "
-            f"format character: it is left out ({rest})\n"
+            f"attncalc: note: {printable(path)}: {_lines(more)} hold ids with a control or format character too: "
+            "those ids are left out\n"
         )
-    return {c: (v if c not in bad else "") for c, v in ids.items()}
+
+
+def _lines(lines: list[int]) -> str:
+    """``lines 4, 9, 12 and 1,000 more``: the first few of many lines, and how many more there are."""
+    shown = ", ".join(f"{n:,}" for n in lines[:SHOWN])
+    if len(lines) == 1:
+        return f"line {shown}"
+    if len(lines) > SHOWN:
+        return f"lines {shown} and {len(lines) - SHOWN:,} more"
+    head, _, last = shown.rpartition(", ")
+    return f"lines {head} and {last}"
 
 
 def _unshared(rows: Iterable[Student], path: str, relevant: set[tuple[str, str]] | None = None) -> list[Student]:
     """An id two students of the roster share (Moodle does not make ID numbers unique) identifies neither:
     it is left out of both (a file is then matched by another id, and the row is written by another
     column), with a note, never a grade put on the other student's row. A row the export repeats (the
-    same name and ids) is one student, read once, with a note. ``relevant``: the ids (column, same_name)
+    same name and ids) is one student, read once, with a note. ``relevant``: the ids (column, lms_name)
     whose sharing matters, every holder of which is among ``students`` (:func:`read_roster`). Linear work:
     each row and each id is looked up once in a dict."""
     students = _once(rows, path)  # (a row the export repeats is never held twice)
@@ -292,16 +216,17 @@ def _unshared(rows: Iterable[Student], path: str, relevant: set[tuple[str, str]]
         for k, s in enumerate(students):
             v = s.ids.get(c, "")
             if v.strip():
-                key = same_name(v)
+                key = lms_name(v)
                 j = first.setdefault(key, k)
                 if j != k and (relevant is None or (c, key) in relevant):
                     shared.setdefault((c, key), [j]).append(k)
     if not shared:
         return students
     out = [
-        Student(s.name, {c: v for c, v in s.ids.items() if (c, same_name(v)) not in shared}, s.line) for s in students
+        Student(s.name, {c: v for c, v in s.ids.items() if (c, lms_name(v)) not in shared}, s.line) for s in students
     ]
-    for (c, _), ks in sorted(shared.items()):  # one note an id, however many share it
+    ordered = sorted(shared.items())
+    for (c, _), ks in ordered[:SHOWN]:  # one note an id, however many share it (the first few: then counted)
         shown = students[ks[0]].ids[c]  # as the roster writes it
         bare = sum(not any(v.strip() for v in out[k].ids.values()) for k in ks)
         whom = "neither" if len(ks) == 2 else "none of them"
@@ -314,6 +239,13 @@ def _unshared(rows: Iterable[Student], path: str, relevant: set[tuple[str, str]]
         sys.stderr.write(
             f"attncalc: note: {printable(path)}: the {c} {printable(shown)} is {len(ks):,} students' of the roster: "
             f"it identifies {whom} ({rest})\n"
+        )
+    if len(ordered) > SHOWN:
+        named = ", ".join(f"the {c} {printable(students[ks[0]].ids[c])}" for (c, _), ks in ordered[SHOWN : 2 * SHOWN])
+        sys.stderr.write(
+            f"attncalc: note: {printable(path)}: {len(ordered) - SHOWN:,} more ids are several students' of the "
+            f"roster ({named}{', ...' if len(ordered) > 2 * SHOWN else ''}): each identifies none of them (a "
+            "student with no other id gets no row)\n"
         )
     return [s for s in out if any(v.strip() for v in s.ids.values())]
 
@@ -331,18 +263,17 @@ def _once(rows: Iterable[Student], path: str) -> list[Student]:
             kept.append(s)
         else:
             copies.setdefault(j, []).append(s.line)
-    for j, lines in sorted(copies.items()):  # in the order of the rows repeated
-        shown = [str(n) for n in lines[:3]]
-        more = f" and {len(lines) - 3:,} more" if len(lines) > 3 else ""
-        which = (
-            f"line {shown[0]} repeats"
-            if len(lines) == 1
-            else f"lines {', '.join(shown)}{more} repeat"
-            if more
-            else f"lines {', '.join(shown[:-1])} and {shown[-1]} repeat"
-        )
+    repeated = sorted(copies.items())  # in the order of the rows repeated
+    for j, lines in repeated[:SHOWN]:
+        which = _lines(lines) + (" repeats" if len(lines) == 1 else " repeat")
         sys.stderr.write(
-            f"attncalc: note: {printable(path)}: {which} line {kept[j].line} (the same name and ids): read once\n"
+            f"attncalc: note: {printable(path)}: {which} line {kept[j].line:,} (the same name and ids): read once\n"
+        )
+    if len(repeated) > SHOWN:
+        rest = [kept[j].line for j, _ in repeated[SHOWN:]]
+        sys.stderr.write(
+            f"attncalc: note: {printable(path)}: {len(rest):,} more rows, on {_lines(rest)}, are repeated further "
+            "down (the same name and ids): each is read once\n"
         )
     return kept
 
@@ -350,7 +281,7 @@ def _once(rows: Iterable[Student], path: str) -> list[Student]:
 def tried(student: str, file: str) -> set[str]:
     """The names an answers file goes by (its ``student =``, its file name without the extension), compared
     as an LMS compares them."""
-    return {same_name(t) for t in (student, Path(file).stem) if t and t.strip()}
+    return {lms_name(t) for t in (student, Path(file).stem) if t and t.strip()}
 
 
 def match(
@@ -359,7 +290,7 @@ def match(
     """For each answers file (its ``student =`` or '', its file name), the one student it names: by
     index, and the files matching nobody or several students with the reason. ``columns``: the
     roster's id columns, as its header names them. The files' names are gathered first, then each
-    roster id is compared (as :func:`attncalc.errors.same_name` writes it) once, with a look-up among
+    roster id is compared (as :func:`lms_name` writes it) once, with a look-up among
     them: linear work, and only the students some file names are kept aside."""
     tries = [tried(student, file) for student, file in names]
     wanted = set().union(*tries)
@@ -386,26 +317,42 @@ def match(
 
 
 def moodle_column(students: list[Student]) -> str:
-    """The column Moodle's import finds every one of ``students`` by: the first of :data:`MOODLE_IDS`
-    each has (``ID number`` when there are none)."""
-    return next((c for c in MOODLE_IDS if all(s.ids.get(c, "").strip() for s in students)), MOODLE_IDS[0])
+    """The column Moodle's import finds ``students`` by: the one of :data:`MOODLE_IDS` most of them have,
+    then the one whose cells need no apostrophe (an ID number ``=1+0`` is written ``'=1+0``, which the
+    import does not find) for the most of them, then the earlier (``ID number`` when there are none)."""
+    from .cells import safe_cell
+
+    def rank(column: str) -> tuple[int, int, int]:
+        values = [v for s in students if (v := s.ids.get(column, "").strip())]
+        return len(values), sum(safe_cell(v) == v for v in values), -MOODLE_IDS.index(column)
+
+    return max(MOODLE_IDS, key=rank)
 
 
 def _moodle_unplaced(found: dict[int, Student]) -> dict[int, str]:
-    """The matched students Moodle's import could not find: one column identifies every row, and where no
-    column is every matched student's, the one most have is kept (the earlier on a tie) and the students
-    without it get no row (an empty identifying cell would stop the import), each with the reason."""
+    """The matched students Moodle's import could not find: one column identifies every row
+    (:func:`moodle_column`), and the students without it get no row (an empty identifying cell would stop
+    the import), each with the reason."""
     students = list(found.values())
     if not students:
         return {}
-    column = max(
-        MOODLE_IDS, key=lambda c: (sum(bool(s.ids.get(c, "").strip()) for s in students), -MOODLE_IDS.index(c))
-    )
+    column = moodle_column(students)
     return {
         i: f"the roster's student {printable(s.name)} has no {column}, the column the other rows go by (Moodle's "
         "import finds every row's user by one column, and stops at an empty one)"
         for i, s in found.items()
         if not s.ids.get(column, "").strip()
+    }
+
+
+def _canvas_unplaced(found: dict[int, Student]) -> dict[int, str]:
+    """The matched students whose row would carry no id Canvas's import reads (matched by an Integration ID
+    alone): Canvas would take the row for a new student, so it gets none, with the reason."""
+    return {
+        i: f"the roster's student {printable(s.name)} has no ID, SIS User ID or SIS Login ID (only an Integration "
+        "ID, which Canvas's gradebook import does not read)"
+        for i, s in found.items()
+        if not any(s.ids.get(c, "").strip() for c in CANVAS_IDS[:3])
     }
 
 
@@ -425,10 +372,9 @@ def on_roster(
             " (this export has no Username column, Moodle's default: add it under the export's user fields, or name "
             "the files by ID number or email)"
         )
-    if layout == "moodle":
-        for i, why in _moodle_unplaced(found).items():
-            del found[i]
-            unmatched.append((i, why))
+    for i, why in (_moodle_unplaced(found) if layout == "moodle" else _canvas_unplaced(found)).items():
+        del found[i]
+        unmatched.append((i, why))
     for i, why in sorted(unmatched):
         extra = hint if why.startswith("matches no student") else ""
         sys.stderr.write(f"attncalc: {shown(entries[i].answers)}: {why}; no row for it{extra}\n")

@@ -110,9 +110,9 @@ def test_a_moodle_id_number_with_a_control_character_is_left_out(cli: Any, tmp_p
 
 def test_the_formula_note_shows_the_cell_as_written(cli: Any, tmp_path: Path) -> None:
     """An ID number "S1;=2" is written S1;'=2 (the apostrophe where a spreadsheet splitting at ";" would
-    start a formula): the note said it was written 'S1;=2."""
-    roster = _roster(tmp_path, f"{MOODLE_HEAD}\r\nA,X,S1;=2,a@x.edu\r\n")
-    files = _class(tmp_path, ("hw.toml", "a@x.edu"))
+    start a formula): the note said it was written 'S1;=2. (No Email address: the rows go by ID number.)"""
+    roster = _roster(tmp_path, f"{MOODLE_HEAD}\r\nA,X,S1;=2,\r\n")
+    files = _class(tmp_path, ("hw.toml", "S1;=2"))
     result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
     assert table[1][0] == "S1;'=2"
     notes = _lines(result.stderr, "formula")
@@ -205,7 +205,7 @@ def test_matching_looks_each_file_up_instead_of_scanning_the_roster(monkeypatch:
     from attncalc.reports import roster as module
 
     calls = 0
-    real = module.same_name
+    real = module.lms_name
 
     def counted(text: str) -> str:
         nonlocal calls
@@ -216,7 +216,7 @@ def test_matching_looks_each_file_up_instead_of_scanning_the_roster(monkeypatch:
         module.Student(f"N{k}", {"SIS User ID": f"S{k}", "SIS Login ID": f"l{k}", "ID": str(k)}) for k in range(2000)
     ]
     names = [("", f"subs/l{k * 7}.toml") for k in range(200)] + [(f"S{k * 3}", "subs/x.toml") for k in range(200)]
-    monkeypatch.setattr(module, "same_name", counted)
+    monkeypatch.setattr(module, "lms_name", counted)
     found, missing = module.match(names, students)
     assert not missing and [found[i].name for i in range(4)] == ["N0", "N7", "N14", "N21"]
     assert found[200].name == "N0" and found[399].name == "N597"

@@ -129,6 +129,39 @@ def test_a_quote_never_closed_in_the_header_is_one_line(cli: Any, tmp_path: Path
     assert f"--roster: line 1: {UNCLOSED}" in err
 
 
+STRAY = "text after the quote that closes a cell (a stray quote: an LMS writes a quote inside a cell as two)"
+
+
+@pytest.mark.parametrize(
+    ("rows", "said"),
+    [
+        # Amy's quote closes on line 3, before S1: Amy and Bob were one student, whose ID cell was "bob"
+        ('"Amy, A,2,S2,amy,A\nBob B,1,"S1,bob,A\nCarl,3,A,carl,B\n', f"line 3: {STRAY} in the row beginning on line 2"),
+        ('"Bob "B"",1,S1,anna,A\n', f"line 2: {STRAY}"),  # read as the name 'Bob B""'
+        ('Bob,1,S1,anna,A\n"Carl" C,3,S3,carl,B\n', f"line 3: {STRAY}"),
+    ],
+)
+def test_text_after_a_closing_quote_is_one_line(cli: Any, tmp_path: Path, rows: str, said: str) -> None:
+    """csv, not strict, read on after a cell's closing quote: two rows became one student, or a name kept
+    its quotes, and the gradebook was written."""
+    err = _refused(cli, tmp_path, "canvas", f"{CANVAS_HEAD}\n{rows}")
+    assert f"--roster: {said}: not a CSV gradebook export as the LMS writes it" in err
+
+
+def test_a_header_of_more_than_ten_thousand_columns_is_refused(cli: Any, tmp_path: Path) -> None:
+    """A 19.8 MB header of 6.6 million columns took 1.06 GB: split into a list of cells for each separator
+    tried. Its columns are now counted first: 5 named columns and 9,996 grade columns are 10,001."""
+    err = _refused(cli, tmp_path, "canvas", f"{CANVAS_HEAD}{',x' * 9_996}\r\nC,4801,S1,anna,\r\n")
+    assert "--roster: line 1: the header has 10,001 columns split at ',', more than the 10,000 read" in err
+
+
+def test_a_header_of_ten_thousand_columns_is_read(cli: Any, tmp_path: Path) -> None:
+    files = _files(tmp_path, "anna.toml")
+    roster = _roster(tmp_path, f"{CANVAS_HEAD}{',x' * 9_995}\r\nC,4801,S1,anna,\r\n")
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    assert [s["id"] for s in canvas_import(table)[2]] == ["4801"] and result.exit_code == 0, result.stderr
+
+
 def test_a_header_cell_longer_than_csv_reads_is_said(cli: Any, tmp_path: Path) -> None:
     """A 140,000-character grade column name was refused as "not a Canvas gradebook export: its header has
     no Student ...", which it has."""

@@ -1,0 +1,50 @@
+"""A gradebook cell no spreadsheet runs as a formula (OWASP's CSV injection advice), as
+:mod:`attncalc.reports.gradebook` writes every cell and :mod:`attncalc.reports.roster` chooses the
+column Moodle's rows go by (one whose cells are written as the roster has them)."""
+
+from __future__ import annotations
+
+import re
+
+NO_GRADE = "-"  # Moodle's "no grade" (grade/import/csv: '' or '-' leave the grade unset)
+FORMULA_FIRST = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet read a cell as a formula (OWASP)
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+# a separator another locale's spreadsheet may split the cell at (";" in much of Europe, a tab, a
+# pipe), or a line break, followed by what would begin a formula in the cell it starts
+_INNER = re.compile(r"([,;|\t\r\n]\s*)(?=[=+\-@])")
+
+
+# the characters of a formula or a separator above: a character whose compatibility form (NFKC) is
+# one of them (the fullwidth ＝ ＋ － ＠ ； ｜ ，, the small ﹦ ﹢ ﹣ ﹫, the superscript ⁺ ⁼) is read as
+# it by a spreadsheet that normalises its input before parsing
+_FOLDED = frozenset("=+-@,;|")
+
+
+def _as_folded(text: str) -> str:
+    """``text`` with each character whose NFKC form is one of :data:`_FOLDED` written as that form, the
+    others kept: of the same length, so that a position found in it is one in ``text``."""
+    if text.isascii():
+        return text
+    import unicodedata
+
+    out = []
+    for ch in text:
+        folded = unicodedata.normalize("NFKC", ch) if not ch.isascii() else ch
+        out.append(folded if folded in _FOLDED else ch)
+    return "".join(out)
+
+
+def safe_cell(text: str) -> str:
+    """A cell no spreadsheet runs as a formula (OWASP's CSV injection advice): an apostrophe before a
+    first =, +, -, @, tab or CR, and before such a character after a separator of any locale (a comma,
+    a semicolon, a tab, a pipe) or a line break, where a spreadsheet splitting the row there would start
+    a cell; a number (-0.5, 1e-3) stays a number, and Moodle's "-" (no grade) stays as it is. Each is
+    found in the cell's compatibility form too (:func:`_as_folded`): ``＝1+1`` (a fullwidth =) is a
+    formula to a spreadsheet that applies NFKC first, and gets its apostrophe as ``=1+1`` does."""
+    if text == NO_GRADE or _NUMBER.fullmatch(text):
+        return text
+    folded = _as_folded(text)
+    starts = [m.end(1) for m in _INNER.finditer(folded)]
+    for at in reversed(starts):  # from the end: each insertion leaves the earlier positions in place
+        text = text[:at] + "'" + text[at:]
+    return "'" + text if folded.startswith(FORMULA_FIRST) else text
