@@ -12,6 +12,7 @@ import pytest
 
 from ..helpers import PROBLEMS, one_line_refusal
 from .test_gradebook_lms import RIGHT, _answers, _book, canvas_import, moodle_import
+from .test_gradebook_roster_ids import _lines, _roster
 
 CANVAS_HEAD = "Student,ID,SIS User ID,SIS Login ID,Section"
 MOODLE_HEAD = "First name,Last name,ID number,Email address"
@@ -22,16 +23,6 @@ def _class(tmp_path: Path, *names: tuple[str, str | None]) -> list[str]:
     folder = tmp_path / "subs"
     folder.mkdir(exist_ok=True)
     return [_answers(folder, name, RIGHT, student) for name, student in names]
-
-
-def _roster(tmp_path: Path, text: str) -> str:
-    path = tmp_path / "r.csv"
-    path.write_bytes(text.encode("utf-8"))
-    return str(path)
-
-
-def _lines(stderr: str, word: str) -> list[str]:
-    return [line for line in stderr.splitlines() if word in line and not line.startswith("attncalc: wrote ")]
 
 
 @pytest.mark.parametrize(("student", "login"), [("maß", "mass"), ("\ufb01n", "fin")])
