@@ -143,7 +143,7 @@ def same_name(text: str) -> str:
     spaces at its ends, the two JOINERS left out (names differing only by them are one student)."""
     import unicodedata
 
-    return unicodedata.normalize("NFC", text).strip().casefold().replace("\u200c", "").replace("\u200d", "")
+    return unicodedata.normalize("NFC", text).replace("\u200c", "").replace("\u200d", "").strip().casefold()
 
 
 def composed(value: Any, file: str | None = None, where: str = "") -> Any:

@@ -43,7 +43,8 @@ def lms_name(text: str) -> str:
     not "fin"), without the spaces at its ends, the two joiners U+200C, U+200D left out (unseen)."""
     import unicodedata
 
-    return unicodedata.normalize("NFC", text).strip().lower().replace("\u200c", "").replace("\u200d", "")
+    # (the joiners left out before the ends are stripped: "\u200d \u200d" is no id, not a space)
+    return unicodedata.normalize("NFC", text).replace("\u200c", "").replace("\u200d", "").strip().lower()
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,10 +50,11 @@ def test_a_name_differing_only_in_case_still_matches(cli: Any, tmp_path: Path) -
 # --- Moodle's identifying column -------------------------------------------------------------
 
 
-def test_a_moodle_id_number_of_only_a_joiner_counts_as_absent(cli: Any, tmp_path: Path) -> None:
-    """A's ID number is a lone U+200D: the rows went by ID number (A's cell unseen, matched by nothing)
-    though the email is every student's."""
-    roster = _roster(tmp_path, f"{MOODLE_HEAD}\r\nA,X,\u200d,a@x.edu\r\nB,Y,S2,b@x.edu\r\n")
+@pytest.mark.parametrize("unseen", ["\u200d", "\u200d \u200d", "\u200c  \u200c"], ids=["one", "spaced", "two-spaces"])
+def test_a_moodle_id_number_of_only_joiners_counts_as_absent(cli: Any, tmp_path: Path, unseen: str) -> None:
+    """A's ID number is a lone U+200D (or joiners with spaces between them, which stayed a space): the rows
+    went by ID number (A's cell unseen, matched by nothing) though the email is every student's."""
+    roster = _roster(tmp_path, f"{MOODLE_HEAD}\r\nA,X,{unseen},a@x.edu\r\nB,Y,S2,b@x.edu\r\n")
     files = _class(tmp_path, ("a.toml", "a@x.edu"), ("b.toml", "b@x.edu"))
     result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
     field, rows = moodle_import(table)
