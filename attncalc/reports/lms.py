@@ -59,11 +59,6 @@ class Choice:
         """The options worth full marks: the right labels and those of a slip's chain."""
         return self.correct + tuple(o for o, _, carried in self.slips if carried)
 
-    @property
-    def shared(self) -> tuple[tuple[str, str], ...]:
-        """The options worth the slip share (a slip made at this step), each with its note."""
-        return tuple((o, note) for o, note, carried in self.slips if not carried)
-
 
 @dataclass(frozen=True)
 class Question:
