@@ -47,9 +47,10 @@ def test_control_characters_in_many_named_rows_are_counted_past_the_first_few(tm
 def test_ids_shared_by_many_pairs_of_named_rows_are_counted_past_the_first_few(
     tmp_path: Path, capsys: Any, count: int
 ) -> None:
-    """200,000 rows sharing the login bob, and their SIS User IDs by pairs, wrote 100,004 notes."""
+    """200,000 rows sharing the login bob, and their SIS User IDs by pairs, wrote 100,004 notes. (Each row
+    is named by its own ID, so that the ids it shares decide its row.)"""
     rows = [f"B{k},{k},S{k // 2},bob,A" for k in range(count)]
-    notes = _notes(tmp_path, capsys, rows, {"bob"})
+    notes = _notes(tmp_path, capsys, rows, {"bob"} | {str(k) for k in range(count)})
     assert len(notes) == 4
     # sorted by column, then by id as text: the SIS Login ID bob, then the SIS User IDs S0, S1, S10, S100, ...
     assert f"the SIS Login ID bob is {count:,} students' of the roster: it identifies none of them" in notes[0]
@@ -74,3 +75,68 @@ def test_many_repeated_rows_are_counted_past_the_first_few(tmp_path: Path, capsy
         f"attncalc: note: {path}: 1,997 more rows, on lines 8, 10, 12 and 1,994 more, are repeated further down "
         "(the same name and ids): each is read once",
     ]
+
+
+# --- memory: what is held grows with the files, not with the export --------------------------------
+
+
+def _held(tmp_path: Path, rows: list[str], wanted: set[str]) -> int:
+    """The most memory (bytes, Python's allocations as tracemalloc counts them) ``read_roster`` held
+    reading a Canvas export of ``rows``."""
+    import io
+    import sys
+    import tracemalloc
+
+    import numpy  # noqa: F401  (imported before: its first import is not the roster's memory)
+
+    from attncalc.reports.roster import read_roster
+
+    path = tmp_path / "r.csv"
+    path.write_text(CANVAS_HEAD + "\r\n" + "\r\n".join(rows) + "\r\n", encoding="utf-8")
+    stderr, sys.stderr = sys.stderr, io.StringIO()
+    tracemalloc.start()
+    try:
+        read_roster(str(path), "canvas", None, wanted)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        sys.stderr = stderr
+
+
+@pytest.mark.parametrize(
+    ("row", "wanted"),
+    [
+        ("N{k},{k},S{k},bob,A", {"0"}),  # every row shares the login bob with N0, the one a file names
+        ("N{k},{k},S{k},bob,A", {"bob"}),  # the file goes by bob, which every row holds
+        ("N{k},{k},S1,l{k},A", {"l0", "l1"}),  # every row shares the SIS User ID of the two named
+        ("N,7,S7,l7,A", {"l7"}),  # one row, repeated
+    ],
+)
+def test_rows_sharing_an_id_hold_a_few_bytes_each(tmp_path: Path, row: str, wanted: set[str]) -> None:
+    """A 3.5 MB export whose rows all shared one id with a named student held 456 MB (each row kept, about
+    1.3 KB): 2 GB at the 20 MB limit. Now each further row costs what its text does and 8-byte hashes
+    (the counts of the shared id's note): 10,000 more rows, under 200 bytes each (1,000 before)."""
+    small = _held(tmp_path, [row.format(k=k) for k in range(10_000)], wanted)
+    large = _held(tmp_path, [row.format(k=k) for k in range(20_000)], wanted)
+    assert (large - small) / 10_000 < 200, (small, large)
+
+
+@pytest.mark.parametrize(
+    ("rows", "said"),
+    [
+        # A is named by login; B and C hold A's SIS User ID and nothing else (B twice: one student)
+        (["A,1,S1,la,A", "B,,S1,,A", "C,,S1,,A", "B,,S1,,A"], "is 3 students' of the roster: it identifies none "
+         "of them (2 of them have no other id: a file naming them gets no row)"),
+        (["A,1,S1,la,A", "B,,S1,,A"], "is 2 students' of the roster: it identifies neither (1 of them has no "
+         "other id: a file naming them gets no row)"),
+        (["A,1,S1,la,A", "B,2,S1,,A"], "is 2 students' of the roster: it identifies neither (they are matched "
+         "and written by their other ids)"),
+    ],
+)  # fmt: skip
+def test_a_shared_id_counts_its_holders_that_no_file_names(
+    tmp_path: Path, capsys: Any, rows: list[str], said: str
+) -> None:
+    """The holders of a named student's id are counted, and those without another id, though no file
+    names them (they are read again for the note, not held)."""
+    notes = _notes(tmp_path, capsys, rows, {"la"})
+    assert len(notes) == 1 and notes[0].endswith(f"the SIS User ID S1 {said}")
