@@ -21,6 +21,8 @@ def lms_name(text: str) -> str:
     """A name or id as Canvas and Moodle look a student up: composed (NFC: "jose\u0301" is "josé"),
     lower-cased as their databases compare (not case-folded: "maß" is not "mass", the ligature "ﬁn" is
     not "fin"), without the spaces at its ends, the two joiners U+200C, U+200D left out (unseen)."""
+    if text.isascii():  # (already composed, and no joiner: the common case, read for every id of every row)
+        return text.strip().lower()
     import unicodedata
 
     # (the joiners left out before the ends are stripped: "\u200d \u200d" is no id, not a space)
