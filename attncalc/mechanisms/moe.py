@@ -47,7 +47,7 @@ def inputs(p: Problem) -> list[Input]:
     ]
     for e in range(d.E):  # one table per expert, each under the file's key
         out.append(Input("experts", f"W_{e + 1}", d.experts.floats[e], None, role=f"expert {e + 1}: y = x · W_{e + 1}"))
-    out.append(Input("top_k", "top_k", np.asarray(float(d.top_k)), None, role="the experts each token is sent to"))
+    out.append(Input("top_k", "top_k", np.asarray(float(d.top_k)), None, role="how many experts each token is sent to"))
     out.append(
         Input(
             "renormalize", "renormalize", np.asarray(float(d.renormalize)), None, flag=True,

@@ -17,7 +17,7 @@ GIVEN = table(
         required=True,
         shape=("E", "d", "d_out"),
     ),
-    Key("top_k", "integer", "the experts each token is sent to (1: Switch, 2: Mixtral)", required=True, min=1),
+    Key("top_k", "integer", "how many experts each token is sent to (1: Switch, 2: Mixtral)", required=True, min=1),
     Key(
         "renormalize",
         "bool",
