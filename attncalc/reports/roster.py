@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ProblemError, printable
-from .roster_csv import CANVAS_IDS, MOODLE_IDS, Lines, read_text, separator
+from .roster_csv import CANVAS_IDS, MOODLE_IDS, Lines, count_lines, read_text, separator
 from .roster_rows import MAX_CELL, Rows, Student, lms_name
 from .roster_shared import named_students
 
@@ -53,6 +53,7 @@ def read_roster(path: str, layout: str, limit: int | None, wanted: Set[str]) -> 
     (:func:`attncalc.reports.roster_shared.named_students`): a large export is never held as a list of
     students."""
     text = read_text(path, limit or 20_000_000)
+    count_lines(text, path)
     sep = separator(text, path, layout)
     head = [h.strip() for h in next(csv.reader(Lines(text), delimiter=sep))]
     columns = CANVAS_IDS if layout == "canvas" else MOODLE_IDS

@@ -18,6 +18,9 @@ SEPARATORS = {"canvas": (",", ";"), "moodle": (",", "\t", ";", ":")}
 # the most columns a header is read with (a gradebook of thousands of assignments has fewer): a header
 # split into millions of cells would be a list of millions of strings, for each separator tried
 MAX_COLUMNS = 10_000
+# the most lines an export is read with (a row a student: a million students is past any course's); each
+# line costs microseconds a reading, and 20 MB of empty lines are 20 million of them (two minutes)
+MAX_LINES = 1_000_000
 
 
 def read_text(path: str, limit: int) -> str:
@@ -104,6 +107,20 @@ def csv_problem(path: str, line: int, exc: csv.Error, start: int) -> ProblemErro
     elif "field larger" in what:  # (said where the row begins: the cell may be a quote never closed)
         line, what = start, f"a cell longer than {csv.field_size_limit():,} characters in the row beginning there"
     return ProblemError(path, "--roster", f"line {line}: {what}: not a CSV gradebook export as the LMS writes it")
+
+
+def count_lines(text: str, path: str) -> None:
+    """Bad input, before any row is read, for an export of more than :data:`MAX_LINES` lines (counted as
+    :class:`Lines` splits them, empty ones too)."""
+    end = Lines(text).end
+    n = text.count(end) + (not text.endswith(end))
+    if n > MAX_LINES:
+        raise ProblemError(
+            path,
+            "--roster",
+            f"{n:,} lines, more than the {MAX_LINES:,} read (a row a student, empty lines counted): not a gradebook "
+            "export as the LMS writes it",
+        )
 
 
 def _fits(head: list[str], layout: str) -> bool:

@@ -257,3 +257,28 @@ def test_a_fifo_in_the_file_system_says_how_to_pass_the_export(tmp_path: Path) -
     os.mkfifo(fifo)
     err = one_line_refusal(_piped(tmp_path, str(fifo), None), str(fifo), "--roster")
     assert "is a FIFO (named pipe)" in err and "--roster /dev/stdin" in err
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"])
+def test_an_export_of_a_million_empty_lines_is_refused_before_it_is_read(cli: Any, tmp_path: Path, end: str) -> None:
+    """19,999,000 empty lines after two students took 107 to 162 seconds (each line read three times,
+    microseconds each): an export of more lines than any course's is refused, counted before any row."""
+    text = f"{CANVAS_HEAD}{end}A,5,S1,anna,{end}B,6,S2,bo,{end}" + end * 1_000_000
+    said = _refused(cli, tmp_path, "canvas", text)
+    assert "1,000,003 lines, more than the 1,000,000 read" in said
+
+
+def test_the_line_limit_counts_the_last_line_without_its_end(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Ten lines (the header, nine students, the last without a line end) are read at a limit of ten;
+    an eleventh is refused."""
+    from attncalc.errors import ProblemError
+    from attncalc.reports import roster_csv
+    from attncalc.reports.roster import read_roster
+
+    monkeypatch.setattr(roster_csv, "MAX_LINES", 10)
+    rows = [f"N{k},{k},S{k},l{k}," for k in range(10)]
+    ten = _roster(tmp_path, "\r\n".join([CANVAS_HEAD, *rows[:9]]))
+    assert len(read_roster(ten, "canvas", None, {"l0", "l8"}).students) == 2
+    eleven = _roster(tmp_path, "\r\n".join([CANVAS_HEAD, *rows]))
+    with pytest.raises(ProblemError, match="11 lines, more than the 10 read"):
+        read_roster(eleven, "canvas", None, {"l0"})
