@@ -278,13 +278,4 @@ def gradebook_text(
                 f"attncalc: note: the roster's student {printable(who)}: the name would make Canvas skip the row "
                 "('Points Possible', 'Muted'): its Student cell is left empty (Canvas finds the student by ID)\n"
             )
-    if students is not None:  # a roster's id that a spreadsheet would run: written safe, so the LMS cannot match it
-        from ..reports.gradebook import roster_formulas
-
-        for who, written in roster_formulas(students, layout):
-            sys.stderr.write(
-                f"attncalc: note: the roster's {printable(who)} begins as a spreadsheet formula does: it is written "
-                f"{printable(written)} (an apostrophe where a formula would begin, so no spreadsheet runs it), which "
-                "the LMS's import will not match: change the id in the LMS, or enter that grade by hand\n"
-            )
     return gradebook_csv(entries, layout, assignment, students), unplaced

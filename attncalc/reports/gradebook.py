@@ -199,18 +199,6 @@ def duplicates(entries: list[Entry], students: list[Student] | None = None) -> l
     return [(who, files) for who, files in seen.values() if len(files) > 1]
 
 
-def roster_formulas(students: list[Student], layout: str) -> list[tuple[str, str]]:
-    """The roster's identifying values (Moodle's ``ID number``, ``Email address`` or ``Username``, Canvas's
-    ids) that :func:`_cell` writes otherwise, each with what is written (an apostrophe where a formula
-    would begin): the LMS's own value, which its import then does not match."""
-    if layout == "moodle":
-        column = moodle_column(students)
-        values = [s.ids.get(column, "") for s in students]
-    else:
-        values = [v for s in students for v in s.ids.values()]
-    return [(v, _cell(v)) for v in dict.fromkeys(v for v in values if v and _cell(v) != v)]
-
-
 def gradebook_csv(
     entries: list[Entry], layout: str = "plain", assignment: str = "attncalc", students: list[Student] | None = None
 ) -> str:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ProblemError, printable
+from .cells import safe_cell
 from .roster_csv import CANVAS_IDS, MOODLE_IDS, Lines, count_lines, read_text, separator
 from .roster_rows import MAX_CELL, Rows, Student, lms_name
 from .roster_shared import named_students
@@ -98,48 +99,73 @@ def match(
         elif not hits:
             missing.append((i, f"matches no student of the roster (by {by})"))
         else:
-            missing.append((i, f"matches {len(hits)} students of the roster ({', '.join(s.name for s in hits[:3])})"))
+            missing.append((i, f"matches {len(hits)} students of the roster ({', '.join(map(shown, hits[:3]))})"))
     return found, missing
 
 
 def moodle_column(students: list[Student]) -> str:
-    """The column Moodle's import finds ``students`` by: the one of :data:`MOODLE_IDS` most of them have,
-    then the one whose cells need no apostrophe (an ID number ``=1+0`` is written ``'=1+0``, which the
-    import does not find) for the most of them, then the earlier (``ID number`` when there are none)."""
-    from .cells import safe_cell
+    """The column Moodle's import finds ``students`` by: the one of :data:`MOODLE_IDS` that finds the most
+    of them (a cell present and written as it is: an ID number ``=1+0`` is written ``'=1+0``, which the
+    import does not find), then the one most of them have, then the earlier (``ID number`` when there are
+    none)."""
 
     def rank(column: str) -> tuple[int, int, int]:
         values = [v for s in students if (v := s.ids.get(column, "").strip())]
-        return len(values), sum(safe_cell(v) == v for v in values), -MOODLE_IDS.index(column)
+        return sum(safe_cell(v) == v for v in values), len(values), -MOODLE_IDS.index(column)
 
     return max(MOODLE_IDS, key=rank)
 
 
+def shown(s: Student) -> str:
+    """The roster's student as a line names them: their name, or (a name cell left empty) their first id."""
+    return printable(s.name or next((v for v in s.ids.values() if v.strip()), ""))
+
+
 def _moodle_unplaced(found: dict[int, Student]) -> dict[int, str]:
     """The matched students Moodle's import could not find: one column identifies every row
-    (:func:`moodle_column`), and the students without it get no row (an empty identifying cell would stop
-    the import), each with the reason."""
+    (:func:`moodle_column`), and the students without it, or whose cell in it would be written with an
+    apostrophe, get no row (Moodle's import stops the whole import at a user it cannot find, and an empty
+    cell puts the row's grades on the row before), each with the reason."""
     students = list(found.values())
     if not students:
         return {}
     column = moodle_column(students)
-    return {
-        i: f"the roster's student {printable(s.name)} has no {column}, the column the other rows go by (Moodle's "
-        "import finds every row's user by one column, and stops at an empty one)"
-        for i, s in found.items()
-        if not s.ids.get(column, "").strip()
-    }
+    out = {}
+    for i, s in found.items():
+        value = s.ids.get(column, "").strip()
+        if not value:
+            out[i] = (
+                f"the roster's student {shown(s)} has no {column}, the column the other rows go by (Moodle's import "
+                "finds every row's user by one column, and stops at an empty one)"
+            )
+        elif safe_cell(value) != value:
+            out[i] = (
+                f"the roster's {column} {printable(value)} begins as a spreadsheet formula does: written "
+                f"{printable(safe_cell(value))} (an apostrophe first, so that no spreadsheet runs it), Moodle's import "
+                "would not find the user and would stop the whole import: enter this grade by hand"
+            )
+    return out
 
 
 def _canvas_unplaced(found: dict[int, Student]) -> dict[int, str]:
-    """The matched students whose row would carry no id Canvas's import reads (matched by an Integration ID
-    alone): Canvas would take the row for a new student, so it gets none, with the reason."""
-    return {
-        i: f"the roster's student {printable(s.name)} has no ID, SIS User ID or SIS Login ID (only an Integration "
-        "ID, which Canvas's gradebook import does not read)"
-        for i, s in found.items()
-        if not any(s.ids.get(c, "").strip() for c in CANVAS_IDS[:3])
-    }
+    """The matched students whose row would carry no id Canvas's import finds (matched by an Integration ID
+    alone, or every id it reads would be written with an apostrophe, as a spreadsheet formula's): Canvas
+    would take the row for a new student, so it gets none, with the reason."""
+    out = {}
+    for i, s in found.items():
+        read = [v for c in ("ID", "SIS User ID", "SIS Login ID") if (v := s.ids.get(c, "").strip())]  # (its order)
+        if not read:
+            out[i] = (
+                f"the roster's student {shown(s)} has no ID, SIS User ID or SIS Login ID (only an Integration ID, "
+                "which Canvas's gradebook import does not read)"
+            )
+        elif all(safe_cell(v) != v for v in read):
+            out[i] = (
+                f"every id of the roster's student {shown(s)} that Canvas's import reads ({', '.join(map(printable, read))}) "
+                "begins as a spreadsheet formula does: written with an apostrophe first (so that no spreadsheet runs "
+                "it), Canvas would not find the student and would take the row for a new one: enter this grade by hand"
+            )
+    return out
 
 
 def on_roster(

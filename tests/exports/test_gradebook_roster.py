@@ -257,18 +257,21 @@ def test_a_roster_from_a_process_substitution_is_read(tmp_path: Path) -> None:
     assert piped.stdout.replace(str(tmp_path / "one"), "") == named.stdout.replace(str(tmp_path / "again"), "")
 
 
-def test_a_roster_id_a_spreadsheet_would_run_is_written_safe_and_said(cli: Any, tmp_path: Path) -> None:
-    """A roster's ID number "=1+1" is Moodle's own value: written with an apostrophe first (a formula cell
-    is a CSV-injection risk in a spreadsheet), which Moodle's import cannot match: a note says so. (Li has
-    no Email address: the rows go by ID number, the column every student has.)"""
+def test_a_roster_id_a_spreadsheet_would_run_gets_no_moodle_row(cli: Any, tmp_path: Path) -> None:
+    """A roster's ID number "=1+1" is Moodle's own value, written with an apostrophe first (a formula cell
+    is a CSV-injection risk in a spreadsheet): the row was written with a note, but Moodle's import finds
+    no user '=1+1 and stops the whole import there (grade/import/csv load_data.php: check_user_exists,
+    then "User not found, abort whole import"). Ben gets no row and a line saying why, exit 2. (Li has no
+    Email address, Ben no usable ID number: each column finds one; the ID number, which both have, wins.)"""
     files = _klass(tmp_path)
     roster = _roster(tmp_path, MOODLE_EXPORT.replace("S101", "=1+1").replace("lzhang@uni.example", ""))
     result, table = _book(
         cli, tmp_path, *files, "--gradebook", "moodle", "--assignment", "Homework 3", "--roster", roster
     )
-    assert [row[0] for row in table[1:]] == ["'=1+1", "S102"]
-    notes = [line for line in result.stderr.splitlines() if "=1+1" in line]
-    assert len(notes) == 1 and "will not match" in notes[0]
+    assert [row[0] for row in table[1:]] == ["S102"]
+    lines = [line for line in result.stderr.splitlines() if "=1+1" in line]
+    assert len(lines) == 1 and "hw3-ben.toml" in lines[0] and "would stop the whole import" in lines[0]
+    assert "written '=1+1 " in lines[0] and lines[0].endswith("no row for it") and result.exit_code == 2
 
 
 def test_a_repeated_roster_is_refused(cli: Any, tmp_path: Path) -> None:

@@ -108,15 +108,45 @@ def test_a_moodle_id_number_with_a_control_character_is_left_out(cli: Any, tmp_p
     assert len(_lines(result.stderr, "line 3: the ID number")) == 1
 
 
-def test_the_formula_note_shows_the_cell_as_written(cli: Any, tmp_path: Path) -> None:
+def test_the_formula_line_shows_the_cell_as_written(cli: Any, tmp_path: Path) -> None:
     """An ID number "S1;=2" is written S1;'=2 (the apostrophe where a spreadsheet splitting at ";" would
-    start a formula): the note said it was written 'S1;=2. (No Email address: the rows go by ID number.)"""
-    roster = _roster(tmp_path, f"{MOODLE_HEAD}\r\nA,X,S1;=2,\r\n")
-    files = _class(tmp_path, ("hw.toml", "S1;=2"))
+    start a formula), which Moodle's import does not find (it stops there): no row, the line saying how it
+    would be written. (No Email address: the rows go by ID number.)"""
+    roster = _roster(tmp_path, f"{MOODLE_HEAD}\r\nA,X,S1;=2,\r\nB,Y,S2,\r\n")
+    files = _class(tmp_path, ("a.toml", "S1;=2"), ("b.toml", "S2"))
     result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
-    assert table[1][0] == "S1;'=2"
-    notes = _lines(result.stderr, "formula")
-    assert len(notes) == 1 and "written S1;'=2 " in notes[0]
+    assert [row[0] for row in table[1:]] == ["S2"]
+    lines = _lines(result.stderr, "formula")
+    assert len(lines) == 1 and "a.toml" in lines[0] and "written S1;'=2 " in lines[0] and result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("row", "student", "written"),
+    [
+        # Canvas finds a row by ID first (process_student): a SIS id written with an apostrophe is harmless
+        ("C,4801,=S1,=anna,", "=S1", ["4801", "'=S1", "'=anna"]),
+        ("C,,=S1,anna,", "anna", ["", "'=S1", "anna"]),  # found by the login
+        ("C,=4801,=S1,@anna,", "=S1", None),  # nothing Canvas can find: no row
+    ],
+)
+def test_a_canvas_row_is_left_out_only_when_no_id_canvas_reads_is_written_as_it_is(
+    cli: Any, tmp_path: Path, row: str, student: str, written: list[str] | None
+) -> None:
+    """Every roster id beginning as a formula was said, one line each (50 students, 51 lines), "the LMS's
+    import will not match: enter that grade by hand", though Canvas finds these rows by their ID; and a
+    row whose every id would be written with an apostrophe was written, for Canvas to add as a new student."""
+    roster = _roster(tmp_path, f"{CANVAS_HEAD}\r\n{row}\r\n")
+    files = _class(tmp_path, ("c.toml", student))
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    _, _, students = canvas_import(table)
+    if written is not None:
+        assert [[s["id"], s["sis_user_id"], s["sis_login_id"]] for s in students] == [written]
+        assert "formula" not in result.stderr and result.exit_code == 0, result.stderr
+    else:
+        lines = _lines(result.stderr, "c.toml")
+        assert students == [] and result.exit_code == 2 and len(lines) == 1
+        assert "(=4801, =S1, @anna) begins as a spreadsheet formula does" in lines[0]
+        assert "enter this grade by hand; no row for it" in lines[0]
 
 
 # --- the notes' wording ----------------------------------------------------------------------

@@ -133,3 +133,22 @@ def test_canvas_rows_without_an_id_are_not_students(cli: Any, tmp_path: Path) ->
     result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", _roster(tmp_path, text))
     assert [(s["name"], s["id"]) for s in canvas_import(table)[2]] == [("Bob", "1")]
     assert result.exit_code == 0, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("layout", "export", "names"),
+    [
+        ("canvas", f"{CANVAS_HEAD}\r\n,5,S1,a,\r\n,6,S2,b,\r\n", "(S1, S2)"),  # (their first id, in the roster's order)
+        ("moodle", f"{MOODLE_HEAD}\r\nBob,B,S1,a\r\n,,S2,b\r\n", "(Bob B, S2)"),
+    ],
+)
+def test_a_file_matching_two_students_without_names_names_them_by_an_id(
+    cli: Any, tmp_path: Path, layout: str, export: str, names: str
+) -> None:
+    """a.toml of `student = "b"` matches two students (by file name and by student): with their name cells
+    empty the line said "matches 2 students of the roster (, )"."""
+    files = _class(tmp_path, ("a.toml", "b"))
+    result, _ = _book(cli, tmp_path, *files, "--gradebook", layout, "--roster", _roster(tmp_path, export))
+    lines = _lines(result.stderr, "a.toml")
+    assert len(lines) == 1 and f"matches 2 students of the roster {names}; no row for it" in lines[0]
+    assert result.exit_code == 2
