@@ -36,9 +36,17 @@ class _Holders:
     several: bool = False  # another student holds it too
 
 
-def identity(s: Student) -> int:
-    """The row's name and ids as written, as a 64-bit BLAKE2 hash: two rows of the export are the same
-    student when theirs agree."""
+# the rows holding an id a file goes by whose other ids are weighed too (as a named student's are): past
+# these, an export whose rows all hold such an id would make every row's ids counted
+WEIGHED = 10_000
+
+
+def identity(s: Student, layout: str) -> int:
+    """The row's name and ids as written, as a 64-bit BLAKE2 hash: two rows of a Canvas export are the same
+    student when theirs agree (one listed twice). Moodle's export lists each user once, so rows alike there
+    are two accounts (a duplicate email, no ID number, no Username exported): each row is its own, by its line."""
+    if layout == "moodle":
+        return s.line
     import hashlib
 
     text = repr((s.name, sorted(s.ids.items()))).encode("utf-8", "backslashreplace")
@@ -50,26 +58,33 @@ def named_students(rows: Rows, wanted: Set[str], path: str) -> list[Student]:
     student holds in its column), in the export's order, each without the ids several students hold; the
     notes (ids left out, rows repeated, ids shared) said on standard error."""
     holders: dict[Key, _Holders] = {}
+    weighed: set[Key] = set()  # the ids of the first WEIGHED rows holding an id a file goes by
+    rows_weighed = 0
 
     def names(s: Student) -> bool:  # (by an id it has, or by one left out: the note says why it gets no row)
         return any(k in wanted for _, k in id_keys(s)) or any(lms_name(v) in wanted for _, v in s.left_out)
 
     for s in left_out_said((s for s in rows.each() if names(s)), path):
-        _hold(holders, s, [k for k in id_keys(s) if k[1] in wanted], keep=True)
+        keys = id_keys(s)
+        _hold(holders, s, [k for k in keys if k[1] in wanted], identity(s, rows.layout), keep=True)
+        rows_weighed += 1
+        if rows_weighed <= WEIGHED:  # (whether their other ids are shared too decides what the note says)
+            weighed.update(keys)
     named = {h.first: h.student for h in holders.values() if not h.several and h.student is not None}
-    theirs = {k for s in named.values() for k in id_keys(s)}  # (their other ids decide their rows too)
+    # the named students' other ids decide their rows too
+    theirs = weighed | {k for s in named.values() for k in id_keys(s)}
     counted = set(holders)
     copies: dict[int, Few] = {}
-    for s in rows.each() if named else ():
+    for s in rows.each() if theirs - counted or named else ():
         keys = [k for k in id_keys(s) if k in theirs]
         if keys:
-            h = identity(s)
+            h = identity(s, rows.layout)
             _hold(holders, s, [k for k in keys if k not in counted], h)
             if h in named and s.line != named[h].line:
                 copies.setdefault(h, Few()).add(s.line)
     shared = {k for k, h in holders.items() if h.several}
     _repeats_said(named, copies, path)
-    _shared_said(rows, holders, shared, path)
+    _shared_said(rows, holders, shared, path, wanted if rows_weighed > WEIGHED else None)
     out = [
         Student(s.name, {c: v for c, v in s.ids.items() if (c, lms_name(v)) not in shared}, s.line, s.left_out)
         for s in sorted(named.values(), key=lambda s: s.line)
@@ -77,11 +92,8 @@ def named_students(rows: Rows, wanted: Set[str], path: str) -> list[Student]:
     return [s for s in out if any(v.strip() for v in s.ids.values())]
 
 
-def _hold(holders: dict[Key, _Holders], s: Student, keys: list[Key], h: int | None = None, keep: bool = False) -> None:
-    """Counts the row ``s`` among the holders of each of its ids ``keys`` (its identity ``h``)."""
-    if not keys:
-        return
-    h = identity(s) if h is None else h
+def _hold(holders: dict[Key, _Holders], s: Student, keys: list[Key], h: int, keep: bool = False) -> None:
+    """Counts the row ``s`` (its identity ``h``) among the holders of each of its ids ``keys``."""
     for k in keys:
         held = holders.get(k)
         if held is None:
@@ -140,31 +152,44 @@ def _repeats_said(named: dict[int, Student], copies: dict[int, Few], path: str) 
         )
 
 
-def _shared_said(rows: Rows, holders: dict[Key, _Holders], shared: set[Key], path: str) -> None:
+def _shared_said(
+    rows: Rows, holders: dict[Key, _Holders], shared: set[Key], path: str, unweighed: Set[str] | None = None
+) -> None:
     """One note an id several students hold, for the first :data:`SHOWN` (by column, then id): how many
-    students hold it, and how many of them have no other id (a third reading of the rows counts them,
-    as hashes); the others counted in one note."""
+    students hold it, and how many of them have no other id of their own (a third reading of the rows
+    counts them, as hashes); the others counted in one note. ``unweighed``: the ids the files go by, when
+    more than :data:`WEIGHED` rows hold them (the other ids of the rows past those were not counted)."""
     ordered = sorted(shared)
     if not ordered:
         return
-    held = {k: (array("Q"), array("Q")) for k in ordered[:SHOWN]}  # each holder, and each without another id
+    # each holder; each with no other id of their own; each whose other ids were not weighed
+    held = {k: (array("Q"), array("Q"), array("Q")) for k in ordered[:SHOWN]}
     for s in rows.each():
         keys = id_keys(s)
         hits = [k for k in keys if k in held]
         if hits:
-            h, bare = identity(s), all(k in shared for k in keys)
+            h, bare = identity(s, rows.layout), all(k in shared for k in keys)
+            blind = (
+                unweighed is not None and any(k not in holders for k in keys) and any(k[1] in unweighed for k in keys)
+            )
             for k in hits:
                 held[k][0].append(h)
                 if bare:
                     held[k][1].append(h)
-    for (c, key), (every, alone) in held.items():
-        n, b = _distinct(every), _distinct(alone)
+                elif blind:
+                    held[k][2].append(h)
+    for (c, key), (every, alone, unknown) in held.items():
+        n, b, u = _distinct(every), _distinct(alone), _distinct(unknown)
         whom = "neither" if n == 2 else "none of them"
-        rest = (
-            "they are matched and written by their other ids"
-            if not b
-            else f"{'they have' if b == n else f'{b:,} of them {_has(b)}'} no other id: a file naming them gets no row"
-        )
+        if b == n:
+            rest = "they have no other id: a file naming them gets no row"
+        elif not b and not u:
+            rest = "they are matched and written by their other ids"
+        else:
+            rest = f"{b:,} of them {_has(b)} no other id: a file naming them gets no row" if b else ""
+            if u:
+                rest += f"{'; ' if rest else ''}the other ids of {u:,} were not weighed: past the first {WEIGHED:,} "
+                rest += "rows holding an id the files go by, a row's other ids are not counted"
         sys.stderr.write(
             f"attncalc: note: {printable(path)}: the {c} {printable(holders[c, key].written)} is {n:,} students' of "
             f"the roster: it identifies {whom} ({rest})\n"

@@ -187,6 +187,23 @@ def test_a_row_the_export_repeats_is_one_student(cli: Any, tmp_path: Path) -> No
     assert "another id" not in result.stderr and result.exit_code == 0
 
 
+def test_moodle_rows_alike_are_two_accounts_that_no_id_identifies(cli: Any, tmp_path: Path) -> None:
+    """Moodle's export lists each user once, so two rows alike (no ID number, no Username exported) are two
+    accounts sharing an email; read as one student, the grade went by that email, which Moodle's import
+    looks up site-wide and gives to either account (get_record: the first of several)."""
+    roster = _roster(tmp_path, f"{MOODLE_HEAD}\r\nJohn,Smith,,j@x.edu\r\nJohn,Smith,,j@x.edu\r\nAnn,Lee,S2,a@x.edu\r\n")
+    files = _class(tmp_path, ("j.toml", "j@x.edu"), ("a.toml", "a@x.edu"))
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
+    field, rows = moodle_import(table)
+    assert field == "useridnumber" and [r["ID number"] for r in rows] == ["S2"]  # (Ann alone: by ID number)
+    notes = _lines(result.stderr, "students' of the roster")
+    assert (
+        len(notes) == 1 and "the Email address j@x.edu is 2 students' of the roster: it identifies neither" in notes[0]
+    )
+    assert "they have no other id" in notes[0] and "repeat" not in result.stderr
+    assert len(_lines(result.stderr, "j.toml: matches no student")) == 1 and result.exit_code == 2
+
+
 @pytest.mark.parametrize(
     ("copies", "repeats"),
     [

@@ -140,3 +140,33 @@ def test_a_shared_id_counts_its_holders_that_no_file_names(
     names them (they are read again for the note, not held)."""
     notes = _notes(tmp_path, capsys, rows, {"la"})
     assert len(notes) == 1 and notes[0].endswith(f"the SIS User ID S1 {said}")
+
+
+def test_students_whose_every_id_is_shared_have_no_other_id(tmp_path: Path, capsys: Any) -> None:
+    """A and B share all three ids; the file goes by the login a. The note said "(they are matched and
+    written by their other ids)": only the file's id was weighed, not the holders' others (5 and S1,
+    shared too). Each of the three ids now has its note, and each says they have no other id."""
+    notes = _notes(tmp_path, capsys, ["A,5,S1,a,", "B,5,S1,a,"], {"a"})
+    assert [n.split(": note: ")[1].split(" is 2")[0] for n in notes] == [
+        f"{tmp_path / 'r.csv'}: the ID 5",
+        f"{tmp_path / 'r.csv'}: the SIS Login ID a",
+        f"{tmp_path / 'r.csv'}: the SIS User ID S1",
+    ]
+    assert all(
+        n.endswith("it identifies neither (they have no other id: a file naming them gets no row)") for n in notes
+    )
+
+
+def test_past_the_rows_weighed_a_note_says_whose_other_ids_were_not_counted(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Five rows hold the login bob the file goes by; with two rows weighed (10,000 in use), N2 to N4's own
+    ids are not counted, and the note does not claim they identify them."""
+    from attncalc.reports import roster_shared
+
+    monkeypatch.setattr(roster_shared, "WEIGHED", 2)
+    notes = _notes(tmp_path, capsys, [f"N{k},{k},S{k},bob,A" for k in range(5)], {"bob"})
+    assert len(notes) == 1 and notes[0].endswith(
+        "the SIS Login ID bob is 5 students' of the roster: it identifies none of them (the other ids of 3 were not "
+        "weighed: past the first 2 rows holding an id the files go by, a row's other ids are not counted)"
+    )
