@@ -18,6 +18,8 @@ SEPARATORS = {"canvas": (",", ";"), "moodle": (",", "\t", ";", ":")}
 # the most columns a header is read with (a gradebook of thousands of assignments has fewer): a header
 # split into millions of cells would be a list of millions of strings, for each separator tried
 MAX_COLUMNS = 10_000
+# the most cells a line of the rows is read with (twice the header's: a quoted name may hold separators)
+MAX_LINE_CELLS = 2 * MAX_COLUMNS
 # the most lines an export is read with (a row a student: a million students is past any course's); each
 # line costs microseconds a reading, and 20 MB of empty lines are 20 million of them (two minutes)
 MAX_LINES = 1_000_000
@@ -56,6 +58,14 @@ class Lines:
         self.end = "\r" if cr >= 0 and (lf < 0 or lf > cr + 1) else "\n"
         self.text, self.start, self.done, self.read = text, 0, False, 0
         self.mark = 0  # where the row after the last whole one begins (its offset in the text)
+        self.seen = 0  # the lines handed over
+        self.wide: tuple[str, str] | None = None  # (separator, path): a line of more cells is refused
+
+    def at_most(self, sep: str, path: str) -> Lines:
+        """Refuse, naming the line, one holding more than :data:`MAX_LINE_CELLS` separators ``sep``
+        (counted before csv splits it: a row of millions of cells would be a list of millions of strings)."""
+        self.wide = (sep, path)
+        return self
 
     def __iter__(self) -> Lines:
         return self
@@ -67,6 +77,15 @@ class Lines:
         stop = self.text.find(self.end, self.start)
         stop = len(self.text) if stop < 0 else stop + 1
         line, self.start = self.text[self.start : stop], stop
+        self.seen += 1
+        if self.wide and line.count(self.wide[0]) >= MAX_LINE_CELLS:
+            sep, path = self.wide
+            raise ProblemError(
+                path,
+                "--roster",
+                f"line {self.seen:,}: {line.count(sep) + 1:,} cells split at {sep!r}, more than the {MAX_LINE_CELLS:,} "
+                "read (a row has as many as its header): not a gradebook export as the LMS writes it",
+            )
         return line
 
     def unclosed(self, path: str, reader: Any, row: list[str], base: int = 0) -> ProblemError | None:

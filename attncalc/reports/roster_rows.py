@@ -41,6 +41,23 @@ class Student:
         return {lms_name(v) for v in self.ids.values() if v.strip()}
 
 
+def canvas_number(value: str) -> bool:
+    """A Canvas user ``ID`` as Canvas writes it: digits, no sign, no leading zero. Canvas's import reads an
+    ID with Ruby's ``to_i`` (``7x``, ``+7``, ``007``, ``7.0`` are all 7, ``abc`` is 0: another student's
+    number, or none), so only these find the student written."""
+    v = value.strip()
+    return v.isascii() and v.isdigit() and str(int(v)) == v
+
+
+def unreadable(column: str, value: str, layout: str) -> bool:
+    """An id left out: one holding a control, bidirectional or other format character (written raw, it
+    would reorder or break the gradebook's row; escaped, the LMS would not find it), or a Canvas ``ID``
+    that is no Canvas user number (:func:`canvas_number`)."""
+    if not value.isprintable() and any(map(unprintable, value.strip(" "))):
+        return True
+    return layout == "canvas" and column == "ID" and bool(value.strip()) and not canvas_number(value)
+
+
 def id_keys(s: Student) -> list[tuple[str, str]]:
     """The student's ids as (column, :func:`lms_name`): the ones it has (an empty cell is none)."""
     return [(c, lms_name(v)) for c, v in s.ids.items() if v.strip()]
@@ -87,7 +104,7 @@ class Rows:
 
     def each(self) -> Iterator[Student]:
         """Each student, in order (one whose every id was left out too, with its ``left_out``)."""
-        lines = Lines(self.text)
+        lines = Lines(self.text).at_most(self.sep, self.path)
         reader = csv.reader(lines, delimiter=self.sep, strict=True)  # (a stray quote is refused, not read on)
         try:
             next(reader)
@@ -129,7 +146,7 @@ def _students(
             name = last if "Student" in at else f"{cell('FirstName')} {last}".strip()
         else:
             name = f"{cell('First name')} {cell('Last name')}".strip()
-        bad = tuple((c, v) for c, v in ids.items() if not v.isprintable() and any(map(unprintable, v.strip(" "))))
+        bad = tuple((c, v) for c, v in ids.items() if unreadable(c, v, layout))
         ids = {c: ("" if any(c == b for b, _ in bad) else v) for c, v in ids.items()}
         # (a row with no id is none: Canvas's Points Possible and Manual Posting rows; one with an id is a
         # student, whatever its name cell holds, an empty one included)

@@ -117,9 +117,14 @@ def left_out_said(rows: Iterable[Student], path: str) -> Iterator[Student]:
                 else "the student has no other id: a file naming them gets no row"
             )
             for c, v in s.left_out:
+                what = (
+                    "holds a control or format character"
+                    if not v.isprintable()
+                    else "is no Canvas user number (Canvas's import reads its leading digits, as 7x is 7)"
+                )
                 sys.stderr.write(
-                    f"attncalc: note: {printable(path)}: line {s.line}: the {c} {printable(v)} holds a control or "
-                    f"format character: it is left out ({rest})\n"
+                    f"attncalc: note: {printable(path)}: line {s.line}: the {c} {printable(v)} {what}: it is left "
+                    f"out ({rest})\n"
                 )
         elif s.left_out:
             more.add(s.line)
@@ -127,8 +132,8 @@ def left_out_said(rows: Iterable[Student], path: str) -> Iterator[Student]:
             yield s
     if more.count:
         sys.stderr.write(
-            f"attncalc: note: {printable(path)}: {more} hold ids with a control or format character too: "
-            "those ids are left out\n"
+            f"attncalc: note: {printable(path)}: {more} hold such ids too (a control or format character, or an ID "
+            "that is no Canvas user number): those ids are left out\n"
         )
 
 

@@ -332,3 +332,37 @@ def test_reading_rows_that_share_an_id_is_linear_work(
     large = _work(tmp_path, layout, head, [row.format(k=k) for k in range(3000)], wanted)
     assert large[0] <= 2.1 * small[0]
     assert small[1] == large[1] <= 2
+
+
+def _ruby_to_i(text: str) -> int:
+    """Ruby's String#to_i, as Canvas's importer reads an ID (leading spaces, a sign, the leading digits)."""
+    import re
+
+    m = re.match(r"\s*([+-]?\d+)", text)
+    return int(m.group(1)) if m else 0
+
+
+@pytest.mark.parametrize("anna", ["7x", "+7", "007", "7.0", "7e0", "7 x", " 7 x"])
+def test_a_canvas_id_canvas_reads_as_another_number_is_left_out(cli: Any, tmp_path: Path, anna: str) -> None:
+    """Anna's ID 7x was written as it is: Canvas's import reads IDs with to_i, 7, and put Anna's grade on
+    Bob's row. Her ID is left out (a note), and her row goes by her SIS ids, which find her."""
+    roster = _roster(tmp_path, f'{CANVAS_HEAD}\r\nAnna,"{anna}",S1,a,\r\nBob,7,S2,b,\r\n')
+    files = _class(tmp_path, ("a.toml", "a"))
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    _, _, rows = canvas_import(table)
+    users = {7: "Bob"}  # Canvas's own numbers: Anna's is not 7 (her export cell was altered)
+    assert len(rows) == 1 and rows[0]["sis_user_id"] == "S1" and rows[0]["sis_login_id"] == "a"
+    assert not rows[0]["id"] or users.get(_ruby_to_i(rows[0]["id"])) != "Bob"
+    notes = _lines(result.stderr, "no Canvas user number")
+    assert len(notes) == 1 and "line 2: the ID" in notes[0] and result.exit_code == 0, result.stderr
+
+
+def test_a_canvas_row_of_a_wordy_id_and_formula_sis_ids_gets_no_row(cli: Any, tmp_path: Path) -> None:
+    """ID abc (to_i: 0, no user) and SIS ids written '=S1 and '@b, which Canvas does not find: its import
+    fell back to the name and gave the grade to the other "Smith, Bob" (ID 8)."""
+    roster = _roster(tmp_path, f'{CANVAS_HEAD}\r\n"Smith, Bob",abc,=S1,@b,\r\n"Smith, Bob",8,S2,b2,\r\n')
+    files = _class(tmp_path, ("b.toml", "=S1"))
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    assert canvas_import(table)[2] == [] and result.exit_code == 2
+    lines = _lines(result.stderr, "b.toml")
+    assert len(lines) == 1 and "(=S1, @b) begins as a spreadsheet formula does" in lines[0]

@@ -282,3 +282,21 @@ def test_the_line_limit_counts_the_last_line_without_its_end(monkeypatch: pytest
     eleven = _roster(tmp_path, "\r\n".join([CANVAS_HEAD, *rows]))
     with pytest.raises(ProblemError, match="11 lines, more than the 10 read"):
         read_roster(eleven, "canvas", None, {"l0"})
+
+
+@pytest.mark.parametrize(("cells", "refused"), [(20_000, False), (20_001, True)])
+def test_a_row_of_more_cells_than_twice_the_headers_limit_is_refused_before_it_is_split(
+    cli: Any, tmp_path: Path, cells: int, refused: bool
+) -> None:
+    """A row of 6,300,000 cells ('ab,' repeated, 18.9 MB) took 563 MB: csv split it into a list of
+    millions of strings before anything looked at it. Its separators are now counted first (the header's
+    limit is 10,000 columns; a quoted name may hold separators, so a row may have twice as many)."""
+    row = "Anna,1,S1,anna," + ",x" * (cells - 5)
+    text = f"{CANVAS_HEAD}\r\n{row}\r\n"
+    if refused:
+        said = _refused(cli, tmp_path, "canvas", text)
+        assert "line 2: 20,001 cells split at ',', more than the 20,000 read" in said
+    else:
+        files = _files(tmp_path, "anna.toml")
+        result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", _roster(tmp_path, text))
+        assert [s["sis_login_id"] for s in canvas_import(table)[2]] == ["anna"] and result.exit_code == 0
