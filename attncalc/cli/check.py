@@ -273,9 +273,16 @@ def gradebook_text(
     if students is not None and layout == "canvas":  # a roster name Canvas reads as its Points Possible row
         from ..reports.gradebook import canvas_name
 
-        for who in dict.fromkeys(s.name for s in students if s.name and not canvas_name(s.name)):
+        skipped = list(dict.fromkeys(s.name for s in students if s.name and not canvas_name(s.name)))
+        for who in skipped[:3]:  # (the first few; the others counted: a roster may hold thousands)
             sys.stderr.write(
                 f"attncalc: note: the roster's student {printable(who)}: the name would make Canvas skip the row "
-                "('Points Possible', 'Muted'): its Student cell is left empty (Canvas finds the student by ID)\n"
+                "('Points Possible', 'Muted'): its Student cell is left empty (Canvas finds the student by their "
+                "ID or SIS ids)\n"
+            )
+        if len(skipped) > 3:
+            sys.stderr.write(
+                f"attncalc: note: {len(skipped) - 3:,} more of the roster's students have such names: their Student "
+                "cells are left empty too\n"
             )
     return gradebook_csv(entries, layout, assignment, students), unplaced

@@ -117,8 +117,17 @@ def moodle_column(students: list[Student]) -> str:
 
 
 def shown(s: Student) -> str:
-    """The roster's student as a line names them: their name, or (a name cell left empty) their first id."""
-    return printable(s.name or next((v for v in s.ids.values() if v.strip()), ""))
+    """The roster's student as a list names them: their name, or (a name cell left empty) "the student with
+    the SIS User ID S1", by their first id."""
+    return printable(s.name) if s.name else f"the {_student(s)}"
+
+
+def _student(s: Student) -> str:
+    """``student NAME``, or ``student with the COLUMN ID`` for a student whose name cell is empty."""
+    if s.name:
+        return f"student {printable(s.name)}"
+    c, v = next(((c, v) for c, v in s.ids.items() if v.strip()), ("id", ""))
+    return f"student with the {c} {printable(v)}"
 
 
 def _moodle_unplaced(found: dict[int, Student]) -> dict[int, str]:
@@ -135,7 +144,7 @@ def _moodle_unplaced(found: dict[int, Student]) -> dict[int, str]:
         value = s.ids.get(column, "").strip()
         if not value:
             out[i] = (
-                f"the roster's student {shown(s)} has no {column}, the column the other rows go by (Moodle's import "
+                f"the roster's {_student(s)} has no {column}, the column the other rows go by (Moodle's import "
                 "finds every row's user by one column, and stops at an empty one)"
             )
         elif safe_cell(value) != value:
@@ -156,12 +165,12 @@ def _canvas_unplaced(found: dict[int, Student]) -> dict[int, str]:
         read = [v for c in ("ID", "SIS User ID", "SIS Login ID") if (v := s.ids.get(c, "").strip())]  # (its order)
         if not read:
             out[i] = (
-                f"the roster's student {shown(s)} has no ID, SIS User ID or SIS Login ID (only an Integration ID, "
+                f"the roster's {_student(s)} has no ID, SIS User ID or SIS Login ID (only an Integration ID, "
                 "which Canvas's gradebook import does not read)"
             )
         elif all(safe_cell(v) != v for v in read):
             out[i] = (
-                f"every id of the roster's student {shown(s)} that Canvas's import reads ({', '.join(map(printable, read))}) "
+                f"every id of the roster's {_student(s)} that Canvas's import reads ({', '.join(map(printable, read))}) "
                 "begins as a spreadsheet formula does: written with an apostrophe first (so that no spreadsheet runs "
                 "it), Canvas would not find the student and would take the row for a new one: enter this grade by hand"
             )

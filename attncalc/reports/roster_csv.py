@@ -189,5 +189,7 @@ def separator(text: str, path: str, layout: str) -> str:
             "not a Canvas gradebook export: its header has no Student and ID, SIS User ID or SIS Login ID",
         )
     raise ProblemError(
-        path, "--roster", "not a Moodle grade export: its header has no First name and ID number or Email address"
+        path,
+        "--roster",
+        "not a Moodle grade export: its header has no First name and ID number, Email address or Username",
     )

@@ -138,8 +138,12 @@ def test_canvas_rows_without_an_id_are_not_students(cli: Any, tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("layout", "export", "names"),
     [
-        ("canvas", f"{CANVAS_HEAD}\r\n,5,S1,a,\r\n,6,S2,b,\r\n", "(S1, S2)"),  # (their first id, in the roster's order)
-        ("moodle", f"{MOODLE_HEAD}\r\nBob,B,S1,a\r\n,,S2,b\r\n", "(Bob B, S2)"),
+        (
+            "canvas",
+            f"{CANVAS_HEAD}\r\n,5,S1,a,\r\n,6,S2,b,\r\n",
+            "(the student with the SIS User ID S1, the student with the SIS User ID S2)",
+        ),
+        ("moodle", f"{MOODLE_HEAD}\r\nBob,B,S1,a\r\n,,S2,b\r\n", "(Bob B, the student with the ID number S2)"),
     ],
 )
 def test_a_file_matching_two_students_without_names_names_them_by_an_id(
@@ -152,3 +156,17 @@ def test_a_file_matching_two_students_without_names_names_them_by_an_id(
     lines = _lines(result.stderr, "a.toml")
     assert len(lines) == 1 and f"matches 2 students of the roster {names}; no row for it" in lines[0]
     assert result.exit_code == 2
+
+
+def test_many_roster_names_canvas_skips_are_counted_past_the_first_few(cli: Any, tmp_path: Path) -> None:
+    """Ten students named "Points Possible 0" to "9" (each one a file names) wrote ten notes, each saying
+    "Canvas finds the student by ID" (one had none): three, then one counting the others."""
+    rows = "".join(f"Points Possible {k},{'' if k == 0 else 100 + k},S{k},l{k},\r\n" for k in range(10))
+    files = _class(tmp_path, *((f"f{k}.toml", f"l{k}") for k in range(10)))
+    result, table = _book(
+        cli, tmp_path, *files, "--gradebook", "canvas", "--roster", _roster(tmp_path, f"{CANVAS_HEAD}\r\n{rows}")
+    )
+    notes = _lines(result.stderr, "note:")
+    assert len(notes) == 4 and all("by their ID or SIS ids" in n for n in notes[:3])
+    assert notes[3].endswith("7 more of the roster's students have such names: their Student cells are left empty too")
+    assert [s["name"] for s in canvas_import(table)[2]] == [""] * 10 and result.exit_code == 0
