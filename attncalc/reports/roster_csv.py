@@ -18,7 +18,7 @@ SEPARATORS = {"canvas": (",", ";"), "moodle": (",", "\t", ";", ":")}
 # the most columns a header is read with (a gradebook of thousands of assignments has fewer): a header
 # split into millions of cells would be a list of millions of strings, for each separator tried
 MAX_COLUMNS = 10_000
-# the most cells a line of the rows is read with (twice the header's: a quoted name may hold separators)
+# the most cells a row is read with (twice the header's limit), counted outside quotes before csv splits it
 MAX_LINE_CELLS = 2 * MAX_COLUMNS
 # the most lines an export is read with (a row a student: a million students is past any course's); each
 # line costs microseconds a reading, and 20 MB of empty lines are 20 million of them (two minutes)
@@ -59,10 +59,11 @@ class Lines:
         self.text, self.start, self.done, self.read = text, 0, False, 0
         self.mark = 0  # where the row after the last whole one begins (its offset in the text)
         self.seen = 0  # the lines handed over
-        self.wide: tuple[str, str] | None = None  # (separator, path): a line of more cells is refused
+        self.wide: tuple[str, str] | None = None  # (separator, path): a row of more cells is refused
+        self.quoted, self.cells = False, 0  # (inside a quoted cell at the line's end; the row's separators so far)
 
     def at_most(self, sep: str, path: str) -> Lines:
-        """Refuse, naming the line, one holding more than :data:`MAX_LINE_CELLS` separators ``sep``
+        """Refuse, naming the line, a row of more than :data:`MAX_LINE_CELLS` cells split at ``sep``
         (counted before csv splits it: a row of millions of cells would be a list of millions of strings)."""
         self.wide = (sep, path)
         return self
@@ -78,15 +79,28 @@ class Lines:
         stop = len(self.text) if stop < 0 else stop + 1
         line, self.start = self.text[self.start : stop], stop
         self.seen += 1
-        if self.wide and line.count(self.wide[0]) >= MAX_LINE_CELLS:
-            sep, path = self.wide
+        if self.wide:
+            self._count(line, *self.wide)
+        return line
+
+    def _count(self, line: str, sep: str, path: str) -> None:
+        """Adds the line's separators outside quotes to its row's (a quoted cell may go on over lines: a
+        quote toggles, and csv's doubled quote toggles twice); a row past :data:`MAX_LINE_CELLS` is refused."""
+        if '"' in line or self.quoted:
+            parts = line.split('"')
+            self.cells += sum(p.count(sep) for i, p in enumerate(parts) if (i % 2 == 1) == self.quoted)
+            self.quoted ^= len(parts) % 2 == 0
+        else:
+            self.cells += line.count(sep)
+        if self.cells >= MAX_LINE_CELLS:
             raise ProblemError(
                 path,
                 "--roster",
-                f"line {self.seen:,}: {line.count(sep) + 1:,} cells split at {sep!r}, more than the {MAX_LINE_CELLS:,} "
-                "read (a row has as many as its header): not a gradebook export as the LMS writes it",
+                f"line {self.seen:,}: {self.cells + 1:,} cells split at {sep!r}, more than the {MAX_LINE_CELLS:,} read "
+                "(a row has as many as its header): not a gradebook export as the LMS writes it",
             )
-        return line
+        if not self.quoted:
+            self.cells = 0
 
     def unclosed(self, path: str, reader: Any, row: list[str], base: int = 0) -> ProblemError | None:
         """Bad input naming the line a quote opened on, for a ``row`` read to the end of the file inside

@@ -5,6 +5,7 @@ how a name or id compares as the LMS compares it (:func:`lms_name`)."""
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +36,7 @@ class Student:
     ids: dict[str, str] = field(default_factory=dict)  # column -> value, as the export writes them
     line: int = field(default=0, compare=False)  # the export's line the row begins on
     # the ids left out for a control or format character (column, value as written): said in a note
-    left_out: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    left_out: tuple[tuple[str, str, str], ...] = field(default=(), compare=False)  # (column, value, why)
 
     def keys(self) -> set[str]:
         return {lms_name(v) for v in self.ids.values() if v.strip()}
@@ -49,13 +50,37 @@ def canvas_number(value: str) -> bool:
     return v.isascii() and v.isdigit() and str(int(v)) == v
 
 
-def unreadable(column: str, value: str, layout: str) -> bool:
-    """An id left out: one holding a control, bidirectional or other format character (written raw, it
-    would reorder or break the gradebook's row; escaped, the LMS would not find it), or a Canvas ``ID``
-    that is no Canvas user number (:func:`canvas_number`)."""
+def canvas_reads(field: str) -> str | None:
+    """A cell as Canvas's gradebook import reads it: its CSV converter ``decimal_comma_to_period``
+    (gradebook_importer.rb) rewrites every field that looks like a number, ids included: split at each
+    ``,`` and ``.`` (Ruby's split drops the empty parts at the end), the last part after a ``.``, the
+    others joined: ``5.`` is ``5``, ``1.2.3`` is ``12.3``, ``1,5`` is ``1.5``, ``,5`` is ``.5``."""
+    if not re.fullmatch(r"-?[0-9.,]+%?", field):
+        return field
+    parts = re.split(r"[,.]", field)
+    while parts and not parts[-1]:
+        parts.pop()
+    if not parts:
+        return None
+    last = parts.pop()
+    return last if not parts else "".join(parts) + "." + last
+
+
+def left_out_why(column: str, value: str, layout: str) -> str | None:
+    """Why an id is left out, or None: it holds a control, bidirectional or other format character
+    (written raw, it would reorder or break the gradebook's row; escaped, the LMS would not find it); a
+    Canvas ``ID`` is no Canvas user number (:func:`canvas_number`); or Canvas's import would read a Canvas
+    id as another (:func:`canvas_reads`: ``5.`` is the SIS User ID ``5``, another student's)."""
     if not value.isprintable() and any(map(unprintable, value.strip(" "))):
-        return True
-    return layout == "canvas" and column == "ID" and bool(value.strip()) and not canvas_number(value)
+        return "holds a control or format character"
+    if layout != "canvas" or not value.strip():
+        return None
+    if column == "ID" and not canvas_number(value):
+        return "is no Canvas user number (Canvas's import reads its leading digits, as 7x is 7)"
+    read = canvas_reads(value)
+    if read != value:
+        return f"is read by Canvas's import as {read or 'nothing'} (its number converter rewrites , and .)"
+    return None
 
 
 def id_keys(s: Student) -> list[tuple[str, str]]:
@@ -146,8 +171,8 @@ def _students(
             name = last if "Student" in at else f"{cell('FirstName')} {last}".strip()
         else:
             name = f"{cell('First name')} {cell('Last name')}".strip()
-        bad = tuple((c, v) for c, v in ids.items() if unreadable(c, v, layout))
-        ids = {c: ("" if any(c == b for b, _ in bad) else v) for c, v in ids.items()}
+        bad = tuple((c, v, why) for c, v in ids.items() if (why := left_out_why(c, v, layout)))
+        ids = {c: ("" if any(c == b for b, _, _ in bad) else v) for c, v in ids.items()}
         # (a row with no id is none: Canvas's Points Possible and Manual Posting rows; one with an id is a
         # student, whatever its name cell holds, an empty one included)
         if bad or any(v.strip() for v in ids.values()):

@@ -62,7 +62,7 @@ def named_students(rows: Rows, wanted: Set[str], path: str) -> list[Student]:
     rows_weighed = 0
 
     def names(s: Student) -> bool:  # (by an id it has, or by one left out: the note says why it gets no row)
-        return any(k in wanted for _, k in id_keys(s)) or any(lms_name(v) in wanted for _, v in s.left_out)
+        return any(k in wanted for _, k in id_keys(s)) or any(lms_name(v) in wanted for _, v, _ in s.left_out)
 
     for s in left_out_said((s for s in rows.each() if names(s)), path):
         keys = id_keys(s)
@@ -112,19 +112,14 @@ def left_out_said(rows: Iterable[Student], path: str) -> Iterator[Student]:
         if s.left_out and shown < SHOWN:
             shown += 1
             rest = (
-                "the student is matched and written by their other ids"
+                "the student is matched by their other ids"
                 if any(v.strip() for v in s.ids.values())
                 else "the student has no other id: a file naming them gets no row"
             )
-            for c, v in s.left_out:
-                what = (
-                    "holds a control or format character"
-                    if not v.isprintable()
-                    else "is no Canvas user number (Canvas's import reads its leading digits, as 7x is 7)"
-                )
+            for c, v, why in s.left_out:
                 sys.stderr.write(
-                    f"attncalc: note: {printable(path)}: line {s.line}: the {c} {printable(v)} {what}: it is left "
-                    f"out ({rest})\n"
+                    f"attncalc: note: {printable(path)}: line {s.line}: the {c} {printable(v)} {why}: it is left out "
+                    f"({rest})\n"
                 )
         elif s.left_out:
             more.add(s.line)
@@ -132,8 +127,8 @@ def left_out_said(rows: Iterable[Student], path: str) -> Iterator[Student]:
             yield s
     if more.count:
         sys.stderr.write(
-            f"attncalc: note: {printable(path)}: {more} hold such ids too (a control or format character, or an ID "
-            "that is no Canvas user number): those ids are left out\n"
+            f"attncalc: note: {printable(path)}: {more} hold such ids too (a control or format character, an ID that "
+            "is no Canvas user number, an id Canvas would read as another): those ids are left out\n"
         )
 
 

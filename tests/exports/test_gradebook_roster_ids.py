@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from .test_gradebook_lms import RIGHT, _answers, _book, canvas_import, moodle_import
+from .test_gradebook_lms import RIGHT, _answers, _book, canvas_find, canvas_import, moodle_import
 
 CANVAS_HEAD = "Student,ID,SIS User ID,SIS Login ID,Section"
 MOODLE_HEAD = "First name,Last name,ID number,Email address"
@@ -366,3 +366,35 @@ def test_a_canvas_row_of_a_wordy_id_and_formula_sis_ids_gets_no_row(cli: Any, tm
     assert canvas_import(table)[2] == [] and result.exit_code == 2
     lines = _lines(result.stderr, "b.toml")
     assert len(lines) == 1 and "(=S1, @b) begins as a spreadsheet formula does" in lines[0]
+
+
+def _canvas_converter(field: str) -> str:
+    """gradebook_importer.rb's CSV converter decimal_comma_to_period, as Ruby runs it: a field matching
+    /^-?[0-9.,]+%?$/ is split at [,.] (String#split drops trailing empty parts), the last part popped, and
+    the others joined before it with a period."""
+    import re
+
+    if not re.fullmatch(r"-?[0-9.,]+%?", field):
+        return field
+    parts = re.split(r"[,.]", field)
+    while parts and parts[-1] == "":
+        parts.pop()
+    last = parts.pop() if parts else ""
+    return ".".join(["".join(parts), last]) if parts else last
+
+
+@pytest.mark.parametrize(("anna", "bob"), [("5.", "5"), ("1.2.3", "12.3"), ('"1,5"', "1.5"), ('",5"', ".5")])
+def test_a_canvas_sis_id_canvas_reads_as_another_is_left_out(cli: Any, tmp_path: Path, anna: str, bob: str) -> None:
+    """Anna's SIS User ID 5. was written as it is: Canvas's import rewrites numbers' separators in every
+    field (5. is read 5), found Bob by SIS User ID and put Anna's grade on his row. It is left out (a note);
+    her row goes by her login, which finds her."""
+    roster = _roster(tmp_path, f"{CANVAS_HEAD}\r\nAnna,7x,{anna},a,\r\nBob,8,{bob},b,\r\n")
+    files = _class(tmp_path, ("a.toml", "a"), ("b.toml", "b"))
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", roster)
+    _, _, rows = canvas_import(table)
+    users = [{"id": "8", "sis_user_id": bob, "login": "b", "name": "Bob"}]  # (Anna's own SIS id is not 5)
+    read = [{k: _canvas_converter(v) for k, v in r.items()} for r in rows]
+    assert [r["sis_login_id"] for r in read] == ["a", "b"]
+    assert canvas_find(read[0], users) is None and canvas_find(read[1], users) == users[0]
+    notes = _lines(result.stderr, "is read by Canvas's import as")
+    assert len(notes) == 1 and f"as {bob} " in notes[0] and result.exit_code == 0, result.stderr

@@ -300,3 +300,23 @@ def test_a_row_of_more_cells_than_twice_the_headers_limit_is_refused_before_it_i
         files = _files(tmp_path, "anna.toml")
         result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", _roster(tmp_path, text))
         assert [s["sis_login_id"] for s in canvas_import(table)[2]] == ["anna"] and result.exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("tail", "refused"),
+    [
+        (',"' + "," * 25_000 + '"', None),  # one quoted cell of 25,000 commas: 6 cells (refused as 25,006)
+        (',"a\r\n' + "," * 25_000 + '\r\nb"', None),  # the same over three lines
+        (',"x""y"' * 20_000, "line 2: 20,005 cells"),  # 4 + 20,000 separators: 20,000 quoted cells after 5
+    ],
+)
+def test_the_cells_of_a_row_are_counted_outside_quotes(
+    cli: Any, tmp_path: Path, tail: str, refused: str | None
+) -> None:
+    text = f"Student,ID,SIS User ID,SIS Login ID,Section,Notes\r\nAnna,1,S1,anna,{tail}\r\n"
+    if refused:
+        assert refused in _refused(cli, tmp_path, "canvas", text)
+        return
+    files = _files(tmp_path, "anna.toml")
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", _roster(tmp_path, text))
+    assert [s["sis_login_id"] for s in canvas_import(table)[2]] == ["anna"] and result.exit_code == 0, result.stderr

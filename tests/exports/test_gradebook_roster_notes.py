@@ -37,10 +37,10 @@ def test_control_characters_in_many_named_rows_are_counted_past_the_first_few(tm
     path = tmp_path / "r.csv"
     assert notes == [
         f"attncalc: note: {path}: line {n}: the SIS User ID S\\x01{n - 2} holds a control or format character: "
-        "it is left out (the student is matched and written by their other ids)"
+        "it is left out (the student is matched by their other ids)"
         for n in (2, 3, 4)
     ] + [f"attncalc: note: {path}: lines 5, 6, 7 and 2,994 more hold such ids too (a control or format character, "
-         "or an ID that is no Canvas user number): those ids are left out"]  # fmt: skip
+         "an ID that is no Canvas user number, an id Canvas would read as another): those ids are left out"]  # fmt: skip
 
 
 @pytest.mark.parametrize("count", [1000, 2000])
