@@ -110,10 +110,16 @@ def moodle_column(students: list[Student]) -> str:
     none)."""
 
     def rank(column: str) -> tuple[int, int, int]:
-        values = [v for s in students if (v := s.ids.get(column, "").strip())]
-        return sum(safe_cell(v) == v for v in values), len(values), -MOODLE_IDS.index(column)
+        values = [v for s in students if (v := s.ids.get(column, "")).strip()]
+        return sum(_moodle_finds(v) for v in values), len(values), -MOODLE_IDS.index(column)
 
     return max(MOODLE_IDS, key=rank)
+
+
+def _moodle_finds(value: str) -> bool:
+    """Moodle's import finds a user by the cell as written: no apostrophe put before it (a formula's), and
+    no space at its ends (the import trims the cell before the look-up: " S1" would look up S1)."""
+    return safe_cell(value) == value and value == value.strip()
 
 
 def shown(s: Student) -> str:
@@ -141,11 +147,17 @@ def _moodle_unplaced(found: dict[int, Student]) -> dict[int, str]:
     column = moodle_column(students)
     out = {}
     for i, s in found.items():
-        value = s.ids.get(column, "").strip()
-        if not value:
+        value = s.ids.get(column, "")
+        if not value.strip():
             out[i] = (
                 f"the roster's {_student(s)} has no {column}, the column the other rows go by (Moodle's import "
                 "finds every row's user by one column, and stops at an empty one)"
+            )
+        elif value != value.strip():
+            out[i] = (
+                f"the roster's {column} {printable(value)!r} has spaces at its ends: Moodle's import trims the cell "
+                "before it looks the user up, would not find them and would stop the whole import: enter this grade "
+                "by hand"
             )
         elif safe_cell(value) != value:
             out[i] = (

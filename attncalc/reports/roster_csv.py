@@ -84,23 +84,42 @@ class Lines:
         return line
 
     def _count(self, line: str, sep: str, path: str) -> None:
-        """Adds the line's separators outside quotes to its row's (a quoted cell may go on over lines: a
-        quote toggles, and csv's doubled quote toggles twice); a row past :data:`MAX_LINE_CELLS` is refused."""
-        if '"' in line or self.quoted:
-            parts = line.split('"')
-            self.cells += sum(p.count(sep) for i, p in enumerate(parts) if (i % 2 == 1) == self.quoted)
-            self.quoted ^= len(parts) % 2 == 0
-        else:
+        """Adds the line's cells to its row's, counted as csv splits them (a quote opens a quoted cell only
+        at the cell's start, as csv reads ``O"Brien`` literally; a doubled quote inside is one; a quoted cell
+        may go on over lines); a row past :data:`MAX_LINE_CELLS` is refused before csv splits it."""
+        if not self.quoted and '"' not in line:
             self.cells += line.count(sep)
+        else:
+            self._scan(line, sep)
         if self.cells >= MAX_LINE_CELLS:
             raise ProblemError(
                 path,
                 "--roster",
-                f"line {self.seen:,}: {self.cells + 1:,} cells split at {sep!r}, more than the {MAX_LINE_CELLS:,} read "
-                "(a row has as many as its header): not a gradebook export as the LMS writes it",
+                f"line {self.seen:,}: a row of more than {MAX_LINE_CELLS:,} cells split at {sep!r}, the most read (a row "
+                "has as many as its header): not a gradebook export as the LMS writes it",
             )
         if not self.quoted:
             self.cells = 0
+
+    def _scan(self, line: str, sep: str) -> None:
+        """:meth:`_count` for a line with quotes: cell by cell (at most :data:`MAX_LINE_CELLS` of them)."""
+        pos, end = 0, len(line)
+        while pos < end and self.cells < MAX_LINE_CELLS:
+            if self.quoted:  # inside a quoted cell: to its closing quote (a doubled one is a quote in it)
+                q = line.find('"', pos)
+                if q < 0:
+                    return  # (the cell goes on to the next line)
+                if line.startswith('"', q + 1):
+                    pos = q + 2
+                    continue
+                self.quoted, pos = False, q + 1
+            elif line.startswith('"', pos):  # a cell that starts with a quote is quoted
+                self.quoted, pos = True, pos + 1
+                continue
+            nxt = line.find(sep, pos)  # (the rest of an unquoted cell, or what follows a closing quote)
+            if nxt < 0:
+                return
+            self.cells, pos = self.cells + 1, nxt + 1
 
     def unclosed(self, path: str, reader: Any, row: list[str], base: int = 0) -> ProblemError | None:
         """Bad input naming the line a quote opened on, for a ``row`` read to the end of the file inside

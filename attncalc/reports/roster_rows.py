@@ -43,11 +43,11 @@ class Student:
 
 
 def canvas_number(value: str) -> bool:
-    """A Canvas user ``ID`` as Canvas writes it: digits, no sign, no leading zero. Canvas's import reads an
+    """A Canvas user ``ID`` as Canvas writes it: digits, no sign, no leading zero, from 1 to a bigint's largest. Canvas's import reads an
     ID with Ruby's ``to_i`` (``7x``, ``+7``, ``007``, ``7.0`` are all 7, ``abc`` is 0: another student's
     number, or none), so only these find the student written."""
     v = value.strip()
-    return v.isascii() and v.isdigit() and str(int(v)) == v
+    return v.isascii() and v.isdigit() and str(int(v)) == v and 0 < int(v) < 2**63  # (a bigint; there is no user 0)
 
 
 def canvas_reads(field: str) -> str | None:

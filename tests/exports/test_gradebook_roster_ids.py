@@ -342,7 +342,7 @@ def _ruby_to_i(text: str) -> int:
     return int(m.group(1)) if m else 0
 
 
-@pytest.mark.parametrize("anna", ["7x", "+7", "007", "7.0", "7e0", "7 x", " 7 x"])
+@pytest.mark.parametrize("anna", ["7x", "+7", "007", "7.0", "7e0", "7 x", " 7 x", "0", "9" * 26])
 def test_a_canvas_id_canvas_reads_as_another_number_is_left_out(cli: Any, tmp_path: Path, anna: str) -> None:
     """Anna's ID 7x was written as it is: Canvas's import reads IDs with to_i, 7, and put Anna's grade on
     Bob's row. Her ID is left out (a note), and her row goes by her SIS ids, which find her."""
@@ -398,3 +398,25 @@ def test_a_canvas_sis_id_canvas_reads_as_another_is_left_out(cli: Any, tmp_path:
     assert canvas_find(read[0], users) is None and canvas_find(read[1], users) == users[0]
     notes = _lines(result.stderr, "is read by Canvas's import as")
     assert len(notes) == 1 and f"as {bob} " in notes[0] and result.exit_code == 0, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("column", "export", "names"),
+    [
+        ("ID number", "A,X, S1,a@x.edu\r\nB,Y,S2,\r\nC,Z,S3,", ("S1", "S2", "S3")),
+        ("Email address", "A,X,, a@x.edu\r\nB,Y,,b@x.edu\r\nC,Z,,c@x.edu", ("a@x.edu", "b@x.edu", "c@x.edu")),
+    ],
+)
+def test_a_moodle_id_with_spaces_at_its_ends_gets_no_row(
+    cli: Any, tmp_path: Path, column: str, export: str, names: tuple[str, str, str]
+) -> None:
+    """Moodle's import trims a cell before it looks the user up (load_data.php: $value = trim($value)): a
+    roster ID number " S1" was written as it is, looked up as S1, not found, and the whole import stopped.
+    (The column is the one finding the most students: the other finds one.)"""
+    roster = _roster(tmp_path, f"{MOODLE_HEAD}\r\n{export}\r\n")
+    files = _class(tmp_path, *((f"f{k}.toml", n) for k, n in enumerate(names)))
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
+    _, rows = moodle_import(table)
+    assert [r[column] for r in rows] == list(names[1:])
+    lines = _lines(result.stderr, "f0.toml")
+    assert len(lines) == 1 and "has spaces at its ends" in lines[0] and result.exit_code == 2

@@ -295,7 +295,7 @@ def test_a_row_of_more_cells_than_twice_the_headers_limit_is_refused_before_it_i
     text = f"{CANVAS_HEAD}\r\n{row}\r\n"
     if refused:
         said = _refused(cli, tmp_path, "canvas", text)
-        assert "line 2: 20,001 cells split at ',', more than the 20,000 read" in said
+        assert "line 2: a row of more than 20,000 cells split at ',', the most read" in said
     else:
         files = _files(tmp_path, "anna.toml")
         result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", _roster(tmp_path, text))
@@ -307,13 +307,37 @@ def test_a_row_of_more_cells_than_twice_the_headers_limit_is_refused_before_it_i
     [
         (',"' + "," * 25_000 + '"', None),  # one quoted cell of 25,000 commas: 6 cells (refused as 25,006)
         (',"a\r\n' + "," * 25_000 + '\r\nb"', None),  # the same over three lines
-        (',"x""y"' * 20_000, "line 2: 20,005 cells"),  # 4 + 20,000 separators: 20,000 quoted cells after 5
+        (',"x""y"' * 20_000, "line 2: a row of more than 20,000 cells"),  # 20,000 quoted cells after 5
     ],
 )
 def test_the_cells_of_a_row_are_counted_outside_quotes(
     cli: Any, tmp_path: Path, tail: str, refused: str | None
 ) -> None:
     text = f"Student,ID,SIS User ID,SIS Login ID,Section,Notes\r\nAnna,1,S1,anna,{tail}\r\n"
+    if refused:
+        assert refused in _refused(cli, tmp_path, "canvas", text)
+        return
+    files = _files(tmp_path, "anna.toml")
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas", "--roster", _roster(tmp_path, text))
+    assert [s["sis_login_id"] for s in canvas_import(table)[2]] == ["anna"] and result.exit_code == 0, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("rows", "refused"),
+    [
+        # csv reads a quote inside an unquoted cell literally: the counter took it for a quoted cell's start
+        (
+            ['O"Brien,7,S7,anna,', "ab," * 30_000],
+            "line 3: a row of more than 20,000",
+        ),  # (the huge row went through csv)
+        (['O"Brien,7,S7,anna,', 'Bo,8,S8,bo,"S' + "," * 25_000 + '"'], None),  # (refused as 25,001 cells)
+        (['O"Brien,7,S7,anna,'] + [f'"Doe, J{k}",{100 + k},s{k},l{k},' for k in range(20_001)], None),  # (summed)
+    ],
+)
+def test_a_quote_inside_an_unquoted_cell_does_not_start_a_quoted_cell_for_the_count(
+    cli: Any, tmp_path: Path, rows: list[str], refused: str | None
+) -> None:
+    text = CANVAS_HEAD + "\r\n" + "\r\n".join(rows) + "\r\n"
     if refused:
         assert refused in _refused(cli, tmp_path, "canvas", text)
         return

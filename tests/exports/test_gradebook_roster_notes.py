@@ -32,7 +32,7 @@ def test_control_characters_in_rows_no_file_names_are_not_noted(tmp_path: Path, 
 
 def test_control_characters_in_many_named_rows_are_counted_past_the_first_few(tmp_path: Path, capsys: Any) -> None:
     # lines 2 to 3,001: N0 to N2999, each SIS User ID holding a U+0001
-    rows = [f"N{k},{k},S\x01{k},l{k},A" for k in range(3000)]
+    rows = [f"N{k},{k + 1},S\x01{k},l{k},A" for k in range(3000)]  # (Canvas IDs from 1)
     notes = _notes(tmp_path, capsys, rows, {f"l{k}" for k in range(3000)})
     path = tmp_path / "r.csv"
     assert notes == [
@@ -49,8 +49,8 @@ def test_ids_shared_by_many_pairs_of_named_rows_are_counted_past_the_first_few(
 ) -> None:
     """200,000 rows sharing the login bob, and their SIS User IDs by pairs, wrote 100,004 notes. (Each row
     is named by its own ID, so that the ids it shares decide its row.)"""
-    rows = [f"B{k},{k},S{k // 2},bob,A" for k in range(count)]
-    notes = _notes(tmp_path, capsys, rows, {"bob"} | {str(k) for k in range(count)})
+    rows = [f"B{k},{k + 1},S{k // 2},bob,A" for k in range(count)]
+    notes = _notes(tmp_path, capsys, rows, {"bob"} | {str(k + 1) for k in range(count)})
     assert len(notes) == 4
     # sorted by column, then by id as text: the SIS Login ID bob, then the SIS User IDs S0, S1, S10, S100, ...
     assert f"the SIS Login ID bob is {count:,} students' of the roster: it identifies none of them" in notes[0]
@@ -65,7 +65,7 @@ def test_ids_shared_by_many_pairs_of_named_rows_are_counted_past_the_first_few(
 
 def test_many_repeated_rows_are_counted_past_the_first_few(tmp_path: Path, capsys: Any) -> None:
     """100,000 distinct rows each written twice wrote 100,004 "line N repeats" notes."""
-    rows = [f"B{k},{k},S{k},l{k},A" for k in range(2000) for _ in range(2)]  # B0 on lines 2, 3; B1 on 4, 5; ...
+    rows = [f"B{k},{k + 1},S{k},l{k},A" for k in range(2000) for _ in range(2)]  # B0 on lines 2, 3; B1 on 4, 5; ...
     notes = _notes(tmp_path, capsys, rows, {f"l{k}" for k in range(2000)})
     path = tmp_path / "r.csv"
     assert notes == [
@@ -106,9 +106,9 @@ def _held(tmp_path: Path, rows: list[str], wanted: set[str]) -> int:
 @pytest.mark.parametrize(
     ("row", "wanted"),
     [
-        ("N{k},{k},S{k},bob,A", {"0"}),  # every row shares the login bob with N0, the one a file names
-        ("N{k},{k},S{k},bob,A", {"bob"}),  # the file goes by bob, which every row holds
-        ("N{k},{k},S1,l{k},A", {"l0", "l1"}),  # every row shares the SIS User ID of the two named
+        ("N{k},1{k},S{k},bob,A", {"10"}),  # every row shares the login bob with N0, the one a file names
+        ("N{k},1{k},S{k},bob,A", {"bob"}),  # the file goes by bob, which every row holds
+        ("N{k},1{k},S1,l{k},A", {"l0", "l1"}),  # every row shares the SIS User ID of the two named
         ("N,7,S7,l7,A", {"l7"}),  # one row, repeated
     ],
 )
@@ -165,7 +165,7 @@ def test_past_the_rows_weighed_a_note_says_whose_other_ids_were_not_counted(
     from attncalc.reports import roster_shared
 
     monkeypatch.setattr(roster_shared, "WEIGHED", 2)
-    notes = _notes(tmp_path, capsys, [f"N{k},{k},S{k},bob,A" for k in range(5)], {"bob"})
+    notes = _notes(tmp_path, capsys, [f"N{k},{k + 1},S{k},bob,A" for k in range(5)], {"bob"})
     assert len(notes) == 1 and notes[0].endswith(
         "the SIS Login ID bob is 5 students' of the roster: it identifies none of them (the other ids of 3 were not "
         "weighed: past the first 2 rows holding an id the files go by, a row's other ids are not counted)"
