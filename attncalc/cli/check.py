@@ -73,6 +73,14 @@ def refuse_mixed_options(
             + ", ".join(CANVAS_RESERVED)
             + "): Canvas would read the scores from that column; give the assignment another title"
         )
+    if gradebook == "canvas":
+        from ..reports.roster_rows import canvas_reads
+
+        if canvas_reads(assignment) != assignment:  # (its CSV converter reads every cell, the header's too)
+            _fail(
+                f"--assignment {assignment!r}: Canvas's import reads a title made of digits, ',' and '.' as a number "
+                f"({canvas_reads(assignment) or 'nothing'}), another assignment's title; give the assignment another title"
+            )
     missing = [folder for folder in problems or [] if not os.path.isdir(folder)]
     if missing:
         _fail(f"--problems: {missing[0]}: not a folder")

@@ -396,3 +396,23 @@ def test_an_assignment_titled_as_a_canvas_student_column_is_refused(
     result = cli("check", "--problems", str(PROBLEMS), *klass, "--format", "csv", "--gradebook", "canvas",
                  "--assignment", title, "-o", str(out))  # fmt: skip
     assert result.exit_code == 2 and not out.exists() and "student columns" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("title", "refused"), [("1,5", True), ("3.", True), ("1.2.3", True), ("1.5", False), ("2024", False)]
+)
+def test_an_assignment_canvas_reads_as_another_number_is_refused(
+    cli: Any, klass: list[str], tmp_path: Path, title: str, refused: bool
+) -> None:
+    """Canvas's importer runs its CSV converter decimal_comma_to_period on every cell, the header's too: a
+    field of digits, ',' and '.' is split at them and joined with one period before the last part (Ruby's
+    split drops trailing empty parts): "1,5" is read "1.5", "3." is "3", another assignment's title."""
+    out = tmp_path / "book.csv"
+    result = cli("check", "--problems", str(PROBLEMS), *klass, "--format", "csv", "--gradebook", "canvas",
+                 "--assignment", title, "-o", str(out))  # fmt: skip
+    if refused:
+        assert result.exit_code == 2 and not out.exists() and "another assignment's title" in result.stderr
+    else:
+        assert out.exists() and next(csv.reader(io.StringIO(out.read_text(encoding="utf-8-sig"))))[-1] == title
+    _, table = _book(cli, tmp_path, *klass, "--gradebook", "moodle", "--assignment", title)
+    assert table[0][1] == f"{title} (Real)"
