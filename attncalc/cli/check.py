@@ -264,6 +264,8 @@ def gradebook_text(
             "to one user field, and stops at a row it cannot find\n"
         )
     students, unplaced = None, 0
+    if layout == "moodle" and roster is None:  # a student Moodle's import would not find: no row, a line
+        entries, unplaced = _moodle_findable(entries)
     if roster is not None:  # the rows the roster names, each with its student; the others on stderr
         from ..reports.roster import on_roster
 
@@ -294,3 +296,22 @@ def gradebook_text(
                 "cells are left empty too\n"
             )
     return gradebook_csv(entries, layout, assignment, students), unplaced
+
+
+def _moodle_findable(entries: list[Any]) -> tuple[list[Any], int]:
+    """The entries whose student Moodle's import finds as written, and how many others there are; each of
+    those is said on standard error and gets no row (written, it would stop the whole import, or put the
+    grade on another row: :func:`attncalc.reports.cells.moodle_misread`)."""
+    from ..reports.cells import moodle_misread
+    from ..reports.gradebook import student_of
+
+    kept = []
+    for e in entries:
+        if why := moodle_misread(student_of(e)):
+            sys.stderr.write(
+                f"attncalc: {printable(e.answers)}: the student {printable(student_of(e))!r} {why}: Moodle's import "
+                "would not find them and would stop the whole import (or give the grade to another); no row for it\n"
+            )
+        else:
+            kept.append(e)
+    return kept, len(entries) - len(kept)

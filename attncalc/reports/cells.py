@@ -48,3 +48,29 @@ def safe_cell(text: str) -> str:
     for at in reversed(starts):  # from the end: each insertion leaves the earlier positions in place
         text = text[:at] + "'" + text[at:]
     return "'" + text if folded.startswith(FORMULA_FIRST) else text
+
+
+def moodle_misread(value: str) -> str | None:
+    """Why Moodle's grade import would not find the user of an identifying cell written ``value`` (None:
+    it would): the import (grade/import/csv, load_data.php) trims the cell, skips a cell PHP's ``empty``
+    takes for none (``0``: the row's grades then go to the row before's user), and reads the file with
+    PHP's ``fgetcsv``, whose escape character ``\\`` inside a quoted cell keeps the next quote from ending it."""
+    written = safe_cell(value)
+    if written != value:
+        return f"begins as a spreadsheet formula does: written {written} (an apostrophe first, so that no spreadsheet runs it)"
+    if value != value.strip():
+        return "has spaces at its ends: the import trims the cell before it looks the user up"
+    if value == "0":
+        return (
+            "is 0, which the import takes for an empty cell (PHP's empty): the row's grade would go to the row before"
+        )
+    if "\\" in value and any(c in value for c in ',"\r\n'):
+        return "holds a backslash in a quoted cell, which the import's CSV reader (PHP's fgetcsv) takes as an escape"
+    return None
+
+
+def moodle_safe_text(text: str) -> str:
+    """A text cell (a feedback) as Moodle's import reads it back: a backslash, which PHP's ``fgetcsv``
+    takes as an escape inside a quoted cell (``\\"`` would not end it, and the row would be misread), is
+    written as the look-alike U+2216."""
+    return text.replace("\\", "\u2216") if any(c in text for c in ',"\r\n') else text

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from ..check.report import Report, points_text
 from ..errors import printable, same_name
-from .cells import NO_GRADE
+from .cells import NO_GRADE, moodle_safe_text
 from .cells import safe_cell as _cell
 from .roster import Student, moodle_column
 
@@ -162,9 +162,9 @@ def moodle_rows(entries: list[Entry], assignment: str, students: list[Student] |
     for k, e in enumerate(entries):
         who = students[k].ids.get(column, "") if students is not None else student_of(e)
         if isinstance(e, Unread):
-            out.append([who, NO_GRADE, e.reason])
+            out.append([who, NO_GRADE, moodle_safe_text(e.reason)])
         else:
-            out.append([who, points_text(e.score), feedback(e)])
+            out.append([who, points_text(e.score), moodle_safe_text(feedback(e))])
     return out
 
 

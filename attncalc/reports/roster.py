@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ProblemError, printable
-from .cells import safe_cell
+from .cells import moodle_misread, safe_cell
 from .roster_csv import CANVAS_IDS, MOODLE_IDS, Lines, count_lines, read_text, separator
 from .roster_rows import MAX_CELL, Rows, Student, lms_name
 from .roster_shared import named_students
@@ -111,15 +111,9 @@ def moodle_column(students: list[Student]) -> str:
 
     def rank(column: str) -> tuple[int, int, int]:
         values = [v for s in students if (v := s.ids.get(column, "")).strip()]
-        return sum(_moodle_finds(v) for v in values), len(values), -MOODLE_IDS.index(column)
+        return sum(moodle_misread(v) is None for v in values), len(values), -MOODLE_IDS.index(column)
 
     return max(MOODLE_IDS, key=rank)
-
-
-def _moodle_finds(value: str) -> bool:
-    """Moodle's import finds a user by the cell as written: no apostrophe put before it (a formula's), and
-    no space at its ends (the import trims the cell before the look-up: " S1" would look up S1)."""
-    return safe_cell(value) == value and value == value.strip()
 
 
 def shown(s: Student) -> str:
@@ -153,17 +147,10 @@ def _moodle_unplaced(found: dict[int, Student]) -> dict[int, str]:
                 f"the roster's {_student(s)} has no {column}, the column the other rows go by (Moodle's import "
                 "finds every row's user by one column, and stops at an empty one)"
             )
-        elif value != value.strip():
+        elif why := moodle_misread(value):
             out[i] = (
-                f"the roster's {column} {printable(value)!r} has spaces at its ends: Moodle's import trims the cell "
-                "before it looks the user up, would not find them and would stop the whole import: enter this grade "
-                "by hand"
-            )
-        elif safe_cell(value) != value:
-            out[i] = (
-                f"the roster's {column} {printable(value)} begins as a spreadsheet formula does: written "
-                f"{printable(safe_cell(value))} (an apostrophe first, so that no spreadsheet runs it), Moodle's import "
-                "would not find the user and would stop the whole import: enter this grade by hand"
+                f"the roster's {column} {printable(value)!r} {why}: Moodle's import would not find the user and would "
+                "stop the whole import (or give the grade to another): enter this grade by hand"
             )
     return out
 

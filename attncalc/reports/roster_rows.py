@@ -76,7 +76,7 @@ def left_out_why(column: str, value: str, layout: str) -> str | None:
     if layout != "canvas" or not value.strip():
         return None
     if column == "ID" and not canvas_number(value):
-        return "is no Canvas user number (Canvas's import reads its leading digits, as 7x is 7)"
+        return "is no Canvas user number (digits from 1, no sign or leading zero: Canvas's import reads an ID's leading digits, as 7x is 7)"
     read = canvas_reads(value)
     if read != value:
         return f"is read by Canvas's import as {read or 'nothing'} (its number converter rewrites , and .)"

@@ -420,3 +420,49 @@ def test_a_moodle_id_with_spaces_at_its_ends_gets_no_row(
     assert [r[column] for r in rows] == list(names[1:])
     lines = _lines(result.stderr, "f0.toml")
     assert len(lines) == 1 and "has spaces at its ends" in lines[0] and result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("anna", "why"),
+    [
+        ("0", "is 0, which the import takes for an empty cell"),  # PHP's empty("0"): Zed's grade went to Anna
+        ('"S1,\\"', "holds a backslash in a quoted cell"),  # fgetcsv's escape: the row was misread
+    ],
+)
+def test_a_moodle_id_the_import_misreads_gets_no_row(cli: Any, tmp_path: Path, anna: str, why: str) -> None:
+    """load_data.php looks a user up only if !empty($value) and keeps the row before's user otherwise, and
+    reads the file with fgetcsv, whose escape character is a backslash: such an identifying cell put the
+    row's grade on another student or stopped the import. (The others have no email: the rows go by ID
+    number.)"""
+    roster = _roster(tmp_path, f"{MOODLE_HEAD}\r\nBob,B,S2,\r\nAnna,A,{anna},a@x.edu\r\nCid,C,S3,\r\n")
+    files = _class(tmp_path, ("b.toml", "S2"), ("a.toml", "a@x.edu"), ("c.toml", "S3"))
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle", "--roster", roster)
+    field, rows = moodle_import(table)
+    assert field == "useridnumber" and [r["ID number"] for r in rows] == ["S2", "S3"]
+    lines = _lines(result.stderr, "a.toml")
+    assert len(lines) == 1 and why in lines[0] and lines[0].endswith("no row for it") and result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("student", "why"),
+    [("0", "is 0"), ("=cmd", "begins as a spreadsheet formula does")],
+)
+def test_a_moodle_student_the_import_misreads_gets_no_row_without_a_roster(
+    cli: Any, tmp_path: Path, student: str, why: str
+) -> None:
+    """Without a roster the identifying cell is the file's student: a student naming themselves 0 put their
+    grade on the row before's student (or, named =cmd, stopped the whole class's import)."""
+    files = _class(tmp_path, ("a.toml", "a@x.edu"), ("z.toml", student))
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "moodle")
+    _, rows = moodle_import(table)
+    assert [r["Email address"] for r in rows] == ["a@x.edu"]
+    lines = _lines(result.stderr, "z.toml")
+    assert len(lines) == 1 and why in lines[0] and lines[0].endswith("no row for it") and result.exit_code == 2
+
+
+def test_a_moodle_feedback_holds_no_backslash_fgetcsv_would_take_as_an_escape() -> None:
+    """PHP's fgetcsv (Moodle's csv_import_reader) keeps a quote after a backslash from ending a quoted cell."""
+    from attncalc.reports.cells import moodle_safe_text
+
+    assert moodle_safe_text('not valid: "a\\", b') == 'not valid: "a\u2216", b'
+    assert moodle_safe_text("C:\\x") == "C:\\x"  # (not quoted when written: the backslash means nothing)
