@@ -73,6 +73,11 @@ def refuse_mixed_options(
             + ", ".join(CANVAS_RESERVED)
             + "): Canvas would read the scores from that column; give the assignment another title"
         )
+    if gradebook == "moodle" and "\\" in assignment:
+        _fail(
+            f"--assignment {assignment!r}: Moodle's import reads the file with PHP's fgetcsv, which takes a backslash "
+            "as an escape (the header would be misread); give the assignment another title"
+        )
     if gradebook == "canvas":
         from ..reports.roster_rows import canvas_reads
 
@@ -264,8 +269,8 @@ def gradebook_text(
             "to one user field, and stops at a row it cannot find\n"
         )
     students, unplaced = None, 0
-    if layout == "moodle" and roster is None:  # a student Moodle's import would not find: no row, a line
-        entries, unplaced = _moodle_findable(entries)
+    if roster is None:  # a student the LMS's import would not find, or would take for another: no row, a line
+        entries, unplaced = _findable(entries, layout)
     if roster is not None:  # the rows the roster names, each with its student; the others on stderr
         from ..reports.roster import on_roster
 
@@ -298,19 +303,34 @@ def gradebook_text(
     return gradebook_csv(entries, layout, assignment, students), unplaced
 
 
-def _moodle_findable(entries: list[Any]) -> tuple[list[Any], int]:
-    """The entries whose student Moodle's import finds as written, and how many others there are; each of
-    those is said on standard error and gets no row (written, it would stop the whole import, or put the
-    grade on another row: :func:`attncalc.reports.cells.moodle_misread`)."""
-    from ..reports.cells import moodle_misread
+def _findable(entries: list[Any], layout: str) -> tuple[list[Any], int]:
+    """The entries whose student the LMS's import finds as written (plain: all), and how many others there
+    are; each of those is said on standard error and gets no row. Moodle: a cell it misreads would stop
+    the whole import, or put the grade on another row (:func:`attncalc.reports.cells.moodle_misread`);
+    Canvas: its SIS ids written with an apostrophe (a formula's) are no one's, and its CSV converter reads
+    a student ``1,5`` or ``5.`` as another id (:func:`attncalc.reports.roster_rows.canvas_reads`)."""
+    from ..reports.cells import moodle_misread, safe_cell
     from ..reports.gradebook import student_of
+    from ..reports.roster_rows import canvas_reads
+
+    def misread(who: str) -> str | None:
+        if layout == "moodle":
+            return moodle_misread(who)
+        if layout != "canvas":
+            return None
+        if safe_cell(who) != who:
+            return f"begins as a spreadsheet formula does: written {safe_cell(who)} (an apostrophe first), no one's id"
+        read = canvas_reads(who)
+        return None if read == who else f"is read by Canvas's import as {read or 'nothing'}, another id"
 
     kept = []
+    lms = "Moodle" if layout == "moodle" else "Canvas"
     for e in entries:
-        if why := moodle_misread(student_of(e)):
+        if why := misread(student_of(e)):
             sys.stderr.write(
-                f"attncalc: {printable(e.answers)}: the student {printable(student_of(e))!r} {why}: Moodle's import "
-                "would not find them and would stop the whole import (or give the grade to another); no row for it\n"
+                f"attncalc: {printable(e.answers)}: the student {printable(student_of(e))!r} {why}: {lms}'s import "
+                "would not find them (Moodle's stops the whole import) or would give the grade to another; no row "
+                "for it\n"
             )
         else:
             kept.append(e)

@@ -198,6 +198,7 @@ def _yaml(file: str, text: str) -> Any:
 
 
 _LOADER: Any = None
+_DECIMAL_INT = re.compile(r"[-+]?(0|[1-9][0-9]*)")  # a whole number as people write one
 
 
 def _loader() -> Any:
@@ -224,6 +225,10 @@ def _loader() -> Any:
             return super().construct_mapping(node, deep)
 
         def construct_yaml_int(self, node: Any) -> Any:
+            if not _DECIMAL_INT.fullmatch(str(node.value)):
+                # YAML 1.1's other integers (00123 octal, 0x53, 1_234, 12:30:00 base 60) kept as written: as
+                # a student = they were another student's id (00123 read 83), as an answer text reads them
+                return str(node.value)
             value = str(node.value).replace("_", "")
             if len(value) > LONG_INT:
                 if value.lstrip("+-").isdigit():

@@ -64,13 +64,14 @@ def moodle_misread(value: str) -> str | None:
         return (
             "is 0, which the import takes for an empty cell (PHP's empty): the row's grade would go to the row before"
         )
-    if "\\" in value and any(c in value for c in ',"\r\n'):
-        return "holds a backslash in a quoted cell, which the import's CSV reader (PHP's fgetcsv) takes as an escape"
+    if "\\" in value:  # (quoted or not as written: the import stores the rows with fputcsv and reads them again)
+        return "holds a backslash, which the import's CSV reader (PHP's fgetcsv) takes as an escape"
     return None
 
 
 def moodle_safe_text(text: str) -> str:
     """A text cell (a feedback) as Moodle's import reads it back: a backslash, which PHP's ``fgetcsv``
-    takes as an escape inside a quoted cell (``\\"`` would not end it, and the row would be misread), is
+    takes as an escape inside a quoted cell (``\\"`` would not end it, and the row would be misread; the
+    import stores the rows with ``fputcsv`` and reads them again, quoting a cell that ends in one), is
     written as the look-alike U+2216."""
-    return text.replace("\\", "\u2216") if any(c in text for c in ',"\r\n') else text
+    return text.replace("\\", "\u2216")

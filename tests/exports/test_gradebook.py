@@ -349,6 +349,11 @@ def test_a_file_name_with_a_control_character_is_refused_as_a_student_is(
     said = [line for line in result.stderr.splitlines() if "said\\u202e.toml: student:" in line]
     assert len(said) == 1  # the student = refused as before, in the same way
     rows = list(csv.reader(io.StringIO(unbom(book), newline="")))
+    if layout == "moodle":  # an escaped name (a\u202eb) holds a backslash, which PHP's fgetcsv takes as an
+        # escape, and no user of Moodle's has it: its row would stop the whole import, so it has none, a line
+        assert [r[0] for r in rows[1:]] == ["s1", "ok"]
+        assert sum(line.endswith("no row for it") for line in result.stderr.splitlines()) == len(files) - 2
+        return
     assert len(rows) == 1 + len(files) + (1 if layout == "canvas" else 0)  # every file its row
     cells = [c for row in rows for c in row]
     for name in hidden:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from ..helpers import PROBLEMS
 from .test_gradebook_lms import RIGHT, _answers, _book, canvas_find, canvas_import, moodle_import
 
 CANVAS_HEAD = "Student,ID,SIS User ID,SIS Login ID,Section"
@@ -426,7 +427,8 @@ def test_a_moodle_id_with_spaces_at_its_ends_gets_no_row(
     ("anna", "why"),
     [
         ("0", "is 0, which the import takes for an empty cell"),  # PHP's empty("0"): Zed's grade went to Anna
-        ('"S1,\\"', "holds a backslash in a quoted cell"),  # fgetcsv's escape: the row was misread
+        ('"S1,\\"', "holds a backslash"),  # fgetcsv's escape: the row was misread
+        ("S1\\", "holds a backslash"),  # (unquoted, but stored with fputcsv and read again: "S1\\" quoted)
     ],
 )
 def test_a_moodle_id_the_import_misreads_gets_no_row(cli: Any, tmp_path: Path, anna: str, why: str) -> None:
@@ -465,4 +467,52 @@ def test_a_moodle_feedback_holds_no_backslash_fgetcsv_would_take_as_an_escape() 
     from attncalc.reports.cells import moodle_safe_text
 
     assert moodle_safe_text('not valid: "a\\", b') == 'not valid: "a\u2216", b'
-    assert moodle_safe_text("C:\\x") == "C:\\x"  # (not quoted when written: the backslash means nothing)
+    # (unquoted as written, but the import stores its rows with fputcsv and reads them again: "C:\\" is quoted then)
+    assert moodle_safe_text("C:\\") == "C:\u2216"
+
+
+@pytest.mark.parametrize(("written", "layout"), [("00123", "moodle"), ("00123", "canvas"), ("1_234", "moodle")])
+def test_a_yaml_student_of_digits_is_the_id_as_written(cli: Any, tmp_path: Path, written: str, layout: str) -> None:
+    """PyYAML reads `student: 00123` as the octal 83 (YAML 1.1) and `1_234` as 1234: Anna's grade went to
+    Ben's row, whose id is 83. Such a number is kept as written."""
+    from .test_gradebook_lms import DOT, RIGHT
+
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    body = "\n".join(f"{line.split(' = ')[0]}: {line.split(' = ')[1]}" for line in RIGHT.strip().splitlines())
+    answers = folder / "anna.yaml"
+    answers.write_text(f"problem: {DOT.name}\nstudent: {written}\n{body}\n", encoding="utf-8")
+    ben = "83" if written == "00123" else "1234"
+    if layout == "moodle":
+        export = f"{MOODLE_HEAD}\r\nAnna,A,{written},a@x.edu\r\nBen,B,{ben},b@x.edu\r\n"
+    else:
+        export = f"{CANVAS_HEAD}\r\nAnna,5,{written},a,\r\nBen,{ben},S2,b,\r\n"
+    result, table = _book(cli, tmp_path, str(answers), "--gradebook", layout, "--roster", _roster(tmp_path, export))
+    if layout == "moodle":
+        assert [r["ID number"] for r in moodle_import(table)[1]] == [written]
+    else:
+        assert [(s["id"], s["sis_user_id"]) for s in canvas_import(table)[2]] == [("5", written)]
+    assert result.exit_code == 0, result.stderr
+
+
+@pytest.mark.parametrize("student", ["1,5", "5.", "=cmd"])
+def test_a_canvas_student_canvas_reads_as_another_gets_no_row_without_a_roster(
+    cli: Any, tmp_path: Path, student: str
+) -> None:
+    """Without a roster a Canvas row goes by the student in its SIS columns: "1,5" is read 1.5 by Canvas's
+    CSV converter (another student's SIS id, perhaps), and '=cmd, written with its apostrophe, no one's."""
+    files = _class(tmp_path, ("a.toml", "anna"), ("z.toml", student))
+    result, table = _book(cli, tmp_path, *files, "--gradebook", "canvas")
+    assert [s["sis_login_id"] for s in canvas_import(table)[2]] == ["anna"]
+    lines = _lines(result.stderr, "z.toml")
+    assert len(lines) == 1 and lines[0].endswith("no row for it") and result.exit_code == 2
+
+
+def test_a_moodle_assignment_with_a_backslash_is_refused(cli: Any, tmp_path: Path) -> None:
+    """PHP's fgetcsv took the backslash of --assignment 'a\\",b' as an escape: the header read 5 cells, the
+    rows 3, and Moodle refused the file."""
+    files = _class(tmp_path, ("a.toml", "anna"))
+    out = tmp_path / "book.csv"
+    result = cli("check", "--problems", str(PROBLEMS), *files, "--format", "csv", "--gradebook", "moodle",
+                 "--assignment", 'a\\",b', "-o", str(out))  # fmt: skip
+    assert result.exit_code == 2 and not out.exists() and "backslash" in result.stderr
