@@ -90,7 +90,9 @@ def check_shape(file: str, raw: Any, limit: int = MAX_VALUES) -> None:
 # --------------------------------------------------------------------------- JSON
 
 
-def _json_int(text: str) -> int | Decimal:
+def _json_int(text: str) -> int | Decimal | str:
+    if text == "-0":  # (kept as written: read 0, a student -0 was another student's id 0)
+        return text
     return Decimal(text) if len(text) > LONG_INT else int(text)
 
 
@@ -198,7 +200,7 @@ def _yaml(file: str, text: str) -> Any:
 
 
 _LOADER: Any = None
-_DECIMAL_INT = re.compile(r"[-+]?(0|[1-9][0-9]*)")  # a whole number as people write one
+_DECIMAL_INT = re.compile(r"0|-?[1-9][0-9]*")  # a whole number as people write one (+12 and -0 kept as written)
 
 
 def _loader() -> Any:

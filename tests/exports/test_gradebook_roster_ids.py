@@ -516,3 +516,29 @@ def test_a_moodle_assignment_with_a_backslash_is_refused(cli: Any, tmp_path: Pat
     result = cli("check", "--problems", str(PROBLEMS), *files, "--format", "csv", "--gradebook", "moodle",
                  "--assignment", 'a\\",b', "-o", str(out))  # fmt: skip
     assert result.exit_code == 2 and not out.exists() and "backslash" in result.stderr
+
+
+@pytest.mark.parametrize(("suffix", "line"), [(".yaml", "student: +12"), (".yaml", "student: -0"), (".json", None)])
+def test_a_signed_student_number_is_not_another_students_id(
+    cli: Any, tmp_path: Path, suffix: str, line: str | None
+) -> None:
+    """YAML's `student: +12` was read 12 and `-0` (YAML or JSON) 0: the grade went to the students 12 and 0.
+    Kept as written: with the roster, no one's (no row, a line); without, the row's SIS ids are +12 or -0 as
+    written (numbers: no apostrophe; Canvas's converter leaves them as they are), no other student's."""
+    from .test_gradebook_lms import DOT
+
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    answers = folder / f"x{suffix}"
+    if suffix == ".json":
+        answers.write_text(
+            f'{{"problem": "{DOT.name}", "student": -0, "weights": [0.155, 0.422, 0.422]}}', encoding="utf-8"
+        )
+    else:
+        answers.write_text(f"problem: {DOT.name}\n{line}\nweights: [0.155, 0.422, 0.422]\n", encoding="utf-8")
+    roster = _roster(tmp_path, f"{CANVAS_HEAD}\r\nTwelve,12,12,twelve,\r\nZero,100,0,zero,\r\n")
+    result, table = _book(cli, tmp_path, str(answers), "--gradebook", "canvas", "--roster", roster)
+    assert canvas_import(table)[2] == [] and result.exit_code == 2
+    result, table = _book(cli, tmp_path, str(answers), "--gradebook", "canvas")
+    written = "+12" if line == "student: +12" else "-0"
+    assert [(s["sis_user_id"], s["sis_login_id"]) for s in canvas_import(table)[2]] == [(written, written)]
