@@ -15,6 +15,7 @@ agree by chance once in 2**64 comparisons). The memory grows with the files, not
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from array import array
 from collections.abc import Iterable, Iterator, Set
@@ -47,8 +48,6 @@ def identity(s: Student, layout: str) -> int:
     are two accounts (a duplicate email, no ID number, no Username exported): each row is its own, by its line."""
     if layout == "moodle":
         return s.line
-    import hashlib
-
     text = repr((s.name, sorted(s.ids.items()))).encode("utf-8", "backslashreplace")
     return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")
 
