@@ -172,3 +172,27 @@ def composed(value: Any, file: str | None = None, where: str = "") -> Any:
             out[key] = composed(v, file, at)
         return out
     return value
+
+
+NOT_TEXT = "not Unicode text (a lone surrogate such as \\ud800)"
+
+
+def is_text(text: str) -> bool:
+    """Whether ``text`` is Unicode text that can be written (no lone surrogate such as \\ud800, which JSON's
+    escapes and undecodable form bytes can hold, and no TOML file can)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def all_text(value: Any) -> bool:
+    """Whether every string of ``value`` (a list's, a table's keys and values too) :func:`is_text`."""
+    if isinstance(value, str):
+        return is_text(value)
+    if isinstance(value, list):
+        return all(all_text(v) for v in value)
+    if isinstance(value, dict):
+        return all(is_text(str(k)) and all_text(v) for k, v in value.items())
+    return True

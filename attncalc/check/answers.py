@@ -17,21 +17,18 @@ import numpy as np
 
 from ..derivation import Argmax, Count, Derivation, Step, Tokens
 from ..errors import (
-    NOT_PRINTABLE,
-    NOT_SHOWN,
+    NOT_TEXT,
     NumberSyntaxError,
     ProblemError,
+    all_text,
     composed,
-    escape,
-    hidden,
-    unprintable,
-    visible,
 )
 from ..numbers import MAX_LENGTH, parse_number, to_float
 from ..parse import read_raw
 from ..render.asked import pair_merge
 from . import shapes
 from .hints import dotted_id_clash, open_past, unknown_step
+from .student import student_of
 from .tokens import read_tokens
 from .tokens import tokens_as_written as tokens_as_written  # (where it was first: tests import it here)
 from .units import GROUPED, read_count, ungrouped  # noqa: F401  (GROUPED: as this module always had it)
@@ -128,9 +125,6 @@ def load_answers(path: str | Path, max_bytes: int | None = None) -> tuple[dict[s
     return raw, problem
 
 
-STUDENT_MAX = 200  # characters of a student = (an id, an email or a login)
-
-
 def read_answers(
     path: str | Path, max_bytes: int | None = None, blank: bool = False
 ) -> tuple[dict[str, Any], str | None, str | None]:
@@ -150,7 +144,7 @@ def answers_of_table(
 ) -> tuple[dict[str, Any], str | None, str | None]:
     """An answers file's table as :func:`read_answers` reads it (``problem`` as written): the page of
     ``attncalc serve`` reads the file it downloads with this, so that it grades what check will."""
-    student = _student(raw.pop("student", None), str(path))
+    student = student_of(raw.pop("student", None), str(path))
     problem = raw.pop("problem", None)
     if problem is not None and (not isinstance(problem, str) or not problem.strip()):
         err = ProblemError(str(path), "problem", "expected the path of a problem file")
@@ -163,29 +157,6 @@ def answers_of_table(
     if not raw and not blank:  # an empty file would grade as "0 correct, all correct" and exit 0
         raise NothingAnswered(str(path), "", "no answers to check: write step ids and values (weights = [0.2, 0.8])")
     return raw, problem, student
-
-
-def _student(value: Any, file: str) -> str | None:
-    """``student = "..."``: who handed the file in (an id, an email or a login), as a gradebook names them."""
-    if value is None:
-        return None
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        value = str(value)  # student = 12345 (TOML reads a bare id as a number)
-    if not isinstance(value, str) or not visible(value):  # blank, or only joiners: no name anyone can see
-        raise ProblemError(file, "student", 'expected the student\'s id, email or login as text: student = "s1234567"')
-    # only plain spaces are trimmed: a tab, CR, no-break or ideographic space at an end is refused below as
-    # anywhere else (stripped, "\t=1" and "\u3000=1" became one student "=1")
-    text: str = value.strip(" ")
-    bad = next((ch for ch in text if hidden(ch)), None)
-    if len(text) > STUDENT_MAX or bad is not None:
-        what = NOT_PRINTABLE if bad is None or unprintable(bad) else NOT_SHOWN
-        found = f": it has {what}, {escape(bad)}" if bad is not None else ""
-        raise ProblemError(
-            file,
-            "student",
-            f"expected one line of at most {STUDENT_MAX} printable characters (an id, email or login){found}",
-        )
-    return text
 
 
 def _as_written(x: Any) -> Any:
@@ -255,6 +226,8 @@ def parse_answers(
         key = f"{key_prefix}{step_id}"
         if step_id not in valid:
             raise ProblemError(file, key, unknown_step(str(step_id), valid))
+        if not all_text(value):  # (JSON's "\ud800": no label or number, and no TOML download could hold it)
+            raise ProblemError(file, key, NOT_TEXT)
         step = derivation.step(step_id)
         # exp_sum = "?", decay = "?", weights = ["?", "?"], prediction = "": the step left out
         if _all_unanswered(value) or (isinstance(step, Argmax) and _blank(value)):

@@ -5,27 +5,15 @@ written out. The command and its options are in attncalc/cli/homework.py."""
 from __future__ import annotations
 
 import os
-import re
 import sys
 from typing import Any
 
 from ..errors import NOT_PRINTABLE, NOT_SHOWN, hidden, printable, unprintable, visible
+from ..reports.canvas_columns import CANVAS_NOT_ASSIGNMENTS, CANVAS_RESERVED
+from ..reports.canvas_columns import CANVAS_TOTALS as _CANVAS_TOTALS
 from .base import fail as _fail
 from .files import PROBLEM_ONLY_KEYS, first_file, key_given, problem_shaped
 from .io import grade_one
-
-# the totals Canvas strips from the end of an imported gradebook (canvas-lms, GradebookImporter)
-# canvas-lms GradebookImporter: NON_ASSIGNMENT_COLUMN_HEADERS (a column whose title holds one is dropped by
-# strip_non_assignment_columns) and GRADEBOOK_IMPORTER_RESERVED_NAMES (the student columns; an assignment of
-# that title is found at the student column by original_header_row.index)
-CANVAS_NOT_ASSIGNMENTS = (
-    "Current Score", "Current Points", "Current Grade", "Final Score", "Final Points", "Final Grade",
-    "Override Score", "Override Grade", "Override Status",
-)  # fmt: skip
-CANVAS_RESERVED = ("Student", "LastName", "FirstName", "ID", "SIS User ID", "SIS Login ID", "Section",
-                   "Integration ID", "Root Account")  # fmt: skip
-_CANVAS_TOTALS = re.compile("|".join(CANVAS_NOT_ASSIGNMENTS))
-
 
 # Canvas validates an assignment's title to at most 255 characters (maximum_string_length), and Moodle's
 # grade item name is a varchar(255): a longer title would be cut or refused on import
@@ -275,7 +263,7 @@ def gradebook_text(
         from ..reports.roster import on_roster
 
         try:
-            entries, students, unplaced = on_roster(entries, roster, layout, limit, printable)
+            entries, students, unplaced = on_roster(entries, roster, layout, limit, printable, assignment)
         except AttncalcError as exc:
             _fail(str(exc))
     # an LMS keeps one row of a student (found without case, or the roster's student): say which files

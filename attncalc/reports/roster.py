@@ -44,6 +44,7 @@ class Roster:
 
     students: list[Student]
     columns: list[str]
+    header: list[str]  # (as the export writes it: Canvas's custom columns and assignments are compared so)
 
 
 def read_roster(path: str, layout: str, limit: int | None, wanted: Set[str]) -> Roster:
@@ -56,13 +57,14 @@ def read_roster(path: str, layout: str, limit: int | None, wanted: Set[str]) -> 
     text = read_text(path, limit or 20_000_000)
     count_lines(text, path)
     sep = separator(text, path, layout)
-    head = [h.strip() for h in next(csv.reader(Lines(text), delimiter=sep))]
+    header = next(csv.reader(Lines(text), delimiter=sep))
+    head = [h.strip() for h in header]
     columns = CANVAS_IDS if layout == "canvas" else MOODLE_IDS
     present = [c for c in columns if c in head]
     twice = sorted({c for c in (*columns, "Student", "First name", "Last name") if head.count(c) > 1})
     if twice:  # which copy identifies the student? (the two readers took different ones)
         raise ProblemError(path, "--roster", f"the column {twice[0]!r} appears twice in the header: keep one")
-    return Roster(named_students(Rows(text, sep, head, present, layout, path), wanted, path), present)
+    return Roster(named_students(Rows(text, sep, head, present, layout, path), wanted, path), present, header)
 
 
 def tried(student: str, file: str) -> set[str]:
@@ -177,13 +179,28 @@ def _canvas_unplaced(found: dict[int, Student]) -> dict[int, str]:
 
 
 def on_roster(
-    entries: list[Any], path: str, layout: str, limit: int | None, shown: Callable[[str], str] = str
+    entries: list[Any],
+    path: str,
+    layout: str,
+    limit: int | None,
+    shown: Callable[[str], str] = str,
+    assignment: str | None = None,
 ) -> tuple[list[Any], list[Student], int]:
     """The gradebook entries the roster names and their students, in order, and how many files it did
     not place; each of those is said on standard error, one line each, and gets no row (Canvas would add
-    it as a new student, and Moodle would stop the import at it). ``shown``: how a file name is printed."""
+    it as a new student, and Moodle would stop the import at it). ``shown``: how a file name is printed;
+    ``assignment``: the score column's title, refused where Canvas's import would put it on another
+    column than the roster shows (:func:`attncalc.reports.canvas_columns.canvas_assignment`)."""
     names = [(e.student or "", e.answers) for e in entries]
     roster = read_roster(path, layout, limit, set().union(*(tried(*n) for n in names)))
+    if layout == "canvas" and assignment is not None:
+        import unicodedata
+
+        from .canvas_columns import canvas_assignment
+
+        written = safe_cell(unicodedata.normalize("NFC", assignment))  # (the header cell, as the gradebook writes it)
+        for note in canvas_assignment(roster.header, assignment, written, path):
+            sys.stderr.write(f"attncalc: note: {printable(path)}: {note}\n")
     found, unmatched = match(names, roster.students, roster.columns)
     # Moodle exports no Username by default: a class named by login matches nobody, and the line says why
     hint = ""

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from ..derivation import Derivation, Stated, Step
-from ..errors import ProblemError, composed
-from .download import MAX_ENTRY  # characters of one typed entry
+from ..errors import NOT_TEXT, ProblemError, all_text, composed, is_text
+from .download import ANSWERS_FILE, MAX_ENTRY  # (how check names the answers; characters of one typed entry)
 from .pair_heads import is_pair_table, past_the_pairs, slots
 
 UNANSWERED = "?"
@@ -190,8 +190,8 @@ def parse_json_answers(body: bytes) -> dict[str, Any]:
             raise ProblemError("<request>", key, f"{key!r} is not an answer field of this problem")
         if not is_text(key):
             raise ProblemError("<request>", "answers", f"{key!r} is not a step id: it is not Unicode text")
-        if not _all_text(value):
-            raise ProblemError("<request>", key, "not Unicode text (a lone surrogate such as \\ud800)")
+        if not all_text(value):  # (as check says it of an answers file: attncalc.check.answers.validate)
+            raise ProblemError(ANSWERS_FILE, key, NOT_TEXT)
     # every string composed (NFC), as check reads an answers file: its length counted so, and the
     # download holding the text check grades
     composed_answers: dict[str, Any] = composed(answers)
@@ -211,10 +211,10 @@ def json_labels(flat: dict[str, Any], d: Derivation) -> dict[str, Any]:
     for key, value in flat.items():
         step = d.step(key) if key in ids else None
         if isinstance(step, Tokens):
-            out[key] = entry = tokens_entry(step, value, "<request>", key)
+            out[key] = entry = tokens_entry(step, value, ANSWERS_FILE, key)  # (check's words for a file)
             if isinstance(value, list) and isinstance(entry, str) and len(entry) > MAX_ENTRY:
                 raise ProblemError(  # (the count the answer has, never the step's: that could be the answer)
-                    "<request>",
+                    ANSWERS_FILE,
                     key,
                     f"{len(value):,} item{'s' if len(value) != 1 else ''}, more than a field takes: their text is over "
                     f"{MAX_ENTRY} characters",
@@ -223,25 +223,6 @@ def json_labels(flat: dict[str, Any], d: Derivation) -> dict[str, Any]:
             out[key] = value if value.strip() else UNANSWERED
         # (a label given otherwise: check says what it takes)
     return out
-
-
-def is_text(text: str) -> bool:
-    """Whether ``text`` is Unicode text that can be written (no lone surrogate such as \\ud800)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _all_text(value: Any) -> bool:
-    if isinstance(value, str):
-        return is_text(value)
-    if isinstance(value, list):
-        return all(_all_text(v) for v in value)
-    if isinstance(value, dict):
-        return all(is_text(str(k)) and _all_text(v) for k, v in value.items())
-    return True
 
 
 def _refuse_constants(data: Any) -> None:

@@ -88,7 +88,7 @@ def test_a_field_comes_back_as_typed_and_a_second_check_grades_the_same(c, typed
 def test_a_merge_sent_as_a_list_is_refused(c) -> None:  # type: ignore[no-untyped-def]
     r = c.post(f"/problems/{BPE}/check", json={"answers": {"1.merge": ["s", "t"]}})
     error = r.json()["error"]
-    assert r.status_code == 422 and error.startswith("<request>: 1.merge: expected tokens as text") and "pair" in error
+    assert r.status_code == 422 and error.startswith("<answers>: 1.merge: expected tokens as text") and "pair" in error
     assert not re.search(r"\bs t\b", error)  # (the true merge, by hand from the handout: never given away)
     ok = c.post(f"/problems/{BPE}/check", json={"answers": {"1.merge": "s t"}})
     assert ok.status_code == 200 and ok.json()["results"][0]["verdict"] == "correct"

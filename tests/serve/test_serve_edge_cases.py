@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ..helpers import PROBLEMS
 from ..serve_support import examples_client  # skips without the serve extra
 
 ROUTES = ["/problems/decoder-dot/check", "/problems/decoder-dot/answers.toml"]
@@ -25,6 +27,35 @@ def test_a_lone_surrogate_in_json_is_422_naming_the_field(route: str, text: str)
     assert r.status_code == 422
     message = json.loads(r.text)["error"]
     assert "prediction" in message and "Unicode" in message
+
+
+@pytest.mark.parametrize(
+    ("problem", "step", "text"),
+    [
+        ("decoder-dot", "prediction", "\\ud800"),
+        ("decoder-dot", "weights", "0.5\\udfff"),
+        ("bpe-first-tie", "1.merge", "\\ud800 a"),
+    ],
+)
+def test_a_lone_surrogate_is_said_by_the_route_as_check_says_it_of_a_json_file(
+    cli: Any, tmp_path: Path, problem: str, step: str, text: str
+) -> None:
+    """The JSON route's error is the line `attncalc check` prints for the same answers in a JSON file
+    (docs/interface.md: `{"error": LINE}`), naming them `<answers>`: check refuses a lone surrogate in a
+    label, a merge's tokens or a number as the route does (it graded the label and the merge wrong before)."""
+    shutil.copy(PROBLEMS / f"{problem}.toml", tmp_path / f"{problem}.toml")
+    value = f'["{text}", "0.5"]' if step == "weights" else f'"{text}"'
+    (tmp_path / "a.json").write_text(f'{{"problem": "{problem}.toml", "{step}": {value}}}', encoding="utf-8")
+    done = cli("check", str(tmp_path / "a.json"))
+    assert done.exit_code == 2, done.output
+    line = done.stderr.strip()
+    assert (
+        line == f"attncalc: error: {tmp_path / 'a.json'}: {step}: not Unicode text (a lone surrogate such as \\ud800)"
+    )
+    body = f'{{"answers": {{"{step}": {value}}}}}'.encode()
+    r = examples_client().post(f"/problems/{problem}/check", content=body, headers=JSON)
+    said = line.split(f"{tmp_path / 'a.json'}: ", 1)[1]  # (check's words after the file's name)
+    assert r.status_code == 422 and json.loads(r.text)["error"] == f"<answers>: {said}"
 
 
 @pytest.mark.parametrize("route", ROUTES)

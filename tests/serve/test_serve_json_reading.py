@@ -44,7 +44,7 @@ def test_a_format_error_on_a_tokens_step_gives_no_answer_away() -> None:
     )
     assert r.status_code == 422
     error = r.json()["error"]
-    assert error.startswith("<request>: 6.words: expected tokens"), error
-    said = error.split(": ", 2)[2]  # (after "<request>: 6.words: ", whose "request" holds "est")
+    assert error.startswith("<answers>: 6.words: expected tokens"), error
+    said = error.split(": ", 2)[2]  # (after "<answers>: 6.words: ")
     for piece in ("low", "est", "ne west", "w i d"):  # none of the true tokens
         assert piece not in said, error

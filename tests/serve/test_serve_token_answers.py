@@ -99,7 +99,7 @@ def test_a_file_and_the_json_route_read_tokens_alike(
         assert "\n" not in line and "Traceback" not in line
         assert line.startswith(f"attncalc: error: {f}: {step}: expected tokens as text")
         error = sent.json()["error"]
-        assert error == f"<request>: {step}: " + line.split(f"{f}: {step}: ", 1)[1]  # the same words
+        assert error == f"<answers>: {step}: " + line.split(f"{f}: {step}: ", 1)[1]  # the same words
         assert not re.search(r"\bs t\b|\bne\b|\bl o w\b", error)  # in words, never the answer
         return
     assert done.exit_code in (0, 1) and sent.status_code == 200, (done.output, sent.text)  # 1: a wrong answer
@@ -158,7 +158,7 @@ def test_items_left_out_follow_the_students_own_merge_alike(c: Any, cli: Any, tm
 def test_a_list_too_long_for_a_field_says_its_item_count(c: Any) -> None:
     sent = c.post(f"/problems/{BPE}/check", json={"answers": {"1.words": ["a"] * 100_000}})
     assert sent.status_code == 422
-    assert sent.json()["error"].startswith("<request>: 1.words: 100,000 items, more than a field takes")
+    assert sent.json()["error"].startswith("<answers>: 1.words: 100,000 items, more than a field takes")
 
 
 def test_one_step_all_question_marks_says_entry(c: Any) -> None:
