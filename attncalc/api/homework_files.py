@@ -3,11 +3,12 @@ sheets and the LMS quiz files (:func:`homework_names`, :func:`homework_files`, :
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from ..derivation import Derivation
-from ..errors import AttncalcError, ProblemError
+from ..errors import AttncalcError, ProblemError, printable
 from ..homework.generate import answers_toml, problem_toml
 
 FORMATS = ("markdown", "latex", "pdf", "html", "moodle", "moodle-cloze", "qti", "qti12", "ilias", "newquizzes")
@@ -124,8 +125,44 @@ def _sheets(
     return out
 
 
-def write_homework(folder: Path, files: dict[str, str | bytes], force: bool) -> None:
-    """Write the files into folder (created if missing); refuse, naming one, if any exists without force."""
+# the names generate writes (homework_names, in every format and count): a file so named that a run did not
+# write is an earlier set's (--force over a set of more variants, or of another format)
+_SET_FILE = re.compile(
+    r"(answers/)?variant-[0-9]{2,}\.toml|(questions|answers|solutions)\.(md|tex|html|pdf)"
+    r"|quiz(-[0-9]+)?\.xml|cloze\.xml|(qti|qti12|ilias)\.zip|newquizzes-v[0-9]{2,}\.zip"
+)
+
+
+def earlier_files(folder: Path, written: list[str]) -> list[str]:
+    """The files in ``folder`` (and its ``answers/``) named as a homework set's are, that are not among
+    ``written``: an earlier set's, left beside this one (``check --problems`` would grade a file naming
+    ``variant-03.toml`` against the old variant)."""
+    found = []
+    for sub in ("", "answers/"):
+        try:
+            names = sorted(p.name for p in (folder / sub).iterdir() if p.is_file())
+        except OSError:
+            continue
+        found += [sub + n for n in names if _SET_FILE.fullmatch(sub + n) and sub + n not in written]
+    return found
+
+
+def left_note(folder: Path, left: list[str]) -> str:
+    """The note on :func:`earlier_files` (empty when there are none)."""
+    if not left:
+        return ""
+    shown = ", ".join(printable(n) for n in left[:6]) + (f", and {len(left) - 6} more" if len(left) > 6 else "")
+    return (
+        f"attncalc: note: {printable(str(folder))} still holds {len(left)} file{'s' if len(left) > 1 else ''} of an "
+        f"earlier set that this run did not write ({shown}): remove them, or write the set to an empty folder "
+        "(check --problems would grade a file naming an old variant against it, and an LMS import of every quiz "
+        "file would take the old quiz too)\n"
+    )
+
+
+def write_homework(folder: Path, files: dict[str, str | bytes], force: bool) -> list[str]:
+    """Write the files into folder (created if missing); refuse, naming one, if any exists without force.
+    The files of an earlier set left in the folder, by name (:func:`earlier_files`)."""
     from ..files import check_folder, check_inside, write_atomic
 
     check_folder(folder, list(files), force)
@@ -135,3 +172,4 @@ def write_homework(folder: Path, files: dict[str, str | bytes], force: bool) -> 
         raise AttncalcError(f"{folder}: cannot create the folder ({exc.strerror or exc})") from None
     for name, content in files.items():  # each checked again as it is written: a link made meanwhile
         write_atomic(str(check_inside(folder, name)), content, True)
+    return earlier_files(folder, list(files))

@@ -288,7 +288,31 @@ def gradebook_text(
                 f"attncalc: note: {len(skipped) - 3:,} more of the roster's students have such names: their Student "
                 "cells are left empty too\n"
             )
+    if layout == "moodle":
+        _over_moodles_maximum(entries)
     return gradebook_csv(entries, layout, assignment, students), unplaced
+
+
+# Moodle's grade import (grade/import/csv/classes/load_data.php, insert_grade_record) refuses a grade above
+# 100, or above the site's gradepointmax where unlimitedgrades is on, and stops the whole import there
+MOODLE_MAXIMUM = 100
+
+
+def _over_moodles_maximum(entries: list[Any]) -> None:
+    """A note naming the rows whose score, as written, is above :data:`MOODLE_MAXIMUM` points."""
+    from ..check.report import Report, points_text
+
+    over = [e for e in entries if isinstance(e, Report) and float(points_text(e.score)) > MOODLE_MAXIMUM]
+    if not over:
+        return
+    top = max(over, key=lambda e: e.score)
+    sys.stderr.write(
+        f"attncalc: note: {len(over)} score{'s are' if len(over) > 1 else ' is'} above {MOODLE_MAXIMUM} points (the "
+        f"highest, {points_text(top.score)} of {points_text(top.out_of)}, {printable(top.answers)}): Moodle's grade "
+        f"import refuses a grade above {MOODLE_MAXIMUM} and stops the whole import there, unless the site allows "
+        "more (Site administration > Grades > General settings: Unlimited grades, then Grade point maximum); else "
+        "give the problem fewer points ([grading])\n"
+    )
 
 
 def _findable(entries: list[Any], layout: str) -> tuple[list[Any], int]:

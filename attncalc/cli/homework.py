@@ -382,7 +382,7 @@ def generate(
     max_pages: MaxPages = None,
 ) -> None:
     """Write seeded homework: one problem file per variant, answer keys, and question, answers and solution sheets."""
-    from ..api.homework_files import homework_files, homework_names, write_homework
+    from ..api.homework_files import homework_files, homework_names, left_note, write_homework
     from ..errors import AttncalcError
     from ..files import check_folder, out_folder
     from ..homework.generate import Options, check_options, default_dim
@@ -436,7 +436,7 @@ def generate(
         check_folder(folder, homework_names(count, format.value), force)  # before any variant is drawn
         result = make(opts, shape)
         files = homework_files(result.problems, result.derivations, format.value, seed, detail.value, max_pages, name)
-        write_homework(folder, files, force)
+        left = write_homework(folder, files, force)  # (an earlier set's files it did not replace)
     except AttncalcError as exc:
         _fail(str(exc))
     rejected = sum(result.rejected.values())
@@ -445,6 +445,6 @@ def generate(
         f"attncalc: wrote {count} variant{'s' if count != 1 else ''} (seed {seed}) and their sheets to {printable(str(folder))}; "
         f"rejected {rejected} draw{'s' if rejected != 1 else ''}{': ' + why if why else ''}\n"
     )
-    sys.stderr.write(share_warnings(format.value, slip_share, carried_share))
+    sys.stderr.write(share_warnings(format.value, slip_share, carried_share) + left_note(folder, left))
     if format.value in QUIZ_FORMATS and not one_shape:  # a worksheet run of this seed may draw other variants
         sys.stderr.write(f"attncalc: note: {ONE_SHAPE_NOTE.format(seed=seed)}\n")

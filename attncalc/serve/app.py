@@ -191,7 +191,7 @@ async def practice_page(state: State, request: Request) -> Response:
     """A problem's page as first shown: rendered once per worker (by steps revealed and root path),
     each render not yet cached in a costly bound (:mod:`.costly`: 503 beyond it), as a new variant
     is drawn there: a served file's in the files' own lane, which no variant drawn fills."""
-    reveal = _count(request.query_params.get("reveal"))
+    reveal = _count(request.query_params.getlist("reveal"))
     if reveal is None:
         return PlainTextResponse(BAD_REVEAL + "\n", status_code=400)
     name = request.path_params["name"]
@@ -245,7 +245,7 @@ async def check(state: State, request: Request) -> Response:
     pairs = _pairs(body, served)
     fields = dict(pairs)
     action = fields.get("action", "check")
-    shown = _count(fields.get("reveal"))
+    shown = _count([v for k, v in pairs if k == "reveal"])
     if shown is None:
         return await _bad_reveal(state, request, served)
     reveal = shown + (1 if action == "reveal" else 0)
@@ -270,14 +270,14 @@ async def download(state: State, request: Request) -> Response:
     if kind != "form":
         return _unsupported()
     pairs = _pairs(body, served)
-    if _count(dict(pairs).get("reveal")) is None:
+    if _count([v for k, v in pairs if k == "reveal"]) is None:
         return await _bad_reveal(state, request, served)
     return await in_turn(state, download_form, state, request, served, pairs)
 
 
 async def solution(state: State, request: Request) -> Response:
     served = await _served(state, request)
-    shown = _count(request.query_params.get("reveal"))  # ?reveal=1: the staged sheet; 0 or none: the whole
+    shown = _count(request.query_params.getlist("reveal"))  # ?reveal=1: the staged sheet; 0 or none: the whole
     if shown is None:
         return PlainTextResponse(BAD_REVEAL + "\n", status_code=400)
     reveal = shown > 0
@@ -335,15 +335,19 @@ async def in_turn(state: State, fn: Callable[..., T], *args: Any, **kw: Any) -> 
     return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kw), limiter=state.limiter)
 
 
-BAD_REVEAL = "reveal: expected a number of steps (0, 1, 2, ...)."
+BAD_REVEAL = "reveal: expected a number of steps (0, 1, 2, ...), given once."
 
 
-def _count(text: str | None) -> int | None:
-    """``reveal=K`` (a page's query, a form's field) as a number of steps (absent: 0); None when it is
-    not one (only ASCII digits are: ``"²"`` is a digit to ``str.isdigit`` but not to ``int``; an empty
-    ``reveal=`` and ``%ff`` are none)."""
-    if text is None:
+def _count(given: list[str]) -> int | None:
+    """``reveal=K`` (a page's query, a form's field; each value given) as a number of steps (absent: 0);
+    None when it is not one (only ASCII digits are: ``"²"`` is a digit to ``str.isdigit`` but not to
+    ``int``; an empty ``reveal=`` and ``%ff`` are none) or when two values differ (``reveal=1&reveal=2``:
+    which was meant? the page never sends two)."""
+    if not given:
         return 0
+    if len(set(given)) > 1:
+        return None
+    text = given[0]
     if not (text.isascii() and text.isdigit()):
         return None
     return whole(text, 10**6)  # (a count over the steps shows them all)

@@ -88,6 +88,21 @@ def test_a_reveal_query_that_is_not_a_count_is_400_on_both_pages(
     assert r.status_code == 400 and "reveal: expected a number of steps" in r.text, (route, query, r.status_code)
 
 
+def test_a_reveal_given_twice_differently_is_refused(served: tuple[Any, Path]) -> None:
+    """reveal=1&reveal=2 (the page never sends two): which was meant? The hostile tryout 28 found it
+    answered 200, one of the two taken; now refused as a reveal that is no count. The same count twice
+    is that count."""
+    c, _ = served
+    for route in ("/problems/decoder-dot", "/problems/decoder-dot/solution"):
+        assert c.get(f"{route}?reveal=1&reveal=2").status_code == 400, route
+        assert c.get(f"{route}?reveal=1&reveal=1").status_code == 200, route
+    for route in POST_ROUTES:
+        r = c.post(route, content=b"reveal=1&reveal=2&weights%5B0%5D=0.5", headers={"content-type": FORM})
+        assert r.status_code == 422 and "reveal: expected a number of steps" in r.text, route
+        r = c.post(route, content=b"reveal=1&reveal=1&weights%5B0%5D=0.5", headers={"content-type": FORM})
+        assert r.status_code == 200, route
+
+
 def test_the_solution_sheet_is_staged_by_a_count(served: tuple[Any, Path]) -> None:
     c, _ = served
     plain, zero = c.get("/problems/decoder-dot/solution"), c.get("/problems/decoder-dot/solution?reveal=0")
