@@ -363,7 +363,12 @@ def _numbers(value: Any, file: str, key: str, default_dec: int) -> tuple[np.ndar
 
 def _blocks(value: list[Any], file: str, key: str, default_dec: int) -> tuple[np.ndarray, np.ndarray]:
     """An answer of three axes, a list of matrices of one shape: each read as a matrix, then stacked."""
-    read = [_numbers(block, file, key, default_dec) for block in value]
+    read = []
+    for b, block in enumerate(value, 1):  # (which matrix is named: "matrix 4, row 1, entry 1: ...")
+        try:
+            read.append(_numbers(block, file, key, default_dec))
+        except ProblemError as exc:
+            raise ProblemError(file, key, f"matrix {b}, {exc.message}") from None
     if len({v.shape for v, _ in read}) != 1:
         raise ProblemError(file, key, "matrices of different shapes: each entry of the list is one matrix of one shape")
     return np.stack([v for v, _ in read]), np.stack([d for _, d in read])

@@ -363,9 +363,11 @@ class Runs:
         truth = self.get("float")
         assert truth is not None
         base_values, base_steps = truth
-        true = np.asarray(base_values[step_id], dtype=float)
         order = list(base_steps)
         later = order[order.index(step_id) + 1 :] if step_id in order else []
+        if step_id not in base_values:  # a label (speculative's next token): no number to move; to be safe,
+            return frozenset(later)  # every later step
+        true = np.asarray(base_values[step_id], dtype=float)
         out: set[str] = set()
         worked = False
         ramp = np.arange(1, true.size + 1, dtype=float).reshape(true.shape) if true.ndim else np.float64(1.0)

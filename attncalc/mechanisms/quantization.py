@@ -14,6 +14,7 @@ and x · dequantized(W)ᵀ.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -264,6 +265,8 @@ def _error_text(w: float, deq: float, dec: int) -> str:
     """An error's line, w − w', with w' written to as many decimals as the line needs to give the error
     as shown: -0.61 − (-0.610236) = 0.000236, never -0.61 − (-0.610) (which is 0 as written)."""
     shown = fmt(w - deq, dec)
+    if not math.isfinite(deq):  # (from an answered scale of 1e308: written as it is)
+        return f"{_g(w)} − {_par(fmt(deq, dec))}"
     for k in range(max(dec, 0), 16):
         if fmt(w - float(fmt(deq, k)), dec) == shown:
             return f"{_g(w)} − {_par(fmt(deq, k))}"

@@ -141,14 +141,15 @@ class ScaleText:
 
     def zero(self, k: int, dec: int) -> str:
         """Scale k as its zero point's line writes it: the fraction where −min / s is a tie."""
-        if self.minima is not None and _tie(-float(self.minima[k]) / float(self.scales[k])):
+        s = float(self.scales[k])  # (an answered scale may be 0 or infinite: no tie then)
+        if self.minima is not None and s != 0 and math.isfinite(s) and _tie(-float(self.minima[k]) / s):
             return self._fraction(k) or self(k, dec)
         return self(k, dec)
 
     def entry(self, k: int, j: int, dec: int) -> str:
         """Scale k as the line of its block's entry j writes it: the fraction where w / s is a tie."""
-        w = float(self.weights[k * self.size + j])
-        if math.isfinite(w) and _tie(w / float(self.scales[k])):
+        w, s = float(self.weights[k * self.size + j]), float(self.scales[k])
+        if math.isfinite(w) and s != 0 and math.isfinite(s) and _tie(w / s):
             return self._fraction(k) or self(k, dec)
         return self(k, dec)
 

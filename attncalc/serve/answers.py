@@ -31,7 +31,7 @@ UNANSWERED = "?"
 # only when it is that name again (weights[01] and weights[1] are not both weights[1])
 _FIELD = re.compile(r"([A-Za-z0-9_.\-]+)((?:\[[0-9]{1,6}\])*)")
 _INDEX = re.compile(r"\[([0-9]+)\]")
-_WHERE = re.compile(r"^(?:row (\d+), )?entry (\d+): ")  # check's "row 2, entry 1: ..." prefix
+_WHERE = re.compile(r"^(?:matrix (\d+), )?(?:row (\d+), )?entry (\d+): ")  # check's "row 2, entry 1: ..." prefix
 
 
 def field_name(step_id: str, idx: tuple[int, ...]) -> str:
@@ -248,9 +248,15 @@ def field_of_error(exc: ProblemError, answers: dict[str, Any]) -> str | None:
     m = _WHERE.match(exc.message)
     if m is None:
         return step_id if not isinstance(value, list) else None
-    row, entry = m.group(1), int(m.group(2)) - 1
+    block, row, entry = m.group(1), m.group(2), int(m.group(3)) - 1
     idx = (entry,) if row is None else (int(row) - 1, entry)
-    return field_name(step_id, idx)
+    idx = idx if block is None else (int(block) - 1, *idx)
+    x = value  # the entry named must be one of the answer's (a message of another shape names none)
+    for i in idx:
+        if not isinstance(x, list) or i >= len(x):
+            return None
+        x = x[i]
+    return field_name(step_id, idx) if not isinstance(x, list) else None
 
 
 def without_field(answers: dict[str, Any], field: str) -> dict[str, Any]:

@@ -154,3 +154,43 @@ def test_a_variant_is_titled_by_kind_and_seed_and_has_one_name() -> None:
 def test_the_solution_sheet_has_an_icon_so_no_favicon_is_asked_for() -> None:
     text = examples_client().get("/problems/decoder-dot/solution").text
     assert '<link rel="icon" href="data:,">' in text.split("</head>")[0]
+
+
+@pytest.mark.parametrize(
+    ("problem", "field", "typed", "said"),
+    [
+        ("moe-switch", "expert_outputs[1][0][1]", "zz", "matrix 2, row 1, entry 2: unknown name"),
+        ("moe-switch", "expert_outputs[1][0][1]", "1_0", "matrix 2, row 1, entry 2: units and suffixes"),
+        ("moe-mixtral", "expert_outputs[3][1][1]", "1_0", "matrix 4, row 2, entry 2: units and suffixes"),
+    ],
+)
+def test_an_unreadable_entry_of_a_list_of_matrices_is_marked_on_its_field(
+    problem: str, field: str, typed: str, said: str
+) -> None:
+    """moe's expert outputs (a matrix per token): check named "row 1, entry 2" without the matrix, and the
+    page took it for a field of a matrix: a 500 (IndexError) on moe-switch, invented errors on moe-mixtral
+    (hostile tryout 29). Now the matrix is named, and the page marks the field typed."""
+    import html as html_lib
+
+    body = f"{field}={typed}&action=check".replace("[", "%5B").replace("]", "%5D").encode()
+    r = examples_client().post(f"/problems/{problem}/check", content=body, headers=FORM)
+    assert r.status_code == 422
+    text = html_lib.unescape(r.text)
+    assert said in text and "could not be read: see the marked field" in text
+    r = examples_client().post(
+        f"/problems/{problem}/check",
+        content=json.dumps({"answers": {"expert_outputs": _one(problem, field, typed)}}),
+        headers=JSON,
+    )
+    assert r.status_code == 422 and json.loads(r.text)["error"].startswith(f"<answers>: expert_outputs: {said}")
+
+
+def _one(problem: str, field: str, typed: str) -> list[Any]:
+    """The expert outputs with one entry typed, the rest "?": moe-switch 4 tokens × 1 × 2, moe-mixtral 4 × 2 × 2."""
+    import re
+
+    b, r, e = (int(i) for i in re.findall(r"\[(\d+)\]", field))
+    rows = 1 if problem == "moe-switch" else 2  # (top_k rows per token)
+    value: list[Any] = [[["?", "?"] for _ in range(rows)] for _ in range(4)]
+    value[b][r][e] = typed
+    return value
