@@ -31,7 +31,8 @@ UNANSWERED = "?"
 # only when it is that name again (weights[01] and weights[1] are not both weights[1])
 _FIELD = re.compile(r"([A-Za-z0-9_.\-]+)((?:\[[0-9]{1,6}\])*)")
 _INDEX = re.compile(r"\[([0-9]+)\]")
-_WHERE = re.compile(r"^(?:matrix (\d+), )?(?:row (\d+), )?entry (\d+): ")  # check's "row 2, entry 1: ..." prefix
+# check's "[matrix 2, ][row 2, ]entry 1: " prefix
+_WHERE = re.compile(r"^(?:matrix (\d+), )?(?:row (\d+), )?entry (\d+): ")
 
 
 def field_name(step_id: str, idx: tuple[int, ...]) -> str:
