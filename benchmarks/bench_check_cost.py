@@ -4,7 +4,9 @@ the same run (``attncalc solve`` of the same problem), and print ratios and peak
     python benchmarks/bench_check_cost.py [--runs N]
 
 The cases (docs/grading-limits.md): every step of a BPE problem at every limit (100 distinct words of
-40 characters, 50 merges, 20 words to encode) answered wrong; every step of a 32-head, 45-token
+40 characters, 50 merges, 20 words to encode) answered wrong, and every token step of it answered with
+its tokens altered (both refused up front), every count of it wrong, and 16 of its token steps altered
+(the most its ceiling admits, graded); every step of a 32-head, 45-token
 attention-backward pass answered with whole numbers (mostly wrong; a 980 KB answers file), which
 check refuses up front (its work passes the ceiling); and the largest such backward pass it grades,
 8 heads of 12 tokens, every step answered the same way. Before the ceiling and the shared runs the
@@ -66,6 +68,29 @@ def bpe_wrong_answers(folder: Path, problem: Path) -> Path:
         elif s.id.startswith("encode."):
             out[s.id] = " ".join(s.value.replace(", ", ""))
     path = folder / f"{problem.stem}-wrong.json"
+    path.write_text(json.dumps(out))
+    return path
+
+
+def bpe_token_answers(folder: Path, problem: Path, which: str = "all", count: int | None = None) -> Path:
+    """Token steps answered with each true token string altered (an "x" added: no merge, word or
+    encoding the problem can give), the most costly way to answer them (each slip is tried on each as a
+    run of its own): ``which`` "all" (every step: the counts one more, as :func:`bpe_wrong_answers`),
+    "tokens" (the token steps only, the first ``count`` of them when given) or "counts" (the counts
+    only, one more each)."""
+    from attncalc.mechanisms import solve
+    from attncalc.parse import load_problem
+
+    d = solve(load_problem(problem), exact=False, carry_rounded=False)
+    out: dict[str, object] = {}
+    for s in d.steps:
+        if isinstance(s.value, str) and which in ("all", "tokens"):
+            out[s.id] = s.value + "x"
+        elif not isinstance(s.value, str) and which in ("all", "counts"):
+            out[s.id] = [int(v) + 1 for v in s.value]
+    if count is not None:
+        out = dict(list(out.items())[:count])
+    path = folder / f"{problem.stem}-{which}-{count or 'every'}.json"
     path.write_text(json.dumps(out))
     return path
 
@@ -148,6 +173,9 @@ def main() -> None:
         graded = backward_problem(folder, 8, 12)
         cases = [
             ("bpe 100 words, 50 merges, every step wrong", bpe, bpe_wrong_answers(folder, bpe)),
+            ("bpe 100 words, 50 merges, every step wrong, tokens altered", bpe, bpe_token_answers(folder, bpe)),
+            ("bpe 100 words, 50 merges, every count wrong", bpe, bpe_token_answers(folder, bpe, "counts")),
+            ("bpe 100 words, 50 merges, 16 token steps altered", bpe, bpe_token_answers(folder, bpe, "tokens", 16)),
             ("backward 32 heads x 45 tokens, every step whole numbers", backward, whole_answers(folder, backward)),
             ("backward 8 heads x 12 tokens, every step whole numbers", graded, whole_answers(folder, graded)),
         ]

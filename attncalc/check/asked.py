@@ -68,7 +68,7 @@ def by_item(r: StepResult, ans: Answer, step: Any, own: Any) -> StepResult:
     )
 
 
-def by_place(r: StepResult, ans: Answer, step: Any, slots: int, own: Any) -> StepResult:
+def by_place(r: StepResult, ans: Answer, step: Any, slots: int, own: np.ndarray | None) -> StepResult:
     """``r`` (a bpe pair table after merge 1) over its ``slots`` places: the student's counts, then 0 at each
     place past their last pair (answered, though not written); the true counts, then 0. A place is right
     where the two agree, carried where it is what the student's own earlier answers give (``own``, padded
@@ -91,9 +91,8 @@ def by_place(r: StepResult, ans: Answer, step: Any, slots: int, own: Any) -> Ste
         carried = answered & ~right
     else:
         carried = np.zeros(slots, dtype=bool)
-        value = getattr(own, "value", None)
-        if value is not None and not isinstance(value, str):
-            theirs = np.ravel(np.asarray(value, dtype=float))
+        if own is not None:
+            theirs = np.ravel(np.asarray(own, dtype=float))
             if theirs.size <= slots:
                 carried = answered & ~right & (mine == padded(theirs, theirs.size))
     wrong = [[int(i)] for i in np.flatnonzero(answered & ~right & ~carried) if i < given.size]

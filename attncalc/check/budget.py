@@ -4,21 +4,29 @@ Grading an answer that is the true value as written costs a comparison. Grading 
 recomputes the step from the answerer's own earlier answers, with the usual slips, in the hand chain
 at each precision written, and finds which later steps depend on it: runs of the problem's mechanism,
 each as long as the problem's derivation. So the work grows with the steps answered otherwise than
-the true value, times the problem's size (its steps, and the numbers they compute); an answers file whose work passes :data:`MAX_WORK` (or
+the true value, times the problem's size (its steps, and the numbers they compute); an answers file
+whose work passes :data:`MAX_WORK` (or
 whose answered entries pass :data:`MAX_ANSWERED`) is refused up front, in one line naming the file
 and the limit, before anything is recomputed (exit 2; the practice page answers it as bad input,
 422). The counts are of work, not time: the same file is refused on every machine.
 
-The limits admit a worked example many times over: every step of a 100-word, 50-merge BPE problem
-answered wrong (173 steps of a problem of 196 units: 33,908 units; about 3.5 s of one core), or of an
-8-head, 12-token backward pass (145 × 166 = 24,070), or of a 256-token self-attention (10 × 2,566 =
-25,660; about 9 s). They refuse every step answered wrong of a 32-head, 45-token backward pass (529 ×
-1,745 = 923,105 units), which took minutes and gigabytes, or of a 64-token, 8-head encoder layer with
-d_ff = 256 (91 × 3,921 = 356,811; about 50 s of one core).
+A step answered with a label or tokens otherwise than the truth costs more: each usual slip is tried
+on it in a whole run of its own (:func:`label_runs`), and a BPE run's work is mostly the words it
+rewrites at each merge (:func:`size` counts the characters of tokens written).
+
+The limits admit a worked example many times over: every count of a 100-word, 50-merge BPE problem
+answered wrong (51 steps of a problem of 498 units: 25,398; about 3 s of one core), or 16 of its token
+steps (16 × 5 × 498 = 39,840; 6 to 10 s), or every step of an 8-head, 12-token backward pass (145 ×
+166 = 24,070), or of a 256-token self-attention (10 × 2,566 = 25,660; about 9 s). They refuse every
+step answered wrong of that BPE problem (498 × (51 + 5 × 122) = 329,178 units; with its tokens
+altered it took 2 minutes and 4 GB), of a 32-head, 45-token backward pass (529 × 1,745 = 923,105
+units), which took minutes and gigabytes, or of a 64-token, 8-head encoder layer with d_ff = 256 (91 ×
+3,921 = 356,811; about 50 s of one core).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -64,11 +72,15 @@ def as_written(ans: Answer, truth: Derivation, tol: Tolerance) -> bool:
 def size(truth: Derivation) -> int:
     """What one run of the problem's mechanism costs, in units: a unit per step, and per thousand
     numbers the derivation computes, each entry of a product counting its multiplications (an entry of
-    Q = X W_Q with d_model = 64 counts 64: a 64-token layer's feed-forward products are most of its run)."""
-    from ..derivation import Product
+    Q = X W_Q with d_model = 64 counts 64: a 64-token layer's feed-forward products are most of its run),
+    and per thousand characters of tokens its token steps write (a BPE merge rewrites every word: the
+    words as they stand after each merge are most of a BPE run)."""
+    from ..derivation import Product, Tokens
 
     numbers = 0
     for s in truth.steps:
+        if isinstance(s, Tokens):
+            numbers += sum(len(t) for t in s.labels)
         if isinstance(s.value, str):
             continue
         n = int(np.size(s.value))
@@ -78,16 +90,40 @@ def size(truth: Derivation) -> int:
     return len(truth.steps) + numbers // 1000
 
 
-def work(answers: list[Answer], truth: Derivation, tol: Tolerance) -> tuple[int, int]:
-    """The answered steps that are not the true value as written, and the work units they cost (each
-    the problem's :func:`size`)."""
-    costly = sum(1 for a in answers if not as_written(a, truth, tol))
-    return costly, costly * size(truth)
+def label_runs(slips: int) -> int:
+    """How many whole runs a step answered with a label or tokens other than the true ones costs: the
+    answerer's own label recomputed, and each usual slip the problem's computation consults tried on it
+    from the answerer's own earlier answers (a run each, to the end of the problem: a label is read off
+    a finished run, and one with the step's own answer left out serves no other step)."""
+    return 1 + slips
 
 
-def refuse_costly(answers: list[Answer], truth: Derivation, file: str, tol: Tolerance) -> None:
+def costly_steps(answers: list[Answer], truth: Derivation, tol: Tolerance) -> tuple[int, int]:
+    """The answered steps that are not the true value as written: those answered with numbers, and
+    those answered with a label or tokens."""
+    numbers = labels = 0
+    for a in answers:
+        if not as_written(a, truth, tol):
+            labels += isinstance(a.values, str)
+            numbers += not isinstance(a.values, str)
+    return numbers, labels
+
+
+def work(answers: list[Answer], truth: Derivation, tol: Tolerance, slips: int = 0) -> tuple[int, int]:
+    """The answered steps that are not the true value as written, and the work units they cost: each
+    the problem's :func:`size`, a label or tokens :func:`label_runs` times that (``slips``: how many
+    usual slips the problem's computation consults)."""
+    numbers, labels = costly_steps(answers, truth, tol)
+    return numbers + labels, size(truth) * (numbers + label_runs(slips) * labels)
+
+
+def refuse_costly(
+    answers: list[Answer], truth: Derivation, file: str, tol: Tolerance, slips: Callable[[], int] = lambda: 0
+) -> None:
     """Raise :class:`ProblemError` (naming ``file`` and the limit) when grading the answers would pass
-    :data:`MAX_ANSWERED` answered entries or :data:`MAX_WORK` work units."""
+    :data:`MAX_ANSWERED` answered entries or :data:`MAX_WORK` work units. ``slips`` gives how many usual
+    slips the problem's computation consults (asked only when a label or tokens are answered otherwise
+    than the true ones: it takes a run of the problem)."""
     entries = answered_entries(answers)
     if entries > MAX_ANSWERED:
         raise ProblemError(
@@ -96,14 +132,24 @@ def refuse_costly(answers: list[Answer], truth: Derivation, file: str, tol: Tole
             f"{entries:,} answered entries: check grades at most {MAX_ANSWERED:,} in one answers file "
             "(split the answers into several files)",
         )
-    costly, units = work(answers, truth, tol)
+    numbers, labels = costly_steps(answers, truth, tol)
+    tried = slips() if labels else 0
+    one = size(truth)
+    units = one * (numbers + label_runs(tried) * labels)
     if units > MAX_WORK:
-        differ = "answered step differs" if costly == 1 else "answered steps differ"
+        differ = "answered step differs" if numbers + labels == 1 else "answered steps differ"
+        how = (
+            f"; {labels:,} of them {'a label or tokens' if labels == 1 else 'labels or tokens'}, each "
+            f"{label_runs(tried)} times that: once more for each of the {tried} usual slips tried on it"
+            if labels
+            else ""
+        )
         raise ProblemError(
             file,
             "",
-            f"{costly:,} {differ} from the true value, each rechecked through the whole problem ({size(truth):,} "
-            "units: a unit per step and per 1,000 numbers computed, a product's entry counting its "
-            f"multiplications): {units:,} units of work; check does at most {MAX_WORK:,} for one answers file "
+            f"{numbers + labels:,} {differ} from the true value, each rechecked through the whole problem ({one:,} "
+            "units: a unit per step, per 1,000 numbers computed, a product's entry counting its "
+            f"multiplications, and per 1,000 characters of tokens written{how}): {units:,} units of work; "
+            f"check does at most {MAX_WORK:,} for one answers file "
             "(answer fewer steps, or split the answers into several files)",
         )

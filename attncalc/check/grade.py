@@ -105,12 +105,18 @@ def check(
     answers = parse_answers(
         raw_answers, truth, answers_file, key_prefix, own_shapes=lambda labels: _shapes(problem, labels)
     )
-    refuse_costly(answers, truth, answers_file, tol)  # before any run: the ceiling on its work
+    made: list[Runs] = []
+
+    def slips() -> int:  # (a label answered otherwise: the slips tried on it, from the truth run's probe)
+        made.append(Runs(problem, answers, prepared))
+        return made[0].slips_consulted
+
+    refuse_costly(answers, truth, answers_file, tol, slips)  # before grading: the ceiling on its work
     points = step_points(problem.grading, truth.step_ids, problem.path, copy_steps(truth))
     # a value the problem states (a gate given as numbers) is not computed: no points, not unanswered
     computed = computed_steps(truth)
     points = {k: (v if k in computed else 0.0) for k, v in points.items()}
-    runs = Runs(problem, answers, prepared)
+    runs = made[0] if made else Runs(problem, answers, prepared)
     by_id = {a.id: a for a in answers}
     givens = {i.name: np.asarray(i.value, dtype=float) for i in truth.inputs}
     results: list[StepResult] = []
@@ -223,7 +229,7 @@ def _grade(
         # an entry wrong by the true chain that their numbers as written give: said from the true numbers
         # (only where an answer of theirs comes before it: else their numbers are the true ones)
         if not mine.all() and runs.own_numbers_reach(ans.id):
-            own = runs.value(ans.id, "float", overrides=True, without=frozenset({ans.id}))
+            own = runs.value(ans.id, "float", overrides=True, without=frozenset({ans.id}), stop_after=ans.id)
             by_truth = own is not None and own.shape == given.shape and bool(np.all(own[~mine] == given[~mine]))
     earlier_wrong = ctx.above  # only the answers this step's value depends on
     if mine_whole or (ok | mine).all():
@@ -421,7 +427,7 @@ def _copied(x: Any) -> Any:
     return [_copied(v) for v in x] if isinstance(x, list) else x
 
 
-def _own(runs: Runs, ans: Answer) -> Any:
-    """The step worked from the student's own earlier answers (this one left out), or None."""
-    got = runs.get("float", overrides=True, without=frozenset({ans.id}))
-    return got[1].get(ans.id) if got else None
+def _own(runs: Runs, ans: Answer) -> np.ndarray | None:
+    """The step's numbers worked from the student's own earlier answers (this one left out), or None:
+    read at the step (one run, check/wide.py, serves every step)."""
+    return runs.value(ans.id, "float", overrides=True, without=frozenset({ans.id}), stop_after=ans.id)

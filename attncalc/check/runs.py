@@ -129,6 +129,11 @@ class Runs:
             return True
         return self.get("float", overrides=True, light=True) is None
 
+    @property
+    def slips_consulted(self) -> int:
+        """How many usual slips the problem's computation consults (recorded by the truth run)."""
+        return len(self._probe.seen)
+
     def is_label(self, step_id: str) -> bool:
         """Whether the step's value is a label (a prediction), not numbers."""
         truth = self.get("float")
@@ -230,7 +235,10 @@ class Runs:
             got = make()
             if wide.SHARE and got is not None and used and light and stop_after != self.last:
                 got = ({k: v for k, v in got[0].items() if k == stop_after}, got[1])  # read at its step only
-            return self._cache.keep(full, got, bool(used) and light and stop_after == self.last)
+            # the answerer's own runs that keep every step (a label's, read off a finished run, made
+            # without the label's own answer: one per label step and slip) or every step's numbers:
+            # a bounded few kept
+            return self._cache.keep(full, got, bool(used) and (not light or stop_after == self.last))
         elif truth:
             self._cache[full] = self.shared.truth_run(full, make)
         else:  # no answer in it: the same run for every answerer

@@ -30,10 +30,13 @@ class RecordingChain(Chain):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.finished: list[str] = []
+        self.finishing: str | None = None  # the step being finished (where a failure inside a finish was)
 
     def finish(self, step_id: str, x: np.ndarray) -> np.ndarray:
+        self.finishing = step_id
         out = super().finish(step_id, x)
         self.finished.append(step_id)  # (after the stop check: a StopRun records nothing)
+        self.finishing = None
         return out
 
 
@@ -70,6 +73,11 @@ class Wide:
             count[k] = count.get(k, 0) + 1
             if k in chain.overrides:
                 reach = max(reach, index.get(k, len(index)))
+        # a run that failed finishing a step with an answer may have failed on that answer (a table of
+        # another shape than the step's): a run stopped after the step leaves its answer out
+        failing = chain.finishing if error is not None else None
+        if failing is not None and failing in chain.overrides:
+            reach = max(reach, index.get(failing, len(index)))
         self._reach_end = reach
         self._last = order[-1] if order else None
         # a step finished again after another step: the stopped run ends before the second finish; and
@@ -168,9 +176,10 @@ V = TypeVar("V")
 
 class RunStore(dict[tuple[Any, ...], V]):
     """Runs by key. A run carrying the answerer's numbers to the last answered step holds every step's
-    numbers, and most serve one step's grading only (they leave out the answers graded so far): at most
-    :data:`RECENT` of them are kept, the least recently used dropped (made again if asked for again),
-    so that memory stays within that many runs whatever the number of answered steps."""
+    numbers, and a whole run (a label is read off its finished steps) every step; most serve one step's
+    grading only (they leave out the answers graded so far, or the step's own): at most :data:`RECENT`
+    of them are kept, the least recently used dropped (made again if asked for again), so that memory
+    stays within that many runs whatever the number of answered steps."""
 
     def __init__(self) -> None:
         super().__init__()

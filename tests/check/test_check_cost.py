@@ -18,7 +18,7 @@ from attncalc.check import check, load_answers
 from attncalc.check import wide as check_wide
 from attncalc.check.answers import Tolerance, parse_answers
 from attncalc.check.runs import Runs
-from attncalc.derivation.arith import Chain
+from attncalc.derivation.arith import Chain, StopRun
 from attncalc.errors import ProblemError
 from attncalc.mechanisms import MECHANISMS, solve
 from attncalc.mechanisms import bpe_algo as algo
@@ -150,16 +150,84 @@ def test_a_big_problems_key_is_graded(tmp_path: Path) -> None:
     assert {r.verdict for r in report.results} == {"correct"}
 
 
-def test_the_worst_bpe_problem_is_within_the_ceiling(tmp_path: Path) -> None:
-    """Every limit of kind bpe (100 words of 40 characters, 50 merges, 20 words to encode), every step
-    answered wrong: graded, not refused (its work is within the ceiling)."""
+def _bpe_at_every_limit(tmp_path: Path) -> tuple[Path, Any]:
     problem = bench.bpe_problem(tmp_path)
-    answers = bench.bpe_wrong_answers(tmp_path, problem)
-    truth = solve(load_problem(problem), exact=False, carry_rounded=False)
-    raw, _ = load_answers(answers)
-    costly, units = check_budget.work(parse_answers(raw, truth, "a"), truth, Tolerance())
-    assert costly == len(truth.steps) == 173  # counts, 50 × 3 merge steps, merges, vocab, 20 encodings
-    assert units <= check_budget.MAX_WORK
+    return problem, solve(load_problem(problem), exact=False, carry_rounded=False)
+
+
+def test_a_bpe_run_is_sized_by_the_words_it_rewrites(tmp_path: Path) -> None:
+    """Each merge writes every word as its tokens: 50 merges over 100 words of 40 letters write at least
+    50 · 100 · 40 = 200,000 characters (and a space between tokens), 200 units or more beside the 173
+    steps; the counts alone (a few thousand numbers) were most of the 196 units the size was before."""
+    _, truth = _bpe_at_every_limit(tmp_path)
+    assert len(truth.steps) == 173
+    assert check_budget.size(truth) >= 173 + 200
+
+
+def test_every_step_of_the_largest_bpe_problem_with_its_tokens_altered_is_refused_up_front(tmp_path: Path) -> None:
+    """Tryout 29's file: every limit of kind bpe, every count one more and every token step answered
+    with its tokens altered (an "x" added). Each of the 122 token steps (50 merges, 50 words, merges,
+    vocab, 20 encodings) is recomputed from the answerer's own answers and with each of kind bpe's 4
+    usual slips in a run of its own (5 runs); the 51 counts (the word counts, 50 pair tables) one run
+    each. Graded, it took 2 minutes and 4 GB; refused up front, naming why."""
+    problem, truth = _bpe_at_every_limit(tmp_path)
+    answers = bench.bpe_token_answers(tmp_path, problem)
+    err = one_line_refusal(run_cli("check", str(problem), str(answers), timeout=120), str(answers))
+    one = check_budget.size(truth)
+    assert "173 answered steps differ from the true value" in err, err
+    assert "122 of them labels or tokens, each 5 times that: once more for each of the 4 usual slips" in err, err
+    assert f"{one * (51 + 5 * 122):,} units of work" in err, err
+
+
+def test_every_step_of_the_largest_bpe_problem_answered_wrong_is_refused(tmp_path: Path) -> None:
+    """The benchmark's own wrong answers (another pair merged, the words as before the merge, ...):
+    the same 122 token steps and 51 counts, refused the same way."""
+    problem, truth = _bpe_at_every_limit(tmp_path)
+    raw, _ = load_answers(bench.bpe_wrong_answers(tmp_path, problem))
+    parsed = parse_answers(raw, truth, "a")
+    assert check_budget.costly_steps(parsed, truth, Tolerance()) == (51, 122)
+    with pytest.raises(ProblemError, match=r"^a: 173 answered steps differ .*122 of them labels or tokens"):
+        check(load_problem(problem), raw, "a")
+
+
+def test_the_most_the_ceiling_admits_of_the_largest_bpe_problem_is_graded(tmp_path: Path) -> None:
+    """16 token steps with their tokens altered (16 · 5 runs of the problem): within the ceiling, graded,
+    each wrong (no slip gives a token the problem does not have); and every count wrong, the token steps
+    unanswered: graded, each count wrong or carried."""
+    problem, truth = _bpe_at_every_limit(tmp_path)
+    one = check_budget.size(truth)
+    assert 16 * 5 * one <= check_budget.MAX_WORK < 17 * 5 * one  # (the most: one more is refused)
+    raw, _ = load_answers(bench.bpe_token_answers(tmp_path, problem, "tokens", 16))
+    assert len(raw) == 16
+    report = check(load_problem(problem), raw, "a")
+    assert [r.verdict for r in report.results] == ["wrong"] * 16
+    assert all(r.mistake is None for r in report.results)
+    raw, _ = load_answers(bench.bpe_token_answers(tmp_path, problem, "counts"))
+    assert len(raw) == 51 and 51 * one <= check_budget.MAX_WORK
+    report = check(load_problem(problem), raw, "a")
+    assert {r.verdict for r in report.results} <= {"wrong", "carried"} and report.results[0].verdict == "wrong"
+
+
+def test_the_answerers_whole_runs_are_a_bounded_few(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A label step answered otherwise is tried in whole runs of its own (its answer left out): each
+    keeps every step of the problem, several MB for a large bpe problem. They are kept among the
+    bounded few (tryout 29: 620 such runs kept at once, 4 GB)."""
+    problem = bench.bpe_problem(tmp_path, words=12, merges=8, length=12, encode=4)
+    raw, _ = load_answers(bench.bpe_token_answers(tmp_path, problem, "tokens"))
+    most = 0
+    keep = check_wide.RunStore.keep
+
+    def counting(self: Any, key: tuple[Any, ...], run: Any, bounded: bool) -> Any:
+        nonlocal most
+        got = keep(self, key, run, bounded)
+        whole = [k for k, v in self.items() if v is not None and k[5] and not k[-1]]  # answers in it, not light
+        most = max(most, len(whole))
+        return got
+
+    monkeypatch.setattr(check_wide.RunStore, "keep", counting)
+    report = check(load_problem(problem), raw, "a")
+    assert len(report.results) == len(raw) > check_wide.RECENT
+    assert 0 < most <= check_wide.RECENT
 
 
 # ------------------------------------------------------------------------------ shared runs: same reports
@@ -330,3 +398,18 @@ def test_a_wide_run_serves_only_what_a_stopped_run_gives() -> None:
     # d's answer used before b (a slip that reorders the work): b's stopped run does not use it
     w = wide(["a", "d", "b", "c"], overrides={"d": np.array([9.0])})
     assert float(w.lookup("a")[0]) == 0.0 and w.lookup("b") is check_wide.FALLBACK
+
+
+def test_a_run_failing_on_a_steps_own_answer_leaves_that_step_to_its_stopped_run() -> None:
+    """b answered with two numbers where the step computes one: the wide run fails finishing b (its
+    answer cannot take b's shape), but the run stopped after b leaves b's own answer out and gives b's
+    value; the wide run must not say it fails (a bpe pair table answered with one pair too many)."""
+    index = {"a": 0, "b": 1, "c": 2}
+    chain = check_wide.RecordingChain("float", overrides={"b": np.array([5.0, 6.0])})
+    w = check_wide.wide_run(_Finishing(["a", "b", "c"]), None, chain, None, index)
+    assert w.failed and w.gave_up
+    assert w.lookup("b") is check_wide.FALLBACK
+    stopped = Chain("float", stop_after="b")  # (the stopped run: b's own answer left out)
+    with pytest.raises(StopRun):
+        _Finishing(["a", "b", "c"]).run(None, stopped)
+    assert float(stopped.computed["b"][0]) == 1.0
