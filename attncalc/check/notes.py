@@ -23,6 +23,17 @@ if TYPE_CHECKING:
     from .runs import Runs
 
 
+def _working(mine_step: Step | None, idx: tuple[int, ...], decimals: int) -> str | None:
+    """The entry's working written out from the answerer's own run, or None where that run wrote none
+    for it (its written lines need not cover the entry: a speculative residual after a count of −∞)."""
+    if mine_step is None:
+        return None
+    try:
+        return expand.rhs(mine_step, idx, decimals)
+    except (IndexError, TypeError, KeyError):
+        return None
+
+
 def slip_note(ans: Answer, step: Step, runs: Runs, bad: np.ndarray, decimals: int, patched: bool = False) -> str:
     """Write out the wrong entries from the answerer's own earlier numbers. ``patched``: the step rests on
     an earlier answer with a slip named at it, whose entries the slip gives are taken at the slip's own
@@ -90,7 +101,7 @@ def _entry_line(
     # the operands written with enough decimals for two significant figures of the value: 0.2 · 0.25 =
     # 0.05, never "0.2 · 0.3 = 0.1" (the operand and the result rounded to the answer's one decimal)
     wk = _two_figures(float(value[idx]), k)
-    rhs = expand.rhs(mine_step, idx, wk) if mine_step is not None else None
+    rhs = _working(mine_step, idx, wk)
     if rhs == right:  # a count given as it is (count_11 = 6): said once, not "= 6 = 6"
         rhs = None
     elif rhs is not None and _plain_number(rhs):  # a value taken as it is (p'_1 = 0.25): said once, as

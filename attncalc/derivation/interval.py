@@ -203,9 +203,13 @@ class Iv:
         return _monotone(self, _safe(math.tanh), increasing=True)
 
     def sin(self) -> Iv:
+        if _whole_period(self):
+            return Iv(-1.0, 1.0)
         return image(self, _safe(math.sin), _periodic(self, math.pi / 2, math.pi))
 
     def cos(self) -> Iv:
+        if _whole_period(self):
+            return Iv(-1.0, 1.0)
         return image(self, _safe(math.cos), _periodic(self, 0.0, math.pi))
 
 
@@ -242,17 +246,24 @@ def _widen(v: float, direction: int, ulps: int = 3) -> float:
     return v
 
 
+def _whole_period(x: Iv) -> bool:
+    """Whether sin or cos takes every value of [-1, 1] over x: x spans a whole period, or its ends are
+    so large that floats a period apart are not told apart (an answer of 1e25: every number within
+    half a unit of it is as good, and they go round the circle many times)."""
+    if not x.bounded():
+        return False
+    return x.hi - x.lo >= 2 * math.pi or math.ulp(max(abs(x.lo), abs(x.hi))) >= 1.0
+
+
 def _periodic(x: Iv, first: float, period: float) -> list[float]:
-    """The critical points first + k·period inside x (all of sin's or cos's extrema)."""
+    """The critical points first + k·period inside x (all of sin's or cos's extrema): at most five in
+    an x narrower than a whole period (:func:`_whole_period` answers the rest)."""
     if not x.bounded() or x.hi - x.lo > 4 * period:
         return [first + k * period for k in range(4)] if x.bounded() else []
     k0 = math.ceil((x.lo - first) / period)
-    out = []
-    k = k0
-    while first + k * period <= x.hi:
-        out.append(first + k * period)
-        k += 1
-    return out
+    # (bounded: where first + k·period rounds to the same float for several k, a loop until it passes
+    # x.hi never ended)
+    return [first + k * period for k in range(k0, k0 + 6) if first + k * period <= x.hi]
 
 
 def image(x: Iv, f: Callable[[float], float], critical: Iterable[float]) -> Iv:

@@ -1,12 +1,17 @@
 """Every kind's steps answered with extreme values never crash ``check``: the answers a student (or a
-hostile tryout) may write - 0, ±1e308, a subnormal 1e-320, −1, 10^6 (a count far out of range), a
-table of another shape or with one row too many, a label that is no label of the problem - each step
-alone, every step at once, and the steps up to each one, in one example problem of every built-in
-kind (the smallest in problems/, or ``attncalc new KIND``'s template). Each is graded (a report with
-a verdict for every answered step) or refused with attncalc's own one-line error, never a traceback
-(hostile tryout 29 found three such crashes by hand: a speculative count out of range beside a next
-token, a quantization scale of 0 or 1e308, a moe matrix entry unreadable; this sweep finds the first
-on the commit before its fix, tests/check/test_odd_answers_never_crash.py holds all three)."""
+hostile tryout) may write - 0, ±1e308, a subnormal 1e-320, −1, 10^6 (a count far out of range),
+"-inf", 1e25 (an angle whose neighbours a period apart are one float), a table of another shape or
+with one row too many, a label that is no label of the problem - each step alone, every step at once,
+and the steps up to each one, in one example problem of every built-in kind (the smallest in
+problems/, or ``attncalc new KIND``'s template). Each is graded (a report with a verdict for every
+answered step) or refused with attncalc's own one-line error, never a traceback.
+
+Hostile tryout 29 found three such crashes by hand (a speculative count out of range beside a next
+token, a quantization scale of 0 or 1e308, a moe matrix entry unreadable: this sweep finds the first
+on the commit before its fix; tests/check/test_odd_answers_never_crash.py holds all three). Tryout 30
+found two more, which this sweep finds on the commit before their fix: a positional-encoding angle of
+1e25 or more (the interval of its sines looped without end and took all memory), and a speculative
+count of "-inf" beside a residual of "-inf" (its working looked up past its written lines)."""
 
 from __future__ import annotations
 
@@ -25,7 +30,7 @@ from attncalc.parse import Problem, load_problem, parse_problem
 
 from ..helpers import PROBLEMS
 
-EXTREMES: list[Any] = [0, 1e308, -1e308, 1e-320, -1, 1e6, 0.5, "shape", "row"]
+EXTREMES: list[Any] = [0, 1e308, -1e308, 1e-320, -1, 1e6, 0.5, "-inf", 1e25, "shape", "row"]
 VERDICTS = {"correct", "carried", "wrong", "unanswered"}
 
 
@@ -65,16 +70,29 @@ def _answer_sets(problem: Problem) -> list[dict[str, Any]]:
     sets += [{s.id: _filled(s, EXTREMES[(i + 3) % len(EXTREMES)]) for s in steps[: i + 1]} for i in range(len(steps))][
         ::2
     ]
+    # one entry extreme, the rest "?" (the other entries then stand as computed)
+    for v in ("1e25", "-inf", "0"):  # (as written in a file: with its precision)
+        sets += [{s.id: _one_entry(s, v)} for s in steps if np.ndim(s.value) and not isinstance(s.value, str)]
     return sets
+
+
+def _one_entry(step: Any, v: Any) -> Any:
+    out = np.full(np.shape(step.value), "?", dtype=object)
+    out.flat[0] = v
+    return out.tolist()
+
+
+# examples beside each kind's smallest whose steps go other ways (sines of the angles: the interval chain)
+ALSO = ["positions-sinusoidal.toml"]
 
 
 def test_every_built_in_kind_has_an_example() -> None:
     assert set(_examples()) == set(MECHANISMS)
 
 
-@pytest.mark.parametrize("kind", sorted(MECHANISMS))
+@pytest.mark.parametrize("kind", sorted(MECHANISMS) + ALSO)
 def test_extreme_answers_are_graded_or_refused_never_a_crash(kind: str) -> None:
-    problem = _examples()[kind]
+    problem = load_problem(PROBLEMS / kind) if kind in ALSO else _examples()[kind]
     for answers in _answer_sets(problem):
         try:
             report = check(problem, answers, "a.json")

@@ -194,3 +194,23 @@ def _one(problem: str, field: str, typed: str) -> list[Any]:
     value: list[Any] = [[["?", "?"] for _ in range(rows)] for _ in range(4)]
     value[b][r][e] = typed
     return value
+
+
+@pytest.mark.parametrize(
+    ("problem", "answers", "step"),
+    [
+        # tryout 30: an angle of 1e25 or more: the interval of its sines looped without end (all memory, a 500)
+        (
+            "positions-sinusoidal",
+            {"angles": [[1e308, 1e308], [1e308, 1e308], [1e308, 1e308], [1e308, 1e308]]},
+            "angles",
+        ),
+        # tryout 30: a count of -inf beside a residual of -inf: the working looked up past its lines (a 500)
+        ("speculative-two-drafts", {"n_accepted": "-inf", "residual": ["-inf", "-inf", "-inf", "-inf"]}, "residual"),
+    ],
+)
+def test_extreme_answers_on_the_json_route_are_graded(problem: str, answers: dict[str, Any], step: str) -> None:
+    r = examples_client().post(f"/problems/{problem}/check", json={"answers": answers})
+    assert r.status_code == 200, r.text
+    verdicts = {x["id"]: x["verdict"] for x in r.json()["results"]}
+    assert verdicts[step] == "wrong"
