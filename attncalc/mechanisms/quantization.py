@@ -88,11 +88,16 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         return list(Wf.reshape(-1)) if chain.mistake == "per_tensor_for_row" else list(fblocks[o, g])
 
     index = [(o, g) for o in range(outer) for g in range(groups)]
+    tensor = chain.mistake == "per_tensor_for_row"  # (every block the whole tensor: its range found once)
     if absmax:
-        rng = [largest([abs(v) for v in block(o, g)]) for o, g in index]
+        top = largest([abs(v) for v in whole]) if tensor else None
+        rng = [top if tensor else largest([abs(v) for v in block(o, g)]) for o, g in index]
         found = array(rng, (outer * groups,)).reshape(shape)
     else:
-        pairs = [[smallest([*block(o, g), zero]), largest([*block(o, g), zero])] for o, g in index]
+        ends = [smallest([*whole, zero]), largest([*whole, zero])] if tensor else None
+        pairs = [
+            list(ends) if ends else [smallest([*block(o, g), zero]), largest([*block(o, g), zero])] for o, g in index
+        ]
         # one [min, max] row per scale (rows × groups of them one after the other: a sheet draws two axes)
         found = array(pairs, (outer * groups, 2)).reshape((2,) if not shape else (-1, 2))
     steps: list[Step] = []

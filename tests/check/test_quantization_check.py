@@ -110,3 +110,38 @@ def test_codes_from_two_scales_are_one_chains_and_the_wrong_code_is_said_from_th
     assert r.verdict == "wrong" and r.wrong_entries == [[0, 2]], r.note
     assert "= -101, not -100." in r.note, r.note
     assert "-100, not -100" not in r.note
+
+
+def test_the_per_tensor_slip_finds_the_tensors_range_once(monkeypatch: Any) -> None:
+    """Tryout 30: under the slip per_tensor_for_row every group's range is the whole tensor's, and it
+    was searched again for every group (a 200 × 490 zeropoint tensor in groups of 7: 14,000 searches
+    of 98,000 entries, 264 s for one answer wrong). Found once now; the ranges are the tensor's own:
+    min(W, 0) = -2.7 and max(W, 0) = 2.4 for this W, by eye."""
+    import numpy as np
+
+    from attncalc.derivation.arith import Chain
+    from attncalc.mechanisms import MECHANISMS
+    from attncalc.mechanisms import quantization as q
+
+    W = [[-2.5, 1.5, -2.3, 0.6], [-0.4, 2.4, 2.1, 0.1], [1.4, 2.2, -2.7, 0.2]]
+    raw = {
+        "kind": "quantization",
+        "given": {"W": W, "bits": 8, "scheme": "zeropoint", "granularity": "group", "group": 2},
+    }
+    p = parse_problem(raw, "q.toml")
+    whole: list[int] = []
+    for name in ("largest", "smallest"):
+        real = getattr(q, name)
+
+        def counted(xs: Any, real: Any = real) -> Any:
+            whole.append(len(xs) >= 12)  # (the whole tensor, 12 entries, and 0)
+            return real(xs)
+
+        monkeypatch.setattr(q, name, counted)
+    chain = Chain("float", mistake="per_tensor_for_row")
+    with np.errstate(all="ignore"):
+        MECHANISMS["quantization"].run(p, chain)
+    # the tensor's min and max once each, and the largest error over all 12 errors (6 groups: 13 before)
+    assert sum(whole) == 3
+    ranges = np.asarray(chain.computed["ranges"], dtype=float).reshape(-1, 2)
+    assert ranges.shape == (6, 2) and np.allclose(ranges, [[-2.7, 2.4]] * 6)
