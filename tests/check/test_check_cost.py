@@ -217,9 +217,9 @@ def test_the_answerers_whole_runs_are_a_bounded_few(tmp_path: Path, monkeypatch:
     most = 0
     keep = check_wide.RunStore.keep
 
-    def counting(self: Any, key: tuple[Any, ...], run: Any, bounded: bool) -> Any:
+    def counting(self: Any, key: tuple[Any, ...], run: Any, bounded: bool, weight: int = 1) -> Any:
         nonlocal most
-        got = keep(self, key, run, bounded)
+        got = keep(self, key, run, bounded, weight)
         whole = [k for k, v in self.items() if v is not None and k[5] and not k[-1]]  # answers in it, not light
         most = max(most, len(whole))
         return got
@@ -358,13 +358,27 @@ def test_occurrences_by_pair_counts_each_word_once() -> None:
 
 
 def test_the_store_keeps_a_bounded_few_of_the_answerers_runs() -> None:
+    """Large runs (a whole run each, or as many numbers): the last RECENT kept, the older made again."""
     store: check_wide.RunStore[int] = check_wide.RunStore()
     for i in range(50):
-        store.keep(("own", i), i, bounded=True)
+        store.keep(("own", i), i, bounded=True, weight=check_wide.WHOLE_RUN)
         store.keep(("one step", i), i, bounded=False)
     assert store.get(("own", 0), False) is False  # made again when asked again
     assert [k for k in store if k[0] == "own"] == [("own", i) for i in range(50 - check_wide.RECENT, 50)]
     assert len([k for k in store if k[0] == "one step"]) == 50  # one step's value each: kept
+
+
+def test_the_store_keeps_more_small_runs_up_to_a_limit() -> None:
+    """Runs of 1,000 numbers: as many as KEPT_NUMBERS holds beyond the first RECENT (2,000 of them), up
+    to MOST (256); runs of 100,000 numbers: 20 (2,000,000 numbers), at least RECENT (12) whatever their
+    size. A run kept again under its key counts once."""
+    for weight, kept in ((1_000, check_wide.MOST), (100_000, 20), (10**7, check_wide.RECENT)):
+        store: check_wide.RunStore[int] = check_wide.RunStore()
+        for i in range(400):
+            store.keep(("own", i), i, bounded=True, weight=weight)
+            store.keep(("own", i), i, bounded=True, weight=weight)
+        assert len(store) == kept, weight
+        assert list(store) == [("own", i) for i in range(400 - kept, 400)]
 
 
 class _Finishing:
