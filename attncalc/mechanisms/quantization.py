@@ -60,6 +60,25 @@ def _labels(d: Quantization) -> tuple[tuple[str, ...] | None, tuple[str, ...] | 
     return rows, (tuple(f"group {j + 1}" for j in range(groups)) if d.granularity == "group" else None)
 
 
+def _ranges(
+    d: Quantization, chain: Chain, blocks: np.ndarray, whole: list[Any], zero: Any, index: list[tuple[int, int]]
+) -> np.ndarray:
+    """Each scale's range: max|w| over its block (absmax), or [min(w, 0), max(w, 0)] (zeropoint). Under
+    the slip per_tensor_for_row every block is the whole tensor: its range is found once."""
+    outer, groups, _ = d.blocks
+    tensor = chain.mistake == "per_tensor_for_row"
+    if d.scheme == "absmax":
+        top = largest([abs(v) for v in whole]) if tensor else None
+        rng = [top if tensor else largest([abs(v) for v in blocks[o, g]]) for o, g in index]
+        return array(rng, (outer * groups,)).reshape(d.scale_shape)
+    ends = [smallest([*whole, zero]), largest([*whole, zero])] if tensor else None
+    pairs = [
+        list(ends) if ends else [smallest([*blocks[o, g], zero]), largest([*blocks[o, g], zero])] for o, g in index
+    ]
+    # one [min, max] row per scale (rows × groups of them one after the other: a sheet draws two axes)
+    return array(pairs, (outer * groups, 2)).reshape((2,) if not d.scale_shape else (-1, 2))
+
+
 def run(p: Problem, chain: Chain) -> list[Step]:
     d = p.payload(Quantization)
     W = chain.given(d.W)
@@ -81,25 +100,11 @@ def run(p: Problem, chain: Chain) -> list[Step]:
     rounder = Rounder(chain)
 
     # ranges, per scale
-    def block(o: int, g: int) -> list[Any]:
-        return whole if chain.mistake == "per_tensor_for_row" else list(blocks[o, g])
-
     def fblock(o: int, g: int) -> list[float]:
         return list(Wf.reshape(-1)) if chain.mistake == "per_tensor_for_row" else list(fblocks[o, g])
 
     index = [(o, g) for o in range(outer) for g in range(groups)]
-    tensor = chain.mistake == "per_tensor_for_row"  # (every block the whole tensor: its range found once)
-    if absmax:
-        top = largest([abs(v) for v in whole]) if tensor else None
-        rng = [top if tensor else largest([abs(v) for v in block(o, g)]) for o, g in index]
-        found = array(rng, (outer * groups,)).reshape(shape)
-    else:
-        ends = [smallest([*whole, zero]), largest([*whole, zero])] if tensor else None
-        pairs = [
-            list(ends) if ends else [smallest([*block(o, g), zero]), largest([*block(o, g), zero])] for o, g in index
-        ]
-        # one [min, max] row per scale (rows × groups of them one after the other: a sheet draws two axes)
-        found = array(pairs, (outer * groups, 2)).reshape((2,) if not shape else (-1, 2))
+    found = _ranges(d, chain, blocks, whole, zero, index)
     steps: list[Step] = []
     r_rows, r_cols = _labels(d)
     steps.append(_range_step(d, chain, found, fblock, index, r_rows, r_cols, shape))
