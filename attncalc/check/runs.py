@@ -238,7 +238,10 @@ class Runs:
             # the answerer's own runs that keep every step (a label's, read off a finished run, made
             # without the label's own answer: one per label step and slip) or every step's numbers:
             # a bounded few kept
-            weight = wide.WHOLE_RUN if not light else sum(int(np.size(v)) for v in got[0].values()) if got else 1
+            if not light:
+                weight = wide.WHOLE_RUN
+            else:
+                weight = sum(int(np.size(v)) for v in got[0].values()) if got is not None else 1
             return self._cache.keep(full, got, bool(used) and (not light or stop_after == self.last), weight)
         elif truth:
             self._cache[full] = self.shared.truth_run(full, make)

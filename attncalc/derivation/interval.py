@@ -256,10 +256,10 @@ def _whole_period(x: Iv) -> bool:
 
 
 def _periodic(x: Iv, first: float, period: float) -> list[float]:
-    """The critical points first + k·period inside x (all of sin's or cos's extrema): at most five in
-    an x narrower than a whole period (:func:`_whole_period` answers the rest)."""
-    if not x.bounded() or x.hi - x.lo > 4 * period:
-        return [first + k * period for k in range(4)] if x.bounded() else []
+    """The critical points first + k·period inside x (all of sin's or cos's extrema), for an x narrower
+    than a whole period of sin (:func:`_whole_period` answers the rest): at most three."""
+    if not x.bounded():
+        return []
     k0 = math.ceil((x.lo - first) / period)
     # (bounded: where first + k·period rounds to the same float for several k, a loop until it passes
     # x.hi never ended)

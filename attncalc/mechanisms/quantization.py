@@ -68,13 +68,15 @@ def _ranges(
     outer, groups, _ = d.blocks
     tensor = chain.mistake == "per_tensor_for_row"
     if d.scheme == "absmax":
-        top = largest([abs(v) for v in whole]) if tensor else None
-        rng = [top if tensor else largest([abs(v) for v in blocks[o, g]]) for o, g in index]
+        if tensor:
+            rng = [largest([abs(v) for v in whole])] * len(index)
+        else:
+            rng = [largest([abs(v) for v in blocks[o, g]]) for o, g in index]
         return array(rng, (outer * groups,)).reshape(d.scale_shape)
-    ends = [smallest([*whole, zero]), largest([*whole, zero])] if tensor else None
-    pairs = [
-        list(ends) if ends else [smallest([*blocks[o, g], zero]), largest([*blocks[o, g], zero])] for o, g in index
-    ]
+    if tensor:
+        pairs = [[smallest([*whole, zero]), largest([*whole, zero])]] * len(index)
+    else:
+        pairs = [[smallest([*blocks[o, g], zero]), largest([*blocks[o, g], zero])] for o, g in index]
     # one [min, max] row per scale (rows × groups of them one after the other: a sheet draws two axes)
     return array(pairs, (outer * groups, 2)).reshape((2,) if not d.scale_shape else (-1, 2))
 
