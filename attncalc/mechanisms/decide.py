@@ -99,14 +99,6 @@ def descending(values: list[float], exact_of: Callable[[int], Any] | None) -> li
     order = sorted(range(len(values)), key=lambda i: -values[i])  # stable: ties keep index order
     if exact_of is None:
         return order
-
-    def cmp(i: int, j: int) -> int:
-        if _decided(exact_of(i) > exact_of(j)):
-            return -1
-        if _decided(exact_of(j) > exact_of(i)):
-            return 1
-        return -1 if i < j else 1
-
     out: list[int] = []
     k = 0
     while k < len(order):
@@ -114,6 +106,37 @@ def descending(values: list[float], exact_of: Callable[[int], Any] | None) -> li
         while end < len(order) and values[order[end - 1]] - values[order[end]] <= TIE:
             end += 1
         run = order[k:end]
-        out += sorted(run, key=cmp_to_key(cmp)) if len(run) > 1 else run
+        out += _by_exact(run, exact_of) if len(run) > 1 else run
+        k = end
+    return out
+
+
+def _by_exact(run: list[int], exact_of: Callable[[int], Any]) -> list[int]:
+    """A run of indices (in index order) by exact value, largest first, equal values in index order.
+
+    The indices are grouped by their exact value first (99,000 logits written to two decimals hold a
+    few hundred distinct values, runs of hundreds of equal ones): only the distinct values are
+    compared, and values equal but written differently, or that sympy cannot tell apart, merge."""
+    groups: dict[Any, list[int]] = {}
+    for i in sorted(run):
+        groups.setdefault(exact_of(i), []).append(i)
+    if len(groups) == 1:
+        return sorted(run)
+
+    def cmp(a: Any, b: Any) -> int:
+        if _decided(a > b):
+            return -1
+        if _decided(b > a):
+            return 1
+        return 0
+
+    keys = sorted(groups, key=cmp_to_key(cmp))
+    out: list[int] = []
+    k = 0
+    while k < len(keys):
+        end = k + 1
+        while end < len(keys) and cmp(keys[end - 1], keys[end]) == 0:
+            end += 1
+        out += sorted(i for key in keys[k:end] for i in groups[key])
         k = end
     return out

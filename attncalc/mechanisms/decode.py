@@ -29,6 +29,7 @@ from ..numbers import to_float as node_float
 from ..parse import Problem
 from ..parse.decode import Beam, Decode, Draw, TopK, TopP
 from . import decide
+from .memo import Memo
 from .common import softmax_inline, temperature_bits, temperature_step, whole_numbers
 from .decode_beam import beam_steps
 from .decode_top_p import Cut, top_p_cut, with_parts
@@ -195,8 +196,33 @@ def _descending(c: Draw, chain: Chain, probs: np.ndarray) -> list[int]:
     pf = to_float(probs)
     if chain.mode == "hand" or chain.mistake is not None:
         return [int(i) for i in np.argsort(-np.round(pf, 12), kind="stable")]
-    nodes = c.distribution.nodes.ravel()
-    return decide.descending([float(x) for x in pf], functools.cache(lambda i: decide.exact_values([nodes[i]])[0]))
+    return _orders(c.distribution.nodes).of(pf)
+
+
+class _Orders:
+    """The orders of one problem's given numbers' probabilities, and those numbers' exact values, each
+    found once (a check reruns the derivation once for each answer it weighs: over 99,000 logits in
+    runs of equal values the order took a second of fractions each time)."""
+
+    def __init__(self, nodes: np.ndarray) -> None:
+        flat = nodes.ravel()
+        self.exact_of = functools.cache(lambda i: decide.exact_values([flat[i]])[0])
+        self.found: dict[bytes, list[int]] = {}
+
+    def of(self, pf: np.ndarray) -> list[int]:
+        key = pf.tobytes()
+        if key not in self.found:
+            if len(self.found) >= 8:
+                self.found.pop(next(iter(self.found)), None)
+            self.found[key] = decide.descending([float(x) for x in pf], self.exact_of)
+        return list(self.found[key])
+
+
+def _orders(nodes: np.ndarray) -> _Orders:
+    return ORDERS.get(nodes, "orders", lambda: _Orders(nodes))
+
+
+ORDERS = Memo(4)  # a few problems' given numbers at a time
 
 
 def _sorted_step(
