@@ -20,6 +20,7 @@ from ..derivation.fmt import fmt
 from ..parse import Problem
 from ..parse.types import Bleu
 from .common import whole_numbers
+from .memo import Memo
 
 TERMS = 10  # n-grams written out per order before the rest is summarised
 
@@ -59,6 +60,21 @@ def _orders(N: int) -> tuple[str, ...]:
 
 def ngrams(tokens: tuple[str, ...], n: int) -> Counter[tuple[str, ...]]:
     return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
+
+
+def clip_table(cand: tuple[str, ...], refs: tuple[tuple[str, ...], ...], n: int) -> list[tuple[str, int, int]]:
+    """Each distinct n-gram of the candidate, in the order it first uses them: the n-gram written out,
+    its count in the candidate and its largest count in one reference."""
+    most = Counter[tuple[str, ...]]()
+    for ref in refs:
+        for g, k in ngrams(ref, n).items():
+            most[g] = max(most[g], k)
+    return [(" ".join(g), k, most[g]) for g, k in ngrams(cand, n).items()]
+
+
+# A problem's tables are the same in every run a check makes (one for each answer it weighs): 100
+# references of 1,000 tokens and N = 9 took 0.9 s a run to count again.
+COUNTS = Memo(64)
 
 
 def closest_length(c: int, lengths: list[int]) -> int:
@@ -107,15 +123,10 @@ def run(p: Problem, chain: Chain) -> list[Step]:
 
     clipped_ints, written = [], []
     for n in range(1, N + 1):
-        mine = ngrams(cand, n)
-        most = Counter[tuple[str, ...]]()
-        for ref in refs:
-            for g, k in ngrams(ref, n).items():
-                most[g] = max(most[g], k)
-        terms = []
-        for g, k in mine.items():  # in the order the candidate first uses them
-            allowed = k if chain.mistake == "bleu_no_clip" and most[g] else most[g]
-            terms.append((" ".join(g), k, allowed))
+        terms = [
+            (g, k, k if chain.mistake == "bleu_no_clip" and most else most)
+            for g, k, most in COUNTS.get(b, n, lambda n=n: clip_table(cand, refs, n))
+        ]
         clipped_ints.append(sum(min(k, allowed) for _, k, allowed in terms))
         written.append(_clip_terms(terms))
     steps.append(
