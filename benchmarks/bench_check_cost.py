@@ -9,7 +9,11 @@ its tokens altered (both refused up front), every count of it wrong, and 16 of i
 (the most its ceiling admits, graded); every step of a 32-head, 45-token
 attention-backward pass answered with whole numbers (mostly wrong; a 980 KB answers file), which
 check refuses up front (its work passes the ceiling); and the largest such backward pass it grades,
-8 heads of 12 tokens, every step answered the same way. Before the ceiling and the shared runs the
+8 heads of 12 tokens, every step answered the same way; top-k over 99,000 logits written to two
+decimals, every step answered with 1s (was about 30 s: equal logits ordered by comparing fractions
+pairwise on every rerun), and a bleu problem of 100 references of 1,000 tokens to N = 9, every step
+answered its true value + 1 (was about 17 s: the references' n-grams counted again on every
+rerun). Before the ceiling and the shared runs the
 first took about 300 s and the second minutes and over 5 GB. Targets: each a few seconds, under
 1 GB. No test asserts timings: this script reports.
 """
@@ -137,6 +141,49 @@ def whole_answers(folder: Path, problem: Path) -> Path:
     return path
 
 
+def decode_problem(folder: Path, n: int = 99_000) -> Path:
+    """Top-k over n logits written to two decimals (a few hundred distinct values, runs of hundreds of
+    equal ones, ordered by their exact values), k = n − 1."""
+    rng = random.Random(5)
+    given = {"logits": [round(rng.uniform(-3, 3), 2) for _ in range(n)], "k": n - 1, "u": 0.5}
+    path = folder / f"decode-top-k-{n}.json"
+    path.write_text(json.dumps({"title": f"top-k over {n} logits", "kind": "decode", "strategy": "top-k", "given": given}))
+    return path
+
+
+def bleu_problem(folder: Path, length: int = 1000, refs: int = 100, max_n: int = 9) -> Path:
+    """A candidate of ``length`` tokens over 30 words, ``refs`` references as long, orders to ``max_n``."""
+    rng = random.Random(9)
+    words = [f"w{i}" for i in range(30)]
+
+    def sentence() -> list[str]:
+        return [rng.choice(words) for _ in range(length)]
+
+    given = {"candidate": sentence(), "references": [sentence() for _ in range(refs)], "max_n": max_n}
+    path = folder / f"bleu-{refs}-{length}-{max_n}.json"
+    path.write_text(json.dumps({"title": "bleu", "kind": "bleu", "given": given}))
+    return path
+
+
+def shifted_answers(folder: Path, problem: Path, how: str) -> Path:
+    """Every numeric step answered with 1s (``ones``) or its true value + 1 (``plus1``)."""
+    import numpy as np
+
+    from attncalc.mechanisms import solve
+    from attncalc.parse import load_problem
+
+    d = solve(load_problem(problem), exact=False, carry_rounded=False)
+    out = {}
+    for s in d.steps:
+        v = np.asarray(s.value)
+        if v.dtype.kind != "f":
+            continue
+        out[s.id] = np.ones(v.shape).tolist() if how == "ones" else np.where(np.isfinite(v), v + 1, 1.0).tolist()
+    path = folder / f"{problem.stem}-{how}.json"
+    path.write_text(json.dumps(out, separators=(",", ":")))
+    return path
+
+
 def timed(cmd: list[str], runs: int) -> tuple[float, int]:
     """Median wall time of ``cmd`` (each run a fresh process), and the exit code."""
     times, code = [], 0
@@ -171,6 +218,8 @@ def main() -> None:
         bpe = bpe_problem(folder)
         backward = backward_problem(folder)
         graded = backward_problem(folder, 8, 12)
+        decode = decode_problem(folder)
+        bleu = bleu_problem(folder)
         cases = [
             ("bpe 100 words, 50 merges, every step wrong", bpe, bpe_wrong_answers(folder, bpe)),
             ("bpe 100 words, 50 merges, every step wrong, tokens altered", bpe, bpe_token_answers(folder, bpe)),
@@ -178,6 +227,8 @@ def main() -> None:
             ("bpe 100 words, 50 merges, 16 token steps altered", bpe, bpe_token_answers(folder, bpe, "tokens", 16)),
             ("backward 32 heads x 45 tokens, every step whole numbers", backward, whole_answers(folder, backward)),
             ("backward 8 heads x 12 tokens, every step whole numbers", graded, whole_answers(folder, graded)),
+            ("decode top-k over 99,000 logits, every step 1s", decode, shifted_answers(folder, decode, "ones")),
+            ("bleu 100 references x 1,000 tokens, N = 9, every step + 1", bleu, shifted_answers(folder, bleu, "plus1")),
         ]
         for name, problem, answers in cases:
             check = [*exe, "check", str(problem), str(answers), "-f", "json"]
