@@ -58,6 +58,7 @@ def sci(x: float, digits: int) -> str:
     fixed point, however many decimals it was asked at."""
     text = np.format_float_scientific(float(x), precision=min(max(digits, 2), 17) - 1, unique=True, trim="-")
     mantissa, exponent = text.split("e")
+    mantissa = mantissa.rstrip(".")  # numpy writes 9.02e-232 at one figure "9.e-232"
     return f"{mantissa}e{exponent[0]}{exponent[1:].zfill(2)}"  # e+01, as Python writes it
 
 

@@ -70,6 +70,17 @@ def test_the_scientific_form_of_a_number_too_long_for_fixed_point() -> None:
     assert len(fmt(17.496394026320345, 320)) <= LONGEST_FIXED
 
 
+def test_a_value_rounded_to_one_figure_in_scientific_notation_has_no_bare_point() -> None:
+    """exp(397 − 929) = 9.0227e-232 at an answer's one decimal was written "9.e-232" (numpy keeps the
+    point when the digit after it rounds away)."""
+    from attncalc.derivation.fmt import fmt, sci
+
+    assert sci(9.02268150821e-232, 2) == "9e-232"
+    assert fmt(9.02268150821e-232, 1) == "9e-232"
+    assert sci(-9.96e-300, 2) == "-1e-299"  # 9.96 rounds up to 10: one figure, the exponent moved on
+    assert sci(1.25e-200, 3) == "1.25e-200" and sci(1.25e-200, 2) == "1.2e-200"  # the double is 1.2499999…e-200
+
+
 # ------------------------------------------------------------------ -o a link to what is not a file
 
 
