@@ -178,7 +178,7 @@ def shifted_answers(folder: Path, problem: Path, how: str) -> Path:
         v = np.asarray(s.value)
         if v.dtype.kind != "f":
             continue
-        out[s.id] = np.ones(v.shape).tolist() if how == "ones" else np.where(np.isfinite(v), v + 1, 1.0).tolist()
+        out[s.id] = np.ones(v.shape, dtype=int).tolist() if how == "ones" else np.where(np.isfinite(v), v + 1, 1.0).tolist()
     path = folder / f"{problem.stem}-{how}.json"
     path.write_text(json.dumps(out, separators=(",", ":")))
     return path
