@@ -24,16 +24,20 @@ from .types import Given
 class Reader:
     """Validates one raw table; knows the file name for every message."""
 
-    def __init__(self, file: str, entries: dict[tuple[int, str], tuple[Any, int]] | None = None) -> None:
+    def __init__(self, file: str) -> None:
         self.file = file
         # the vectors and matrices read so far, each once (a layer's sublayers read X again):
-        # (id of the raw list, key) -> (the list, kept so that its id stays its own; its entries)
-        self.entries: dict[tuple[int, str], tuple[Any, int]] = {} if entries is None else entries
+        # (id of the raw list, key) -> the list, kept so that its id stays its own
+        self.entries: dict[tuple[int, str], Any] = {}
+        self.total = 0  # their entries (kept as a sum: 24,000 rows read one by one summed the dict each time)
 
     def count(self, raw: Any, key: str, n: int) -> None:
         """Count the n entries of a vector or matrix about to be read, before its numbers are parsed."""
-        self.entries.setdefault((id(raw), key), (raw, n))
-        total = sum(n for _, n in self.entries.values())
+        at = (id(raw), key)
+        if at not in self.entries:
+            self.entries[at] = raw
+            self.total += n
+        total = self.total
         if total > MAX_ENTRIES:
             more = f" ({total:,} with the vectors and matrices before it)" if total != n else ""
             raise self.fail(
