@@ -213,6 +213,7 @@ def parse_answers(
     before its entries are read, and read only if it stands (:mod:`.shapes`; ``glancing=False``:
     every answer read first, as when its decimals set the file's precision)."""
     given, valid = raw, derivation.step_ids
+    known = set(valid)
     out: list[Answer] = []
     other: list[tuple[str, Answer, tuple[int, ...], Any]] = []  # (key, answer, true shape, value): another shape
     raw = flatten_ids(composed(raw, file), file=file)  # composed, as the problem's labels and words are
@@ -224,7 +225,7 @@ def parse_answers(
     skipped: list[str] = []
     for step_id, value in raw.items():
         key = f"{key_prefix}{step_id}"
-        if step_id not in valid:
+        if step_id not in known:
             raise ProblemError(file, key, unknown_step(str(step_id), valid))
         if not all_text(value):  # (JSON's "\ud800": no label or number, and no TOML download could hold it)
             raise ProblemError(file, key, NOT_TEXT)

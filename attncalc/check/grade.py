@@ -59,7 +59,7 @@ from .notes import (
     slip_note,
     transposed_hint,
 )
-from .picks import Context, grade_own_shape, grade_prediction
+from .picks import Context, Evidence, grade_own_shape, grade_prediction
 from .points import award, computed_steps, copy_steps, degenerate, rests_on, step_points
 from .prepared import Prepared
 from .report import Report, StepResult
@@ -115,21 +115,23 @@ def check(
     points = step_points(problem.grading, truth.step_ids, problem.path, copy_steps(truth))
     # a value the problem states (a gate given as numbers) is not computed: no points, not unanswered
     computed = computed_steps(truth)
-    points = {k: (v if k in computed else 0.0) for k, v in points.items()}
+    asked = set(computed)
+    points = {k: (v if k in asked else 0.0) for k, v in points.items()}
     runs = made[0] if made else Runs(problem, answers, prepared)
     by_id = {a.id: a for a in answers}
     givens = {i.name: np.asarray(i.value, dtype=float) for i in truth.inputs}
     results: list[StepResult] = []
     status: dict[str, str] = {}
+    not_correct: dict[str, str] = {}  # (of status: wrong_ancestors reads these, not every answer graded)
     named: dict[str, tuple[str, int | None]] = {}  # the slip named at each wrong answer that has one
     flawed: dict[str, str] = {}  # earlier answers that are degenerate (all zeros, all equal, copied): why
     below: dict[str, tuple[str, str]] = {}  # earlier answers resting on one of them: which, and why
     for ans in answers:
         step = truth.step(ans.id)
-        above = wrong_ancestors(ans.id, runs, status)  # the earlier answers, not correct, this step rests on
+        above = wrong_ancestors(ans.id, runs, not_correct)  # the earlier answers, not correct, this step rests on
         # the earlier answers that are evidence for or against a slip: not those wrong with nothing
         # named (a typo in another head says nothing of how this step was worked)
-        evidence = {k: a for k, a in by_id.items() if status.get(k) != "wrong" or k in named}
+        evidence = Evidence(by_id, status, named)
         if isinstance(ans.values, str):
             r = grade_prediction(ans, step, runs, status, above, Context(above, named, evidence), tol)
         elif np.shape(ans.values) != np.shape(step.value):  # a table of the student's own labels' shape
@@ -141,6 +143,8 @@ def check(
                 r, ans, step, pair_slots(truth, step), _own(runs, ans) if r.verdict == "wrong" and above else None
             )
         status[ans.id] = r.verdict
+        if r.verdict != "correct":
+            not_correct[ans.id] = r.verdict
         why = None
         # only an unexplained wrong answer can be degenerate: a named slip, or an answer right given the
         # answerer's own work, is honest work even when it comes out [0.5, 0.5]
@@ -179,7 +183,6 @@ def _grade(
     entries = Entries(given, decs, tol, ans.scale, decision=_decisions(given, true))
     open_, matches = entries.open_, entries.matches
     size = int(given.size)
-    agreement = _agreement(ans, runs, true, entries, ctx, status)
 
     answered = int((~open_).sum())
     off = exact_miss(ans, step)
@@ -197,6 +200,7 @@ def _grade(
 
     if matches(true).all():  # the truth as written: correct, with nothing to add (agree would find the same)
         return correct("", nested_list(given))
+    agreement = _agreement(ans, runs, true, entries, ctx, status)
     ok, ok_whole = agree(agreement, overrides=False)
     if ok_whole:
         return correct(_rounded_note(agreement, step, expected))

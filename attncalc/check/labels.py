@@ -12,6 +12,8 @@ from ..derivation import Argmax
 from .slips import agrees_above, slip_trials
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from .answers import Answer, Tolerance
     from .runs import Runs
     from .slips import Slip
@@ -33,7 +35,7 @@ def _plain_label(runs: Runs, step_id: str, overrides: bool) -> str | None:
 
 
 def label_slip(
-    ans: Answer, truth: str, runs: Runs, skip: set[Slip], answers: dict[str, Answer], tol: Tolerance
+    ans: Answer, truth: str, runs: Runs, skip: set[Slip], answers: Mapping[str, Answer], tol: Tolerance
 ) -> Slip | None:
     """The first usual slip whose recomputation gives this label answer (and not the true label)."""
     given = str(ans.values)

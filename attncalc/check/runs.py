@@ -100,7 +100,8 @@ class Runs:
         self._index = {k: i for i, k in enumerate(truth[0])} if truth is not None else {}
         answered = [a.id for a in answers]
         # no run need go past the last answered step
-        self.last = max(answered, key=order.index) if answered and set(answered) <= set(order) else None
+        at = {k: i for i, k in enumerate(order)}
+        self.last = max(answered, key=at.__getitem__) if answered and set(answered) <= at.keys() else None
 
     def half_unit(self, step_id: str) -> np.ndarray | float:
         """Half a unit of the last decimal written, per entry of this answer: how far the unrounded
@@ -199,10 +200,12 @@ class Runs:
         """The answers that can change what this run computes (each with whether it is patched): an
         answer at or after the step the run stops at changes nothing before it, so runs that differ
         only there are one run."""
+        if not overrides:  # (the true run: not a look at each of 45,000 answers for every step)
+            return ()
         return tuple(
             (k, patched and self._wide.patch_differs(k))
             for k in (*self.overrides, *self.labels)
-            if overrides and k not in without and (limit is None or self._index.get(k, -1) < limit)
+            if k not in without and (limit is None or self._index.get(k, -1) < limit)
         )
 
     def _cached(self, key: tuple[Any, ...], stop_after: str | None, light: bool) -> Run | Literal[False] | None:

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -159,7 +159,7 @@ def named_slip(
     matches: Matcher,
     precisions: list[int],
     skip: set[Slip],
-    answers: dict[str, Answer],
+    answers: Mapping[str, Answer],
     tol: Tolerance,
     only: set[Slip] | None = None,
 ) -> tuple[Slip, np.ndarray] | None:
@@ -216,7 +216,7 @@ def agrees_above(
     step_id: str,
     slip: Slip,
     runs: Runs,
-    answers: dict[str, Answer],
+    answers: Mapping[str, Answer],
     tol: Tolerance,
     still: Callable[[list[np.ndarray | None]], bool] | None = None,
 ) -> bool:
@@ -264,7 +264,7 @@ def slip_carried(
     matches: Matcher,
     precisions: list[int],
     slips: list[Slip],
-    answers: dict[str, Answer],
+    answers: Mapping[str, Answer],
     tol: Tolerance,
 ) -> tuple[np.ndarray, bool]:
     """Entries matching the chain of a slip named at an earlier answer this step rests on (in floats,

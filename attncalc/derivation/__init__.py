@@ -19,6 +19,7 @@ substitution is consistent with the numbers next to it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -126,10 +127,18 @@ class Derivation(DerivationViews):
 
     def step(self, step_id: str) -> Step:
         _step_id(step_id)
-        for s in self.steps:
-            if s.id == step_id:
-                return s
+        found = self._by_id.get(step_id)
+        if found is not None:
+            return found
         raise KeyError(f"no step {step_id!r} in this derivation; its steps are: {', '.join(self.step_ids)}")
+
+    @functools.cached_property
+    def _by_id(self) -> dict[str, Step]:
+        """The steps by id (a sequence of 99,000 steps looked one up among them all for every answer)."""
+        out: dict[str, Step] = {}
+        for s in self.steps:
+            out.setdefault(s.id, s)
+        return out
 
     @property
     def step_ids(self) -> list[str]:

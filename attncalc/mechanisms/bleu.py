@@ -9,6 +9,7 @@ precision of 0 makes the sum −∞ and BLEU 0.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 
@@ -123,10 +124,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
 
     clipped_ints, written = [], []
     for n in range(1, N + 1):
-        terms = [
-            (g, k, k if chain.mistake == "bleu_no_clip" and most else most)
-            for g, k, most in COUNTS.get(b, n, lambda n=n: clip_table(cand, refs, n))
-        ]
+        table = COUNTS.get(b, n, functools.partial(clip_table, cand, refs, n))
+        terms = [(g, k, k if chain.mistake == "bleu_no_clip" and most else most) for g, k, most in table]
         clipped_ints.append(sum(min(k, allowed) for _, k, allowed in terms))
         written.append(_clip_terms(terms))
     steps.append(
