@@ -147,7 +147,9 @@ def decode_problem(folder: Path, n: int = 99_000) -> Path:
     rng = random.Random(5)
     given = {"logits": [round(rng.uniform(-3, 3), 2) for _ in range(n)], "k": n - 1, "u": 0.5}
     path = folder / f"decode-top-k-{n}.json"
-    path.write_text(json.dumps({"title": f"top-k over {n} logits", "kind": "decode", "strategy": "top-k", "given": given}))
+    path.write_text(
+        json.dumps({"title": f"top-k over {n} logits", "kind": "decode", "strategy": "top-k", "given": given})
+    )
     return path
 
 
@@ -178,7 +180,9 @@ def shifted_answers(folder: Path, problem: Path, how: str) -> Path:
         v = np.asarray(s.value)
         if v.dtype.kind != "f":
             continue
-        out[s.id] = np.ones(v.shape, dtype=int).tolist() if how == "ones" else np.where(np.isfinite(v), v + 1, 1.0).tolist()
+        out[s.id] = (
+            np.ones(v.shape, dtype=int).tolist() if how == "ones" else np.where(np.isfinite(v), v + 1, 1.0).tolist()
+        )
     path = folder / f"{problem.stem}-{how}.json"
     path.write_text(json.dumps(out, separators=(",", ":")))
     return path

@@ -102,7 +102,9 @@ def test_a_check_orders_each_distinct_distribution_once(monkeypatch: pytest.Monk
     answers = {s.id: np.ones(np.shape(s.value)).tolist() for s in truth.steps if np.asarray(s.value).dtype.kind == "f"}
     calls: list[tuple[float, ...]] = []
     real = decide.descending
-    monkeypatch.setattr(decide, "descending", lambda values, exact_of: calls.append(tuple(values)) or real(values, exact_of))
+    monkeypatch.setattr(
+        decide, "descending", lambda values, exact_of: calls.append(tuple(values)) or real(values, exact_of)
+    )
     decode.ORDERS.clear()
     report = check(p, answers, "ones")
     assert report.results and {r.verdict for r in report.results} - {"correct"}
