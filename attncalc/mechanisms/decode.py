@@ -29,10 +29,10 @@ from ..numbers import to_float as node_float
 from ..parse import Problem
 from ..parse.decode import Beam, Decode, Draw, TopK, TopP
 from . import decide
-from .memo import Memo
 from .common import softmax_inline, temperature_bits, temperature_step, whole_numbers
 from .decode_beam import beam_steps
 from .decode_top_p import Cut, top_p_cut, with_parts
+from .memo import Memo
 
 
 def exact_entries(p: Problem) -> tuple[int, str]:
