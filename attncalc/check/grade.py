@@ -62,6 +62,7 @@ from .notes import (
 from .picks import Context, Evidence, grade_own_shape, grade_prediction
 from .points import award, computed_steps, copy_steps, degenerate, rests_on, step_points
 from .prepared import Prepared
+from .quiet import overflow_quiet
 from .report import Report, StepResult
 from .runs import RUN_FAILURES, Runs
 from .slips import alike_slips, began_at, named_slip, wrong_ancestors
@@ -87,6 +88,7 @@ SHIFTS = ("never", "always")
 # ------------------------------------------------------------------------------ grading
 
 
+@overflow_quiet
 def check(
     problem: Problem,
     raw_answers: dict[str, Any],

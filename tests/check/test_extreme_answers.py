@@ -102,3 +102,36 @@ def test_extreme_answers_are_graded_or_refused_never_a_crash(kind: str) -> None:
         graded = {r.id: r.verdict for r in report.results if r.verdict != "unanswered"}
         assert set(answers) <= set(graded), (kind, sorted(answers))
         assert set(graded.values()) <= VERDICTS
+
+
+MULTI_HEAD_4242 = """
+kind = "multi-head"
+score = "scaled-dot"
+tokens = ["the", "cat", "sat"]
+[given]
+X = [[0, -1, 0, 1], [-1, 0, -1, 1], [0, 0, -1, -1]]
+heads = 2
+W_Q = [[1, -1, 1, 0], [-1, 1, 0, 1], [-1, 1, -1, -1], [-1, 0, -1, 0]]
+W_K = [[0, 0, 0, 1], [0, 0, 1, 1], [-1, 0, 1, -1], [1, 1, 0, -1]]
+W_V = [[1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 0, -1], [0, 1, -1, 1]]
+W_O = [[1, -1, -1, -1], [-1, 0, -1, 0], [0, 0, -1, -1], [-1, -1, 1, 0]]
+[settings]
+exact = false
+"""
+
+
+def test_answers_of_1e308_grade_without_numpy_warnings() -> None:
+    """The practice page's multi-head variant 4242, every entry answered 1e308: numpy printed
+    "RuntimeWarning: overflow encountered in subtract" (a slip's values compared with the plain run's,
+    1e308 − (−1e308)) on the terminal and in the page's log (hostile tryout 32)."""
+    p = parse_problem(tomllib.loads(MULTI_HEAD_4242), "mh.toml")
+    truth = solve(p, exact=False)
+    answers = {
+        s.id: np.full(np.shape(s.value), 1e308).tolist() for s in truth.steps if np.asarray(s.value).dtype.kind == "f"
+    }
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report = check(p, answers, "a.json")
+    assert report.results and not any(r.verdict == "correct" for r in report.results)
