@@ -121,8 +121,9 @@ def backward_problem(folder: Path, heads: int = 32, n: int = 45) -> Path:
     return path
 
 
-def whole_answers(folder: Path, problem: Path) -> Path:
-    """Every step answered, each entry its true value rounded to a whole number (mostly wrong)."""
+def whole_answers(folder: Path, problem: Path, how: str = "whole") -> Path:
+    """Every numeric step answered: each entry its true value rounded to a whole number (``whole``:
+    mostly wrong; a masked score "-inf"), 1 (``ones``), or its true value + 1 (``plus1``)."""
     import numpy as np
 
     from attncalc.mechanisms import solve
@@ -131,12 +132,17 @@ def whole_answers(folder: Path, problem: Path) -> Path:
     d = solve(load_problem(problem), exact=False, carry_rounded=False)
     out = {}
     for s in d.steps:
-        if isinstance(s.value, str):
+        if isinstance(s.value, str) or np.asarray(s.value).dtype.kind not in "fiu":
             continue
         v = np.asarray(s.value, dtype=float)
-        whole = np.rint(np.where(np.isinf(v), 0.0, v)).astype(int)
-        out[s.id] = np.where(np.isneginf(v), "-inf", whole.astype(object)).tolist()  # (a masked score: "-inf")
-    path = folder / f"{problem.stem}-whole.json"
+        if how == "ones":
+            out[s.id] = np.ones(v.shape, dtype=int).tolist()
+        elif how == "plus1":
+            out[s.id] = np.where(np.isfinite(v), v + 1, 1.0).tolist()
+        else:
+            whole = np.rint(np.where(np.isinf(v), 0.0, v)).astype(int)
+            out[s.id] = np.where(np.isneginf(v), "-inf", whole.astype(object)).tolist()
+    path = folder / f"{problem.stem}-{how}.json"
     path.write_text(json.dumps(out, separators=(",", ":")))
     return path
 
@@ -164,27 +170,6 @@ def bleu_problem(folder: Path, length: int = 1000, refs: int = 100, max_n: int =
     given = {"candidate": sentence(), "references": [sentence() for _ in range(refs)], "max_n": max_n}
     path = folder / f"bleu-{refs}-{length}-{max_n}.json"
     path.write_text(json.dumps({"title": "bleu", "kind": "bleu", "given": given}))
-    return path
-
-
-def shifted_answers(folder: Path, problem: Path, how: str) -> Path:
-    """Every numeric step answered with 1s (``ones``) or its true value + 1 (``plus1``)."""
-    import numpy as np
-
-    from attncalc.mechanisms import solve
-    from attncalc.parse import load_problem
-
-    d = solve(load_problem(problem), exact=False, carry_rounded=False)
-    out = {}
-    for s in d.steps:
-        v = np.asarray(s.value)
-        if v.dtype.kind != "f":
-            continue
-        out[s.id] = (
-            np.ones(v.shape, dtype=int).tolist() if how == "ones" else np.where(np.isfinite(v), v + 1, 1.0).tolist()
-        )
-    path = folder / f"{problem.stem}-{how}.json"
-    path.write_text(json.dumps(out, separators=(",", ":")))
     return path
 
 
@@ -231,8 +216,8 @@ def main() -> None:
             ("bpe 100 words, 50 merges, 16 token steps altered", bpe, bpe_token_answers(folder, bpe, "tokens", 16)),
             ("backward 32 heads x 45 tokens, every step whole numbers", backward, whole_answers(folder, backward)),
             ("backward 8 heads x 12 tokens, every step whole numbers", graded, whole_answers(folder, graded)),
-            ("decode top-k over 99,000 logits, every step 1s", decode, shifted_answers(folder, decode, "ones")),
-            ("bleu 100 references x 1,000 tokens, N = 9, every step + 1", bleu, shifted_answers(folder, bleu, "plus1")),
+            ("decode top-k over 99,000 logits, every step 1s", decode, whole_answers(folder, decode, "ones")),
+            ("bleu 100 references x 1,000 tokens, N = 9, every step + 1", bleu, whole_answers(folder, bleu, "plus1")),
         ]
         for name, problem, answers in cases:
             check = [*exe, "check", str(problem), str(answers), "-f", "json"]

@@ -196,33 +196,22 @@ def _descending(c: Draw, chain: Chain, probs: np.ndarray) -> list[int]:
     pf = to_float(probs)
     if chain.mode == "hand" or chain.mistake is not None:
         return [int(i) for i in np.argsort(-np.round(pf, 12), kind="stable")]
-    return _orders(c.distribution.nodes).of(pf)
+    nodes = c.distribution.nodes
+    order = ORDERS.get(nodes, pf.tobytes(), lambda: decide.descending([float(x) for x in pf], _exact_of(nodes)))
+    return list(order)
 
 
-class _Orders:
-    """The orders of one problem's given numbers' probabilities, and those numbers' exact values, each
-    found once (a check reruns the derivation once for each answer it weighs: over 99,000 logits in
-    runs of equal values the order took a second of fractions each time)."""
-
-    def __init__(self, nodes: np.ndarray) -> None:
-        flat = nodes.ravel()
-        self.exact_of = functools.cache(lambda i: decide.exact_values([flat[i]])[0])
-        self.found: dict[bytes, list[int]] = {}
-
-    def of(self, pf: np.ndarray) -> list[int]:
-        key = pf.tobytes()
-        if key not in self.found:
-            if len(self.found) >= 8:
-                self.found.pop(next(iter(self.found)), None)
-            self.found[key] = decide.descending([float(x) for x in pf], self.exact_of)
-        return list(self.found[key])
+def _exact_of(nodes: np.ndarray) -> Callable[[int], Any]:
+    """The exact value of given number i, each found once for a problem's numbers."""
+    flat = nodes.ravel()
+    return EXACT.get(nodes, "exact", lambda: functools.cache(lambda i: decide.exact_values([flat[i]])[0]))
 
 
-def _orders(nodes: np.ndarray) -> _Orders:
-    return ORDERS.get(nodes, "orders", lambda: _Orders(nodes))
-
-
-ORDERS = Memo(4)  # a few problems' given numbers at a time
+# A check reruns the derivation once for each answer it weighs: over 99,000 logits in runs of equal
+# values the order took a second of fractions each time. Each distribution's order (by the given
+# numbers and the probabilities' bytes) and the given numbers' exact values are found once.
+ORDERS = Memo(32)
+EXACT = Memo(4)
 
 
 def _sorted_step(

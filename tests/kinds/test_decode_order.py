@@ -106,6 +106,7 @@ def test_a_check_orders_each_distinct_distribution_once(monkeypatch: pytest.Monk
         decide, "descending", lambda values, exact_of: calls.append(tuple(values)) or real(values, exact_of)
     )
     decode.ORDERS.clear()
+    decode.EXACT.clear()
     report = check(p, answers, "ones")
     assert report.results and {r.verdict for r in report.results} - {"correct"}
     # the true distribution and those the answerer's own answers give, each once (the runs with a
