@@ -38,6 +38,7 @@ from .budget import (
 )
 from .elementwise import elementwise
 from .interval import is_interval, midpoints
+from .round_arrays import round_array
 from .rounding import round_half_up
 
 S = TypeVar("S")  # a step class of attncalc.derivation (Chain.step builds one)
@@ -49,6 +50,7 @@ __all__ = [
     "expr_size",
     "holds_objects",
     "is_exact",
+    "round_array",
     "round_half_up",
     "to_float",
 ]
@@ -74,44 +76,6 @@ def to_float(x: np.ndarray) -> np.ndarray:
     if not is_exact(x):
         return np.asarray(x, dtype=float)
     return fast_float(x)
-
-
-_round_vec = np.vectorize(round_half_up, otypes=[float])
-
-
-def round_array(x: np.ndarray, decimals: int) -> np.ndarray:
-    """:func:`round_half_up` of every entry, the same floats, in numpy for all but the entries near a
-    tie (half a unit of the last place, within the 12-digit pre-rounding's reach), the very large and
-    the non-finite, which take the exact function (the hand chain rounds whole matrices at every step)."""
-    x = np.asarray(x, dtype=float)
-    if x.size == 0:
-        return x
-    if decimals > 15:
-        return np.asarray(_round_vec(x, decimals), dtype=float)
-    shape, x = x.shape, x.reshape(-1)
-    unit = 10.0**decimals
-    with np.errstate(all="ignore"):
-        scaled = np.abs(x) * unit
-        n = np.floor(scaled)
-        # (below 1e9, |x| has at most 9 digits to the asked decimals: round_half_up keeps 12 first)
-        huge = ~np.isfinite(scaled) | (scaled >= 1e9)
-        near = np.abs(scaled - n - 0.5) <= 1e-6 + 1e-11 * scaled  # near a tie: where the 12 digits decide
-        up = np.floor(scaled + 0.5)
-        slow = huge
-        if near.any():  # (most arrays have no entry near a tie: then rounding half up is all there is)
-            # near a tie t: the 12 significant digits round_half_up keeps first make x the tie itself when
-            # |x − t| is below half their last place (5e-13·t at least), and leave x on its side when above
-            # it (5e-12·t at most); between the two bounds used here, the exact function decides
-            t = (n + 0.5) / unit
-            d = np.abs(x) - t
-            tie = np.abs(d) <= 1e-15 * t
-            side = np.abs(d) >= 1e-11 * t
-            up = np.where(near & tie, n + 1, np.where(near & side, n + (d > 0), up))
-            slow = huge | (near & ~tie & ~side)
-        out = np.sign(x) * up / unit + 0.0
-    if slow.any():
-        out[slow] = _round_vec(x[slow], decimals)
-    return np.asarray(out, dtype=float).reshape(shape)
 
 
 def exact_sqrt(n: int) -> Any:
