@@ -19,22 +19,18 @@ from typing import Any
 
 import numpy as np
 
-from ..derivation import Formula, Input, Step, hand_formula
+from ..derivation import Formula, Input, Step
 from ..derivation.arith import Chain, MistakeNotApplicable, to_float
 from ..derivation.fmt import fmt
 from ..parse import Problem
 from ..parse.quantization import Quantization
+from . import quantization_floats as qf
 from .quantization_layout import layout
 from .quantization_math import Rounder, ScaleText, array, largest, smallest
+from .quantization_outputs import outputs
+from .quantization_outputs import paren as _par
+from .quantization_outputs import plain as _g
 from .written import Written
-
-
-def _g(x: float) -> str:
-    return f"{x:g}"
-
-
-def _par(text: str) -> str:
-    return f"({text})" if text.startswith(("-", "−")) else text
 
 
 def inputs(p: Problem) -> list[Input]:
@@ -61,12 +57,20 @@ def _labels(d: Quantization) -> tuple[tuple[str, ...] | None, tuple[str, ...] | 
 
 
 def _ranges(
-    d: Quantization, chain: Chain, blocks: np.ndarray, whole: list[Any], zero: Any, index: list[tuple[int, int]]
-) -> np.ndarray:
+    d: Quantization, chain: Chain, W: np.ndarray, blocks: np.ndarray, whole: list[Any], zero: Any,
+    index: list[tuple[int, int]],
+) -> np.ndarray:  # fmt: skip
     """Each scale's range: max|w| over its block (absmax), or [min(w, 0), max(w, 0)] (zeropoint). Under
     the slip per_tensor_for_row every block is the whole tensor: its range is found once."""
     outer, groups, _ = d.blocks
     tensor = chain.mistake == "per_tensor_for_row"
+    fast = qf.ranges(d, W, tensor)
+    if fast is not None:
+        return (
+            fast.reshape(d.scale_shape)
+            if d.scheme == "absmax"
+            else fast.reshape((2,) if not d.scale_shape else (-1, 2))
+        )
     if d.scheme == "absmax":
         if tensor:
             rng = [largest([abs(v) for v in whole])] * len(index)
@@ -106,7 +110,7 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         return list(Wf.reshape(-1)) if chain.mistake == "per_tensor_for_row" else list(fblocks[o, g])
 
     index = [(o, g) for o in range(outer) for g in range(groups)]
-    found = _ranges(d, chain, blocks, whole, zero, index)
+    found = _ranges(d, chain, W, blocks, whole, zero, index)
     steps: list[Step] = []
     r_rows, r_cols = _labels(d)
     steps.append(_range_step(d, chain, found, fblock, index, r_rows, r_cols, shape))
@@ -119,10 +123,12 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         if absmax
         else 2**d.bits - 1
     )
-    sc = []
-    for k in range(outer * groups):
-        width = flat_ranges[k] if absmax else flat_ranges[k][1] - flat_ranges[k][0]
-        sc.append(rounder.like(1) if float(width) == 0 else width / levels)
+    sc: Any = qf.scales(flat_ranges, levels, absmax)
+    if sc is None:
+        sc = []
+        for k in range(outer * groups):
+            width = flat_ranges[k] if absmax else flat_ranges[k][1] - flat_ranges[k][0]
+            sc.append(rounder.like(1) if float(width) == 0 else width / levels)
     fr = to_float(ranges)
     steps.append(
         chain.step(
@@ -170,11 +176,13 @@ def run(p: Problem, chain: Chain) -> list[Step]:
 
     # dequantized and the errors
     qb = quantized.reshape(outer, groups, size)
-    deq = np.empty((outer, groups, size), dtype=object)
-    for o, g in index:
-        k = o * groups + g
-        for j in range(size):
-            deq[o, g, j] = (qb[o, g, j] - flat_zp[k]) * flat_scales[k]
+    deq: Any = qf.dequantize(d, quantized, np.asarray(flat_zp), flat_scales)
+    if deq is None:
+        deq = np.empty((outer, groups, size), dtype=object)
+        for o, g in index:
+            k = o * groups + g
+            for j in range(size):
+                deq[o, g, j] = (qb[o, g, j] - flat_zp[k]) * flat_scales[k]
     fq = to_float(quantized)
     steps.append(
         chain.step(
@@ -195,18 +203,23 @@ def run(p: Problem, chain: Chain) -> list[Step]:
             explain="What the rounding (and any clamp) lost, entry by entry.",
         )
     )  # fmt: skip
-    flat_e = list(steps[-1].value.reshape(-1))
+    summary = qf.error_summary(steps[-1].value)
+    flat_e = [] if summary is not None else list(steps[-1].value.reshape(-1))
+    largest_e = summary[0] if summary is not None else largest([abs(e) for e in flat_e])
     steps.append(
         chain.step(
-            Formula, "max_error", array(largest([abs(e) for e in flat_e]), ()), title="Largest error", symbol="max|e|",
+            Formula, "max_error", array(largest_e, ()), title="Largest error", symbol="max|e|",
             latex="", significant=3,
             formula="max |e|", written="max |w − w'| over the entries",
             explain="At most half a scale when nothing was clamped.",
         )
     )  # fmt: skip
-    total = flat_e[0] * flat_e[0]
-    for e in flat_e[1:]:
-        total = total + e * e
+    if summary is not None:
+        total = summary[1]
+    else:
+        total = flat_e[0] * flat_e[0]
+        for e in flat_e[1:]:
+            total = total + e * e
     steps.append(
         chain.step(
             Formula, "mse", array(total / (rows * cols), ()), title="Mean squared error", symbol="MSE", latex="",
@@ -216,61 +229,8 @@ def run(p: Problem, chain: Chain) -> list[Step]:
         )
     )  # fmt: skip
     if d.x is not None:
-        steps += _outputs(d, chain, W, dequantized, Wrows)
+        steps += outputs(d, chain, W, dequantized, Wrows)
     return steps
-
-
-def _outputs(d: Quantization, chain: Chain, W: np.ndarray, deq: np.ndarray, Wrows: tuple[str, ...]) -> list[Step]:
-    assert d.x is not None
-    x = chain.given(d.x)
-    xs = [_par(_g(v)) for v in d.x.floats]
-
-    def dot(m: np.ndarray) -> Written:
-        return Written(
-            lambda idx, dec: " + ".join(f"{a}·{_par(fmt(b, dec))}" for a, b in zip(xs, m[idx[0]], strict=True)),
-            1,
-            chain.decimals,
-        )
-
-    with_w = chain.step(
-        Formula,
-        "output",
-        chain.matmul(x, W.T),
-        title="Output with the weights",
-        symbol="y",
-        rows=Wrows,
-        latex="",
-        formula="y = x · Wᵀ",
-        written=dot(d.W.floats),
-        explain="One output per row of W.",
-    )
-    with_deq = chain.step(
-        hand_formula,  # its lines write w' rounded: where they sum to another last digit, the views say so
-        "output_dequantized",
-        chain.matmul(*chain.coerce(x, deq.T)),
-        title="Output with the dequantized weights",
-        symbol="ŷ",
-        rows=Wrows,
-        latex="",
-        formula="ŷ = x · w'ᵀ",
-        written=dot(to_float(deq)),
-        explain="The same input through the weights the quantized layer holds.",
-    )
-    out, outq = with_w.value, with_deq.value
-    fo, fq = to_float(out), to_float(outq)
-    diff = chain.step(
-        Formula,
-        "output_error",
-        out - outq,
-        title="Output error",
-        symbol="y − ŷ",
-        rows=Wrows,
-        latex="",
-        formula="y − ŷ",
-        explain="What quantization changed in the layer's output.",
-        written=Written(lambda idx, dec: f"{fmt(fo[idx[0]], dec)} − {_par(fmt(fq[idx[0]], dec))}", 1, chain.decimals),
-    )
-    return [with_w, with_deq, diff]  # fmt: skip
 
 
 def _error_text(w: float, deq: float, dec: int) -> str:
@@ -348,10 +308,12 @@ def _zero_points(
     r_rows, r_cols = labels
     if d.scheme == "absmax":
         return [Rounder(chain).like(0)] * (outer * groups), np.zeros(outer * groups)
-    zp = []
-    for k in range(outer * groups):
-        lo = flat_ranges[k][0]
-        zp.append(rounder.round((lo if chain.mistake == "zero_point_sign" else -lo) / flat_scales[k]))
+    zp: Any = qf.zero_points(rounder, flat_ranges, flat_scales, chain.mistake == "zero_point_sign")
+    if zp is None:
+        zp = []
+        for k in range(outer * groups):
+            lo = flat_ranges[k][0]
+            zp.append(rounder.round((lo if chain.mistake == "zero_point_sign" else -lo) / flat_scales[k]))
     if chain.mistake == "zero_point_sign" and all(float(z) == 0 for z in zp):
         raise MistakeNotApplicable
     steps.append(
@@ -372,8 +334,9 @@ def _quantize(
     """q = clamp(round(w / s) + z) per block (the slips of rounding and the clamp refused where nothing
     they change is here)."""
     outer, groups, size = d.blocks
-    q = np.empty((outer, groups, size), dtype=object)
-    for o in range(outer):
+    fast = qf.quantize(d, rounder, blocks, flat_scales, np.asarray(flat_zp))
+    q = fast if fast is not None else np.empty((outer, groups, size), dtype=object)
+    for o in range(outer if fast is None else 0):
         for g in range(groups):
             k = o * groups + g
             for j in range(size):

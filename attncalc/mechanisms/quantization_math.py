@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..derivation import interval
-from ..derivation.arith import Chain
+from ..derivation.arith import Chain, round_array
 from ..derivation.fmt import fmt
 from ..derivation.interval import Iv
 from ..derivation.rounding import round_half_up
@@ -56,6 +56,25 @@ class Rounder:
         if abs(half) <= TIE * max(1.0, abs(f)):
             return self._tie(fl, f > 0)
         return fl + 1 if half > 0 else fl
+
+    def round_all(self, x: np.ndarray) -> np.ndarray:
+        """round() of every float of an array, as :meth:`round` gives each (ties counted alike)."""
+        fl = np.floor(x)
+        with np.errstate(all="ignore"):
+            tie = np.isfinite(x) & (np.abs(x - fl - 0.5) <= TIE * np.maximum(1.0, np.abs(x)))
+        self.ties += int(tie.sum())
+        at_tie = np.where(x > 0, fl + 1, fl) if self.away else np.where(fl % 2 == 0, fl, fl + 1)
+        out = np.where(tie, at_tie, np.where(x - fl - 0.5 > 0, fl + 1, fl))
+        return np.where(np.isfinite(x), out, x) + 0.0
+
+    def clamp_all(self, q: np.ndarray, lo: int, hi: int) -> np.ndarray:
+        """:meth:`clamp` of every float of an array (clamps counted alike)."""
+        with np.errstate(invalid="ignore"):
+            outside = np.isfinite(q) & ((q < lo) | (q > hi))
+        self.clamped += int(outside.sum())
+        if self.chain.mistake == "no_clamp":
+            return q
+        return np.where(outside, np.where(q < lo, float(lo), float(hi)), q)
 
     def _tie(self, fl: int, positive: bool) -> int:
         self.ties += 1
@@ -102,6 +121,8 @@ def smallest(items: list[Any]) -> Any:
 
 def array(items: Any, shape: tuple[int, ...]) -> np.ndarray:
     """Nested entries as an array of the chain's numbers: floats stay a float array, anything else objects."""
+    if isinstance(items, np.ndarray) and items.dtype == float:
+        return items.reshape(shape)
     flat = list(np.asarray(items, dtype=object).reshape(-1)) if shape else [items]
     if all(isinstance(v, float | int) and not isinstance(v, bool) for v in flat):
         return np.asarray(flat, dtype=float).reshape(shape)
@@ -132,6 +153,7 @@ class ScaleText:
         self.scales, self.weights, self.minima, self.lo, self.hi = scales, weights, minima, lo, hi
         self.size = len(weights) // len(scales)
         self._cache: dict[tuple[int, int], str] = {}
+        self._surveys: dict[int, tuple[bool, bool]] = {}
 
     def __call__(self, k: int, dec: int) -> str:
         """Scale k as the lines with no tie write it (the dequantized weights: every such line)."""
@@ -163,19 +185,61 @@ class ScaleText:
 
     def widened(self, dec: int) -> bool:
         """Whether some scale is written with more than ``dec`` decimals (or as a fraction)."""
-        return any(self(k, dec) != fmt(self.scales[k], dec) or self._ties(k) for k in range(len(self.scales)))
+        return self._survey(dec)[0]
 
     def note(self, dec: int) -> str:
         """The sentence a step whose lines write a widened scale adds to its explanation ("" if none)."""
-        if not self.widened(dec):
+        widened, ties = self._survey(dec)
+        if not widened:
             return ""
         out = (
             f" The scale is written with more than {dec} decimals where, rounded to {dec}, it would give "
             "another result than the true scale does"
         )
-        if any(self._ties(k) for k in range(len(self.scales))):
+        if ties:
             out += ", and as the fraction it is where the quotient is exactly halfway (a tie, half to even)"
         return out + "."
+
+    def _survey(self, dec: int) -> tuple[bool, bool]:
+        """Whether some scale is written widened, and whether some line meets a tie: every scale's lines
+        at once in numpy (a problem may have 100,000 scales, and a check asks on every rerun); a scale
+        whose lines do not all hold at ``dec`` is then written as its lines write it (``_text``)."""
+        if dec not in self._surveys:
+            self._surveys[dec] = self._find(dec)
+        return self._surveys[dec]
+
+    def _find(self, dec: int) -> tuple[bool, bool]:
+        s = np.asarray(self.scales, dtype=float)
+        w = np.asarray(self.weights, dtype=float).reshape(len(s), self.size)
+        valid = np.isfinite(s) & (s != 0)  # (an answered scale of 0 or ∞ is written as it is: no tie)
+        with np.errstate(all="ignore"):
+            sv = np.where(valid, s, 1.0)[:, None]
+            finite = np.isfinite(w)
+            ratio = w / sv
+            tie_w = finite & _ties_of(ratio)
+            if self.minima is None:
+                z, zero_tie, m = np.zeros((len(s), 1)), np.zeros(len(s), dtype=bool), None
+            else:
+                m = -np.asarray(self.minima, dtype=float)[:, None]
+                if not np.isfinite(m[valid]).all():  # (a range answered ∞: as each line writes it)
+                    return self._find_each(dec)
+                zero_tie = _ties_of(m / sv)[:, 0]
+                z = _half_even_of(m / sv)
+            ties = bool((valid & (zero_tie | tie_w.any(axis=1))).any())
+            q = np.clip(_half_even_of(ratio) + z, self.lo, self.hi)
+            t = _shown(s, valid, dec)[:, None]
+            off = finite & ~tie_w & (np.clip(np.rint(w / t) + z, self.lo, self.hi) != q)
+            off |= finite & (round_array((q - z) * t, dec) != round_array((q - z) * sv, dec))
+            fails = off.any(axis=1)
+            if m is not None:
+                fails |= ~zero_tie & (np.rint(m / t) != z)[:, 0]
+        return ties or any(
+            self(k, dec) != fmt(self.scales[k], dec) for k in np.flatnonzero(valid & fails).tolist()
+        ), ties
+
+    def _find_each(self, dec: int) -> tuple[bool, bool]:
+        ties = any(self._ties(k) for k in range(len(self.scales)))
+        return ties or any(self(k, dec) != fmt(self.scales[k], dec) for k in range(len(self.scales))), ties
 
     def _fraction(self, k: int) -> str | None:
         """Scale k as a fraction, "(1/150)", when it is one of a modest denominator (None if not)."""
@@ -239,6 +303,28 @@ def _tie(x: float) -> bool:
     if not math.isfinite(x):
         return False
     return abs(x - math.floor(x) - 0.5) <= TIE * max(1.0, abs(x))
+
+
+def _ties_of(x: np.ndarray) -> np.ndarray:
+    """:func:`_tie` of every entry."""
+    return np.asarray(np.isfinite(x) & (np.abs(x - np.floor(x) - 0.5) <= TIE * np.maximum(1.0, np.abs(x))))
+
+
+def _half_even_of(x: np.ndarray) -> np.ndarray:
+    """:func:`_half_even` of every entry (as floats)."""
+    fl = np.floor(x)
+    return np.asarray(np.where(_ties_of(x), np.where(fl % 2 == 0, fl, fl + 1), np.where(x - fl > 0.5, fl + 1, fl)))
+
+
+def _shown(s: np.ndarray, valid: np.ndarray, dec: int) -> np.ndarray:
+    """float(fmt(s, dec)) of every valid scale (1 elsewhere): round_half_up's value where fmt writes
+    it in fixed point at ``dec`` decimals, fmt itself for the rest (tiny, huge, many decimals)."""
+    with np.errstate(all="ignore"):
+        r = round_array(np.where(valid, s, 1.0), dec)
+    plain = valid & (np.abs(s) < 1e12) & (r != 0) & (dec <= 10)
+    for k in np.flatnonzero(valid & ~plain):
+        r[k] = float(fmt(s[k], dec))
+    return np.where(valid, r, 1.0)
 
 
 def _half_even(x: float) -> int:
