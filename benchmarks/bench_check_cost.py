@@ -13,7 +13,10 @@ check refuses up front (its work passes the ceiling); and the largest such backw
 decimals, every step answered with 1s (was about 30 s: equal logits ordered by comparing fractions
 pairwise on every rerun), and a bleu problem of 100 references of 1,000 tokens to N = 9, every step
 answered its true value + 1 (was about 17 s: the references' n-grams counted again on every
-rerun). Before the ceiling and the shared runs the
+rerun); quantization of 49,000 × 2 weights in groups of 1 with its two scalar steps answered wrong
+(was about 44 s: every rerun rounded each weight and wrote each scale in Python), and contrastive at
+its limit with two steps written to 17 digits, one entry + 1 (was about 28 s: hand chains at 16
+decimals rounded every entry one by one). Before the ceiling and the shared runs the
 first took about 300 s and the second minutes and over 5 GB. Targets: each a few seconds, under
 1 GB. No test asserts timings: this script reports.
 """
@@ -173,6 +176,51 @@ def bleu_problem(folder: Path, length: int = 1000, refs: int = 100, max_n: int =
     return path
 
 
+def quantization_problem(folder: Path, rows: int = 49_000) -> Path:
+    """W of ``rows`` × 2 weights of two decimals, 4-bit zero point in groups of 1 (a scale per weight)."""
+    rng = random.Random(3)
+    W = [[round(rng.uniform(-1, 1), 2) for _ in range(2)] for _ in range(rows)]
+    given = {"W": W, "bits": 4, "scheme": "zeropoint", "granularity": "group", "group": 1}
+    path = folder / f"quantization-{rows}x2.json"
+    path.write_text(json.dumps({"title": "quantization", "kind": "quantization", "given": given}))
+    return path
+
+
+def contrastive_problem(folder: Path, pairs: int = 256, width: int = 190) -> Path:
+    """``pairs`` query and key rows of ``width`` entries of two decimals, temperature 0.07."""
+    rng = random.Random(2)
+
+    def rows() -> list[list[float]]:
+        return [[round(rng.uniform(-1, 1), 2) for _ in range(width)] for _ in range(pairs)]
+
+    given = {"queries": rows(), "keys": rows(), "temperature": 0.07}
+    path = folder / f"contrastive-{pairs}x{width}.json"
+    path.write_text(json.dumps({"title": "contrastive", "kind": "contrastive", "given": given}))
+    return path
+
+
+def some_answers(folder: Path, problem: Path, ids: list[str], how: str) -> Path:
+    """Only the steps ``ids`` answered: 1 (``one``), or the true values written in full (17 significant
+    digits) with the first entry + 1 (``first+1``)."""
+    import numpy as np
+
+    from attncalc.mechanisms import solve
+    from attncalc.parse import load_problem
+
+    d = solve(load_problem(problem), exact=False, carry_rounded=False)
+    out: dict[str, object] = {}
+    for i in ids:
+        v = np.asarray(d[i], dtype=float).copy()
+        if how == "one":
+            out[i] = 1
+        else:
+            v.flat[0] += 1
+            out[i] = v.tolist()
+    path = folder / f"{problem.stem}-{how}.json"
+    path.write_text(json.dumps(out, separators=(",", ":")))
+    return path
+
+
 def timed(cmd: list[str], runs: int) -> tuple[float, int]:
     """Median wall time of ``cmd`` (each run a fresh process), and the exit code."""
     times, code = [], 0
@@ -209,6 +257,8 @@ def main() -> None:
         graded = backward_problem(folder, 8, 12)
         decode = decode_problem(folder)
         bleu = bleu_problem(folder)
+        quant = quantization_problem(folder)
+        contrastive = contrastive_problem(folder)
         cases = [
             ("bpe 100 words, 50 merges, every step wrong", bpe, bpe_wrong_answers(folder, bpe)),
             ("bpe 100 words, 50 merges, every step wrong, tokens altered", bpe, bpe_token_answers(folder, bpe)),
@@ -218,6 +268,16 @@ def main() -> None:
             ("backward 8 heads x 12 tokens, every step whole numbers", graded, whole_answers(folder, graded)),
             ("decode top-k over 99,000 logits, every step 1s", decode, whole_answers(folder, decode, "ones")),
             ("bleu 100 references x 1,000 tokens, N = 9, every step + 1", bleu, whole_answers(folder, bleu, "plus1")),
+            (
+                "quantization 49,000 x 2 in groups of 1, two scalars wrong",
+                quant,
+                some_answers(folder, quant, ["max_error", "mse"], "one"),
+            ),
+            (
+                "contrastive 256 x 256, width 190, two steps written in full, one entry + 1",
+                contrastive,
+                some_answers(folder, contrastive, ["query_norms", "row_losses"], "first+1"),
+            ),
         ]
         for name, problem, answers in cases:
             check = [*exe, "check", str(problem), str(answers), "-f", "json"]
