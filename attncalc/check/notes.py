@@ -11,7 +11,7 @@ import numpy as np
 
 from ..derivation import Concat, Count, Formula, Product, Step
 from ..derivation.arith import round_array, round_half_up
-from ..derivation.fmt import count_text, entry_label, fixed, fmt, paren
+from ..derivation.fmt import count_text, entry_label, fixed, fmt, paren, ten_to
 from ..kinds.mistakes import every_mistake
 from ..parse import Problem
 from ..parse.data import cell_of, output_layer_of
@@ -186,7 +186,7 @@ def _sum_note(ans: Answer, given: np.ndarray) -> str:
         with np.errstate(over="ignore"):  # answers of 1e308: their sum is past any double, said so, no warning
             total = float(np.sum(given, dtype=float))
         if abs(total) == float("inf"):
-            return "these add up to a number beyond the largest double (about 1.8·10^308), not 1"
+            return f"these add up to a number beyond the largest double (about 1.8·{ten_to('308')}), not 1"
         if abs(total - 1) > 0.02:
             return f"these add up to {fmt(total, 3)}, not 1"
     return ""

@@ -49,6 +49,18 @@ def fmt(x: Any, decimals: int, minus: str = "-", inf: str = "∞") -> str:
     return _minus(text, minus)
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def ten_to(exponent: str) -> str:
+    """10 to a whole exponent in running text, raised as a worked example writes it: 10⁴⁰³, 10⁻³²⁴
+    (every view sets it: the LaTeX writer raises a run of superscripts); any other exponent as
+    10^(…)."""
+    if re.fullmatch(r"-?[0-9]+", exponent):
+        return "10" + exponent.translate(_SUPERSCRIPT)
+    return f"10^{exponent}"
+
+
 LONGEST_FIXED = 24  # characters of a number in fixed point; a longer one is written in scientific notation
 
 

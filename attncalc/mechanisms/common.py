@@ -11,6 +11,7 @@ import numpy as np
 
 from ..derivation import Divide, Map, Softmax, Step, Sum
 from ..derivation.arith import Chain, is_exact, to_float
+from ..derivation.fmt import ten_to
 from ..numbers import to_float as node_float
 
 SHIFT_THRESHOLD = 20.0  # |score| above which exp() is unwieldy by hand; 709 overflows float64
@@ -105,7 +106,7 @@ def shift_note(scores: np.ndarray, mode: str) -> str:
     elif top > OVERFLOW:
         power = top / math.log(10)  # 10^868588963806503622875788013946188981947322127176848945… for exp(2e300)
         digits = str(int(power)) if power < 1e15 else f"({_g(power)})"
-        why = f"exp({_g(top)}) is about 10^{digits}, which overflows double precision (max ≈ 1.8·10^308)"
+        why = f"exp({_g(top)}) is about {ten_to(digits)}, which overflows double precision (max ≈ 1.8·{ten_to('308')})"
     elif math.exp(top) == 0.0:  # the largest underflows, so does every exponential: 0/0
         why = f"exp({_g(top)}) underflows to 0 in double precision, as does every other exponential, which would leave 0/0"
     else:
@@ -113,7 +114,7 @@ def shift_note(scores: np.ndarray, mode: str) -> str:
         if math.exp(big) == 0.0:  # the smallest alone underflows (harmless: its weight is 0 to the last digit)
             power = -big / math.log(10)
             digits = str(int(power)) if power < 1e15 else f"({_g(power)})"
-            why = f"exp({_g(big)}) is about 10^-{digits}, below what double precision holds"
+            why = f"exp({_g(big)}) is about {ten_to('-' + digits)}, below what double precision holds"
         else:
             why = f"exp({_g(big)}) ≈ {math.exp(big):.3g} is unwieldy by hand"
     return (

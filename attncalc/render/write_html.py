@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 
 from .blocks import Details, Exact, Heading, MathLines, Matrix, Para, Table
 from .exact import exact_mathml
@@ -47,6 +48,15 @@ def html_text(s: str) -> str:
     return "".join(out)
 
 
+_SCI = re.compile(r"[-−]?[0-9.]+e[+-][0-9]+")
+
+
+def html_cell(c: str) -> str:
+    """A formatted number of a vector or table, escaped; one in scientific notation set as the lines
+    above it set it (9.023×10<sup>-232</sup>, not 9.023e-232)."""
+    return to_html(c) if _SCI.fullmatch(c) else html.escape(c)
+
+
 def _shade(w: float) -> str:
     return f' style="background: rgba(42, 90, 200, {0.45 * max(0.0, min(1.0, w)):.3f})"'
 
@@ -86,7 +96,9 @@ class HtmlWriter(Writer):
 
     def _block_Matrix(self, b: Matrix) -> None:
         if b.vector:
-            self.out.append(f'<p><span class="m">{to_html(b.lhs)} = [{", ".join(b.cells[0])}]</span></p>')
+            self.out.append(
+                f'<p><span class="m">{to_html(b.lhs)} = [{", ".join(map(html_cell, b.cells[0]))}]</span></p>'
+            )
             return
         cols = b.cols or tuple(str(j + 1) for j in range(len(b.cells[0])))
         rows = b.rows or tuple(str(i + 1) for i in range(len(b.cells)))
@@ -97,7 +109,7 @@ class HtmlWriter(Writer):
             t.append(f'<tr><td class="label">{html_text(label)}</td>')
             for j, c in enumerate(row):
                 style = _shade(b.shade[i][j]) if b.shade is not None else ""
-                t.append(f"<td{style}>{html.escape(c)}</td>")
+                t.append(f"<td{style}>{html_cell(c)}</td>")
             t.append("</tr>")
         t.append("</tbody></table>")
         self.out.append("".join(t))

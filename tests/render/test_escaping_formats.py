@@ -204,7 +204,7 @@ def test_the_shift_note_says_what_underflows(tmp_path: Path) -> None:
     f.write_text('kind = "softmax"\n[given]\nlogits = [0.707107, -1000]\n')
     out = run_cli("solve", "--width", "200", str(f)).stdout
     assert "exp(0.707107) underflows" not in out and "0/0" not in out
-    assert "exp(-1000) is about 10^-434" in out  # 1000 / ln 10 = 434.29
+    assert "exp(-1000) is about 10⁻⁴³⁴" in out  # 1000 / ln 10 = 434.29
     f.write_text('kind = "softmax"\n[given]\nlogits = [-800, -1000]\n')
     out = run_cli("solve", "--width", "200", str(f)).stdout
     assert "exp(-800) underflows to 0" in out and "0/0" in out  # here every exponential underflows
