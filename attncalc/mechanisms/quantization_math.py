@@ -286,12 +286,12 @@ class ScaleText:
         what the true scale does: the zero point, each integer, each dequantized weight as shown."""
         if self.minima is not None:
             m = -float(self.minima[k])
-            if not _tie(m / s) and round(m / t) != z:
+            if not _tie(m / s) and _round_float(m / t) != z:
                 return False
         for w, q in zip(self.weights[k * self.size : (k + 1) * self.size], qs, strict=True):
             if not math.isfinite(float(w)):
                 continue
-            if not _tie(float(w) / s) and float(min(max(round(float(w) / t) + z, self.lo), self.hi)) != q:
+            if not _tie(float(w) / s) and float(min(max(_round_float(float(w) / t) + z, self.lo), self.hi)) != q:
                 return False
             if round_half_up((q - z) * t, dec) != round_half_up((q - z) * s, dec):
                 return False
@@ -303,6 +303,11 @@ def _tie(x: float) -> bool:
     if not math.isfinite(x):
         return False
     return abs(x - math.floor(x) - 0.5) <= TIE * max(1.0, abs(x))
+
+
+def _round_float(x: float) -> float:
+    """round(x) (half to even), a non-finite x as it is (Python's round raises on it)."""
+    return round(x) if math.isfinite(x) else x
 
 
 def _ties_of(x: np.ndarray) -> np.ndarray:
@@ -327,7 +332,11 @@ def _shown(s: np.ndarray, valid: np.ndarray, dec: int) -> np.ndarray:
     return np.where(valid, r, 1.0)
 
 
-def _half_even(x: float) -> int:
+def _half_even(x: float) -> float:
+    """Round half to even as the Rounder does; a quotient past any double (a weight over an answered
+    scale of 1e-320) stays what it is, as there."""
+    if not math.isfinite(x):
+        return x
     fl = math.floor(x)
     if _tie(x):
         return fl if fl % 2 == 0 else fl + 1

@@ -104,7 +104,7 @@ def test_the_scale_note_is_decided_as_scale_by_scale() -> None:
         weights = np.round(rng.uniform(-3, 3, k * size), int(rng.integers(1, 4)))
         levels = int(rng.choice([1, 3, 7, 127, 255]))
         scales = np.abs(np.round(rng.uniform(0, 3, k), 2)) / levels
-        scales[rng.random(k) < 0.1] = rng.choice([0.0, np.inf, 1e-14, 1e13, 1 / 150])
+        scales[rng.random(k) < 0.1] = rng.choice([0.0, np.inf, 1e-14, 1e13, 1 / 150, 1e-320, 5e-324])
         minima = None if rng.random() < 0.5 else np.minimum(weights.reshape(k, size).min(axis=1), 0)
         lo, hi = (-levels, levels) if minima is None else (0, 2 * levels)
         for dec in (0, 1, 2, 3, 6, 12):
@@ -143,3 +143,18 @@ def test_a_check_of_many_weights_does_not_round_entry_by_entry(monkeypatch: pyte
     assert [r.verdict for r in results if r.id in ("max_error", "mse")] == ["wrong", "wrong"]
     # (the true derivation, in exact numbers, rounds each weight and zero point once: 2,000)
     assert counts["round"] <= 2000 and counts["text"] < 100, counts
+
+
+def test_a_subnormal_scale_answered_with_the_integers_is_graded() -> None:
+    """Tryout 33: scales answered 1e-320 (or 5e-324) beside answered integers put w / s past any double
+    in the scale's written form (Python's floor and round raise on it): a traceback, a 500 on the
+    page. Now graded: both steps wrong (0.5 / 1e-320 is no integer of [-127, 127])."""
+    from attncalc.parse import load_problem
+
+    from ..helpers import PROBLEMS
+
+    p = load_problem(PROBLEMS / "quantization-absmax-rows.toml")
+    for tiny in (1e-320, 5e-324, -1e-320):
+        answers = {"scales": [tiny, tiny], "quantized": [[1, 2, 3, 4], [1, 2, 3, 4]]}
+        verdicts = {r.id: r.verdict for r in check(p, answers, "a.toml").results}
+        assert verdicts == {"scales": "wrong", "quantized": "wrong"}, (tiny, verdicts)
