@@ -33,6 +33,7 @@ from .common import softmax_inline, temperature_bits, temperature_step, whole_nu
 from .decode_beam import beam_steps
 from .decode_top_p import Cut, top_p_cut, with_parts
 from .memo import Memo
+from .written import Written
 
 
 def exact_entries(p: Problem) -> tuple[int, str]:
@@ -176,13 +177,14 @@ def _filter(
     order = _descending(c, chain, probs)
     sorted_ = _sorted_step(chain, probs, order, tuple(labels[i] for i in order), steps)
     if isinstance(f, TopK):
-        why = [f"[rank {r} ≤ {f.k}]" for r in range(1, V + 1)]
-        cut = Cut(f.k, why, f"the k = {f.k} most probable tokens", "", probs)
+        k = f.k
+        cut = Cut(k, lambda j: f"[rank {j + 1} ≤ {k}]", f"the k = {k} most probable tokens", "", probs)
     else:
         cut = top_p_cut(labels, f, chain, probs, order, sorted_, steps, exact)
     rank = {tok: j for j, tok in enumerate(order)}
     flags = [1 if rank[i] < cut.n_keep else 0 for i in range(V)]
-    steps.append(_kept_step(d, f, chain, flags, cut, tuple(cut.why[rank[i]] for i in range(V))))
+    written = Written(lambda idx, dec: cut.why(rank[idx[0]]), 1, chain.decimals)
+    steps.append(_kept_step(d, f, chain, flags, cut, written))
     kept = steps[-1].value
     steps.append(_renormalized_step(labels, chain, cut.source, kept, "q" if cut.source is not probs else "p"))
     renorm = steps[-1].value
@@ -237,7 +239,7 @@ def _sorted_step(
     return sorted_
 
 
-def _kept_step(d: Decode, f: TopK | TopP, chain: Chain, flags: list[int], cut: Cut, written: tuple[str, ...]) -> Step:
+def _kept_step(d: Decode, f: TopK | TopP, chain: Chain, flags: list[int], cut: Cut, written: Written) -> Step:
     """0/1 per token in vocabulary order: kept by the filter, with each token's reason."""
     both = isinstance(f, TopP) and f.k is not None
     rule = cut.rule

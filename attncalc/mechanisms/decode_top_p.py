@@ -31,7 +31,7 @@ class Cut:
     renormalised from."""
 
     n_keep: int
-    why: list[str]
+    why: Callable[[int], str]  # the reason of the token at a rank (0: the most probable)
     rule: str
     note: str
     source: np.ndarray
@@ -68,9 +68,12 @@ def top_p_cut(
     prior = [0 * cum[0], *list(cum[:-1])]  # the running sum before each sorted token
     n_keep, exact_prior, exact_p = _count_below(f, k_first, order, cum, prior, p_val, exact)
     p_text = fmt(node_float(f.p), 6)
-    why = [f"[{fmt(float(x), chain.decimals)} < {p_text}]" for x in prior]
-    if k_first is not None:
-        why = [f"[rank {j + 1} ≤ {k_first}]·{w}" for j, w in enumerate(why)]
+    dec = chain.decimals
+
+    def why(j: int) -> str:  # (written when a view asks: a check's reruns over 99,000 tokens write none)
+        w = f"[{fmt(float(prior[j]), dec)} < {p_text}]"
+        return w if k_first is None else f"[rank {j + 1} ≤ {k_first}]·{w}"
+
     note = ""
     if n_keep < len(labels) and chain.mistake is None and (k_first is None or n_keep < k_first):
         note = _cut_note(prior[n_keep], sorted_labels[n_keep], cum, p_val, p_text, exact_prior, n_keep, exact_p)

@@ -113,3 +113,27 @@ def test_a_check_orders_each_distinct_distribution_once(monkeypatch: pytest.Monk
     # slip on, and the hand chains, sort as floats)
     assert len(calls) >= 2
     assert len(calls) == len(set(calls))
+
+
+def test_a_rerun_writes_no_tokens_reason_until_a_view_asks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Top-p wrote each token's reason ("[0.542 < 0.9]") on every rerun: 99,000 numbers formatted a run
+    over 99,000 logits (a check answered with 1s took 21 s). They are written when a view asks, the same
+    text: the kept step's reason for the token of rank j is [the sum of the j more probable tokens < p]."""
+    from attncalc.derivation.arith import Chain
+    from attncalc.mechanisms import MECHANISMS, decode_top_p
+    from attncalc.parse import parse_problem
+
+    logits = [2.0, 1.0, 0.5, -1.0] + [-2.0] * 400
+    p = parse_problem(
+        {"kind": "decode", "strategy": "top-p", "given": {"logits": logits, "p": 0.9, "u": 0.5}}, "t.json"
+    )
+    written: list[str] = []
+    real = decode_top_p.fmt
+    monkeypatch.setattr(decode_top_p, "fmt", lambda x, d, *a: written.append(x) or real(x, d, *a))
+    steps = {s.id: s for s in MECHANISMS["decode"].run(p, Chain("float", 3))}
+    assert len(written) < 10, len(written)  # (p itself, and a note's numbers)
+    e = np.exp(np.array(logits) - max(logits))
+    probs = e / e.sum()
+    kept = steps["kept"]
+    assert kept.written[0] == "[0 < 0.9]"  # the most probable token: nothing before it
+    assert kept.written[1] == f"[{probs[0]:.3f} < 0.9]"  # token 2: the first's probability before it
