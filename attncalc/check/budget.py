@@ -12,7 +12,9 @@ and the limit, before anything is recomputed (exit 2; the practice page answers 
 
 A step answered with a label or tokens otherwise than the truth costs more: each usual slip is tried
 on it in a whole run of its own (:func:`label_runs`), and a BPE run's work is mostly the words it
-rewrites at each merge (:func:`size` counts the characters of tokens written).
+rewrites at each merge (:func:`size` counts the characters of tokens written). A slip tried with
+several arguments (``wrong_vocab_row``: every vocabulary row) runs once per argument: a step answered
+with numbers costs a quarter of the size more for each (:func:`slip_fanout`, :func:`number_units`).
 
 The limits admit a worked example many times over: every count of a 100-word, 50-merge BPE problem
 answered wrong (51 steps of a problem of 498 units: 25,398; about 3 s of one core), or 16 of its token
@@ -35,6 +37,7 @@ from ..errors import ProblemError
 
 if TYPE_CHECKING:
     from ..derivation import Derivation
+    from ..parse import Problem
     from .answers import Answer, Tolerance
 
 MAX_ANSWERED = 1_000_000  # answered entries (numbers, and labels counted one each) in one answers file
@@ -90,6 +93,24 @@ def size(truth: Derivation) -> int:
     return len(truth.steps) + numbers // 1000
 
 
+def slip_fanout(problem: Problem) -> int:
+    """The whole runs of the problem, beyond one per usual slip, that a step answered with numbers other
+    than the true ones costs: a slip tried with several arguments runs once per argument, in floats and
+    in the hand chain (``wrong_vocab_row``: every vocabulary row of an output layer with targets, 64
+    rows made a 256-step GRU's one wrong loss take 17 s; accounting: the other ZeRO stages)."""
+    from ..kinds.mistakes import every_mistake
+    from .slips import mistake_args
+
+    return sum(max(0, len(mistake_args(problem, name)) - 1) for name in every_mistake())
+
+
+def number_units(one: int, fanout: int) -> int:
+    """The units of one step answered with numbers other than the true ones: the problem's size, and a
+    quarter of it for each extra run of a slip's arguments (measured: a unit of size is about eight
+    runs' worth of the usual checking; a slip's argument is two runs, in floats and in the hand chain)."""
+    return one + one * fanout // 4
+
+
 def label_runs(slips: int) -> int:
     """How many whole runs a step answered with a label or tokens other than the true ones costs: the
     answerer's own label recomputed, and each usual slip the problem's computation consults tried on it
@@ -109,16 +130,23 @@ def costly_steps(answers: list[Answer], truth: Derivation, tol: Tolerance) -> tu
     return numbers, labels
 
 
-def work(answers: list[Answer], truth: Derivation, tol: Tolerance, slips: int = 0) -> tuple[int, int]:
+def work(answers: list[Answer], truth: Derivation, tol: Tolerance, slips: int = 0, fanout: int = 0) -> tuple[int, int]:
     """The answered steps that are not the true value as written, and the work units they cost: each
-    the problem's :func:`size`, a label or tokens :func:`label_runs` times that (``slips``: how many
-    usual slips the problem's computation consults)."""
+    one answered with numbers :func:`number_units` (the problem's :func:`size`, more where a slip is
+    tried with many arguments: ``fanout``), a label or tokens :func:`label_runs` times the size
+    (``slips``: how many usual slips the problem's computation consults)."""
     numbers, labels = costly_steps(answers, truth, tol)
-    return numbers + labels, size(truth) * (numbers + label_runs(slips) * labels)
+    one = size(truth)
+    return numbers + labels, number_units(one, fanout) * numbers + one * label_runs(slips) * labels
 
 
 def refuse_costly(
-    answers: list[Answer], truth: Derivation, file: str, tol: Tolerance, slips: Callable[[], int] = lambda: 0
+    answers: list[Answer],
+    truth: Derivation,
+    file: str,
+    tol: Tolerance,
+    slips: Callable[[], int] = lambda: 0,
+    fanout: Callable[[], int] = lambda: 0,
 ) -> None:
     """Raise :class:`ProblemError` (naming ``file`` and the limit) when grading the answers would pass
     :data:`MAX_ANSWERED` answered entries or :data:`MAX_WORK` work units. ``slips`` gives how many usual
@@ -134,8 +162,10 @@ def refuse_costly(
         )
     numbers, labels = costly_steps(answers, truth, tol)
     tried = slips() if labels else 0
+    extra = fanout() if numbers else 0
     one = size(truth)
-    units = one * (numbers + label_runs(tried) * labels)
+    each = number_units(one, extra)
+    units = each * numbers + one * label_runs(tried) * labels
     if units > MAX_WORK:
         differ = "answered step differs" if numbers + labels == 1 else "answered steps differ"
         how = (
@@ -144,6 +174,11 @@ def refuse_costly(
             if labels
             else ""
         )
+        if numbers and extra:
+            how += (
+                f"; {'one' if numbers == 1 else 'each'} answered with numbers {each:,} units, with {extra:,} more "
+                "runs of a slip tried with each of its arguments (each vocabulary row of an output layer, each ZeRO stage)"
+            )
         raise ProblemError(
             file,
             "",

@@ -48,7 +48,7 @@ from .answers import (
     parse_answers,
 )
 from .asked import by_place
-from .budget import refuse_costly
+from .budget import refuse_costly, slip_fanout
 from .notes import (
     fmt_nested,
     given_text,
@@ -113,7 +113,8 @@ def check(
         made.append(Runs(problem, answers, prepared))
         return made[0].slips_consulted
 
-    refuse_costly(answers, truth, answers_file, tol, slips)  # before grading: the ceiling on its work
+    # before grading: the ceiling on its work
+    refuse_costly(answers, truth, answers_file, tol, slips, lambda: slip_fanout(problem))
     points = step_points(problem.grading, truth.step_ids, problem.path, copy_steps(truth))
     # a value the problem states (a gate given as numbers) is not computed: no points, not unanswered
     computed = computed_steps(truth)
