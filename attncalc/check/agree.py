@@ -61,9 +61,16 @@ class Entries:
         lo, hi = bounds
         scale = self.scale if self.tol.plain else 1.0
         half = np.where(decs >= 0, 0.5 * scale * 10.0 ** -np.clip(decs, 0, None), 0.0) * (1 + 1e-9) + 1e-12
-        with np.errstate(invalid="ignore"):
-            ok = np.isfinite(lo) & np.isfinite(hi) & (given >= lo - half) & (given <= hi + half)
+        with np.errstate(invalid="ignore", over="ignore"):
+            # bounds are a superset of what the earlier answers can give: over a long chain (a 256-step
+            # recurrence) they widen until they take any answer; bounds wider than a tenth of their own
+            # size and 20 half units of the entry's decimals say nothing, and give no credit
+            tight = (hi - lo) <= LOOSE * np.maximum(np.abs(lo), np.abs(hi)) + 20 * half
+            ok = np.isfinite(lo) & np.isfinite(hi) & tight & (given >= lo - half) & (given <= hi + half)
         return np.asarray(open_ | ok, dtype=bool)
+
+
+LOOSE = 0.1  # bounds wider than this share of their size (and 20 half units) take no answer: see within
 
 
 @dataclass
@@ -124,8 +131,11 @@ def _shift_hits(a: Agreement, overrides: bool, own: bool, maybe: str | None) -> 
     hit = e.join(hit, e.matches(runs.value(ans.id, "float", overrides=own, shift=maybe)))
     if not overrides:
         a.seen.append((None, hit.copy()))
-    elif own and not hit.all() and not e.decision:  # anywhere the answerer's numbers, as written, can take the step
-        # (bounds are entry by entry: a decision's entries within them together may be no run's)
+    elif own and not hit.all() and not e.decision and runs.answered_before(ans.id):
+        # anywhere the answerer's numbers, as written, can take the step (bounds are entry by entry: a
+        # decision's entries within them together may be no run's). Only where an answer comes before
+        # the step: with none, the numbers are the true ones, and the bounds (a superset, loose over a
+        # long chain: a 256-step recurrence's loss bounded by hundreds) would take any answer.
         hit = e.join(hit, e.within(runs.interval(ans.id, shift=maybe)))
     # from the answerer's own answers only the entries matched count: once all are, no other chain can add one
     enough = overrides and bool(hit.all())

@@ -130,6 +130,12 @@ class Runs:
             return True
         return self.get("float", overrides=True, light=True) is None
 
+    def answered_before(self, step_id: str) -> bool:
+        """Whether an answer (numbers or a label) comes before this step in the computation: only then
+        can the answerer's own numbers differ from the true ones on the way to it."""
+        limit = self._index.get(step_id)
+        return limit is None or any(self._index.get(k, -1) < limit for k in (*self.overrides, *self.labels))
+
     @property
     def slips_consulted(self) -> int:
         """How many usual slips the problem's computation consults (recorded by the truth run)."""
