@@ -331,12 +331,18 @@ def _shown(
     return shown_given, expected, shown_expected, given_list
 
 
+HAND_DECIMALS = 12  # the most decimals a hand chain is worked at (a calculator shows 10 to 12 digits)
+
+
 def _agreement(
     ans: Answer, runs: Runs, true: np.ndarray, entries: Entries, ctx: Context, status: dict[str, str]
 ) -> Agreement:
     """What agree needs: the precisions written, the variants (the maximum subtracted or not), the
     answers left unrounded and the slips carried on from the answers this step rests on."""
-    precisions = sorted({int(x) for x in entries.decs.flat if x >= 0})
+    # (a hand chain at each precision written, up to HAND_DECIMALS: more digits than a calculator shows
+    # are a number copied from a computer, matched by the float chain; answers copied in full made a
+    # hand chain at each of 13 to 20 decimals, with every slip, 280 runs of an encoder layer)
+    precisions = sorted({int(x) for x in entries.decs.flat if 0 <= x <= HAND_DECIMALS})
     shifts: tuple[str | None, ...] = (None, *SHIFTS) if runs.shifts_matter else (None,)
     # an answerer who kept full precision after an earlier error: the later steps recomputed from the
     # wrong answers (their right entries unrounded) and the right ones at their true value, the
