@@ -283,3 +283,27 @@ def test_the_limits_table_states_each_limit() -> None:
     section = section[: section.index("\n## ", 1)]
     for name in [n for n in dir(limits) if n.startswith("MAX_")]:
         assert f"{getattr(limits, name):,}" in section, name
+
+
+def _uniform(n: int) -> list[float]:
+    return [1 / n] * n
+
+
+def test_speculative_drafts_and_vocabulary_are_bounded() -> None:
+    """docs/interface.md, Limits: at most 16 drafted tokens and 256 vocabulary entries."""
+    vocab = [f"t{i}" for i in range(4)]
+    draft = [_uniform(4)] * 17
+    raw = {"kind": "speculative", "vocab": vocab, "given": {"draft": draft, "target": [_uniform(4)] * 18,
+           "drafted": ["t0"] * 17, "uniforms": [0.5] * 17, "resample": 0.5}}  # fmt: skip
+    assert _refused(raw) == f"{FILE}: given.draft: has 17 rows: at most 16 drafted tokens are worked"
+    big = [f"t{i}" for i in range(257)]
+    raw = {"kind": "speculative", "vocab": big, "given": {"draft": [_uniform(257)], "target": [_uniform(257)] * 2,
+           "drafted": ["t0"], "uniforms": [0.5], "resample": 0.5}}  # fmt: skip
+    assert _refused(raw) == f"{FILE}: vocab: has 257 entries: at most 256 are worked"
+
+
+def test_a_grpo_group_is_bounded_by_its_tokens() -> None:
+    """docs/interface.md, Limits: at most 64 tokens over the whole group."""
+    logprobs = [[-0.5] * 33, [-0.5] * 32]
+    raw = {"kind": "grpo", "given": {"rewards": [1, 0], "logprobs": logprobs, "old_logprobs": logprobs}}
+    assert _refused(raw) == f"{FILE}: given.logprobs: has 65 tokens: at most 64 over the group"
