@@ -12,6 +12,9 @@ _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 # a separator another locale's spreadsheet may split the cell at (";" in much of Europe, a tab, a
 # pipe), or a line break, followed by what would begin a formula in the cell it starts
 _INNER = re.compile(r"([,;|\t\r\n]\s*)(?=[=+\-@])")
+# spaces before what would begin a formula, at the cell's start: a spreadsheet that trims them on import
+# (LibreOffice's "Trim spaces") reads the rest as a formula, as it would after a separator
+_LEADING = re.compile(r"\s+(?=[=+\-@])")
 
 
 # the characters of a formula or a separator above: a character whose compatibility form (NFKC) is
@@ -38,7 +41,8 @@ def safe_cell(text: str) -> str:
     """A cell no spreadsheet runs as a formula (OWASP's CSV injection advice): an apostrophe before a
     first =, +, -, @, tab or CR, and before such a character after a separator of any locale (a comma,
     a semicolon, a tab, a pipe) or a line break, where a spreadsheet splitting the row there would start
-    a cell; a number (-0.5, 1e-3) stays a number, and Moodle's "-" (no grade) stays as it is. Each is
+    a cell, and before spaces (any: a no-break space too) that come before one at the cell's start, which
+    a spreadsheet trimming them would run; a number (-0.5, 1e-3) stays a number, and Moodle's "-" (no grade) stays as it is. Each is
     found in the cell's compatibility form too (:func:`_as_folded`): ``＝1+1`` (a fullwidth =) is a
     formula to a spreadsheet that applies NFKC first, and gets its apostrophe as ``=1+1`` does."""
     if text == NO_GRADE or _NUMBER.fullmatch(text):
@@ -47,7 +51,7 @@ def safe_cell(text: str) -> str:
     starts = [m.end(1) for m in _INNER.finditer(folded)]
     for at in reversed(starts):  # from the end: each insertion leaves the earlier positions in place
         text = text[:at] + "'" + text[at:]
-    return "'" + text if folded.startswith(FORMULA_FIRST) else text
+    return "'" + text if folded.startswith(FORMULA_FIRST) or _LEADING.match(folded) else text
 
 
 def moodle_misread(value: str) -> str | None:

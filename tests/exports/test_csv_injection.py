@@ -30,6 +30,9 @@ ATTACKS = [
     "ok\t-1",
     "ok\n=1",
     "ok\r\n@x",
+    " =1+1",  # (spaces first: a spreadsheet that trims them on import runs the rest; tryout 35)
+    "\u00a0@SUM(A1)",
+    "  -2+3",
 ]
 FORMULA = ("=", "+", "-", "@", "\t", "\r")
 NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
@@ -47,7 +50,12 @@ def _pieces(cell: str) -> list[str]:
 def _safe(cell: str) -> bool:
     if cell == "-" or NUMBER.fullmatch(cell):
         return True
-    return not cell.startswith(FORMULA) and not any(p.startswith(("=", "+", "-", "@")) for p in _pieces(cell)[1:])
+    first = cell.lstrip()  # (as a spreadsheet that trims spaces on import reads it)
+    return (
+        not cell.startswith(FORMULA)
+        and not first.startswith(("=", "+", "-", "@"))
+        and not any(p.startswith(("=", "+", "-", "@")) for p in _pieces(cell)[1:])
+    )
 
 
 @pytest.mark.parametrize("layout", ["plain", "canvas", "moodle"])
