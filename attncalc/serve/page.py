@@ -222,18 +222,36 @@ def _view(d: Derivation, step: Step, number: int, typed: Typed, errors: dict[str
         view.cols = _labels(step.cols, shape[2])
         labels = flat_rows(np.zeros(shape), step.rows)[1] or ()
         view.rows = [
-            (r, [cell((i, k, j), f"{step.title}, row {r}, column {c}") for j, c in enumerate(view.cols)])
+            (
+                r,
+                [
+                    cell((i, k, j), f"{step.title}, {_named('row', r)}, {_named('column', c)}")
+                    for j, c in enumerate(view.cols)
+                ],
+            )
             for (i, k), r in zip(np.ndindex(*shape[:2]), labels, strict=True)
         ]
     else:
         rows = _labels(None if hidden else step.rows, shape[0], "rank " if hidden else "")
         view.cols = _labels(step.cols, shape[1])
         view.rows = [
-            (r, [cell((i, j), f"{step.title}, row {r}, column {c}") for j, c in enumerate(view.cols)])
+            (
+                r,
+                [
+                    cell((i, j), f"{step.title}, {_named('row', r)}, {_named('column', c)}")
+                    for j, c in enumerate(view.cols)
+                ],
+            )
             for i, r in enumerate(rows)
         ]
     assert all(len(cells) for _, cells in view.rows) and len(entries(step)) >= 1
     return view
+
+
+def _named(word: str, label: str) -> str:
+    """A field's row or column for a screen reader: "row 2", "row cat"; a label that already says it
+    ("row 1", quantization's) as it is, not "row row 1"."""
+    return label if label.lower().startswith(word + " ") else f"{word} {label}"
 
 
 def summary_of(report: Report, d: Derivation) -> Summary:
