@@ -125,7 +125,8 @@ def names_its_problem(paths: list[str], limit: int | None) -> bool:
 # file must not learn whether a path exists on the grader's machine, nor what a file holds)
 UNUSABLE = (
     "the problem this answers file names could not be used: it must be a problem file inside the answers "
-    "file's folder, or with --problems inside the --problems folder (not beside the answers file), named by "
+    "file's folder, or with --problems inside the --problems folder (not in the answers file's folder or "
+    "below it), named by "
     "a relative path"
 )
 
@@ -157,13 +158,21 @@ def problem_found(
     own = os.path.dirname(answers) or "."
     bases = [own, *given]
     roots = [os.path.realpath(b) for b in bases]
-    # grading a class of files with --problems, a problem beside an answers file (a folder of submissions
-    # may hold one a student wrote) is not taken, unless that folder is one of the --problems folders
-    strict = given and not beside_ok and os.path.realpath(own) not in roots[1:]
-    beside = os.path.realpath(own) if strict else None
+    mine = roots[0]
+    # grading a class of files with --problems, the problem is one inside a --problems folder, never one
+    # in the answers file's folder or below it (a folder of submissions may hold one a student wrote,
+    # beside their file, in a folder of theirs, or in another student's), unless that folder is one of
+    # the --problems folders
+    strict = bool(given) and not beside_ok and mine not in roots[1:]
+
+    def usable(real: str) -> bool:
+        if not strict:
+            return any(_inside(real, root) for root in roots)
+        return any(_inside(real, r) and not (_inside(mine, r) and _inside(real, mine)) for r in roots[1:])
+
     for base in bases:
         real = os.path.realpath(os.path.join(base, written))
-        if not any(_inside(real, root) for root in roots) or os.path.dirname(real) == beside:
+        if not usable(real):
             continue
         try:
             if stat.S_ISREG(os.stat(real).st_mode):

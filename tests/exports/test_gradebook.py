@@ -386,3 +386,35 @@ def test_a_student_of_text_that_is_not_printable_is_refused_and_shown_escaped(
     assert _escaped(name[1:-1]) in said[0]
     book = unbom(Path("g.csv").read_bytes().decode("utf-8"))
     assert not _raw_controls(book) and not _raw_controls(result.stderr.replace("\n", "\r\n"))
+
+
+def test_with_problems_no_problem_below_the_submissions_is_taken(cli: Any, tmp_path: Path) -> None:
+    """Tryout 36: with --problems, a problem a student wrote in a folder below their answers file
+    (`sub/evil.toml`) or in another student's folder (`alice/beside.toml`) was graded against: the
+    answers [0, 0, 0], wrong for the set's problem (carol's row), earned full marks. Only a problem
+    inside the --problems folder is taken."""
+    hw, subs = tmp_path / "hw", tmp_path / "subs"
+    (subs / "alice" / "sub").mkdir(parents=True)
+    hw.mkdir()
+    real = (PROBLEMS / "decoder-dot.toml").read_text()
+    (hw / "variant-01.toml").write_text(real)
+    assert "query = [1, 1]" in real
+    evil = real.replace("query = [1, 1]", "query = [0, 0]")  # every score 0: [0, 0, 0] is right for it
+    (subs / "alice" / "sub" / "evil.toml").write_text(evil)
+    (subs / "alice" / "beside.toml").write_text(evil)
+    files = {
+        "alice/alice.toml": 'problem = "sub/evil.toml"\nstudent = "alice"\nscores = [0, 0, 0]\n',
+        "bob.toml": 'problem = "alice/beside.toml"\nstudent = "bob"\nscores = [0, 0, 0]\n',
+        "carol.toml": 'problem = "variant-01.toml"\nstudent = "carol"\nscores = [0, 0, 0]\n',
+        "dan.toml": 'problem = "../hw/variant-01.toml"\nstudent = "dan"\nscores = [0, 0, 0]\n',
+    }
+    for name, text in files.items():
+        (subs / name).write_text(text)
+    paths = [str(subs / name) for name in files]
+    result = cli("check", "--problems", str(hw), *paths, "--format", "csv")
+    rows = {r["student"]: r for r in csv.DictReader(io.StringIO(unbom(result.stdout)))}
+    assert result.exit_code == 2
+    for student in ("alice", "bob"):
+        assert rows[student]["score"] == "" and "could not be used" in rows[student]["error"], rows[student]
+    for student in ("carol", "dan"):  # the set's problem, found in --problems (dan's by .. back into it)
+        assert rows[student]["score"] == "0" and rows[student]["problem"].endswith("variant-01.toml"), rows[student]
