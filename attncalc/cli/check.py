@@ -337,12 +337,12 @@ def _findable(entries: list[Any], layout: str) -> tuple[list[Any], int]:
 
     kept = []
     lms = "Moodle" if layout == "moodle" else "Canvas"
+    stops = " (and stop the whole import there)" if layout == "moodle" else ""
     for e in entries:
         if why := misread(student_of(e)):
             sys.stderr.write(
                 f"attncalc: {printable(e.answers)}: the student {printable(student_of(e))!r} {why}: {lms}'s import "
-                "would not find them (Moodle's stops the whole import) or would give the grade to another; no row "
-                "for it\n"
+                f"would not find them{stops} or would give the grade to another; no row for it\n"
             )
         else:
             kept.append(e)

@@ -418,3 +418,14 @@ def test_with_problems_no_problem_below_the_submissions_is_taken(cli: Any, tmp_p
         assert rows[student]["score"] == "" and "could not be used" in rows[student]["error"], rows[student]
     for student in ("carol", "dan"):  # the set's problem, found in --problems (dan's by .. back into it)
         assert rows[student]["score"] == "0" and rows[student]["problem"].endswith("variant-01.toml"), rows[student]
+
+
+def test_a_formula_student_is_said_once_per_lms(cli: Any, tmp_path: Path) -> None:
+    """The line for a student no import would find says what each LMS does: Moodle's stops the whole
+    import (it read "Moodle's import would not find them (Moodle's stops the whole import)")."""
+    (tmp_path / "p.toml").write_text((PROBLEMS / "decoder-dot.toml").read_text())
+    (tmp_path / "a.toml").write_text('student = "=1+1"\nscores = [1, 2, 2]\n')
+    args = ["check", str(tmp_path / "p.toml"), str(tmp_path / "a.toml"), "--format", "csv", "--gradebook"]
+    moodle, canvas = cli(*args, "moodle").stderr, cli(*args, "canvas").stderr
+    assert "Moodle's import would not find them (and stop the whole import there) or would give" in moodle
+    assert "Canvas's import would not find them or would give" in canvas and "stop the whole" not in canvas
