@@ -85,7 +85,14 @@ def text_view(derivations: list[Any], to_terminal: bool, width: int | None, deta
     return ""
 
 
-def named_problem(answers: str, written: str, folder: list[str] | None, limit: int | None, beside: bool = True) -> Any:
+def named_problem(
+    answers: str,
+    written: str,
+    folder: list[str] | None,
+    limit: int | None,
+    beside: bool = True,
+    submissions: tuple[str, ...] = (),
+) -> Any:
     """The problem an answers file names (``problem = "..."``), read only inside the answers file's
     folder or the --problems folder; any failure is one message that says nothing of what was found."""
     import dataclasses
@@ -94,7 +101,7 @@ def named_problem(answers: str, written: str, folder: list[str] | None, limit: i
     from ..parse import load_problem
     from .files import UNUSABLE, problem_found
 
-    found = problem_found(answers, written, folder, beside)
+    found = problem_found(answers, written, folder, beside, submissions)
     if found is None:
         raise ProblemError(answers, "problem", UNUSABLE)
     try:
@@ -117,9 +124,10 @@ def grade_one(
     tol: Any,
     folder: list[str] | None = None,
     beside: bool = True,
+    submissions: tuple[str, ...] = (),
 ) -> Any:
     """Grade one answers file: against the PROBLEM given first, else the problem the file names (read only
-    inside its folder or ``folder``, the --problems folders)."""
+    inside its folder or ``folder``, the --problems folders; of a class, not from ``submissions``)."""
     import dataclasses
 
     from ..check import check as grade
@@ -141,5 +149,5 @@ def grade_one(
         from ..errors import ProblemError
 
         raise ProblemError(path, "problem", "this answers file names no problem; give the PROBLEM file first")
-    target = named_problem(path, own_problem, folder, limit, beside)
+    target = named_problem(path, own_problem, folder, limit, beside, submissions)
     return dataclasses.replace(grade(target, raw, path, tol), student=student)

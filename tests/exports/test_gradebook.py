@@ -429,3 +429,57 @@ def test_a_formula_student_is_said_once_per_lms(cli: Any, tmp_path: Path) -> Non
     moodle, canvas = cli(*args, "moodle").stderr, cli(*args, "canvas").stderr
     assert "Moodle's import would not find them (and stop the whole import there) or would give" in moodle
     assert "Canvas's import would not find them or would give" in canvas and "stop the whole" not in canvas
+
+
+def _decoder(tmp_path: Path) -> tuple[str, str]:
+    real = (PROBLEMS / "decoder-dot.toml").read_text()
+    assert "query = [1, 1]" in real
+    return real, real.replace("query = [1, 1]", "query = [0, 0]")  # every score 0: [0, 0, 0] is right for it
+
+
+def test_the_lms_layout_never_takes_a_students_file_for_the_problem(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tryout 37: docs/lms.md grades `--problems . subs/*.toml` in the set's folder, so subs/ is inside
+    the --problems folder; a student's subs/0000.toml holding a problem sorted first and was the PROBLEM
+    for the whole class (the right answer 0 marks, the wrong one full)."""
+    real, evil = _decoder(tmp_path)
+    (tmp_path / "variant-01.toml").write_text(real)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "0000.toml").write_text(evil)
+    (subs / "anna.toml").write_text('problem = "variant-01.toml"\nstudent = "anna"\nscores = [1, 2, 2]\n')
+    (subs / "bob.toml").write_text('problem = "variant-01.toml"\nstudent = "bob"\nscores = [0, 0, 0]\n')
+    monkeypatch.chdir(tmp_path)
+    paths = ["subs/0000.toml", "subs/anna.toml", "subs/bob.toml"]
+    result = cli("check", "--problems", ".", *paths, "--format", "csv")
+    rows = {r["file"]: r for r in csv.DictReader(io.StringIO(unbom(result.stdout)))}
+    assert rows["subs/anna.toml"]["score"] == "1" and rows["subs/bob.toml"]["score"] == "0", rows
+    assert "a problem file, not an answers file" in rows["subs/0000.toml"]["error"]
+
+
+def test_no_problem_from_another_students_folder_inside_the_problems_folder(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tryout 37: with subs/ inside the --problems folder, bob's `problem = "../alice/evil.txt"` reached
+    a file in alice's folder; a folder given with one answers file is a class too (subs3/)."""
+    real, evil = _decoder(tmp_path)
+    (tmp_path / "hw.toml").write_text(real)
+    for name in ("alice", "bob"):
+        (tmp_path / "subs" / name).mkdir(parents=True)
+    (tmp_path / "subs" / "alice" / "evil.txt").write_text(evil)
+    (tmp_path / "subs" / "alice" / "a.toml").write_text('problem = "hw.toml"\nstudent = "alice"\nscores = [1, 2, 2]\n')
+    (tmp_path / "subs" / "bob" / "b.toml").write_text(
+        'problem = "../alice/evil.txt"\nstudent = "bob"\nscores = [0, 0, 0]\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    result = cli("check", "--problems", ".", "subs/alice/a.toml", "subs/bob/b.toml", "--format", "csv")
+    rows = {r["student"]: r for r in csv.DictReader(io.StringIO(unbom(result.stdout)))}
+    assert rows["alice"]["score"] == "1" and rows["bob"]["score"] == "" and "could not be used" in rows["bob"]["error"]
+    (tmp_path / "P").mkdir()
+    (tmp_path / "P" / "hw.toml").write_text(real)
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "evil.txt").write_text(evil)
+    (tmp_path / "one" / "b.toml").write_text('problem = "evil.txt"\nstudent = "bob"\nscores = [0, 0, 0]\n')
+    alone = cli("check", "--problems", "P", "one/")
+    assert alone.exit_code == 2 and "could not be used" in alone.output, alone.output
