@@ -12,7 +12,7 @@ from ..errors import NOT_PRINTABLE, NOT_SHOWN, hidden, printable, unprintable, v
 from ..reports.canvas_columns import CANVAS_NOT_ASSIGNMENTS, CANVAS_RESERVED
 from ..reports.canvas_columns import CANVAS_TOTALS as _CANVAS_TOTALS
 from .base import fail as _fail
-from .files import PROBLEM_ONLY_KEYS, first_file, key_given, problem_shaped, submission_folders
+from .files import PROBLEM_ONLY_KEYS, first_file, key_given, problem_shaped
 from .io import grade_one
 
 # Canvas validates an assignment's title to at most 255 characters (maximum_string_length), and Moodle's
@@ -117,11 +117,10 @@ def grade_paths(
     from ..reports.gradebook import Unread
 
     bad = 0
-    # a class: several files, a gradebook, or a folder given (even of one file); its folders
-    subs = submission_folders(answer_paths)
     for path in answer_paths:
+        # a class: several files, a gradebook, or a folder given (even of one file)
         alone = len(answer_paths) == 1 and not csv and path not in (found or set())
-        report = _grade_file(path, folders, problem, paths[0], limit, tol, problems, alone, csv, subs)
+        report = _grade_file(path, folders, problem, paths[0], limit, tol, problems, alone, csv)
         entries.append(report)
         if isinstance(report, Unread):
             bad += 1
@@ -140,7 +139,6 @@ def _grade_file(
     problems: list[str] | None,
     alone: bool,
     gradebook: bool = False,
-    subs: tuple[str, ...] = (),
 ) -> Any:
     """One answers file's report, or (in a class folder) the file named as unread, with the reason;
     alone, its error is raised. In a ``gradebook``, a file that names no student is named by its file
@@ -167,18 +165,14 @@ def _grade_file(
             _name_as_student(path)
         # a class of files (several, or a gradebook): a problem beside a submission is not taken
         try:
-            report = grade_one(
-                path, raw, own_problem, student, problem, first, limit, tol, problems, beside=alone, submissions=subs
-            )
+            report = grade_one(path, raw, own_problem, student, problem, first, limit, tol, problems, beside=alone)
         except NothingAnswered:  # every step "?": in a gradebook, a student who answered nothing
             if not gradebook:
                 raise
             raw = {}
             # graded again with nothing: the note that the file names another problem was said already
             mine = own_problem if problem is None else None
-            report = grade_one(
-                path, raw, mine, student, problem, first, limit, tol, problems, beside=alone, submissions=subs
-            )
+            report = grade_one(path, raw, mine, student, problem, first, limit, tol, problems, beside=alone)
         if not raw:
             sys.stderr.write(
                 f"attncalc: note: {printable(name)}: nothing answered (no step, or every entry '?'): "

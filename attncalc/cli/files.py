@@ -102,28 +102,16 @@ def key_given(paths: list[str], found: set[str], problems: list[str] | None, gra
     if not problems or (len(paths) == 1 and not gradebook):
         return True
     real = os.path.realpath(path)
-    return in_problems(real, [os.path.realpath(f) for f in problems], submission_folders(paths[1:]))
+    return in_problems(real, [os.path.realpath(f) for f in problems])
 
 
-def submission_folders(answers: list[str]) -> tuple[str, ...]:
-    """The real folders a class's answers files lie in, and the one folder holding them all: a student
-    may have written a problem file anywhere in them (beside their file, in a folder of theirs, in
-    another student's), so none is read from there (:func:`in_problems`)."""
-    folders = sorted({os.path.realpath(os.path.dirname(a) or ".") for a in answers})
-    if len(folders) > 1:
-        folders.append(os.path.commonpath(folders))
-    return tuple(folders)
-
-
-def in_problems(real: str, roots: list[str], submissions: tuple[str, ...]) -> bool:
-    """Whether a real path is one a class may be graded against: inside a --problems folder (``roots``),
-    and not inside a folder of the submissions that lies within it (one that is the --problems folder
-    itself holds the problems too: ``check --problems . p.toml a.toml`` in one folder)."""
-    holding = [r for r in roots if _inside(real, r)]
-    if not holding:
-        return False
-    root = max(holding, key=len)  # (the innermost --problems folder it is in)
-    return not any(e != root and _inside(e, root) and _inside(real, e) for e in submissions)
+def in_problems(real: str, roots: list[str]) -> bool:
+    """Whether a real path is one a class may be graded against: a file directly in a --problems folder
+    (``roots``), never in a folder below one. Students' files may be unpacked anywhere below it (each
+    in a folder of theirs, a late batch, another section, docs/lms.md's subs/): a problem file a student
+    wrote there, or one sorting first among the answers files, must not grade the class; a set's
+    problems lie in the folder generate wrote (give each such folder with --problems)."""
+    return os.path.dirname(real) in roots
 
 
 def problem_shaped(raw: dict[str, Any]) -> bool:
@@ -146,8 +134,7 @@ def names_its_problem(paths: list[str], limit: int | None) -> bool:
 # file must not learn whether a path exists on the grader's machine, nor what a file holds)
 UNUSABLE = (
     "the problem this answers file names could not be used: it must be a problem file inside the answers "
-    "file's folder, or with --problems inside the --problems folder (not in a folder of the answers files "
-    "graded, nor below one), named by "
+    "file's folder, or with --problems directly in a --problems folder (not in a folder below it), named by "
     "a relative path"
 )
 
@@ -166,15 +153,11 @@ def problem_named(answers: str, written: str, folder: str | list[str] | None) ->
 
 
 def problem_found(
-    answers: str,
-    written: str,
-    folder: str | list[str] | None,
-    beside_ok: bool = True,
-    submissions: tuple[str, ...] = (),
+    answers: str, written: str, folder: str | list[str] | None, beside_ok: bool = True
 ) -> tuple[str, str] | None:
     """:func:`problem_named`'s file: its real path, and the path it was found by (the folder it was
     looked up from, joined with what the file wrote), or None. ``beside_ok`` False: one answers file of
-    a class (``submissions``: the class's folders, :func:`submission_folders`)."""
+    a class (then only a file directly in a --problems folder, :func:`in_problems`)."""
     import stat
     from pathlib import PureWindowsPath
 
@@ -184,17 +167,15 @@ def problem_found(
     own = os.path.dirname(answers) or "."
     bases = [own, *given]
     roots = [os.path.realpath(b) for b in bases]
-    mine = roots[0]
-    # grading a class of files with --problems, the problem is one inside a --problems folder, never one
-    # in the class's folders or below them (a folder of submissions may hold one a student wrote, beside
-    # their file, in a folder of theirs, or in another student's), unless that folder is one of the
-    # --problems folders
-    strict = bool(given) and not beside_ok and mine not in roots[1:]
+    # grading a class of files with --problems, the problem is a file directly in a --problems folder,
+    # never one below it (a student may have written one anywhere the submissions were unpacked), so not
+    # one beside the answers file either, unless that folder is a --problems folder
+    strict = bool(given) and not beside_ok
 
     def usable(real: str) -> bool:
         if not strict:
             return any(_inside(real, root) for root in roots)
-        return in_problems(real, roots[1:], (*submissions, mine))
+        return in_problems(real, roots[1:])
 
     for base in bases:
         real = os.path.realpath(os.path.join(base, written))

@@ -85,14 +85,7 @@ def text_view(derivations: list[Any], to_terminal: bool, width: int | None, deta
     return ""
 
 
-def named_problem(
-    answers: str,
-    written: str,
-    folder: list[str] | None,
-    limit: int | None,
-    beside: bool = True,
-    submissions: tuple[str, ...] = (),
-) -> Any:
+def named_problem(answers: str, written: str, folder: list[str] | None, limit: int | None, beside: bool = True) -> Any:
     """The problem an answers file names (``problem = "..."``), read only inside the answers file's
     folder or the --problems folder; any failure is one message that says nothing of what was found."""
     import dataclasses
@@ -101,7 +94,7 @@ def named_problem(
     from ..parse import load_problem
     from .files import UNUSABLE, problem_found
 
-    found = problem_found(answers, written, folder, beside, submissions)
+    found = problem_found(answers, written, folder, beside)
     if found is None:
         raise ProblemError(answers, "problem", UNUSABLE)
     try:
@@ -124,10 +117,9 @@ def grade_one(
     tol: Any,
     folder: list[str] | None = None,
     beside: bool = True,
-    submissions: tuple[str, ...] = (),
 ) -> Any:
     """Grade one answers file: against the PROBLEM given first, else the problem the file names (read only
-    inside its folder or ``folder``, the --problems folders; of a class, not from ``submissions``)."""
+    inside its folder or ``folder``, the --problems folders)."""
     import dataclasses
 
     from ..check import check as grade
@@ -149,5 +141,5 @@ def grade_one(
         from ..errors import ProblemError
 
         raise ProblemError(path, "problem", "this answers file names no problem; give the PROBLEM file first")
-    target = named_problem(path, own_problem, folder, limit, beside, submissions)
+    target = named_problem(path, own_problem, folder, limit, beside)
     return dataclasses.replace(grade(target, raw, path, tol), student=student)

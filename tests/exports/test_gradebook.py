@@ -483,3 +483,28 @@ def test_no_problem_from_another_students_folder_inside_the_problems_folder(
     (tmp_path / "one" / "b.toml").write_text('problem = "evil.txt"\nstudent = "bob"\nscores = [0, 0, 0]\n')
     alone = cli("check", "--problems", "P", "one/")
     assert alone.exit_code == 2 and "could not be used" in alone.output, alone.output
+
+
+def test_students_folders_in_the_set_never_give_the_problem(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tryout 38: with the students' folders unpacked in the set's folder (`--problems . */*.toml`), a
+    student's 0000/p.toml sorted first was the PROBLEM for everyone, and bob's problem =
+    "../mallory/evil.txt" (a folder holding no answers file) was graded against. A class's problem is
+    a file directly in a --problems folder."""
+    real, evil = _decoder(tmp_path)
+    (tmp_path / "variant-01.toml").write_text(real)
+    for name in ("0000", "alice", "bob", "mallory"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "0000" / "p.toml").write_text(evil)
+    (tmp_path / "mallory" / "evil.txt").write_text(evil)
+    (tmp_path / "alice" / "a.toml").write_text(
+        'problem = "../variant-01.toml"\nstudent = "alice"\nscores = [1, 2, 2]\n'
+    )
+    (tmp_path / "bob" / "b.toml").write_text('problem = "../mallory/evil.txt"\nstudent = "bob"\nscores = [0, 0, 0]\n')
+    monkeypatch.chdir(tmp_path)
+    result = cli("check", "--problems", ".", "0000/p.toml", "alice/a.toml", "bob/b.toml", "--format", "csv")
+    rows = {r["file"]: r for r in csv.DictReader(io.StringIO(unbom(result.stdout)))}
+    assert rows["alice/a.toml"]["score"] == "1" and rows["alice/a.toml"]["problem"] == "variant-01.toml", rows
+    assert rows["bob/b.toml"]["score"] == "" and "could not be used" in rows["bob/b.toml"]["error"]
+    assert "a problem file, not an answers file" in rows["0000/p.toml"]["error"]
