@@ -71,7 +71,9 @@ def answers_in_folders(paths: list[str]) -> tuple[list[str], set[str]]:
     listed: list[str] = []
     found: set[str] = set()
     for path in paths:
-        if not os.path.isdir(path):
+        # (a name an answers file has is one: a student's link named x.toml to a folder, matched by the
+        # TA's subs/*.toml, is not a folder given, and is never listed; it is refused as not a file)
+        if not os.path.isdir(path) or path.endswith(ANSWERS_SUFFIXES):
             listed.append(path)
             continue
         try:
@@ -101,8 +103,12 @@ def key_given(paths: list[str], found: set[str], problems: list[str] | None, gra
         return False
     if not problems or (len(paths) == 1 and not gradebook):
         return True
-    real = os.path.realpath(path)
-    return in_problems(real, [os.path.realpath(f) for f in problems])
+    # directly in a --problems folder as given (a student's link in subs/ to one of the set's problems,
+    # or a student folder that links to the set, lies in subs/, whatever it points at), and as it is
+    parent = os.path.abspath(os.path.dirname(path) or ".")
+    if parent not in {os.path.abspath(f) for f in problems}:
+        return False
+    return in_problems(os.path.realpath(path), [os.path.realpath(f) for f in problems])
 
 
 def in_problems(real: str, roots: list[str]) -> bool:

@@ -508,3 +508,29 @@ def test_students_folders_in_the_set_never_give_the_problem(
     assert rows["alice/a.toml"]["score"] == "1" and rows["alice/a.toml"]["problem"] == "variant-01.toml", rows
     assert rows["bob/b.toml"]["score"] == "" and "could not be used" in rows["bob/b.toml"]["error"]
     assert "a problem file, not an answers file" in rows["0000/p.toml"]["error"]
+
+
+def test_a_students_links_neither_choose_the_problem_nor_open_a_folder(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tryout 39: a student's link subs/0000.toml -> ../variant-02.toml sorted first and was the PROBLEM
+    for the whole class (its target lies directly in the --problems folder; the link lies in subs/); a
+    link named x.toml to a folder anywhere was read as a folder given, its files opened."""
+    real, _ = _decoder(tmp_path)
+    other = real.replace("query = [1, 1]", "query = [0, 0]")
+    (tmp_path / "variant-01.toml").write_text(real)
+    (tmp_path / "variant-02.toml").write_text(other)
+    subs, secret = tmp_path / "subs", tmp_path / "secret"
+    subs.mkdir()
+    secret.mkdir()
+    (secret / "a.toml").write_text("scores = SECRET\n")
+    (subs / "s1.toml").write_text('problem = "../variant-01.toml"\nstudent = "s1"\nscores = [1, 2, 2]\n')
+    (subs / "0000.toml").symlink_to(tmp_path / "variant-02.toml")
+    (subs / "0001.toml").symlink_to(secret)
+    monkeypatch.chdir(tmp_path)
+    result = cli("check", "--problems", ".", "subs/0000.toml", "subs/0001.toml", "subs/s1.toml", "--format", "csv")
+    rows = {r["file"]: r for r in csv.DictReader(io.StringIO(unbom(result.stdout)))}
+    assert rows["subs/s1.toml"]["score"] == "1" and rows["subs/s1.toml"]["problem"] == "variant-01.toml", rows
+    assert rows["subs/0000.toml"]["score"] == "" and rows["subs/0001.toml"]["score"] == ""
+    assert set(rows) == {"subs/0000.toml", "subs/0001.toml", "subs/s1.toml"}  # nothing of secret/ listed
+    assert "SECRET" not in result.output and "a.toml" not in result.output
