@@ -152,6 +152,10 @@ def _grade_file(
     student = None
     name = shown_path(path, folders)
     try:
+        if not alone and os.path.islink(path):  # (a student's link to the TA's key, or to another's file)
+            raise ProblemError(
+                path, "", "a symbolic link: a class's answers files are read only as files (give the file itself)"
+            )
         raw, own_problem, student = read_answers(path, limit, blank=gradebook)
         if problem_shaped(raw):  # never the key, never graded as answers (its steps would be "kind", "given")
             where = " (with --problems, one inside a --problems folder)" if problems else ""

@@ -178,14 +178,18 @@ def problem_found(
     # one beside the answers file either, unless that folder is a --problems folder
     strict = bool(given) and not beside_ok
 
-    def usable(real: str) -> bool:
+    lexical = {os.path.abspath(g) for g in given}
+
+    def usable(real: str, as_written: str) -> bool:
         if not strict:
             return any(_inside(real, root) for root in roots)
-        return in_problems(real, roots[1:])
+        # directly in a --problems folder as written (no link of a student's on the way: subs/variant-01.toml
+        # linking to another variant would regrade everyone whose file names variant-01.toml) and as it is
+        return os.path.dirname(os.path.abspath(as_written)) in lexical and in_problems(real, roots[1:])
 
     for base in bases:
         real = os.path.realpath(os.path.join(base, written))
-        if not usable(real):
+        if not usable(real, os.path.normpath(os.path.join(base, written))):
             continue
         try:
             if stat.S_ISREG(os.stat(real).st_mode):

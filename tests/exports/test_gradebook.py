@@ -534,3 +534,28 @@ def test_a_students_links_neither_choose_the_problem_nor_open_a_folder(
     assert rows["subs/0000.toml"]["score"] == "" and rows["subs/0001.toml"]["score"] == ""
     assert set(rows) == {"subs/0000.toml", "subs/0001.toml", "subs/s1.toml"}  # nothing of secret/ listed
     assert "SECRET" not in result.output and "a.toml" not in result.output
+
+
+def test_a_students_link_regrades_no_one_and_is_no_answers_file(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tryout 40: a student's link subs/variant-01.toml -> ../hw3/variant-02.toml made everyone whose file
+    names "variant-01.toml" be graded against variant 02 (looked up from subs/ first); a link
+    subs/alice.toml -> the TA's answer key earned full marks. In a class the problem lies, as written,
+    directly in a --problems folder, and an answers file that is a link is not read."""
+    real, other = _decoder(tmp_path)
+    hw3, subs = tmp_path / "hw3", tmp_path / "subs"
+    hw3.mkdir()
+    subs.mkdir()
+    (hw3 / "variant-01.toml").write_text(real)
+    (hw3 / "variant-02.toml").write_text(other)
+    (hw3 / "key.toml").write_text('problem = "variant-01.toml"\nscores = [1, 2, 2]\n')
+    (subs / "anna.toml").write_text('problem = "variant-01.toml"\nstudent = "anna"\nscores = [1, 2, 2]\n')
+    (subs / "variant-01.toml").symlink_to(hw3 / "variant-02.toml")
+    (subs / "alice.toml").symlink_to(hw3 / "key.toml")
+    monkeypatch.chdir(tmp_path)
+    paths = ["subs/alice.toml", "subs/anna.toml", "subs/variant-01.toml"]
+    result = cli("check", "--problems", "hw3", *paths, "--format", "csv")
+    rows = {r["file"]: r for r in csv.DictReader(io.StringIO(unbom(result.stdout)))}
+    assert rows["subs/anna.toml"]["score"] == "1" and rows["subs/anna.toml"]["problem"] == "hw3/variant-01.toml", rows
+    assert rows["subs/alice.toml"]["score"] == "" and "symbolic link" in rows["subs/alice.toml"]["error"]
