@@ -129,6 +129,12 @@ def grade_paths(
     return reports, entries, bad
 
 
+def _links_out(path: str) -> bool:
+    """A symbolic link to a file outside its own folder (a folder given skips these as well)."""
+    here = os.path.realpath(os.path.dirname(path) or ".")
+    return os.path.islink(path) and os.path.dirname(os.path.realpath(path)) != here
+
+
 def _grade_file(
     path: str,
     folders: Any,
@@ -152,9 +158,9 @@ def _grade_file(
     student = None
     name = shown_path(path, folders)
     try:
-        if not alone and os.path.islink(path):  # (a student's link to the TA's key, or to another's file)
+        if not alone and _links_out(path):  # (a student's link to the TA's key, or to a file elsewhere)
             raise ProblemError(
-                path, "", "a symbolic link: a class's answers files are read only as files (give the file itself)"
+                path, "", "a symbolic link out of its folder: not read (give the file itself to grade it)"
             )
         raw, own_problem, student = read_answers(path, limit, blank=gradebook)
         if problem_shaped(raw):  # never the key, never graded as answers (its steps would be "kind", "given")
