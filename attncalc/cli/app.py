@@ -351,6 +351,14 @@ def main() -> None:
     import gc
 
     gc.disable()
+    named = _existing_dashed(sys.argv[1:])
+    if named is not None:  # (before click reads it as an option: --problems=m/x.toml, -om/leak.toml)
+        sys.stderr.write(
+            f"attncalc: error: {printable(named)}: a file name beginning with '-' is read as an option; write "
+            f"./{printable(named)} or put -- before it (a glob of students' files: attncalc check --problems DIR "
+            "-- subs/*.toml)\n"
+        )
+        sys.exit(2)
     try:
         code = app(standalone_mode=False)
     except Exception as exc:  # the command-line library's own errors, as click would show them
@@ -371,6 +379,21 @@ def _dashed_file(args: list[str]) -> str | None:
             return None
         named = arg.lower().endswith(FILE_SUFFIXES) or os.path.isfile(arg)
         if len(arg) > 1 and arg.startswith("-") and "=" not in arg and named:
+            return arg
+    return None
+
+
+def _existing_dashed(args: list[str]) -> str | None:
+    """The first argument before ``--`` that begins with '-' and names a file or folder that exists: a
+    glob over students' files expands to such names (a student's ``--problems=m/x.toml`` or
+    ``-om/leak.toml``), which click would read as options (another --problems folder, the gradebook
+    written into a student's folder)."""
+    import os
+
+    for arg in args:
+        if arg == "--":
+            return None
+        if len(arg) > 1 and arg.startswith("-") and os.path.lexists(arg):
             return arg
     return None
 

@@ -38,3 +38,20 @@ def test_either_way_reads_the_file(dashed: Path, args: list[str]) -> None:
 def test_an_unknown_option_alone_has_no_hint(tmp_path: Path) -> None:
     result = run_cli("solve", "--nope", "x.toml", cwd=tmp_path)
     assert result.returncode == 2 and "./" not in result.stderr and "No such option" in result.stderr
+
+
+def test_a_glob_that_expands_to_option_like_names_is_refused(tmp_path: Path) -> None:
+    """Tryout 41: a student's entries named "--problems=m" and "-om/leak.toml", expanded by the TA's
+    `attncalc check --problems . */*.toml`, were read as options: another --problems folder (the
+    student's own problem graded against, a classmate's too) and the gradebook written into the
+    student's folder. An argument naming a file or folder that exists is refused before options are
+    read; after -- it is a file."""
+    (tmp_path / "p.toml").write_text((PROBLEMS / "decoder-dot.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "--problems=m").mkdir()
+    (tmp_path / "-om").mkdir()
+    (tmp_path / "-om" / "leak.toml").write_text("x = 1\n")
+    for arg in ("--problems=m", "-om/leak.toml"):
+        result = run_cli("check", "p.toml", arg, cwd=tmp_path)
+        assert result.returncode == 2 and result.stderr.startswith(f"attncalc: error: {arg}: "), result.stderr
+        assert "put -- before it" in result.stderr and result.stderr.count("\n") == 1
+    assert (tmp_path / "-om" / "leak.toml").read_text() == "x = 1\n"  # nothing written into it
