@@ -123,10 +123,7 @@ class Runs:
         value from the runs every answerer shares (the same numbers, without a run of this answerer's
         own), once the answerer's own float run has been made without failing (a run a later answer
         makes fail gives no value at all, as before)."""
-        limit = self._index.get(step_id)
-        if self.shared is None or limit is None:
-            return True
-        if any(self._index.get(k, -1) < limit for k in (*self.overrides, *self.labels)):
+        if self.shared is None or self.answered_before(step_id):
             return True
         return self.get("float", overrides=True, light=True) is None
 

@@ -353,11 +353,8 @@ def main() -> None:
     gc.disable()
     named = _existing_dashed(sys.argv[1:])
     if named is not None:  # (before click reads it as an option: --problems=m/x.toml, -om/leak.toml)
-        sys.stderr.write(
-            f"attncalc: error: {printable(named)}: a file name beginning with '-' is read as an option; write "
-            f"./{printable(named)} or put -- before it (a glob of students' files: attncalc check --problems DIR "
-            "-- subs/*.toml)\n"
-        )
+        glob = "a glob of students' files: attncalc check --problems DIR -- subs/*.toml"
+        sys.stderr.write(f"attncalc: error: {printable(_read_as_option(named, glob))}\n")
         sys.exit(2)
     try:
         code = app(standalone_mode=False)
@@ -381,6 +378,11 @@ def _dashed_file(args: list[str]) -> str | None:
         if len(arg) > 1 and arg.startswith("-") and "=" not in arg and named:
             return arg
     return None
+
+
+def _read_as_option(name: str, why: str) -> str:
+    """The one line for a file named like an option: how to name it so that it is read as a file."""
+    return f"{name}: a file name beginning with '-' is read as an option; write ./{name} or put -- before it ({why})"
 
 
 def _existing_dashed(args: list[str]) -> str | None:
@@ -410,10 +412,7 @@ def _library_error(exc: Exception) -> int:
         message = " ".join(exc.format_message().split()).replace("Value error, ", "").rstrip(".")  # type: ignore[attr-defined]
         dashed = _dashed_file(sys.argv[1:])
         if dashed is not None:  # -p.toml: click read a file name as options
-            message = (
-                f"{dashed}: a file name beginning with '-' is read as an option; write ./{dashed} "
-                f"or put -- before it ({message})"
-            )
+            message = _read_as_option(dashed, message)
         sys.stderr.write(f"attncalc: error: {printable(message)}{where}\n")
         return 2
     if clickish is not None and isinstance(exc, clickish):

@@ -55,13 +55,10 @@ def _short(x: np.ndarray, decimals: int) -> tuple[np.ndarray, np.ndarray]:
     up = np.floor(scaled + 0.5)
     rest = ~(scaled < 1e9)  # (also the non-finite)
     near = np.abs(scaled - n - 0.5) <= 1e-6 + 1e-11 * scaled
-    if near.any():  # near a tie t: see _pre_rounded
-        t = (n + 0.5) / unit
-        d = np.abs(x) - t
-        tie = np.abs(d) <= 1e-15 * t
-        side = np.abs(d) >= 1e-11 * t
-        up = np.where(near & tie, n + 1, np.where(near & side, n + (d > 0), up))
-        rest |= near & ~tie & ~side
+    if near.any():
+        at_tie, decided = _twelve_digits_at_tie(np.abs(x), n, unit)
+        up = np.where(near & decided, at_tie, up)
+        rest |= near & ~decided
     return np.sign(x) * up / unit + 0.0, rest
 
 
@@ -101,16 +98,22 @@ def _pre_rounded(x: np.ndarray, decimals: int, twelve: np.ndarray) -> tuple[np.n
     near = np.abs(g) <= 1e-3
     slow = near
     if near.any():  # (most arrays have no entry near a tie: then rounding half up is all there is)
-        # near a tie t: the 12 significant digits round_half_up keeps first make x the tie itself when
-        # |x − t| is below half their last place (5e-13·t at least), and leave x on its side when above
-        # it (5e-12·t at most); between the two bounds used here, the exact function decides
-        t = (f + 0.5) / unit
-        d = a - t
-        tie = np.abs(d) <= 1e-15 * t
-        side = np.abs(d) >= 1e-11 * t
-        n = np.where(near & tie, f + 1, np.where(near & side, f + (d > 0), n))
-        slow = near & ~(twelve & (tie | side))
+        at_tie, decided = _twelve_digits_at_tie(a, f, unit)
+        n = np.where(near & decided, at_tie, n)
+        slow = near & ~(twelve & decided)
     return np.sign(x) * n / unit, slow
+
+
+def _twelve_digits_at_tie(a: np.ndarray, f: np.ndarray, unit: float) -> tuple[np.ndarray, np.ndarray]:
+    """Near the tie t = (f + ½)/10^d: the 12 significant digits round_half_up keeps first make |x| the
+    tie itself when |x| − t is below half their last place (5e-13·t at least), and leave it on its side
+    when above it (5e-12·t at most). The whole number of units each entry rounds to, and where these
+    bounds decide it (between them, the exact function does)."""
+    t = (f + 0.5) / unit
+    d = a - t
+    tie = np.abs(d) <= 1e-15 * t
+    side = np.abs(d) >= 1e-11 * t
+    return np.where(tie, f + 1, f + (d > 0)), tie | side
 
 
 def _exact(x: np.ndarray, decimals: int) -> tuple[np.ndarray, np.ndarray]:
