@@ -12,7 +12,7 @@ from ..errors import NOT_PRINTABLE, NOT_SHOWN, hidden, printable, unprintable, v
 from ..reports.canvas_columns import CANVAS_NOT_ASSIGNMENTS, CANVAS_RESERVED
 from ..reports.canvas_columns import CANVAS_TOTALS as _CANVAS_TOTALS
 from .base import fail as _fail
-from .files import PROBLEM_ONLY_KEYS, first_file, key_given, problem_shaped
+from .files import PROBLEM_ONLY_KEYS, class_folder, first_file, key_given, linked_below, problem_shaped
 from .io import grade_one
 
 # Canvas validates an assignment's title to at most 255 characters (maximum_string_length), and Moodle's
@@ -117,10 +117,12 @@ def grade_paths(
     from ..reports.gradebook import Unread
 
     bad = 0
+    top = class_folder(answer_paths)
     for path in answer_paths:
         # a class: several files, a gradebook, or a folder given (even of one file)
         alone = len(answer_paths) == 1 and not csv and path not in (found or set())
-        report = _grade_file(path, folders, problem, paths[0], limit, tol, problems, alone, csv)
+        linked = not alone and (_links_out(path) or linked_below(path, top, problems))
+        report = _grade_file(path, folders, problem, paths[0], limit, tol, problems, alone, csv, linked)
         entries.append(report)
         if isinstance(report, Unread):
             bad += 1
@@ -145,6 +147,7 @@ def _grade_file(
     problems: list[str] | None,
     alone: bool,
     gradebook: bool = False,
+    linked: bool = False,
 ) -> Any:
     """One answers file's report, or (in a class folder) the file named as unread, with the reason;
     alone, its error is raised. In a ``gradebook``, a file that names no student is named by its file
@@ -158,9 +161,11 @@ def _grade_file(
     student = None
     name = shown_path(path, folders)
     try:
-        if not alone and _links_out(path):  # (a student's link to the TA's key, or to a file elsewhere)
+        if linked:  # (a student's link, or folder linked, to the TA's key or to files elsewhere)
             raise ProblemError(
-                path, "", "a symbolic link out of its folder: not read (give the file itself to grade it)"
+                path,
+                "",
+                "a symbolic link out of its folder, or in a linked folder: not read (give the file itself to grade it)",
             )
         raw, own_problem, student = read_answers(path, limit, blank=gradebook)
         if problem_shaped(raw):  # never the key, never graded as answers (its steps would be "kind", "given")

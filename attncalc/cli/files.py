@@ -105,10 +105,39 @@ def key_given(paths: list[str], found: set[str], problems: list[str] | None, gra
         return True
     # directly in a --problems folder as given (a student's link in subs/ to one of the set's problems,
     # or a student folder that links to the set, lies in subs/, whatever it points at), and as it is
-    parent = os.path.abspath(os.path.dirname(path) or ".")
-    if parent not in {os.path.abspath(f) for f in problems}:
+    if not directly_in(path, problems) or linked_below(path, class_folder(paths), problems):
         return False
     return in_problems(os.path.realpath(path), [os.path.realpath(f) for f in problems])
+
+
+def directly_in(path: str, problems: list[str]) -> bool:
+    """Whether a path, as given or written, lies directly in a --problems folder: its folder is one as
+    the TA named it, or is no symbolic link of its own and resolves to one (``$PWD/hw3`` where the shell's
+    folder is a link, a ``cur -> hw3`` named with --problems); a student's folder ``subs/aaa -> ..``, or
+    ``subs/`` holding a student's link, is not."""
+    folder = os.path.abspath(os.path.dirname(path) or ".")
+    if folder in {os.path.abspath(p) for p in problems}:
+        return True
+    return not os.path.islink(folder) and os.path.realpath(folder) in {os.path.realpath(p) for p in problems}
+
+
+def class_folder(paths: list[str]) -> str:
+    """The folder all of a class's files lie in, as given (absolute)."""
+    folders = [os.path.abspath(os.path.dirname(p) or ".") for p in paths]
+    return os.path.commonpath(folders) if folders else os.path.abspath(".")
+
+
+def linked_below(path: str, top: str, problems: list[str] | None) -> bool:
+    """Whether a folder on the way from ``top`` (the class's folder) down to the file is a symbolic link
+    (a student's folder linked to the TA's keys or to a folder elsewhere); a --problems folder as the TA
+    named it is not looked above."""
+    named = {os.path.abspath(p) for p in problems or []}
+    folder = os.path.abspath(os.path.dirname(path) or ".")
+    while folder != top and _inside(folder, top) and folder not in named:
+        if os.path.islink(folder):
+            return True
+        folder = os.path.dirname(folder)
+    return False
 
 
 def in_problems(real: str, roots: list[str]) -> bool:
@@ -169,6 +198,10 @@ def problem_found(
 
     if not written or "\x00" in written or os.path.isabs(written) or PureWindowsPath(written).drive:
         return None
+    try:  # (a lone surrogate, or a letter the file system's encoding has not: no such file)
+        os.fsencode(written)
+    except UnicodeError:
+        return None
     given = [folder] if isinstance(folder, str) else list(folder or [])
     own = os.path.dirname(answers) or "."
     bases = [own, *given]
@@ -178,14 +211,12 @@ def problem_found(
     # one beside the answers file either, unless that folder is a --problems folder
     strict = bool(given) and not beside_ok
 
-    lexical = {os.path.abspath(g) for g in given}
-
     def usable(real: str, as_written: str) -> bool:
         if not strict:
             return any(_inside(real, root) for root in roots)
         # directly in a --problems folder as written (no link of a student's on the way: subs/variant-01.toml
         # linking to another variant would regrade everyone whose file names variant-01.toml) and as it is
-        return os.path.dirname(os.path.abspath(as_written)) in lexical and in_problems(real, roots[1:])
+        return directly_in(as_written, given) and in_problems(real, roots[1:])
 
     for base in bases:
         real = os.path.realpath(os.path.join(base, written))

@@ -559,3 +559,35 @@ def test_a_students_link_regrades_no_one_and_is_no_answers_file(
     rows = {r["file"]: r for r in csv.DictReader(io.StringIO(unbom(result.stdout)))}
     assert rows["subs/anna.toml"]["score"] == "1" and rows["subs/anna.toml"]["problem"] == "hw3/variant-01.toml", rows
     assert rows["subs/alice.toml"]["score"] == "" and "symbolic link out of" in rows["subs/alice.toml"]["error"]
+
+
+def test_a_problem_no_file_can_have_linked_student_folders_and_another_spelling(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tryout 42: a `problem` of a lone surrogate crashed the class's run (no gradebook at all); a student
+    folder that is a link (subs/mallory -> ../answers, subs/trudy -> a folder elsewhere) had the TA's
+    keys and outside files read and quoted; and the set named by another spelling through a link
+    (--problems $PWD/hw3 where the shell's folder is a link) refused every file of a correct class."""
+    real, _ = _decoder(tmp_path)
+    work = tmp_path / "work"
+    hw3, subs, keys, elsewhere = work / "hw3", work / "hw3" / "subs", work / "hw3" / "answers", tmp_path / "elsewhere"
+    for d in (subs / "good", keys, elsewhere):
+        d.mkdir(parents=True)
+    (hw3 / "variant-01.toml").write_text(real)
+    (keys / "key.toml").write_text('problem = "../variant-01.toml"\nscores = [1, 2, 2]\n')
+    (elsewhere / "notes.toml").write_text('student = "s7"\nscores = "SECRET"\n')
+    (subs / "good" / "a.toml").write_text('problem = "../../variant-01.toml"\nstudent = "good"\nscores = [1, 2, 2]\n')
+    (subs / "evil").mkdir()
+    (subs / "evil" / "e.json").write_text('{"problem": "\\ud800", "student": "evil", "scores": [1, 2, 3]}')
+    (subs / "mallory").symlink_to(keys)
+    (subs / "trudy").symlink_to(elsewhere)
+    (tmp_path / "alias").symlink_to(work)
+    monkeypatch.chdir(tmp_path / "alias")  # the process's folder is work/; the TA names it through alias/
+    files = ["hw3/subs/evil/e.json", "hw3/subs/good/a.toml", "hw3/subs/mallory/key.toml", "hw3/subs/trudy/notes.toml"]
+    result = cli("check", "--problems", str(tmp_path / "alias" / "hw3"), "--format", "csv", "--", *files)
+    assert "Traceback" not in result.output and "SECRET" not in result.output
+    rows = {r["file"]: r for r in csv.DictReader(io.StringIO(unbom(result.stdout)))}
+    assert rows["hw3/subs/good/a.toml"]["score"] == "1", rows
+    assert "could not be used" in rows["hw3/subs/evil/e.json"]["error"]
+    for linked in ("hw3/subs/mallory/key.toml", "hw3/subs/trudy/notes.toml"):
+        assert rows[linked]["score"] == "" and "linked folder" in rows[linked]["error"], rows[linked]
