@@ -12,7 +12,14 @@ from ..errors import NOT_PRINTABLE, NOT_SHOWN, hidden, printable, unprintable, v
 from ..reports.canvas_columns import CANVAS_NOT_ASSIGNMENTS, CANVAS_RESERVED
 from ..reports.canvas_columns import CANVAS_TOTALS as _CANVAS_TOTALS
 from .base import fail as _fail
-from .files import PROBLEM_ONLY_KEYS, class_folder, first_file, key_given, linked_below, problem_shaped
+from .files import (
+    PROBLEM_ONLY_KEYS,
+    class_folder,
+    first_file,
+    key_given,
+    not_read,
+    problem_shaped,
+)
 from .io import grade_one
 
 # Canvas validates an assignment's title to at most 255 characters (maximum_string_length), and Moodle's
@@ -121,7 +128,7 @@ def grade_paths(
     for path in answer_paths:
         # a class: several files, a gradebook, or a folder given (even of one file)
         alone = len(answer_paths) == 1 and not csv and path not in (found or set())
-        linked = not alone and (_links_out(path) or linked_below(path, top, problems))
+        linked = None if alone else not_read(path, top, problems)
         report = _grade_file(path, folders, problem, paths[0], limit, tol, problems, alone, csv, linked)
         entries.append(report)
         if isinstance(report, Unread):
@@ -129,12 +136,6 @@ def grade_paths(
         else:
             reports.append(report)
     return reports, entries, bad
-
-
-def _links_out(path: str) -> bool:
-    """A symbolic link to a file outside its own folder (a folder given skips these as well)."""
-    here = os.path.realpath(os.path.dirname(path) or ".")
-    return os.path.islink(path) and os.path.dirname(os.path.realpath(path)) != here
 
 
 def _grade_file(
@@ -147,7 +148,7 @@ def _grade_file(
     problems: list[str] | None,
     alone: bool,
     gradebook: bool = False,
-    linked: bool = False,
+    linked: str | None = None,
 ) -> Any:
     """One answers file's report, or (in a class folder) the file named as unread, with the reason;
     alone, its error is raised. In a ``gradebook``, a file that names no student is named by its file
@@ -162,11 +163,7 @@ def _grade_file(
     name = shown_path(path, folders)
     try:
         if linked:  # (a student's link, or folder linked, to the TA's key or to files elsewhere)
-            raise ProblemError(
-                path,
-                "",
-                "a symbolic link out of its folder, or in a linked folder: not read (give the file itself to grade it)",
-            )
+            raise ProblemError(path, "", linked)
         raw, own_problem, student = read_answers(path, limit, blank=gradebook)
         if problem_shaped(raw):  # never the key, never graded as answers (its steps would be "kind", "given")
             where = " (with --problems, one inside a --problems folder)" if problems else ""

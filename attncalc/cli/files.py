@@ -71,9 +71,10 @@ def answers_in_folders(paths: list[str]) -> tuple[list[str], set[str]]:
     listed: list[str] = []
     found: set[str] = set()
     for path in paths:
-        # (a name an answers file has is one: a student's link named x.toml to a folder, matched by the
-        # TA's subs/*.toml, is not a folder given, and is never listed; it is refused as not a file)
-        if not os.path.isdir(path) or path.endswith(ANSWERS_SUFFIXES):
+        # (a name an answers file has is one, in any case, as a folder's listing reads it: a student's link
+        # named x.toml or X.TOML to a folder, matched by the TA's subs/*, is not a folder given, and is never
+        # listed; it is refused as not a file)
+        if not os.path.isdir(path) or path.rstrip(os.sep).lower().endswith(ANSWERS_SUFFIXES):
             listed.append(path)
             continue
         try:
@@ -127,16 +128,69 @@ def class_folder(paths: list[str]) -> str:
     return os.path.commonpath(folders) if folders else os.path.abspath(".")
 
 
-def linked_below(path: str, top: str, problems: list[str] | None) -> bool:
-    """Whether a folder on the way from ``top`` (the class's folder) down to the file is a symbolic link
-    (a student's folder linked to the TA's keys or to a folder elsewhere); a --problems folder as the TA
-    named it is not looked above."""
-    named = {os.path.abspath(p) for p in problems or []}
+def linked_below(path: str, top: str, problems: list[str] | None) -> str | None:
+    """The symbolic link on the way down to a class's file, if any: a folder that is a link below the
+    current folder (for a path inside it; else below ``top``, the folder the class's files share), such as a
+    student's folder linked to the TA's keys or to a folder elsewhere. Below the current folder every
+    folder of a class is read as it really is, whatever the paths given share: a TA grading one
+    student's folder (``subs/mallory/``, a loop over ``subs/*/``) must not be led elsewhere by it. A
+    --problems folder as the TA named it is not looked above."""
     folder = os.path.abspath(os.path.dirname(path) or ".")
+    try:
+        here = os.getcwd()
+    except OSError:  # (a current folder removed under the run: the files' shared folder bounds it)
+        here = top
+    if _inside(folder, here):
+        top = here
+    named = {os.path.abspath(p) for p in problems or []}
     while folder != top and _inside(folder, top) and folder not in named:
         if os.path.islink(folder):
-            return True
+            return folder
         folder = os.path.dirname(folder)
+    return None
+
+
+def not_read(path: str, top: str, problems: list[str] | None) -> str | None:
+    """Why a class's answers file is not read, or None: the one place a class's files are confined.
+    A class (several answers files, a folder of them, a gradebook) is read only through real folders: the
+    file is no symbolic link to a file outside its own folder, no folder on its way down from the current
+    folder (from ``top``, the folder the files share, for a path outside the current folder) is a link,
+    and a file that lies in a --problems folder is reached down from that folder as named (a student's
+    entries may be links anywhere the submissions were unpacked: to the TA's keys, to files elsewhere)."""
+    if os.path.islink(path) and os.path.dirname(os.path.realpath(path)) != os.path.realpath(
+        os.path.dirname(path) or "."
+    ):
+        return "a symbolic link out of its folder: not read (give the file it links to, to grade it)"
+    link = linked_below(path, top, problems)
+    if link is not None:
+        return (
+            f"in a linked folder ({shown_path(link, [])} is a symbolic link): not read (a class is read through "
+            "real folders only; give the folder it links to, to grade its files)"
+        )
+    if linked_into_the_set(path, problems):
+        return "a link into a --problems folder (the set's own files): not read"
+    return None
+
+
+def linked_into_the_set(path: str, problems: list[str] | None) -> bool:
+    """Whether a class's answers file lies, as it really is, in a --problems folder or below it (the set's
+    problems, generate's answers/ keys) but is reached some other way than down from that folder as the TA
+    named it with no link on the way: a student's folder or file linking into the set (``subs/s00 ->
+    ../hw3/answers``), whatever folder the class's files share."""
+    real = os.path.realpath(path)
+    for folder in problems or []:
+        if not _inside(real, os.path.realpath(folder)):
+            continue
+        spellings = {os.path.abspath(folder), os.path.realpath(folder)}  # (as named, or as it is)
+        given = os.path.abspath(path)
+        top = next((s for s in spellings if _inside(given, s) and given != s), None)
+        if top is None:
+            return True
+        below = os.path.dirname(given)  # (the file itself: a link out of its folder is refused as one)
+        while below != top:
+            if os.path.islink(below):
+                return True
+            below = os.path.dirname(below)
     return False
 
 
