@@ -8,6 +8,7 @@ an existing file (or a symbolic link, even a dangling one) unless asked to.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -300,8 +301,8 @@ def folder_files(folder: Path, suffixes: tuple[str, ...], confined: bool = False
             continue
         try:
             mode = p.stat().st_mode
-        except OSError:
-            skipped.append(f"{p.name} (a broken link)")
+        except OSError as exc:  # (a link to nothing, or a loop of links, as a file given says it)
+            skipped.append(f"{p.name} ({'a link loop' if exc.errno == errno.ELOOP else 'a broken link'})")
             continue
         if confined and p.is_symlink() and os.path.dirname(os.path.realpath(p)) != real_folder:
             skipped.append(f"{p.name} (a link out of the folder: give the file itself to grade it)")

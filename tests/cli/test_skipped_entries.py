@@ -23,6 +23,7 @@ def folder(tmp_path: Path) -> Path:
     os.mkfifo(tmp_path / "pipe.toml")
     (tmp_path / "dir.yaml").mkdir()
     (tmp_path / "gone.json").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "loop.toml").symlink_to("loop.toml")  # (tryout 43: was "a broken link")
     (tmp_path / "notes.txt").write_text("not a problem file")
     if os.path.exists("/dev/null"):
         (tmp_path / "null.toml").symlink_to("/dev/null")
@@ -32,7 +33,12 @@ def folder(tmp_path: Path) -> Path:
 def test_the_regular_files_and_the_skipped_entries(folder: Path) -> None:
     files, skipped = folder_files(folder, SUFFIXES)
     assert [p.name for p in files] == ["good.toml"]
-    expected = {"dir.yaml (a folder)", "gone.json (a broken link)", "pipe.toml (a FIFO (named pipe))"}
+    expected = {
+        "dir.yaml (a folder)",
+        "gone.json (a broken link)",
+        "loop.toml (a link loop)",
+        "pipe.toml (a FIFO (named pipe))",
+    }
     if (folder / "null.toml").is_symlink():
         expected.add("null.toml (a character device)")
     assert set(skipped) == expected
