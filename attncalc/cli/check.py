@@ -128,7 +128,7 @@ def grade_paths(
     for path in answer_paths:
         # a class: several files, a gradebook, or a folder given (even of one file)
         alone = len(answer_paths) == 1 and not csv and path not in (found or set())
-        linked = None if alone else not_read(path, top, problems)
+        linked = None if alone else not_read(path, top, problems, folders)
         report = _grade_file(path, folders, problem, paths[0], limit, tol, problems, alone, csv, linked)
         entries.append(report)
         if isinstance(report, Unread):

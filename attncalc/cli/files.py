@@ -130,18 +130,17 @@ def class_folder(paths: list[str]) -> str:
 
 def linked_below(path: str, top: str, problems: list[str] | None) -> str | None:
     """The symbolic link on the way down to a class's file, if any: a folder that is a link below the
-    current folder (for a path inside it; else below ``top``, the folder the class's files share), such as a
-    student's folder linked to the TA's keys or to a folder elsewhere. Below the current folder every
-    folder of a class is read as it really is, whatever the paths given share: a TA grading one
-    student's folder (``subs/mallory/``, a loop over ``subs/*/``) must not be led elsewhere by it. A
-    --problems folder as the TA named it is not looked above."""
+    current folder (for a path inside it), or else at or below ``top``, the folder the class's files
+    share, such as a student's folder linked to the TA's keys or to a folder elsewhere. The folders a
+    TA's paths share are no proof they are the TA's: one student's folder graded alone (``subs/mallory/``,
+    a loop over ``subs/*/``) is the folder its files share. The current folder is the TA's (a TA who
+    ``cd``s into a student's folder has chosen it). A --problems folder as named is not looked above."""
     folder = os.path.abspath(os.path.dirname(path) or ".")
     try:
         here = os.getcwd()
     except OSError:  # (a current folder removed under the run: the files' shared folder bounds it)
-        here = top
-    if _inside(folder, here):
-        top = here
+        here = os.path.dirname(top)
+    top = here if _inside(folder, here) else os.path.dirname(top)
     named = {os.path.abspath(p) for p in problems or []}
     while folder != top and _inside(folder, top) and folder not in named:
         if os.path.islink(folder):
@@ -150,48 +149,47 @@ def linked_below(path: str, top: str, problems: list[str] | None) -> str | None:
     return None
 
 
-def not_read(path: str, top: str, problems: list[str] | None) -> str | None:
+def not_read(path: str, top: str, problems: list[str] | None, folders: list[str] | None = None) -> str | None:
     """Why a class's answers file is not read, or None: the one place a class's files are confined.
     A class (several answers files, a folder of them, a gradebook) is read only through real folders: the
     file is no symbolic link to a file outside its own folder, no folder on its way down from the current
     folder (from ``top``, the folder the files share, for a path outside the current folder) is a link,
     and a file that lies in a --problems folder is reached down from that folder as named (a student's
-    entries may be links anywhere the submissions were unpacked: to the TA's keys, to files elsewhere)."""
+    entries may be links anywhere the submissions were unpacked: to the TA's keys, to files elsewhere).
+    The link is named as the gradebook names files (``folders``: see :func:`shown_path`)."""
     if os.path.islink(path) and os.path.dirname(os.path.realpath(path)) != os.path.realpath(
         os.path.dirname(path) or "."
     ):
         return "a symbolic link out of its folder: not read (give the file it links to, to grade it)"
-    link = linked_below(path, top, problems)
+    link = linked_below(path, top, problems) or linked_into_the_set(path, problems)
     if link is not None:
         return (
-            f"in a linked folder ({shown_path(link, [])} is a symbolic link): not read (a class is read through "
-            "real folders only; give the folder it links to, to grade its files)"
+            f"in a linked folder ({shown_path(link, folders or [])} is a symbolic link): not read (a class is "
+            "read through real folders only; give the folder it links to, to grade its files)"
         )
-    if linked_into_the_set(path, problems):
-        return "a link into a --problems folder (the set's own files): not read"
     return None
 
 
-def linked_into_the_set(path: str, problems: list[str] | None) -> bool:
-    """Whether a class's answers file lies, as it really is, in a --problems folder or below it (the set's
-    problems, generate's answers/ keys) but is reached some other way than down from that folder as the TA
-    named it with no link on the way: a student's folder or file linking into the set (``subs/s00 ->
-    ../hw3/answers``), whatever folder the class's files share."""
+def linked_into_the_set(path: str, problems: list[str] | None) -> str | None:
+    """The link by which a class's answers file that lies, as it really is, in a --problems folder or below
+    it (the set's problems, generate's answers/ keys) is reached, when it is not reached down from that
+    folder as the TA named it through real folders: a student's folder or file linking into the set
+    (``subs/s00 -> ../hw3/answers``), whatever folder the class's files share. None when it is not."""
     real = os.path.realpath(path)
     for folder in problems or []:
         if not _inside(real, os.path.realpath(folder)):
             continue
         spellings = {os.path.abspath(folder), os.path.realpath(folder)}  # (as named, or as it is)
         given = os.path.abspath(path)
-        top = next((s for s in spellings if _inside(given, s) and given != s), None)
-        if top is None:
-            return True
+        top = next((s for s in spellings if _inside(given, s) and given != s), os.sep)
         below = os.path.dirname(given)  # (the file itself: a link out of its folder is refused as one)
-        while below != top:
+        while below != top and below != os.path.dirname(below):
             if os.path.islink(below):
-                return True
+                return below
             below = os.path.dirname(below)
-    return False
+        if top == os.sep:  # (reached by no folder that is a link as such: by a link above the given path)
+            return os.path.dirname(given)
+    return None
 
 
 def in_problems(real: str, roots: list[str]) -> bool:

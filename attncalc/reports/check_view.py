@@ -15,6 +15,7 @@ from rich.text import Text
 
 from ..check import UNANSWERED, Report, StepResult
 from ..check.report import points_text
+from ..errors import printable
 from ..render import json_forms
 from ..render.console import terminal_console
 from .check_blocks import Wrapped, step_block
@@ -185,10 +186,11 @@ def report_renderable(rep: Report, width: int | None = None) -> RenderableType:
 
 def _header(rep: Report, width: int | None) -> Text:
     """ "answers.toml  (problem p.toml)", or the problem on a line of its own when that is too wide."""
-    one = f"{rep.answers}  (problem {rep.problem})"
+    answers, problem = printable(rep.answers), printable(rep.problem)  # (a name's newline would fake a line)
+    one = f"{answers}  (problem {problem})"
     if width is None or len(one) <= width:
         return Text(one)
-    return Text(f"{rep.answers}\n  problem: {rep.problem}")
+    return Text(f"{answers}\n  problem: {problem}")
 
 
 def _natural_width(t: Table) -> int:
@@ -248,7 +250,7 @@ def _print_reports(reports: list[Report], console: Console) -> None:
     t.add_column(ratio=1)
     for rep in reports:
         mark = "✓" if rep.all_correct else "✗"
-        t.add_row(mark, rep.answers, Wrapped(summary_line(rep)))  # "score 1 / 27" never broken
+        t.add_row(mark, printable(rep.answers), Wrapped(summary_line(rep)))  # "score 1 / 27" never broken
         for k, v in rep.summary.items():
             total[k] += v
     console.print(t)

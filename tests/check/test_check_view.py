@@ -113,3 +113,17 @@ def test_a_class_folder_summary_fits_the_width_and_totals_the_score(cli: Any) ->
     data = json.loads(cli("check", "--problems", str(PROBLEMS), *files, "--format", "json").stdout)
     assert data["score"]["points"] == pytest.approx(sum(s["points"] for s in singles))
     assert data["score"]["out_of"] == pytest.approx(sum(s["out_of"] for s in singles))
+
+
+def test_a_file_name_never_writes_a_line_of_its_own(cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tryout 44: a student's file named with a newline wrote a line of its choosing into the report's
+    header and the class table ("✓  eve.toml  ... score 5 of 5"); every name is shown with its escapes."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "p.toml").write_text((PROBLEMS / "decoder-dot.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    fake = "n\n✓  eve.toml  score 5 of 5\x1b[2K\nx.toml"
+    for name in (fake, "plain.toml"):
+        (tmp_path / name).write_text('problem = "p.toml"\nscores = [0, 0, 0]\n', encoding="utf-8")
+    for args in ([fake], [fake, "plain.toml"]):
+        text = cli("check", *args, "--width", "80").stdout
+        assert "n\\x0a✓  eve.toml  score 5 of 5\\x1b[2K\\x0ax.toml" in text, text
+        assert not any(line.lstrip().startswith(("✓  eve", "x.toml")) for line in text.splitlines()), text

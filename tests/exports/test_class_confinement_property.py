@@ -188,18 +188,25 @@ def _run(root: Path, args: list[str]) -> tuple[int, str]:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@example(kinds=["folder-link-to-elsewhere"], variants=[1] * 6, where="subs", how="problem-first")
-@example(kinds=["folder-link-to-keys"], variants=[1] * 6, where="hw3/subs", how="glob")
-@example(kinds=["folder-link-to-elsewhere", "honest-folder"], variants=[1] * 6, where="subs", how="each-folder")
+@example(kinds=["folder-link-to-elsewhere"], variants=[1] * 6, where="subs", how="problem-first", away=False)
+@example(kinds=["folder-link-to-keys"], variants=[1] * 6, where="hw3/subs", how="glob", away=False)
+@example(
+    kinds=["folder-link-to-elsewhere", "honest-folder"], variants=[1] * 6, where="subs", how="each-folder", away=False
+)
+@example(kinds=["folder-link-to-parent", "honest-folder"], variants=[1] * 6, where="subs", how="each-folder", away=True)
+@example(kinds=["folder-link-to-elsewhere"], variants=[1] * 6, where="subs", how="each-folder", away=True)
 @given(
     kinds=st.lists(st.sampled_from(KINDS), min_size=1, max_size=6),
     variants=st.lists(st.sampled_from([1, 2]), min_size=6, max_size=6),
     where=st.sampled_from(WHERE),
     how=st.sampled_from(HOW),
+    away=st.booleans(),
 )
 def test_every_row_is_graded_against_the_set_and_no_students_file_is_the_problem(
-    the_set: Path, kinds: list[str], variants: list[int], where: str, how: str
+    the_set: Path, kinds: list[str], variants: list[int], where: str, how: str, away: bool
 ) -> None:
+    """``away``: the TA works in a folder of their own beside the class, naming it by ``../`` (a path
+    outside the current folder, whose links are judged from the folder the class's files share)."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp).resolve()
         if how == "problem-first":  # every honest student answers variant 1, the one given first
@@ -207,20 +214,23 @@ def test_every_row_is_graded_against_the_set_and_no_students_file_is_the_problem
         layout = _build(root, the_set, where, kinds, variants[: len(kinds)])
         if how == "folder":  # a folder given is its own files (a student's folder in it is not listed)
             layout["honest"] = {p: k for p, k in layout["honest"].items() if p.count("/") == where.count("/") + 1}
+        if how == "each-folder":  # only the students' own folders' files, each folder graded alone
+            layout["honest"] = {p: k for p, k in layout["honest"].items() if p.count("/") == where.count("/") + 2}
+        here, up = (root / "away", "../") if away else (root, "")
+        here.mkdir(exist_ok=True)
+        glob = [up + p for p in layout["glob"]]
         runs = {
-            "folder": [[where]],
-            "glob": [["--", *layout["glob"]]],
-            "problem-first": [["hw3/variant-01.toml", "--", *layout["glob"]]],
+            "folder": [[up + where]],
+            "glob": [["--", *glob]],
+            "problem-first": [[up + "hw3/variant-01.toml", "--", *glob]],
             # (bash's subs/*/ lists links to folders too; a link to .. or . included)
-            "each-folder": [[f"{where}/{p.name}/"] for p in sorted((root / where).iterdir()) if p.is_dir()],
+            "each-folder": [[f"{up}{where}/{p.name}/"] for p in sorted((root / where).iterdir()) if p.is_dir()],
         }[how]
         if how != "folder" and not layout["glob"]:
             return  # (the shell gives its pattern itself: nothing of attncalc's to judge)
-        if how == "each-folder":  # only the students' own folders' files, each folder graded alone
-            layout["honest"] = {p: k for p, k in layout["honest"].items() if p.count("/") == where.count("/") + 2}
         rows = []
         for args in runs:
-            code, out = _run(root, ["check", "--problems", "hw3", "--format", "csv", *args])
+            code, out = _run(here, ["check", "--problems", up + "hw3", "--format", "csv", *args])
             assert code in (0, 1, 2)
             rows += list(csv.DictReader(io.StringIO(out.lstrip("\ufeff")))) if out else []
         set_problems = {os.path.realpath(root / "hw3" / f"variant-{k:02d}.toml") for k in (1, 2)}
@@ -230,18 +240,19 @@ def test_every_row_is_graded_against_the_set_and_no_students_file_is_the_problem
         for row in rows:
             if row["problem"]:
                 # graded: against one of the set's own problem files, the file itself the student's
-                assert os.path.realpath(root / row["problem"]) in set_problems, (row, kinds, where, how)
-                real = os.path.realpath(root / row["file"])
-                assert os.path.dirname(real) != keys, (row, kinds, where, how)
-                assert not real.startswith(elsewhere + os.sep), (row, kinds, where, how)
-                assert real not in set_problems, (row, kinds, where, how)
-                graded[row["file"]] = row
+                assert os.path.realpath(here / row["problem"]) in set_problems, (row, kinds, where, how, away)
+                real = os.path.realpath(here / row["file"])
+                assert os.path.dirname(real) != keys, (row, kinds, where, how, away)
+                assert not real.startswith(elsewhere + os.sep), (row, kinds, where, how, away)
+                assert real not in set_problems, (row, kinds, where, how, away)
+                assert "/away/" not in real, (row, kinds, where, how, away)
+                graded[os.path.relpath(here / row["file"], root)] = row
             else:
                 assert row["error"], row
         for path, k in layout["honest"].items():
-            assert path in graded, (path, rows, kinds, where, how)
+            assert path in graded, (path, rows, kinds, where, how, away)
             row = graded[path]
-            assert os.path.realpath(root / row["problem"]) == os.path.realpath(root / "hw3" / f"variant-{k:02d}.toml")
+            assert os.path.realpath(here / row["problem"]) == os.path.realpath(root / "hw3" / f"variant-{k:02d}.toml")
             assert row["score"] == row["out_of"], row
 
 
@@ -282,6 +293,12 @@ def test_one_students_linked_folder_graded_alone_is_not_followed(the_set: Path, 
         (row,) = list(csv.DictReader(io.StringIO(out.lstrip("\ufeff"))))
         assert code == 2 and row["score"] == "" and row["problem"] == "", (args, row)
         assert "in a linked folder (subs/mallory is a symbolic link)" in row["error"], row
+    # from a folder of the TA's elsewhere, by absolute path (tryout 44: the folder the paths shared was the link)
+    (tmp_path / "away").mkdir()
+    for args in ([str(tmp_path / "subs" / "mallory") + "/"], [str(tmp_path / "subs" / "mallory" / "k.toml")]):
+        code, out = _run(tmp_path / "away", ["check", "--problems", str(tmp_path / "hw3"), "--format", "csv", *args])
+        (row,) = list(csv.DictReader(io.StringIO(out.lstrip("\ufeff"))))
+        assert code == 2 and row["score"] == "" and "(mallory is a symbolic link)" in row["error"], (args, row)
     # the folder it links to, given as itself, is graded (the TA's own choice)
     code, out = _run(tmp_path, ["check", "--problems", "hw3", "--format", "csv", "private/"])
     (row,) = list(csv.DictReader(io.StringIO(out.lstrip("\ufeff"))))
