@@ -57,11 +57,13 @@ def first_file(paths: list[str], limit: int | None) -> dict[str, Any] | None:
 ANSWERS_SUFFIXES = (".toml", ".yaml", ".yml", ".json")
 
 
-def answers_in_folders(paths: list[str]) -> tuple[list[str], set[str]]:
+def answers_in_folders(paths: list[str]) -> tuple[list[str], set[str], int]:
     """``paths`` with each folder among them replaced by the answers files it holds (its regular files
     ending in .toml, .yaml, .yml or .json, sorted; other entries so named noted on stderr and skipped),
-    and the set of the files found that way: a file found in a folder is a student's, never the problem
-    graded against (:func:`key_given`)."""
+    the set of the files found that way (a file found in a folder is a student's, never the problem
+    graded against: :func:`key_given`), and how many folders held none. A folder that holds none is
+    refused, alone; among other paths (a class: ``subs/*/``, one student's folder empty or holding only a
+    PDF) it is one line on stderr and the others are graded."""
     import sys
     from pathlib import Path
 
@@ -70,6 +72,7 @@ def answers_in_folders(paths: list[str]) -> tuple[list[str], set[str]]:
 
     listed: list[str] = []
     found: set[str] = set()
+    bad = 0
     for path in paths:
         # (a name an answers file has is one, in any case, as a folder's listing reads it: a student's link
         # named x.toml or X.TOML to a folder, matched by the TA's subs/*, is not a folder given, and is never
@@ -87,11 +90,18 @@ def answers_in_folders(paths: list[str]) -> tuple[list[str], set[str]]:
                 f"attncalc: note: {printable(path)}: skipped, not regular files of the folder: {printable(shown)}\n"
             )
         if not files:
-            raise AttncalcError(f"{path}: a folder with no answers files (.toml, .yaml, .yml or .json) in it")
+            empty = f"{path}: a folder with no answers files (.toml, .yaml, .yml or .json) in it"
+            if len(paths) == 1:
+                raise AttncalcError(empty)
+            sys.stderr.write(f"attncalc: error: {printable(empty)}\n")
+            bad += 1
+            continue
         names = [os.path.join(path, f.name) for f in files]
         listed.extend(names)
         found.update(names)
-    return listed, found
+    if not listed:
+        raise AttncalcError("no answers files in the folders given (.toml, .yaml, .yml or .json)")
+    return listed, found, bad
 
 
 def key_given(paths: list[str], found: set[str], problems: list[str] | None, gradebook: bool) -> bool:
@@ -112,14 +122,12 @@ def key_given(paths: list[str], found: set[str], problems: list[str] | None, gra
 
 
 def directly_in(path: str, problems: list[str]) -> bool:
-    """Whether a path, as given or written, lies directly in a --problems folder: its folder is one as
-    the TA named it, or is no symbolic link of its own and resolves to one (``$PWD/hw3`` where the shell's
-    folder is a link, a ``cur -> hw3`` named with --problems); a student's folder ``subs/aaa -> ..``, or
-    ``subs/`` holding a student's link, is not."""
+    """Whether a path, as given or written, lies directly in a --problems folder: its folder, as written
+    (no link followed), is one as the TA named it or the folder that one resolves to (``$PWD/hw3`` where
+    the shell's folder is a link, ``cur -> hw3`` named with --problems); a student's folder ``subs/aaa ->
+    ..``, ``subs/`` holding a student's link, or ``/proc/self/cwd/hw3`` is not."""
     folder = os.path.abspath(os.path.dirname(path) or ".")
-    if folder in {os.path.abspath(p) for p in problems}:
-        return True
-    return not os.path.islink(folder) and os.path.realpath(folder) in {os.path.realpath(p) for p in problems}
+    return folder in {os.path.abspath(p) for p in problems} | {os.path.realpath(p) for p in problems}
 
 
 def class_folder(paths: list[str]) -> str:
@@ -187,9 +195,20 @@ def linked_into_the_set(path: str, problems: list[str] | None) -> str | None:
             if os.path.islink(below):
                 return below
             below = os.path.dirname(below)
-        if top == os.sep:  # (reached by no folder that is a link as such: by a link above the given path)
-            return os.path.dirname(given)
+        if top == os.sep:  # (not below the folder as named: through a link on the path as given, `x/..`)
+            return _last_link(path) or os.path.dirname(given)
     return None
+
+
+def _last_link(path: str) -> str | None:
+    """The last folder on a path as given, `..` kept (``subs/mallory/../answers/k.toml``), that is a
+    symbolic link: the one a refusal names."""
+    last, here = None, os.sep if os.path.isabs(path) else ""
+    for part in path.split(os.sep)[:-1]:
+        here = os.path.join(here, part) if part else here
+        if part not in ("", ".", "..") and os.path.islink(here):
+            last = here
+    return last
 
 
 def in_problems(real: str, roots: list[str]) -> bool:
@@ -264,6 +283,8 @@ def problem_found(
     strict = bool(given) and not beside_ok
 
     def usable(real: str, as_written: str) -> bool:
+        if os.path.realpath(as_written) != real:  # (a `..` after a link: as written and as followed, two files)
+            return False
         if not strict:
             return any(_inside(real, root) for root in roots)
         # directly in a --problems folder as written (no link of a student's on the way: subs/variant-01.toml
@@ -288,6 +309,7 @@ def shown_path(path: str, folders: list[str]) -> str:
     name alone: no absolute path of the grader's machine reaches a file handed back to students."""
     if not os.path.isabs(path):
         return path
+    path = path.rstrip(os.sep) or path  # (a folder named with a slash, `/x/w.toml/`: never ".")
     for base in [os.getcwd(), *folders]:
         if base and os.path.dirname(base) != base and _inside(path, base) and path != base:  # not "/"
             return os.path.relpath(path, base)
@@ -305,7 +327,7 @@ def report_shown(report: Any, folders: list[str]) -> Any:
 
 def common_folder(paths: list[str]) -> list[str]:
     """The folder every absolute path of ``paths`` is in (none when there is no such path)."""
-    absolute = [os.path.dirname(p) for p in paths if os.path.isabs(p)]
+    absolute = [os.path.dirname(p.rstrip(os.sep) or p) for p in paths if os.path.isabs(p)]
     try:
         return [os.path.commonpath(absolute)] if absolute else []
     except ValueError:

@@ -96,7 +96,7 @@ def check(
         output = None  # '-' is standard output, as with solve -o -
     try:
         # a folder given is its answers files (a class's submissions), never the problem graded against
-        paths, found = answers_in_folders(paths)
+        paths, found, empty = answers_in_folders(paths)
     except AttncalcError as exc:
         _fail(str(exc))
     folders = common_folder(paths)  # no absolute path of this machine reaches a report or a gradebook
@@ -106,6 +106,7 @@ def check(
         # the reports; the gradebook's rows (the reports and the files that could not be graded, in
         # order); the answers files refused (one line each on stderr) while the others were graded
         reports, entries, bad = grade_paths(paths, folders, limit, tol, problems, csv, found)
+        bad += empty
         if not csv:  # the JSON's total and the text's mean sum every file's points
             from ..check.points import refuse_overflowing_sum
 

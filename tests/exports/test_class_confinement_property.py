@@ -21,9 +21,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+
+from .class_layouts import answers_text, fake_problem, key_body, run_in
 
 # what a student's entry in the submissions folder is
 HONEST = ("honest-flat", "honest-folder", "honest-by-name")
@@ -55,45 +56,15 @@ WHERE = ("subs", "hw3/subs", "class/sec1")
 HOW = ("folder", "glob", "problem-first", "each-folder")  # each-folder: a TA's loop over subs/*/
 
 
-@pytest.fixture(scope="module")
-def the_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from typer.testing import CliRunner
-
-    from attncalc.cli import app
-
-    out = tmp_path_factory.mktemp("set") / "hw3"
-    result = CliRunner().invoke(
-        app, ["generate", "--kind", "softmax", "--count", "2", "--seed", "7", "--out", str(out)], catch_exceptions=False
-    )
-    assert result.exit_code == 0, result.output
-    return out
-
-
-def _body(key: Path) -> list[str]:
-    """A key's answer lines (its comment and problem = left out)."""
-    return [line for line in key.read_text(encoding="utf-8").splitlines() if not line.startswith(("#", "problem"))]
-
-
-def _answers(problem: str, body: list[str], student: str) -> str:
-    return "\n".join([f'problem = "{problem}"', f'student = "{student}"', *body]) + "\n"
-
-
-def _fake_problem(real: Path) -> str:
-    """A problem file of the student's own: the set's problem with other logits (other true answers)."""
-    text = real.read_text(encoding="utf-8")
-    lines = ["logits = [5, -3, 4]" if line.startswith("logits") else line for line in text.splitlines() if line.strip()]
-    return "\n".join(lines) + "\n"
-
-
 def _build(root: Path, hw3: Path, where: str, kinds: list[str], variants: list[int]) -> dict[str, Any]:
     """The layout under ``root``: the set, a folder elsewhere, and the students' entries in ``where``.
     Returns what each entry is: the paths the shell's glob gives, and the honest students' variants."""
     shutil.copytree(hw3, root / "hw3")
     elsewhere = root / "elsewhere"
     elsewhere.mkdir()
-    (elsewhere / "fake.toml").write_text(_fake_problem(root / "hw3" / "variant-01.toml"), encoding="utf-8")
+    (elsewhere / "fake.toml").write_text(fake_problem(root / "hw3" / "variant-01.toml"), encoding="utf-8")
     (elsewhere / "stolen.toml").write_text(
-        _answers("fake.toml", _body(root / "hw3" / "answers" / "variant-01.toml"), "stolen"), encoding="utf-8"
+        answers_text("fake.toml", key_body(root / "hw3" / "answers" / "variant-01.toml"), "stolen"), encoding="utf-8"
     )
     subs = root / where
     subs.mkdir(parents=True)
@@ -101,24 +72,24 @@ def _build(root: Path, hw3: Path, where: str, kinds: list[str], variants: list[i
     honest: dict[str, int] = {}  # answers file (relative to root) -> the variant it must be graded against
     for i, (kind, k) in enumerate(zip(kinds, variants, strict=True)):
         name = f"s{i:02d}"
-        key = _body(root / "hw3" / "answers" / f"variant-{k:02d}.toml")
+        key = key_body(root / "hw3" / "answers" / f"variant-{k:02d}.toml")
         target_set = f"{up}/hw3/variant-{k:02d}.toml"
         if kind == "honest-flat":
-            (subs / f"{name}.toml").write_text(_answers(target_set, key, name), encoding="utf-8")
+            (subs / f"{name}.toml").write_text(answers_text(target_set, key, name), encoding="utf-8")
             honest[f"{where}/{name}.toml"] = k
         elif kind == "honest-folder":
             (subs / name).mkdir()
-            (subs / name / "work.toml").write_text(_answers(f"../{target_set}", key, name), encoding="utf-8")
+            (subs / name / "work.toml").write_text(answers_text(f"../{target_set}", key, name), encoding="utf-8")
             honest[f"{where}/{name}/work.toml"] = k
         elif kind == "honest-by-name":  # looked up from the --problems folder
-            (subs / f"{name}.toml").write_text(_answers(f"variant-{k:02d}.toml", key, name), encoding="utf-8")
+            (subs / f"{name}.toml").write_text(answers_text(f"variant-{k:02d}.toml", key, name), encoding="utf-8")
             honest[f"{where}/{name}.toml"] = k
         elif kind == "own-problem":
             (subs / name).mkdir()
-            (subs / name / "p.toml").write_text(_fake_problem(root / "hw3" / "variant-01.toml"), encoding="utf-8")
-            (subs / name / "work.toml").write_text(_answers("p.toml", key, name), encoding="utf-8")
+            (subs / name / "p.toml").write_text(fake_problem(root / "hw3" / "variant-01.toml"), encoding="utf-8")
+            (subs / name / "work.toml").write_text(answers_text("p.toml", key, name), encoding="utf-8")
         elif kind == "own-problem-named-like-the-set":
-            (subs / "variant-01.toml").write_text(_fake_problem(root / "hw3" / "variant-01.toml"), encoding="utf-8")
+            (subs / "variant-01.toml").write_text(fake_problem(root / "hw3" / "variant-01.toml"), encoding="utf-8")
         elif kind == "link-to-set-problem":
             (subs / f"{name}.toml").symlink_to(f"{up}/hw3/variant-02.toml")
         elif kind == "link-to-key":
@@ -137,16 +108,18 @@ def _build(root: Path, hw3: Path, where: str, kinds: list[str], variants: list[i
             (subs / name).symlink_to(elsewhere, target_is_directory=True)
         elif kind == "escape-to-key":
             (subs / f"{name}.toml").write_text(
-                _answers(f"{up}/hw3/answers/variant-{k:02d}.toml", key, name), encoding="utf-8"
+                answers_text(f"{up}/hw3/answers/variant-{k:02d}.toml", key, name), encoding="utf-8"
             )
         elif kind == "escape-absolute":
             (subs / f"{name}.toml").write_text(
-                _answers(str(root / "hw3" / f"variant-{k:02d}.toml"), key, name), encoding="utf-8"
+                answers_text(str(root / "hw3" / f"variant-{k:02d}.toml"), key, name), encoding="utf-8"
             )
         elif kind == "escape-elsewhere":
-            (subs / f"{name}.toml").write_text(_answers(f"{up}/elsewhere/fake.toml", key, name), encoding="utf-8")
+            (subs / f"{name}.toml").write_text(answers_text(f"{up}/elsewhere/fake.toml", key, name), encoding="utf-8")
         elif kind == "escape-below-set":
-            (subs / f"{name}.toml").write_text(_answers(f"answers/variant-{k:02d}.toml", key, name), encoding="utf-8")
+            (subs / f"{name}.toml").write_text(
+                answers_text(f"answers/variant-{k:02d}.toml", key, name), encoding="utf-8"
+            )
         elif kind == "link-to-link-to-key":
             (subs / f"{name}-via.toml").symlink_to(f"{up}/hw3/answers/variant-{k:02d}.toml")
             (subs / f"{name}.toml").symlink_to(f"{name}-via.toml")
@@ -157,10 +130,12 @@ def _build(root: Path, hw3: Path, where: str, kinds: list[str], variants: list[i
         elif kind == "folder-link-to-itself":
             (subs / name).symlink_to(".", target_is_directory=True)
         elif kind == "own-problem-sorted-first":
-            (subs / "0000.toml").write_text(_fake_problem(root / "hw3" / "variant-01.toml"), encoding="utf-8")
+            (subs / "0000.toml").write_text(fake_problem(root / "hw3" / "variant-01.toml"), encoding="utf-8")
         elif kind == "dotdot-through-a-link":
             (subs / f"{name}-keys").symlink_to(f"{up}/hw3/answers", target_is_directory=True)
-            (subs / f"{name}.toml").write_text(_answers(f"{name}-keys/../variant-02.toml", key, name), encoding="utf-8")
+            (subs / f"{name}.toml").write_text(
+                answers_text(f"{name}-keys/../variant-02.toml", key, name), encoding="utf-8"
+            )
         elif kind == "link-named-like-the-set":
             if not (subs / "variant-01.toml").exists() and not (subs / "variant-01.toml").is_symlink():
                 (subs / "variant-01.toml").symlink_to(f"{up}/hw3/variant-02.toml")
@@ -171,20 +146,6 @@ def _build(root: Path, hw3: Path, where: str, kinds: list[str], variants: list[i
         {str(p.relative_to(root)) for p in [*subs.glob("*.toml"), *subs.glob("*/*.toml")]} - {""},
     )
     return {"glob": glob, "honest": honest, "where": where}
-
-
-def _run(root: Path, args: list[str]) -> tuple[int, str]:
-    from typer.testing import CliRunner
-
-    from attncalc.cli import app
-
-    here = os.getcwd()
-    os.chdir(root)
-    try:
-        result = CliRunner().invoke(app, args, catch_exceptions=False)
-    finally:
-        os.chdir(here)
-    return result.exit_code, result.stdout
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -230,7 +191,7 @@ def test_every_row_is_graded_against_the_set_and_no_students_file_is_the_problem
             return  # (the shell gives its pattern itself: nothing of attncalc's to judge)
         rows = []
         for args in runs:
-            code, out = _run(here, ["check", "--problems", up + "hw3", "--format", "csv", *args])
+            code, out = run_in(here, ["check", "--problems", up + "hw3", "--format", "csv", *args])
             assert code in (0, 1, 2)
             rows += list(csv.DictReader(io.StringIO(out.lstrip("\ufeff")))) if out else []
         set_problems = {os.path.realpath(root / "hw3" / f"variant-{k:02d}.toml") for k in (1, 2)}
@@ -262,7 +223,7 @@ def test_the_layouts_cover_every_kind_of_entry(the_set: Path, tmp_path: Path) ->
     kinds = list(KINDS)
     variants = [1 + i % 2 for i in range(len(kinds))]
     layout = _build(tmp_path, the_set, "subs", kinds, variants)
-    code, out = _run(tmp_path, ["check", "--problems", "hw3", "--format", "csv", "--", *layout["glob"]])
+    code, out = run_in(tmp_path, ["check", "--problems", "hw3", "--format", "csv", "--", *layout["glob"]])
     rows = {r["file"]: r for r in csv.DictReader(io.StringIO(out.lstrip("\ufeff")))}
     assert code == 2  # refused files
     for path, k in layout["honest"].items():
@@ -284,23 +245,23 @@ def test_one_students_linked_folder_graded_alone_is_not_followed(the_set: Path, 
     shutil.copytree(the_set, tmp_path / "hw3")
     keys = tmp_path / "private"
     keys.mkdir()
-    key = _body(tmp_path / "hw3" / "answers" / "variant-01.toml")
-    (keys / "k.toml").write_text(_answers("variant-01.toml", key, "KEY"), encoding="utf-8")
+    key = key_body(tmp_path / "hw3" / "answers" / "variant-01.toml")
+    (keys / "k.toml").write_text(answers_text("variant-01.toml", key, "KEY"), encoding="utf-8")
     (tmp_path / "subs").mkdir()
     (tmp_path / "subs" / "mallory").symlink_to("../private", target_is_directory=True)
     for args in (["subs/mallory/"], ["--", "subs/mallory/k.toml"], ["hw3/variant-01.toml", "subs/mallory/k.toml"]):
-        code, out = _run(tmp_path, ["check", "--problems", "hw3", "--format", "csv", *args])
+        code, out = run_in(tmp_path, ["check", "--problems", "hw3", "--format", "csv", *args])
         (row,) = list(csv.DictReader(io.StringIO(out.lstrip("\ufeff"))))
         assert code == 2 and row["score"] == "" and row["problem"] == "", (args, row)
         assert "in a linked folder (subs/mallory is a symbolic link)" in row["error"], row
     # from a folder of the TA's elsewhere, by absolute path (tryout 44: the folder the paths shared was the link)
     (tmp_path / "away").mkdir()
     for args in ([str(tmp_path / "subs" / "mallory") + "/"], [str(tmp_path / "subs" / "mallory" / "k.toml")]):
-        code, out = _run(tmp_path / "away", ["check", "--problems", str(tmp_path / "hw3"), "--format", "csv", *args])
+        code, out = run_in(tmp_path / "away", ["check", "--problems", str(tmp_path / "hw3"), "--format", "csv", *args])
         (row,) = list(csv.DictReader(io.StringIO(out.lstrip("\ufeff"))))
         assert code == 2 and row["score"] == "" and "(mallory is a symbolic link)" in row["error"], (args, row)
     # the folder it links to, given as itself, is graded (the TA's own choice)
-    code, out = _run(tmp_path, ["check", "--problems", "hw3", "--format", "csv", "private/"])
+    code, out = run_in(tmp_path, ["check", "--problems", "hw3", "--format", "csv", "private/"])
     (row,) = list(csv.DictReader(io.StringIO(out.lstrip("\ufeff"))))
     assert code == 0 and row["score"] == row["out_of"] and row["student"] == "KEY", row
 
@@ -311,11 +272,11 @@ def test_a_folder_named_like_an_answers_file_in_any_case_is_not_a_folder_given(t
     shutil.copytree(the_set, tmp_path / "hw3")
     subs = tmp_path / "subs"
     (subs / "zed.TOML").mkdir(parents=True)
-    key = _body(tmp_path / "hw3" / "answers" / "variant-01.toml")
-    (subs / "zed.TOML" / "inner.toml").write_text(_answers("variant-01.toml", key, "inner"), encoding="utf-8")
-    (subs / "ann.toml").write_text(_answers("variant-01.toml", key, "ann"), encoding="utf-8")
+    key = key_body(tmp_path / "hw3" / "answers" / "variant-01.toml")
+    (subs / "zed.TOML" / "inner.toml").write_text(answers_text("variant-01.toml", key, "inner"), encoding="utf-8")
+    (subs / "ann.toml").write_text(answers_text("variant-01.toml", key, "ann"), encoding="utf-8")
     for zed in ("subs/zed.TOML", "subs/zed.TOML/"):
-        code, out = _run(tmp_path, ["check", "--problems", "hw3", "--format", "csv", "--", "subs/ann.toml", zed])
+        code, out = run_in(tmp_path, ["check", "--problems", "hw3", "--format", "csv", "--", "subs/ann.toml", zed])
         rows = list(csv.DictReader(io.StringIO(out.lstrip("\ufeff"))))
         assert [r["file"] for r in rows] == ["subs/ann.toml", zed], rows
         assert code == 2 and rows[0]["score"] == rows[0]["out_of"] and rows[1]["error"] and not rows[1]["score"]
@@ -330,14 +291,14 @@ def test_a_link_of_the_tas_own_below_the_current_folder_is_refused_and_its_folde
     shutil.copytree(the_set, work / "hw3")
     downloads = tmp_path / "Downloads" / "hw3"
     downloads.mkdir(parents=True)
-    key = _body(work / "hw3" / "answers" / "variant-02.toml")
-    (downloads / "ann.toml").write_text(_answers("variant-02.toml", key, "ann"), encoding="utf-8")
+    key = key_body(work / "hw3" / "answers" / "variant-02.toml")
+    (downloads / "ann.toml").write_text(answers_text("variant-02.toml", key, "ann"), encoding="utf-8")
     (work / "subs").symlink_to(downloads, target_is_directory=True)
-    code, out = _run(work, ["check", "--problems", "hw3", "--format", "csv", "subs/"])
+    code, out = run_in(work, ["check", "--problems", "hw3", "--format", "csv", "subs/"])
     (row,) = list(csv.DictReader(io.StringIO(out.lstrip("\ufeff"))))
     assert code == 2 and not row["score"] and "(subs is a symbolic link)" in row["error"], row
     assert "give the folder it links to" in row["error"]
-    code, out = _run(work, ["check", "--problems", "hw3", "--format", "csv", str(downloads) + "/"])
+    code, out = run_in(work, ["check", "--problems", "hw3", "--format", "csv", str(downloads) + "/"])
     (row,) = list(csv.DictReader(io.StringIO(out.lstrip("\ufeff"))))
     assert code == 0 and row["file"] == "ann.toml" and row["problem"] == "hw3/variant-02.toml", row
     assert row["score"] == row["out_of"], row
@@ -351,14 +312,14 @@ def test_a_link_to_a_file_of_its_own_folder_is_read_as_that_file_inside_the_set_
     shutil.copytree(the_set, tmp_path / "hw3")
     subs = tmp_path / "hw3" / "subs"
     subs.mkdir()
-    key = _body(tmp_path / "hw3" / "answers" / "variant-01.toml")
-    (subs / "amueller.toml").write_text(_answers("variant-01.toml", key, "amueller"), encoding="utf-8")
+    key = key_body(tmp_path / "hw3" / "answers" / "variant-01.toml")
+    (subs / "amueller.toml").write_text(answers_text("variant-01.toml", key, "amueller"), encoding="utf-8")
     (subs / "zoe.toml").symlink_to("amueller.toml")
     (subs / "key.toml").symlink_to("../answers/variant-01.toml")
-    code, out = _run(tmp_path, ["check", "--problems", "hw3", "--format", "csv", "hw3/subs/"])
+    code, out = run_in(tmp_path, ["check", "--problems", "hw3", "--format", "csv", "hw3/subs/"])
     rows = {r["file"]: r for r in csv.DictReader(io.StringIO(out.lstrip("\ufeff")))}
     assert rows["hw3/subs/zoe.toml"]["score"] == rows["hw3/subs/zoe.toml"]["out_of"], rows
     assert rows["hw3/subs/amueller.toml"]["score"] == rows["hw3/subs/amueller.toml"]["out_of"], rows
-    code, out = _run(tmp_path, ["check", "--problems", "hw3", "--format", "csv", "--", "hw3/subs/key.toml"])
+    code, out = run_in(tmp_path, ["check", "--problems", "hw3", "--format", "csv", "--", "hw3/subs/key.toml"])
     (row,) = list(csv.DictReader(io.StringIO(out.lstrip("\ufeff"))))
     assert code == 2 and not row["score"] and "symbolic link out of its folder" in row["error"], row

@@ -1,0 +1,120 @@
+"""Tryout 45's ways around the class rules of `check --problems DIR` (docs/interface.md, "Answers files"):
+one student's empty folder cost the class its gradebook; a `..` after a student's link chose a problem in
+another --problems folder while the problem column named another; a path through /proc/self/cwd or a
+link to / was taken and echoed; a refusal named a link that does not exist; a folder given with a slash
+was shown as ".". Each test fails on 201a017."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import shutil
+from pathlib import Path
+
+from .class_layouts import answers_text, fake_problem, invoke_in, key_body, run_in
+
+
+def _rows(out: str) -> dict[str, dict[str, str]]:
+    return {r["file"]: r for r in csv.DictReader(io.StringIO(out.lstrip("\ufeff")))}
+
+
+def test_one_students_empty_folder_costs_no_one_their_row(the_set: Path, tmp_path: Path) -> None:
+    shutil.copytree(the_set, tmp_path / "hw3")
+    key = key_body(tmp_path / "hw3" / "answers" / "variant-01.toml")
+    for name in ("ann", "ben", "cy"):
+        (tmp_path / "subs" / name).mkdir(parents=True)
+    (tmp_path / "subs" / "ann" / "ann.toml").write_text(answers_text("variant-01.toml", key, "ann"), encoding="utf-8")
+    (tmp_path / "subs" / "ben" / "hw3.pdf").write_bytes(b"%PDF-1.4\n")  # a PDF handed in, no answers file
+    (tmp_path / "subs" / "cy" / "cy.toml").write_text(answers_text("variant-01.toml", key, "cy"), encoding="utf-8")
+    result = invoke_in(
+        tmp_path, ["check", "--problems", "hw3", "--format", "csv", "--", "subs/ann/", "subs/ben/", "subs/cy/"]
+    )
+    rows = _rows(result.stdout)
+    assert result.exit_code == 2 and set(rows) == {"subs/ann/ann.toml", "subs/cy/cy.toml"}, rows
+    assert all(r["score"] == r["out_of"] for r in rows.values()), rows
+    assert "subs/ben/: a folder with no answers files" in result.stderr
+    # alone, or when every folder given is empty, it is still the one refusal
+    for args in (["subs/ben/"], ["subs/ben/", "subs/ben/"]):
+        code, out = run_in(tmp_path, ["check", "--problems", "hw3", "--format", "csv", *args])
+        assert code == 2 and not out
+
+
+def test_a_dotdot_after_a_link_names_no_problem(the_set: Path, tmp_path: Path) -> None:
+    """``problem = "m/../../variant-01.toml"`` with ``m -> .``: as written, week2's variant-01; as followed, the
+    other set's. It named one file and graded against another (the column said week2's)."""
+    shutil.copytree(the_set, tmp_path / "sets")
+    shutil.copytree(the_set, tmp_path / "sets" / "week2")
+    week2 = tmp_path / "sets" / "week2"
+    (week2 / "variant-01.toml").write_text(fake_problem(week2 / "variant-01.toml"), encoding="utf-8")  # another problem
+    subs = week2 / "subs"
+    subs.mkdir()
+    (subs / "m").symlink_to(".", target_is_directory=True)
+    key = key_body(tmp_path / "sets" / "answers" / "variant-01.toml")  # the other set's true answers
+    (subs / "eve.toml").write_text(answers_text("m/../../variant-01.toml", key, "eve"), encoding="utf-8")
+    (subs / "ctl.toml").write_text(answers_text("variant-01.toml", key, "ctl"), encoding="utf-8")
+    _, out = run_in(
+        tmp_path, ["check", "--problems", "sets/week2", "--problems", "sets", "--format", "csv", "sets/week2/subs/"]
+    )
+    rows = _rows(out)
+    eve, ctl = rows["sets/week2/subs/eve.toml"], rows["sets/week2/subs/ctl.toml"]
+    # looked up from subs/, as written week2's and as followed the other's: not usable; looked up from week2/,
+    # it is `../variant-01.toml`, the other set's (a student may name any problem directly in a DIR): the
+    # column names the problem graded against
+    assert (eve["problem"], eve["score"]) == ("sets/variant-01.toml", eve["out_of"]), eve
+    assert ctl["problem"] == "sets/week2/variant-01.toml" and ctl["score"] != ctl["out_of"], ctl
+
+
+def test_a_path_through_proc_or_a_link_to_the_root_is_unusable_and_never_echoed(the_set: Path, tmp_path: Path) -> None:
+    shutil.copytree(the_set, tmp_path / "hw3")
+    key = key_body(tmp_path / "hw3" / "answers" / "variant-01.toml")
+    s3 = tmp_path / "s3"
+    s3.mkdir()
+    (s3 / "root").symlink_to("/", target_is_directory=True)
+    (s3 / "ok.toml").write_text(answers_text("../hw3/variant-01.toml", key, "ok"), encoding="utf-8")
+    written = {
+        "p": "../" * 40 + "proc/self/cwd/hw3/variant-01.toml",
+        "r": "root" + str(tmp_path / "hw3" / "variant-01.toml"),
+    }
+    for name, problem in written.items():
+        (s3 / f"{name}.toml").write_text(answers_text(problem, key, name), encoding="utf-8")
+    _, out = run_in(
+        tmp_path, ["check", "--problems", "hw3", "--format", "csv", "--", "s3/ok.toml", "s3/p.toml", "s3/r.toml"]
+    )
+    rows = _rows(out)
+    assert rows["s3/ok.toml"]["score"] == rows["s3/ok.toml"]["out_of"]
+    for name in written:
+        row = rows[f"s3/{name}.toml"]
+        assert not row["score"] and not row["problem"] and "could not be used" in row["error"], row
+    assert "proc/self" not in out and str(tmp_path) not in out
+
+
+def test_a_refusal_names_the_link_as_given_and_a_folder_with_a_slash_is_named(the_set: Path, tmp_path: Path) -> None:
+    shutil.copytree(the_set, tmp_path / "hw3")
+    key = key_body(tmp_path / "hw3" / "answers" / "variant-01.toml")
+    (tmp_path / "subs" / "ann").mkdir(parents=True)
+    (tmp_path / "subs" / "ann" / "a.toml").write_text(answers_text("variant-01.toml", key, "ann"), encoding="utf-8")
+    (tmp_path / "subs" / "mallory").symlink_to("../hw3/answers", target_is_directory=True)
+    _, out = run_in(
+        tmp_path,
+        [
+            "check",
+            "--problems",
+            "hw3",
+            "--format",
+            "csv",
+            "--",
+            "subs/mallory/../answers/variant-01.toml",
+            "subs/ann/a.toml",
+        ],
+    )
+    row = _rows(out)["subs/mallory/../answers/variant-01.toml"]
+    assert "(subs/mallory is a symbolic link)" in row["error"], row
+    (tmp_path / "w.toml").mkdir()
+    (tmp_path / "away").mkdir()
+    code, out = run_in(
+        tmp_path / "away",
+        ["check", "--problems", str(tmp_path / "hw3"), "--format", "csv", str(tmp_path / "w.toml") + os.sep],
+    )
+    (row,) = _rows(out).values()
+    assert code == 2 and row["file"] == "w.toml" and row["student"] == "w", row
