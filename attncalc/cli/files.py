@@ -61,9 +61,9 @@ def answers_in_folders(paths: list[str]) -> tuple[list[str], set[str], int]:
     """``paths`` with each folder among them replaced by the answers files it holds (its regular files
     ending in .toml, .yaml, .yml or .json, sorted; other entries so named noted on stderr and skipped),
     the set of the files found that way (a file found in a folder is a student's, never the problem
-    graded against: :func:`key_given`), and how many folders held none. A folder that holds none is
-    refused, alone; among other paths (a class: ``subs/*/``, one student's folder empty or holding only a
-    PDF) it is one line on stderr and the others are graded."""
+    graded against: :func:`key_given`), and how many folders held none. A folder that holds none, or
+    cannot be listed, is refused, alone; among other paths (a class: ``subs/*/``, one student's folder
+    empty, holding only a PDF, or unpacked unreadable) it is one line on stderr, the others graded."""
     import sys
     from pathlib import Path
 
@@ -82,18 +82,19 @@ def answers_in_folders(paths: list[str]) -> tuple[list[str], set[str], int]:
             continue
         try:
             files, skipped = folder_files(Path(path), ANSWERS_SUFFIXES, confined=True)
-        except OSError as exc:
-            raise AttncalcError(f"{path}: cannot list the folder ({exc.strerror or exc})") from None
+        except OSError as exc:  # (a student's folder unpacked with no read permission)
+            files, skipped, unlisted = [], [], f"{path}: cannot list the folder ({exc.strerror or exc})"
+        else:
+            unlisted = f"{path}: a folder with no answers files (.toml, .yaml, .yml or .json) in it"
         if skipped:
             shown = ", ".join(skipped[:5]) + (", ..." if len(skipped) > 5 else "")
             sys.stderr.write(
                 f"attncalc: note: {printable(path)}: skipped, not regular files of the folder: {printable(shown)}\n"
             )
         if not files:
-            empty = f"{path}: a folder with no answers files (.toml, .yaml, .yml or .json) in it"
             if len(paths) == 1:
-                raise AttncalcError(empty)
-            sys.stderr.write(f"attncalc: error: {printable(empty)}\n")
+                raise AttncalcError(unlisted)
+            sys.stderr.write(f"attncalc: error: {printable(unlisted)}\n")
             bad += 1
             continue
         names = [os.path.join(path, f.name) for f in files]

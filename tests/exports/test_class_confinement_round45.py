@@ -11,6 +11,9 @@ import io
 import os
 import shutil
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from .class_layouts import answers_text, fake_problem, invoke_in, key_body, run_in
 
@@ -118,3 +121,30 @@ def test_a_refusal_names_the_link_as_given_and_a_folder_with_a_slash_is_named(th
     )
     (row,) = _rows(out).values()
     assert code == 2 and row["file"] == "w.toml" and row["student"] == "w", row
+
+
+def test_one_students_unreadable_folder_costs_no_one_their_row(
+    the_set: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As an empty folder: a folder a student's archive unpacked without read permission (modelled: the
+    tests may run as root, who reads any folder) is one line, the others graded."""
+    from attncalc import files
+
+    shutil.copytree(the_set, tmp_path / "hw3")
+    key = key_body(tmp_path / "hw3" / "answers" / "variant-01.toml")
+    for name in ("ann", "ben"):
+        (tmp_path / "subs" / name).mkdir(parents=True)
+    (tmp_path / "subs" / "ann" / "ann.toml").write_text(answers_text("variant-01.toml", key, "ann"), encoding="utf-8")
+    listing = files.folder_files
+
+    def locked(folder: Path, *args: Any, **kw: Any) -> Any:
+        if folder.name == "ben":
+            raise PermissionError(13, "Permission denied")
+        return listing(folder, *args, **kw)
+
+    monkeypatch.setattr(files, "folder_files", locked)
+    result = invoke_in(tmp_path, ["check", "--problems", "hw3", "--format", "csv", "--", "subs/ann/", "subs/ben/"])
+    assert result.exit_code == 2 and list(_rows(result.stdout)) == ["subs/ann/ann.toml"], result.stdout
+    assert "subs/ben/: cannot list the folder (Permission denied)" in result.stderr
+    result = invoke_in(tmp_path, ["check", "--problems", "hw3", "--format", "csv", "subs/ben/"])
+    assert result.exit_code == 2 and not result.stdout and "cannot list the folder" in result.stderr
