@@ -34,7 +34,7 @@ def read_input(path: str | Path, max_bytes: int = MAX_INPUT_BYTES, pipe: bool = 
     except FileNotFoundError:
         raise ProblemError(file, "", "no such file") from None
     except IsADirectoryError:
-        raise ProblemError(file, "", "is a directory, not a problem file") from None
+        raise ProblemError(file, "", "is a directory, not a regular file") from None
     except OSError as exc:
         raise ProblemError(file, "", f"cannot be read: {exc.strerror}") from None
     except UnicodeEncodeError:  # a lone surrogate (from the API: the command line's arguments encode back)
@@ -42,7 +42,7 @@ def read_input(path: str | Path, max_bytes: int = MAX_INPUT_BYTES, pipe: bool = 
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
-            raise ProblemError(file, "", "is a directory, not a problem file")
+            raise ProblemError(file, "", "is a directory, not a regular file")
         passed = pipe and stat.S_ISFIFO(info.st_mode) and _handed_over(file)
         if passed:
             os.set_blocking(fd, True)  # the shell's pipe has its writer: wait for what it writes
@@ -287,15 +287,13 @@ def _link_new(tmp: str, target: Path, path: str) -> None:
         os.replace(tmp, target)
 
 
-def folder_files(folder: Path, suffixes: tuple[str, ...], confined: bool = False) -> tuple[list[Path], list[str]]:
+def folder_files(folder: Path, suffixes: tuple[str, ...]) -> tuple[list[Path], list[str]]:
     """The regular files of ``folder`` whose name ends with one of ``suffixes`` (symbolic links to
     regular files included), sorted; and the other entries so named (a folder, a FIFO, a device, a
-    broken link), each as "name (what it is)", for one note: they are skipped, never opened. With
-    ``confined`` (a class's submissions), a link whose target lies outside ``folder`` is skipped too,
-    never opened (a student's link to a file of the grader's would have its contents quoted back)."""
+    broken link), each as "name (what it is)", for one note: they are skipped, never opened. (A class's
+    submissions are listed otherwise: every entry is one, with its row; attncalc.cli.files.)"""
     files: list[Path] = []
     skipped: list[str] = []
-    real_folder = os.path.realpath(folder)
     for p in sorted(folder.iterdir()):
         if not p.name.lower().endswith(suffixes):
             continue
@@ -303,9 +301,6 @@ def folder_files(folder: Path, suffixes: tuple[str, ...], confined: bool = False
             mode = p.stat().st_mode
         except OSError as exc:  # (a link to nothing, or a loop of links, as a file given says it)
             skipped.append(f"{p.name} ({'a link loop' if exc.errno == errno.ELOOP else 'a broken link'})")
-            continue
-        if confined and p.is_symlink() and os.path.dirname(os.path.realpath(p)) != real_folder:
-            skipped.append(f"{p.name} (a link out of the folder: give the file itself to grade it)")
             continue
         if stat.S_ISREG(mode):
             files.append(p)

@@ -58,17 +58,18 @@ ANSWERS_SUFFIXES = (".toml", ".yaml", ".yml", ".json")
 
 
 def answers_in_folders(paths: list[str]) -> tuple[list[str], set[str], int]:
-    """``paths`` with each folder among them replaced by the answers files it holds (its regular files
-    ending in .toml, .yaml, .yml or .json, sorted; other entries so named noted on stderr and skipped),
-    the set of the files found that way (a file found in a folder is a student's, never the problem
-    graded against: :func:`key_given`), and how many folders held none. A folder that holds none, or
-    cannot be listed, is refused, alone; among other paths (a class: ``subs/*/``, one student's folder
-    empty, holding only a PDF, or unpacked unreadable) it is one line on stderr, the others graded."""
+    """``paths`` with each folder among them replaced by its entries named like answers files (ending in
+    .toml, .yaml, .yml or .json in any case, sorted), the set of the paths found that way (a file found in
+    a folder is a student's, never the problem graded against: :func:`key_given`), and how many folders
+    held none. Every such entry is a submission and gets its row: one that is no regular file of the
+    folder (a link out of it, a broken link, a FIFO, a folder) is refused in its row without being
+    opened, as the same entry given by a glob is, so that no submission leaves the gradebook unsaid.
+    A folder that holds none, or cannot be listed, is refused, alone; among other paths (a class:
+    ``subs/*/``, one student's folder empty, holding only a PDF, or unpacked unreadable) it is one line on
+    stderr, the others graded."""
     import sys
-    from pathlib import Path
 
     from ..errors import AttncalcError, printable
-    from ..files import folder_files
 
     listed: list[str] = []
     found: set[str] = set()
@@ -81,25 +82,20 @@ def answers_in_folders(paths: list[str]) -> tuple[list[str], set[str], int]:
             listed.append(path)
             continue
         try:
-            files, skipped = folder_files(Path(path), ANSWERS_SUFFIXES, confined=True)
+            names = sorted(n for n in os.listdir(path) if n.lower().endswith(ANSWERS_SUFFIXES))
         except OSError as exc:  # (a student's folder unpacked with no read permission)
-            files, skipped, unlisted = [], [], f"{path}: cannot list the folder ({exc.strerror or exc})"
+            names, unlisted = [], f"{path}: cannot list the folder ({exc.strerror or exc})"
         else:
             unlisted = f"{path}: a folder with no answers files (.toml, .yaml, .yml or .json) in it"
-        if skipped:
-            shown = ", ".join(skipped[:5]) + (", ..." if len(skipped) > 5 else "")
-            sys.stderr.write(
-                f"attncalc: note: {printable(path)}: skipped, not regular files of the folder: {printable(shown)}\n"
-            )
-        if not files:
+        if not names:
             if len(paths) == 1:
                 raise AttncalcError(unlisted)
             sys.stderr.write(f"attncalc: error: {printable(unlisted)}\n")
             bad += 1
             continue
-        names = [os.path.join(path, f.name) for f in files]
-        listed.extend(names)
-        found.update(names)
+        entries = [os.path.join(path, n) for n in names]
+        listed.extend(entries)
+        found.update(entries)
     if not listed:
         raise AttncalcError("no answers files in the folders given (.toml, .yaml, .yml or .json)")
     return listed, found, bad

@@ -64,11 +64,12 @@ def test_no_note_without_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert capsys.readouterr().err == ""
 
 
-def test_a_link_out_of_a_submissions_folder_is_skipped_unread(cli: Any, tmp_path: Path) -> None:
+def test_a_link_out_of_a_submissions_folder_is_refused_unread_in_its_row(cli: Any, tmp_path: Path) -> None:
     """A student's answers "file" that is a link to a file of the grader's (a JSON of secrets, a TOML of
     another course): check followed it, and the Moodle feedback quoted its first key back ("hunter2: not a
-    step of this problem"). It is skipped with a note, never opened; a link to a file in the folder and
-    the regular files are graded."""
+    step of this problem"). It is never opened: refused in its row, saying why, exit 2 (tryout 46: it was
+    skipped with a note only, exit 0, the submission gone from the gradebook unsaid); a link to a file in
+    the folder and the regular files are graded."""
     import csv
     import io
 
@@ -81,9 +82,9 @@ def test_a_link_out_of_a_submissions_folder_is_skipped_unread(cli: Any, tmp_path
     (subs / "sj.json").symlink_to(secret)
     (subs / "b.toml").symlink_to(subs / "a.toml")  # inside the folder: graded
     result = cli("check", "--problems", str(PROBLEMS), str(subs), "--format", "csv", "--gradebook", "moodle")
-    assert result.exit_code in (0, 1), result.output
+    assert result.exit_code == 2, result.output
     assert "hunter2" not in result.stdout and "hunter2" not in result.stderr
-    notes = [line for line in result.stderr.splitlines() if "sj.json" in line]
-    assert len(notes) == 1 and "link out of the folder" in notes[0]
-    rows = list(csv.reader(io.StringIO(result.stdout.lstrip("\ufeff"))))
-    assert sorted(r[0] for r in rows[1:]) == ["a", "b"]
+    lines = [line for line in result.stderr.splitlines() if "sj.json" in line]
+    assert len(lines) == 1 and "symbolic link out of its folder" in lines[0]
+    rows = {r[0]: r for r in list(csv.reader(io.StringIO(result.stdout.lstrip("\ufeff"))))[1:]}
+    assert sorted(rows) == ["a", "b", "sj"] and rows["sj"][1] == "-" and rows["a"][1] == rows["b"][1] != "-"

@@ -1,8 +1,10 @@
-"""Tryout 45's ways around the class rules of `check --problems DIR` (docs/interface.md, "Answers files"):
+"""Tryouts 45 and 46: ways around the class rules of `check --problems DIR` (docs/interface.md, "Answers files"):
 one student's empty folder cost the class its gradebook; a `..` after a student's link chose a problem in
 another --problems folder while the problem column named another; a path through /proc/self/cwd or a
 link to / was taken and echoed; a refusal named a link that does not exist; a folder given with a slash
-was shown as ".". Each test fails on 201a017."""
+was shown as ".". Tryout 46: a folder given dropped a student's link out of it from the gradebook with
+exit 0 (a note only), where the same entry given by a glob had its row and exit 2. Each test fails on the
+commit before its fix (201a017, 286636b)."""
 
 from __future__ import annotations
 
@@ -128,23 +130,71 @@ def test_one_students_unreadable_folder_costs_no_one_their_row(
 ) -> None:
     """As an empty folder: a folder a student's archive unpacked without read permission (modelled: the
     tests may run as root, who reads any folder) is one line, the others graded."""
-    from attncalc import files
-
     shutil.copytree(the_set, tmp_path / "hw3")
     key = key_body(tmp_path / "hw3" / "answers" / "variant-01.toml")
     for name in ("ann", "ben"):
         (tmp_path / "subs" / name).mkdir(parents=True)
     (tmp_path / "subs" / "ann" / "ann.toml").write_text(answers_text("variant-01.toml", key, "ann"), encoding="utf-8")
-    listing = files.folder_files
+    listing = os.listdir
 
-    def locked(folder: Path, *args: Any, **kw: Any) -> Any:
-        if folder.name == "ben":
+    def locked(folder: Any = ".") -> Any:
+        if str(folder).rstrip("/").endswith("ben"):
             raise PermissionError(13, "Permission denied")
-        return listing(folder, *args, **kw)
+        return listing(folder)
 
-    monkeypatch.setattr(files, "folder_files", locked)
+    monkeypatch.setattr(os, "listdir", locked)
     result = invoke_in(tmp_path, ["check", "--problems", "hw3", "--format", "csv", "--", "subs/ann/", "subs/ben/"])
     assert result.exit_code == 2 and list(_rows(result.stdout)) == ["subs/ann/ann.toml"], result.stdout
     assert "subs/ben/: cannot list the folder (Permission denied)" in result.stderr
     result = invoke_in(tmp_path, ["check", "--problems", "hw3", "--format", "csv", "subs/ben/"])
     assert result.exit_code == 2 and not result.stdout and "cannot list the folder" in result.stderr
+
+
+def test_every_entry_of_a_folder_given_has_its_row(the_set: Path, tmp_path: Path) -> None:
+    """A student's link out of the folder, a broken link, a link loop, a FIFO and a folder named like an
+    answers file: each refused in its row, never opened (no hang on the FIFO), exit 2; a link within the
+    folder is read as its file. With a Canvas roster, the refused student keeps a row with no score."""
+    shutil.copytree(the_set, tmp_path / "hw3")
+    key = key_body(tmp_path / "hw3" / "answers" / "variant-01.toml")
+    f2 = tmp_path / "f2"
+    f2.mkdir()
+    (f2 / "amueller.toml").write_text(answers_text("variant-01.toml", key, "amueller"), encoding="utf-8")
+    (f2 / "bmeier.toml").symlink_to("../hw3/answers/variant-01.toml")
+    (f2 / "broken.toml").symlink_to("nowhere.toml")
+    (f2 / "loop.toml").symlink_to("loop.toml")
+    os.mkfifo(f2 / "fifo.toml")
+    (f2 / "dir.toml").mkdir()
+    (f2 / "zoe.toml").symlink_to("amueller.toml")
+    (f2 / "notes.txt").write_text("not a submission", encoding="utf-8")
+    result = invoke_in(tmp_path, ["check", "--problems", "hw3", "--format", "csv", "f2/"])
+    rows = _rows(result.stdout)
+    assert result.exit_code == 2, result.stderr
+    assert sorted(rows) == [f"f2/{n}.toml" for n in ("amueller", "bmeier", "broken", "dir", "fifo", "loop", "zoe")]
+    for name, reason in {
+        "bmeier": "a symbolic link out of its folder",
+        "broken": "no such file",
+        "loop": "Too many levels of symbolic links",
+        "fifo": "is a FIFO (named pipe), not a regular file",
+        "dir": "is a directory, not a regular file",
+    }.items():
+        row = rows[f"f2/{name}.toml"]
+        assert not row["score"] and reason in row["error"], row
+    for name in ("amueller", "zoe"):
+        assert rows[f"f2/{name}.toml"]["score"] == rows[f"f2/{name}.toml"]["out_of"]
+    (tmp_path / "export.csv").write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section,Homework 3 (1234),Current Score\n"
+        "    Points Possible,,,,,5.00,(read only)\n"
+        '"Müller, Anna",4711,S100,amueller,Section A,,0.00\n'
+        '"Meier, Ben",4712,S101,bmeier,Section A,,0.00\n',
+        encoding="utf-8",
+    )
+    (f2 / "broken.toml").unlink()
+    (f2 / "loop.toml").unlink()
+    (f2 / "fifo.toml").unlink()
+    (f2 / "dir.toml").rmdir()
+    (f2 / "zoe.toml").unlink()
+    args = ["--gradebook", "canvas", "--assignment", "Homework 3 (1234)", "--roster", "export.csv"]
+    result = invoke_in(tmp_path, ["check", "--problems", "hw3", "--format", "csv", "f2/", *args])
+    canvas = {r["SIS Login ID"]: r for r in csv.DictReader(io.StringIO(result.stdout.lstrip("\ufeff")))}
+    assert result.exit_code == 2 and set(canvas) >= {"amueller", "bmeier"}, result.stdout
+    assert canvas["bmeier"]["Homework 3 (1234)"] == "" and canvas["amueller"]["Homework 3 (1234)"] == "5"
