@@ -392,9 +392,12 @@ def _existing_dashed(args: list[str]) -> str | None:
     written into a student's folder)."""
     import os
 
-    for arg in args:
+    for i, arg in enumerate(args):
         if arg == "--":
-            return None
+            # (a student's file named "--", put first by the TA's `*` before the options, would end them: the
+            # TA's -o read as a file, the gradebook on the terminal; a "--" the TA typed before `*` is
+            # followed by the file's)
+            return arg if os.path.lexists(arg) and "--" not in args[i + 1 :] else None
         if len(arg) > 1 and arg.startswith("-") and os.path.lexists(arg):
             return arg
     return None

@@ -14,7 +14,6 @@ from ..reports.canvas_columns import CANVAS_TOTALS as _CANVAS_TOTALS
 from .base import fail as _fail
 from .files import (
     PROBLEM_ONLY_KEYS,
-    class_folder,
     first_file,
     key_given,
     not_read,
@@ -124,11 +123,10 @@ def grade_paths(
     from ..reports.gradebook import Unread
 
     bad = 0
-    top = class_folder(answer_paths)
     for path in answer_paths:
         # a class: several files, a gradebook, or a folder given (even of one file)
         alone = len(answer_paths) == 1 and not csv and path not in (found or set())
-        linked = None if alone else not_read(path, top, problems, folders)
+        linked = None if alone else not_read(path, problems, folders)
         report = _grade_file(path, folders, problem, paths[0], limit, tol, problems, alone, csv, linked)
         entries.append(report)
         if isinstance(report, Unread):

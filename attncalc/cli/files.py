@@ -113,7 +113,7 @@ def key_given(paths: list[str], found: set[str], problems: list[str] | None, gra
         return True
     # directly in a --problems folder as given (a student's link in subs/ to one of the set's problems,
     # or a student folder that links to the set, lies in subs/, whatever it points at), and as it is
-    if not directly_in(path, problems) or linked_below(path, class_folder(paths), problems):
+    if not directly_in(path, problems) or linked_below(path, problems):
         return False
     return in_problems(os.path.realpath(path), [os.path.realpath(f) for f in problems])
 
@@ -127,25 +127,23 @@ def directly_in(path: str, problems: list[str]) -> bool:
     return folder in {os.path.abspath(p) for p in problems} | {os.path.realpath(p) for p in problems}
 
 
-def class_folder(paths: list[str]) -> str:
-    """The folder all of a class's files lie in, as given (absolute)."""
-    folders = [os.path.abspath(os.path.dirname(p) or ".") for p in paths]
-    return os.path.commonpath(folders) if folders else os.path.abspath(".")
-
-
-def linked_below(path: str, top: str, problems: list[str] | None) -> str | None:
+def linked_below(path: str, problems: list[str] | None) -> str | None:
     """The symbolic link on the way down to a class's file, if any: a folder that is a link below the
-    current folder (for a path inside it), or else at or below ``top``, the folder the class's files
-    share, such as a student's folder linked to the TA's keys or to a folder elsewhere. The folders a
-    TA's paths share are no proof they are the TA's: one student's folder graded alone (``subs/mallory/``,
-    a loop over ``subs/*/``) is the folder its files share. The current folder is the TA's (a TA who
-    ``cd``s into a student's folder has chosen it). A --problems folder as named is not looked above."""
+    current folder, or for a path outside it, below the folder the path shares with the current one (the
+    root, for a path in another tree), such as a student's folder linked to the TA's keys or to a folder
+    elsewhere. The folders a TA's paths share are no proof they are the TA's: one student's folder graded
+    alone (``subs/mallory/``, a loop over ``subs/*/`` or ``../subs/*/*/``) is the folder its files share.
+    The current folder is the TA's (a TA who ``cd``s into a student's folder has chosen it). A
+    --problems folder as named is not looked above."""
     folder = os.path.abspath(os.path.dirname(path) or ".")
     try:
         here = os.getcwd()
-    except OSError:  # (a current folder removed under the run: the files' shared folder bounds it)
-        here = os.path.dirname(top)
-    top = here if _inside(folder, here) else os.path.dirname(top)
+    except OSError:  # (a current folder removed under the run: from the root down)
+        here = os.sep
+    # below the current folder, or for a path outside it, below the folder it shares with the current one
+    # (the root, for a path in another tree): how deep the students' folders begin, nothing on the command
+    # line says (a loop over subs/*/*/ by ../ or absolute paths shares subs/mallory/sub, below the link)
+    top = os.path.commonpath([folder, here])
     named = {os.path.abspath(p) for p in problems or []}
     while folder != top and _inside(folder, top) and folder not in named:
         if os.path.islink(folder):
@@ -154,11 +152,11 @@ def linked_below(path: str, top: str, problems: list[str] | None) -> str | None:
     return None
 
 
-def not_read(path: str, top: str, problems: list[str] | None, folders: list[str] | None = None) -> str | None:
+def not_read(path: str, problems: list[str] | None, folders: list[str] | None = None) -> str | None:
     """Why a class's answers file is not read, or None: the one place a class's files are confined.
     A class (several answers files, a folder of them, a gradebook) is read only through real folders: the
     file is no symbolic link to a file outside its own folder, no folder on its way down from the current
-    folder (from ``top``, the folder the files share, for a path outside the current folder) is a link,
+    folder (for a path outside it, from the folder the two share) is a link (:func:`linked_below`),
     and a file that lies in a --problems folder is reached down from that folder as named (a student's
     entries may be links anywhere the submissions were unpacked: to the TA's keys, to files elsewhere).
     The link is named as the gradebook names files (``folders``: see :func:`shown_path`)."""
@@ -166,7 +164,7 @@ def not_read(path: str, top: str, problems: list[str] | None, folders: list[str]
         os.path.dirname(path) or "."
     ):
         return "a symbolic link out of its folder: not read (give the file it links to, to grade it)"
-    link = linked_below(path, top, problems) or linked_into_the_set(path, problems)
+    link = linked_below(path, problems) or linked_into_the_set(path, problems)
     if link is not None:
         return (
             f"in a linked folder ({shown_path(link, folders or [])} is a symbolic link): not read (a class is "

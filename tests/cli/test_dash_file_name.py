@@ -55,3 +55,26 @@ def test_a_glob_that_expands_to_option_like_names_is_refused(tmp_path: Path) -> 
         assert result.returncode == 2 and result.stderr.startswith(f"attncalc: error: {arg}: "), result.stderr
         assert "put -- before it" in result.stderr and result.stderr.count("\n") == 1
     assert (tmp_path / "-om" / "leak.toml").read_text() == "x = 1\n"  # nothing written into it
+
+
+def test_a_students_file_named_double_dash_ends_no_options(tmp_path: Path) -> None:
+    """Tryout 47: a student's file named "--", put among the arguments by the TA's `*` before the options,
+    ended them: -o read as a file (the gradebook on the terminal, the TA's out.csv graded as an answers
+    file). A "--" that names a file here, with no other "--" after it, is refused in one line; the TA's
+    own "--" before the glob (followed by the file's) reads it as a file."""
+    (tmp_path / "p.toml").write_text((PROBLEMS / "decoder-dot.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    body = 'problem = "p.toml"\nscores = [1, 2, 2]\n'
+    (tmp_path / "a.toml").write_text(body, encoding="utf-8")
+    (tmp_path / "--").write_text(body, encoding="utf-8")
+    (tmp_path / "out.csv").write_text("x\n", encoding="utf-8")
+    glob = sorted(p.name for p in tmp_path.iterdir() if p.name != "p.toml")  # the shell's `*`: --, a.toml, out.csv
+    result = run_cli("check", "--format", "csv", *glob, "-o", "out.csv", cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr.startswith("attncalc: error: --: "), result.stderr
+    assert result.stderr.count("\n") == 1 and not result.stdout
+    assert (tmp_path / "out.csv").read_text(encoding="utf-8") == "x\n"
+    result = run_cli("check", "--format", "csv", "--", "--", "a.toml", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert [line.split(",")[0] for line in result.stdout.lstrip("\ufeff").splitlines()[1:]] == [
+        "'--",
+        "a.toml",
+    ]  # (' : CSV)

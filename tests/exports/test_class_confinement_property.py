@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from .class_layouts import answers_text, fake_problem, key_body, run_in
 
 # what a student's entry in the submissions folder is
-HONEST = ("honest-flat", "honest-folder", "honest-by-name")
+HONEST = ("honest-flat", "honest-folder", "honest-by-name", "honest-deep")
 KINDS = (
     *HONEST,
     "own-problem",  # a problem file of their own beside their answers, named by problem =
@@ -35,6 +35,7 @@ KINDS = (
     "link-to-set-problem",  # subs/x.toml -> ../hw3/variant-02.toml
     "link-to-key",  # subs/x.toml -> ../hw3/answers/variant-01.toml
     "link-to-elsewhere",  # subs/x.toml -> /elsewhere/stolen.toml
+    "folder-link-to-elsewhere-with-attempts",  # subs/x -> /elsewhere, graded by a loop over subs/*/*/
     "link-to-folder",  # subs/x.toml -> ..
     "link-dangling",
     "folder-link-to-keys",  # subs/x -> ../hw3/answers
@@ -53,7 +54,8 @@ KINDS = (
     "dotdot-through-a-link",  # subs/x -> ../hw3/answers, and problem = "x/../variant-02.toml"
 )
 WHERE = ("subs", "hw3/subs", "class/sec1")
-HOW = ("folder", "glob", "problem-first", "each-folder")  # each-folder: a TA's loop over subs/*/
+# each-folder: a TA's loop over subs/*/; each-attempt: over subs/*/*/
+HOW = ("folder", "glob", "problem-first", "each-folder", "each-attempt")
 
 
 def _build(root: Path, hw3: Path, where: str, kinds: list[str], variants: list[int]) -> dict[str, Any]:
@@ -63,6 +65,11 @@ def _build(root: Path, hw3: Path, where: str, kinds: list[str], variants: list[i
     elsewhere = root / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "fake.toml").write_text(fake_problem(root / "hw3" / "variant-01.toml"), encoding="utf-8")
+    (elsewhere / "sub").mkdir()  # (an attempt's folder, as a student's folder with one per attempt has)
+    (elsewhere / "sub" / "stolen.toml").write_text(
+        answers_text("variant-01.toml", key_body(root / "hw3" / "answers" / "variant-01.toml"), "stolen"),
+        encoding="utf-8",
+    )
     (elsewhere / "stolen.toml").write_text(
         answers_text("fake.toml", key_body(root / "hw3" / "answers" / "variant-01.toml"), "stolen"), encoding="utf-8"
     )
@@ -81,6 +88,14 @@ def _build(root: Path, hw3: Path, where: str, kinds: list[str], variants: list[i
             (subs / name).mkdir()
             (subs / name / "work.toml").write_text(answers_text(f"../{target_set}", key, name), encoding="utf-8")
             honest[f"{where}/{name}/work.toml"] = k
+        elif kind == "honest-deep":  # a folder per student, a folder per attempt
+            (subs / name / "sub").mkdir(parents=True)
+            (subs / name / "sub" / "work.toml").write_text(
+                answers_text(f"variant-{k:02d}.toml", key, name), encoding="utf-8"
+            )
+            honest[f"{where}/{name}/sub/work.toml"] = k
+        elif kind == "folder-link-to-elsewhere-with-attempts":
+            (subs / name).symlink_to(elsewhere, target_is_directory=True)
         elif kind == "honest-by-name":  # looked up from the --problems folder
             (subs / f"{name}.toml").write_text(answers_text(f"variant-{k:02d}.toml", key, name), encoding="utf-8")
             honest[f"{where}/{name}.toml"] = k
@@ -143,7 +158,8 @@ def _build(root: Path, hw3: Path, where: str, kinds: list[str], variants: list[i
             raise AssertionError(kind)
     # the shell's `subs/*.toml subs/*/*.toml`, sorted as a shell sorts (links to folders followed, as bash does)
     glob = sorted(
-        {str(p.relative_to(root)) for p in [*subs.glob("*.toml"), *subs.glob("*/*.toml")]} - {""},
+        {str(p.relative_to(root)) for p in [*subs.glob("*.toml"), *subs.glob("*/*.toml"), *subs.glob("*/*/*.toml")]}
+        - {""},
     )
     return {"glob": glob, "honest": honest, "where": where}
 
@@ -155,6 +171,13 @@ def _build(root: Path, hw3: Path, where: str, kinds: list[str], variants: list[i
     kinds=["folder-link-to-elsewhere", "honest-folder"], variants=[1] * 6, where="subs", how="each-folder", away=False
 )
 @example(kinds=["folder-link-to-parent", "honest-folder"], variants=[1] * 6, where="subs", how="each-folder", away=True)
+@example(
+    kinds=["folder-link-to-elsewhere-with-attempts", "honest-deep"],
+    variants=[1] * 6,
+    where="subs",
+    how="each-attempt",
+    away=True,
+)
 @example(kinds=["folder-link-to-elsewhere"], variants=[1] * 6, where="subs", how="each-folder", away=True)
 @given(
     kinds=st.lists(st.sampled_from(KINDS), min_size=1, max_size=6),
@@ -175,8 +198,9 @@ def test_every_row_is_graded_against_the_set_and_no_students_file_is_the_problem
         layout = _build(root, the_set, where, kinds, variants[: len(kinds)])
         if how == "folder":  # a folder given is its own files (a student's folder in it is not listed)
             layout["honest"] = {p: k for p, k in layout["honest"].items() if p.count("/") == where.count("/") + 1}
-        if how == "each-folder":  # only the students' own folders' files, each folder graded alone
-            layout["honest"] = {p: k for p, k in layout["honest"].items() if p.count("/") == where.count("/") + 2}
+        if how in ("each-folder", "each-attempt"):  # only the files of the folders graded, each alone
+            depth = where.count("/") + (2 if how == "each-folder" else 3)
+            layout["honest"] = {p: k for p, k in layout["honest"].items() if p.count("/") == depth}
         here, up = (root / "away", "../") if away else (root, "")
         here.mkdir(exist_ok=True)
         glob = [up + p for p in layout["glob"]]
@@ -186,6 +210,13 @@ def test_every_row_is_graded_against_the_set_and_no_students_file_is_the_problem
             "problem-first": [[up + "hw3/variant-01.toml", "--", *glob]],
             # (bash's subs/*/ lists links to folders too; a link to .. or . included)
             "each-folder": [[f"{up}{where}/{p.name}/"] for p in sorted((root / where).iterdir()) if p.is_dir()],
+            "each-attempt": [
+                [f"{up}{where}/{p.name}/{q.name}/"]
+                for p in sorted((root / where).iterdir())
+                if p.is_dir()
+                for q in sorted(p.iterdir())
+                if q.is_dir()
+            ],
         }[how]
         if how != "folder" and not layout["glob"]:
             return  # (the shell gives its pattern itself: nothing of attncalc's to judge)

@@ -198,3 +198,19 @@ def test_every_entry_of_a_folder_given_has_its_row(the_set: Path, tmp_path: Path
     canvas = {r["SIS Login ID"]: r for r in csv.DictReader(io.StringIO(result.stdout.lstrip("\ufeff")))}
     assert result.exit_code == 2 and set(canvas) >= {"amueller", "bmeier"}, result.stdout
     assert canvas["bmeier"]["Homework 3 (1234)"] == "" and canvas["amueller"]["Homework 3 (1234)"] == "5"
+
+
+def test_a_problem_path_is_matched_byte_for_byte_not_composed(the_set: Path, tmp_path: Path) -> None:
+    """docs/interface.md: every string is read composed (NFC) except a `problem =` path, a file's name as
+    written (tryout 47 found the docs said otherwise)."""
+    (tmp_path / "hw4").mkdir()
+    decomposed = "qua\u0308l.toml"
+    shutil.copy(the_set / "variant-01.toml", tmp_path / "hw4" / decomposed)
+    key = key_body(the_set / "answers" / "variant-01.toml")
+    (tmp_path / "s9").mkdir()
+    (tmp_path / "s9" / "a.toml").write_text(answers_text(decomposed, key, "a"), encoding="utf-8")
+    (tmp_path / "s9" / "b.toml").write_text(answers_text("qu\u00e4l.toml", key, "b"), encoding="utf-8")
+    _, out = run_in(tmp_path, ["check", "--problems", "hw4", "--format", "csv", "--", "s9/a.toml", "s9/b.toml"])
+    rows = _rows(out)
+    assert rows["s9/a.toml"]["score"] == rows["s9/a.toml"]["out_of"], rows
+    assert not rows["s9/b.toml"]["score"] and "could not be used" in rows["s9/b.toml"]["error"], rows
