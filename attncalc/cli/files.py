@@ -166,8 +166,10 @@ def not_read(path: str, problems: list[str] | None, folders: list[str] | None = 
         return "a symbolic link out of its folder: not read (give the file it links to, to grade it)"
     link = linked_below(path, problems) or linked_into_the_set(path, problems)
     if link is not None:
+        # named as the file is: from the current folder for a path given relative (`../subs/hw3`, not `hw3`)
+        named = os.path.relpath(link) if not os.path.isabs(path) and os.path.isabs(link) else link
         return (
-            f"in a linked folder ({shown_path(link, folders or [])} is a symbolic link): not read (a class is "
+            f"in a linked folder ({shown_path(named, folders or [])} is a symbolic link): not read (a class is "
             "read through real folders only; give the folder it links to, to grade its files)"
         )
     return None

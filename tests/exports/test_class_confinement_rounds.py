@@ -214,3 +214,21 @@ def test_a_problem_path_is_matched_byte_for_byte_not_composed(the_set: Path, tmp
     rows = _rows(out)
     assert rows["s9/a.toml"]["score"] == rows["s9/a.toml"]["out_of"], rows
     assert not rows["s9/b.toml"]["score"] and "could not be used" in rows["s9/b.toml"]["error"], rows
+
+
+def test_a_link_is_named_as_the_file_is_from_beside_the_class(the_set: Path, tmp_path: Path) -> None:
+    """Tryout 48: given as ``../subs/*/`` from a folder of the TA's, a student's ``subs/hw3 -> ../hw3`` was named
+    ``hw3`` (the set's own name), not ``../subs/hw3`` as its file is."""
+    shutil.copytree(the_set, tmp_path / "hw3")
+    key = key_body(the_set / "answers" / "variant-01.toml")
+    (tmp_path / "subs" / "alice").mkdir(parents=True)
+    (tmp_path / "ta").mkdir()
+    (tmp_path / "subs" / "alice" / "a.toml").write_text(answers_text("variant-01.toml", key, "alice"), encoding="utf-8")
+    (tmp_path / "subs" / "hw3").symlink_to("../hw3", target_is_directory=True)
+    _, out = run_in(
+        tmp_path / "ta", ["check", "--problems", "../hw3", "--format", "csv", "--", "../subs/alice/", "../subs/hw3/"]
+    )
+    rows = _rows(out)
+    assert rows["../subs/alice/a.toml"]["score"] == rows["../subs/alice/a.toml"]["out_of"]
+    for name in ("variant-01.toml", "variant-02.toml"):
+        assert "(../subs/hw3 is a symbolic link)" in rows[f"../subs/hw3/{name}"]["error"], rows
