@@ -164,7 +164,7 @@ def not_read(path: str, problems: list[str] | None, folders: list[str] | None = 
         os.path.dirname(path) or "."
     ):
         return "a symbolic link out of its folder: not read (give the file it links to, to grade it)"
-    link = linked_below(path, problems) or linked_into_the_set(path, problems)
+    link = _dotdot_after_a_link(path) or linked_below(path, problems) or linked_into_the_set(path, problems)
     if link is not None:
         # named as the file is: from the current folder for a path given relative (`../subs/hw3`, not `hw3`)
         named = os.path.relpath(link) if not os.path.isabs(path) and os.path.isabs(link) else link
@@ -195,6 +195,18 @@ def linked_into_the_set(path: str, problems: list[str] | None) -> str | None:
         if top == os.sep:  # (not below the folder as named: through a link on the path as given, `x/..`)
             return _last_link(path) or os.path.dirname(given)
     return None
+
+
+def _dotdot_after_a_link(path: str) -> str | None:
+    """The link a path as given goes back up from (``subs/ev/../mykey.toml``, ``ev`` a link: the `..` leaves
+    the folder ``ev`` points to, not ``subs/``), where the path as written and as followed part; else None.
+    (Folders are otherwise judged on the path written out, on which ``ev/..`` is nothing.)"""
+    folder = os.path.dirname(path) or "."
+    if ".." not in folder.split(os.sep):
+        return None
+    if os.path.realpath(folder) == os.path.realpath(os.path.abspath(folder)):
+        return None
+    return _last_link(path) or folder
 
 
 def _last_link(path: str) -> str | None:

@@ -232,3 +232,27 @@ def test_a_link_is_named_as_the_file_is_from_beside_the_class(the_set: Path, tmp
     assert rows["../subs/alice/a.toml"]["score"] == rows["../subs/alice/a.toml"]["out_of"]
     for name in ("variant-01.toml", "variant-02.toml"):
         assert "(../subs/hw3 is a symbolic link)" in rows[f"../subs/hw3/{name}"]["error"], rows
+
+
+def test_a_path_going_back_up_from_a_students_link_is_not_read(the_set: Path, tmp_path: Path) -> None:
+    """Tryout 49: ``subs2/ev/../mykey.toml`` (or the folder ``subs2/ev/..``), ``ev`` a student's link to a folder
+    of the TA's, read the TA's file beside that folder: the path written out (``subs2/mykey.toml``) has no
+    link on it. A path whose `..` goes back up from a link is refused, naming it."""
+    shutil.copytree(the_set, tmp_path / "hw3")
+    key = key_body(the_set / "answers" / "variant-01.toml")
+    (tmp_path / "ta" / "sub").mkdir(parents=True)
+    (tmp_path / "ta" / "mykey.toml").write_text(answers_text("variant-01.toml", key, "mykey"), encoding="utf-8")
+    (tmp_path / "subs2" / "alice").mkdir(parents=True)
+    (tmp_path / "subs2" / "alice" / "a.toml").write_text(
+        answers_text("variant-01.toml", key, "alice"), encoding="utf-8"
+    )
+    (tmp_path / "subs2" / "ev").symlink_to(tmp_path / "ta" / "sub", target_is_directory=True)
+    for first in ("subs2/ev/../mykey.toml", "subs2/ev/.."):
+        result = invoke_in(
+            tmp_path, ["check", "--problems", "hw3", "--format", "csv", "--", first, "subs2/alice/a.toml"]
+        )
+        rows = _rows(result.stdout)
+        mine = rows["subs2/ev/../mykey.toml"]
+        assert result.exit_code == 2 and not mine["score"], rows
+        assert "(subs2/ev is a symbolic link)" in mine["error"], mine
+        assert rows["subs2/alice/a.toml"]["score"] == rows["subs2/alice/a.toml"]["out_of"]
