@@ -83,6 +83,15 @@ def refuse_mixed_options(
     missing = [folder for folder in problems or [] if not os.path.isdir(folder)]
     if missing:
         _fail(f"--problems: {missing[0]}: not a folder")
+    from .files import dotdot_after_a_link
+
+    for folder in problems or []:  # (a `..` after a link, `subs/ev/../../hw3`: as written hw3, as followed not)
+        link = dotdot_after_a_link(os.path.join(folder, "x"))
+        if link is not None:
+            _fail(
+                f"--problems: {printable(folder)}: goes back up from the symbolic link {printable(link)}, so it is not "
+                "the folder it reads as; name the folder as it is"
+            )
 
 
 def grade_paths(

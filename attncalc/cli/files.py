@@ -113,7 +113,7 @@ def key_given(paths: list[str], found: set[str], problems: list[str] | None, gra
         return True
     # directly in a --problems folder as given (a student's link in subs/ to one of the set's problems,
     # or a student folder that links to the set, lies in subs/, whatever it points at), and as it is
-    if not directly_in(path, problems) or linked_below(path, problems):
+    if not directly_in(path, problems) or linked_below(path, problems) or dotdot_after_a_link(path):
         return False
     return in_problems(os.path.realpath(path), [os.path.realpath(f) for f in problems])
 
@@ -164,7 +164,7 @@ def not_read(path: str, problems: list[str] | None, folders: list[str] | None = 
         os.path.dirname(path) or "."
     ):
         return "a symbolic link out of its folder: not read (give the file it links to, to grade it)"
-    link = _dotdot_after_a_link(path) or linked_below(path, problems) or linked_into_the_set(path, problems)
+    link = dotdot_after_a_link(path) or linked_below(path, problems) or linked_into_the_set(path, problems)
     if link is not None:
         # named as the file is: from the current folder for a path given relative (`../subs/hw3`, not `hw3`)
         named = os.path.relpath(link) if not os.path.isabs(path) and os.path.isabs(link) else link
@@ -197,7 +197,7 @@ def linked_into_the_set(path: str, problems: list[str] | None) -> str | None:
     return None
 
 
-def _dotdot_after_a_link(path: str) -> str | None:
+def dotdot_after_a_link(path: str) -> str | None:
     """The link a path as given goes back up from (``subs/ev/../mykey.toml``, ``ev`` a link: the `..` leaves
     the folder ``ev`` points to, not ``subs/``), where the path as written and as followed part; else None.
     (Folders are otherwise judged on the path written out, on which ``ev/..`` is nothing.)"""

@@ -256,3 +256,30 @@ def test_a_path_going_back_up_from_a_students_link_is_not_read(the_set: Path, tm
         assert result.exit_code == 2 and not mine["score"], rows
         assert "(subs2/ev is a symbolic link)" in mine["error"], mine
         assert rows["subs2/alice/a.toml"]["score"] == rows["subs2/alice/a.toml"]["out_of"]
+
+
+def test_a_problems_folder_or_problem_going_back_up_from_a_link_is_refused(the_set: Path, tmp_path: Path) -> None:
+    """Tryout 50: ``--problems subs/ev/../../hw3`` with a student's ``subs/ev -> mallory/a/b`` reads as hw3 and is
+    mallory's ``subs/mallory/hw3``: her variant-01.toml, given first, graded the class. The --problems folder
+    is refused in one line; the PROBLEM given so, with --problems hw3, is refused in its row."""
+    shutil.copytree(the_set, tmp_path / "hw3")
+    (tmp_path / "subs" / "mallory" / "a" / "b").mkdir(parents=True)
+    (tmp_path / "subs" / "mallory" / "hw3").mkdir()
+    shutil.copy(the_set / "variant-02.toml", tmp_path / "subs" / "mallory" / "hw3" / "variant-01.toml")
+    (tmp_path / "subs" / "ev").symlink_to("mallory/a/b", target_is_directory=True)
+    key = key_body(the_set / "answers" / "variant-01.toml")
+    (tmp_path / "subs" / "alice.toml").write_text(answers_text("variant-01.toml", key, "alice"), encoding="utf-8")
+    fake = "subs/ev/../../hw3"
+    result = invoke_in(
+        tmp_path, ["check", "--problems", fake, f"{fake}/variant-01.toml", "subs/alice.toml", "--format", "csv"]
+    )
+    assert result.exit_code == 2 and not result.stdout, result.stdout
+    assert result.stderr.startswith(f"attncalc: error: --problems: {fake}: goes back up from the symbolic link subs/ev")
+    assert result.stderr.count("\n") == 1
+    result = invoke_in(
+        tmp_path, ["check", "--problems", "hw3", f"{fake}/variant-01.toml", "subs/alice.toml", "--format", "csv"]
+    )
+    rows = _rows(result.stdout)
+    assert rows["subs/alice.toml"]["problem"] == "hw3/variant-01.toml", rows
+    assert rows["subs/alice.toml"]["score"] == rows["subs/alice.toml"]["out_of"], rows
+    assert not rows[f"{fake}/variant-01.toml"]["score"], rows
