@@ -118,6 +118,17 @@ def key_given(paths: list[str], found: set[str], problems: list[str] | None, gra
     return in_problems(os.path.realpath(path), [os.path.realpath(f) for f in problems])
 
 
+def shares_a_folder(paths: list[str], limit: int | None) -> bool:
+    """Whether the first path lies in the folder of an answers file (as it really is) that names its own
+    problem: without --problems, a gradebook's PROBLEM given first among students' files (`check --format
+    csv s4/*.toml`, a student's ``s4/0000.toml`` sorted first) would grade everyone against a student's
+    problem, over the problems their files name. (A TA's problem beside answers files that name none is
+    the documented `check PROBLEM ANSWERS...`.)"""
+    here = os.path.realpath(os.path.dirname(paths[0]) or ".")
+    beside = [p for p in paths[1:] if os.path.realpath(os.path.dirname(p) or ".") == here]
+    return any(names_its_problem([p], limit) for p in beside)
+
+
 def directly_in(path: str, problems: list[str]) -> bool:
     """Whether a path, as given or written, lies directly in a --problems folder: its folder, as written
     (no link followed), is one as the TA named it or the folder that one resolves to (``$PWD/hw3`` where

@@ -76,7 +76,10 @@ def reports_json(reports: list[Report]) -> str:
             for k, v in rep.summary.items():
                 total[k] += v
         data = {
-            "submissions": [{"problem": r.problem, "answers": r.answers, **report_dict(r)} for r in reports],
+            # (file names escaped as everywhere else: a name of bytes no UTF-8 reads was written "??")
+            "submissions": [
+                {"problem": printable(r.problem), "answers": printable(r.answers), **report_dict(r)} for r in reports
+            ],
             "total": total,
             "score": {  # every file's points, and what they were out of, summed
                 "points": round(sum(r.score for r in reports), 6),

@@ -127,3 +127,19 @@ def test_a_file_name_never_writes_a_line_of_its_own(cli: Any, tmp_path: Path, mo
         text = cli("check", *args, "--width", "80").stdout
         assert "n\\x0a✓  eve.toml  score 5 of 5\\x1b[2K\\x0ax.toml" in text, text
         assert not any(line.lstrip().startswith(("✓  eve", "x.toml")) for line in text.splitlines()), text
+
+
+def test_json_names_a_file_as_the_other_views_do(cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tryout 51: a file named with bytes no UTF-8 reads was "s3/??.toml" in JSON (a name matching no file), and
+    U+202E was written raw, where the text report and the gradebook escape them."""
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "p.toml").write_text((PROBLEMS / "decoder-dot.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    body = b'problem = "p.toml"\nscores = [0, 0, 0]\n'
+    for name in (b"\xff\xfe.toml", "\u202eabc.toml".encode()):
+        with open(os.path.join(os.fsencode(tmp_path), name), "wb") as f:
+            f.write(body)
+    names = sorted(os.fsdecode(n) for n in os.listdir(os.fsencode(tmp_path)) if n != b"p.toml")
+    data = json.loads(cli("check", "--format", "json", *names).stdout)
+    assert sorted(s["answers"] for s in data["submissions"]) == ["\\u202eabc.toml", "\\udcff\\udcfe.toml"]

@@ -283,3 +283,29 @@ def test_a_problems_folder_or_problem_going_back_up_from_a_link_is_refused(the_s
     assert rows["subs/alice.toml"]["problem"] == "hw3/variant-01.toml", rows
     assert rows["subs/alice.toml"]["score"] == rows["subs/alice.toml"]["out_of"], rows
     assert not rows[f"{fake}/variant-01.toml"]["score"], rows
+
+
+def test_without_problems_a_gradebooks_problem_among_the_students_files_is_refused(
+    the_set: Path, tmp_path: Path
+) -> None:
+    """Tryout 51: without --problems, `check --format csv s4/*.toml` took a student's ``s4/0000.toml`` (a problem
+    file, sorted first) for the PROBLEM and graded everyone against it (exit 1). A gradebook's PROBLEM given
+    first in the folder of the answers files is refused in one line; given from elsewhere it is graded."""
+    shutil.copytree(the_set, tmp_path / "hw3")
+    key = key_body(the_set / "answers" / "variant-01.toml")
+    (tmp_path / "s4").mkdir()
+    (tmp_path / "s4" / "amueller.toml").write_text(answers_text("variant-01.toml", key, "amueller"), encoding="utf-8")
+    shutil.copy(the_set / "variant-02.toml", tmp_path / "s4" / "0000.toml")
+    result = invoke_in(tmp_path, ["check", "--format", "csv", "s4/0000.toml", "s4/amueller.toml"])
+    assert result.exit_code == 2 and not result.stdout
+    assert result.stderr.startswith("attncalc: error: s4/0000.toml: a problem file in the folder of answers files")
+    # a TA's problem beside answers files that name none is `check PROBLEM ANSWERS...`, graded
+    (tmp_path / "s5").mkdir()
+    shutil.copy(the_set / "variant-01.toml", tmp_path / "s5" / "p.toml")
+    (tmp_path / "s5" / "a.toml").write_text("\n".join(key) + "\n", encoding="utf-8")
+    result = invoke_in(tmp_path, ["check", "--format", "csv", "s5/p.toml", "s5/a.toml"])
+    (row,) = _rows(result.stdout).values()
+    assert result.exit_code == 0 and row["score"] == row["out_of"], result.stderr
+    result = invoke_in(tmp_path, ["check", "--format", "csv", "hw3/variant-01.toml", "s4/amueller.toml"])
+    (row,) = _rows(result.stdout).values()
+    assert result.exit_code == 0 and row["problem"] == "hw3/variant-01.toml" and row["score"] == row["out_of"]
