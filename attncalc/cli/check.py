@@ -16,9 +16,9 @@ from .files import (
     PROBLEM_ONLY_KEYS,
     first_file,
     key_given,
+    names_own_problems,
     not_read,
     problem_shaped,
-    shares_a_folder,
 )
 from .io import grade_one
 
@@ -117,11 +117,11 @@ def grade_paths(
     # the first path is the PROBLEM only where a student's file cannot be: typed, not found in a folder,
     # and with --problems inside a --problems folder; otherwise every path is an answers file
     first = first_file(paths, limit) if key_given(paths, found or set(), problems, csv) else None
-    if first is not None and csv and not problems and "kind" in first and shares_a_folder(paths, limit):
+    if first is not None and not problems and "kind" in first and names_own_problems(paths, limit):
         _fail(
-            f"{paths[0]}: a problem file in the folder of answers files that name their own problem (a student's "
-            "file sorted first?): a gradebook takes no PROBLEM given first from there; give the set's folder with "
-            "--problems DIR"
+            f"{paths[0]}: given first before answers files that name their own problem, without --problems (it "
+            "could be a student's problem file sorted first): give the set's folder with --problems DIR, or leave "
+            "the problem out"
         )
     if first is not None and "problem" not in first and not set(first) & PROBLEM_ONLY_KEYS:
         _fail(

@@ -118,15 +118,24 @@ def key_given(paths: list[str], found: set[str], problems: list[str] | None, gra
     return in_problems(os.path.realpath(path), [os.path.realpath(f) for f in problems])
 
 
-def shares_a_folder(paths: list[str], limit: int | None) -> bool:
-    """Whether the first path lies in the folder of an answers file (as it really is) that names its own
-    problem: without --problems, a gradebook's PROBLEM given first among students' files (`check --format
-    csv s4/*.toml`, a student's ``s4/0000.toml`` sorted first) would grade everyone against a student's
-    problem, over the problems their files name. (A TA's problem beside answers files that name none is
-    the documented `check PROBLEM ANSWERS...`.)"""
-    here = os.path.realpath(os.path.dirname(paths[0]) or ".")
-    beside = [p for p in paths[1:] if os.path.realpath(os.path.dirname(p) or ".") == here]
-    return any(names_its_problem([p], limit) for p in beside)
+def names_own_problems(paths: list[str], limit: int | None) -> bool:
+    """Whether an answers file after the first names its own problem: without --problems, a class's PROBLEM
+    given first could be a student's problem file sorted first (``s4/*.toml``, ``subs/*/*.toml``), graded
+    over the problems their files name; with such files, give --problems. (A PROBLEM given first before
+    answers files that name none is the documented ``check PROBLEM ANSWERS...``.)"""
+    return any(names_its_problem([p], limit) for p in paths[1:])
+
+
+def hard_linked(path: str) -> int:
+    """How many names the file has, when more than one (a hard link: a student's archive may hold one to
+    the TA's key, which Python's tarfile unpacks); else 0."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return 0
+    import stat
+
+    return info.st_nlink if stat.S_ISREG(info.st_mode) and info.st_nlink > 1 else 0
 
 
 def directly_in(path: str, problems: list[str]) -> bool:
@@ -175,6 +184,9 @@ def not_read(path: str, problems: list[str] | None, folders: list[str] | None = 
         os.path.dirname(path) or "."
     ):
         return "a symbolic link out of its folder: not read (give the file it links to, to grade it)"
+    names = hard_linked(path)
+    if names:
+        return f"a file with {names} names (a hard link): not read (give a copy of it to grade it)"
     link = dotdot_after_a_link(path) or linked_below(path, problems) or linked_into_the_set(path, problems)
     if link is not None:
         # named as the file is: from the current folder for a path given relative (`../subs/hw3`, not `hw3`)

@@ -175,7 +175,20 @@ def test_one_unreadable_file_does_not_cost_the_class_its_gradebook(cli: Any, tmp
     bad = tmp_path / "broken.toml"
     bad.write_text("weights = [0.1, 0.2\n")  # not TOML
     out = tmp_path / "book.csv"
-    result = cli("check", str(PROBLEMS / "decoder-dot.toml"), good, str(bad), good, "-f", "csv", "-o", str(out))
+    # (--problems: without it a PROBLEM given first before answers files naming their own problem is refused)
+    result = cli(
+        "check",
+        "--problems",
+        str(PROBLEMS),
+        str(PROBLEMS / "decoder-dot.toml"),
+        good,
+        str(bad),
+        good,
+        "-f",
+        "csv",
+        "-o",
+        str(out),
+    )
     assert result.exit_code == 2
     errors = [line for line in result.stderr.splitlines() if line.startswith("attncalc: error:")]
     assert len(errors) == 1 and str(bad) in errors[0]
