@@ -16,7 +16,6 @@ from .files import (
     PROBLEM_ONLY_KEYS,
     first_file,
     key_given,
-    names_own_problems,
     not_read,
     problem_shaped,
 )
@@ -117,12 +116,6 @@ def grade_paths(
     # the first path is the PROBLEM only where a student's file cannot be: typed, not found in a folder,
     # and with --problems inside a --problems folder; otherwise every path is an answers file
     first = first_file(paths, limit) if key_given(paths, found or set(), problems, csv) else None
-    if first is not None and not problems and "kind" in first and names_own_problems(paths, limit):
-        _fail(
-            f"{paths[0]}: given first before answers files that name their own problem, without --problems (it "
-            "could be a student's problem file sorted first): give the set's folder with --problems DIR, or leave "
-            "the problem out"
-        )
     if first is not None and "problem" not in first and not set(first) & PROBLEM_ONLY_KEYS:
         _fail(
             f'{paths[0]}: no problem named: add problem = "path/to/problem.toml" to the file, '

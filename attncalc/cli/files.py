@@ -118,14 +118,6 @@ def key_given(paths: list[str], found: set[str], problems: list[str] | None, gra
     return in_problems(os.path.realpath(path), [os.path.realpath(f) for f in problems])
 
 
-def names_own_problems(paths: list[str], limit: int | None) -> bool:
-    """Whether an answers file after the first names its own problem: without --problems, a class's PROBLEM
-    given first could be a student's problem file sorted first (``s4/*.toml``, ``subs/*/*.toml``), graded
-    over the problems their files name; with such files, give --problems. (A PROBLEM given first before
-    answers files that name none is the documented ``check PROBLEM ANSWERS...``.)"""
-    return any(names_its_problem([p], limit) for p in paths[1:])
-
-
 def hard_linked(path: str) -> int:
     """How many names the file has, when more than one (a hard link: a student's archive may hold one to
     the TA's key, which Python's tarfile unpacks); else 0."""

@@ -285,41 +285,6 @@ def test_a_problems_folder_or_problem_going_back_up_from_a_link_is_refused(the_s
     assert not rows[f"{fake}/variant-01.toml"]["score"], rows
 
 
-def test_without_problems_a_problem_given_first_before_files_naming_theirs_is_refused(
-    the_set: Path, tmp_path: Path
-) -> None:
-    """Tryouts 51 and 52: without --problems, `check --format csv s4/*.toml` (and the text and JSON reports, and
-    per-student folders `subs/*/*.toml`) took a student's problem file sorted first for the PROBLEM and graded
-    everyone against it, over the problems their files name. A PROBLEM given first before answers files that
-    name their own problem needs --problems; before files that name none it is graded."""
-    shutil.copytree(the_set, tmp_path / "hw3")
-    key = key_body(the_set / "answers" / "variant-01.toml")
-    (tmp_path / "s4").mkdir()
-    (tmp_path / "s4" / "amueller.toml").write_text(answers_text("variant-01.toml", key, "amueller"), encoding="utf-8")
-    shutil.copy(the_set / "variant-02.toml", tmp_path / "s4" / "0000.toml")
-    for student in ("0aaa", "bob"):
-        (tmp_path / "subs" / student).mkdir(parents=True)
-    shutil.copy(the_set / "variant-02.toml", tmp_path / "subs" / "0aaa" / "0000.toml")
-    shutil.copy(the_set / "variant-01.toml", tmp_path / "subs" / "bob" / "variant.toml")
-    (tmp_path / "subs" / "bob" / "answers.toml").write_text(answers_text("variant.toml", key, "bob"), encoding="utf-8")
-    for files in (["s4/0000.toml", "s4/amueller.toml"], ["subs/0aaa/0000.toml", "subs/bob/answers.toml"]):
-        for view in (["--format", "csv"], [], ["--format", "json"]):
-            result = invoke_in(tmp_path, ["check", *view, *files])
-            assert result.exit_code == 2 and not result.stdout, (files, view, result.stdout)
-            assert result.stderr.startswith(f"attncalc: error: {files[0]}: given first before answers files that name")
-    # bob alone, without the student's file first: graded against the problem his file names
-    result = invoke_in(tmp_path, ["check", "--format", "csv", "--", "subs/bob/answers.toml"])
-    (row,) = _rows(result.stdout).values()
-    assert result.exit_code == 0 and row["problem"] == "subs/bob/variant.toml" and row["score"] == row["out_of"]
-    # a TA's problem given first before answers files that name none: `check PROBLEM ANSWERS...`, graded
-    (tmp_path / "s5").mkdir()
-    shutil.copy(the_set / "variant-01.toml", tmp_path / "s5" / "p.toml")
-    (tmp_path / "s5" / "a.toml").write_text("\n".join(key) + "\n", encoding="utf-8")
-    result = invoke_in(tmp_path, ["check", "--format", "csv", "s5/p.toml", "s5/a.toml"])
-    (row,) = _rows(result.stdout).values()
-    assert result.exit_code == 0 and row["score"] == row["out_of"], result.stderr
-
-
 def test_a_hard_link_is_never_read_as_a_students_file(the_set: Path, tmp_path: Path) -> None:
     """Tryout 52: a student's archive holding a hard link to ../answers/variant-01.toml (Python's tarfile
     unpacks it) had the TA's key graded as the student's, full marks: a file with other names is not read."""
