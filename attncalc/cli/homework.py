@@ -103,8 +103,7 @@ def check(
     try:
         if output is not None:  # a path that cannot be written is named before any work
             check_output(output, force)
-        # the reports; the gradebook's rows (the reports and the files that could not be graded, in
-        # order); the answers files refused (one line each on stderr) while the others were graded
+        # the reports; the gradebook's rows (graded and refused, in order); how many were refused
         reports, entries, bad = grade_paths(paths, folders, limit, tol, problems, csv, found)
         bad += empty
         if not csv:  # the JSON's total and the text's mean sum every file's points
