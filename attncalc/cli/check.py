@@ -12,13 +12,7 @@ from ..errors import NOT_PRINTABLE, NOT_SHOWN, hidden, printable, unprintable, v
 from ..reports.canvas_columns import CANVAS_NOT_ASSIGNMENTS, CANVAS_RESERVED
 from ..reports.canvas_columns import CANVAS_TOTALS as _CANVAS_TOTALS
 from .base import fail as _fail
-from .files import (
-    PROBLEM_ONLY_KEYS,
-    first_file,
-    key_given,
-    not_read,
-    problem_shaped,
-)
+from .files import PROBLEM_ONLY_KEYS, dotdot_after_a_link, first_file, key_given, not_read, problem_shaped
 from .io import grade_one
 
 # Canvas validates an assignment's title to at most 255 characters (maximum_string_length), and Moodle's
@@ -83,8 +77,6 @@ def refuse_mixed_options(
     missing = [folder for folder in problems or [] if not os.path.isdir(folder)]
     if missing:
         _fail(f"--problems: {missing[0]}: not a folder")
-    from .files import dotdot_after_a_link
-
     for folder in problems or []:  # (a `..` after a link, `subs/ev/../../hw3`: as written hw3, as followed not)
         link = dotdot_after_a_link(os.path.join(folder, "x"))
         if link is not None:

@@ -1,9 +1,11 @@
 """Which of `attncalc check`'s files is the problem and which are answers files: the first file read,
-whether a file names its own problem, whether two paths are the same file."""
+whether a file names its own problem, whether two paths are the same file; and what a class's files may be
+read through (:func:`not_read`, the class rules of docs/interface.md's "Answers files")."""
 
 from __future__ import annotations
 
 import os
+import stat
 from typing import Any
 
 
@@ -125,8 +127,6 @@ def hard_linked(path: str) -> int:
         info = os.stat(path)
     except (OSError, ValueError):
         return 0
-    import stat
-
     return info.st_nlink if stat.S_ISREG(info.st_mode) and info.st_nlink > 1 else 0
 
 
@@ -288,7 +288,6 @@ def problem_found(
     """:func:`problem_named`'s file: its real path, and the path it was found by (the folder it was
     looked up from, joined with what the file wrote), or None. ``beside_ok`` False: one answers file of
     a class (then only a file directly in a --problems folder, :func:`in_problems`)."""
-    import stat
     from pathlib import PureWindowsPath
 
     if not written or "\x00" in written or os.path.isabs(written) or PureWindowsPath(written).drive:

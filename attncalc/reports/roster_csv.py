@@ -34,8 +34,7 @@ def read_text(path: str, limit: int) -> str:
     try:
         data = read_input(source, limit, pipe=True)
     except ProblemError as exc:
-        message = exc.message
-        message = f"larger than {limit:,} bytes" if message.startswith("is larger than") else message
+        message = f"larger than {limit:,} bytes" if exc.message.startswith("is larger than") else exc.message
         if message.startswith("is a FIFO"):
             message += ": pass the export's file, or pipe it in (--roster /dev/stdin, --roster <(cat FILE))"
         raise ProblemError(path, "--roster", message) from None
