@@ -80,7 +80,7 @@ def answers_in_folders(paths: list[str]) -> tuple[list[str], set[str], int]:
         # (a name an answers file has is one, in any case, as a folder's listing reads it: a student's link
         # named x.toml or X.TOML to a folder, matched by the TA's subs/*, is not a folder given, and is never
         # listed; it is refused as not a file)
-        if not os.path.isdir(path) or path.rstrip(os.sep).lower().endswith(ANSWERS_SUFFIXES):
+        if not os.path.isdir(path) or os.path.normpath(path).lower().endswith(ANSWERS_SUFFIXES):  # (x.toml/.)
             listed.append(path)
             continue
         try:
@@ -332,7 +332,7 @@ def shown_path(path: str, folders: list[str]) -> str:
     name alone: no absolute path of the grader's machine reaches a file handed back to students."""
     if not os.path.isabs(path):
         return path
-    path = path.rstrip(os.sep) or path  # (a folder named with a slash, `/x/w.toml/`: never ".")
+    path = _single_root(path.rstrip(os.sep) or path)  # (a folder named with a slash, `/x/w.toml/`: never ".")
     for base in [os.getcwd(), *folders]:
         if base and os.path.dirname(base) != base and _inside(path, base) and path != base:  # not "/"
             return os.path.relpath(path, base)
@@ -350,8 +350,14 @@ def report_shown(report: Any, folders: list[str]) -> Any:
 
 def common_folder(paths: list[str]) -> list[str]:
     """The folder every absolute path of ``paths`` is in (none when there is no such path)."""
-    absolute = [os.path.dirname(p.rstrip(os.sep) or p) for p in paths if os.path.isabs(p)]
+    absolute = [os.path.dirname(_single_root(p.rstrip(os.sep) or p)) for p in paths if os.path.isabs(p)]
     try:
         return [os.path.commonpath(absolute)] if absolute else []
     except ValueError:
         return []
+
+
+def _single_root(path: str) -> str:
+    """An absolute path with one leading slash: POSIX keeps `//tmp/x` as written (abspath too), and it would
+    lie in no folder of the current one's spelling (a gradebook would name its files by their names alone)."""
+    return os.sep + path.lstrip(os.sep) if path.startswith(os.sep * 2) else path

@@ -300,3 +300,28 @@ def test_a_hard_link_is_never_read_as_a_students_file(the_set: Path, tmp_path: P
         assert result.exit_code == 2 and not rows["subs/mallory.toml"]["score"], rows
         assert "a file with 2 names (a hard link)" in rows["subs/mallory.toml"]["error"]
         assert rows["subs/bob.toml"]["score"] == rows["subs/bob.toml"]["out_of"]
+
+
+def test_a_folder_named_like_a_file_spelled_with_a_dot_and_paths_with_two_leading_slashes(
+    the_set: Path, tmp_path: Path
+) -> None:
+    """Tryout 53: ``N/w.Json/.`` was read as a folder given (``N/w.Json/`` is refused as not a file); and paths
+    given as ``//tmp/...`` were shown by their names alone (two students' rows both ``hw.toml``)."""
+    shutil.copytree(the_set, tmp_path / "hw3")
+    key = key_body(the_set / "answers" / "variant-01.toml")
+    (tmp_path / "N" / "w.Json").mkdir(parents=True)
+    (tmp_path / "N" / "w.Json" / "in.toml").write_text(answers_text("variant-01.toml", key, "in"), encoding="utf-8")
+    (tmp_path / "subs" / "amy").mkdir(parents=True)
+    (tmp_path / "subs" / "bo").mkdir(parents=True)
+    for who in ("amy", "bo"):
+        (tmp_path / "subs" / who / "hw.toml").write_text(answers_text("variant-01.toml", key, who), encoding="utf-8")
+    _, out = run_in(tmp_path, ["check", "--problems", "hw3", "--format", "csv", "--", "N/w.Json/.", "subs/amy/hw.toml"])
+    rows = _rows(out)
+    assert set(rows) == {"N/w.Json/.", "subs/amy/hw.toml"} and "is a directory" in rows["N/w.Json/."]["error"], rows
+    (tmp_path / "ta").mkdir()
+    doubled = "/" + str(tmp_path)
+    _, out = run_in(
+        tmp_path / "ta",
+        ["check", "--problems", f"{doubled}/hw3", "--format", "csv", f"{doubled}/subs/amy/", f"{doubled}/subs/bo/"],
+    )
+    assert sorted(_rows(out)) == ["amy/hw.toml", "bo/hw.toml"], out
