@@ -28,6 +28,7 @@ def read_input(path: str | Path, max_bytes: int = MAX_INPUT_BYTES, pipe: bool = 
     file = str(path)
     if "\0" in file:
         raise ProblemError(file, "", "the path contains a NUL character")
+    _not_special(file, pipe)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(file, flags)  # non-blocking: opening a FIFO must not wait for a writer
@@ -64,6 +65,19 @@ def read_input(path: str | Path, max_bytes: int = MAX_INPUT_BYTES, pipe: bool = 
         raise ProblemError(file, "", f"cannot be read: {exc.strerror}") from None
     finally:
         os.close(fd)
+
+
+def _not_special(file: str, pipe: bool) -> None:
+    """Refuse a folder, FIFO, socket or device before opening it (opening a device a student's archive
+    holds may do something: a tape rewinds); what stat cannot tell, open() and fstat say after."""
+    try:
+        mode = os.stat(file).st_mode
+    except (OSError, ValueError):
+        return
+    if stat.S_ISDIR(mode):
+        raise ProblemError(file, "", "is a directory, not a regular file")
+    if not stat.S_ISREG(mode) and not (pipe and stat.S_ISFIFO(mode) and _handed_over(file)):
+        raise ProblemError(file, "", f"is {_kind(mode)}, not a regular file")
 
 
 def _handed_over(file: str) -> bool:

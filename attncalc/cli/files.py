@@ -4,9 +4,20 @@ read through (:func:`not_read`, the class rules of docs/interface.md's "Answers 
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from typing import Any
+
+
+def real(path: str) -> str:
+    """``os.path.realpath``, and for a chain of symbolic links too long to resolve (Python 3.11 follows
+    one by recursion, about 970 deep; no open() follows more than 40) an OSError, ELOOP, as open() says it:
+    a student's archive may hold such a chain, which is refused in its row, never a traceback."""
+    try:
+        return os.path.realpath(path)
+    except RecursionError:
+        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path) from None
 
 
 def same_file(a: str, b: str) -> bool:
@@ -117,7 +128,10 @@ def key_given(paths: list[str], found: set[str], problems: list[str] | None, gra
     # or a student folder that links to the set, lies in subs/, whatever it points at), and as it is
     if not directly_in(path, problems) or linked_below(path, problems) or dotdot_after_a_link(path):
         return False
-    return in_problems(os.path.realpath(path), [os.path.realpath(f) for f in problems])
+    try:
+        return in_problems(real(path), [real(f) for f in problems])
+    except OSError:  # (a chain of links no open() follows)
+        return False
 
 
 def hard_linked(path: str) -> int:
@@ -136,7 +150,7 @@ def directly_in(path: str, problems: list[str]) -> bool:
     the shell's folder is a link, ``cur -> hw3`` named with --problems); a student's folder ``subs/aaa ->
     ..``, ``subs/`` holding a student's link, or ``/proc/self/cwd/hw3`` is not."""
     folder = os.path.abspath(os.path.dirname(path) or ".")
-    return folder in {os.path.abspath(p) for p in problems} | {os.path.realpath(p) for p in problems}
+    return folder in {os.path.abspath(p) for p in problems} | {real(p) for p in problems}
 
 
 def linked_below(path: str, problems: list[str] | None) -> str | None:
@@ -172,9 +186,14 @@ def not_read(path: str, problems: list[str] | None, folders: list[str] | None = 
     and a file that lies in a --problems folder is reached down from that folder as named (a student's
     entries may be links anywhere the submissions were unpacked: to the TA's keys, to files elsewhere).
     The link is named as the gradebook names files (``folders``: see :func:`shown_path`)."""
-    if os.path.islink(path) and os.path.dirname(os.path.realpath(path)) != os.path.realpath(
-        os.path.dirname(path) or "."
-    ):
+    try:
+        return _not_read(path, problems, folders)
+    except OSError as exc:  # (a chain of links too long to follow, in a student's archive: as open() says it)
+        return f"cannot be read: {exc.strerror}"
+
+
+def _not_read(path: str, problems: list[str] | None, folders: list[str] | None) -> str | None:
+    if os.path.islink(path) and os.path.dirname(real(path)) != real(os.path.dirname(path) or "."):
         return "a symbolic link out of its folder: not read (give the file it links to, to grade it)"
     names = hard_linked(path)
     if names:
@@ -195,11 +214,11 @@ def linked_into_the_set(path: str, problems: list[str] | None) -> str | None:
     it (the set's problems, generate's answers/ keys) is reached, when it is not reached down from that
     folder as the TA named it through real folders: a student's folder or file linking into the set
     (``subs/s00 -> ../hw3/answers``), whatever folder the class's files share. None when it is not."""
-    real = os.path.realpath(path)
+    resolved = real(path)
     for folder in problems or []:
-        if not _inside(real, os.path.realpath(folder)):
+        if not _inside(resolved, real(folder)):
             continue
-        spellings = {os.path.abspath(folder), os.path.realpath(folder)}  # (as named, or as it is)
+        spellings = {os.path.abspath(folder), real(folder)}  # (as named, or as it is)
         given = os.path.abspath(path)
         top = next((s for s in spellings if _inside(given, s) and given != s), os.sep)
         below = os.path.dirname(given)  # (the file itself: a link out of its folder is refused as one)
@@ -219,7 +238,7 @@ def dotdot_after_a_link(path: str) -> str | None:
     folder = os.path.dirname(path) or "."
     if ".." not in folder.split(os.sep):
         return None
-    if os.path.realpath(folder) == os.path.realpath(os.path.abspath(folder)):
+    if real(folder) == real(os.path.abspath(folder)):
         return None
     return _last_link(path) or folder
 
@@ -299,28 +318,27 @@ def problem_found(
     given = [folder] if isinstance(folder, str) else list(folder or [])
     own = os.path.dirname(answers) or "."
     bases = [own, *given]
-    roots = [os.path.realpath(b) for b in bases]
+    roots = [real(b) for b in bases]
     # grading a class of files with --problems, the problem is a file directly in a --problems folder,
     # never one below it (a student may have written one anywhere the submissions were unpacked), so not
     # one beside the answers file either, unless that folder is a --problems folder
     strict = bool(given) and not beside_ok
 
-    def usable(real: str, as_written: str) -> bool:
-        if os.path.realpath(as_written) != real:  # (a `..` after a link: as written and as followed, two files)
+    def usable(resolved: str, as_written: str) -> bool:
+        if real(as_written) != resolved:  # (a `..` after a link: as written and as followed, two files)
             return False
         if not strict:
-            return any(_inside(real, root) for root in roots)
+            return any(_inside(resolved, root) for root in roots)
         # directly in a --problems folder as written (no link of a student's on the way: subs/variant-01.toml
         # linking to another variant would regrade everyone whose file names variant-01.toml) and as it is
-        return directly_in(as_written, given) and in_problems(real, roots[1:])
+        return directly_in(as_written, given) and in_problems(resolved, roots[1:])
 
     for base in bases:
-        real = os.path.realpath(os.path.join(base, written))
-        if not usable(real, os.path.normpath(os.path.join(base, written))):
-            continue
-        try:
-            if stat.S_ISREG(os.stat(real).st_mode):
-                return real, os.path.normpath(os.path.join(base, written))
+        as_written = os.path.normpath(os.path.join(base, written))
+        try:  # (a chain of links no open() follows names no file)
+            resolved = real(os.path.join(base, written))
+            if usable(resolved, as_written) and stat.S_ISREG(os.stat(resolved).st_mode):
+                return resolved, as_written
         except (OSError, ValueError):
             continue
     return None

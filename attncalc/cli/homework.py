@@ -121,16 +121,16 @@ def check(
     elif format is CheckFormat.json:
         from ..reports.check_view import reports_json
 
-        text = reports_json(reports)
+        text = reports_json(entries, several=len(entries) + empty > 1)  # (a class: every file given has its entry)
     elif output is not None:
         from ..reports.check_view import reports_text
 
-        text = reports_text(reports, width or 100)
+        text = reports_text(entries, width or 100, several=len(entries) + empty > 1)
     else:
         from ..render.console import terminal_console
         from ..reports.check_view import print_reports
 
-        print_reports(reports, terminal_console(width=width) if width else terminal_console())
+        print_reports(entries, terminal_console(width=width) if width else terminal_console(), len(entries) + empty > 1)
         text = ""
     if output is not None:
         write_output(output, text, force)

@@ -67,8 +67,34 @@ def report_dict(rep: Report) -> dict[str, Any]:
     }
 
 
-def reports_json(reports: list[Report]) -> str:
-    if len(reports) == 1:
+def _split(entries: list[Any], several: bool) -> tuple[list[Report], list[Any], bool]:
+    """A run's graded reports, the files it could not grade (attncalc.reports.gradebook.Unread: named,
+    with the reason), and whether it is a class: more than one answers file given, whatever was graded
+    (a script reads ``submissions`` whether or not a student's file was refused), or one refused (a
+    folder given of one file: a class)."""
+    reports = [e for e in entries if isinstance(e, Report)]
+    unread = [e for e in entries if not isinstance(e, Report)]
+    return reports, unread, several or len(entries) != 1 or bool(unread)
+
+
+def _reason(u: Any) -> str:
+    """Why a file was not read, without the file's name the message begins with (its row names it)."""
+    reason: str = u.reason
+    return reason.removeprefix(f"{u.answers}: ")
+
+
+def _not_read(unread: list[Any]) -> list[dict[str, str]]:
+    return [
+        {"answers": u.answers, "reason": _reason(u), **({"student": printable(u.student)} if u.student else {})}
+        for u in unread
+    ]
+
+
+def reports_json(entries: list[Any], several: bool = False) -> str:
+    """``check --format json``: one answers file's report, or a class's (``several`` files given, or
+    a folder: ``submissions``, the files graded; ``not_read``, the files refused, each with its reason)."""
+    reports, unread, many = _split(entries, several)
+    if not many:
         data: dict[str, Any] = report_dict(reports[0])
     else:
         total = {"correct": 0, "carried": 0, "wrong": 0}
@@ -86,17 +112,18 @@ def reports_json(reports: list[Report]) -> str:
                 "out_of": round(sum(r.out_of for r in reports), 6),
             },
             "all_correct": sum(1 for r in reports if r.all_correct),
+            "not_read": _not_read(unread),
         }
     return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def reports_text(reports: list[Report], width: int) -> str:
+def reports_text(entries: list[Any], width: int, several: bool = False) -> str:
     """The report(s) as plain text at a fixed width, as `check -o FILE` writes them."""
     import os
 
     with open(os.devnull, "w") as sink:
         console = terminal_console(width=width, color_system=None, record=True, file=sink, force_jupyter=False)
-        print_reports(reports, console)
+        print_reports(entries, console, several)
         return console.export_text()
 
 
@@ -234,24 +261,29 @@ def summary_line(rep: Report) -> str:
     return line + f"; score {points_text(rep.score)} / {points_text(rep.out_of)}"
 
 
-def print_reports(reports: list[Report], console: Console) -> None:
+def print_reports(entries: list[Any], console: Console, several: bool = False) -> None:
+    """One answers file's report, or a class's table (a row for each file, graded or not read)."""
     from ..render.console import controls_shown
 
+    reports, unread, many = _split(entries, several)
     with controls_shown():  # (a label or a file name with \x08 shown as an escape, not dropped)
-        _print_reports(reports, console)
+        if many:
+            _print_class(entries, reports, unread, console)
+        else:
+            console.print(report_renderable(reports[0], console.width))
 
 
-def _print_reports(reports: list[Report], console: Console) -> None:
-    if len(reports) == 1:
-        console.print(report_renderable(reports[0], console.width))
-        return
+def _print_class(entries: list[Any], reports: list[Report], unread: list[Any], console: Console) -> None:
     total = {"correct": 0, "carried": 0, "wrong": 0}
     # one row per file; the result wraps within --width (a file name is never broken)
     t = Table(box=None, show_header=False, pad_edge=False, padding=(0, 1))
     t.add_column(no_wrap=True)
     t.add_column(no_wrap=True, overflow="fold")
     t.add_column(ratio=1)
-    for rep in reports:
+    for rep in entries:
+        if not isinstance(rep, Report):  # (refused: its row says why, as the gradebook's does)
+            t.add_row("✗", rep.answers, Wrapped(f"not read: {_reason(rep)}"))
+            continue
         mark = "✓" if rep.all_correct else "✗"
         t.add_row(mark, printable(rep.answers), Wrapped(summary_line(rep)))  # "score 1 / 27" never broken
         for k, v in rep.summary.items():
@@ -263,7 +295,8 @@ def _print_reports(reports: list[Report], console: Console) -> None:
         mean = f"; mean score {points_text(sum(r.score for r in reports) / len(reports))} / {points_text(reports[0].out_of)}"
     console.print(
         Wrapped(
-            f"Total: {len(reports)} submissions, {perfect} all correct; steps: {total['correct']} correct, "
+            f"Total: {len(reports)} submission{'' if len(reports) == 1 else 's'}, {perfect} all correct; steps: {total['correct']} correct, "
             f"{total['carried']} carried, {total['wrong']} wrong{mean}"
+            + (f"; {len(unread)} not read" if unread else "")
         )
     )

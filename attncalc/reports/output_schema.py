@@ -198,6 +198,19 @@ SUBMISSIONS: dict[str, Any] = {
         "total": {"$ref": "#/$defs/counts"},
         "score": {"$ref": "#/$defs/score"},
         "all_correct": {"type": "integer", "minimum": 0},
+        "not_read": {  # the class's files refused (a link out of its folder, no file named...), each with why
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["answers", "reason"],
+                "properties": {
+                    "answers": {"type": "string"},
+                    "reason": {"type": "string"},
+                    "student": {"type": "string"},
+                },
+                "additionalProperties": False,
+            },
+        },
     },
 }
 
