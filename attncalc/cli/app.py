@@ -354,7 +354,13 @@ def main() -> None:
     named = _existing_dashed(sys.argv[1:])
     if named is not None:  # (before click reads it as an option: --problems=m/x.toml, -om/leak.toml)
         glob = "a glob of students' files: attncalc check --problems DIR -- subs/*.toml"
-        sys.stderr.write(f"attncalc: error: {printable(_read_as_option(named, glob))}\n")
+        line = _read_as_option(named, glob)
+        if named != "--" and "--" in sys.argv[1:]:  # (the TA's own -o, and a student's folder here named -o)
+            line = (
+                f"{named}: an option, and the name of a file or folder here; join the option to its value with "
+                f"'=' (--output=FILE, --problems=DIR), or write the file as ./{named}"
+            )
+        sys.stderr.write(f"attncalc: error: {printable(line)}\n")
         sys.exit(2)
     try:
         code = app(standalone_mode=False)
@@ -392,13 +398,16 @@ def _existing_dashed(args: list[str]) -> str | None:
     written into a student's folder)."""
     import os
 
+    after = args[args.index("--") + 1 :] if "--" in args else []
     for i, arg in enumerate(args):
         if arg == "--":
             # (a student's file named "--", put first by the TA's `*` before the options, would end them: the
             # TA's -o read as a file, the gradebook on the terminal; a "--" the TA typed before `*` is
             # followed by the file's)
             return arg if os.path.lexists(arg) and "--" not in args[i + 1 :] else None
-        if len(arg) > 1 and arg.startswith("-") and os.path.lexists(arg):
+        # (the TA's own -o before the `--` they typed before `*`, which gives a student's folder -o there too:
+        # the glob's entry is after the `--`, the option is the TA's)
+        if len(arg) > 1 and arg.startswith("-") and os.path.lexists(arg) and arg not in after:
             return arg
     return None
 

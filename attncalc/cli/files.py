@@ -337,11 +337,19 @@ def problem_found(
         as_written = os.path.normpath(os.path.join(base, written))
         try:  # (a chain of links no open() follows names no file)
             resolved = real(os.path.join(base, written))
-            if usable(resolved, as_written) and stat.S_ISREG(os.stat(resolved).st_mode):
+            if usable(resolved, as_written) and _opens_as(os.path.join(base, written), resolved):
                 return resolved, as_written
         except (OSError, ValueError):
             continue
     return None
+
+
+def _opens_as(path: str, resolved: str) -> bool:
+    """Whether ``path``, as open() follows it (every folder on it, `..` after each), is the regular file
+    ``resolved``: realpath drops a missing folder before a `..` (``nosuch/../x.toml``, or from the
+    --problems folder ``k/../x.toml`` where ``k`` is a link in the student's folder only), open() does not."""
+    found, meant = os.stat(path), os.stat(resolved)
+    return stat.S_ISREG(found.st_mode) and (found.st_dev, found.st_ino) == (meant.st_dev, meant.st_ino)
 
 
 def shown_path(path: str, folders: list[str]) -> str:
@@ -350,7 +358,8 @@ def shown_path(path: str, folders: list[str]) -> str:
     name alone: no absolute path of the grader's machine reaches a file handed back to students."""
     if not os.path.isabs(path):
         return path
-    path = _single_root(path.rstrip(os.sep) or path)  # (a folder named with a slash, `/x/w.toml/`: never ".")
+    # (a folder named with a slash, `/x/w.toml/`: never "."; `$PWD/../lab/x` named as its link is, lab/x)
+    path = os.path.normpath(_single_root(path.rstrip(os.sep) or path))
     for base in [os.getcwd(), *folders]:
         if base and os.path.dirname(base) != base and _inside(path, base) and path != base:  # not "/"
             return os.path.relpath(path, base)
@@ -368,7 +377,9 @@ def report_shown(report: Any, folders: list[str]) -> Any:
 
 def common_folder(paths: list[str]) -> list[str]:
     """The folder every absolute path of ``paths`` is in (none when there is no such path)."""
-    absolute = [os.path.dirname(_single_root(p.rstrip(os.sep) or p)) for p in paths if os.path.isabs(p)]
+    absolute = [
+        os.path.dirname(os.path.normpath(_single_root(p.rstrip(os.sep) or p))) for p in paths if os.path.isabs(p)
+    ]
     try:
         return [os.path.commonpath(absolute)] if absolute else []
     except ValueError:

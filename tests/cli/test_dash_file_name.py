@@ -78,3 +78,27 @@ def test_a_students_file_named_double_dash_ends_no_options(tmp_path: Path) -> No
         "'--",
         "a.toml",
     ]  # (' : CSV)
+
+
+def test_the_tas_own_option_named_like_a_students_folder_before_their_double_dash(tmp_path: Path) -> None:
+    """Tryout 55: grading from the submissions folder with `-o FILE -- *`, a student's folder named `-o`
+    stopped the run (the TA's `-o` named an entry here too) with advice to put -- before it, already
+    there. The glob's entry is after the `--` (the folder, one line: no answers files in it), the option
+    before it is the TA's; an option that names an entry here the glob did not give is refused, with a
+    way that works."""
+    (tmp_path / "p.toml").write_text((PROBLEMS / "decoder-dot.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "a.toml").write_text('problem = "p.toml"\nscores = [1, 2, 2]\n', encoding="utf-8")
+    (subs / "-o").mkdir()
+    out = tmp_path / "grades.csv"
+    glob = sorted(p.name for p in subs.iterdir())  # the shell's `*`: -o, a.toml
+    result = run_cli("check", "--problems", "..", "--format", "csv", "-o", str(out), "--", *glob, cwd=subs)
+    assert result.returncode == 2, result.stderr  # (the folder -o holds no answers files: one line)
+    assert result.stderr.startswith("attncalc: error: -o: a folder with no answers files"), result.stderr
+    assert out.read_text(encoding="utf-8").splitlines()[1].startswith("a.toml,../p.toml,1,9,"), out.read_text()
+    result = run_cli("check", "--problems", "..", "--format", "csv", "-o", "x.csv", "--", "a.toml", cwd=subs)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and not (subs / "x.csv").exists()
+    assert "join the option to its value with '=' (--output=FILE" in result.stderr and "put --" not in result.stderr
+    result = run_cli("check", "--problems=..", "--format", "csv", "--output=x.csv", "--", "a.toml", cwd=subs)
+    assert result.returncode == 0 and (subs / "x.csv").exists(), result.stderr

@@ -137,3 +137,40 @@ def test_a_class_with_a_refused_file_prints_the_class_document_and_names_it(the_
     # one file given alone keeps the one-file document
     alone = json.loads(invoke_in(tmp_path, ["check", "--format", "json", *given[:2], "subs/amy.toml"]).stdout)
     assert "submissions" not in alone and "not_read" not in alone and alone["score"]["points"] > 0
+
+
+def test_a_problem_path_through_a_folder_missing_from_the_problems_folder_is_unusable(
+    the_set: Path, tmp_path: Path
+) -> None:
+    """Tryout 55: ``problem = "k/../variant-02.toml"`` (``k`` a student's link to the set's keys) or
+    ``"nosuch/../variant-02.toml"`` was graded against hw3/variant-02.toml: looked up from the --problems
+    folder, realpath dropped the missing folder before the `..`, which open() does not (the docs: a `..`
+    after a link, and a missing file, are unusable)."""
+    subs, key = _class(the_set, tmp_path)
+    (subs / "k").symlink_to(the_set / "answers", target_is_directory=True)
+    for name, written in (("bob", "k/../variant-02.toml"), ("cy", "nosuch/../variant-02.toml")):
+        (subs / f"{name}.toml").write_text(answers_text(written, key, name), encoding="utf-8")
+    result = invoke_in(tmp_path, ["check", "--problems", str(the_set), "--format", "csv", "subs/"])
+    rows = _rows(result.stdout)
+    assert result.exit_code == 2 and rows["subs/amy.toml"]["score"] == rows["subs/amy.toml"]["out_of"], rows
+    for name in ("bob", "cy"):
+        assert not rows[f"subs/{name}.toml"]["problem"] and "could not be used" in rows[f"subs/{name}.toml"]["error"]
+    (subs / "dee.toml").write_text(answers_text("./variant-02.toml", key, "dee"), encoding="utf-8")  # (still read)
+    rows = _rows(invoke_in(tmp_path, ["check", "--problems", str(the_set), "--format", "csv", "subs/"]).stdout)
+    assert rows["subs/dee.toml"]["problem"].endswith("variant-02.toml"), rows
+
+
+def test_a_refused_link_is_named_from_the_same_folder_as_its_file(the_set: Path, tmp_path: Path) -> None:
+    """Tryout 55: files given as ``$PWD/../lab/...`` from a folder of the TA's: the file column was
+    relative to the current folder (``../lab/s5/a9/key.toml``, the `..` kept) and the link in the reason to
+    the files' common folder (``lab/s5/a9``): both now from the path written out."""
+    subs, key = _class(the_set, tmp_path)
+    (tmp_path / "ta").mkdir()
+    (tmp_path / "ta" / "key.toml").write_text(answers_text("variant-01.toml", key, "key"), encoding="utf-8")
+    (tmp_path / "lab" / "s5").mkdir(parents=True)
+    (tmp_path / "lab" / "s5" / "a9").symlink_to("../../ta", target_is_directory=True)
+    here = tmp_path / "ta"
+    args = [f"{here}/../lab/s5/a9/key.toml", str(subs / "amy.toml")]
+    rows = _rows(invoke_in(here, ["check", "--problems", str(the_set), "--format", "csv", *args]).stdout)
+    assert set(rows) == {"lab/s5/a9/key.toml", "subs/amy.toml"}, rows
+    assert "(lab/s5/a9 is a symbolic link)" in rows["lab/s5/a9/key.toml"]["error"], rows
