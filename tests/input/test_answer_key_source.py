@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from pathlib import Path
 from typing import Any
 
@@ -116,8 +117,13 @@ def test_a_problem_outside_the_problems_folders_is_no_key_for_others(cli: Any, k
     assert alone.exit_code == 0, alone.output  # its own answers, against its own numbers: no one else's
     line = one_line_refusal(cli("check", "--problems", "hw", "subs/0000.toml", "-f", "csv"), "subs/0000.toml")
     assert REFUSED in line and "--problems folder" in line
-    result = cli("check", "--problems", "hw", "subs/0000.toml", "subs/alice.toml")
-    assert result.exit_code == 2 and REFUSED in result.stderr and "alice.toml  (problem hw/p.toml)" in result.stdout
+    result = cli("check", "--problems", "hw", "subs/0000.toml", "subs/alice.toml", "-f", "json")
+    data = json.loads(result.stdout)  # (a class: 0000.toml not read, alice graded against the set's problem)
+    assert result.exit_code == 2 and REFUSED in result.stderr, result.stderr
+    assert [(s["answers"], s["problem"]) for s in data["submissions"]] == [("subs/alice.toml", "hw/p.toml")]
+    assert [u["answers"] for u in data["not_read"]] == ["subs/0000.toml"] and REFUSED in data["not_read"][0]["reason"]
+    text = cli("check", "--problems", "hw", "subs/0000.toml", "subs/alice.toml").stdout
+    assert "subs/0000.toml   not read: a problem file" in text and "; 1 not read" in text, text
 
 
 def test_a_folder_without_answers_files_is_refused(cli: Any, tmp_path: Path) -> None:
