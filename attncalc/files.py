@@ -42,13 +42,9 @@ def read_input(path: str | Path, max_bytes: int = MAX_INPUT_BYTES, pipe: bool = 
         raise ProblemError(file, "", "no such file (the path holds a character no file name can)") from None
     try:
         info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise ProblemError(file, "", "is a directory, not a regular file")
-        passed = pipe and stat.S_ISFIFO(info.st_mode) and _handed_over(file)
-        if passed:
-            os.set_blocking(fd, True)  # the shell's pipe has its writer: wait for what it writes
-        elif not stat.S_ISREG(info.st_mode):
-            raise ProblemError(file, "", f"is {_kind(info.st_mode)}, not a regular file")
+        _refuse_special(file, info.st_mode, pipe)  # (again, as opened: it may have changed since stat)
+        if stat.S_ISFIFO(info.st_mode):  # the shell's pipe has its writer: wait for what it writes
+            os.set_blocking(fd, True)
         if info.st_size > max_bytes:
             raise _too_large(file, info.st_size, max_bytes)
         chunks, got = [], 0
@@ -74,6 +70,12 @@ def _not_special(file: str, pipe: bool) -> None:
         mode = os.stat(file).st_mode
     except (OSError, ValueError):
         return
+    _refuse_special(file, mode, pipe)
+
+
+def _refuse_special(file: str, mode: int, pipe: bool) -> None:
+    """Anything but a regular file is refused: a folder, a device, a FIFO (with ``pipe``, but for the
+    shell's own pipe handed over as ``/dev/fd/N``)."""
     if stat.S_ISDIR(mode):
         raise ProblemError(file, "", "is a directory, not a regular file")
     if not stat.S_ISREG(mode) and not (pipe and stat.S_ISFIFO(mode) and _handed_over(file)):

@@ -354,12 +354,13 @@ def main() -> None:
     named = _existing_dashed(sys.argv[1:])
     if named is not None:  # (before click reads it as an option: --problems=m/x.toml, -om/leak.toml)
         glob = "a glob of students' files: attncalc check --problems DIR -- subs/*.toml"
-        line = _read_as_option(named, glob)
         if named != "--" and "--" in sys.argv[1:]:  # (the TA's own -o, and a student's folder here named -o)
             line = (
                 f"{named}: an option, and the name of a file or folder here; join the option to its value with "
                 f"'=' (--output=FILE, --problems=DIR), or write the file as ./{named}"
             )
+        else:
+            line = _read_as_option(named, glob)
         sys.stderr.write(f"attncalc: error: {printable(line)}\n")
         sys.exit(2)
     try:

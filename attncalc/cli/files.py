@@ -334,10 +334,11 @@ def problem_found(
         return directly_in(as_written, given) and in_problems(resolved, roots[1:])
 
     for base in bases:
-        as_written = os.path.normpath(os.path.join(base, written))
+        joined = os.path.join(base, written)
+        as_written = os.path.normpath(joined)
         try:  # (a chain of links no open() follows names no file)
-            resolved = real(os.path.join(base, written))
-            if usable(resolved, as_written) and _opens_as(os.path.join(base, written), resolved):
+            resolved = real(joined)
+            if usable(resolved, as_written) and _opens_as(joined, resolved):
                 return resolved, as_written
         except (OSError, ValueError):
             continue
@@ -358,8 +359,7 @@ def shown_path(path: str, folders: list[str]) -> str:
     name alone: no absolute path of the grader's machine reaches a file handed back to students."""
     if not os.path.isabs(path):
         return path
-    # (a folder named with a slash, `/x/w.toml/`: never "."; `$PWD/../lab/x` named as its link is, lab/x)
-    path = os.path.normpath(_single_root(path.rstrip(os.sep) or path))
+    path = _tidy(path)
     for base in [os.getcwd(), *folders]:
         if base and os.path.dirname(base) != base and _inside(path, base) and path != base:  # not "/"
             return os.path.relpath(path, base)
@@ -377,16 +377,17 @@ def report_shown(report: Any, folders: list[str]) -> Any:
 
 def common_folder(paths: list[str]) -> list[str]:
     """The folder every absolute path of ``paths`` is in (none when there is no such path)."""
-    absolute = [
-        os.path.dirname(os.path.normpath(_single_root(p.rstrip(os.sep) or p))) for p in paths if os.path.isabs(p)
-    ]
+    absolute = [os.path.dirname(_tidy(p)) for p in paths if os.path.isabs(p)]
     try:
         return [os.path.commonpath(absolute)] if absolute else []
     except ValueError:
         return []
 
 
-def _single_root(path: str) -> str:
-    """An absolute path with one leading slash: POSIX keeps `//tmp/x` as written (abspath too), and it would
-    lie in no folder of the current one's spelling (a gradebook would name its files by their names alone)."""
-    return os.sep + path.lstrip(os.sep) if path.startswith(os.sep * 2) else path
+def _tidy(path: str) -> str:
+    """An absolute path as it is shown: without a trailing slash (a folder `/x/w.toml/` is never "."), with
+    one leading slash (POSIX keeps `//tmp/x` as written, abspath too, and it would lie in no folder of the
+    current one's spelling: a gradebook would name its files by their names alone), and normalised
+    (`$PWD/../lab/x` named from the same folder as its link is, `lab/x`)."""
+    path = path.rstrip(os.sep) or path
+    return os.path.normpath(os.sep + path.lstrip(os.sep) if path.startswith(os.sep * 2) else path)

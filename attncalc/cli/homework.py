@@ -105,7 +105,6 @@ def check(
             check_output(output, force)
         # the reports; the gradebook's rows (graded and refused, in order); how many were refused
         reports, entries, bad = grade_paths(paths, folders, limit, tol, problems, csv, found)
-        bad += empty
         if not csv:  # the JSON's total and the text's mean sum every file's points
             from ..check.points import refuse_overflowing_sum
 
@@ -114,6 +113,7 @@ def check(
         _fail(str(exc))
     shown = {id(r): report_shown(r, folders) for r in reports}  # named without this machine's absolute paths
     reports, entries = [shown[id(r)] for r in reports], [shown.get(id(e), e) for e in entries]
+    several = len(entries) + empty > 1  # a class (several files given): every file given has its entry
     if csv:
         # a file the roster places nowhere has no row: its grade is not in the gradebook, as an unread file's
         text, unplaced = gradebook_text(entries, (gradebook or Gradebook.plain).value, assignment, roster_file, limit)
@@ -121,23 +121,23 @@ def check(
     elif format is CheckFormat.json:
         from ..reports.check_view import reports_json
 
-        text = reports_json(entries, several=len(entries) + empty > 1)  # (a class: every file given has its entry)
+        text = reports_json(entries, several)
     elif output is not None:
         from ..reports.check_view import reports_text
 
-        text = reports_text(entries, width or 100, several=len(entries) + empty > 1)
+        text = reports_text(entries, width or 100, several)
     else:
         from ..render.console import terminal_console
         from ..reports.check_view import print_reports
 
-        print_reports(entries, terminal_console(width=width) if width else terminal_console(), len(entries) + empty > 1)
+        print_reports(entries, terminal_console(width=width) if width else terminal_console(), several)
         text = ""
     if output is not None:
         write_output(output, text, force)
         sys.stderr.write(f"attncalc: wrote {printable(output)}\n")  # as solve -o does
     else:
         sys.stdout.write(text)
-    raise typer.Exit(2 if bad else 0 if all(r.all_correct for r in reports) else 1)
+    raise typer.Exit(2 if bad or empty else 0 if all(r.all_correct for r in reports) else 1)  # (empty: folders)
 
 
 QUIZ_FORMATS = ("moodle", "moodle-cloze", "qti", "qti12", "ilias")  # every variant of the set asks the same questions

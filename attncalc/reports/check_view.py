@@ -265,15 +265,16 @@ def print_reports(entries: list[Any], console: Console, several: bool = False) -
     """One answers file's report, or a class's table (a row for each file, graded or not read)."""
     from ..render.console import controls_shown
 
-    reports, unread, many = _split(entries, several)
+    reports, _, many = _split(entries, several)
     with controls_shown():  # (a label or a file name with \x08 shown as an escape, not dropped)
         if many:
-            _print_class(entries, reports, unread, console)
+            _print_class(entries, console)
         else:
             console.print(report_renderable(reports[0], console.width))
 
 
-def _print_class(entries: list[Any], reports: list[Report], unread: list[Any], console: Console) -> None:
+def _print_class(entries: list[Any], console: Console) -> None:
+    reports, unread, _ = _split(entries, True)
     total = {"correct": 0, "carried": 0, "wrong": 0}
     # one row per file; the result wraps within --width (a file name is never broken)
     t = Table(box=None, show_header=False, pad_edge=False, padding=(0, 1))
